@@ -14,8 +14,12 @@ struct Dim3 {
   BS_HD constexpr unsigned long long volume() const {
     return static_cast<unsigned long long>(x) * y * z;
   }
-  friend constexpr bool operator==(const Dim3&, const Dim3&) = default;
 };
+
+BS_HD constexpr bool operator==(const Dim3& a, const Dim3& b) {
+  return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+BS_HD constexpr bool operator!=(const Dim3& a, const Dim3& b) { return !(a == b); }
 
 // The one ceil_div of the project: blocks needed to cover n items with b per block.
 BS_HD constexpr unsigned long long ceil_div(unsigned long long n, unsigned long long b) {

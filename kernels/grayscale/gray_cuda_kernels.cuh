@@ -1,0 +1,8 @@
+// Declarations of the grayscale __global__ functions (defined in gray_kernels.cu).
+#pragma once
+#include "grayscale/gray_common.hpp"
+
+namespace bs::gray {
+__global__ void gray_1d_flat_kernel(GrayArgs a);
+__global__ void gray_2d_kernel(GrayArgs a);
+}  // namespace bs::gray
