@@ -1,0 +1,181 @@
+// Windowed mode: a GLFW window with an OpenGL 3.3 core context.
+//
+// Errors: GLFW keeps the last error of the calling thread for glfwGetError(), so failures here
+// read it into the returned Status (code name + GLFW's description) instead of relying on an
+// error callback that prints. The caller may still install its own callback; this does not
+// replace it.
+#include <epoxy/gl.h>  // before glfw3.h so GLFW does not pull in the system GL header
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "platform/window.hpp"
+
+namespace bs {
+
+namespace {
+
+const char* glfw_error_name(int code) {
+  switch (code) {
+    case GLFW_NO_ERROR: return "GLFW_NO_ERROR";
+    case GLFW_NOT_INITIALIZED: return "GLFW_NOT_INITIALIZED";
+    case GLFW_NO_CURRENT_CONTEXT: return "GLFW_NO_CURRENT_CONTEXT";
+    case GLFW_INVALID_ENUM: return "GLFW_INVALID_ENUM";
+    case GLFW_INVALID_VALUE: return "GLFW_INVALID_VALUE";
+    case GLFW_OUT_OF_MEMORY: return "GLFW_OUT_OF_MEMORY";
+    case GLFW_API_UNAVAILABLE: return "GLFW_API_UNAVAILABLE";
+    case GLFW_VERSION_UNAVAILABLE: return "GLFW_VERSION_UNAVAILABLE";
+    case GLFW_PLATFORM_ERROR: return "GLFW_PLATFORM_ERROR";
+    case GLFW_FORMAT_UNAVAILABLE: return "GLFW_FORMAT_UNAVAILABLE";
+    case GLFW_NO_WINDOW_CONTEXT: return "GLFW_NO_WINDOW_CONTEXT";
+    default: return "GLFW error";
+  }
+}
+
+// A Status for a failed GLFW call, carrying the error GLFW recorded for this thread.
+Status glfw_failure(std::string message, std::string call, std::string hint) {
+  const char* description = nullptr;
+  const int code = glfwGetError(&description);
+  if (description && *description) message += ": " + std::string(description);
+  return Status::failure(std::move(message), std::move(hint), std::move(call),
+                         code == GLFW_NO_ERROR ? std::string() : glfw_error_name(code));
+}
+
+bool env_set(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value;
+}
+
+constexpr const char* kHeadlessHint =
+    "run with --headless to render offscreen through EGL, or start blockscope inside a desktop "
+    "session (X11 or Wayland)";
+
+class GlfwWindow final : public Window {
+ public:
+  explicit GlfwWindow(GLFWwindow* window) : window_(window) {
+    // The callback finds this object through the window's user pointer: no globals, and the
+    // queue dies with the window.
+    glfwSetWindowUserPointer(window_, this);
+    glfwSetDropCallback(window_, &GlfwWindow::on_drop);
+  }
+
+  ~GlfwWindow() override {
+    glfwSetDropCallback(window_, nullptr);
+    glfwSetWindowUserPointer(window_, nullptr);
+    glfwDestroyWindow(window_);
+    // blockscope has one window per process; glfwInit in make_glfw_window pairs with this.
+    glfwTerminate();
+  }
+
+  bool should_close() override { return glfwWindowShouldClose(window_); }
+  void request_close() override { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
+
+  void poll_events() override {
+    glfwPollEvents();
+    // Minimised (or squashed to nothing): sleep in the event loop until there is something to
+    // draw again, so an iconified app costs no CPU or GPU. The timeout only bounds how long a
+    // close request from outside the event queue could go unnoticed.
+    while (!glfwWindowShouldClose(window_) && nothing_to_draw()) glfwWaitEventsTimeout(0.5);
+  }
+
+  void swap_buffers() override { glfwSwapBuffers(window_); }
+
+  std::pair<int, int> framebuffer_size() override {
+    int width = 0, height = 0;
+    glfwGetFramebufferSize(window_, &width, &height);
+    return {width, height};
+  }
+
+  void resize(int width, int height) override { glfwSetWindowSize(window_, width, height); }
+
+  float content_scale() override {
+    float x = 1.0f, y = 1.0f;
+    glfwGetWindowContentScale(window_, &x, &y);
+    return x > y ? x : y;
+  }
+
+  std::vector<std::string> take_dropped_paths() override {
+    std::vector<std::string> paths;
+    paths.swap(dropped_paths_);
+    return paths;
+  }
+
+  GLFWwindow* glfw_handle() override { return window_; }
+  void make_current() override { glfwMakeContextCurrent(window_); }
+  void bind_default_framebuffer() override { glBindFramebuffer(GL_FRAMEBUFFER, 0); }
+
+  std::string platform_description() override {
+    // GLFW 3.3 has no glfwGetPlatform(); a build names its backend in the version string.
+    const char* version = glfwGetVersionString();
+    const bool wayland = version && std::strstr(version, "Wayland");
+    return wayland ? "GLFW window (Wayland)" : "GLFW window (X11)";
+  }
+
+ private:
+  bool nothing_to_draw() {
+    if (glfwGetWindowAttrib(window_, GLFW_ICONIFIED)) return true;
+    auto [width, height] = framebuffer_size();
+    return width == 0 || height == 0;
+  }
+
+  static void on_drop(GLFWwindow* window, int count, const char** paths) {
+    auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
+    if (!self) return;
+    // GLFW owns `paths` only for the duration of this callback: copy them.
+    for (int i = 0; i < count; ++i) self->dropped_paths_.emplace_back(paths[i]);
+  }
+
+  GLFWwindow* window_;
+  std::vector<std::string> dropped_paths_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Window>> make_glfw_window(int width, int height, const std::string& title) {
+  if (width <= 0 || height <= 0) {
+    return Status::failure("window size must be positive, got " + std::to_string(width) + "x" +
+                               std::to_string(height),
+                           "pass a size such as 1280x800", "make_glfw_window");
+  }
+  // Without a display server glfwInit fails with a platform error; say what it means instead.
+  if (!env_set("DISPLAY") && !env_set("WAYLAND_DISPLAY")) {
+    return Status::failure("no display: neither DISPLAY nor WAYLAND_DISPLAY is set", kHeadlessHint,
+                           "make_glfw_window");
+  }
+  glfwGetError(nullptr);  // start from a clean slate so the Status names this call's error
+  if (!glfwInit()) {
+    return glfw_failure("no display: GLFW could not initialise", "glfwInit", kHeadlessHint);
+  }
+
+  glfwDefaultWindowHints();
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);  // required on macOS, harmless elsewhere
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);       // HiDPI: size in logical pixels
+
+  GLFWwindow* window = glfwCreateWindow(width, height, title.c_str(), nullptr, nullptr);
+  if (!window) {
+    Status status = glfw_failure("could not create a window with an OpenGL 3.3 core context",
+                                 "glfwCreateWindow",
+                                 "update the graphics driver, or run with --headless");
+    glfwTerminate();
+    return status;
+  }
+  glfwMakeContextCurrent(window);
+  auto result = std::make_unique<GlfwWindow>(window);  // owns window + glfwTerminate from here
+
+  const int version = epoxy_gl_version();  // e.g. 33 for 3.3
+  if (version < 33) {
+    return Status::failure("the OpenGL context is version " + std::to_string(version / 10) + "." +
+                               std::to_string(version % 10) + ", blockscope needs 3.3",
+                           "update the graphics driver, or run with --headless",
+                           "epoxy_gl_version");
+  }
+  glfwSwapInterval(1);  // vsync: the UI redraws every frame, no need to outrun the monitor
+  return std::unique_ptr<Window>(std::move(result));
+}
+
+}  // namespace bs

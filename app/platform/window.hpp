@@ -1,0 +1,101 @@
+// The Window interface: one OpenGL 3.3 core context plus somewhere to draw, either a GLFW window
+// on a desktop or an offscreen framebuffer object on an EGL context (headless mode, CI, the GPU
+// machine). The rest of the app draws the same frames into either; only this room knows which.
+//
+//   auto window = bs::make_glfw_window(1280, 800, "blockscope");        // or
+//   auto window = bs::make_headless_window(1280, 800, cuda_device);     // EGL, no display needed
+//   if (!window) show(window.status());
+//   while (!(*window)->should_close()) {
+//     (*window)->poll_events();
+//     for (auto& path : (*window)->take_dropped_paths()) load(path);
+//     (*window)->bind_default_framebuffer();   // headless: its FBO; windowed: framebuffer 0
+//     ... draw ...
+//     (*window)->swap_buffers();
+//   }
+//
+// Both kinds make their context current when created. GL resources created by the caller must
+// be destroyed before the window (the window's destructor tears the context down).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.hpp"
+
+struct GLFWwindow;
+
+namespace bs {
+
+class Window {
+ public:
+  virtual ~Window() = default;
+  Window() = default;
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+
+  // True once the user closed the window (or request_close() was called).
+  virtual bool should_close() = 0;
+  virtual void request_close() = 0;
+
+  // Windowed: processes pending events; while the window is minimised (or 0x0) it waits for
+  // events instead of returning, so a minimised app uses no CPU or GPU. Headless: no-op.
+  virtual void poll_events() = 0;
+
+  // Windowed: presents the frame (vsync on). Headless: glFlush, the FBO keeps the frame.
+  virtual void swap_buffers() = 0;
+
+  // Size in framebuffer pixels (what glViewport wants), which on HiDPI differs from the window
+  // size in screen coordinates.
+  virtual std::pair<int, int> framebuffer_size() = 0;
+
+  // Headless: reallocates the FBO. Windowed: asks the window manager for a new size (in screen
+  // coordinates); framebuffer_size() reports what it really became.
+  virtual void resize(int width, int height) = 0;
+
+  // UI scale factor for HiDPI monitors (1.0 on a normal monitor and always 1.0 headless).
+  virtual float content_scale() = 0;
+
+  // Paths dropped onto the window since the last call, oldest first. The GLFW drop callback
+  // copies them (GLFW's strings die when the callback returns); the app handles them next frame.
+  virtual std::vector<std::string> take_dropped_paths() = 0;
+
+  // The GLFW window for ImGui_ImplGlfw_InitForOpenGL; nullptr when headless.
+  virtual GLFWwindow* glfw_handle() = 0;
+
+  // Makes this window's context current on the calling thread.
+  virtual void make_current() = 0;
+
+  // Binds the framebuffer that ends up on screen (windowed: 0) or in screenshots (headless: the
+  // window's own FBO). Call before drawing the frame; ImGui's renderer draws into whatever is bound.
+  virtual void bind_default_framebuffer() = 0;
+
+  // The current frame's pixels as RGBA8, top row first (rows flipped from GL's bottom-up order).
+  // Windowed: reads the back buffer, so call it before swap_buffers().
+  virtual std::vector<uint8_t> read_pixels_rgba();
+
+  std::string gl_renderer() const;  // GL_RENDERER, e.g. "NVIDIA H200/PCIe/SSE2", "llvmpipe (...)"
+  std::string gl_version() const;   // GL_VERSION string
+
+  // Where the context came from, for the status bar and bug reports, e.g. "GLFW window (X11)",
+  // "EGL device platform, NVIDIA EGL device 0 (CUDA device 0)", "EGL Mesa surfaceless".
+  virtual std::string platform_description() = 0;
+
+  // The CUDA device the GL context runs on, when EGL told us (EGL_NV_device_cuda); -1 unknown.
+  virtual int egl_cuda_device() { return -1; }
+};
+
+// A desktop window with a GL 3.3 core context, vsync on. Fails with a Status (never exits) when
+// there is no display; the hint then says to use --headless.
+Result<std::unique_ptr<Window>> make_glfw_window(int width, int height, const std::string& title);
+
+// An offscreen GL 3.3 core context through EGL, drawing into a width x height RGBA8 FBO.
+// Tries, in order: the EGL device platform (preferring the NVIDIA device whose CUDA ordinal is
+// preferred_cuda_device, else the first NVIDIA device, else the first device), Mesa's surfaceless
+// platform, the default display. One headless window per EGL display at a time: the destructor
+// terminates the display.
+Result<std::unique_ptr<Window>> make_headless_window(int width, int height,
+                                                     int preferred_cuda_device = -1);
+
+}  // namespace bs
