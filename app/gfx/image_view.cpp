@@ -1,0 +1,188 @@
+#include "gfx/image_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "gfx/shaders.hpp"
+
+namespace bs {
+
+namespace {
+
+// Texture units the view's program samples from.
+constexpr GLint kUnitA = 0, kUnitB = 1, kUnitSmUint = 2, kUnitSmFloat = 3;
+constexpr unsigned kSmTextureWidth = 4096;
+
+Status invalid(const std::string& what) {
+  return Status::failure("image view: " + what, {}, "ImageViewRenderer::render");
+}
+
+// 0 none, 1 R32UI, 2 R32F: which sampler the fragment shader must read the SM ids with.
+int sm_texture_kind(GLuint texture) {
+  if (texture == 0) return 0;
+  GLint previous = 0, format = 0;
+  glGetIntegerv(GL_TEXTURE_BINDING_2D, &previous);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous));
+  if (format == GL_R32UI) return 1;
+  if (format == GL_R32F) return 2;
+  return -1;
+}
+
+}  // namespace
+
+Result<GlTexture> make_sm_of_block_texture(const std::vector<uint32_t>& sm_of_block) {
+  if (sm_of_block.empty()) return Status::failure("no blocks to colour by SM", {}, "make_sm_of_block_texture");
+  const size_t width = std::min<size_t>(sm_of_block.size(), kSmTextureWidth);
+  const size_t rows = (sm_of_block.size() + width - 1) / width;
+  std::vector<uint32_t> texels(width * rows, 0xFFFFFFFFu);  // padding: unknown SM
+  std::copy(sm_of_block.begin(), sm_of_block.end(), texels.begin());
+  return GlTexture::create_r32ui(static_cast<int>(width), static_cast<int>(rows), texels.data());
+}
+
+std::pair<double, double> output_to_image(const ImageViewParams& view, double x, double y) {
+  return {view.centre_x + (x - 0.5 * view.output_width) / view.zoom,
+          view.centre_y + (y - 0.5 * view.output_height) / view.zoom};
+}
+
+std::pair<double, double> image_to_output(const ImageViewParams& view, double x, double y) {
+  return {(x - view.centre_x) * view.zoom + 0.5 * view.output_width,
+          (y - view.centre_y) * view.zoom + 0.5 * view.output_height};
+}
+
+float zoom_to_fit(int image_w, int image_h, int output_w, int output_h) {
+  if (image_w <= 0 || image_h <= 0 || output_w <= 0 || output_h <= 0) return 1.0f;
+  return std::min(static_cast<float>(output_w) / static_cast<float>(image_w),
+                  static_cast<float>(output_h) / static_cast<float>(image_h));
+}
+
+Result<ImageViewRenderer> ImageViewRenderer::create() {
+  auto vertex = embedded_shader("image_view.vert");
+  if (!vertex) return vertex.status();
+  auto fragment = embedded_shader("image_view.frag");
+  if (!fragment) return fragment.status();
+  auto program = GlProgram::build(vertex.value(), fragment.value(), "image_view");
+  if (!program) return program.status();
+
+  ImageViewRenderer r;
+  r.program_ = std::move(program).value();
+  r.vertex_array_ = GlVertexArray::create();
+  r.framebuffer_ = GlFramebuffer::create();
+  r.linear_ = GlSampler::create(TextureFilter::Linear);
+  r.nearest_ = GlSampler::create(TextureFilter::Nearest);
+
+  const GlProgram& p = r.program_;
+  Uniforms& u = r.uniforms_;
+  u.image_a = p.uniform("u_image_a");
+  u.image_b = p.uniform("u_image_b");
+  u.a_gray = p.uniform("u_a_gray");
+  u.b_gray = p.uniform("u_b_gray");
+  u.has_b = p.uniform("u_has_b");
+  u.image_size = p.uniform("u_image_size");
+  u.centre = p.uniform("u_centre");
+  u.zoom = p.uniform("u_zoom");
+  u.output_size = p.uniform("u_output_size");
+  u.split_x = p.uniform("u_split_x");
+  u.draw_split_line = p.uniform("u_draw_split_line");
+  u.nearest = p.uniform("u_nearest");
+  u.overlay_mode = p.uniform("u_overlay_mode");
+  u.mapping = p.uniform("u_mapping");
+  u.block = p.uniform("u_block");
+  u.grid = p.uniform("u_grid");
+  u.domain = p.uniform("u_domain");
+  u.highlight = p.uniform("u_highlight");
+  u.sm_kind = p.uniform("u_sm_kind");
+  u.sm_uint = p.uniform("u_sm_uint");
+  u.sm_float = p.uniform("u_sm_float");
+  u.opacity = p.uniform("u_opacity");
+  return r;
+}
+
+Status ImageViewRenderer::render(const ImageViewParams& view, const OverlayParams& overlay) {
+  if (!program_) return invalid("renderer was not created (use ImageViewRenderer::create)");
+  if (view.texture_a == 0) return invalid("no image texture");
+  if (view.image_width <= 0 || view.image_height <= 0) return invalid("image size must be positive");
+  if (view.output_width <= 0 || view.output_height <= 0) return invalid("output size must be positive");
+  if (!(view.zoom > 0.0f) || !std::isfinite(view.zoom)) return invalid("zoom must be a positive number");
+  if (!std::isfinite(view.centre_x) || !std::isfinite(view.centre_y)) return invalid("centre must be finite");
+
+  const bool overlay_on = overlay.mode != OverlayParams::Off;
+  if (overlay_on) {
+    if (overlay.mapping != 0 && overlay.mapping != 1) return invalid("overlay mapping must be 0 (1D) or 1 (2D)");
+    for (int d = 0; d < 3; ++d) {
+      if (overlay.block[d] == 0 || overlay.grid[d] == 0) return invalid("overlay block and grid dims must be >= 1");
+    }
+    if (overlay.image_w < 0 || overlay.image_h < 0) return invalid("overlay image size must not be negative");
+  }
+  const int sm_kind = overlay_on ? sm_texture_kind(overlay.sm_of_block_texture) : 0;
+  if (sm_kind < 0) return invalid("the SM-of-block texture must be R32UI or R32F");
+
+  if (!output_ || output_.width() != view.output_width || output_.height() != view.output_height) {
+    auto texture = GlTexture::create_rgba8(view.output_width, view.output_height);
+    if (!texture) return texture.status();
+    output_ = std::move(texture).value();
+    if (Status attached = framebuffer_.attach_colour(output_); !attached) return attached;
+  }
+
+  GlStateGuard guard;  // everything below is undone when this returns
+  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_.id());
+  glViewport(0, 0, view.output_width, view.output_height);
+  glDisable(GL_BLEND);
+  glDisable(GL_SCISSOR_TEST);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_STENCIL_TEST);
+  glDisable(GL_CULL_FACE);
+  glUseProgram(program_.id());
+  glBindVertexArray(vertex_array_.id());
+
+  const bool has_b = view.texture_b != 0;
+  const GLuint sampler = view.zoom >= 1.0f ? nearest_.id() : linear_.id();
+  auto bind = [](GLint unit, GLuint texture, GLuint sampler_id) {
+    glActiveTexture(GL_TEXTURE0 + static_cast<GLenum>(unit));
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glBindSampler(static_cast<GLuint>(unit), sampler_id);
+  };
+  bind(kUnitA, view.texture_a, sampler);
+  bind(kUnitB, has_b ? view.texture_b : view.texture_a, sampler);  // never sample an empty unit
+  bind(kUnitSmUint, sm_kind == 1 ? overlay.sm_of_block_texture : 0, nearest_.id());
+  bind(kUnitSmFloat, sm_kind == 2 ? overlay.sm_of_block_texture : 0, nearest_.id());
+
+  const Uniforms& u = uniforms_;
+  glUniform1i(u.image_a, kUnitA);
+  glUniform1i(u.image_b, kUnitB);
+  glUniform1i(u.sm_uint, kUnitSmUint);
+  glUniform1i(u.sm_float, kUnitSmFloat);
+  glUniform1i(u.a_gray, view.a_is_gray ? 1 : 0);
+  glUniform1i(u.b_gray, view.b_is_gray ? 1 : 0);
+  glUniform1i(u.has_b, has_b ? 1 : 0);
+  glUniform2i(u.image_size, view.image_width, view.image_height);
+  glUniform2f(u.centre, view.centre_x, view.centre_y);
+  glUniform1f(u.zoom, view.zoom);
+  glUniform2f(u.output_size, static_cast<float>(view.output_width), static_cast<float>(view.output_height));
+  const float split = std::clamp(view.split_fraction, 0.0f, 1.0f);
+  glUniform1f(u.split_x, split * static_cast<float>(view.output_width));
+  glUniform1i(u.draw_split_line, view.draw_split_line && split > 0.0f && split < 1.0f ? 1 : 0);
+  glUniform1i(u.nearest, view.zoom >= 1.0f ? 1 : 0);
+
+  glUniform1i(u.overlay_mode, static_cast<GLint>(overlay.mode));
+  glUniform1i(u.mapping, overlay.mapping);
+  glUniform3ui(u.block, overlay.block[0], overlay.block[1], overlay.block[2]);
+  glUniform3ui(u.grid, overlay.grid[0], overlay.grid[1], overlay.grid[2]);
+  glUniform2i(u.domain, overlay.image_w > 0 ? overlay.image_w : view.image_width,
+              overlay.image_h > 0 ? overlay.image_h : view.image_height);
+  glUniform1i(u.highlight, overlay.highlight_block_linear);
+  glUniform1i(u.sm_kind, sm_kind);
+  glUniform1f(u.opacity, std::clamp(overlay.opacity, 0.0f, 1.0f));
+
+  take_gl_error();
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  if (std::string error = take_gl_error(); !error.empty()) {
+    return Status::failure("image view draw failed", "check that the textures are complete 2D textures",
+                           "glDrawArrays", error);
+  }
+  return Status::success();
+}
+
+}  // namespace bs

@@ -1,0 +1,238 @@
+#version 330 core
+// image_view.frag: one pixel of the image view, with the launch overlay drawn on the data.
+//
+// Coordinates. The render target's row 0 (gl_FragCoord.y = 0.5) is the TOP of the view, the
+// same convention as every image in blockscope (stored top row first, texture row 0 = top
+// row). That is the flip: screen y grows downwards and maps straight onto texture rows, so the
+// output texture shows upright with ImGui::Image's default uv (0,0)-(1,1) and nothing is ever
+// flipped on load. Output pixel p shows image position
+//     img = centre + (p - output_size / 2) / zoom          (in image pixels, y down)
+// and at zoom 1 with the centre at image_size / 2 and output_size == image_size that is exactly
+// pixel p: the view is pixel-exact, which the tests check.
+//
+// Overlay. The grid/block the launcher reports it launched, and the mapping of threads to
+// pixels the kernel uses, give every image pixel a (block, thread):
+//   mapping 0, 1D flat: i = y * width + x, block = i / T, thread = i % T, T = threads per block;
+//   mapping 1, 2D:      block = (x / bdx, y / bdy), thread = (x % bdx, y % bdy).
+// All of it is integer arithmetic on uint, as on the GPU. Pixels the grid does not reach are
+// hatched red: that is what a launch that is too small looks like.
+
+uniform sampler2D u_image_a;     // left of the split (original)
+uniform sampler2D u_image_b;     // right of the split (result)
+uniform bool u_a_gray;           // show .r as gray
+uniform bool u_b_gray;
+uniform bool u_has_b;
+uniform ivec2 u_image_size;
+uniform vec2 u_centre;           // image position at the centre of the output
+uniform float u_zoom;            // output pixels per image pixel
+uniform vec2 u_output_size;
+uniform float u_split_x;         // output x where B starts
+uniform bool u_draw_split_line;
+uniform bool u_nearest;          // texelFetch (crisp) when magnified, bilinear when minified
+
+uniform int u_overlay_mode;      // 0 off, 1 block lines, 2 colour by block, 3 by warp, 4 by SM
+uniform int u_mapping;           // 0 1D flat, 1 2D
+uniform uvec3 u_block;
+uniform uvec3 u_grid;
+uniform ivec2 u_domain;          // image size the launch covered (width used by the 1D mapping)
+uniform int u_highlight;         // linear block id to outline, -1 none
+uniform int u_sm_kind;           // 0 no SM data, 1 R32UI texture, 2 R32F texture
+uniform usampler2D u_sm_uint;
+uniform sampler2D u_sm_float;
+uniform float u_opacity;
+
+out vec4 frag_colour;
+
+const uint kUnknownSm = 0xffffffffu;
+
+// --- block/thread of a pixel -----------------------------------------------------------------
+
+struct Cell {
+  uint block;    // linear block id (blockIdx.x + blockIdx.y * gridDim.x for 2D)
+  uint thread;   // linear thread id in the block (threadIdx.x + threadIdx.y * blockDim.x for 2D)
+  uvec2 key;     // what makes two pixels the same block, even outside the grid
+  bool covered;  // the launched grid contains this block
+};
+
+Cell cell_at(ivec2 p) {
+  Cell c;
+  uint x = uint(p.x);
+  uint y = uint(p.y);
+  if (u_mapping == 0) {
+    uint threads = u_block.x * u_block.y * u_block.z;
+    uint i = y * uint(u_domain.x) + x;
+    c.block = i / threads;
+    c.thread = i % threads;
+    c.key = uvec2(c.block, 0u);
+    c.covered = c.block < u_grid.x * u_grid.y * u_grid.z;
+  } else {
+    uint bx = x / u_block.x;
+    uint by = y / u_block.y;
+    c.block = bx + by * u_grid.x;
+    c.thread = x % u_block.x + (y % u_block.y) * u_block.x;
+    c.key = uvec2(bx, by);
+    c.covered = bx < u_grid.x && by < u_grid.y;
+  }
+  return c;
+}
+
+bool in_domain(ivec2 p) { return all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, u_domain)); }
+
+bool same_block(ivec2 p, Cell c) { return in_domain(p) && cell_at(p).key == c.key; }
+
+// --- colours -----------------------------------------------------------------------------------
+
+uint hash_u32(uint v) {  // a well-mixed integer hash, so neighbouring ids get unrelated colours
+  v ^= v >> 16; v *= 0x7feb352du;
+  v ^= v >> 15; v *= 0x846ca68bu;
+  v ^= v >> 16;
+  return v;
+}
+
+vec3 hsv_to_rgb(float h, float s, float v) {
+  vec3 k = clamp(abs(mod(h * 6.0 + vec3(0.0, 4.0, 2.0), 6.0) - 3.0) - 1.0, 0.0, 1.0);
+  return v * mix(vec3(1.0), k, s);
+}
+
+vec3 id_colour(uint id, uint salt) {
+  uint h = hash_u32(id * 0x9e3779b9u + salt);
+  return hsv_to_rgb(float(h & 0xffffu) / 65536.0, 0.45 + 0.45 * float((h >> 16) & 0xffu) / 255.0,
+                    0.65 + 0.35 * float(h >> 24) / 255.0);
+}
+
+uint sm_of_block(uint block) {
+  if (u_sm_kind == 1) {
+    ivec2 size = textureSize(u_sm_uint, 0);
+    uint w = uint(size.x);
+    if (block >= w * uint(size.y)) return kUnknownSm;
+    return texelFetch(u_sm_uint, ivec2(int(block % w), int(block / w)), 0).r;
+  }
+  if (u_sm_kind == 2) {
+    ivec2 size = textureSize(u_sm_float, 0);
+    uint w = uint(size.x);
+    if (block >= w * uint(size.y)) return kUnknownSm;
+    float sm = texelFetch(u_sm_float, ivec2(int(block % w), int(block / w)), 0).r;
+    return sm < 0.0 ? kUnknownSm : uint(sm + 0.5);
+  }
+  return kUnknownSm;
+}
+
+// --- lines ---------------------------------------------------------------------------------------
+
+float distance_to_multiple(float v, float period) {
+  float r = mod(v, period);
+  return min(r, period - r);
+}
+
+// Coverage of a ~1 output pixel wide line at `d` output pixels from its centre.
+float line_coverage(float d) { return clamp(1.0 - d, 0.0, 1.0); }
+
+// Lines fade out as the blocks get too small on screen to read, instead of turning to mush.
+float fade_for_extent(float extent_in_output_pixels) {
+  return smoothstep(3.0, 8.0, extent_in_output_pixels);
+}
+
+float block_line_alpha(vec2 img, ivec2 pix) {
+  float W = float(u_domain.x);
+  if (u_mapping == 1) {
+    float bdx = float(u_block.x), bdy = float(u_block.y);
+    float v = line_coverage(distance_to_multiple(img.x, bdx) * u_zoom) * fade_for_extent(bdx * u_zoom);
+    float h = line_coverage(distance_to_multiple(img.y, bdy) * u_zoom) * fade_for_extent(bdy * u_zoom);
+    return max(v, h);
+  }
+  // 1D: in row y the runs start where (y * width + x) % T == 0, i.e. at x0 + k T.
+  uint threads = u_block.x * u_block.y * u_block.z;
+  float T = float(threads);
+  uint x0 = (threads - (uint(pix.y) * uint(u_domain.x)) % threads) % threads;
+  float v = line_coverage(distance_to_multiple(img.x - float(x0), T) * u_zoom) *
+            fade_for_extent(min(T, W) * u_zoom);
+  // Between two rows there is a block edge wherever the pixels above and below differ.
+  float h = 0.0;
+  int edge_row = int(floor(img.y + 0.5));
+  if (edge_row >= 1 && edge_row < u_domain.y) {
+    ivec2 above = ivec2(pix.x, edge_row - 1);
+    ivec2 below = ivec2(pix.x, edge_row);
+    if (cell_at(above).key != cell_at(below).key) {
+      h = line_coverage(abs(img.y - float(edge_row)) * u_zoom) * fade_for_extent(max(1.0, T / W) * u_zoom);
+    }
+  }
+  return max(v, h);
+}
+
+// Faint per-pixel (per-thread) grid once a pixel is big enough to point at.
+float thread_line_alpha(vec2 img) {
+  float d = min(distance_to_multiple(img.x, 1.0), distance_to_multiple(img.y, 1.0)) * u_zoom;
+  return 0.3 * line_coverage(d) * smoothstep(6.0, 10.0, u_zoom);
+}
+
+// --- the pixel -----------------------------------------------------------------------------------
+
+vec4 over(vec4 base, vec3 colour, float alpha) {
+  return vec4(mix(base.rgb, colour, alpha), mix(base.a, 1.0, alpha));
+}
+
+void main() {
+  vec2 frag = gl_FragCoord.xy;
+  vec2 img = u_centre + (frag - 0.5 * u_output_size) / u_zoom;
+  ivec2 pix = ivec2(floor(img));
+  ivec2 screen = ivec2(frag);
+
+  if (!(all(greaterThanEqual(pix, ivec2(0))) && all(lessThan(pix, u_image_size)))) {
+    // Outside the image: a dark checker in output pixels, so the image edge is obvious.
+    bool odd = (((screen.x >> 3) + (screen.y >> 3)) & 1) == 1;
+    frag_colour = vec4(vec3(odd ? 0.16 : 0.12), 1.0);
+  } else {
+    bool use_b = u_has_b && frag.x >= u_split_x;
+    vec4 texel;
+    // Both textures are sampled (explicit LOD, outside any branch) and one is kept.
+    if (u_nearest) {
+      vec4 a = texelFetch(u_image_a, pix, 0);
+      vec4 b = texelFetch(u_image_b, pix, 0);
+      texel = use_b ? b : a;
+    } else {
+      vec2 uv = img / vec2(u_image_size);
+      vec4 a = textureLod(u_image_a, uv, 0.0);
+      vec4 b = textureLod(u_image_b, uv, 0.0);
+      texel = use_b ? b : a;
+    }
+    bool gray = use_b ? u_b_gray : u_a_gray;
+    vec4 colour = gray ? vec4(texel.rrr, 1.0) : texel;
+
+    if (u_overlay_mode != 0 && in_domain(pix)) {
+      Cell c = cell_at(pix);
+      if (!c.covered) {
+        bool stripe = (((screen.x + screen.y) / 6) & 1) == 0;
+        colour = over(colour, vec3(0.9, 0.1, 0.1), stripe ? 0.6 * u_opacity : 0.15 * u_opacity);
+      } else if (u_overlay_mode == 1) {
+        colour = over(colour, vec3(1.0), thread_line_alpha(img) * u_opacity);
+        colour = over(colour, vec3(1.0, 0.82, 0.1), block_line_alpha(img, pix) * u_opacity);
+      } else if (u_overlay_mode == 2) {
+        colour = over(colour, id_colour(c.block, 0x1234u), u_opacity);
+      } else if (u_overlay_mode == 3) {
+        colour = over(colour, id_colour(c.thread / 32u, 0x5678u), u_opacity);
+      } else if (u_overlay_mode == 4) {
+        uint sm = sm_of_block(c.block);
+        if (sm != kUnknownSm) colour = over(colour, id_colour(sm, 0x9abcu), u_opacity);
+      }
+
+      // The highlighted block, tinted as a whole and outlined on its own pixels. With the 1D
+      // mapping this shows one block's run of flattened indices wrapping across rows.
+      if (u_highlight >= 0 && c.covered && c.block == uint(u_highlight)) {
+        colour = over(colour, vec3(1.0, 0.95, 0.35), 0.45);
+        vec2 f = fract(img) * u_zoom;          // output pixels from the pixel's left/top edge
+        vec2 g = (1.0 - fract(img)) * u_zoom;  // ... from its right/bottom edge
+        const float width = 2.0;
+        bool edge = (f.x < width && !same_block(pix + ivec2(-1, 0), c)) ||
+                    (g.x < width && !same_block(pix + ivec2(1, 0), c)) ||
+                    (f.y < width && !same_block(pix + ivec2(0, -1), c)) ||
+                    (g.y < width && !same_block(pix + ivec2(0, 1), c));
+        if (edge) colour = over(colour, vec3(1.0, 0.45, 0.0), 1.0);
+      }
+    }
+    frag_colour = colour;
+  }
+
+  if (u_has_b && u_draw_split_line && abs(frag.x - u_split_x) < 1.0) {
+    frag_colour = vec4(1.0, 1.0, 1.0, 1.0);
+  }
+}
