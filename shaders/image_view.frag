@@ -167,8 +167,10 @@ float thread_line_alpha(vec2 img) {
 
 // --- the pixel -----------------------------------------------------------------------------------
 
+// Spelled out rather than mix(): some drivers compute mix as a + t (b - a), which at t = 1 is
+// not exactly b, and an opaque fill must give the same colour for every pixel of a block.
 vec4 over(vec4 base, vec3 colour, float alpha) {
-  return vec4(mix(base.rgb, colour, alpha), mix(base.a, 1.0, alpha));
+  return vec4(base.rgb * (1.0 - alpha) + colour * alpha, base.a * (1.0 - alpha) + alpha);
 }
 
 void main() {
