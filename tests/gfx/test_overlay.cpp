@@ -1,0 +1,322 @@
+// The launch overlay, checked against the mapping computed here on the CPU:
+//  - colour by block (2D): same block <=> same colour, for every pair of neighbouring pixels;
+//  - colour by warp: linear thread / 32 decides the colour, across blocks;
+//  - colour by SM: the per-block SM texture (wrapping past 4096 blocks) decides the colour;
+//  - highlight (1D): exactly the pixels whose flattened index is in [b*T, (b+1)*T) change;
+//  - a grid too small for the image leaves the pixels it does not reach marked.
+#include <epoxy/gl.h>
+
+#include <map>
+#include <set>
+
+#include "core/dim.hpp"
+#include "gfx/gl_objects.hpp"
+#include "gfx/image_view.hpp"
+#include "gl_test_support.hpp"
+
+namespace {
+
+using bs::GlTexture;
+using bs::ImageViewParams;
+using bs::ImageViewRenderer;
+using bs::OverlayParams;
+using bs::test::GlTest;
+using bs::test::random_bytes;
+
+using Rgb = std::array<uint8_t, 3>;
+
+struct Scene {
+  int w, h;
+  std::vector<uint8_t> pixels;
+  GlTexture texture;
+};
+
+Scene random_scene(int w, int h, std::mt19937& rng) {
+  Scene s{w, h, random_bytes(static_cast<size_t>(w) * h * 4, rng), {}};
+  auto texture = GlTexture::create_rgba8(w, h, s.pixels.data());
+  EXPECT_TRUE(texture.ok());
+  if (texture) s.texture = std::move(texture).value();
+  return s;
+}
+
+// Zoom 1, centred, output = image: output pixel (x, y) is image pixel (x, y).
+std::vector<uint8_t> render(ImageViewRenderer& renderer, const Scene& scene, const OverlayParams& overlay) {
+  ImageViewParams view;
+  view.texture_a = scene.texture.id();
+  view.image_width = scene.w;
+  view.image_height = scene.h;
+  view.centre_x = scene.w / 2.0f;
+  view.centre_y = scene.h / 2.0f;
+  view.output_width = scene.w;
+  view.output_height = scene.h;
+  bs::Status s = renderer.render(view, overlay);
+  EXPECT_TRUE(s.ok()) << s.describe();
+  return bs::read_texture_rgba8(renderer.output());
+}
+
+Rgb rgb_at(const std::vector<uint8_t>& rgba, int w, int x, int y) {
+  const size_t i = (static_cast<size_t>(y) * w + x) * 4;
+  return {rgba[i], rgba[i + 1], rgba[i + 2]};
+}
+
+OverlayParams launch_2d(unsigned bdx, unsigned bdy, int w, int h) {
+  OverlayParams o;
+  o.mapping = 1;
+  o.block[0] = bdx;
+  o.block[1] = bdy;
+  o.grid[0] = static_cast<unsigned>(bs::ceil_div(static_cast<unsigned>(w), bdx));
+  o.grid[1] = static_cast<unsigned>(bs::ceil_div(static_cast<unsigned>(h), bdy));
+  o.image_w = w;
+  o.image_h = h;
+  o.opacity = 1.0f;  // fills replace the image, so colours depend on the overlay alone
+  return o;
+}
+
+// For every pair of horizontally or vertically adjacent pixels: key(a) == key(b) <=> colour(a)
+// == colour(b). Returns how many pairs had different keys (so the test knows it saw boundaries).
+template <class Key>
+int expect_colour_partition_matches(const std::vector<uint8_t>& out, int w, int h, Key key) {
+  int boundaries = 0;
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      for (auto [dx, dy] : {std::pair{1, 0}, std::pair{0, 1}}) {
+        const int nx = x + dx, ny = y + dy;
+        if (nx >= w || ny >= h) continue;
+        const bool same_key = key(x, y) == key(nx, ny);
+        const bool same_colour = rgb_at(out, w, x, y) == rgb_at(out, w, nx, ny);
+        boundaries += same_key ? 0 : 1;
+        EXPECT_EQ(same_key, same_colour) << "(" << x << "," << y << ") vs (" << nx << "," << ny << ")";
+        if (same_key != same_colour) return boundaries;
+      }
+    }
+  }
+  return boundaries;
+}
+
+TEST_F(GlTest, ColourByBlock2dGivesEachBlockOneColour) {
+  std::mt19937 rng(31);
+  Scene scene = random_scene(53, 41, rng);
+  auto renderer = ImageViewRenderer::create();
+  ASSERT_TRUE(renderer.ok()) << renderer.status().describe();
+  OverlayParams o = launch_2d(8, 4, scene.w, scene.h);
+  o.mode = OverlayParams::ColourByBlock;
+  const auto out = render(renderer.value(), scene, o);
+  const int boundaries = expect_colour_partition_matches(out, scene.w, scene.h, [](int x, int y) {
+    return std::pair{x / 8, y / 4};
+  });
+  EXPECT_GT(boundaries, 100);
+  // Every block (not only neighbours) has one colour: count distinct colours per block.
+  std::map<std::pair<int, int>, std::set<Rgb>> colours;
+  for (int y = 0; y < scene.h; ++y)
+    for (int x = 0; x < scene.w; ++x) colours[{x / 8, y / 4}].insert(rgb_at(out, scene.w, x, y));
+  for (const auto& [block, set] : colours) EXPECT_EQ(set.size(), 1u) << block.first << "," << block.second;
+  EXPECT_EQ(colours.size(), 7u * 11u);
+}
+
+TEST_F(GlTest, ColourByWarpFollowsTheLinearThreadIndex) {
+  std::mt19937 rng(32);
+  Scene scene = random_scene(45, 29, rng);
+  auto renderer = ImageViewRenderer::create();
+  ASSERT_TRUE(renderer.ok());
+  // 16 x 8 blocks: linear thread tx + 16 ty, warp = that / 32, so each warp is two rows of a
+  // block, and warp w of every block looks the same.
+  OverlayParams o = launch_2d(16, 8, scene.w, scene.h);
+  o.mode = OverlayParams::ColourByWarp;
+  const auto out = render(renderer.value(), scene, o);
+  auto warp = [](int x, int y) { return ((x % 16) + (y % 8) * 16) / 32; };
+  std::map<int, std::set<Rgb>> colours_of_warp;
+  for (int y = 0; y < scene.h; ++y)
+    for (int x = 0; x < scene.w; ++x) colours_of_warp[warp(x, y)].insert(rgb_at(out, scene.w, x, y));
+  ASSERT_EQ(colours_of_warp.size(), 4u);
+  std::set<Rgb> all;
+  for (const auto& [w, set] : colours_of_warp) {
+    EXPECT_EQ(set.size(), 1u) << "warp " << w;
+    all.insert(*set.begin());
+  }
+  EXPECT_EQ(all.size(), 4u) << "different warps share a colour";
+}
+
+TEST_F(GlTest, ColourBySmReadsThePerBlockTextureAcrossRows) {
+  std::mt19937 rng(33);
+  // 1D mapping with one thread per block: 97 x 61 = 5917 blocks, more than one 4096-wide row.
+  Scene scene = random_scene(97, 61, rng);
+  const unsigned blocks = 97u * 61u;
+  std::vector<uint32_t> sm(blocks);
+  std::uniform_int_distribution<uint32_t> sms(0, 7);
+  for (auto& s : sm) s = sms(rng);
+  auto sm_texture = bs::make_sm_of_block_texture(sm);
+  ASSERT_TRUE(sm_texture.ok()) << sm_texture.status().describe();
+  EXPECT_EQ(sm_texture->width(), 4096);
+  EXPECT_EQ(sm_texture->height(), 2);
+
+  auto renderer = ImageViewRenderer::create();
+  ASSERT_TRUE(renderer.ok());
+  OverlayParams o;
+  o.mode = OverlayParams::ColourBySm;
+  o.mapping = 0;
+  o.block[0] = 1;  // blockDim (1, 1, 1)
+  o.block[1] = 1;
+  o.grid[0] = blocks;
+  o.opacity = 1.0f;
+  o.sm_of_block_texture = sm_texture->id();
+  const auto out = render(renderer.value(), scene, o);
+
+  std::map<uint32_t, std::set<Rgb>> colours_of_sm;
+  for (int y = 0; y < scene.h; ++y)
+    for (int x = 0; x < scene.w; ++x)
+      colours_of_sm[sm[static_cast<size_t>(y) * scene.w + x]].insert(rgb_at(out, scene.w, x, y));
+  ASSERT_EQ(colours_of_sm.size(), 8u);
+  std::set<Rgb> all;
+  for (const auto& [s, set] : colours_of_sm) {
+    EXPECT_EQ(set.size(), 1u) << "SM " << s;
+    all.insert(*set.begin());
+  }
+  EXPECT_EQ(all.size(), 8u);
+}
+
+TEST_F(GlTest, HighlightIn1dCoversExactlyOneBlocksRunOfIndices) {
+  std::mt19937 rng(34);
+  Scene scene = random_scene(37, 23, rng);  // rows of 37, blocks of 50: runs wrap across rows
+  auto renderer = ImageViewRenderer::create();
+  ASSERT_TRUE(renderer.ok());
+  const unsigned T = 50;
+  const unsigned n = static_cast<unsigned>(scene.w * scene.h);
+  OverlayParams o;
+  o.mode = OverlayParams::BlockLines;
+  o.mapping = 0;
+  o.block[0] = T;  // blockDim (T, 1, 1)
+  o.block[1] = 1;
+  o.grid[0] = static_cast<unsigned>(bs::ceil_div(n, T));
+  o.opacity = 0.7f;
+  const auto plain = render(renderer.value(), scene, o);
+  for (int trial = 0; trial < 3; ++trial) {
+    const int b = std::uniform_int_distribution<int>(0, static_cast<int>(o.grid[0]) - 1)(rng);
+    o.highlight_block_linear = b;
+    const auto highlighted = render(renderer.value(), scene, o);
+    int changed = 0;
+    for (int y = 0; y < scene.h; ++y) {
+      for (int x = 0; x < scene.w; ++x) {
+        const unsigned i = static_cast<unsigned>(y * scene.w + x);
+        const bool in_block = i >= b * T && i < (b + 1) * T;
+        const bool differs = rgb_at(plain, scene.w, x, y) != rgb_at(highlighted, scene.w, x, y);
+        changed += differs;
+        ASSERT_EQ(differs, in_block) << "block " << b << " pixel (" << x << "," << y << ") index " << i;
+      }
+    }
+    EXPECT_EQ(changed, static_cast<int>(std::min(T, n - b * T)));
+  }
+}
+
+TEST_F(GlTest, HighlightIn2dIsTheBlocksRectangle) {
+  std::mt19937 rng(35);
+  Scene scene = random_scene(50, 31, rng);
+  auto renderer = ImageViewRenderer::create();
+  ASSERT_TRUE(renderer.ok());
+  OverlayParams o = launch_2d(16, 16, scene.w, scene.h);  // grid 4 x 2, last column partial
+  o.mode = OverlayParams::ColourByBlock;
+  o.opacity = 0.5f;
+  const auto plain = render(renderer.value(), scene, o);
+  o.highlight_block_linear = 3 + 1 * 4;  // block (3, 1): x 48..49, y 16..30 (clipped by the image)
+  const auto highlighted = render(renderer.value(), scene, o);
+  for (int y = 0; y < scene.h; ++y)
+    for (int x = 0; x < scene.w; ++x) {
+      const bool in_block = x / 16 == 3 && y / 16 == 1;
+      ASSERT_EQ(rgb_at(plain, scene.w, x, y) != rgb_at(highlighted, scene.w, x, y), in_block) << x << "," << y;
+    }
+}
+
+TEST_F(GlTest, PixelsTheGridDoesNotReachAreMarked) {
+  std::mt19937 rng(36);
+  Scene first = random_scene(41, 27, rng);
+  Scene second = random_scene(41, 27, rng);
+  auto renderer = ImageViewRenderer::create();
+  ASSERT_TRUE(renderer.ok());
+  // A 3 x 2 grid of 8 x 8 blocks reaches x < 24, y < 16 only.
+  OverlayParams o = launch_2d(8, 8, 41, 27);
+  o.grid[0] = 3;
+  o.grid[1] = 2;
+  o.mode = OverlayParams::ColourByBlock;
+  const auto a = render(renderer.value(), first, o);
+  const auto b = render(renderer.value(), second, o);
+  const auto a_off = render(renderer.value(), first, OverlayParams{});
+  int marked = 0;
+  for (int y = 0; y < 27; ++y)
+    for (int x = 0; x < 41; ++x) {
+      if (x < 24 && y < 16) {
+        // Reached: opaque block colour, whatever the image.
+        ASSERT_EQ(rgb_at(a, 41, x, y), rgb_at(b, 41, x, y)) << x << "," << y;
+      } else {
+        // Not reached: no block colour (the image shows through) but a red hatch over it.
+        ASSERT_NE(rgb_at(a, 41, x, y), rgb_at(b, 41, x, y)) << x << "," << y;
+        marked += rgb_at(a, 41, x, y) != rgb_at(a_off, 41, x, y);
+      }
+    }
+  EXPECT_EQ(marked, 41 * 27 - 24 * 16);
+}
+
+TEST_F(GlTest, BlockLinesSitOnBlockEdgesAndFadeWhenBlocksAreTiny) {
+  std::mt19937 rng(37);
+  Scene scene = random_scene(64, 48, rng);
+  auto renderer = ImageViewRenderer::create();
+  ASSERT_TRUE(renderer.ok());
+  ImageViewParams view;
+  view.texture_a = scene.texture.id();
+  view.image_width = scene.w;
+  view.image_height = scene.h;
+  view.centre_x = 32.0f;
+  view.centre_y = 24.0f;
+  view.zoom = 4.0f;  // blocks of 8 image pixels are 32 output pixels wide: lines fully visible
+  view.output_width = 128;
+  view.output_height = 96;  // shows image x 16..48, y 12..36
+  OverlayParams o = launch_2d(8, 8, 64, 48);
+  o.mode = OverlayParams::BlockLines;
+  o.opacity = 1.0f;
+  ASSERT_TRUE(renderer->render(view, OverlayParams{}).ok());
+  const auto off = bs::read_texture_rgba8(renderer->output());
+  ASSERT_TRUE(renderer->render(view, o).ok());
+  const auto on = bs::read_texture_rgba8(renderer->output());
+  // Output column c shows image x = 16 + (c + 0.5) / 4; the block edge x = 24 is between
+  // columns 31 and 32. Mid-block columns (x = 20, 28: columns 16, 48) carry no block line.
+  auto column_changed = [&](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, int c) {
+    int n = 0;
+    for (int y = 0; y < 96; ++y) n += rgb_at(a, 128, c, y) != rgb_at(b, 128, c, y);
+    return n;
+  };
+  EXPECT_EQ(column_changed(off, on, 31), 96);
+  EXPECT_EQ(column_changed(off, on, 32), 96);
+  EXPECT_LT(column_changed(off, on, 16), 96 / 3);  // only where a horizontal edge crosses it
+  EXPECT_LT(column_changed(off, on, 48), 96 / 3);
+
+  // Zoomed out so far that a block is 2 output pixels: the lines fade out entirely.
+  view.zoom = 0.25f;
+  view.output_width = 16;
+  view.output_height = 12;
+  ASSERT_TRUE(renderer->render(view, OverlayParams{}).ok());
+  const auto far_off = bs::read_texture_rgba8(renderer->output());
+  ASSERT_TRUE(renderer->render(view, o).ok());
+  EXPECT_EQ(bs::read_texture_rgba8(renderer->output()), far_off);
+}
+
+TEST_F(GlTest, InvalidOverlaysAreAStatus) {
+  std::mt19937 rng(38);
+  Scene scene = random_scene(8, 8, rng);
+  auto renderer = ImageViewRenderer::create();
+  ASSERT_TRUE(renderer.ok());
+  ImageViewParams view;
+  view.texture_a = scene.texture.id();
+  view.image_width = view.image_height = view.output_width = view.output_height = 8;
+  OverlayParams o;
+  o.mode = OverlayParams::ColourByBlock;
+  o.block[1] = 0;
+  EXPECT_FALSE(renderer->render(view, o).ok());
+  o.block[1] = 1;
+  o.mapping = 2;
+  EXPECT_FALSE(renderer->render(view, o).ok());
+  o.mapping = 1;
+  auto rgba_texture = GlTexture::create_rgba8(4, 1);
+  ASSERT_TRUE(rgba_texture.ok());
+  o.sm_of_block_texture = rgba_texture->id();  // not R32UI / R32F
+  EXPECT_FALSE(renderer->render(view, o).ok());
+}
+
+}  // namespace
