@@ -1,0 +1,97 @@
+// Device side of the real schedule: which SM ran each block, and when.
+//
+// An instrumented ("traced") kernel is a second __global__ wrapper around the SAME body the plain
+// wrapper and the CPU simulator run; only the wrapper differs, so tracing cannot change what the
+// kernel computes. A BlockRecorder lives for the whole wrapper:
+//
+//   entry: thread (0,0,0) reads %globaltimer (no barrier first, so the start is when the block
+//          began, not when its slowest warp arrived);
+//   exit:  every thread passes a __syncthreads() (so the block's work is done), then thread
+//          (0,0,0) reads %globaltimer again and %smid, and writes {start, end, smid} into
+//          records[linear block id], counting the write atomically (the host checks it is 1).
+//
+// How a kernel family adds a traced wrapper (e.g. in kernels/grayscale/gray_kernels.cu):
+//
+//   #include "trace/block_trace.cuh"
+//   __global__ void gray_1d_flat_kernel(GrayArgs a) {
+//     gray_1d_flat_thread(DeviceCtx::from_builtins(), a);
+//   }
+//   __global__ void gray_1d_flat_traced(GrayArgs a, trace::DeviceBlockRecord* records) {
+//     trace::BlockRecorder recorder(records);             // start time
+//     gray_1d_flat_thread(DeviceCtx::from_builtins(), a);  // the same body
+//   }                                                     // barrier, end time, record
+//
+// and its launcher, when tracing is asked for:
+//
+//   auto buffer = trace::TraceBuffer::allocate(config.grid);          // trace/trace_buffer.hpp
+//   if (!buffer) { record.status = buffer.status(); return record; }
+//   gray_1d_flat_traced<<<grid, block>>>(args, buffer->records());
+//   auto schedule = buffer->collect(limits.sm_count);                 // waits, copies, checks
+//   if (!schedule) { record.status = schedule.status(); return record; }
+//   record.schedule = std::move(schedule.value());
+//   record.schedule_simulated = false;
+//
+// Time the plain wrapper, not the traced one: the recorder adds a barrier and a global write per
+// block. Bodies that return early are fine (they return to the wrapper, and the recorder's
+// barrier runs in the wrapper), but a body must not call __trap()/exit, and every thread of
+// the block must reach the end of the wrapper.
+//
+// %globaltimer counts nanoseconds but may tick coarsely (about 1 us on some GPUs), so short
+// blocks can show start == end. %smid is the SM's id; it is below cudaDeviceProp::multiProcessorCount
+// on current GPUs, which the host check enforces.
+#pragma once
+#include <cstdint>
+
+#include "trace/trace_record.hpp"
+
+namespace bs::trace {
+
+__device__ __forceinline__ std::uint32_t sm_id() {
+  std::uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+__device__ __forceinline__ std::uint64_t global_timer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+class BlockRecorder {
+ public:
+  // `records`: one DeviceBlockRecord per block of the grid, zeroed (TraceBuffer does both).
+  // nullptr records nothing (the barrier still runs).
+  __device__ explicit BlockRecorder(DeviceBlockRecord* records) : records_(records) {
+    if (is_first_thread()) start_ = global_timer_ns();
+  }
+
+  __device__ ~BlockRecorder() {
+    __syncthreads();  // every thread of the block has finished the body
+    if (records_ && is_first_thread()) {
+      const std::uint64_t end = global_timer_ns();
+      DeviceBlockRecord& r = records_[linear_block()];
+      r.start_ns = start_;
+      r.end_ns = end;
+      r.smid = sm_id();
+      atomicAdd(&r.writes, 1u);
+    }
+  }
+
+  BlockRecorder(const BlockRecorder&) = delete;
+  BlockRecorder& operator=(const BlockRecorder&) = delete;
+
+ private:
+  __device__ static bool is_first_thread() {
+    return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+  }
+  __device__ static unsigned long long linear_block() {
+    return blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
+                            (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+  }
+
+  DeviceBlockRecord* records_;
+  std::uint64_t start_ = 0;
+};
+
+}  // namespace bs::trace

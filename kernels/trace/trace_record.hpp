@@ -1,0 +1,32 @@
+// What an instrumented kernel writes per block (DeviceBlockRecord), and the host-side step that
+// turns those raw records into the BlockTrace list a LaunchRecord carries. Host-only and
+// CUDA-free, so the checks are unit-tested without a GPU; the device side is block_trace.cuh,
+// the copy from the GPU is trace_buffer.hpp.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/dim.hpp"
+#include "core/launch_record.hpp"
+#include "core/status.hpp"
+
+namespace bs::trace {
+
+// One per block, at index = linear block id (x fastest). The buffer starts zeroed; `writes`
+// counts how many times a block's recorder wrote it (atomically), so the host can prove every
+// block wrote its record exactly once.
+struct DeviceBlockRecord {
+  std::uint64_t start_ns;  // %globaltimer when thread (0,0,0) entered the block
+  std::uint64_t end_ns;    // %globaltimer after the block's final barrier (all threads done)
+  std::uint32_t smid;      // %smid: the SM the block ran on
+  std::uint32_t writes;    // 1 after a correct run
+};
+static_assert(sizeof(DeviceBlockRecord) == 24, "the device and host layouts must agree");
+
+// Checks every record (exactly one write, start <= end, smid < sm_count when sm_count > 0) and
+// converts them to BlockTraces indexed by linear block id, with times relative to the earliest
+// start. The Status names the first bad block.
+Result<std::vector<BlockTrace>> records_to_trace(const std::vector<DeviceBlockRecord>& records,
+                                                 Dim3 grid, unsigned sm_count = 0);
+
+}  // namespace bs::trace
