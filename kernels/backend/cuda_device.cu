@@ -3,6 +3,7 @@
 
 #include "backend/cuda_device.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/device_limits.hpp"
 #include "cuda/event_timer.hpp"
 
 namespace bs {
@@ -53,6 +54,8 @@ std::string cuda_versions() {
   };
   return "driver " + v(driver) + ", runtime " + v(runtime);
 }
+
+Result<DeviceLimits> cuda_device_limits(int device) { return cuda::query_device_limits(device); }
 
 Result<double> measure_copy_bandwidth_gbs(int device, std::size_t bytes, int repeats) {
   BS_CUDA_TRY(cudaSetDevice(device));

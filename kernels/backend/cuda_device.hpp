@@ -23,6 +23,10 @@ bool built_with_cuda();
 Result<std::vector<CudaDeviceSummary>> list_cuda_devices();
 std::string cuda_versions();  // "driver 13.0, runtime 13.0" or why unknown
 
+// Everything DeviceLimits holds, read from the device (properties plus the per-architecture
+// allocation rules that the occupancy calculator needs).
+Result<DeviceLimits> cuda_device_limits(int device);
+
 // Device-to-device copy bandwidth in GB/s, counting bytes read plus bytes written: the ceiling a
 // memory-bound kernel such as grayscale is measured against. Median of `repeats` timed copies.
 Result<double> measure_copy_bandwidth_gbs(int device, std::size_t bytes = 512u << 20,

@@ -52,6 +52,8 @@ class Result {
   T& value() & { return std::get<T>(state_); }
   const T& value() const& { return std::get<T>(state_); }
   T&& value() && { return std::get<T>(std::move(state_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   Status status() const { return ok() ? Status::success() : std::get<Status>(state_); }

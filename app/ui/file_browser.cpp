@@ -1,0 +1,112 @@
+#include "ui/file_browser.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "image/image_loader.hpp"
+#include "ui/widgets.hpp"
+
+namespace bs::ui {
+namespace fs = std::filesystem;
+
+namespace {
+bool has_supported_extension(const fs::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (auto e : supported_extensions())
+    if (e == ext) return true;
+  return false;
+}
+}  // namespace
+
+void FileBrowser::open(fs::path start) {
+  std::error_code ec;
+  if (start.empty() || !fs::is_directory(start, ec)) start = fs::current_path(ec);
+  dir_ = start;
+  open_ = true;
+  refresh();
+}
+
+void FileBrowser::refresh() {
+  entries_.clear();
+  error_.clear();
+  std::error_code ec;
+  fs::directory_iterator it(dir_, fs::directory_options::skip_permission_denied, ec);
+  if (ec) {
+    error_ = "cannot list " + display_name(dir_) + ": " + ec.message();
+    return;
+  }
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const auto& e = *it;
+    std::error_code ec2;
+    const bool dir = e.is_directory(ec2);
+    if (!dir && !show_all_files_ && !has_supported_extension(e.path())) continue;
+    Entry entry{e.path(), display_name(e.path().filename()), dir, 0};
+    if (!dir) entry.bytes = e.file_size(ec2);
+    if (entry.label.empty() || entry.label[0] == '.') continue;  // hidden files
+    entries_.push_back(std::move(entry));
+  }
+  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+    if (a.is_dir != b.is_dir) return a.is_dir;
+    return a.label < b.label;
+  });
+  const std::string s = dir_.string();
+  std::strncpy(path_input_, s.c_str(), sizeof path_input_ - 1);
+}
+
+std::optional<fs::path> FileBrowser::draw() {
+  if (!open_) return std::nullopt;
+  std::optional<fs::path> chosen;
+  const float em = ImGui::GetFontSize();
+  ImGui::SetNextWindowSize(ImVec2(em * 40, em * 28), ImGuiCond_FirstUseEver);
+  if (ImGui::Begin("Open image", &open_)) {
+    if (ImGui::Button("Up")) {
+      dir_ = dir_.parent_path();
+      refresh();
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-em * 8);
+    if (ImGui::InputText("##path", path_input_, sizeof path_input_,
+                         ImGuiInputTextFlags_EnterReturnsTrue)) {
+      fs::path p = path_input_;
+      std::error_code ec;
+      if (fs::is_directory(p, ec)) {
+        dir_ = p;
+        refresh();
+      } else {
+        chosen = p;  // the loader reports anything wrong with it
+      }
+    }
+    ImGui::SameLine();
+    if (ImGui::Checkbox("all files", &show_all_files_)) refresh();
+    ImGui::TextColored(kDimColour, "Formats: %s", std::string(supported_formats()).c_str());
+    if (!error_.empty()) ImGui::TextColored(kErrorColour, "%s", error_.c_str());
+    ImGui::BeginChild("entries", ImVec2(0, 0), true);
+    for (const auto& e : entries_) {
+      std::string label = (e.is_dir ? "[dir]  " : "       ") + e.label;
+      if (!e.is_dir) {
+        char size[32];
+        std::snprintf(size, sizeof size, "   %.1f KiB", e.bytes / 1024.0);
+        label += size;
+      }
+      if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_AllowDoubleClick) &&
+          (ImGui::IsMouseDoubleClicked(0) || !e.is_dir)) {
+        if (e.is_dir) {
+          dir_ = e.path;
+          refresh();
+          break;
+        }
+        chosen = e.path;
+      }
+    }
+    ImGui::EndChild();
+  }
+  ImGui::End();
+  if (chosen) open_ = false;
+  return chosen;
+}
+
+}  // namespace bs::ui

@@ -1,0 +1,53 @@
+// The message log: every error or notice the user should read (a file that did not load, a
+// refused launch, a device fault), newest last. The status bar shows the latest; the Messages
+// window lists them all. Plain data; drawing is in messages.cpp.
+#pragma once
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+
+namespace bs::app {
+
+struct Message {
+  enum Level { Info, Warning, Error };
+  Level level = Info;
+  std::string text;
+  std::string detail;  // call, code and hint
+  std::chrono::system_clock::time_point when = std::chrono::system_clock::now();
+};
+
+class MessageLog {
+ public:
+  void info(std::string text) { add({Message::Info, std::move(text), {}}); }
+  void warn(std::string text, std::string detail = {}) {
+    add({Message::Warning, std::move(text), std::move(detail)});
+  }
+  void error(const Status& s) {
+    std::string detail = s.call;
+    if (!s.code.empty()) detail += (detail.empty() ? "" : ": ") + s.code;
+    if (!s.hint.empty()) detail += (detail.empty() ? "" : " - ") + s.hint;
+    add({Message::Error, s.message, detail});
+  }
+  const std::vector<Message>& all() const { return messages_; }
+  const Message* latest() const { return messages_.empty() ? nullptr : &messages_.back(); }
+  std::size_t errors() const { return errors_; }
+  void clear() { messages_.clear(); errors_ = 0; }
+
+ private:
+  void add(Message m) {
+    if (m.level == Message::Error) ++errors_;
+    messages_.push_back(std::move(m));
+    if (messages_.size() > 500) messages_.erase(messages_.begin());
+  }
+  std::vector<Message> messages_;
+  std::size_t errors_ = 0;
+};
+
+}  // namespace bs::app
+
+namespace bs::ui {
+// The Messages window (toggled from the status bar).
+void draw_messages_window(const app::MessageLog& log, bool* open);
+}  // namespace bs::ui

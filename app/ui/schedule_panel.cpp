@@ -1,0 +1,95 @@
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "mapping/explain.hpp"
+#include "mapping/schedule.hpp"
+#include "ui/panels.hpp"
+#include "ui/widgets.hpp"
+
+namespace bs::ui {
+
+namespace {
+ImU32 block_colour(unsigned long long id) {
+  // A cheap integer hash spread over hues, so neighbouring blocks differ.
+  unsigned long long h = id * 0x9E3779B97F4A7C15ull;
+  const float hue = static_cast<float>((h >> 40) & 0xffff) / 65535.0f;
+  float r, g, b;
+  ImGui::ColorConvertHSVtoRGB(hue, 0.55f, 0.92f, r, g, b);
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1));
+}
+}  // namespace
+
+void draw_schedule_panel(const SidePanelInput& in) {
+  using mapping::Concept;
+  if (!in.schedule || in.schedule->empty()) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(kDimColour, "No schedule recorded for this launch. Tick 'Record the block "
+                                   "schedule' and change the configuration (or press Run once).");
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  const auto& trace = *in.schedule;
+  const unsigned units = in.limits->sm_count;
+  const mapping::ScheduleSummary s = mapping::summarize(trace, units);
+  const char* unit_name = in.schedule_simulated ? "worker" : "SM";
+  if (in.schedule_simulated)
+    ImGui::TextColored(kWarnColour, "SIMULATED: rows are CPU worker threads, not SMs");
+  else
+    ImGui::TextColored(kOkColour, "Recorded on the GPU (%%smid, %%globaltimer)");
+  ui::item_tooltip(mapping::explain(in.schedule_simulated ? Concept::SimulatedSchedule : Concept::Schedule));
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%.1f us", s.makespan_ns / 1000.0);
+  stat_row("makespan", buf, mapping::explain(Concept::Makespan));
+  std::snprintf(buf, sizeof buf, "%u of %u", s.units_used, s.units);
+  stat_row(in.schedule_simulated ? "workers used" : "SMs used", buf, mapping::explain(Concept::SmId));
+  std::snprintf(buf, sizeof buf, "%llu .. %llu", s.min_blocks_per_unit, s.max_blocks_per_unit);
+  stat_row("blocks per row", buf);
+  std::snprintf(buf, sizeof buf, "%.2f", s.imbalance);
+  stat_row("imbalance", buf, mapping::explain(Concept::Imbalance));
+  std::snprintf(buf, sizeof buf, "%.2f", s.waves_observed);
+  stat_row("waves observed", buf, mapping::explain(Concept::Waves));
+
+  // The timeline: one row per unit, one rectangle per block, in two phases (records, then paint).
+  const float em = ImGui::GetFontSize();
+  const float width = ImGui::GetContentRegionAvail().x;
+  const float avail_h = std::max(em * 8, ImGui::GetContentRegionAvail().y - em * 2.5f);
+  const float row_h = std::clamp(avail_h / std::max(1u, s.units), 1.0f, em);
+  const float height = row_h * s.units;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("timeline", ImVec2(width, height));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(p0, ImVec2(p0.x + width, p0.y + height), IM_COL32(22, 24, 30, 255));
+  const double span = std::max<double>(1.0, static_cast<double>(s.end_ns - s.start_ns));
+  struct Rect { ImVec2 a, b; ImU32 c; };
+  std::vector<Rect> rects;
+  rects.reserve(trace.size());
+  const BlockTrace* hovered = nullptr;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (const BlockTrace& t : trace) {
+    const float x0 = p0.x + static_cast<float>((t.start_ns - s.start_ns) / span * width);
+    const float x1 = std::max(x0 + 1.0f, p0.x + static_cast<float>((t.end_ns - s.start_ns) / span * width));
+    const float y0 = p0.y + row_h * t.unit;
+    const unsigned long long id = t.block.x + 1000003ull * t.block.y + 7919ull * t.block.z;
+    rects.push_back({ImVec2(x0, y0), ImVec2(x1, y0 + std::max(1.0f, row_h - 1)), block_colour(id)});
+    if (ImGui::IsItemHovered() && mouse.x >= x0 && mouse.x < x1 && mouse.y >= y0 && mouse.y < y0 + row_h) hovered = &t;
+  }
+  for (const Rect& r : rects) dl->AddRectFilled(r.a, r.b, r.c);
+  if (hovered) {
+    ImGui::BeginTooltip();
+    ImGui::Text("block (%u, %u, %u) on %s %u", hovered->block.x, hovered->block.y, hovered->block.z, unit_name, hovered->unit);
+    ImGui::Text("%.2f .. %.2f us", (hovered->start_ns - s.start_ns) / 1000.0, (hovered->end_ns - s.start_ns) / 1000.0);
+    ImGui::EndTooltip();
+  }
+  ImGui::TextColored(kDimColour, "rows: %s 0..%u   time: 0 .. %.1f us", unit_name, s.units - 1, span / 1000.0);
+  if (ImGui::SmallButton("Copy schedule JSON")) {
+    const std::string json = mapping::schedule_to_json(trace, in.schedule_simulated,
+                                                       in.last_good_launch->config, in.last_good_launch->kernel,
+                                                       in.limits->name);
+    ImGui::SetClipboardText(json.c_str());
+  }
+  ui::item_tooltip("Block, SM (or worker), start and end in ns; also --schedule-json FILE.");
+}
+
+}  // namespace bs::ui

@@ -1,0 +1,36 @@
+// Small ImGui helpers shared by the panels: explanatory tooltips, coloured status lines and a
+// hand-drawn line plot (no ImPlot: ImDrawList directly).
+#pragma once
+#include <imgui.h>
+
+#include <deque>
+#include <string>
+
+#include "core/status.hpp"
+
+namespace bs::ui {
+
+inline const ImVec4 kErrorColour{1.0f, 0.45f, 0.4f, 1.0f};
+inline const ImVec4 kWarnColour{1.0f, 0.8f, 0.35f, 1.0f};
+inline const ImVec4 kOkColour{0.5f, 0.9f, 0.55f, 1.0f};
+inline const ImVec4 kDimColour{0.6f, 0.62f, 0.68f, 1.0f};
+
+// A "(?)" marker whose tooltip explains a concept in plain words.
+void help_marker(const char* text);
+// A tooltip on the previous item, when hovered.
+void item_tooltip(const char* text);
+// A label: value row with an optional explanation tooltip on both.
+void stat_row(const char* label, const std::string& value, const char* explanation = nullptr);
+// A Status as coloured wrapped text: message, then call/code, then hint.
+void status_text(const Status& s);
+
+struct PlotSeries {
+  const std::deque<double>* values;
+  ImU32 colour;
+  const char* label;
+};
+// Line plot of one or two series sharing a y axis from 0 to the max, with a labelled top value.
+void line_plot(const char* id, const PlotSeries* series, int count, ImVec2 size,
+               const char* unit);
+
+}  // namespace bs::ui
