@@ -40,7 +40,8 @@ std::optional<ArchitectureRules> architecture_rules(int major, int minor) {
     default:
       return std::nullopt;
   }
-  if (major >= 7) r.max_registers_per_thread = 256;  // the occupancy rules' bound; ptxas stops at 255
+  if (major >= 7)
+    r.max_registers_per_thread = 256;  // the occupancy rules' bound; ptxas stops at 255
   return r;
 }
 

@@ -23,7 +23,8 @@ constexpr Entry kEntries[] = {
      "This thread's position inside its block. Threads are numbered x fastest, then y, then z; "
      "that linear number decides which warp and lane the thread is."},
     {"Flat index",
-     "The array index this thread's kernel computes, e.g. i = blockIdx.x * blockDim.x + threadIdx.x. "
+     "The array index this thread's kernel computes, e.g. i = blockIdx.x * blockDim.x + "
+     "threadIdx.x. "
      "The pixel is (i % width, i / width) for the 1D kernel and (x, y) for the 2D one."},
     {"Threads launched",
      "Blocks times threads per block: every thread the GPU starts, whether or not it has data to "
@@ -32,7 +33,8 @@ constexpr Entry kEntries[] = {
      "Threads whose index falls inside the data, so the kernel's bounds check lets them compute an "
      "element. Ideally equal to the number of elements."},
     {"Idle threads",
-     "Threads that start but fail the bounds check and return at once. They sit in the edge blocks, "
+     "Threads that start but fail the bounds check and return at once. They sit in the edge "
+     "blocks, "
      "because the data size is rarely a multiple of the block size. They still take warp slots."},
     {"Partial (edge) block",
      "A block with some threads past the end of the data. With a 1D grid only the last block can "
@@ -41,12 +43,14 @@ constexpr Entry kEntries[] = {
      "32 threads of a block with consecutive linear thread numbers. The SM issues one instruction "
      "for a whole warp at a time, so a warp is the real unit of execution."},
     {"Lane",
-     "A thread's position inside its warp, 0 to 31: its linear thread number in the block modulo 32."},
+     "A thread's position inside its warp, 0 to 31: its linear thread number in the block modulo "
+     "32."},
     {"Warps per block",
      "Threads per block divided by 32, rounded up. A block of 100 threads is 4 warps: the last one "
      "has only 4 threads but still occupies a full warp slot."},
     {"Short warps",
-     "Warps with fewer than 32 threads, because the block size is not a multiple of 32. The missing "
+     "Warps with fewer than 32 threads, because the block size is not a multiple of 32. The "
+     "missing "
      "lanes do nothing, but the warp costs as much as a full one."},
     {"Edge warps",
      "Warps in which some lanes pass the bounds check and others do not, because they straddle the "
@@ -56,7 +60,8 @@ constexpr Entry kEntries[] = {
      "are the fastest storage, but an SM has a fixed number (65536), so using many means fewer "
      "threads fit at once."},
     {"Shared memory per block",
-     "Fast on-chip memory the block's threads share: the kernel's static __shared__ arrays plus the "
+     "Fast on-chip memory the block's threads share: the kernel's static __shared__ arrays plus "
+     "the "
      "dynamic amount given at launch. An SM has a fixed amount, split among its resident blocks."},
     {"Occupancy",
      "Resident warps per SM divided by the most an SM can hold. Higher occupancy gives the SM more "
@@ -69,7 +74,8 @@ constexpr Entry kEntries[] = {
      "The SM has no more warp slots for another block (e.g. 64 warps on sm_90, 32 on sm_75). Only "
      "smaller blocks that divide the slots better can change this."},
     {"Limited by registers",
-     "The SM's register file is full: each warp takes registers per thread x 32, rounded up to 256. "
+     "The SM's register file is full: each warp takes registers per thread x 32, rounded up to "
+     "256. "
      "Fewer registers per thread (simpler code, __launch_bounds__) would let more blocks in."},
     {"Limited by shared memory",
      "The SM's shared memory is used up by the resident blocks (each also costs 1 KiB the runtime "

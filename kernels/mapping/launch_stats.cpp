@@ -19,7 +19,8 @@ struct AxisClass {
 std::vector<AxisClass> axis_classes(ull grid_extent, ull block_extent, ull data_extent) {
   std::vector<AxisClass> out;
   const ull full = std::min(grid_extent, data_extent / block_extent);
-  const ull partial = (data_extent % block_extent != 0 && data_extent / block_extent < grid_extent) ? 1 : 0;
+  const ull partial =
+      (data_extent % block_extent != 0 && data_extent / block_extent < grid_extent) ? 1 : 0;
   const ull empty = grid_extent - full - partial;
   if (full) out.push_back({0, full});
   if (partial) out.push_back({static_cast<unsigned>(data_extent / block_extent), 1});
@@ -66,7 +67,8 @@ LaunchStats compute_stats(IndexScheme scheme, const LaunchConfig& c, int width, 
   s.width = width;
   s.height = height;
   s.scheme_check = check_scheme(scheme, c, width, height);
-  s.data_elements = width > 0 && height > 0 ? static_cast<ull>(width) * static_cast<ull>(height) : 0;
+  s.data_elements =
+      width > 0 && height > 0 ? static_cast<ull>(width) * static_cast<ull>(height) : 0;
   s.blocks = c.grid.volume();
   s.threads_per_block = c.block.volume();
   s.threads_launched = s.blocks * s.threads_per_block;
@@ -109,7 +111,8 @@ LaunchStats compute_stats(IndexScheme scheme, const LaunchConfig& c, int width, 
   for (const AxisClass& cx : xs)
     for (const AxisClass& cy : ys) {
       const ull n = cx.count * cy.count * repeats;
-      const BlockCounts k = count_block(scheme, c, width, height, Dim3{cx.representative, cy.representative, 0});
+      const BlockCounts k =
+          count_block(scheme, c, width, height, Dim3{cx.representative, cy.representative, 0});
       s.threads_working += n * k.working;
       s.full_warps += n * k.full_warps;
       s.short_warps += n * k.short_warps;
@@ -123,8 +126,10 @@ LaunchStats compute_stats(IndexScheme scheme, const LaunchConfig& c, int width, 
         s.partial_blocks += n;
     }
   s.idle_threads = s.threads_launched - s.threads_working;
-  s.idle_percent = 100.0 * static_cast<double>(s.idle_threads) / static_cast<double>(s.threads_launched);
-  s.missing_lanes = s.threads_in_short_warp ? s.short_warps * (kWarpSize - s.threads_in_short_warp) : 0;
+  s.idle_percent =
+      100.0 * static_cast<double>(s.idle_threads) / static_cast<double>(s.threads_launched);
+  s.missing_lanes =
+      s.threads_in_short_warp ? s.short_warps * (kWarpSize - s.threads_in_short_warp) : 0;
   return s;
 }
 

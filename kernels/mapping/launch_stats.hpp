@@ -18,26 +18,26 @@ struct LaunchStats {
   IndexScheme scheme = IndexScheme::Flat1D;
   Dim3 grid, block;
   int width = 0, height = 0;
-  unsigned long long data_elements = 0;      // width * height
+  unsigned long long data_elements = 0;  // width * height
 
   unsigned long long blocks = 0;             // gridDim.x*y*z
   unsigned long long threads_per_block = 0;  // blockDim.x*y*z
   unsigned long long threads_launched = 0;   // blocks * threads_per_block
   unsigned long long threads_working = 0;    // threads whose index falls inside the data
-  unsigned long long idle_threads = 0;       // launched - working; all sit in edge (or empty) blocks
-  double idle_percent = 0;                   // idle / launched * 100
+  unsigned long long idle_threads = 0;  // launched - working; all sit in edge (or empty) blocks
+  double idle_percent = 0;              // idle / launched * 100
 
-  unsigned long long full_blocks = 0;        // every thread works
-  unsigned long long partial_blocks = 0;     // some threads work, some idle (edge blocks)
-  unsigned long long empty_blocks = 0;       // no thread works (a grid larger than the data)
+  unsigned long long full_blocks = 0;     // every thread works
+  unsigned long long partial_blocks = 0;  // some threads work, some idle (edge blocks)
+  unsigned long long empty_blocks = 0;    // no thread works (a grid larger than the data)
 
-  unsigned warps_per_block = 0;              // ceil(threads_per_block / 32)
-  unsigned long long total_warps = 0;        // blocks * warps_per_block
+  unsigned warps_per_block = 0;        // ceil(threads_per_block / 32)
+  unsigned long long total_warps = 0;  // blocks * warps_per_block
   // Short warps: the last warp of every block when the block size is not a multiple of 32. The
   // hardware still schedules all 32 lanes; the missing ones do nothing.
   unsigned long long short_warps = 0;
-  unsigned threads_in_short_warp = 0;        // threads_per_block % 32 (0 when there are none)
-  unsigned long long missing_lanes = 0;      // short_warps * (32 - threads_in_short_warp)
+  unsigned threads_in_short_warp = 0;    // threads_per_block % 32 (0 when there are none)
+  unsigned long long missing_lanes = 0;  // short_warps * (32 - threads_in_short_warp)
   // Edge warps: warps with at least one working and at least one idle lane, because some lanes'
   // indices fall off the data (the guard `if (i < n)` diverges inside the warp).
   unsigned long long edge_warps = 0;
@@ -46,11 +46,11 @@ struct LaunchStats {
   // Full warps: 32 lanes, all working.
   unsigned long long full_warps = 0;
 
-  unsigned registers_per_thread = 0;         // from KernelAttributes
+  unsigned registers_per_thread = 0;  // from KernelAttributes
   std::size_t static_shared_per_block = 0;
   std::size_t dynamic_shared_per_block = 0;
-  std::size_t shared_per_block = 0;          // static + dynamic, as the kernel uses it
-  std::size_t local_bytes_per_thread = 0;    // spills and local arrays
+  std::size_t shared_per_block = 0;        // static + dynamic, as the kernel uses it
+  std::size_t local_bytes_per_thread = 0;  // spills and local arrays
 
   Occupancy occupancy;
   Waves waves;

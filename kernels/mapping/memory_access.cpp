@@ -5,7 +5,8 @@
 namespace bs::mapping {
 namespace {
 
-std::vector<long long> byte_set(const std::vector<long long>& lane_address, unsigned element_bytes) {
+std::vector<long long> byte_set(const std::vector<long long>& lane_address,
+                                unsigned element_bytes) {
   std::vector<long long> bytes;
   for (long long a : lane_address)
     if (a != kNoAccess)
@@ -15,7 +16,8 @@ std::vector<long long> byte_set(const std::vector<long long>& lane_address, unsi
   return bytes;
 }
 
-std::vector<long long> sector_set(const std::vector<long long>& lane_address, unsigned element_bytes) {
+std::vector<long long> sector_set(const std::vector<long long>& lane_address,
+                                  unsigned element_bytes) {
   std::vector<long long> sectors;
   for (long long a : lane_address)
     if (a != kNoAccess && element_bytes > 0)
@@ -33,7 +35,8 @@ unsigned sectors_touched(const std::vector<long long>& lane_address, unsigned el
 }
 
 unsigned ideal_sectors(const std::vector<long long>& lane_address, unsigned element_bytes) {
-  return static_cast<unsigned>(ceil_div(byte_set(lane_address, element_bytes).size(), kSectorBytes));
+  return static_cast<unsigned>(
+      ceil_div(byte_set(lane_address, element_bytes).size(), kSectorBytes));
 }
 
 WarpAccess make_warp_access(std::string label, std::string buffer, bool is_write,
@@ -44,8 +47,8 @@ WarpAccess make_warp_access(std::string label, std::string buffer, bool is_write
   a.is_write = is_write;
   a.element_bytes = element_bytes;
   a.lane_address = std::move(lane_address);
-  a.active_lanes = static_cast<unsigned>(
-      std::count_if(a.lane_address.begin(), a.lane_address.end(), [](long long v) { return v != kNoAccess; }));
+  a.active_lanes = static_cast<unsigned>(std::count_if(a.lane_address.begin(), a.lane_address.end(),
+                                                       [](long long v) { return v != kNoAccess; }));
   a.sector_ids = sector_set(a.lane_address, element_bytes);
   a.sectors = static_cast<unsigned>(a.sector_ids.size());
   a.ideal_sectors = ideal_sectors(a.lane_address, element_bytes);
@@ -53,12 +56,15 @@ WarpAccess make_warp_access(std::string label, std::string buffer, bool is_write
 }
 
 std::vector<std::optional<ThreadCoord>> warp_lanes(IndexScheme scheme, const LaunchConfig& c,
-                                                   int width, int height, Dim3 block, unsigned warp) {
+                                                   int width, int height, Dim3 block,
+                                                   unsigned warp) {
   std::vector<std::optional<ThreadCoord>> lanes(kWarpSize);
   const unsigned long long T = c.block.volume();
   for (unsigned lane = 0; lane < kWarpSize; ++lane) {
     const unsigned long long l = static_cast<unsigned long long>(warp) * kWarpSize + lane;
-    if (l < T) lanes[lane] = describe_thread(scheme, c, width, height, block, thread_from_linear(l, c.block));
+    if (l < T)
+      lanes[lane] =
+          describe_thread(scheme, c, width, height, block, thread_from_linear(l, c.block));
   }
   return lanes;
 }

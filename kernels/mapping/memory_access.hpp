@@ -24,15 +24,15 @@ inline constexpr unsigned kSectorBytes = 32;
 inline constexpr long long kNoAccess = -1;
 
 struct WarpAccess {
-  std::string label;                    // e.g. "read R plane x[i]", "load A[row][k]"
-  std::string buffer;                   // which array the offsets index: "planar_rgb", "A", ...
+  std::string label;   // e.g. "read R plane x[i]", "load A[row][k]"
+  std::string buffer;  // which array the offsets index: "planar_rgb", "A", ...
   bool is_write = false;
   unsigned element_bytes = 1;           // bytes each lane moves
   std::vector<long long> lane_address;  // 32 entries: byte offset per lane, or kNoAccess
   unsigned active_lanes = 0;
-  unsigned sectors = 0;                 // distinct 32-byte sectors the request touches
-  unsigned ideal_sectors = 0;           // ceil(distinct bytes / 32): the fewest that could serve them
-  std::vector<long long> sector_ids;    // the sectors touched (offset / 32), sorted
+  unsigned sectors = 0;               // distinct 32-byte sectors the request touches
+  unsigned ideal_sectors = 0;         // ceil(distinct bytes / 32): the fewest that could serve them
+  std::vector<long long> sector_ids;  // the sectors touched (offset / 32), sorted
 };
 
 // Distinct sectors touched by accesses of `element_bytes` bytes at the given offsets (entries
@@ -47,18 +47,19 @@ WarpAccess make_warp_access(std::string label, std::string buffer, bool is_write
 // The lanes of warp `warp` of block `block`: 32 entries, each the thread (or nullopt where the
 // block has no such lane).
 std::vector<std::optional<ThreadCoord>> warp_lanes(IndexScheme scheme, const LaunchConfig& config,
-                                                   int width, int height, Dim3 block, unsigned warp);
+                                                   int width, int height, Dim3 block,
+                                                   unsigned warp);
 
 // The grayscale kernels' requests for one warp: reads of R, G, B at i, i + n, i + 2n of the
 // planar source (1 byte each), then the 1-byte write of out[i]. Empty when the warp does not
 // exist.
-std::vector<WarpAccess> gray_warp_accesses(IndexScheme scheme, const LaunchConfig& config, int width,
-                                           int height, Dim3 block, unsigned warp);
+std::vector<WarpAccess> gray_warp_accesses(IndexScheme scheme, const LaunchConfig& config,
+                                           int width, int height, Dim3 block, unsigned warp);
 
 // Naive matmul C = A * B with row-major float A (M x K), B (K x N), C (M x N): the loads of
 // A[row][k] and B[k][col] of step k, then the store of C[row][col]. `mapping` says whether the
 // row comes from the thread's y (coalesced B and C) or its x (strided A and C).
-std::vector<WarpAccess> matmul_warp_accesses(MatmulMapping mapping, const LaunchConfig& config, int M,
-                                             int N, int K, Dim3 block, unsigned warp, int k);
+std::vector<WarpAccess> matmul_warp_accesses(MatmulMapping mapping, const LaunchConfig& config,
+                                             int M, int N, int K, Dim3 block, unsigned warp, int k);
 
 }  // namespace bs::mapping

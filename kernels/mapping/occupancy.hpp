@@ -33,11 +33,11 @@ struct Occupancy {
   enum Limiter { Threads, Registers, SharedMemory, BlocksPerSm };
 
   unsigned active_blocks_per_sm = 0;
-  unsigned active_warps_per_sm = 0;   // active_blocks_per_sm * warps_per_block
-  unsigned max_warps_per_sm = 0;      // max_threads_per_sm / 32
-  double occupancy = 0;               // active_warps_per_sm / max_warps_per_sm, 0..1
-  Limiter limiter = Threads;          // the first (in enum order) limit equal to the result
-  unsigned limiter_mask = 0;          // bit (1 << Limiter) for every limit equal to the result
+  unsigned active_warps_per_sm = 0;  // active_blocks_per_sm * warps_per_block
+  unsigned max_warps_per_sm = 0;     // max_threads_per_sm / 32
+  double occupancy = 0;              // active_warps_per_sm / max_warps_per_sm, 0..1
+  Limiter limiter = Threads;         // the first (in enum order) limit equal to the result
+  unsigned limiter_mask = 0;         // bit (1 << Limiter) for every limit equal to the result
 
   // Blocks per SM each resource alone would allow (kNoLimit when the resource is unused).
   unsigned blocks_by_threads = 0;
@@ -47,10 +47,10 @@ struct Occupancy {
 
   // The allocations behind those numbers, for tooltips.
   unsigned warps_per_block = 0;
-  unsigned registers_per_warp = 0;           // regs/thread * 32 rounded up to the allocation unit
+  unsigned registers_per_warp = 0;             // regs/thread * 32 rounded up to the allocation unit
   unsigned long long registers_per_block = 0;  // registers_per_warp * warps_per_block
-  std::size_t shared_per_block = 0;          // static + dynamic + reserved, rounded up
-  std::size_t shared_per_sm = 0;             // what the blocks share
+  std::size_t shared_per_block = 0;            // static + dynamic + reserved, rounded up
+  std::size_t shared_per_sm = 0;               // what the blocks share
 
   // Why no block fits at all (active_blocks_per_sm == 0); empty otherwise.
   std::string reason;
@@ -68,11 +68,11 @@ Occupancy compute_occupancy(unsigned long long threads_per_block, std::size_t dy
 // Waves: the grid's blocks over the slots the whole GPU offers at once.
 struct Waves {
   unsigned long long blocks = 0;
-  unsigned long long slots = 0;   // sm_count * active blocks per SM
-  double waves = 0;               // blocks / slots (0 when slots == 0)
-  unsigned long long full_waves = 0;   // floor(blocks / slots)
-  unsigned long long wave_count = 0;   // ceil(blocks / slots): rounds the GPU actually runs
-  double last_wave_fill = 0;      // share of slots busy in the last round, (0, 1]; 0 with no blocks
+  unsigned long long slots = 0;       // sm_count * active blocks per SM
+  double waves = 0;                   // blocks / slots (0 when slots == 0)
+  unsigned long long full_waves = 0;  // floor(blocks / slots)
+  unsigned long long wave_count = 0;  // ceil(blocks / slots): rounds the GPU actually runs
+  double last_wave_fill = 0;  // share of slots busy in the last round, (0, 1]; 0 with no blocks
 };
 
 Waves compute_waves(unsigned long long blocks, unsigned sm_count, unsigned active_blocks_per_sm);

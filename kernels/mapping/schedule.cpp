@@ -51,11 +51,21 @@ void append_escaped(std::string& out, std::string_view s) {
   for (char ch : s) {
     const unsigned char c = static_cast<unsigned char>(ch);
     switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -109,7 +119,8 @@ ScheduleSummary summarize(const std::vector<BlockTrace>& trace, unsigned units) 
     busy_sum += static_cast<double>(u.busy_ns);
     busy_max = std::max(busy_max, static_cast<double>(u.busy_ns));
     if (u.peak_concurrent)
-      s.waves_observed = std::max(s.waves_observed, static_cast<double>(u.blocks) / u.peak_concurrent);
+      s.waves_observed =
+          std::max(s.waves_observed, static_cast<double>(u.blocks) / u.peak_concurrent);
   }
   s.mean_busy_ns = busy_sum / s.units;
   s.imbalance = s.mean_busy_ns > 0 ? busy_max / s.mean_busy_ns : 0;

@@ -64,16 +64,16 @@ bool block_partial(IndexScheme scheme, const LaunchConfig& c, int width, int hei
     case IndexScheme::Flat1D:
       return (static_cast<ll>(b.x) + 1) * static_cast<ll>(c.block.volume()) > w * h;
     case IndexScheme::Grid2D:
-      return (static_cast<ll>(b.x) + 1) * c.block.x > w || (static_cast<ll>(b.y) + 1) * c.block.y > h;
+      return (static_cast<ll>(b.x) + 1) * c.block.x > w ||
+             (static_cast<ll>(b.y) + 1) * c.block.y > h;
     case IndexScheme::Grid2DTransposed:
-      return (static_cast<ll>(b.x) + 1) * c.block.x > h || (static_cast<ll>(b.y) + 1) * c.block.y > w;
+      return (static_cast<ll>(b.x) + 1) * c.block.x > h ||
+             (static_cast<ll>(b.y) + 1) * c.block.y > w;
   }
   return true;
 }
 
-bool valid_shape(const LaunchConfig& c) {
-  return c.block.volume() > 0 && c.grid.volume() > 0;
-}
+bool valid_shape(const LaunchConfig& c) { return c.block.volume() > 0 && c.grid.volume() > 0; }
 
 // Appends the pixels [begin, end) of a row-major array of width `w` as row runs.
 void append_flat_run(std::vector<RowSpan>& out, ll begin, ll end, ll w) {
@@ -96,9 +96,12 @@ void append_rect(std::vector<RowSpan>& out, ll x0, ll x1, ll y0, ll y1) {
 
 const char* to_string(IndexScheme s) {
   switch (s) {
-    case IndexScheme::Flat1D: return "1D flat (i = blockIdx.x * T + thread)";
-    case IndexScheme::Grid2D: return "2D (x -> column, y -> row)";
-    case IndexScheme::Grid2DTransposed: return "2D transposed (x -> row, y -> column)";
+    case IndexScheme::Flat1D:
+      return "1D flat (i = blockIdx.x * T + thread)";
+    case IndexScheme::Grid2D:
+      return "2D (x -> column, y -> row)";
+    case IndexScheme::Grid2DTransposed:
+      return "2D transposed (x -> row, y -> column)";
   }
   return "?";
 }
@@ -109,9 +112,9 @@ const char* to_string(MatmulMapping m) {
 
 Status check_scheme(IndexScheme scheme, const LaunchConfig& c, int width, int height) {
   if (width <= 0 || height <= 0)
-    return Status::failure("the data is empty (" + std::to_string(width) + " x " +
-                               std::to_string(height) + ")",
-                           "load an image or choose a size", "check_scheme");
+    return Status::failure(
+        "the data is empty (" + std::to_string(width) + " x " + std::to_string(height) + ")",
+        "load an image or choose a size", "check_scheme");
   if (!valid_shape(c))
     return Status::failure("gridDim " + to_string(c.grid) + " or blockDim " + to_string(c.block) +
                                " has a zero dimension",
@@ -229,7 +232,8 @@ std::vector<RowSpan> warp_footprint(IndexScheme scheme, const LaunchConfig& c, i
   if (!valid_shape(c) || !inside(b, c.grid)) return out;
   const ull T = c.block.volume();
   std::vector<std::pair<int, int>> cells;  // (y, x), so sorting orders by row
-  for (ull l = static_cast<ull>(warp) * kWarpSize; l < T && l < (static_cast<ull>(warp) + 1) * kWarpSize; ++l) {
+  for (ull l = static_cast<ull>(warp) * kWarpSize;
+       l < T && l < (static_cast<ull>(warp) + 1) * kWarpSize; ++l) {
     const Element e = element_of(scheme, c, width, height, b, thread_from_linear(l, c.block));
     if (e.in_range) cells.emplace_back(e.y, e.x);
   }

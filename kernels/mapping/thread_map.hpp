@@ -33,8 +33,8 @@ namespace bs::mapping {
 inline constexpr unsigned kWarpSize = 32;
 
 enum class IndexScheme {
-  // i = blockIdx.x * T + linear thread in block, T = blockDim.x*y*z; pixel = (i % width, i / width).
-  // (gray_1d_flat). Blocks are runs of flattened indices that wrap across rows. blockIdx.y/z are
+  // i = blockIdx.x * T + linear thread in block, T = blockDim.x*y*z;
+  // pixel = (i % width, i / width) (gray_1d_flat). Blocks are runs of flattened indices that wrap across rows. blockIdx.y/z are
   // not part of i: a grid with y or z extent repeats the same indices.
   Flat1D,
   // x = blockIdx.x*blockDim.x + threadIdx.x (column), y = blockIdx.y*blockDim.y + threadIdx.y
@@ -59,13 +59,16 @@ constexpr IndexScheme scheme_for(MatmulMapping m) {
 
 // One thread of a launch as the hover panel shows it.
 struct ThreadCoord {
-  Dim3 block;                                  // blockIdx
-  Dim3 thread;                                 // threadIdx
-  unsigned long long linear_block = 0;         // blockIdx.x + gridDim.x*(blockIdx.y + gridDim.y*blockIdx.z)
-  unsigned long long linear_thread_in_block = 0;  // threadIdx.x + blockDim.x*(threadIdx.y + blockDim.y*threadIdx.z)
-  unsigned long long global_linear_thread = 0;  // linear_block * threads per block + linear_thread_in_block
-  unsigned warp_in_block = 0;                   // linear_thread_in_block / 32
-  unsigned lane = 0;                            // linear_thread_in_block % 32
+  Dim3 block;   // blockIdx
+  Dim3 thread;  // threadIdx
+  // blockIdx.x + gridDim.x*(blockIdx.y + gridDim.y*blockIdx.z)
+  unsigned long long linear_block = 0;
+  // threadIdx.x + blockDim.x*(threadIdx.y + blockDim.y*threadIdx.z)
+  unsigned long long linear_thread_in_block = 0;
+  // linear_block * threads per block + linear_thread_in_block
+  unsigned long long global_linear_thread = 0;
+  unsigned warp_in_block = 0;  // linear_thread_in_block / 32
+  unsigned lane = 0;           // linear_thread_in_block % 32
   // The index the kernel computes: Flat1D's i (computed before its bounds check, so it may be
   // >= width*height); for the 2D schemes y*width + x, or -1 when the thread's x or y is outside
   // the data (the kernel's guard returns before computing it).

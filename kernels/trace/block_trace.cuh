@@ -37,8 +37,8 @@
 // the block must reach the end of the wrapper.
 //
 // %globaltimer counts nanoseconds but may tick coarsely (about 1 us on some GPUs), so short
-// blocks can show start == end. %smid is the SM's id; it is below cudaDeviceProp::multiProcessorCount
-// on current GPUs, which the host check enforces.
+// blocks can show start == end. %smid is the SM's id; it is below
+// cudaDeviceProp::multiProcessorCount on current GPUs, which the host check enforces.
 #pragma once
 #include <cstdint>
 

@@ -1,14 +1,14 @@
-#include "trace/trace_buffer.hpp"
-
 #include <utility>
 
 #include "cuda/cuda_status.hpp"
+#include "trace/trace_buffer.hpp"
 
 namespace bs::trace {
 
 Result<TraceBuffer> TraceBuffer::allocate(Dim3 grid, cudaStream_t stream) {
   if (grid.volume() == 0)
-    return Status::failure("cannot trace an empty grid " + to_string(grid), "", "TraceBuffer::allocate");
+    return Status::failure("cannot trace an empty grid " + to_string(grid), "",
+                           "TraceBuffer::allocate");
   auto buffer = cuda::DeviceBuffer<DeviceBlockRecord>::allocate(grid.volume());
   if (!buffer) return buffer.status();
   TraceBuffer t;

@@ -10,7 +10,8 @@ Result<std::vector<BlockTrace>> records_to_trace(const std::vector<DeviceBlockRe
   if (records.size() != grid.volume())
     return Status::failure("the trace has " + std::to_string(records.size()) + " records for " +
                                std::to_string(grid.volume()) + " blocks",
-                           "allocate one record per block of the launched grid", "records_to_trace");
+                           "allocate one record per block of the launched grid",
+                           "records_to_trace");
   auto name = [&](std::size_t i) {
     const Dim3 b{static_cast<unsigned>(i % grid.x), static_cast<unsigned>((i / grid.x) % grid.y),
                  static_cast<unsigned>(i / (static_cast<unsigned long long>(grid.x) * grid.y))};
@@ -31,16 +32,17 @@ Result<std::vector<BlockTrace>> records_to_trace(const std::vector<DeviceBlockRe
                                  " > " + std::to_string(r.end_ns) + " ns)",
                              "", "records_to_trace");
     if (sm_count > 0 && r.smid >= sm_count)
-      return Status::failure(name(i) + " reports SM " + std::to_string(r.smid) + " but the device has " +
-                                 std::to_string(sm_count) + " SMs",
+      return Status::failure(name(i) + " reports SM " + std::to_string(r.smid) +
+                                 " but the device has " + std::to_string(sm_count) + " SMs",
                              "", "records_to_trace");
     earliest = std::min(earliest, r.start_ns);
   }
   std::vector<BlockTrace> out(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     const DeviceBlockRecord& r = records[i];
-    out[i].block = Dim3{static_cast<unsigned>(i % grid.x), static_cast<unsigned>((i / grid.x) % grid.y),
-                        static_cast<unsigned>(i / (static_cast<unsigned long long>(grid.x) * grid.y))};
+    out[i].block =
+        Dim3{static_cast<unsigned>(i % grid.x), static_cast<unsigned>((i / grid.x) % grid.y),
+             static_cast<unsigned>(i / (static_cast<unsigned long long>(grid.x) * grid.y))};
     out[i].unit = r.smid;
     out[i].start_ns = r.start_ns - earliest;
     out[i].end_ns = r.end_ns - earliest;

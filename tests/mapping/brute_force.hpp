@@ -12,11 +12,11 @@ namespace bs::mapping::test {
 
 struct BruteThread {
   Dim3 block, thread;
-  unsigned long long linear_block;      // counted in launch order (x fastest)
-  unsigned long long linear_in_block;   // counted in launch order (x fastest)
-  long long flat_index;                 // as the kernel computes it (-1 for 2D threads off the data)
+  unsigned long long linear_block;     // counted in launch order (x fastest)
+  unsigned long long linear_in_block;  // counted in launch order (x fastest)
+  long long flat_index;                // as the kernel computes it (-1 for 2D threads off the data)
   bool works;
-  int x, y;                             // the element it computes, -1 when idle
+  int x, y;  // the element it computes, -1 when idle
 };
 
 // Calls f(const BruteThread&) for every thread of the launch.
@@ -91,13 +91,14 @@ inline LaunchConfig covering_config(IndexScheme scheme, Dim3 block, int width, i
 // are too large (empty blocks), too small (uncovered pixels) and with extra y/z extent
 // (duplicated work). Kept small enough that every thread can be enumerated.
 inline std::vector<Case> small_cases() {
-  const std::vector<std::pair<int, int>> shapes = {{1, 1},  {5, 3},  {17, 13}, {31, 9},  {64, 2},
-                                                   {33, 1}, {1, 47}, {40, 25}, {1, 5000}, {5000, 1}};
-  const std::vector<Dim3> blocks = {{1, 1, 1},   {7, 3, 1},  {33, 1, 1}, {32, 1, 1}, {32, 33, 1},
-                                    {16, 16, 1}, {1, 32, 1}, {3, 1, 1},  {64, 1, 1}, {1, 5, 1},
-                                    {5, 7, 2},   {96, 1, 1}, {1000, 1, 1}, {8, 4, 1}, {1, 1024, 1},
+  const std::vector<std::pair<int, int>> shapes = {
+      {1, 1}, {5, 3}, {17, 13}, {31, 9}, {64, 2}, {33, 1}, {1, 47}, {40, 25}, {1, 5000}, {5000, 1}};
+  const std::vector<Dim3> blocks = {{1, 1, 1},   {7, 3, 1},  {33, 1, 1},   {32, 1, 1}, {32, 33, 1},
+                                    {16, 16, 1}, {1, 32, 1}, {3, 1, 1},    {64, 1, 1}, {1, 5, 1},
+                                    {5, 7, 2},   {96, 1, 1}, {1000, 1, 1}, {8, 4, 1},  {1, 1024, 1},
                                     {9, 7, 1},   {31, 1, 1}};
-  const IndexScheme schemes[] = {IndexScheme::Flat1D, IndexScheme::Grid2D, IndexScheme::Grid2DTransposed};
+  const IndexScheme schemes[] = {IndexScheme::Flat1D, IndexScheme::Grid2D,
+                                 IndexScheme::Grid2DTransposed};
   std::vector<Case> cases;
   for (auto [w, h] : shapes)
     for (const Dim3& b : blocks)

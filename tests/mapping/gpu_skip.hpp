@@ -21,8 +21,8 @@ inline std::string why_no_gpu() {
 
 }  // namespace bs::mapping::test
 
-#define BS_SKIP_WITHOUT_GPU()                                              \
-  do {                                                                     \
+#define BS_SKIP_WITHOUT_GPU()                                                    \
+  do {                                                                           \
     if (const std::string why = ::bs::mapping::test::why_no_gpu(); !why.empty()) \
-      GTEST_SKIP() << why;                                                 \
+      GTEST_SKIP() << why;                                                       \
   } while (0)

@@ -1,5 +1,7 @@
 // Launch statistics against brute-force enumeration: every thread and every warp of small
 // launches counted one by one.
+#include "mapping/launch_stats.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -7,7 +9,6 @@
 
 #include "brute_force.hpp"
 #include "mapping/architecture.hpp"
-#include "mapping/launch_stats.hpp"
 
 namespace bs::mapping {
 namespace {
@@ -22,7 +23,9 @@ struct BruteStats {
 BruteStats brute_stats(const test::Case& k) {
   BruteStats s;
   const LaunchConfig& c = k.config;
-  struct Warp { unsigned lanes = 0, working = 0; };
+  struct Warp {
+    unsigned lanes = 0, working = 0;
+  };
   std::vector<unsigned long long> block_working(c.grid.volume(), 0);
   std::map<std::pair<unsigned long long, unsigned long long>, Warp> warps;
   test::for_each_thread(k.scheme, c, k.width, k.height, [&](const test::BruteThread& t) {
@@ -36,9 +39,12 @@ BruteStats brute_stats(const test::Case& k) {
     }
   });
   for (unsigned long long n : block_working) {
-    if (n == c.block.volume()) ++s.full_blocks;
-    else if (n == 0) ++s.empty_blocks;
-    else ++s.partial_blocks;
+    if (n == c.block.volume())
+      ++s.full_blocks;
+    else if (n == 0)
+      ++s.empty_blocks;
+    else
+      ++s.partial_blocks;
   }
   for (const auto& [key, w] : warps) {
     ++s.warps;
@@ -46,9 +52,12 @@ BruteStats brute_stats(const test::Case& k) {
       ++s.short_warps;
       s.missing_lanes += 32 - w.lanes;
     }
-    if (w.working == 0) ++s.idle_warps;
-    else if (w.working < w.lanes) ++s.edge_warps;
-    else if (w.lanes == 32) ++s.full_warps;
+    if (w.working == 0)
+      ++s.idle_warps;
+    else if (w.working < w.lanes)
+      ++s.edge_warps;
+    else if (w.lanes == 32)
+      ++s.full_warps;
   }
   return s;
 }
@@ -97,7 +106,8 @@ TEST(LaunchStats, LargeImagesAreCheapAndExact) {
   const int w = 3841, h = 2161;
   const Dim3 block{24, 10, 1};
   const LaunchConfig c = test::covering_config(IndexScheme::Grid2D, block, w, h);
-  const LaunchStats s = compute_stats(IndexScheme::Grid2D, c, w, h, {}, device_preset(8, 6).value());
+  const LaunchStats s =
+      compute_stats(IndexScheme::Grid2D, c, w, h, {}, device_preset(8, 6).value());
   EXPECT_EQ(s.threads_working, 1ull * w * h);
   EXPECT_EQ(s.threads_launched, 1ull * c.grid.x * block.x * c.grid.y * block.y);
   const unsigned long long edge_cols = (w % block.x) ? 1 : 0, edge_rows = (h % block.y) ? 1 : 0;

@@ -1,12 +1,13 @@
 // Warp memory requests against brute force: lane addresses recomputed from the kernels' own
 // index arithmetic, sectors counted byte by byte with a set.
+#include "mapping/memory_access.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <set>
 
 #include "brute_force.hpp"
-#include "mapping/memory_access.hpp"
 
 namespace bs::mapping {
 namespace {
@@ -36,9 +37,12 @@ TEST(MemoryAccess, SectorCountsMatchBruteForceOnRandomAddresses) {
     const long long base = static_cast<long long>(rng() % 4096);
     std::vector<long long> a(32);
     for (unsigned l = 0; l < 32; ++l) {
-      if (rng() % 7 == 0) a[l] = kNoAccess;
-      else if (trial % 2) a[l] = base + l * stride;
-      else a[l] = static_cast<long long>(rng() % spread);
+      if (rng() % 7 == 0)
+        a[l] = kNoAccess;
+      else if (trial % 2)
+        a[l] = base + l * stride;
+      else
+        a[l] = static_cast<long long>(rng() % spread);
     }
     EXPECT_EQ(sectors_touched(a, bytes), brute_sectors(a, bytes));
     EXPECT_EQ(ideal_sectors(a, bytes), brute_ideal(a, bytes));
@@ -49,8 +53,8 @@ TEST(MemoryAccess, SectorCountsMatchBruteForceOnRandomAddresses) {
 }
 
 // The lanes of warp `warp` of block `b` and the element each computes, enumerated without mapping.
-std::vector<test::BruteThread> brute_warp(IndexScheme s, const LaunchConfig& c, int w, int h, Dim3 b,
-                                          unsigned warp) {
+std::vector<test::BruteThread> brute_warp(IndexScheme s, const LaunchConfig& c, int w, int h,
+                                          Dim3 b, unsigned warp) {
   std::vector<test::BruteThread> lanes;
   test::for_each_thread(s, c, w, h, [&](const test::BruteThread& t) {
     if (t.block == b && t.linear_in_block / 32 == warp) lanes.push_back(t);
@@ -72,7 +76,9 @@ TEST(MemoryAccess, GrayscaleLaneAddressesMatchTheKernels) {
         for (int plane = 0; plane < 4; ++plane) {
           std::vector<long long> expected(32, kNoAccess);
           for (const auto& t : lanes)
-            if (t.works) expected[t.linear_in_block % 32] = (plane == 3 ? 0 : plane) * n + (1ll * t.y * k.width + t.x);
+            if (t.works)
+              expected[t.linear_in_block % 32] =
+                  (plane == 3 ? 0 : plane) * n + (1ll * t.y * k.width + t.x);
           EXPECT_EQ(got[plane].lane_address, expected) << test::describe(k) << " plane " << plane;
           EXPECT_EQ(got[plane].sectors, brute_sectors(expected, 1));
           EXPECT_EQ(got[plane].ideal_sectors, brute_ideal(expected, 1));
@@ -93,7 +99,8 @@ TEST(MemoryAccess, MatmulMappingsShowTheCoalescingGap) {
     for (MatmulMapping m : {MatmulMapping::RowFromY, MatmulMapping::RowFromX}) {
       const IndexScheme s = scheme_for(m);
       const LaunchConfig c = test::covering_config(s, block, N, M);
-      const Dim3 b{static_cast<unsigned>(rng() % c.grid.x), static_cast<unsigned>(rng() % c.grid.y), 0};
+      const Dim3 b{static_cast<unsigned>(rng() % c.grid.x), static_cast<unsigned>(rng() % c.grid.y),
+                   0};
       const unsigned warp = static_cast<unsigned>(rng() % ((block.volume() + 31) / 32));
       auto got = matmul_warp_accesses(m, c, M, N, K, b, warp, k);
       ASSERT_EQ(got.size(), 3u);
@@ -115,8 +122,10 @@ TEST(MemoryAccess, MatmulMappingsShowTheCoalescingGap) {
       // The lesson: with the row from x, a full warp of distinct rows reads A with one sector per
       // lane; with the row from y, A is one broadcast address.
       if (got[0].active_lanes == 32) {
-        if (m == MatmulMapping::RowFromX) EXPECT_EQ(got[0].sectors, 32u);
-        else EXPECT_EQ(got[0].sectors, 1u);
+        if (m == MatmulMapping::RowFromX)
+          EXPECT_EQ(got[0].sectors, 32u);
+        else
+          EXPECT_EQ(got[0].sectors, 1u);
       }
     }
   }
@@ -126,7 +135,8 @@ TEST(MemoryAccess, MissingWarpHasNoRequests) {
   const LaunchConfig c{Dim3{2, 1, 1}, Dim3{40, 1, 1}};
   EXPECT_TRUE(gray_warp_accesses(IndexScheme::Flat1D, c, 10, 8, Dim3{0, 0, 0}, 2).empty());
   EXPECT_EQ(gray_warp_accesses(IndexScheme::Flat1D, c, 10, 8, Dim3{0, 0, 0}, 1).size(), 4u);
-  EXPECT_TRUE(matmul_warp_accesses(MatmulMapping::RowFromY, c, 4, 4, 4, Dim3{0, 0, 0}, 0, 4).empty());
+  EXPECT_TRUE(
+      matmul_warp_accesses(MatmulMapping::RowFromY, c, 4, 4, 4, Dim3{0, 0, 0}, 0, 4).empty());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // Thread mapping against brute-force enumeration of every thread of small launches: pixel to
 // block, thread, warp and lane, the inverse, edge blocks, and the block and warp footprints.
+#include "mapping/thread_map.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include "brute_force.hpp"
 #include "grayscale/gray_1d_flat.hpp"
 #include "grayscale/gray_2d.hpp"
-#include "mapping/thread_map.hpp"
 
 namespace bs::mapping {
 namespace {
@@ -56,7 +57,8 @@ TEST(ThreadMap, EveryThreadMatchesBruteForce) {
       ASSERT_TRUE(t.has_value()) << where;
       EXPECT_EQ(t->linear_block, b.linear_block) << where;
       EXPECT_EQ(t->linear_thread_in_block, b.linear_in_block) << where;
-      EXPECT_EQ(t->global_linear_thread, b.linear_block * c.block.volume() + b.linear_in_block) << where;
+      EXPECT_EQ(t->global_linear_thread, b.linear_block * c.block.volume() + b.linear_in_block)
+          << where;
       EXPECT_EQ(t->warp_in_block, b.linear_in_block / 32) << where;
       EXPECT_EQ(t->lane, b.linear_in_block % 32) << where;
       EXPECT_EQ(t->in_range, b.works) << where;
@@ -88,7 +90,8 @@ TEST(ThreadMap, EveryPixelFindsItsThread) {
       if (!b.works) return;
       auto key = std::make_tuple(b.block.z, b.block.y, b.thread.z);
       auto [it, fresh] = expected.emplace(Pixel{b.y, b.x}, b);
-      if (!fresh && key < std::make_tuple(it->second.block.z, it->second.block.y, it->second.thread.z))
+      if (!fresh &&
+          key < std::make_tuple(it->second.block.z, it->second.block.y, it->second.thread.z))
         it->second = b;
     });
     for (int y = -1; y <= k.height; ++y)
@@ -135,7 +138,8 @@ TEST(ThreadMap, BlockAndWarpFootprintsAreTheirThreadsPixels) {
             for (unsigned w = 0; w < warps; ++w) {
               auto ws = warp_footprint(k.scheme, c, k.width, k.height, b, w);
               expect_well_formed(ws, where);
-              EXPECT_EQ(expand(ws), (by_warp[{id, w}])) << where << " block " << to_string(b) << " warp " << w;
+              EXPECT_EQ(expand(ws), (by_warp[{id, w}]))
+                  << where << " block " << to_string(b) << " warp " << w;
             }
         }
     if (::testing::Test::HasFailure()) return;
@@ -177,7 +181,8 @@ void check_against_body(IndexScheme scheme, Body body, int w, int h, Dim3 block)
           auto hit = std::find_if(out.begin(), out.end(), [](std::uint8_t v) { return v != 0; });
           auto p = pixel_for_thread(scheme, c, w, h, t.blockIdx, t.threadIdx);
           if (hit == out.end()) {
-            EXPECT_FALSE(p.has_value()) << "thread " << to_string(t.threadIdx) << " of " << to_string(t.blockIdx);
+            EXPECT_FALSE(p.has_value())
+                << "thread " << to_string(t.threadIdx) << " of " << to_string(t.blockIdx);
             continue;
           }
           const int i = static_cast<int>(hit - out.begin());
@@ -195,10 +200,12 @@ void check_against_body(IndexScheme scheme, Body body, int w, int h, Dim3 block)
 
 TEST(ThreadMap, AgreesWithTheGrayscaleKernelBodies) {
   for (Dim3 b : {Dim3{32, 1, 1}, Dim3{7, 3, 1}, Dim3{33, 1, 1}, Dim3{16, 8, 1}, Dim3{1, 1, 1}}) {
-    check_against_body(IndexScheme::Flat1D,
-                       [](const auto& t, const gray::GrayArgs& a) { gray::gray_1d_flat_thread(t, a); }, 23, 11, b);
-    check_against_body(IndexScheme::Grid2D,
-                       [](const auto& t, const gray::GrayArgs& a) { gray::gray_2d_thread(t, a); }, 23, 11, b);
+    check_against_body(
+        IndexScheme::Flat1D,
+        [](const auto& t, const gray::GrayArgs& a) { gray::gray_1d_flat_thread(t, a); }, 23, 11, b);
+    check_against_body(
+        IndexScheme::Grid2D,
+        [](const auto& t, const gray::GrayArgs& a) { gray::gray_2d_thread(t, a); }, 23, 11, b);
   }
 }
 
@@ -208,7 +215,8 @@ TEST(ThreadMap, SchemeCheckNamesDuplicatedWork) {
   EXPECT_FALSE(check_scheme(IndexScheme::Flat1D, c, 20, 10).ok());  // gridDim.y = 2 repeats i
   c.block.z = 2;
   EXPECT_FALSE(check_scheme(IndexScheme::Grid2D, c, 20, 10).ok());
-  EXPECT_FALSE(check_scheme(IndexScheme::Grid2D, LaunchConfig{Dim3{1, 1, 1}, Dim3{8, 8, 1}}, 0, 10).ok());
+  EXPECT_FALSE(
+      check_scheme(IndexScheme::Grid2D, LaunchConfig{Dim3{1, 1, 1}, Dim3{8, 8, 1}}, 0, 10).ok());
 }
 
 TEST(ThreadMap, OutsideTheLaunchIsNoThread) {
