@@ -92,17 +92,17 @@ std::string row_json(const Row& r, double cublas_ms, double peak_gflops) {
 }
 
 void print_header(std::ostream& out) {
-  out << pad("kernel", 17) << pad("configuration", 52) << pad("ms", 10) << pad("GFLOP/s", 10)
+  out << pad("kernel", 17) << pad("configuration", 60) << pad("ms", 10) << pad("GFLOP/s", 10)
       << pad("%cuBLAS", 9) << pad("%peak", 7) << pad("max err", 10) << "check\n";
 }
 
 void print_row(std::ostream& out, const Row& r, double cublas_ms, double peak_gflops) {
-  out << pad(r.kernel, 17) << pad(r.config, 52);
+  out << pad(r.kernel, 17) << pad(r.config, 60);
   if (!r.rec.ok()) {
     out << "refused/failed: " << r.rec.status.describe() << "\n";
     return;
   }
-  out << pad(fmt("%.3f", r.rec.kernel_ms), 10) << pad(fmt("%.0f", r.rec.gflops()), 10)
+  out << pad(fmt("%.3f", r.rec.kernel_ms), 10) << pad(fmt(r.rec.gflops() < 100 ? "%.2f" : "%.0f", r.rec.gflops()), 10)
       << pad(cublas_ms > 0 ? fmt("%.1f%%", 100.0 * cublas_ms / r.rec.kernel_ms) : "-", 9)
       << pad(peak_gflops > 0 ? fmt("%.1f%%", 100.0 * r.rec.gflops() / peak_gflops) : "-", 7)
       << pad(fmt("%.2e", r.check.max_abs), 10)
