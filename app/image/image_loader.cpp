@@ -107,17 +107,26 @@ bool is_pnm_space(std::uint8_t c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
-// The format a file's first bytes announce. TGA has no magic number: it is whatever stb_image
-// accepts that announces nothing else.
+// Where a JPEG's SOI marker ends: stb_image accepts any number of 0xFF fill bytes before D8.
+std::optional<std::size_t> jpeg_start(Bytes b) {
+  std::size_t pos = 0;
+  while (pos < b.size() && b[pos] == 0xFF) ++pos;
+  if (pos == 0 || pos >= b.size() || b[pos] != 0xD8) return std::nullopt;
+  return pos + 1;
+}
+
+// The format a file's first bytes announce. Each test is at least as wide as the one stb_image
+// itself applies, so a file we call "unknown" is one stb can only read as TGA (the format
+// without a magic number), and no file reaches an stb decoder without passing our checks for
+// that format.
 Format sniff(Bytes b) {
+  if (jpeg_start(b)) return Format::jpeg;
   if (starts_with(b, "\x89PNG\r\n\x1a\n")) return Format::png;
-  if (starts_with(b, "\xff\xd8\xff")) return Format::jpeg;
-  if (starts_with(b, "GIF87a") || starts_with(b, "GIF89a")) return Format::gif;
+  if (starts_with(b, "GIF8")) return Format::gif;
   if (starts_with(b, "BM")) return Format::bmp;
   if (starts_with(b, "8BPS")) return Format::psd;
   if (starts_with(b, "#?RADIANCE\n") || starts_with(b, "#?RGBE\n")) return Format::hdr;
-  if (b.size() >= 3 && b[0] == 'P' && (b[1] == '5' || b[1] == '6') && is_pnm_space(b[2]))
-    return Format::pnm;
+  if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6')) return Format::pnm;
   return Format::unknown;
 }
 
@@ -218,24 +227,68 @@ std::optional<Dimensions> peek_dimensions(Format f, Bytes b) {
 // (then stb_image's own checks decide).
 using Shortfall = std::optional<std::string>;
 
+// A DHT segment's tables must each declare at most 256 codes and fit in the segment. stb_image
+// 2.27 trusts the counts and writes one byte per declared code into a 257-entry array, so a
+// table declaring more overruns the decoder's heap state (found by our fuzzer; fixed upstream
+// in stb_image 2.28, which Debian 12 does not ship). We refuse such files before stb sees them.
+Shortfall huffman_table_problem(Bytes segment) {
+  std::size_t pos = 0;
+  while (pos < segment.size()) {
+    if (pos + 17 > segment.size()) return "a JPEG Huffman table header is cut short";
+    const std::uint8_t table_class = segment[pos] >> 4, table_id = segment[pos] & 15;
+    if (table_class > 1 || table_id > 3) return "a JPEG Huffman table has an invalid class or id";
+    std::size_t codes = 0;
+    for (std::size_t i = 1; i <= 16; ++i) codes += segment[pos + i];
+    if (codes > 256)
+      return "a JPEG Huffman table declares " + std::to_string(codes) + " codes (at most 256 exist)";
+    pos += 17 + codes;
+    if (pos > segment.size()) return "a JPEG Huffman table is longer than its segment";
+  }
+  return std::nullopt;
+}
+
 // JPEG: walk the marker segments; after each scan (SOS) skip the entropy-coded data (where 0xFF
 // is always followed by 0x00 or a restart marker) up to the next marker; the file must reach EOI.
 // Embedded thumbnails live inside APPn segments, which are skipped whole, so their EOI does not
-// count.
-Shortfall jpeg_shortfall(Bytes b) {
-  std::size_t pos = 2;  // after SOI
+// count. Every DHT segment on the way is validated (see huffman_table_problem).
+struct JpegInspection {
+  Shortfall problem;                     // truncated, or a Huffman table stb would overflow on
+  std::vector<std::size_t> checked_dht;  // offsets of the 0xFF of each validated DHT marker
+};
+
+JpegInspection inspect_jpeg(Bytes b) {
+  JpegInspection result;
+  std::size_t pos = jpeg_start(b).value_or(b.size());  // after SOI
   const std::size_t n = b.size();
   while (true) {
-    if (pos >= n) return "the JPEG data ends before its end-of-image marker";
-    if (b[pos] != 0xFF) return std::nullopt;  // malformed: stb_image will say how
+    if (pos >= n) {
+      result.problem = "the JPEG data ends before its end-of-image marker";
+      return result;
+    }
+    if (b[pos] != 0xFF) return result;  // malformed: stb_image will say how
     while (pos < n && b[pos] == 0xFF) ++pos;  // fill bytes
-    if (pos >= n) return "the JPEG data ends before its end-of-image marker";
+    if (pos >= n) {
+      result.problem = "the JPEG data ends before its end-of-image marker";
+      return result;
+    }
     const std::uint8_t marker = b[pos++];
-    if (marker == 0xD9) return std::nullopt;  // EOI: complete
+    if (marker == 0xD9) return result;  // EOI: complete
     if ((marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) continue;  // no length field
-    if (pos + 2 > n) return "the JPEG data ends inside a marker segment";
+    if (pos + 2 > n) {
+      result.problem = "the JPEG data ends inside a marker segment";
+      return result;
+    }
     const std::size_t length = be16(b, pos);
-    if (length < 2) return std::nullopt;
+    if (length < 2) return result;
+    if (marker == 0xC4) {  // DHT
+      if (pos + length > n) {
+        result.problem = "the JPEG data ends inside a Huffman table";
+        return result;
+      }
+      result.problem = huffman_table_problem(b.subspan(pos + 2, length - 2));
+      if (result.problem) return result;
+      result.checked_dht.push_back(pos - 2);
+    }
     pos += length;
     if (marker == 0xDA) {  // entropy-coded data follows the scan header
       while (pos < n) {
@@ -253,9 +306,30 @@ Shortfall jpeg_shortfall(Bytes b) {
           break;  // a marker: back to the segment walk
         }
       }
-      if (pos + 1 >= n) return "the JPEG data ends inside a scan (the file is cut short)";
+      if (pos + 1 >= n) {
+        result.problem = "the JPEG data ends inside a scan (the file is cut short)";
+        return result;
+      }
     }
   }
+}
+
+// stb_image does not always read a JPEG the way the walk above does: after a scan, and after
+// junk between segments, it scans byte by byte for the next 0xFF, so a crafted file can make it
+// see a DHT marker inside data the walk skipped (an APPn payload, a table's own values). So that
+// no Huffman table reaches stb unvalidated, every "FF C4" pair that is not a DHT marker the walk
+// validated is defused to "FF 00" in a copy. In a well-formed file such pairs occur only inside
+// APPn/COM payloads (e.g. an EXIF thumbnail's tables), which stb skips, so pixels never change.
+std::optional<std::vector<std::uint8_t>> defuse_unchecked_dht(Bytes b,
+                                                              const std::vector<std::size_t>& checked) {
+  std::optional<std::vector<std::uint8_t>> copy;
+  for (std::size_t i = 0; i + 1 < b.size(); ++i) {
+    if (b[i] != 0xFF || b[i + 1] != 0xC4) continue;
+    if (std::binary_search(checked.begin(), checked.end(), i)) continue;
+    if (!copy) copy.emplace(b.begin(), b.end());
+    (*copy)[i + 1] = 0x00;
+  }
+  return copy;
 }
 
 std::string bytes_short(std::uint64_t need, std::uint64_t have) {
@@ -294,6 +368,8 @@ struct PnmHeader {
   }
 };
 
+constexpr std::uint64_t kPnmMaxHeaderValue = INT_MAX / 10;
+
 std::optional<PnmHeader> parse_pnm_header(Bytes b) {
   if (b.size() < 3) return std::nullopt;
   PnmHeader header;
@@ -312,8 +388,10 @@ std::optional<PnmHeader> parse_pnm_header(Bytes b) {
     }
     if (pos >= b.size() || b[pos] < '0' || b[pos] > '9') return std::nullopt;
     while (pos < b.size() && b[pos] >= '0' && b[pos] <= '9') {
-      if (*field > (1ull << 32)) return std::nullopt;
+      // stb_image 2.27 accumulates these in an int without an overflow check (undefined
+      // behaviour, found by our fuzzer), so anything it could not hold is refused first.
       *field = *field * 10 + (b[pos] - '0');
+      if (*field > kPnmMaxHeaderValue) return std::nullopt;
       ++pos;
     }
   }
@@ -391,6 +469,59 @@ Shortfall psd_shortfall(Bytes b) {
   return std::nullopt;
 }
 
+// HDR (Radiance RGBE): header lines up to an empty line, a "-Y h +X w" line, then scanlines,
+// flat or run-length encoded, read the way stb_image reads them. Besides truncation this refuses
+// a zero-length literal run: stb_image 2.27 never advances on one and loops forever (found by
+// our fuzzer; at the end of the data stb reads zeros, so every truncated RLE file hangs it too).
+Shortfall hdr_shortfall(Bytes b) {
+  constexpr const char* cut = "the HDR pixel data ends early";
+  std::size_t pos = 0;
+  const auto next_line = [&]() -> std::string_view {
+    const std::size_t start = pos;
+    while (pos < b.size() && b[pos] != '\n') ++pos;
+    const std::string_view line(reinterpret_cast<const char*>(b.data()) + start, pos - start);
+    if (pos < b.size()) ++pos;
+    return line;
+  };
+  next_line();                              // #?RADIANCE
+  while (pos < b.size() && !next_line().empty()) {}  // header variables
+  const std::string_view resolution = next_line();
+  long long height = 0, width = 0;
+  if (std::sscanf(std::string(resolution).c_str(), "-Y %lld +X %lld", &height, &width) != 2 ||
+      width <= 0 || height <= 0)
+    return std::nullopt;  // stb_image reports the bad layout
+  const std::uint64_t pixels = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
+  const auto flat_from = [&](std::uint64_t start) -> Shortfall {
+    if (b.size() < start + pixels * 4) return bytes_short(start + pixels * 4, b.size());
+    return std::nullopt;
+  };
+  if (width < 8 || width >= 32768) return flat_from(pos);
+  for (long long row = 0; row < height; ++row) {
+    if (pos + 4 > b.size()) return cut;
+    if (b[pos] != 2 || b[pos + 1] != 2 || (b[pos + 2] & 0x80)) return flat_from(pos);
+    pos += 4;
+    for (int component = 0; component < 4; ++component) {
+      long long done = 0;
+      while (done < width) {
+        if (pos >= b.size()) return cut;
+        const std::uint8_t count = b[pos++];
+        if (count > 128) {
+          if (count - 128 > width - done) return std::nullopt;  // stb_image rejects it
+          done += count - 128;
+          ++pos;
+        } else {
+          if (count == 0) return "the HDR run-length data contains a zero-length run";
+          if (count > width - done) return std::nullopt;  // stb_image rejects it
+          done += count;
+          pos += count;
+        }
+      }
+    }
+    if (pos > b.size()) return cut;
+  }
+  return std::nullopt;
+}
+
 // GIF: the first frame's LZW data is a chain of sub-blocks ended by a zero-length block; walk
 // the blocks up to the first image's end.
 Shortfall gif_shortfall(Bytes b) {
@@ -428,13 +559,14 @@ Shortfall gif_shortfall(Bytes b) {
 
 Shortfall shortfall(Format f, Bytes b) {
   switch (f) {
-    case Format::jpeg: return jpeg_shortfall(b);
+    case Format::jpeg: return inspect_jpeg(b).problem;
     case Format::bmp: return bmp_shortfall(b);
     case Format::pnm: return pnm_shortfall(b);
     case Format::tga: return tga_shortfall(b);
     case Format::psd: return psd_shortfall(b);
     case Format::gif: return gif_shortfall(b);
-    default: return std::nullopt;  // PNG and HDR: stb_image reports a short read itself
+    case Format::hdr: return hdr_shortfall(b);
+    default: return std::nullopt;  // PNG: stb_image reports a short read itself
   }
 }
 
@@ -564,13 +696,39 @@ Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::s
                    "save it in a compressed format such as PNG or JPEG, or scale it down",
                    "check file size");
 
-  const auto* data = bytes.data();
-  const int length = static_cast<int>(bytes.size());
   Format format = sniff(bytes);
 
   // Dimensions first: from the header alone, before any pixel is decoded.
   if (auto peek = peek_dimensions(format, bytes); peek && !within_limits(peek->width, peek->height, limits))
     return over_limits(name, peek->width, peek->height, limits);
+
+  if (format == Format::pnm) {  // our parse first: stb's overflows on absurd numbers
+    const auto header = parse_pnm_header(bytes);
+    if (!header)
+      return corrupt(name, format, "the header's width, height or maximum value is missing or absurd",
+                     "parse PNM header");
+    if (!within_limits(header->width, header->height, limits))
+      return over_limits(name, header->width, header->height, limits);
+  }
+
+  // JPEG's structure is checked before stb_image parses any of it (its header pass already
+  // builds Huffman tables).
+  std::vector<std::uint8_t> defused;
+  if (format == Format::jpeg) {
+    JpegInspection inspection = inspect_jpeg(bytes);
+    if (inspection.problem) return corrupt(name, format, *inspection.problem, "check JPEG structure");
+    try {
+      if (auto copy = defuse_unchecked_dht(bytes, inspection.checked_dht)) {
+        defused = std::move(*copy);
+        bytes = defused;
+      }
+    } catch (const std::bad_alloc&) {
+      return failure(load_error::out_of_memory, "not enough memory to read " + name,
+                     "close other programs", "copy JPEG");
+    }
+  }
+  const auto* data = bytes.data();
+  const int length = static_cast<int>(bytes.size());
 
   int width = 0, height = 0, channels = 0;
   if (!stbi_info_from_memory(data, length, &width, &height, &channels)) {
@@ -590,7 +748,8 @@ Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::s
   if (!within_limits(static_cast<std::uint64_t>(width), static_cast<std::uint64_t>(height), limits))
     return over_limits(name, static_cast<std::uint64_t>(width), static_cast<std::uint64_t>(height),
                        limits);
-  if (auto why = shortfall(format, bytes)) return corrupt(name, format, *why, "check file length");
+  if (format != Format::jpeg)  // JPEG was inspected above
+    if (auto why = shortfall(format, bytes)) return corrupt(name, format, *why, "check file length");
 
   const bool is_hdr = stbi_is_hdr_from_memory(data, length) != 0;
   // stb 2.27's PSD depth probe reads the wrong header field, so PSD's depth is read here.
