@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <memory>
+#include <ostream>
 
 #include "matmul/matmul.hpp"
 #include "matmul/matmul_cuda.hpp"
@@ -62,6 +63,16 @@ void run_every_configuration(CudaMatmulLab& lab, const Shape& s) {
   const Verification v = verify(ref.data(), p.ref.data(), s.M, s.N, p.scale);
   EXPECT_TRUE(v.passed) << "cuBLAS at " << s.name() << ": " << v.summary();
 }
+
+}  // namespace
+}  // namespace bs::matmul
+
+namespace bs::matmul::testing {
+void PrintTo(const Shape& s, std::ostream* os) { *os << s.name(); }
+}  // namespace bs::matmul::testing
+
+namespace bs::matmul {
+namespace {
 
 class GpuLadder : public ::testing::TestWithParam<Shape> {};
 class GpuLadderSmall : public ::testing::TestWithParam<Shape> {};

@@ -3,7 +3,7 @@
 // early.
 //
 // Which sizes run here. CI has 2 cores and the matmul suite must stay under ~3 minutes; the
-// simulator runs this whole selection in about 20 s there, so it can be broad:
+// simulator runs this whole selection in about 10 s (ctest -j2), so it can be broad:
 //   - EVERY compiled configuration of every rung at 1, 7, 31, 32, 33, 127, 128 and 129 cubed and
 //     at 37x53x41, 129x67x131 and 65x130x127 (M, N, K all different): partial tiles along every
 //     edge, K shorter and longer than BK, tile-multiple and one-off sizes, one block and many.
@@ -17,6 +17,9 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <ostream>
+#include <tuple>
+#include <vector>
 
 #include "matmul/k3_smem_tiled.hpp"
 #include "matmul/matmul.hpp"
@@ -28,22 +31,28 @@ namespace {
 using testing::Problem;
 using testing::Shape;
 
+// One test per (rung, configuration): ctest runs each test in its own process, so grouping the
+// shapes keeps the per-process cost (fiber stacks, thread start-up) out of the CI budget.
 struct SimCase {
   MatmulKernel kernel;
   MatmulConfig config;
-  Shape shape;
+  std::vector<Shape> shapes;
 };
 
+void PrintTo(const SimCase& c, std::ostream* os) { *os << testing::config_name(c.kernel, c.config); }
+
 std::vector<SimCase> sim_cases() {
-  const Shape every_config[] = {{1, 1, 1},       {7, 7, 7},       {31, 31, 31},   {32, 32, 32},
-                                {33, 33, 33},    {127, 127, 127}, {128, 128, 128}, {129, 129, 129},
-                                {37, 53, 41},    {129, 67, 131},  {65, 130, 127}};
+  const std::vector<Shape> every_config = {{1, 1, 1},     {7, 7, 7},       {31, 31, 31},
+                                           {32, 32, 32},  {33, 33, 33},    {127, 127, 127},
+                                           {128, 128, 128}, {129, 129, 129}, {37, 53, 41},
+                                           {129, 67, 131}, {65, 130, 127}};
   const Shape larger = {257, 255, 258};
   std::vector<SimCase> cases;
   for (const auto& k : matmul_kernels())
     for (std::size_t i = 0; i < k.configs.size(); ++i) {
-      for (const Shape& s : every_config) cases.push_back({k.kernel, k.configs[i], s});
-      if (i == 0 || k.kernel == MatmulKernel::Warptile) cases.push_back({k.kernel, k.configs[i], larger});
+      SimCase c{k.kernel, k.configs[i], every_config};
+      if (i == 0 || k.kernel == MatmulKernel::Warptile) c.shapes.push_back(larger);
+      cases.push_back(c);
     }
   return cases;
 }
@@ -58,32 +67,34 @@ const Problem& problem_for(const Shape& s) {
 
 class SimLadder : public ::testing::TestWithParam<SimCase> {};
 
-TEST_P(SimLadder, MatchesCpuReference) {
+TEST_P(SimLadder, MatchesCpuReferenceAtEverySize) {
   const SimCase& c = GetParam();
-  const Problem& p = problem_for(c.shape);
   sim::GridSimulator simulator(2);
-  std::vector<float> C(p.ref.size(), std::nanf(""));  // NaN: an output nobody writes fails
-  const LaunchRecord r = simulate_matmul(simulator, c.kernel, c.config, p.A.data(), p.B.data(),
-                                         C.data(), c.shape.M, c.shape.N, c.shape.K);
-  ASSERT_TRUE(r.ok()) << r.status.describe();
-  EXPECT_EQ(r.config, matmul_launch_config(c.kernel, c.config, c.shape.M, c.shape.N, c.shape.K));
-  EXPECT_EQ(r.backend, BackendKind::CpuSimulation);
-  EXPECT_DOUBLE_EQ(r.flops, 2.0 * c.shape.M * c.shape.N * c.shape.K);
-  const Verification v = verify(C.data(), p.ref.data(), c.shape.M, c.shape.N, p.scale);
-  EXPECT_TRUE(v.passed) << testing::config_name(c.kernel, c.config) << " at " << c.shape.name()
-                        << " (seed " << p.seed << "): " << v.summary();
+  for (const Shape& shape : c.shapes) {
+    SCOPED_TRACE(shape.name());
+    const Problem& p = problem_for(shape);
+    std::vector<float> C(p.ref.size(), std::nanf(""));  // NaN: an output nobody writes fails
+    const LaunchRecord r = simulate_matmul(simulator, c.kernel, c.config, p.A.data(), p.B.data(),
+                                           C.data(), shape.M, shape.N, shape.K);
+    ASSERT_TRUE(r.ok()) << r.status.describe();
+    EXPECT_EQ(r.config, matmul_launch_config(c.kernel, c.config, shape.M, shape.N, shape.K));
+    EXPECT_EQ(r.backend, BackendKind::CpuSimulation);
+    EXPECT_DOUBLE_EQ(r.flops, 2.0 * shape.M * shape.N * shape.K);
+    const Verification v = verify(C.data(), p.ref.data(), shape.M, shape.N, p.scale);
+    EXPECT_TRUE(v.passed) << testing::config_name(c.kernel, c.config) << " at " << shape.name()
+                          << " (seed " << p.seed << "): " << v.summary();
+  }
 }
 
 std::string case_name(const ::testing::TestParamInfo<SimCase>& info) {
   std::string s = matmul_kernel_info(info.param.kernel).id + "_";
   const MatmulConfig& c = info.param.config;
   if (info.param.kernel <= MatmulKernel::SmemTiled)
-    s += "b" + std::to_string(c.block.x) + "x" + std::to_string(c.block.y);
-  else
-    s += std::to_string(c.tile.BM) + "x" + std::to_string(c.tile.BN) + "x" + std::to_string(c.tile.BK) +
-         "_t" + std::to_string(c.tile.TM) + "x" + std::to_string(c.tile.TN) +
+    return s + "b" + std::to_string(c.block.x) + "x" + std::to_string(c.block.y);
+  return s + std::to_string(c.tile.BM) + "x" + std::to_string(c.tile.BN) + "x" +
+         std::to_string(c.tile.BK) + "_t" + std::to_string(c.tile.TM) + "x" +
+         std::to_string(c.tile.TN) +
          (c.tile.WM ? "_w" + std::to_string(c.tile.WM) + "x" + std::to_string(c.tile.WN) : "");
-  return s + "_" + info.param.shape.name();
 }
 
 INSTANTIATE_TEST_SUITE_P(Ladder, SimLadder, ::testing::ValuesIn(sim_cases()), case_name);
