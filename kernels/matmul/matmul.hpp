@@ -44,6 +44,15 @@ bool pattern_from_string(std::string_view name, Pattern& out);  // "uniform", "n
 // same seed gives the same matrix on every machine and any sub-range can be generated alone.
 std::vector<float> generate_matrix(int rows, int cols, Pattern pattern, std::uint64_t seed);
 
+// Shapes the UI offers by name. The lecture's: an MNIST-sized layer, 10000 images x 784 pixels
+// times 784 x 10 weights (M = 10000, K = 784, N = 10).
+struct MatmulPreset {
+  std::string name;
+  int M, N, K;
+  Pattern a_pattern, b_pattern;
+};
+const std::vector<MatmulPreset>& matmul_presets();
+
 // Refuses sizes that are not >= 1 or whose element count overflows the host's size_t.
 Status check_matmul_sizes(long long M, long long N, long long K);
 

@@ -104,6 +104,19 @@ std::vector<float> generate_matrix(int rows, int cols, Pattern pattern, std::uin
   return m;
 }
 
+const std::vector<MatmulPreset>& matmul_presets() {
+  static const std::vector<MatmulPreset> presets = {
+      {"MNIST layer: 10000x784 times 784x10 (the lecture's)", 10000, 10, 784, Pattern::Uniform, Pattern::Uniform},
+      {"small square 128^3 (every rung simulates quickly)", 128, 128, 128, Pattern::Uniform, Pattern::Uniform},
+      {"odd sizes 129x67x131 (edge tiles everywhere)", 129, 67, 131, Pattern::Structured, Pattern::Structured},
+      {"exact: small integers 256^3", 256, 256, 256, Pattern::SmallIntegers, Pattern::SmallIntegers},
+      {"identity A, 512^3 (C = B)", 512, 512, 512, Pattern::Identity, Pattern::Uniform},
+      {"square 1024^3", 1024, 1024, 1024, Pattern::Uniform, Pattern::Uniform},
+      {"benchmark 4096^3 (GPU only)", 4096, 4096, 4096, Pattern::Uniform, Pattern::Uniform},
+  };
+  return presets;
+}
+
 Status check_matmul_sizes(long long M, long long N, long long K) {
   if (M < 1 || N < 1 || K < 1)
     return Status::failure("matrix sizes must be at least 1 (got M=" + std::to_string(M) +

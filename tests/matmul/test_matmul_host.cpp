@@ -75,6 +75,15 @@ TEST(MatmulGenerate, IdentityAndStructured) {
   EXPECT_NE(st[1 * 30 + 2], st[2 * 30 + 1]);
 }
 
+TEST(MatmulGenerate, PresetsIncludeTheLecturesShape) {
+  bool mnist = false;
+  for (const MatmulPreset& p : matmul_presets()) {
+    EXPECT_TRUE(check_matmul_sizes(p.M, p.N, p.K).ok()) << p.name;
+    mnist = mnist || (p.M == 10000 && p.K == 784 && p.N == 10);
+  }
+  EXPECT_TRUE(mnist);
+}
+
 TEST(MatmulGenerate, EmptyForNonPositiveSizes) {
   EXPECT_TRUE(generate_matrix(0, 5, Pattern::Uniform, 1).empty());
   EXPECT_TRUE(generate_matrix(5, -1, Pattern::Uniform, 1).empty());
