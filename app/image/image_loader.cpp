@@ -470,41 +470,52 @@ Shortfall psd_shortfall(Bytes b) {
 }
 
 // HDR (Radiance RGBE): header lines up to an empty line, a "-Y h +X w" line, then scanlines,
-// flat or run-length encoded, read the way stb_image reads them. Besides truncation this refuses
-// a zero-length literal run: stb_image 2.27 never advances on one and loops forever (found by
-// our fuzzer; at the end of the data stb reads zeros, so every truncated RLE file hangs it too).
-Shortfall hdr_shortfall(Bytes b) {
+// flat or run-length encoded. Besides truncation this refuses a zero-length literal run:
+// stb_image 2.27 never advances on one and loops forever (found by our fuzzer; at the end of the
+// data stb reads zeros, so every truncated RLE file hangs it too). The header is read exactly as
+// stb reads it (lines as C strings of at most 1022 bytes, numbers with strtol), and the result
+// must match the size stb reported, so the walk below covers the bytes stb will decode.
+Shortfall hdr_shortfall(Bytes b, int expected_width, int expected_height) {
   constexpr const char* cut = "the HDR pixel data ends early";
+  constexpr std::size_t kStbLineBytes = 1022;  // stb's token buffer, less the terminator
   std::size_t pos = 0;
-  const auto next_line = [&]() -> std::string_view {
+  const auto next_line = [&]() -> std::string {
     const std::size_t start = pos;
     while (pos < b.size() && b[pos] != '\n') ++pos;
-    const std::string_view line(reinterpret_cast<const char*>(b.data()) + start, pos - start);
+    std::string line(reinterpret_cast<const char*>(b.data()) + start,
+                     std::min(pos - start, kStbLineBytes));
     if (pos < b.size()) ++pos;
-    return line;
+    return std::string(line.c_str());  // stb sees a C string: it ends at the first NUL
   };
-  next_line();                              // #?RADIANCE
+  next_line();                                       // #?RADIANCE
   while (pos < b.size() && !next_line().empty()) {}  // header variables
-  const std::string_view resolution = next_line();
-  long long height = 0, width = 0;
-  if (std::sscanf(std::string(resolution).c_str(), "-Y %lld +X %lld", &height, &width) != 2 ||
-      width <= 0 || height <= 0)
-    return std::nullopt;  // stb_image reports the bad layout
+  const std::string resolution = next_line();
+  const char* token = resolution.c_str();
+  char* end = nullptr;
+  if (std::strncmp(token, "-Y ", 3) != 0) return "the HDR size line is not \"-Y h +X w\"";
+  const auto height = static_cast<int>(std::strtol(token + 3, &end, 10));
+  token = end;
+  while (*token == ' ') ++token;
+  if (std::strncmp(token, "+X ", 3) != 0) return "the HDR size line is not \"-Y h +X w\"";
+  const auto width = static_cast<int>(std::strtol(token + 3, nullptr, 10));
+  if (width != expected_width || height != expected_height)
+    return "the HDR header cannot be read consistently";
+
   const std::uint64_t pixels = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
   const auto flat_from = [&](std::uint64_t start) -> Shortfall {
     if (b.size() < start + pixels * 4) return bytes_short(start + pixels * 4, b.size());
     return std::nullopt;
   };
   if (width < 8 || width >= 32768) return flat_from(pos);
-  for (long long row = 0; row < height; ++row) {
+  for (int row = 0; row < height; ++row) {
     if (pos + 4 > b.size()) return cut;
     if (b[pos] != 2 || b[pos + 1] != 2 || (b[pos + 2] & 0x80)) return flat_from(pos);
     pos += 4;
     for (int component = 0; component < 4; ++component) {
-      long long done = 0;
+      int done = 0;
       while (done < width) {
         if (pos >= b.size()) return cut;
-        const std::uint8_t count = b[pos++];
+        const int count = b[pos++];
         if (count > 128) {
           if (count - 128 > width - done) return std::nullopt;  // stb_image rejects it
           done += count - 128;
@@ -513,7 +524,7 @@ Shortfall hdr_shortfall(Bytes b) {
           if (count == 0) return "the HDR run-length data contains a zero-length run";
           if (count > width - done) return std::nullopt;  // stb_image rejects it
           done += count;
-          pos += count;
+          pos += static_cast<std::size_t>(count);
         }
       }
     }
@@ -565,7 +576,6 @@ Shortfall shortfall(Format f, Bytes b) {
     case Format::tga: return tga_shortfall(b);
     case Format::psd: return psd_shortfall(b);
     case Format::gif: return gif_shortfall(b);
-    case Format::hdr: return hdr_shortfall(b);
     default: return std::nullopt;  // PNG: stb_image reports a short read itself
   }
 }
@@ -748,8 +758,11 @@ Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::s
   if (!within_limits(static_cast<std::uint64_t>(width), static_cast<std::uint64_t>(height), limits))
     return over_limits(name, static_cast<std::uint64_t>(width), static_cast<std::uint64_t>(height),
                        limits);
-  if (format != Format::jpeg)  // JPEG was inspected above
-    if (auto why = shortfall(format, bytes)) return corrupt(name, format, *why, "check file length");
+  if (format != Format::jpeg) {  // JPEG was inspected above
+    const Shortfall why = format == Format::hdr ? hdr_shortfall(bytes, width, height)
+                                                : shortfall(format, bytes);
+    if (why) return corrupt(name, format, *why, "check file structure");
+  }
 
   const bool is_hdr = stbi_is_hdr_from_memory(data, length) != 0;
   // stb 2.27's PSD depth probe reads the wrong header field, so PSD's depth is read here.

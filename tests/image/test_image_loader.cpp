@@ -619,6 +619,21 @@ TEST_F(ImageLoaderTest, FuzzRegressionHdrZeroLengthRunWouldLoopForever) {
   // Truncated RLE data reads as zero counts inside stb_image: the same endless loop.
   const Bytes truncated(good.begin(), data + (good.end() - data) / 2);
   EXPECT_EQ(load_bytes(truncated, "cut.hdr").status().code, load_error::corrupt);
+  // stb ends the header at a line that starts with a NUL byte (it reads lines as C strings); a
+  // check that read the header differently would walk the wrong bytes and miss the zero run.
+  const std::string blank = "\n\n";
+  auto header_end = std::search(zero_run.begin(), zero_run.end(), blank.begin(), blank.end());
+  ASSERT_NE(header_end, zero_run.end());
+  Bytes nul_line(zero_run.begin(), header_end + 1);
+  for (char c : std::string("\0junk\n", 6)) nul_line.push_back(static_cast<std::uint8_t>(c));
+  nul_line.insert(nul_line.end(), header_end + 2, zero_run.end());
+  EXPECT_EQ(load_bytes(nul_line, "nul-line.hdr").status().code, load_error::corrupt);
+  // ...while the same header with intact data loads.
+  Bytes nul_line_good(good.begin(), good.begin() + (header_end - zero_run.begin()) + 1);
+  for (char c : std::string("\0junk\n", 6)) nul_line_good.push_back(static_cast<std::uint8_t>(c));
+  nul_line_good.insert(nul_line_good.end(), good.begin() + (header_end - zero_run.begin()) + 2, good.end());
+  auto reloaded = load_bytes(nul_line_good, "nul-line-good.hdr");
+  EXPECT_TRUE(reloaded.ok()) << describe(reloaded);
 }
 
 TEST_F(ImageLoaderTest, FuzzRegressionJpegWithFillBytesBeforeSoiIsInspected) {
