@@ -154,6 +154,19 @@ std::string describe(MatmulKernel kernel, const MatmulConfig& config);
 LaunchConfig matmul_launch_config(MatmulKernel kernel, const MatmulConfig& config, int M, int N,
                                   int K);
 
+// What one block and one thread of this configuration own, for the UI's overlays (block -> C
+// tile, the A and B panels a block reads, the shared-memory phases): the numbers the kernel
+// bodies use, so the UI draws them instead of re-deriving them.
+struct MatmulGeometry {
+  int block_rows = 0, block_cols = 0;    // the C tile one block computes
+  int k_step = 0;                        // K slice staged in shared memory per phase (0: none)
+  int stages = 0;                        // shared-memory buffers of that slice (2: rung 7)
+  int thread_rows = 1, thread_cols = 1;  // outputs per thread
+  int warp_rows = 0, warp_cols = 0;      // rung 7's warp tile (0 elsewhere)
+  bool x_walks_rows = false;             // rung 2: threadIdx.x indexes rows of C
+};
+MatmulGeometry matmul_geometry(MatmulKernel kernel, const MatmulConfig& config);
+
 // Shared memory one block of this configuration declares (0 for rungs 1-2).
 std::size_t matmul_shared_bytes(MatmulKernel kernel, const MatmulConfig& config);
 

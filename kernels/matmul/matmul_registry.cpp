@@ -204,6 +204,38 @@ LaunchConfig matmul_launch_config(MatmulKernel kernel, const MatmulConfig& c, in
   return lc;
 }
 
+MatmulGeometry matmul_geometry(MatmulKernel kernel, const MatmulConfig& c) {
+  MatmulGeometry g;
+  const TileParams& p = c.tile;
+  switch (kernel) {
+    case MatmulKernel::Naive:
+      g.block_rows = static_cast<int>(c.block.y), g.block_cols = static_cast<int>(c.block.x);
+      break;
+    case MatmulKernel::Uncoalesced:
+      g.block_rows = static_cast<int>(c.block.x), g.block_cols = static_cast<int>(c.block.y);
+      g.x_walks_rows = true;
+      break;
+    case MatmulKernel::SmemTiled:
+      g.block_rows = g.block_cols = g.k_step = static_cast<int>(c.block.x);
+      g.stages = 1;
+      break;
+    case MatmulKernel::Blocktile1D:
+      g.block_rows = p.BM, g.block_cols = p.BN, g.k_step = p.BK, g.stages = 1;
+      g.thread_rows = p.TM;
+      break;
+    case MatmulKernel::Blocktile2D:
+    case MatmulKernel::Vectorized:
+      g.block_rows = p.BM, g.block_cols = p.BN, g.k_step = p.BK, g.stages = 1;
+      g.thread_rows = p.TM, g.thread_cols = p.TN;
+      break;
+    case MatmulKernel::Warptile:
+      g.block_rows = p.BM, g.block_cols = p.BN, g.k_step = p.BK, g.stages = 2;
+      g.thread_rows = p.TM, g.thread_cols = p.TN, g.warp_rows = p.WM, g.warp_cols = p.WN;
+      break;
+  }
+  return g;
+}
+
 std::size_t matmul_shared_bytes(MatmulKernel kernel, const MatmulConfig& c) {
   return shared_bytes_of(kernel, c.tile, c.block);
 }

@@ -37,6 +37,15 @@ SharedLab& shared_lab() {
   return shared;
 }
 
+// Releases the lab (buffers, cuBLAS handle, context use) after the last test, before the CUDA
+// runtime tears down at exit, so compute-sanitizer's leak check sees everything freed.
+class ReleaseLabAtEnd : public ::testing::Environment {
+ public:
+  void TearDown() override { shared_lab().lab.reset(); }
+};
+[[maybe_unused]] ::testing::Environment* const release_lab_at_end =
+    ::testing::AddGlobalTestEnvironment(new ReleaseLabAtEnd);
+
 #define REQUIRE_GPU()                                                                       \
   CudaMatmulLab* lab = shared_lab().lab.get();                                              \
   if (!lab) GTEST_SKIP() << "no usable CUDA device: " << shared_lab().why_not.describe()

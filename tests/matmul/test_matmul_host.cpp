@@ -265,6 +265,28 @@ TEST(MatmulRegistry, LaunchShapesCoverC) {
   EXPECT_EQ(k7.block, (Dim3{256, 1, 1}));
 }
 
+TEST(MatmulRegistry, GeometryAgreesWithLaunchShape) {
+  const int M = 300, N = 200, K = 50;
+  for (const auto& k : matmul_kernels())
+    for (const auto& c : k.configs) {
+      const MatmulGeometry g = matmul_geometry(k.kernel, c);
+      const LaunchConfig lc = matmul_launch_config(k.kernel, c, M, N, K);
+      // Threads x outputs per thread = the block's C tile.
+      EXPECT_EQ(lc.block.volume() * g.thread_rows * g.thread_cols,
+                static_cast<unsigned long long>(g.block_rows) * g.block_cols)
+          << k.id << " " << c.label;
+      const unsigned row_blocks = g.x_walks_rows ? lc.grid.x : lc.grid.y;
+      const unsigned col_blocks = g.x_walks_rows ? lc.grid.y : lc.grid.x;
+      EXPECT_EQ(row_blocks, (M + g.block_rows - 1) / g.block_rows) << k.id;
+      EXPECT_EQ(col_blocks, (N + g.block_cols - 1) / g.block_cols) << k.id;
+      EXPECT_EQ(g.k_step > 0, k.uses_shared) << k.id;
+      if (k.kernel == MatmulKernel::Warptile) {
+        EXPECT_EQ((g.block_rows / g.warp_rows) * (g.block_cols / g.warp_cols) * 32ull, lc.block.volume());
+        EXPECT_EQ(g.stages, 2);
+      }
+    }
+}
+
 TEST(MatmulRegistry, SharedMemoryPerConfiguration) {
   EXPECT_EQ(matmul_shared_bytes(MatmulKernel::Naive, make_block_config(MatmulKernel::Naive, {32, 32, 1})), 0u);
   EXPECT_EQ(matmul_shared_bytes(MatmulKernel::SmemTiled, make_block_config(MatmulKernel::SmemTiled, {32, 32, 1})),
