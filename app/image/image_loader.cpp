@@ -533,6 +533,23 @@ Shortfall hdr_shortfall(Bytes b, int expected_width, int expected_height) {
   return std::nullopt;
 }
 
+// PNG: every chunk must fit in the file. stb_image 2.27 grows its compressed-data buffer to a
+// chunk's declared length before reading it, so a 100-byte file declaring a 2 GiB IDAT makes it
+// allocate 2 GiB (found by our fuzzer). The walk stops at IEND, whose CRC may be missing
+// without harm.
+Shortfall png_shortfall(Bytes b) {
+  std::uint64_t pos = 8;  // after the signature
+  while (true) {
+    if (pos + 8 > b.size()) return "the PNG data ends before its IEND chunk";
+    const std::uint64_t length = be32(b, static_cast<std::size_t>(pos));
+    if (starts_with(b, "IEND", static_cast<std::size_t>(pos + 4))) return std::nullopt;
+    if (pos + 12 + length > b.size())
+      return "a PNG chunk declares " + std::to_string(length) + " bytes but the file ends after " +
+             std::to_string(b.size() - pos - 8);
+    pos += 12 + length;
+  }
+}
+
 // GIF: the first frame's LZW data is a chain of sub-blocks ended by a zero-length block; walk
 // the blocks up to the first image's end.
 Shortfall gif_shortfall(Bytes b) {
@@ -576,7 +593,8 @@ Shortfall shortfall(Format f, Bytes b) {
     case Format::tga: return tga_shortfall(b);
     case Format::psd: return psd_shortfall(b);
     case Format::gif: return gif_shortfall(b);
-    default: return std::nullopt;  // PNG: stb_image reports a short read itself
+    case Format::png: return png_shortfall(b);
+    default: return std::nullopt;
   }
 }
 

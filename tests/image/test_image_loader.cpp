@@ -636,6 +636,19 @@ TEST_F(ImageLoaderTest, FuzzRegressionHdrZeroLengthRunWouldLoopForever) {
   EXPECT_TRUE(reloaded.ok()) << describe(reloaded);
 }
 
+TEST_F(ImageLoaderTest, FuzzRegressionPngChunkLongerThanTheFileIsRefusedBeforeStbAllocates) {
+  // stb_image would first grow its buffer to the declared 2 GiB, then notice the data is missing.
+  Bytes file = png_header_only(static_cast<std::uint32_t>(random_int(1, 50)), 7);
+  file.resize(file.size() - 12);  // drop IEND
+  file.insert(file.end(), {0x7F, 0xFF, 0xFF, 0xF0, 'I', 'D', 'A', 'T', 0x78, 0x01});
+  const Bytes some = random_bytes(50, rng());
+  file.insert(file.end(), some.begin(), some.end());
+  auto loaded = load_bytes(file, "liar.png");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code, load_error::corrupt);
+  EXPECT_NE(loaded.status().hint.find("declares 2147483632 bytes"), std::string::npos) << loaded.status().hint;
+}
+
 TEST_F(ImageLoaderTest, FuzzRegressionJpegWithFillBytesBeforeSoiIsInspected) {
   const int w = random_int(8, 30), h = random_int(8, 30);
   const Bytes pixels = random_bytes(std::size_t(w) * h, rng());
