@@ -8,6 +8,7 @@
 #include "cuda/event_timer.hpp"
 #include "grayscale/gray_cuda_kernels.cuh"
 #include "grayscale/gray_lab.hpp"
+#include "trace/trace_buffer.hpp"
 
 namespace bs::gray {
 namespace {
@@ -16,6 +17,11 @@ using KernelFn = void (*)(GrayArgs);
 
 KernelFn kernel_fn(GrayKernel k) {
   return k == GrayKernel::Flat1D ? gray_1d_flat_kernel : gray_2d_kernel;
+}
+
+using TracedFn = void (*)(GrayArgs, trace::DeviceBlockRecord*);
+TracedFn traced_fn(GrayKernel k) {
+  return k == GrayKernel::Flat1D ? gray_1d_flat_traced : gray_2d_traced;
 }
 
 class CudaGrayLab final : public GrayLab {
@@ -108,6 +114,26 @@ class CudaGrayLab final : public GrayLab {
     }
     std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
     rec.kernel_ms = times[times.size() / 2];
+    if (options.trace_schedule) {
+      // One more launch of the instrumented wrapper (same body, same output), untimed.
+      auto buffer = trace::TraceBuffer::allocate(rec.config.grid);
+      if (!buffer) {
+        rec.status = buffer.status();
+        return rec;
+      }
+      traced_fn(k)<<<grid, blk>>>(args, buffer->records());
+      if (Status s = cuda::to_status(cudaGetLastError(), "traced kernel launch"); !s) {
+        rec.status = s;
+        return rec;
+      }
+      auto schedule = buffer->collect(limits_.sm_count);
+      if (!schedule) {
+        rec.status = schedule.status();
+        return rec;
+      }
+      rec.schedule = std::move(schedule.value());
+      rec.schedule_simulated = false;
+    }
     return rec;
   }
 

@@ -2,6 +2,7 @@
 // same body runs in both), on odd sizes and many block shapes. Skips visibly without a GPU.
 #include <gtest/gtest.h>
 
+#include "backend/cuda_device.hpp"
 #include "gray_test_support.hpp"
 #include "grayscale/gray_lab.hpp"
 #include "simulator/grid_simulator.hpp"
@@ -13,7 +14,12 @@ using namespace bs::gray::test;
 using bs::Dim3;
 
 std::unique_ptr<GrayLab> cuda_lab_or_null(std::string* why) {
-  auto lab = make_cuda_gray_lab(0, bs::DeviceLimits::cuda_defaults());
+  auto limits = bs::cuda_device_limits(0);
+  if (!limits) {
+    *why = limits.status().describe();
+    return nullptr;
+  }
+  auto lab = make_cuda_gray_lab(0, limits.value());
   if (!lab) {
     *why = lab.status().describe();
     return nullptr;
@@ -69,6 +75,35 @@ TEST(GrayOnGpu, RefusedLaunchesNeverReachTheDevice) {
   EXPECT_EQ(rec.status.code, "cudaErrorInvalidConfiguration");
   // The device is still healthy afterwards.
   EXPECT_TRUE(gpu->run(GrayKernel::Flat1D, {256, 1, 1}, nullptr).ok());
+}
+
+TEST(GrayOnGpu, TracedLaunchRecordsOneBlockPerRecordAndKeepsTheOutputCorrect) {
+  std::string why;
+  auto gpu = cuda_lab_or_null(&why);
+  if (!gpu) GTEST_SKIP() << "no CUDA device: " << why;
+  const std::uint32_t seed = fresh_seed();
+  const int w = 1023, h = 767;
+  const auto rgba = random_rgba(w, h, seed);
+  ASSERT_TRUE(gpu->set_image(rgba.data(), w, h).ok());
+  for (GrayKernel k : {GrayKernel::Flat1D, GrayKernel::Grid2D}) {
+    GrayRunOptions opt;
+    opt.trace_schedule = true;
+    const Dim3 block = k == GrayKernel::Flat1D ? Dim3{256, 1, 1} : Dim3{16, 16, 1};
+    auto rec = gpu->run(k, block, nullptr, opt);
+    ASSERT_TRUE(rec.ok()) << rec.status.describe();
+    EXPECT_FALSE(rec.schedule_simulated);
+    ASSERT_EQ(rec.schedule.size(), rec.config.total_blocks());
+    std::vector<int> seen(rec.config.total_blocks(), 0);
+    for (const auto& b : rec.schedule) {
+      EXPECT_LT(b.unit, gpu->limits().sm_count);
+      EXPECT_LE(b.start_ns, b.end_ns);
+      seen[b.block.x + rec.config.grid.x * b.block.y]++;
+    }
+    for (int s : seen) ASSERT_EQ(s, 1);
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(w) * h);
+    ASSERT_TRUE(gpu->download_result(out.data()).ok());
+    expect_matches_reference(rgba, w, h, out, "traced GPU kernel", seed);
+  }
 }
 
 }  // namespace
