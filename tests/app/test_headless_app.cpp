@@ -1,0 +1,238 @@
+// The whole app, run headless (EGL) the way a user or CI runs it: the screenshot really shows
+// the UI and the grayscale result, the kernel output read back from the GL texture equals the
+// reference, bad input gets its message while the app keeps what it has, and (label gpu) the
+// CUDA backend writes through zero-copy interop.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdlib>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <string>
+
+#define STB_IMAGE_WRITE_STATIC
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb_image_write.h>
+
+#include "grayscale/gray_lab.hpp"
+#include "image/image_loader.hpp"
+#include "simulator/grid_simulator.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+// The executable under test; BLOCKSCOPE_EXE in the environment overrides the build's path (the
+// GPU machine runs a bundled copy from another folder).
+std::string executable() {
+  const char* env = std::getenv("BLOCKSCOPE_EXE");
+  return env && *env ? env : BLOCKSCOPE_EXE;
+}
+
+RunResult run(const std::string& args, const std::string& env = "") {
+  const std::string cmd = env + " " + quote(executable()) + " " + args + " 2>&1";
+  RunResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+class HeadlessApp : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("bs_headless_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    seed_ = std::random_device{}();
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  // A fresh random image of odd size, written as PNG.
+  fs::path make_image(int w, int h, std::vector<std::uint8_t>* rgba_out) {
+    std::mt19937 rng(seed_);
+    std::vector<std::uint8_t> rgb(static_cast<std::size_t>(w) * h * 3);
+    for (auto& v : rgb) v = static_cast<std::uint8_t>(rng());
+    const fs::path p = dir_ / "random.png";
+    EXPECT_TRUE(stbi_write_png(p.c_str(), w, h, 3, rgb.data(), w * 3));
+    rgba_out->resize(static_cast<std::size_t>(w) * h * 4);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(w) * h; ++i) {
+      for (int c = 0; c < 3; ++c) (*rgba_out)[4 * i + c] = rgb[3 * i + c];
+      (*rgba_out)[4 * i + 3] = 255;
+    }
+    return p;
+  }
+  bs::Rgba8Image load(const fs::path& p) {
+    auto img = bs::load_image_file(p, bs::LoadLimits{});
+    EXPECT_TRUE(img.ok()) << img.status().describe();
+    return img.ok() ? std::move(img.value()) : bs::Rgba8Image{};
+  }
+  // The kernel output PNG (gray, read back from the GL texture) against the reference and the
+  // simulator (bit-exact).
+  void expect_gray_output_correct(const fs::path& gray_png, const std::vector<std::uint8_t>& rgba,
+                                  int w, int h, bs::gray::GrayKernel k, bs::Dim3 block) {
+    bs::Rgba8Image out = load(gray_png);
+    ASSERT_EQ(out.width, w);
+    ASSERT_EQ(out.height, h);
+    bs::sim::GridSimulator sim;
+    auto lab = bs::gray::make_cpu_gray_lab(sim);
+    ASSERT_TRUE(lab->set_image(rgba.data(), w, h).ok());
+    std::vector<std::uint8_t> expect(static_cast<std::size_t>(w) * h), ref(expect.size());
+    ASSERT_TRUE(lab->run(k, block, expect.data()).ok());
+    bs::gray::gray_reference(rgba.data(), w, h, ref.data());
+    for (std::size_t i = 0; i < expect.size(); ++i) {
+      ASSERT_EQ(out.rgba[4 * i], expect[i]) << "pixel " << i % w << "," << i / w << " seed " << seed_;
+      ASSERT_LE(std::abs(int(out.rgba[4 * i]) - int(ref[i])), 1);
+    }
+  }
+  fs::path dir_;
+  std::uint32_t seed_ = 0;
+};
+
+TEST_F(HeadlessApp, ScreenshotShowsTheUiAndTheResultAndTheOutputIsExact) {
+  std::vector<std::uint8_t> rgba;
+  const int w = 333, h = 217;
+  const fs::path img = make_image(w, h, &rgba);
+  const fs::path shot = dir_ / "shot.png", gray = dir_ / "gray.png", sched = dir_ / "sched.json";
+  auto r = run(quote(img) + " --headless --backend cpu --frames 3 --kernel 2d --block 16x8 "
+               "--overlay lines --pin 20,30 --panel stats --screenshot " + quote(shot) +
+               " --gray-out " + quote(gray) + " --schedule-json " + quote(sched));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("backend: CPU simulation"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("launch: gray_2d grid (21, 28, 1) block (16, 8, 1)"), std::string::npos) << r.output;
+  expect_gray_output_correct(gray, rgba, w, h, bs::gray::GrayKernel::Grid2D, {16, 8, 1});
+
+  bs::Rgba8Image s = load(shot);
+  ASSERT_EQ(s.width, 1600);
+  ASSERT_EQ(s.height, 1000);
+  // The UI is there: many distinct colours (text, widgets, image), the dark theme background at
+  // the corners, and the result half of the split view is mostly gray (r == g == b) while the
+  // original half is colourful.
+  std::set<std::uint32_t> colours;
+  std::size_t gray_px = 0, colour_px = 0;
+  for (int y = 0; y < s.height; ++y)
+    for (int x = 0; x < s.width; ++x) {
+      const std::uint8_t* p = &s.rgba[(static_cast<std::size_t>(y) * s.width + x) * 4];
+      colours.insert(p[0] | p[1] << 8 | p[2] << 16);
+      // The image view sits in the middle third of the window.
+      if (y > 200 && y < 800 && x > 400 && x < 1200) {
+        const bool is_gray = p[0] == p[1] && p[1] == p[2] && p[0] > 40;
+        gray_px += is_gray && x > 850;
+        colour_px += !is_gray && x < 750 && (std::abs(p[0] - p[1]) > 30 || std::abs(p[1] - p[2]) > 30);
+      }
+    }
+  EXPECT_GT(colours.size(), 1000u);
+  EXPECT_GT(gray_px, 20000u) << "the result half should show the gray output";
+  EXPECT_GT(colour_px, 20000u) << "the original half should show the colour input";
+  const std::uint8_t* corner = &s.rgba[(static_cast<std::size_t>(s.height - 3) * s.width + 3) * 4];
+  EXPECT_LT(corner[0], 60) << "dark theme background expected at the bottom-left corner";
+
+  // The schedule JSON names every block once and says it was simulated.
+  std::ifstream in(sched);
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::erase_if(json, [](char c) { return c == ' ' || c == '\n'; });
+  EXPECT_NE(json.find("\"simulated\":true"), std::string::npos) << json.substr(0, 200);
+  std::size_t blocks = 0;
+  for (std::size_t pos = 0; (pos = json.find("\"sm\":", pos)) != std::string::npos; ++pos) ++blocks;
+  EXPECT_EQ(blocks, 21u * 28u);
+}
+
+TEST_F(HeadlessApp, OneDimensionalKernelOutputIsExactToo) {
+  std::vector<std::uint8_t> rgba;
+  const int w = 1023, h = 31;
+  const fs::path img = make_image(w, h, &rgba);
+  const fs::path gray = dir_ / "gray.png";
+  auto r = run(quote(img) + " --headless --backend cpu --frames 1 --kernel 1d --block 100 --gray-out " +
+               quote(gray));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  expect_gray_output_correct(gray, rgba, w, h, bs::gray::GrayKernel::Flat1D, {100, 1, 1});
+}
+
+TEST_F(HeadlessApp, BadFilesGetAMessageAndTheSampleStaysLoaded) {
+  const fs::path text = dir_ / "notes.png";
+  std::ofstream(text) << "this is not a png";
+  const fs::path empty = dir_ / "empty.jpg";
+  std::ofstream(empty).flush();
+  const fs::path shot = dir_ / "shot.png";
+  auto r = run(quote(text) + " " + quote((dir_ / "missing.png").string()) + " " + quote(empty) + " " +
+               quote(dir_.string()) + " --headless --backend cpu --frames 2 --screenshot " + quote(shot));
+  EXPECT_EQ(r.exit_code, 1) << r.output;  // documented: a file did not load
+  EXPECT_NE(r.output.find("notes.png"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("missing.png"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("empty.jpg"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("directory"), std::string::npos) << r.output;
+  // Still running on the sample: a launch happened and the screenshot was written.
+  EXPECT_NE(r.output.find("launch: gray_1d_flat"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(shot));
+}
+
+TEST_F(HeadlessApp, RefusedLaunchSaysWhyAndExitsNonZero) {
+  auto r = run("--headless --backend cpu --frames 1 --block 2048");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("1024"), std::string::npos) << r.output;
+  auto z = run("--headless --backend cpu --frames 1 --kernel 2d --block 8x8x2");
+  EXPECT_EQ(z.exit_code, 1) << z.output;
+  EXPECT_NE(z.output.find("blockDim.z"), std::string::npos) << z.output;
+}
+
+TEST_F(HeadlessApp, NoDisplaySuggestsHeadlessAndBadFlagsAreUsageErrors) {
+  auto r = run("--backend cpu", "env -u DISPLAY -u WAYLAND_DISPLAY");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("--headless"), std::string::npos) << r.output;
+  auto u = run("--overlay rainbow");
+  EXPECT_EQ(u.exit_code, 2) << u.output;
+  EXPECT_NE(u.output.find("--overlay"), std::string::npos) << u.output;
+  auto h = run("--help");
+  EXPECT_EQ(h.exit_code, 0);
+  EXPECT_NE(h.output.find("EXIT CODES"), std::string::npos);
+}
+
+TEST_F(HeadlessApp, BenchGrayOnTheCpuWritesJson) {
+  const fs::path json = dir_ / "bench.json";
+  auto r = run("bench gray --backend cpu --size 257x129 --block 64 --block 16x16 --repeats 3 --warmup 1 --json " +
+               quote(json));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"benchmark\":\"gray\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"kernel\":\"gray_1d_flat\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"kernel\":\"gray_2d\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"median_ms\""), std::string::npos) << text;
+}
+
+// On the GPU machine: the CUDA backend writes into the GL texture through zero-copy interop,
+// and the texture read back equals the reference.
+TEST_F(HeadlessApp, GpuZeroCopyInteropOutputEqualsReference) {
+  std::vector<std::uint8_t> rgba;
+  const int w = 1023, h = 767;
+  const fs::path img = make_image(w, h, &rgba);
+  const fs::path gray = dir_ / "gray.png", shot = dir_ / "shot.png";
+  for (auto [kernel, block, k, b] : {std::tuple{"1d", "256", bs::gray::GrayKernel::Flat1D, bs::Dim3{256, 1, 1}},
+                                     std::tuple{"2d", "16x16", bs::gray::GrayKernel::Grid2D, bs::Dim3{16, 16, 1}}}) {
+    auto r = run(quote(img) + " --headless --backend cuda --frames 3 --kernel " + kernel + " --block " + block +
+                 " --overlay sm --gray-out " + quote(gray) + " --screenshot " + quote(shot));
+    if (r.exit_code == 4) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy PBO)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("CUDA events"), std::string::npos) << r.output;
+    expect_gray_output_correct(gray, rgba, w, h, k, b);
+  }
+}
+
+}  // namespace
