@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds, and runs every test.
+#   1. the normal build (CUDA when nvcc is found) and the whole ctest suite; tests labelled
+#      `gpu` skip visibly on machines without a CUDA device
+#   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer (CPU build)
+#   3. the image loader's libFuzzer target for a bounded time (BLOCKSCOPE_FUZZ_SECONDS, 60)
+# Set BLOCKSCOPE_QUICK=1 to run only step 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+.ci/install-deps.sh
+
+echo "== build (build/)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j"$jobs"
+echo "== tests"
+ctest --test-dir build --output-on-failure -j"$jobs" --timeout 900
+
+[ "${BLOCKSCOPE_QUICK:-0}" = 1 ] && exit 0
+
+echo "== sanitizers (build-asan/: AddressSanitizer + UndefinedBehaviorSanitizer, CPU backend)"
+cmake -S . -B build-asan --preset asan
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:protect_shadow_gap=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 900 -LE gpu
+
+echo "== fuzzing the image loader"
+tests/image/run_fuzz.sh "${BLOCKSCOPE_FUZZ_SECONDS:-60}"
