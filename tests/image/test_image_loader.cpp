@@ -473,7 +473,7 @@ TEST_F(ImageLoaderTest, TruncatedFilesOfEveryFormatAreRefused) {
   }
 }
 
-TEST_F(ImageLoaderTest, CorruptPngHintCarriesTheDecodersReason) {
+TEST_F(ImageLoaderTest, TruncatedPngSaysWhatIsMissing) {
   const PngImage image = random_png_image(30, 30, PngColor::rgb, 8, rng());
   Bytes file = encode_png(image);
   file.resize(file.size() / 2);
@@ -481,7 +481,23 @@ TEST_F(ImageLoaderTest, CorruptPngHintCarriesTheDecodersReason) {
   auto loaded = load_image_file(dir_ / "half.png", {});
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message, "half.png is a damaged or truncated PNG file");
-  EXPECT_NE(loaded.status().hint.find("decoder said"), std::string::npos) << loaded.status().hint;
+  EXPECT_NE(loaded.status().hint.find("the file ends after"), std::string::npos) << loaded.status().hint;
+}
+
+TEST_F(ImageLoaderTest, CorruptPngHintCarriesTheDecodersReason) {
+  // Complete chunks, damaged contents: only the decoder can tell, and its reason is passed on.
+  const PngImage image = random_png_image(30, 30, PngColor::rgb, 8, rng());
+  Bytes file = encode_png(image);
+  const std::string idat = "IDAT";
+  const auto at = std::search(file.begin(), file.end(), idat.begin(), idat.end());
+  ASSERT_NE(at, file.end());
+  *(at + 4) = 0x00;  // the zlib header's first byte: no longer "deflate, 32K window"
+  auto loaded = load_bytes(file, "damaged.png");
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code, load_error::corrupt);
+  EXPECT_EQ(loaded.status().call, "stbi_load_from_memory");
+  EXPECT_NE(loaded.status().hint.find("decoder said \"bad zlib header\""), std::string::npos)
+      << loaded.status().hint;
 }
 
 TEST_F(ImageLoaderTest, EmptyFile) {
