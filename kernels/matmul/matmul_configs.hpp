@@ -9,9 +9,11 @@
 namespace bs::matmul {
 
 // A kernel's real parameters: block tile BM x BN, k-step BK, thread tile TM x TN, warp tile
-// WM x WN (0 where the kernel has no such level).
+// WM x WN (0 where the kernel has no such level), and for rung 7 the occupancy the compiler is
+// told to guarantee, MB blocks per SM (__launch_bounds__(threads, MB)): 2 blocks of 256 threads
+// cap a thread at 128 registers, 1 lets it use up to 255 (0: no such knob).
 struct TileParams {
-  int BM = 0, BN = 0, BK = 0, TM = 0, TN = 0, WM = 0, WN = 0;
+  int BM = 0, BN = 0, BK = 0, TM = 0, TN = 0, WM = 0, WN = 0, MB = 0;
   friend constexpr bool operator==(const TileParams&, const TileParams&) = default;
 };
 
@@ -39,14 +41,15 @@ inline constexpr TileParams kK6Params[] = {
     {64, 64, 8, 4, 4, 0, 0},
 };
 
-// Rung 7: BM, BN, BK, TM, TN, WM, WN; (BM / WM) * (BN / WN) warps, (WM / TM) * (WN / TN) == 32.
+// Rung 7: BM, BN, BK, TM, TN, WM, WN, MB; (BM / WM) * (BN / WN) warps, (WM / TM) * (WN / TN) == 32.
 inline constexpr TileParams kK7Params[] = {
-    {128, 128, 8, 8, 8, 64, 32},    // 8 warps, 2 blocks per SM: the main contender
-    {128, 128, 16, 8, 8, 64, 32},   // longer k-step: half the barriers, twice the shared memory
-    {128, 256, 8, 8, 16, 64, 64},   // 128 outputs per thread, 1 block per SM
-    {256, 128, 8, 16, 8, 64, 64},   // the same, transposed
-    {128, 64, 8, 8, 8, 64, 32},     // 4 warps: more blocks for mid-sized matrices
-    {64, 64, 8, 8, 4, 32, 32},      // 4 warps, small matrices
+    {128, 128, 8, 8, 8, 64, 32, 2},   // 8 warps, 2 blocks per SM at <= 128 registers
+    {128, 128, 8, 8, 8, 64, 32, 1},   // the same tile, 1 block per SM, registers uncapped
+    {128, 128, 16, 8, 8, 64, 32, 1},  // longer k-step: half the barriers (at 128 regs it spilled)
+    {128, 256, 8, 8, 16, 64, 64, 1},  // 128 outputs per thread: fewer instructions per FMA
+    {256, 128, 8, 16, 8, 64, 64, 1},  // the same, transposed
+    {128, 64, 8, 8, 8, 64, 32, 2},    // 4 warps: more blocks for mid-sized matrices
+    {64, 64, 8, 8, 4, 32, 32, 4},     // 4 warps, small matrices
 };
 
 // Calls f(std::integral_constant<std::size_t, I>{}) for I == index; a compile-time index lets

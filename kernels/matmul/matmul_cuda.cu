@@ -62,17 +62,10 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN)) k6_vectorized_kernel(Ma
   k6_vectorized_thread<BM, BN, BK, TM, TN>(DeviceCtx::from_builtins(), s, a);
 }
 
-// Two blocks of 256 threads per SM need <= 128 registers per thread: that fits 64 accumulators
-// with BK = 8 (ptxas: 128, no spills) but not with BK = 16 (twice the staged loads: it spilled),
-// so those and the 128-accumulator tiles ask for one block per SM and get up to 255 registers.
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
-constexpr int k7_min_blocks_per_sm() {
-  return TM * TN <= 64 && BK <= 8 ? 2 : 1;
-}
-
-template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
-__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32,
-                                  k7_min_blocks_per_sm<BM, BN, BK, WM, WN, TM, TN>())
+// MB is the occupancy the configuration asks for (see TileParams): the register budget ptxas
+// must meet so that MB blocks fit on one SM.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, int MB>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MB)
     k7_warptile_kernel(MatmulArgs a) {
   __shared__ K7Smem<BM, BN, BK> s;
   k7_warptile_thread<BM, BN, BK, WM, WN, TM, TN>(DeviceCtx::from_builtins(), s, a);
@@ -117,7 +110,7 @@ const void* kernel_function(MatmulKernel kernel, const MatmulConfig& c) {
       visit_index<std::size(kK7Params)>(find_in(kK7Params, c.tile), [&](auto i) {
         constexpr TileParams P = kK7Params[decltype(i)::value];
         f = reinterpret_cast<const void*>(
-            &k7_warptile_kernel<P.BM, P.BN, P.BK, P.WM, P.WN, P.TM, P.TN>);
+            &k7_warptile_kernel<P.BM, P.BN, P.BK, P.WM, P.WN, P.TM, P.TN, P.MB>);
       });
       return f;
   }

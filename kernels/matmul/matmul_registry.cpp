@@ -68,7 +68,10 @@ std::string tile_text(MatmulKernel k, const TileParams& p) {
   auto kv = [](const char* name, int v) { return std::string(name) + "=" + std::to_string(v); };
   std::string s = kv("BM", p.BM) + " " + kv("BN", p.BN) + " " + kv("BK", p.BK) + " " + kv("TM", p.TM);
   if (k != MatmulKernel::Blocktile1D) s += " " + kv("TN", p.TN);
-  if (k == MatmulKernel::Warptile) s += " " + kv("WM", p.WM) + " " + kv("WN", p.WN);
+  if (k == MatmulKernel::Warptile) {
+    s += " " + kv("WM", p.WM) + " " + kv("WN", p.WN);
+    if (p.MB > 0) s += " " + kv("MB", p.MB);
+  }
   return s;
 }
 
@@ -288,7 +291,14 @@ Status check_matmul_config(MatmulKernel kernel, const MatmulConfig& c, int M, in
           (p.TM % 4 != 0 || p.TN % 4 != 0 || p.BK % 4 != 0 || p.BN % 4 != 0))
         return refuse("float4 paths need TM, TN, BK and BN to be multiples of 4",
                       "pick multiples of 4");
+      if (kernel != MatmulKernel::Warptile && p.MB != 0)
+        return refuse("MB (blocks per SM for the register budget) is a rung-7 knob", "set MB = 0");
       if (kernel == MatmulKernel::Warptile) {
+        if (p.MB < 1 || p.MB > static_cast<int>(limits.max_blocks_per_sm))
+          return refuse("MB = " + std::to_string(p.MB) +
+                            ": the blocks per SM the compiler must fit (1 uncaps registers, 2 "
+                            "caps 256-thread blocks at 128 registers) must be at least 1",
+                        "pick MB from the compiled set");
         if (p.WM <= 0 || p.WN <= 0 || p.BM % p.WM != 0 || p.BN % p.WN != 0)
           return refuse("the warp tile " + std::to_string(p.WM) + "x" + std::to_string(p.WN) +
                             " does not divide the block tile",

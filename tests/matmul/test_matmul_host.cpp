@@ -354,12 +354,20 @@ TEST(MatmulRefusals, TiledRungsNeedTheirThreadCountAndACompiledTile) {
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(mentions(s, "multiples of 4")) << s.describe();
 
-  s = check(MatmulKernel::Warptile, make_config(MatmulKernel::Warptile, {128, 128, 8, 8, 8, 64, 64}));
+  s = check(MatmulKernel::Warptile, make_config(MatmulKernel::Warptile, {128, 128, 8, 8, 8, 64, 64, 2}));
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(mentions(s, "32 thread tiles")) << s.describe();
 
-  s = check(MatmulKernel::Warptile, make_config(MatmulKernel::Warptile, {128, 128, 8, 8, 8, 48, 32}));
+  s = check(MatmulKernel::Warptile, make_config(MatmulKernel::Warptile, {128, 128, 8, 8, 8, 48, 32, 2}));
   EXPECT_FALSE(s.ok());
+
+  // The occupancy knob exists only for rung 7, and only in the compiled combinations.
+  s = check(MatmulKernel::Warptile, make_config(MatmulKernel::Warptile, {128, 128, 8, 8, 8, 64, 32, 3}));
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(mentions(s, "compiled set")) << s.describe();
+  s = check(MatmulKernel::Blocktile2D, make_config(MatmulKernel::Blocktile2D, {128, 128, 8, 8, 8, 0, 0, 2}));
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(mentions(s, "rung-7 knob")) << s.describe();
 }
 
 TEST(MatmulRefusals, SharedMemoryOverTheLimit) {

@@ -94,7 +94,8 @@ std::string case_name(const ::testing::TestParamInfo<SimCase>& info) {
   return s + std::to_string(c.tile.BM) + "x" + std::to_string(c.tile.BN) + "x" +
          std::to_string(c.tile.BK) + "_t" + std::to_string(c.tile.TM) + "x" +
          std::to_string(c.tile.TN) +
-         (c.tile.WM ? "_w" + std::to_string(c.tile.WM) + "x" + std::to_string(c.tile.WN) : "");
+         (c.tile.WM ? "_w" + std::to_string(c.tile.WM) + "x" + std::to_string(c.tile.WN) : "") +
+         (c.tile.MB ? "_mb" + std::to_string(c.tile.MB) : "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Ladder, SimLadder, ::testing::ValuesIn(sim_cases()), case_name);
