@@ -92,12 +92,12 @@ std::string row_json(const Row& r, double cublas_ms, double peak_gflops) {
 }
 
 void print_header(std::ostream& out) {
-  out << pad("kernel", 17) << pad("configuration", 60) << pad("ms", 10) << pad("GFLOP/s", 10)
+  out << pad("kernel", 17) << pad("configuration", 64) << pad("ms", 10) << pad("GFLOP/s", 10)
       << pad("%cuBLAS", 9) << pad("%peak", 7) << pad("max err", 10) << "check\n";
 }
 
 void print_row(std::ostream& out, const Row& r, double cublas_ms, double peak_gflops) {
-  out << pad(r.kernel, 17) << pad(r.config, 60);
+  out << pad(r.kernel, 17) << pad(r.config, 64);
   if (!r.rec.ok()) {
     out << "refused/failed: " << r.rec.status.describe() << "\n";
     return;
