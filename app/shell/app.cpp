@@ -71,9 +71,11 @@ Status App::init_gl_and_imgui() {
   }
   loader_.set_limits(limits_);
 
-  auto renderer = ImageViewRenderer::create();
-  if (!renderer) return renderer.status();
-  view_renderer_.emplace(std::move(renderer.value()));
+  for (auto* slot : {&view_renderer_, &second_view_renderer_}) {
+    auto renderer = ImageViewRenderer::create();
+    if (!renderer) return renderer.status();
+    slot->emplace(std::move(renderer.value()));
+  }
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -109,6 +111,7 @@ App::~App() {
   // GL objects die before the ImGui renderer and the context.
   image_.reset();
   view_renderer_.reset();
+  second_view_renderer_.reset();
   sm_of_block_ = GlTexture();
   if (imgui_ready_) {
     ImGui_ImplOpenGL3_Shutdown();
@@ -188,7 +191,7 @@ Status App::install_image(Rgba8Image image) {
     state_.view.center_x = image_->image.width / 2.0f;
     state_.view.center_y = image_->image.height / 2.0f;
   }
-  state_.view.pinned.reset();
+  if (frame_index_ > 0) state_.view.pinned.reset();  // a pin from the command line stays
   history_.clear();
   dirty_ = true;
   return Status::success();
@@ -458,22 +461,42 @@ void App::draw_view(float, float) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 size = ImGui::GetContentRegionAvail();
   const ImVec2 fb_scale = ImGui::GetIO().DisplayFramebufferScale;
-  const int out_w = std::max(1, static_cast<int>(size.x * fb_scale.x));
-  const int out_h = std::max(1, static_cast<int>(size.y * fb_scale.y));
-  ImageViewParams params = view_params(out_w, out_h);
-  handle_view_input(origin, size, params);
   const OverlayParams overlay = overlay_params();
-  if (Status s = view_renderer_->render(params, overlay); !s) {
-    ui::status_text(s);
-    return;
+  mouse_pixel_.reset();
+  // Side by side: two views of half the width sharing one centre and zoom (original left,
+  // result right); otherwise one view, split or single.
+  const bool side_by_side = state_.view.compare == CompareMode::SideBySide;
+  const int panes = side_by_side ? 2 : 1;
+  const float gap = side_by_side ? 4.0f : 0.0f;
+  const ImVec2 pane_size((size.x - gap * (panes - 1)) / panes, size.y);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (int pane = 0; pane < panes; ++pane) {
+    ImageViewRenderer& renderer = pane == 0 ? *view_renderer_ : *second_view_renderer_;
+    const ImVec2 pane_origin(origin.x + pane * (pane_size.x + gap), origin.y);
+    const int out_w = std::max(1, static_cast<int>(pane_size.x * fb_scale.x));
+    const int out_h = std::max(1, static_cast<int>(pane_size.y * fb_scale.y));
+    ImageViewParams params = view_params(out_w, out_h);
+    if (side_by_side) {
+      params.split_fraction = pane == 0 ? 1.0f : 0.0f;
+      params.draw_split_line = false;
+    }
+    ImGui::SetCursorScreenPos(pane_origin);
+    handle_view_input(pane_origin, pane_size, params);
+    if (Status s = renderer.render(params, overlay); !s) {
+      ui::status_text(s);
+      return;
+    }
+    ImGui::SetCursorScreenPos(pane_origin);
+    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(renderer.texture())), pane_size);
   }
-  ImGui::SetCursorScreenPos(origin);
-  ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(view_renderer_->texture())), size);
+  const ImU32 label = IM_COL32(230, 230, 235, 220);
   if (state_.view.compare == CompareMode::Split) {
-    ImDrawList* dl = ImGui::GetWindowDrawList();
     const float sx = origin.x + size.x * state_.view.split;
-    dl->AddText(ImVec2(origin.x + 8, origin.y + 6), IM_COL32(230, 230, 235, 220), "original");
-    dl->AddText(ImVec2(sx + 8, origin.y + 6), IM_COL32(230, 230, 235, 220), "kernel result");
+    dl->AddText(ImVec2(origin.x + 8, origin.y + 6), label, "original");
+    dl->AddText(ImVec2(sx + 8, origin.y + 6), label, "kernel result");
+  } else if (side_by_side) {
+    dl->AddText(ImVec2(origin.x + 8, origin.y + 6), label, "original");
+    dl->AddText(ImVec2(origin.x + pane_size.x + gap + 8, origin.y + 6), label, "kernel result");
   }
   if (auto px = inspected_pixel(); px && last_good_launch_.ok()) {
     ui::InspectorInput in{&last_good_launch_, scheme_of(last_good_launch_), image_->image.width,
@@ -496,7 +519,6 @@ void App::draw_view(float, float) {
 }
 
 void App::handle_view_input(const ImVec2& origin, const ImVec2& size, ImageViewParams& params) {
-  mouse_pixel_.reset();
   ImGuiIO& io = ImGui::GetIO();
   const bool hovered = ImGui::IsWindowHovered() && io.MousePos.x >= origin.x &&
                        io.MousePos.y >= origin.y && io.MousePos.x < origin.x + size.x &&

@@ -112,6 +112,7 @@ class App {
 
   std::optional<LoadedImage> image_;
   std::optional<ImageViewRenderer> view_renderer_;
+  std::optional<ImageViewRenderer> second_view_renderer_;  // the result pane in side-by-side mode
   GlTexture sm_of_block_;
   LaunchRecord last_launch_;        // the latest attempt, refused or not
   LaunchRecord last_good_launch_;   // the launch that produced what is on screen

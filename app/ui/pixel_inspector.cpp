@@ -1,5 +1,7 @@
 #include <imgui.h>
 
+#include <algorithm>
+
 #include "mapping/explain.hpp"
 #include "ui/panels.hpp"
 #include "ui/widgets.hpp"
@@ -29,9 +31,14 @@ void draw_pixel_inspector(const InspectorInput& in) {
   if (in.scheme == mapping::IndexScheme::Flat1D) {
     const unsigned long long t = in.launch->config.block.volume();
     const unsigned long long first = coord->linear_block * t;
-    ImGui::TextColored(kDimColour, "block covers i = %llu .. %llu", first, first + t - 1);
-    ImGui::TextColored(kDimColour, "(rows %llu to %llu: it wraps across rows)", first / in.image_w,
-                       (first + t - 1) / in.image_w);
+    const unsigned long long n = static_cast<unsigned long long>(in.image_w) * in.image_h;
+    const unsigned long long last = std::min(first + t, n) - 1;
+    ImGui::TextColored(kDimColour, "block covers i = %llu .. %llu", first, last);
+    const unsigned long long row0 = first / in.image_w, row1 = last / in.image_w;
+    if (row0 == row1)
+      ImGui::TextColored(kDimColour, "(part of row %llu)", row0);
+    else
+      ImGui::TextColored(kDimColour, "(rows %llu to %llu: it wraps across rows)", row0, row1);
   }
 }
 

@@ -63,8 +63,12 @@ inline Status to_status(cudaError_t e, const char* call) {
 }  // namespace bs::cuda
 
 // Early-return a Status from a function returning Status (or Result<T>) when a CUDA call fails.
+// The error is consumed (cudaGetLastError) once it has become a Status, so a later launch check
+// does not report it again as its own.
 #define BS_CUDA_TRY(expr)                                                    \
   do {                                                                       \
-    if (cudaError_t bs_cuda_err_ = (expr); bs_cuda_err_ != cudaSuccess)      \
+    if (cudaError_t bs_cuda_err_ = (expr); bs_cuda_err_ != cudaSuccess) {    \
+      cudaGetLastError();                                                    \
       return ::bs::cuda::to_status(bs_cuda_err_, #expr);                     \
+    }                                                                        \
   } while (0)

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Bundles the executables the GPU machine runs (tests/gpu/run_on_device.sh) with the libraries
+# its image lacks, stripped of debug info to fit the transfer; CUDA's libraries stay behind (the
+# machine's toolkit has them).   usage: tests/gpu/make_bundle.sh BUILD_DIR OUT_DIR
+set -euo pipefail
+build=${1:-build}
+out=${2:-OUT}
+rm -rf "$out"
+bins=(app/blockscope app/platform/bs_egl_probe kernels/matmul/bs_matmul_bench tests/app/test_headless_app
+      tests/gfx/test_gfx tests/gfx/test_gfx_gpu tests/grayscale/test_grayscale_gpu tests/mapping/test_mapping_gpu
+      tests/matmul/test_matmul_gpu tests/platform/test_platform)
+../shared/device/bundle.sh "$out" "${bins[@]/#/$build/}" >/dev/null
+rm -f "$out"/lib/libcublas* "$out"/lib/libcudart*
+strip --strip-debug "$out"/* 2>/dev/null || true
+du -sh "$out"

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Everything blockscope checks on a GPU machine, in one call, from a bundle made here:
+#
+#   here:   tests/gpu/make_bundle.sh build OUT      (executables + the libraries the machine lacks)
+#   there:  tests/gpu/run_on_device.sh OUT RESULTS  (RESULTS: a folder for at most 8 files)
+#
+# Runs: the EGL probe, every gpu-labelled test binary, the headless app through zero-copy
+# interop (screenshots by SM and of the schedule), bench gray on 8192x8192, and the matmul ladder
+# bench. Prints a verdict per step at the end; exit 1 if any failed.
+set -u
+bundle="$(cd "${1:-OUT}" && pwd)"
+results="${2:-${OUT:-results}}"
+mkdir -p "$results"
+log="$results/log.txt"
+
+# CUDA's own libraries (cudart, cuBLAS) come from the machine's toolkit, not the bundle.
+cuda_libs=/usr/local/cuda/lib64
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do [ -e "$d/libcublas.so.13" ] && cuda_libs="$d"; done
+if [ ! -e "$cuda_libs/libcublas.so.13" ]; then
+  alt=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null || true)
+  [ -n "$alt" ] && cuda_libs="$cuda_libs:$alt"
+fi
+export LD_LIBRARY_PATH="$bundle/lib:$cuda_libs:${LD_LIBRARY_PATH:-}"
+for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json /usr/share/glvnd/egl_vendor.d/10_nvidia.json; do
+  [ -e "$f" ] && { export __EGL_VENDOR_LIBRARY_FILENAMES="$f"; break; }
+done
+export BLOCKSCOPE_EXE="$bundle/blockscope"
+export XDG_CONFIG_HOME="$(mktemp -d)"
+
+declare -a verdicts
+step() {  # name command...
+  local name=$1; shift
+  echo "==== $name: $*" | tee -a "$log"
+  local t0=$SECONDS
+  "$@" >>"$log" 2>&1
+  local rc=$?
+  verdicts+=("$(printf '%-28s %s (%ds)' "$name" "$([ $rc -eq 0 ] && echo ok || echo "FAILED rc=$rc")" $((SECONDS - t0)))")
+  tail -n 25 "$log" | grep -E "PASSED|FAILED|SKIPPED|interop:|backend:|gl:|launch:|error" | tail -n 8
+  return 0
+}
+
+{
+  echo "== $(date -u +%FT%TZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+  echo "cuda libs: $cuda_libs"; echo "egl vendor: ${__EGL_VENDOR_LIBRARY_FILENAMES:-default}"
+} >>"$log" 2>&1
+
+step egl_probe              "$bundle/bs_egl_probe" 0
+step gray_gpu_tests         "$bundle/test_grayscale_gpu" --gtest_color=no
+step interop_gpu_tests      "$bundle/test_gfx_gpu" --gtest_color=no
+step gfx_tests_on_nvidia    "$bundle/test_gfx" --gtest_color=no
+step platform_tests         "$bundle/test_platform" --gtest_color=no
+step mapping_gpu_tests      "$bundle/test_mapping_gpu" --gtest_color=no
+step headless_app_gpu       "$bundle/test_headless_app" --gtest_color=no
+step screenshot_by_sm       "$bundle/blockscope" --headless --backend cuda --frames 4 --kernel 2d --block 32x8 \
+                            --overlay sm --pin 200,150 --panel stats --screenshot "$results/shot_sm.png" \
+                            --schedule-json "$results/schedule.json"
+step screenshot_schedule    "$bundle/blockscope" --headless --backend cuda --frames 4 --kernel 1d --block 256 \
+                            --overlay block --hover 300,200 --panel schedule --screenshot "$results/shot_schedule.png"
+step bench_gray             "$bundle/blockscope" bench gray --backend cuda --size 8192x8192 --kernel 1d --kernel 2d \
+                            --block 256 --block 16x16 --block 32x8 --block 1024 --repeats 50 --warmup 5 \
+                            --json "$results/bench_gray.json"
+step matmul_gpu_tests       timeout 200 "$bundle/test_matmul_gpu" --gtest_color=no
+step bench_matmul           timeout 200 "$bundle/blockscope" bench matmul --backend cuda --size 4096x4096x4096 \
+                            --json "$results/bench_matmul.json"
+echo
+printf '%s\n' "${verdicts[@]}" | tee -a "$log"
+printf '%s\n' "${verdicts[@]}" | grep -q FAILED && exit 1
+exit 0
