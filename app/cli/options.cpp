@@ -175,6 +175,11 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
     } else if (a == "--schedule-json") {
       BS_VALUE(v, a);
       o.schedule_json_path = v;
+    } else if (a == "--inject-fault") {
+      BS_VALUE(v, a);
+      auto n = to_int(v);
+      if (!n || *n < 0 || *n > 1'000'000) return usage("--inject-fault takes a frame number");
+      o.inject_fault_at_frame = static_cast<int>(*n);
     } else if (a == "--lab") {
       BS_VALUE(v, a);
       if (v == "gray") o.state.lab = Lab::Grayscale;
@@ -279,6 +284,10 @@ BENCH OPTIONS
   --kernel NAME|all         repeatable
   --repeats N --warmup N    timed repeats (median reported) and untimed warm-ups
   --json FILE               write results as JSON
+
+TESTING
+  --inject-fault N          at frame N, make the GPU fault (an illegal address) to exercise
+                            recovery: the app reports it and moves to the CPU simulation
 
 OTHER
   -h, --help                this text

@@ -46,6 +46,7 @@ struct CliOptions {
   std::string gray_out_path;
   std::string schedule_json_path;
   std::optional<BenchOptions> bench;
+  int inject_fault_at_frame = -1;        // testing: make the GPU fault at this frame
   AppState state;
 };
 

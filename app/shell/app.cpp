@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "backend/cuda_device.hpp"
 #include "mapping/schedule.hpp"
 #include "platform/png.hpp"
 #include "shell/sample_image.hpp"
@@ -240,6 +241,10 @@ void App::relaunch() {
   const bool config_changed = dirty_;
   LaunchRecord rec = launch_into_gl(*image_, &pipeline_ms);
   dirty_ = false;
+  if (!rec.ok() && compute_.kind == BackendKind::Cuda && is_sticky_cuda_error(rec.status.code)) {
+    handle_device_fault(rec.status);
+    return;
+  }
   if (!rec.ok()) {
     // Report a failure once per configuration, not once per frame.
     if (config_changed || last_launch_.ok()) {
@@ -268,6 +273,33 @@ void App::relaunch() {
   last_launch_.schedule.clear();
 }
 
+// A sticky fault (illegal address, launch failure, timeout) leaves the CUDA context unusable
+// until the process ends. The image stays on screen: its host copy is reinstalled on the CPU
+// simulation, which keeps every view working, and the user is told what happened.
+void App::handle_device_fault(const Status& fault) {
+  messages_.error(fault);
+  auto cpu = open_compute_session(BackendChoice::Cpu, -1, false);
+  if (!cpu) {
+    messages_.error(cpu.status());
+    return;
+  }
+  std::optional<Rgba8Image> keep;
+  if (image_) keep = std::move(image_->image);
+  image_.reset();  // its CUDA-registered buffer goes with the dead context
+  sm_of_block_ = GlTexture();
+  last_schedule_.clear();
+  compute_ = std::move(cpu.value());
+  compute_.why_cpu = "the GPU faulted (" + fault.code + "); blockscope moved to the CPU simulation. "
+                     "Restart it to use the GPU again.";
+  device_faulted_ = true;
+  messages_.warn("The GPU faulted: switched to the CPU simulation, the image is kept",
+                 compute_.why_cpu);
+  if (keep)
+    if (Status s = install_image(std::move(*keep)); !s) messages_.error(s);
+  last_good_launch_ = LaunchRecord{};
+  dirty_ = true;
+}
+
 // ---------------------------------------------------------------------------------------------
 // 4. the frame
 // ---------------------------------------------------------------------------------------------
@@ -279,6 +311,11 @@ void App::frame() {
   enqueue_files(std::move(dropped));
   take_loaded_images();
 
+  if (frame_index_ == options_.inject_fault_at_frame && compute_.kind == BackendKind::Cuda) {
+    Status s = inject_illegal_address(compute_.cuda_device);
+    messages_.warn("Injected a GPU fault (--inject-fault)", s.describe());
+    dirty_ = true;
+  }
   if (dirty_ || run_continuously_) relaunch();
 
   ImGuiIO& io = ImGui::GetIO();

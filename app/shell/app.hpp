@@ -70,6 +70,7 @@ class App {
   // Whether any image failed to load during this run (headless exit code 1).
   bool had_load_failure() const { return had_load_failure_; }
   std::string interop_mode() const;
+  bool device_faulted() const { return device_faulted_; }
   const std::string& backend_label() const { return compute_.label; }
 
  private:
@@ -83,6 +84,7 @@ class App {
 
   // 3. launching
   void relaunch();
+  void handle_device_fault(const Status& fault);
   LaunchRecord launch_into_gl(LoadedImage& img, double* pipeline_ms);
 
   // 4. the frame
@@ -120,6 +122,7 @@ class App {
   bool last_schedule_simulated_ = false;
   double frame_ms_ = 0;
   bool show_messages_ = false;
+  bool device_faulted_ = false;
   TimingHistory history_;
   double last_pipeline_ms_ = 0;
   bool dirty_ = true;

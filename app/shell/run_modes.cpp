@@ -98,6 +98,7 @@ int run_headless(const CliOptions& options) {
   std::printf("gl: %s | %s | %s\n", (*window)->gl_renderer().c_str(), (*window)->gl_version().c_str(),
               (*window)->platform_description().c_str());
   std::printf("interop: %s\n", app.interop_mode().c_str());
+  if (app.device_faulted()) std::printf("device fault: recovered on the CPU simulation\n");
   if (rec.ok())
     std::printf("launch: %s grid (%u, %u, %u) block (%u, %u, %u) %.4f ms (%s) %.1f GB/s\n", rec.kernel.c_str(),
                 rec.config.grid.x, rec.config.grid.y, rec.config.grid.z, rec.config.block.x, rec.config.block.y,

@@ -15,6 +15,9 @@ __global__ void probe_kernel(int* out) {
   if (out) *out = 1;
 }
 
+// Writes through a pointer no allocation owns: an illegal address, on purpose.
+__global__ void illegal_write_kernel(int* bad) { bad[threadIdx.x] = 42; }
+
 }  // namespace
 
 bool built_with_cuda() { return true; }
@@ -81,6 +84,20 @@ Result<double> measure_copy_bandwidth_gbs(int device, std::size_t bytes, int rep
   }
   std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
   return 2.0 * static_cast<double>(bytes) / (ms[ms.size() / 2] * 1e6);
+}
+
+bool is_sticky_cuda_error(std::string_view code) {
+  // Error names are the runtime's own; the list of sticky ones lives in cuda::is_sticky.
+  for (int e = 1; e < 1000; ++e)
+    if (code == cudaGetErrorName(static_cast<cudaError_t>(e)))
+      return cuda::is_sticky(static_cast<cudaError_t>(e));
+  return false;
+}
+
+Status inject_illegal_address(int device) {
+  BS_CUDA_TRY(cudaSetDevice(device));
+  illegal_write_kernel<<<1, 32>>>(reinterpret_cast<int*>(16));
+  return cuda::to_status(cudaDeviceSynchronize(), "cudaDeviceSynchronize (injected fault)");
 }
 
 Result<std::pair<std::size_t, std::size_t>> device_memory_info(int device) {

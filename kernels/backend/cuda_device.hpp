@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/launch.hpp"
@@ -31,6 +32,14 @@ Result<DeviceLimits> cuda_device_limits(int device);
 // memory-bound kernel such as grayscale is measured against. Median of `repeats` timed copies.
 Result<double> measure_copy_bandwidth_gbs(int device, std::size_t bytes = 512u << 20,
                                           int repeats = 9);
+
+// Whether a CUDA error (by name, as in Status::code) leaves the context unusable: every later
+// call fails the same way until the process ends or the device is reset.
+bool is_sticky_cuda_error(std::string_view code);
+
+// For tests of fault handling: launches a kernel that writes to an invalid address, so the
+// device reports cudaErrorIllegalAddress (a sticky fault) at the next synchronisation.
+Status inject_illegal_address(int device);
 
 // Free and total device memory in bytes.
 Result<std::pair<std::size_t, std::size_t>> device_memory_info(int device);

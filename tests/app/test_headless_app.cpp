@@ -235,4 +235,22 @@ TEST_F(HeadlessApp, GpuZeroCopyInteropOutputEqualsReference) {
   }
 }
 
+// On the GPU machine: a sticky device fault (an illegal address, injected at frame 2) is
+// reported, the app moves to the CPU simulation, keeps the loaded image and still computes the
+// right result.
+TEST_F(HeadlessApp, GpuFaultIsReportedAndTheAppCarriesOnOnTheCpu) {
+  std::vector<std::uint8_t> rgba;
+  const int w = 401, h = 203;
+  const fs::path img = make_image(w, h, &rgba);
+  const fs::path gray = dir_ / "gray.png";
+  auto r = run(quote(img) + " --headless --backend cuda --frames 5 --inject-fault 2 --kernel 2d --block 16x16 "
+               "--gray-out " + quote(gray));
+  if (r.exit_code == 4) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("device fault: recovered on the CPU simulation"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cudaErrorIllegalAddress"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("backend: CPU simulation"), std::string::npos) << r.output;
+  expect_gray_output_correct(gray, rgba, w, h, bs::gray::GrayKernel::Grid2D, {16, 16, 1});
+}
+
 }  // namespace
