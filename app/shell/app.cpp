@@ -102,7 +102,7 @@ Status App::init_gl_and_imgui() {
                            "ImGui_ImplOpenGL3_Init");
   imgui_ready_ = true;
   last_frame_time_ = Clock::now();
-  if (!compute_.why_cpu.empty() && compute_.kind == BackendKind::CpuSimulation)
+  if (compute_.kind == BackendKind::CpuSimulation && options_.backend != BackendChoice::Cpu)
     messages_.warn("Running the CPU simulation", compute_.why_cpu);
   return Status::success();
 }
@@ -283,21 +283,60 @@ void App::handle_device_fault(const Status& fault) {
     messages_.error(cpu.status());
     return;
   }
+  cpu->why_cpu = "the GPU faulted (" + fault.code + "); blockscope moved to the CPU simulation. "
+                 "Restart it to use the GPU again.";
+  device_faulted_ = true;
+  messages_.warn("The GPU faulted: switched to the CPU simulation, the image is kept", cpu->why_cpu);
+  switch_compute(std::move(cpu.value()));
+}
+
+// Moves the loaded image to another compute session (another GPU, or the CPU simulation); the
+// image's host copy is reinstalled there, so nothing the user loaded is lost.
+void App::switch_compute(ComputeSession next) {
   std::optional<Rgba8Image> keep;
   if (image_) keep = std::move(image_->image);
-  image_.reset();  // its CUDA-registered buffer goes with the dead context
+  image_.reset();  // its CUDA-registered buffer belongs to the old session
   sm_of_block_ = GlTexture();
   last_schedule_.clear();
-  compute_ = std::move(cpu.value());
-  compute_.why_cpu = "the GPU faulted (" + fault.code + "); blockscope moved to the CPU simulation. "
-                     "Restart it to use the GPU again.";
-  device_faulted_ = true;
-  messages_.warn("The GPU faulted: switched to the CPU simulation, the image is kept",
-                 compute_.why_cpu);
+  compute_ = std::move(next);
   if (keep)
     if (Status s = install_image(std::move(*keep)); !s) messages_.error(s);
   last_good_launch_ = LaunchRecord{};
+  last_launch_ = LaunchRecord{};
+  history_.clear();
   dirty_ = true;
+}
+
+void App::draw_compute_menu() {
+  if (!ImGui::BeginMenu("Compute")) return;
+  const bool on_cpu = compute_.kind == BackendKind::CpuSimulation;
+  auto devices = list_cuda_devices();
+  if (devices && !device_faulted_) {
+    for (const auto& d : devices.value()) {
+      const std::string label = "GPU " + std::to_string(d.index) + ": " + d.name + " (sm_" +
+                                std::to_string(d.compute_major) + std::to_string(d.compute_minor) + ")";
+      const bool current = !on_cpu && compute_.cuda_device == d.index;
+      if (ImGui::MenuItem(label.c_str(), nullptr, current, d.has_code_for_it) && !current) {
+        auto next = open_compute_session(BackendChoice::Cuda, d.index, true);
+        if (!next) messages_.error(next.status());
+        else {
+          messages_.info("Switched to " + next->label);
+          switch_compute(std::move(next.value()));
+        }
+      }
+    }
+  } else {
+    ImGui::TextDisabled("no usable CUDA device");
+    if (!devices) ui::item_tooltip(devices.status().describe().c_str());
+  }
+  if (ImGui::MenuItem("CPU simulation", nullptr, on_cpu) && !on_cpu) {
+    auto next = open_compute_session(BackendChoice::Cpu, -1, false);
+    if (next) {
+      messages_.info("Switched to the CPU simulation");
+      switch_compute(std::move(next.value()));
+    }
+  }
+  ImGui::EndMenu();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -406,6 +445,7 @@ void App::draw_menu_bar() {
     if (ImGui::MenuItem("Quit")) window_.request_close();
     ImGui::EndMenu();
   }
+  draw_compute_menu();
   if (ImGui::BeginMenu("View")) {
     ImGui::MenuItem("Messages", nullptr, &show_messages_);
     ImGui::MenuItem("ImGui demo (for developers)", nullptr, &state_.show_demo);

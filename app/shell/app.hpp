@@ -85,6 +85,8 @@ class App {
   // 3. launching
   void relaunch();
   void handle_device_fault(const Status& fault);
+  void switch_compute(ComputeSession next);
+  void draw_compute_menu();
   LaunchRecord launch_into_gl(LoadedImage& img, double* pipeline_ms);
 
   // 4. the frame

@@ -26,6 +26,11 @@ Result<std::vector<CudaDeviceSummary>> list_cuda_devices() {
   int count = 0;
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
     cudaGetLastError();
+    int driver = 0;
+    if (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
+      return Status::failure("no NVIDIA driver is installed, so there is no CUDA GPU to use",
+                             "blockscope runs the kernels on the CPU simulation instead",
+                             "cudaGetDeviceCount", cudaGetErrorName(e));
     return cuda::to_status(e, "cudaGetDeviceCount");
   }
   std::vector<CudaDeviceSummary> out;
