@@ -257,6 +257,15 @@ void App::relaunch() {
     return;
   }
   history_.add(rec.kernel_ms, pipeline_ms);
+  // A simulated launch of a large image can take a second; relaunching it every frame would
+  // freeze the window, so continuous mode pauses itself and says why.
+  if (run_continuously_ && rec.backend == BackendKind::CpuSimulation && pipeline_ms > 150) {
+    run_continuously_ = false;
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.0f ms", pipeline_ms);
+    messages_.info(std::string("Paused continuous relaunch: one simulated launch takes ") + ms +
+                   " on the CPU (press Run once, or tick Run continuously)");
+  }
   last_pipeline_ms_ = pipeline_ms;
   if (!rec.schedule.empty()) {
     auto units = mapping::unit_per_block(rec.schedule, rec.config.grid);
@@ -403,7 +412,7 @@ void App::draw_ui() {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float body_h = avail.y - status_h;
   const float left_w = std::min(em * 21.0f, avail.x * 0.3f);
-  const float right_w = std::min(em * 29.0f, avail.x * 0.34f);
+  const float right_w = std::min(em * 31.0f, avail.x * 0.36f);
   const float view_w = std::max(em * 10, avail.x - left_w - right_w - 2 * ImGui::GetStyle().ItemSpacing.x);
 
   ImGui::BeginChild("controls", ImVec2(left_w, body_h), true);

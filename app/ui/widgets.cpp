@@ -23,7 +23,7 @@ void item_tooltip(const char* text) {
 void stat_row(const char* label, const std::string& value, const char* explanation) {
   ImGui::TextColored(kDimColour, "%s", label);
   if (explanation) item_tooltip(explanation);
-  ImGui::SameLine(ImGui::GetFontSize() * 10.5f);
+  ImGui::SameLine(ImGui::GetFontSize() * 12.0f);
   ImGui::TextUnformatted(value.c_str());
   if (explanation) item_tooltip(explanation);
 }
