@@ -3,10 +3,17 @@
 // Sections:
 //   1. stb_image, compiled here with only the formats blockscope supports
 //   2. Format sniffing (magic bytes) and header peeks
-//   3. Truncation checks for formats stb_image decodes leniently
-//   4. Messages
-//   5. load_image_memory
-//   6. load_image_file
+//   3. Structure checks: truncation, and the inputs that trip stb_image 2.27's bugs
+//   4. PNM decoder (stb 2.27's is wrong for 16-bit)
+//   5. Messages
+//   6. load_image_memory
+//   7. load_image_file
+//
+// Debian 12 ships stb_image 2.27. Our fuzzer (tests/image/fuzz_image_loader.cpp) found heap
+// overflows, an endless loop and a 2 GiB allocation from tiny files in it; each is fixed
+// upstream but we cannot patch the system header, so the checks in section 3 run before stb
+// parses a byte, and format sniffing is at least as wide as stb's own, so no file reaches an stb
+// decoder without the checks for its format.
 #include "image/image_loader.hpp"
 
 #include <algorithm>
@@ -217,14 +224,15 @@ std::optional<Dimensions> peek_dimensions(Format f, Bytes b) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 3. Truncation checks
+// 3. Structure checks
 // ---------------------------------------------------------------------------------------------
-// stb_image treats the end of the data as zeros in several decoders, so a file cut short
-// decodes "successfully" into an image whose lower part is gray or black. For a tool whose
-// point is to show what a kernel did to the pixels, a silently damaged input is worse than a
-// refusal, so we check that the data the header promises is present. Each check returns a
-// reason when the file is short and nothing when it looks complete or when it cannot tell
-// (then stb_image's own checks decide).
+// stb_image treats the end of the data as zeros in several decoders (BMP, TGA, GIF, PNM, PSD),
+// so a file cut short decodes "successfully" into an image whose lower part is gray or black.
+// For a tool whose point is to show what a kernel did to the pixels, a silently damaged input is
+// worse than a refusal, so we check that the data the header promises is present. The same walks
+// refuse the inputs that trigger stb 2.27's bugs (each check says which). Each check returns a
+// reason when the file is bad and nothing when it looks complete or when it cannot tell (then
+// stb_image's own checks decide).
 using Shortfall = std::optional<std::string>;
 
 // A DHT segment's tables must each declare at most 256 codes and fit in the segment. stb_image
@@ -254,7 +262,13 @@ Shortfall huffman_table_problem(Bytes segment) {
 struct JpegInspection {
   Shortfall problem;                     // truncated, or a Huffman table stb would overflow on
   std::vector<std::size_t> checked_dht;  // offsets of the 0xFF of each validated DHT marker
+  std::size_t scans = 0;                 // SOS segments seen
 };
+
+// Every scan is a pass over all blocks of its components, so a small file with thousands of
+// scans of a large image is a CPU bomb (stb_image has no limit). Real progressive JPEGs have
+// about ten; libjpeg-turbo's tools suggest a limit of a few hundred.
+constexpr std::size_t kMaxJpegScans = 256;
 
 JpegInspection inspect_jpeg(Bytes b) {
   JpegInspection result;
@@ -290,6 +304,7 @@ JpegInspection inspect_jpeg(Bytes b) {
       result.checked_dht.push_back(pos - 2);
     }
     pos += length;
+    if (marker == 0xDA && ++result.scans > kMaxJpegScans) return result;
     if (marker == 0xDA) {  // entropy-coded data follows the scan header
       while (pos < n) {
         if (b[pos] != 0xFF) {
@@ -598,6 +613,9 @@ Shortfall shortfall(Format f, Bytes b) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// 4. PNM decoder
+// ---------------------------------------------------------------------------------------------
 // stb_image 2.27 (Debian 12) decodes 16-bit PNM wrongly: it keeps the file's big-endian bytes as
 // native integers and converts 16-bit samples to RGBA with its 8-bit routine; it also ignores a
 // maxval other than 255. PNM is trivial to decode, so we do it ourselves: 8-bit maxval 255 as
@@ -630,7 +648,7 @@ std::optional<std::vector<std::uint8_t>> decode_pnm(Bytes b, const PnmHeader& h)
 }
 
 // ---------------------------------------------------------------------------------------------
-// 4. Messages
+// 5. Messages
 // ---------------------------------------------------------------------------------------------
 Status failure(std::string_view code, std::string message, std::string hint,
                std::string call = {}) {
@@ -708,7 +726,7 @@ std::string display_name(const std::filesystem::path& path) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 5. load_image_memory
+// 6. load_image_memory
 // ---------------------------------------------------------------------------------------------
 Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::string name,
                                      const LoadLimits& limits) {
@@ -745,6 +763,13 @@ Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::s
   if (format == Format::jpeg) {
     JpegInspection inspection = inspect_jpeg(bytes);
     if (inspection.problem) return corrupt(name, format, *inspection.problem, "check JPEG structure");
+    if (inspection.scans > kMaxJpegScans)
+      return failure(load_error::over_limits,
+                     name + " has more than " + std::to_string(kMaxJpegScans) +
+                         " scans; blockscope decodes at most " + std::to_string(kMaxJpegScans),
+                     "each scan is a pass over the whole image, so such a file takes very long "
+                     "to decode; re-save it as a baseline JPEG or PNG",
+                     "check JPEG structure");
     try {
       if (auto copy = defuse_unchecked_dht(bytes, inspection.checked_dht)) {
         defused = std::move(*copy);
@@ -851,7 +876,7 @@ Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::s
 }
 
 // ---------------------------------------------------------------------------------------------
-// 6. load_image_file
+// 7. load_image_file
 // ---------------------------------------------------------------------------------------------
 namespace {
 
