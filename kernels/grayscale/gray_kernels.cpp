@@ -45,7 +45,12 @@ LaunchConfig gray_launch_config(GrayKernel k, Dim3 block, int width, int height)
   if (block.x == 0 || block.y == 0 || block.z == 0) {
     c.grid = Dim3{0, 0, 0};  // validation names the zero block dimension
   } else if (k == GrayKernel::Flat1D) {
-    c.grid = Dim3{clamp_u32(ceil_div(w * h, block.volume())), 1, 1};
+    // Saturating x*y*z: typed 32-bit dimensions can pass 2^64 (4194304^3 wraps to exactly 0, a
+    // division by zero). Such a block is refused by validation; its grid only has to exist.
+    const unsigned long long xy = static_cast<unsigned long long>(block.x) * block.y;
+    const unsigned long long threads = xy > ~0ull / block.z ? ~0ull : xy * block.z;
+    const unsigned long long n = w * h;
+    c.grid = Dim3{clamp_u32(threads >= n ? (n > 0 ? 1 : 0) : ceil_div(n, threads)), 1, 1};
   } else {
     c.grid = Dim3{clamp_u32(ceil_div(w, block.x)), clamp_u32(ceil_div(h, block.y)), 1};
   }
