@@ -3,6 +3,8 @@
 #include <charconv>
 #include <sstream>
 
+#include "matmul/matmul.hpp"
+
 namespace bs::app {
 namespace {
 
@@ -185,6 +187,45 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
       if (v == "gray") o.state.lab = Lab::Grayscale;
       else if (v == "matmul") o.state.lab = Lab::Matmul;
       else return usage("--lab takes gray or matmul");
+    } else if (a == "--matmul-size") {
+      BS_VALUE(v, a);
+      auto d = dims(v, 3, 3);
+      if (!d || (*d)[0] < 1 || (*d)[1] < 1 || (*d)[2] < 1)
+        return usage("--matmul-size takes MxNxK, e.g. 512x512x512 (C is M x N, K is the inner size)");
+      o.state.matmul.M = (*d)[0], o.state.matmul.N = (*d)[1], o.state.matmul.K = (*d)[2];
+    } else if (a == "--matmul-kernel") {
+      BS_VALUE(v, a);
+      const matmul::MatmulKernelInfo* k = matmul::find_matmul_kernel(v);
+      if (!k && v.size() == 1 && v[0] >= '1' && v[0] <= '7')
+        k = &matmul::matmul_kernels()[static_cast<std::size_t>(v[0] - '1')];
+      if (!k) return usage("--matmul-kernel takes a rung 1..7 or its id (k1_naive ... k7_warptile), not '" + v + "'");
+      o.state.matmul.kernel = k->id;
+    } else if (a == "--matmul-config") {
+      BS_VALUE(v, a);
+      if (auto n = to_int(v)) {
+        if (*n < 0 || *n > 1000) return usage("--matmul-config takes a configuration index from 0");
+        o.state.matmul.config_index = static_cast<int>(*n);  // the lab clamps it to the kernel's list
+      } else {
+        auto b = parse_block(v);
+        if (!b) return usage("--matmul-config takes an index (0, 1, ...) or a blockDim XxY for rungs 1-3");
+        o.state.matmul.block = b.value();
+      }
+    } else if (a == "--matmul-pattern") {
+      BS_VALUE(v, a);
+      matmul::Pattern p;
+      if (!matmul::pattern_from_string(v, p))
+        return usage("--matmul-pattern takes uniform, normal, small-integers, identity or structured");
+      o.state.matmul.pattern_a = o.state.matmul.pattern_b = matmul::to_string(p);
+    } else if (a == "--matmul-seed") {
+      BS_VALUE(v, a);
+      auto n = to_int(v);
+      if (!n || *n < 0) return usage("--matmul-seed takes a non-negative integer");
+      o.state.matmul.seed = static_cast<std::uint64_t>(*n);
+    } else if (a == "--matmul-phase") {
+      BS_VALUE(v, a);
+      auto n = to_int(v);
+      if (!n || *n < 0 || *n > 1'000'000) return usage("--matmul-phase takes a K-tile index from 0");
+      o.state.matmul.phase = static_cast<int>(*n);
     } else if (a == "--view") {
       BS_VALUE(v, a);
       if (v == "split") o.state.view.compare = CompareMode::Split;
@@ -257,6 +298,18 @@ COMPUTE
 GRAYSCALE LAB
   --kernel 1d|2d            the lecture's 1D kernel over flattened pixels, or the 2D kernel
   --block X[xY[xZ]]         blockDim, e.g. 256, 16x16, 32x8 (refused shapes say why)
+
+MATMUL LAB (with --lab matmul)
+  --matmul-size MxNxK       C (M x N) = A (M x K) * B (K x N); default 4096^3 on a GPU,
+                            128^3 on the CPU simulation (which takes M*N*K <= 2^27)
+  --matmul-kernel K         rung 1..7 or its id: k1_naive k2_uncoalesced k3_smem_tiled
+                            k4_blocktile_1d k5_blocktile_2d k6_vectorized k7_warptile
+  --matmul-config N|XxY     the kernel's configuration N (0 = first listed), or a blockDim
+                            for rungs 1-3 (refused shapes say why)
+  --matmul-pattern P        uniform, normal, small-integers, identity or structured
+  --matmul-seed S           A from S, B from S + 1 (default 1)
+  --matmul-phase P          the shared-memory phase (K tile) to show
+  --hover X,Y / --pin X,Y   in the matmul lab: element C[Y][X] (X = column, Y = row)
 
 VIEW (window and headless)
   --lab gray|matmul         which lab is open

@@ -12,7 +12,9 @@
 #include "backend/cuda_device.hpp"
 #include "mapping/schedule.hpp"
 #include "platform/png.hpp"
+#include "shell/matmul_session.hpp"
 #include "shell/sample_image.hpp"
+#include "ui/matmul_panels.hpp"
 #include "ui/panels.hpp"
 #include "ui/theme.hpp"
 #include "ui/widgets.hpp"
@@ -110,6 +112,7 @@ Status App::init_gl_and_imgui() {
 App::~App() {
   if (!recent_path_.empty()) save_recent_files(recent_, recent_path_);
   // GL objects die before the ImGui renderer and the context.
+  matmul_.reset();
   image_.reset();
   view_renderer_.reset();
   second_view_renderer_.reset();
@@ -122,6 +125,7 @@ App::~App() {
 }
 
 std::string App::interop_mode() const {
+  if (const MatmulSession* m = matmul_session()) return m->interop_mode();
   if (compute_.kind == BackendKind::CpuSimulation) return "CPU simulation: host upload to GL";
   if (image_ && image_->pixel_buffer) return image_->pixel_buffer->mode_description();
   return "no image";
@@ -305,6 +309,8 @@ void App::switch_compute(ComputeSession next) {
   std::optional<Rgba8Image> keep;
   if (image_) keep = std::move(image_->image);
   image_.reset();  // its CUDA-registered buffer belongs to the old session
+  matmul_.reset();  // so does the matmul lab; it reopens on the new session when shown
+  matmul_failure_ = Status::success();
   sm_of_block_ = GlTexture();
   last_schedule_.clear();
   compute_ = std::move(next);
@@ -364,7 +370,14 @@ void App::frame() {
     messages_.warn("Injected a GPU fault (--inject-fault)", s.describe());
     dirty_ = true;
   }
-  if (dirty_ || run_continuously_) relaunch();
+  if (state_.lab == Lab::Matmul) {
+    if (MatmulSession* m = open_matmul()) {
+      m->update();
+      if (auto fault = m->take_device_fault()) handle_device_fault(*fault);
+    }
+  } else if (dirty_ || run_continuously_) {
+    relaunch();
+  }
 
   ImGuiIO& io = ImGui::GetIO();
   const auto [fb_w, fb_h] = window_.framebuffer_size();
@@ -465,7 +478,29 @@ void App::draw_menu_bar() {
   if (state_.show_demo) ImGui::ShowDemoWindow(&state_.show_demo);
 }
 
+const MatmulSession* App::matmul_session() const {
+  return state_.lab == Lab::Matmul ? matmul_.get() : nullptr;
+}
+
+MatmulSession* App::open_matmul() {
+  if (matmul_ || !matmul_failure_.ok()) return matmul_.get();
+  auto session = MatmulSession::create(compute_, state_, messages_);
+  if (!session) {
+    matmul_failure_ = session.status();
+    messages_.error(matmul_failure_);
+    return nullptr;
+  }
+  matmul_ = std::move(session.value());
+  return matmul_.get();
+}
+
 void App::draw_controls(float) {
+  ui::draw_lab_tabs(&state_.lab);
+  if (state_.lab == Lab::Matmul) {
+    if (MatmulSession* m = open_matmul()) m->draw_controls();
+    else ui::status_text(matmul_failure_);
+    return;
+  }
   ui::GrayLabPanelInput in;
   in.image = image_ ? &image_->image : nullptr;
   in.last_launch = &last_launch_;
@@ -540,6 +575,10 @@ mapping::IndexScheme App::scheme_of(const LaunchRecord& rec) {
 }
 
 void App::draw_view(float, float) {
+  if (state_.lab == Lab::Matmul) {
+    if (matmul_) matmul_->draw_view();
+    return;
+  }
   if (!image_) {
     ImGui::TextColored(ui::kDimColour, "Drop an image here, or use File > Open image.");
     return;
@@ -642,6 +681,10 @@ void App::handle_view_input(const ImVec2& origin, const ImVec2& size, ImageViewP
 }
 
 void App::draw_side_panel(float) {
+  if (state_.lab == Lab::Matmul) {
+    if (matmul_) matmul_->draw_side_panel();
+    return;
+  }
   ui::SidePanelInput in;
   in.last_good_launch = &last_good_launch_;
   in.history = &history_;

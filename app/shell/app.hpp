@@ -35,6 +35,8 @@
 
 namespace bs::app {
 
+class MatmulSession;  // shell/matmul_session.hpp: the matmul lab, created when first opened
+
 // The image being shown, and the GL textures holding it and the kernel's result.
 struct LoadedImage {
   Rgba8Image image;
@@ -72,6 +74,8 @@ class App {
   std::string interop_mode() const;
   bool device_faulted() const { return device_faulted_; }
   const std::string& backend_label() const { return compute_.label; }
+  // The matmul lab when it is the open lab (headless prints its summary), else nullptr.
+  const MatmulSession* matmul_session() const;
 
  private:
   App(Window& window, CliOptions options, ComputeSession compute);
@@ -97,6 +101,7 @@ class App {
   void draw_side_panel(float width);
   void draw_status_bar();
   void draw_loading_modal();
+  MatmulSession* open_matmul();  // creates the matmul lab on first use; nullptr if it cannot start
   void handle_view_input(const ImVec2& origin, const ImVec2& size, ImageViewParams& params);
   ImageViewParams view_params(int output_w, int output_h) const;
   OverlayParams overlay_params() const;
@@ -133,6 +138,9 @@ class App {
   std::optional<PixelPos> mouse_pixel_;  // the pixel under the mouse this frame
   float ui_scale_ = 1.0f;
   int frame_index_ = 0;
+
+  std::unique_ptr<MatmulSession> matmul_;
+  Status matmul_failure_;  // why the matmul lab could not start (reported once)
 
   ui::FileBrowser file_browser_;
   MessageLog messages_;

@@ -9,6 +9,7 @@
 #include "grayscale/gray_bench.hpp"
 #include "shell/app.hpp"
 #include "shell/compute_session.hpp"
+#include "shell/matmul_session.hpp"
 #include "shell/matmul_bench_runner.hpp"
 
 namespace bs::app {
@@ -99,12 +100,19 @@ int run_headless(const CliOptions& options) {
               (*window)->platform_description().c_str());
   std::printf("interop: %s\n", app.interop_mode().c_str());
   if (app.device_faulted()) std::printf("device fault: recovered on the CPU simulation\n");
-  if (rec.ok())
+  if (rec.ok() && !rec.kernel.empty())  // the matmul lab leaves the grayscale one unlaunched
     std::printf("launch: %s grid (%u, %u, %u) block (%u, %u, %u) %.4f ms (%s) %.1f GB/s\n", rec.kernel.c_str(),
                 rec.config.grid.x, rec.config.grid.y, rec.config.grid.z, rec.config.block.x, rec.config.block.y,
                 rec.config.block.z, rec.kernel_ms, rec.timer.c_str(), rec.gbytes_per_s());
   else if (!rec.kernel.empty()) {
     print_status("launch refused", rec.status);
+    exit_code = kExitFailure;
+  }
+  if (const MatmulSession* mm = app.matmul_session()) {
+    std::printf("%s\n", mm->summary_line().c_str());
+    if (!mm->last_run_verified()) exit_code = kExitFailure;  // refused, failed or wrong
+  } else if (options.state.lab == Lab::Matmul) {
+    std::printf("matmul: the lab did not start (see the error below)\n");
     exit_code = kExitFailure;
   }
   for (const auto& m : app.messages().all())

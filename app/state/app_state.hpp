@@ -7,6 +7,7 @@
 
 #include "core/dim.hpp"
 #include "grayscale/gray_kernels.hpp"
+#include "state/matmul_state.hpp"
 
 namespace bs::app {
 
@@ -40,6 +41,7 @@ struct GrayState {
 struct AppState {
   Lab lab = Lab::Grayscale;
   GrayState gray;
+  MatmulState matmul;
   ViewState view;
   Panel panel = Panel::Stats;
   bool show_demo = false;

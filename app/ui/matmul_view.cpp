@@ -1,0 +1,417 @@
+// The matmul lab's centre view: A, B, C and |C - reference| as heatmaps, laid out like the
+// product itself,
+//
+//            [ B   K x N ]                      [ B ]
+//   [ A M x K ][ C   M x N ][ |C - ref| ]   or  [ A ][ C ]
+//                                               [   ][ |C - ref| ]
+//
+// (whichever gives the larger matrices in this view), so the rows of A line up with the rows of
+// C and the columns of B with its columns: hovering C(i, j) lights up its block's tile of C, the
+// row panel of A and the column panel of B that block reads, and for shared-memory rungs the
+// K tile of the selected phase. Matrices far apart in size are drawn with compressed lengths
+// (d^gamma, at most 4:1 between sides), so a 10000 x 10 C stays visible next to a 784-wide A.
+// Overlays are drawn with ImDrawList over the images, in element coordinates, so they stay
+// exact whatever the heatmaps' downsampling.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "shell/matmul_session.hpp"
+#include "ui/matmul_panels.hpp"
+#include "ui/widgets.hpp"
+
+namespace bs::ui {
+namespace {
+
+using app::MatmulSession;
+
+struct Box {
+  ImVec2 p0{0, 0}, p1{0, 0};
+  float w() const { return p1.x - p0.x; }
+  float h() const { return p1.y - p0.y; }
+  bool contains(ImVec2 p) const { return p.x >= p0.x && p.y >= p0.y && p.x < p1.x && p.y < p1.y; }
+};
+
+// One matrix on screen: element (row, col) <-> screen position.
+struct MatrixPanel {
+  Box box;
+  int rows = 1, cols = 1;
+  ImVec2 at(double row, double col) const {
+    return {box.p0.x + static_cast<float>(col / cols) * box.w(), box.p0.y + static_cast<float>(row / rows) * box.h()};
+  }
+  // Rows [r0, r1) x columns [c0, c1), clamped to the matrix.
+  Box cells(long long r0, long long r1, long long c0, long long c1) const {
+    auto cl = [](long long v, long long hi) { return static_cast<double>(std::clamp<long long>(v, 0, hi)); };
+    return {at(cl(r0, rows), cl(c0, cols)), at(cl(r1, rows), cl(c1, cols))};
+  }
+  std::optional<std::pair<int, int>> element(ImVec2 p) const {
+    if (!box.contains(p) || box.w() <= 0 || box.h() <= 0) return std::nullopt;
+    const int r = std::clamp(static_cast<int>((p.y - box.p0.y) / box.h() * rows), 0, rows - 1);
+    const int c = std::clamp(static_cast<int>((p.x - box.p0.x) / box.w() * cols), 0, cols - 1);
+    return std::pair{r, c};
+  }
+};
+
+struct Layout {
+  MatrixPanel a, b, c, err;
+  Box corner;  // left of B, above A: room for the inspector card
+  Box spare;   // below A when |C - ref| sits below C
+  bool err_right = true;
+};
+
+Layout compute_layout(ImVec2 origin, ImVec2 size, int M, int N, int K, float title_h, float gap) {
+  const double lo = std::min({M, N, K}), hi = std::max({M, N, K});
+  const double ratio = hi / std::max(1.0, lo);
+  const double gamma = ratio <= 4 ? 1.0 : std::log(4.0) / std::log(ratio);
+  const double LM = std::pow(M, gamma), LN = std::pow(N, gamma), LK = std::pow(K, gamma);
+  const double W = size.x, H = size.y;
+  const double scale_right = std::min((W - 2 * gap) / (LK + 2 * LN), (H - 2 * title_h) / (LK + LM));
+  const double scale_down = std::min((W - gap) / (LK + LN), (H - 3 * title_h) / (LK + 2 * LM));
+  Layout L;
+  L.err_right = scale_right >= scale_down;
+  const float s = static_cast<float>(std::max(0.0, L.err_right ? scale_right : scale_down));
+  const float wK = static_cast<float>(LK) * s, wN = static_cast<float>(LN) * s, hM = static_cast<float>(LM) * s;
+  const float content_w = L.err_right ? wK + 2 * wN + 2 * gap : wK + wN + gap;
+  const float content_h = L.err_right ? wK + hM + 2 * title_h : wK + 2 * hM + 3 * title_h;
+  const ImVec2 start(origin.x + std::floor((size.x - content_w) / 2), origin.y + std::floor((size.y - content_h) / 2));
+  const float xa = start.x, xc = xa + wK + gap, xe = xc + wN + gap;
+  const float yb = start.y + title_h, yc = yb + wK + title_h;
+  L.b = {{{xc, yb}, {xc + wN, yb + wK}}, K, N};
+  L.a = {{{xa, yc}, {xa + wK, yc + hM}}, M, K};
+  L.c = {{{xc, yc}, {xc + wN, yc + hM}}, M, N};
+  L.corner = {{xa, yb}, {xa + wK, yb + wK}};
+  if (L.err_right) {
+    L.err = {{{xe, yc}, {xe + wN, yc + hM}}, M, N};
+  } else {
+    const float ye = yc + hM + title_h;
+    L.err = {{{xc, ye}, {xc + wN, ye + hM}}, M, N};
+    L.spare = {{xa, ye}, {xa + wK, ye + hM}};
+  }
+  return L;
+}
+
+ImTextureID tex(GLuint id) { return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(id)); }
+
+// Lines every `period` elements along one axis of a panel, fading out as they crowd together.
+void draw_grid_lines(ImDrawList* dl, const MatrixPanel& p, int row_period, int col_period, ImU32 rgb) {
+  auto draw_axis = [&](int period, int extent, float pixels, bool vertical) {
+    if (period <= 0 || extent <= period) return;
+    const float spacing = pixels * period / extent;
+    const float fade = std::clamp((spacing - 3.0f) / 7.0f, 0.0f, 1.0f);
+    if (fade <= 0 || extent / period > 1024) return;
+    const ImU32 colour = (rgb & 0x00FFFFFFu) | (static_cast<ImU32>(150 * fade) << IM_COL32_A_SHIFT);
+    for (int v = period; v < extent; v += period) {
+      if (vertical) {
+        const float x = p.at(0, v).x;
+        dl->AddLine({x, p.box.p0.y}, {x, p.box.p1.y}, colour);
+      } else {
+        const float y = p.at(v, 0).y;
+        dl->AddLine({p.box.p0.x, y}, {p.box.p1.x, y}, colour);
+      }
+    }
+  };
+  draw_axis(col_period, p.cols, p.box.w(), true);
+  draw_axis(row_period, p.rows, p.box.h(), false);
+}
+
+void outline(ImDrawList* dl, const Box& b, ImU32 colour, float thickness = 2.0f) {
+  // At least a few pixels, so a one-element tile of a big matrix is still visible.
+  ImVec2 p0 = b.p0, p1 = b.p1;
+  if (p1.x - p0.x < 3) p0.x -= 1.5f, p1.x += 1.5f;
+  if (p1.y - p0.y < 3) p0.y -= 1.5f, p1.y += 1.5f;
+  dl->AddRect(p0, p1, colour, 0, 0, thickness);
+}
+
+void fill(ImDrawList* dl, const Box& b, ImU32 colour) { dl->AddRectFilled(b.p0, b.p1, colour); }
+
+void dashed_rect(ImDrawList* dl, const Box& b, ImU32 colour) {
+  const float dash = 5, gap = 4;
+  auto line = [&](ImVec2 a, ImVec2 z) {
+    const float len = std::hypot(z.x - a.x, z.y - a.y);
+    if (len <= 0) return;
+    const ImVec2 d((z.x - a.x) / len, (z.y - a.y) / len);
+    for (float t = 0; t < len; t += dash + gap) {
+      const float e = std::min(len, t + dash);
+      dl->AddLine({a.x + d.x * t, a.y + d.y * t}, {a.x + d.x * e, a.y + d.y * e}, colour, 2.0f);
+    }
+  };
+  line(b.p0, {b.p1.x, b.p0.y});
+  line({b.p1.x, b.p0.y}, b.p1);
+  line(b.p1, {b.p0.x, b.p1.y});
+  line({b.p0.x, b.p1.y}, b.p0);
+}
+
+void shadowed_text(ImDrawList* dl, ImVec2 p, ImU32 colour, const char* text) {
+  dl->AddText({p.x + 1, p.y + 1}, IM_COL32(0, 0, 0, 200), text);
+  dl->AddText(p, colour, text);
+}
+
+// The title line above a panel, clipped to the panel's width (plus the gap to its neighbour).
+void title(ImDrawList* dl, const MatrixPanel& p, float title_h, float extra_w, const char* name, const std::string& detail) {
+  const ImVec2 at(p.box.p0.x, p.box.p0.y - title_h + 2);
+  dl->PushClipRect({at.x, at.y}, {p.box.p1.x + extra_w, p.box.p0.y}, true);
+  dl->AddText(at, IM_COL32(235, 235, 240, 255), name);
+  const float w = ImGui::CalcTextSize(name).x;
+  dl->AddText({at.x + w + 6, at.y}, IM_COL32(150, 155, 168, 255), detail.c_str());
+  dl->PopClipRect();
+}
+
+const char* pattern_name(matmul::Pattern p) { return matmul::to_string(p); }
+
+// What the inspected element is and how it was computed.
+struct ElementInfo {
+  int row = 0, col = 0;
+  Dim3 block_idx;
+  long long tile_r0 = 0, tile_c0 = 0;
+  int tile_rows = 0, tile_cols = 0;
+  bool partial = false;
+  Dim3 thread_idx;
+  bool thread_known = false;
+};
+
+ElementInfo describe_element(const MatmulSession& s, int row, int col) {
+  const auto& g = s.choice().geometry;
+  const auto& m = s.matrices();
+  ElementInfo e;
+  e.row = row, e.col = col;
+  e.tile_rows = std::max(1, g.block_rows), e.tile_cols = std::max(1, g.block_cols);
+  const unsigned br = static_cast<unsigned>(row / e.tile_rows), bc = static_cast<unsigned>(col / e.tile_cols);
+  e.block_idx = g.x_walks_rows ? Dim3{br, bc, 1} : Dim3{bc, br, 1};
+  e.tile_r0 = static_cast<long long>(br) * e.tile_rows;
+  e.tile_c0 = static_cast<long long>(bc) * e.tile_cols;
+  e.partial = e.tile_r0 + e.tile_rows > m.M || e.tile_c0 + e.tile_cols > m.N;
+  const matmul::MatmulKernel k = s.choice().kernel;
+  if (k == matmul::MatmulKernel::Naive || k == matmul::MatmulKernel::SmemTiled) {
+    e.thread_idx = Dim3{static_cast<unsigned>(col - e.tile_c0), static_cast<unsigned>(row - e.tile_r0), 0};
+    e.thread_known = true;
+  } else if (k == matmul::MatmulKernel::Uncoalesced) {
+    e.thread_idx = Dim3{static_cast<unsigned>(row - e.tile_r0), static_cast<unsigned>(col - e.tile_c0), 0};
+    e.thread_known = true;
+  }
+  return e;
+}
+
+void draw_inspector_text(const MatmulSession& s, const ElementInfo& e, bool pinned, int phase) {
+  const auto& m = s.matrices();
+  const auto& c = s.choice();
+  const auto& g = c.geometry;
+  ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.35f, 1.0f), "C[%d][%d]", e.row, e.col);
+  ImGui::SameLine();
+  ImGui::TextColored(kDimColour, "row %d, column %d%s", e.row, e.col, pinned ? "  (pinned)" : "");
+  const auto got = s.c_value(e.row, e.col), want = s.reference_value(e.row, e.col);
+  if (got && want)
+    ImGui::Text("= %.6g   reference %.6g   |err| %.2g", *got, *want, std::fabs(static_cast<double>(*got) - *want));
+  else if (want)
+    ImGui::Text("reference %.6g", *want);
+  ImGui::Text("block (%u, %u) of grid (%u, %u)", e.block_idx.x, e.block_idx.y, c.launch.grid.x, c.launch.grid.y);
+  if (e.thread_known)
+    ImGui::Text("thread (%u, %u): one output, %d multiply-adds", e.thread_idx.x, e.thread_idx.y, m.K);
+  else
+    ImGui::Text("%d x %d outputs per thread, %u threads per block", g.thread_rows, g.thread_cols,
+                c.launch.block.x * c.launch.block.y * c.launch.block.z);
+  ImGui::TextColored(kDimColour, "tile of C: rows %lld..%lld, cols %lld..%lld%s", e.tile_r0,
+                     std::min<long long>(m.M, e.tile_r0 + e.tile_rows) - 1, e.tile_c0,
+                     std::min<long long>(m.N, e.tile_c0 + e.tile_cols) - 1, e.partial ? " (edge: idle threads)" : "");
+  ImGui::TextColored(kDimColour, "reads A rows %lld..%lld x all %d k", e.tile_r0,
+                     std::min<long long>(m.M, e.tile_r0 + e.tile_rows) - 1, m.K);
+  ImGui::TextColored(kDimColour, "  and B cols %lld..%lld x all %d k", e.tile_c0,
+                     std::min<long long>(m.N, e.tile_c0 + e.tile_cols) - 1, m.K);
+  if (g.k_step > 0) {
+    const int phases = (m.K + g.k_step - 1) / g.k_step;
+    const int p = std::clamp(phase, 0, phases - 1);
+    ImGui::TextColored(ImVec4(0.35f, 0.88f, 1.0f, 1.0f), "phase %d of %d: k %d..%d in shared memory", p, phases,
+                       p * g.k_step, std::min(m.K, (p + 1) * g.k_step) - 1);
+  }
+}
+
+void draw_legend(const MatmulSession& s, ImDrawList* dl, ImVec2 p0, float width, float em) {
+  const auto& m = s.matrices();
+  const float bar_w = std::min(em * 12.0f, (width - em * 4) / 2 - em * 6);
+  const float bar_h = em * 0.8f;
+  char buf[128];
+  // Values: codes 1..255 are the continuous part.
+  float x = p0.x;
+  dl->AddText({x, p0.y}, IM_COL32(200, 203, 212, 255), "values");
+  x += ImGui::CalcTextSize("values").x + em * 0.5f;
+  std::snprintf(buf, sizeof buf, "-r");
+  dl->AddImage(tex(s.legend_texture(HeatmapColourMap::Values)), {x, p0.y + 1}, {x + bar_w, p0.y + 1 + bar_h},
+               {1.0f / 256, 0}, {1, 1});
+  dl->AddRect({x, p0.y + 1}, {x + bar_w, p0.y + 1 + bar_h}, IM_COL32(90, 95, 108, 255));
+  std::snprintf(buf, sizeof buf, "-r  0  +r   r: A %.3g  B %.3g  C %.3g", m.range_a, m.range_b, m.range_c);
+  dl->AddText({x, p0.y + bar_h + 3}, IM_COL32(150, 155, 168, 255), buf);
+  // Errors: exact swatch, 1..254 log ramp, over-range swatch.
+  x = p0.x + width / 2;
+  dl->AddText({x, p0.y}, IM_COL32(200, 203, 212, 255), "|C - ref|");
+  x += ImGui::CalcTextSize("|C - ref|").x + em * 0.5f;
+  const float sw = em * 0.9f;
+  dl->AddImage(tex(s.legend_texture(HeatmapColourMap::Errors)), {x, p0.y + 1}, {x + sw, p0.y + 1 + bar_h},
+               {0, 0}, {1.0f / 256, 1});
+  const float rx = x + sw + 3;
+  dl->AddImage(tex(s.legend_texture(HeatmapColourMap::Errors)), {rx, p0.y + 1}, {rx + bar_w, p0.y + 1 + bar_h},
+               {1.0f / 256, 0}, {255.0f / 256, 1});
+  const float ox = rx + bar_w + 3;
+  dl->AddImage(tex(s.legend_texture(HeatmapColourMap::Errors)), {ox, p0.y + 1}, {ox + sw, p0.y + 1 + bar_h},
+               {255.0f / 256, 0}, {1, 1});
+  dl->AddRect({x, p0.y + 1}, {ox + sw, p0.y + 1 + bar_h}, IM_COL32(90, 95, 108, 255));
+  std::snprintf(buf, sizeof buf, "0   %.1e .. %.1e (tol)   over", m.error_lo, m.error_hi);
+  dl->AddText({x, p0.y + bar_h + 3}, IM_COL32(150, 155, 168, 255), buf);
+}
+
+}  // namespace
+
+MatmulViewOutput draw_matmul_view(const MatmulSession& s, app::AppState* state) {
+  MatmulViewOutput out;
+  const auto& m = s.matrices();
+  const float em = ImGui::GetFontSize();
+  if (!m.ready) {
+    ImGui::TextColored(kDimColour, "No matrices to show.");
+    status_text(m.status);
+    return out;
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 size = ImGui::GetContentRegionAvail();
+  const float legend_h = em * 2.8f;
+  const float title_h = em * 1.5f, gap = em * 0.6f;
+  const Layout L = compute_layout({origin.x + em * 0.5f, origin.y + em * 0.2f},
+                                  {size.x - em, size.y - legend_h - em * 0.4f}, m.M, m.N, m.K, title_h, gap);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImGui::InvisibleButton("matmul_view", size);
+  const bool hovered = ImGui::IsItemHovered();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+
+  // The heatmaps.
+  struct Shown {
+    const MatrixPanel* panel;
+    MatmulSession::Map map;
+  };
+  const Shown shown[] = {{&L.a, MatmulSession::MapA}, {&L.b, MatmulSession::MapB}, {&L.c, MatmulSession::MapC},
+                         {&L.err, MatmulSession::MapError}};
+  for (const Shown& sh : shown) {
+    const auto& h = s.heatmap(sh.map);
+    const Box& b = sh.panel->box;
+    if (h.valid && h.colours) {
+      dl->AddImage(tex(h.colours.id()), b.p0, b.p1);
+      out.linear_filter[sh.map] = b.w() < h.width * 0.99f || b.h() < h.height * 0.99f;
+    } else {
+      fill(dl, b, IM_COL32(30, 32, 38, 255));
+      shadowed_text(dl, {b.p0.x + 6, b.p0.y + 6}, IM_COL32(150, 155, 168, 255), "not run yet");
+    }
+    dl->AddRect({b.p0.x - 1, b.p0.y - 1}, {b.p1.x + 1, b.p1.y + 1}, IM_COL32(80, 86, 100, 255));
+  }
+  auto dims = [](int r, int c) { return std::to_string(r) + " x " + std::to_string(c); };
+  title(dl, L.b, title_h, L.err_right ? 4 * em : em, "B", dims(m.K, m.N) + "  " + pattern_name(m.pattern_b));
+  title(dl, L.a, title_h, 0, "A", dims(m.M, m.K) + "  " + pattern_name(m.pattern_a));
+  title(dl, L.c, title_h, L.err_right ? gap * 0.5f : 4 * em,
+        "C", dims(m.M, m.N) + (s.has_verification() ? "" : "  (no run yet)"));
+  title(dl, L.err, title_h, 4 * em, "|C - ref|",
+        s.has_verification() ? (s.verification().passed ? "within tolerance" : "WRONG") : "");
+
+  // Block tiles over C and the error map.
+  const auto& g = s.choice().geometry;
+  const bool have_run = s.last_good_launch().ok() && s.has_verification();
+  if (state->matmul.block_lines && have_run) {
+    for (const MatrixPanel* p : {&L.c, &L.err}) draw_grid_lines(dl, *p, g.block_rows, g.block_cols, IM_COL32(255, 205, 70, 255));
+  }
+
+  // Hover: an element of C (or of the error map) is inspected; A and B get a value tooltip.
+  for (const MatrixPanel* p : {&L.c, &L.err}) {
+    if (!hovered) break;
+    if (auto e = p->element(mouse)) out.mouse_element = app::PixelPos{e->second, e->first};
+  }
+  if (out.mouse_element && ImGui::IsMouseReleased(ImGuiMouseButton_Left)) {
+    auto& pin = state->view.pinned;
+    if (pin && *pin == *out.mouse_element) pin.reset();
+    else pin = out.mouse_element;
+  }
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) state->view.pinned.reset();
+  std::optional<app::PixelPos> inspected = out.mouse_element;
+  if (!inspected) inspected = s.inspected();
+
+  if (inspected && have_run) {
+    const ElementInfo e = describe_element(s, inspected->y, inspected->x);
+    const ImU32 amber = IM_COL32(255, 196, 60, 255), amber_fill = IM_COL32(255, 196, 60, 46);
+    const ImU32 cyan = IM_COL32(90, 225, 255, 255), cyan_fill = IM_COL32(90, 225, 255, 80);
+    const long long r0 = e.tile_r0, r1 = e.tile_r0 + e.tile_rows, c0 = e.tile_c0, c1 = e.tile_c0 + e.tile_cols;
+    // The block's tile of C, on C and on the error map.
+    for (const MatrixPanel* p : {&L.c, &L.err}) {
+      const Box t = p->cells(r0, r1, c0, c1);
+      fill(dl, t, amber_fill);
+      outline(dl, t, amber);
+      outline(dl, p->cells(e.row, e.row + 1, e.col, e.col + 1), IM_COL32(255, 255, 255, 255), 1.5f);
+    }
+    // What the block reads: its row panel of A and column panel of B.
+    const Box pa = L.a.cells(r0, r1, 0, m.K), pb = L.b.cells(0, m.K, c0, c1);
+    fill(dl, pa, amber_fill);
+    outline(dl, pa, amber);
+    fill(dl, pb, amber_fill);
+    outline(dl, pb, amber);
+    // The element's own dot product: row i of A, column j of B.
+    const ImVec2 ra0 = L.a.at(e.row + 0.5, 0), ra1 = L.a.at(e.row + 0.5, m.K);
+    dl->AddLine(ra0, ra1, IM_COL32(255, 255, 255, 200), 1.0f);
+    const ImVec2 cb0 = L.b.at(0, e.col + 0.5), cb1 = L.b.at(m.K, e.col + 0.5);
+    dl->AddLine(cb0, cb1, IM_COL32(255, 255, 255, 200), 1.0f);
+    // Shared memory: the K tile of this phase (and, double-buffered, the next one loading).
+    if (g.k_step > 0) {
+      const int phases = (m.K + g.k_step - 1) / g.k_step;
+      const int p = std::clamp(state->matmul.phase, 0, phases - 1);
+      const long long k0 = static_cast<long long>(p) * g.k_step, k1 = k0 + g.k_step;
+      const Box sa = L.a.cells(r0, r1, k0, k1), sb = L.b.cells(k0, k1, c0, c1);
+      fill(dl, sa, cyan_fill);
+      outline(dl, sa, cyan);
+      fill(dl, sb, cyan_fill);
+      outline(dl, sb, cyan);
+      if (g.stages == 2 && p + 1 < phases) {
+        dashed_rect(dl, L.a.cells(r0, r1, k1, k1 + g.k_step), cyan);
+        dashed_rect(dl, L.b.cells(k1, k1 + g.k_step, c0, c1), cyan);
+      }
+      char label[64];
+      std::snprintf(label, sizeof label, "shared memory, phase %d", p);
+      const ImVec2 ts = ImGui::CalcTextSize(label);
+      const ImVec2 at(sb.p1.x + 6, std::max(L.b.box.p0.y, sb.p0.y + (sb.h() - ts.y) / 2));
+      dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(10, 12, 16, 215), 3);
+      dl->AddText(at, cyan, label);
+    }
+    // The inspector: a tooltip under the mouse, a card in the free corner otherwise.
+    if (out.mouse_element) {
+      ImGui::BeginTooltip();
+      draw_inspector_text(s, e, false, state->matmul.phase);
+      ImGui::EndTooltip();
+    } else {
+      const Box& card = L.corner.w() >= em * 17 && L.corner.h() >= em * 10 ? L.corner
+                        : L.spare.w() >= em * 17 && L.spare.h() >= em * 10 ? L.spare
+                                                                           : Box{};
+      if (card.w() > 0) {
+        ImGui::SetCursorScreenPos({card.p0.x, card.p0.y + em * 0.3f});
+        ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.06f, 0.07f, 0.09f, 0.92f));
+        const float lines = 9.0f * ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y;
+        ImGui::BeginChild("matmul_inspector", {card.w() - em * 0.5f, std::min(card.h() - em * 0.5f, lines)}, true,
+                          ImGuiWindowFlags_NoScrollbar);
+        draw_inspector_text(s, e, state->view.pinned.has_value(), state->matmul.phase);
+        ImGui::EndChild();
+        ImGui::PopStyleColor();
+      }
+    }
+  } else if (hovered) {
+    const auto va = L.a.element(mouse), vb = L.b.element(mouse);
+    if (va || vb) {
+      ImGui::BeginTooltip();
+      if (va) ImGui::Text("A[%d][%d] = %.6g", va->first, va->second, s.a_value(va->first, va->second).value_or(0));
+      else ImGui::Text("B[%d][%d] = %.6g", vb->first, vb->second, s.b_value(vb->first, vb->second).value_or(0));
+      ImGui::EndTooltip();
+    }
+  }
+  // A hint in the corner when there is room and nothing is inspected.
+  if (!inspected && L.corner.w() > em * 12 && L.corner.h() > em * 4) {
+    const ImVec2 p(L.corner.p0.x + em * 0.4f, L.corner.p0.y + em * 0.4f);
+    dl->AddText(p, IM_COL32(210, 214, 224, 255), "C = A B");
+    dl->AddText({p.x, p.y + em * 1.4f}, IM_COL32(150, 155, 168, 255), "C[i][j] = sum over k of");
+    dl->AddText({p.x, p.y + em * 2.6f}, IM_COL32(150, 155, 168, 255), "  A[i][k] * B[k][j]");
+    dl->AddText({p.x, p.y + em * 4.2f}, IM_COL32(150, 155, 168, 255), "hover C: its block's tiles");
+  }
+  draw_legend(s, dl, {origin.x + em * 0.6f, origin.y + size.y - legend_h + em * 0.3f}, size.x - em * 1.2f, em);
+  return out;
+}
+
+}  // namespace bs::ui
