@@ -6,6 +6,7 @@
 
 #include "cli/options.hpp"
 #include "shell/run_modes.hpp"
+#include "shell/soak_mode.hpp"
 
 int main(int argc, char** argv) {
   using namespace bs::app;
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (options->bench) return run_bench(options.value());
+  if (options->soak) return run_soak(options.value());
   if (options->headless) return run_headless(options.value());
   return run_window(options.value());
 }

@@ -88,6 +88,12 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
     o.bench = BenchOptions{};
     o.bench->what = args[1];
     i = 2;
+  } else if (!args.empty() && args[0] == "soak") {
+    o.soak = SoakOptions{};
+    o.headless = true;
+    o.width = 960;  // small enough that the UI costs little next to the launches
+    o.height = 600;
+    i = 1;
   }
   auto value = [&](const std::string& flag) -> Result<std::string> {
     if (i + 1 >= args.size()) return usage(flag + " needs a value");
@@ -182,6 +188,27 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
       auto n = to_int(v);
       if (!n || *n < 0 || *n > 1'000'000) return usage("--inject-fault takes a frame number");
       o.inject_fault_at_frame = static_cast<int>(*n);
+    } else if (a == "--launches" || a == "--seconds" || a == "--seed" ||
+               a == "--leak-bytes-per-launch") {
+      BS_VALUE(v, a);
+      if (!o.soak) return usage(a + " belongs to `blockscope soak`");
+      if (a == "--seconds") {
+        auto f = to_float(v);
+        if (!f || !(*f > 0) || *f > 1e6f) return usage("--seconds takes a positive duration");
+        o.soak->seconds = *f;
+        continue;
+      }
+      auto n = to_int(v);
+      if (a == "--launches") {
+        if (!n || *n < 1 || *n > 10'000'000) return usage("--launches takes a count from 1 to 10000000");
+        o.soak->launches = static_cast<int>(*n);
+      } else if (a == "--seed") {
+        if (!n || *n < 0) return usage("--seed takes a non-negative integer");
+        o.soak->seed = static_cast<unsigned long long>(*n);
+      } else {
+        if (!n || *n < 0 || *n > (1ll << 30)) return usage("--leak-bytes-per-launch takes 0 to 2^30");
+        o.soak->leak_bytes_per_launch = *n;
+      }
     } else if (a == "--lab") {
       BS_VALUE(v, a);
       if (v == "gray") o.state.lab = Lab::Grayscale;
@@ -273,6 +300,7 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
       return usage("unknown flag '" + a + "'");
     } else {
       if (o.bench) return usage("`blockscope bench` takes no image paths ('" + a + "')");
+      if (o.soak) return usage("`blockscope soak` makes its own images ('" + a + "')");
       o.images.push_back(a);
     }
   }
@@ -290,6 +318,7 @@ USAGE
   blockscope --headless [IMAGE] [OPTIONS]  render the same UI offscreen (EGL), no window
   blockscope bench gray   [BENCH OPTIONS]  time the grayscale kernels, JSON out
   blockscope bench matmul [BENCH OPTIONS]  time the matmul ladder against cuBLAS, JSON out
+  blockscope soak [SOAK OPTIONS]           relaunch thousands of times through the headless app
 
 COMPUTE
   --backend auto|cuda|cpu   auto (default): CUDA if a usable GPU exists, else the CPU simulation
@@ -338,9 +367,22 @@ BENCH OPTIONS
   --repeats N --warmup N    timed repeats (median reported) and untimed warm-ups
   --json FILE               write results as JSON
 
+SOAK OPTIONS (headless; exit 1 if any check fails)
+  --launches N              frames, each a relaunch with a random valid or invalid block and
+                            kernel (default 3000); random images of odd sizes are installed and
+                            hostile files dropped in between
+  --seconds S               stop earlier once S seconds have passed
+  --seed N                  the random seed (default: fresh, printed)
+  --backend auto|cuda|cpu   as above
+  Checks: every invalid launch gets its "Launch refused" message and every hostile file its
+  error (expected == observed); sampled outputs equal the CPU reference; host RSS grows by at
+  most 16 MiB and used device memory by at most 2 MiB between the start (after warm-up) and
+  the end. Prints one summary line and a verdict.
+
 TESTING
   --inject-fault N          at frame N, make the GPU fault (an illegal address) to exercise
                             recovery: the app reports it and moves to the CPU simulation
+  --leak-bytes-per-launch B soak: hold B more bytes per launch, to prove the memory check fails
 
 OTHER
   -h, --help                this text

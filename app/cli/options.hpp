@@ -33,6 +33,14 @@ struct BenchOptions {
   std::string json_path;                 // empty: JSON to stdout after the table
 };
 
+// `blockscope soak`: thousands of relaunches through the headless app (shell/soak_mode.hpp).
+struct SoakOptions {
+  int launches = 3000;
+  double seconds = 0;                    // > 0: stop earlier once this much time has passed
+  std::optional<unsigned long long> seed;  // none: a fresh one, printed for reproduction
+  long long leak_bytes_per_launch = 0;   // testing: hold this much more memory per launch
+};
+
 struct CliOptions {
   bool help = false;
   bool version = false;
@@ -46,6 +54,7 @@ struct CliOptions {
   std::string gray_out_path;
   std::string schedule_json_path;
   std::optional<BenchOptions> bench;
+  std::optional<SoakOptions> soak;
   int inject_fault_at_frame = -1;        // testing: make the GPU fault at this frame
   AppState state;
 };

@@ -77,6 +77,16 @@ class App {
   // The matmul lab when it is the open lab (headless prints its summary), else nullptr.
   const MatmulSession* matmul_session() const;
 
+  // For the soak run (shell/soak_mode.cpp) and tests, which drive the app the way the UI does:
+  // change the state, then request_relaunch() as the lab panel does after a change (so a
+  // refused launch is reported again); install an image as a finished drop does.
+  AppState& state() { return state_; }
+  void request_relaunch() { dirty_ = true; }
+  Status install_image_for_test(Rgba8Image image) { return install_image(std::move(image)); }
+  std::pair<int, int> image_size() const {
+    return image_ ? std::pair{image_->image.width, image_->image.height} : std::pair{0, 0};
+  }
+
  private:
   App(Window& window, CliOptions options, ComputeSession compute);
   Status init_gl_and_imgui();

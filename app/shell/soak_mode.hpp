@@ -1,0 +1,37 @@
+// `blockscope soak`: the hardening proof that the app keeps running and loses nothing. It drives
+// the real App headless, frame after frame, the way a user at the UI would: each frame is a
+// relaunch with a random kernel and block (valid or invalid), random images of odd sizes with
+// fresh pixels are installed in between, and files (valid PNGs and hostile ones: truncated,
+// empty, text named .png, a folder, a missing path) arrive through the window's drop queue.
+//
+// It fails (exit 1) when
+//  - an invalid launch is not refused, a valid one is, or a refusal has no "Launch refused"
+//    message naming its rule (expected refusals are computed here from CUDA's rules and the
+//    device's limits, not by asking the launcher);
+//  - a hostile file does not give exactly one error, or a failure changes the image on screen;
+//  - a sampled output (read back from the GL texture the view shows) differs from the CPU
+//    reference;
+//  - host RSS grows by more than kSoakHostGrowthBound, or used device memory by more than
+//    kSoakDeviceGrowthBound, between the start (after warm-up) and the end; both are sampled
+//    with the same probe image installed, so equal work holds equal memory;
+//  - the device faults, or anything crashes (the process dies: ctest sees that too).
+// It prints one summary line (launches, refusals expected/observed, load errors, RSS and device
+// memory before/after, elapsed) and a verdict.
+#pragma once
+#include <cstddef>
+
+#include "cli/options.hpp"
+
+namespace bs::app {
+
+// Growth allowed between the two samples. Host: glibc arenas, Mesa's and the driver's caches
+// and the message log's fill-up stay well inside 16 MiB; a leak of one image per install
+// (hundreds of installs of up to a few MiB each) does not. Device: one allocation granule of
+// the CUDA allocator (2 MiB); the probe image's buffers are the same size at both samples.
+inline constexpr std::size_t kSoakHostGrowthBound = 16u << 20;
+inline constexpr std::size_t kSoakDeviceGrowthBound = 2u << 20;
+
+// Runs the soak described by options.soak; returns the process exit code.
+int run_soak(const CliOptions& options);
+
+}  // namespace bs::app
