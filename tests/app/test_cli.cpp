@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/options.hpp"
+#include "matmul/matmul.hpp"
 
 namespace {
 
@@ -98,6 +99,83 @@ TEST(Cli, HelpDocumentsEveryFlagAndTheExitCodes) {
                            "--screenshot", "--gray-out", "--schedule-json", "--overlay", "--hover",
                            "--pin", "--panel", "--view", "--split", "--zoom", "--center",
                            "--window-size", "--size", "--json", "--repeats", "--warmup", "EXIT CODES"})
+    EXPECT_NE(help.find(flag), std::string::npos) << flag;
+}
+
+
+TEST(Cli, MatmulFlagsReachTheMatmulState) {
+  auto o = parse({"--headless", "--lab", "matmul", "--matmul-size", "129x67x131", "--matmul-kernel",
+                  "k5_blocktile_2d", "--matmul-config", "2", "--matmul-pattern", "structured",
+                  "--matmul-seed", "77", "--matmul-phase", "3", "--hover", "37,70"});
+  ASSERT_TRUE(o.ok()) << o.status().describe();
+  const MatmulState& m = o->state.matmul;
+  EXPECT_EQ(o->state.lab, Lab::Matmul);
+  EXPECT_EQ(m.M, 129);
+  EXPECT_EQ(m.N, 67);
+  EXPECT_EQ(m.K, 131);
+  EXPECT_EQ(m.kernel, "k5_blocktile_2d");
+  EXPECT_EQ(m.config_index, 2);
+  EXPECT_FALSE(m.block.has_value());
+  EXPECT_EQ(m.pattern_a, "structured");
+  EXPECT_EQ(m.pattern_b, "structured");
+  EXPECT_EQ(m.seed, 77u);
+  EXPECT_EQ(m.phase, 3);
+  ASSERT_TRUE(o->state.view.hover.has_value());  // column 37, row 70 of C
+  EXPECT_EQ(o->state.view.hover->x, 37);
+  EXPECT_EQ(o->state.view.hover->y, 70);
+
+  // A rung number names the same kernel as its id, for every rung of the registry.
+  const auto& ladder = bs::matmul::matmul_kernels();
+  ASSERT_EQ(ladder.size(), 7u);
+  for (std::size_t r = 0; r < ladder.size(); ++r) {
+    auto by_number = parse({"--matmul-kernel", std::to_string(r + 1)});
+    auto by_id = parse({"--matmul-kernel", ladder[r].id});
+    ASSERT_TRUE(by_number.ok() && by_id.ok()) << ladder[r].id;
+    EXPECT_EQ(by_number->state.matmul.kernel, ladder[r].id);
+    EXPECT_EQ(by_id->state.matmul.kernel, ladder[r].id);
+  }
+  // A blockDim (rungs 1-3) rather than an index; odd and zero shapes are the lab's to refuse.
+  auto b = parse({"--matmul-config", "16x8"});
+  ASSERT_TRUE(b.ok()) << b.status().describe();
+  ASSERT_TRUE(b->state.matmul.block.has_value());
+  EXPECT_EQ(*b->state.matmul.block, (bs::Dim3{16, 8, 1}));
+  EXPECT_EQ(b->state.matmul.config_index, 0);
+  auto z = parse({"--matmul-config", "0x5x2"});
+  ASSERT_TRUE(z.ok());
+  EXPECT_EQ(*z->state.matmul.block, (bs::Dim3{0, 5, 2}));
+  // Nothing given: the lab picks the backend's defaults.
+  auto d = parse({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->state.matmul.M, 0);
+  EXPECT_TRUE(d->state.matmul.kernel.empty());
+}
+
+TEST(Cli, BadMatmulFlagsNameTheProblem) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* expect;
+  };
+  const Case cases[] = {{{"--matmul-size", "12x12"}, "MxNxK"},
+                        {{"--matmul-size", "0x4x4"}, "MxNxK"},
+                        {{"--matmul-size", "4x-4x4"}, "MxNxK"},
+                        {{"--matmul-kernel", "k9_magic"}, "k9_magic"},
+                        {{"--matmul-kernel", "8"}, "'8'"},
+                        {{"--matmul-kernel", "0"}, "'0'"},
+                        {{"--matmul-config", "16*8"}, "--matmul-config"},
+                        {{"--matmul-config", "-1"}, "--matmul-config"},
+                        {{"--matmul-pattern", "plaid"}, "--matmul-pattern"},
+                        {{"--matmul-seed", "-3"}, "--matmul-seed"},
+                        {{"--matmul-phase", "first"}, "--matmul-phase"},
+                        {{"--matmul-size"}, "--matmul-size"}};
+  for (const auto& c : cases) {
+    auto o = parse(c.args);
+    ASSERT_FALSE(o.ok()) << c.args[0] << " " << (c.args.size() > 1 ? c.args[1] : "");
+    EXPECT_NE(o.status().message.find(c.expect), std::string::npos)
+        << "'" << o.status().message << "' should mention " << c.expect;
+  }
+  const std::string help = help_text();
+  for (const char* flag : {"--matmul-size", "--matmul-kernel", "--matmul-config", "--matmul-pattern",
+                           "--matmul-seed", "--matmul-phase", "--lab"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
 }
 

@@ -1,0 +1,183 @@
+// The matmul lab, run headless the way a user or CI runs it: `blockscope --headless --lab matmul
+// ... --screenshot`. The summary line reports a verified run with the grid the registry says the
+// kernel launches with; the screenshot shows the heatmaps (both halves of the diverging colour map,
+// many colours) and the hovered element's block tile; refusals (a tile that is not compiled, a
+// size above the simulator's cap) exit 1 with the reason; and (label gpu) the CUDA backend fills
+// the heatmaps through zero-copy interop and verifies against cuBLAS.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <set>
+#include <string>
+
+#include "image/image_loader.hpp"
+#include "matmul/matmul.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+// BLOCKSCOPE_EXE in the environment overrides the build's path (the GPU machine runs a bundle).
+std::string executable() {
+  const char* env = std::getenv("BLOCKSCOPE_EXE");
+  return env && *env ? env : BLOCKSCOPE_EXE;
+}
+
+RunResult run(const std::string& args) {
+  const std::string cmd = quote(executable()) + " " + args + " 2>&1";
+  RunResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// The "matmul: ..." line of the headless summary.
+std::string summary_line(const std::string& output) {
+  const std::size_t at = output.find("\nmatmul: ");
+  if (at == std::string::npos) return {};
+  return output.substr(at + 1, output.find('\n', at + 1) - at - 1);
+}
+
+std::string grid_text(const bs::LaunchConfig& lc) {
+  return "grid (" + std::to_string(lc.grid.x) + ", " + std::to_string(lc.grid.y) + ", " + std::to_string(lc.grid.z) +
+         ") block (" + std::to_string(lc.block.x) + ", " + std::to_string(lc.block.y) + ", " +
+         std::to_string(lc.block.z) + ")";
+}
+
+// What the screenshot's centre view (between the side panels) holds.
+struct ViewPixels {
+  std::size_t blue = 0, orange = 0, amber = 0;  // diverging map's halves; the hovered tile's outline
+  std::set<std::uint32_t> colours;
+};
+
+ViewPixels view_pixels(const bs::Rgba8Image& s) {
+  ViewPixels v;
+  // The view sits between the controls (about a fifth of the width) and the side panel.
+  for (int y = s.height / 20; y < s.height * 19 / 20; ++y)
+    for (int x = s.width * 22 / 100; x < s.width * 72 / 100; ++x) {
+      const std::uint8_t* p = &s.rgba[(static_cast<std::size_t>(y) * s.width + x) * 4];
+      const int r = p[0], g = p[1], b = p[2];
+      v.colours.insert(static_cast<std::uint32_t>(r | g << 8 | b << 16));
+      v.blue += b > r + 60 && b > 120;
+      v.orange += r > b + 80 && r > 150 && g < r;
+      v.amber += r > 230 && g > 170 && g < 215 && b < 90;
+    }
+  return v;
+}
+
+class MatmulLabHeadless : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("bs_matmul_headless_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    seed_ = std::random_device{}() % 1000000;
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  bs::Rgba8Image load(const fs::path& p) {
+    auto img = bs::load_image_file(p, bs::LoadLimits{});
+    EXPECT_TRUE(img.ok()) << img.status().describe();
+    return img.ok() ? std::move(img.value()) : bs::Rgba8Image{};
+  }
+  fs::path dir_;
+  unsigned seed_ = 0;
+};
+
+TEST_F(MatmulLabHeadless, ScreenshotShowsTheHeatmapsAndTheRunIsVerified) {
+  using namespace bs::matmul;
+  // Odd sizes (edge tiles), fresh data; rung 5 with its second compiled configuration.
+  const int M = 97, N = 83, K = 71;
+  const MatmulKernelInfo& info = matmul_kernel_info(MatmulKernel::Blocktile2D);
+  const fs::path shot = dir_ / "matmul.png";
+  auto r = run("--headless --backend cpu --lab matmul --frames 3 --matmul-size " + std::to_string(M) + "x" +
+               std::to_string(N) + "x" + std::to_string(K) + " --matmul-kernel " + info.id +
+               " --matmul-config 1 --matmul-seed " + std::to_string(seed_) + " --hover 40,50 --screenshot " +
+               quote(shot.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string line = summary_line(r.output);
+  ASSERT_FALSE(line.empty()) << r.output;
+  EXPECT_NE(line.find("matmul: " + info.id), std::string::npos) << line;
+  EXPECT_NE(line.find(info.configs[1].label), std::string::npos) << line;
+  EXPECT_NE(line.find(grid_text(matmul_launch_config(info.kernel, info.configs[1], M, N, K))), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("verified against the CPU reference"), std::string::npos) << line;
+  EXPECT_NE(line.find(" 0 of " + std::to_string(M * N) + " outside tolerance"), std::string::npos) << line;
+  EXPECT_NE(line.find("GFLOP/s"), std::string::npos) << line;
+  EXPECT_NE(r.output.find("interop: CPU simulation"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("launch: "), std::string::npos) << "the grayscale lab should not have launched";
+
+  bs::Rgba8Image s = load(shot);
+  ASSERT_EQ(s.width, 1600);
+  ASSERT_EQ(s.height, 1000);
+  const ViewPixels v = view_pixels(s);
+  // Uniform [-1, 1) data: both halves of the diverging map, over large areas; many colours.
+  EXPECT_GT(v.blue, 20000u) << "negative values should show blue";
+  EXPECT_GT(v.orange, 20000u) << "positive values should show orange";
+  EXPECT_GT(v.colours.size(), 2000u);
+  // The hovered element's block tile and the panels it reads are outlined in amber.
+  EXPECT_GT(v.amber, 400u) << "the hovered block's tile outline should be visible";
+}
+
+TEST_F(MatmulLabHeadless, AnUncompiledTileIsRefusedWithTheReason) {
+  auto r = run("--headless --backend cpu --lab matmul --frames 2 --matmul-size 64x64x64 --matmul-kernel 3 "
+               "--matmul-config 12x12");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string line = summary_line(r.output);
+  EXPECT_NE(line.find("refused"), std::string::npos) << r.output;
+  EXPECT_NE(line.find("T = 12 is not compiled"), std::string::npos) << r.output;
+  EXPECT_EQ(line.find("GFLOP/s"), std::string::npos) << "a refused run has no speed: " << line;
+}
+
+TEST_F(MatmulLabHeadless, SizesAboveTheSimulatorsCapAreRefusedBeforeAllocating) {
+  auto r = run("--headless --backend cpu --lab matmul --frames 1 --matmul-size 1024x1024x1024");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(summary_line(r.output).find("2^27"), std::string::npos) << r.output;
+}
+
+// On the GPU machine: the heatmaps go through zero-copy interop, every rung runs verified against
+// cuBLAS, and the summary carries the percentage of cuBLAS and of the FP32 peak.
+TEST_F(MatmulLabHeadless, GpuHeatmapsThroughInteropAndVerifiedAgainstCublas) {
+  using namespace bs::matmul;
+  const int M = 1000, N = 1023, K = 1025;
+  for (const MatmulKernelInfo& info : matmul_kernels()) {
+    const fs::path shot = dir_ / (info.id + ".png");
+    auto r = run("--headless --backend cuda --lab matmul --frames 4 --matmul-size " + std::to_string(M) + "x" +
+                 std::to_string(N) + "x" + std::to_string(K) + " --matmul-kernel " + info.id +
+                 " --matmul-seed " + std::to_string(seed_) + " --hover 500,400 --screenshot " + quote(shot.string()));
+    if (r.exit_code == 4) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy PBO)"), std::string::npos) << r.output;
+    const std::string line = summary_line(r.output);
+    EXPECT_NE(line.find("matmul: " + info.id), std::string::npos) << line;
+    EXPECT_NE(line.find(grid_text(matmul_launch_config(info.kernel, info.configs[0], M, N, K))), std::string::npos)
+        << line;
+    EXPECT_NE(line.find("CUDA events"), std::string::npos) << line;
+    EXPECT_NE(line.find("verified against cuBLAS"), std::string::npos) << line;
+    EXPECT_NE(line.find("% of cuBLAS"), std::string::npos) << line;
+    EXPECT_NE(line.find("% of FP32 peak"), std::string::npos) << line;
+    const ViewPixels v = view_pixels(load(shot));
+    EXPECT_GT(v.blue, 20000u) << info.id;
+    EXPECT_GT(v.orange, 20000u) << info.id;
+  }
+}
+
+}  // namespace
