@@ -40,7 +40,8 @@ float symmetric_range(const float* values, std::size_t count) {
       largest = std::max(largest, sample.back());
     }
   if (sample.empty() || largest == 0) return 1.0f;
-  auto at = sample.begin() + static_cast<std::ptrdiff_t>((sample.size() - 1) * 99 / 100);
+  // Rounded up, so a handful of values keeps its largest.
+  auto at = sample.begin() + static_cast<std::ptrdiff_t>(((sample.size() - 1) * 99 + 99) / 100);
   std::nth_element(sample.begin(), at, sample.end());
   return *at > 0 ? *at : largest;
 }
