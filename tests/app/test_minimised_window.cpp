@@ -1,0 +1,172 @@
+// A minimised window (0 x 0 framebuffer) crashes nothing and loses nothing: the App keeps
+// drawing frames into nothing, takes an image installed meanwhile, and shows the right result
+// when the window comes back.
+//
+// Why a stand-in window: the headless EGL window never reports 0 x 0 (resize(0, 0) clamps its
+// FBO to 1 x 1, tested below too), and a GLFW window does not return from poll_events() while
+// it is iconified or 0 x 0 (app/platform/glfw_window.cpp, GlfwWindow::poll_events and
+// nothing_to_draw: it waits in glfwWaitEventsTimeout, so a minimised app costs no CPU or GPU).
+// The one 0 x 0 frame the App can still meet is the one after a close request ends that wait
+// while the window is minimised; MinimisableWindow makes such frames on demand.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "grayscale/gray_kernels.hpp"
+#include "image/image_loader.hpp"
+#include "shell/app.hpp"
+#include "shell/compute_session.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace bs;
+using namespace bs::app;
+
+// The headless window, except that while `minimised` it reports a 0 x 0 framebuffer, as GLFW
+// does for an iconified window.
+class MinimisableWindow final : public Window {
+ public:
+  explicit MinimisableWindow(Window& inner) : inner_(inner) {}
+  bool minimised = false;
+
+  bool should_close() override { return inner_.should_close(); }
+  void request_close() override { inner_.request_close(); }
+  void poll_events() override { inner_.poll_events(); }
+  void swap_buffers() override { inner_.swap_buffers(); }
+  std::pair<int, int> framebuffer_size() override {
+    return minimised ? std::pair{0, 0} : inner_.framebuffer_size();
+  }
+  void resize(int width, int height) override { inner_.resize(width, height); }
+  float content_scale() override { return inner_.content_scale(); }
+  std::vector<std::string> take_dropped_paths() override { return inner_.take_dropped_paths(); }
+  GLFWwindow* glfw_handle() override { return nullptr; }
+  void make_current() override { inner_.make_current(); }
+  void bind_default_framebuffer() override { inner_.bind_default_framebuffer(); }
+  std::string platform_description() override { return inner_.platform_description(); }
+
+ private:
+  Window& inner_;
+};
+
+Rgba8Image random_image(int w, int h, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  Rgba8Image img;
+  img.width = w;
+  img.height = h;
+  img.rgba.resize(static_cast<std::size_t>(w) * h * 4);
+  for (auto& v : img.rgba) v = static_cast<std::uint8_t>(rng());
+  img.name = "random_" + std::to_string(w) + "x" + std::to_string(h);
+  img.format = "random";
+  return img;
+}
+
+class MinimisedWindow : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    seed_ = std::random_device{}();
+    dir_ = fs::temp_directory_path() / ("bs_minimised_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    auto headless = make_headless_window(640, 400);
+    if (!headless) GTEST_SKIP() << "no headless OpenGL context: " << headless.status().describe();
+    headless_ = std::move(headless.value());
+    window_ = std::make_unique<MinimisableWindow>(*headless_);
+    auto session = open_compute_session(BackendChoice::Cpu, -1, false);
+    ASSERT_TRUE(session.ok()) << session.status().describe();
+    CliOptions options;
+    options.headless = true;
+    options.backend = BackendChoice::Cpu;
+    options.state.gray.kernel = gray::GrayKernel::Grid2D;
+    options.state.gray.block = Dim3{16, 8, 1};
+    auto app = App::create(*window_, options, std::move(session.value()));
+    ASSERT_TRUE(app.ok()) << app.status().describe();
+    app_ = std::move(app.value());
+  }
+  void TearDown() override {
+    app_.reset();  // GL objects before the context
+    window_.reset();
+    headless_.reset();
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  // The output the view shows (read back from its GL texture) against the CPU reference.
+  void expect_output_matches(const Rgba8Image& img) {
+    const fs::path out = dir_ / "out.png";
+    ASSERT_TRUE(app_->write_gray_output(out).ok());
+    auto got = load_image_file(out, LoadLimits{});
+    ASSERT_TRUE(got.ok()) << got.status().describe();
+    ASSERT_EQ(got->width, img.width);
+    ASSERT_EQ(got->height, img.height);
+    std::vector<std::uint8_t> ref(img.pixel_count());
+    gray::gray_reference(img.rgba.data(), img.width, img.height, ref.data());
+    for (std::size_t i = 0; i < ref.size(); ++i)
+      ASSERT_LE(std::abs(int(got->rgba[4 * i]) - int(ref[i])), 1) << "pixel " << i << " (seed " << seed_ << ")";
+  }
+
+  // The screenshot shows something: more than a handful of distinct colours (UI, image, text).
+  std::size_t distinct_colours() {
+    const std::vector<std::uint8_t> px = headless_->read_pixels_rgba();
+    std::set<std::uint32_t> colours;
+    for (std::size_t i = 0; i + 3 < px.size(); i += 4)
+      colours.insert(px[i] | px[i + 1] << 8 | px[i + 2] << 16);
+    return colours.size();
+  }
+
+  std::uint32_t seed_ = 0;
+  fs::path dir_;
+  std::unique_ptr<Window> headless_;
+  std::unique_ptr<MinimisableWindow> window_;
+  std::unique_ptr<App> app_;
+};
+
+TEST_F(MinimisedWindow, ZeroByZeroFramesCrashNothingAndTheImageAndResultSurvive) {
+  const Rgba8Image first = random_image(97, 61, seed_);
+  ASSERT_TRUE(app_->install_image_for_test(first).ok());
+  app_->frame();
+  app_->present();
+  expect_output_matches(first);
+
+  window_->minimised = true;
+  for (int i = 0; i < 5; ++i) {
+    app_->frame();
+    app_->present();
+  }
+  EXPECT_TRUE(app_->last_launch().ok()) << app_->last_launch().status.describe();
+  // A screenshot of nothing is a message, not a crash.
+  EXPECT_FALSE(app_->write_screenshot(dir_ / "nothing.png").ok());
+  // An image arriving while minimised (a drop finished in the background) is taken.
+  const Rgba8Image second = random_image(131, 3, seed_ + 1);
+  ASSERT_TRUE(app_->install_image_for_test(second).ok());
+  app_->frame();
+  app_->present();
+
+  window_->minimised = false;
+  app_->frame();
+  expect_output_matches(second);
+  EXPECT_GT(distinct_colours(), 20u);
+  EXPECT_TRUE(app_->write_screenshot(dir_ / "back.png").ok());
+  app_->present();
+}
+
+TEST_F(MinimisedWindow, HeadlessResizeToZeroKeepsOnePixelAndComesBack) {
+  const Rgba8Image img = random_image(65, 33, seed_);
+  ASSERT_TRUE(app_->install_image_for_test(img).ok());
+  headless_->resize(0, 0);
+  EXPECT_EQ(headless_->framebuffer_size(), (std::pair{1, 1}));
+  for (int i = 0; i < 3; ++i) {
+    app_->frame();
+    app_->present();
+  }
+  EXPECT_TRUE(app_->last_launch().ok());
+  headless_->resize(640, 400);
+  EXPECT_EQ(headless_->framebuffer_size(), (std::pair{640, 400}));
+  app_->frame();
+  expect_output_matches(img);
+  EXPECT_GT(distinct_colours(), 20u);
+  app_->present();
+}
+
+}  // namespace
