@@ -43,8 +43,11 @@ std::size_t shared_bytes_of(MatmulKernel k, const TileParams& p, Dim3 block) {
     case MatmulKernel::Blocktile2D:
     case MatmulKernel::Vectorized:
       return static_cast<std::size_t>(p.BM * p.BK + p.BK * p.BN) * f;
-    case MatmulKernel::Warptile:
-      return 2 * static_cast<std::size_t>(p.BK * (p.BM + K7Smem<8, 8, 8>::kPadA) + p.BK * p.BN) * f;
+    case MatmulKernel::Warptile: {
+      // K7Smem: two stages; A's rows padded by 4 floats where that still fits in 48 KB.
+      const int pad = 2 * p.BK * (p.BM + 4 + p.BN) * 4 <= 48 * 1024 ? 4 : 0;
+      return 2 * static_cast<std::size_t>(p.BK * (p.BM + pad) + p.BK * p.BN) * f;
+    }
     default:
       return 0;
   }
@@ -53,6 +56,8 @@ static_assert(sizeof(K3Smem<16>) == 2 * 16 * 16 * 4);
 static_assert(sizeof(K5Smem<128, 128, 8>) == (128 * 8 + 8 * 128) * 4);
 static_assert(sizeof(K6Smem<128, 128, 16>) == (128 * 16 + 16 * 128) * 4);
 static_assert(sizeof(K7Smem<128, 256, 8>) == 2 * (8 * (128 + 4) + 8 * 256) * 4);
+static_assert(sizeof(K7Smem<128, 128, 16>) == 2 * (16 * (128 + 4) + 16 * 128) * 4);
+static_assert(sizeof(K7Smem<128, 256, 16>) == 2 * (16 * 128 + 16 * 256) * 4);  // unpadded: 48 KB
 
 template <std::size_t Count>
 std::string list_tiles(MatmulKernel k, const TileParams (&table)[Count]) {
@@ -129,7 +134,8 @@ std::vector<MatmulKernelInfo> build_registry() {
                true, false});
   r.push_back({K::Warptile, "k7_warptile", "7. warp tiling, double-buffered",
                "block, warp and thread tiles arranged so every shared-memory read of a warp is "
-               "conflict-free, with the next tile's loads in flight during the FMAs",
+               "conflict-free, with the next tile's loads in flight during the FMAs (B by "
+               "cp.async) and interior blocks loading without per-element checks",
                "kernels/matmul/k7_warptile.hpp", tile_configs(K::Warptile, kK7Params), true, true,
                false});
   return r;
