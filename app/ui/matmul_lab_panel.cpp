@@ -300,40 +300,6 @@ void draw_result_card(const app::MatmulSession& s, app::MatmulState& st, MatmulC
     ImGui::TextColored(kWarnColour, "paused: a run takes %.0f ms", s.last_pipeline_ms());
 }
 
-void draw_mapping_controls(const app::MatmulSession& s, app::AppState* state) {
-  app::MatmulState& st = state->matmul;
-  const auto& g = s.choice().geometry;
-  const auto& m = s.matrices();
-  section("MAPPING");
-  ImGui::Checkbox("block tiles over C", &st.block_lines);
-  if (g.k_step > 0 && m.ready) {
-    const int phases = (m.K + g.k_step - 1) / g.k_step;
-    st.phase = std::clamp(st.phase, 0, phases - 1);
-    char fmt[64];
-    std::snprintf(fmt, sizeof fmt, "%%d  (0..%d)", phases - 1);
-    ImGui::TextUnformatted("shared-memory phase");
-    help_marker("A shared-memory kernel walks K in slices of BK: in phase p the block copies "
-                "A[tile rows][p*BK ..] and B[p*BK ..][tile columns] into shared memory, waits at "
-                "__syncthreads, multiplies, and waits again. Hover an element of C to see its "
-                "block's tiles in A and B.");
-    ImGui::SetNextItemWidth(-1);
-    ImGui::SliderInt("##phase", &st.phase, 0, phases - 1, fmt);
-    const int k0 = st.phase * g.k_step, k1 = std::min(m.K, k0 + g.k_step);
-    ImGui::TextColored(kDimColour, "k = %d .. %d in shared memory%s", k0, k1 - 1,
-                       g.stages == 2 ? " (next tile loading)" : "");
-  } else {
-    ImGui::TextColored(kDimColour, "no shared memory: every operand comes from global memory");
-  }
-  const auto inspected = s.inspected();
-  if (state->view.pinned) {
-    ImGui::Text("pinned C[%d][%d]", state->view.pinned->y, state->view.pinned->x);
-    ImGui::SameLine();
-    if (ImGui::SmallButton("unpin")) state->view.pinned.reset();
-  } else if (!inspected) {
-    ImGui::TextColored(kDimColour, "hover C to inspect an element; click pins it");
-  }
-}
-
 }  // namespace
 
 void draw_lab_tabs(app::Lab* lab) {
@@ -365,7 +331,6 @@ MatmulControlsActions draw_matmul_controls(const app::MatmulSession& s, app::App
     else draw_tile_knobs(*info, s, st);
   }
   draw_result_card(s, st, act);
-  draw_mapping_controls(s, state);
   return act;
 }
 

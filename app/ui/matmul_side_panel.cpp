@@ -44,7 +44,14 @@ void draw_live_numbers(const MatmulSession& s) {
   ImGui::TextUnformatted("LIVE NUMBERS");
   ImGui::SameLine();
   ImGui::TextColored(kDimColour, "%s", s.device_label().c_str());
-  if (!m.ready || !rec.ok() || h.kernel().empty() || !c.status.ok()) {
+  if (!m.ready || !c.status.ok()) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(kErrorColour, "%s", !m.ready ? "No matrices: nothing runs." : "Refused before launch: nothing runs.");
+    ImGui::TextColored(kDimColour, "%s", (!m.ready ? m.status : c.status).message.c_str());
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  if (!rec.ok() || h.kernel().empty()) {
     ImGui::TextColored(kDimColour, "No run of this configuration yet.");
     return;
   }
@@ -291,10 +298,15 @@ void draw_memory_tab(const MatmulSession& s, const app::AppState& state) {
   const int k = std::clamp(c.geometry.k_step > 0 ? state.matmul.phase * c.geometry.k_step : 0, 0, m.K - 1);
   ImGui::Text("C[%d][%d], step k = %d, block %ux%u", inspected->y, inspected->x, k, block.x, block.y);
   help_marker(mapping::explain(mapping::Concept::Coalescing));
-  if (!naive)
+  if (!naive) {
+    ImGui::PushTextWrapPos(0);
     ImGui::TextColored(kDimColour, "the naive mappings (rungs 1 and 2) for this element; the tiled rungs load "
                                    "through shared memory instead");
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::PushTextWrapPos(0);
   ImGui::TextColored(kDimColour, "each cell is a lane; colour = the 32-byte sector it touches");
+  ImGui::PopTextWrapPos();
   for (auto mapping_kind : {mapping::MatmulMapping::RowFromY, mapping::MatmulMapping::RowFromX}) {
     const bool row_from_y = mapping_kind == mapping::MatmulMapping::RowFromY;
     LaunchConfig lc;

@@ -17,7 +17,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
+#include "matmul/matmul_owner.hpp"
 #include "shell/matmul_session.hpp"
 #include "ui/matmul_panels.hpp"
 #include "ui/widgets.hpp"
@@ -167,8 +169,7 @@ struct ElementInfo {
   long long tile_r0 = 0, tile_c0 = 0;
   int tile_rows = 0, tile_cols = 0;
   bool partial = false;
-  Dim3 thread_idx;
-  bool thread_known = false;
+  std::optional<matmul::ElementOwner> owner;  // the thread that stores it (the kernels' arithmetic)
 };
 
 ElementInfo describe_element(const MatmulSession& s, int row, int col) {
@@ -178,18 +179,11 @@ ElementInfo describe_element(const MatmulSession& s, int row, int col) {
   e.row = row, e.col = col;
   e.tile_rows = std::max(1, g.block_rows), e.tile_cols = std::max(1, g.block_cols);
   const unsigned br = static_cast<unsigned>(row / e.tile_rows), bc = static_cast<unsigned>(col / e.tile_cols);
-  e.block_idx = g.x_walks_rows ? Dim3{br, bc, 1} : Dim3{bc, br, 1};
+  e.block_idx = g.x_walks_rows ? Dim3{br, bc, 0} : Dim3{bc, br, 0};
   e.tile_r0 = static_cast<long long>(br) * e.tile_rows;
   e.tile_c0 = static_cast<long long>(bc) * e.tile_cols;
   e.partial = e.tile_r0 + e.tile_rows > m.M || e.tile_c0 + e.tile_cols > m.N;
-  const matmul::MatmulKernel k = s.choice().kernel;
-  if (k == matmul::MatmulKernel::Naive || k == matmul::MatmulKernel::SmemTiled) {
-    e.thread_idx = Dim3{static_cast<unsigned>(col - e.tile_c0), static_cast<unsigned>(row - e.tile_r0), 0};
-    e.thread_known = true;
-  } else if (k == matmul::MatmulKernel::Uncoalesced) {
-    e.thread_idx = Dim3{static_cast<unsigned>(row - e.tile_r0), static_cast<unsigned>(col - e.tile_c0), 0};
-    e.thread_known = true;
-  }
+  if (auto o = matmul::element_owner(s.choice().kernel, s.choice().config, m.M, m.N, row, col)) e.owner = o.value();
   return e;
 }
 
@@ -206,11 +200,21 @@ void draw_inspector_text(const MatmulSession& s, const ElementInfo& e, bool pinn
   else if (want)
     ImGui::Text("reference %.6g", *want);
   ImGui::Text("block (%u, %u) of grid (%u, %u)", e.block_idx.x, e.block_idx.y, c.launch.grid.x, c.launch.grid.y);
-  if (e.thread_known)
-    ImGui::Text("thread (%u, %u): one output, %d multiply-adds", e.thread_idx.x, e.thread_idx.y, m.K);
-  else
-    ImGui::Text("%d x %d outputs per thread, %u threads per block", g.thread_rows, g.thread_cols,
-                c.launch.block.x * c.launch.block.y * c.launch.block.z);
+  if (e.owner) {
+    const auto& o = *e.owner;
+    const int outputs = g.thread_rows * g.thread_cols;
+    if (c.launch.block.y > 1)
+      ImGui::Text("thread (%u, %u), warp %u lane %u", o.thread.x, o.thread.y, o.warp, o.lane);
+    else
+      ImGui::Text("thread %u, warp %u lane %u", o.thread.x, o.warp, o.lane);
+    if (outputs == 1)
+      ImGui::TextColored(kDimColour, "one output: %d multiply-adds", m.K);
+    else if (o.outputs.size() > 1)
+      ImGui::TextColored(kDimColour, "%d outputs: %zu fragments of 4 x 4 in its warp's %d x %d tile", outputs,
+                         o.outputs.size(), o.warp_tile.rows, o.warp_tile.cols);
+    else
+      ImGui::TextColored(kDimColour, "%d outputs (%d x %d) in registers", outputs, g.thread_rows, g.thread_cols);
+  }
   ImGui::TextColored(kDimColour, "tile of C: rows %lld..%lld, cols %lld..%lld%s", e.tile_r0,
                      std::min<long long>(m.M, e.tile_r0 + e.tile_rows) - 1, e.tile_c0,
                      std::min<long long>(m.N, e.tile_c0 + e.tile_cols) - 1, e.partial ? " (edge: idle threads)" : "");
@@ -259,6 +263,43 @@ void draw_legend(const MatmulSession& s, ImDrawList* dl, ImVec2 p0, float width,
   dl->AddText({x, p0.y + bar_h + 3}, IM_COL32(150, 155, 168, 255), buf);
 }
 
+// Above the matrices: the block-tile lines, the shared-memory phase, the pinned element.
+void draw_toolbar(const MatmulSession& s, app::AppState* state) {
+  app::MatmulState& st = state->matmul;
+  const auto& g = s.choice().geometry;
+  const auto& m = s.matrices();
+  const float em = ImGui::GetFontSize();
+  ImGui::Checkbox("block tiles", &st.block_lines);
+  item_tooltip("Lines between the blocks' tiles of C: each block computes one tile.");
+  ImGui::SameLine(0, em * 1.2f);
+  if (g.k_step > 0) {
+    const int phases = (m.K + g.k_step - 1) / g.k_step;
+    st.phase = std::clamp(st.phase, 0, phases - 1);
+    ImGui::TextUnformatted("shared-memory phase");
+    ImGui::SameLine();
+    char fmt[48];
+    std::snprintf(fmt, sizeof fmt, "%%d of 0..%d", phases - 1);
+    ImGui::SetNextItemWidth(em * 11);
+    ImGui::SliderInt("##phase", &st.phase, 0, phases - 1, fmt);
+    item_tooltip("A shared-memory kernel walks K in slices of BK: in phase p each block copies "
+                 "A[its rows][p*BK ..] and B[p*BK ..][its columns] into shared memory, waits at "
+                 "__syncthreads, multiplies, and waits again. Hover (or pin) an element of C to see "
+                 "its block's slices in A and B.");
+    ImGui::SameLine();
+    const int k0 = st.phase * g.k_step, k1 = std::min(m.K, k0 + g.k_step);
+    ImGui::TextColored(ImVec4(0.35f, 0.88f, 1.0f, 1.0f), "k %d..%d in shared memory%s", k0, k1 - 1,
+                       g.stages == 2 ? ", next slice loading" : "");
+  } else {
+    ImGui::TextColored(kDimColour, "no shared memory: every operand comes from global memory");
+  }
+  if (state->view.pinned) {
+    ImGui::SameLine(0, em * 1.2f);
+    ImGui::Text("pinned C[%d][%d]", state->view.pinned->y, state->view.pinned->x);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("unpin")) state->view.pinned.reset();
+  }
+}
+
 }  // namespace
 
 MatmulViewOutput draw_matmul_view(const MatmulSession& s, app::AppState* state) {
@@ -270,6 +311,7 @@ MatmulViewOutput draw_matmul_view(const MatmulSession& s, app::AppState* state) 
     status_text(m.status);
     return out;
   }
+  draw_toolbar(s, state);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 size = ImGui::GetContentRegionAvail();
   const float legend_h = em * 2.8f;
@@ -293,7 +335,9 @@ MatmulViewOutput draw_matmul_view(const MatmulSession& s, app::AppState* state) 
     const Box& b = sh.panel->box;
     if (h.valid && h.colours) {
       dl->AddImage(tex(h.colours.id()), b.p0, b.p1);
-      out.linear_filter[sh.map] = b.w() < h.width * 0.99f || b.h() < h.height * 0.99f;
+      // Bilinear only when shrunk both ways: a 784 x 10 B drawn 100 pixels wide must keep its
+      // ten crisp columns.
+      out.linear_filter[sh.map] = b.w() < h.width * 0.99f && b.h() < h.height * 0.99f;
     } else {
       fill(dl, b, IM_COL32(30, 32, 38, 255));
       shadowed_text(dl, {b.p0.x + 6, b.p0.y + 6}, IM_COL32(150, 155, 168, 255), "not run yet");
@@ -347,6 +391,28 @@ MatmulViewOutput draw_matmul_view(const MatmulSession& s, app::AppState* state) 
     outline(dl, pa, amber);
     fill(dl, pb, amber_fill);
     outline(dl, pb, amber);
+    // The thread that stores the element: its outputs on C, the rows of A and columns of B they
+    // need (register blocking made visible: rung 7's fragments show as strided bands), and its
+    // warp's tile.
+    if (e.owner) {
+      const ImU32 white_fill = IM_COL32(255, 255, 255, 40), white = IM_COL32(255, 255, 255, 230);
+      const ImU32 violet = IM_COL32(190, 150, 255, 255);
+      if (e.owner->warp_tile.rows > 0) {
+        const auto& w = e.owner->warp_tile;
+        for (const MatrixPanel* p : {&L.c, &L.err}) outline(dl, p->cells(w.row, w.row + w.rows, w.col, w.col + w.cols), violet, 1.5f);
+      }
+      if (e.owner->outputs.size() > 1 || e.owner->outputs.front().rows * e.owner->outputs.front().cols > 1) {
+        for (const auto& r : e.owner->outputs) {
+          for (const MatrixPanel* p : {&L.c, &L.err}) {
+            const Box b = p->cells(r.row, r.row + r.rows, r.col, r.col + r.cols);
+            fill(dl, b, white_fill);
+            outline(dl, b, white, 1.0f);
+          }
+          fill(dl, L.a.cells(r.row, r.row + r.rows, 0, m.K), white_fill);
+          fill(dl, L.b.cells(0, m.K, r.col, r.col + r.cols), white_fill);
+        }
+      }
+    }
     // The element's own dot product: row i of A, column j of B.
     const ImVec2 ra0 = L.a.at(e.row + 0.5, 0), ra1 = L.a.at(e.row + 0.5, m.K);
     dl->AddLine(ra0, ra1, IM_COL32(255, 255, 255, 200), 1.0f);
@@ -369,7 +435,10 @@ MatmulViewOutput draw_matmul_view(const MatmulSession& s, app::AppState* state) 
       char label[64];
       std::snprintf(label, sizeof label, "shared memory, phase %d", p);
       const ImVec2 ts = ImGui::CalcTextSize(label);
-      const ImVec2 at(sb.p1.x + 6, std::max(L.b.box.p0.y, sb.p0.y + (sb.h() - ts.y) / 2));
+      // Beside B when the view has room there, else beside the slice itself.
+      const float beside_b = L.b.box.p1.x + 6;
+      const float x = beside_b + ts.x + 4 < origin.x + size.x ? beside_b : sb.p1.x + 6;
+      const ImVec2 at(x, std::max(L.b.box.p0.y, sb.p0.y + (sb.h() - ts.y) / 2));
       dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(10, 12, 16, 215), 3);
       dl->AddText(at, cyan, label);
     }
@@ -385,10 +454,12 @@ MatmulViewOutput draw_matmul_view(const MatmulSession& s, app::AppState* state) 
       if (card.w() > 0) {
         ImGui::SetCursorScreenPos({card.p0.x, card.p0.y + em * 0.3f});
         ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.06f, 0.07f, 0.09f, 0.92f));
-        const float lines = 9.0f * ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y;
+        const float lines = 12.0f * ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y;
         ImGui::BeginChild("matmul_inspector", {card.w() - em * 0.5f, std::min(card.h() - em * 0.5f, lines)}, true,
                           ImGuiWindowFlags_NoScrollbar);
+        ImGui::PushTextWrapPos(0.0f);
         draw_inspector_text(s, e, state->view.pinned.has_value(), state->matmul.phase);
+        ImGui::PopTextWrapPos();
         ImGui::EndChild();
         ImGui::PopStyleColor();
       }
