@@ -277,7 +277,11 @@ void MatmulSession::resolve_choice() {
     st.kernel = info->id;
   }
   const int count = static_cast<int>(info->configs.size());
-  st.config_index = std::clamp(st.config_index, 0, std::max(0, count - 1));
+  if (st.config_index < 0 || st.config_index >= count) {
+    messages_.warn("Matmul: " + info->id + " has no configuration " + std::to_string(st.config_index),
+                   "it lists 0.." + std::to_string(count - 1) + "; using " + std::to_string(count - 1));
+    st.config_index = std::clamp(st.config_index, 0, count - 1);
+  }
   const matmul::MatmulConfig& listed = info->configs[static_cast<std::size_t>(st.config_index)];
   Choice c;
   c.kernel = info->kernel;

@@ -230,37 +230,36 @@ void draw_inspector_text(const MatmulSession& s, const ElementInfo& e, bool pinn
   }
 }
 
-void draw_legend(const MatmulSession& s, ImDrawList* dl, ImVec2 p0, float width, float em) {
+// Two rows under the matrices: the value colour map with each matrix's range, and the error map
+// with its special codes (exact, above the range).
+void draw_legend(const MatmulSession& s, ImDrawList* dl, ImVec2 p0, float em) {
   const auto& m = s.matrices();
-  const float bar_w = std::min(em * 12.0f, (width - em * 4) / 2 - em * 6);
-  const float bar_h = em * 0.8f;
-  char buf[128];
-  // Values: codes 1..255 are the continuous part.
-  float x = p0.x;
-  dl->AddText({x, p0.y}, IM_COL32(200, 203, 212, 255), "values");
-  x += ImGui::CalcTextSize("values").x + em * 0.5f;
-  std::snprintf(buf, sizeof buf, "-r");
-  dl->AddImage(tex(s.legend_texture(HeatmapColourMap::Values)), {x, p0.y + 1}, {x + bar_w, p0.y + 1 + bar_h},
-               {1.0f / 256, 0}, {1, 1});
-  dl->AddRect({x, p0.y + 1}, {x + bar_w, p0.y + 1 + bar_h}, IM_COL32(90, 95, 108, 255));
-  std::snprintf(buf, sizeof buf, "-r  0  +r   r: A %.3g  B %.3g  C %.3g", m.range_a, m.range_b, m.range_c);
-  dl->AddText({x, p0.y + bar_h + 3}, IM_COL32(150, 155, 168, 255), buf);
-  // Errors: exact swatch, 1..254 log ramp, over-range swatch.
-  x = p0.x + width / 2;
-  dl->AddText({x, p0.y}, IM_COL32(200, 203, 212, 255), "|C - ref|");
-  x += ImGui::CalcTextSize("|C - ref|").x + em * 0.5f;
-  const float sw = em * 0.9f;
-  dl->AddImage(tex(s.legend_texture(HeatmapColourMap::Errors)), {x, p0.y + 1}, {x + sw, p0.y + 1 + bar_h},
-               {0, 0}, {1.0f / 256, 1});
+  const float bar_w = em * 12.0f, bar_h = em * 0.9f, label_w = em * 6.5f, row_h = em * 1.35f;
+  const ImU32 label = IM_COL32(200, 203, 212, 255), dim = IM_COL32(150, 155, 168, 255);
+  const ImU32 frame = IM_COL32(90, 95, 108, 255);
+  const ImTextureID values = tex(s.legend_texture(HeatmapColourMap::Values));
+  const ImTextureID errors = tex(s.legend_texture(HeatmapColourMap::Errors));
+  char buf[160];
+  // Values: codes 1..255 run from -r to +r.
+  float x = p0.x + label_w, y = p0.y;
+  dl->AddText({p0.x, y}, label, "values");
+  dl->AddImage(values, {x, y + 2}, {x + bar_w, y + 2 + bar_h}, {1.0f / 256, 0}, {1, 1});
+  dl->AddRect({x, y + 2}, {x + bar_w, y + 2 + bar_h}, frame);
+  std::snprintf(buf, sizeof buf, "-r .. 0 .. +r   r = %.3g (A), %.3g (B), %.3g (C)", m.range_a, m.range_b, m.range_c);
+  dl->AddText({x + bar_w + em * 0.6f, y}, dim, buf);
+  // Errors: the exact swatch, the log ramp (codes 1..254), the over-range swatch.
+  y += row_h;
+  dl->AddText({p0.x, y}, label, "|C - ref|");
+  const float sw = em * 1.1f;
+  dl->AddImage(errors, {x, y + 2}, {x + sw, y + 2 + bar_h}, {0, 0}, {1.0f / 256, 1});
   const float rx = x + sw + 3;
-  dl->AddImage(tex(s.legend_texture(HeatmapColourMap::Errors)), {rx, p0.y + 1}, {rx + bar_w, p0.y + 1 + bar_h},
-               {1.0f / 256, 0}, {255.0f / 256, 1});
-  const float ox = rx + bar_w + 3;
-  dl->AddImage(tex(s.legend_texture(HeatmapColourMap::Errors)), {ox, p0.y + 1}, {ox + sw, p0.y + 1 + bar_h},
-               {255.0f / 256, 0}, {1, 1});
-  dl->AddRect({x, p0.y + 1}, {ox + sw, p0.y + 1 + bar_h}, IM_COL32(90, 95, 108, 255));
-  std::snprintf(buf, sizeof buf, "0   %.1e .. %.1e (tol)   over", m.error_lo, m.error_hi);
-  dl->AddText({x, p0.y + bar_h + 3}, IM_COL32(150, 155, 168, 255), buf);
+  const float ramp_w = bar_w - 2 * (sw + 3);
+  dl->AddImage(errors, {rx, y + 2}, {rx + ramp_w, y + 2 + bar_h}, {1.0f / 256, 0}, {255.0f / 256, 1});
+  const float ox = rx + ramp_w + 3;
+  dl->AddImage(errors, {ox, y + 2}, {ox + sw, y + 2 + bar_h}, {255.0f / 256, 0}, {1, 1});
+  dl->AddRect({x, y + 2}, {x + bar_w, y + 2 + bar_h}, frame);
+  std::snprintf(buf, sizeof buf, "0 | %.1e .. %.1e (largest tolerance) | above", m.error_lo, m.error_hi);
+  dl->AddText({x + bar_w + em * 0.6f, y}, dim, buf);
 }
 
 // Above the matrices: the block-tile lines, the shared-memory phase, the pinned element.
@@ -288,7 +287,7 @@ void draw_toolbar(const MatmulSession& s, app::AppState* state) {
     ImGui::SameLine();
     const int k0 = st.phase * g.k_step, k1 = std::min(m.K, k0 + g.k_step);
     ImGui::TextColored(ImVec4(0.35f, 0.88f, 1.0f, 1.0f), "k %d..%d in shared memory%s", k0, k1 - 1,
-                       g.stages == 2 ? ", next slice loading" : "");
+                       g.stages == 2 ? " (+ the next, loading)" : "");
   } else {
     ImGui::TextColored(kDimColour, "no shared memory: every operand comes from global memory");
   }
@@ -481,7 +480,7 @@ MatmulViewOutput draw_matmul_view(const MatmulSession& s, app::AppState* state) 
     dl->AddText({p.x, p.y + em * 2.6f}, IM_COL32(150, 155, 168, 255), "  A[i][k] * B[k][j]");
     dl->AddText({p.x, p.y + em * 4.2f}, IM_COL32(150, 155, 168, 255), "hover C: its block's tiles");
   }
-  draw_legend(s, dl, {origin.x + em * 0.6f, origin.y + size.y - legend_h + em * 0.3f}, size.x - em * 1.2f, em);
+  draw_legend(s, dl, {origin.x + em * 0.6f, origin.y + size.y - legend_h + em * 0.2f}, em);
   return out;
 }
 
