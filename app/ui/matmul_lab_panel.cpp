@@ -244,7 +244,8 @@ void draw_result_card(const app::MatmulSession& s, app::MatmulState& st, MatmulC
   const auto& c = s.choice();
   const LaunchRecord& last = s.last_launch();
   if (!m.ready) {
-    ImGui::TextColored(kErrorColour, "No matrices");
+    if (m.status.ok()) ImGui::TextColored(kDimColour, "generating the matrices...");
+    else ImGui::TextColored(kErrorColour, "No matrices: nothing runs");
     return;
   }
   if (!c.status.ok()) {

@@ -44,6 +44,10 @@ void draw_live_numbers(const MatmulSession& s) {
   ImGui::TextUnformatted("LIVE NUMBERS");
   ImGui::SameLine();
   ImGui::TextColored(kDimColour, "%s", s.device_label().c_str());
+  if (!m.ready && m.status.ok()) {
+    ImGui::TextColored(kDimColour, "Generating the matrices...");
+    return;
+  }
   if (!m.ready || !c.status.ok()) {
     ImGui::PushTextWrapPos(0);
     ImGui::TextColored(kErrorColour, "%s", !m.ready ? "No matrices: nothing runs." : "Refused before launch: nothing runs.");

@@ -306,7 +306,8 @@ MatmulViewOutput draw_matmul_view(const MatmulSession& s, app::AppState* state) 
   const auto& m = s.matrices();
   const float em = ImGui::GetFontSize();
   if (!m.ready) {
-    ImGui::TextColored(kDimColour, "No matrices to show.");
+    // Before the first update (the lab just opened) there is no verdict yet, only a wait.
+    ImGui::TextColored(kDimColour, m.status.ok() ? "Generating the matrices..." : "No matrices to show.");
     status_text(m.status);
     return out;
   }
