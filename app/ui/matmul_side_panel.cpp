@@ -116,8 +116,8 @@ void draw_live_numbers(const MatmulSession& s) {
   ImGui::PushTextWrapPos(0);
   if (!s.has_verification()) ImGui::TextColored(kWarnColour, "not verified yet");
   else if (v.passed)
-    ImGui::TextColored(kOkColour, "correct vs %s: max abs err %.2g, max rel %.2g, 0 of %zu outside tolerance",
-                       against, v.max_abs, v.max_rel, v.checked);
+    ImGui::TextColored(kOkColour, "correct vs %s: 0 of %zu outside tolerance, worst at %.2g of it (max abs err "
+                       "%.2g, max rel %.2g)", against, v.checked, v.max_tolerance_ratio, v.max_abs, v.max_rel);
   else
     ImGui::TextColored(kErrorColour, "WRONG vs %s: %zu of %zu outside tolerance", against, v.mismatches, v.checked);
   ImGui::PopTextWrapPos();
