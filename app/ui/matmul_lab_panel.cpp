@@ -296,7 +296,7 @@ void draw_result_card(const app::MatmulSession& s, app::MatmulState& st, MatmulC
   }
   ImGui::Checkbox("Run continuously", &st.run_continuously);
   item_tooltip("Rerun every frame so the timings fill up. Every new configuration is verified; "
-               "repeats of a large one are re-verified once a second.");
+               "repeats of a large one are re-verified every few seconds.");
   ImGui::SameLine();
   if (ImGui::Button("Run once")) act.run_once = true;
   if (s.paused_slow() && st.run_continuously)
