@@ -13,7 +13,8 @@
 //    reference;
 //  - host RSS grows by more than kSoakHostGrowthBound, or used device memory by more than
 //    kSoakDeviceGrowthBound, between the start (after warm-up) and the end; both are sampled
-//    with the same probe image installed, so equal work holds equal memory;
+//    with the same probe image installed, so equal work holds equal memory (under
+//    AddressSanitizer the host bound applies to the live heap: its quarantine inflates RSS);
 //  - the device faults, or anything crashes (the process dies: ctest sees that too).
 // It prints one summary line (launches, refusals expected/observed, load errors, RSS and device
 // memory before/after, elapsed) and a verdict.
