@@ -7,11 +7,11 @@
 #   sanitize  tests/gpu/sanitize.sh: compute-sanitizer memcheck, racecheck, synccheck and
 #             initcheck over the grayscale kernels (every block shape, odd sizes), the matmul
 #             ladder (every configuration at small odd sizes), the trace kernels and the headless
-#             app's CUDA-GL interop path; budget SANITIZE_BUDGET_S (default 400 s here)
+#             app's CUDA-GL interop path; budget SANITIZE_BUDGET_S (default 360 s here)
 #   soak      blockscope soak --backend cuda --launches 3000 (SOAK_LAUNCHES): random valid and
 #             invalid launches, random odd-sized images and hostile drops through the headless
 #             app; host RSS and device memory sampled after warm-up and at the end; capped at
-#             SOAK_SECONDS (default 120) so `all` fits in one 10-minute device call
+#             SOAK_SECONDS (default 150) so `all` fits in one 10-minute device call (about 9 minutes at worst)
 #
 # RESULTS receives 4 files: sanitize_summary.txt, sanitize.log, soak.log, hardening.txt (the
 # verdicts). Exit 0 only when every part that ran passed.
@@ -41,7 +41,7 @@ note "== hardening_on_device.sh $what, $(date -u +%FT%TZ), $(nvidia-smi --query-
 
 if [ "$what" = sanitize ] || [ "$what" = all ]; then
   echo "== compute-sanitizer (tests/gpu/sanitize.sh; every run's output in sanitize.log)"
-  SANITIZE_BUDGET_S=${SANITIZE_BUDGET_S:-400} "$here/sanitize.sh" "$bundle" "$results"
+  SANITIZE_BUDGET_S=${SANITIZE_BUDGET_S:-360} "$here/sanitize.sh" "$bundle" "$results"
   rc=$?
   note "sanitize: $([ $rc -eq 0 ] && echo PASSED || echo "FAILED (see sanitize_summary.txt)")"
   [ $rc -eq 0 ] || failed=1
@@ -50,10 +50,10 @@ fi
 if [ "$what" = soak ] || [ "$what" = all ]; then
   app="$bundle/blockscope"; [ -x "$app" ] || app="$bundle/app/blockscope"  # a bundle or a build tree
   launches=${SOAK_LAUNCHES:-3000}
-  seconds=${SOAK_SECONDS:-120}
+  seconds=${SOAK_SECONDS:-150}
   echo "== soak: $app soak --backend cuda --launches $launches --seconds $seconds"
   t0=$SECONDS
-  timeout --kill-after=10 $(( seconds + 120 )) "$app" soak --backend cuda \
+  timeout --kill-after=10 $(( seconds + 40 )) "$app" soak --backend cuda \
     --launches "$launches" --seconds "$seconds" >"$results/soak.log" 2>&1
   rc=$?
   grep -E "^soak: (seed|[0-9]+ launches|blocks|files|gridDim|PASSED|FAILED|launch )|^soak summary|^  - " "$results/soak.log"
