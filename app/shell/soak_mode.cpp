@@ -607,7 +607,12 @@ void Soak::verify_output() {
     problem("could not read the output back: " + s.describe());
     return;
   }
-  auto got = load_image_file(out, LoadLimits{});
+  // The soak installs images up to the GL texture limit (32768 on some GPUs), past the loader's
+  // default 16384 for dropped files, so its own output is read back with room for them.
+  LoadLimits own_output;
+  own_output.max_side = 1 << 16;
+  own_output.max_pixels = 1ull << 32;
+  auto got = load_image_file(out, own_output);
   if (!got) {
     problem("could not read the output file: " + got.status().describe());
     return;

@@ -8,7 +8,8 @@ out=${2:-OUT}
 rm -rf "$out"
 bins=(app/blockscope app/platform/bs_egl_probe kernels/matmul/bs_matmul_bench tests/app/test_headless_app
       tests/gfx/test_gfx tests/gfx/test_gfx_gpu tests/grayscale/test_grayscale_gpu tests/mapping/test_mapping_gpu
-      tests/matmul/test_matmul_gpu tests/platform/test_platform)
+      tests/matmul/test_matmul_gpu tests/platform/test_platform tests/app/test_matmul_lab_headless
+      tests/matmul/test_matmul_heatmap_gpu)
 ../shared/device/bundle.sh "$out" "${bins[@]/#/$build/}" >/dev/null
 rm -f "$out"/lib/libcublas* "$out"/lib/libcudart*
 strip --strip-debug "$out"/* 2>/dev/null || true

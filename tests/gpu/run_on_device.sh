@@ -32,7 +32,8 @@ step() {  # name command...
   local name=$1; shift
   echo "==== $name: $*" | tee -a "$log"
   local t0=$SECONDS
-  "$@" >>"$log" 2>&1
+  # No step may take the whole call: a hung one is killed and reported.
+  timeout "${STEP_TIMEOUT:-150}" "$@" >>"$log" 2>&1
   local rc=$?
   verdicts+=("$(printf '%-28s %s (%ds)' "$name" "$([ $rc -eq 0 ] && echo ok || echo "FAILED rc=$rc")" $((SECONDS - t0)))")
   tail -n 25 "$log" | grep -E "PASSED|FAILED|SKIPPED|interop:|backend:|gl:|launch:|error" | tail -n 8
@@ -51,18 +52,27 @@ step interop_gpu_tests      "$bundle/test_gfx_gpu" --gtest_color=no
 step gfx_tests_on_nvidia    "$bundle/test_gfx" --gtest_color=no
 step platform_tests         "$bundle/test_platform" --gtest_color=no
 step mapping_gpu_tests      "$bundle/test_mapping_gpu" --gtest_color=no
-step headless_app_gpu       "$bundle/test_headless_app" --gtest_color=no
+step headless_app_gpu       "$bundle/test_headless_app" --gtest_color=no --gtest_filter='-*Fault*'
 step screenshot_by_sm       "$bundle/blockscope" --headless --backend cuda --frames 4 --kernel 2d --block 32x8 \
                             --overlay sm --pin 200,150 --panel stats --screenshot "$results/shot_sm.png" \
-                            --schedule-json "$results/schedule.json"
+                            --schedule-json /tmp/bs_schedule.json
+step schedule_json_head     head -c 700 /tmp/bs_schedule.json
 step screenshot_schedule    "$bundle/blockscope" --headless --backend cuda --frames 4 --kernel 1d --block 256 \
                             --overlay block --hover 300,200 --panel schedule --screenshot "$results/shot_schedule.png"
 step bench_gray             "$bundle/blockscope" bench gray --backend cuda --size 8192x8192 --kernel 1d --kernel 2d \
                             --block 256 --block 16x16 --block 32x8 --block 1024 --repeats 50 --warmup 5 \
                             --json "$results/bench_gray.json"
-step matmul_gpu_tests       timeout 200 "$bundle/test_matmul_gpu" --gtest_color=no
-step bench_matmul           timeout 200 "$bundle/blockscope" bench matmul --backend cuda --size 4096x4096x4096 \
+step matmul_gpu_tests       "$bundle/test_matmul_gpu" --gtest_color=no
+step matmul_lab_gpu         "$bundle/test_matmul_lab_headless" --gtest_color=no --gtest_filter='*Gpu*'
+step matmul_heatmap_gpu     "$bundle/test_matmul_heatmap_gpu" --gtest_color=no
+step screenshot_matmul      "$bundle/blockscope" --headless --backend cuda --lab matmul --frames 6 --hover 1500,900 \
+                            --matmul-phase 100 --panel memory --screenshot "$results/shot_matmul.png"
+step bench_matmul           "$bundle/blockscope" bench matmul --backend cuda --size 4096x4096x4096 \
                             --json "$results/bench_matmul.json"
+step soak_cuda              "$bundle/blockscope" soak --backend cuda --launches 3000 --seconds 100
+# Last, because it leaves the GPU recovering from a real fault (the process after it waited
+# for the driver once): a sticky fault is reported and the app carries on on the CPU.
+step gpu_fault_recovery     "$bundle/test_headless_app" --gtest_color=no --gtest_filter='*Fault*'
 echo
 printf '%s\n' "${verdicts[@]}" | tee -a "$log"
 printf '%s\n' "${verdicts[@]}" | grep -q FAILED && exit 1
