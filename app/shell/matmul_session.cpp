@@ -105,7 +105,11 @@ void MatmulSession::apply_defaults() {
     const int n = gpu ? 4096 : 128;
     st.M = st.N = st.K = n;
   }
-  if (st.kernel.empty()) st.kernel = gpu ? "k7_warptile" : "k1_naive";
+  if (st.kernel.empty()) {
+    st.kernel = gpu ? "k7_warptile" : "k1_naive";
+    // On the GPU, open on the fastest rung-7 configuration; the rest are one click away.
+    if (gpu && st.config_index == 0) st.config_index = matmul::kK7FastestConfig;
+  }
 }
 
 Status MatmulSession::build_legends() {

@@ -54,6 +54,11 @@ inline constexpr TileParams kK7Params[] = {
     {64, 64, 8, 8, 4, 32, 32, 4},      // 4 warps, small matrices
 };
 
+// The row of kK7Params measured fastest at 4096^3 on an H200 (93.9% of cuBLAS, NOTES.md): the
+// matmul lab opens on it on a GPU.
+inline constexpr int kK7FastestConfig = 3;
+static_assert(kK7Params[kK7FastestConfig] == TileParams{128, 128, 16, 8, 16, 64, 64, 2});
+
 // Calls f(std::integral_constant<std::size_t, I>{}) for I == index; a compile-time index lets
 // the caller read its table row as template arguments.
 template <std::size_t Count, class F>

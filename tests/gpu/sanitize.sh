@@ -69,13 +69,14 @@ sanitizer="$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sani
 gray="$(find_bin test_grayscale_gpu)"
 matmul="$(find_bin test_matmul_gpu)"
 mapping="$(find_bin test_mapping_gpu)"
+heatmap="$(find_bin test_matmul_heatmap_gpu)"
 app="$(find_bin blockscope)"
 
 {
   echo "== sanitize.sh $(date -u +%FT%TZ) on $(hostname)"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 || echo "nvidia-smi not available"
   echo "compute-sanitizer: ${sanitizer:-NOT FOUND} $([ -n "$sanitizer" ] && "$sanitizer" --version 2>&1 | tail -n 1)"
-  echo "binaries: gray=${gray:-missing} matmul=${matmul:-missing} mapping=${mapping:-missing} app=${app:-missing}"
+  echo "binaries: gray=${gray:-missing} matmul=${matmul:-missing} mapping=${mapping:-missing} heatmap=${heatmap:-missing}"
   echo "budget ${budget}s, at most ${step_limit}s per run"
 } | tee -a "$log"
 
@@ -168,15 +169,19 @@ app_1d=(--headless --backend cuda --frames 2 --window-size 800x500 --kernel 1d -
 run memcheck  gray   "$gray" --gtest_color=no
 run memcheck  matmul "$matmul" --gtest_color=no --gtest_filter="$mm_memcheck"
 run memcheck  trace  "$mapping" --gtest_color=no --gtest_filter='GpuTrace.*'
+run memcheck  heatmap "$heatmap" --gtest_color=no
 run racecheck matmul "$matmul" --gtest_color=no --gtest_filter="$small*s37x53x41:$small*s130x67x129"
 run racecheck gray   "$gray" --gtest_color=no
 run racecheck trace  "$mapping" --gtest_color=no --gtest_filter='GpuTrace.*'
+run racecheck heatmap "$heatmap" --gtest_color=no
 run synccheck matmul "$matmul" --gtest_color=no --gtest_filter="$small*s37x53x41"
 run synccheck gray   "$gray" --gtest_color=no
 run synccheck trace  "$mapping" --gtest_color=no --gtest_filter='GpuTrace.*'
+run synccheck heatmap "$heatmap" --gtest_color=no
 run initcheck gray   "$gray" --gtest_color=no
 run initcheck matmul "$matmul" --gtest_color=no --gtest_filter="$small"
 run initcheck trace  "$mapping" --gtest_color=no --gtest_filter='GpuTrace.*'
+run initcheck heatmap "$heatmap" --gtest_color=no
 
 {
   echo
