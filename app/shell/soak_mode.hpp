@@ -27,10 +27,13 @@ namespace bs::app {
 
 // Growth allowed between the two samples. Host: glibc arenas, Mesa's and the driver's caches
 // and the message log's fill-up stay well inside 16 MiB; a leak of one image per install
-// (hundreds of installs of up to a few MiB each) does not. Device: one allocation granule of
-// the CUDA allocator (2 MiB); the probe image's buffers are the same size at both samples.
+// (hundreds of installs of up to a few MiB each) does not. Device: cudaMemGetInfo counts the
+// whole GPU, OpenGL's textures and the drivers' pools included, and on an H200 three 3000-launch
+// runs moved it by -6, -4 and +4 MiB between samples with the same probe image installed; 16 MiB
+// absorbs that, while leaking one image's buffers per install (about 4 MiB of device memory and
+// 5 MiB of textures for a 1025 x 1025 image, ~230 installs a run) would grow by hundreds.
 inline constexpr std::size_t kSoakHostGrowthBound = 16u << 20;
-inline constexpr std::size_t kSoakDeviceGrowthBound = 2u << 20;
+inline constexpr std::size_t kSoakDeviceGrowthBound = 16u << 20;
 
 // Runs the soak described by options.soak; returns the process exit code.
 int run_soak(const CliOptions& options);
