@@ -12,6 +12,7 @@
 #include "core/exec.hpp"
 #include "cuda/cuda_status.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/device_limits.hpp"
 #include "cuda/event_timer.hpp"
 #include "matmul/k1_naive.hpp"
 #include "matmul/k2_uncoalesced.hpp"
@@ -246,50 +247,30 @@ Result<std::unique_ptr<CudaMatmulLab>> CudaMatmulLab::create(int device) {
   std::unique_ptr<CudaMatmulLab> lab(new CudaMatmulLab());
   Impl& im = *lab->impl_;
   im.device = device;
-  cudaDeviceProp p{};
-  BS_CUDA_TRY(cudaGetDeviceProperties(&p, device));
-  int clock_khz = 0, mem_clock_khz = 0;
-  BS_CUDA_TRY(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
-  BS_CUDA_TRY(cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, device));
-
-  DeviceLimits& l = im.limits;
-  l.name = p.name;
-  l.compute_major = p.major, l.compute_minor = p.minor;
-  l.max_threads_per_block = static_cast<unsigned>(p.maxThreadsPerBlock);
-  l.max_block = Dim3{static_cast<unsigned>(p.maxThreadsDim[0]), static_cast<unsigned>(p.maxThreadsDim[1]),
-                     static_cast<unsigned>(p.maxThreadsDim[2])};
-  l.max_grid = Dim3{static_cast<unsigned>(p.maxGridSize[0]), static_cast<unsigned>(p.maxGridSize[1]),
-                    static_cast<unsigned>(p.maxGridSize[2])};
-  l.warp_size = static_cast<unsigned>(p.warpSize);
-  l.shared_per_block = p.sharedMemPerBlock;
-  l.shared_per_block_optin = p.sharedMemPerBlockOptin;
-  l.shared_per_sm = p.sharedMemPerMultiprocessor;
-  l.reserved_shared_per_block = p.reservedSharedMemPerBlock;
-  l.regs_per_block = static_cast<unsigned>(p.regsPerBlock);
-  l.regs_per_sm = static_cast<unsigned>(p.regsPerMultiprocessor);
-  l.max_threads_per_sm = static_cast<unsigned>(p.maxThreadsPerMultiProcessor);
-  l.max_blocks_per_sm = static_cast<unsigned>(p.maxBlocksPerMultiProcessor);
-  l.sm_count = static_cast<unsigned>(p.multiProcessorCount);
-  l.total_global_bytes = p.totalGlobalMem;
-  l.clock_khz = clock_khz;
-  l.memory_clock_khz = mem_clock_khz;
-  l.memory_bus_bits = p.memoryBusWidth;
+  // The limits come from the one device query every backend uses; the report adds the FP32
+  // peak, the versions and the L2 size on top of them.
+  Result<DeviceLimits> limits = cuda::query_device_limits(device);
+  if (!limits) return limits.status();
+  im.limits = std::move(limits.value());
+  const DeviceLimits& l = im.limits;
+  int l2_bytes = 0;
+  BS_CUDA_TRY(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
 
   CudaDeviceReport& r = im.report;
   r.device = device;
-  r.name = p.name;
-  r.compute_major = p.major, r.compute_minor = p.minor;
-  r.sm_count = p.multiProcessorCount;
-  r.fp32_lanes_per_sm = fp32_lanes_per_sm(p.major, p.minor);
-  r.clock_khz = clock_khz;
-  r.fp32_peak_gflops = r.sm_count * r.fp32_lanes_per_sm * 2.0 * clock_khz * 1e-6;
+  r.name = l.name;
+  r.compute_major = l.compute_major, r.compute_minor = l.compute_minor;
+  r.sm_count = static_cast<int>(l.sm_count);
+  r.fp32_lanes_per_sm = fp32_lanes_per_sm(l.compute_major, l.compute_minor);
+  r.clock_khz = l.clock_khz;
+  r.fp32_peak_gflops = r.sm_count * r.fp32_lanes_per_sm * 2.0 * r.clock_khz * 1e-6;
   r.peak_formula = std::to_string(r.sm_count) + " SMs x " + std::to_string(r.fp32_lanes_per_sm) +
-                   " FP32 lanes x 2 FLOP x " + fixed(clock_khz * 1e-3, 0) +
+                   " FP32 lanes x 2 FLOP x " + fixed(r.clock_khz * 1e-3, 0) +
                    " MHz (cudaDevAttrClockRate) = " + fixed(r.fp32_peak_gflops, 0) + " GFLOP/s";
   cudaDriverGetVersion(&r.driver_version);
   cudaRuntimeGetVersion(&r.runtime_version);
-  r.total_global_bytes = p.totalGlobalMem;
-  r.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
+  r.total_global_bytes = l.total_global_bytes;
+  r.l2_bytes = static_cast<std::size_t>(l2_bytes);
 
   BS_CUBLAS_TRY(cublasCreate(&im.cublas));
   cublasGetVersion(im.cublas, &r.cublas_version);
@@ -382,20 +363,12 @@ LaunchRecord CudaMatmulLab::run(MatmulKernel kernel, const MatmulConfig& config,
                                  "CudaMatmulLab::run");
     return rec;
   }
-  cudaFuncAttributes fa{};
-  if (cudaError_t e = cudaFuncGetAttributes(&fa, fn); e != cudaSuccess) {
-    rec.status = cuda::to_status(e, "cudaFuncGetAttributes");
+  Result<KernelAttributes> attrs = cuda::query_kernel_attributes(fn);
+  if (!attrs) {
+    rec.status = attrs.status();
     return rec;
   }
-  KernelAttributes attrs;
-  attrs.max_threads_per_block = static_cast<unsigned>(fa.maxThreadsPerBlock);
-  attrs.registers_per_thread = static_cast<unsigned>(fa.numRegs);
-  attrs.static_shared_bytes = fa.sharedSizeBytes;
-  attrs.local_bytes_per_thread = fa.localSizeBytes;
-  attrs.max_dynamic_shared_bytes = static_cast<std::size_t>(fa.maxDynamicSharedSizeBytes);
-  attrs.ptx_version = fa.ptxVersion;
-  attrs.binary_version = fa.binaryVersion;
-  if (rec.status = validate_launch(rec.config, im.limits, &attrs); !rec.ok()) return rec;
+  if (rec.status = validate_launch(rec.config, im.limits, &attrs.value()); !rec.ok()) return rec;
 
   MatmulArgs args{im.a.get(), im.b.get(), im.c.get(), im.M, im.N, im.K};
   void* params[] = {&args};
