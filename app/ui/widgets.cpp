@@ -1,7 +1,10 @@
 #include "ui/widgets.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+
+#include "mapping/memory_access.hpp"
 
 namespace bs::ui {
 
@@ -99,6 +102,42 @@ void line_plot(const char* id, const PlotSeries* series, int count, ImVec2 size,
     ImGui::EndTooltip();
   }
   ImGui::PopID();
+}
+
+void draw_warp_request(const mapping::WarpAccess& a) {
+  const float em = ImGui::GetFontSize();
+  const bool wasteful = a.sectors > a.ideal_sectors;
+  ImGui::TextColored(a.is_write ? ImVec4(1, 0.75f, 0.5f, 1) : ImVec4(0.7f, 0.85f, 1, 1), "%s", a.label.c_str());
+  ImGui::SameLine();
+  ImGui::TextColored(wasteful ? kWarnColour : kOkColour, "%u sector%s (ideal %u)", a.sectors, a.sectors == 1 ? "" : "s",
+                     a.ideal_sectors);
+  const float cell = std::min(em * 0.7f, (ImGui::GetContentRegionAvail().x - 4) / 32.0f);
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton(a.label.c_str(), ImVec2(cell * 32, cell));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  int hovered_lane = -1;
+  for (int lane = 0; lane < 32; ++lane) {
+    const long long addr = lane < static_cast<int>(a.lane_address.size()) ? a.lane_address[lane] : mapping::kNoAccess;
+    const ImVec2 c0(p0.x + lane * cell, p0.y), c1(c0.x + cell - 1, c0.y + cell - 1);
+    ImU32 colour = IM_COL32(50, 52, 58, 255);
+    if (addr != mapping::kNoAccess) {
+      // Golden-ratio steps around the hue circle: neighbouring sectors never share a colour.
+      const double golden = static_cast<double>(addr / mapping::kSectorBytes) * 0.61803398875;
+      float r, g, b;
+      ImGui::ColorConvertHSVtoRGB(static_cast<float>(golden - std::floor(golden)), 0.6f, 0.9f, r, g, b);
+      colour = ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1));
+    }
+    dl->AddRectFilled(c0, c1, colour);
+    if (ImGui::IsItemHovered() && ImGui::GetIO().MousePos.x >= c0.x && ImGui::GetIO().MousePos.x < c0.x + cell)
+      hovered_lane = lane;
+  }
+  if (hovered_lane >= 0) {
+    const long long addr = a.lane_address[hovered_lane];
+    ImGui::BeginTooltip();
+    if (addr == mapping::kNoAccess) ImGui::Text("lane %d: no access (idle)", hovered_lane);
+    else ImGui::Text("lane %d: %s + %lld bytes, sector %lld", hovered_lane, a.buffer.c_str(), addr, addr / mapping::kSectorBytes);
+    ImGui::EndTooltip();
+  }
 }
 
 }  // namespace bs::ui

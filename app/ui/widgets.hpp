@@ -1,5 +1,5 @@
-// Small ImGui helpers shared by the panels: explanatory tooltips, coloured status lines and a
-// hand-drawn line plot (no ImPlot: ImDrawList directly).
+// Small ImGui helpers shared by the panels: explanatory tooltips, coloured status lines, a
+// hand-drawn line plot (no ImPlot: ImDrawList directly) and a warp's memory request.
 #pragma once
 #include <imgui.h>
 
@@ -7,6 +7,10 @@
 #include <string>
 
 #include "core/status.hpp"
+
+namespace bs::mapping {
+struct WarpAccess;
+}
 
 namespace bs::ui {
 
@@ -32,5 +36,10 @@ struct PlotSeries {
 // Line plot of one or two series sharing a y axis from 0 to the max, with a labelled top value.
 void line_plot(const char* id, const PlotSeries* series, int count, ImVec2 size,
                const char* unit);
+
+// One warp's memory request: its label, sectors against the ideal, then a cell per lane coloured
+// by the 32-byte sector it touches, with the lane's offset in a tooltip. Used by the grayscale
+// memory panel and the matmul lab's memory tab.
+void draw_warp_request(const mapping::WarpAccess& access);
 
 }  // namespace bs::ui
