@@ -4,11 +4,9 @@
 // CUDA backend writes through zero-copy interop.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
+#include <unistd.h>  // getpid
 
-#include <array>
 #include <cstdlib>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -23,35 +21,13 @@
 #include "image/image_loader.hpp"
 #include "simulator/grid_simulator.hpp"
 
+#include "app_runner.hpp"
+
 namespace {
 
+using namespace bs::app::test;  // RunResult, quote, executable, run
+
 namespace fs = std::filesystem;
-
-struct RunResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-std::string quote(const std::string& s) { return "'" + s + "'"; }
-
-// The executable under test; BLOCKSCOPE_EXE in the environment overrides the build's path (the
-// GPU machine runs a bundled copy from another folder).
-std::string executable() {
-  const char* env = std::getenv("BLOCKSCOPE_EXE");
-  return env && *env ? env : BLOCKSCOPE_EXE;
-}
-
-RunResult run(const std::string& args, const std::string& env = "") {
-  const std::string cmd = env + " " + quote(executable()) + " " + args + " 2>&1";
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 class HeadlessApp : public ::testing::Test {
  protected:

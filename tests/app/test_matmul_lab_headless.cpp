@@ -6,11 +6,8 @@
 // the heatmaps through zero-copy interop and verifies against cuBLAS.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
+#include <unistd.h>  // getpid
 
-#include <array>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <set>
@@ -19,34 +16,13 @@
 #include "image/image_loader.hpp"
 #include "matmul/matmul.hpp"
 
+#include "app_runner.hpp"
+
 namespace {
 
+using namespace bs::app::test;  // RunResult, quote, executable, run
+
 namespace fs = std::filesystem;
-
-struct RunResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-std::string quote(const std::string& s) { return "'" + s + "'"; }
-
-// BLOCKSCOPE_EXE in the environment overrides the build's path (the GPU machine runs a bundle).
-std::string executable() {
-  const char* env = std::getenv("BLOCKSCOPE_EXE");
-  return env && *env ? env : BLOCKSCOPE_EXE;
-}
-
-RunResult run(const std::string& args) {
-  const std::string cmd = quote(executable()) + " " + args + " 2>&1";
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 // The "matmul: ..." line of the headless summary.
 std::string summary_line(const std::string& output) {

@@ -5,40 +5,16 @@
 // memory flat.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
 #include <cstdio>
-#include <cstdlib>
 #include <random>
 #include <regex>
 #include <string>
 
+#include "app_runner.hpp"
+
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// BLOCKSCOPE_EXE in the environment overrides the build's path (the GPU machine runs a bundled
-// copy from another folder).
-std::string executable() {
-  const char* env = std::getenv("BLOCKSCOPE_EXE");
-  return env && *env ? env : BLOCKSCOPE_EXE;
-}
-
-RunResult run(const std::string& args) {
-  const std::string cmd = "'" + executable() + "' " + args + " 2>&1";
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using namespace bs::app::test;  // RunResult, quote, executable, run
 
 // A number that follows `label` in the summary line ("refusals expected 164" -> 164).
 long long number_after(const std::string& text, const std::string& label) {
