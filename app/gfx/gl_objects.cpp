@@ -442,6 +442,19 @@ GlStateGuard::~GlStateGuard() {
   glPixelStorei(GL_PACK_ALIGNMENT, pack_alignment_);
 }
 
+void begin_fullscreen_pass(const GlFramebuffer& target, int width, int height, const GlProgram& program,
+                           const GlVertexArray& vertex_array) {
+  glBindFramebuffer(GL_FRAMEBUFFER, target.id());
+  glViewport(0, 0, width, height);
+  glDisable(GL_BLEND);
+  glDisable(GL_SCISSOR_TEST);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_STENCIL_TEST);
+  glDisable(GL_CULL_FACE);
+  glUseProgram(program.id());
+  glBindVertexArray(vertex_array.id());
+}
+
 // --- read-backs ------------------------------------------------------------------------------
 
 namespace {

@@ -8,7 +8,7 @@
 // is the top row; the image view renderer accounts for that, nothing flips on load.
 //
 // Sections: GlTexture, GlBuffer, GlProgram, GlVertexArray, GlFramebuffer, GlSampler,
-// GlStateGuard, read-back helpers.
+// GlStateGuard (and begin_fullscreen_pass), read-back helpers.
 #pragma once
 #include <epoxy/gl.h>
 
@@ -201,6 +201,12 @@ class GlStateGuard {
   GLint blend_equation_rgb_ = 0, blend_equation_alpha_ = 0;
   GLint unpack_buffer_ = 0, pack_buffer_ = 0, unpack_alignment_ = 4, pack_alignment_ = 4;
 };
+
+// Starts a full-screen pass into `target`: binds it, sets the viewport to width x height, turns
+// off blending, scissor, depth, stencil and culling (an ImGui frame leaves some of them on) and
+// binds `program` and `vertex_array`. Call it under a GlStateGuard, which undoes all of this.
+void begin_fullscreen_pass(const GlFramebuffer& target, int width, int height, const GlProgram& program,
+                           const GlVertexArray& vertex_array);
 
 // ---------------------------------------------------------------------------------------------
 // Pixel-exact read-backs (glGetTexImage, pack alignment 1), top row first like the uploads.

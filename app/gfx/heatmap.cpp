@@ -7,11 +7,7 @@
 namespace bs {
 
 Result<HeatmapRenderer> HeatmapRenderer::create() {
-  auto vertex = embedded_shader("heatmap.vert");
-  if (!vertex) return vertex.status();
-  auto fragment = embedded_shader("heatmap.frag");
-  if (!fragment) return fragment.status();
-  auto program = GlProgram::build(vertex.value(), fragment.value(), "heatmap");
+  auto program = build_embedded_program("heatmap");
   if (!program) return program.status();
   HeatmapRenderer r;
   r.program_ = std::move(program).value();
@@ -36,15 +32,7 @@ Status HeatmapRenderer::colourize(const GlTexture& codes, HeatmapColourMap map, 
   if (Status attached = framebuffer_.attach_colour(*out); !attached) return attached;
 
   GlStateGuard guard;
-  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_.id());
-  glViewport(0, 0, codes.width(), codes.height());
-  glDisable(GL_BLEND);
-  glDisable(GL_SCISSOR_TEST);
-  glDisable(GL_DEPTH_TEST);
-  glDisable(GL_STENCIL_TEST);
-  glDisable(GL_CULL_FACE);
-  glUseProgram(program_.id());
-  glBindVertexArray(vertex_array_.id());
+  begin_fullscreen_pass(framebuffer_, codes.width(), codes.height(), program_, vertex_array_);
   glActiveTexture(GL_TEXTURE0);
   glBindTexture(GL_TEXTURE_2D, codes.id());
   glBindSampler(0, nearest_.id());

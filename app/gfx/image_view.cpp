@@ -59,11 +59,7 @@ float zoom_to_fit(int image_w, int image_h, int output_w, int output_h) {
 }
 
 Result<ImageViewRenderer> ImageViewRenderer::create() {
-  auto vertex = embedded_shader("image_view.vert");
-  if (!vertex) return vertex.status();
-  auto fragment = embedded_shader("image_view.frag");
-  if (!fragment) return fragment.status();
-  auto program = GlProgram::build(vertex.value(), fragment.value(), "image_view");
+  auto program = build_embedded_program("image_view");
   if (!program) return program.status();
 
   ImageViewRenderer r;
@@ -127,15 +123,7 @@ Status ImageViewRenderer::render(const ImageViewParams& view, const OverlayParam
   }
 
   GlStateGuard guard;  // everything below is undone when this returns
-  glBindFramebuffer(GL_FRAMEBUFFER, framebuffer_.id());
-  glViewport(0, 0, view.output_width, view.output_height);
-  glDisable(GL_BLEND);
-  glDisable(GL_SCISSOR_TEST);
-  glDisable(GL_DEPTH_TEST);
-  glDisable(GL_STENCIL_TEST);
-  glDisable(GL_CULL_FACE);
-  glUseProgram(program_.id());
-  glBindVertexArray(vertex_array_.id());
+  begin_fullscreen_pass(framebuffer_, view.output_width, view.output_height, program_, vertex_array_);
 
   const bool has_b = view.texture_b != 0;
   const GLuint sampler = view.zoom >= 1.0f ? nearest_.id() : linear_.id();

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/status.hpp"
+#include "gfx/gl_objects.hpp"
 
 namespace bs {
 
@@ -19,5 +20,9 @@ std::span<const EmbeddedShader> embedded_shaders();
 
 // One of them by file name, or a Status naming the missing file.
 Result<std::string_view> embedded_shader(std::string_view name);
+
+// The program of shaders/<name>.vert and shaders/<name>.frag, built under `name` (which the
+// compile and link errors quote). Needs a current GL 3.3 core context.
+Result<GlProgram> build_embedded_program(std::string_view name);
 
 }  // namespace bs
