@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "backend/cuda_device.hpp"
+#include "core/median.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_limits.hpp"
 #include "cuda/event_timer.hpp"
@@ -87,8 +88,7 @@ Result<double> measure_copy_bandwidth_gbs(int device, std::size_t bytes, int rep
     if (!t) return t.status();
     if (r >= 0) ms.push_back(t.value());
   }
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return 2.0 * static_cast<double>(bytes) / (ms[ms.size() / 2] * 1e6);
+  return 2.0 * static_cast<double>(bytes) / (median_of(std::move(ms)) * 1e6);
 }
 
 bool is_sticky_cuda_error(std::string_view code) {

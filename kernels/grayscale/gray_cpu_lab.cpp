@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/median.hpp"
 #include "grayscale/gray_1d_flat.hpp"
 #include "grayscale/gray_2d.hpp"
 #include "grayscale/gray_lab.hpp"
@@ -47,16 +48,12 @@ class CpuGrayLab final : public GrayLab {
 
   LaunchRecord run(GrayKernel k, Dim3 block, std::uint8_t* out,
                    const GrayRunOptions& options) override {
-    LaunchRecord rec;
-    rec.kernel = std::string(info(k).name);
+    LaunchRecord rec = begin_gray_launch(k, block, width_, height_, limits_, nullptr);
     rec.backend = BackendKind::CpuSimulation;
     rec.timer = "steady_clock (CPU simulation, " + std::to_string(simulator_.workers()) +
                 " workers)";
-    rec.config = gray_launch_config(k, block, width_, height_);
-    rec.status = check_gray_launch(k, rec.config, width_, height_, limits_, nullptr);
     if (!rec.ok()) return rec;
     const int n = width_ * height_;
-    rec.bytes_moved = kBytesPerPixel * n;
     GrayArgs args{planar_.data(), out ? out : result_.data(), width_, height_, n};
 
     std::vector<double> times;
@@ -78,8 +75,7 @@ class CpuGrayLab final : public GrayLab {
         rec.schedule_simulated = true;
       }
     }
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    rec.kernel_ms = times[times.size() / 2];
+    rec.kernel_ms = median_of(std::move(times));
     return rec;
   }
 

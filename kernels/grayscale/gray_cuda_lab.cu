@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/median.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/event_timer.hpp"
 #include "grayscale/gray_cuda_kernels.cuh"
@@ -77,20 +78,16 @@ class CudaGrayLab final : public GrayLab {
 
   LaunchRecord run(GrayKernel k, Dim3 block, std::uint8_t* out,
                    const GrayRunOptions& options) override {
-    LaunchRecord rec;
-    rec.kernel = std::string(info(k).name);
+    const KernelAttributes attrs = attributes(k);
+    LaunchRecord rec = begin_gray_launch(k, block, width_, height_, limits_, &attrs);
     rec.backend = BackendKind::Cuda;
     rec.timer = "CUDA events";
-    rec.config = gray_launch_config(k, block, width_, height_);
-    const KernelAttributes attrs = attributes(k);
-    rec.status = check_gray_launch(k, rec.config, width_, height_, limits_, &attrs);
     if (!rec.ok()) return rec;
     if (Status s = cuda::to_status(cudaSetDevice(device_), "cudaSetDevice"); !s) {
       rec.status = s;
       return rec;
     }
     const int n = width_ * height_;
-    rec.bytes_moved = kBytesPerPixel * n;
     GrayArgs args{planar_.get(), out ? out : result_.get(), width_, height_, n};
     const dim3 grid(rec.config.grid.x, rec.config.grid.y, rec.config.grid.z);
     const dim3 blk(rec.config.block.x, rec.config.block.y, rec.config.block.z);
@@ -112,8 +109,7 @@ class CudaGrayLab final : public GrayLab {
       }
       times.push_back(ms.value());
     }
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-    rec.kernel_ms = times[times.size() / 2];
+    rec.kernel_ms = median_of(std::move(times));
     if (options.trace_schedule) {
       // One more launch of the instrumented wrapper (same body, same output), untimed.
       auto buffer = trace::TraceBuffer::allocate(rec.config.grid);

@@ -78,6 +78,16 @@ Status check_gray_launch(GrayKernel k, const LaunchConfig& config, int width, in
   return Status::success();
 }
 
+LaunchRecord begin_gray_launch(GrayKernel k, Dim3 block, int width, int height,
+                               const DeviceLimits& limits, const KernelAttributes* attributes) {
+  LaunchRecord rec;
+  rec.kernel = std::string(info(k).name);
+  rec.config = gray_launch_config(k, block, width, height);
+  rec.status = check_gray_launch(k, rec.config, width, height, limits, attributes);
+  if (rec.ok()) rec.bytes_moved = kBytesPerPixel * static_cast<double>(width) * height;
+  return rec;
+}
+
 void rgba_to_planar_rgb(const std::uint8_t* rgba, int width, int height, std::uint8_t* planar) {
   const std::size_t n = static_cast<std::size_t>(width) * height;
   for (std::size_t i = 0; i < n; ++i) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/launch.hpp"
+#include "core/launch_record.hpp"
 
 namespace bs::gray {
 
@@ -36,6 +37,12 @@ LaunchConfig gray_launch_config(GrayKernel k, Dim3 block, int width, int height)
 // Kernel-specific rules on top of bs::validate_launch (CUDA's own rules).
 Status check_gray_launch(GrayKernel k, const LaunchConfig& config, int width, int height,
                          const DeviceLimits& limits, const KernelAttributes* attributes);
+
+// The LaunchRecord every grayscale lab starts from: the kernel's registry name, the exact grid
+// and block it will launch, the bytes the bandwidth figure counts, and the refusal (if any) from
+// check_gray_launch. Backend and timer are the lab's to fill.
+LaunchRecord begin_gray_launch(GrayKernel k, Dim3 block, int width, int height,
+                               const DeviceLimits& limits, const KernelAttributes* attributes);
 
 // Converts interleaved RGBA8 (4 bytes per pixel) to the planar RGB layout the kernels read.
 void rgba_to_planar_rgb(const std::uint8_t* rgba, int width, int height, std::uint8_t* planar);
