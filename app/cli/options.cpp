@@ -3,7 +3,7 @@
 #include <charconv>
 #include <sstream>
 
-#include "matmul/matmul.hpp"
+#include "labs/matmul/matmul.hpp"
 
 namespace bs::app {
 namespace {

@@ -1,4 +1,4 @@
-// Colours a matmul heatmap: an R8 texture of heatmap codes (kernels/matmul/matmul_heatmap.hpp,
+// Colours a matmul heatmap: an R8 texture of heatmap codes (kernels/labs/matmul/matmul_heatmap.hpp,
 // written by CUDA through interop or by the host) goes through the colour-map shader
 // (shaders/heatmap.{vert,frag}) into an RGBA8 texture of the same size, which the UI shows with
 // ImGui::Image. Runs only when the codes change, not every frame.

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "backend/cuda_device.hpp"
+#include "device/cuda_device.hpp"
 #include "mapping/schedule.hpp"
 #include "platform/png.hpp"
 #include "shell/matmul_session.hpp"

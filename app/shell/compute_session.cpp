@@ -1,6 +1,6 @@
 #include "shell/compute_session.hpp"
 
-#include "backend/cuda_device.hpp"
+#include "device/cuda_device.hpp"
 
 namespace bs::app {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "cli/options.hpp"
 #include "core/launch_record.hpp"
-#include "grayscale/gray_lab.hpp"
+#include "labs/grayscale/gray_lab.hpp"
 #include "simulator/grid_simulator.hpp"
 
 namespace bs::app {

@@ -1,6 +1,6 @@
 #include "shell/matmul_bench_runner.hpp"
 
-#include "matmul/matmul_bench.hpp"
+#include "labs/matmul/matmul_bench.hpp"
 
 namespace bs::app {
 

@@ -6,12 +6,12 @@
 #include <cmath>
 #include <cstdio>
 
-#include "backend/cuda_device.hpp"
-#include "matmul/matmul_heatmap.hpp"
+#include "device/cuda_device.hpp"
+#include "labs/matmul/matmul_heatmap.hpp"
 #include "ui/matmul_panels.hpp"
 
 #if BLOCKSCOPE_HAS_CUDA
-#include "matmul/matmul_cuda.hpp"
+#include "labs/matmul/matmul_cuda.hpp"
 #else
 namespace bs::matmul {
 class CudaMatmulLab {};  // never created in a build without CUDA

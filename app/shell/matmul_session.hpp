@@ -30,8 +30,8 @@
 #include "gfx/gl_objects.hpp"
 #include "gfx/heatmap.hpp"
 #include "gfx/interop.hpp"
-#include "matmul/matmul.hpp"
-#include "matmul/matmul_heatmap.hpp"
+#include "labs/matmul/matmul.hpp"
+#include "labs/matmul/matmul_heatmap.hpp"
 #include "shell/compute_session.hpp"
 #include "shell/timing_history.hpp"
 #include "state/app_state.hpp"
@@ -49,7 +49,7 @@ class MatmulSession {
   enum Map { MapA, MapB, MapC, MapError, kMapCount };
 
   struct Heatmap {
-    GlTexture codes;    // R8, one heatmap code per texel (kernels/matmul/matmul_heatmap.hpp)
+    GlTexture codes;    // R8, one heatmap code per texel (kernels/labs/matmul/matmul_heatmap.hpp)
     GlTexture colours;  // RGBA8, the codes through shaders/heatmap.frag; what ImGui shows
     std::optional<InteropPixelBuffer> pixels;  // CUDA backend: CUDA writes the codes here
     std::vector<std::uint8_t> host;            // CPU backend and the host-copy fallback

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "backend/cuda_device.hpp"
+#include "device/cuda_device.hpp"
 #include "gfx/interop.hpp"
-#include "grayscale/gray_bench.hpp"
+#include "labs/grayscale/gray_bench.hpp"
 #include "shell/app.hpp"
 #include "shell/compute_session.hpp"
 #include "shell/matmul_session.hpp"

@@ -24,8 +24,8 @@
 #include <thread>
 #include <vector>
 
-#include "backend/cuda_device.hpp"
-#include "grayscale/gray_kernels.hpp"
+#include "device/cuda_device.hpp"
+#include "labs/grayscale/gray_kernels.hpp"
 #include "image/image_loader.hpp"
 #include "platform/png.hpp"
 #include "shell/app.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/dim.hpp"
-#include "grayscale/gray_kernels.hpp"
+#include "labs/grayscale/gray_kernels.hpp"
 #include "state/matmul_state.hpp"
 
 namespace bs::app {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/dim.hpp"
-#include "matmul/matmul_configs.hpp"
+#include "labs/matmul/matmul_configs.hpp"
 
 namespace bs::app {
 

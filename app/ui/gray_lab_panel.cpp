@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "grayscale/gray_kernels.hpp"
+#include "labs/grayscale/gray_kernels.hpp"
 #include "ui/panels.hpp"
 #include "ui/widgets.hpp"
 

@@ -197,7 +197,7 @@ void draw_tile_knobs(const matmul::MatmulKernelInfo& info, const app::MatmulSess
   const matmul::MatmulConfig& cfg = s.choice().config;
   ImGui::TextUnformatted("compiled configurations");
   help_marker("Tile sizes are template parameters: each row here is a kernel that exists as "
-              "machine code (kernels/matmul/matmul_configs.hpp). BM x BN is the block's tile of C, "
+              "machine code (kernels/labs/matmul/matmul_configs.hpp). BM x BN is the block's tile of C, "
               "BK the K slice staged in shared memory, TM x TN the outputs per thread, WM x WN "
               "the warp tile, MB the blocks per SM the compiler must fit (registers).");
   const std::string preview = st.tile ? "typed: " + short_config(info.kernel, cfg)

@@ -19,7 +19,7 @@
 #include <cstdio>
 #include <optional>
 
-#include "matmul/matmul_owner.hpp"
+#include "labs/matmul/matmul_owner.hpp"
 #include "shell/matmul_session.hpp"
 #include "ui/matmul_panels.hpp"
 #include "ui/widgets.hpp"

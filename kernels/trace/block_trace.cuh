@@ -10,7 +10,7 @@
 //          (0,0,0) reads %globaltimer again and %smid, and writes {start, end, smid} into
 //          records[linear block id], counting the write atomically (the host checks it is 1).
 //
-// How a kernel family adds a traced wrapper (e.g. in kernels/grayscale/gray_kernels.cu):
+// How a kernel family adds a traced wrapper (e.g. in kernels/labs/grayscale/gray_kernels.cu):
 //
 //   #include "trace/block_trace.cuh"
 //   __global__ void gray_1d_flat_kernel(GrayArgs a) {

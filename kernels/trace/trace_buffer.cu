@@ -1,6 +1,6 @@
 #include <utility>
 
-#include "cuda/cuda_status.hpp"
+#include "device/cuda_status.hpp"
 #include "trace/trace_buffer.hpp"
 
 namespace bs::trace {

@@ -8,7 +8,7 @@
 
 #include "core/dim.hpp"
 #include "core/launch_record.hpp"
-#include "cuda/device_buffer.hpp"
+#include "device/device_buffer.hpp"
 #include "trace/trace_record.hpp"
 
 namespace bs::trace {

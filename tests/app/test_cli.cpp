@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/options.hpp"
-#include "matmul/matmul.hpp"
+#include "labs/matmul/matmul.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb_image_write.h>
 
-#include "grayscale/gray_lab.hpp"
+#include "labs/grayscale/gray_lab.hpp"
 #include "image/image_loader.hpp"
 #include "simulator/grid_simulator.hpp"
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "image/image_loader.hpp"
-#include "matmul/matmul.hpp"
+#include "labs/matmul/matmul.hpp"
 
 #include "app_runner.hpp"
 

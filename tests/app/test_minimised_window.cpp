@@ -15,7 +15,7 @@
 #include <random>
 #include <set>
 
-#include "grayscale/gray_kernels.hpp"
+#include "labs/grayscale/gray_kernels.hpp"
 #include "image/image_loader.hpp"
 #include "shell/app.hpp"
 #include "shell/compute_session.hpp"

@@ -6,7 +6,7 @@ set -euo pipefail
 build=${1:-build}
 out=${2:-OUT}
 rm -rf "$out"
-bins=(app/blockscope app/platform/bs_egl_probe kernels/matmul/bs_matmul_bench tests/app/test_headless_app
+bins=(app/blockscope app/platform/bs_egl_probe kernels/labs/matmul/bs_matmul_bench tests/app/test_headless_app
       tests/gfx/test_gfx tests/gfx/test_gfx_gpu tests/grayscale/test_grayscale_gpu tests/mapping/test_mapping_gpu
       tests/matmul/test_matmul_gpu tests/platform/test_platform tests/app/test_matmul_lab_headless
       tests/matmul/test_matmul_heatmap_gpu)

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "grayscale/gray_kernels.hpp"
+#include "labs/grayscale/gray_kernels.hpp"
 
 namespace bs::gray::test {
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "gray_test_support.hpp"
-#include "grayscale/gray_lab.hpp"
+#include "labs/grayscale/gray_lab.hpp"
 #include "simulator/grid_simulator.hpp"
 
 namespace {

@@ -2,9 +2,9 @@
 // same body runs in both), on odd sizes and many block shapes. Skips visibly without a GPU.
 #include <gtest/gtest.h>
 
-#include "backend/cuda_device.hpp"
+#include "device/cuda_device.hpp"
 #include "gray_test_support.hpp"
-#include "grayscale/gray_lab.hpp"
+#include "labs/grayscale/gray_lab.hpp"
 #include "simulator/grid_simulator.hpp"
 
 namespace {

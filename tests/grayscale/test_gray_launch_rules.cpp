@@ -1,7 +1,7 @@
 // Launch configurations the grayscale kernels refuse before launch, with the reason.
 #include <gtest/gtest.h>
 
-#include "grayscale/gray_lab.hpp"
+#include "labs/grayscale/gray_lab.hpp"
 #include "simulator/grid_simulator.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/device_limits.hpp"
+#include "device/device_limits.hpp"
 #include "gpu_skip.hpp"
 #include "mapping/architecture.hpp"
 #include "mapping/occupancy.hpp"

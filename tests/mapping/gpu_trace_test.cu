@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/exec.hpp"
-#include "cuda/device_buffer.hpp"
-#include "cuda/device_limits.hpp"
+#include "device/device_buffer.hpp"
+#include "device/device_limits.hpp"
 #include "gpu_skip.hpp"
 #include "mapping/schedule.hpp"
 #include "mapping/thread_map.hpp"

@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "brute_force.hpp"
-#include "grayscale/gray_1d_flat.hpp"
-#include "grayscale/gray_2d.hpp"
+#include "labs/grayscale/gray_1d_flat.hpp"
+#include "labs/grayscale/gray_2d.hpp"
 
 namespace bs::mapping {
 namespace {

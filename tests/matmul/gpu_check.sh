@@ -5,7 +5,7 @@
 #   tests/matmul/gpu_check.sh [BIN_DIR] [OUT_DIR]
 #
 # BIN_DIR holds test_matmul_gpu and bs_matmul_bench (and optionally test_matmul), either
-# directly or in a build tree's layout (tests/matmul/, kernels/matmul/). Default: build-matmul.
+# directly or in a build tree's layout (tests/matmul/, kernels/labs/matmul/). Default: build-matmul.
 # OUT_DIR receives at most 8 files (logs, bench JSON, SASS). Default: $OUT, else ./matmul-gpu-out.
 #
 # Environment: SKIP_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, SKIP_SASS=1 leave a step out;
@@ -22,7 +22,7 @@ out_dir="${2:-${OUT:-$repo/matmul-gpu-out}}"
 mkdir -p "$out_dir"
 
 find_bin() {  # name -> path or empty
-  for p in "$bin_dir/$1" "$bin_dir/tests/matmul/$1" "$bin_dir/kernels/matmul/$1"; do
+  for p in "$bin_dir/$1" "$bin_dir/tests/matmul/$1" "$bin_dir/kernels/labs/matmul/$1"; do
     [[ -x "$p" ]] && { echo "$p"; return; }
   done
 }

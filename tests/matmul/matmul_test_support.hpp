@@ -10,7 +10,7 @@
 #include <random>
 #include <string>
 
-#include "matmul/matmul.hpp"
+#include "labs/matmul/matmul.hpp"
 
 namespace bs::matmul::testing {
 

@@ -10,8 +10,8 @@
 #include <memory>
 #include <ostream>
 
-#include "matmul/matmul.hpp"
-#include "matmul/matmul_cuda.hpp"
+#include "labs/matmul/matmul.hpp"
+#include "labs/matmul/matmul_cuda.hpp"
 #include "matmul_test_support.hpp"
 
 namespace bs::matmul {

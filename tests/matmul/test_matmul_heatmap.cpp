@@ -1,4 +1,4 @@
-// The heatmap codes the matmul view shows (kernels/matmul/matmul_heatmap.hpp), on the host:
+// The heatmap codes the matmul view shows (kernels/labs/matmul/matmul_heatmap.hpp), on the host:
 // value codes against a double-precision reference, the downsampling's partition of the matrix,
 // one wrong element of a large C lighting exactly its texel, NaN and exact-zero codes, the
 // colour range ignoring outliers, and refused specs.
@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "matmul/matmul.hpp"
-#include "matmul/matmul_heatmap.hpp"
+#include "labs/matmul/matmul.hpp"
+#include "labs/matmul/matmul_heatmap.hpp"
 #include "matmul_test_support.hpp"
 
 namespace {

@@ -9,8 +9,8 @@
 #include <limits>
 #include <vector>
 
-#include "matmul/matmul.hpp"
-#include "matmul/matmul_heatmap.hpp"
+#include "labs/matmul/matmul.hpp"
+#include "labs/matmul/matmul_heatmap.hpp"
 #include "matmul_test_support.hpp"
 
 namespace {

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <set>
 
-#include "matmul/matmul.hpp"
-#include "matmul/matmul_bench.hpp"
+#include "labs/matmul/matmul.hpp"
+#include "labs/matmul/matmul_bench.hpp"
 #include "matmul_test_support.hpp"
 
 namespace bs::matmul {

@@ -1,4 +1,4 @@
-// element_owner (kernels/matmul/matmul_owner.hpp) against what the kernel bodies really do: every
+// element_owner (kernels/labs/matmul/matmul_owner.hpp) against what the kernel bodies really do: every
 // rung's own body runs on the CPU simulator with each thread of one tracked block writing C into
 // a private buffer (NaN-filled), so afterwards each element written names its writer. For every
 // compiled configuration (and odd blocks for rungs 1-2), a full interior block and a partial
@@ -12,15 +12,15 @@
 #include <set>
 #include <vector>
 
-#include "matmul/k1_naive.hpp"
-#include "matmul/k2_uncoalesced.hpp"
-#include "matmul/k3_smem_tiled.hpp"
-#include "matmul/k4_blocktile_1d.hpp"
-#include "matmul/k5_blocktile_2d.hpp"
-#include "matmul/k6_vectorized.hpp"
-#include "matmul/k7_warptile.hpp"
-#include "matmul/matmul.hpp"
-#include "matmul/matmul_owner.hpp"
+#include "labs/matmul/k1_naive.hpp"
+#include "labs/matmul/k2_uncoalesced.hpp"
+#include "labs/matmul/k3_smem_tiled.hpp"
+#include "labs/matmul/k4_blocktile_1d.hpp"
+#include "labs/matmul/k5_blocktile_2d.hpp"
+#include "labs/matmul/k6_vectorized.hpp"
+#include "labs/matmul/k7_warptile.hpp"
+#include "labs/matmul/matmul.hpp"
+#include "labs/matmul/matmul_owner.hpp"
 #include "matmul_test_support.hpp"
 
 namespace {

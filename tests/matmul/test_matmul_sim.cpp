@@ -21,8 +21,8 @@
 #include <tuple>
 #include <vector>
 
-#include "matmul/k3_smem_tiled.hpp"
-#include "matmul/matmul.hpp"
+#include "labs/matmul/k3_smem_tiled.hpp"
+#include "labs/matmul/matmul.hpp"
 #include "matmul_test_support.hpp"
 
 namespace bs::matmul {

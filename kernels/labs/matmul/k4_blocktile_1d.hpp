@@ -1,0 +1,61 @@
+// Rung 4, 1D register blocking: each thread computes TM outputs of one column of C.
+//
+// The block owns a BM x BN tile of C and walks K in steps of BK through shared memory, as in
+// rung 3, but now with (BM / TM) * BN threads in a 1D block: thread (trow, tcol) accumulates
+// rows trow*TM .. trow*TM + TM-1 of column tcol in TM registers. For every B value it reads from
+// shared memory it does TM multiply-adds (the A values come from a shared-memory broadcast).
+//
+// What it teaches: arithmetic intensity per thread. Rung 3 does 1 FMA per 2 shared-memory loads;
+// here it is TM FMAs per TM + 1 loads, and the tile no longer has to equal the block, so the
+// block can be larger than 32 x 32 outputs with fewer threads. Loads are spread over all
+// threads with a strided loop (any tile shape works), zero-filled outside the matrices.
+// Launch: block ((BM / TM) * BN, 1, 1), grid (ceil(N / BN), ceil(M / BM)).
+#pragma once
+#include "labs/matmul/matmul_common.hpp"
+
+namespace bs::matmul {
+
+template <int BM, int BN, int BK>
+struct K4Smem {
+  float As[BM][BK];
+  float Bs[BK][BN];
+};
+
+template <int BM, int BN, int BK, int TM, class Ctx>
+BS_HD void k4_blocktile_1d_thread(const Ctx& t, K4Smem<BM, BN, BK>& s, const MatmulArgs& a) {
+  static_assert(BM % TM == 0, "TM must divide BM");
+  constexpr int kThreads = (BM / TM) * BN;
+  const int tid = static_cast<int>(t.threadIdx.x);
+  const int tcol = tid % BN, trow = tid / BN;
+  const int row0 = static_cast<int>(t.blockIdx.y) * BM, col0 = static_cast<int>(t.blockIdx.x) * BN;
+
+  float acc[TM] = {};
+  for (int k0 = 0; k0 < a.K; k0 += BK) {
+    for (int i = tid; i < BM * BK; i += kThreads) {
+      const int r = i / BK, c = i % BK;  // consecutive threads: consecutive k of one A row
+      const int gr = row0 + r, gk = k0 + c;
+      s.As[r][c] = (gr < a.M && gk < a.K) ? a.A[offset2d(gr, gk, a.K)] : 0.0f;
+    }
+    for (int i = tid; i < BK * BN; i += kThreads) {
+      const int r = i / BN, c = i % BN;
+      const int gk = k0 + r, gc = col0 + c;
+      s.Bs[r][c] = (gk < a.K && gc < a.N) ? a.B[offset2d(gk, gc, a.N)] : 0.0f;
+    }
+    t.sync();
+    BS_UNROLL
+    for (int k = 0; k < BK; ++k) {
+      const float b = s.Bs[k][tcol];
+      BS_UNROLL
+      for (int m = 0; m < TM; ++m) acc[m] += s.As[trow * TM + m][k] * b;
+    }
+    t.sync();
+  }
+  const int col = col0 + tcol;
+  BS_UNROLL
+  for (int m = 0; m < TM; ++m) {
+    const int row = row0 + trow * TM + m;
+    if (row < a.M && col < a.N) a.C[offset2d(row, col, a.N)] = acc[m];
+  }
+}
+
+}  // namespace bs::matmul

@@ -1,0 +1,118 @@
+// Rung 6, vectorized 16-byte loads and a transposed A tile.
+//
+// Rung 5's arithmetic, with the memory instructions made wider:
+// - global -> shared: each thread fetches float4s (one 16-byte load instead of four 4-byte
+//   ones) from A's rows and B's rows;
+// - A is stored TRANSPOSED in shared memory (As[k][m]), so the TM values of A a thread needs
+//   at step k are contiguous, like B's TN values, and both come back as float4s from shared
+//   memory too: per k, TM/4 + TN/4 shared loads instead of TM + TN;
+// - C is written with float4 stores.
+//
+// What it teaches: fewer, wider instructions move the same bytes, leaving issue slots for FMAs.
+// A float4 access needs a 16-byte aligned address, so vectors are used only where they are
+// legal: the matrix's row length is a multiple of 4 floats, its base is aligned, and the four
+// elements lie inside the matrix. Every other float4 (odd K or N, the ragged edges) is loaded
+// element by element with guards, so any size stays correct; the decision is per float4 and is
+// the same for a whole warp on interior tiles.
+// Launch: block ((BM / TM) * (BN / TN), 1, 1), grid (ceil(N / BN), ceil(M / BM)).
+#pragma once
+#include "labs/matmul/matmul_common.hpp"
+
+namespace bs::matmul {
+
+template <int BM, int BN, int BK>
+struct K6Smem {
+  float As[BK][BM];  // transposed: As[k][m] = A[row0 + m][k0 + k]
+  float Bs[BK][BN];
+};
+
+// Loads (from global memory) the 4 elements p[0..3] of a row whose valid length from p on is `valid` (may be < 4):
+// one vector load when allowed, guarded scalars otherwise.
+BS_HD Float4 load4_guarded(const float* p, bool row_ok, bool vector_ok, int valid) {
+  if (row_ok && vector_ok && valid >= 4) return ldg4(p);
+  Float4 v{0.0f, 0.0f, 0.0f, 0.0f};
+  if (row_ok) {
+    if (valid > 0) v.x = ldg(p);
+    if (valid > 1) v.y = ldg(p + 1);
+    if (valid > 2) v.z = ldg(p + 2);
+    if (valid > 3) v.w = ldg(p + 3);
+  }
+  return v;
+}
+
+BS_HD void store4_guarded(float* p, const Float4& v, bool row_ok, bool vector_ok, int valid) {
+  if (!row_ok) return;
+  if (vector_ok && valid >= 4) {
+    store4(p, v);
+    return;
+  }
+  if (valid > 0) p[0] = v.x;
+  if (valid > 1) p[1] = v.y;
+  if (valid > 2) p[2] = v.z;
+  if (valid > 3) p[3] = v.w;
+}
+
+template <int BM, int BN, int BK, int TM, int TN, class Ctx>
+BS_HD void k6_vectorized_thread(const Ctx& t, K6Smem<BM, BN, BK>& s, const MatmulArgs& a) {
+  static_assert(BM % TM == 0 && BN % TN == 0, "the thread tile must divide the block tile");
+  static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0 && BN % 4 == 0,
+                "float4 paths need multiples of 4");
+  constexpr int kThreads = (BM / TM) * (BN / TN);
+  const int tid = static_cast<int>(t.threadIdx.x);
+  const int tcol = tid % (BN / TN), trow = tid / (BN / TN);
+  const int row0 = static_cast<int>(t.blockIdx.y) * BM, col0 = static_cast<int>(t.blockIdx.x) * BN;
+  const bool a_vec = vec4_ok(a.A, a.K), b_vec = vec4_ok(a.B, a.N), c_vec = vec4_ok(a.C, a.N);
+
+  float acc[TM][TN] = {};
+  for (int k0 = 0; k0 < a.K; k0 += BK) {
+    for (int i = tid; i < BM * BK / 4; i += kThreads) {
+      const int r = i / (BK / 4), c = (i % (BK / 4)) * 4;
+      const int gr = row0 + r, gk = k0 + c;
+      const Float4 v = load4_guarded(a.A + offset2d(gr < a.M ? gr : 0, gk, a.K), gr < a.M,
+                                     a_vec, a.K - gk);
+      s.As[c + 0][r] = v.x;  // the transpose happens here, on the way into shared memory
+      s.As[c + 1][r] = v.y;
+      s.As[c + 2][r] = v.z;
+      s.As[c + 3][r] = v.w;
+    }
+    for (int i = tid; i < BK * BN / 4; i += kThreads) {
+      const int r = i / (BN / 4), c = (i % (BN / 4)) * 4;
+      const int gk = k0 + r, gc = col0 + c;
+      store4(&s.Bs[r][c], load4_guarded(a.B + offset2d(gk < a.K ? gk : 0, gc, a.N), gk < a.K,
+                                        b_vec, a.N - gc));
+    }
+    t.sync();
+    BS_UNROLL
+    for (int k = 0; k < BK; ++k) {
+      float a_reg[TM], b_reg[TN];
+      BS_UNROLL
+      for (int m = 0; m < TM; m += 4) {
+        const Float4 v = load4(&s.As[k][trow * TM + m]);
+        a_reg[m] = v.x, a_reg[m + 1] = v.y, a_reg[m + 2] = v.z, a_reg[m + 3] = v.w;
+      }
+      BS_UNROLL
+      for (int n = 0; n < TN; n += 4) {
+        const Float4 v = load4(&s.Bs[k][tcol * TN + n]);
+        b_reg[n] = v.x, b_reg[n + 1] = v.y, b_reg[n + 2] = v.z, b_reg[n + 3] = v.w;
+      }
+      BS_UNROLL
+      for (int m = 0; m < TM; ++m)
+        BS_UNROLL
+        for (int n = 0; n < TN; ++n) acc[m][n] += a_reg[m] * b_reg[n];
+    }
+    t.sync();
+  }
+  BS_UNROLL
+  for (int m = 0; m < TM; ++m) {
+    const int row = row0 + trow * TM + m;
+    BS_UNROLL
+    for (int n = 0; n < TN; n += 4) {
+      const int col = col0 + tcol * TN + n;
+      store4_guarded(a.C + offset2d(row < a.M ? row : 0, col, a.N),
+                     Float4{acc[m][n], acc[m][n + 1], acc[m][n + 2], acc[m][n + 3]}, row < a.M,
+                     c_vec, a.N - col);
+    }
+  }
+}
+
+}  // namespace bs::matmul
