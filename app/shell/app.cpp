@@ -260,7 +260,7 @@ void App::relaunch() {
     last_launch_ = std::move(rec);
     return;
   }
-  history_.add(rec.kernel_ms, pipeline_ms);
+  history_.add(rec.kernel_ms(), pipeline_ms);
   // A simulated launch of a large image can take a second; relaunching it every frame would
   // freeze the window, so continuous mode pauses itself and says why.
   if (run_continuously_ && rec.backend == BackendKind::CpuSimulation && pipeline_ms > 150) {

@@ -240,10 +240,10 @@ void MatmulSession::build_matrices(const MatrixKey& key) {
     const int repeats = mnk > 0x1p39 ? 1 : mnk > 0x1p36 ? 3 : 5;
     LaunchRecord ref = lab_->run_cublas(repeats, repeats > 1 ? 1 : 0);
     if (!ref.ok()) return fail(ref.status);
-    cublas_ms_ = ref.kernel_ms;
+    cublas_ms_ = ref.kernel_ms();
     cublas_note_ = "cuBLAS SGEMM (FP32, tensor cores off), median of " + std::to_string(repeats) +
                    " on these matrices";
-    m.reference_ms = ref.kernel_ms;
+    m.reference_ms = ref.kernel_ms();
     if (Status s = lab_->download_reference(reference_.data()); !s) return fail(s);
 #endif
   } else {
@@ -391,7 +391,7 @@ void MatmulSession::run() {
   last_pipeline_ms_ = pipeline_ms;
   // The kernel's own time decides: a once-a-second verification of a large C (a download and a
   // compare) must not stop continuous runs of a fast kernel.
-  paused_slow_ = rec.kernel_ms > kSlowRunMs;
+  paused_slow_ = rec.kernel_ms() > kSlowRunMs;
   if (!rec.schedule.empty()) {
     schedule_ = std::move(rec.schedule);
     schedule_simulated_ = rec.schedule_simulated;
@@ -403,12 +403,12 @@ void MatmulSession::run() {
 }
 
 void MatmulSession::record_result(const LaunchRecord& rec, double pipeline_ms) {
-  history_.add(rec.kernel_ms, pipeline_ms);
+  history_.add(rec.kernel_ms(), pipeline_ms);
   const double median = history_.kernel_summary().median;
   const bool passed = has_verification_ && verification_.passed;
-  if (passed && rec.kernel_ms > 0) {
+  if (passed && rec.kernel_ms() > 0) {
     auto& series = gflops_by_kernel_[rec.kernel];
-    series.push_back(rec.flops / (rec.kernel_ms * 1e6));
+    series.push_back(rec.flops / (rec.kernel_ms() * 1e6));
     if (series.size() > 240) series.pop_front();
   }
   const std::string size = size_text(matrices_.M, matrices_.N, matrices_.K);
@@ -534,7 +534,7 @@ std::string MatmulSession::summary_line() const {
                   std::to_string(r.config.grid.y) + ", " + std::to_string(r.config.grid.z) + ") block (" +
                   std::to_string(r.config.block.x) + ", " + std::to_string(r.config.block.y) + ", " +
                   std::to_string(r.config.block.z) + ") median " + fixed(median, 4) + " ms of " +
-                  std::to_string(history_.kernel().size()) + " (" + r.timer + ")";
+                  std::to_string(history_.kernel().size()) + " (" + r.timing.clock + ")";
   const bool passed = has_verification_ && verification_.passed;
   const std::string against = compute_.kind == BackendKind::Cuda ? "cuBLAS" : "the CPU reference";
   if (passed) {

@@ -103,7 +103,7 @@ int run_headless(const CliOptions& options) {
   if (rec.ok() && !rec.kernel.empty())  // the matmul lab leaves the grayscale one unlaunched
     std::printf("launch: %s grid (%u, %u, %u) block (%u, %u, %u) %.4f ms (%s) %.1f GB/s\n", rec.kernel.c_str(),
                 rec.config.grid.x, rec.config.grid.y, rec.config.grid.z, rec.config.block.x, rec.config.block.y,
-                rec.config.block.z, rec.kernel_ms, rec.timer.c_str(), rec.gbytes_per_s());
+                rec.config.block.z, rec.kernel_ms(), rec.timing.clock.c_str(), rec.gbytes_per_s());
   else if (!rec.kernel.empty()) {
     print_status("launch refused", rec.status);
     exit_code = kExitFailure;

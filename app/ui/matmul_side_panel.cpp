@@ -77,7 +77,7 @@ void draw_live_numbers(const MatmulSession& s) {
     ImGui::EndTable();
   }
   ImGui::PushTextWrapPos(0);
-  ImGui::TextColored(kDimColour, "%s, %zu runs", rec.timer.c_str(), k.count);
+  ImGui::TextColored(kDimColour, "%s, %zu runs", rec.timing.clock.c_str(), k.count);
   ImGui::PopTextWrapPos();
   const bool passed = s.has_verification() && s.verification().passed;
   const double gflops = k.median > 0 ? rec.flops / (k.median * 1e6) : 0;

@@ -12,7 +12,7 @@ void draw_timings_panel(const SidePanelInput& in) {
   const app::TimingSummary k = in.history->kernel_summary();
   const app::TimingSummary p = in.history->pipeline_summary();
   char buf[128];
-  ImGui::TextColored(kDimColour, "kernel time, %s", rec.timer.c_str());
+  ImGui::TextColored(kDimColour, "kernel time, %s", rec.timing.clock.c_str());
   if (ImGui::BeginTable("kt", 4, ImGuiTableFlags_SizingStretchSame)) {
     for (const char* h : {"last", "median", "min", "max"}) {
       ImGui::TableNextColumn();

@@ -1,12 +1,20 @@
-// One launch, one truth: everything the UI, the benchmark JSON and the tests say about a launch
-// comes from this record, filled by the launcher with what it really ran.
+// One launch, one truth: everything the UI, the bench and sweep JSON, the exports and the tests
+// say about a launch comes from this record, filled by the lab with what it really ran: the grid
+// and block as launched, the kernel's attributes, how its threads map onto the data, the timing
+// with its repeats and spread, the bytes and FLOPs counted, and the verdict of the lab's
+// reference. A refused or failed launch is a record too, with the reason in `status`.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/check.hpp"
+#include "core/index_scheme.hpp"
+#include "core/kernel_config.hpp"
 #include "core/launch.hpp"
 #include "core/status.hpp"
+#include "core/timing.hpp"
 
 namespace bs {
 
@@ -25,21 +33,48 @@ struct BlockTrace {
   std::uint64_t end_ns = 0;
 };
 
+// Owners recorded by running the kernel's own code (IndexScheme::Recorded): for each element of
+// the width x height data, the global linear thread id that stored it (blockIdx linear * threads
+// per block + thread in block), or kNobody.
+struct OwnerMap {
+  static constexpr std::uint32_t kNobody = 0xffffffffu;
+  long long width = 0, height = 0;
+  std::vector<std::uint32_t> thread;  // width * height entries
+};
+
 struct LaunchRecord {
-  std::string kernel;          // registry id, e.g. "gray_1d_flat"
+  std::string lab;           // "gray", "matmul"
+  std::string kernel;        // the kernel's registry id, e.g. "gray_1d_flat", "k7_warptile"
+  KernelConfig request;      // what was asked for
+  std::string config_label;  // "block 16x16" or "BM=128 BN=128 BK=8 TM=8 TN=8 | 256 threads"
+  std::string problem;       // "512 x 512 image, planar RGB", "4096x4096x4096"
   BackendKind backend = BackendKind::CpuSimulation;
-  LaunchConfig config;         // exactly what was launched (or would have been, if refused)
-  Status status;               // refusal, launch error or success
-  double kernel_ms = 0;        // CUDA events on the GPU, steady_clock on the CPU
-  std::string timer;           // says which clock measured kernel_ms
-  double bytes_moved = 0;      // the napkin count the bandwidth figure uses (documented per kernel)
+  LaunchConfig config;       // exactly what was launched (or would have been, if refused)
+  Status status;             // refusal, launch error or success
+
+  KernelAttributes attributes;       // registers, shared memory, local (spill) bytes
+  bool attributes_measured = false;  // from cudaFuncGetAttributes (false: the simulator's own)
+
+  IndexScheme scheme;                // how a thread maps onto the data
+  long long data_width = 0, data_height = 0;  // the array the scheme indexes
+  std::shared_ptr<const OwnerMap> owners;     // IndexScheme::Recorded only
+
+  Timing timing;             // CUDA events on the GPU, steady_clock on the CPU
+  double bytes_moved = 0;    // the napkin count the bandwidth figure uses
+  std::string bytes_note;    // what was counted, e.g. "3 bytes read + 1 written per pixel"
   double flops = 0;
+
+  Check check;               // against the lab's reference
+
   std::vector<BlockTrace> schedule;  // filled when tracing was asked for
   bool schedule_simulated = false;
 
   bool ok() const { return status.ok(); }
-  double gbytes_per_s() const { return kernel_ms > 0 ? bytes_moved / (kernel_ms * 1e6) : 0; }
-  double gflops() const { return kernel_ms > 0 ? flops / (kernel_ms * 1e6) : 0; }
+  double kernel_ms() const { return timing.median_ms; }
+  double gbytes_per_s() const {
+    return timing.median_ms > 0 ? bytes_moved / (timing.median_ms * 1e6) : 0;
+  }
+  double gflops() const { return timing.median_ms > 0 ? flops / (timing.median_ms * 1e6) : 0; }
 };
 
 }  // namespace bs

@@ -81,6 +81,24 @@ struct ThreadCoord {
   int x = -1, y = -1;
 };
 
+// A rectangle of data elements: columns [x, x + w) of rows [y, y + h).
+struct ElementRect {
+  long long x = 0, y = 0, w = 0, h = 0;
+  friend bool operator==(const ElementRect&, const ElementRect&) = default;
+};
+
+// Who stores an element of a launch's data, and what else that thread stores: what the hover
+// readouts, the inspectors and the "one thread's pixels" highlight show (Lab::owner).
+struct ElementOwner {
+  ThreadCoord thread;          // blockIdx, threadIdx, warp and lane, linear ids
+  long long pass = 0;          // grid-stride loops: the pass of the loop that reaches it
+  unsigned slot = 0;           // which of the thread's per-thread chunks (IndexScheme::per_thread)
+  unsigned vector_lane = 0;    // its place in a vector access (0..vector-1)
+  bool scalar_edge = false;    // a vectorized kernel's scalar head or tail
+  std::vector<ElementRect> owns;  // every element the thread stores, clipped to the data
+  ElementRect warp_tile;       // the warp's tile where a kernel has one (w == 0 elsewhere)
+};
+
 // A run of pixels [x_begin, x_end) on row y.
 struct RowSpan {
   int y = 0;

@@ -54,7 +54,7 @@ TEST(GrayOnGpu, BothKernelsMatchReferenceAndSimulatorBitExact) {
         ASSERT_TRUE(rec.ok()) << rec.status.describe();
         EXPECT_EQ(rec.backend, bs::BackendKind::Cuda);
         EXPECT_EQ(rec.config, gray_launch_config(k, b, s.w, s.h));
-        EXPECT_GT(rec.kernel_ms, 0.0);
+        EXPECT_GT(rec.kernel_ms(), 0.0);
         ASSERT_TRUE(gpu->download_result(from_gpu.data()).ok());
         ASSERT_TRUE(cpu->run(k, b, from_cpu.data()).ok());
         expect_matches_reference(rgba, s.w, s.h, from_gpu, "GPU kernel", seed);

@@ -60,7 +60,7 @@ void run_every_configuration(CudaMatmulLab& lab, const Shape& s) {
                           << r.status.describe();
       EXPECT_EQ(r.config, matmul_launch_config(k.kernel, c, s.M, s.N, s.K));
       EXPECT_EQ(r.backend, BackendKind::Cuda);
-      EXPECT_GT(r.kernel_ms, 0.0);
+      EXPECT_GT(r.kernel_ms(), 0.0);
       const Verification v = lab.verify_against(p.ref.data());
       EXPECT_TRUE(v.passed) << testing::config_name(k.kernel, c) << " at " << s.name() << " (seed "
                             << p.seed << "): " << v.summary();
@@ -126,7 +126,7 @@ TEST(GpuLab, RefusedConfigurationsAreNotLaunched) {
   LaunchRecord r = lab->run(MatmulKernel::SmemTiled, make_block_config(MatmulKernel::SmemTiled, {16, 8, 1}));
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.status.describe().find("not square"), std::string::npos) << r.status.describe();
-  EXPECT_EQ(r.kernel_ms, 0.0);
+  EXPECT_EQ(r.kernel_ms(), 0.0);
   r = lab->run(MatmulKernel::Naive, make_block_config(MatmulKernel::Naive, {64, 32, 1}));
   EXPECT_FALSE(r.ok());
   r = lab->run(MatmulKernel::Warptile, make_config(MatmulKernel::Warptile, {64, 64, 8, 4, 4, 32, 32}));
@@ -162,7 +162,7 @@ TEST(GpuLab, VerifyAgainstCublasAndTimingMedian) {
   const LaunchRecord r = lab->run(MatmulKernel::Warptile, k7, 5, 1);
   ASSERT_TRUE(r.ok()) << r.status.describe();
   EXPECT_GT(r.gflops(), 0.0);
-  EXPECT_NE(r.timer.find("median of 5"), std::string::npos) << r.timer;
+  EXPECT_NE(r.timing.clock.find("median of 5"), std::string::npos) << r.timing.clock;
   const Verification v = lab->verify_against_cublas();
   EXPECT_TRUE(v.passed) << v.summary();
   std::vector<float> c(512 * 384);

@@ -43,7 +43,7 @@ GrayBenchReport run_gray_bench(GrayLab& lab, const GrayBenchSpec& spec,
         for (int r = 0; r < std::max(1, spec.repeats) && row.error.empty(); ++r) {
           LaunchRecord rec = lab.run(k, b, nullptr);
           if (!rec.ok()) row.error = rec.status.describe();
-          else times.push_back(rec.kernel_ms);
+          else times.push_back(rec.kernel_ms());
         }
         if (!times.empty()) {
           std::sort(times.begin(), times.end());

@@ -50,7 +50,7 @@ class CpuGrayLab final : public GrayLab {
                    const GrayRunOptions& options) override {
     LaunchRecord rec = begin_gray_launch(k, block, width_, height_, limits_, nullptr);
     rec.backend = BackendKind::CpuSimulation;
-    rec.timer = "steady_clock (CPU simulation, " + std::to_string(simulator_.workers()) +
+    rec.timing.clock = "steady_clock (CPU simulation, " + std::to_string(simulator_.workers()) +
                 " workers)";
     if (!rec.ok()) return rec;
     const int n = width_ * height_;
@@ -75,7 +75,8 @@ class CpuGrayLab final : public GrayLab {
         rec.schedule_simulated = true;
       }
     }
-    rec.kernel_ms = median_of(std::move(times));
+    rec.timing.samples_ms = std::move(times);
+    summarize(rec.timing);
     return rec;
   }
 

@@ -81,7 +81,7 @@ class CudaGrayLab final : public GrayLab {
     const KernelAttributes attrs = attributes(k);
     LaunchRecord rec = begin_gray_launch(k, block, width_, height_, limits_, &attrs);
     rec.backend = BackendKind::Cuda;
-    rec.timer = "CUDA events";
+    rec.timing.clock = "CUDA events";
     if (!rec.ok()) return rec;
     if (Status s = cuda::to_status(cudaSetDevice(device_), "cudaSetDevice"); !s) {
       rec.status = s;
@@ -109,7 +109,8 @@ class CudaGrayLab final : public GrayLab {
       }
       times.push_back(ms.value());
     }
-    rec.kernel_ms = median_of(std::move(times));
+    rec.timing.samples_ms.assign(times.begin(), times.end());
+    summarize(rec.timing);
     if (options.trace_schedule) {
       // One more launch of the instrumented wrapper (same body, same output), untimed.
       auto buffer = trace::TraceBuffer::allocate(rec.config.grid);

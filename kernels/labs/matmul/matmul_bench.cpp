@@ -77,11 +77,11 @@ std::string row_json(const Row& r, double cublas_ms, double peak_gflops) {
     << ",\"grid\":" << dim_json(r.rec.config.grid) << ",\"block\":" << dim_json(r.rec.config.block)
     << ",\"status\":" << json_string(r.rec.ok() ? "ok" : r.rec.status.describe());
   if (r.rec.ok()) {
-    o << ",\"ms\":" << json_number(r.rec.kernel_ms) << ",\"gflops\":" << json_number(r.rec.gflops());
+    o << ",\"ms\":" << json_number(r.rec.kernel_ms()) << ",\"gflops\":" << json_number(r.rec.gflops());
     if (cublas_ms > 0)
-      o << ",\"pct_of_cublas\":" << json_number(100.0 * cublas_ms / r.rec.kernel_ms);
+      o << ",\"pct_of_cublas\":" << json_number(100.0 * cublas_ms / r.rec.kernel_ms());
     if (peak_gflops > 0) o << ",\"pct_of_peak\":" << json_number(100.0 * r.rec.gflops() / peak_gflops);
-    o << ",\"timer\":" << json_string(r.rec.timer);
+    o << ",\"timer\":" << json_string(r.rec.timing.clock);
     o << ",\"max_abs_error\":" << json_number(r.check.max_abs)
       << ",\"max_rel_error\":" << json_number(r.check.max_rel)
       << ",\"worst_error_over_tolerance\":" << json_number(r.check.max_tolerance_ratio)
@@ -102,8 +102,8 @@ void print_row(std::ostream& out, const Row& r, double cublas_ms, double peak_gf
     out << "refused/failed: " << r.rec.status.describe() << "\n";
     return;
   }
-  out << pad(fmt("%.3f", r.rec.kernel_ms), 10) << pad(fmt(r.rec.gflops() < 100 ? "%.2f" : "%.0f", r.rec.gflops()), 10)
-      << pad(cublas_ms > 0 ? fmt("%.1f%%", 100.0 * cublas_ms / r.rec.kernel_ms) : "-", 9)
+  out << pad(fmt("%.3f", r.rec.kernel_ms()), 10) << pad(fmt(r.rec.gflops() < 100 ? "%.2f" : "%.0f", r.rec.gflops()), 10)
+      << pad(cublas_ms > 0 ? fmt("%.1f%%", 100.0 * cublas_ms / r.rec.kernel_ms()) : "-", 9)
       << pad(peak_gflops > 0 ? fmt("%.1f%%", 100.0 * r.rec.gflops() / peak_gflops) : "-", 7)
       << pad(fmt("%.2e", r.check.max_abs), 10)
       << (r.check.passed ? "ok" : "WRONG (" + std::to_string(r.check.mismatches) + " mismatches)")
@@ -227,7 +227,7 @@ BenchOutcome run_cuda(const BenchOptions& o, std::ostream& out) {
     } else {
       out << "cuBLAS vs CPU reference: skipped at this size (above cpu_check_max_multiply_adds)\n";
     }
-    out << "cuBLAS SGEMM: " << fmt("%.3f", cublas_before.kernel_ms) << " ms = "
+    out << "cuBLAS SGEMM: " << fmt("%.3f", cublas_before.kernel_ms()) << " ms = "
         << fmt("%.0f", cublas_before.gflops()) << " GFLOP/s (" << fmt("%.1f", 100.0 * cublas_before.gflops() / peak)
         << "% of peak)\n\n";
     print_header(out);
@@ -239,13 +239,13 @@ BenchOutcome run_cuda(const BenchOptions& o, std::ostream& out) {
       LaunchRecord probe = lab.run(kernel, config, 1, 0);
       if (!probe.ok()) {
         row.rec = probe;
-        print_row(out, row, cublas_before.kernel_ms, peak);
+        print_row(out, row, cublas_before.kernel_ms(), peak);
         rows.push_back(row);
         continue;
       }
       const int repeats = std::max(
-          3, std::min(o.repeats, static_cast<int>(o.max_ms_per_config / std::max(probe.kernel_ms, 1e-3))));
-      const int warmup = probe.kernel_ms > 100 ? 0 : o.warmup;
+          3, std::min(o.repeats, static_cast<int>(o.max_ms_per_config / std::max(probe.kernel_ms(), 1e-3))));
+      const int warmup = probe.kernel_ms() > 100 ? 0 : o.warmup;
       row.rec = lab.run(kernel, config, repeats, warmup);
       if (row.rec.ok()) {
         row.check = lab.verify_against_cublas();
@@ -253,26 +253,26 @@ BenchOutcome run_cuda(const BenchOptions& o, std::ostream& out) {
       } else {
         all_passed = false;
       }
-      print_row(out, row, cublas_before.kernel_ms, peak);
+      print_row(out, row, cublas_before.kernel_ms(), peak);
       rows.push_back(row);
     }
     LaunchRecord cublas_after = lab.run_cublas(o.repeats, o.warmup);
-    const double cublas_ms = cublas_after.ok() ? std::min(cublas_before.kernel_ms, cublas_after.kernel_ms)
-                                               : cublas_before.kernel_ms;
-    out << "\ncuBLAS again: " << fmt("%.3f", cublas_after.kernel_ms) << " ms; comparing with the faster, "
+    const double cublas_ms = cublas_after.ok() ? std::min(cublas_before.kernel_ms(), cublas_after.kernel_ms())
+                                               : cublas_before.kernel_ms();
+    out << "\ncuBLAS again: " << fmt("%.3f", cublas_after.kernel_ms()) << " ms; comparing with the faster, "
         << fmt("%.3f", cublas_ms) << " ms = " << fmt("%.0f", matmul_flops(sz.M, sz.N, sz.K) / (cublas_ms * 1e6))
         << " GFLOP/s\n";
 
     const Row* best = nullptr;
     for (const Row& r : rows)
-      if (r.rec.ok() && r.check.passed && (!best || r.rec.kernel_ms < best->rec.kernel_ms)) best = &r;
+      if (r.rec.ok() && r.check.passed && (!best || r.rec.kernel_ms() < best->rec.kernel_ms())) best = &r;
     if (best)
       out << "best hand-written: " << best->kernel << " " << best->config << ": "
-          << fmt("%.0f", best->rec.gflops()) << " GFLOP/s = " << fmt("%.1f", 100.0 * cublas_ms / best->rec.kernel_ms)
+          << fmt("%.0f", best->rec.gflops()) << " GFLOP/s = " << fmt("%.1f", 100.0 * cublas_ms / best->rec.kernel_ms())
           << "% of cuBLAS, " << fmt("%.1f", 100.0 * best->rec.gflops() / peak) << "% of peak\n";
 
-    js << ",\"cublas\":{\"ms\":" << json_number(cublas_ms) << ",\"ms_first\":" << json_number(cublas_before.kernel_ms)
-       << ",\"ms_last\":" << json_number(cublas_after.ok() ? cublas_after.kernel_ms : NAN)
+    js << ",\"cublas\":{\"ms\":" << json_number(cublas_ms) << ",\"ms_first\":" << json_number(cublas_before.kernel_ms())
+       << ",\"ms_last\":" << json_number(cublas_after.ok() ? cublas_after.kernel_ms() : NAN)
        << ",\"gflops\":" << json_number(matmul_flops(sz.M, sz.N, sz.K) / (cublas_ms * 1e6))
        << ",\"pct_of_peak\":" << json_number(100.0 * matmul_flops(sz.M, sz.N, sz.K) / (cublas_ms * 1e6) / peak)
        << ",\"vs_cpu_reference\":" << cublas_check_json << "},\"results\":[";
@@ -282,7 +282,7 @@ BenchOutcome run_cuda(const BenchOptions& o, std::ostream& out) {
     if (best)
       js << ",\"best\":{\"kernel\":" << json_string(best->kernel) << ",\"config\":" << json_string(best->config)
          << ",\"gflops\":" << json_number(best->rec.gflops())
-         << ",\"pct_of_cublas\":" << json_number(100.0 * cublas_ms / best->rec.kernel_ms) << "}";
+         << ",\"pct_of_cublas\":" << json_number(100.0 * cublas_ms / best->rec.kernel_ms()) << "}";
     js << "}";
   }
   js << "],\"all_passed\":" << (all_passed ? "true" : "false") << "}";

@@ -151,13 +151,6 @@ Status cublas_status(cublasStatus_t s, const char* call) {
       return cublas_status(bs_cublas_err_, #expr);                              \
   } while (0)
 
-double median(std::vector<float> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (static_cast<double>(v[n / 2 - 1]) + v[n / 2]);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -220,8 +213,9 @@ struct CudaMatmulLab::Impl {
       }
       times.push_back(ms.value());
     }
-    rec.kernel_ms = median(times);
-    rec.timer = "CUDA events around each launch, median of " + std::to_string(times.size()) +
+    rec.timing.samples_ms.assign(times.begin(), times.end());
+    summarize(rec.timing);
+    rec.timing.clock = "CUDA events around each launch, median of " + std::to_string(times.size()) +
                 (flush_l2 ? " (L2 flushed before each)" : "");
   }
 };
@@ -409,7 +403,7 @@ LaunchRecord CudaMatmulLab::run_cublas(int repeats, int warmup) {
       rec.status = cuda::to_status(e, "cudaDeviceSynchronize");
   }
   im.ref_valid = rec.ok();
-  rec.timer += im.math == CublasMath::Pedantic ? "; CUBLAS_PEDANTIC_MATH" : "; CUBLAS_DEFAULT_MATH";
+  rec.timing.clock += im.math == CublasMath::Pedantic ? "; CUBLAS_PEDANTIC_MATH" : "; CUBLAS_DEFAULT_MATH";
   return rec;
 }
 

@@ -92,7 +92,7 @@ LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel,
   LaunchRecord rec;
   rec.kernel = info.id;
   rec.backend = BackendKind::CpuSimulation;
-  rec.timer = "steady_clock around the whole simulated launch (CPU wall time)";
+  rec.timing.clock = "steady_clock around the whole simulated launch (CPU wall time)";
   rec.config = matmul_launch_config(kernel, config, M, N, K);
   rec.config.dynamic_shared_bytes = 0;
   rec.flops = matmul_flops(M, N, K);
@@ -119,7 +119,9 @@ LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel,
   const MatmulArgs args{A, B, C, M, N, K};
   sim::SimResult r = dispatch(simulator, kernel, config, rec.config, options, args);
   rec.status = r.status;
-  rec.kernel_ms = r.elapsed_ms;
+  rec.timing.samples_ms = {r.elapsed_ms};
+  rec.timing.simulated = true;
+  summarize(rec.timing);
   rec.schedule = std::move(r.schedule);
   rec.schedule_simulated = true;
   return rec;

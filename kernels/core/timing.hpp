@@ -1,0 +1,83 @@
+// Timing: the one policy every lab times its launches by (warm-up, repeats until the median is
+// stable or a budget runs out, optional L2 flush between repeats) and the one summary of what was
+// measured (median, range and the 95% confidence interval of the median), so the UI, bench,
+// sweeps and exports report the same numbers the same way.
+//
+// The loop that applies the policy is lab/measure.hpp; the clocks are CUDA events on the GPU
+// (device/) and steady_clock around each simulated launch on the CPU (simulator/).
+#pragma once
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/median.hpp"
+
+namespace bs {
+
+struct TimingPolicy {
+  int warmup = 0;          // untimed launches first (module load, caches, clocks)
+  int min_repeats = 1;     // timed launches at least
+  int max_repeats = 1;     // and at most
+  // > 0: after min_repeats, stop once the 95% confidence interval of the median is within this
+  // fraction of the median (0.01: within 1%).
+  double target_ci = 0;
+  // > 0: after min_repeats, stop once the timed launches have taken this much wall time.
+  double budget_ms = 0;
+  bool flush_l2 = false;   // overwrite a buffer twice the L2's size before each timed launch
+
+  static TimingPolicy once() { return {}; }
+  static TimingPolicy fixed(int repeats, int warmup = 0) {
+    TimingPolicy p;
+    p.warmup = warmup;
+    p.min_repeats = p.max_repeats = std::max(1, repeats);
+    return p;
+  }
+  // Repeat until the median is known to within `ci` or `budget_ms` is spent.
+  static TimingPolicy until_stable(double ci, double budget_ms, int min_repeats = 5,
+                                   int max_repeats = 1000, int warmup = 2) {
+    TimingPolicy p;
+    p.warmup = warmup;
+    p.min_repeats = min_repeats;
+    p.max_repeats = std::max(min_repeats, max_repeats);
+    p.target_ci = ci;
+    p.budget_ms = budget_ms;
+    return p;
+  }
+};
+
+struct Timing {
+  std::vector<double> samples_ms;  // every timed launch, in order
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  double ci_low_ms = 0, ci_high_ms = 0;  // 95% confidence interval of the median
+  int warmup = 0;
+  bool l2_flushed = false;
+  bool simulated = false;  // a CPU simulation's wall time, not a GPU's
+  std::string clock;       // "CUDA events" or "steady_clock, CPU simulation (2 workers)"
+
+  int repeats() const { return static_cast<int>(samples_ms.size()); }
+  // Half the interval's width over the median: 0.01 means "median +- 1%".
+  double relative_ci() const {
+    return median_ms > 0 ? (ci_high_ms - ci_low_ms) / (2 * median_ms) : 0;
+  }
+  // Two timings whose intervals overlap cannot be ranked.
+  bool overlaps(const Timing& o) const {
+    return !(ci_high_ms < o.ci_low_ms || o.ci_high_ms < ci_low_ms);
+  }
+};
+
+// Fills median, range and interval from samples_ms.
+inline void summarize(Timing& t) {
+  if (t.samples_ms.empty()) {
+    t.median_ms = t.min_ms = t.max_ms = t.ci_low_ms = t.ci_high_ms = 0;
+    return;
+  }
+  t.median_ms = median_of(t.samples_ms);
+  const auto [lo, hi] = std::minmax_element(t.samples_ms.begin(), t.samples_ms.end());
+  t.min_ms = *lo;
+  t.max_ms = *hi;
+  const auto [cl, ch] = median_interval_95(t.samples_ms);
+  t.ci_low_ms = cl;
+  t.ci_high_ms = ch;
+}
+
+}  // namespace bs

@@ -1,0 +1,133 @@
+// The lab interface. A lab is a problem (an image, two matrices, a vector) plus a ladder of
+// kernels that solve it, a reference that checks them, and the facts the views need to show how
+// a grid covers that problem. Everything else (the window's shell, bench, sweeps, comparisons,
+// exports, headless outputs) is written once against this interface and never names a lab.
+//
+// A lab object runs on one backend: the CUDA device or the CPU grid simulator are two backends
+// of the same lab (make_*_lab(Backend) picks), never two code paths in its callers.
+//
+//   kernels()   the ladder: ids, teaching notes, the configurations each accepts
+//   problem()   what the lab holds now (set through the lab's own API: set_image, set_matrices)
+//   plan()      the launch a configuration would make, validated, without running it
+//   run()       validates, launches (warm-up, repeats, optional L2 flush: lab/measure.hpp),
+//               verifies against the reference, and returns the LaunchRecord of what ran
+//   owner()     who computes element (x, y) of the data in a launch, for hover and inspectors
+//   warp_accesses()  one warp's memory requests in a launch, for the memory and compare views
+//   fork()      the same problem on the same backend in a second object (sweeps run it on a
+//               worker thread while the window keeps drawing)
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/launch_record.hpp"
+#include "core/status.hpp"
+#include "core/timing.hpp"
+#include "mapping/memory_access.hpp"
+#include "mapping/thread_map.hpp"
+
+namespace bs::sim {
+class GridSimulator;
+}
+
+namespace bs::lab {
+
+// Where a lab runs: the CUDA device, or the CPU grid simulator with CUDA's rules.
+struct Backend {
+  BackendKind kind = BackendKind::CpuSimulation;
+  int cuda_device = -1;      // CUDA only
+  DeviceLimits limits;       // the device's (or the simulator's, which mirrors CUDA's)
+  std::string label;         // "NVIDIA H200 (sm_90)" or "CPU simulation (2 workers)"
+  unsigned sim_workers = 0;  // CPU only: 0 = one per hardware thread
+};
+
+enum class ConfigStyle {
+  FreeBlock,  // any blockDim CUDA allows (the lab refuses what the kernel cannot take)
+  Compiled,   // one of `configs`, each compiled into the binary with its own launch shape
+};
+
+struct CompiledConfig {
+  std::string label;  // "BM=128 BN=128 BK=8 TM=8 TN=8 | 256 threads"
+  Dim3 block;         // the blockDim it launches with
+};
+
+struct KernelInfo {
+  std::string id;       // registry id: LaunchRecord::kernel, --kernel, JSON
+  std::string label;    // for the kernel list, e.g. "1. naive (the lecture's)"
+  std::string teaches;  // one sentence: what this rung changes and why
+  std::string file;     // the file holding its body, e.g. "kernels/labs/matmul/k1_naive.hpp"
+  std::string group;    // "lecture", "ladder", "library" (timed anchors), "custom"
+  ConfigStyle style = ConfigStyle::FreeBlock;
+  unsigned block_rank = 3;  // blockDim dimensions the kernel maps: 1 (x*y*z flattened), 2 or 3
+  Dim3 default_block{256, 1, 1};
+  std::vector<Dim3> presets;            // FreeBlock: shapes the UI offers
+  std::vector<CompiledConfig> configs;  // Compiled: the compiled set
+  int default_config = 0;
+  std::string grid_rule;  // how the grid follows from the data, e.g. "ceil(n / blockDim.x)"
+  bool fixed_grid_allowed = false;  // the kernel loops, so any grid covers the data
+  bool uses_barriers = false;       // __syncthreads (the simulator runs its threads as fibers)
+  bool timed_only = false;  // a library anchor (CUB, cuBLAS): timed and verified; its grid is
+                            // not ours to draw
+};
+
+// What the lab holds now.
+struct ProblemInfo {
+  bool ready = false;
+  Status status;           // why there is nothing to run on, when not ready
+  std::string summary;     // "astronaut.png, 512 x 512, planar RGB" / "4096 x 4096 x 4096"
+  long long width = 0, height = 0;  // the data the overlay covers (the image; C)
+  std::string throughput_unit;      // "GB/s" (memory-bound labs) or "GFLOP/s"
+};
+
+struct RunOptions {
+  TimingPolicy timing;           // TimingPolicy::once() for an interactive relaunch
+  bool trace_schedule = false;   // one more, untimed launch of the traced wrapper
+  bool verify = true;            // compare the output with the lab's reference
+  // Write the result here instead of the lab's own output buffer: memory of this backend (a
+  // CUDA-mapped GL buffer for zero-copy interop, or host memory on the CPU), output_bytes() long.
+  void* output = nullptr;
+  const std::atomic<bool>* cancel = nullptr;  // stops a long simulated launch or a repeat loop
+};
+
+class Lab {
+ public:
+  virtual ~Lab() = default;
+
+  virtual std::string_view id() const = 0;     // "gray", "matmul"
+  virtual std::string_view title() const = 0;  // "Grayscale", "Matmul"
+  virtual const Backend& backend() const = 0;
+  virtual const std::vector<KernelInfo>& kernels() const = 0;
+  virtual ProblemInfo problem() const = 0;
+
+  // The record a run would produce up to the launch: kernel, grid and block, attributes, index
+  // scheme, bytes and FLOPs counted, and the refusal if the configuration cannot run (status).
+  virtual LaunchRecord plan(std::string_view kernel, const KernelConfig& config) = 0;
+  virtual LaunchRecord run(std::string_view kernel, const KernelConfig& config,
+                           const RunOptions& options) = 0;
+
+  // Bytes of the output run() writes; the lab's own copy of the last result, to host memory.
+  virtual std::size_t output_bytes() const = 0;
+  virtual Status download_output(void* host) = 0;
+
+  // The thread that stores element (x, y) in this launch and everything else it stores; nullopt
+  // where no thread of the launch stores it.
+  virtual std::optional<mapping::ElementOwner> owner(const LaunchRecord& launch, long long x,
+                                                     long long y) const = 0;
+  // The memory requests warp `warp` of block `block` makes at step `step` of its loop (the k of
+  // a matmul, the pass of a grid-stride loop): one WarpAccess per load or store instruction.
+  virtual std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block,
+                                                         unsigned warp, int step) const = 0;
+
+  virtual Result<std::unique_ptr<Lab>> fork() const = 0;
+
+  // Helpers over kernels().
+  const KernelInfo* find_kernel(std::string_view id_or_key) const;
+  // The configuration the kernel opens with (its default block or default compiled config).
+  KernelConfig default_config(const KernelInfo& k) const;
+};
+
+}  // namespace bs::lab
