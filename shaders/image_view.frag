@@ -11,9 +11,12 @@
 // pixel p: the view is pixel-exact, which the tests check.
 //
 // Overlay. The grid/block the launcher reports it launched, and the mapping of threads to
-// pixels the kernel uses, give every image pixel a (block, thread):
-//   mapping 0, 1D flat: i = y * width + x, block = i / T, thread = i % T, T = threads per block;
-//   mapping 1, 2D:      block = (x / bdx, y / bdy), thread = (x % bdx, y % bdy).
+// pixels the kernel uses (kernels/core/index_scheme.hpp), give every image pixel a (block, thread):
+//   mapping 0, flat: e = y * width + x; e < head: thread g = e; e in the last `tail`: g = e minus
+//                    where the tail starts; else chunk c = (e - head) / vector, q = c % (G * K)
+//                    (G = gridDim.x * T, K = per_thread), block = q / (T K), thread = q % T.
+//                    The lecture's 1D kernel: vector = K = 1, so block = e / T, thread = e % T;
+//   mapping 1, 2D:   block = (x / bdx, y / bdy), thread = (x % bdx, y % bdy).
 // All of it is integer arithmetic on uint, as on the GPU. Pixels the grid does not reach are
 // hatched red: that is what a launch that is too small looks like.
 
@@ -31,7 +34,10 @@ uniform bool u_draw_split_line;
 uniform bool u_nearest;          // texelFetch (crisp) when magnified, bilinear when minified
 
 uniform int u_overlay_mode;      // 0 off, 1 block lines, 2 colour by block, 3 by warp, 4 by SM
-uniform int u_mapping;           // 0 1D flat, 1 2D
+uniform int u_mapping;           // 0 flat, 1 2D
+uniform uvec4 u_flat;            // flat: vector, per_thread, head, tail
+uniform bool u_grid_stride;      // flat: passes repeat a whole grid further on
+uniform int u_highlight_thread;  // global linear thread id whose pixels are outlined, -1 none
 uniform uvec3 u_block;
 uniform uvec3 u_grid;
 uniform ivec2 u_domain;          // image size the launch covered (width used by the 1D mapping)
@@ -52,6 +58,7 @@ struct Cell {
   uint thread;   // linear thread id in the block (threadIdx.x + threadIdx.y * blockDim.x for 2D)
   uvec2 key;     // what makes two pixels the same block, even outside the grid
   bool covered;  // the launched grid contains this block
+  uint unit;     // flat: the access it belongs to (a vector chunk, or the pixel for scalars)
 };
 
 Cell cell_at(ivec2 p) {
@@ -60,11 +67,30 @@ Cell cell_at(ivec2 p) {
   uint y = uint(p.y);
   if (u_mapping == 0) {
     uint threads = u_block.x * u_block.y * u_block.z;
-    uint i = y * uint(u_domain.x) + x;
-    c.block = i / threads;
-    c.thread = i % threads;
+    uint n = uint(u_domain.x) * uint(u_domain.y);
+    uint e = y * uint(u_domain.x) + x;
+    uint V = max(u_flat.x, 1u), K = max(u_flat.y, 1u), head = u_flat.z, tail = u_flat.w;
+    uint G = u_grid.x * threads;
+    uint g;
+    c.covered = true;
+    if (e < head) {
+      g = u_grid_stride ? e % G : e;
+      c.unit = e;
+    } else if (e >= n - tail) {
+      g = u_grid_stride ? (e - (n - tail)) % G : e - (n - tail);
+      c.unit = e;
+    } else {
+      uint chunk = (e - head) / V;
+      uint pass = chunk / (G * K);
+      uint q = chunk % (G * K);
+      g = (q / (threads * K)) * threads + q % threads;
+      c.covered = u_grid_stride || pass == 0u;
+      c.unit = chunk + 0x40000000u;
+    }
+    c.block = g / threads;
+    c.thread = g % threads;
     c.key = uvec2(c.block, 0u);
-    c.covered = c.block < u_grid.x * u_grid.y * u_grid.z;
+    c.covered = c.covered && c.block < u_grid.x * u_grid.y * u_grid.z;
   } else {
     uint bx = x / u_block.x;
     uint by = y / u_block.y;
@@ -72,13 +98,24 @@ Cell cell_at(ivec2 p) {
     c.thread = x % u_block.x + (y % u_block.y) * u_block.x;
     c.key = uvec2(bx, by);
     c.covered = bx < u_grid.x && by < u_grid.y;
+    c.unit = y * uint(u_domain.x) + x;
   }
   return c;
+}
+
+uint global_thread(Cell c) {
+  return c.block * (u_block.x * u_block.y * u_block.z) + c.thread;
 }
 
 bool in_domain(ivec2 p) { return all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, u_domain)); }
 
 bool same_block(ivec2 p, Cell c) { return in_domain(p) && cell_at(p).key == c.key; }
+
+bool same_thread(ivec2 p) {
+  if (!in_domain(p)) return false;
+  Cell c = cell_at(p);
+  return c.covered && global_thread(c) == uint(u_highlight_thread);
+}
 
 // --- colours -----------------------------------------------------------------------------------
 
@@ -140,29 +177,41 @@ float block_line_alpha(vec2 img, ivec2 pix) {
     float h = line_coverage(distance_to_multiple(img.y, bdy) * u_zoom) * fade_for_extent(bdy * u_zoom);
     return max(v, h);
   }
-  // 1D: in row y the runs start where (y * width + x) % T == 0, i.e. at x0 + k T.
+  // Flat: a block edge wherever two neighbouring pixels belong to different blocks. A block's run
+  // is T * vector * per_thread pixels long; the lines fade when that run is too short on screen
+  // (horizontally) or a block fills less than a row (vertically: the edges between rows).
   uint threads = u_block.x * u_block.y * u_block.z;
-  float T = float(threads);
-  uint x0 = (threads - (uint(pix.y) * uint(u_domain.x)) % threads) % threads;
-  float v = line_coverage(distance_to_multiple(img.x - float(x0), T) * u_zoom) *
-            fade_for_extent(min(T, W) * u_zoom);
-  // Between two rows there is a block edge wherever the pixels above and below differ.
+  float run = float(threads) * float(max(u_flat.x, 1u) * max(u_flat.y, 1u));
+  float v = 0.0;
+  int edge_col = int(floor(img.x + 0.5));
+  if (edge_col >= 1 && edge_col < u_domain.x) {
+    if (cell_at(ivec2(edge_col - 1, pix.y)).key != cell_at(ivec2(edge_col, pix.y)).key)
+      v = line_coverage(abs(img.x - float(edge_col)) * u_zoom) * fade_for_extent(min(run, W) * u_zoom);
+  }
   float h = 0.0;
   int edge_row = int(floor(img.y + 0.5));
   if (edge_row >= 1 && edge_row < u_domain.y) {
     ivec2 above = ivec2(pix.x, edge_row - 1);
     ivec2 below = ivec2(pix.x, edge_row);
     if (cell_at(above).key != cell_at(below).key) {
-      h = line_coverage(abs(img.y - float(edge_row)) * u_zoom) * fade_for_extent(max(1.0, T / W) * u_zoom);
+      h = line_coverage(abs(img.y - float(edge_row)) * u_zoom) * fade_for_extent(max(1.0, run / W) * u_zoom);
     }
   }
   return max(v, h);
 }
 
-// Faint per-pixel (per-thread) grid once a pixel is big enough to point at.
-float thread_line_alpha(vec2 img) {
-  float d = min(distance_to_multiple(img.x, 1.0), distance_to_multiple(img.y, 1.0)) * u_zoom;
-  return 0.3 * line_coverage(d) * smoothstep(6.0, 10.0, u_zoom);
+// Faint lines between accesses (a thread's pixel, or its vector chunk) once a pixel is big
+// enough to point at.
+float thread_line_alpha(vec2 img, ivec2 pix) {
+  float fade = smoothstep(6.0, 10.0, u_zoom);
+  if (fade <= 0.0) return 0.0;
+  float dy = distance_to_multiple(img.y, 1.0) * u_zoom;
+  float dx = u_zoom;
+  int edge_col = int(floor(img.x + 0.5));
+  if (edge_col >= 1 && edge_col < u_domain.x &&
+      cell_at(ivec2(edge_col - 1, pix.y)).unit != cell_at(ivec2(edge_col, pix.y)).unit)
+    dx = abs(img.x - float(edge_col)) * u_zoom;
+  return 0.3 * line_coverage(min(dx, dy)) * fade;
 }
 
 // --- the pixel -----------------------------------------------------------------------------------
@@ -206,7 +255,7 @@ void main() {
         bool stripe = (((screen.x + screen.y) / 6) & 1) == 0;
         colour = over(colour, vec3(0.9, 0.1, 0.1), stripe ? 0.6 * u_opacity : 0.15 * u_opacity);
       } else if (u_overlay_mode == 1) {
-        colour = over(colour, vec3(1.0), thread_line_alpha(img) * u_opacity);
+        colour = over(colour, vec3(1.0), thread_line_alpha(img, pix) * u_opacity);
         colour = over(colour, vec3(1.0, 0.82, 0.1), block_line_alpha(img, pix) * u_opacity);
       } else if (u_overlay_mode == 2) {
         colour = over(colour, id_colour(c.block, 0x1234u), u_opacity);
@@ -229,6 +278,19 @@ void main() {
                     (f.y < width && !same_block(pix + ivec2(0, -1), c)) ||
                     (g.y < width && !same_block(pix + ivec2(0, 1), c));
         if (edge) colour = over(colour, vec3(1.0, 0.45, 0.0), 1.0);
+      }
+      // The pixels one thread stores (its several pixels, its vector chunks, every pass of a
+      // grid-stride loop), tinted and outlined.
+      if (u_highlight_thread >= 0 && c.covered && global_thread(c) == uint(u_highlight_thread)) {
+        colour = over(colour, vec3(0.2, 1.0, 1.0), 0.55);
+        vec2 f = fract(img) * u_zoom;
+        vec2 g = (1.0 - fract(img)) * u_zoom;
+        const float w2 = 2.0;
+        bool edge = (f.x < w2 && !same_thread(pix + ivec2(-1, 0))) ||
+                    (g.x < w2 && !same_thread(pix + ivec2(1, 0))) ||
+                    (f.y < w2 && !same_thread(pix + ivec2(0, -1))) ||
+                    (g.y < w2 && !same_thread(pix + ivec2(0, 1)));
+        if (edge) colour = over(colour, vec3(0.0, 0.9, 1.0), 1.0);
       }
     }
     frag_colour = colour;

@@ -1,7 +1,12 @@
-// The command line: window mode, headless mode and the benchmarks. Every flag maps onto AppState
-// (see state/app_state.hpp), so a headless screenshot can show any state the window can.
+// The command line: window mode, headless mode and the bench. Every flag maps onto AppState
+// (see state/app_state.hpp), so a headless screenshot can show any state the window can. Flags
+// that only one lab reads (--matmul-size, ...) come from that lab's catalog entry as
+// ExtraOptions; the parser checks them with the lab's own check and keeps their values.
+//
+// The order of flags never matters: the kernel and the configuration asked for are applied when
+// the lab opens, the kernel first.
 #pragma once
-#include <array>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,29 +21,37 @@ enum class BackendChoice { Auto, Cuda, Cpu };
 // Exit codes, documented in --help.
 enum ExitCode : int {
   kExitOk = 0,
-  kExitFailure = 1,       // a run failed: an image did not load, a screenshot was not written
-  kExitUsage = 2,         // bad command line
-  kExitNoDisplay = 3,     // window mode with no display: use --headless
-  kExitNoBackend = 4,     // --backend cuda without a usable CUDA device
+  kExitFailure = 1,    // a run failed: an image did not load, a launch was refused, failed or wrong
+  kExitUsage = 2,      // bad command line
+  kExitNoDisplay = 3,  // window mode with no display: use --headless
+  kExitNoBackend = 4,  // --backend cuda without a usable CUDA device
+};
+
+// A flag one lab reads (its catalog entry lists them).
+struct ExtraOption {
+  std::string flag;        // "--matmul-size"
+  std::string value_name;  // "MxNxK"
+  std::string help;        // one line for --help
+  std::function<Status(const std::string& value)> check;  // refuses a bad value with the reason
+};
+
+// The labs the command line knows: ids for --lab and bench, and their extra flags.
+struct LabFlags {
+  std::string id;     // "gray"
+  std::string title;  // "Grayscale"
+  std::vector<ExtraOption> options;
 };
 
 struct BenchOptions {
-  std::string what;                      // "gray" or "matmul"
-  std::vector<std::pair<int, int>> gray_sizes;            // WxH
-  std::vector<std::array<int, 3>> matmul_sizes;           // MxNxK
-  std::vector<Dim3> blocks;
-  std::vector<std::string> kernels;      // empty: all
+  std::string lab;                   // a lab id
+  std::vector<std::string> sizes;    // in the lab's size syntax; empty: the lab's defaults
+  std::vector<Dim3> blocks;          // free-blockDim kernels; empty: each kernel's presets
+  std::vector<std::string> kernels;  // empty (or "all"): every kernel of the lab
   int repeats = 20;
   int warmup = 3;
-  std::string json_path;                 // empty: JSON to stdout after the table
-};
-
-// `blockscope soak`: thousands of relaunches through the headless app (shell/soak_mode.hpp).
-struct SoakOptions {
-  int launches = 3000;
-  double seconds = 0;                    // > 0: stop earlier once this much time has passed
-  std::optional<unsigned long long> seed;  // none: a fresh one, printed for reproduction
-  long long leak_bytes_per_launch = 0;   // testing: hold this much more memory per launch
+  bool flush_l2 = true;
+  std::string json_path;             // empty: JSON to stdout after the table
+  std::string csv_path;
 };
 
 struct CliOptions {
@@ -48,22 +61,21 @@ struct CliOptions {
   int frames = 3;
   int width = 1600, height = 1000;
   BackendChoice backend = BackendChoice::Auto;
-  int cuda_device = -1;                  // -1: the one driving the GL context
-  std::vector<std::string> images;       // first one shown; more are loaded in order
+  int cuda_device = -1;               // -1: the one driving the GL context
+  std::vector<std::string> images;    // first one shown; more are loaded in order
   std::string screenshot_path;
-  std::string gray_out_path;
+  std::string output_path;            // the lab's result as a PNG (--output, or --gray-out)
   std::string schedule_json_path;
   std::optional<BenchOptions> bench;
-  std::optional<SoakOptions> soak;
-  int inject_fault_at_frame = -1;        // testing: make the GPU fault at this frame
   AppState state;
 };
 
-// Parses argv; a Status explains the first bad argument.
-Result<CliOptions> parse_command_line(const std::vector<std::string>& args);
-std::string help_text();
+// Parses argv; a Status explains the first bad argument. `labs`: the catalog's ids and flags.
+Result<CliOptions> parse_command_line(const std::vector<std::string>& args,
+                                      const std::vector<LabFlags>& labs);
+std::string help_text(const std::vector<LabFlags>& labs);
 
-Result<Dim3> parse_block(const std::string& text);          // "256", "16x16", "8x8x4"
-Result<PixelPos> parse_pixel(const std::string& text);      // "X,Y"
+Result<Dim3> parse_block(const std::string& text);      // "256", "16x16", "8x8x4"
+Result<PixelPos> parse_pixel(const std::string& text);  // "X,Y"
 
 }  // namespace bs::app

@@ -93,6 +93,9 @@ Result<ImageViewRenderer> ImageViewRenderer::create() {
   u.sm_uint = p.uniform("u_sm_uint");
   u.sm_float = p.uniform("u_sm_float");
   u.opacity = p.uniform("u_opacity");
+  u.flat = p.uniform("u_flat");
+  u.grid_stride = p.uniform("u_grid_stride");
+  u.highlight_thread = p.uniform("u_highlight_thread");
   return r;
 }
 
@@ -106,7 +109,9 @@ Status ImageViewRenderer::render(const ImageViewParams& view, const OverlayParam
 
   const bool overlay_on = overlay.mode != OverlayParams::Off;
   if (overlay_on) {
-    if (overlay.mapping != 0 && overlay.mapping != 1) return invalid("overlay mapping must be 0 (1D) or 1 (2D)");
+    if (overlay.mapping != 0 && overlay.mapping != 1) return invalid("overlay mapping must be 0 (flat) or 1 (2D)");
+    if (overlay.mapping == 0 && (overlay.vector == 0 || overlay.per_thread == 0))
+      return invalid("a flat overlay needs vector and per_thread >= 1");
     for (int d = 0; d < 3; ++d) {
       if (overlay.block[d] == 0 || overlay.grid[d] == 0) return invalid("overlay block and grid dims must be >= 1");
     }
@@ -161,6 +166,10 @@ Status ImageViewRenderer::render(const ImageViewParams& view, const OverlayParam
   glUniform2i(u.domain, overlay.image_w > 0 ? overlay.image_w : view.image_width,
               overlay.image_h > 0 ? overlay.image_h : view.image_height);
   glUniform1i(u.highlight, overlay.highlight_block_linear);
+  glUniform4ui(u.flat, overlay.vector, overlay.per_thread, overlay.head, overlay.tail);
+  glUniform1i(u.grid_stride, overlay.grid_stride ? 1 : 0);
+  glUniform1i(u.highlight_thread, overlay.highlight_thread >= 0 && overlay.highlight_thread < 0x7fffffff
+                                      ? static_cast<GLint>(overlay.highlight_thread) : -1);
   glUniform1i(u.sm_kind, sm_kind);
   glUniform1f(u.opacity, std::clamp(overlay.opacity, 0.0f, 1.0f));
 

@@ -47,14 +47,21 @@ struct ImageViewParams {
 struct OverlayParams {
   enum Mode { Off, BlockLines, ColourByBlock, ColourByWarp, ColourBySm };
   Mode mode = Off;
-  // 0 = 1D flat: i = y * image_w + x, block = i / T, thread = i % T (T = block[0]*block[1]*block[2]);
+  // 0 = flat (core/index_scheme.hpp): the pixel's index e = y * image_w + x belongs to a head
+  //     thread (e < head), a tail thread (the last `tail` pixels), or the body chunk
+  //     (e - head) / vector, whose block and thread follow from per_thread and grid_stride; the
+  //     lecture's 1D kernel is vector = per_thread = 1: block = e / T, thread = e % T.
   // 1 = 2D: block = (x / block[0], y / block[1]), thread = (x % block[0], y % block[1]).
   int mapping = 1;
+  unsigned vector = 1, per_thread = 1;  // flat only
+  bool grid_stride = false;             // flat only
+  unsigned head = 0, tail = 0;          // flat only
   unsigned block[3] = {16, 16, 1};  // blockDim the launcher reports it launched
   unsigned grid[3] = {1, 1, 1};     // gridDim the launcher reports it launched
   int image_w = 0;                  // the image the launch covered (0: the view's image size)
   int image_h = 0;
   int highlight_block_linear = -1;  // outline and tint this block (linear id); -1 none
+  long long highlight_thread = -1;  // outline the pixels this thread (global linear id) stores
   // Per-block SM ids for ColourBySm: an R32UI (or R32F) texture with one texel per linear block
   // id, width = min(nblocks, 4096), rows wrapping; 0xFFFFFFFF (or a negative float) = unknown.
   // make_sm_of_block_texture builds one. 0 = no data (ColourBySm then tints nothing).
@@ -97,7 +104,8 @@ class ImageViewRenderer {
     GLint image_a = -1, image_b = -1, a_gray = -1, b_gray = -1, has_b = -1, image_size = -1,
           centre = -1, zoom = -1, output_size = -1, split_x = -1, draw_split_line = -1, nearest = -1,
           overlay_mode = -1, mapping = -1, block = -1, grid = -1, domain = -1, highlight = -1,
-          sm_kind = -1, sm_uint = -1, sm_float = -1, opacity = -1;
+          sm_kind = -1, sm_uint = -1, sm_float = -1, opacity = -1, flat = -1, grid_stride = -1,
+          highlight_thread = -1;
   };
 
   GlProgram program_;

@@ -10,12 +10,10 @@
 #include <cstdio>
 
 #include "device/cuda_device.hpp"
+#include "lab/report.hpp"
 #include "mapping/schedule.hpp"
 #include "platform/png.hpp"
-#include "shell/matmul_session.hpp"
 #include "shell/sample_image.hpp"
-#include "ui/matmul_panels.hpp"
-#include "ui/panels.hpp"
 #include "ui/theme.hpp"
 #include "ui/widgets.hpp"
 
@@ -23,45 +21,87 @@ namespace bs::app {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+namespace {
+
+// A simulated launch slower than this stops continuous runs: the window would stutter.
+constexpr double kSlowSimulatedMs = 150;
+// After a configuration's first (verified) run, its repeats are re-verified this often.
+constexpr double kVerifyPeriodS = 1.0;
+
+std::string check_key(const std::string& kernel, const KernelConfig& c, const std::string& problem) {
+  return kernel + "|" + block_text(c.block) + "|" + std::to_string(c.compiled) + "|" + problem;
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
 // 1. creation and shutdown
 // ---------------------------------------------------------------------------------------------
 
-App::App(Window& window, CliOptions options, ComputeSession compute)
+App::App(Window& window, CliOptions options, ComputeSession compute, LabCatalog catalog)
     : window_(window),
       options_(std::move(options)),
       state_(options_.state),
       compute_(std::move(compute)),
-      loader_(LoadLimits{}, 1) {}
+      catalog_(std::move(catalog)),
+      loader_(LoadLimits{}, 1) {
+  slots_.resize(catalog_.size());
+  for (std::size_t i = 0; i < catalog_.size(); ++i) slots_[i].entry = &catalog_[i];
+}
 
-Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options,
-                                         ComputeSession compute) {
-  std::unique_ptr<App> app(new App(window, std::move(options), std::move(compute)));
+Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, ComputeSession compute,
+                                         LabCatalog catalog) {
+  if (catalog.empty()) return Status::failure("no labs to open", "", "App::create");
+  std::unique_ptr<App> app(new App(window, std::move(options), std::move(compute), std::move(catalog)));
   if (Status s = app->init_gl_and_imgui(); !s) return s;
+  if (!app->slot(app->state_.lab))
+    return Status::failure("there is no lab '" + app->state_.lab + "'", "", "--lab");
 
   // Images named on the command line load before the first frame, so headless runs and
-  // screenshots show them; later drops go through the background loader.
-  bool any = false;
-  for (const auto& path : app->options_.images) {
-    auto img = load_image_file(fs::path(path), app->limits_);
-    if (!img) {
-      app->messages_.error(img.status());
-      app->had_load_failure_ = true;
-      continue;
+  // screenshots show them; later drops go through the background loader. They go to the first
+  // lab that takes images, which is opened for them.
+  bool wants_images = false;
+  for (const auto& e : app->catalog_)
+    if (e.id == app->state_.lab) wants_images = true;
+  Slot* image_slot = nullptr;
+  for (Slot& s : app->slots_) {
+    if (s.entry->id != app->state_.lab && !app->options_.images.empty()) continue;
+    if (Status st = app->ensure_view(s); !st) continue;
+    if (s.view->accepts_images()) {
+      image_slot = &s;
+      break;
     }
-    if (Status s = app->install_image(std::move(img.value())); !s) {
-      app->messages_.error(s);
-      app->had_load_failure_ = true;
-      continue;
+  }
+  if (image_slot) {
+    bool any = false;
+    for (const auto& path : app->options_.images) {
+      auto img = load_image_file(fs::path(path), app->limits_);
+      if (!img) {
+        app->messages_.error(img.status());
+        app->had_load_failure_ = true;
+        continue;
+      }
+      ViewContext ctx = app->context();
+      if (Status s = image_slot->view->install_image(std::move(img.value()), ctx); !s) {
+        app->messages_.error(s);
+        app->had_load_failure_ = true;
+        continue;
+      }
+      remember_file(app->recent_, fs::path(path));
+      any = true;
     }
-    remember_file(app->recent_, fs::path(path));
-    any = true;
+    if (!any) {
+      auto sample = load_image_memory(sample_image_png(), kSampleImageName, app->limits_);
+      if (!sample) return sample.status();
+      ViewContext ctx = app->context();
+      if (Status s = image_slot->view->install_image(std::move(sample.value()), ctx); !s) return s;
+    }
+  } else if (!app->options_.images.empty()) {
+    app->messages_.warn("The images named are not loaded: no lab takes images");
+    app->had_load_failure_ = true;
   }
-  if (!any) {
-    auto sample = load_image_memory(sample_image_png(), kSampleImageName, app->limits_);
-    if (!sample) return sample.status();
-    if (Status s = app->install_image(std::move(sample.value())); !s) return s;
-  }
+  (void)wants_images;
+  if (Status s = app->open_lab(app->state_.lab); !s) app->messages_.error(s);
   return app;
 }
 
@@ -73,12 +113,6 @@ Status App::init_gl_and_imgui() {
     limits_.side_limit_reason = "GL_MAX_TEXTURE_SIZE of this OpenGL context";
   }
   loader_.set_limits(limits_);
-
-  for (auto* slot : {&view_renderer_, &second_view_renderer_}) {
-    auto renderer = ImageViewRenderer::create();
-    if (!renderer) return renderer.status();
-    slot->emplace(std::move(renderer.value()));
-  }
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -104,19 +138,15 @@ Status App::init_gl_and_imgui() {
                            "ImGui_ImplOpenGL3_Init");
   imgui_ready_ = true;
   last_frame_time_ = Clock::now();
-  if (compute_.kind == BackendKind::CpuSimulation && options_.backend != BackendChoice::Cpu)
+  if (compute_.backend.kind == BackendKind::CpuSimulation && options_.backend != BackendChoice::Cpu)
     messages_.warn("Running the CPU simulation", compute_.why_cpu);
   return Status::success();
 }
 
 App::~App() {
   if (!recent_path_.empty()) save_recent_files(recent_, recent_path_);
-  // GL objects die before the ImGui renderer and the context.
-  matmul_.reset();
-  image_.reset();
-  view_renderer_.reset();
-  second_view_renderer_.reset();
-  sm_of_block_ = GlTexture();
+  // GL objects (the views') die before the ImGui renderer and the context.
+  slots_.clear();
   if (imgui_ready_) {
     ImGui_ImplOpenGL3_Shutdown();
     if (window_.glfw_handle()) ImGui_ImplGlfw_Shutdown();
@@ -124,22 +154,205 @@ App::~App() {
   }
 }
 
-std::string App::interop_mode() const {
-  if (const MatmulSession* m = matmul_session()) return m->interop_mode();
-  if (compute_.kind == BackendKind::CpuSimulation) return "CPU simulation: host upload to GL";
-  if (image_ && image_->pixel_buffer) return image_->pixel_buffer->mode_description();
-  return "no image";
+ViewContext App::context() {
+  return ViewContext{messages_, compute_.backend, window_.glfw_handle() == nullptr, frame_index_};
 }
 
 // ---------------------------------------------------------------------------------------------
-// 2. images in
+// 2. labs
+// ---------------------------------------------------------------------------------------------
+
+App::Slot* App::slot(const std::string& id) {
+  for (Slot& s : slots_)
+    if (s.entry->id == id) return &s;
+  return nullptr;
+}
+
+App::Slot& App::current() {
+  Slot* s = slot(state_.lab);
+  return s ? *s : slots_.front();
+}
+
+LabView* App::current_view() { return current().view.get(); }
+
+const LaunchRecord& App::last_launch() const {
+  for (const Slot& s : slots_)
+    if (s.entry->id == state_.lab) return s.last;
+  return slots_.front().last;
+}
+
+const LaunchRecord& App::shown_launch() const {
+  for (const Slot& s : slots_)
+    if (s.entry->id == state_.lab) return s.shown;
+  return slots_.front().shown;
+}
+
+// Makes the lab and its view the first time they are needed. A failure is kept (and said once).
+Status App::ensure_view(Slot& s) {
+  if (s.view) return Status::success();
+  if (!s.failure.ok()) return s.failure;
+  auto lab = s.entry->make_lab(compute_.backend);
+  if (!lab) {
+    s.failure = lab.status();
+    messages_.error(s.failure);
+    return s.failure;
+  }
+  LabViewSetup setup;
+  if (s.entry->id == state_.lab && state_.view_given) setup.view = state_.view;
+  for (const LabOption& o : s.entry->options)
+    if (auto it = state_.lab_options.find(o.flag); it != state_.lab_options.end()) setup.options[o.flag] = it->second;
+  ViewContext ctx = context();
+  auto view = s.entry->make_view(std::move(lab.value()), setup, ctx);
+  if (!view) {
+    s.failure = view.status();
+    messages_.error(s.failure);
+    return s.failure;
+  }
+  s.view = std::move(view.value());
+  const auto& kernels = s.view->lab().kernels();
+  if (!kernels.empty()) {
+    s.kernel = kernels.front().id;
+    s.config = s.view->lab().default_config(kernels.front());
+  }
+  if (s.entry->id == state_.lab) apply_selection_request(s, state_.selection);
+  s.dirty = true;
+  return Status::success();
+}
+
+// The command line's kernel and configuration, whatever order its flags came in: a kernel's
+// default first, then the block or configuration asked for.
+void App::apply_selection_request(Slot& s, const SelectionRequest& r) {
+  const lab::Lab& lab = s.view->lab();
+  if (!r.kernel.empty()) {
+    const lab::KernelInfo* k = lab.find_kernel(r.kernel);
+    if (!k) {
+      messages_.warn("The " + std::string(lab.title()) + " lab has no kernel '" + r.kernel + "'",
+                     "see the kernel list");
+    } else {
+      s.kernel = k->id;
+      s.config = lab.default_config(*k);
+    }
+  }
+  const lab::KernelInfo* k = lab.find_kernel(s.kernel);
+  if (r.block) s.config.block = *r.block;
+  if (r.compiled && k) {
+    s.config.compiled = *r.compiled;
+    if (*r.compiled >= 0 && *r.compiled < static_cast<int>(k->configs.size()))
+      s.config.block = k->configs[static_cast<std::size_t>(*r.compiled)].block;
+  }
+  s.dirty = true;
+}
+
+Status App::open_lab(const std::string& id) {
+  Slot* s = slot(id);
+  if (!s) return Status::failure("there is no lab '" + id + "'", "", "open_lab");
+  state_.lab = id;
+  return ensure_view(*s);
+}
+
+Status App::select(const std::string& kernel, const KernelConfig& config) {
+  Slot& s = current();
+  if (Status st = ensure_view(s); !st) return st;
+  if (!s.view->lab().find_kernel(kernel))
+    return Status::failure("no kernel '" + kernel + "' in this lab", "", "select");
+  s.kernel = kernel;
+  s.config = config;
+  s.dirty = true;
+  return Status::success();
+}
+
+void App::request_relaunch() { current().dirty = true; }
+
+// A sticky fault (illegal address, launch failure, timeout) leaves the CUDA context unusable
+// until the process ends. Every lab moves to the CPU simulation, keeping its problem (views keep
+// host copies), and the user is told what happened.
+void App::handle_device_fault(const Status& fault) {
+  messages_.error(fault);
+  auto cpu = open_compute_session(BackendChoice::Cpu, -1, false);
+  if (!cpu) {
+    messages_.error(cpu.status());
+    return;
+  }
+  cpu->why_cpu = "the GPU faulted (" + fault.code + "); blockscope moved to the CPU simulation. "
+                 "Restart it to use the GPU again.";
+  device_faulted_ = true;
+  messages_.warn("The GPU faulted: switched to the CPU simulation, your data is kept", cpu->why_cpu);
+  switch_compute(std::move(cpu.value()));
+}
+
+// Moves every open lab to another compute session (another GPU, or the CPU simulation); each
+// view re-installs its problem there, so nothing the user loaded is lost.
+void App::switch_compute(ComputeSession next) {
+  compute_ = std::move(next);
+  timings_.clear();
+  for (Slot& s : slots_) {
+    s.last = LaunchRecord{};
+    s.shown = LaunchRecord{};
+    s.check = Check{};
+    s.check_for.clear();
+    s.dirty = true;
+    s.paused_slow = false;
+    if (!s.view) {
+      s.failure = Status::success();  // a lab that failed on the old backend may work here
+      continue;
+    }
+    auto lab = s.entry->make_lab(compute_.backend);
+    if (!lab) {
+      messages_.error(lab.status());
+      s.view.reset();
+      s.failure = lab.status();
+      continue;
+    }
+    ViewContext ctx = context();
+    if (Status st = s.view->set_lab(std::move(lab.value()), ctx); !st) messages_.error(st);
+    // The selection stays if the new backend's lab has the kernel (cuBLAS exists on the GPU only).
+    if (!s.view->lab().find_kernel(s.kernel) && !s.view->lab().kernels().empty()) {
+      s.kernel = s.view->lab().kernels().front().id;
+      s.config = s.view->lab().default_config(s.view->lab().kernels().front());
+    }
+  }
+}
+
+void App::draw_compute_menu() {
+  if (!ImGui::BeginMenu("Compute")) return;
+  const bool on_cpu = compute_.backend.kind == BackendKind::CpuSimulation;
+  auto devices = list_cuda_devices();
+  if (devices && !device_faulted_) {
+    for (const auto& d : devices.value()) {
+      const std::string label = "GPU " + std::to_string(d.index) + ": " + d.name + " (sm_" +
+                                std::to_string(d.compute_major) + std::to_string(d.compute_minor) + ")";
+      const bool now = !on_cpu && compute_.backend.cuda_device == d.index;
+      if (ImGui::MenuItem(label.c_str(), nullptr, now, d.has_code_for_it) && !now) {
+        auto next = open_compute_session(BackendChoice::Cuda, d.index, true);
+        if (!next) messages_.error(next.status());
+        else {
+          messages_.info("Switched to " + next->backend.label);
+          switch_compute(std::move(next.value()));
+        }
+      }
+    }
+  } else {
+    ImGui::TextDisabled("no usable CUDA device");
+    if (!devices) ui::item_tooltip(devices.status().describe().c_str());
+  }
+  if (ImGui::MenuItem("CPU simulation", nullptr, on_cpu) && !on_cpu) {
+    auto next = open_compute_session(BackendChoice::Cpu, -1, false);
+    if (next) {
+      messages_.info("Switched to the CPU simulation");
+      switch_compute(std::move(next.value()));
+    }
+  }
+  ImGui::EndMenu();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. images in
 // ---------------------------------------------------------------------------------------------
 
 void App::enqueue_files(std::vector<fs::path> paths) {
   if (paths.empty()) return;
   if (paths.size() > 1)
-    messages_.info("Loading " + std::to_string(paths.size()) +
-                   " files; the last one that loads is shown");
+    messages_.info("Loading " + std::to_string(paths.size()) + " files; the last one that loads is shown");
   loader_.enqueue(std::move(paths));
 }
 
@@ -160,202 +373,85 @@ void App::take_loaded_images() {
   }
 }
 
-// Makes `image` current. Everything that can fail happens before the old image is released,
-// so a failure leaves the previous image loaded and on screen.
+// An image goes to the open lab if it takes images, else to the first lab that does, which is
+// then opened. On failure the lab keeps its previous image.
 Status App::install_image(Rgba8Image image) {
-  LoadedImage next;
-  auto original = GlTexture::create_rgba8(image.width, image.height, image.rgba.data());
-  if (!original) return original.status();
-  auto result = GlTexture::create_r8(image.width, image.height);
-  if (!result) return result.status();
-  next.original = std::move(original.value());
-  next.result = std::move(result.value());
-  next.result.set_gray_swizzle(true);
-  if (compute_.kind == BackendKind::Cuda) {
-    auto pbo = InteropPixelBuffer::create(image.width, image.height, 1);
-    if (!pbo) return pbo.status();
-    if (!pbo->interop_active())
-      messages_.warn("CUDA-GL interop is off: results go through host memory",
-                     pbo->registration_status().describe());
-    next.pixel_buffer.emplace(std::move(pbo.value()));
+  Slot* target = nullptr;
+  if (ensure_view(current()).ok() && current().view->accepts_images()) target = &current();
+  for (Slot& s : slots_) {
+    if (target) break;
+    if (ensure_view(s).ok() && s.view->accepts_images()) target = &s;
   }
-  if (compute_.kind == BackendKind::CpuSimulation ||
-      (next.pixel_buffer && !next.pixel_buffer->interop_active()))
-    next.host_result.assign(image.pixel_count(), 0);
-  if (Status s = compute_.gray->set_image(image.rgba.data(), image.width, image.height); !s) {
-    // The lab keeps its previous image on failure, so the old one is still consistent.
-    s.message = "could not load " + image.name + " into the compute backend: " + s.message;
-    return s;
-  }
-  messages_.info("Loaded " + image.name + " (" + std::to_string(image.width) + " x " +
-                 std::to_string(image.height) + ", " + image.format + ")");
-  next.image = std::move(image);
-  image_ = std::move(next);
-  state_.view.zoom = options_.state.view.zoom;  // fit unless the command line said otherwise
-  if (state_.view.center_x < 0 || frame_index_ > 0) {
-    state_.view.center_x = image_->image.width / 2.0f;
-    state_.view.center_y = image_->image.height / 2.0f;
-  }
-  if (frame_index_ > 0) state_.view.pinned.reset();  // a pin from the command line stays
-  history_.clear();
-  dirty_ = true;
+  if (!target) return Status::failure("no lab takes images", "", "install_image");
+  ViewContext ctx = context();
+  if (Status s = target->view->install_image(std::move(image), ctx); !s) return s;
+  state_.lab = target->entry->id;
+  timings_.forget_lab(target->entry->id);
+  target->dirty = true;
   return Status::success();
 }
 
+Status App::install_image_for_test(Rgba8Image image) { return install_image(std::move(image)); }
+
 // ---------------------------------------------------------------------------------------------
-// 3. launching
+// 4. launching
 // ---------------------------------------------------------------------------------------------
 
-LaunchRecord App::launch_into_gl(LoadedImage& img, double* pipeline_ms) {
-  gray::GrayRunOptions run;
-  run.trace_schedule = dirty_ && state_.gray.trace_schedule;
+void App::relaunch(Slot& s) {
+  const bool changed = s.dirty;
+  s.dirty = false;
+  const std::string problem = s.view->lab().problem().summary;
+  const std::string key = check_key(s.kernel, s.config, problem);
+  lab::RunOptions options;
+  options.timing = TimingPolicy::once();
+  options.trace_schedule = changed && state_.trace_schedule;
+  // Every new configuration is verified at once; its repeats every second.
+  const double since = std::chrono::duration<double>(Clock::now() - s.verified_at).count();
+  options.verify = changed || key != s.check_for || since >= kVerifyPeriodS;
+  ViewContext ctx = context();
   const auto t0 = Clock::now();
-  LaunchRecord rec;
-  gray::GrayLab& lab = *compute_.gray;
-  if (img.pixel_buffer && img.pixel_buffer->interop_active()) {
-    // Zero-copy: the kernel writes into the GL buffer CUDA mapped for it.
-    auto ptr = img.pixel_buffer->map();
-    if (!ptr) {
-      rec.status = ptr.status();
-      return rec;
-    }
-    rec = lab.run(state_.gray.kernel, state_.gray.block, static_cast<std::uint8_t*>(ptr.value()), run);
-    if (Status s = img.pixel_buffer->unmap(); !s && rec.ok()) rec.status = s;
-    if (rec.ok())
-      if (Status s = img.pixel_buffer->upload_to(img.result); !s) rec.status = s;
-  } else if (compute_.kind == BackendKind::Cuda) {
-    rec = lab.run(state_.gray.kernel, state_.gray.block, nullptr, run);
-    if (rec.ok())
-      if (Status s = lab.download_result(img.host_result.data()); !s) rec.status = s;
-    if (rec.ok())
-      if (Status s = img.result.upload(img.host_result.data()); !s) rec.status = s;
-  } else {
-    rec = lab.run(state_.gray.kernel, state_.gray.block, img.host_result.data(), run);
-    if (rec.ok())
-      if (Status s = img.result.upload(img.host_result.data()); !s) rec.status = s;
-  }
-  glFinish();  // the pipeline time includes the GL upload, not just its submission
-  *pipeline_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  return rec;
-}
+  LaunchRecord rec = s.view->launch(s.kernel, s.config, options, ctx);
+  glFinish();  // the pipeline time includes getting the result on screen, not just its submission
+  const double pipeline_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 
-void App::relaunch() {
-  if (!image_) return;
-  double pipeline_ms = 0;
-  const bool config_changed = dirty_;
-  LaunchRecord rec = launch_into_gl(*image_, &pipeline_ms);
-  dirty_ = false;
-  if (!rec.ok() && compute_.kind == BackendKind::Cuda && is_sticky_cuda_error(rec.status.code)) {
-    handle_device_fault(rec.status);
-    return;
-  }
   if (!rec.ok()) {
-    // Report a failure once per configuration, not once per frame.
-    if (config_changed || last_launch_.ok()) {
-      if (rec.status.call == "validate_launch" || rec.status.call == "check_gray_launch")
-        messages_.warn("Launch refused: " + rec.status.message, rec.status.hint);
-      else
-        messages_.error(rec.status);
+    // Said once per configuration, not once per frame.
+    if (changed || s.last.ok()) {
+      if (rec.refused) messages_.warn("Launch refused: " + rec.status.message, rec.status.hint);
+      else messages_.error(rec.status);
     }
-    last_launch_ = std::move(rec);
+    s.last = std::move(rec);
+    if (compute_.backend.kind == BackendKind::Cuda && is_sticky_cuda_error(s.last.status.code))
+      handle_device_fault(s.last.status);
     return;
   }
-  history_.add(rec.kernel_ms(), pipeline_ms);
-  // A simulated launch of a large image can take a second; relaunching it every frame would
-  // freeze the window, so continuous mode pauses itself and says why.
-  if (run_continuously_ && rec.backend == BackendKind::CpuSimulation && pipeline_ms > 150) {
-    run_continuously_ = false;
-    char ms[32];
-    std::snprintf(ms, sizeof ms, "%.0f ms", pipeline_ms);
-    messages_.info(std::string("Paused continuous relaunch: one simulated launch takes ") + ms +
-                   " on the CPU (press Run once, or tick Run continuously)");
-  }
-  last_pipeline_ms_ = pipeline_ms;
-  if (!rec.schedule.empty()) {
-    auto units = mapping::unit_per_block(rec.schedule, rec.config.grid);
-    if (auto tex = make_sm_of_block_texture(units); tex) sm_of_block_ = std::move(tex.value());
-    last_schedule_ = rec.schedule;
-    last_schedule_simulated_ = rec.schedule_simulated;
-  } else if (config_changed) {
-    sm_of_block_ = GlTexture();
-    last_schedule_.clear();
-  }
-  last_good_launch_ = rec;
-  last_good_launch_.schedule.clear();  // kept once, in last_schedule_
-  last_launch_ = std::move(rec);
-  last_launch_.schedule.clear();
-}
-
-// A sticky fault (illegal address, launch failure, timeout) leaves the CUDA context unusable
-// until the process ends. The image stays on screen: its host copy is reinstalled on the CPU
-// simulation, which keeps every view working, and the user is told what happened.
-void App::handle_device_fault(const Status& fault) {
-  messages_.error(fault);
-  auto cpu = open_compute_session(BackendChoice::Cpu, -1, false);
-  if (!cpu) {
-    messages_.error(cpu.status());
-    return;
-  }
-  cpu->why_cpu = "the GPU faulted (" + fault.code + "); blockscope moved to the CPU simulation. "
-                 "Restart it to use the GPU again.";
-  device_faulted_ = true;
-  messages_.warn("The GPU faulted: switched to the CPU simulation, the image is kept", cpu->why_cpu);
-  switch_compute(std::move(cpu.value()));
-}
-
-// Moves the loaded image to another compute session (another GPU, or the CPU simulation); the
-// image's host copy is reinstalled there, so nothing the user loaded is lost.
-void App::switch_compute(ComputeSession next) {
-  std::optional<Rgba8Image> keep;
-  if (image_) keep = std::move(image_->image);
-  image_.reset();  // its CUDA-registered buffer belongs to the old session
-  matmul_.reset();  // so does the matmul lab; it reopens on the new session when shown
-  matmul_failure_ = Status::success();
-  sm_of_block_ = GlTexture();
-  last_schedule_.clear();
-  compute_ = std::move(next);
-  if (keep)
-    if (Status s = install_image(std::move(*keep)); !s) messages_.error(s);
-  last_good_launch_ = LaunchRecord{};
-  last_launch_ = LaunchRecord{};
-  history_.clear();
-  dirty_ = true;
-}
-
-void App::draw_compute_menu() {
-  if (!ImGui::BeginMenu("Compute")) return;
-  const bool on_cpu = compute_.kind == BackendKind::CpuSimulation;
-  auto devices = list_cuda_devices();
-  if (devices && !device_faulted_) {
-    for (const auto& d : devices.value()) {
-      const std::string label = "GPU " + std::to_string(d.index) + ": " + d.name + " (sm_" +
-                                std::to_string(d.compute_major) + std::to_string(d.compute_minor) + ")";
-      const bool current = !on_cpu && compute_.cuda_device == d.index;
-      if (ImGui::MenuItem(label.c_str(), nullptr, current, d.has_code_for_it) && !current) {
-        auto next = open_compute_session(BackendChoice::Cuda, d.index, true);
-        if (!next) messages_.error(next.status());
-        else {
-          messages_.info("Switched to " + next->label);
-          switch_compute(std::move(next.value()));
-        }
-      }
-    }
+  if (options.verify) {
+    s.check = rec.check;
+    s.check_for = key;
+    s.verified_at = Clock::now();
+    if (rec.check.failed() && changed) messages_.warn(rec.kernel + " gave a WRONG result", rec.check.summary());
   } else {
-    ImGui::TextDisabled("no usable CUDA device");
-    if (!devices) ui::item_tooltip(devices.status().describe().c_str());
+    rec.check = s.check;  // the verdict of this configuration's last check, on the same data
   }
-  if (ImGui::MenuItem("CPU simulation", nullptr, on_cpu) && !on_cpu) {
-    auto next = open_compute_session(BackendChoice::Cpu, -1, false);
-    if (next) {
-      messages_.info("Switched to the CPU simulation");
-      switch_compute(std::move(next.value()));
-    }
+  timings_.add(rec, pipeline_ms);
+  // A slow simulated launch relaunched every frame would freeze the window: continuous runs
+  // pause and say why.
+  if (s.continuous && rec.timing.simulated && pipeline_ms > kSlowSimulatedMs) {
+    s.paused_slow = true;
+    s.slow_ms = pipeline_ms;
   }
-  ImGui::EndMenu();
+  if (rec.schedule.empty() && !changed && s.shown.kernel == rec.kernel &&
+      s.shown.config_label == rec.config_label && s.shown.problem == rec.problem) {
+    rec.schedule = std::move(s.shown.schedule);  // keep the trace of this configuration
+    rec.schedule_simulated = s.shown.schedule_simulated;
+  }
+  s.shown = rec;
+  s.last = std::move(rec);
+  s.last.schedule.clear();
 }
 
 // ---------------------------------------------------------------------------------------------
-// 4. the frame
+// 5. the frame
 // ---------------------------------------------------------------------------------------------
 
 void App::frame() {
@@ -365,18 +461,26 @@ void App::frame() {
   enqueue_files(std::move(dropped));
   take_loaded_images();
 
-  if (frame_index_ == options_.inject_fault_at_frame && compute_.kind == BackendKind::Cuda) {
-    Status s = inject_illegal_address(compute_.cuda_device);
-    messages_.warn("Injected a GPU fault (--inject-fault)", s.describe());
-    dirty_ = true;
-  }
-  if (state_.lab == Lab::Matmul) {
-    if (MatmulSession* m = open_matmul()) {
-      m->update();
-      if (auto fault = m->take_device_fault()) handle_device_fault(*fault);
+  Slot& s = current();
+  if (ensure_view(s).ok()) {
+    ViewContext ctx = context();
+    if (s.view->update(ctx)) {
+      timings_.forget_lab(s.entry->id);
+      s.dirty = true;
+      s.paused_slow = false;
+      s.check_for.clear();
     }
-  } else if (dirty_ || run_continuously_) {
-    relaunch();
+    const lab::ProblemInfo problem = s.view->lab().problem();
+    const bool continuous = s.continuous && !s.paused_slow && s.last.ok();
+    if (problem.ready && (s.dirty || continuous)) {
+      relaunch(s);
+    } else if (!problem.ready && s.dirty) {
+      // Nothing to run on: the selection's record says why (the problem's own reason).
+      s.last = s.view->lab().plan(s.kernel, s.config);
+      if (s.last.ok()) s.last.status = problem.status;
+      s.last.refused = true;
+      s.dirty = false;
+    }
   }
 
   ImGuiIO& io = ImGui::GetIO();
@@ -419,6 +523,7 @@ void App::draw_ui() {
   ImGui::Begin("blockscope", nullptr, flags);
   ImGui::PopStyleVar(2);
   draw_menu_bar();
+  Slot& s = current();
 
   const float em = ImGui::GetFontSize();
   const float status_h = ImGui::GetFrameHeightWithSpacing() + 4;
@@ -429,23 +534,24 @@ void App::draw_ui() {
   const float view_w = std::max(em * 10, avail.x - left_w - right_w - 2 * ImGui::GetStyle().ItemSpacing.x);
 
   ImGui::BeginChild("controls", ImVec2(left_w, body_h), true);
-  draw_controls(left_w);
+  draw_left_panel(s);
   ImGui::EndChild();
   ImGui::SameLine();
-  ImGui::BeginChild("view", ImVec2(view_w, body_h), true,
-                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-  draw_view(view_w, body_h);
+  ImGui::BeginChild("view", ImVec2(view_w, body_h), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  draw_centre(s);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginChild("side", ImVec2(0, body_h), true);
-  draw_side_panel(right_w);
+  draw_side_panel(s);
   ImGui::EndChild();
-  draw_status_bar();
+  draw_status_bar(s);
   ImGui::End();
 
   if (auto chosen = file_browser_.draw()) enqueue_files({*chosen});
   ui::draw_messages_window(messages_, &show_messages_);
+  if (show_messages_) messages_seen_ = messages_.all().size();
   draw_loading_modal();
+  if (state_.show_demo) ImGui::ShowDemoWindow(&state_.show_demo);
 }
 
 void App::draw_menu_bar() {
@@ -461,7 +567,7 @@ void App::draw_menu_bar() {
     if (ImGui::MenuItem("Built-in sample")) {
       auto sample = load_image_memory(sample_image_png(), kSampleImageName, limits_);
       if (!sample) messages_.error(sample.status());
-      else if (Status s = install_image(std::move(sample.value())); !s) messages_.error(s);
+      else if (Status st = install_image(std::move(sample.value())); !st) messages_.error(st);
     }
     ImGui::Separator();
     if (ImGui::MenuItem("Quit")) window_.request_close();
@@ -470,261 +576,152 @@ void App::draw_menu_bar() {
   draw_compute_menu();
   if (ImGui::BeginMenu("View")) {
     ImGui::MenuItem("Messages", nullptr, &show_messages_);
+    ImGui::MenuItem("Record the block schedule", nullptr, &state_.trace_schedule);
     ImGui::MenuItem("ImGui demo (for developers)", nullptr, &state_.show_demo);
     ImGui::EndMenu();
   }
-  ImGui::TextColored(ui::kDimColour, "   drop images on the window  |  wheel: zoom  |  drag: pan  |  click: pin a block");
+  ImGui::TextColored(ui::kDimColour, "   drop images on the window  |  wheel: zoom  |  drag: pan  |  click: pin");
   ImGui::EndMenuBar();
-  if (state_.show_demo) ImGui::ShowDemoWindow(&state_.show_demo);
 }
 
-const MatmulSession* App::matmul_session() const {
-  return state_.lab == Lab::Matmul ? matmul_.get() : nullptr;
-}
-
-MatmulSession* App::open_matmul() {
-  if (matmul_ || !matmul_failure_.ok()) return matmul_.get();
-  auto session = MatmulSession::create(compute_, state_, messages_);
-  if (!session) {
-    matmul_failure_ = session.status();
-    messages_.error(matmul_failure_);
-    return nullptr;
-  }
-  matmul_ = std::move(session.value());
-  return matmul_.get();
-}
-
-void App::draw_controls(float) {
-  ui::draw_lab_tabs(&state_.lab);
-  if (state_.lab == Lab::Matmul) {
-    if (MatmulSession* m = open_matmul()) m->draw_controls();
-    else ui::status_text(matmul_failure_);
-    return;
-  }
-  ui::GrayLabPanelInput in;
-  in.image = image_ ? &image_->image : nullptr;
-  in.last_launch = &last_launch_;
-  in.last_good_launch = &last_good_launch_;
-  in.limits = &compute_.limits;
-  in.backend = compute_.kind;
-  in.attributes = compute_.gray->attributes(state_.gray.kernel);
-  ui::GrayLabPanelActions act = ui::draw_gray_lab_panel(in, &state_, &run_continuously_);
-  if (act.relaunch) dirty_ = true;
-  if (act.open_file) file_browser_.open(recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path());
-  if (act.fit_view) state_.view.zoom = 0;
-  if (act.actual_size) state_.view.zoom = 1;
-}
-
-ImageViewParams App::view_params(int output_w, int output_h) const {
-  ImageViewParams p;
-  const auto& img = image_->image;
-  p.texture_a = image_->original.id();
-  p.a_is_gray = false;
-  p.texture_b = image_->result.id();
-  p.b_is_gray = true;
-  p.image_width = img.width;
-  p.image_height = img.height;
-  p.output_width = output_w;
-  p.output_height = output_h;
-  p.zoom = state_.view.zoom > 0 ? state_.view.zoom : zoom_to_fit(img.width, img.height, output_w, output_h);
-  p.centre_x = state_.view.zoom > 0 && state_.view.center_x >= 0 ? state_.view.center_x : img.width / 2.0f;
-  p.centre_y = state_.view.zoom > 0 && state_.view.center_y >= 0 ? state_.view.center_y : img.height / 2.0f;
-  switch (state_.view.compare) {
-    case CompareMode::Split: p.split_fraction = state_.view.split; break;
-    case CompareMode::ResultOnly: p.split_fraction = 0.0f; p.draw_split_line = false; break;
-    case CompareMode::OriginalOnly: p.split_fraction = 1.0f; p.draw_split_line = false; break;
-    case CompareMode::SideBySide: p.split_fraction = 0.5f; break;  // drawn as two views
-  }
-  return p;
-}
-
-OverlayParams App::overlay_params() const {
-  OverlayParams o;
-  const LaunchRecord& rec = last_good_launch_;
-  if (!rec.ok() || rec.kernel.empty() || !image_) return o;
-  switch (state_.view.overlay) {
-    case OverlayMode::Off: o.mode = OverlayParams::Off; break;
-    case OverlayMode::BlockLines: o.mode = OverlayParams::BlockLines; break;
-    case OverlayMode::ColourByBlock: o.mode = OverlayParams::ColourByBlock; break;
-    case OverlayMode::ColourByWarp: o.mode = OverlayParams::ColourByWarp; break;
-    case OverlayMode::ColourBySm: o.mode = OverlayParams::ColourBySm; break;
-  }
-  o.mapping = rec.kernel == gray::info(gray::GrayKernel::Flat1D).name ? 0 : 1;
-  o.block[0] = rec.config.block.x; o.block[1] = rec.config.block.y; o.block[2] = rec.config.block.z;
-  o.grid[0] = rec.config.grid.x; o.grid[1] = rec.config.grid.y; o.grid[2] = rec.config.grid.z;
-  o.image_w = image_->image.width;
-  o.image_h = image_->image.height;
-  o.opacity = state_.view.overlay_opacity;
-  o.sm_of_block_texture = sm_of_block_.id();
-  if (auto px = inspected_pixel()) {
-    auto coord = mapping::thread_for_pixel(scheme_of(rec), rec.config, o.image_w, o.image_h, px->x, px->y);
-    if (coord) o.highlight_block_linear = static_cast<int>(coord->linear_block);
-  }
-  return o;
-}
-
-std::optional<PixelPos> App::inspected_pixel() const {
-  if (mouse_pixel_) return mouse_pixel_;
-  if (state_.view.pinned) return state_.view.pinned;
-  return state_.view.hover;
-}
-
-mapping::IndexScheme App::scheme_of(const LaunchRecord& rec) {
-  return rec.kernel == gray::info(gray::GrayKernel::Flat1D).name ? mapping::IndexScheme::Flat1D
-                                                                 : mapping::IndexScheme::Grid2D;
-}
-
-void App::draw_view(float, float) {
-  if (state_.lab == Lab::Matmul) {
-    if (matmul_) matmul_->draw_view();
-    return;
-  }
-  if (!image_) {
-    ImGui::TextColored(ui::kDimColour, "Drop an image here, or use File > Open image.");
-    return;
-  }
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const ImVec2 size = ImGui::GetContentRegionAvail();
-  const ImVec2 fb_scale = ImGui::GetIO().DisplayFramebufferScale;
-  const OverlayParams overlay = overlay_params();
-  mouse_pixel_.reset();
-  // Side by side: two views of half the width sharing one centre and zoom (original left,
-  // result right); otherwise one view, split or single.
-  const bool side_by_side = state_.view.compare == CompareMode::SideBySide;
-  const int panes = side_by_side ? 2 : 1;
-  const float gap = side_by_side ? 4.0f : 0.0f;
-  const ImVec2 pane_size((size.x - gap * (panes - 1)) / panes, size.y);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  for (int pane = 0; pane < panes; ++pane) {
-    ImageViewRenderer& renderer = pane == 0 ? *view_renderer_ : *second_view_renderer_;
-    const ImVec2 pane_origin(origin.x + pane * (pane_size.x + gap), origin.y);
-    const int out_w = std::max(1, static_cast<int>(pane_size.x * fb_scale.x));
-    const int out_h = std::max(1, static_cast<int>(pane_size.y * fb_scale.y));
-    ImageViewParams params = view_params(out_w, out_h);
-    if (side_by_side) {
-      params.split_fraction = pane == 0 ? 1.0f : 0.0f;
-      params.draw_split_line = false;
+void App::draw_left_panel(Slot& s) {
+  // The lab tabs: the state picks the tab (the command line, a click last frame); a click
+  // changes the state.
+  if (ImGui::BeginTabBar("labs")) {
+    for (const Slot& t : slots_) {
+      const bool open_now = t.entry->id == state_.lab;
+      const bool open = ImGui::BeginTabItem(t.entry->title.c_str(), nullptr, open_now ? ImGuiTabItemFlags_SetSelected : 0);
+      if (ImGui::IsItemClicked() && !open_now) state_.lab = t.entry->id;
+      if (open) ImGui::EndTabItem();
     }
-    ImGui::SetCursorScreenPos(pane_origin);
-    handle_view_input(pane_origin, pane_size, params);
-    if (Status s = renderer.render(params, overlay); !s) {
-      ui::status_text(s);
-      return;
-    }
-    ImGui::SetCursorScreenPos(pane_origin);
-    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(renderer.texture())), pane_size);
+    ImGui::EndTabBar();
   }
-  const ImU32 label = IM_COL32(230, 230, 235, 220);
-  if (state_.view.compare == CompareMode::Split) {
-    const float sx = origin.x + size.x * state_.view.split;
-    dl->AddText(ImVec2(origin.x + 8, origin.y + 6), label, "original");
-    dl->AddText(ImVec2(sx + 8, origin.y + 6), label, "kernel result");
-  } else if (side_by_side) {
-    dl->AddText(ImVec2(origin.x + 8, origin.y + 6), label, "original");
-    dl->AddText(ImVec2(origin.x + pane_size.x + gap + 8, origin.y + 6), label, "kernel result");
+  if (!s.view) {
+    ui::status_text(s.failure.ok() ? Status::failure("opening the lab...") : s.failure);
+    return;
   }
-  if (auto px = inspected_pixel(); px && last_good_launch_.ok()) {
-    ui::InspectorInput in{&last_good_launch_, scheme_of(last_good_launch_), image_->image.width,
-                          image_->image.height, *px, state_.view.pinned.has_value() && !mouse_pixel_};
-    if (mouse_pixel_) {
-      ImGui::BeginTooltip();
-      ui::draw_pixel_inspector(in);
-      ImGui::EndTooltip();
+  ViewContext ctx = context();
+  ViewRequests requests;
+  ImGui::TextUnformatted((std::string(s.view->lab().title()) + " lab").c_str());
+  s.view->draw_problem(ctx, requests);
+  ImGui::Separator();
+  ui::PickerInput in{&s.view->lab().kernels(), &compute_.backend.limits, &s.last};
+  if (ui::draw_kernel_picker(in, &s.kernel, &s.config, &s.picker)) {
+    s.dirty = true;
+    s.paused_slow = false;
+  }
+  ImGui::Spacing();
+  const TimingEntry* entry = s.last.ok() ? timings_.find(key_of(s.last)) : nullptr;
+  const lab::ProblemInfo problem = s.view->lab().problem();
+  ui::ResultInput r{&s.last, &s.shown, entry, &problem, s.paused_slow && s.continuous, s.slow_ms};
+  ui::draw_result_card(r);
+  if (ImGui::Checkbox("Run continuously", &s.continuous)) s.paused_slow = false;
+  ui::item_tooltip("Relaunch every frame so the timings fill up. Off: relaunch only when something "
+                   "changes. Every new configuration is verified at once, its repeats every second.");
+  ImGui::SameLine();
+  if (ImGui::Button("Run once")) s.dirty = true;
+  ImGui::Separator();
+  ImGui::TextUnformatted("VIEW");
+  s.view->draw_view_options(ctx, requests);
+  if (requests.relaunch) s.dirty = true;
+  if (requests.open_image)
+    file_browser_.open(recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path());
+}
+
+void App::draw_centre(Slot& s) {
+  if (!s.view) return;
+  ViewContext ctx = context();
+  ViewRequests requests;
+  const bool selection_ran = s.last.ok() || s.last.kernel.empty();
+  s.view->draw_data(s.shown, selection_ran, ctx, requests);
+  if (requests.relaunch) s.dirty = true;
+}
+
+void App::draw_side_panel(Slot& s) {
+  if (!s.view) return;
+  if (!ImGui::BeginTabBar("side_tabs")) return;
+  const lab::ProblemInfo problem = s.view->lab().problem();
+  ui::SideInput in;
+  in.shown = &s.shown;
+  in.book = &timings_;
+  in.entry = s.shown.ok() ? timings_.find(key_of(s.shown)) : nullptr;
+  in.problem = &problem;
+  in.kernels = &s.view->lab().kernels();
+  in.limits = &compute_.backend.limits;
+  in.backend = compute_.backend.kind;
+  in.copy_note = compute_.backend.copy_note;
+  struct Tab {
+    const char* name;
+    Panel panel;
+  };
+  const Tab tabs[] = {{"Timings", Panel::Timings}, {"Launch", Panel::Launch}, {"Schedule", Panel::Schedule},
+                      {"Memory", Panel::Memory},   {"Runs", Panel::Runs}};
+  for (const Tab& t : tabs) {
+    // The command line picks the first tab; after that, the user's clicks decide.
+    const bool select = ImGui::GetFrameCount() <= 2 && state_.panel == t.panel;
+    if (!ImGui::BeginTabItem(t.name, nullptr, select ? ImGuiTabItemFlags_SetSelected : 0)) continue;
+    if (ImGui::GetFrameCount() > 2) state_.panel = t.panel;
+    if (!s.shown.ok() || s.shown.kernel.empty()) {
+      ImGui::TextColored(ui::kDimColour, "No launch has run yet.");
     } else {
-      // Forced hover or pinned pixel: a fixed card in the view's corner, for screenshots too.
-      ImGui::SetCursorScreenPos(ImVec2(origin.x + 10, origin.y + size.y - ImGui::GetFontSize() * 13.0f));
-      ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.06f, 0.07f, 0.09f, 0.88f));
-      ImGui::BeginChild("inspector_card", ImVec2(ImGui::GetFontSize() * 21, ImGui::GetFontSize() * 12.5f), true,
-                        ImGuiWindowFlags_NoScrollbar);
-      ui::draw_pixel_inspector(in);
-      ImGui::EndChild();
-      ImGui::PopStyleColor();
+      ViewContext ctx = context();
+      switch (t.panel) {
+        case Panel::Timings: ui::draw_timings_panel(in); break;
+        case Panel::Launch: ui::draw_launch_stats_panel(in); break;
+        case Panel::Schedule: ui::draw_schedule_panel(in); break;
+        case Panel::Memory: s.view->draw_memory(s.shown, ctx); break;
+        case Panel::Runs:
+          if (auto chosen = ui::draw_runs_panel(in)) {
+            s.kernel = chosen->first;
+            s.config = chosen->second;
+            s.dirty = true;
+          }
+          break;
+      }
     }
+    ImGui::EndTabItem();
   }
+  ImGui::EndTabBar();
 }
 
-void App::handle_view_input(const ImVec2& origin, const ImVec2& size, ImageViewParams& params) {
-  ImGuiIO& io = ImGui::GetIO();
-  const bool hovered = ImGui::IsWindowHovered() && io.MousePos.x >= origin.x &&
-                       io.MousePos.y >= origin.y && io.MousePos.x < origin.x + size.x &&
-                       io.MousePos.y < origin.y + size.y;
-  if (!hovered) return;
-  const ImVec2 fb = io.DisplayFramebufferScale;
-  const double mx = (io.MousePos.x - origin.x) * fb.x, my = (io.MousePos.y - origin.y) * fb.y;
-  auto [ix, iy] = output_to_image(params, mx, my);
-  if (io.MouseWheel != 0) {
-    // Zoom about the cursor: the image point under it stays under it.
-    const float factor = std::pow(1.2f, io.MouseWheel);
-    const float zoom = std::clamp(params.zoom * factor, 0.02f, 256.0f);
-    params.centre_x = static_cast<float>(ix - (ix - params.centre_x) * params.zoom / zoom);
-    params.centre_y = static_cast<float>(iy - (iy - params.centre_y) * params.zoom / zoom);
-    params.zoom = zoom;
-  }
-  if (ImGui::IsMouseDragging(ImGuiMouseButton_Left) || ImGui::IsMouseDragging(ImGuiMouseButton_Right)) {
-    params.centre_x -= io.MouseDelta.x * fb.x / params.zoom;
-    params.centre_y -= io.MouseDelta.y * fb.y / params.zoom;
-  }
-  state_.view.zoom = params.zoom;
-  state_.view.center_x = params.centre_x;
-  state_.view.center_y = params.centre_y;
-  std::tie(ix, iy) = output_to_image(params, mx, my);
-  const int px = static_cast<int>(std::floor(ix)), py = static_cast<int>(std::floor(iy));
-  if (px >= 0 && py >= 0 && px < image_->image.width && py < image_->image.height) {
-    mouse_pixel_ = PixelPos{px, py};
-    if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) && ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).x == 0 &&
-        ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).y == 0) {
-      if (state_.view.pinned && *state_.view.pinned == *mouse_pixel_) state_.view.pinned.reset();
-      else state_.view.pinned = mouse_pixel_;
-    }
-  }
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) state_.view.pinned.reset();
-}
-
-void App::draw_side_panel(float) {
-  if (state_.lab == Lab::Matmul) {
-    if (matmul_) matmul_->draw_side_panel();
-    return;
-  }
-  ui::SidePanelInput in;
-  in.last_good_launch = &last_good_launch_;
-  in.history = &history_;
-  in.copy_gbs = compute_.copy_gbs;
-  in.copy_note = &compute_.copy_note;
-  in.backend = compute_.kind;
-  in.limits = &compute_.limits;
-  in.attributes = compute_.gray->attributes(state_.gray.kernel);
-  in.schedule = &last_schedule_;
-  in.schedule_simulated = last_schedule_simulated_;
-  in.scheme = scheme_of(last_good_launch_);
-  in.image_w = image_ ? image_->image.width : 0;
-  in.image_h = image_ ? image_->image.height : 0;
-  in.inspected = inspected_pixel();
-  ui::draw_side_panel(in, &state_);
-}
-
-void App::draw_status_bar() {
+// The status bar shows the current state: the backend, how results reach the screen, and what
+// the open lab's selection did. The history of messages is in View > Messages.
+void App::draw_status_bar(Slot& s) {
   ImGui::Separator();
   const float em = ImGui::GetFontSize();
-  const ImVec4 backend_colour = compute_.kind == BackendKind::Cuda ? ui::kOkColour : ui::kWarnColour;
-  ImGui::TextColored(backend_colour, "%s %s", compute_.kind == BackendKind::Cuda ? "GPU:" : "", compute_.label.c_str());
+  const bool gpu = compute_.backend.kind == BackendKind::Cuda;
+  ImGui::TextColored(gpu ? ui::kOkColour : ui::kWarnColour, "%s%s", gpu ? "GPU: " : "", compute_.backend.label.c_str());
   if (!compute_.why_cpu.empty()) ui::item_tooltip(("Why the CPU: " + compute_.why_cpu).c_str());
-  else ui::item_tooltip(compute_.versions.c_str());
+  else ui::item_tooltip(compute_.backend.versions.c_str());
   ImGui::SameLine(0, em);
   ImGui::TextColored(ui::kDimColour, "GL: %s", window_.gl_renderer().c_str());
   ui::item_tooltip((window_.gl_version() + "\n" + window_.platform_description()).c_str());
   ImGui::SameLine(0, em);
   const std::string mode = interop_mode();
-  const bool zero_copy = mode.find("zero-copy") != std::string::npos;
-  ImGui::TextColored(zero_copy ? ui::kOkColour : ui::kDimColour, "%s", mode.c_str());
+  ImGui::TextColored(mode.find("zero-copy") != std::string::npos ? ui::kOkColour : ui::kDimColour, "%s", mode.c_str());
   ImGui::SameLine(0, em);
   ImGui::TextColored(ui::kDimColour, "%.0f fps", frame_ms_ > 0 ? 1000.0 / frame_ms_ : 0.0);
-  if (const Message* m = messages_.latest()) {
-    ImGui::SameLine(0, em);
-    const ImVec4 c = m->level == Message::Error ? ui::kErrorColour : m->level == Message::Warning ? ui::kWarnColour : ui::kDimColour;
-    ImGui::TextColored(c, "%s", m->text.c_str());
-    if (!m->detail.empty()) ui::item_tooltip(m->detail.c_str());
-    if (ImGui::IsItemClicked()) show_messages_ = true;
+  ImGui::SameLine(0, em);
+  const LaunchRecord& last = s.last;
+  if (!s.view) {
+    ImGui::TextColored(ui::kErrorColour, "%s", s.failure.message.c_str());
+  } else if (last.kernel.empty()) {
+    ImGui::TextColored(ui::kDimColour, "%s", s.view->lab().problem().ready ? "ready" : "no data yet");
+  } else if (!last.ok()) {
+    ImGui::TextColored(last.refused ? ui::kWarnColour : ui::kErrorColour, "%s %s: %s", last.kernel.c_str(),
+                       last.refused ? "refused" : "failed", last.status.message.c_str());
+    ui::item_tooltip(last.status.describe().c_str());
+  } else {
+    ImGui::TextColored(last.check.failed() ? ui::kErrorColour : ui::kDimColour, "%s, %s: %s, %s", last.kernel.c_str(),
+                       last.config_label.c_str(), ui::ms_text(last.timing.median_ms).c_str(),
+                       last.check.passed() ? "correct" : last.check.failed() ? "WRONG" : "not checked");
   }
+  const std::size_t unread = messages_.all().size() - std::min(messages_seen_, messages_.all().size());
+  const std::string label = "Messages" + (unread ? " (" + std::to_string(unread) + " new)" : std::string()) + "##msgs";
+  const float w = ImGui::CalcTextSize(label.c_str(), nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
+  ImGui::SameLine(std::max(ImGui::GetCursorPosX() + em, ImGui::GetWindowContentRegionMax().x - w));
+  if (ImGui::SmallButton(label.c_str())) show_messages_ = !show_messages_;
+  if (const Message* m = messages_.latest()) ui::item_tooltip(("latest: " + m->text).c_str());
 }
 
 void App::draw_loading_modal() {
@@ -744,8 +741,14 @@ void App::draw_loading_modal() {
   ImGui::End();
 }
 
+std::string App::interop_mode() const {
+  for (const Slot& s : slots_)
+    if (s.entry->id == state_.lab && s.view) return s.view->interop_mode();
+  return "no lab open";
+}
+
 // ---------------------------------------------------------------------------------------------
-// 5. outputs for headless runs
+// 6. outputs for headless runs
 // ---------------------------------------------------------------------------------------------
 
 Status App::write_screenshot(const fs::path& path) {
@@ -755,31 +758,52 @@ Status App::write_screenshot(const fs::path& path) {
   return write_png(path, w, h, 4, pixels.data());
 }
 
-Status App::write_gray_output(const fs::path& path) {
-  if (!image_) return Status::failure("no image loaded", "", "--gray-out");
-  if (!last_launch_.ok())
-    return Status::failure("the last launch failed, so there is no output to write: " + last_launch_.status.message,
-                           last_launch_.status.hint, "--gray-out");
-  // Read back from the GL texture the view shows: this is what the kernel really delivered to
-  // GL, through interop or the fallback.
-  std::vector<std::uint8_t> gray = read_texture_r8(image_->result);
-  if (gray.size() != image_->image.pixel_count())
-    return Status::failure("could not read the result texture back", "", "glGetTexImage");
-  return write_png(path, image_->image.width, image_->image.height, 1, gray.data());
+Status App::write_output(const fs::path& path) {
+  Slot& s = current();
+  if (!s.view) return s.failure.ok() ? Status::failure("the lab is not open", "", "--output") : s.failure;
+  if (!s.last.ok())
+    return Status::failure("the last launch did not run, so there is no output to write: " + s.last.status.message,
+                           s.last.status.hint, "--output");
+  return s.view->write_output_png(path);
 }
 
 Status App::write_schedule_json(const fs::path& path) {
-  if (last_schedule_.empty())
+  const LaunchRecord& r = current().shown;
+  if (r.schedule.empty())
     return Status::failure("no schedule was recorded for the last launch", "", "--schedule-json");
-  const std::string json = mapping::schedule_to_json(last_schedule_, last_schedule_simulated_,
-                                                     last_good_launch_.config, last_good_launch_.kernel,
-                                                     compute_.label);
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return Status::failure("cannot write " + path.string(), "check the folder exists and is writable", "fopen");
-  const bool ok = std::fwrite(json.data(), 1, json.size(), f) == json.size();
-  std::fclose(f);
-  if (!ok) return Status::failure("could not write all of " + path.string(), "", "fwrite");
-  return Status::success();
+  return lab::write_text_file(path.string(), mapping::schedule_to_json(r.schedule, r.schedule_simulated, r.config,
+                                                                        r.kernel, compute_.backend.label));
+}
+
+std::string App::summary() const {
+  const LaunchRecord& r = last_launch();
+  if (r.kernel.empty()) return "launch: none";
+  char buf[512];
+  if (!r.ok()) {
+    std::snprintf(buf, sizeof buf, "launch: %s %s %s: %s", r.kernel.c_str(), r.config_label.c_str(),
+                  r.refused ? "refused" : "failed", r.status.describe().c_str());
+    return buf;
+  }
+  bool flops = false;
+  std::string shares;
+  for (const Slot& s : slots_) {
+    if (s.entry->id != state_.lab || !s.view) continue;
+    const lab::ProblemInfo p = s.view->lab().problem();
+    flops = p.throughput_unit == "GFLOP/s";
+    for (const lab::Ceiling& c : p.ceilings) {
+      if (c.value <= 0 || c.unit != p.throughput_unit || r.check.failed()) continue;
+      char share[160];
+      std::snprintf(share, sizeof share, "%s%.1f%% of %s", shares.empty() ? ", " : ", ",
+                    100.0 * (flops ? r.gflops() : r.gbytes_per_s()) / c.value, c.name.c_str());
+      shares += share;
+    }
+  }
+  std::snprintf(buf, sizeof buf,
+                "launch: %s [%s] on %s grid (%u, %u, %u) block (%u, %u, %u) %.4f ms (%s) %.1f %s",
+                r.kernel.c_str(), r.config_label.c_str(), r.problem.c_str(), r.config.grid.x, r.config.grid.y,
+                r.config.grid.z, r.config.block.x, r.config.block.y, r.config.block.z, r.timing.median_ms,
+                r.timing.clock.c_str(), flops ? r.gflops() : r.gbytes_per_s(), flops ? "GFLOP/s" : "GB/s");
+  return buf + shares + "\ncheck: " + r.check.summary();
 }
 
 }  // namespace bs::app

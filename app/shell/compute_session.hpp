@@ -1,28 +1,17 @@
-// The compute side of a running app: which backend was chosen (and why), the device's limits,
-// the measured copy bandwidth, and the labs that run kernels on it. The UI reads this and calls
-// the labs; it never calls CUDA itself.
+// The compute side of a running app: which backend was chosen (and why), the device's limits
+// and the measured copy bandwidth, as the lab::Backend every lab is made for. The shell makes
+// the labs (through the catalog) for this backend and never calls CUDA itself.
 #pragma once
-#include <memory>
 #include <string>
 
 #include "cli/options.hpp"
-#include "core/launch_record.hpp"
-#include "labs/grayscale/gray_lab.hpp"
-#include "simulator/grid_simulator.hpp"
+#include "lab/lab.hpp"
 
 namespace bs::app {
 
 struct ComputeSession {
-  BackendKind kind = BackendKind::CpuSimulation;
-  std::string label;            // "NVIDIA H200 (sm_90)" or "CPU simulation (2 workers)"
-  std::string why_cpu;          // when auto fell back to the CPU: the reason
-  std::string versions;         // CUDA driver and runtime
-  int cuda_device = -1;
-  DeviceLimits limits;
-  double copy_gbs = 0;          // measured device-to-device copy bandwidth (GPU only)
-  std::string copy_note;        // why it is missing, if it is
-  std::unique_ptr<sim::GridSimulator> simulator;  // always present: the CPU lab and fallbacks
-  std::unique_ptr<gray::GrayLab> gray;
+  lab::Backend backend;
+  std::string why_cpu;  // when auto fell back to the CPU: the reason
 };
 
 // Opens the backend the user asked for. Auto picks CUDA when a device with code for it exists,

@@ -1,16 +1,13 @@
 #include "shell/run_modes.hpp"
 
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 
 #include "device/cuda_device.hpp"
 #include "gfx/interop.hpp"
-#include "labs/grayscale/gray_bench.hpp"
+#include "lab/bench.hpp"
+#include "lab/report.hpp"
 #include "shell/app.hpp"
 #include "shell/compute_session.hpp"
-#include "shell/matmul_session.hpp"
-#include "shell/matmul_bench_runner.hpp"
 
 namespace bs::app {
 namespace {
@@ -40,7 +37,13 @@ Result<ComputeSession> open_for_window(const CliOptions& options, Window& window
 
 }  // namespace
 
-int run_window(const CliOptions& options) {
+std::vector<LabFlags> lab_flags(const LabCatalog& catalog) {
+  std::vector<LabFlags> out;
+  for (const LabEntry& e : catalog) out.push_back({e.id, e.title, e.options});
+  return out;
+}
+
+int run_window(const CliOptions& options, LabCatalog catalog) {
   auto window = make_glfw_window(options.width, options.height, "blockscope");
   if (!window) {
     print_status("cannot open a window", window.status());
@@ -48,7 +51,7 @@ int run_window(const CliOptions& options) {
   }
   auto session = open_for_window(options, **window);
   if (!session) return kExitNoBackend;
-  auto app = App::create(**window, options, std::move(session.value()));
+  auto app = App::create(**window, options, std::move(session.value()), std::move(catalog));
   if (!app) {
     print_status("cannot start", app.status());
     return kExitFailure;
@@ -60,7 +63,7 @@ int run_window(const CliOptions& options) {
   return kExitOk;
 }
 
-int run_headless(const CliOptions& options) {
+int run_headless(const CliOptions& options, LabCatalog catalog) {
   auto window = make_headless_window(options.width, options.height, options.cuda_device);
   if (!window) {
     print_status("cannot create a headless OpenGL context", window.status());
@@ -68,7 +71,7 @@ int run_headless(const CliOptions& options) {
   }
   auto session = open_for_window(options, **window);
   if (!session) return kExitNoBackend;
-  auto app_r = App::create(**window, options, std::move(session.value()));
+  auto app_r = App::create(**window, options, std::move(session.value()), std::move(catalog));
   if (!app_r) {
     print_status("cannot start", app_r.status());
     return kExitFailure;
@@ -90,31 +93,19 @@ int run_headless(const CliOptions& options) {
     }
   };
   write(options.screenshot_path, "screenshot", &App::write_screenshot);
-  write(options.gray_out_path, "kernel output", &App::write_gray_output);
+  write(options.output_path, "output", &App::write_output);
   write(options.schedule_json_path, "schedule", &App::write_schedule_json);
   app.present();
 
-  const LaunchRecord& rec = app.last_launch();
+  std::printf("lab: %s\n", app.lab_id().c_str());
   std::printf("backend: %s\n", app.backend_label().c_str());
   std::printf("gl: %s | %s | %s\n", (*window)->gl_renderer().c_str(), (*window)->gl_version().c_str(),
               (*window)->platform_description().c_str());
   std::printf("interop: %s\n", app.interop_mode().c_str());
   if (app.device_faulted()) std::printf("device fault: recovered on the CPU simulation\n");
-  if (rec.ok() && !rec.kernel.empty())  // the matmul lab leaves the grayscale one unlaunched
-    std::printf("launch: %s grid (%u, %u, %u) block (%u, %u, %u) %.4f ms (%s) %.1f GB/s\n", rec.kernel.c_str(),
-                rec.config.grid.x, rec.config.grid.y, rec.config.grid.z, rec.config.block.x, rec.config.block.y,
-                rec.config.block.z, rec.kernel_ms(), rec.timing.clock.c_str(), rec.gbytes_per_s());
-  else if (!rec.kernel.empty()) {
-    print_status("launch refused", rec.status);
-    exit_code = kExitFailure;
-  }
-  if (const MatmulSession* mm = app.matmul_session()) {
-    std::printf("%s\n", mm->summary_line().c_str());
-    if (!mm->last_run_verified()) exit_code = kExitFailure;  // refused, failed or wrong
-  } else if (options.state.lab == Lab::Matmul) {
-    std::printf("matmul: the lab did not start (see the error below)\n");
-    exit_code = kExitFailure;
-  }
+  std::printf("%s\n", app.summary().c_str());
+  const LaunchRecord& rec = app.last_launch();
+  if (rec.kernel.empty() || !rec.ok() || rec.check.failed()) exit_code = kExitFailure;  // refused, failed, wrong
   for (const auto& m : app.messages().all())
     if (m.level != Message::Info)
       std::fprintf(stderr, "%s: %s%s%s\n", m.level == Message::Error ? "error" : "warning", m.text.c_str(),
@@ -122,50 +113,92 @@ int run_headless(const CliOptions& options) {
   return exit_code;
 }
 
-int run_bench(const CliOptions& options) {
+int run_bench(const CliOptions& options, const LabCatalog& catalog) {
   const BenchOptions& b = *options.bench;
-  std::string json;
-  if (b.what == "gray") {
-    auto session = open_compute_session(options.backend, options.cuda_device, true);
-    if (!session) {
-      print_status("cannot use CUDA", session.status());
-      return kExitNoBackend;
-    }
-    gray::GrayBenchSpec spec;
-    spec.sizes = b.gray_sizes;
-    spec.blocks = b.blocks;
-    for (const auto& k : b.kernels) {
-      auto id = gray::gray_kernel_from_key(k);
-      if (!id) {
-        std::fprintf(stderr, "blockscope: unknown grayscale kernel '%s' (1d, 2d)\n", k.c_str());
-        return kExitUsage;
-      }
-      spec.kernels.push_back(*id);
-    }
-    spec.repeats = b.repeats;
-    spec.warmup = b.warmup;
-    gray::GrayBenchContext ctx{session->label, session->versions, session->copy_gbs};
-    auto report = gray::run_gray_bench(*session->gray, spec, ctx);
-    std::fputs(report.table.c_str(), stdout);
-    json = report.json;
-  } else {
-    auto r = run_matmul_bench_command(options);
-    if (!r) {
-      print_status("matmul bench", r.status());
-      return kExitFailure;
-    }
-    json = r.value();
+  const LabEntry* entry = nullptr;
+  for (const LabEntry& e : catalog)
+    if (e.id == b.lab) entry = &e;
+  if (!entry) {
+    std::fprintf(stderr, "blockscope: no lab '%s'\n", b.lab.c_str());
+    return kExitUsage;
   }
+  auto session = open_compute_session(options.backend, options.cuda_device, true);
+  if (!session) {
+    print_status("cannot use CUDA", session.status());
+    return kExitNoBackend;
+  }
+  auto lab = entry->make_lab(session->backend);
+  if (!lab) {
+    print_status("cannot open the lab", lab.status());
+    return kExitFailure;
+  }
+  lab::Lab& l = *lab.value();
+  lab::BenchSpec spec;
+  spec.kernels = b.kernels;
+  spec.blocks = b.blocks;
+  spec.timing = TimingPolicy::fixed(b.repeats, b.warmup);
+  spec.timing.flush_l2 = b.flush_l2 && session->backend.kind == BackendKind::Cuda;
+  std::vector<std::string> unknown;
+  lab::bench_points(l, spec, &unknown);
+  if (!unknown.empty()) {
+    std::string list;
+    for (const auto& k : l.kernels()) list += " " + k.id;
+    std::fprintf(stderr, "blockscope: the %s lab has no kernel '%s'; it has:%s\n", b.lab.c_str(),
+                 unknown.front().c_str(), list.c_str());
+    return kExitUsage;
+  }
+  std::vector<LaunchRecord> records;
+  lab::ResultsHeader header;
+  header.kind = "bench";
+  header.lab = b.lab;
+  header.backend = to_string(session->backend.kind);
+  header.device = session->backend.label;
+  header.versions = session->backend.versions;
+  header.policy = spec.timing;
+  bool failed = false;
+  for (const std::string& size : b.sizes.empty() ? l.default_sizes() : b.sizes) {
+    if (Status s = l.set_random_problem(size); !s) {
+      print_status(("size " + size).c_str(), s);
+      return kExitUsage;
+    }
+    const lab::ProblemInfo problem = l.problem();
+    std::printf("%s: %s\n", b.lab.c_str(), problem.summary.c_str());
+    std::fflush(stdout);
+    for (const auto& c : problem.ceilings) {
+      bool have = false;
+      for (const auto& h : header.ceilings) have |= h.name == c.name;
+      if (!have) header.ceilings.push_back(c);
+    }
+    auto got = lab::run_bench(l, spec, [&](const LaunchRecord& r) {
+      std::printf("  %-18s %-34s %s\n", r.kernel.c_str(), r.config_label.c_str(),
+                  r.ok() ? (std::to_string(r.timing.median_ms) + " ms, " + r.check.summary()).c_str()
+                         : (std::string(lab::outcome(r)) + ": " + r.status.message).c_str());
+      std::fflush(stdout);
+      if (r.check.failed() || (!r.ok() && !r.refused)) failed = true;
+    });
+    records.insert(records.end(), got.begin(), got.end());
+  }
+  const std::string unit = l.problem().throughput_unit;
+  std::fputs(lab::results_table(header, records, unit, l.kernels()).c_str(), stdout);
+  const std::string json = lab::results_json(header, records, unit, l.kernels());
   if (b.json_path.empty()) {
     std::fputs(json.c_str(), stdout);
+  } else if (Status s = lab::write_text_file(b.json_path, json); !s) {
+    print_status("json", s);
+    return kExitFailure;
   } else {
-    std::ofstream out(b.json_path, std::ios::binary);
-    out << json;
-    if (!out) {
-      std::fprintf(stderr, "blockscope: cannot write %s\n", b.json_path.c_str());
+    std::printf("wrote %s\n", b.json_path.c_str());
+  }
+  if (!b.csv_path.empty()) {
+    if (Status s = lab::write_text_file(b.csv_path, lab::results_csv(records, header.ceilings, unit, l.kernels())); !s) {
+      print_status("csv", s);
       return kExitFailure;
     }
-    std::printf("wrote %s\n", b.json_path.c_str());
+    std::printf("wrote %s\n", b.csv_path.c_str());
+  }
+  if (failed) {
+    std::fprintf(stderr, "blockscope: a kernel failed or gave a wrong result (see the table)\n");
+    return kExitFailure;
   }
   return kExitOk;
 }

@@ -1,11 +1,15 @@
-// The three ways blockscope runs: a desktop window, headless (EGL, offscreen) and the
-// benchmarks (no GL at all). main() parses the command line and calls one of these; each
-// returns a process exit code (cli/options.hpp documents them).
+// The three ways blockscope runs: a desktop window, headless (EGL, offscreen) and the bench (no
+// GL at all). main() parses the command line and calls one of these with the catalog of labs;
+// each returns a process exit code (cli/options.hpp documents them).
 #pragma once
 #include "cli/options.hpp"
+#include "labs/lab_view.hpp"
 
 namespace bs::app {
-int run_window(const CliOptions& options);
-int run_headless(const CliOptions& options);
-int run_bench(const CliOptions& options);
+// The catalog as the command line sees it: ids, titles and each lab's own flags.
+std::vector<LabFlags> lab_flags(const LabCatalog& catalog);
+
+int run_window(const CliOptions& options, LabCatalog catalog);
+int run_headless(const CliOptions& options, LabCatalog catalog);
+int run_bench(const CliOptions& options, const LabCatalog& catalog);
 }  // namespace bs::app

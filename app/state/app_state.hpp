@@ -1,49 +1,57 @@
-// What the user chose, as plain data: the window, the headless runner and the command line all
-// read and write this one struct, so any state reachable in the window can be reproduced from
-// the command line (see cli/options.hpp).
+// What the user chose, as plain data that names no lab: the window, the headless runner and the
+// command line all read and write these structs, so any state reachable in the window can be
+// reproduced from the command line (see cli/options.hpp). Lab-specific choices (an image, the
+// matrices' sizes) belong to each lab's view; from the command line they arrive as `lab_options`,
+// which the lab's catalog entry defines and checks.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 
 #include "core/dim.hpp"
-#include "labs/grayscale/gray_kernels.hpp"
-#include "state/matmul_state.hpp"
 
 namespace bs::app {
 
-enum class Lab { Grayscale, Matmul };
 enum class CompareMode { Split, SideBySide, ResultOnly, OriginalOnly };
 enum class OverlayMode { Off, BlockLines, ColourByBlock, ColourByWarp, ColourBySm };
-enum class Panel { Stats, Schedule, Memory, Timings };
+enum class Panel { Timings, Launch, Schedule, Memory, Runs };
 
+// An element of a lab's data: (column, row). For images the pixel (x, y); for matmul's C the
+// element C[y][x].
 struct PixelPos {
-  int x = 0, y = 0;
+  long long x = 0, y = 0;
   friend bool operator==(const PixelPos&, const PixelPos&) = default;
 };
 
+// How a lab's data view is looked at: kept per lab, so a pin or a zoom in one lab never shows
+// up in another.
 struct ViewState {
   CompareMode compare = CompareMode::Split;
   float split = 0.5f;           // fraction of the view showing the original (Split mode)
-  float zoom = 0;               // screen pixels per image pixel; 0 = fit to the view
-  float center_x = -1, center_y = -1;  // image pixel at the view's centre; <0 = image centre
-  OverlayMode overlay = OverlayMode::BlockLines;
-  float overlay_opacity = 0.6f;
-  std::optional<PixelPos> hover;  // forced hover (command line); the mouse overrides it
-  std::optional<PixelPos> pinned; // a clicked (pinned) pixel
+  float zoom = 0;               // screen pixels per data element; 0 = fit to the view
+  float center_x = -1, center_y = -1;  // data position at the view's centre; <0 = the centre
+  OverlayMode overlay = OverlayMode::ColourByBlock;
+  float overlay_opacity = 0.45f;
+  std::optional<PixelPos> hover;   // forced hover (command line); the mouse overrides it
+  std::optional<PixelPos> pinned;  // a clicked (pinned) element
 };
 
-struct GrayState {
-  gray::GrayKernel kernel = gray::GrayKernel::Flat1D;
-  Dim3 block{256, 1, 1};
-  bool trace_schedule = true;  // collect the per-block schedule on every launch
+// A kernel and a configuration asked for by name (the command line, saved settings); the lab
+// checks it when it opens.
+struct SelectionRequest {
+  std::string kernel;             // registry id; empty: the lab's default
+  std::optional<Dim3> block;      // free-blockDim kernels
+  std::optional<int> compiled;    // compiled kernels: the configuration's index
 };
 
 struct AppState {
-  Lab lab = Lab::Grayscale;
-  GrayState gray;
-  MatmulState matmul;
-  ViewState view;
-  Panel panel = Panel::Stats;
+  std::string lab = "gray";       // the lab that is open (a catalog id)
+  SelectionRequest selection;     // for `lab`, applied when it opens
+  ViewState view;                 // for `lab`'s view
+  bool view_given = false;        // the command line set some of `view`
+  Panel panel = Panel::Launch;
+  std::map<std::string, std::string> lab_options;  // "--matmul-size" -> "512x512x512", ...
+  bool trace_schedule = true;     // record the block schedule on each new configuration
   bool show_demo = false;
 };
 

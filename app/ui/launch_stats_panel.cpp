@@ -1,3 +1,7 @@
+// The Launch tab: the launch the views show, in numbers: grid and block as launched, threads
+// launched and working, idle threads, partial blocks, warps (short, edge, idle), the kernel's
+// registers and shared memory, occupancy and what limits it, waves. Everything comes from the
+// record (its config, scheme and attributes) and the device's limits.
 #include <imgui.h>
 
 #include <cstdio>
@@ -9,24 +13,46 @@
 
 namespace bs::ui {
 
-void draw_launch_stats_panel(const SidePanelInput& in) {
+void draw_launch_stats_panel(const SideInput& in) {
   using mapping::Concept;
   using mapping::explain;
-  const LaunchRecord& rec = *in.last_good_launch;
-  const mapping::LaunchStats s = mapping::compute_stats(in.scheme, rec.config, in.image_w, in.image_h,
-                                                        in.attributes, *in.limits);
+  const LaunchRecord& rec = *in.shown;
+  if (rec.config.grid.x == 0) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(kDimColour, "%s chooses its own grid and blocks: there is no launch "
+                                   "configuration of ours to show.", rec.kernel.c_str());
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  const mapping::LaunchStats s =
+      mapping::compute_stats(rec.scheme, rec.config, rec.data_width, rec.data_height,
+                             rec.attributes, *in.limits, rec.owners.get());
   auto n = [](unsigned long long v) { return std::to_string(v); };
-  char buf[160];
+  char buf[200];
   auto d3 = [](const Dim3& d) {
     return std::to_string(d.x) + " x " + std::to_string(d.y) + " x " + std::to_string(d.z);
   };
-  ImGui::TextColored(kDimColour, "%s on %s", rec.kernel.c_str(), in.limits->name.c_str());
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextColored(kDimColour, "%s, %s, on %s", rec.kernel.c_str(), rec.config_label.c_str(),
+                     in.limits->name.c_str());
+  ImGui::PopTextWrapPos();
   stat_row("gridDim", d3(s.grid), explain(Concept::GridDim));
   stat_row("blockDim", d3(s.block), explain(Concept::BlockDim));
+  stat_row("mapping", describe(rec.scheme),
+           "How a thread turns (blockIdx, threadIdx) into the elements it stores: one per "
+           "thread, several in a row (vector accesses), several a block apart, or a loop over the "
+           "whole grid (grid-stride).");
   stat_row("threads launched", n(s.threads_launched), explain(Concept::ThreadsLaunched));
-  stat_row("threads working", n(s.threads_working), explain(Concept::ThreadsWorking));
-  std::snprintf(buf, sizeof buf, "%llu (%.2f%%)", s.idle_threads, s.idle_percent);
-  stat_row("idle threads", buf, explain(Concept::IdleThreads));
+  if (s.thread_counts_exact) {
+    stat_row("threads working", n(s.threads_working), explain(Concept::ThreadsWorking));
+    std::snprintf(buf, sizeof buf, "%llu (%.2f%%)", s.idle_threads, s.idle_percent);
+    stat_row("idle threads", buf, explain(Concept::IdleThreads));
+  } else {
+    stat_row("threads working", "per block only",
+             "This kernel spreads each thread's outputs over its warp's tile, so only the inspector "
+             "can say which thread stores an element; blocks whose tile meets the data count as "
+             "working.");
+  }
   std::snprintf(buf, sizeof buf, "%llu full, %llu partial, %llu empty", s.full_blocks, s.partial_blocks, s.empty_blocks);
   stat_row("blocks", buf, explain(Concept::PartialBlock));
   stat_row("warps / block", n(s.warps_per_block), explain(Concept::WarpsPerBlock));
@@ -35,9 +61,16 @@ void draw_launch_stats_panel(const SidePanelInput& in) {
   std::snprintf(buf, sizeof buf, "%llu with idle lanes, %llu all idle", s.edge_warps, s.idle_warps);
   stat_row("edge warps", buf, explain(Concept::EdgeWarps));
   ImGui::Separator();
-  stat_row("registers / thread", in.backend == BackendKind::Cuda ? n(s.registers_per_thread) : "n/a (simulated)",
+  stat_row("registers / thread",
+           rec.attributes_measured ? n(s.registers_per_thread) : "n/a (simulated)",
            explain(Concept::RegistersPerThread));
-  stat_row("shared / block", n(s.shared_per_block) + " B", explain(Concept::SharedMemoryPerBlock));
+  std::snprintf(buf, sizeof buf, "%zu B", s.shared_per_block);
+  stat_row("shared / block", buf, explain(Concept::SharedMemoryPerBlock));
+  if (rec.attributes_measured && s.local_bytes_per_thread > 0) {
+    std::snprintf(buf, sizeof buf, "%zu B (spills or local arrays)", s.local_bytes_per_thread);
+    stat_row("local / thread", buf, "Per-thread local memory: registers that did not fit (spills) or "
+                                    "arrays indexed at run time. It lives in device memory.");
+  }
   const auto& o = s.occupancy;
   std::snprintf(buf, sizeof buf, "%.0f%%  (%u of %u warps)", 100 * o.occupancy, o.active_warps_per_sm, o.max_warps_per_sm);
   stat_row("occupancy", buf, explain(Concept::Occupancy));
@@ -46,18 +79,24 @@ void draw_launch_stats_panel(const SidePanelInput& in) {
                          Concept::LimiterBlocksPerSm};
   stat_row("limited by", mapping::to_string(o.limiter), explain(lim[o.limiter]));
   auto lim_value = [&](unsigned v) { return v == mapping::kNoLimit ? std::string("no limit") : std::to_string(v); };
-  ImGui::TextColored(kDimColour, "  blocks/SM by threads %s, registers %s,", lim_value(o.blocks_by_threads).c_str(),
-                     lim_value(o.blocks_by_registers).c_str());
-  ImGui::TextColored(kDimColour, "  shared memory %s, block limit %s", lim_value(o.blocks_by_shared_memory).c_str(),
-                     lim_value(o.blocks_by_block_limit).c_str());
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextColored(kDimColour, "blocks/SM by threads %s, registers %s, shared memory %s, block limit %s",
+                     lim_value(o.blocks_by_threads).c_str(), lim_value(o.blocks_by_registers).c_str(),
+                     lim_value(o.blocks_by_shared_memory).c_str(), lim_value(o.blocks_by_block_limit).c_str());
+  ImGui::PopTextWrapPos();
   if (!o.reason.empty()) ImGui::TextColored(kErrorColour, "%s", o.reason.c_str());
+  const bool sim = in.backend == BackendKind::CpuSimulation;
   std::snprintf(buf, sizeof buf, "%.2f  (%llu rounds of %llu slots)", s.waves.waves, s.waves.wave_count, s.waves.slots);
-  stat_row("waves", buf, explain(Concept::Waves));
+  stat_row(sim ? "device waves (model)" : "device waves", buf, explain(Concept::Waves));
   std::snprintf(buf, sizeof buf, "%.0f%% of the slots", 100 * s.waves.last_wave_fill);
   stat_row("last wave", buf, explain(Concept::LastWaveFill));
-  if (in.backend == BackendKind::CpuSimulation)
-    ImGui::TextColored(kWarnColour, "CPU simulation: occupancy and waves use CUDA's rules for a "
-                                    "GPU with %u SMs (one per worker).", in.limits->sm_count);
+  if (sim) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(kWarnColour, "CPU simulation: occupancy and device waves use CUDA's rules for a GPU "
+                                    "with %u SMs (one per worker); the Schedule tab shows how the workers "
+                                    "really took the blocks.", in.limits->sm_count);
+    ImGui::PopTextWrapPos();
+  }
   if (!s.scheme_check.ok()) status_text(s.scheme_check);
 }
 

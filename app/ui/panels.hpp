@@ -1,72 +1,81 @@
-// The panels of the main window, one file each. Each takes plain read-only inputs plus the
-// AppState it may change, and returns what it wants the app to do (relaunch, open a file...).
-//   gray_lab_panel.cpp     kernel, blockDim sliders/typed/presets, refusals, view controls
-//   pixel_inspector.cpp    what computed the pixel under the mouse (or pinned / --hover)
-//   side_panel.cpp         tabs: timings, launch statistics, schedule, memory access
-//   timings_panel.cpp      last/median/min/max, history plot, bandwidth against the copy ceiling
+// The lab-neutral panels, one file each. Each takes plain read-only inputs (records, the kernel
+// list, timings) plus what it may change, and returns what it wants done; none of them names a
+// lab or includes the shell.
+//   kernel_picker.cpp      the lab's kernel list and the configuration editor (free blockDim with
+//                          sliders, typed values applied on Enter or leaving the field, presets;
+//                          or the compiled configurations)
+//   result_card.cpp        what ran (or why nothing did): time, throughput, ceilings, the check
+//   timings_panel.cpp      per-configuration last/median/min/max with the 95% interval, history
 //   launch_stats_panel.cpp threads, warps, idle threads, occupancy and its limiter, waves
-//   schedule_panel.cpp     per-SM (or per-worker) timeline of blocks, summary, JSON export
-//   memory_panel.cpp       the hovered warp's addresses and 32-byte sectors per request
+//   schedule_panel.cpp     per-SM (or per-worker) timeline of blocks, summary, JSON copy
+//   runs_panel.cpp         every configuration run this session, side by side
+//   inspector.cpp          the thread that stores an element: blockIdx, threadIdx, warp, lane,
+//                          pass, slot, what else it stores
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/launch_record.hpp"
-#include "image/image.hpp"
+#include "lab/lab.hpp"
 #include "mapping/thread_map.hpp"
-#include "shell/timing_history.hpp"
 #include "state/app_state.hpp"
+#include "state/timing_book.hpp"
 
 namespace bs::ui {
 
-struct GrayLabPanelInput {
-  const Rgba8Image* image = nullptr;
-  const LaunchRecord* last_launch = nullptr;       // latest attempt (may be refused)
-  const LaunchRecord* last_good_launch = nullptr;  // what is on screen
+// --- kernel picker ----------------------------------------------------------------------------
+
+// Typed blockDim values are staged here while the user types, and applied only on Enter or when
+// the field loses focus, so typing 2048 never launches 2, then 20.
+struct PickerState {
+  int staged[3] = {0, 0, 0};
+  bool staging = false;
+};
+
+struct PickerInput {
+  const std::vector<lab::KernelInfo>* kernels = nullptr;
+  const DeviceLimits* limits = nullptr;
+  const LaunchRecord* last = nullptr;  // the latest attempt of the selection (may be refused)
+};
+
+// Edits *kernel and *config; returns true when either changed.
+bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig* config,
+                        PickerState* state);
+
+// --- what ran ---------------------------------------------------------------------------------
+
+struct ResultInput {
+  const LaunchRecord* last = nullptr;   // the selection's latest attempt
+  const LaunchRecord* shown = nullptr;  // the launch the views show (the last that ran)
+  const app::TimingEntry* entry = nullptr;   // the selection's timings (nullptr before its first run)
+  const lab::ProblemInfo* problem = nullptr;
+  bool paused_slow = false;             // continuous runs paused: one run takes too long
+  double slow_ms = 0;
+};
+void draw_result_card(const ResultInput& in);
+
+// --- side tabs --------------------------------------------------------------------------------
+
+struct SideInput {
+  const LaunchRecord* shown = nullptr;  // what the data view shows
+  const app::TimingBook* book = nullptr;
+  const app::TimingEntry* entry = nullptr;   // shown's timings
+  const lab::ProblemInfo* problem = nullptr;
+  const std::vector<lab::KernelInfo>* kernels = nullptr;
   const DeviceLimits* limits = nullptr;
   BackendKind backend = BackendKind::CpuSimulation;
-  KernelAttributes attributes;
+  std::string copy_note;
 };
+void draw_timings_panel(const SideInput& in);
+void draw_launch_stats_panel(const SideInput& in);
+void draw_schedule_panel(const SideInput& in);
+// Returns the (kernel, config) of a row the user clicked, to load it into the lab.
+std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideInput& in);
 
-struct GrayLabPanelActions {
-  bool relaunch = false;
-  bool open_file = false;
-  bool fit_view = false;
-  bool actual_size = false;
-};
+// --- inspector --------------------------------------------------------------------------------
 
-GrayLabPanelActions draw_gray_lab_panel(const GrayLabPanelInput& in, app::AppState* state,
-                                        bool* run_continuously);
-
-struct InspectorInput {
-  const LaunchRecord* launch;
-  mapping::IndexScheme scheme;
-  int image_w, image_h;
-  app::PixelPos pixel;
-  bool pinned;
-};
-void draw_pixel_inspector(const InspectorInput& in);
-
-struct SidePanelInput {
-  const LaunchRecord* last_good_launch = nullptr;
-  const app::TimingHistory* history = nullptr;
-  double copy_gbs = 0;
-  const std::string* copy_note = nullptr;
-  BackendKind backend = BackendKind::CpuSimulation;
-  const DeviceLimits* limits = nullptr;
-  KernelAttributes attributes;
-  const std::vector<BlockTrace>* schedule = nullptr;
-  bool schedule_simulated = false;
-  mapping::IndexScheme scheme = mapping::IndexScheme::Flat1D;
-  int image_w = 0, image_h = 0;
-  std::optional<app::PixelPos> inspected;
-};
-void draw_side_panel(const SidePanelInput& in, app::AppState* state);
-
-void draw_timings_panel(const SidePanelInput& in);
-void draw_launch_stats_panel(const SidePanelInput& in);
-void draw_schedule_panel(const SidePanelInput& in);
-void draw_memory_panel(const SidePanelInput& in);
+// The common lines of an inspector: which thread stores the element, in CUDA's own terms.
+void draw_owner(const mapping::ElementOwner& owner, const LaunchRecord& launch);
 
 }  // namespace bs::ui

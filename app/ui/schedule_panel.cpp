@@ -21,35 +21,45 @@ ImU32 block_colour(unsigned long long id) {
 }
 }  // namespace
 
-void draw_schedule_panel(const SidePanelInput& in) {
+void draw_schedule_panel(const SideInput& in) {
   using mapping::Concept;
-  if (!in.schedule || in.schedule->empty()) {
+  const LaunchRecord& rec = *in.shown;
+  if (rec.schedule.empty()) {
     ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(kDimColour, "No schedule recorded for this launch. Tick 'Record the block "
-                                   "schedule' and change the configuration (or press Run once).");
+    ImGui::TextColored(kDimColour, rec.config.grid.x == 0
+                                       ? "A library kernel: its blocks are not ours to trace."
+                                       : "No schedule recorded for this launch. Tick 'Record the "
+                                         "block schedule' and change the configuration (or press "
+                                         "Run once).");
     ImGui::PopTextWrapPos();
     return;
   }
-  const auto& trace = *in.schedule;
+  const auto& trace = rec.schedule;
+  const bool simulated = rec.schedule_simulated;
   const unsigned units = in.limits->sm_count;
   const mapping::ScheduleSummary s = mapping::summarize(trace, units);
-  const char* unit_name = in.schedule_simulated ? "worker" : "SM";
-  if (in.schedule_simulated)
+  const char* unit_name = simulated ? "worker" : "SM";
+  if (simulated)
     ImGui::TextColored(kWarnColour, "SIMULATED: rows are CPU worker threads, not SMs");
   else
     ImGui::TextColored(kOkColour, "Recorded on the GPU (%%smid, %%globaltimer)");
-  ui::item_tooltip(mapping::explain(in.schedule_simulated ? Concept::SimulatedSchedule : Concept::Schedule));
+  ui::item_tooltip(mapping::explain(simulated ? Concept::SimulatedSchedule : Concept::Schedule));
   char buf[128];
   std::snprintf(buf, sizeof buf, "%.1f us", s.makespan_ns / 1000.0);
   stat_row("makespan", buf, mapping::explain(Concept::Makespan));
   std::snprintf(buf, sizeof buf, "%u of %u", s.units_used, s.units);
-  stat_row(in.schedule_simulated ? "workers used" : "SMs used", buf, mapping::explain(Concept::SmId));
+  stat_row(simulated ? "workers used" : "SMs used", buf, mapping::explain(Concept::SmId));
   std::snprintf(buf, sizeof buf, "%llu .. %llu", s.min_blocks_per_unit, s.max_blocks_per_unit);
   stat_row("blocks per row", buf);
   std::snprintf(buf, sizeof buf, "%.2f", s.imbalance);
   stat_row("imbalance", buf, mapping::explain(Concept::Imbalance));
   std::snprintf(buf, sizeof buf, "%.2f", s.waves_observed);
-  stat_row("waves observed", buf, mapping::explain(Concept::Waves));
+  stat_row(simulated ? "rounds per worker" : "waves observed", buf,
+           simulated ? "Blocks each CPU worker ran one after another (a worker runs one block at a "
+                       "time): how the simulator spread this launch, not what a GPU would do. The "
+                       "Launch tab's 'device waves' models the GPU."
+                     : "Blocks an SM ran over the most blocks it held at once, for the busiest SM: "
+                       "the rounds this launch really took. Compare the Launch tab's model.");
 
   // The timeline: one row per unit, one rectangle per block, in two phases (records, then paint).
   const float em = ImGui::GetFontSize();
@@ -83,13 +93,20 @@ void draw_schedule_panel(const SidePanelInput& in) {
     ImGui::EndTooltip();
   }
   ImGui::TextColored(kDimColour, "rows: %s 0..%u   time: 0 .. %.1f us", unit_name, s.units - 1, span / 1000.0);
+  // When "copied" was last said lives in ImGui's per-window storage, not in a static.
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  const ImGuiID copied_id = ImGui::GetID("schedule_copied_at");
   if (ImGui::SmallButton("Copy schedule JSON")) {
-    const std::string json = mapping::schedule_to_json(trace, in.schedule_simulated,
-                                                       in.last_good_launch->config, in.last_good_launch->kernel,
-                                                       in.limits->name);
+    const std::string json = mapping::schedule_to_json(trace, simulated, rec.config, rec.kernel, in.limits->name);
     ImGui::SetClipboardText(json.c_str());
+    storage->SetFloat(copied_id, static_cast<float>(ImGui::GetTime()));
   }
+  const double copied_at = storage->GetFloat(copied_id, -10.0f);
   ui::item_tooltip("Block, SM (or worker), start and end in ns; also --schedule-json FILE.");
+  if (ImGui::GetTime() - copied_at < 2.0) {
+    ImGui::SameLine();
+    ImGui::TextColored(kOkColour, "copied %zu blocks to the clipboard", trace.size());
+  }
 }
 
 }  // namespace bs::ui

@@ -1,18 +1,43 @@
+// The Timings tab: the statistics of the configuration the views show, from its own runs only
+// (last, median with its 95% interval, min, max), its throughput against each of the lab's
+// ceilings, the pipeline time apart from the kernel time, and the history of the configurations
+// run so far (one line each), so a change of block shape reads as a step, not a blur.
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <deque>
 
 #include "ui/panels.hpp"
 #include "ui/widgets.hpp"
 
 namespace bs::ui {
+using app::TimingEntry;
+using app::TimingSummary;
+namespace {
 
-void draw_timings_panel(const SidePanelInput& in) {
-  const LaunchRecord& rec = *in.last_good_launch;
-  const app::TimingSummary k = in.history->kernel_summary();
-  const app::TimingSummary p = in.history->pipeline_summary();
-  char buf[128];
-  ImGui::TextColored(kDimColour, "kernel time, %s", rec.timing.clock.c_str());
+ImU32 series_colour(std::size_t i) {
+  static constexpr ImU32 colours[] = {IM_COL32(110, 190, 255, 255), IM_COL32(255, 170, 90, 255),
+                                      IM_COL32(120, 210, 110, 255), IM_COL32(230, 110, 110, 255),
+                                      IM_COL32(220, 220, 90, 255),  IM_COL32(190, 150, 255, 255),
+                                      IM_COL32(90, 200, 220, 255),  IM_COL32(240, 140, 200, 255)};
+  return colours[i % (sizeof colours / sizeof colours[0])];
+}
+
+}  // namespace
+
+void draw_timings_panel(const SideInput& in) {
+  const LaunchRecord& rec = *in.shown;
+  if (!in.entry) {
+    ImGui::TextColored(kDimColour, "No timings of this configuration yet.");
+    return;
+  }
+  const TimingSummary k = in.entry->history.kernel_summary();
+  const TimingSummary p = in.entry->history.pipeline_summary();
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextColored(kDimColour, "%s, %s: kernel time by %s", rec.kernel.c_str(), rec.config_label.c_str(),
+                     rec.timing.clock.c_str());
+  ImGui::PopTextWrapPos();
   if (ImGui::BeginTable("kt", 4, ImGuiTableFlags_SizingStretchSame)) {
     for (const char* h : {"last", "median", "min", "max"}) {
       ImGui::TableNextColumn();
@@ -20,40 +45,65 @@ void draw_timings_panel(const SidePanelInput& in) {
     }
     for (double v : {k.last, k.median, k.min, k.max}) {
       ImGui::TableNextColumn();
-      ImGui::Text("%.4f ms", v);
+      ImGui::TextUnformatted(ms_text(v).c_str());
     }
     ImGui::EndTable();
   }
-  ImGui::TextColored(kDimColour, "over the last %zu launches", k.count);
-
-  // Bandwidth from the median, against the measured device-to-device copy.
-  const double gbs = k.median > 0 ? rec.bytes_moved / (k.median * 1e6) : 0;
-  std::snprintf(buf, sizeof buf, "%.1f GB/s", gbs);
-  stat_row("bandwidth", buf,
-           "Bytes the kernel must move over its median time. Counted per pixel: 3 bytes read "
-           "(planar R, G and B) + 1 byte written.");
-  if (in.copy_gbs > 0) {
-    std::snprintf(buf, sizeof buf, "%.1f GB/s (measured at start-up)", in.copy_gbs);
-    stat_row("copy ceiling", buf,
-             "A large device-to-device cudaMemcpy, counting bytes read plus written: about as fast "
-             "as any memory-bound kernel can go on this GPU.");
-    const float frac = static_cast<float>(gbs / in.copy_gbs);
-    std::snprintf(buf, sizeof buf, "%.0f%% of copy bandwidth", 100 * frac);
-    ImGui::ProgressBar(std::min(frac, 1.0f), ImVec2(-1, 0), buf);
-  } else if (in.copy_note) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(kDimColour, "%s", in.copy_note->c_str());
-    ImGui::PopTextWrapPos();
+  // The interval of the median over this configuration's runs.
+  std::vector<double> samples(in.entry->history.kernel().begin(), in.entry->history.kernel().end());
+  const auto [lo, hi] = median_interval_95(samples);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s .. %s ms (%zu runs)", sig(lo, 4).c_str(), sig(hi, 4).c_str(), k.count);
+  stat_row("median, 95%", buf,
+           "A 95% confidence interval of the median, from the order statistics of this "
+           "configuration's runs: two configurations whose intervals overlap cannot be ranked.");
+  const std::string unit = in.problem ? in.problem->throughput_unit : "GB/s";
+  const double throughput = k.median > 0 ? (unit == "GFLOP/s" ? rec.flops : rec.bytes_moved) / (k.median * 1e6) : 0;
+  if (rec.check.failed()) {
+    ImGui::TextColored(kErrorColour, "%s withheld: the result is wrong", unit.c_str());
+  } else {
+    stat_row(unit == "GFLOP/s" ? "arithmetic" : "bandwidth", sig(throughput, 4) + " " + unit,
+             unit == "GFLOP/s" ? "FLOPs counted over the median time."
+                               : "Bytes the kernel must move over its median time.");
+    if (!rec.bytes_note.empty() && unit != "GFLOP/s")
+      ImGui::TextColored(kDimColour, "  counted: %s", rec.bytes_note.c_str());
+    if (in.problem)
+      for (const auto& c : in.problem->ceilings) {
+        if (c.value <= 0 || c.unit != unit) continue;
+        const float frac = static_cast<float>(throughput / c.value);
+        std::snprintf(buf, sizeof buf, "%s%% of %s (%s %s)", sig(100 * frac, 3).c_str(), c.name.c_str(),
+                      sig(c.value, 4).c_str(), c.unit.c_str());
+        ImGui::ProgressBar(std::clamp(frac, 0.0f, 1.0f), ImVec2(-1, 0), buf);
+        item_tooltip(c.note.c_str());
+      }
+    if (in.problem && in.problem->ceilings.empty() && !in.copy_note.empty()) {
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextColored(kDimColour, "%s", in.copy_note.c_str());
+      ImGui::PopTextWrapPos();
+    }
   }
   ImGui::Spacing();
-  std::snprintf(buf, sizeof buf, "%.3f ms (median %.3f)", p.last, p.median);
-  stat_row("frame pipeline", buf,
-           "Map the GL buffer for CUDA, launch, unmap, and copy into the texture (CPU wall clock "
-           "to glFinish). The kernel time above is only the kernel.");
-  const PlotSeries series[] = {{&in.history->kernel(), IM_COL32(110, 190, 255, 255), "kernel"},
-                               {&in.history->pipeline(), IM_COL32(255, 170, 90, 255), "pipeline"}};
-  line_plot("history", series, 2, ImVec2(0, ImGui::GetFontSize() * 9), "ms");
-  if (rec.backend == BackendKind::CpuSimulation)
+  stat_row("frame pipeline", ms_text(p.last) + " (median " + ms_text(p.median) + ")",
+           "Launch plus getting the result on screen (mapping the GL buffer for CUDA, unmapping, "
+           "the texture update), CPU wall clock to glFinish. The kernel time above is only the "
+           "kernel.");
+
+  // History: the shown configuration and the others run on this problem, one line each.
+  std::vector<PlotSeries> series;
+  std::vector<std::string> names;
+  names.reserve(in.book->entries().size());
+  std::size_t i = 0;
+  for (const TimingEntry& e : in.book->entries()) {
+    if (e.key.lab != rec.lab || e.key.problem != rec.problem) continue;
+    const bool current = &e == in.entry;
+    names.push_back(e.key.kernel + " " + e.key.config);
+    series.push_back({&e.history.kernel(), current ? IM_COL32(255, 255, 255, 255) : series_colour(i++), nullptr});
+    if (series.size() >= 8) break;
+  }
+  for (std::size_t s = 0; s < series.size(); ++s) series[s].label = names[s].c_str();
+  ImGui::TextColored(kDimColour, "kernel time per run (white: this configuration)");
+  line_plot("history", series.data(), static_cast<int>(series.size()), ImVec2(0, ImGui::GetFontSize() * 8), "ms");
+  if (rec.timing.simulated)
     ImGui::TextColored(kWarnColour, "CPU simulation: times are the simulator's, not a GPU's.");
 }
 

@@ -24,12 +24,47 @@ void item_tooltip(const char* text) {
 }
 
 void stat_row(const char* label, const std::string& value, const char* explanation) {
+  // The value column sits at 12 em, or closer in a narrow panel; a value that does not fit
+  // wraps under it instead of running into the next item.
+  const float start = ImGui::GetCursorPosX();
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float column = std::min(ImGui::GetFontSize() * 12.0f, avail * 0.45f);
   ImGui::TextColored(kDimColour, "%s", label);
   if (explanation) item_tooltip(explanation);
-  ImGui::SameLine(ImGui::GetFontSize() * 12.0f);
+  const float label_end = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x;
+  ImGui::SameLine(std::max(start + column, label_end + ImGui::GetFontSize() * 0.5f));
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(value.c_str());
+  ImGui::PopTextWrapPos();
   if (explanation) item_tooltip(explanation);
 }
+
+std::string sig(double v, int digits) {
+  char buf[64];
+  if (!std::isfinite(v)) return "--";
+  const double a = std::fabs(v);
+  if (a != 0 && (a < 0.001 || a >= 1e7)) std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  else if (a >= std::pow(10.0, digits)) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else {
+    // Enough decimals for `digits` significant digits, never more than 6.
+    const int before = a >= 1 ? static_cast<int>(std::floor(std::log10(a))) + 1 : 0;
+    int decimals = std::clamp(digits - before, 0, 6);
+    if (a > 0 && a < 1) decimals = std::clamp(digits - static_cast<int>(std::floor(std::log10(a))) - 1, 0, 6);
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  }
+  return buf;
+}
+
+std::string sig_trim(double v, int digits) {
+  std::string s = sig(v, digits);
+  if (s.find('.') != std::string::npos && s.find('e') == std::string::npos) {
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    if (!s.empty() && s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+std::string ms_text(double ms) { return sig(ms, 4) + " ms"; }
 
 void status_text(const Status& s) {
   if (s.ok()) return;
@@ -83,21 +118,26 @@ void line_plot(const char* id, const PlotSeries* series, int count, ImVec2 size,
   char label[64];
   std::snprintf(label, sizeof label, "%.4g %s", top, unit);
   dl->AddText({p0.x + 6, p0.y + 3}, IM_COL32(170, 174, 186, 255), label);
-  float lx = p1.x - 6;
-  for (int s = count - 1; s >= 0; --s) {
-    const ImVec2 ts = ImGui::CalcTextSize(series[s].label);
-    lx -= ts.x;
-    dl->AddText({lx, p0.y + 3}, series[s].colour, series[s].label);
-    lx -= 12;
+  const bool hovered = ImGui::IsItemHovered();
+  // The legend under the plot, wrapping to the panel's width, so it never covers the top label.
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+  for (int s = 0; s < count; ++s) {
+    if (!series[s].label) continue;
+    const float w = ImGui::CalcTextSize(series[s].label).x;
+    if (s > 0) {
+      ImGui::SameLine(0, ImGui::GetFontSize());
+      if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
+    }
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(series[s].colour), "%s", series[s].label);
   }
-  if (ImGui::IsItemHovered() && longest > 0) {
+  if (hovered && longest > 0) {
     const float fx = (ImGui::GetIO().MousePos.x - p0.x - pad) / (size.x - 2 * pad);
     const std::size_t idx = std::min<std::size_t>(longest - 1, std::size_t(std::max(0.0f, fx) * (longest - 1) + 0.5f));
     ImGui::BeginTooltip();
     for (int s = 0; s < count; ++s) {
       const auto& v = *series[s].values;
       const std::size_t off = longest - v.size();
-      if (idx >= off) ImGui::Text("%s: %.4f %s", series[s].label, v[idx - off], unit);
+      if (idx >= off) ImGui::Text("%s: %s %s", series[s].label ? series[s].label : "", sig(v[idx - off], 4).c_str(), unit);
     }
     ImGui::EndTooltip();
   }

@@ -25,6 +25,13 @@ void help_marker(const char* text);
 void item_tooltip(const char* text);
 // A label: value row with an optional explanation tooltip on both.
 void stat_row(const char* label, const std::string& value, const char* explanation = nullptr);
+// A number with `digits` significant digits, small ones included (0.0031, not 0.0), large ones
+// without a useless fraction: what every figure on screen uses.
+std::string sig(double v, int digits = 3);
+// The same without trailing zeros: 1 rather than 1.00, 2.5 rather than 2.50.
+std::string sig_trim(double v, int digits = 3);
+// "0.3178 ms": a time with four significant digits.
+std::string ms_text(double ms);
 // A Status as coloured wrapped text: message, then call/code, then hint.
 void status_text(const Status& s);
 

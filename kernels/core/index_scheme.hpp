@@ -9,6 +9,7 @@
 //   Flat      The data is flattened to n = width * height elements. With T threads per block,
 //             g = blockIdx.x * T + (linear thread in block) and G = gridDim.x * T:
 //               head     elements [0, head): one each, element e belongs to thread g = e
+//                        (g = e mod G in a grid-stride kernel, which steps over them too)
 //               body     elements [head, n - tail): in chunks of `vector` consecutive elements.
 //                        Chunk c (counted from head) belongs to
 //                          pass p = c / (G * per_thread)         (grid_stride kernels only)
@@ -19,6 +20,7 @@
 //                        per_thread chunks lie T chunks apart, and a grid-stride kernel starts
 //                        its next pass a whole grid further on.
 //               tail     elements [n - tail, n): one each, element e belongs to g = e - (n - tail)
+//                        (mod G in a grid-stride kernel)
 //             The lecture's 1D kernel is Flat with vector = per_thread = 1, no head or tail.
 //             blockIdx.y and .z are not part of g: a grid with y or z extent repeats the work.
 //   Grid2D    column x = blockIdx.x * blockDim.x + threadIdx.x, row y = blockIdx.y * blockDim.y +
@@ -27,8 +29,11 @@
 //             the global x index picks the ROW and y the column (matmul rung 2): consecutive lanes
 //             walk down a column of a row-major array.
 //   Tiled     block (bx, by) owns the tile_w x tile_h tile of elements at (bx * tile_w,
-//             by * tile_h); which of its threads stores an element is the lab's to say
-//             (Lab::owner), since register-blocked kernels spread a thread's outputs.
+//             by * tile_h). With thread_w, thread_h > 0 each thread stores one thread_w x
+//             thread_h patch of its tile, patches numbered row-major by the linear thread id
+//             (register-blocked matmul rungs 4-6); with 0, a thread's outputs are spread (warp
+//             tiling, rung 7) and only the lab can say which thread stores an element
+//             (Lab::owner).
 //   Recorded  no closed form: the owners were recorded by running the kernel's own code on the
 //             simulator (user-written kernels); LaunchRecord::owners holds them.
 #pragma once
@@ -50,6 +55,7 @@ struct IndexScheme {
 
   // Tiled
   unsigned tile_w = 0, tile_h = 0;
+  unsigned thread_w = 0, thread_h = 0;  // a thread's patch; 0: not a closed form
 
   static IndexScheme flat() { return IndexScheme{}; }
   static IndexScheme grid2d() { IndexScheme s; s.kind = Kind::Grid2D; return s; }
@@ -58,18 +64,23 @@ struct IndexScheme {
     s.kind = Kind::Grid2DTransposed;
     return s;
   }
-  static IndexScheme tiled(unsigned w, unsigned h) {
+  static IndexScheme tiled(unsigned w, unsigned h, unsigned thread_w = 0, unsigned thread_h = 0) {
     IndexScheme s;
     s.kind = Kind::Tiled;
     s.tile_w = w;
     s.tile_h = h;
+    s.thread_w = thread_w;
+    s.thread_h = thread_h;
     return s;
   }
   static IndexScheme recorded() { IndexScheme s; s.kind = Kind::Recorded; return s; }
 
-  // Elements one thread owns in one pass (vector * per_thread for Flat, else 1 unless Tiled).
+  // Elements one thread stores in one pass: vector * per_thread (Flat), its patch (Tiled), else 1.
   unsigned long long elements_per_thread_pass() const {
-    return kind == Kind::Flat ? static_cast<unsigned long long>(vector) * per_thread : 1;
+    if (kind == Kind::Flat) return static_cast<unsigned long long>(vector) * per_thread;
+    if (kind == Kind::Tiled && thread_w > 0 && thread_h > 0)
+      return static_cast<unsigned long long>(thread_w) * thread_h;
+    return 1;
   }
   friend bool operator==(const IndexScheme&, const IndexScheme&) = default;
 };
@@ -96,6 +107,8 @@ inline std::string describe(const IndexScheme& s) {
       d += ", scalar head " + std::to_string(s.head) + " and tail " + std::to_string(s.tail);
   } else if (s.kind == IndexScheme::Kind::Tiled) {
     d += " of " + std::to_string(s.tile_w) + " x " + std::to_string(s.tile_h);
+    if (s.thread_w > 0 && s.thread_h > 0)
+      d += ", " + std::to_string(s.thread_w) + " x " + std::to_string(s.thread_h) + " per thread";
   }
   return d;
 }

@@ -31,6 +31,10 @@ struct BlockTrace {
   unsigned unit = 0;
   std::uint64_t start_ns = 0;  // relative to the earliest start in the launch
   std::uint64_t end_ns = 0;
+  // Threads that ran this block, counted as they ran (on the GPU each warp adds its live lanes
+  // at the block's end; the simulator counts the body calls): the census tests compare with the
+  // grid computed by hand.
+  unsigned threads = 0;
 };
 
 // Owners recorded by running the kernel's own code (IndexScheme::Recorded): for each element of
@@ -51,6 +55,7 @@ struct LaunchRecord {
   BackendKind backend = BackendKind::CpuSimulation;
   LaunchConfig config;       // exactly what was launched (or would have been, if refused)
   Status status;             // refusal, launch error or success
+  bool refused = false;      // refused before launch (the configuration cannot run), nothing ran
 
   KernelAttributes attributes;       // registers, shared memory, local (spill) bytes
   bool attributes_measured = false;  // from cudaFuncGetAttributes (false: the simulator's own)

@@ -42,7 +42,10 @@ struct Backend {
   int cuda_device = -1;      // CUDA only
   DeviceLimits limits;       // the device's (or the simulator's, which mirrors CUDA's)
   std::string label;         // "NVIDIA H200 (sm_90)" or "CPU simulation (2 workers)"
+  std::string versions;      // CUDA driver and runtime
   unsigned sim_workers = 0;  // CPU only: 0 = one per hardware thread
+  double copy_gbs = 0;       // measured device-to-device copy bandwidth (read + write), 0: none
+  std::string copy_note;     // how it was measured, or why it is missing
 };
 
 enum class ConfigStyle {
@@ -74,6 +77,15 @@ struct KernelInfo {
                             // not ours to draw
 };
 
+// A figure the lab's results are measured against: the memory system's copy bandwidth, the
+// FP32 peak. (Library anchors such as cuBLAS are kernels of the lab, timed in the same run.)
+struct Ceiling {
+  std::string name;   // "device-to-device copy", "FP32 peak"
+  double value = 0;   // in `unit`
+  std::string unit;   // "GB/s" or "GFLOP/s": compared with the record's throughput in that unit
+  std::string note;   // how it was measured or derived
+};
+
 // What the lab holds now.
 struct ProblemInfo {
   bool ready = false;
@@ -81,6 +93,7 @@ struct ProblemInfo {
   std::string summary;     // "astronaut.png, 512 x 512, planar RGB" / "4096 x 4096 x 4096"
   long long width = 0, height = 0;  // the data the overlay covers (the image; C)
   std::string throughput_unit;      // "GB/s" (memory-bound labs) or "GFLOP/s"
+  std::vector<Ceiling> ceilings;
 };
 
 struct RunOptions {
@@ -123,6 +136,12 @@ class Lab {
                                                          unsigned warp, int step) const = 0;
 
   virtual Result<std::unique_ptr<Lab>> fork() const = 0;
+
+  // A problem of fresh random data of the size `size` names (bench and sweep commands): the
+  // syntax is the lab's (size_syntax(), e.g. "WxH" or "MxNxK"); a bad size is a Status saying it.
+  virtual Status set_random_problem(std::string_view size) = 0;
+  virtual std::string size_syntax() const = 0;
+  virtual std::vector<std::string> default_sizes() const = 0;
 
   // Helpers over kernels().
   const KernelInfo* find_kernel(std::string_view id_or_key) const;

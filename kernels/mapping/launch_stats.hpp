@@ -4,10 +4,16 @@
 // Counts are exact for every thread of the grid (the tests enumerate every thread of small
 // grids and compare), but computed per class of block (interior, right edge, bottom edge,
 // corner, off the data), so a 100-megapixel image costs a few thousand operations, not 10^8.
+// A thread "works" when it stores at least one element (several, for flat schemes with vector
+// accesses, several chunks per thread or a grid-stride loop, and for register-blocked tiles).
+// Warp tiling (IndexScheme::Tiled without a patch) spreads a thread's outputs so that only the
+// lab can name them: there every thread of a block whose tile meets the data counts as working
+// and thread_counts_exact is false. Recorded schemes count the owners the kernel really had.
 #pragma once
 #include <cstddef>
 
 #include "core/launch.hpp"
+#include "core/launch_record.hpp"
 #include "core/status.hpp"
 #include "mapping/occupancy.hpp"
 #include "mapping/thread_map.hpp"
@@ -15,9 +21,10 @@
 namespace bs::mapping {
 
 struct LaunchStats {
-  IndexScheme scheme = IndexScheme::Flat1D;
+  IndexScheme scheme;
   Dim3 grid, block;
-  int width = 0, height = 0;
+  long long width = 0, height = 0;
+  bool thread_counts_exact = true;
   unsigned long long data_elements = 0;  // width * height
 
   unsigned long long blocks = 0;             // gridDim.x*y*z
@@ -60,7 +67,9 @@ struct LaunchStats {
   Status scheme_check;
 };
 
-LaunchStats compute_stats(IndexScheme scheme, const LaunchConfig& config, int width, int height,
-                          const KernelAttributes& kernel, const DeviceLimits& device);
+// `owners`: the recorded owners, for IndexScheme::Recorded (nullptr otherwise).
+LaunchStats compute_stats(const IndexScheme& scheme, const LaunchConfig& config, long long width,
+                          long long height, const KernelAttributes& kernel,
+                          const DeviceLimits& device, const OwnerMap* owners = nullptr);
 
 }  // namespace bs::mapping

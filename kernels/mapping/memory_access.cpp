@@ -55,9 +55,9 @@ WarpAccess make_warp_access(std::string label, std::string buffer, bool is_write
   return a;
 }
 
-std::vector<std::optional<ThreadCoord>> warp_lanes(IndexScheme scheme, const LaunchConfig& c,
-                                                   int width, int height, Dim3 block,
-                                                   unsigned warp) {
+std::vector<std::optional<ThreadCoord>> warp_lanes(const IndexScheme& scheme,
+                                                   const LaunchConfig& c, long long width,
+                                                   long long height, Dim3 block, unsigned warp) {
   std::vector<std::optional<ThreadCoord>> lanes(kWarpSize);
   const unsigned long long T = c.block.volume();
   for (unsigned lane = 0; lane < kWarpSize; ++lane) {
@@ -69,44 +69,28 @@ std::vector<std::optional<ThreadCoord>> warp_lanes(IndexScheme scheme, const Lau
   return lanes;
 }
 
-std::vector<WarpAccess> gray_warp_accesses(IndexScheme scheme, const LaunchConfig& c, int width,
-                                           int height, Dim3 block, unsigned warp) {
-  auto lanes = warp_lanes(scheme, c, width, height, block, warp);
-  if (!lanes[0]) return {};  // no such warp (lane 0 exists whenever the warp does)
-  const long long n = static_cast<long long>(width) * height;
-  auto offsets = [&](long long plane) {
-    std::vector<long long> a(kWarpSize, kNoAccess);
-    for (unsigned l = 0; l < kWarpSize; ++l)
-      if (lanes[l] && lanes[l]->in_range)
-        a[l] = plane * n + (static_cast<long long>(lanes[l]->y) * width + lanes[l]->x);
-    return a;
-  };
-  std::vector<WarpAccess> out;
-  out.push_back(make_warp_access("read R  x[i]", "planar_rgb", false, 1, offsets(0)));
-  out.push_back(make_warp_access("read G  x[i + n]", "planar_rgb", false, 1, offsets(1)));
-  out.push_back(make_warp_access("read B  x[i + 2n]", "planar_rgb", false, 1, offsets(2)));
-  out.push_back(make_warp_access("write   out[i]", "out", true, 1, offsets(0)));
-  return out;
-}
-
-std::vector<WarpAccess> matmul_warp_accesses(MatmulMapping mapping, const LaunchConfig& c, int M,
-                                             int N, int K, Dim3 block, unsigned warp, int k) {
-  // C's element (row, col) sits at data coordinates (x = col, y = row) of an N-wide array.
-  auto lanes = warp_lanes(scheme_for(mapping), c, N, M, block, warp);
-  if (!lanes[0] || k < 0 || k >= K) return {};
-  std::vector<long long> a(kWarpSize, kNoAccess), b(kWarpSize, kNoAccess), cc(kWarpSize, kNoAccess);
-  constexpr long long F = sizeof(float);
-  for (unsigned l = 0; l < kWarpSize; ++l) {
-    if (!lanes[l] || !lanes[l]->in_range) continue;
-    const long long row = lanes[l]->y, col = lanes[l]->x;
-    a[l] = (row * K + k) * F;
-    b[l] = (static_cast<long long>(k) * N + col) * F;
-    cc[l] = (row * N + col) * F;
+std::vector<LaneChunk> flat_lane_chunks(const IndexScheme& s, const LaunchConfig& c,
+                                        long long width, long long height, Dim3 block,
+                                        unsigned warp, long long pass, unsigned slot) {
+  std::vector<LaneChunk> out(kWarpSize);
+  if (s.kind != IndexScheme::Kind::Flat || width <= 0 || height <= 0 || block.x >= c.grid.x)
+    return out;
+  const long long n = width * height;
+  const long long head = std::clamp<long long>(s.head, 0, n);
+  const long long tail = std::clamp<long long>(s.tail, 0, n - head);
+  const long long V = std::max(1u, s.vector), K = std::max(1u, s.per_thread);
+  const long long T = static_cast<long long>(c.block.volume());
+  const long long G = static_cast<long long>(c.grid.x) * T;
+  const long long body_end = n - tail;
+  if (pass > 0 && !s.grid_stride) return out;
+  for (unsigned lane = 0; lane < kWarpSize; ++lane) {
+    const long long t = static_cast<long long>(warp) * kWarpSize + lane;
+    if (t >= T || slot >= K) continue;
+    const long long chunk = pass * G * K + static_cast<long long>(block.x) * T * K + slot * T + t;
+    const long long first = head + chunk * V;
+    if (first >= body_end) continue;
+    out[lane] = LaneChunk{first, std::min(body_end, first + V) - first};
   }
-  std::vector<WarpAccess> out;
-  out.push_back(make_warp_access("load  A[row][k]", "A", false, F, std::move(a)));
-  out.push_back(make_warp_access("load  B[k][col]", "B", false, F, std::move(b)));
-  out.push_back(make_warp_access("store C[row][col]", "C", true, F, std::move(cc)));
   return out;
 }
 

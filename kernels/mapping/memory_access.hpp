@@ -46,20 +46,20 @@ WarpAccess make_warp_access(std::string label, std::string buffer, bool is_write
 
 // The lanes of warp `warp` of block `block`: 32 entries, each the thread (or nullopt where the
 // block has no such lane).
-std::vector<std::optional<ThreadCoord>> warp_lanes(IndexScheme scheme, const LaunchConfig& config,
-                                                   int width, int height, Dim3 block,
-                                                   unsigned warp);
+std::vector<std::optional<ThreadCoord>> warp_lanes(const IndexScheme& scheme,
+                                                   const LaunchConfig& config, long long width,
+                                                   long long height, Dim3 block, unsigned warp);
 
-// The grayscale kernels' requests for one warp: reads of R, G, B at i, i + n, i + 2n of the
-// planar source (1 byte each), then the 1-byte write of out[i]. Empty when the warp does not
-// exist.
-std::vector<WarpAccess> gray_warp_accesses(IndexScheme scheme, const LaunchConfig& config,
-                                           int width, int height, Dim3 block, unsigned warp);
-
-// Naive matmul C = A * B with row-major float A (M x K), B (K x N), C (M x N): the loads of
-// A[row][k] and B[k][col] of step k, then the store of C[row][col]. `mapping` says whether the
-// row comes from the thread's y (coalesced B and C) or its x (strided A and C).
-std::vector<WarpAccess> matmul_warp_accesses(MatmulMapping mapping, const LaunchConfig& config,
-                                             int M, int N, int K, Dim3 block, unsigned warp, int k);
+// The chunk each lane of a warp reaches at pass `pass`, slot `slot` of a flat scheme: the first
+// element index and the element count (clipped to the body) per lane; count 0 where a lane has
+// no such chunk (idle, absent, past the data). Heads and tails are not included: they are
+// scalar accesses the kernel makes before and after its vector loop.
+struct LaneChunk {
+  long long first = 0;
+  long long count = 0;
+};
+std::vector<LaneChunk> flat_lane_chunks(const IndexScheme& scheme, const LaunchConfig& config,
+                                        long long width, long long height, Dim3 block,
+                                        unsigned warp, long long pass, unsigned slot);
 
 }  // namespace bs::mapping

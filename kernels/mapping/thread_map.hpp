@@ -1,21 +1,23 @@
 // Which thread computes which data element, and back: the arithmetic behind the grid overlay,
-// the hover readout and the block/warp highlights.
+// the hover readout, the "one thread's elements" highlight and the block/warp outlines.
 //
-// Everything here is a pure function of the LaunchConfig the launcher REPORTS it launched
-// (LaunchRecord::config) and the data shape, never of what the UI asked for: if the two ever
-// disagree, the overlay must show what really ran.
+// Everything here is a pure function of the LaunchConfig the lab REPORTS it launched
+// (LaunchRecord::config) and of the IndexScheme it reports (core/index_scheme.hpp, which
+// defines each scheme's arithmetic), never of what the UI asked for: if the two ever disagree,
+// the overlay must show what really ran. tests/mapping/brute_force.hpp restates the schemes by
+// enumerating threads one by one, and the labs' tests check the schemes against what the kernels
+// really store (run on the simulator, recording who wrote each element).
 //
 // Data coordinates: (x, y) = (column, row) of a width x height row-major array. For images that
 // is the pixel; for matmul's C (M rows, N columns) pass width = N, height = M, x = col, y = row.
 //
 // Section index
-//   IndexScheme, MatmulMapping   how a kernel turns (blockIdx, threadIdx) into a data index
-//   ThreadCoord, RowSpan         what the hover shows; row runs the UI outlines
-//   describe_thread              one thread of the launch, as the kernel sees it
-//   thread_for_pixel             pixel -> the thread that computes it
-//   pixel_for_thread             thread -> the pixel it computes (if any)
-//   block_footprint              the pixels one block covers, as row runs
-//   warp_footprint               the pixels one warp covers, as row runs
+//   ThreadCoord, ElementRect, ElementOwner, RowSpan   what the readouts and outlines show
+//   check_scheme                    configurations a scheme's kernel would not expect
+//   describe_thread                 one thread of the launch, as the kernel sees it
+//   thread_elements                 thread -> every element it stores
+//   owner_of / thread_for_pixel     element -> the thread that stores it
+//   block_footprint, warp_footprint the elements of a block, of a warp, as row runs
 #pragma once
 #include <optional>
 #include <string>
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "core/dim.hpp"
+#include "core/index_scheme.hpp"
 #include "core/launch.hpp"
 #include "core/status.hpp"
 
@@ -31,31 +34,6 @@ namespace bs::mapping {
 // Every CUDA GPU so far has 32 lanes per warp; warps are formed from consecutive linear thread
 // ids of a block (x fastest, then y, then z).
 inline constexpr unsigned kWarpSize = 32;
-
-enum class IndexScheme {
-  // i = blockIdx.x * T + linear thread in block, T = blockDim.x*y*z;
-  // pixel = (i % width, i / width) (gray_1d_flat). Blocks are runs of flattened indices that wrap across rows. blockIdx.y/z are
-  // not part of i: a grid with y or z extent repeats the same indices.
-  Flat1D,
-  // x = blockIdx.x*blockDim.x + threadIdx.x (column), y = blockIdx.y*blockDim.y + threadIdx.y
-  // (row). (gray_2d; matmul with the row taken from y). blockDim.z must be 1 (and gridDim.z 1):
-  // extra z threads compute the same element again.
-  Grid2D,
-  // The transposed 2D mapping: the global x index picks the ROW and y the column
-  // (SGEMM_CUDA's naive kernel). Consecutive lanes then walk down a column of a row-major array.
-  Grid2DTransposed,
-};
-const char* to_string(IndexScheme s);
-
-// Matmul thread mappings, named by where the row of C comes from.
-enum class MatmulMapping {
-  RowFromY,  // col = global x, row = global y: consecutive lanes read consecutive B and C elements
-  RowFromX,  // row = global x, col = global y: consecutive lanes stride through A and C by rows
-};
-const char* to_string(MatmulMapping m);
-constexpr IndexScheme scheme_for(MatmulMapping m) {
-  return m == MatmulMapping::RowFromY ? IndexScheme::Grid2D : IndexScheme::Grid2DTransposed;
-}
 
 // One thread of a launch as the hover panel shows it.
 struct ThreadCoord {
@@ -69,16 +47,16 @@ struct ThreadCoord {
   unsigned long long global_linear_thread = 0;
   unsigned warp_in_block = 0;  // linear_thread_in_block / 32
   unsigned lane = 0;           // linear_thread_in_block % 32
-  // The index the kernel computes: Flat1D's i (computed before its bounds check, so it may be
-  // >= width*height); for the 2D schemes y*width + x, or -1 when the thread's x or y is outside
-  // the data (the kernel's guard returns before computing it).
+  // The index the kernel computes for its first element: Flat's index (computed before its
+  // bounds check, so it may be >= width*height); for the 2D schemes y*width + x, or -1 when the
+  // thread's x or y is outside the data (the kernel's guard returns before computing it).
   long long flat_index = -1;
   // Not every thread of this block does work (an edge block; also a block entirely off the data).
   bool block_is_partial = false;
-  // This thread's index falls inside the data, so it computes an element.
+  // This thread stores at least one element of the data.
   bool in_range = false;
-  // The element it computes when in_range (x = column, y = row), else -1.
-  int x = -1, y = -1;
+  // Its first element when in_range (x = column, y = row), else -1.
+  long long x = -1, y = -1;
 };
 
 // A rectangle of data elements: columns [x, x + w) of rows [y, y + h).
@@ -88,7 +66,7 @@ struct ElementRect {
 };
 
 // Who stores an element of a launch's data, and what else that thread stores: what the hover
-// readouts, the inspectors and the "one thread's pixels" highlight show (Lab::owner).
+// readouts, the inspectors and the "one thread's elements" highlight show (Lab::owner).
 struct ElementOwner {
   ThreadCoord thread;          // blockIdx, threadIdx, warp and lane, linear ids
   long long pass = 0;          // grid-stride loops: the pass of the loop that reaches it
@@ -99,48 +77,62 @@ struct ElementOwner {
   ElementRect warp_tile;       // the warp's tile where a kernel has one (w == 0 elsewhere)
 };
 
-// A run of pixels [x_begin, x_end) on row y.
+// A run of elements [x_begin, x_end) on row y.
 struct RowSpan {
-  int y = 0;
-  int x_begin = 0;
-  int x_end = 0;
+  long long y = 0;
+  long long x_begin = 0;
+  long long x_end = 0;
   friend bool operator==(const RowSpan&, const RowSpan&) = default;
 };
 
 // Says when a config does something the scheme's kernel would not expect (duplicated work from
-// blockDim.z > 1 in 2D, from gridDim.y/z > 1 in 1D), or when dimensions are empty. The functions
-// below still answer for such configs, reporting exactly what the kernel would do.
-Status check_scheme(IndexScheme scheme, const LaunchConfig& config, int width, int height);
+// blockDim.z > 1 in 2D, from gridDim.y/z > 1 in a flat scheme), or when dimensions are empty.
+// The functions below still answer for such configs, reporting exactly what the kernel would do.
+Status check_scheme(const IndexScheme& scheme, const LaunchConfig& config, long long width,
+                    long long height);
 
 // Linear block id (x fastest) and back; the trace and the schedule index blocks this way.
 unsigned long long linear_block_id(Dim3 block, Dim3 grid);
 Dim3 block_from_linear(unsigned long long linear, Dim3 grid);
 Dim3 thread_from_linear(unsigned long long linear, Dim3 block_dim);
 
-// Thread `thread` of block `block`; nullopt when either lies outside the launch.
-std::optional<ThreadCoord> describe_thread(IndexScheme scheme, const LaunchConfig& config,
-                                           int width, int height, Dim3 block, Dim3 thread);
+// Thread `thread` of block `block`; nullopt when either lies outside the launch. For Tiled
+// schemes without a closed-form patch (thread_w == 0) in_range says whether the block's tile
+// meets the data.
+std::optional<ThreadCoord> describe_thread(const IndexScheme& scheme, const LaunchConfig& config,
+                                           long long width, long long height, Dim3 block,
+                                           Dim3 thread);
 
-// The thread that computes pixel (x, y). nullopt when the pixel is outside the data or the grid
-// does not cover it. Where several threads compute the same pixel (see check_scheme), the one
-// with the smallest blockIdx.y/z and threadIdx.z is returned.
-std::optional<ThreadCoord> thread_for_pixel(IndexScheme scheme, const LaunchConfig& config,
-                                            int width, int height, int x, int y);
+// Every element thread `thread` of block `block` stores, as row runs (h == 1) or rectangles,
+// clipped to the data, in the order the thread stores them (pass, then slot). At most
+// `max_rects` are returned (grid-stride loops over huge data); empty for an idle thread.
+std::vector<ElementRect> thread_elements(const IndexScheme& scheme, const LaunchConfig& config,
+                                         long long width, long long height, Dim3 block,
+                                         Dim3 thread, std::size_t max_rects = 4096);
 
-// The pixel (x, y) that thread `thread` of block `block` computes; nullopt for idle threads and
-// for threads outside the launch.
-std::optional<std::pair<int, int>> pixel_for_thread(IndexScheme scheme, const LaunchConfig& config,
-                                                    int width, int height, Dim3 block, Dim3 thread);
+// The thread that stores element (x, y), with its pass, slot and vector lane and (when
+// with_owned) everything else it stores. nullopt when the element is outside the data, the grid
+// does not reach it, or the scheme cannot say (Tiled without a patch, Recorded: ask the lab).
+// Where several threads store the same element (see check_scheme), the one with the smallest
+// blockIdx.y/z and threadIdx.z is returned.
+std::optional<ElementOwner> owner_of(const IndexScheme& scheme, const LaunchConfig& config,
+                                     long long width, long long height, long long x, long long y,
+                                     bool with_owned = true);
+// owner_of(...)->thread, without the owned list.
+std::optional<ThreadCoord> thread_for_pixel(const IndexScheme& scheme, const LaunchConfig& config,
+                                            long long width, long long height, long long x,
+                                            long long y);
 
-// The pixels block `block` computes, as row runs sorted by (y, x_begin); empty for a block off
-// the data or outside the grid. For Flat1D this is the block's run of flattened indices: a tail
-// of one row, whole rows, the head of another (this is how a 1D block wraps across the image).
-std::vector<RowSpan> block_footprint(IndexScheme scheme, const LaunchConfig& config, int width,
-                                     int height, Dim3 block);
+// The elements block `block` stores, as row runs sorted by (y, x_begin); empty for a block off
+// the data or outside the grid. For flat schemes a block's run of flattened indices wraps across
+// rows (a tail of one row, whole rows, the head of another); per pass of a grid-stride loop.
+std::vector<RowSpan> block_footprint(const IndexScheme& scheme, const LaunchConfig& config,
+                                     long long width, long long height, Dim3 block);
 
-// The pixels warp `warp` of block `block` computes (its lanes' elements), as sorted row runs.
-std::vector<RowSpan> warp_footprint(IndexScheme scheme, const LaunchConfig& config, int width,
-                                    int height, Dim3 block, unsigned warp);
+// The elements warp `warp` of block `block` stores, as sorted row runs.
+std::vector<RowSpan> warp_footprint(const IndexScheme& scheme, const LaunchConfig& config,
+                                    long long width, long long height, Dim3 block,
+                                    unsigned warp);
 
 // Warps per block: ceil(threads per block / 32).
 unsigned warps_per_block(const LaunchConfig& config);

@@ -65,7 +65,8 @@ void FiberScheduler::switch_to_scheduler() {
 void FiberScheduler::arrive_at_barrier() { switch_to_scheduler(); }
 
 std::string FiberScheduler::run_block(const GridSimulator::ErasedKernel& kernel,
-                                      const HostCtx& block_ctx, void* shared) {
+                                      const HostCtx& block_ctx, void* shared, unsigned* finished_out) {
+  *finished_out = 0;
   const Dim3 bd = block_ctx.blockDim;
   const std::size_t n = static_cast<std::size_t>(bd.volume());
   if (fibers_.size() < n) fibers_.resize(n);
@@ -99,6 +100,7 @@ std::string FiberScheduler::run_block(const GridSimulator::ErasedKernel& kernel,
       if (f.done) continue;
       switch_to_fiber(f);
       (f.done ? finished : waiting) += 1;
+      if (f.done) ++*finished_out;
     }
     if (waiting == 0) return {};
     if (finished > 0 || waiting != n)

@@ -84,11 +84,12 @@ SimResult GridSimulator::run_erased(const LaunchConfig& config, const ErasedKern
         const auto start = Clock::now();
         kernel.construct_shared(shared.get());
         std::string block_error;
+        unsigned ran = 0;
         try {
           if (options.uses_barriers)
-            block_error = fiber_pools_[worker]->run_block(kernel, ctx, shared.get());
+            block_error = fiber_pools_[worker]->run_block(kernel, ctx, shared.get(), &ran);
           else
-            kernel.run_block_loop(kernel.user, ctx, shared.get());
+            ran = kernel.run_block_loop(kernel.user, ctx, shared.get());
         } catch (const std::exception& e) {
           block_error = e.what();
         }
@@ -105,7 +106,7 @@ SimResult GridSimulator::run_erased(const LaunchConfig& config, const ErasedKern
             return static_cast<std::uint64_t>(
                 std::chrono::duration_cast<std::chrono::nanoseconds>(t - t0).count());
           };
-          result.schedule[b] = BlockTrace{ctx.blockIdx, worker, ns(start), ns(end)};
+          result.schedule[b] = BlockTrace{ctx.blockIdx, worker, ns(start), ns(end), ran};
         }
       }
     }

@@ -84,15 +84,18 @@ class GridSimulator {
       (*static_cast<B*>(user))(t, *static_cast<Shared*>(shared));
     };
     // The loop version keeps the per-thread call inlined: no indirect call per thread.
-    k.run_block_loop = [](void* user, HostCtx t, void* shared) {
+    k.run_block_loop = [](void* user, HostCtx t, void* shared) -> unsigned {
       B& f = *static_cast<B*>(user);
       Shared& s = *static_cast<Shared*>(shared);
+      unsigned ran = 0;  // the census: body calls made, counted as they are made
       for (unsigned z = 0; z < t.blockDim.z; ++z)
         for (unsigned y = 0; y < t.blockDim.y; ++y)
           for (unsigned x = 0; x < t.blockDim.x; ++x) {
             t.threadIdx = Dim3{x, y, z};
             f(t, s);
+            ++ran;
           }
+      return ran;
     };
     return run_erased(config, k, options);
   }
@@ -103,7 +106,7 @@ class GridSimulator {
     void (*construct_shared)(void*) = nullptr;
     void (*destroy_shared)(void*) = nullptr;
     void (*run_thread)(void*, const HostCtx&, void*) = nullptr;
-    void (*run_block_loop)(void*, HostCtx, void*) = nullptr;
+    unsigned (*run_block_loop)(void*, HostCtx, void*) = nullptr;  // returns the calls made
   };
 
  private:

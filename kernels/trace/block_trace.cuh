@@ -8,7 +8,9 @@
 //          began, not when its slowest warp arrived);
 //   exit:  every thread passes a __syncthreads() (so the block's work is done), then thread
 //          (0,0,0) reads %globaltimer again and %smid, and writes {start, end, smid} into
-//          records[linear block id], counting the write atomically (the host checks it is 1).
+//          records[linear block id], counting the write atomically (the host checks it is 1),
+//          and the first live lane of every warp adds its warp's live lanes to the record's
+//          thread count: a census of the threads that really ran, for the tests.
 //
 // How a kernel family adds a traced wrapper (e.g. in kernels/labs/grayscale/gray_kernels.cu):
 //
@@ -68,6 +70,13 @@ class BlockRecorder {
 
   __device__ ~BlockRecorder() {
     __syncthreads();  // every thread of the block has finished the body
+    if (records_) {
+      const unsigned live = __activemask();
+      unsigned lane;
+      asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+      if (lane == static_cast<unsigned>(__ffs(live) - 1))
+        atomicAdd(&records_[linear_block()].threads, static_cast<unsigned>(__popc(live)));
+    }
     if (records_ && is_first_thread()) {
       const std::uint64_t end = global_timer_ns();
       DeviceBlockRecord& r = records_[linear_block()];

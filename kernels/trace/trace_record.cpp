@@ -46,6 +46,7 @@ Result<std::vector<BlockTrace>> records_to_trace(const std::vector<DeviceBlockRe
     out[i].unit = r.smid;
     out[i].start_ns = r.start_ns - earliest;
     out[i].end_ns = r.end_ns - earliest;
+    out[i].threads = r.threads;
   }
   return out;
 }

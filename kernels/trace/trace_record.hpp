@@ -20,8 +20,10 @@ struct DeviceBlockRecord {
   std::uint64_t end_ns;    // %globaltimer after the block's final barrier (all threads done)
   std::uint32_t smid;      // %smid: the SM the block ran on
   std::uint32_t writes;    // 1 after a correct run
+  std::uint32_t threads;   // threads that reached the block's end (each warp adds its lanes)
+  std::uint32_t unused;
 };
-static_assert(sizeof(DeviceBlockRecord) == 24, "the device and host layouts must agree");
+static_assert(sizeof(DeviceBlockRecord) == 32, "the device and host layouts must agree");
 
 // Checks every record (exactly one write, start <= end, smid < sm_count when sm_count > 0) and
 // converts them to BlockTraces indexed by linear block id, with times relative to the earliest

@@ -24,18 +24,14 @@ using namespace bs::app::test;  // RunResult, quote, executable, run
 
 namespace fs = std::filesystem;
 
-// The "matmul: ..." line of the headless summary.
-std::string summary_line(const std::string& output) {
-  const std::size_t at = output.find("\nmatmul: ");
+// A line of the headless summary: "launch: ..." or "check: ...".
+std::string line_of(const std::string& output, const std::string& head) {
+  const std::size_t at = output.find("\n" + head);
   if (at == std::string::npos) return {};
   return output.substr(at + 1, output.find('\n', at + 1) - at - 1);
 }
-
-std::string grid_text(const bs::LaunchConfig& lc) {
-  return "grid (" + std::to_string(lc.grid.x) + ", " + std::to_string(lc.grid.y) + ", " + std::to_string(lc.grid.z) +
-         ") block (" + std::to_string(lc.block.x) + ", " + std::to_string(lc.block.y) + ", " +
-         std::to_string(lc.block.z) + ")";
-}
+std::string summary_line(const std::string& output) { return line_of(output, "launch: "); }
+std::string check_line(const std::string& output) { return line_of(output, "check: "); }
 
 // What the screenshot's centre view (between the side panels) holds.
 struct ViewPixels {
@@ -85,21 +81,24 @@ TEST_F(MatmulLabHeadless, ScreenshotShowsTheHeatmapsAndTheRunIsVerified) {
   const MatmulKernelInfo& info = matmul_kernel_info(MatmulKernel::Blocktile2D);
   const fs::path shot = dir_ / "matmul.png";
   auto r = run("--headless --backend cpu --lab matmul --frames 3 --matmul-size " + std::to_string(M) + "x" +
-               std::to_string(N) + "x" + std::to_string(K) + " --matmul-kernel " + info.id +
-               " --matmul-config 1 --matmul-seed " + std::to_string(seed_) + " --hover 40,50 --screenshot " +
+               std::to_string(N) + "x" + std::to_string(K) + " --kernel " + info.id +
+               " --config 1 --matmul-seed " + std::to_string(seed_) + " --hover 40,50 --screenshot " +
                quote(shot.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string line = summary_line(r.output);
   ASSERT_FALSE(line.empty()) << r.output;
-  EXPECT_NE(line.find("matmul: " + info.id), std::string::npos) << line;
+  EXPECT_NE(line.find("launch: " + info.id), std::string::npos) << line;
   EXPECT_NE(line.find(info.configs[1].label), std::string::npos) << line;
-  EXPECT_NE(line.find(grid_text(matmul_launch_config(info.kernel, info.configs[1], M, N, K))), std::string::npos)
-      << line;
-  EXPECT_NE(line.find("verified against the CPU reference"), std::string::npos) << line;
-  EXPECT_NE(line.find(" 0 of " + std::to_string(M * N) + " outside tolerance"), std::string::npos) << line;
+  // The grid computed here by hand: rung 5 tiles C in BM x BN.
+  const TileParams p = info.configs[1].tile;
+  const std::string grid = "grid (" + std::to_string((N + p.BN - 1) / p.BN) + ", " + std::to_string((M + p.BM - 1) / p.BM) + ", 1)";
+  EXPECT_NE(line.find(grid), std::string::npos) << line;
   EXPECT_NE(line.find("GFLOP/s"), std::string::npos) << line;
+  const std::string check = check_line(r.output);
+  EXPECT_NE(check.find("correct vs the multi-threaded CPU product"), std::string::npos) << check;
+  EXPECT_NE(check.find("over " + std::to_string(M * N) + " elements"), std::string::npos) << check;
   EXPECT_NE(r.output.find("interop: CPU simulation"), std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find("launch: "), std::string::npos) << "the grayscale lab should not have launched";
+  EXPECT_NE(r.output.find("lab: matmul"), std::string::npos) << r.output;
 
   bs::Rgba8Image s = load(shot);
   ASSERT_EQ(s.width, 1600);
@@ -114,13 +113,19 @@ TEST_F(MatmulLabHeadless, ScreenshotShowsTheHeatmapsAndTheRunIsVerified) {
 }
 
 TEST_F(MatmulLabHeadless, AnUncompiledTileIsRefusedWithTheReason) {
-  auto r = run("--headless --backend cpu --lab matmul --frames 2 --matmul-size 64x64x64 --matmul-kernel 3 "
-               "--matmul-config 12x12");
+  // Rung 1 takes any blockDim CUDA allows: 33 x 33 is 1089 threads, refused with the reason and
+  // nothing launched; rung 3's compiled tiles are a list, and an index past it is refused too.
+  auto r = run("--headless --backend cpu --lab matmul --frames 2 --matmul-size 64x64x64 --kernel k1_naive "
+               "--block 33x33");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   const std::string line = summary_line(r.output);
   EXPECT_NE(line.find("refused"), std::string::npos) << r.output;
-  EXPECT_NE(line.find("T = 12 is not compiled"), std::string::npos) << r.output;
+  EXPECT_NE(line.find("1089 threads"), std::string::npos) << r.output;
   EXPECT_EQ(line.find("GFLOP/s"), std::string::npos) << "a refused run has no speed: " << line;
+  auto t = run("--headless --backend cpu --lab matmul --frames 2 --matmul-size 64x64x64 --kernel k3_smem_tiled "
+               "--config 7");
+  EXPECT_EQ(t.exit_code, 1) << t.output;
+  EXPECT_NE(summary_line(t.output).find("no configuration 7"), std::string::npos) << t.output;
 }
 
 TEST_F(MatmulLabHeadless, SizesAboveTheSimulatorsCapAreRefusedBeforeAllocating) {
@@ -137,18 +142,16 @@ TEST_F(MatmulLabHeadless, GpuHeatmapsThroughInteropAndVerifiedAgainstCublas) {
   for (const MatmulKernelInfo& info : matmul_kernels()) {
     const fs::path shot = dir_ / (info.id + ".png");
     auto r = run("--headless --backend cuda --lab matmul --frames 4 --matmul-size " + std::to_string(M) + "x" +
-                 std::to_string(N) + "x" + std::to_string(K) + " --matmul-kernel " + info.id +
+                 std::to_string(N) + "x" + std::to_string(K) + " --kernel " + info.id +
                  " --matmul-seed " + std::to_string(seed_) + " --hover 500,400 --screenshot " + quote(shot.string()));
     if (r.exit_code == 4) GTEST_SKIP() << "no usable CUDA device: " << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy PBO)"), std::string::npos) << r.output;
     const std::string line = summary_line(r.output);
-    EXPECT_NE(line.find("matmul: " + info.id), std::string::npos) << line;
-    EXPECT_NE(line.find(grid_text(matmul_launch_config(info.kernel, info.configs[0], M, N, K))), std::string::npos)
-        << line;
+    EXPECT_NE(line.find("launch: " + info.id), std::string::npos) << line;
     EXPECT_NE(line.find("CUDA events"), std::string::npos) << line;
-    EXPECT_NE(line.find("verified against cuBLAS"), std::string::npos) << line;
-    EXPECT_NE(line.find("% of cuBLAS"), std::string::npos) << line;
+    EXPECT_NE(check_line(r.output).find("correct vs cuBLAS"), std::string::npos) << r.output;
+    EXPECT_NE(line.find("% of cuBLAS SGEMM"), std::string::npos) << line;
     EXPECT_NE(line.find("% of FP32 peak"), std::string::npos) << line;
     // Larger matrices are drawn shrunk (bilinear), which softens random data: a lower bar than
     // the CPU test's, still far above the grayscale lab's ~1000 blue pixels.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <set>
 
@@ -52,91 +53,40 @@ TEST(MemoryAccess, SectorCountsMatchBruteForceOnRandomAddresses) {
   }
 }
 
-// The lanes of warp `warp` of block `b` and the element each computes, enumerated without mapping.
-std::vector<test::BruteThread> brute_warp(IndexScheme s, const LaunchConfig& c, int w, int h,
-                                          Dim3 b, unsigned warp) {
-  std::vector<test::BruteThread> lanes;
-  test::for_each_thread(s, c, w, h, [&](const test::BruteThread& t) {
-    if (t.block == b && t.linear_in_block / 32 == warp) lanes.push_back(t);
-  });
-  return lanes;
-}
-
-TEST(MemoryAccess, GrayscaleLaneAddressesMatchTheKernels) {
+TEST(MemoryAccess, FlatLaneChunksAreTheThreadsElementsPassBySlot) {
+  // For every flat case: the chunk each lane reaches at (pass, slot) is one of the lane's
+  // elements as the brute-force loops list them, and together they are all of its body elements.
   for (const test::Case& k : test::small_cases()) {
-    if (k.config.total_threads() > 20000 || k.scheme == IndexScheme::Grid2DTransposed) continue;
-    const long long n = 1ll * k.width * k.height;
+    if (k.scheme.kind != IndexScheme::Kind::Flat || k.config.total_threads() > 20000) continue;
     const unsigned warps = static_cast<unsigned>((k.config.block.volume() + 31) / 32);
+    const long long n = k.width * k.height;
+    const long long body_end = n - std::min<long long>(k.scheme.tail, n - std::min<long long>(k.scheme.head, n));
+    std::map<std::pair<unsigned long long, unsigned long long>, std::set<long long>> body;  // (block, thread)
+    test::for_each_thread(k.scheme, k.config, k.width, k.height, [&](const test::BruteThread& t) {
+      if (t.block.y || t.block.z) return;
+      for (long long e : t.elements)
+        if (e >= k.scheme.head && e < body_end) body[{t.block.x, t.linear_in_block}].insert(e);
+    });
     for (unsigned bx = 0; bx < std::min(k.config.grid.x, 3u); ++bx)
       for (unsigned warp = 0; warp < std::min(warps, 3u); ++warp) {
-        const Dim3 b{bx, k.config.grid.y - 1, 0};
-        auto got = gray_warp_accesses(k.scheme, k.config, k.width, k.height, b, warp);
-        auto lanes = brute_warp(k.scheme, k.config, k.width, k.height, b, warp);
-        ASSERT_EQ(got.size(), 4u) << test::describe(k);
-        for (int plane = 0; plane < 4; ++plane) {
-          std::vector<long long> expected(32, kNoAccess);
-          for (const auto& t : lanes)
-            if (t.works)
-              expected[t.linear_in_block % 32] =
-                  (plane == 3 ? 0 : plane) * n + (1ll * t.y * k.width + t.x);
-          EXPECT_EQ(got[plane].lane_address, expected) << test::describe(k) << " plane " << plane;
-          EXPECT_EQ(got[plane].sectors, brute_sectors(expected, 1));
-          EXPECT_EQ(got[plane].ideal_sectors, brute_ideal(expected, 1));
-          EXPECT_EQ(got[plane].is_write, plane == 3);
+        std::map<unsigned, std::set<long long>> got;
+        for (long long pass = 0, any = 1; any && pass <= n; ++pass) {
+          any = 0;
+          for (unsigned slot = 0; slot < k.scheme.per_thread; ++slot) {
+            const auto lanes = flat_lane_chunks(k.scheme, k.config, k.width, k.height, Dim3{bx, 0, 0}, warp, pass, slot);
+            ASSERT_EQ(lanes.size(), 32u);
+            for (unsigned l = 0; l < 32; ++l)
+              for (long long e = lanes[l].first; e < lanes[l].first + lanes[l].count; ++e, any = 1) got[l].insert(e);
+          }
+        }
+        for (unsigned l = 0; l < 32; ++l) {
+          const unsigned long long t = warp * 32ull + l;
+          if (t >= k.config.block.volume()) continue;
+          EXPECT_EQ(got[l], (body[{bx, t}])) << test::describe(k) << " block " << bx << " thread " << t;
         }
       }
     if (::testing::Test::HasFailure()) return;
   }
-}
-
-TEST(MemoryAccess, MatmulMappingsShowTheCoalescingGap) {
-  std::mt19937 rng(std::random_device{}());
-  for (int trial = 0; trial < 40; ++trial) {
-    const int M = 33 + static_cast<int>(rng() % 90), N = 33 + static_cast<int>(rng() % 90),
-              K = 9 + static_cast<int>(rng() % 70);
-    const int k = static_cast<int>(rng() % K);
-    const Dim3 block{32, 1 + static_cast<unsigned>(rng() % 8), 1};
-    for (MatmulMapping m : {MatmulMapping::RowFromY, MatmulMapping::RowFromX}) {
-      const IndexScheme s = scheme_for(m);
-      const LaunchConfig c = test::covering_config(s, block, N, M);
-      const Dim3 b{static_cast<unsigned>(rng() % c.grid.x), static_cast<unsigned>(rng() % c.grid.y),
-                   0};
-      const unsigned warp = static_cast<unsigned>(rng() % ((block.volume() + 31) / 32));
-      auto got = matmul_warp_accesses(m, c, M, N, K, b, warp, k);
-      ASSERT_EQ(got.size(), 3u);
-      std::vector<long long> ea(32, kNoAccess), eb(32, kNoAccess), ec(32, kNoAccess);
-      for (const auto& t : brute_warp(s, c, N, M, b, warp)) {
-        if (!t.works) continue;
-        const long long row = t.y, col = t.x;
-        ea[t.linear_in_block % 32] = (row * K + k) * 4;
-        eb[t.linear_in_block % 32] = (1ll * k * N + col) * 4;
-        ec[t.linear_in_block % 32] = (row * N + col) * 4;
-      }
-      EXPECT_EQ(got[0].lane_address, ea);
-      EXPECT_EQ(got[1].lane_address, eb);
-      EXPECT_EQ(got[2].lane_address, ec);
-      for (int r = 0; r < 3; ++r) {
-        EXPECT_EQ(got[r].sectors, brute_sectors(got[r].lane_address, 4));
-        EXPECT_EQ(got[r].ideal_sectors, brute_ideal(got[r].lane_address, 4));
-      }
-      // The lesson: with the row from x, a full warp of distinct rows reads A with one sector per
-      // lane; with the row from y, A is one broadcast address.
-      if (got[0].active_lanes == 32) {
-        if (m == MatmulMapping::RowFromX)
-          EXPECT_EQ(got[0].sectors, 32u);
-        else
-          EXPECT_EQ(got[0].sectors, 1u);
-      }
-    }
-  }
-}
-
-TEST(MemoryAccess, MissingWarpHasNoRequests) {
-  const LaunchConfig c{Dim3{2, 1, 1}, Dim3{40, 1, 1}};
-  EXPECT_TRUE(gray_warp_accesses(IndexScheme::Flat1D, c, 10, 8, Dim3{0, 0, 0}, 2).empty());
-  EXPECT_EQ(gray_warp_accesses(IndexScheme::Flat1D, c, 10, 8, Dim3{0, 0, 0}, 1).size(), 4u);
-  EXPECT_TRUE(
-      matmul_warp_accesses(MatmulMapping::RowFromY, c, 4, 4, 4, Dim3{0, 0, 0}, 0, 4).empty());
 }
 
 }  // namespace

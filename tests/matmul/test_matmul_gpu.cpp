@@ -1,8 +1,10 @@
-// The ladder on the GPU (label gpu): every rung and every compiled configuration at every test
-// size, against the double-accumulating CPU reference; cuBLAS against the same reference;
-// refusals before launch; out-of-memory sizes as messages. Skips visibly without a device.
+// The matmul lab on the CUDA backend (label gpu): every rung and every compiled configuration at
+// every test size, against the double-accumulating CPU reference computed here; cuBLAS against
+// the same reference; what ran counted on the device (the traced wrappers' census of blocks and
+// threads) against grids computed here by hand; refusals before launch; out-of-memory sizes as
+// messages. Skips visibly without a device.
 //
-// Suites: GpuLadder (all sizes), GpuLadderSmall (1, 7, 33 and one non-square: the subset
+// Suites: GpuLadder (all sizes), GpuLadderSmall (1, 7, 33 and non-square: the subset
 // gpu_check.sh runs under compute-sanitizer), GpuLab (API behaviour).
 #include <gtest/gtest.h>
 
@@ -10,8 +12,9 @@
 #include <memory>
 #include <ostream>
 
+#include "device/cuda_device.hpp"
 #include "labs/matmul/matmul.hpp"
-#include "labs/matmul/matmul_cuda.hpp"
+#include "labs/matmul/matmul_lab.hpp"
 #include "matmul_test_support.hpp"
 
 namespace bs::matmul {
@@ -23,13 +26,22 @@ using testing::Shape;
 // One lab for the whole process: creating a CUDA context and a cuBLAS handle per test would
 // dominate the run time. Null (with the reason) when there is no usable device.
 struct SharedLab {
-  std::unique_ptr<CudaMatmulLab> lab;
+  std::unique_ptr<MatmulLab> lab;
   Status why_not;
 };
 SharedLab& shared_lab() {
   static SharedLab shared = [] {
     SharedLab s;
-    auto created = CudaMatmulLab::create(0);
+    auto limits = cuda_device_limits(0);
+    if (!limits) {
+      s.why_not = limits.status();
+      return s;
+    }
+    lab::Backend b;
+    b.kind = BackendKind::Cuda;
+    b.cuda_device = 0;
+    b.limits = limits.value();
+    auto created = MatmulLab::create(b);
     if (created) s.lab = std::move(created.value());
     else s.why_not = created.status();
     return s;
@@ -46,30 +58,54 @@ class ReleaseLabAtEnd : public ::testing::Environment {
 [[maybe_unused]] ::testing::Environment* const release_lab_at_end =
     ::testing::AddGlobalTestEnvironment(new ReleaseLabAtEnd);
 
-#define REQUIRE_GPU()                                                                       \
-  CudaMatmulLab* lab = shared_lab().lab.get();                                              \
+#define REQUIRE_GPU()                                 \
+  MatmulLab* lab = shared_lab().lab.get();            \
   if (!lab) GTEST_SKIP() << "no usable CUDA device: " << shared_lab().why_not.describe()
 
-void run_every_configuration(CudaMatmulLab& lab, const Shape& s) {
-  const Problem p(s);
-  ASSERT_TRUE(lab.set_matrices(p.A.data(), p.B.data(), s.M, s.N, s.K).ok());
+// The grid each rung launches, computed here by hand from the configuration.
+Dim3 hand_grid(MatmulKernel k, const MatmulConfig& c, const Shape& s) {
+  auto cd = [](long long n, long long b) { return static_cast<unsigned>((n + b - 1) / b); };
+  switch (k) {
+    case MatmulKernel::Naive: return {cd(s.N, c.block.x), cd(s.M, c.block.y), 1};
+    case MatmulKernel::Uncoalesced: return {cd(s.M, c.block.x), cd(s.N, c.block.y), 1};
+    case MatmulKernel::SmemTiled: return {cd(s.N, c.block.x), cd(s.M, c.block.x), 1};
+    default: return {cd(s.N, c.tile.BN), cd(s.M, c.tile.BM), 1};
+  }
+}
+
+void run_every_configuration(MatmulLab& lab, const Shape& s) {
+  MatrixSpec spec{s.M, s.N, s.K, Pattern::Uniform, Pattern::Uniform, (testing::test_seed() & 0xffffff) | 1};
+  const Problem p(s, Pattern::Uniform, spec.seed);
+  ASSERT_TRUE(lab.set_matrices(spec).ok()) << lab.status().describe();
+  std::vector<float> got(static_cast<std::size_t>(s.M) * s.N);
   for (const auto& k : matmul_kernels())
-    for (const auto& c : k.configs) {
-      const LaunchRecord r = lab.run(k.kernel, c, 1, 0);
-      ASSERT_TRUE(r.ok()) << testing::config_name(k.kernel, c) << " at " << s.name() << ": "
-                          << r.status.describe();
-      EXPECT_EQ(r.config, matmul_launch_config(k.kernel, c, s.M, s.N, s.K));
+    for (std::size_t i = 0; i < k.configs.size(); ++i) {
+      const MatmulConfig& c = k.configs[i];
+      KernelConfig kc;
+      kc.block = c.block;
+      kc.compiled = k.kernel == MatmulKernel::Naive || k.kernel == MatmulKernel::Uncoalesced ? -1 : static_cast<int>(i);
+      lab::RunOptions opt;
+      opt.trace_schedule = true;
+      const LaunchRecord r = lab.run(k.id, kc, opt);
+      ASSERT_TRUE(r.ok()) << testing::config_name(k.kernel, c) << " at " << s.name() << ": " << r.status.describe();
       EXPECT_EQ(r.backend, BackendKind::Cuda);
       EXPECT_GT(r.kernel_ms(), 0.0);
-      const Verification v = lab.verify_against(p.ref.data());
-      EXPECT_TRUE(v.passed) << testing::config_name(k.kernel, c) << " at " << s.name() << " (seed "
-                            << p.seed << "): " << v.summary();
+      EXPECT_TRUE(r.attributes_measured);
+      const Dim3 g = hand_grid(k.kernel, c, s);
+      unsigned long long threads = 0;
+      for (const auto& b : r.schedule) threads += b.threads;
+      EXPECT_EQ(r.schedule.size(), g.volume()) << testing::config_name(k.kernel, c);
+      EXPECT_EQ(threads, g.volume() * c.block.volume()) << testing::config_name(k.kernel, c);
+      ASSERT_TRUE(lab.download_output(got.data()).ok());
+      const Verification v = verify(got.data(), p.ref.data(), s.M, s.N, p.scale);
+      EXPECT_TRUE(v.passed) << testing::config_name(k.kernel, c) << " at " << s.name() << " (seed " << p.seed
+                            << "): " << v.summary();
+      EXPECT_TRUE(r.check.passed()) << r.check.summary();
     }
-  const LaunchRecord cublas = lab.run_cublas(1, 0);
+  const LaunchRecord cublas = lab.run(kCublasId, KernelConfig{Dim3{0, 0, 0}, 0}, {});
   ASSERT_TRUE(cublas.ok()) << cublas.status.describe();
-  std::vector<float> ref(p.ref.size());
-  ASSERT_TRUE(lab.download_reference(ref.data()).ok());
-  const Verification v = verify(ref.data(), p.ref.data(), s.M, s.N, p.scale);
+  ASSERT_TRUE(lab.download_output(got.data()).ok());
+  const Verification v = verify(got.data(), p.ref.data(), s.M, s.N, p.scale);
   EXPECT_TRUE(v.passed) << "cuBLAS at " << s.name() << ": " << v.summary();
 }
 
@@ -121,58 +157,50 @@ TEST(GpuLab, OddRowLengthsTakeTheScalarPaths) {
 
 TEST(GpuLab, RefusedConfigurationsAreNotLaunched) {
   REQUIRE_GPU();
-  const Problem p({64, 64, 64});
-  ASSERT_TRUE(lab->set_matrices(p.A.data(), p.B.data(), 64, 64, 64).ok());
-  LaunchRecord r = lab->run(MatmulKernel::SmemTiled, make_block_config(MatmulKernel::SmemTiled, {16, 8, 1}));
+  ASSERT_TRUE(lab->set_matrices({64, 64, 64}).ok());
+  LaunchRecord r = lab->run("k1_naive", KernelConfig{Dim3{64, 32, 1}}, {});
   EXPECT_FALSE(r.ok());
-  EXPECT_NE(r.status.describe().find("not square"), std::string::npos) << r.status.describe();
-  EXPECT_EQ(r.kernel_ms(), 0.0);
-  r = lab->run(MatmulKernel::Naive, make_block_config(MatmulKernel::Naive, {64, 32, 1}));
+  EXPECT_TRUE(r.refused);
+  EXPECT_EQ(r.timing.repeats(), 0);
+  r = lab->run("k7_warptile", KernelConfig{Dim3{256, 1, 1}, 99}, {});
   EXPECT_FALSE(r.ok());
-  r = lab->run(MatmulKernel::Warptile, make_config(MatmulKernel::Warptile, {64, 64, 8, 4, 4, 32, 32}));
-  EXPECT_FALSE(r.ok());
+  EXPECT_NE(r.status.message.find("no configuration 99"), std::string::npos) << r.status.describe();
   // Still usable afterwards.
-  r = lab->run(MatmulKernel::Naive, make_block_config(MatmulKernel::Naive, {16, 16, 1}));
+  r = lab->run("k1_naive", KernelConfig{Dim3{16, 16, 1}}, {});
   ASSERT_TRUE(r.ok()) << r.status.describe();
-  EXPECT_TRUE(lab->verify_against(p.ref.data()).passed);
+  EXPECT_TRUE(r.check.passed()) << r.check.summary();
 }
 
-TEST(GpuLab, OutOfMemoryIsAMessage) {
+TEST(GpuLab, OutOfMemoryIsAMessageAndTheLabRecovers) {
   REQUIRE_GPU();
-  const Status s = lab->reserve(200000, 200000, 200000);  // 3 x 149 GiB + 149 GiB
+  const Status s = lab->set_matrices({200000, 200000, 200000});  // 3 x 149 GiB + 149 GiB
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message.find("MiB"), std::string::npos) << s.describe();
   EXPECT_NE(s.message.find("free"), std::string::npos) << s.describe();
-  EXPECT_EQ(s.code, "cudaErrorMemoryAllocation");
   // Nothing to run on, and it says so.
-  const LaunchRecord r = lab->run(MatmulKernel::Naive, make_block_config(MatmulKernel::Naive, {16, 16, 1}));
+  const LaunchRecord r = lab->run("k1_naive", KernelConfig{Dim3{16, 16, 1}}, {});
   EXPECT_FALSE(r.ok());
-  // And the lab recovers.
-  const Problem p({33, 17, 9});
-  ASSERT_TRUE(lab->set_matrices(p.A.data(), p.B.data(), 33, 17, 9).ok());
-  ASSERT_TRUE(lab->run(MatmulKernel::Warptile, matmul_kernel_info(MatmulKernel::Warptile).configs[0]).ok());
-  EXPECT_TRUE(lab->verify_against(p.ref.data()).passed);
+  ASSERT_TRUE(lab->set_matrices({33, 17, 9}).ok());
+  const LaunchRecord k7 = lab->run("k7_warptile", KernelConfig{Dim3{256, 1, 1}, 0}, {});
+  ASSERT_TRUE(k7.ok()) << k7.status.describe();
+  EXPECT_TRUE(k7.check.passed()) << k7.check.summary();
 }
 
-TEST(GpuLab, VerifyAgainstCublasAndTimingMedian) {
+TEST(GpuLab, TimingPolicyAndTheCublasCeiling) {
   REQUIRE_GPU();
-  const Problem p({512, 384, 256});
-  ASSERT_TRUE(lab->set_matrices(p.A.data(), p.B.data(), 512, 384, 256).ok());
-  const auto& k7 = matmul_kernel_info(MatmulKernel::Warptile).configs[0];
-  const LaunchRecord r = lab->run(MatmulKernel::Warptile, k7, 5, 1);
+  ASSERT_TRUE(lab->set_matrices({512, 384, 256}).ok());
+  lab::RunOptions opt;
+  opt.timing = TimingPolicy::fixed(5, 1);
+  opt.timing.flush_l2 = true;
+  const LaunchRecord r = lab->run("k7_warptile", KernelConfig{Dim3{256, 1, 1}, 0}, opt);
   ASSERT_TRUE(r.ok()) << r.status.describe();
   EXPECT_GT(r.gflops(), 0.0);
-  EXPECT_NE(r.timing.clock.find("median of 5"), std::string::npos) << r.timing.clock;
-  const Verification v = lab->verify_against_cublas();
-  EXPECT_TRUE(v.passed) << v.summary();
-  std::vector<float> c(512 * 384);
-  ASSERT_TRUE(lab->download_c(c.data()).ok());
-  EXPECT_TRUE(verify(c.data(), p.ref.data(), 512, 384, p.scale).passed);
-  EXPECT_NE(lab->device_c(), nullptr);
-  const CudaDeviceReport& d = lab->device_report();
-  EXPECT_GT(d.fp32_peak_gflops, 0.0);
-  EXPECT_GT(d.clock_khz, 0.0);
-  std::cout << "[ device  ] " << d.name << ": " << d.peak_formula << "\n";
+  EXPECT_EQ(r.timing.repeats(), 5);
+  EXPECT_TRUE(r.timing.l2_flushed);
+  EXPECT_TRUE(r.check.passed()) << r.check.summary();
+  EXPECT_GT(lab->peak_gflops(), 0.0);
+  EXPECT_GT(lab->reference_ms(), 0.0);
+  std::cout << "[ device  ] " << lab->peak_note() << "\n";
 }
 
 }  // namespace

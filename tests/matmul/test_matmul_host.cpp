@@ -7,7 +7,6 @@
 #include <set>
 
 #include "labs/matmul/matmul.hpp"
-#include "labs/matmul/matmul_bench.hpp"
 #include "matmul_test_support.hpp"
 
 namespace bs::matmul {
@@ -402,22 +401,6 @@ TEST(MatmulRefusals, SimulatorWorkCap) {
   EXPECT_TRUE(mentions(r.status, "2^27")) << r.status.describe();
   EXPECT_EQ(sentinel[0], 42.0f);
   EXPECT_EQ(r.config.grid, (Dim3{32, 32, 1}));  // the record still says what would have run
-}
-
-TEST(MatmulBenchOptions, ParsesSizes) {
-  MatmulSize s;
-  ASSERT_TRUE(parse_matmul_size("4096x2048x1024", s));
-  EXPECT_EQ(s.M, 4096);
-  EXPECT_EQ(s.N, 2048);
-  EXPECT_EQ(s.K, 1024);
-  ASSERT_TRUE(parse_matmul_size("512", s));
-  EXPECT_EQ(s.N, 512);
-  EXPECT_EQ(s.K, 512);
-  EXPECT_FALSE(parse_matmul_size("4096x2048", s));
-  EXPECT_FALSE(parse_matmul_size("12x", s));
-  EXPECT_FALSE(parse_matmul_size("axb", s));
-  EXPECT_FALSE(parse_matmul_size("", s));
-  EXPECT_FALSE(parse_matmul_size("99999999999", s));
 }
 
 }  // namespace

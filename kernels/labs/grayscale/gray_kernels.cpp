@@ -9,11 +9,13 @@ namespace bs::gray {
 
 const std::array<GrayKernelInfo, 2>& gray_kernels() {
   static const std::array<GrayKernelInfo, 2> kernels{{
-      {GrayKernel::Flat1D, "1d", "gray_1d_flat", "1D over flattened pixels",
+      {GrayKernel::Flat1D, "1d", "gray_1d_flat", "1D, one thread per pixel (lecture)",
        "One thread per flattened index; blocks are runs of pixels that wrap across rows.",
+       "kernels/labs/grayscale/gray_1d_flat.hpp", "grid.x = ceil(w*h / (blockDim.x*y*z))",
        Dim3{256, 1, 1}},
-      {GrayKernel::Grid2D, "2d", "gray_2d", "2D blocks over (x, y)",
+      {GrayKernel::Grid2D, "2d", "gray_2d", "2D blocks over x and y (lecture)",
        "Blocks are rectangles of the image; partial blocks line the right and bottom edges.",
+       "kernels/labs/grayscale/gray_2d.hpp", "grid = (ceil(w / blockDim.x), ceil(h / blockDim.y))",
        Dim3{16, 16, 1}},
   }};
   return kernels;
@@ -76,16 +78,6 @@ Status check_gray_launch(GrayKernel k, const LaunchConfig& config, int width, in
     return s;
   }
   return Status::success();
-}
-
-LaunchRecord begin_gray_launch(GrayKernel k, Dim3 block, int width, int height,
-                               const DeviceLimits& limits, const KernelAttributes* attributes) {
-  LaunchRecord rec;
-  rec.kernel = std::string(info(k).name);
-  rec.config = gray_launch_config(k, block, width, height);
-  rec.status = check_gray_launch(k, rec.config, width, height, limits, attributes);
-  if (rec.ok()) rec.bytes_moved = kBytesPerPixel * static_cast<double>(width) * height;
-  return rec;
 }
 
 void rgba_to_planar_rgb(const std::uint8_t* rgba, int width, int height, std::uint8_t* planar) {

@@ -20,6 +20,8 @@ struct GrayKernelInfo {
   std::string_view name;     // registry id in LaunchRecord::kernel
   std::string_view label;    // for the UI
   std::string_view teaches;  // one sentence
+  std::string_view file;     // the header holding its body
+  std::string_view grid_rule;
   Dim3 default_block;
 };
 
@@ -37,12 +39,6 @@ LaunchConfig gray_launch_config(GrayKernel k, Dim3 block, int width, int height)
 // Kernel-specific rules on top of bs::validate_launch (CUDA's own rules).
 Status check_gray_launch(GrayKernel k, const LaunchConfig& config, int width, int height,
                          const DeviceLimits& limits, const KernelAttributes* attributes);
-
-// The LaunchRecord every grayscale lab starts from: the kernel's registry name, the exact grid
-// and block it will launch, the bytes the bandwidth figure counts, and the refusal (if any) from
-// check_gray_launch. Backend and timer are the lab's to fill.
-LaunchRecord begin_gray_launch(GrayKernel k, Dim3 block, int width, int height,
-                               const DeviceLimits& limits, const KernelAttributes* attributes);
 
 // Converts interleaved RGBA8 (4 bytes per pixel) to the planar RGB layout the kernels read.
 void rgba_to_planar_rgb(const std::uint8_t* rgba, int width, int height, std::uint8_t* planar);

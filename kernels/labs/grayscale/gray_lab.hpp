@@ -1,53 +1,69 @@
-// A grayscale lab runs the grayscale kernels on one image on one backend (the GPU, or the CPU
-// grid simulator) and reports each launch as a LaunchRecord. The app holds one and never calls
-// CUDA itself: it hands the lab an output pointer in the lab's memory space (a CUDA-mapped GL
-// buffer for zero-copy interop) or lets the lab write to its own buffer and downloads from it.
+// The grayscale lab: an RGB image, the lecture's kernels (and the ladder after them) that turn
+// it into gray, and the double-precision reference that checks every run. One class for both
+// backends: the CUDA device and the CPU grid simulator are engines behind it
+// (gray_engine.hpp), so the app, bench and sweeps see one lab::Lab.
+//
+//   auto lab = bs::gray::GrayLab::create(backend);          // lab::Backend: CUDA or CPU
+//   lab->set_image(rgba, w, h, "photo.png");                 // kept only if everything succeeds
+//   LaunchRecord r = lab->run("gray_2d", {Dim3{32, 8, 1}}, {});
+//   r.config.grid, r.timing.median_ms, r.check.passed(), r.scheme ...
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "core/launch_record.hpp"
+#include "lab/lab.hpp"
 #include "labs/grayscale/gray_kernels.hpp"
-
-namespace bs::sim {
-class GridSimulator;
-}
 
 namespace bs::gray {
 
-struct GrayRunOptions {
-  bool trace_schedule = false;  // per-block SM (or worker) and start/end times
-  int repeats = 1;              // >1: kernel_ms is the median of the repeats
-};
+class GrayEngine;  // gray_engine.hpp: the backend half
 
-class GrayLab {
+class GrayLab final : public lab::Lab {
  public:
-  virtual ~GrayLab() = default;
+  static Result<std::unique_ptr<GrayLab>> create(const lab::Backend& backend);
+  ~GrayLab() override;
 
-  virtual BackendKind backend() const = 0;
-  virtual const DeviceLimits& limits() const = 0;
-  virtual KernelAttributes attributes(GrayKernel k) const = 0;
+  // lab::Lab
+  std::string_view id() const override { return "gray"; }
+  std::string_view title() const override { return "Grayscale"; }
+  const lab::Backend& backend() const override { return backend_; }
+  const std::vector<lab::KernelInfo>& kernels() const override { return kernels_; }
+  lab::ProblemInfo problem() const override;
+  LaunchRecord plan(std::string_view kernel, const KernelConfig& config) override;
+  LaunchRecord run(std::string_view kernel, const KernelConfig& config,
+                   const lab::RunOptions& options) override;
+  std::size_t output_bytes() const override { return static_cast<std::size_t>(width_) * height_; }
+  Status download_output(void* host) override;
+  std::optional<mapping::ElementOwner> owner(const LaunchRecord& launch, long long x,
+                                             long long y) const override;
+  std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block,
+                                                 unsigned warp, int step) const override;
+  Result<std::unique_ptr<lab::Lab>> fork() const override;
+  Status set_random_problem(std::string_view size) override;
+  std::string size_syntax() const override { return "WxH (pixels)"; }
+  std::vector<std::string> default_sizes() const override { return {"8192x8192", "1023x767"}; }
 
-  // Converts RGBA8 to planar RGB and keeps it in the backend's memory. On failure the previous
-  // image stays loaded.
-  virtual Status set_image(const std::uint8_t* rgba, int width, int height) = 0;
-  virtual int width() const = 0;
-  virtual int height() const = 0;
+  // The problem. Converts RGBA8 to the layouts the kernels read, computes the reference and
+  // uploads both; on any failure the previous image stays loaded.
+  Status set_image(const std::uint8_t* rgba, int width, int height, std::string name);
+  int width() const { return width_; }
+  int height() const { return height_; }
+  const std::string& image_name() const { return name_; }
+  const std::vector<std::uint8_t>& rgba() const { return rgba_; }
+  // The double-precision reference of the loaded image (width * height bytes).
+  const std::vector<std::uint8_t>& reference() const { return reference_; }
 
-  // Launches `k` with `block` over the image. `out`: where the kernel writes (width*height
-  // bytes in this backend's memory space), or nullptr for the lab's own result buffer.
-  virtual LaunchRecord run(GrayKernel k, Dim3 block, std::uint8_t* out,
-                           const GrayRunOptions& options = {}) = 0;
+ private:
+  GrayLab(lab::Backend backend, std::unique_ptr<GrayEngine> engine);
 
-  // Copies the lab's own result buffer (the last run with out == nullptr) to host memory.
-  virtual Status download_result(std::uint8_t* host) = 0;
+  lab::Backend backend_;
+  std::unique_ptr<GrayEngine> engine_;
+  std::vector<lab::KernelInfo> kernels_;
+  std::vector<std::uint8_t> rgba_, reference_;
+  std::string name_;
+  int width_ = 0, height_ = 0;
 };
-
-// The CPU backend. `simulator` must outlive the lab.
-std::unique_ptr<GrayLab> make_cpu_gray_lab(sim::GridSimulator& simulator);
-
-// The CUDA backend on `device` (nullptr with a Status when built without CUDA or no device).
-Result<std::unique_ptr<GrayLab>> make_cuda_gray_lab(int device, const DeviceLimits& limits);
 
 }  // namespace bs::gray

@@ -17,9 +17,11 @@
 #include <vector>
 
 #include "core/launch.hpp"
+#include "core/check.hpp"
 #include "core/launch_record.hpp"
 #include "core/status.hpp"
 #include "labs/matmul/matmul_configs.hpp"
+#include "labs/matmul/matmul_common.hpp"
 #include "simulator/grid_simulator.hpp"
 
 namespace bs::matmul {
@@ -105,6 +107,10 @@ struct Verification {
 };
 
 Verification verify(const float* got, const float* ref, int M, int N, const ErrorScale& scale);
+
+// The same verdict in the shape every lab reports (core/check.hpp): the measure that decides is
+// the worst error over its tolerance (passes at <= 1); the absolute error goes in the note.
+Check to_check(const Verification& v);
 
 // ---------------------------------------------------------------------------------------------
 // 3. The kernel ladder
@@ -194,6 +200,12 @@ inline double matmul_compulsory_bytes(int M, int N, int K) {
 // it is a few thousand times slower than the GPU. To keep the UI interactive it refuses
 // launches above kSimMaxMultiplyAdds = 2^27 multiply-adds (512^3, 1024 x 1024 x 128, ...).
 inline constexpr long long kSimMaxMultiplyAdds = 1LL << 27;
+
+// One launch of `kernel` with `config` and launch shape `lc` on the simulator (no checks: the
+// lab has validated it); uses_barriers is set from the kernel. The engine behind MatmulLab.
+sim::SimResult simulate_kernel(sim::GridSimulator& simulator, MatmulKernel kernel,
+                               const MatmulConfig& config, const LaunchConfig& lc,
+                               sim::SimOptions options, const MatmulArgs& args);
 
 // Runs `kernel` with `config` on the simulator: C = A * B, host pointers. The record carries
 // the grid and block used, the wall time (steady_clock) and the status (refusals included).

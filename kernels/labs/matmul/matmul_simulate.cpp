@@ -1,5 +1,6 @@
 // Rungs on the CPU: the simulator runs each rung's own body (the same template the GPU runs)
-// for every thread of every block, with fibers honouring __syncthreads for rungs 3-7.
+// for every thread of every block, with fibers honouring __syncthreads for rungs 3-7. Also the
+// matmul lab's CPU engine (MatmulLab on the CPU backend).
 #include <chrono>
 
 #include "labs/matmul/k1_naive.hpp"
@@ -21,9 +22,12 @@ sim::SimResult run(sim::GridSimulator& simulator, const LaunchConfig& lc, sim::S
       lc, [&](const sim::HostCtx& t, Smem& s) { body(t, s, args); }, options);
 }
 
-sim::SimResult dispatch(sim::GridSimulator& simulator, MatmulKernel kernel,
-                        const MatmulConfig& config, const LaunchConfig& lc,
-                        const sim::SimOptions& options, const MatmulArgs& args) {
+}  // namespace
+
+sim::SimResult simulate_kernel(sim::GridSimulator& simulator, MatmulKernel kernel,
+                               const MatmulConfig& config, const LaunchConfig& lc,
+                               sim::SimOptions options, const MatmulArgs& args) {
+  options.uses_barriers = matmul_kernel_info(kernel).uses_barriers;
   sim::SimResult result;
   result.status = Status::failure("no compiled instantiation for this configuration", "",
                                   "simulate_matmul");
@@ -83,8 +87,6 @@ sim::SimResult dispatch(sim::GridSimulator& simulator, MatmulKernel kernel,
   return result;
 }
 
-}  // namespace
-
 LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel,
                              const MatmulConfig& config, const float* A, const float* B, float* C,
                              int M, int N, int K, sim::SimOptions options) {
@@ -115,9 +117,8 @@ LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel,
     rec.status = Status::failure("simulate_matmul needs three host buffers", "", "simulate_matmul");
     return rec;
   }
-  options.uses_barriers = info.uses_barriers;
   const MatmulArgs args{A, B, C, M, N, K};
-  sim::SimResult r = dispatch(simulator, kernel, config, rec.config, options, args);
+  sim::SimResult r = simulate_kernel(simulator, kernel, config, rec.config, options, args);
   rec.status = r.status;
   rec.timing.samples_ms = {r.elapsed_ms};
   rec.timing.simulated = true;

@@ -11,7 +11,8 @@
 // K tile of the selected phase. Matrices far apart in size are drawn with compressed lengths
 // (d^gamma, at most 4:1 between sides), so a 10000 x 10 C stays visible next to a 784-wide A.
 // Overlays are drawn with ImDrawList over the images, in element coordinates, so they stay
-// exact whatever the heatmaps' downsampling.
+// exact whatever the heatmaps' downsampling. The wheel zooms about the cursor and a drag pans;
+// zoom 0 in the view state is "fit".
 #include <imgui.h>
 
 #include <algorithm>
@@ -20,14 +21,16 @@
 #include <optional>
 
 #include "labs/matmul/matmul_owner.hpp"
-#include "shell/matmul_session.hpp"
-#include "ui/matmul_panels.hpp"
+#include "labs/matmul/matmul_view.hpp"
+#include "ui/panels.hpp"
 #include "ui/widgets.hpp"
 
-namespace bs::ui {
+namespace bs::app {
 namespace {
 
-using app::MatmulSession;
+using ui::kDimColour;
+using ui::kErrorColour;
+using ui::kOkColour;
 
 struct Box {
   ImVec2 p0{0, 0}, p1{0, 0};
@@ -160,21 +163,21 @@ void title(ImDrawList* dl, const MatrixPanel& p, float title_h, float extra_w, c
   dl->PopClipRect();
 }
 
-const char* pattern_name(matmul::Pattern p) { return matmul::to_string(p); }
 
-// What the inspected element is and how it was computed.
+// What the inspected element is and how it was computed: the block tile from the launch's own
+// grid and scheme, the thread from the lab.
 struct ElementInfo {
-  int row = 0, col = 0;
+  long long row = 0, col = 0;
   Dim3 block_idx;
   long long tile_r0 = 0, tile_c0 = 0;
   int tile_rows = 0, tile_cols = 0;
   bool partial = false;
-  std::optional<matmul::ElementOwner> owner;  // the thread that stores it (the kernels' arithmetic)
+  std::optional<mapping::ElementOwner> owner;
 };
 
-ElementInfo describe_element(const MatmulSession& s, int row, int col) {
-  const auto& g = s.choice().geometry;
-  const auto& m = s.matrices();
+ElementInfo describe_element(const matmul::MatmulLab& lab, const LaunchRecord& shown, const matmul::MatmulGeometry& g,
+                             long long row, long long col) {
+  const auto& m = lab.spec();
   ElementInfo e;
   e.row = row, e.col = col;
   e.tile_rows = std::max(1, g.block_rows), e.tile_cols = std::max(1, g.block_cols);
@@ -183,35 +186,42 @@ ElementInfo describe_element(const MatmulSession& s, int row, int col) {
   e.tile_r0 = static_cast<long long>(br) * e.tile_rows;
   e.tile_c0 = static_cast<long long>(bc) * e.tile_cols;
   e.partial = e.tile_r0 + e.tile_rows > m.M || e.tile_c0 + e.tile_cols > m.N;
-  if (auto o = matmul::element_owner(s.choice().kernel, s.choice().config, m.M, m.N, row, col)) e.owner = o.value();
+  e.owner = lab.owner(shown, col, row);
   return e;
 }
 
-void draw_inspector_text(const MatmulSession& s, const ElementInfo& e, bool pinned, int phase) {
-  const auto& m = s.matrices();
-  const auto& c = s.choice();
-  const auto& g = c.geometry;
-  ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.35f, 1.0f), "C[%d][%d]", e.row, e.col);
+}  // namespace
+
+void MatmulView::draw_inspector_text(const LaunchRecord& shown, long long row, long long col, bool pinned) {
+  const auto& m = lab_->spec();
+  const auto what = lab_->resolve(shown.kernel, shown.request);
+  if (!what) return;
+  const matmul::MatmulGeometry g = matmul::matmul_geometry(what->first, what->second);
+  const ElementInfo e = describe_element(*lab_, shown, g, row, col);
+  ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.35f, 1.0f), "C[%lld][%lld]", e.row, e.col);
   ImGui::SameLine();
-  ImGui::TextColored(kDimColour, "row %d, column %d%s", e.row, e.col, pinned ? "  (pinned)" : "");
-  const auto got = s.c_value(e.row, e.col), want = s.reference_value(e.row, e.col);
-  if (got && want)
-    ImGui::Text("= %.6g   reference %.6g   |err| %.2g", *got, *want, std::fabs(static_cast<double>(*got) - *want));
-  else if (want)
-    ImGui::Text("reference %.6g", *want);
-  ImGui::Text("block (%u, %u) of grid (%u, %u)", e.block_idx.x, e.block_idx.y, c.launch.grid.x, c.launch.grid.y);
+  ImGui::TextColored(kDimColour, "row %lld, column %lld%s", e.row, e.col, pinned ? "  (pinned)" : "");
+  const auto got = c_value(e.row, e.col);
+  const std::size_t i = static_cast<std::size_t>(e.row) * m.N + static_cast<std::size_t>(e.col);
+  const auto& ref = lab_->reference();
+  if (got && i < ref.size())
+    ImGui::Text("= %.6g   reference %.6g   |err| %.2g", *got, ref[i], std::fabs(static_cast<double>(*got) - ref[i]));
+  else if (i < ref.size())
+    ImGui::Text("reference %.6g", ref[i]);
+  ImGui::Text("block (%u, %u) of grid (%u, %u)", e.block_idx.x, e.block_idx.y, shown.config.grid.x, shown.config.grid.y);
   if (e.owner) {
     const auto& o = *e.owner;
     const int outputs = g.thread_rows * g.thread_cols;
-    if (c.launch.block.y > 1)
-      ImGui::Text("thread (%u, %u), warp %u lane %u", o.thread.x, o.thread.y, o.warp, o.lane);
+    if (shown.config.block.y > 1)
+      ImGui::Text("thread (%u, %u), warp %u lane %u", o.thread.thread.x, o.thread.thread.y, o.thread.warp_in_block,
+                  o.thread.lane);
     else
-      ImGui::Text("thread %u, warp %u lane %u", o.thread.x, o.warp, o.lane);
+      ImGui::Text("thread %u, warp %u lane %u", o.thread.thread.x, o.thread.warp_in_block, o.thread.lane);
     if (outputs == 1)
       ImGui::TextColored(kDimColour, "one output: %d multiply-adds", m.K);
-    else if (o.outputs.size() > 1)
-      ImGui::TextColored(kDimColour, "%d outputs: %zu fragments of 4 x 4 in its warp's %d x %d tile", outputs,
-                         o.outputs.size(), o.warp_tile.rows, o.warp_tile.cols);
+    else if (o.owns.size() > 1)
+      ImGui::TextColored(kDimColour, "%d outputs: %zu fragments of 4 x 4 in its warp's %lld x %lld tile", outputs,
+                         o.owns.size(), o.warp_tile.h, o.warp_tile.w);
     else
       ImGui::TextColored(kDimColour, "%d outputs (%d x %d) in registers", outputs, g.thread_rows, g.thread_cols);
   }
@@ -224,7 +234,7 @@ void draw_inspector_text(const MatmulSession& s, const ElementInfo& e, bool pinn
                      std::min<long long>(m.N, e.tile_c0 + e.tile_cols) - 1, m.K);
   if (g.k_step > 0) {
     const int phases = (m.K + g.k_step - 1) / g.k_step;
-    const int p = std::clamp(phase, 0, phases - 1);
+    const int p = std::clamp(state_.phase, 0, phases - 1);
     ImGui::TextColored(ImVec4(0.35f, 0.88f, 1.0f, 1.0f), "phase %d of %d: k %d..%d in shared memory", p, phases,
                        p * g.k_step, std::min(m.K, (p + 1) * g.k_step) - 1);
   }
@@ -232,22 +242,19 @@ void draw_inspector_text(const MatmulSession& s, const ElementInfo& e, bool pinn
 
 // Two rows under the matrices: the value colour map with each matrix's range, and the error map
 // with its special codes (exact, above the range).
-void draw_legend(const MatmulSession& s, ImDrawList* dl, ImVec2 p0, float em) {
-  const auto& m = s.matrices();
+void MatmulView::draw_legend(ImDrawList* dl, ImVec2 p0, float em) {
   const float bar_w = em * 12.0f, bar_h = em * 0.9f, label_w = em * 6.5f, row_h = em * 1.35f;
   const ImU32 label = IM_COL32(200, 203, 212, 255), dim = IM_COL32(150, 155, 168, 255);
   const ImU32 frame = IM_COL32(90, 95, 108, 255);
-  const ImTextureID values = tex(s.legend_texture(HeatmapColourMap::Values));
-  const ImTextureID errors = tex(s.legend_texture(HeatmapColourMap::Errors));
+  const ImTextureID values = tex(legend_values_.id());
+  const ImTextureID errors = tex(legend_errors_.id());
   char buf[160];
-  // Values: codes 1..255 run from -r to +r.
   float x = p0.x + label_w, y = p0.y;
   dl->AddText({p0.x, y}, label, "values");
   dl->AddImage(values, {x, y + 2}, {x + bar_w, y + 2 + bar_h}, {1.0f / 256, 0}, {1, 1});
   dl->AddRect({x, y + 2}, {x + bar_w, y + 2 + bar_h}, frame);
-  std::snprintf(buf, sizeof buf, "-r .. 0 .. +r   r = %.3g (A), %.3g (B), %.3g (C)", m.range_a, m.range_b, m.range_c);
+  std::snprintf(buf, sizeof buf, "-r .. 0 .. +r   r = %.3g (A), %.3g (B), %.3g (C)", ranges_.a, ranges_.b, ranges_.c);
   dl->AddText({x + bar_w + em * 0.6f, y}, dim, buf);
-  // Errors: the exact swatch, the log ramp (codes 1..254), the over-range swatch.
   y += row_h;
   dl->AddText({p0.x, y}, label, "|C - ref|");
   const float sw = em * 1.1f;
@@ -258,86 +265,104 @@ void draw_legend(const MatmulSession& s, ImDrawList* dl, ImVec2 p0, float em) {
   const float ox = rx + ramp_w + 3;
   dl->AddImage(errors, {ox, y + 2}, {ox + sw, y + 2 + bar_h}, {255.0f / 256, 0}, {1, 1});
   dl->AddRect({x, y + 2}, {x + bar_w, y + 2 + bar_h}, frame);
-  std::snprintf(buf, sizeof buf, "0 | %.1e .. %.1e (largest tolerance) | above", m.error_lo, m.error_hi);
+  std::snprintf(buf, sizeof buf, "0 | %.1e .. %.1e (largest tolerance) | above", ranges_.error_lo, ranges_.error_hi);
   dl->AddText({x + bar_w + em * 0.6f, y}, dim, buf);
 }
 
-// Above the matrices: the block-tile lines, the shared-memory phase, the pinned element.
-void draw_toolbar(const MatmulSession& s, app::AppState* state) {
-  app::MatmulState& st = state->matmul;
-  const auto& g = s.choice().geometry;
-  const auto& m = s.matrices();
+// Above the matrices: the shared-memory phase of the launch shown.
+void MatmulView::draw_toolbar(const LaunchRecord& shown) {
+  const auto& m = lab_->spec();
   const float em = ImGui::GetFontSize();
-  ImGui::Checkbox("block tiles", &st.block_lines);
-  item_tooltip("Lines between the blocks' tiles of C: each block computes one tile.");
-  ImGui::SameLine(0, em * 1.2f);
+  const auto what = lab_->resolve(shown.kernel, shown.request);
+  const matmul::MatmulGeometry g = what ? matmul::matmul_geometry(what->first, what->second) : matmul::MatmulGeometry{};
   if (g.k_step > 0) {
     const int phases = (m.K + g.k_step - 1) / g.k_step;
-    st.phase = std::clamp(st.phase, 0, phases - 1);
+    state_.phase = std::clamp(state_.phase, 0, phases - 1);
     ImGui::TextUnformatted("shared-memory phase");
     ImGui::SameLine();
     char fmt[48];
     std::snprintf(fmt, sizeof fmt, "%%d of 0..%d", phases - 1);
     ImGui::SetNextItemWidth(em * 11);
-    ImGui::SliderInt("##phase", &st.phase, 0, phases - 1, fmt);
-    item_tooltip("A shared-memory kernel walks K in slices of BK: in phase p each block copies "
-                 "A[its rows][p*BK ..] and B[p*BK ..][its columns] into shared memory, waits at "
-                 "__syncthreads, multiplies, and waits again. Hover (or pin) an element of C to see "
-                 "its block's slices in A and B.");
+    ImGui::SliderInt("##phase", &state_.phase, 0, phases - 1, fmt);
+    ui::item_tooltip("A shared-memory kernel walks K in slices of BK: in phase p each block copies "
+                     "A[its rows][p*BK ..] and B[p*BK ..][its columns] into shared memory, waits at "
+                     "__syncthreads, multiplies, and waits again. Hover (or pin) an element of C to see "
+                     "its block's slices in A and B.");
     ImGui::SameLine();
-    const int k0 = st.phase * g.k_step, k1 = std::min(m.K, k0 + g.k_step);
+    const int k0 = state_.phase * g.k_step, k1 = std::min(m.K, k0 + g.k_step);
     ImGui::TextColored(ImVec4(0.35f, 0.88f, 1.0f, 1.0f), "k %d..%d in shared memory%s", k0, k1 - 1,
                        g.stages == 2 ? " (+ the next, loading)" : "");
+  } else if (shown.ok()) {
+    ImGui::TextColored(kDimColour, shown.config.grid.x == 0 ? "a library kernel: its tiles are its own"
+                                                            : "no shared memory: every operand comes from global memory");
   } else {
-    ImGui::TextColored(kDimColour, "no shared memory: every operand comes from global memory");
-  }
-  if (state->view.pinned) {
-    ImGui::SameLine(0, em * 1.2f);
-    ImGui::Text("pinned C[%d][%d]", state->view.pinned->y, state->view.pinned->x);
-    ImGui::SameLine();
-    if (ImGui::SmallButton("unpin")) state->view.pinned.reset();
+    ImGui::TextColored(kDimColour, "nothing ran yet");
   }
 }
 
-}  // namespace
+void MatmulView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext&, ViewRequests&) {
+  draw_heatmaps(shown, selection_ran);
+}
 
-MatmulViewOutput draw_matmul_view(const MatmulSession& s, app::AppState* state) {
-  MatmulViewOutput out;
-  const auto& m = s.matrices();
+void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
   const float em = ImGui::GetFontSize();
-  if (!m.ready) {
-    // Before the first update (the lab just opened) there is no verdict yet, only a wait.
-    ImGui::TextColored(kDimColour, m.status.ok() ? "Generating the matrices..." : "No matrices to show.");
-    status_text(m.status);
-    return out;
+  mouse_element_.reset();
+  if (!lab_->ready()) {
+    ImGui::TextColored(kDimColour, "No matrices to show.");
+    ui::status_text(lab_->status());
+    return;
   }
-  draw_toolbar(s, state);
+  const auto& m = lab_->spec();
+  draw_toolbar(shown);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 size = ImGui::GetContentRegionAvail();
   const float legend_h = em * 2.8f;
   const float title_h = em * 1.5f, gap = em * 0.6f;
-  const Layout L = compute_layout({origin.x + em * 0.5f, origin.y + em * 0.2f},
-                                  {size.x - em, size.y - legend_h - em * 0.4f}, m.M, m.N, m.K, title_h, gap);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
   ImGui::InvisibleButton("matmul_view", size);
   const bool hovered = ImGui::IsItemHovered();
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 mouse = io.MousePos;
+  // Pan and zoom: the fitted layout scaled about a centre (fractions of the fitted area).
+  const ImVec2 area0{origin.x + em * 0.5f, origin.y + em * 0.2f};
+  const ImVec2 area{size.x - em, size.y - legend_h - em * 0.4f};
+  float zoom = view_.zoom > 0 ? view_.zoom : 1.0f;
+  float cx = view_.zoom > 0 && view_.center_x >= 0 ? view_.center_x : 0.5f;
+  float cy = view_.zoom > 0 && view_.center_y >= 0 ? view_.center_y : 0.5f;
+  if (hovered && io.MouseWheel != 0) {
+    // Zoom about the cursor: the point under it stays under it.
+    const float fx = cx + (mouse.x - (area0.x + area.x * 0.5f)) / (area.x * zoom);
+    const float fy = cy + (mouse.y - (area0.y + area.y * 0.5f)) / (area.y * zoom);
+    const float next = std::clamp(zoom * std::pow(1.2f, io.MouseWheel), 1.0f, 64.0f);
+    cx = fx - (fx - cx) * zoom / next;
+    cy = fy - (fy - cy) * zoom / next;
+    zoom = next;
+    view_.zoom = zoom <= 1.0f ? 0 : zoom;
+    view_.center_x = cx, view_.center_y = cy;
+  }
+  if (hovered && ImGui::IsMouseDragging(ImGuiMouseButton_Right) && zoom > 1.0f) {
+    cx -= io.MouseDelta.x / (area.x * zoom);
+    cy -= io.MouseDelta.y / (area.y * zoom);
+    view_.center_x = cx, view_.center_y = cy;
+  }
+  const ImVec2 canvas{area.x * zoom, area.y * zoom};
+  const ImVec2 canvas0{area0.x + area.x * 0.5f - cx * canvas.x, area0.y + area.y * 0.5f - cy * canvas.y};
+  const Layout L = compute_layout(canvas0, canvas, m.M, m.N, m.K, title_h, gap);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(origin, {origin.x + size.x, origin.y + size.y - legend_h}, true);
 
-  // The heatmaps.
   struct Shown {
     const MatrixPanel* panel;
-    MatmulSession::Map map;
+    Map map;
   };
-  const Shown shown[] = {{&L.a, MatmulSession::MapA}, {&L.b, MatmulSession::MapB}, {&L.c, MatmulSession::MapC},
-                         {&L.err, MatmulSession::MapError}};
-  for (const Shown& sh : shown) {
-    const auto& h = s.heatmap(sh.map);
+  const Shown shown_maps[] = {{&L.a, MapA}, {&L.b, MapB}, {&L.c, MapC}, {&L.err, MapError}};
+  for (const Shown& sh : shown_maps) {
+    const Heatmap& h = maps_[sh.map];
     const Box& b = sh.panel->box;
     if (h.valid && h.colours) {
       dl->AddImage(tex(h.colours.id()), b.p0, b.p1);
       // Bilinear only when shrunk both ways: a 784 x 10 B drawn 100 pixels wide must keep its
       // ten crisp columns.
-      out.linear_filter[sh.map] = b.w() < h.width * 0.99f && b.h() < h.height * 0.99f;
+      set_display_filter(sh.map, b.w() < h.width * 0.99f && b.h() < h.height * 0.99f);
     } else {
       fill(dl, b, IM_COL32(30, 32, 38, 255));
       shadowed_text(dl, {b.p0.x + 6, b.p0.y + 6}, IM_COL32(150, 155, 168, 255), "not run yet");
@@ -345,83 +370,82 @@ MatmulViewOutput draw_matmul_view(const MatmulSession& s, app::AppState* state) 
     dl->AddRect({b.p0.x - 1, b.p0.y - 1}, {b.p1.x + 1, b.p1.y + 1}, IM_COL32(80, 86, 100, 255));
   }
   auto dims = [](int r, int c) { return std::to_string(r) + " x " + std::to_string(c); };
-  title(dl, L.b, title_h, L.err_right ? 4 * em : em, "B", dims(m.K, m.N) + "  " + pattern_name(m.pattern_b));
-  title(dl, L.a, title_h, 0, "A", dims(m.M, m.K) + "  " + pattern_name(m.pattern_a));
-  title(dl, L.c, title_h, L.err_right ? gap * 0.5f : 4 * em,
-        "C", dims(m.M, m.N) + (s.has_verification() ? "" : "  (no run yet)"));
-  title(dl, L.err, title_h, 4 * em, "|C - ref|",
-        s.has_verification() ? (s.verification().passed ? "within tolerance" : "WRONG") : "");
+  title(dl, L.b, title_h, L.err_right ? 4 * em : em, "B", dims(m.K, m.N) + "  " + matmul::to_string(m.b));
+  title(dl, L.a, title_h, 0, "A", dims(m.M, m.K) + "  " + matmul::to_string(m.a));
+  title(dl, L.c, title_h, L.err_right ? gap * 0.5f : 4 * em, "C", dims(m.M, m.N) + (have_output_ ? "" : "  (no run yet)"));
+  title(dl, L.err, title_h, 4 * em, "|C - ref|", have_output_ ? (output_passed_ ? "within tolerance" : "WRONG") : "");
 
-  // Block tiles over C and the error map.
-  const auto& g = s.choice().geometry;
-  const bool have_run = s.last_good_launch().ok() && s.has_verification();
-  if (state->matmul.block_lines && have_run) {
+  // Block tiles over C and the error map: only for a launch that ran (the one these heatmaps
+  // show), never for a refused configuration.
+  const auto what = shown.ok() ? lab_->resolve(shown.kernel, shown.request) : std::nullopt;
+  const matmul::MatmulGeometry g = what ? matmul::matmul_geometry(what->first, what->second) : matmul::MatmulGeometry{};
+  const bool have_run = what.has_value() && have_output_;
+  if (state_.block_lines && have_run)
     for (const MatrixPanel* p : {&L.c, &L.err}) draw_grid_lines(dl, *p, g.block_rows, g.block_cols, IM_COL32(255, 205, 70, 255));
+  if (!selection_ran && have_run) {
+    const std::string note = "tiles: the last launch that ran (" + shown.kernel + ", " + shown.config_label + ")";
+    const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
+    const ImVec2 at(L.c.box.p0.x, L.c.box.p1.y + 4);
+    dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(60, 40, 10, 220), 3);
+    dl->AddText(at, IM_COL32(255, 205, 90, 255), note.c_str());
   }
 
   // Hover: an element of C (or of the error map) is inspected; A and B get a value tooltip.
   for (const MatrixPanel* p : {&L.c, &L.err}) {
     if (!hovered) break;
-    if (auto e = p->element(mouse)) out.mouse_element = app::PixelPos{e->second, e->first};
+    if (auto e = p->element(mouse)) mouse_element_ = PixelPos{e->second, e->first};
   }
-  if (out.mouse_element && ImGui::IsMouseReleased(ImGuiMouseButton_Left)) {
-    auto& pin = state->view.pinned;
-    if (pin && *pin == *out.mouse_element) pin.reset();
-    else pin = out.mouse_element;
+  if (mouse_element_ && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).x == 0) {
+    auto& pin = view_.pinned;
+    if (pin && *pin == *mouse_element_) pin.reset();
+    else pin = mouse_element_;
   }
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) state->view.pinned.reset();
-  std::optional<app::PixelPos> inspected = out.mouse_element;
-  if (!inspected) inspected = s.inspected();
+  const std::optional<PixelPos> inspected_element = inspected();
 
-  if (inspected && have_run) {
-    const ElementInfo e = describe_element(s, inspected->y, inspected->x);
+  if (inspected_element && have_run) {
+    const ElementInfo e = describe_element(*lab_, shown, g, inspected_element->y, inspected_element->x);
     const ImU32 amber = IM_COL32(255, 196, 60, 255), amber_fill = IM_COL32(255, 196, 60, 46);
     const ImU32 cyan = IM_COL32(90, 225, 255, 255), cyan_fill = IM_COL32(90, 225, 255, 80);
     const long long r0 = e.tile_r0, r1 = e.tile_r0 + e.tile_rows, c0 = e.tile_c0, c1 = e.tile_c0 + e.tile_cols;
-    // The block's tile of C, on C and on the error map.
     for (const MatrixPanel* p : {&L.c, &L.err}) {
       const Box t = p->cells(r0, r1, c0, c1);
       fill(dl, t, amber_fill);
       outline(dl, t, amber);
       outline(dl, p->cells(e.row, e.row + 1, e.col, e.col + 1), IM_COL32(255, 255, 255, 255), 1.5f);
     }
-    // What the block reads: its row panel of A and column panel of B.
     const Box pa = L.a.cells(r0, r1, 0, m.K), pb = L.b.cells(0, m.K, c0, c1);
     fill(dl, pa, amber_fill);
     outline(dl, pa, amber);
     fill(dl, pb, amber_fill);
     outline(dl, pb, amber);
-    // The thread that stores the element: its outputs on C, the rows of A and columns of B they
-    // need (register blocking made visible: rung 7's fragments show as strided bands), and its
-    // warp's tile.
     if (e.owner) {
       const ImU32 white_fill = IM_COL32(255, 255, 255, 40), white = IM_COL32(255, 255, 255, 230);
       const ImU32 violet = IM_COL32(190, 150, 255, 255);
-      if (e.owner->warp_tile.rows > 0) {
+      if (e.owner->warp_tile.w > 0) {
         const auto& w = e.owner->warp_tile;
-        for (const MatrixPanel* p : {&L.c, &L.err}) outline(dl, p->cells(w.row, w.row + w.rows, w.col, w.col + w.cols), violet, 1.5f);
+        for (const MatrixPanel* p : {&L.c, &L.err}) outline(dl, p->cells(w.y, w.y + w.h, w.x, w.x + w.w), violet, 1.5f);
       }
-      if (e.owner->outputs.size() > 1 || e.owner->outputs.front().rows * e.owner->outputs.front().cols > 1) {
-        for (const auto& r : e.owner->outputs) {
+      long long owned = 0;
+      for (const auto& r : e.owner->owns) owned += r.w * r.h;
+      if (owned > 1) {
+        for (const auto& r : e.owner->owns) {
           for (const MatrixPanel* p : {&L.c, &L.err}) {
-            const Box b = p->cells(r.row, r.row + r.rows, r.col, r.col + r.cols);
+            const Box b = p->cells(r.y, r.y + r.h, r.x, r.x + r.w);
             fill(dl, b, white_fill);
             outline(dl, b, white, 1.0f);
           }
-          fill(dl, L.a.cells(r.row, r.row + r.rows, 0, m.K), white_fill);
-          fill(dl, L.b.cells(0, m.K, r.col, r.col + r.cols), white_fill);
+          fill(dl, L.a.cells(r.y, r.y + r.h, 0, m.K), white_fill);
+          fill(dl, L.b.cells(0, m.K, r.x, r.x + r.w), white_fill);
         }
       }
     }
-    // The element's own dot product: row i of A, column j of B.
     const ImVec2 ra0 = L.a.at(e.row + 0.5, 0), ra1 = L.a.at(e.row + 0.5, m.K);
     dl->AddLine(ra0, ra1, IM_COL32(255, 255, 255, 200), 1.0f);
     const ImVec2 cb0 = L.b.at(0, e.col + 0.5), cb1 = L.b.at(m.K, e.col + 0.5);
     dl->AddLine(cb0, cb1, IM_COL32(255, 255, 255, 200), 1.0f);
-    // Shared memory: the K tile of this phase (and, double-buffered, the next one loading).
     if (g.k_step > 0) {
       const int phases = (m.K + g.k_step - 1) / g.k_step;
-      const int p = std::clamp(state->matmul.phase, 0, phases - 1);
+      const int p = std::clamp(state_.phase, 0, phases - 1);
       const long long k0 = static_cast<long long>(p) * g.k_step, k1 = k0 + g.k_step;
       const Box sa = L.a.cells(r0, r1, k0, k1), sb = L.b.cells(k0, k1, c0, c1);
       fill(dl, sa, cyan_fill);
@@ -435,54 +459,54 @@ MatmulViewOutput draw_matmul_view(const MatmulSession& s, app::AppState* state) 
       char label[64];
       std::snprintf(label, sizeof label, "shared memory, phase %d", p);
       const ImVec2 ts = ImGui::CalcTextSize(label);
-      // Beside B when the view has room there, else beside the slice itself.
       const float beside_b = L.b.box.p1.x + 6;
       const float x = beside_b + ts.x + 4 < origin.x + size.x ? beside_b : sb.p1.x + 6;
       const ImVec2 at(x, std::max(L.b.box.p0.y, sb.p0.y + (sb.h() - ts.y) / 2));
       dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(10, 12, 16, 215), 3);
       dl->AddText(at, cyan, label);
     }
-    // The inspector: a tooltip under the mouse, a card in the free corner otherwise.
-    if (out.mouse_element) {
+    dl->PopClipRect();
+    if (mouse_element_) {
       ImGui::BeginTooltip();
-      draw_inspector_text(s, e, false, state->matmul.phase);
+      draw_inspector_text(shown, e.row, e.col, false);
       ImGui::EndTooltip();
     } else {
       const Box& card = L.corner.w() >= em * 17 && L.corner.h() >= em * 10 ? L.corner
                         : L.spare.w() >= em * 17 && L.spare.h() >= em * 10 ? L.spare
                                                                            : Box{};
-      if (card.w() > 0) {
+      if (card.w() > 0 && zoom <= 1.0f) {
         ImGui::SetCursorScreenPos({card.p0.x, card.p0.y + em * 0.3f});
         ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.06f, 0.07f, 0.09f, 0.92f));
         const float lines = 12.0f * ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y;
         ImGui::BeginChild("matmul_inspector", {card.w() - em * 0.5f, std::min(card.h() - em * 0.5f, lines)}, true,
                           ImGuiWindowFlags_NoScrollbar);
         ImGui::PushTextWrapPos(0.0f);
-        draw_inspector_text(s, e, state->view.pinned.has_value(), state->matmul.phase);
+        draw_inspector_text(shown, e.row, e.col, view_.pinned.has_value());
         ImGui::PopTextWrapPos();
         ImGui::EndChild();
         ImGui::PopStyleColor();
       }
     }
-  } else if (hovered) {
-    const auto va = L.a.element(mouse), vb = L.b.element(mouse);
-    if (va || vb) {
-      ImGui::BeginTooltip();
-      if (va) ImGui::Text("A[%d][%d] = %.6g", va->first, va->second, s.a_value(va->first, va->second).value_or(0));
-      else ImGui::Text("B[%d][%d] = %.6g", vb->first, vb->second, s.b_value(vb->first, vb->second).value_or(0));
-      ImGui::EndTooltip();
+  } else {
+    dl->PopClipRect();
+    if (hovered) {
+      const auto va = L.a.element(mouse), vb = L.b.element(mouse);
+      if (va || vb) {
+        ImGui::BeginTooltip();
+        if (va) ImGui::Text("A[%d][%d] = %.6g", va->first, va->second, lab_->a()[static_cast<std::size_t>(va->first) * m.K + va->second]);
+        else ImGui::Text("B[%d][%d] = %.6g", vb->first, vb->second, lab_->b()[static_cast<std::size_t>(vb->first) * m.N + vb->second]);
+        ImGui::EndTooltip();
+      }
     }
   }
-  // A hint in the corner when there is room and nothing is inspected.
-  if (!inspected && L.corner.w() > em * 12 && L.corner.h() > em * 4) {
+  if (!inspected_element && L.corner.w() > em * 12 && L.corner.h() > em * 4 && zoom <= 1.0f) {
     const ImVec2 p(L.corner.p0.x + em * 0.4f, L.corner.p0.y + em * 0.4f);
     dl->AddText(p, IM_COL32(210, 214, 224, 255), "C = A B");
     dl->AddText({p.x, p.y + em * 1.4f}, IM_COL32(150, 155, 168, 255), "C[i][j] = sum over k of");
     dl->AddText({p.x, p.y + em * 2.6f}, IM_COL32(150, 155, 168, 255), "  A[i][k] * B[k][j]");
     dl->AddText({p.x, p.y + em * 4.2f}, IM_COL32(150, 155, 168, 255), "hover C: its block's tiles");
   }
-  draw_legend(s, dl, {origin.x + em * 0.6f, origin.y + size.y - legend_h + em * 0.2f}, em);
-  return out;
+  draw_legend(dl, {origin.x + em * 0.6f, origin.y + size.y - legend_h + em * 0.2f}, em);
 }
 
-}  // namespace bs::ui
+}  // namespace bs::app

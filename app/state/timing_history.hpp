@@ -1,4 +1,4 @@
-// A rolling window of launch timings for the timings panel: kernel time (events or steady clock)
+// A rolling window of launch timings (state/timing_book.hpp keeps one per configuration): kernel time (events or steady clock)
 // and the frame's pipeline time (map, launch, unmap, upload) kept apart.
 #pragma once
 #include <algorithm>

@@ -1,0 +1,493 @@
+// Section index
+//   1. creation, moving to another backend, installing images
+//   2. launching into GL (zero-copy interop, host-copy fallback, CPU)
+//   3. the left panel: the image, the view options
+//   4. the data view: the image view with the overlay, input, the inspector
+//   5. the memory tab
+//   6. outputs
+#include "labs/grayscale/gray_view.hpp"
+
+#include <epoxy/gl.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "mapping/explain.hpp"
+#include "mapping/schedule.hpp"
+#include "platform/png.hpp"
+#include "ui/panels.hpp"
+#include "ui/widgets.hpp"
+
+namespace bs::app {
+
+// ---------------------------------------------------------------------------------------------
+// 1. creation
+// ---------------------------------------------------------------------------------------------
+
+Result<std::unique_ptr<LabView>> GrayView::create(std::unique_ptr<lab::Lab> lab,
+                                                  const LabViewSetup& setup, ViewContext&) {
+  std::unique_ptr<GrayView> v(new GrayView());
+  auto* gray = dynamic_cast<gray::GrayLab*>(lab.get());
+  if (!gray) return Status::failure("the grayscale view needs the grayscale lab", "", "GrayView::create");
+  lab.release();
+  v->lab_.reset(gray);
+  for (auto* slot : {&v->renderer_, &v->second_renderer_}) {
+    auto r = ImageViewRenderer::create();
+    if (!r) return r.status();
+    slot->emplace(std::move(r.value()));
+  }
+  v->view_ = setup.view;
+  return std::unique_ptr<LabView>(std::move(v));
+}
+
+GrayView::~GrayView() = default;
+
+Status GrayView::build_shown(Rgba8Image image, ViewContext& ctx, Shown* out) {
+  auto original = GlTexture::create_rgba8(image.width, image.height, image.rgba.data());
+  if (!original) return original.status();
+  auto result = GlTexture::create_r8(image.width, image.height);
+  if (!result) return result.status();
+  out->original = std::move(original.value());
+  out->result = std::move(result.value());
+  out->result.set_gray_swizzle(true);
+  if (lab_->backend().kind == BackendKind::Cuda) {
+    auto pbo = InteropPixelBuffer::create(image.width, image.height, 1);
+    if (!pbo) return pbo.status();
+    if (!pbo->interop_active())
+      ctx.messages.warn("CUDA-GL interop is off: results go through host memory",
+                        pbo->registration_status().describe());
+    out->pixel_buffer.emplace(std::move(pbo.value()));
+  }
+  if (lab_->backend().kind == BackendKind::CpuSimulation ||
+      (out->pixel_buffer && !out->pixel_buffer->interop_active()))
+    out->host_result.assign(image.pixel_count(), 0);
+  out->image = std::move(image);
+  return Status::success();
+}
+
+// Everything that can fail happens before the old image is released, so a failure leaves the
+// previous image loaded and on screen.
+Status GrayView::install_image(Rgba8Image image, ViewContext& ctx) {
+  Shown next;
+  if (Status s = build_shown(std::move(image), ctx, &next); !s) return s;
+  const Rgba8Image& img = next.image;
+  if (Status s = lab_->set_image(img.rgba.data(), img.width, img.height, img.name); !s) {
+    s.message = "could not load " + img.name + " into the compute backend: " + s.message;
+    return s;
+  }
+  ctx.messages.info("Loaded " + img.name + " (" + std::to_string(img.width) + " x " +
+                    std::to_string(img.height) + ", " + img.format + ")");
+  const bool first = !shown_.has_value();
+  shown_ = std::move(next);
+  sm_of_block_ = GlTexture();
+  sm_texture_for_.clear();
+  if (!first || view_.center_x < 0) {
+    view_.center_x = shown_->image.width / 2.0f;
+    view_.center_y = shown_->image.height / 2.0f;
+  }
+  if (!first) {
+    view_.zoom = 0;  // a new image opens fitted
+    view_.pinned.reset();
+  }
+  return Status::success();
+}
+
+Status GrayView::set_lab(std::unique_ptr<lab::Lab> lab, ViewContext& ctx) {
+  auto* gray = dynamic_cast<gray::GrayLab*>(lab.get());
+  if (!gray) return Status::failure("the grayscale view needs the grayscale lab", "", "GrayView::set_lab");
+  std::optional<Rgba8Image> keep;
+  if (shown_) keep = std::move(shown_->image);
+  shown_.reset();  // its CUDA-registered buffer belongs to the old backend
+  lab.release();
+  lab_.reset(gray);
+  sm_of_block_ = GlTexture();
+  sm_texture_for_.clear();
+  if (keep) return install_image(std::move(*keep), ctx);
+  return Status::success();
+}
+
+bool GrayView::update(ViewContext&) { return false; }
+
+// ---------------------------------------------------------------------------------------------
+// 2. launching into GL
+// ---------------------------------------------------------------------------------------------
+
+LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& config,
+                              const lab::RunOptions& base, ViewContext&) {
+  LaunchRecord rec;
+  if (!shown_) {
+    rec = lab_->plan(kernel, config);
+    rec.refused = true;
+    return rec;
+  }
+  lab::RunOptions options = base;
+  Shown& img = *shown_;
+  if (img.pixel_buffer && img.pixel_buffer->interop_active()) {
+    // Zero-copy: the kernel writes into the GL buffer CUDA mapped for it.
+    auto ptr = img.pixel_buffer->map();
+    if (!ptr) {
+      rec = lab_->plan(kernel, config);
+      rec.status = ptr.status();
+      return rec;
+    }
+    options.output = ptr.value();
+    rec = lab_->run(kernel, config, options);
+    if (Status s = img.pixel_buffer->unmap(); !s && rec.ok()) rec.status = s;
+    if (rec.ok())
+      if (Status s = img.pixel_buffer->upload_to(img.result); !s) rec.status = s;
+  } else if (lab_->backend().kind == BackendKind::Cuda) {
+    rec = lab_->run(kernel, config, options);
+    if (rec.ok())
+      if (Status s = lab_->download_output(img.host_result.data()); !s) rec.status = s;
+    if (rec.ok())
+      if (Status s = img.result.upload(img.host_result.data()); !s) rec.status = s;
+  } else {
+    options.output = img.host_result.data();
+    rec = lab_->run(kernel, config, options);
+    if (rec.ok())
+      if (Status s = img.result.upload(img.host_result.data()); !s) rec.status = s;
+  }
+  if (rec.ok() && !rec.schedule.empty()) {
+    const auto units = mapping::unit_per_block(rec.schedule, rec.config.grid);
+    std::vector<uint32_t> u(units.begin(), units.end());
+    if (auto tex = make_sm_of_block_texture(u); tex) {
+      sm_of_block_ = std::move(tex.value());
+      sm_texture_for_ = rec.kernel + "|" + rec.config_label;
+    }
+  }
+  return rec;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. the left panel
+// ---------------------------------------------------------------------------------------------
+
+void GrayView::draw_problem(ViewContext&, ViewRequests& requests) {
+  ImGui::TextColored(ui::kDimColour, "out = 0.2989 R + 0.5870 G + 0.1140 B");
+  if (shown_) {
+    const Rgba8Image& im = shown_->image;
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(im.name.c_str());
+    ImGui::TextColored(ui::kDimColour, "%d x %d px, %s, %d channel%s, %d bit", im.width, im.height,
+                       im.format.c_str(), im.source_channels, im.source_channels == 1 ? "" : "s",
+                       im.source_bits_per_channel);
+    ImGui::PopTextWrapPos();
+  } else {
+    ImGui::TextColored(ui::kDimColour, "no image loaded");
+  }
+  if (ImGui::Button("Open image...")) requests.open_image = true;
+  ImGui::SameLine();
+  ImGui::TextColored(ui::kDimColour, "or drop files here");
+}
+
+void GrayView::draw_view_options(ViewContext&, ViewRequests&) {
+  const char* compare[] = {"Split", "Side by side", "Result only", "Original only"};
+  int cm = static_cast<int>(view_.compare);
+  const float w = ImGui::GetContentRegionAvail().x * 0.6f;
+  ImGui::SetNextItemWidth(w);
+  if (ImGui::Combo("compare", &cm, compare, 4)) view_.compare = static_cast<CompareMode>(cm);
+  if (view_.compare == CompareMode::Split) {
+    ImGui::SetNextItemWidth(w);
+    ImGui::SliderFloat("split", &view_.split, 0.0f, 1.0f, "%.2f");
+  }
+  const char* overlays[] = {"Off", "Block lines", "Colour by block", "Colour by warp", "Colour by SM"};
+  int om = static_cast<int>(view_.overlay);
+  ImGui::SetNextItemWidth(w);
+  if (ImGui::Combo("overlay", &om, overlays, 5)) view_.overlay = static_cast<OverlayMode>(om);
+  ImGui::SetNextItemWidth(w);
+  ImGui::SliderFloat("opacity", &view_.overlay_opacity, 0.0f, 1.0f, "%.2f");
+  const bool fit = view_.zoom <= 0;
+  if (fit) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.30f, 0.50f, 0.30f, 1));
+  if (ImGui::Button("Fit")) view_.zoom = 0;
+  if (fit) ImGui::PopStyleColor();
+  ImGui::SameLine();
+  if (ImGui::Button("1:1")) view_.zoom = 1;
+  ImGui::SameLine();
+  if (view_.zoom > 0) ImGui::TextColored(ui::kDimColour, "zoom %.2fx", view_.zoom);
+  else ImGui::TextColored(ui::kDimColour, "zoom: fit");
+  if (view_.pinned) {
+    ImGui::Text("pinned pixel (%lld, %lld)", view_.pinned->x, view_.pinned->y);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("unpin")) view_.pinned.reset();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. the data view
+// ---------------------------------------------------------------------------------------------
+
+ImageViewParams GrayView::view_params(int out_w, int out_h) const {
+  ImageViewParams p;
+  const auto& img = shown_->image;
+  p.texture_a = shown_->original.id();
+  p.a_is_gray = false;
+  p.texture_b = shown_->result.id();
+  p.b_is_gray = true;
+  p.image_width = img.width;
+  p.image_height = img.height;
+  p.output_width = out_w;
+  p.output_height = out_h;
+  // Zoom 0 is "fit", recomputed for every frame's size: a resized window stays fitted.
+  p.zoom = view_.zoom > 0 ? view_.zoom : zoom_to_fit(img.width, img.height, out_w, out_h);
+  p.centre_x = view_.zoom > 0 && view_.center_x >= 0 ? view_.center_x : img.width / 2.0f;
+  p.centre_y = view_.zoom > 0 && view_.center_y >= 0 ? view_.center_y : img.height / 2.0f;
+  switch (view_.compare) {
+    case CompareMode::Split: p.split_fraction = view_.split; break;
+    case CompareMode::ResultOnly: p.split_fraction = 0.0f; p.draw_split_line = false; break;
+    case CompareMode::OriginalOnly: p.split_fraction = 1.0f; p.draw_split_line = false; break;
+    case CompareMode::SideBySide: p.split_fraction = 0.5f; break;  // drawn as two views
+  }
+  return p;
+}
+
+std::optional<PixelPos> GrayView::inspected() const {
+  std::optional<PixelPos> p = mouse_pixel_;
+  if (!p) p = view_.pinned;
+  if (!p) p = view_.hover;
+  if (!p || !shown_ || p->x < 0 || p->y < 0 || p->x >= shown_->image.width || p->y >= shown_->image.height)
+    return std::nullopt;
+  return p;
+}
+
+OverlayParams GrayView::overlay_params(const LaunchRecord& rec) const {
+  OverlayParams o;
+  if (!rec.ok() || rec.kernel.empty() || !shown_ || rec.config.grid.x == 0) return o;
+  if (rec.scheme.kind != IndexScheme::Kind::Flat && rec.scheme.kind != IndexScheme::Kind::Grid2D) return o;
+  switch (view_.overlay) {
+    case OverlayMode::Off: o.mode = OverlayParams::Off; break;
+    case OverlayMode::BlockLines: o.mode = OverlayParams::BlockLines; break;
+    case OverlayMode::ColourByBlock: o.mode = OverlayParams::ColourByBlock; break;
+    case OverlayMode::ColourByWarp: o.mode = OverlayParams::ColourByWarp; break;
+    case OverlayMode::ColourBySm: o.mode = OverlayParams::ColourBySm; break;
+  }
+  o.mapping = rec.scheme.kind == IndexScheme::Kind::Flat ? 0 : 1;
+  o.vector = rec.scheme.vector;
+  o.per_thread = rec.scheme.per_thread;
+  o.grid_stride = rec.scheme.grid_stride;
+  o.head = static_cast<unsigned>(rec.scheme.head);
+  o.tail = static_cast<unsigned>(rec.scheme.tail);
+  o.block[0] = rec.config.block.x, o.block[1] = rec.config.block.y, o.block[2] = rec.config.block.z;
+  o.grid[0] = rec.config.grid.x, o.grid[1] = rec.config.grid.y, o.grid[2] = rec.config.grid.z;
+  o.image_w = shown_->image.width;
+  o.image_h = shown_->image.height;
+  o.opacity = view_.overlay_opacity;
+  if (sm_texture_for_ == rec.kernel + "|" + rec.config_label) o.sm_of_block_texture = sm_of_block_.id();
+  if (auto px = inspected()) {
+    if (auto owner = lab_->owner(rec, px->x, px->y)) {
+      o.highlight_block_linear = static_cast<int>(owner->thread.linear_block);
+      o.highlight_thread = static_cast<long long>(owner->thread.global_linear_thread);
+    }
+  }
+  return o;
+}
+
+void GrayView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext&, ViewRequests&) {
+  if (!shown_) {
+    ImGui::TextColored(ui::kDimColour, "Drop an image here, or use File > Open image.");
+    return;
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 size = ImGui::GetContentRegionAvail();
+  const ImVec2 fb_scale = ImGui::GetIO().DisplayFramebufferScale;
+  const OverlayParams overlay = overlay_params(shown);
+  mouse_pixel_.reset();
+  // Side by side: two views of half the width sharing one centre and zoom (original left,
+  // result right); otherwise one view, split or single.
+  const bool side_by_side = view_.compare == CompareMode::SideBySide;
+  const int panes = side_by_side ? 2 : 1;
+  const float gap = side_by_side ? 4.0f : 0.0f;
+  const ImVec2 pane_size((size.x - gap * (panes - 1)) / panes, size.y);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (int pane = 0; pane < panes; ++pane) {
+    ImageViewRenderer& renderer = pane == 0 ? *renderer_ : *second_renderer_;
+    const ImVec2 pane_origin(origin.x + pane * (pane_size.x + gap), origin.y);
+    const int out_w = std::max(1, static_cast<int>(pane_size.x * fb_scale.x));
+    const int out_h = std::max(1, static_cast<int>(pane_size.y * fb_scale.y));
+    ImageViewParams params = view_params(out_w, out_h);
+    if (side_by_side) {
+      params.split_fraction = pane == 0 ? 1.0f : 0.0f;
+      params.draw_split_line = false;
+    }
+    ImGui::SetCursorScreenPos(pane_origin);
+    handle_input(pane_origin, pane_size, params);
+    if (Status s = renderer.render(params, overlay); !s) {
+      ui::status_text(s);
+      return;
+    }
+    ImGui::SetCursorScreenPos(pane_origin);
+    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(renderer.texture())), pane_size);
+  }
+  const ImU32 label = IM_COL32(230, 230, 235, 220);
+  if (view_.compare == CompareMode::Split) {
+    const float sx = origin.x + size.x * view_.split;
+    dl->AddText(ImVec2(origin.x + 8, origin.y + 6), label, "original");
+    dl->AddText(ImVec2(sx + 8, origin.y + 6), label, "kernel result");
+  } else if (side_by_side) {
+    dl->AddText(ImVec2(origin.x + 8, origin.y + 6), label, "original");
+    dl->AddText(ImVec2(origin.x + pane_size.x + gap + 8, origin.y + 6), label, "kernel result");
+  }
+  if (!selection_ran && shown.ok()) {
+    const std::string note = "overlay: the last launch that ran (" + shown.kernel + ", " + shown.config_label + ")";
+    const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
+    const ImVec2 at(origin.x + size.x - ts.x - 10, origin.y + 6);
+    dl->AddRectFilled({at.x - 4, at.y - 2}, {at.x + ts.x + 4, at.y + ts.y + 2}, IM_COL32(60, 40, 10, 220), 3);
+    dl->AddText(at, IM_COL32(255, 205, 90, 255), note.c_str());
+  }
+  if (auto px = inspected(); px && shown.ok()) {
+    const bool pinned = view_.pinned.has_value() && !mouse_pixel_;
+    if (mouse_pixel_) {
+      ImGui::BeginTooltip();
+      draw_inspector(shown, *px, false);
+      ImGui::EndTooltip();
+    } else {
+      // Forced hover or pinned pixel: a fixed card in the view's corner, for screenshots too.
+      const float em = ImGui::GetFontSize();
+      const float card_h = std::min(size.y - em, em * 15.0f);
+      ImGui::SetCursorScreenPos(ImVec2(origin.x + 10, origin.y + size.y - card_h - 10));
+      ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.06f, 0.07f, 0.09f, 0.88f));
+      ImGui::BeginChild("inspector_card", ImVec2(std::min(size.x - 20, em * 23), card_h), true);
+      draw_inspector(shown, *px, pinned);
+      ImGui::EndChild();
+      ImGui::PopStyleColor();
+    }
+  }
+}
+
+void GrayView::draw_inspector(const LaunchRecord& shown, PixelPos px, bool pinned) {
+  ImGui::Text("pixel (%lld, %lld)%s", px.x, px.y, pinned ? "  [pinned]" : "");
+  const auto& img = shown_->image;
+  const std::size_t i = static_cast<std::size_t>(px.y) * img.width + px.x;
+  const std::uint8_t* rgba = img.rgba.data() + 4 * i;
+  const auto& ref = lab_->reference();
+  std::string out = "-";
+  if (!shown_->host_result.empty()) out = std::to_string(shown_->host_result[i]);
+  ImGui::TextColored(ui::kDimColour, "RGB in (%u, %u, %u) -> gray out %s, reference %s", rgba[0], rgba[1], rgba[2],
+                     out.c_str(), i < ref.size() ? std::to_string(ref[i]).c_str() : "-");
+  auto owner = lab_->owner(shown, px.x, px.y);
+  if (!owner) {
+    ImGui::TextColored(ui::kWarnColour, "no thread of this launch computes it");
+    return;
+  }
+  ui::draw_owner(*owner, shown);
+  if (shown.scheme.kind == IndexScheme::Kind::Flat && shown.scheme.vector == 1 && shown.scheme.per_thread == 1 &&
+      !shown.scheme.grid_stride) {
+    const unsigned long long t = shown.config.block.volume();
+    const unsigned long long first = owner->thread.linear_block * t;
+    const unsigned long long n = static_cast<unsigned long long>(img.width) * img.height;
+    const unsigned long long last = std::min(first + t, n) - 1;
+    ImGui::TextColored(ui::kDimColour, "block covers i = %llu .. %llu", first, last);
+    const unsigned long long row0 = first / img.width, row1 = last / img.width;
+    if (row0 == row1) ImGui::TextColored(ui::kDimColour, "(part of row %llu)", row0);
+    else ImGui::TextColored(ui::kDimColour, "(rows %llu to %llu: it wraps across rows)", row0, row1);
+  }
+}
+
+void GrayView::handle_input(const ImVec2& origin, const ImVec2& size, ImageViewParams& params) {
+  ImGuiIO& io = ImGui::GetIO();
+  const bool hovered = ImGui::IsWindowHovered() && io.MousePos.x >= origin.x && io.MousePos.y >= origin.y &&
+                       io.MousePos.x < origin.x + size.x && io.MousePos.y < origin.y + size.y;
+  if (!hovered) return;
+  const ImVec2 fb = io.DisplayFramebufferScale;
+  const double mx = (io.MousePos.x - origin.x) * fb.x, my = (io.MousePos.y - origin.y) * fb.y;
+  auto [ix, iy] = output_to_image(params, mx, my);
+  bool moved = false;
+  if (io.MouseWheel != 0) {
+    // Zoom about the cursor: the image point under it stays under it.
+    const float factor = std::pow(1.2f, io.MouseWheel);
+    const float zoom = std::clamp(params.zoom * factor, 0.02f, 256.0f);
+    params.centre_x = static_cast<float>(ix - (ix - params.centre_x) * params.zoom / zoom);
+    params.centre_y = static_cast<float>(iy - (iy - params.centre_y) * params.zoom / zoom);
+    params.zoom = zoom;
+    moved = true;
+  }
+  if (ImGui::IsMouseDragging(ImGuiMouseButton_Left) || ImGui::IsMouseDragging(ImGuiMouseButton_Right)) {
+    params.centre_x -= io.MouseDelta.x * fb.x / params.zoom;
+    params.centre_y -= io.MouseDelta.y * fb.y / params.zoom;
+    moved = moved || io.MouseDelta.x != 0 || io.MouseDelta.y != 0;
+  }
+  // Only a real zoom or pan leaves "fit"; hovering keeps it, so a resized window stays fitted.
+  if (moved) {
+    view_.zoom = params.zoom;
+    view_.center_x = params.centre_x;
+    view_.center_y = params.centre_y;
+  }
+  std::tie(ix, iy) = output_to_image(params, mx, my);
+  const long long px = static_cast<long long>(std::floor(ix)), py = static_cast<long long>(std::floor(iy));
+  if (px >= 0 && py >= 0 && px < shown_->image.width && py < shown_->image.height) {
+    mouse_pixel_ = PixelPos{px, py};
+    if (ImGui::IsMouseReleased(ImGuiMouseButton_Left) && ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).x == 0 &&
+        ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).y == 0) {
+      if (view_.pinned && *view_.pinned == *mouse_pixel_) view_.pinned.reset();
+      else view_.pinned = mouse_pixel_;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. the memory tab
+// ---------------------------------------------------------------------------------------------
+
+void GrayView::draw_memory(const LaunchRecord& shown, ViewContext&) {
+  using mapping::Concept;
+  const auto px = inspected();
+  if (!px) {
+    ImGui::TextColored(ui::kDimColour, "Hover a pixel (or pin one) to see its warp's requests.");
+    return;
+  }
+  auto owner = lab_->owner(shown, px->x, px->y);
+  if (!owner) {
+    ImGui::TextColored(ui::kDimColour, "No thread of this launch computes pixel (%lld, %lld).", px->x, px->y);
+    return;
+  }
+  const auto& t = owner->thread;
+  ImGui::Text("pixel (%lld, %lld): warp %u of block (%u, %u, %u)", px->x, px->y, t.warp_in_block, t.block.x,
+              t.block.y, t.block.z);
+  ui::help_marker(mapping::explain(Concept::Coalescing));
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextColored(ui::kDimColour, "the grayscale lab's own accesses: each cell is a lane; colour = the 32-byte "
+                                     "sector it touches. Planar source: R, G and B planes n bytes apart.");
+  ImGui::PopTextWrapPos();
+  const auto accesses = lab_->warp_accesses(shown, t.block, t.warp_in_block, static_cast<int>(owner->pass));
+  unsigned total = 0, ideal = 0, bytes = 0, requests = 0;
+  for (const auto& a : accesses) {
+    ui::draw_warp_request(a);
+    total += a.sectors;
+    ideal += a.ideal_sectors;
+    bytes += a.active_lanes * a.element_bytes;
+    ++requests;
+  }
+  if (requests > 0) {
+    ImGui::Separator();
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%u requests, %u sectors (ideal %u), %u bytes moved", requests, total, ideal, bytes);
+    ImGui::TextColored(total > ideal ? ui::kWarnColour : ui::kOkColour, "%s", buf);
+    const unsigned long long per_thread = shown.scheme.elements_per_thread_pass();
+    ImGui::TextColored(ui::kDimColour, "per thread: %llu pixel%s per pass, %u request%s of %u byte%s each", per_thread,
+                       per_thread == 1 ? "" : "s", requests, requests == 1 ? "" : "s",
+                       std::max(1u, shown.scheme.vector), shown.scheme.vector > 1 ? "s" : "");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. outputs
+// ---------------------------------------------------------------------------------------------
+
+Status GrayView::write_output_png(const std::filesystem::path& path) {
+  if (!shown_) return Status::failure("no image loaded", "", "--output");
+  // Read back from the GL texture the view shows: this is what the kernel really delivered to
+  // GL, through interop or the fallback.
+  std::vector<std::uint8_t> gray = read_texture_r8(shown_->result);
+  if (gray.size() != shown_->image.pixel_count())
+    return Status::failure("could not read the result texture back", "", "glGetTexImage");
+  return write_png(path, shown_->image.width, shown_->image.height, 1, gray.data());
+}
+
+std::string GrayView::interop_mode() const {
+  if (lab_->backend().kind == BackendKind::CpuSimulation) return "CPU simulation: host upload to GL";
+  if (shown_ && shown_->pixel_buffer) return shown_->pixel_buffer->mode_description();
+  return "no image";
+}
+
+}  // namespace bs::app

@@ -1,0 +1,74 @@
+// The grayscale lab's view: the loaded image and the kernel's result, split or side by side,
+// with pan and zoom down to single pixels, the launch overlay drawn by a shader from the record's
+// grid, block and index scheme (block lines, colour by block, warp or SM, the inspected block and
+// the inspected thread's own pixels), the pixel inspector, and the Memory tab (the inspected
+// warp's requests). Results reach GL through CUDA-GL interop (the kernel writes straight into a
+// mapped pixel buffer) or, on the CPU and where interop fails, through a host upload.
+#pragma once
+#include <imgui.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gfx/gl_objects.hpp"
+#include "gfx/image_view.hpp"
+#include "gfx/interop.hpp"
+#include "labs/grayscale/gray_lab.hpp"
+#include "labs/lab_view.hpp"
+
+namespace bs::app {
+
+class GrayView final : public LabView {
+ public:
+  static Result<std::unique_ptr<LabView>> create(std::unique_ptr<lab::Lab> lab,
+                                                 const LabViewSetup& setup, ViewContext& ctx);
+  ~GrayView() override;
+
+  lab::Lab& lab() override { return *lab_; }
+  const lab::Lab& lab() const override { return *lab_; }
+  Status set_lab(std::unique_ptr<lab::Lab> lab, ViewContext& ctx) override;
+  bool update(ViewContext& ctx) override;
+  LaunchRecord launch(const std::string& kernel, const KernelConfig& config,
+                      const lab::RunOptions& options, ViewContext& ctx) override;
+  void draw_problem(ViewContext& ctx, ViewRequests& requests) override;
+  void draw_view_options(ViewContext& ctx, ViewRequests& requests) override;
+  void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx,
+                 ViewRequests& requests) override;
+  void draw_memory(const LaunchRecord& shown, ViewContext& ctx) override;
+  std::optional<PixelPos> inspected() const override;
+  ViewState& view_state() override { return view_; }
+  bool accepts_images() const override { return true; }
+  Status install_image(Rgba8Image image, ViewContext& ctx) override;
+  Status write_output_png(const std::filesystem::path& path) override;
+  std::string interop_mode() const override;
+
+ private:
+  GrayView() = default;
+
+  // The image on screen and the GL resources that show it.
+  struct Shown {
+    Rgba8Image image;
+    GlTexture original;  // RGBA8
+    GlTexture result;    // R8, written by the kernel (through the PBO or from the host)
+    std::optional<InteropPixelBuffer> pixel_buffer;  // CUDA backend only
+    std::vector<std::uint8_t> host_result;           // CPU backend and the host-copy fallback
+  };
+
+  Status build_shown(Rgba8Image image, ViewContext& ctx, Shown* out);
+  OverlayParams overlay_params(const LaunchRecord& shown) const;
+  void handle_input(const ImVec2& origin, const ImVec2& size, ImageViewParams& params);
+  ImageViewParams view_params(int out_w, int out_h) const;
+  void draw_inspector(const LaunchRecord& shown, PixelPos px, bool pinned);
+
+  std::unique_ptr<gray::GrayLab> lab_;
+  std::optional<Shown> shown_;
+  std::optional<ImageViewRenderer> renderer_, second_renderer_;
+  GlTexture sm_of_block_;
+  std::string sm_texture_for_;  // the record (kernel + config) sm_of_block_ was made for
+  ViewState view_;
+  std::optional<PixelPos> mouse_pixel_;
+};
+
+}  // namespace bs::app

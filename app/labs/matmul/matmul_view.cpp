@@ -1,0 +1,465 @@
+#include "labs/matmul/matmul_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "lab/size_text.hpp"
+#include "mapping/explain.hpp"
+#include "platform/png.hpp"
+#include "ui/panels.hpp"
+#include "ui/widgets.hpp"
+
+namespace bs::app {
+namespace {
+
+// Heatmap textures are at most this many texels a side: enough for a view a few hundred pixels
+// wide, and 1 MiB per map at most.
+constexpr int kHeatmapMaxSide = 1024;
+
+std::string size_text(int M, int N, int K) {
+  return std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+}
+
+void section(const char* title) {
+  ImGui::Spacing();
+  ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "%s", title);
+  ImGui::Separator();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// 1. creation
+// ---------------------------------------------------------------------------------------------
+
+std::vector<LabOption> MatmulView::options() {
+  std::vector<LabOption> o;
+  o.push_back({"--matmul-size", "MxNxK",
+               "C (M x N) = A (M x K) * B (K x N); default 4096^3 on a GPU, 128^3 on the CPU "
+               "simulation (which takes M*N*K <= 2^27)",
+               [](const std::string& v) {
+                 auto d = lab::parse_dims(v, 3, 3);
+                 if (!d || (*d)[0] < 1 || (*d)[1] < 1 || (*d)[2] < 1)
+                   return Status::failure("--matmul-size takes MxNxK, e.g. 512x512x512 (C is M x N, K "
+                                          "is the inner size), not '" + v + "'");
+                 return Status::success();
+               }});
+  o.push_back({"--matmul-pattern", "P", "uniform, normal, small-integers, identity or structured",
+               [](const std::string& v) {
+                 matmul::Pattern p;
+                 if (!matmul::pattern_from_string(v, p))
+                   return Status::failure("--matmul-pattern takes uniform, normal, small-integers, "
+                                          "identity or structured, not '" + v + "'");
+                 return Status::success();
+               }});
+  o.push_back({"--matmul-seed", "S", "A from S, B from S + 1 (default 1)", [](const std::string& v) {
+                 auto d = lab::parse_dims(v, 1, 1, 4'000'000'000LL);
+                 if (!d) return Status::failure("--matmul-seed takes a non-negative integer, not '" + v + "'");
+                 return Status::success();
+               }});
+  o.push_back({"--matmul-phase", "P", "the shared-memory phase (K tile) to show", [](const std::string& v) {
+                 auto d = lab::parse_dims(v, 1, 1, 1'000'000);
+                 if (!d) return Status::failure("--matmul-phase takes a K-tile index from 0, not '" + v + "'");
+                 return Status::success();
+               }});
+  return o;
+}
+
+Result<std::unique_ptr<LabView>> MatmulView::create(std::unique_ptr<lab::Lab> lab,
+                                                    const LabViewSetup& setup, ViewContext&) {
+  std::unique_ptr<MatmulView> v(new MatmulView());
+  auto* mm = dynamic_cast<matmul::MatmulLab*>(lab.get());
+  if (!mm) return Status::failure("the matmul view needs the matmul lab", "", "MatmulView::create");
+  lab.release();
+  v->lab_.reset(mm);
+  auto renderer = HeatmapRenderer::create();
+  if (!renderer) return renderer.status();
+  v->colours_.emplace(std::move(renderer.value()));
+  if (Status l = v->build_legends(); !l) return l;
+  v->view_ = setup.view;
+  auto opt = [&](const char* flag) -> const std::string* {
+    auto it = setup.options.find(flag);
+    return it == setup.options.end() ? nullptr : &it->second;
+  };
+  if (const std::string* s = opt("--matmul-size")) {
+    if (auto d = lab::parse_dims(*s, 3, 3)) {
+      v->state_.M = static_cast<int>((*d)[0]);
+      v->state_.N = static_cast<int>((*d)[1]);
+      v->state_.K = static_cast<int>((*d)[2]);
+    }
+  }
+  if (const std::string* s = opt("--matmul-pattern")) v->state_.pattern_a = v->state_.pattern_b = *s;
+  if (const std::string* s = opt("--matmul-seed"))
+    if (auto d = lab::parse_dims(*s, 1, 1, 4'000'000'000LL)) v->state_.seed = static_cast<std::uint64_t>((*d)[0]);
+  if (const std::string* s = opt("--matmul-phase"))
+    if (auto d = lab::parse_dims(*s, 1, 1, 1'000'000)) v->state_.phase = static_cast<int>((*d)[0]);
+  return std::unique_ptr<LabView>(std::move(v));
+}
+
+MatmulView::~MatmulView() = default;
+
+Status MatmulView::set_lab(std::unique_ptr<lab::Lab> lab, ViewContext&) {
+  auto* mm = dynamic_cast<matmul::MatmulLab*>(lab.get());
+  if (!mm) return Status::failure("the matmul view needs the matmul lab", "", "MatmulView::set_lab");
+  lab.release();
+  for (Heatmap& h : maps_) h = Heatmap{};  // their CUDA-registered buffers belong to the old backend
+  lab_.reset(mm);
+  built_once_ = false;  // the next update() builds the matrices on the new backend
+  have_output_ = false;
+  return Status::success();
+}
+
+Status MatmulView::build_legends() {
+  std::vector<std::uint8_t> codes(256);
+  for (int i = 0; i < 256; ++i) codes[i] = static_cast<std::uint8_t>(i);
+  auto tex = GlTexture::create_r8(256, 1, codes.data());
+  if (!tex) return tex.status();
+  if (Status s = colours_->colourize(tex.value(), HeatmapColourMap::Values, &legend_values_); !s) return s;
+  if (Status s = colours_->colourize(tex.value(), HeatmapColourMap::Errors, &legend_errors_); !s) return s;
+  legend_values_.set_filter(TextureFilter::Nearest);
+  legend_errors_.set_filter(TextureFilter::Nearest);
+  return Status::success();
+}
+
+std::string MatmulView::interop_mode() const {
+  if (lab_->backend().kind == BackendKind::CpuSimulation) return "CPU simulation: heatmaps uploaded from the host";
+  for (const Heatmap& h : maps_)
+    if (h.pixels) return h.pixels->mode_description() + " for the matmul heatmaps";
+  return "no heatmaps yet";
+}
+
+std::optional<PixelPos> MatmulView::inspected() const {
+  std::optional<PixelPos> p = mouse_element_;
+  if (!p) p = view_.pinned;
+  if (!p) p = view_.hover;
+  const auto& s = lab_->spec();
+  if (!p || !lab_->ready() || p->x < 0 || p->y < 0 || p->x >= s.N || p->y >= s.M) return std::nullopt;
+  return p;
+}
+
+std::optional<float> MatmulView::c_value(long long row, long long col) const {
+  const auto& s = lab_->spec();
+  const std::size_t i = static_cast<std::size_t>(row) * s.N + static_cast<std::size_t>(col);
+  if (!have_output_ || i >= c_host_.size()) return std::nullopt;
+  return c_host_[i];
+}
+
+void MatmulView::set_display_filter(Map m, bool linear) {
+  Heatmap& h = maps_[m];
+  if (!h.colours || h.linear == linear) return;
+  h.colours.set_filter(linear ? TextureFilter::Linear : TextureFilter::Nearest);
+  h.linear = linear;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. the matrices
+// ---------------------------------------------------------------------------------------------
+
+matmul::MatrixSpec MatmulView::wanted_spec() const {
+  matmul::MatrixSpec s;
+  const bool gpu = lab_->backend().kind == BackendKind::Cuda;
+  // The GPU starts where the ladder is interesting (cuBLAS-sized work); the simulator where
+  // every rung answers within a frame or two.
+  const int n = gpu ? 4096 : 128;
+  s.M = state_.M > 0 ? state_.M : n;
+  s.N = state_.N > 0 ? state_.N : n;
+  s.K = state_.K > 0 ? state_.K : n;
+  matmul::pattern_from_string(state_.pattern_a, s.a);
+  matmul::pattern_from_string(state_.pattern_b, s.b);
+  s.seed = state_.seed;
+  return s;
+}
+
+bool MatmulView::update(ViewContext& ctx) {
+  const matmul::MatrixSpec want = wanted_spec();
+  if (built_once_ && want == built_) return false;
+  build_matrices(want, ctx);
+  return true;
+}
+
+void MatmulView::build_matrices(const matmul::MatrixSpec& spec, ViewContext& ctx) {
+  built_ = spec;
+  built_once_ = true;
+  have_output_ = false;
+  c_host_.clear();
+  for (Heatmap& h : maps_) h.valid = false;
+  if (Status s = lab_->set_matrices(spec); !s) {
+    ctx.messages.warn("Matmul: " + s.message, s.hint);
+    return;
+  }
+  const auto& a = lab_->a();
+  const auto& b = lab_->b();
+  const auto& ref = lab_->reference();
+  ranges_.a = matmul::symmetric_range(a.data(), a.size());
+  ranges_.b = matmul::symmetric_range(b.data(), b.size());
+  ranges_.c = matmul::symmetric_range(ref.data(), ref.size());
+  // The error map spans four decades up to the largest per-element tolerance verify() allows.
+  double a_max = 0, b_max = 0;
+  for (double v : lab_->error_scale().a_row_norms) a_max = std::max(a_max, v);
+  for (double v : lab_->error_scale().b_col_norms) b_max = std::max(b_max, v);
+  ranges_.error_hi = std::max(1e-30, matmul::kToleranceFactor * std::sqrt(static_cast<double>(spec.K)) *
+                                         std::ldexp(1.0, -24) * a_max * b_max);
+  ranges_.error_lo = ranges_.error_hi * 1e-4;
+  if (Status s = refresh_input_heatmaps(ctx); !s) ctx.messages.error(s);
+  ctx.messages.info("Matmul: generated A (" + std::to_string(spec.M) + " x " + std::to_string(spec.K) + ", " +
+                    matmul::to_string(spec.a) + ") and B (" + std::to_string(spec.K) + " x " +
+                    std::to_string(spec.N) + ", " + matmul::to_string(spec.b) + "), seed " +
+                    std::to_string(spec.seed) + "; reference: " + lab_->reference_note());
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. launching and the heatmaps
+// ---------------------------------------------------------------------------------------------
+
+LaunchRecord MatmulView::launch(const std::string& kernel, const KernelConfig& config,
+                                const lab::RunOptions& options, ViewContext& ctx) {
+  LaunchRecord rec = lab_->run(kernel, config, options);
+  if (!rec.ok() || !options.verify) return rec;
+  // A verified run refreshes C and the error map (and, on the CPU, the host copy of C the
+  // inspector reads).
+  if (lab_->backend().kind == BackendKind::CpuSimulation) {
+    c_host_.resize(lab_->output_bytes() / sizeof(float));
+    if (Status s = lab_->download_output(c_host_.data()); !s) ctx.messages.error(s);
+  }
+  have_output_ = true;
+  output_passed_ = rec.check.passed();
+  if (Status s = refresh_output_heatmaps(ctx); !s) ctx.messages.error(s);
+  return rec;
+}
+
+Status MatmulView::ensure_heatmap(Map which, int rows, int cols, ViewContext& ctx) {
+  Heatmap& h = maps_[which];
+  const auto [w, ht] = matmul::heatmap_size(rows, cols, kHeatmapMaxSide);
+  if (h.codes && h.width == w && h.height == ht) return Status::success();
+  Heatmap next;
+  auto codes = GlTexture::create_r8(w, ht);
+  if (!codes) return codes.status();
+  next.codes = std::move(codes.value());
+  next.width = w, next.height = ht;
+  if (lab_->backend().kind == BackendKind::Cuda) {
+    auto pbo = InteropPixelBuffer::create(w, ht, 1);
+    if (!pbo) return pbo.status();
+    if (!pbo->interop_active() && which == MapA)
+      ctx.messages.warn("Matmul heatmaps go through host memory: CUDA-GL interop is off",
+                        pbo->registration_status().describe());
+    next.pixels.emplace(std::move(pbo.value()));
+  }
+  next.host.assign(static_cast<std::size_t>(w) * ht, 0);
+  h = std::move(next);
+  return Status::success();
+}
+
+Status MatmulView::fill_heatmap(Map which, const float* host, const float* host_ref, const float* device,
+                                const float* device_ref, const matmul::HeatmapSpec& wanted, ViewContext& ctx) {
+  if (Status s = ensure_heatmap(which, wanted.rows, wanted.cols, ctx); !s) return s;
+  Heatmap& h = maps_[which];
+  matmul::HeatmapSpec spec = wanted;
+  spec.out_w = h.width;
+  spec.out_h = h.height;
+  h.valid = false;
+#if BLOCKSCOPE_HAS_CUDA
+  if (device && h.pixels && h.pixels->interop_active()) {
+    // Zero-copy: the kernel writes the codes into the GL buffer CUDA mapped for it.
+    auto ptr = h.pixels->map();
+    if (!ptr) return ptr.status();
+    Status filled = matmul::fill_heatmap_device(device, device_ref, spec, static_cast<std::uint8_t*>(ptr.value()));
+    Status unmapped = h.pixels->unmap();
+    if (!filled) return filled;
+    if (!unmapped) return unmapped;
+    if (Status s = h.pixels->upload_to(h.codes); !s) return s;
+  } else
+#endif
+  {
+    (void)device, (void)device_ref;
+    std::vector<float> downloaded;
+    if (!host && lab_->backend().kind == BackendKind::Cuda && which >= MapC) {
+      // The host-copy fallback: C comes back to the host for its heatmap.
+      downloaded.resize(lab_->output_bytes() / sizeof(float));
+      if (Status s = lab_->download_output(downloaded.data()); !s) return s;
+      host = downloaded.data();
+    }
+    if (!host) return Status::failure("no host copy of the matrix for its heatmap", "", "fill_heatmap");
+    if (Status s = matmul::fill_heatmap_host(host, host_ref, spec, h.host.data()); !s) return s;
+    if (Status s = h.codes.upload(h.host.data()); !s) return s;
+  }
+  const HeatmapColourMap map = which == MapError ? HeatmapColourMap::Errors : HeatmapColourMap::Values;
+  if (Status s = colours_->colourize(h.codes, map, &h.colours); !s) return s;
+  h.linear = false;  // a new colour texture starts with nearest filtering
+  h.valid = true;
+  return Status::success();
+}
+
+Status MatmulView::refresh_input_heatmaps(ViewContext& ctx) {
+  const auto& s = lab_->spec();
+  matmul::HeatmapSpec a{s.M, s.K, 0, 0, matmul::HeatmapEncoding::Values, -ranges_.a, ranges_.a};
+  if (Status st = fill_heatmap(MapA, lab_->a().data(), nullptr, lab_->device_a(), nullptr, a, ctx); !st) return st;
+  matmul::HeatmapSpec b{s.K, s.N, 0, 0, matmul::HeatmapEncoding::Values, -ranges_.b, ranges_.b};
+  return fill_heatmap(MapB, lab_->b().data(), nullptr, lab_->device_b(), nullptr, b, ctx);
+}
+
+Status MatmulView::refresh_output_heatmaps(ViewContext& ctx) {
+  const auto& s = lab_->spec();
+  const float* host_c = c_host_.empty() ? nullptr : c_host_.data();
+  matmul::HeatmapSpec c{s.M, s.N, 0, 0, matmul::HeatmapEncoding::Values, -ranges_.c, ranges_.c};
+  if (Status st = fill_heatmap(MapC, host_c, nullptr, lab_->device_output(), nullptr, c, ctx); !st) return st;
+  matmul::HeatmapSpec e{s.M, s.N, 0, 0, matmul::HeatmapEncoding::AbsError, static_cast<float>(ranges_.error_lo),
+                        static_cast<float>(ranges_.error_hi)};
+  return fill_heatmap(MapError, host_c, lab_->reference().data(), lab_->device_output(), lab_->device_reference(), e,
+                      ctx);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. the left panel and the memory tab
+// ---------------------------------------------------------------------------------------------
+
+void MatmulView::draw_problem(ViewContext&, ViewRequests& requests) {
+  const float em = ImGui::GetFontSize();
+  const bool cpu = lab_->backend().kind == BackendKind::CpuSimulation;
+  MatmulViewState& st = state_;
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextColored(ui::kDimColour, "C (M x N) = A (M x K) * B (K x N), FP32, row-major");
+  ImGui::PopTextWrapPos();
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::BeginCombo("##preset", "Presets...")) {
+    for (const auto& p : matmul::matmul_presets()) {
+      const double work = static_cast<double>(p.M) * p.N * p.K;
+      const bool too_big = cpu && work > static_cast<double>(matmul::kSimMaxMultiplyAdds);
+      if (too_big) ImGui::BeginDisabled();
+      if (ImGui::Selectable(p.name.c_str())) {
+        st.M = p.M, st.N = p.N, st.K = p.K;
+        st.pattern_a = matmul::to_string(p.a_pattern);
+        st.pattern_b = matmul::to_string(p.b_pattern);
+      }
+      if (too_big) ImGui::EndDisabled();
+      if (too_big) ui::item_tooltip("Above the CPU simulator's cap (2^27 multiply-adds per launch).");
+    }
+    ImGui::EndCombo();
+  }
+  const matmul::MatrixSpec current = wanted_spec();
+  int mnk[3] = {current.M, current.N, current.K};
+  ImGui::SetNextItemWidth(-em * 3.2f);
+  if (ImGui::InputInt3("M N K", mnk, ImGuiInputTextFlags_EnterReturnsTrue)) {
+    st.M = std::max(0, mnk[0]), st.N = std::max(0, mnk[1]), st.K = std::max(0, mnk[2]);
+  }
+  ui::item_tooltip("Type a size and press Enter. Any size from 1 up: sizes that do not fit (device or "
+                   "host memory, the simulator's cap) are refused with the reason.");
+  if (cpu) ImGui::TextColored(ui::kDimColour, "CPU simulation: M*N*K <= 2^27 (512^3)");
+  const char* patterns[] = {"uniform", "normal", "small-integers", "identity", "structured"};
+  auto pattern_combo = [&](const char* label, std::string& value) {
+    int cur = 0;
+    for (int i = 0; i < 5; ++i)
+      if (value == patterns[i]) cur = i;
+    ImGui::SetNextItemWidth(em * 7.5f);
+    if (ImGui::Combo(label, &cur, patterns, 5)) value = patterns[cur];
+  };
+  pattern_combo("A##pa", st.pattern_a);
+  ui::item_tooltip("uniform [-1, 1); normal; small integers in [-4, 4] (exact products); identity; "
+                   "structured ((3i + 5j) mod 17 - 8) / 8, which makes a misread index show as a stripe.");
+  ImGui::SameLine();
+  pattern_combo("B##pb", st.pattern_b);
+  int seed = static_cast<int>(st.seed);
+  ImGui::SetNextItemWidth(em * 7.5f);
+  if (ImGui::InputInt("seed", &seed, 1, 10, ImGuiInputTextFlags_EnterReturnsTrue) || seed != static_cast<int>(st.seed))
+    st.seed = static_cast<std::uint64_t>(std::max(0, seed));
+  if (!lab_->ready()) {
+    ui::status_text(lab_->status());
+  } else {
+    const auto& m = lab_->spec();
+    const double mb = 4.0 * (static_cast<double>(m.M) * m.K + static_cast<double>(m.K) * m.N +
+                             static_cast<double>(m.M) * m.N) / (1 << 20);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(ui::kDimColour, "%s GFLOP per product, %s MiB of A, B, C; reference %s in %s",
+                       ui::sig(2.0 * m.M * m.N * m.K * 1e-9).c_str(), ui::sig(mb).c_str(),
+                       lab_->reference_note().c_str(), ui::ms_text(lab_->reference_ms()).c_str());
+    ImGui::PopTextWrapPos();
+  }
+  (void)requests;
+}
+
+void MatmulView::draw_view_options(ViewContext&, ViewRequests&) {
+  ImGui::Checkbox("block tiles", &state_.block_lines);
+  ui::item_tooltip("Lines between the blocks' tiles of C: each block computes one tile.");
+  const bool fit = view_.zoom <= 0;
+  if (fit) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.30f, 0.50f, 0.30f, 1));
+  if (ImGui::Button("Fit")) view_.zoom = 0, view_.center_x = view_.center_y = -1;
+  if (fit) ImGui::PopStyleColor();
+  ImGui::SameLine();
+  if (view_.zoom > 0) ImGui::TextColored(ui::kDimColour, "zoom %.2fx (wheel), drag to pan", view_.zoom);
+  else ImGui::TextColored(ui::kDimColour, "zoom: fit (wheel zooms, drag pans)");
+  if (view_.pinned) {
+    ImGui::Text("pinned C[%lld][%lld]", view_.pinned->y, view_.pinned->x);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("unpin")) view_.pinned.reset();
+  }
+}
+
+void MatmulView::draw_memory(const LaunchRecord& shown, ViewContext&) {
+  const auto inspected_element = inspected();
+  if (!lab_->ready() || !inspected_element) {
+    ImGui::TextColored(ui::kDimColour, "Hover an element of C (or pin one) to see its warp's requests.");
+    return;
+  }
+  const auto& m = lab_->spec();
+  const auto owner = lab_->owner(shown, inspected_element->x, inspected_element->y);
+  const auto what = lab_->resolve(shown.kernel, shown.request);
+  const int k_step = what ? matmul::matmul_geometry(what->first, what->second).k_step : 0;
+  const int k = std::clamp(k_step > 0 ? state_.phase * k_step : 0, 0, m.K - 1);
+  ImGui::Text("C[%lld][%lld], step k = %d", inspected_element->y, inspected_element->x, k);
+  ui::help_marker(mapping::explain(mapping::Concept::Coalescing));
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextColored(ui::kDimColour, "each cell is a lane; colour = the 32-byte sector it touches");
+  ImGui::PopTextWrapPos();
+  // This launch's own requests where the lab can say them (rungs 1-3).
+  if (owner) {
+    const auto accesses = lab_->warp_accesses(shown, owner->thread.block, owner->thread.warp_in_block, k);
+    ImGui::Separator();
+    ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "%s, %s: warp %u of block (%u, %u)", shown.kernel.c_str(),
+                       shown.config_label.c_str(), owner->thread.warp_in_block, owner->thread.block.x,
+                       owner->thread.block.y);
+    if (accesses.empty()) {
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextColored(ui::kDimColour, "this rung stages A and B through shared memory in tile-shaped "
+                                         "loads; the comparison below shows the naive mappings");
+      ImGui::PopTextWrapPos();
+    }
+    unsigned total = 0, ideal = 0;
+    for (const auto& a : accesses) {
+      ui::draw_warp_request(a);
+      total += a.sectors, ideal += a.ideal_sectors;
+    }
+    if (!accesses.empty())
+      ImGui::TextColored(total > ideal ? ui::kWarnColour : ui::kOkColour, "%u sectors for this step (ideal %u)",
+                         total, ideal);
+  }
+  // The lecture's lesson side by side: the same element in the coalesced and uncoalesced mapping.
+  const Dim3 block{16, 16, 1};
+  for (const char* id : {"k1_naive", "k2_uncoalesced"}) {
+    if (shown.kernel == id) continue;
+    KernelConfig cfg;
+    cfg.block = block;
+    LaunchRecord plan = lab_->plan(id, cfg);
+    if (!plan.ok()) continue;
+    auto o = lab_->owner(plan, inspected_element->x, inspected_element->y);
+    if (!o) continue;
+    ImGui::Separator();
+    ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "%s with 16 x 16 blocks: warp %u of block (%u, %u)", id,
+                       o->thread.warp_in_block, o->thread.block.x, o->thread.block.y);
+    unsigned total = 0, ideal = 0;
+    for (const auto& a : lab_->warp_accesses(plan, o->thread.block, o->thread.warp_in_block, k)) {
+      ui::draw_warp_request(a);
+      total += a.sectors, ideal += a.ideal_sectors;
+    }
+    ImGui::TextColored(total > ideal ? ui::kWarnColour : ui::kOkColour, "%u sectors for this step (ideal %u)", total,
+                       ideal);
+  }
+}
+
+Status MatmulView::write_output_png(const std::filesystem::path& path) {
+  const Heatmap& h = maps_[MapC];
+  if (!h.valid || !h.colours) return Status::failure("no C heatmap yet: nothing ran", "", "--output");
+  std::vector<std::uint8_t> rgba = read_texture_rgba8(h.colours);
+  return write_png(path, h.width, h.height, 4, rgba.data());
+}
+
+}  // namespace bs::app

@@ -1,0 +1,115 @@
+// The matmul lab's view: generated A and B (sizes, patterns, seed), and A, B, C and |C - ref| as
+// heatmaps laid out like the product, with pan and zoom, the launch's block tiles over C, the
+// hovered element's block tile, the A and B panels it reads, the thread that stores it (its
+// outputs, its warp tile), the shared-memory phase, and the Memory tab (the element's warp in the
+// coalesced and the uncoalesced naive mappings). On the GPU the heatmaps are written by CUDA
+// straight into GL buffers (interop); on the CPU they are uploaded from the host.
+//
+// Section index of matmul_view.cpp (drawing the data view is matmul_view_draw.cpp):
+//   1. creation, moving to another backend
+//   2. the matrices (what the state names, generated when it changes)
+//   3. launching and the heatmaps
+//   4. the left panel (matrices, view options) and the memory tab
+#pragma once
+#include <imgui.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gfx/gl_objects.hpp"
+#include "gfx/heatmap.hpp"
+#include "gfx/interop.hpp"
+#include "labs/lab_view.hpp"
+#include "labs/matmul/matmul_heatmap.hpp"
+#include "labs/matmul/matmul_lab.hpp"
+
+namespace bs::app {
+
+// What the user chose about the matrices and the view, as plain data (the command line fills it
+// through the lab's options).
+struct MatmulViewState {
+  int M = 0, N = 0, K = 0;  // 0: the backend's default shape
+  std::string pattern_a = "uniform", pattern_b = "uniform";
+  std::uint64_t seed = 1;   // A from seed, B from seed + 1
+  int phase = 0;            // the K tile the shared-memory view shows
+  bool block_lines = true;  // block tile boundaries over C and |C - reference|
+};
+
+class MatmulView final : public LabView {
+ public:
+  enum Map { MapA, MapB, MapC, MapError, kMapCount };
+
+  static Result<std::unique_ptr<LabView>> create(std::unique_ptr<lab::Lab> lab,
+                                                 const LabViewSetup& setup, ViewContext& ctx);
+  ~MatmulView() override;
+
+  lab::Lab& lab() override { return *lab_; }
+  const lab::Lab& lab() const override { return *lab_; }
+  Status set_lab(std::unique_ptr<lab::Lab> lab, ViewContext& ctx) override;
+  bool update(ViewContext& ctx) override;
+  LaunchRecord launch(const std::string& kernel, const KernelConfig& config,
+                      const lab::RunOptions& options, ViewContext& ctx) override;
+  void draw_problem(ViewContext& ctx, ViewRequests& requests) override;
+  void draw_view_options(ViewContext& ctx, ViewRequests& requests) override;
+  void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx,
+                 ViewRequests& requests) override;
+  void draw_memory(const LaunchRecord& shown, ViewContext& ctx) override;
+  std::optional<PixelPos> inspected() const override;
+  ViewState& view_state() override { return view_; }
+  Status write_output_png(const std::filesystem::path& path) override;
+  std::string interop_mode() const override;
+
+  // The options only this lab reads (--matmul-size, ...), for the catalog.
+  static std::vector<LabOption> options();
+
+ private:
+  struct Heatmap {
+    GlTexture codes;    // R8, one heatmap code per texel (kernels/labs/matmul/matmul_heatmap.hpp)
+    GlTexture colours;  // RGBA8, the codes through shaders/heatmap.frag; what ImGui shows
+    std::optional<InteropPixelBuffer> pixels;  // CUDA backend: CUDA writes the codes here
+    std::vector<std::uint8_t> host;            // CPU backend and the host-copy fallback
+    int width = 0, height = 0;
+    bool valid = false;   // holds the current data
+    bool linear = false;  // texture filter now set (minified views use linear)
+  };
+  struct Ranges {
+    float a = 1, b = 1, c = 1;          // +- of the value colour maps
+    double error_lo = 0, error_hi = 0;  // the error map's log range
+  };
+
+  MatmulView() = default;
+  matmul::MatrixSpec wanted_spec() const;
+  void build_matrices(const matmul::MatrixSpec& spec, ViewContext& ctx);
+  Status ensure_heatmap(Map m, int rows, int cols, ViewContext& ctx);
+  Status fill_heatmap(Map m, const float* host, const float* host_ref, const float* device,
+                      const float* device_ref, const matmul::HeatmapSpec& spec, ViewContext& ctx);
+  Status refresh_input_heatmaps(ViewContext& ctx);
+  Status refresh_output_heatmaps(ViewContext& ctx);
+  Status build_legends();
+  void set_display_filter(Map m, bool linear);
+  std::optional<float> c_value(long long row, long long col) const;
+  // matmul_view_draw.cpp
+  void draw_heatmaps(const LaunchRecord& shown, bool selection_ran);
+  void draw_toolbar(const LaunchRecord& shown);
+  void draw_legend(ImDrawList* dl, ImVec2 p0, float em);
+  void draw_inspector_text(const LaunchRecord& shown, long long row, long long col, bool pinned);
+
+  std::unique_ptr<matmul::MatmulLab> lab_;
+  MatmulViewState state_;
+  ViewState view_;
+  matmul::MatrixSpec built_;
+  bool built_once_ = false;
+  Ranges ranges_;
+  std::vector<float> c_host_;  // C on the host (CPU backend; the GPU keeps C on the device)
+  bool have_output_ = false;
+  bool output_passed_ = false;
+  std::optional<HeatmapRenderer> colours_;
+  Heatmap maps_[kMapCount];
+  GlTexture legend_values_, legend_errors_;
+  std::optional<PixelPos> mouse_element_;
+};
+
+}  // namespace bs::app

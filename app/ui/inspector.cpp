@@ -1,0 +1,42 @@
+// The common lines of every lab's inspector: the thread that stores an element, in CUDA's own
+// terms, and what else it stores (its several pixels, its vector access, its loop iteration).
+#include <imgui.h>
+
+#include "mapping/explain.hpp"
+#include "ui/panels.hpp"
+#include "ui/widgets.hpp"
+
+namespace bs::ui {
+
+void draw_owner(const mapping::ElementOwner& o, const LaunchRecord& launch) {
+  using mapping::Concept;
+  const mapping::ThreadCoord& t = o.thread;
+  auto d3 = [](const Dim3& d) {
+    return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+  };
+  stat_row("blockIdx", d3(t.block), mapping::explain(Concept::BlockIdx));
+  stat_row("threadIdx", d3(t.thread), mapping::explain(Concept::ThreadIdx));
+  stat_row("warp / lane", std::to_string(t.warp_in_block) + " / " + std::to_string(t.lane),
+           mapping::explain(Concept::Warp));
+  stat_row("block #", std::to_string(t.linear_block) + (t.block_is_partial ? "  (partial edge block)" : ""),
+           mapping::explain(Concept::PartialBlock));
+  const IndexScheme& s = launch.scheme;
+  if (s.kind == IndexScheme::Kind::Flat) {
+    if (o.scalar_edge) {
+      ImGui::TextColored(kDimColour, "a scalar %s element, done one per thread",
+                         t.global_linear_thread < static_cast<unsigned long long>(s.head) ? "head" : "tail");
+    } else {
+      if (s.vector > 1)
+        ImGui::TextColored(kDimColour, "element %u of a %u-wide vector access", o.vector_lane, s.vector);
+      if (s.per_thread > 1)
+        ImGui::TextColored(kDimColour, "the thread's access %u of %u in each pass", o.slot + 1, s.per_thread);
+      if (s.grid_stride) ImGui::TextColored(kDimColour, "pass %lld of the grid-stride loop", o.pass);
+    }
+  }
+  long long owned = 0;
+  for (const auto& r : o.owns) owned += r.w * r.h;
+  if (owned > 1)
+    ImGui::TextColored(kDimColour, "this thread stores %lld elements (outlined)", owned);
+}
+
+}  // namespace bs::ui

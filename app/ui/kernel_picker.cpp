@@ -1,0 +1,173 @@
+// The kernel list and the configuration editor, for any lab: free-blockDim kernels get sliders,
+// typed fields (applied on Enter or when the field loses focus) and presets; compiled kernels
+// get their list of compiled configurations. Refusals are the lab's (LaunchRecord::status).
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "ui/panels.hpp"
+#include "ui/widgets.hpp"
+
+namespace bs::ui {
+namespace {
+
+bool choose_button(const char* label, bool current, float width) {
+  if (current) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.30f, 0.50f, 0.30f, 1));
+  const bool pressed = ImGui::Button(label, ImVec2(width, 0));
+  if (current) ImGui::PopStyleColor();
+  return pressed;
+}
+
+std::string preset_label(const Dim3& p) {
+  char label[32];
+  if (p.y == 1 && p.z == 1) std::snprintf(label, sizeof label, "%u", p.x);
+  else if (p.z == 1) std::snprintf(label, sizeof label, "%ux%u", p.x, p.y);
+  else std::snprintf(label, sizeof label, "%ux%ux%u", p.x, p.y, p.z);
+  return label;
+}
+
+// Three typed fields staged in *st: each applies when it is left after an edit (Enter or focus
+// moving away), never per keystroke.
+bool typed_block(Dim3* block, PickerState* st, float em) {
+  if (!st->staging) {
+    st->staged[0] = static_cast<int>(block->x);
+    st->staged[1] = static_cast<int>(block->y);
+    st->staged[2] = static_cast<int>(block->z);
+  }
+  bool apply = false, active = false;
+  const char* names[3] = {"##tx", "##ty", "##tz"};
+  const float w = std::max(em * 3.0f, (ImGui::GetContentRegionAvail().x - em * 4.0f) / 3.0f);
+  for (int i = 0; i < 3; ++i) {
+    if (i) ImGui::SameLine(0, em * 0.3f);
+    ImGui::SetNextItemWidth(w);
+    ImGui::InputInt(names[i], &st->staged[i], 0, 0);
+    active |= ImGui::IsItemActive();
+    apply |= ImGui::IsItemDeactivatedAfterEdit();
+  }
+  ImGui::SameLine(0, em * 0.3f);
+  ImGui::TextUnformatted("typed");
+  item_tooltip("Type any blockDim, even one the kernel cannot run, and press Enter (or click "
+               "elsewhere): the lab says why it refuses it. Nothing launches while you type.");
+  st->staging = active;
+  if (!apply) return false;
+  st->staging = false;
+  const Dim3 b{static_cast<unsigned>(std::max(0, st->staged[0])),
+               static_cast<unsigned>(std::max(0, st->staged[1])),
+               static_cast<unsigned>(std::max(0, st->staged[2]))};
+  if (b == *block) return false;
+  *block = b;
+  return true;
+}
+
+}  // namespace
+
+bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig* config,
+                        PickerState* st) {
+  const float em = ImGui::GetFontSize();
+  bool changed = false;
+  const lab::KernelInfo* current = nullptr;
+  for (const auto& k : *in.kernels)
+    if (k.id == *kernel) current = &k;
+
+  ImGui::TextUnformatted("Kernel");
+  const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight();
+  std::string group;
+  for (const auto& k : *in.kernels) {
+    if (k.group != group && k.group == "library") ImGui::Separator();
+    group = k.group;
+    std::string label = k.label;
+    for (const char* cut : {" (", ", "})
+      if (ImGui::CalcTextSize(label.c_str()).x > room && label.find(cut) != std::string::npos)
+        label = label.substr(0, label.find(cut));
+    if (ImGui::RadioButton((label + "##" + k.id).c_str(), current == &k) && current != &k) {
+      *kernel = k.id;
+      KernelConfig c;
+      if (k.style == lab::ConfigStyle::Compiled && !k.configs.empty()) {
+        c.compiled = std::clamp(k.default_config, 0, static_cast<int>(k.configs.size()) - 1);
+        c.block = k.configs[static_cast<std::size_t>(c.compiled)].block;
+      } else {
+        c.block = k.default_block;
+      }
+      *config = c;
+      st->staging = false;
+      current = &k;
+      changed = true;
+    }
+    item_tooltip((k.teaches + "\n\n" + k.file + (k.grid_rule.empty() ? "" : "\n" + k.grid_rule)).c_str());
+  }
+  if (!current) return changed;
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextColored(kDimColour, "%s", current->teaches.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::Spacing();
+
+  if (current->timed_only) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kDimColour, "A library kernel: timed and checked like the others; its "
+                                   "launch configuration is its own, so there is nothing to set.");
+    ImGui::PopTextWrapPos();
+    return changed;
+  }
+
+  if (current->style == lab::ConfigStyle::Compiled) {
+    ImGui::TextUnformatted("Compiled configurations");
+    help_marker("Tile sizes are template parameters: each entry is a kernel that exists as "
+                "machine code, with the launch shape it implies.");
+    const int count = static_cast<int>(current->configs.size());
+    const int index = std::clamp(config->compiled, 0, std::max(0, count - 1));
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::BeginCombo("##config", count ? current->configs[static_cast<std::size_t>(index)].label.c_str() : "")) {
+      for (int i = 0; i < count; ++i) {
+        const auto& c = current->configs[static_cast<std::size_t>(i)];
+        if (ImGui::Selectable(c.label.c_str(), i == config->compiled) && i != config->compiled) {
+          config->compiled = i;
+          config->block = c.block;
+          changed = true;
+        }
+      }
+      ImGui::EndCombo();
+    }
+    return changed;
+  }
+
+  ImGui::TextUnformatted("blockDim");
+  help_marker("Threads per block in x, y and z. A block may have at most 1024 threads in all, "
+              "x and y up to 1024 and z up to 64. Shapes CUDA (or this kernel) would refuse are "
+              "refused before launch, with the reason.");
+  if (current->block_rank == 1)
+    ImGui::TextColored(kDimColour, "this kernel flattens x*y*z into one index");
+  int b[3] = {static_cast<int>(std::min(config->block.x, 1024u)),
+              static_cast<int>(std::min(config->block.y, 1024u)),
+              static_cast<int>(std::min(config->block.z, 64u))};
+  ImGui::PushItemWidth(-em * 1.5f);
+  bool slid = false;
+  slid |= ImGui::SliderInt("x", &b[0], 1, 1024, "%d", ImGuiSliderFlags_Logarithmic);
+  if (current->block_rank >= 2 || config->block.y != 1)
+    slid |= ImGui::SliderInt("y", &b[1], 1, 1024, "%d", ImGuiSliderFlags_Logarithmic);
+  if (current->block_rank >= 3 || config->block.z != 1)
+    slid |= ImGui::SliderInt("z", &b[2], 1, 64, "%d", ImGuiSliderFlags_Logarithmic);
+  ImGui::PopItemWidth();
+  if (slid) {
+    config->block = Dim3{static_cast<unsigned>(std::max(1, b[0])), static_cast<unsigned>(std::max(1, b[1])),
+                         static_cast<unsigned>(std::max(1, b[2]))};
+    st->staging = false;
+    changed = true;
+  }
+  changed |= typed_block(&config->block, st, em);
+  ImGui::TextColored(kDimColour, "presets");
+  const float bw = em * 4.2f;
+  const int per_row = std::max(1, static_cast<int>((ImGui::GetContentRegionAvail().x + em * 0.5f) / (bw + em * 0.5f)));
+  int col = 0;
+  for (const Dim3& p : current->presets) {
+    if (col++ % per_row != 0) ImGui::SameLine();
+    if (choose_button((preset_label(p) + "##preset").c_str(), p == config->block, bw) && p != config->block) {
+      config->block = p;
+      st->staging = false;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace bs::ui

@@ -1,0 +1,77 @@
+// What ran, or why nothing did: the selection's time (median of its own runs, with the 95%
+// interval), its throughput against the lab's ceilings, and the verdict of the lab's reference,
+// side by side. A wrong result is never shown as a fast one.
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "ui/panels.hpp"
+#include "ui/widgets.hpp"
+
+namespace bs::ui {
+using app::TimingEntry;
+using app::TimingSummary;
+namespace {
+
+std::string dims(const Dim3& d) {
+  return std::to_string(d.x) + " x " + std::to_string(d.y) + " x " + std::to_string(d.z);
+}
+
+}  // namespace
+
+void draw_result_card(const ResultInput& in) {
+  const LaunchRecord* last = in.last;
+  ImGui::PushTextWrapPos(0.0f);
+  if (last && !last->ok() && !last->kernel.empty()) {
+    ImGui::TextColored(kErrorColour, last->refused ? "Refused before launch: nothing ran" : "Launch failed");
+    status_text(last->status);
+    if (in.shown && in.shown->ok())
+      ImGui::TextColored(kDimColour, "The views show the last launch that ran: %s, %s.",
+                         in.shown->kernel.c_str(), in.shown->config_label.c_str());
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  if (!last || !last->ok() || !in.entry) {
+    ImGui::TextColored(kDimColour, "No run of this configuration yet.");
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  const LaunchRecord& r = *last;
+  stat_row("gridDim", r.request.compiled >= 0 && r.config.grid.x == 0 ? "the library's own" : dims(r.config.grid),
+           "Blocks in x, y and z, as the lab really launched them.");
+  stat_row("blockDim", r.config.grid.x == 0 ? "the library's own" : dims(r.config.block));
+  const TimingSummary k = in.entry->history.kernel_summary();
+  ImGui::Text("%s", ms_text(k.median).c_str());
+  ImGui::SameLine();
+  ImGui::TextColored(kDimColour, "median of %zu runs of this configuration", k.count);
+  const bool passed = r.check.passed();
+  const std::string& unit = in.problem ? in.problem->throughput_unit : "";
+  const double throughput = k.median > 0 ? (unit == "GFLOP/s" ? r.flops : r.bytes_moved) / (k.median * 1e6) : 0;
+  if (r.check.failed()) {
+    ImGui::TextColored(kErrorColour, "WRONG RESULT: %s withheld", unit.c_str());
+  } else {
+    ImGui::TextColored(passed ? kOkColour : kWarnColour, "%s %s", sig(throughput, 4).c_str(), unit.c_str());
+    if (in.problem)
+      for (const auto& c : in.problem->ceilings)
+        if (c.value > 0 && c.unit == unit) {
+          ImGui::SameLine();
+          ImGui::TextColored(kDimColour, "%s%% of %s", sig(100 * throughput / c.value, 3).c_str(), c.name.c_str());
+        }
+  }
+  if (r.check.state == Check::State::NotChecked)
+    ImGui::TextColored(kWarnColour, "%s", r.check.summary().c_str());
+  else if (passed)
+    ImGui::TextColored(kOkColour, "correct: %s %s <= %s", r.check.measure.c_str(), sig_trim(r.check.worst).c_str(),
+                       sig_trim(r.check.limit).c_str());
+  else
+    ImGui::TextColored(kErrorColour, "%s", r.check.summary().c_str());
+  item_tooltip(("Checked against " + r.check.against + ".\n" + r.check.summary() +
+                (r.check.note.empty() ? "" : "\n" + r.check.note)).c_str());
+  if (r.timing.simulated)
+    ImGui::TextColored(kWarnColour, "simulated on the CPU: times are the simulator's, not a GPU's");
+  if (in.paused_slow)
+    ImGui::TextColored(kWarnColour, "continuous runs paused: one run takes %s", ms_text(in.slow_ms).c_str());
+  ImGui::PopTextWrapPos();
+}
+
+}  // namespace bs::ui

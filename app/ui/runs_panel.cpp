@@ -1,0 +1,86 @@
+// The Runs tab: every configuration run this session on the lab's current problem, side by side
+// (median with its interval, throughput, the check), best first; a click loads one back into
+// the lab. Intervals that overlap with the best are marked: those cannot be ranked against it.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "ui/panels.hpp"
+#include "ui/widgets.hpp"
+
+namespace bs::ui {
+using app::TimingEntry;
+
+std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideInput& in) {
+  std::optional<std::pair<std::string, KernelConfig>> chosen;
+  const LaunchRecord& shown = *in.shown;
+  std::vector<const TimingEntry*> rows;
+  for (const TimingEntry& e : in.book->entries())
+    if (e.key.lab == shown.lab && e.key.problem == shown.problem) rows.push_back(&e);
+  if (rows.empty()) {
+    ImGui::TextColored(kDimColour, "Configurations you run appear here.");
+    return chosen;
+  }
+  auto median = [](const TimingEntry* e) { return e->history.kernel_summary().median; };
+  std::sort(rows.begin(), rows.end(), [&](const TimingEntry* a, const TimingEntry* b) {
+    const bool wa = a->last.check.failed(), wb = b->last.check.failed();
+    if (wa != wb) return wb;  // wrong results last: never ranked
+    return median(a) < median(b);
+  });
+  const std::string unit = in.problem ? in.problem->throughput_unit : "GB/s";
+  std::vector<double> best_samples(rows.front()->history.kernel().begin(), rows.front()->history.kernel().end());
+  const auto [best_lo, best_hi] = median_interval_95(best_samples);
+  ImGui::TextColored(kDimColour, "every configuration run on %s this session; click a row to load it",
+                     shown.problem.c_str());
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
+  if (!ImGui::BeginTable("runs", 5, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return chosen;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("kernel, config", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("median ms");
+  ImGui::TableSetupColumn(unit.c_str());
+  ImGui::TableSetupColumn("runs");
+  ImGui::TableSetupColumn("check");
+  ImGui::TableHeadersRow();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const TimingEntry& e = *rows[i];
+    const double m = median(&e);
+    std::vector<double> samples(e.history.kernel().begin(), e.history.kernel().end());
+    const auto [lo, hi] = median_interval_95(samples);
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    const std::string label = e.key.kernel + "  " + e.key.config;
+    const bool current = e.key.kernel == shown.kernel && e.key.config == shown.config_label;
+    if (ImGui::Selectable((label + "##run" + std::to_string(i)).c_str(), current,
+                          ImGuiSelectableFlags_SpanAllColumns))
+      chosen = std::pair{e.last.kernel, e.last.request};
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(sig(m, 4).c_str());
+    char tip[160];
+    std::snprintf(tip, sizeof tip, "95%% interval of the median: %s .. %s ms%s", sig(lo, 4).c_str(),
+                  sig(hi, 4).c_str(),
+                  i > 0 && lo <= best_hi ? "\noverlaps the best: these two cannot be ranked" : "");
+    item_tooltip(tip);
+    if (i > 0 && lo <= best_hi && !e.last.check.failed()) {
+      ImGui::SameLine();
+      ImGui::TextColored(kWarnColour, "~");
+    }
+    ImGui::TableNextColumn();
+    const double t = m > 0 ? (unit == "GFLOP/s" ? e.last.flops : e.last.bytes_moved) / (m * 1e6) : 0;
+    if (e.last.check.failed()) ImGui::TextColored(kDimColour, "---");
+    else ImGui::TextUnformatted(sig(t, 4).c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%zu", e.runs);
+    ImGui::TableNextColumn();
+    if (e.last.check.passed()) ImGui::TextColored(kOkColour, "ok");
+    else if (e.last.check.failed()) ImGui::TextColored(kErrorColour, "WRONG (%llu)", e.last.check.mismatches);
+    else ImGui::TextColored(kWarnColour, "unchecked");
+    item_tooltip(e.last.check.summary().c_str());
+  }
+  ImGui::EndTable();
+  (void)best_lo;
+  return chosen;
+}
+
+}  // namespace bs::ui

@@ -1,0 +1,54 @@
+// The one timing loop every lab times its launches with: warm-up, then timed repeats (each
+// after an optional L2 flush) until the policy is satisfied, then the summary. The clock is the
+// backend's: CUDA events around each launch on the GPU (device/event_timer.hpp), steady_clock
+// around each simulated launch on the CPU; the loop is the same, so every lab reports timings
+// the same way (core/timing.hpp).
+#pragma once
+#include <atomic>
+#include <chrono>
+
+#include "core/status.hpp"
+#include "core/timing.hpp"
+
+namespace bs::lab {
+
+// timed_once() -> Result<double>: one launch, its time in ms.
+// flush() -> Status: overwrites the L2 before a timed repeat (called only when the policy asks).
+// Fills `out` (samples, summary, warmup, l2_flushed; the clock name is the caller's). A failed
+// launch stops the loop and is returned; a cancel keeps what was measured.
+template <class TimedOnce, class Flush>
+Status measure(const TimingPolicy& policy, Timing& out, TimedOnce&& timed_once, Flush&& flush,
+               const std::atomic<bool>* cancel = nullptr) {
+  using Clock = std::chrono::steady_clock;
+  auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
+  out.samples_ms.clear();
+  out.warmup = 0;
+  out.l2_flushed = policy.flush_l2;
+  for (int i = 0; i < policy.warmup && !cancelled(); ++i) {
+    Result<double> ms = timed_once();
+    if (!ms) return ms.status();
+    ++out.warmup;
+  }
+  const int max_repeats = std::max(policy.max_repeats, std::max(1, policy.min_repeats));
+  const auto start = Clock::now();
+  for (int r = 0; r < max_repeats; ++r) {
+    if (cancelled() && !out.samples_ms.empty()) break;
+    if (policy.flush_l2)
+      if (Status s = flush(); !s) return s;
+    Result<double> ms = timed_once();
+    if (!ms) return ms.status();
+    out.samples_ms.push_back(ms.value());
+    if (static_cast<int>(out.samples_ms.size()) < policy.min_repeats) continue;
+    if (policy.target_ci > 0) {
+      summarize(out);
+      if (out.relative_ci() <= policy.target_ci) break;
+    }
+    if (policy.budget_ms > 0 &&
+        std::chrono::duration<double, std::milli>(Clock::now() - start).count() >= policy.budget_ms)
+      break;
+  }
+  summarize(out);
+  return Status::success();
+}
+
+}  // namespace bs::lab

@@ -1,0 +1,281 @@
+#include "lab/report.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "core/json_writer.hpp"
+
+namespace bs::lab {
+namespace {
+
+const KernelInfo* kernel_info(const std::vector<KernelInfo>& kernels, const std::string& id) {
+  for (const KernelInfo& k : kernels)
+    if (k.id == id) return &k;
+  return nullptr;
+}
+
+bool is_library(const std::vector<KernelInfo>& kernels, const std::string& id) {
+  const KernelInfo* k = kernel_info(kernels, id);
+  return k && k->group == "library";
+}
+
+std::string dim_text(const Dim3& d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+const char* check_state(const Check& c) {
+  switch (c.state) {
+    case Check::State::Passed: return "passed";
+    case Check::State::Failed: return "failed";
+    case Check::State::NotChecked: return "not_checked";
+  }
+  return "?";
+}
+
+// CSV field: quoted when it holds a comma, quote or line break; quotes doubled (RFC 4180).
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string num(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+}  // namespace
+
+const char* outcome(const LaunchRecord& r) {
+  if (!r.ok()) return r.refused ? "refused" : "failed";
+  if (r.check.failed()) return "wrong";
+  return "ok";
+}
+
+Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
+              const std::vector<Ceiling>& ceilings, const std::string& unit,
+              const std::vector<KernelInfo>& kernels) {
+  Shares s;
+  s.unit = unit;
+  if (!r.ok() || r.timing.median_ms <= 0) return s;
+  s.throughput = unit == "GFLOP/s" ? r.gflops() : r.gbytes_per_s();
+  for (const Ceiling& c : ceilings)
+    if (c.value > 0) {
+      const double t = c.unit == "GFLOP/s" ? r.gflops() : r.gbytes_per_s();
+      s.of_ceiling.emplace_back(c.name, t / c.value);
+    }
+  // The fastest library run on the same problem (a library kernel compared with itself is 1).
+  const LaunchRecord* best = nullptr;
+  for (const LaunchRecord& o : all)
+    if (o.ok() && o.problem == r.problem && o.timing.median_ms > 0 &&
+        is_library(kernels, o.kernel) && (!best || o.timing.median_ms < best->timing.median_ms))
+      best = &o;
+  if (best) {
+    s.of_library = best->timing.median_ms / r.timing.median_ms;
+    s.library = best->kernel;
+  }
+  return s;
+}
+
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> columns = {
+      "lab", "kernel", "config", "problem", "outcome", "error", "block", "grid", "compiled_index",
+      "median_ms", "min_ms", "max_ms", "ci_low_ms", "ci_high_ms", "repeats", "warmup",
+      "l2_flushed", "clock", "simulated", "bytes", "flops", "throughput", "throughput_unit",
+      "of_first_ceiling", "first_ceiling", "of_library", "library", "check", "check_measure",
+      "check_worst", "check_limit", "checked", "mismatches", "registers", "static_shared_bytes",
+      "local_bytes", "attributes_measured", "scheme"};
+  return columns;
+}
+
+std::string results_csv(const std::vector<LaunchRecord>& records,
+                        const std::vector<Ceiling>& ceilings, const std::string& unit,
+                        const std::vector<KernelInfo>& kernels) {
+  std::string out;
+  for (std::size_t i = 0; i < csv_columns().size(); ++i)
+    out += (i ? "," : "") + csv_columns()[i];
+  out += "\n";
+  for (const LaunchRecord& r : records) {
+    const Shares s = shares(r, records, ceilings, unit, kernels);
+    const Timing& t = r.timing;
+    const std::vector<std::string> row = {
+        r.lab, r.kernel, r.config_label, r.problem, outcome(r), r.ok() ? "" : r.status.describe(),
+        dim_text(r.config.block), dim_text(r.config.grid), std::to_string(r.request.compiled),
+        num(t.median_ms), num(t.min_ms), num(t.max_ms), num(t.ci_low_ms), num(t.ci_high_ms),
+        std::to_string(t.repeats()), std::to_string(t.warmup), t.l2_flushed ? "1" : "0", t.clock,
+        t.simulated ? "1" : "0", num(r.bytes_moved), num(r.flops), num(s.throughput), unit,
+        s.of_ceiling.empty() ? "" : num(s.of_ceiling.front().second),
+        s.of_ceiling.empty() ? "" : s.of_ceiling.front().first,
+        s.of_library > 0 ? num(s.of_library) : "", s.library, check_state(r.check),
+        r.check.measure, num(r.check.worst), num(r.check.limit),
+        std::to_string(r.check.checked), std::to_string(r.check.mismatches),
+        std::to_string(r.attributes.registers_per_thread),
+        std::to_string(r.attributes.static_shared_bytes),
+        std::to_string(r.attributes.local_bytes_per_thread), r.attributes_measured ? "1" : "0",
+        describe(r.scheme)};
+    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_field(row[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>& records,
+                         const std::string& unit, const std::vector<KernelInfo>& kernels) {
+  JsonWriter j;
+  j.begin_object();
+  j.field("schema", kResultsSchema).field("version", kResultsVersion);
+  j.field("kind", h.kind).field("created", utc_timestamp());
+  j.field("lab", h.lab).field("backend", h.backend).field("device", h.device);
+  j.field("versions", h.versions);
+  j.field("complete", h.complete);
+  if (!h.note.empty()) j.field("note", h.note);
+  j.key("timing_policy").begin_object();
+  j.field("warmup", h.policy.warmup).field("min_repeats", h.policy.min_repeats);
+  j.field("max_repeats", h.policy.max_repeats).field("target_ci", h.policy.target_ci);
+  j.field("budget_ms", h.policy.budget_ms).field("flush_l2", h.policy.flush_l2);
+  j.end_object();
+  if (h.clock_mhz_before > 0 || h.clock_mhz_after > 0)
+    j.field("sm_clock_mhz_before", h.clock_mhz_before).field("sm_clock_mhz_after", h.clock_mhz_after);
+  j.field("throughput_unit", unit);
+  j.key("ceilings").begin_array();
+  for (const Ceiling& c : h.ceilings) {
+    j.begin_object();
+    j.field("name", c.name).field("value", c.value).field("unit", c.unit).field("note", c.note);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("refused").begin_array();
+  for (const std::string& r : h.refusals) j.value(r);
+  j.end_array();
+  j.key("results").begin_array();
+  for (const LaunchRecord& r : records) {
+    const Shares s = shares(r, records, h.ceilings, unit, kernels);
+    const Timing& t = r.timing;
+    j.begin_object();
+    j.field("lab", r.lab).field("kernel", r.kernel);
+    if (const KernelInfo* k = kernel_info(kernels, r.kernel)) j.field("group", k->group);
+    j.field("config", r.config_label).field("problem", r.problem);
+    j.field("outcome", outcome(r));
+    if (!r.ok()) j.field("error", r.status.describe());
+    j.key("block").begin_array().value(r.config.block.x).value(r.config.block.y).value(r.config.block.z).end_array();
+    j.key("grid").begin_array().value(r.config.grid.x).value(r.config.grid.y).value(r.config.grid.z).end_array();
+    j.field("compiled_index", r.request.compiled);
+    j.field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms);
+    j.field("ci_low_ms", t.ci_low_ms).field("ci_high_ms", t.ci_high_ms);
+    j.field("repeats", t.repeats()).field("warmup", t.warmup).field("l2_flushed", t.l2_flushed);
+    j.field("clock", t.clock).field("simulated", t.simulated);
+    j.field("bytes", r.bytes_moved).field("bytes_note", r.bytes_note).field("flops", r.flops);
+    j.field("throughput", s.throughput);
+    j.key("of_ceiling").begin_object();
+    for (const auto& [name, share] : s.of_ceiling) j.field(name, share);
+    j.end_object();
+    if (s.of_library > 0) j.field("of_library", s.of_library).field("library", s.library);
+    j.key("check").begin_object();
+    j.field("state", check_state(r.check)).field("against", r.check.against);
+    j.field("measure", r.check.measure).field("worst", r.check.worst).field("limit", r.check.limit);
+    j.field("checked", r.check.checked).field("mismatches", r.check.mismatches);
+    if (!r.check.note.empty()) j.field("note", r.check.note);
+    j.key("first_bad").begin_array();
+    for (const Check::Bad& b : r.check.first_bad)
+      j.begin_array().value(b.x).value(b.y).value(b.got).value(b.want).end_array();
+    j.end_array();
+    j.end_object();
+    j.key("attributes").begin_object();
+    j.field("registers", r.attributes.registers_per_thread);
+    j.field("static_shared_bytes", static_cast<unsigned long long>(r.attributes.static_shared_bytes));
+    j.field("local_bytes", static_cast<unsigned long long>(r.attributes.local_bytes_per_thread));
+    j.field("measured", r.attributes_measured);
+    j.end_object();
+    j.field("scheme", describe(r.scheme));
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  return j.str() + "\n";
+}
+
+std::string results_table(const ResultsHeader& h, const std::vector<LaunchRecord>& records,
+                          const std::string& unit, const std::vector<KernelInfo>& kernels) {
+  std::string t = "device: " + h.device + "  (" + h.versions + ")\n";
+  char line[512];
+  for (const Ceiling& c : h.ceilings) {
+    std::snprintf(line, sizeof line, "%s: %.1f %s (%s)\n", c.name.c_str(), c.value, c.unit.c_str(),
+                  c.note.c_str());
+    t += line;
+  }
+  std::snprintf(line, sizeof line, "%-18s %-34s %-16s %-15s %-9s %11s %10s %12s %8s %8s  %s\n",
+                "kernel", "config", "problem", "grid", "block", "median ms", "+-95%", unit.c_str(),
+                "%ceil", "%lib", "check");
+  t += line;
+  for (const LaunchRecord& r : records) {
+    const std::string grid = dim_text(r.config.grid), block = dim_text(r.config.block);
+    if (!r.ok()) {
+      std::snprintf(line, sizeof line, "%-18s %-34s %-16s %-15s %-9s %s: ", r.kernel.c_str(),
+                    r.config_label.substr(0, 34).c_str(), r.problem.c_str(), grid.c_str(),
+                    block.c_str(), outcome(r));
+      t += line + r.status.message + "\n";
+      continue;
+    }
+    const Shares s = shares(r, records, h.ceilings, unit, kernels);
+    const double half = (r.timing.ci_high_ms - r.timing.ci_low_ms) / 2;
+    std::snprintf(line, sizeof line,
+                  "%-18s %-34s %-16s %-15s %-9s %11.4f %10.4f %12.1f %7.1f%% %7s  %s\n",
+                  r.kernel.c_str(), r.config_label.substr(0, 34).c_str(), r.problem.c_str(),
+                  grid.c_str(), block.c_str(), r.timing.median_ms, half, s.throughput,
+                  s.of_ceiling.empty() ? 0.0 : 100 * s.of_ceiling.front().second,
+                  s.of_library > 0 ? (num(100 * s.of_library) + "%").c_str() : "-",
+                  r.check.passed() ? "ok" : r.check.failed() ? "WRONG" : "not checked");
+    t += line;
+  }
+  for (const std::string& r : h.refusals) t += "refused: " + r + "\n";
+  if (!h.note.empty()) t += h.note + "\n";
+  return t;
+}
+
+Status write_text_file(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out)
+      return Status::failure("cannot write " + path + ": " + std::strerror(errno),
+                             "check that the folder exists and is writable", "write");
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      return Status::failure("could not write all of " + path + " (disk full?)", "", "write");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return Status::failure("cannot write " + path + ": " + ec.message(),
+                           "check that the folder exists and is writable", "rename");
+  }
+  return Status::success();
+}
+
+std::string utc_timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace bs::lab

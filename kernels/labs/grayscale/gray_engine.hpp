@@ -1,0 +1,63 @@
+// The backend half of the grayscale lab (gray_lab.hpp): memory, launches, the clock and the
+// comparison with the reference, once on the CUDA device (gray_engine_cuda.cu) and once on the
+// CPU grid simulator (gray_engine_cpu.cpp). The lab itself does everything that does not depend
+// on the backend (which kernel, which grid, validation, the record), so the two engines stay
+// small and alike.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/check.hpp"
+#include "core/launch_record.hpp"
+#include "core/status.hpp"
+#include "lab/lab.hpp"
+#include "labs/grayscale/gray_kernels.hpp"
+
+namespace bs::gray {
+
+class GrayEngine {
+ public:
+  virtual ~GrayEngine() = default;
+
+  // The kernel's compiled attributes (cudaFuncGetAttributes) or the simulator's none; `measured`
+  // says which.
+  virtual KernelAttributes attributes(GrayKernel k, bool* measured) = 0;
+
+  // Keeps the planar source and the reference (both n = width * height based); on failure the
+  // previous ones stay.
+  virtual Status upload(const std::vector<std::uint8_t>& planar,
+                        const std::vector<std::uint8_t>& reference, int width, int height) = 0;
+
+  // Where run() writes by default (this backend's memory, width * height bytes).
+  virtual std::uint8_t* own_output() = 0;
+  virtual Status download(std::uint8_t* host) = 0;  // own_output() to host
+
+  // One launch into `out`, timed by this backend's clock (ms).
+  virtual Result<double> launch_timed(GrayKernel k, const LaunchConfig& config,
+                                      std::uint8_t* out) = 0;
+  // One more launch of the traced form (the same body), untimed: who ran each block, when.
+  virtual Result<std::vector<BlockTrace>> launch_traced(GrayKernel k, const LaunchConfig& config,
+                                                        std::uint8_t* out) = 0;
+  virtual Status flush_l2() = 0;
+  virtual std::string clock() const = 0;
+  virtual bool simulated() const = 0;
+
+  // `out` against the reference, within 1 (the formula rounds in float; the reference in
+  // double): the measure, the count, and the first wrong pixels.
+  virtual Check verify(const std::uint8_t* out) = 0;
+
+  // A fresh engine on the same backend (with no data), for Lab::fork.
+  virtual Result<std::unique_ptr<GrayEngine>> clone() const = 0;
+};
+
+std::unique_ptr<GrayEngine> make_cpu_engine(const lab::Backend& backend);
+// Fails (as a value) without CUDA or without the device.
+Result<std::unique_ptr<GrayEngine>> make_cuda_engine(const lab::Backend& backend);
+
+// The comparison both engines use on the host: out and ref of n bytes, row width `width`.
+Check compare_with_reference(const std::uint8_t* out, const std::uint8_t* ref, long long n,
+                             long long width);
+
+}  // namespace bs::gray

@@ -1,0 +1,58 @@
+// The backend half of the matmul lab (matmul_lab.hpp): device or host memory for A, B and C,
+// launches of the compiled ladder, the clock, and the reference (cuBLAS on the GPU, the
+// multi-threaded double-precision CPU product on the simulator). The lab does everything that
+// does not depend on the backend.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/launch_record.hpp"
+#include "core/status.hpp"
+#include "lab/lab.hpp"
+#include "labs/matmul/matmul.hpp"
+
+namespace bs::matmul {
+
+class MatmulEngine {
+ public:
+  virtual ~MatmulEngine() = default;
+
+  // Checks the memory first (a size that does not fit is a message, not a crash), then keeps A
+  // and B. On failure the previous matrices are gone (the lab says so).
+  virtual Status set_matrices(const std::vector<float>& A, const std::vector<float>& B, int M,
+                              int N, int K) = 0;
+  // The reference product into `ref` (M * N floats, host) and what produced it; its median time
+  // in *ms. GPU: cuBLAS SGEMM (FP32, tensor cores off); CPU: cpu_reference.
+  virtual Status reference(std::vector<float>& ref, double* ms, std::string* note) = 0;
+
+  // The compiled kernel's attributes (cudaFuncGetAttributes) or what the simulator declares.
+  virtual Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c,
+                                              bool* measured) = 0;
+  virtual float* own_output() = 0;                // C, in this backend's memory
+  virtual Status download(float* host) = 0;       // C to host
+  virtual Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c,
+                                      const LaunchConfig& lc, float* out) = 0;
+  virtual Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c,
+                                                        const LaunchConfig& lc, float* out) = 0;
+  // The library anchor (cuBLAS) into `out`; not available on the CPU.
+  virtual bool has_library() const = 0;
+  virtual Result<double> library_timed(float* out) = 0;
+  virtual Status flush_l2() = 0;
+  virtual std::string clock() const = 0;
+  virtual bool simulated() const = 0;
+  // The FP32 peak in GFLOP/s and how it was derived (0 on the CPU).
+  virtual double peak_gflops(std::string* formula) const = 0;
+
+  virtual Result<std::unique_ptr<MatmulEngine>> clone() const = 0;
+
+  // Device pointers for the GPU heatmaps (nullptr on the CPU).
+  virtual const float* device_a() const { return nullptr; }
+  virtual const float* device_b() const { return nullptr; }
+  virtual const float* device_reference() const { return nullptr; }
+};
+
+std::unique_ptr<MatmulEngine> make_cpu_engine(const lab::Backend& backend);
+Result<std::unique_ptr<MatmulEngine>> make_cuda_engine(const lab::Backend& backend);
+
+}  // namespace bs::matmul

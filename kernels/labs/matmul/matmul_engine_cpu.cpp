@@ -1,0 +1,105 @@
+// The matmul lab on the CPU grid simulator: A, B and C in host memory, every rung's own body run
+// thread by thread (fibers for the rungs with barriers), the multi-threaded double-precision
+// product as the reference, steady_clock around each launch.
+#include <chrono>
+#include <cstring>
+
+#include "labs/matmul/matmul_engine.hpp"
+#include "simulator/grid_simulator.hpp"
+
+namespace bs::matmul {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class CpuEngine final : public MatmulEngine {
+ public:
+  explicit CpuEngine(const lab::Backend& backend) : backend_(backend), simulator_(backend.sim_workers) {}
+
+  Status set_matrices(const std::vector<float>& A, const std::vector<float>& B, int M, int N,
+                      int K) override {
+    try {
+      a_ = A;
+      b_ = B;
+      c_.assign(static_cast<std::size_t>(M) * N, 0.0f);
+    } catch (const std::bad_alloc&) {
+      return Status::failure("not enough host memory for the simulator's matrices",
+                             "choose smaller sizes", "MatmulEngine::set_matrices");
+    }
+    M_ = M, N_ = N, K_ = K;
+    return Status::success();
+  }
+
+  Status reference(std::vector<float>& ref, double* ms, std::string* note) override {
+    ref.assign(static_cast<std::size_t>(M_) * N_, 0.0f);
+    const auto t0 = Clock::now();
+    if (Status s = cpu_reference(a_.data(), b_.data(), ref.data(), M_, N_, K_); !s) return s;
+    *ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    *note = "the multi-threaded CPU product (double accumulation)";
+    return Status::success();
+  }
+
+  Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c, bool* measured) override {
+    *measured = false;
+    KernelAttributes a;
+    a.static_shared_bytes = matmul_shared_bytes(k, c);  // what the kernel declares
+    return a;
+  }
+
+  float* own_output() override { return c_.data(); }
+  Status download(float* host) override {
+    std::memcpy(host, c_.data(), c_.size() * sizeof(float));
+    return Status::success();
+  }
+
+  Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
+                              float* out) override {
+    sim::SimResult r = simulate_kernel(simulator_, k, c, lc, {}, MatmulArgs{a_.data(), b_.data(), out, M_, N_, K_});
+    if (!r.status) return r.status;
+    return r.elapsed_ms;
+  }
+
+  Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c,
+                                                const LaunchConfig& lc, float* out) override {
+    sim::SimOptions o;
+    o.record_schedule = true;
+    sim::SimResult r = simulate_kernel(simulator_, k, c, lc, o, MatmulArgs{a_.data(), b_.data(), out, M_, N_, K_});
+    if (!r.status) return r.status;
+    return std::move(r.schedule);
+  }
+
+  bool has_library() const override { return false; }
+  Result<double> library_timed(float*) override {
+    return Status::failure("cuBLAS runs on the GPU only", "use the CUDA backend", "library_timed");
+  }
+  Status flush_l2() override { return Status::success(); }
+  std::string clock() const override {
+    return "steady_clock, CPU simulation (" + std::to_string(simulator_.workers()) + " workers)";
+  }
+  bool simulated() const override { return true; }
+  double peak_gflops(std::string*) const override { return 0; }
+
+  Result<std::unique_ptr<MatmulEngine>> clone() const override {
+    return std::unique_ptr<MatmulEngine>(std::make_unique<CpuEngine>(backend_));
+  }
+
+ private:
+  lab::Backend backend_;
+  sim::GridSimulator simulator_;
+  std::vector<float> a_, b_, c_;
+  int M_ = 0, N_ = 0, K_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<MatmulEngine> make_cpu_engine(const lab::Backend& backend) {
+  return std::make_unique<CpuEngine>(backend);
+}
+
+#if !defined(BLOCKSCOPE_HAS_CUDA)
+Result<std::unique_ptr<MatmulEngine>> make_cuda_engine(const lab::Backend&) {
+  return Status::failure("blockscope was built without CUDA", "use --backend cpu", "make_cuda_engine");
+}
+#endif
+
+}  // namespace bs::matmul

@@ -1,0 +1,443 @@
+// The matmul lab's backend-neutral half: the kernel list (the ladder and, on the GPU, cuBLAS as
+// the library anchor), the matrices, planning a launch (configuration, grid, refusals, scheme,
+// FLOPs) and running it through the engine with the one timing policy and the tolerance check.
+#include "labs/matmul/matmul_lab.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "lab/measure.hpp"
+#include "lab/size_text.hpp"
+#include "labs/matmul/matmul_engine.hpp"
+#include "labs/matmul/matmul_owner.hpp"
+#include "mapping/thread_map.hpp"
+
+namespace bs::matmul {
+namespace {
+
+bool free_block(MatmulKernel k) { return k == MatmulKernel::Naive || k == MatmulKernel::Uncoalesced; }
+
+std::vector<lab::KernelInfo> build_kernel_list(bool gpu, bool library) {
+  std::vector<lab::KernelInfo> out;
+  for (const MatmulKernelInfo& k : matmul_kernels()) {
+    lab::KernelInfo i;
+    i.id = k.id;
+    i.label = k.label;
+    i.teaches = k.teaches;
+    i.file = k.file;
+    i.group = k.kernel == MatmulKernel::Naive ? "lecture" : "ladder";
+    i.uses_barriers = k.uses_barriers;
+    if (free_block(k.kernel)) {
+      i.style = lab::ConfigStyle::FreeBlock;
+      i.block_rank = 2;
+      for (const MatmulConfig& c : k.configs) i.presets.push_back(c.block);
+      i.default_block = k.configs.front().block;
+      i.grid_rule = k.kernel == MatmulKernel::Naive
+                        ? "grid = (ceil(N / blockDim.x), ceil(M / blockDim.y))"
+                        : "grid = (ceil(M / blockDim.x), ceil(N / blockDim.y))";
+    } else {
+      i.style = lab::ConfigStyle::Compiled;
+      for (const MatmulConfig& c : k.configs) i.configs.push_back({c.label, c.block});
+      i.default_config = gpu && k.kernel == MatmulKernel::Warptile ? kK7FastestConfig : 0;
+      i.default_block = k.configs[static_cast<std::size_t>(i.default_config)].block;
+      i.grid_rule = k.kernel == MatmulKernel::SmemTiled ? "grid = (ceil(N / T), ceil(M / T))"
+                                                        : "grid = (ceil(N / BN), ceil(M / BM))";
+    }
+    out.push_back(std::move(i));
+  }
+  if (library) {
+    lab::KernelInfo c;
+    c.id = kCublasId;
+    c.label = "cuBLAS SGEMM (the library)";
+    c.teaches = "NVIDIA's FP32 GEMM with tensor cores off: the anchor the ladder is measured "
+                "against; its grid is cuBLAS's own, so there is nothing of ours to draw";
+    c.file = "cublasSgemm (CUBLAS_DEFAULT_MATH)";
+    c.group = "library";
+    c.style = lab::ConfigStyle::Compiled;
+    c.configs.push_back({"cuBLAS's own choice", Dim3{0, 0, 0}});
+    c.timed_only = true;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+IndexScheme scheme_of(MatmulKernel k, const MatmulConfig& c) {
+  const TileParams& p = c.tile;
+  switch (k) {
+    case MatmulKernel::Naive: return IndexScheme::grid2d();
+    case MatmulKernel::Uncoalesced: return IndexScheme::grid2d_transposed();
+    case MatmulKernel::SmemTiled: return IndexScheme::grid2d();
+    case MatmulKernel::Blocktile1D:
+      return IndexScheme::tiled(static_cast<unsigned>(p.BN), static_cast<unsigned>(p.BM), 1,
+                                static_cast<unsigned>(p.TM));
+    case MatmulKernel::Blocktile2D:
+    case MatmulKernel::Vectorized:
+      return IndexScheme::tiled(static_cast<unsigned>(p.BN), static_cast<unsigned>(p.BM),
+                                static_cast<unsigned>(p.TN), static_cast<unsigned>(p.TM));
+    case MatmulKernel::Warptile:
+      return IndexScheme::tiled(static_cast<unsigned>(p.BN), static_cast<unsigned>(p.BM));
+  }
+  return {};
+}
+
+std::string size_text(const MatrixSpec& s) {
+  return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K);
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+double physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+}  // namespace
+
+Check to_check(const Verification& v) {
+  Check c;
+  c.against = "";
+  c.measure = "worst error / its tolerance";
+  c.limit = 1;
+  c.worst = v.max_tolerance_ratio;
+  c.checked = v.checked;
+  c.mismatches = v.mismatches;
+  if (v.first_bad_row >= 0)
+    c.first_bad.push_back({v.first_bad_col, v.first_bad_row, v.first_bad_got, v.first_bad_want});
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "max abs error %.3g; tolerance per element %s", v.max_abs,
+                v.tolerance.c_str());
+  c.note = buf;
+  c.state = v.checked == 0 ? Check::State::NotChecked
+                           : (v.passed ? Check::State::Passed : Check::State::Failed);
+  return c;
+}
+
+MatmulLab::MatmulLab(lab::Backend backend, std::unique_ptr<MatmulEngine> engine)
+    : backend_(std::move(backend)), engine_(std::move(engine)) {
+  kernels_ = build_kernel_list(backend_.kind == BackendKind::Cuda, engine_->has_library());
+  peak_gflops_ = engine_->peak_gflops(&peak_note_);
+  if (peak_gflops_ <= 0)
+    peak_note_ = "no FP32 peak on the CPU simulation: it runs every thread's code one by one";
+  status_ = Status::failure("no matrices yet", "choose M, N and K", "matmul lab");
+}
+
+MatmulLab::~MatmulLab() = default;
+
+Result<std::unique_ptr<MatmulLab>> MatmulLab::create(const lab::Backend& backend) {
+  std::unique_ptr<MatmulEngine> engine;
+  if (backend.kind == BackendKind::Cuda) {
+    auto e = make_cuda_engine(backend);
+    if (!e) return e.status();
+    engine = std::move(e.value());
+  } else {
+    engine = make_cpu_engine(backend);
+  }
+  return std::unique_ptr<MatmulLab>(new MatmulLab(backend, std::move(engine)));
+}
+
+lab::ProblemInfo MatmulLab::problem() const {
+  lab::ProblemInfo p;
+  p.throughput_unit = "GFLOP/s";
+  if (!ready_) {
+    p.status = status_;
+    return p;
+  }
+  p.ready = true;
+  p.width = spec_.N;
+  p.height = spec_.M;
+  p.summary = "C (" + std::to_string(spec_.M) + " x " + std::to_string(spec_.N) + ") = A (" +
+              std::to_string(spec_.M) + " x " + std::to_string(spec_.K) + ", " +
+              to_string(spec_.a) + ") * B (" + std::to_string(spec_.K) + " x " +
+              std::to_string(spec_.N) + ", " + to_string(spec_.b) + "), seed " +
+              std::to_string(spec_.seed);
+  return p;
+}
+
+std::optional<std::pair<MatmulKernel, MatmulConfig>> MatmulLab::resolve(
+    std::string_view kernel, const KernelConfig& config) const {
+  const MatmulKernelInfo* info = find_matmul_kernel(kernel);
+  if (!info) return std::nullopt;
+  if (free_block(info->kernel)) return std::pair{info->kernel, make_block_config(info->kernel, config.block)};
+  if (config.compiled < 0 || config.compiled >= static_cast<int>(info->configs.size()))
+    return std::nullopt;
+  return std::pair{info->kernel, info->configs[static_cast<std::size_t>(config.compiled)]};
+}
+
+LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config) {
+  LaunchRecord rec;
+  rec.lab = std::string(id());
+  rec.kernel = std::string(kernel);
+  rec.request = config;
+  rec.backend = backend_.kind;
+  rec.problem = size_text(spec_);
+  rec.data_width = spec_.N;
+  rec.data_height = spec_.M;
+  rec.flops = matmul_flops(spec_.M, spec_.N, spec_.K);
+  rec.bytes_moved = matmul_compulsory_bytes(spec_.M, spec_.N, spec_.K);
+  rec.bytes_note = "A and B read once, C written once (the least any kernel must move)";
+  if (!ready_) {
+    rec.status = status_;
+    return rec;
+  }
+  if (kernel == kCublasId && engine_->has_library()) {
+    rec.config_label = "cuBLAS's own choice";
+    rec.scheme = IndexScheme::tiled(0, 0);
+    return rec;
+  }
+  const MatmulKernelInfo* info = find_matmul_kernel(kernel);
+  if (!info) {
+    rec.status = Status::failure("the matmul lab has no kernel '" + std::string(kernel) + "'",
+                                 "pick one of the kernel list", "MatmulLab::plan");
+    return rec;
+  }
+  if (!free_block(info->kernel) &&
+      (config.compiled < 0 || config.compiled >= static_cast<int>(info->configs.size()))) {
+    rec.status = Status::failure(
+        info->id + " has no configuration " + std::to_string(config.compiled) + " (it lists 0.." +
+            std::to_string(info->configs.size() - 1) + ")",
+        "pick one of its compiled configurations", "check_matmul_config");
+    return rec;
+  }
+  const auto [k, mc] = *resolve(kernel, config);
+  rec.config_label = mc.label;
+  rec.config = matmul_launch_config(k, mc, spec_.M, spec_.N, spec_.K);
+  rec.scheme = scheme_of(k, mc);
+  if (config.fixed_grid()) {
+    rec.status = Status::failure("the ladder's kernels compute their grid from M and N; a fixed "
+                                 "grid would leave parts of C uncomputed",
+                                 "leave the grid to the kernel's rule", "check_matmul_config");
+    return rec;
+  }
+  rec.status = check_matmul_config(k, mc, spec_.M, spec_.N, spec_.K, backend_.limits);
+  if (!rec.ok()) return rec;
+  auto attrs = engine_->attributes(k, mc, &rec.attributes_measured);
+  if (!attrs) {
+    rec.status = attrs.status();
+    return rec;
+  }
+  rec.attributes = attrs.value();
+  if (rec.attributes_measured)
+    rec.status = validate_launch(rec.config, backend_.limits, &rec.attributes);
+  return rec;
+}
+
+LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
+                            const lab::RunOptions& options) {
+  LaunchRecord rec = plan(kernel, config);
+  if (!rec.ok()) {
+    rec.refused = true;
+    return rec;
+  }
+  float* out = options.output ? static_cast<float*>(options.output) : engine_->own_output();
+  rec.timing.clock = engine_->clock();
+  rec.timing.simulated = engine_->simulated();
+  const bool library = kernel == kCublasId;
+  std::optional<std::pair<MatmulKernel, MatmulConfig>> what;
+  if (!library) what = resolve(kernel, config);
+  Status timed = lab::measure(
+      options.timing, rec.timing,
+      [&]() -> Result<double> {
+        if (library) return engine_->library_timed(out);
+        return engine_->launch_timed(what->first, what->second, rec.config, out);
+      },
+      [&] { return engine_->flush_l2(); }, options.cancel);
+  if (!timed) {
+    rec.status = timed;
+    return rec;
+  }
+  if (options.trace_schedule && !library) {
+    auto schedule = engine_->launch_traced(what->first, what->second, rec.config, out);
+    if (!schedule) {
+      rec.status = schedule.status();
+      return rec;
+    }
+    rec.schedule = std::move(schedule.value());
+    rec.schedule_simulated = engine_->simulated();
+  }
+  if (options.verify) {
+    std::vector<float> got(static_cast<std::size_t>(spec_.M) * spec_.N);
+    Status s = Status::success();
+    if (options.output && backend_.kind == BackendKind::CpuSimulation)
+      std::copy(out, out + got.size(), got.begin());
+    else if (!options.output)
+      s = engine_->download(got.data());
+    else
+      s = Status::failure("cannot verify an external GPU output buffer", "", "MatmulLab::run");
+    if (!s) {
+      rec.check.note = s.describe();
+    } else {
+      rec.check = to_check(verify(got.data(), reference_.data(), spec_.M, spec_.N, scale_));
+      rec.check.against = reference_note_;
+    }
+  }
+  return rec;
+}
+
+std::size_t MatmulLab::output_bytes() const {
+  return static_cast<std::size_t>(spec_.M) * spec_.N * sizeof(float);
+}
+
+Status MatmulLab::download_output(void* host) {
+  if (!ready_) return status_;
+  return engine_->download(static_cast<float*>(host));
+}
+
+std::optional<mapping::ElementOwner> MatmulLab::owner(const LaunchRecord& r, long long x,
+                                                      long long y) const {
+  const auto what = resolve(r.kernel, r.request);
+  if (!what || !ready_) return std::nullopt;
+  auto o = element_owner(what->first, what->second, spec_.M, spec_.N, static_cast<int>(y),
+                         static_cast<int>(x));
+  if (!o) return std::nullopt;
+  mapping::ElementOwner out;
+  auto t = mapping::describe_thread(r.scheme, r.config, r.data_width, r.data_height, o->block,
+                                    o->thread);
+  if (!t) return std::nullopt;
+  out.thread = *t;
+  out.thread.warp_in_block = o->warp;
+  out.thread.lane = o->lane;
+  for (const CRect& c : o->outputs) {
+    const long long x0 = std::max(0LL, c.col), y0 = std::max(0LL, c.row);
+    const long long x1 = std::min<long long>(spec_.N, c.col + c.cols);
+    const long long y1 = std::min<long long>(spec_.M, c.row + c.rows);
+    if (x1 > x0 && y1 > y0) out.owns.push_back({x0, y0, x1 - x0, y1 - y0});
+  }
+  if (o->warp_tile.rows > 0)
+    out.warp_tile = {o->warp_tile.col, o->warp_tile.row, o->warp_tile.cols, o->warp_tile.rows};
+  return out;
+}
+
+std::vector<mapping::WarpAccess> MatmulLab::warp_accesses(const LaunchRecord& r, Dim3 block,
+                                                          unsigned warp, int k) const {
+  using mapping::kNoAccess;
+  using mapping::kWarpSize;
+  std::vector<mapping::WarpAccess> out;
+  const auto what = resolve(r.kernel, r.request);
+  if (!what || !ready_ || k < 0 || k >= spec_.K) return out;
+  const MatmulKernel kern = what->first;
+  if (kern != MatmulKernel::Naive && kern != MatmulKernel::Uncoalesced &&
+      kern != MatmulKernel::SmemTiled)
+    return out;  // register-blocked rungs stage through shared memory in tile-shaped loads
+  const auto lanes = mapping::warp_lanes(r.scheme, r.config, spec_.N, spec_.M, block, warp);
+  if (!lanes[0]) return out;
+  const long long M = spec_.M, N = spec_.N, K = spec_.K;
+  constexpr long long F = sizeof(float);
+  std::vector<long long> a(kWarpSize, kNoAccess), b(kWarpSize, kNoAccess), c(kWarpSize, kNoAccess);
+  for (unsigned l = 0; l < kWarpSize; ++l) {
+    if (!lanes[l]) continue;
+    if (kern == MatmulKernel::SmemTiled) {
+      // Phase k / T: thread (tx, ty) loads A[row][k0 + tx] and B[k0 + ty][col].
+      const long long T = r.config.block.x, k0 = (k / T) * T;
+      const long long tx = lanes[l]->thread.x, ty = lanes[l]->thread.y;
+      const long long row = static_cast<long long>(block.y) * T + ty;
+      const long long col = static_cast<long long>(block.x) * T + tx;
+      if (row < M && k0 + tx < K) a[l] = (row * K + k0 + tx) * F;
+      if (k0 + ty < K && col < N) b[l] = ((k0 + ty) * N + col) * F;
+      if (row < M && col < N) c[l] = (row * N + col) * F;
+      continue;
+    }
+    if (!lanes[l]->in_range) continue;
+    const long long row = lanes[l]->y, col = lanes[l]->x;
+    a[l] = (row * K + k) * F;
+    b[l] = (static_cast<long long>(k) * N + col) * F;
+    c[l] = (row * N + col) * F;
+  }
+  const bool tiled = kern == MatmulKernel::SmemTiled;
+  out.push_back(mapping::make_warp_access(tiled ? "load  A[row][k0 + tx] to shared" : "load  A[row][k]",
+                                          "A", false, F, std::move(a)));
+  out.push_back(mapping::make_warp_access(tiled ? "load  B[k0 + ty][col] to shared" : "load  B[k][col]",
+                                          "B", false, F, std::move(b)));
+  out.push_back(mapping::make_warp_access("store C[row][col]", "C", true, F, std::move(c)));
+  return out;
+}
+
+Result<std::unique_ptr<lab::Lab>> MatmulLab::fork() const {
+  auto engine = engine_->clone();
+  if (!engine) return engine.status();
+  std::unique_ptr<MatmulLab> copy(new MatmulLab(backend_, std::move(engine.value())));
+  if (ready_)
+    if (Status s = copy->set_matrices(spec_); !s) return s;
+  return std::unique_ptr<lab::Lab>(std::move(copy));
+}
+
+Status MatmulLab::set_random_problem(std::string_view size) {
+  auto d = lab::parse_dims(size, 1, 3);
+  if (!d || d->size() == 2 || std::any_of(d->begin(), d->end(), [](long long v) { return v < 1; }))
+    return Status::failure("'" + std::string(size) + "' is not a matmul size MxNxK or N (e.g. 4096x4096x4096)",
+                           "", "size");
+  MatrixSpec s;
+  s.M = static_cast<int>((*d)[0]);
+  s.N = static_cast<int>(d->size() == 3 ? (*d)[1] : (*d)[0]);
+  s.K = static_cast<int>(d->size() == 3 ? (*d)[2] : (*d)[0]);
+  s.seed = std::random_device{}() & 0xffffffffu;  // fresh data each run; the seed is reported
+  return set_matrices(s);
+}
+
+std::vector<std::string> MatmulLab::default_sizes() const {
+  return {backend_.kind == BackendKind::Cuda ? "4096x4096x4096" : "256x256x256"};
+}
+
+Status MatmulLab::set_matrices(const MatrixSpec& spec) {
+  const bool gpu = backend_.kind == BackendKind::Cuda;
+  ready_ = false;
+  spec_ = spec;
+  a_.clear(), b_.clear(), reference_.clear();
+  auto fail = [&](Status s) {
+    status_ = s;
+    return s;
+  };
+  if (Status s = check_matmul_sizes(spec.M, spec.N, spec.K); !s) return fail(s);
+  const double mnk = static_cast<double>(spec.M) * spec.N * spec.K;
+  if (!gpu && mnk > static_cast<double>(kSimMaxMultiplyAdds)) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", mnk);
+    return fail(Status::failure(
+        size_text(spec) + " is " + buf + " multiply-adds, above the CPU simulator's cap of "
+            "2^27 = 134217728 per launch",
+        "the simulator runs every thread's code one by one: stay at or below 512^3 (or "
+        "1024 x 1024 x 128, the MNIST layer 10000 x 10 x 784, ...), or use the CUDA backend",
+        "check_matmul_sizes"));
+  }
+  // Host memory: A, B, the reference and a host copy of C.
+  const double host_bytes = 4.0 * (static_cast<double>(spec.M) * spec.K +
+                                   static_cast<double>(spec.K) * spec.N + 2.0 * spec.M * spec.N);
+  if (const double phys = physical_memory_bytes(); phys > 0 && host_bytes > 0.5 * phys)
+    return fail(Status::failure("the matrices need " + fixed(host_bytes / (1 << 20), 0) +
+                                    " MiB of host memory, more than half of this machine's " +
+                                    fixed(phys / (1 << 20), 0) + " MiB",
+                                "choose smaller sizes", "check_matmul_sizes"));
+  std::vector<float> a, b, ref;
+  try {
+    a = generate_matrix(spec.M, spec.K, spec.a, spec.seed);
+    b = generate_matrix(spec.K, spec.N, spec.b, spec.seed + 1);
+  } catch (const std::bad_alloc&) {
+    return fail(Status::failure("not enough host memory for A and B", "choose smaller sizes",
+                                "generate_matrix"));
+  }
+  if (Status s = engine_->set_matrices(a, b, spec.M, spec.N, spec.K); !s) return fail(s);
+  a_ = std::move(a);
+  b_ = std::move(b);
+  if (Status s = engine_->reference(reference_, &reference_ms_, &reference_note_); !s)
+    return fail(s);
+  scale_ = matmul::error_scale(a_.data(), b_.data(), spec.M, spec.N, spec.K);
+  ready_ = true;
+  status_ = Status::success();
+  return Status::success();
+}
+
+const float* MatmulLab::device_a() const { return engine_->device_a(); }
+const float* MatmulLab::device_b() const { return engine_->device_b(); }
+const float* MatmulLab::device_reference() const { return engine_->device_reference(); }
+float* MatmulLab::device_output() {
+  return backend_.kind == BackendKind::Cuda ? engine_->own_output() : nullptr;
+}
+
+}  // namespace bs::matmul

@@ -1,0 +1,97 @@
+// The matmul lab: C = A * B on generated matrices, the ladder from the lecture's naive kernel to
+// warp tiling, cuBLAS as the library anchor on the GPU, and a reference that checks every run
+// against a documented per-element tolerance (matmul.hpp, section 2). One class for both
+// backends; the CUDA device and the CPU grid simulator are engines behind it.
+//
+//   auto lab = bs::matmul::MatmulLab::create(backend);
+//   lab->set_matrices({512, 512, 512, Pattern::Uniform, Pattern::Uniform, 1});
+//   LaunchRecord r = lab->run("k5_blocktile_2d", {.compiled = 1}, {});
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lab/lab.hpp"
+#include "labs/matmul/matmul.hpp"
+
+namespace bs::matmul {
+
+class MatmulEngine;  // matmul_engine.hpp
+
+struct MatrixSpec {
+  int M = 0, N = 0, K = 0;
+  Pattern a = Pattern::Uniform, b = Pattern::Uniform;
+  std::uint64_t seed = 1;  // A from seed, B from seed + 1
+  friend bool operator==(const MatrixSpec&, const MatrixSpec&) = default;
+};
+
+// The library anchor's id in the kernel list (GPU only).
+inline constexpr const char* kCublasId = "cublas_sgemm";
+
+class MatmulLab final : public lab::Lab {
+ public:
+  static Result<std::unique_ptr<MatmulLab>> create(const lab::Backend& backend);
+  ~MatmulLab() override;
+
+  // lab::Lab
+  std::string_view id() const override { return "matmul"; }
+  std::string_view title() const override { return "Matmul"; }
+  const lab::Backend& backend() const override { return backend_; }
+  const std::vector<lab::KernelInfo>& kernels() const override { return kernels_; }
+  lab::ProblemInfo problem() const override;
+  LaunchRecord plan(std::string_view kernel, const KernelConfig& config) override;
+  LaunchRecord run(std::string_view kernel, const KernelConfig& config,
+                   const lab::RunOptions& options) override;
+  std::size_t output_bytes() const override;
+  Status download_output(void* host) override;
+  std::optional<mapping::ElementOwner> owner(const LaunchRecord& launch, long long x,
+                                             long long y) const override;
+  std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block,
+                                                 unsigned warp, int step) const override;
+  Result<std::unique_ptr<lab::Lab>> fork() const override;
+  Status set_random_problem(std::string_view size) override;
+  std::string size_syntax() const override { return "MxNxK, or N for N x N x N"; }
+  std::vector<std::string> default_sizes() const override;
+
+  // The problem: refuses sizes the backend cannot hold (device memory, the simulator's cap,
+  // half the host's memory) with the numbers; generates A and B, computes the reference.
+  Status set_matrices(const MatrixSpec& spec);
+  const MatrixSpec& spec() const { return spec_; }
+  bool ready() const { return ready_; }
+  const Status& status() const { return status_; }  // why not ready
+  const std::vector<float>& a() const { return a_; }
+  const std::vector<float>& b() const { return b_; }
+  const std::vector<float>& reference() const { return reference_; }
+  const ErrorScale& error_scale() const { return scale_; }
+  double reference_ms() const { return reference_ms_; }
+  const std::string& reference_note() const { return reference_note_; }
+  double peak_gflops() const { return peak_gflops_; }
+  const std::string& peak_note() const { return peak_note_; }
+  // The kernel and MatmulConfig a request names (nullopt: unknown kernel or index).
+  std::optional<std::pair<MatmulKernel, MatmulConfig>> resolve(std::string_view kernel,
+                                                               const KernelConfig& config) const;
+  // Device pointers for heatmaps drawn by CUDA (nullptr on the CPU backend).
+  const float* device_a() const;
+  const float* device_b() const;
+  const float* device_reference() const;
+  float* device_output();
+
+ private:
+  MatmulLab(lab::Backend backend, std::unique_ptr<MatmulEngine> engine);
+
+  lab::Backend backend_;
+  std::unique_ptr<MatmulEngine> engine_;
+  std::vector<lab::KernelInfo> kernels_;
+  MatrixSpec spec_;
+  bool ready_ = false;
+  Status status_;
+  std::vector<float> a_, b_, reference_;
+  ErrorScale scale_;
+  double reference_ms_ = 0;
+  std::string reference_note_;
+  double peak_gflops_ = 0;
+  std::string peak_note_;
+};
+
+}  // namespace bs::matmul
