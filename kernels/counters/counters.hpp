@@ -55,6 +55,16 @@ struct StallReason {
   double share_pct = 0.0;         // of the sum over all reasons
 };
 
+// Where the wall time of one profile went, in milliseconds.
+struct ProfileCost {
+  double enable_ms = 0.0;     // enabling the range profiler on the context (0 when kept enabled)
+  double configure_ms = 0.0;  // counter data image and SetConfig
+  double passes_ms = 0.0;     // every pass: L2 eviction, start, the launch, stop, synchronise
+  double decode_ms = 0.0;     // decoding the counter data
+  double evaluate_ms = 0.0;   // computing the metric values on the host
+  double disable_ms = 0.0;    // disabling the range profiler (0 when kept enabled)
+};
+
 // What one profiled launch measured. Values the session did not collect are NaN.
 struct Measurement {
   std::string chip;    // CUPTI's chip name, e.g. "GH100"
@@ -84,6 +94,12 @@ struct Measurement {
 
   int passes = 0;        // launches the profile needed (one per pass)
   double wall_ms = 0.0;  // wall time of the whole profile, passes, flushes and decoding included
+  ProfileCost cost;
+  // "kernel": the range is the kernel itself (CUPTI's auto range), so the duration and the
+  // shares of peak over elapsed time are the kernel's, as in ncu. "user": the range is opened
+  // before the launch and closed after it, and the duration includes the launch's latency; used
+  // only where the driver refuses auto ranges with user replay (CounterSession::range_note).
+  std::string range;
 
   const Counter* find(const std::string& name) const;  // nullptr if not collected
 };
@@ -91,6 +107,9 @@ struct Measurement {
 struct CounterOptions {
   bool stall_reasons = true;  // the ~20 stall ratios (about 6 passes on Hopper)
   bool throughput = true;     // SM and memory throughput shares (about 9 passes on Hopper)
+  // Keep CUPTI's range profiler enabled on the context between profiles instead of enabling it
+  // for each one: saves the enable and disable time of every profile.
+  bool keep_enabled = false;
   // Which CUPTI to load; empty tries, in order: libcupti.so.<major> through the loader's search
   // path (LD_LIBRARY_PATH), then the toolkit this build was configured with.
   std::string cupti_library;
@@ -115,6 +134,8 @@ class CounterSession {
   int passes_per_profile() const;
   const std::string& chip() const;
   const std::string& cupti_path() const;  // the libcupti that was loaded
+  // Why the session fell back from kernel ranges to user ranges ("" while it has not).
+  const std::string& range_note() const;
 
   ~CounterSession();
   CounterSession(const CounterSession&) = delete;

@@ -33,6 +33,7 @@ const std::vector<std::string>& CounterSession::metric_names() const { return im
 int CounterSession::passes_per_profile() const { return 0; }
 const std::string& CounterSession::chip() const { return impl_->empty; }
 const std::string& CounterSession::cupti_path() const { return impl_->empty; }
+const std::string& CounterSession::range_note() const { return impl_->empty; }
 
 bool counters_built() { return false; }
 Status gpu_feature_status() {

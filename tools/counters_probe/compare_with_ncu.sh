@@ -12,7 +12,9 @@
 #     PROBE   the counters_probe binary (default build/tools/counters_probe/counters_probe)
 #     OUTDIR  where blockscope.json, ncu.csv and the table go (default: a new temporary folder)
 #   environment: NCU (the ncu binary; default ncu on PATH, then /usr/local/cuda/bin/ncu),
-#                PROBE_ARGS (default "--gray 4096x4096 --matmul 1024")
+#                PROBE_ARGS (default "--gray 4096x4096 --matmul 1024"),
+#                REPEATS (default 5: each tool measures every kernel this many times; the table
+#                compares medians and shows each tool's run-to-run spread)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,6 +22,7 @@ probe=${1:-build/tools/counters_probe/counters_probe}
 out=${2:-$(mktemp -d -t counters_vs_ncu.XXXXXX)}
 mkdir -p "$out"
 read -r -a args <<<"${PROBE_ARGS:---gray 4096x4096 --matmul 1024}"
+repeats=${REPEATS:-5}
 
 ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 [[ -x "$probe" ]] || { echo "compare_with_ncu: no probe at $probe (build the counters_probe target)" >&2; exit 2; }
@@ -30,14 +33,15 @@ ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 metrics=$(paste -sd, "$out/metrics.txt")
 
 # 2. blockscope's counters.
-"$probe" "${args[@]}" --json "$out/blockscope.json" 2>"$out/blockscope.txt"
+"$probe" "${args[@]}" --repeat "$repeats" --json "$out/blockscope.json" 2>"$out/blockscope.txt"
 
-# 3. ncu on the same launches (the probe launches each kernel once and reads no counters itself).
+# 3. ncu on the same launches (the probe launches each kernel $repeats times and reads no
+#    counters itself; ncu profiles every one of them).
 #    Default cache control (flush all caches before each pass) and no clock locking, as the issue
 #    asks; blockscope's session evicts L2 before each pass and leaves clocks alone too.
 "$ncu" --clock-control none --metrics "$metrics" --kernel-name 'regex:^probe_' \
   --csv --page raw --print-units base --log-file "$out/ncu.csv" \
-  "$probe" "${args[@]}" --launch-only 2>"$out/ncu_probe.txt"
+  "$probe" "${args[@]}" --launch-only --launches "$repeats" 2>"$out/ncu_probe.txt"
 
 # 4. Side by side.
 python3 "$here/compare_with_ncu.py" "$out/blockscope.json" "$out/ncu.csv" | tee "$out/table.txt"

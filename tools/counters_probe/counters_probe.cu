@@ -6,9 +6,16 @@
 //   counters_probe --json out.json     the same, JSON to a file
 //   counters_probe --launch-only       launch every kernel once, no counters (for ncu to profile)
 //   counters_probe --list-metrics      the metric names the session collects, one per line
-//   counters_probe --repeat 5          profile each kernel 5 times (cost of one profile)
+//   counters_probe --repeat 5          profile each kernel 5 times: medians, spreads and the cost
+//   counters_probe --launch-only --launches 5   each kernel 5 times, for ncu's own spread
+//   counters_probe --keep-enabled      keep CUPTI's range profiler enabled between profiles
+//   counters_probe --lean              no stall reasons and no throughput shares (fewer passes)
 //   counters_probe --cupti PATH        load this libcupti instead of searching
 //   counters_probe --kernels gray_1d_flat,k1_naive --gray 4096x4096 --matmul 1024
+//
+// Besides the counters it times 200 plain launches of the first kernel with CUDA events, once
+// while the session exists and once after it is gone, to show what an open session costs the
+// app's own launches.
 //
 // Exit codes: 0 ok, 1 a profile failed, 2 bad command line, 3 counters unavailable (the message
 // says why and how to fix it), 4 no usable CUDA device.
@@ -18,6 +25,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -61,8 +69,8 @@ struct Options {
   std::vector<std::string> kernels = {"gray_1d_flat", "gray_2d", "k1_naive", "k2_uncoalesced"};
   int gray_w = 4096, gray_h = 4096;
   int matmul = 1024;
-  int repeat = 1;
-  bool launch_only = false, list_metrics = false;
+  int repeat = 1, launches = 1;
+  bool launch_only = false, list_metrics = false, keep_enabled = false, lean = false;
   std::string json_path, cupti;
 };
 
@@ -246,6 +254,37 @@ void write_status(bs::JsonWriter& j, const Status& s) {
   j.end_object();
 }
 
+// Counts are integers and JsonWriter keeps 6 significant digits: write integral values whole,
+// so the comparison with ncu sees every sector.
+void put(bs::JsonWriter& j, double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15)
+    j.value(static_cast<long long>(v));
+  else
+    j.value(v);
+}
+
+// Mean time per launch of `n` back-to-back launches, by CUDA events.
+bs::Result<double> time_launches(const Case& c, int n) {
+  struct Events {
+    cudaEvent_t start = nullptr, stop = nullptr;
+    ~Events() {
+      if (start) cudaEventDestroy(start);
+      if (stop) cudaEventDestroy(stop);
+    }
+  } e;
+  BS_CUDA_TRY(cudaEventCreate(&e.start));
+  BS_CUDA_TRY(cudaEventCreate(&e.stop));
+  if (Status s = c.launch(); !s) return s;  // warm-up
+  BS_CUDA_TRY(cudaEventRecord(e.start));
+  for (int i = 0; i < n; ++i)
+    if (Status s = c.launch(); !s) return s;
+  BS_CUDA_TRY(cudaEventRecord(e.stop));
+  BS_CUDA_TRY(cudaEventSynchronize(e.stop));
+  float ms = 0;
+  BS_CUDA_TRY(cudaEventElapsedTime(&ms, e.start, e.stop));
+  return 1000.0 * ms / n;
+}
+
 int usage(const char* why) {
   std::fprintf(stderr, "counters_probe: %s\n(see the comment at the top of counters_probe.cu)\n", why);
   return 2;
@@ -259,6 +298,9 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     const auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     if (a == "--launch-only") o.launch_only = true;
+    else if (a == "--keep-enabled") o.keep_enabled = true;
+    else if (a == "--lean") o.lean = true;
+    else if (a == "--launches") { const char* v = next(); if (!v || (o.launches = std::atoi(v)) < 1) return usage("--launches needs a count >= 1"); }
     else if (a == "--list-metrics") o.list_metrics = true;
     else if (a == "--json") { const char* v = next(); if (!v) return usage("--json needs a path"); o.json_path = v; }
     else if (a == "--cupti") { const char* v = next(); if (!v) return usage("--cupti needs a path"); o.cupti = v; }
@@ -277,7 +319,9 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<bs::counters::CounterSession> session;
   if (!o.launch_only) {
-    auto created = bs::counters::CounterSession::create(0, {.cupti_library = o.cupti});
+    auto created = bs::counters::CounterSession::create(
+        0, {.stall_reasons = !o.lean, .throughput = !o.lean, .keep_enabled = o.keep_enabled,
+            .cupti_library = o.cupti});
     if (!created) {
       const Status s = created.status();
       std::fprintf(stderr, "counters unavailable: %s\n", s.describe().c_str());
@@ -303,11 +347,12 @@ int main(int argc, char** argv) {
   const std::vector<Case> cases = make_cases(o, data);
 
   if (o.launch_only) {
-    for (const auto& c : cases) {
-      if (Status s = c.launch(); !s) { std::fprintf(stderr, "%s\n", s.describe().c_str()); return 1; }
-      if (cudaDeviceSynchronize() != cudaSuccess) return 1;
-      std::fprintf(stderr, "launched %s %s\n", c.kernel.c_str(), c.config.c_str());
-    }
+    for (const auto& c : cases)
+      for (int r = 0; r < o.launches; ++r) {
+        if (Status s = c.launch(); !s) { std::fprintf(stderr, "%s\n", s.describe().c_str()); return 1; }
+        if (cudaDeviceSynchronize() != cudaSuccess) return 1;
+        std::fprintf(stderr, "launched %s %s\n", c.kernel.c_str(), c.config.c_str());
+      }
     return 0;
   }
 
@@ -315,6 +360,7 @@ int main(int argc, char** argv) {
   j.begin_object();
   j.field("chip", session->chip()).field("cupti", session->cupti_path());
   j.field("passes_planned", session->passes_per_profile());
+  j.field("keep_enabled", o.keep_enabled).field("lean", o.lean).field("repeat", o.repeat);
   j.key("kernels").begin_array();
   int failures = 0;
   std::fprintf(stderr, "%-16s %12s %12s %9s %8s %8s %8s %7s %7s %7s %6s %9s\n", "kernel", "dram_rd_B",
@@ -329,60 +375,116 @@ int main(int argc, char** argv) {
     j.field("ld_sectors_per_request", c.napkin_ld_spr).field("st_sectors_per_request", c.napkin_st_spr);
     j.end_object();
 
-    std::vector<double> walls;
-    bs::Result<bs::counters::Measurement> last = Status::failure("not run");
+    std::vector<bs::counters::Measurement> runs;
+    Status failed;
     for (int r = 0; r < o.repeat; ++r) {
-      last = session->profile(c.launch);
-      if (!last) break;
-      walls.push_back(last->wall_ms);
+      auto m = session->profile(c.launch);
+      if (!m) { failed = m.status(); break; }
+      runs.push_back(std::move(m.value()));
     }
-    if (!last) {
+    if (!failed.ok()) {
       ++failures;
-      write_status(j, last.status());
+      write_status(j, failed);
       j.end_object();
-      std::fprintf(stderr, "%-16s failed: %s\n", c.kernel.c_str(), last.status().describe().c_str());
+      std::fprintf(stderr, "%-16s failed: %s\n", c.kernel.c_str(), failed.describe().c_str());
       continue;
     }
-    const auto& m = *last;
-    j.key("wall_ms").begin_array();
-    for (double w : walls) j.value(w);
-    j.end_array();
-    j.field("wall_ms_median", bs::median_of(walls));
-    j.field("passes", m.passes);
-    j.key("derived").begin_object();
-    j.field("dram_read_bytes", m.dram_read_bytes).field("dram_write_bytes", m.dram_write_bytes);
-    j.field("duration_ns", m.duration_ns).field("dram_bandwidth_gbs", m.dram_bandwidth_gbs);
-    j.field("dram_throughput_pct", m.dram_throughput_pct).field("l2_hit_pct", m.l2_hit_pct);
-    j.field("ld_sectors_per_request", m.ld_sectors_per_request());
-    j.field("st_sectors_per_request", m.st_sectors_per_request());
-    j.field("achieved_occupancy_pct", m.achieved_occupancy_pct);
-    j.field("sm_throughput_pct", m.sm_throughput_pct).field("memory_throughput_pct", m.memory_throughput_pct);
-    j.field("warp_cycles_per_issued_instruction", m.warp_cycles_per_issued_instruction);
+    // Medians over the repeats, and each repeat's value for the spread.
+    const auto med = [&](auto get) {
+      std::vector<double> v;
+      for (const auto& m : runs) v.push_back(get(m));
+      return bs::median_of(v);
+    };
+    const auto series = [&](const char* key, auto get) {
+      j.key(key).begin_array();
+      for (const auto& m : runs) put(j, get(m));
+      j.end_array();
+    };
+    const auto& last = runs.back();
+    j.field("range", last.range).field("range_note", session->range_note());
+    j.field("passes", last.passes);
+    series("wall_ms", [](const auto& m) { return m.wall_ms; });
+    j.field("wall_ms_median", med([](const auto& m) { return m.wall_ms; }));
+    j.key("cost_ms_median").begin_object();
+    j.field("enable", med([](const auto& m) { return m.cost.enable_ms; }));
+    j.field("configure", med([](const auto& m) { return m.cost.configure_ms; }));
+    j.field("passes", med([](const auto& m) { return m.cost.passes_ms; }));
+    j.field("decode", med([](const auto& m) { return m.cost.decode_ms; }));
+    j.field("evaluate", med([](const auto& m) { return m.cost.evaluate_ms; }));
+    j.field("disable", med([](const auto& m) { return m.cost.disable_ms; }));
     j.end_object();
-    j.key("stalls").begin_array();
-    for (const auto& s : m.stalls) {
+    j.key("derived").begin_object();
+    j.field("dram_bandwidth_gbs", med([](const auto& m) { return m.dram_bandwidth_gbs; }));
+    j.field("ld_sectors_per_request", last.ld_sectors_per_request());
+    j.field("st_sectors_per_request", last.st_sectors_per_request());
+    j.end_object();
+    j.key("stalls").begin_array();  // of the last repeat
+    for (const auto& s : last.stalls) {
       if (s.cycles_per_issue <= 0) continue;
       j.begin_object().field("reason", s.reason).field("cycles_per_issue", s.cycles_per_issue);
       j.field("share_pct", s.share_pct).end_object();
     }
     j.end_array();
-    j.key("metrics").begin_object();
-    for (const auto& r : m.raw) j.field(r.name, r.value);
+    // Every raw metric: median, min and max over the repeats (compare_with_ncu.py reads these).
+    for (const char* what : {"metrics", "metrics_min", "metrics_max"}) {
+      j.key(what).begin_object();
+      for (std::size_t i = 0; i < last.raw.size(); ++i) {
+        std::vector<double> v;
+        for (const auto& m : runs) v.push_back(m.raw[i].value);
+        const std::string w = what;
+        const double x = w == "metrics"       ? bs::median_of(v)
+                         : w == "metrics_min" ? *std::min_element(v.begin(), v.end())
+                                              : *std::max_element(v.begin(), v.end());
+        j.key(last.raw[i].name);
+        put(j, x);
+      }
+      j.end_object();
+    }
     j.end_object();
-    j.end_object();
+    const auto m_rd = med([](const auto& m) { return m.dram_read_bytes; });
+    const auto m_wr = med([](const auto& m) { return m.dram_write_bytes; });
     std::fprintf(stderr, "%-16s %12.0f %12.0f %9.1f %8.2f %8.3f %8.3f %7.2f %7.2f %7.2f %6d %9.2f\n",
-                 c.kernel.c_str(), m.dram_read_bytes, m.dram_write_bytes, m.dram_bandwidth_gbs,
-                 m.l2_hit_pct, m.ld_sectors_per_request(), m.st_sectors_per_request(),
-                 m.achieved_occupancy_pct, m.sm_throughput_pct, m.memory_throughput_pct, m.passes,
-                 bs::median_of(walls));
-    std::fprintf(stderr, "%-16s napkin: read %.0f write %.0f ld_s/r %.3f st_s/r %.3f; top stalls:",
-                 "", c.napkin_read_bytes, c.napkin_write_bytes, c.napkin_ld_spr, c.napkin_st_spr);
-    for (std::size_t s = 0; s < std::min<std::size_t>(3, m.stalls.size()); ++s)
-      std::fprintf(stderr, " %s %.2f (%.0f%%)", m.stalls[s].reason.c_str(), m.stalls[s].cycles_per_issue,
-                   m.stalls[s].share_pct);
+                 c.kernel.c_str(), m_rd, m_wr, med([](const auto& m) { return m.dram_bandwidth_gbs; }),
+                 med([](const auto& m) { return m.l2_hit_pct; }), last.ld_sectors_per_request(),
+                 last.st_sectors_per_request(), med([](const auto& m) { return m.achieved_occupancy_pct; }),
+                 med([](const auto& m) { return m.sm_throughput_pct; }),
+                 med([](const auto& m) { return m.memory_throughput_pct; }), last.passes,
+                 med([](const auto& m) { return m.wall_ms; }));
+    std::fprintf(stderr, "%-16s napkin: read %.0f write %.0f ld_s/r %.3f st_s/r %.3f; range %s; duration %.1f us; top stalls:",
+                 "", c.napkin_read_bytes, c.napkin_write_bytes, c.napkin_ld_spr, c.napkin_st_spr,
+                 last.range.c_str(), med([](const auto& m) { return m.duration_ns; }) / 1e3);
+    for (std::size_t s = 0; s < std::min<std::size_t>(3, last.stalls.size()); ++s)
+      std::fprintf(stderr, " %s %.2f (%.0f%%)", last.stalls[s].reason.c_str(), last.stalls[s].cycles_per_issue,
+                   last.stalls[s].share_pct);
+    std::fprintf(stderr, "\n%-16s cost ms (median): enable %.2f configure %.2f passes %.2f decode %.2f evaluate %.2f disable %.2f; wall per repeat:",
+                 "", med([](const auto& m) { return m.cost.enable_ms; }),
+                 med([](const auto& m) { return m.cost.configure_ms; }),
+                 med([](const auto& m) { return m.cost.passes_ms; }),
+                 med([](const auto& m) { return m.cost.decode_ms; }),
+                 med([](const auto& m) { return m.cost.evaluate_ms; }),
+                 med([](const auto& m) { return m.cost.disable_ms; }));
+    for (const auto& m : runs) std::fprintf(stderr, " %.1f", m.wall_ms);
     std::fprintf(stderr, "\n");
   }
   j.end_array();
+  if (!session->range_note().empty())
+    std::fprintf(stderr, "range note: %s\n", session->range_note().c_str());
+
+  // What an open session costs the app's own launches.
+  if (!cases.empty()) {
+    auto with = time_launches(cases.front(), 200);
+    session.reset();
+    auto without = time_launches(cases.front(), 200);
+    j.key("launch_check").begin_object();
+    j.field("kernel", cases.front().kernel);
+    j.field("us_per_launch_session_open", with ? *with : std::nan(""));
+    j.field("us_per_launch_session_closed", without ? *without : std::nan(""));
+    j.end_object();
+    std::fprintf(stderr, "200 plain launches of %s: %.2f us each with the session open (%s), %.2f us after it closed\n",
+                 cases.front().kernel.c_str(), with ? *with : -1.0,
+                 o.keep_enabled ? "range profiler kept enabled" : "range profiler disabled between profiles",
+                 without ? *without : -1.0);
+  }
   j.end_object();
 
   if (o.json_path.empty()) {
