@@ -12,20 +12,20 @@
 namespace bs::counters {
 
 enum class CounterProblem {
-  InsufficientPrivileges,       // the driver lets only administrators read counters
-  VirtualizedDevice,            // a vGPU or passthrough GPU without profiling enabled
-  AnotherProfiler,              // ncu, nsys or another CUPTI client already in this process
-  HardwareBusy,                 // another process (DCGM, a profiler) holds the counters
-  UnsupportedDevice,            // architecture or chip CUPTI cannot profile
-  MigSlice,                     // a MIG instance, where device-level counters are not visible
-  ConfidentialCompute,          // confidential-computing mode forbids profiling
-  MiningProcessor,              // NVIDIA CMP boards have no profiling
-  Sli,                          // SLI-linked GPUs
-  Wsl,                          // WSL without profiling support
-  LibraryMissing,               // libcupti could not be loaded
-  LibraryTooOld,                // libcupti lacks the range profiler API
-  GpuFeature,                   // the CPU backend or a CPU-only build: nothing to read
-  Other,                        // anything else CUPTI reports
+  InsufficientPrivileges,  // the driver lets only administrators read counters
+  VirtualizedDevice,       // a vGPU or passthrough GPU without profiling enabled
+  AnotherProfiler,         // ncu, nsys or another CUPTI client already in this process
+  HardwareBusy,            // another process (DCGM, a profiler) holds the counters
+  UnsupportedDevice,       // architecture or chip CUPTI cannot profile
+  MigSlice,                // a MIG instance, where device-level counters are not visible
+  ConfidentialCompute,     // confidential-computing mode forbids profiling
+  MiningProcessor,         // NVIDIA CMP boards have no profiling
+  Sli,                     // SLI-linked GPUs
+  Wsl,                     // WSL without profiling support
+  LibraryMissing,          // libcupti could not be loaded
+  LibraryTooOld,           // libcupti lacks the range profiler API
+  GpuFeature,              // the CPU backend or a CPU-only build: nothing to read
+  Other,                   // anything else CUPTI reports
 };
 
 // The Status the user sees for `problem`. `call` is the API call or stage that failed and

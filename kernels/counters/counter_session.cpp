@@ -1,8 +1,10 @@
-// CounterSession over CUPTI's range profiler (CUDA 12.6+ API): user replay, the kernel as the range.
+// CounterSession over CUPTI's range profiler (CUDA 12.6+ API): user replay, the kernel as the
+// range.
 //
 // Sections:
 //   1. process-wide state: CUPTI's profiler initialisation count and the profile lock
-//   2. small helpers: CUPTI call -> Status, the current CUcontext, device support flags
+//   2. helpers: CUPTI call -> Status, the current CUcontext, device support flags, and
+//      RangeProfiler (one enabled range profiler: configuration, passes, decoding)
 //   3. create(): load CUPTI, check the device, counter availability, build the configuration
 //   4. profile(): one pass per launch until CUPTI has every counter, then decode and evaluate
 //
@@ -57,25 +59,25 @@ std::mutex& profile_lock() {
 }
 
 // ---- 2. helpers ----------------------------------------------------------------------------
-#define BS_CUPTI_TRY(api, call_expr, name)                                      \
-  do {                                                                          \
+#define BS_CUPTI_TRY(api, call_expr, name)                                         \
+  do {                                                                             \
     if (const CUptiResult bs_cupti_r_ = (call_expr); bs_cupti_r_ != CUPTI_SUCCESS) \
-      return status_from_cupti(bs_cupti_r_, name, (api).describe(bs_cupti_r_)); \
+      return status_from_cupti(bs_cupti_r_, name, (api).describe(bs_cupti_r_));    \
   } while (0)
 
 Result<CUcontext> current_context() {
   using GetCurrent = CUresult (*)(CUcontext*);
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  BS_CUDA_TRY(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault,
-                                               &found));
+  BS_CUDA_TRY(
+      cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found));
   if (!fn || found != cudaDriverEntryPointSuccess)
     return Status::failure("the CUDA driver has no cuCtxGetCurrent", "update the NVIDIA driver",
                            "cudaGetDriverEntryPointByVersion");
   CUcontext ctx = nullptr;
   if (reinterpret_cast<GetCurrent>(fn)(&ctx) != CUDA_SUCCESS || !ctx)
-    return Status::failure("no CUDA context is current on this thread",
-                           "call cudaSetDevice first", "cuCtxGetCurrent");
+    return Status::failure("no CUDA context is current on this thread", "call cudaSetDevice first",
+                           "cuCtxGetCurrent");
   return ctx;
 }
 
@@ -97,7 +99,8 @@ Status device_support(const CuptiApi& api, int device) {
   if (refused(p.cmp)) return explain(CounterProblem::MiningProcessor, call, "cmp");
   if (refused(p.sli)) return explain(CounterProblem::Sli, call, "sli");
   if (refused(p.wsl)) return explain(CounterProblem::Wsl, call, "wsl");
-  if (refused(p.architecture)) return explain(CounterProblem::UnsupportedDevice, call, "architecture");
+  if (refused(p.architecture))
+    return explain(CounterProblem::UnsupportedDevice, call, "architecture");
   return explain(CounterProblem::UnsupportedDevice, call, "isSupported");
 }
 
@@ -144,7 +147,8 @@ class RangeProfiler {
   // replay (we call the launch again for every pass).
   Status configure(const std::vector<const char*>& metrics, const std::vector<std::uint8_t>& config,
                    CUpti_ProfilerRange range, std::vector<std::uint8_t>& data) {
-    CUpti_RangeProfiler_GetCounterDataSize_Params sz{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    CUpti_RangeProfiler_GetCounterDataSize_Params sz{
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
     sz.pRangeProfilerObject = object_;
     sz.pMetricNames = const_cast<const char**>(metrics.data());
     sz.numMetrics = metrics.size();
@@ -229,7 +233,6 @@ class RangeProfiler {
   bool started_ = false, pushed_ = false;
 };
 
-
 }  // namespace
 
 struct CounterSession::Impl {
@@ -255,7 +258,8 @@ struct CounterSession::Impl {
   ~Impl() {
     kept.reset();  // disable before the host object and the profiler go
     if (host) {
-      CUpti_Profiler_Host_Deinitialize_Params p{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+      CUpti_Profiler_Host_Deinitialize_Params p{
+          CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
       p.pHostObject = host;
       api->cuptiProfilerHostDeinitialize(&p);
     }
@@ -289,7 +293,8 @@ struct CounterSession::Impl {
 
     // The first call that needs profiling permission: a user the driver does not allow to
     // profile learns it here, before anything runs.
-    CUpti_Profiler_GetCounterAvailability_Params a{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+    CUpti_Profiler_GetCounterAvailability_Params a{
+        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
     a.ctx = ctx;
     BS_CUPTI_TRY(*api, api->cuptiProfilerGetCounterAvailability(&a),
                  "cuptiProfilerGetCounterAvailability");
@@ -309,12 +314,14 @@ struct CounterSession::Impl {
     host = h.pHostObject;
 
     std::vector<std::string> bases;
-    for (CUpti_MetricType t : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO,
-                               CUPTI_METRIC_TYPE_THROUGHPUT}) {
-      CUpti_Profiler_Host_GetBaseMetrics_Params b{CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
+    for (CUpti_MetricType t :
+         {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
+      CUpti_Profiler_Host_GetBaseMetrics_Params b{
+          CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
       b.pHostObject = host;
       b.metricType = t;
-      BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetBaseMetrics(&b), "cuptiProfilerHostGetBaseMetrics");
+      BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetBaseMetrics(&b),
+                   "cuptiProfilerHostGetBaseMetrics");
       for (std::size_t i = 0; i < b.numMetrics; ++i)
         if (b.ppMetricNames[i]) bases.emplace_back(b.ppMetricNames[i]);
     }
@@ -324,26 +331,34 @@ struct CounterSession::Impl {
                      "chip " + chip + " offers none of the metrics blockscope reads");
     for (const auto& m : metrics) metric_ptrs.push_back(m.c_str());
 
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_ConfigAddMetrics_Params add{
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
     add.pHostObject = host;
     add.ppMetricNames = metric_ptrs.data();
     add.numMetrics = metric_ptrs.size();
-    BS_CUPTI_TRY(*api, api->cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
+    BS_CUPTI_TRY(*api, api->cuptiProfilerHostConfigAddMetrics(&add),
+                 "cuptiProfilerHostConfigAddMetrics");
 
-    CUpti_Profiler_Host_GetConfigImageSize_Params sz{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetConfigImageSize_Params sz{
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
     sz.pHostObject = host;
-    BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetConfigImageSize(&sz), "cuptiProfilerHostGetConfigImageSize");
+    BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetConfigImageSize(&sz),
+                 "cuptiProfilerHostGetConfigImageSize");
     config.assign(sz.configImageSize, 0);
-    CUpti_Profiler_Host_GetConfigImage_Params img{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetConfigImage_Params img{
+        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
     img.pHostObject = host;
     img.configImageSize = config.size();
     img.pConfigImage = config.data();
-    BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
+    BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetConfigImage(&img),
+                 "cuptiProfilerHostGetConfigImage");
 
-    CUpti_Profiler_Host_GetNumOfPasses_Params np{CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    CUpti_Profiler_Host_GetNumOfPasses_Params np{
+        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
     np.configImageSize = config.size();
     np.pConfigImage = config.data();
-    BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
+    BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetNumOfPasses(&np),
+                 "cuptiProfilerHostGetNumOfPasses");
     passes = static_cast<int>(np.numOfPasses);
     return Status::success();
   }
@@ -397,32 +412,38 @@ Result<Measurement> CounterSession::profile(const std::function<Status()>& launc
 namespace {
 // Refusals that a user range would meet as well: no reason to fall back for them.
 bool refused_by_environment(const Status& s) {
-  for (const char* code : {"CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
-                           "CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED", "CUPTI_ERROR_HARDWARE_BUSY",
-                           "CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED",
-                           "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES"})
+  for (const char* code :
+       {"CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
+        "CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED", "CUPTI_ERROR_HARDWARE_BUSY",
+        "CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED",
+        "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES"})
     if (s.code == code) return true;
   return false;
 }
 }  // namespace
 
-
 Result<Measurement> CounterSession::Impl::run_profile(const std::function<Status()>& launch_once,
                                                       const ProfileOptions& options) {
   bool cupti_failed = false;
   auto m = run_once(launch_once, options, cupti_failed);
+  if (!m) kept.reset();  // a kept profiler may be mid-pass after a failure: start afresh next time
   if (!m && cupti_failed && range_mode == CUPTI_AutoRange && !refused_by_environment(m.status())) {
     // Once per session: say why, then measure with a user range around the launch instead.
     range_note = "kernel ranges refused (" + m.status().describe() + "); using user ranges";
     range_mode = CUPTI_UserRange;
-    kept.reset();
     m = run_once(launch_once, options, cupti_failed);
+    if (!m) {  // not the auto range's fault after all: keep trying kernel ranges next time
+      kept.reset();
+      range_mode = CUPTI_AutoRange;
+      range_note.clear();
+    }
   }
   return m;
 }
 
 Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>& launch_once,
-                                                   const ProfileOptions& options, bool& cupti_failed) {
+                                                   const ProfileOptions& options,
+                                                   bool& cupti_failed) {
   using Clock = std::chrono::steady_clock;
   const auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -470,15 +491,15 @@ Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>
     // CUPTI decides the number of passes; the planned count plus a margin stops a runaway loop.
     for (bool all_submitted = false; !all_submitted;) {
       if (launched > passes + 8)
-        return Status::failure("CUPTI asked for more passes than it planned (" +
-                                   std::to_string(passes) + ")",
-                               "report this with the GPU and driver version",
-                               "cuptiRangeProfilerStop");
+        return Status::failure(
+            "CUPTI asked for more passes than it planned (" + std::to_string(passes) + ")",
+            "report this with the GPU and driver version", "cuptiRangeProfilerStop");
       if (options.flush_l2 && scratch.get())
         if (Status s = evict_l2(scratch.get(), scratch.size()); !s) return s;
       if (Status s = rp->start_pass(); !s) return from_cupti(std::move(s));
       Status launched_ok = launch_once();
-      if (launched_ok.ok()) launched_ok = cuda::to_status(cudaGetLastError(), "the launch callback");
+      if (launched_ok.ok())
+        launched_ok = cuda::to_status(cudaGetLastError(), "the launch callback");
       if (!launched_ok) {
         rp->close_pass();
         return launched_ok;
@@ -504,13 +525,15 @@ Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>
   BS_CUPTI_TRY(*api, api->cuptiRangeProfilerGetCounterDataInfo(&info),
                "cuptiRangeProfilerGetCounterDataInfo");
   if (info.numTotalRanges != 1)
-    return Status::failure("the profile holds " + std::to_string(info.numTotalRanges) +
-                               " ranges instead of one: did the callback launch exactly one kernel?",
-                           "the callback must enqueue exactly one kernel launch on this device",
-                           "cuptiRangeProfilerGetCounterDataInfo");
+    return Status::failure(
+        "the profile holds " + std::to_string(info.numTotalRanges) +
+            " ranges instead of one: did the callback launch exactly one kernel?",
+        "the callback must enqueue exactly one kernel launch on this device",
+        "cuptiRangeProfilerGetCounterDataInfo");
 
   std::vector<double> values(metric_ptrs.size(), std::nan(""));
-  CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+  CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{
+      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
   ev.pHostObject = host;
   ev.pCounterDataImage = data.data();
   ev.counterDataImageSize = data.size();

@@ -39,8 +39,9 @@ bool counters_built() { return false; }
 Status gpu_feature_status() {
   Status s = explain(CounterProblem::GpuFeature, "counters");
 #if !defined(BLOCKSCOPE_HAS_CUDA)
-  s.hint = "this blockscope was built without CUDA: rebuild with nvcc on the PATH and run it on "
-           "an NVIDIA GPU to read hardware counters";
+  s.hint =
+      "this blockscope was built without CUDA: rebuild with nvcc on the PATH and run it on "
+      "an NVIDIA GPU to read hardware counters";
 #endif
   return s;
 }

@@ -50,16 +50,15 @@ Result<std::unique_ptr<CuptiApi>> open_one(const std::string& path, bool& too_ol
   auto api = std::make_unique<CuptiApi>();
   api->path = path;
   std::string missing;
-#define BS_CUPTI_RESOLVE(fn)                                                     \
-  api->fn = reinterpret_cast<decltype(&::fn)>(dlsym(handle, #fn));               \
+#define BS_CUPTI_RESOLVE(fn)                                       \
+  api->fn = reinterpret_cast<decltype(&::fn)>(dlsym(handle, #fn)); \
   if (!api->fn && missing.empty()) missing = #fn;
   BS_CUPTI_ENTRIES(BS_CUPTI_RESOLVE)
 #undef BS_CUPTI_RESOLVE
   if (!missing.empty()) {
     // Deliberately not dlclose'd: an old CUPTI may have registered callbacks on load.
     too_old = true;
-    return explain(CounterProblem::LibraryTooOld, "dlsym", "",
-                   path + " has no " + missing);
+    return explain(CounterProblem::LibraryTooOld, "dlsym", "", path + " has no " + missing);
   }
   return Result<std::unique_ptr<CuptiApi>>(std::move(api));
 }
@@ -81,7 +80,8 @@ Result<const CuptiApi*> load_cupti(const std::string& path) {
   const std::vector<std::string> tries = path.empty() ? candidates() : std::vector{path};
   Status first_failure;
   for (const auto& p : tries) {
-    if (auto it = loaded.find(p); it != loaded.end()) return static_cast<const CuptiApi*>(it->second.get());
+    if (auto it = loaded.find(p); it != loaded.end())
+      return static_cast<const CuptiApi*>(it->second.get());
     bool too_old = false;
     auto api = open_one(p, too_old);
     if (api) {
@@ -94,10 +94,10 @@ Result<const CuptiApi*> load_cupti(const std::string& path) {
     if (first_failure.ok()) first_failure = api.status();
   }
   if (path.empty()) {
-    first_failure = explain(CounterProblem::LibraryMissing, "dlopen", "",
-                            "tried " + std::string(BLOCKSCOPE_CUPTI_SONAME) +
-                                " on the loader path and " + std::to_string(tries.size() - 1) +
-                                " toolkit folders");
+    first_failure =
+        explain(CounterProblem::LibraryMissing, "dlopen", "",
+                "tried " + std::string(BLOCKSCOPE_CUPTI_SONAME) + " on the loader path and " +
+                    std::to_string(tries.size() - 1) + " toolkit folders");
   }
   return first_failure;
 }

@@ -23,31 +23,31 @@ struct CuptiApi {
   std::string path;  // what was loaded (the name given to dlopen)
 
 #define BS_CUPTI_ENTRY(fn) decltype(&::fn) fn = nullptr;
-#define BS_CUPTI_ENTRIES(X)                          \
-  X(cuptiGetResultString)                            \
-  X(cuptiProfilerInitialize)                         \
-  X(cuptiProfilerDeInitialize)                       \
-  X(cuptiProfilerDeviceSupported)                    \
-  X(cuptiProfilerGetCounterAvailability)             \
-  X(cuptiDeviceGetChipName)                          \
-  X(cuptiProfilerHostInitialize)                     \
-  X(cuptiProfilerHostDeinitialize)                   \
-  X(cuptiProfilerHostGetBaseMetrics)                 \
-  X(cuptiProfilerHostConfigAddMetrics)               \
-  X(cuptiProfilerHostGetConfigImageSize)             \
-  X(cuptiProfilerHostGetConfigImage)                 \
-  X(cuptiProfilerHostGetNumOfPasses)                 \
-  X(cuptiProfilerHostEvaluateToGpuValues)            \
-  X(cuptiRangeProfilerEnable)                        \
-  X(cuptiRangeProfilerDisable)                       \
-  X(cuptiRangeProfilerGetCounterDataSize)            \
-  X(cuptiRangeProfilerCounterDataImageInitialize)    \
-  X(cuptiRangeProfilerSetConfig)                     \
-  X(cuptiRangeProfilerStart)                         \
-  X(cuptiRangeProfilerStop)                          \
-  X(cuptiRangeProfilerPushRange)                     \
-  X(cuptiRangeProfilerPopRange)                      \
-  X(cuptiRangeProfilerDecodeData)                    \
+#define BS_CUPTI_ENTRIES(X)                       \
+  X(cuptiGetResultString)                         \
+  X(cuptiProfilerInitialize)                      \
+  X(cuptiProfilerDeInitialize)                    \
+  X(cuptiProfilerDeviceSupported)                 \
+  X(cuptiProfilerGetCounterAvailability)          \
+  X(cuptiDeviceGetChipName)                       \
+  X(cuptiProfilerHostInitialize)                  \
+  X(cuptiProfilerHostDeinitialize)                \
+  X(cuptiProfilerHostGetBaseMetrics)              \
+  X(cuptiProfilerHostConfigAddMetrics)            \
+  X(cuptiProfilerHostGetConfigImageSize)          \
+  X(cuptiProfilerHostGetConfigImage)              \
+  X(cuptiProfilerHostGetNumOfPasses)              \
+  X(cuptiProfilerHostEvaluateToGpuValues)         \
+  X(cuptiRangeProfilerEnable)                     \
+  X(cuptiRangeProfilerDisable)                    \
+  X(cuptiRangeProfilerGetCounterDataSize)         \
+  X(cuptiRangeProfilerCounterDataImageInitialize) \
+  X(cuptiRangeProfilerSetConfig)                  \
+  X(cuptiRangeProfilerStart)                      \
+  X(cuptiRangeProfilerStop)                       \
+  X(cuptiRangeProfilerPushRange)                  \
+  X(cuptiRangeProfilerPopRange)                   \
+  X(cuptiRangeProfilerDecodeData)                 \
   X(cuptiRangeProfilerGetCounterDataInfo)
   BS_CUPTI_ENTRIES(BS_CUPTI_ENTRY)
 #undef BS_CUPTI_ENTRY

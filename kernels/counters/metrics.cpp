@@ -36,8 +36,8 @@ std::string stall_reason_of(const std::string& base) {
 std::vector<std::string> choose_metrics(const std::vector<std::string>& available_bases,
                                         bool stall_reasons, bool throughput) {
   const std::unordered_set<std::string> have(available_bases.begin(), available_bases.end());
-  std::vector<std::string> wanted = {kDramRead,   kDramWrite,  kDuration,   kDramThroughput,
-                                     kL2HitRate,  kLdSectors,  kLdRequests, kStSectors,
+  std::vector<std::string> wanted = {kDramRead,   kDramWrite, kDuration,   kDramThroughput,
+                                     kL2HitRate,  kLdSectors, kLdRequests, kStSectors,
                                      kStRequests, kOccupancy};
   if (throughput) {
     wanted.push_back(kSmThroughput);
@@ -114,9 +114,10 @@ Measurement assemble(const std::vector<std::string>& names, const std::vector<do
     total += c.value;
   }
   for (auto& s : m.stalls) s.share_pct = total > 0.0 ? 100.0 * s.cycles_per_issue / total : 0.0;
-  std::stable_sort(m.stalls.begin(), m.stalls.end(), [](const StallReason& a, const StallReason& b) {
-    return a.cycles_per_issue > b.cycles_per_issue;
-  });
+  std::stable_sort(m.stalls.begin(), m.stalls.end(),
+                   [](const StallReason& a, const StallReason& b) {
+                     return a.cycles_per_issue > b.cycles_per_issue;
+                   });
   return m;
 }
 

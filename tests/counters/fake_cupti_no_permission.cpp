@@ -32,7 +32,8 @@ CUptiResult CUPTIAPI cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported
   return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params*) {
+CUptiResult CUPTIAPI
+cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params*) {
   return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;  // what the driver answers a non-admin user
 }
 
@@ -53,11 +54,13 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetBaseMetrics(CUpti_Profiler_Host_GetBase
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params*) {
+CUptiResult CUPTIAPI
+cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params*) {
+CUptiResult CUPTIAPI
+cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
@@ -69,7 +72,8 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumO
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params*) {
+CUptiResult CUPTIAPI
+cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
@@ -81,11 +85,13 @@ CUptiResult CUPTIAPI cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Param
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params*) {
+CUptiResult CUPTIAPI
+cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params*) {
+CUptiResult CUPTIAPI cuptiRangeProfilerCounterDataImageInitialize(
+    CUpti_RangeProfiler_CounterDataImage_Initialize_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
@@ -113,7 +119,8 @@ CUptiResult CUPTIAPI cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params*) {
+CUptiResult CUPTIAPI
+cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 

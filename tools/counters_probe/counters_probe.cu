@@ -77,7 +77,7 @@ struct Options {
 // One kernel under test: its launch, its configuration, and what napkin math predicts.
 struct Case {
   std::string kernel;
-  std::string config;      // human-readable
+  std::string config;  // human-readable
   dim3 grid, block;
   std::function<Status()> launch;
   double napkin_read_bytes = 0, napkin_write_bytes = 0;  // compulsory traffic
@@ -151,7 +151,9 @@ std::vector<Case> make_cases(const Options& o, Data& d) {
   const long long n = g.n;
   const int M = o.matmul;
   const bs::matmul::MatmulArgs m{d.A.get(), d.B.get(), d.C.get(), M, M, M};
-  const auto base = [](const void* p) { return static_cast<long long>(reinterpret_cast<std::uintptr_t>(p)); };
+  const auto base = [](const void* p) {
+    return static_cast<long long>(reinterpret_cast<std::uintptr_t>(p));
+  };
 
   for (const auto& k : o.kernels) {
     Case c;
@@ -159,11 +161,17 @@ std::vector<Case> make_cases(const Options& o, Data& d) {
     if (k == "gray_1d_flat") {
       c.block = dim3(256);
       c.grid = dim3(static_cast<unsigned>(bs::ceil_div(n, 256)));
-      c.launch = [=] { probe_gray_1d_flat<<<c.grid, c.block>>>(g); return bs::cuda::to_status(cudaGetLastError(), "probe_gray_1d_flat"); };
+      c.launch = [=] {
+        probe_gray_1d_flat<<<c.grid, c.block>>>(g);
+        return bs::cuda::to_status(cudaGetLastError(), "probe_gray_1d_flat");
+      };
       c.napkin_read_bytes = 3.0 * n;
       c.napkin_write_bytes = 1.0 * n;
       const long long in = base(g.planar_rgb), out = base(g.out);
-      const auto idx = [=](long long b, long long t) { const long long i = b * 256 + t; return i < n ? i : -1; };
+      const auto idx = [=](long long b, long long t) {
+        const long long i = b * 256 + t;
+        return i < n ? i : -1;
+      };
       double ld = 0;
       for (int plane = 0; plane < 3; ++plane)
         ld += count_sectors_per_request(256, c.grid.x, [&](long long b, long long t) {
@@ -179,7 +187,10 @@ std::vector<Case> make_cases(const Options& o, Data& d) {
       c.block = dim3(16, 16);
       c.grid = dim3(static_cast<unsigned>(bs::ceil_div(o.gray_w, 16)),
                     static_cast<unsigned>(bs::ceil_div(o.gray_h, 16)));
-      c.launch = [=] { probe_gray_2d<<<c.grid, c.block>>>(g); return bs::cuda::to_status(cudaGetLastError(), "probe_gray_2d"); };
+      c.launch = [=] {
+        probe_gray_2d<<<c.grid, c.block>>>(g);
+        return bs::cuda::to_status(cudaGetLastError(), "probe_gray_2d");
+      };
       c.napkin_read_bytes = 3.0 * n;
       c.napkin_write_bytes = 1.0 * n;
       const long long in = base(g.planar_rgb), out = base(g.out);
@@ -203,11 +214,18 @@ std::vector<Case> make_cases(const Options& o, Data& d) {
     } else if (k == "k1_naive" || k == "k2_uncoalesced") {
       const bool k1 = k == "k1_naive";
       c.block = dim3(32, 32);
-      c.grid = dim3(static_cast<unsigned>(bs::ceil_div(M, 32)), static_cast<unsigned>(bs::ceil_div(M, 32)));
+      c.grid = dim3(static_cast<unsigned>(bs::ceil_div(M, 32)),
+                    static_cast<unsigned>(bs::ceil_div(M, 32)));
       if (k1)
-        c.launch = [=] { probe_k1_naive<<<c.grid, c.block>>>(m); return bs::cuda::to_status(cudaGetLastError(), "probe_k1_naive"); };
+        c.launch = [=] {
+          probe_k1_naive<<<c.grid, c.block>>>(m);
+          return bs::cuda::to_status(cudaGetLastError(), "probe_k1_naive");
+        };
       else
-        c.launch = [=] { probe_k2_uncoalesced<<<c.grid, c.block>>>(m); return bs::cuda::to_status(cudaGetLastError(), "probe_k2_uncoalesced"); };
+        c.launch = [=] {
+          probe_k2_uncoalesced<<<c.grid, c.block>>>(m);
+          return bs::cuda::to_status(cudaGetLastError(), "probe_k2_uncoalesced");
+        };
       c.napkin_read_bytes = 2.0 * M * M * sizeof(float);  // A and B once each, if L2 holds them
       c.napkin_write_bytes = 1.0 * M * M * sizeof(float);
       // Per k step a warp loads one A element per thread and one B element per thread; the
@@ -216,7 +234,13 @@ std::vector<Case> make_cases(const Options& o, Data& d) {
       const unsigned gx = c.grid.x;
       const auto rc = [=](long long b, long long t, long long& row, long long& col) {
         const long long tx = t % 32, ty = t / 32, bx = b % gx, by = b / gx;
-        if (k1) { row = by * 32 + ty; col = bx * 32 + tx; } else { row = bx * 32 + tx; col = by * 32 + ty; }
+        if (k1) {
+          row = by * 32 + ty;
+          col = bx * 32 + tx;
+        } else {
+          row = bx * 32 + tx;
+          col = by * 32 + ty;
+        }
         return row < M && col < M;
       };
       const long long blocks = static_cast<long long>(c.grid.x) * c.grid.y;
@@ -241,7 +265,8 @@ std::vector<Case> make_cases(const Options& o, Data& d) {
       cfg << o.gray_w << "x" << o.gray_h;
     else
       cfg << M << "x" << M << "x" << M;
-    cfg << " grid (" << c.grid.x << "," << c.grid.y << ") block (" << c.block.x << "," << c.block.y << ")";
+    cfg << " grid (" << c.grid.x << "," << c.grid.y << ") block (" << c.block.x << "," << c.block.y
+        << ")";
     c.config = cfg.str();
     cases.push_back(std::move(c));
   }
@@ -286,7 +311,8 @@ bs::Result<double> time_launches(const Case& c, int n) {
 }
 
 int usage(const char* why) {
-  std::fprintf(stderr, "counters_probe: %s\n(see the comment at the top of counters_probe.cu)\n", why);
+  std::fprintf(stderr, "counters_probe: %s\n(see the comment at the top of counters_probe.cu)\n",
+               why);
   return 2;
 }
 
@@ -297,18 +323,41 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (a == "--launch-only") o.launch_only = true;
-    else if (a == "--keep-enabled") o.keep_enabled = true;
-    else if (a == "--lean") o.lean = true;
-    else if (a == "--launches") { const char* v = next(); if (!v || (o.launches = std::atoi(v)) < 1) return usage("--launches needs a count >= 1"); }
-    else if (a == "--list-metrics") o.list_metrics = true;
-    else if (a == "--json") { const char* v = next(); if (!v) return usage("--json needs a path"); o.json_path = v; }
-    else if (a == "--cupti") { const char* v = next(); if (!v) return usage("--cupti needs a path"); o.cupti = v; }
-    else if (a == "--repeat") { const char* v = next(); if (!v || (o.repeat = std::atoi(v)) < 1) return usage("--repeat needs a count >= 1"); }
-    else if (a == "--matmul") { const char* v = next(); if (!v || (o.matmul = std::atoi(v)) < 32) return usage("--matmul needs a size >= 32"); }
-    else if (a == "--gray") { const char* v = next(); if (!v || std::sscanf(v, "%dx%d", &o.gray_w, &o.gray_h) != 2 || o.gray_w < 1 || o.gray_h < 1) return usage("--gray needs WxH"); }
-    else if (a == "--kernels") { const char* v = next(); if (!v) return usage("--kernels needs a list"); o.kernels = split(v, ','); }
-    else return usage(("unknown argument " + a).c_str());
+    if (a == "--launch-only")
+      o.launch_only = true;
+    else if (a == "--keep-enabled")
+      o.keep_enabled = true;
+    else if (a == "--lean")
+      o.lean = true;
+    else if (a == "--launches") {
+      const char* v = next();
+      if (!v || (o.launches = std::atoi(v)) < 1) return usage("--launches needs a count >= 1");
+    } else if (a == "--list-metrics")
+      o.list_metrics = true;
+    else if (a == "--json") {
+      const char* v = next();
+      if (!v) return usage("--json needs a path");
+      o.json_path = v;
+    } else if (a == "--cupti") {
+      const char* v = next();
+      if (!v) return usage("--cupti needs a path");
+      o.cupti = v;
+    } else if (a == "--repeat") {
+      const char* v = next();
+      if (!v || (o.repeat = std::atoi(v)) < 1) return usage("--repeat needs a count >= 1");
+    } else if (a == "--matmul") {
+      const char* v = next();
+      if (!v || (o.matmul = std::atoi(v)) < 32) return usage("--matmul needs a size >= 32");
+    } else if (a == "--gray") {
+      const char* v = next();
+      if (!v || std::sscanf(v, "%dx%d", &o.gray_w, &o.gray_h) != 2 || o.gray_w < 1 || o.gray_h < 1)
+        return usage("--gray needs WxH");
+    } else if (a == "--kernels") {
+      const char* v = next();
+      if (!v) return usage("--kernels needs a list");
+      o.kernels = split(v, ',');
+    } else
+      return usage(("unknown argument " + a).c_str());
   }
 
   int count = 0;
@@ -319,9 +368,10 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<bs::counters::CounterSession> session;
   if (!o.launch_only) {
-    auto created = bs::counters::CounterSession::create(
-        0, {.stall_reasons = !o.lean, .throughput = !o.lean, .keep_enabled = o.keep_enabled,
-            .cupti_library = o.cupti});
+    auto created = bs::counters::CounterSession::create(0, {.stall_reasons = !o.lean,
+                                                            .throughput = !o.lean,
+                                                            .keep_enabled = o.keep_enabled,
+                                                            .cupti_library = o.cupti});
     if (!created) {
       const Status s = created.status();
       std::fprintf(stderr, "counters unavailable: %s\n", s.describe().c_str());
@@ -349,7 +399,10 @@ int main(int argc, char** argv) {
   if (o.launch_only) {
     for (const auto& c : cases)
       for (int r = 0; r < o.launches; ++r) {
-        if (Status s = c.launch(); !s) { std::fprintf(stderr, "%s\n", s.describe().c_str()); return 1; }
+        if (Status s = c.launch(); !s) {
+          std::fprintf(stderr, "%s\n", s.describe().c_str());
+          return 1;
+        }
         if (cudaDeviceSynchronize() != cudaSuccess) return 1;
         std::fprintf(stderr, "launched %s %s\n", c.kernel.c_str(), c.config.c_str());
       }
@@ -363,8 +416,9 @@ int main(int argc, char** argv) {
   j.field("keep_enabled", o.keep_enabled).field("lean", o.lean).field("repeat", o.repeat);
   j.key("kernels").begin_array();
   int failures = 0;
-  std::fprintf(stderr, "%-16s %12s %12s %9s %8s %8s %8s %7s %7s %7s %6s %9s\n", "kernel", "dram_rd_B",
-               "dram_wr_B", "GB/s", "L2hit%", "ld_s/r", "st_s/r", "occ%", "sm%", "mem%", "passes", "wall_ms");
+  std::fprintf(stderr, "%-16s %12s %12s %9s %8s %8s %8s %7s %7s %7s %6s %9s\n", "kernel",
+               "dram_rd_B", "dram_wr_B", "GB/s", "L2hit%", "ld_s/r", "st_s/r", "occ%", "sm%",
+               "mem%", "passes", "wall_ms");
   for (const auto& c : cases) {
     j.begin_object();
     j.field("kernel", c.kernel).field("config", c.config);
@@ -372,14 +426,18 @@ int main(int argc, char** argv) {
     j.key("block").begin_array().value(c.block.x).value(c.block.y).value(c.block.z).end_array();
     j.key("napkin").begin_object();
     j.field("dram_read_bytes", c.napkin_read_bytes).field("dram_write_bytes", c.napkin_write_bytes);
-    j.field("ld_sectors_per_request", c.napkin_ld_spr).field("st_sectors_per_request", c.napkin_st_spr);
+    j.field("ld_sectors_per_request", c.napkin_ld_spr)
+        .field("st_sectors_per_request", c.napkin_st_spr);
     j.end_object();
 
     std::vector<bs::counters::Measurement> runs;
     Status failed;
     for (int r = 0; r < o.repeat; ++r) {
       auto m = session->profile(c.launch);
-      if (!m) { failed = m.status(); break; }
+      if (!m) {
+        failed = m.status();
+        break;
+      }
       runs.push_back(std::move(m.value()));
     }
     if (!failed.ok()) {
@@ -443,20 +501,25 @@ int main(int argc, char** argv) {
     j.end_object();
     const auto m_rd = med([](const auto& m) { return m.dram_read_bytes; });
     const auto m_wr = med([](const auto& m) { return m.dram_write_bytes; });
-    std::fprintf(stderr, "%-16s %12.0f %12.0f %9.1f %8.2f %8.3f %8.3f %7.2f %7.2f %7.2f %6d %9.2f\n",
-                 c.kernel.c_str(), m_rd, m_wr, med([](const auto& m) { return m.dram_bandwidth_gbs; }),
-                 med([](const auto& m) { return m.l2_hit_pct; }), last.ld_sectors_per_request(),
-                 last.st_sectors_per_request(), med([](const auto& m) { return m.achieved_occupancy_pct; }),
-                 med([](const auto& m) { return m.sm_throughput_pct; }),
-                 med([](const auto& m) { return m.memory_throughput_pct; }), last.passes,
-                 med([](const auto& m) { return m.wall_ms; }));
-    std::fprintf(stderr, "%-16s napkin: read %.0f write %.0f ld_s/r %.3f st_s/r %.3f; range %s; duration %.1f us; top stalls:",
+    std::fprintf(
+        stderr, "%-16s %12.0f %12.0f %9.1f %8.2f %8.3f %8.3f %7.2f %7.2f %7.2f %6d %9.2f\n",
+        c.kernel.c_str(), m_rd, m_wr, med([](const auto& m) { return m.dram_bandwidth_gbs; }),
+        med([](const auto& m) { return m.l2_hit_pct; }), last.ld_sectors_per_request(),
+        last.st_sectors_per_request(), med([](const auto& m) { return m.achieved_occupancy_pct; }),
+        med([](const auto& m) { return m.sm_throughput_pct; }),
+        med([](const auto& m) { return m.memory_throughput_pct; }), last.passes,
+        med([](const auto& m) { return m.wall_ms; }));
+    std::fprintf(stderr,
+                 "%-16s napkin: read %.0f write %.0f ld_s/r %.3f st_s/r %.3f; range %s; duration "
+                 "%.1f us; top stalls:",
                  "", c.napkin_read_bytes, c.napkin_write_bytes, c.napkin_ld_spr, c.napkin_st_spr,
                  last.range.c_str(), med([](const auto& m) { return m.duration_ns; }) / 1e3);
     for (std::size_t s = 0; s < std::min<std::size_t>(3, last.stalls.size()); ++s)
-      std::fprintf(stderr, " %s %.2f (%.0f%%)", last.stalls[s].reason.c_str(), last.stalls[s].cycles_per_issue,
-                   last.stalls[s].share_pct);
-    std::fprintf(stderr, "\n%-16s cost ms (median): enable %.2f configure %.2f passes %.2f decode %.2f evaluate %.2f disable %.2f; wall per repeat:",
+      std::fprintf(stderr, " %s %.2f (%.0f%%)", last.stalls[s].reason.c_str(),
+                   last.stalls[s].cycles_per_issue, last.stalls[s].share_pct);
+    std::fprintf(stderr,
+                 "\n%-16s cost ms (median): enable %.2f configure %.2f passes %.2f decode %.2f "
+                 "evaluate %.2f disable %.2f; wall per repeat:",
                  "", med([](const auto& m) { return m.cost.enable_ms; }),
                  med([](const auto& m) { return m.cost.configure_ms; }),
                  med([](const auto& m) { return m.cost.passes_ms; }),
@@ -480,10 +543,13 @@ int main(int argc, char** argv) {
     j.field("us_per_launch_session_open", with ? *with : std::nan(""));
     j.field("us_per_launch_session_closed", without ? *without : std::nan(""));
     j.end_object();
-    std::fprintf(stderr, "200 plain launches of %s: %.2f us each with the session open (%s), %.2f us after it closed\n",
-                 cases.front().kernel.c_str(), with ? *with : -1.0,
-                 o.keep_enabled ? "range profiler kept enabled" : "range profiler disabled between profiles",
-                 without ? *without : -1.0);
+    std::fprintf(
+        stderr,
+        "200 plain launches of %s: %.2f us each with the session open (%s), %.2f us after it "
+        "closed\n",
+        cases.front().kernel.c_str(), with ? *with : -1.0,
+        o.keep_enabled ? "range profiler kept enabled" : "range profiler disabled between profiles",
+        without ? *without : -1.0);
   }
   j.end_object();
 
