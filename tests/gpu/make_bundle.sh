@@ -9,8 +9,12 @@ rm -rf "$out"
 bins=(app/blockscope app/platform/bs_egl_probe kernels/labs/matmul/bs_matmul_bench tests/app/test_headless_app
       tests/gfx/test_gfx tests/gfx/test_gfx_gpu tests/grayscale/test_grayscale_gpu tests/mapping/test_mapping_gpu
       tests/matmul/test_matmul_gpu tests/platform/test_platform tests/app/test_matmul_lab_headless
-      tests/matmul/test_matmul_heatmap_gpu)
+      tests/matmul/test_matmul_heatmap_gpu tests/counters/test_counters_gpu
+      tests/counters/libfake_cupti_no_permission.so tools/counters_probe/counters_probe)
 ../shared/device/bundle.sh "$out" "${bins[@]/#/$build/}" >/dev/null
 rm -f "$out"/lib/libcublas* "$out"/lib/libcudart*
+# The counters' comparison with Nsight Compute runs there from the bundle (CUPTI itself is loaded
+# at run time from the machine's toolkit, so it never travels).
+cp "$(dirname "$0")"/../../tools/counters_probe/compare_with_ncu.{sh,py} "$out/"
 strip --strip-debug "$out"/* 2>/dev/null || true
 du -sh "$out"

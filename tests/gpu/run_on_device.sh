@@ -5,8 +5,8 @@
 #   there:  tests/gpu/run_on_device.sh OUT RESULTS  (RESULTS: a folder for at most 8 files)
 #
 # Runs: the EGL probe, every gpu-labelled test binary, the headless app through zero-copy
-# interop (screenshots by SM and of the schedule), bench gray on 8192x8192, and the matmul ladder
-# bench. Prints a verdict per step at the end; exit 1 if any failed.
+# interop (screenshots by SM and of the schedule), bench gray on 8192x8192, the matmul ladder
+# bench, and the hardware counters against Nsight Compute. Prints a verdict per step at the end; exit 1 if any failed.
 set -u
 bundle="$(cd "${1:-OUT}" && pwd)"
 results="${2:-${OUT:-results}}"
@@ -69,6 +69,12 @@ step screenshot_matmul      "$bundle/blockscope" --headless --backend cuda --lab
                             --matmul-phase 100 --panel memory --screenshot "$results/shot_matmul.png"
 step bench_matmul           "$bundle/blockscope" bench matmul --backend cuda --size 4096x4096x4096 \
                             --json "$results/bench_matmul.json"
+# Hardware counters: the tests (one loads a libcupti that refuses as the driver refuses a user
+# without profiling permission), then every gated counter against ncu (DRAM bytes, occupancy,
+# sectors per request) with the side-by-side table in the log.
+step counters_gpu_tests     env BS_FAKE_CUPTI="$bundle/libfake_cupti_no_permission.so" \
+                            "$bundle/test_counters_gpu" --gtest_color=no
+step counters_vs_ncu        "$bundle/compare_with_ncu.sh" "$bundle/counters_probe" /tmp/bs_counters_vs_ncu
 step soak_cuda              "$bundle/blockscope" soak --backend cuda --launches 3000 --seconds 100
 # Last, because it leaves the GPU recovering from a real fault (the process after it waited
 # for the driver once): a sticky fault is reported and the app carries on on the CPU.

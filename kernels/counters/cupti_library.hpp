@@ -1,0 +1,64 @@
+// libcupti, loaded at run time. CUDA build only.
+//
+// Why dlopen rather than linking: CUPTI ships with the CUDA toolkit, not with the driver, so a
+// machine that runs blockscope's CUDA backend may well have no libcupti. Linked, blockscope would
+// not even start there; loaded on demand, only the counters say what is missing. The headers
+// still come from the toolkit at build time, so every entry point keeps CUPTI's exact signature
+// (decltype of the declaration). The library is never unloaded: CUPTI registers process-wide
+// state (and libnvperf_host, which it loads in turn) that outlives any one session.
+#pragma once
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <string>
+
+#include "core/status.hpp"
+
+namespace bs::counters {
+
+struct CuptiApi {
+  std::string path;  // what was loaded (the name given to dlopen)
+
+#define BS_CUPTI_ENTRY(fn) decltype(&::fn) fn = nullptr;
+#define BS_CUPTI_ENTRIES(X)                       \
+  X(cuptiGetResultString)                         \
+  X(cuptiProfilerInitialize)                      \
+  X(cuptiProfilerDeInitialize)                    \
+  X(cuptiProfilerDeviceSupported)                 \
+  X(cuptiProfilerGetCounterAvailability)          \
+  X(cuptiDeviceGetChipName)                       \
+  X(cuptiProfilerHostInitialize)                  \
+  X(cuptiProfilerHostDeinitialize)                \
+  X(cuptiProfilerHostGetBaseMetrics)              \
+  X(cuptiProfilerHostConfigAddMetrics)            \
+  X(cuptiProfilerHostGetConfigImageSize)          \
+  X(cuptiProfilerHostGetConfigImage)              \
+  X(cuptiProfilerHostGetNumOfPasses)              \
+  X(cuptiProfilerHostEvaluateToGpuValues)         \
+  X(cuptiRangeProfilerEnable)                     \
+  X(cuptiRangeProfilerDisable)                    \
+  X(cuptiRangeProfilerGetCounterDataSize)         \
+  X(cuptiRangeProfilerCounterDataImageInitialize) \
+  X(cuptiRangeProfilerSetConfig)                  \
+  X(cuptiRangeProfilerStart)                      \
+  X(cuptiRangeProfilerStop)                       \
+  X(cuptiRangeProfilerPushRange)                  \
+  X(cuptiRangeProfilerPopRange)                   \
+  X(cuptiRangeProfilerDecodeData)                 \
+  X(cuptiRangeProfilerGetCounterDataInfo)
+  BS_CUPTI_ENTRIES(BS_CUPTI_ENTRY)
+#undef BS_CUPTI_ENTRY
+
+  // CUPTI's description of a result code ("" if it has none).
+  std::string describe(CUptiResult r) const;
+};
+
+// The CUPTI at `path`, or (empty path) the first that loads of: libcupti.so.<major> through the
+// loader's search path, then the library this build was configured with, then the usual toolkit
+// folders. Loaded once per path for the life of the process.
+Result<const CuptiApi*> load_cupti(const std::string& path);
+
+}  // namespace bs::counters
