@@ -183,6 +183,10 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args) {
     } else if (a == "--schedule-json") {
       BS_VALUE(v, a);
       o.schedule_json_path = v;
+    } else if (a == "--status-file") {
+      BS_VALUE(v, a);
+      if (o.bench) return usage("--status-file belongs to the window or --headless, not `blockscope bench`");
+      o.status_file_path = v;
     } else if (a == "--inject-fault") {
       BS_VALUE(v, a);
       auto n = to_int(v);
@@ -378,6 +382,11 @@ SOAK OPTIONS (headless; exit 1 if any check fails)
   error (expected == observed); sampled outputs equal the CPU reference; host RSS grows by at
   most 16 MiB and used device memory by at most 2 MiB between the start (after warm-up) and
   the end. Prints one summary line and a verdict.
+
+AUTOMATION
+  --status-file FILE        write the app's state as JSON to FILE whenever it changes, for
+                            scripts and tests: the image, the last launch, a hash of the
+                            kernel's output, the latest messages (replaced atomically)
 
 TESTING
   --inject-fault N          at frame N, make the GPU fault (an illegal address) to exercise

@@ -53,6 +53,7 @@ struct CliOptions {
   std::string screenshot_path;
   std::string gray_out_path;
   std::string schedule_json_path;
+  std::string status_file_path;          // --status-file: the app's state as JSON, for scripts
   std::optional<BenchOptions> bench;
   std::optional<SoakOptions> soak;
   int inject_fault_at_frame = -1;        // testing: make the GPU fault at this frame

@@ -32,7 +32,9 @@ App::App(Window& window, CliOptions options, ComputeSession compute)
       options_(std::move(options)),
       state_(options_.state),
       compute_(std::move(compute)),
-      loader_(LoadLimits{}, 1) {}
+      loader_(LoadLimits{}, 1) {
+  if (!options_.status_file_path.empty()) status_writer_.emplace(options_.status_file_path);
+}
 
 Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options,
                                          ComputeSession compute) {
@@ -403,6 +405,7 @@ void App::frame() {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   ++frame_index_;
+  if (status_writer_) write_status_file();
 }
 
 void App::present() { window_.swap_buffers(); }
@@ -780,6 +783,43 @@ Status App::write_schedule_json(const fs::path& path) {
   std::fclose(f);
   if (!ok) return Status::failure("could not write all of " + path.string(), "", "fwrite");
   return Status::success();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. the status file
+// ---------------------------------------------------------------------------------------------
+
+// What the window shows, for scripts and tests (shell/status_report.hpp); written only when it
+// changed. The output hash reads the result texture back, as --gray-out does: what the kernel
+// really delivered to GL.
+void App::write_status_file() {
+  StatusReport r;
+  r.frame = frame_index_;
+  r.lab = state_.lab == Lab::Matmul ? "matmul" : "gray";
+  r.loading = loader_.busy();
+  if (image_) r.image = StatusReport::Image{image_->image.name, image_->image.width, image_->image.height};
+  if (!last_launch_.kernel.empty()) {
+    r.launch = StatusReport::Launch{last_launch_.kernel, last_launch_.config.grid, last_launch_.config.block,
+                                    last_launch_.ok(), last_launch_.status.message};
+    if (image_ && last_launch_.ok()) {
+      const std::vector<std::uint8_t> gray = read_texture_r8(image_->result);
+      if (gray.size() == image_->image.pixel_count())
+        r.output = StatusReport::Output{fnv1a64(gray.data(), gray.size()), image_->image.width, image_->image.height};
+    }
+  }
+  if (const Message* m = messages_.latest()) r.status_message = m->text;
+  r.errors = messages_.errors();
+  const auto& all = messages_.all();
+  const std::size_t first = all.size() > StatusReport::kLastMessages ? all.size() - StatusReport::kLastMessages : 0;
+  for (std::size_t i = first; i < all.size(); ++i)
+    r.messages.push_back({all[i].level == Message::Error ? "error" : all[i].level == Message::Warning ? "warning" : "info",
+                          all[i].text});
+  if (Status s = status_writer_->update(r); !s && !status_write_failed_) {
+    status_write_failed_ = true;
+    messages_.error(s);
+  } else if (s) {
+    status_write_failed_ = false;
+  }
 }
 
 }  // namespace bs::app

@@ -8,6 +8,7 @@
 //   3. launching the grayscale kernel into GL (zero-copy interop, host-copy fallback, CPU)
 //   4. the frame: layout of the panels
 //   5. outputs for headless runs (screenshot, kernel output, schedule JSON)
+//   6. the status file (--status-file, for scripts and tests)
 #pragma once
 #include <imgui.h>
 
@@ -27,6 +28,7 @@
 #include "mapping/thread_map.hpp"
 #include "platform/window.hpp"
 #include "shell/compute_session.hpp"
+#include "shell/status_report.hpp"
 #include "shell/timing_history.hpp"
 #include "state/app_state.hpp"
 #include "state/recent_files.hpp"
@@ -118,6 +120,9 @@ class App {
   std::optional<PixelPos> inspected_pixel() const;
   static mapping::IndexScheme scheme_of(const LaunchRecord& rec);
 
+  // 6. the status file
+  void write_status_file();
+
   Window& window_;
   CliOptions options_;
   AppState& state_;
@@ -155,6 +160,9 @@ class App {
   ui::FileBrowser file_browser_;
   MessageLog messages_;
   std::chrono::steady_clock::time_point last_frame_time_;
+
+  std::optional<StatusFileWriter> status_writer_;  // --status-file
+  bool status_write_failed_ = false;               // said once, not every frame
 };
 
 }  // namespace bs::app

@@ -42,6 +42,16 @@ TEST(Cli, HeadlessStateFlagsReachTheState) {
   EXPECT_EQ(o->height, 600);
 }
 
+TEST(Cli, StatusFileWorksInTheWindowAndHeadless) {
+  auto window = parse({"--status-file", "state.json"});
+  ASSERT_TRUE(window.ok()) << window.status().describe();
+  EXPECT_EQ(window->status_file_path, "state.json");
+  EXPECT_FALSE(window->headless);
+  auto headless = parse({"--headless", "--status-file", "/tmp/s t.json"});
+  ASSERT_TRUE(headless.ok()) << headless.status().describe();
+  EXPECT_EQ(headless->status_file_path, "/tmp/s t.json");
+}
+
 TEST(Cli, BlockParsingAcceptsOneToThreeDimensions) {
   EXPECT_EQ(parse_block("256").value(), (bs::Dim3{256, 1, 1}));
   EXPECT_EQ(parse_block("16x16").value(), (bs::Dim3{16, 16, 1}));
@@ -84,7 +94,9 @@ TEST(Cli, BadInputNamesTheProblem) {
                         {{"bench", "gray", "--size", "12"}, "WxH"},
                         {{"bench", "matmul", "--size", "12x12"}, "MxNxK"},
                         {{"--size", "3x3"}, "bench"},
-                        {{"--split", "2"}, "--split"}};
+                        {{"--split", "2"}, "--split"},
+                        {{"--status-file"}, "--status-file"},
+                        {{"bench", "gray", "--status-file", "s.json"}, "--status-file"}};
   for (const auto& c : cases) {
     auto o = parse(c.args);
     ASSERT_FALSE(o.ok()) << c.args[0];
@@ -98,7 +110,8 @@ TEST(Cli, HelpDocumentsEveryFlagAndTheExitCodes) {
   for (const char* flag : {"--backend", "--device", "--kernel", "--block", "--headless", "--frames",
                            "--screenshot", "--gray-out", "--schedule-json", "--overlay", "--hover",
                            "--pin", "--panel", "--view", "--split", "--zoom", "--center",
-                           "--window-size", "--size", "--json", "--repeats", "--warmup", "EXIT CODES"})
+                           "--window-size", "--size", "--json", "--repeats", "--warmup", "--status-file",
+                           "AUTOMATION", "EXIT CODES"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
 }
 
