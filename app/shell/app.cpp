@@ -362,6 +362,7 @@ void App::draw_compute_menu() {
 
 void App::frame() {
   window_.poll_events();
+  for (auto& line : window_.take_platform_warnings()) messages_.warn(std::move(line));
   std::vector<fs::path> dropped;
   for (auto& p : window_.take_dropped_paths()) dropped.emplace_back(p);
   enqueue_files(std::move(dropped));

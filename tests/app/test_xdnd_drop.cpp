@@ -288,6 +288,13 @@ class XdndDrop : public ::testing::Test {
   }
 
   void TearDown() override {
+    // BLOCKSCOPE_XDND_VERBOSE=1: what the app showed at the end of the case.
+    if (const char* v = std::getenv("BLOCKSCOPE_XDND_VERBOSE"); v && *v && app_.pid() > 0) {
+      wait_status([](const JsonValue&) { return true; }, 1000ms);
+      std::printf("  shown: %s | status bar: %s | errors: %.0f\n%s", last_status_.at("image").at("name").str.c_str(),
+                  last_status_.at("status_message").str.c_str(), last_status_.at("errors").number,
+                  messages_of(last_status_).c_str());
+    }
     if (app_.pid() > 0 && app_.alive() && source_) {
       // Close as a window manager's close button does; a healthy app exits with 0.
       source_->request_close(window_);
@@ -535,6 +542,7 @@ TEST_F(XdndDrop, HostileUrisGetMessagesAndTheAppCarriesOn) {
       [&](const JsonValue& s) { return s.at("errors").number >= errors_at_start + hostile.size() && !s.at("loading").boolean; },
       kShowTimeout);
   ASSERT_TRUE(after) << "expected one error per hostile URI\n" << situation();
+  if (const char* v = std::getenv("BLOCKSCOPE_XDND_VERBOSE"); v && *v) std::printf("%s", messages_of(*after).c_str());
 
   // A huge list: 4000 files that do not exist (about 300 KB through one selection transfer).
   std::vector<std::string> many;
