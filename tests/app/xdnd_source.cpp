@@ -83,6 +83,7 @@ struct Source::Impl {
   // Outcome of the drop under way, filled as events arrive.
   DropOutcome outcome;
   ::Window target = 0;
+  Time owned_since = 0;  // when we took XdndSelection for the drop under way; 0: not owned
 
   Atom atom(const char* name) { return XInternAtom(display, name, False); }
 
@@ -114,6 +115,13 @@ struct Source::Impl {
         XNextEvent(display, &ev);
         if (ev.type == SelectionRequest) {
           answer(ev.xselectionrequest);
+          continue;
+        }
+        if (ev.type == SelectionClear && ev.xselectionclear.selection == XdndSelection) {
+          // Another client took XdndSelection (another drag on this display): the target's data
+          // request would now go to it. Say so rather than time out mysteriously. The clear our
+          // own disowning after the previous drop causes carries that drop's older time.
+          if (owned_since != 0 && ev.xselectionclear.time >= owned_since) outcome.lost_selection = true;
           continue;
         }
         return ev;
@@ -333,6 +341,7 @@ bool Source::begin(unsigned long target, std::string* why) {
     *why = "could not own XdndSelection";
     return false;
   }
+  s.owned_since = *time;
   XChangeProperty(s.display, s.window, s.XdndTypeList, XA_ATOM, 32, PropModeReplace,
                   reinterpret_cast<const unsigned char*>(&s.text_uri_list), 1);
 
@@ -404,6 +413,10 @@ DropOutcome Source::drop(unsigned long target, const std::string& uri_list_bytes
 
   send_drop(target);
   auto finished = s.wait_client_message(s.XdndFinished, Clock::now() + step_timeout);
+  if (out.lost_selection) {
+    out.error = "another client took XdndSelection during the drop (a second drag on this display?)";
+    return out;
+  }
   if (!finished) {
     out.error = std::string("no XdndFinished within ") + std::to_string(step_timeout.count()) + " ms of XdndDrop" +
                 (out.data_requested ? " (the data was sent)" : " (the data was never asked for)");
@@ -415,6 +428,7 @@ DropOutcome Source::drop(unsigned long target, const std::string& uri_list_bytes
   // so an even-length list clears that bit. Judge success as GTK does (non-zero), and leave the
   // exact value to the test.
   if (finished->data.l[1] == 0) out.error = "XdndFinished says the drop failed (data.l[1] == 0)";
+  s.owned_since = 0;
   XSetSelectionOwner(s.display, s.XdndSelection, None, out.drop_time);
   XFlush(s.display);
   return out;

@@ -19,6 +19,9 @@
 // For the drag source that goes away mid-drag there are the separate steps begin(), send_drop()
 // and vanish() (destroy the source window and close the connection, as a crashing source does).
 //
+// XdndSelection is one per display, so one drag at a time per display: tests that drop run
+// serially (ctest RESOURCE_LOCK), and a source that loses the selection says so.
+//
 // XIDs are unsigned long here so that including this header does not pull in Xlib's macros
 // (Status, None, Bool...) next to blockscope's own names.
 #pragma once
@@ -44,6 +47,7 @@ struct DropOutcome {
   std::size_t bytes_sent = 0;     // the URI list's length
   bool finished = false;          // XdndFinished arrived
   long finished_success = 0;      // its data.l[1]: 1 by the spec, the byte count from GLFW 3.3.8
+  bool lost_selection = false;    // another client took XdndSelection meanwhile (a second drag)
   std::string error;              // empty when the drop went through; else which step failed
 
   bool ok() const { return error.empty(); }
