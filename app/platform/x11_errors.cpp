@@ -66,22 +66,33 @@ int on_protocol_error(Display* display, XErrorEvent* event) {
 
 }  // namespace
 
+// Xlib is called outside the store's mutex: the handler takes that mutex, and Xlib may hold its
+// own locks while it runs the handler.
 std::unique_ptr<ProtocolErrorReporter> ProtocolErrorReporter::install() {
   Store& s = store();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.active) return nullptr;
+    s.active = true;
+    s.reports.clear();
+    s.unreported = 0;
+    s.survived = 0;
+  }
+  const XErrorHandler previous = XSetErrorHandler(&on_protocol_error);
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (s.active) return nullptr;
-  s.active = true;
-  s.reports.clear();
-  s.unreported = 0;
-  s.survived = 0;
-  s.previous = XSetErrorHandler(&on_protocol_error);
+  s.previous = previous;
   return std::unique_ptr<ProtocolErrorReporter>(new ProtocolErrorReporter());
 }
 
 ProtocolErrorReporter::~ProtocolErrorReporter() {
   Store& s = store();
+  XErrorHandler previous = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    previous = s.previous;
+  }
+  XSetErrorHandler(previous);  // Xlib's default again when that is what we found
   std::lock_guard<std::mutex> lock(s.mutex);
-  XSetErrorHandler(s.previous);  // Xlib's default again when that is what we found
   s.previous = nullptr;
   s.active = false;
 }
