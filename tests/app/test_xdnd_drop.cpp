@@ -201,7 +201,6 @@ std::string messages_of(const JsonValue& status) {
 struct TestImage {
   fs::path path;
   int width = 0, height = 0;
-  std::vector<std::uint8_t> file_bytes;
 };
 
 // A gradient a person can recognise in a screenshot (red across, green down) with a fresh random
@@ -217,7 +216,7 @@ TestImage write_png(const fs::path& path, int w, int h, std::uint32_t seed) {
       p[2] = static_cast<std::uint8_t>(rng());
     }
   EXPECT_TRUE(stbi_write_png(path.c_str(), w, h, 3, rgb.data(), w * 3)) << path;
-  return TestImage{path, w, h, {}};
+  return TestImage{path, w, h};
 }
 
 std::uint64_t fnv1a64(const std::vector<std::uint8_t>& bytes) {
