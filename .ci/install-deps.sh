@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libimgui-dev libglfw3-dev libstb-dev libepoxy-dev   # the app: ImGui 1.86, GLFW 3.3, stb, GL/EGL loader
+  libx11-dev                                          # Xlib: the X error handler, the XDND test's drag source
   libegl1 libegl-mesa0 libgl1-mesa-dri libgles2       # headless rendering through Mesa's EGL (llvmpipe)
   xvfb xauth                                          # a virtual display for the windowed-mode test
   libgtest-dev libbenchmark-dev                       # tests

@@ -187,6 +187,10 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     } else if (a == "--schedule-json") {
       BS_VALUE(v, a);
       o.schedule_json_path = v;
+    } else if (a == "--status-file") {
+      BS_VALUE(v, a);
+      if (o.bench) return usage("--status-file belongs to the window or --headless, not `blockscope bench`");
+      o.status_file_path = v;
     } else if (a == "--view") {
       BS_VALUE(v, a);
       if (v == "split") o.state.view.compare = CompareMode::Split;
@@ -306,6 +310,11 @@ HEADLESS
   --screenshot FILE.png     write the rendered UI
   --output FILE.png         write the lab's result as the view shows it (--gray-out: the same)
   --schedule-json FILE      write the last launch's block schedule (block, SM or worker, start, end)
+
+AUTOMATION
+  --status-file FILE        write the app's state as JSON to FILE whenever it changes, for
+                            scripts and tests: the lab's data, the last launch, a hash of the
+                            result the view shows, the latest messages (replaced atomically)
 
 BENCH OPTIONS
   --size SIZE               repeatable; the lab's syntax (gray WxH, matmul MxNxK); fresh random

@@ -66,6 +66,7 @@ struct CliOptions {
   std::string screenshot_path;
   std::string output_path;            // the lab's result as a PNG (--output, or --gray-out)
   std::string schedule_json_path;
+  std::string status_file_path;          // --status-file: the app's state as JSON, for scripts
   std::optional<BenchOptions> bench;
   AppState state;
 };

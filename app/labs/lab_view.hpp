@@ -90,6 +90,9 @@ class LabView {
 
   // The result as the view shows it (read back from GL), as a PNG: headless --output.
   virtual Status write_output_png(const std::filesystem::path& path) = 0;
+  // The same bytes (one channel per element for images, the C heatmap's RGBA for matmul), for
+  // the status file's digest; empty when there is no result yet.
+  virtual std::vector<std::uint8_t> read_output(int* width, int* height) = 0;
   // How results reach the screen: "CUDA-GL interop (zero-copy PBO)", the fallback and why, ...
   virtual std::string interop_mode() const = 0;
 };

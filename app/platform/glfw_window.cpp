@@ -4,6 +4,11 @@
 // read it into the returned Status (code name + GLFW's description) instead of relying on an
 // error callback that prints. The caller may still install its own callback; this does not
 // replace it.
+//
+// X protocol errors: another client can cause them at will (a drag source that quits mid-drag
+// leaves GLFW replying to a window that is gone), and Xlib's default handler exits the process.
+// The window installs platform/x11_errors.hpp's reporter before glfwInit, keeps it installed
+// while it polls events, and hands what it survived to the app (take_platform_warnings).
 #include <epoxy/gl.h>  // before glfw3.h so GLFW does not pull in the system GL header
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -12,6 +17,7 @@
 #include <cstring>
 
 #include "platform/window.hpp"
+#include "platform/x11_errors.hpp"
 
 namespace bs {
 
@@ -54,7 +60,8 @@ constexpr const char* kHeadlessHint =
 
 class GlfwWindow final : public Window {
  public:
-  explicit GlfwWindow(GLFWwindow* window) : window_(window) {
+  GlfwWindow(GLFWwindow* window, std::unique_ptr<x11::ProtocolErrorReporter> x11_errors)
+      : window_(window), x11_errors_(std::move(x11_errors)) {
     // The callback finds this object through the window's user pointer: no globals, and the
     // queue dies with the window.
     glfwSetWindowUserPointer(window_, this);
@@ -67,17 +74,24 @@ class GlfwWindow final : public Window {
     glfwDestroyWindow(window_);
     // blockscope has one window per process; glfwInit in make_glfw_window pairs with this.
     glfwTerminate();
+    // x11_errors_ goes after this body: errors while the window closes are survived too.
   }
 
   bool should_close() override { return glfwWindowShouldClose(window_); }
   void request_close() override { glfwSetWindowShouldClose(window_, GLFW_TRUE); }
 
   void poll_events() override {
+    // Events from other clients are where their errors come from: make sure the reporter, not
+    // something that replaced it since, sees them.
+    if (x11_errors_) x11_errors_->ensure_installed();
     glfwPollEvents();
     // Minimised (or squashed to nothing): sleep in the event loop until there is something to
     // draw again, so an iconified app costs no CPU or GPU. The timeout only bounds how long a
     // close request from outside the event queue could go unnoticed.
-    while (!glfwWindowShouldClose(window_) && nothing_to_draw()) glfwWaitEventsTimeout(0.5);
+    while (!glfwWindowShouldClose(window_) && nothing_to_draw()) {
+      if (x11_errors_) x11_errors_->ensure_installed();
+      glfwWaitEventsTimeout(0.5);
+    }
   }
 
   void swap_buffers() override { glfwSwapBuffers(window_); }
@@ -100,6 +114,10 @@ class GlfwWindow final : public Window {
     std::vector<std::string> paths;
     paths.swap(dropped_paths_);
     return paths;
+  }
+
+  std::vector<std::string> take_platform_warnings() override {
+    return x11_errors_ ? x11_errors_->take_reports() : std::vector<std::string>{};
   }
 
   GLFWwindow* glfw_handle() override { return window_; }
@@ -128,6 +146,7 @@ class GlfwWindow final : public Window {
   }
 
   GLFWwindow* window_;
+  std::unique_ptr<x11::ProtocolErrorReporter> x11_errors_;  // null on Wayland or if another lives
   std::vector<std::string> dropped_paths_;
 };
 
@@ -144,6 +163,9 @@ Result<std::unique_ptr<Window>> make_glfw_window(int width, int height, const st
     return Status::failure("no display: neither DISPLAY nor WAYLAND_DISPLAY is set", kHeadlessHint,
                            "make_glfw_window");
   }
+  // Before glfwInit, so errors from the first request on are survived; GLFW's own temporary
+  // handlers put it back when they are done. On Wayland it is installed too and never called.
+  auto x11_errors = x11::ProtocolErrorReporter::install();
   glfwGetError(nullptr);  // start from a clean slate so the Status names this call's error
   if (!glfwInit()) {
     return glfw_failure("no display: GLFW could not initialise", "glfwInit", kHeadlessHint);
@@ -165,7 +187,8 @@ Result<std::unique_ptr<Window>> make_glfw_window(int width, int height, const st
     return status;
   }
   glfwMakeContextCurrent(window);
-  auto result = std::make_unique<GlfwWindow>(window);  // owns window + glfwTerminate from here
+  // Owns the window, glfwTerminate and the error reporter from here.
+  auto result = std::make_unique<GlfwWindow>(window, std::move(x11_errors));
 
   const int version = epoxy_gl_version();  // e.g. 33 for 3.3
   if (version < 33) {

@@ -8,6 +8,7 @@
 //   while (!(*window)->should_close()) {
 //     (*window)->poll_events();
 //     for (auto& path : (*window)->take_dropped_paths()) load(path);
+//     for (auto& line : (*window)->take_platform_warnings()) log.warn(line);
 //     (*window)->bind_default_framebuffer();   // headless: its FBO; windowed: framebuffer 0
 //     ... draw ...
 //     (*window)->swap_buffers();
@@ -60,6 +61,11 @@ class Window {
   // Paths dropped onto the window since the last call, oldest first. The GLFW drop callback
   // copies them (GLFW's strings die when the callback returns); the app handles them next frame.
   virtual std::vector<std::string> take_dropped_paths() = 0;
+
+  // Problems the platform met and survived since the last call, one line each, for the message
+  // log: e.g. X protocol errors caused by another client (a drag source that quit mid-drag),
+  // which Xlib's default handler would have turned into exit(1). Headless: none.
+  virtual std::vector<std::string> take_platform_warnings() { return {}; }
 
   // The GLFW window for ImGui_ImplGlfw_InitForOpenGL; nullptr when headless.
   virtual GLFWwindow* glfw_handle() = 0;

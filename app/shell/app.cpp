@@ -45,6 +45,7 @@ App::App(Window& window, CliOptions options, ComputeSession compute, LabCatalog 
       compute_(std::move(compute)),
       catalog_(std::move(catalog)),
       loader_(LoadLimits{}, 1) {
+  if (!options_.status_file_path.empty()) status_writer_.emplace(options_.status_file_path);
   slots_.resize(catalog_.size());
   for (std::size_t i = 0; i < catalog_.size(); ++i) slots_[i].entry = &catalog_[i];
 }
@@ -456,6 +457,8 @@ void App::relaunch(Slot& s) {
 
 void App::frame() {
   window_.poll_events();
+  // Problems the platform survived (an X error from a drag source that vanished mid-drag).
+  for (auto& line : window_.take_platform_warnings()) messages_.warn(std::move(line));
   std::vector<fs::path> dropped;
   for (auto& p : window_.take_dropped_paths()) dropped.emplace_back(p);
   enqueue_files(std::move(dropped));
@@ -507,6 +510,7 @@ void App::frame() {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   ++frame_index_;
+  if (status_writer_) write_status_file();
 }
 
 void App::present() { window_.swap_buffers(); }
@@ -804,6 +808,47 @@ std::string App::summary() const {
                 r.config.grid.z, r.config.block.x, r.config.block.y, r.config.block.z, r.timing.median_ms,
                 r.timing.clock.c_str(), flops ? r.gflops() : r.gbytes_per_s(), flops ? "GFLOP/s" : "GB/s");
   return buf + shares + "\ncheck: " + r.check.summary();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. the status file
+// ---------------------------------------------------------------------------------------------
+
+// What the window shows, for scripts and tests (shell/status_report.hpp); written only when it
+// changed. The output digest reads the result back from GL, as --output does: what the kernel
+// really delivered to the screen.
+void App::write_status_file() {
+  StatusReport r;
+  r.frame = frame_index_;
+  r.lab = state_.lab;
+  r.loading = loader_.busy();
+  Slot& s = current();
+  if (s.view) {
+    const lab::ProblemInfo p = s.view->lab().problem();
+    if (p.ready) r.data = StatusReport::Data{p.name, static_cast<int>(p.width), static_cast<int>(p.height)};
+  }
+  if (!s.last.kernel.empty()) {
+    r.launch = StatusReport::Launch{s.last.kernel, s.last.config.grid, s.last.config.block, s.last.ok(),
+                                    s.last.status.message};
+    if (s.view && s.last.ok()) {
+      int w = 0, h = 0;
+      const std::vector<std::uint8_t> out = s.view->read_output(&w, &h);
+      if (!out.empty()) r.output = StatusReport::Output{fnv1a64(out.data(), out.size()), w, h};
+    }
+  }
+  if (const Message* m = messages_.latest()) r.status_message = m->text;
+  r.errors = messages_.errors();
+  const auto& all = messages_.all();
+  const std::size_t first = all.size() > StatusReport::kLastMessages ? all.size() - StatusReport::kLastMessages : 0;
+  for (std::size_t i = first; i < all.size(); ++i)
+    r.messages.push_back({all[i].level == Message::Error ? "error" : all[i].level == Message::Warning ? "warning" : "info",
+                          all[i].text});
+  if (Status st = status_writer_->update(r); !st && !status_write_failed_) {
+    status_write_failed_ = true;
+    messages_.error(st);
+  } else if (st) {
+    status_write_failed_ = false;
+  }
 }
 
 }  // namespace bs::app

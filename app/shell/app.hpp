@@ -11,6 +11,7 @@
 //   4. launching: when, with which options, and what is kept of the record
 //   5. the frame: menus, the three panels, the status bar
 //   6. outputs for headless runs (screenshot, the lab's output, schedule JSON, summary)
+//   7. the status file (--status-file, for scripts and tests)
 #pragma once
 #include <imgui.h>
 
@@ -27,6 +28,7 @@
 #include "labs/lab_view.hpp"
 #include "platform/window.hpp"
 #include "shell/compute_session.hpp"
+#include "shell/status_report.hpp"
 #include "state/app_state.hpp"
 #include "state/recent_files.hpp"
 #include "state/timing_book.hpp"
@@ -132,6 +134,9 @@ class App {
   void draw_status_bar(Slot& s);
   void draw_loading_modal();
 
+  // 7. the status file
+  void write_status_file();
+
   Window& window_;
   CliOptions options_;
   AppState& state_;
@@ -155,6 +160,8 @@ class App {
   ui::FileBrowser file_browser_;
   MessageLog messages_;
   std::chrono::steady_clock::time_point last_frame_time_;
+  std::optional<StatusFileWriter> status_writer_;  // --status-file
+  bool status_write_failed_ = false;               // said once, not every frame
 };
 
 }  // namespace bs::app

@@ -90,6 +90,7 @@ struct Ceiling {
 struct ProblemInfo {
   bool ready = false;
   Status status;           // why there is nothing to run on, when not ready
+  std::string name;        // short: the image's file name, "A x B (512x512x512)"
   std::string summary;     // "astronaut.png, 512 x 512, planar RGB" / "4096 x 4096 x 4096"
   long long width = 0, height = 0;  // the data the overlay covers (the image; C)
   std::string throughput_unit;      // "GB/s" (memory-bound labs) or "GFLOP/s"

@@ -58,6 +58,16 @@ TEST(Cli, HeadlessStateFlagsReachTheState) {
   EXPECT_EQ(o->height, 600);
 }
 
+TEST(Cli, StatusFileWorksInTheWindowAndHeadless) {
+  auto window = parse({"--status-file", "state.json"});
+  ASSERT_TRUE(window.ok()) << window.status().describe();
+  EXPECT_EQ(window->status_file_path, "state.json");
+  EXPECT_FALSE(window->headless);
+  auto headless = parse({"--headless", "--status-file", "/tmp/s t.json"});
+  ASSERT_TRUE(headless.ok()) << headless.status().describe();
+  EXPECT_EQ(headless->status_file_path, "/tmp/s t.json");
+}
+
 // The first-hour report: `--block 32x8 --kernel 2d` ran 16x16. The parser now only records what
 // was asked; every permutation of the same flags gives the same state.
 TEST(Cli, EveryOrderOfFlagsGivesTheSameState) {
@@ -130,7 +140,9 @@ TEST(Cli, BadInputNamesTheProblem) {
                         {{"bench", "fft"}, "matmul"},
                         {{"--size", "3x3"}, "bench"},
                         {{"--config", "-1"}, "--config"},
-                        {{"--split", "2"}, "--split"}};
+                        {{"--split", "2"}, "--split"},
+                        {{"--status-file"}, "--status-file"},
+                        {{"bench", "gray", "--status-file", "s.json"}, "--status-file"}};
   for (const auto& c : cases) {
     auto o = parse(c.args);
     ASSERT_FALSE(o.ok()) << c.args[0];
@@ -145,7 +157,7 @@ TEST(Cli, HelpDocumentsEveryFlagAndTheExitCodes) {
                            "--frames", "--screenshot", "--output", "--gray-out", "--schedule-json", "--overlay",
                            "--hover", "--pin", "--panel", "--view", "--split", "--zoom", "--center",
                            "--window-size", "--size", "--json", "--csv", "--repeats", "--warmup",
-                           "--no-flush", "EXIT CODES"})
+                           "--no-flush", "--status-file", "AUTOMATION", "EXIT CODES"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
   // Every lab's own flags are listed under that lab.
   for (const auto& l : flags())

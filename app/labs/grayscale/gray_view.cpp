@@ -484,6 +484,13 @@ Status GrayView::write_output_png(const std::filesystem::path& path) {
   return write_png(path, shown_->image.width, shown_->image.height, 1, gray.data());
 }
 
+std::vector<std::uint8_t> GrayView::read_output(int* width, int* height) {
+  if (!shown_) return {};
+  *width = shown_->image.width;
+  *height = shown_->image.height;
+  return read_texture_r8(shown_->result);
+}
+
 std::string GrayView::interop_mode() const {
   if (lab_->backend().kind == BackendKind::CpuSimulation) return "CPU simulation: host upload to GL";
   if (shown_ && shown_->pixel_buffer) return shown_->pixel_buffer->mode_description();

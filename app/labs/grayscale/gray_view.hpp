@@ -42,6 +42,7 @@ class GrayView final : public LabView {
   bool accepts_images() const override { return true; }
   Status install_image(Rgba8Image image, ViewContext& ctx) override;
   Status write_output_png(const std::filesystem::path& path) override;
+  std::vector<std::uint8_t> read_output(int* width, int* height) override;
   std::string interop_mode() const override;
 
  private:

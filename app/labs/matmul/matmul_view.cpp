@@ -455,6 +455,14 @@ void MatmulView::draw_memory(const LaunchRecord& shown, ViewContext&) {
   }
 }
 
+std::vector<std::uint8_t> MatmulView::read_output(int* width, int* height) {
+  const Heatmap& h = maps_[MapC];
+  if (!h.valid || !h.colours) return {};
+  *width = h.width;
+  *height = h.height;
+  return read_texture_rgba8(h.colours);
+}
+
 Status MatmulView::write_output_png(const std::filesystem::path& path) {
   const Heatmap& h = maps_[MapC];
   if (!h.valid || !h.colours) return Status::failure("no C heatmap yet: nothing ran", "", "--output");

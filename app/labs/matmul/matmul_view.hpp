@@ -60,6 +60,7 @@ class MatmulView final : public LabView {
   std::optional<PixelPos> inspected() const override;
   ViewState& view_state() override { return view_; }
   Status write_output_png(const std::filesystem::path& path) override;
+  std::vector<std::uint8_t> read_output(int* width, int* height) override;
   std::string interop_mode() const override;
 
   // The options only this lab reads (--matmul-size, ...), for the catalog.

@@ -67,6 +67,7 @@ lab::ProblemInfo GrayLab::problem() const {
     return p;
   }
   p.ready = true;
+  p.name = name_;
   p.width = width_;
   p.height = height_;
   p.summary = name_ + ", " + std::to_string(width_) + " x " + std::to_string(height_) +

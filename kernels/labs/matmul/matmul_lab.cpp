@@ -151,6 +151,7 @@ lab::ProblemInfo MatmulLab::problem() const {
     return p;
   }
   p.ready = true;
+  p.name = "A x B (" + size_text(spec_) + ")";
   p.width = spec_.N;
   p.height = spec_.M;
   p.summary = "C (" + std::to_string(spec_.M) + " x " + std::to_string(spec_.N) + ") = A (" +
