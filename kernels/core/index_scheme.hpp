@@ -19,6 +19,10 @@
 //                        per_thread chunks lie T chunks apart, and a grid-stride kernel starts
 //                        its next pass a whole grid further on.
 //               tail     elements [n - tail, n): one each, element e belongs to g = e - (n - tail)
+//             In grid_stride kernels the head and tail loops stride by G too: head element e
+//             belongs to g = e mod G (pass e / G), tail element e to g = (e - (n - tail)) mod G;
+//             the same as above whenever G exceeds them (any grid of 32 threads or more, since
+//             heads and tails are shorter than 2 chunks).
 //             The lecture's 1D kernel is Flat with vector = per_thread = 1, no head or tail.
 //             blockIdx.y and .z are not part of g: a grid with y or z extent repeats the work.
 //   Grid2D    column x = blockIdx.x * blockDim.x + threadIdx.x, row y = blockIdx.y * blockDim.y +
