@@ -86,6 +86,15 @@ BS_HD std::uint8_t gray_value(std::uint8_t r, std::uint8_t g, std::uint8_t b) {
   return static_cast<std::uint8_t>(v);
 }
 
+// The formula as a type, so the vector rungs can be instantiated with another spelling of the
+// same arithmetic (the tuning harness tries some); channels come as byte values in 32-bit words.
+struct GrayFormula {
+  BS_HD static std::uint32_t apply(std::uint32_t r, std::uint32_t g, std::uint32_t b) {
+    return gray_value(static_cast<std::uint8_t>(r), static_cast<std::uint8_t>(g),
+                      static_cast<std::uint8_t>(b));
+  }
+};
+
 // Pixel i in either layout, one byte load per channel: the scalar path (lecture kernels, and the
 // heads and tails of the vector kernels).
 template <GrayLayout L>

@@ -26,9 +26,10 @@ namespace bs::gray {
 
 inline constexpr int kGridStrideChunks = 2;  // K: chunks per thread per pass
 
-template <GrayLayout L, int K, CacheHint H, class Ctx>
+// P (pixels per chunk) and F (the formula's spelling) are the tuning harness's knobs.
+template <GrayLayout L, int K, CacheHint H, int P = kVecPixels<L>, class F = GrayFormula,
+          class Ctx>
 BS_HD void gray_grid_stride_loop(const Ctx& t, const GrayArgs& a) {
-  constexpr int P = kVecPixels<L>;
   const GrayVecPlan plan = gray_vec_plan<L, P>(a);
   const long long T = static_cast<long long>(t.blockDim.x) * t.blockDim.y * t.blockDim.z;
   const long long tid = linear_thread_in_block(t);
@@ -36,7 +37,7 @@ BS_HD void gray_grid_stride_loop(const Ctx& t, const GrayArgs& a) {
   const long long g = static_cast<long long>(t.blockIdx.x) * T + tid;
   for (long long c0 = static_cast<long long>(t.blockIdx.x) * T * K + tid; c0 < plan.vectors;
        c0 += G * K)
-    gray_vec_chunks<L, P, K, H>(a, plan, c0, T);
+    gray_vec_chunks<L, P, K, H, F>(a, plan, c0, T);
   for (long long e = g; e < plan.head; e += G) a.out[e] = gray_pixel<L>(a, e);
   for (long long e = g; e < plan.tail; e += G) {
     const long long i = a.n - plan.tail + e;

@@ -47,7 +47,7 @@ inline constexpr int kVecPixels = L == GrayLayout::Planar ? 16 : 4;
 // Converts K chunks of P pixels, chunks c0, c0 + stride, ..., those below plan.vectors: every
 // load of every chunk and stream first (so they are all in flight together), then re-alignment,
 // arithmetic and one aligned store per chunk. Shared by the vector rungs.
-template <GrayLayout L, int P, int K, CacheHint H>
+template <GrayLayout L, int P, int K, CacheHint H, class F = GrayFormula>
 BS_HD void gray_vec_chunks(const GrayArgs& a, const GrayVecPlan& plan, long long c0,
                            long long stride) {
   using S = GrayStreams<L>;
@@ -78,13 +78,10 @@ BS_HD void gray_vec_chunks(const GrayArgs& a, const GrayVecPlan& plan, long long
     for (int p = 0; p < P; ++p) {
       std::uint32_t v;
       if constexpr (L == GrayLayout::Planar) {
-        v = gray_value(static_cast<std::uint8_t>(byte_of(words[0][p / 4], p % 4)),
-                       static_cast<std::uint8_t>(byte_of(words[1][p / 4], p % 4)),
-                       static_cast<std::uint8_t>(byte_of(words[2][p / 4], p % 4)));
+        v = F::apply(byte_of(words[0][p / 4], p % 4), byte_of(words[1][p / 4], p % 4),
+                     byte_of(words[2][p / 4], p % 4));
       } else {
-        v = gray_value(static_cast<std::uint8_t>(byte_of(words[0][p], 0)),
-                       static_cast<std::uint8_t>(byte_of(words[0][p], 1)),
-                       static_cast<std::uint8_t>(byte_of(words[0][p], 2)));
+        v = F::apply(byte_of(words[0][p], 0), byte_of(words[0][p], 1), byte_of(words[0][p], 2));
       }
       out[p / 4] |= v << (8 * (p % 4));
     }
