@@ -120,9 +120,11 @@ struct alignas(16) Vec16 {
 BS_HD std::uint32_t byte_of(std::uint32_t word, int k) { return (word >> (8 * k)) & 0xffu; }
 
 // How a vector kernel asks the memory system to treat its bytes.
-//   Default    ld.global / st.global: cached in L1 and L2 as usual.
+//   Default    ld.global / st.global: cached in L1 and L2 as usual. The rungs use this.
 //   Streaming  ld.global.nc.L1::no_allocate (read-only path, no L1 line kept: every byte is read
 //              once) and st.global.cs (evict-first: the output is not read again by this kernel).
+//              Measured no better than Default on its own (NOTES.md), so no rung keeps it; the
+//              tuning harness still tries it.
 // On the CPU both are plain copies.
 enum class CacheHint : std::uint8_t { Default, Streaming };
 

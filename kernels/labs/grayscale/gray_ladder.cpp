@@ -27,19 +27,14 @@ const std::vector<GrayRungInfo>& gray_rungs() {
        "kernels/labs/grayscale/gray_ilp4.hpp", "ladder", 1, Dim3{256, 1, 1},
        "ceil(n / (4 * blockDim.x*y*z))", false, false},
       {GrayRung::Vec16, "gray_vec16", "4. 16-byte loads and stores",
-       "Each lane moves 16 bytes per access instead of 1 (aligned on the output, misaligned "
+       "Each thread converts 16 pixels with 16-byte accesses (aligned on the output, misaligned "
        "planes funnel-shifted), with a scalar head and tail for any width and alignment.",
        "kernels/labs/grayscale/gray_vec16.hpp", "ladder", 1, Dim3{256, 1, 1},
-       "ceil(chunks / (blockDim.x*y*z)), chunks = n / 16 (planar) or n / 4 (RGBA)", false, false},
+       "ceil(n / (16 * blockDim.x*y*z))", false, false},
       {GrayRung::GridStride, "gray_grid_stride", "5. grid-stride loop, grid from the device",
-       "One wave of blocks (SMs x resident blocks) loops over the image, 2 chunks per thread per "
-       "pass: the form production kernels use.",
+       "One wave of blocks (SMs x resident blocks) loops over the image in 16-pixel chunks: the "
+       "form production kernels use, with a grid that no longer depends on the image.",
        "kernels/labs/grayscale/gray_grid_stride.hpp", "ladder", 1, Dim3{256, 1, 1},
-       "min(SMs x resident blocks per SM, blocks the image needs)", true, false},
-      {GrayRung::Streaming, "gray_streaming", "6. grid-stride + streaming cache hints",
-       "The same loop with loads that allocate no L1 line and evict-first stores: bytes that are "
-       "used once should not displace anything.",
-       "kernels/labs/grayscale/gray_streaming.hpp", "ladder", 1, Dim3{256, 1, 1},
        "min(SMs x resident blocks per SM, blocks the image needs)", true, false},
       {GrayRung::CubTransform, "cub_transform", "CUB DeviceTransform (library anchor)",
        "cub::DeviceTransform::Transform computing the same pixels: what the CUDA toolkit's own "
@@ -79,7 +74,6 @@ unsigned gray_rung_vector(GrayRung r, GrayLayout l) {
   switch (r) {
     case GrayRung::Vec16:
     case GrayRung::GridStride:
-    case GrayRung::Streaming:
       return l == GrayLayout::Planar ? kVecPixels<GrayLayout::Planar>
                                      : kVecPixels<GrayLayout::Rgba>;
     default:
@@ -90,8 +84,7 @@ unsigned gray_rung_vector(GrayRung r, GrayLayout l) {
 unsigned gray_rung_per_thread(GrayRung r) {
   switch (r) {
     case GrayRung::Ilp4: return kIlpPixels;
-    case GrayRung::GridStride:
-    case GrayRung::Streaming: return kGridStrideChunks;
+    case GrayRung::GridStride: return kGridStrideChunks;
     default: return 1;
   }
 }
@@ -212,7 +205,6 @@ GrayVecPlan gray_rung_plan(GrayRung r, GrayLayout l, const GrayArgs& a) {
   switch (r) {
     case GrayRung::Vec16:
     case GrayRung::GridStride:
-    case GrayRung::Streaming:
       return l == GrayLayout::Planar
                  ? gray_vec_plan<GrayLayout::Planar, kVecPixels<GrayLayout::Planar>>(a)
                  : gray_vec_plan<GrayLayout::Rgba, kVecPixels<GrayLayout::Rgba>>(a);
@@ -235,8 +227,7 @@ std::optional<IndexScheme> gray_rung_scheme(GrayRung r, GrayLayout l, const Gray
       return s;
     }
     case GrayRung::Vec16:
-    case GrayRung::GridStride:
-    case GrayRung::Streaming: {
+    case GrayRung::GridStride: {
       const GrayVecPlan plan = gray_rung_plan(r, l, a);
       IndexScheme s = IndexScheme::flat();
       s.vector = gray_rung_vector(r, l);

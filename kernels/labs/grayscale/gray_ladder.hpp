@@ -31,11 +31,10 @@ enum class GrayRung : std::uint8_t {
   Grid2D,      // gray_2d           (lecture)
   Ilp4,        // gray_ilp4         4 pixels per thread
   Vec16,       // gray_vec16        16-byte loads and stores, scalar head and tail
-  GridStride,  // gray_grid_stride  grid sized from the device, 2 chunks per thread per pass
-  Streaming,   // gray_streaming    the grid-stride loop with cache-streaming hints
+  GridStride,  // gray_grid_stride  grid sized from the device, the 16-byte body in a loop
   CubTransform,  // cub_transform   cub::DeviceTransform::Transform (library anchor)
 };
-inline constexpr int kGrayRungCount = 7;
+inline constexpr int kGrayRungCount = 6;
 
 struct GrayRungInfo {
   GrayRung rung;

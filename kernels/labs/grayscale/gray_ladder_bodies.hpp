@@ -7,7 +7,6 @@
 #include "labs/grayscale/gray_grid_stride.hpp"
 #include "labs/grayscale/gray_ilp4.hpp"
 #include "labs/grayscale/gray_ladder.hpp"
-#include "labs/grayscale/gray_streaming.hpp"
 #include "labs/grayscale/gray_vec16.hpp"
 
 namespace bs::gray {
@@ -19,7 +18,6 @@ BS_HD void gray_rung_body(const Ctx& t, const GrayArgs& a) {
   else if constexpr (R == GrayRung::Ilp4) gray_ilp4_thread<L>(t, a);
   else if constexpr (R == GrayRung::Vec16) gray_vec16_thread<L>(t, a);
   else if constexpr (R == GrayRung::GridStride) gray_grid_stride_thread<L>(t, a);
-  else if constexpr (R == GrayRung::Streaming) gray_streaming_thread<L>(t, a);
   else static_assert(R != R, "the library anchor has no body of ours");
 }
 
@@ -39,7 +37,6 @@ bool with_gray_rung(GrayRung r, GrayLayout l, F&& f) {
     case GrayRung::Ilp4: by_layout.template operator()<GrayRung::Ilp4>(); return true;
     case GrayRung::Vec16: by_layout.template operator()<GrayRung::Vec16>(); return true;
     case GrayRung::GridStride: by_layout.template operator()<GrayRung::GridStride>(); return true;
-    case GrayRung::Streaming: by_layout.template operator()<GrayRung::Streaming>(); return true;
     case GrayRung::CubTransform: return false;
   }
   return false;

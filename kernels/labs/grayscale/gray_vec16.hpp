@@ -1,48 +1,51 @@
 // Rung 4: wide loads and stores: 16-byte accesses, with scalar heads and tails for any width and
 // any alignment.
 //
-//   planar: thread g converts pixels [head + 16g, head + 16g + 16): one 16-byte load from each of
-//           the R, G and B planes (3 x LDG.128) and one 16-byte store (STG.128)
-//   RGBA:   thread g converts pixels [head + 4g, head + 4g + 4): one 16-byte load of four RGBA
-//           words (LDG.128) and one 4-byte store (STG.32)
-//   the first `head` and last `tail` pixels (fewer than 2 chunks each): one per thread, byte loads
+//   thread g converts the 16 pixels [head + 16g, head + 16g + 16):
+//     planar: one 16-byte load from each of the R, G and B planes (3 x LDG.128)
+//     RGBA:   four 16-byte loads of its 16 RGBA words (4 x LDG.128, 64 contiguous bytes)
+//     and one 16-byte store of its 16 gray bytes (STG.128)
+//   the first `head` and last `tail` pixels (fewer than 32 each): one per thread, byte loads
 //
 // What it changes from rung 3: the access width. Rung 3 moves 1 byte per lane per instruction, so
 // a warp's load instruction carries 32 bytes; here each carries 512 bytes (16 per lane), and a
-// thread's 16 or 4 pixels come from one access per stream instead of one per pixel and channel.
-// A chunk is P consecutive pixels (P = 16 planar, 4 RGBA); thread g owns chunk g.
+// thread's 16 pixels come from 3 (planar) or 4 (RGBA) loads and 1 store instead of 64 or 80 byte
+// accesses. A chunk is 16 consecutive pixels; thread g owns chunk g.
 //
 // Why it should help: the memory system serves requests, not bytes. With one byte per lane the
 // load/store unit and L1 handle 16x more instructions per byte than with 16 per lane, and a warp
-// needs 16x as many in flight for the same bytes in flight. At 16 bytes per lane, 3 loads per
-// thread already hold 48 bytes in flight (RGBA: 16), so full occupancy keeps ~100 KB per SM in
-// flight, more than Little's law asks for.
+// needs 16x as many of them in flight for the same bytes in flight. At 16 bytes per lane a thread
+// holds 48 (planar) or 64 (RGBA) bytes in flight, so full occupancy keeps ~100 KB per SM in flight,
+// more than Little's law asks for (NOTES.md).
 //
-// Why RGBA uses 4-pixel chunks: 16 pixels of RGBA are 64 bytes, four 16-byte loads per lane
-// spaced 64 bytes apart, so each warp instruction would touch every other half-sector and rely on
-// L1 to merge them. With 4-pixel chunks a warp's LDG.128 reads 512 contiguous bytes and its
-// STG.32 writes 128 contiguous bytes: both perfectly coalesced (the tuning run measured both;
-// NOTES.md).
+// RGBA with 4-pixel chunks (one LDG.128 and one STG.32 per thread, every warp access perfectly
+// contiguous) was tried first and measured 85% of copy against 103% for 16-pixel chunks: the
+// four loads of a 16-pixel chunk land 64 bytes apart per lane, but L1 merges the half-sectors,
+// while 4-pixel chunks pay each thread's fixed work (index and alignment arithmetic, guards) for
+// only 20 bytes moved. Work per thread, not coalescing, decided it (NOTES.md, run 1).
 //
 // Alignment (GrayVecPlan in gray_common.hpp): a 16-byte access must be 16-byte aligned. The body
 // is aligned on the output (every store aligned); each source stream then sits at its own fixed
 // misalignment s, because the planes of an n-pixel image start at 0, n, 2n. An aligned stream is
 // read with one aligned load per 16 bytes; a misaligned one with one more aligned load per chunk
-// and a funnel shift that moves its bytes into place, so every access stays 16 bytes wide. The
-// pixels before the first aligned output byte (head) and after the last whole chunk that keeps
-// every load inside its stream (tail) are done one per thread with byte loads.
+// and a funnel shift that moves its bytes into place, so every access stays 16 bytes wide (8191^2,
+// whose G and B planes sit 1 and 2 bytes off, measured 99.5% of copy). The pixels before the first
+// aligned output byte (head) and after the last whole chunk that keeps every load inside its
+// stream (tail) are done one per thread with byte loads.
 //
-// Index scheme: Flat, vector P, per_thread 1, head and tail from GrayVecPlan.
-// Measured (H200, 8192 x 8192): see NOTES.md ("Measured").
+// Index scheme: Flat, vector 16, per_thread 1, head and tail from GrayVecPlan.
+// Measured (H200, 8192 x 8192, share of a device-to-device copy in the same run): planar 101%,
+// RGBA 103% (as x:vec P=16 in run 1); NOTES.md has every run.
 #pragma once
 #include "core/exec.hpp"
 #include "labs/grayscale/gray_common.hpp"
 
 namespace bs::gray {
 
-// Pixels per chunk (one vector access of the output) for each layout.
+// Pixels per chunk (one 16-byte store of the output), in both layouts. The harness also tries 4
+// (one STG.32 per chunk) for RGBA.
 template <GrayLayout L>
-inline constexpr int kVecPixels = L == GrayLayout::Planar ? 16 : 4;
+inline constexpr int kVecPixels = 16;
 
 // Converts K chunks of P pixels, chunks c0, c0 + stride, ..., those below plan.vectors: every
 // load of every chunk and stream first (so they are all in flight together), then re-alignment,
