@@ -9,6 +9,9 @@
 //
 // Layouts: as in gray_1d_flat.hpp, the lecture's planar body is unchanged and L = Rgba reads the
 // pixel's first three bytes of its RGBA word instead; L defaults to Planar.
+// Measured (H200, 8192 x 8192, 16x16 blocks): planar 1.20 TB/s = 29% of copy, RGBA 1.61 TB/s =
+// 40%, below the 1D kernel, probably because a warp of a 16x16 block covers two 16-pixel pieces
+// of two rows: each of its byte loads touches two half-used sectors instead of one full one.
 #pragma once
 #include "core/exec.hpp"
 #include "labs/grayscale/gray_common.hpp"

@@ -15,9 +15,10 @@
 // and the one-wave grid has no partial last wave. What it costs: the loop keeps its state live, so
 // the thread needs more registers (40 against rung 4's 32: 6 blocks of 256 per SM instead of 8),
 // and with a single wave SMs that finish their share early idle while the slowest finishes.
-// Measured: within a few percent of rung 4, slightly behind at 8192^2 (NOTES.md): on this GPU
-// many short blocks reach the ceiling as well as one persistent wave; the loop's value is the
-// bounded grid, not speed. More chunks per pass (K = 2, 4: loads of several chunks in flight, as
+// Measured (H200, 8192 x 8192, share of a same-bytes copy): planar 3.91 TB/s = 95.9%, RGBA
+// 3.80 TB/s = 93.3%, a few percent behind rung 4 (101%): on this GPU many short blocks reach the
+// ceiling at least as well as one persistent wave; the loop's value is the bounded grid, not
+// speed. Neither more waves nor fewer registers closed the gap (NOTES.md, run 2). More chunks per pass (K = 2, 4: loads of several chunks in flight, as
 // rung 3 did with pixels) measured no better, and costs registers (64 and 157 for planar).
 //
 // Index scheme: Flat, vector 16, per_thread K (1), grid_stride, head and tail from GrayVecPlan;

@@ -18,7 +18,9 @@
 // load instruction; the next rung widens that to 16 bytes per lane.
 //
 // Index scheme: Flat, vector 1, per_thread K (IndexScheme's slot j is the thread's j-th pixel).
-// Measured (H200, 8192 x 8192): see NOTES.md ("Measured").
+// Measured (H200, 8192 x 8192, share of a same-bytes copy in the same run): planar 2.80 TB/s =
+// 69%, RGBA 3.30 TB/s = 81% (from 34% / 44%). K = 4 is the measured sweet spot: K = 2 reached
+// 53%, K = 8 61% planar (more registers, fewer resident threads, the same bytes in flight).
 #pragma once
 #include "core/exec.hpp"
 #include "labs/grayscale/gray_common.hpp"

@@ -29,13 +29,14 @@
 // misalignment s, because the planes of an n-pixel image start at 0, n, 2n. An aligned stream is
 // read with one aligned load per 16 bytes; a misaligned one with one more aligned load per chunk
 // and a funnel shift that moves its bytes into place, so every access stays 16 bytes wide (8191^2,
-// whose G and B planes sit 1 and 2 bytes off, measured 99.5% of copy). The pixels before the first
+// whose G and B planes sit 1 and 2 bytes off, measured 98-99.5% of copy). The pixels before the first
 // aligned output byte (head) and after the last whole chunk that keeps every load inside its
 // stream (tail) are done one per thread with byte loads.
 //
 // Index scheme: Flat, vector 16, per_thread 1, head and tail from GrayVecPlan.
-// Measured (H200, 8192 x 8192, share of a device-to-device copy in the same run): planar 101%,
-// RGBA 103% (as x:vec P=16 in run 1); NOTES.md has every run.
+// Measured (H200, 8192 x 8192, share of a same-bytes device-to-device copy in the same run):
+// planar 4.15 TB/s = 101.7%, RGBA 4.13 TB/s = 101.4%; 1.32x and 1.12x CUB's DeviceTransform. The
+// fastest rung in both layouts (NOTES.md, run 2).
 #pragma once
 #include "core/exec.hpp"
 #include "labs/grayscale/gray_common.hpp"
