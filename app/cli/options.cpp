@@ -1,5 +1,6 @@
 #include "cli/options.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace bs::app {
@@ -241,6 +242,21 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       else if (v == "timings") o.state.panel = Panel::Timings;
       else if (v == "runs") o.state.panel = Panel::Runs;
       else return usage("--panel takes timings, launch, schedule, memory or runs");
+    } else if (a == "--set") {
+      BS_VALUE(v, a);
+      const auto eq = v.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 >= v.size())
+        return usage("--set takes KEY=VALUE (e.g. --set layout=rgba), not '" + v + "'");
+      std::vector<std::string> values;
+      for (std::size_t at = eq + 1; at <= v.size();) {
+        const std::size_t comma = std::min(v.find(',', at), v.size());
+        if (comma == at) return usage("--set " + v + ": an empty value");
+        values.push_back(v.substr(at, comma - at));
+        at = comma + 1;
+      }
+      if (values.size() > 1 && !o.bench)
+        return usage("--set " + v + ": several values belong to `blockscope bench` (the window takes one)");
+      o.settings.emplace_back(v.substr(0, eq), std::move(values));
     } else if (!a.empty() && a[0] == '-') {
       // A flag of one of the labs?
       const ExtraOption* extra = nullptr;
@@ -257,6 +273,9 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     }
   }
 #undef BS_VALUE
+  // The window applies single settings to the lab it opens (checked there, against the lab's own).
+  if (!o.bench)
+    for (const auto& [key, values] : o.settings) o.state.lab_settings[o.state.lab][key] = values.front();
   if (!o.headless && !o.screenshot_path.empty() && !o.bench) return usage("--screenshot needs --headless");
   if (!o.headless && !o.output_path.empty() && !o.bench) return usage("--output needs --headless");
   return o;
@@ -302,6 +321,8 @@ VIEW (window and headless)
   --hover X,Y               inspect this element (as if the mouse were over it)
   --pin X,Y                 pin this element (matmul: X = column, Y = row of C)
   --panel timings|launch|schedule|memory|runs
+  --set KEY=VALUE           a setting of the lab's problem, e.g. --set layout=rgba (grayscale:
+                            layout planar|rgba); bench takes several: --set layout=planar,rgba
   --window-size WxH         window or offscreen framebuffer size (default 1600x1000)
 
 HEADLESS
@@ -323,6 +344,8 @@ BENCH OPTIONS
   --block X[xY[xZ]]         repeatable, for kernels that take any blockDim; default their presets
   --repeats N --warmup N    timed repeats (median reported) and untimed warm-ups
   --no-flush                do not flush the L2 between timed repeats
+  --set KEY=V[,V...]        the lab's settings to run (gray: layout=planar,rgba); a setting not
+                            named runs every choice
   --json FILE  --csv FILE   write the results (schema: docs/results-schema.md)
 
 OTHER

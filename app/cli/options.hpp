@@ -68,6 +68,9 @@ struct CliOptions {
   std::string schedule_json_path;
   std::string status_file_path;          // --status-file: the app's state as JSON, for scripts
   std::optional<BenchOptions> bench;
+  // --set KEY=V[,V...], in order: the window takes one value (also in state.lab_settings);
+  // bench runs every combination.
+  std::vector<std::pair<std::string, std::vector<std::string>>> settings;
   AppState state;
 };
 

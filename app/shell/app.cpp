@@ -210,6 +210,7 @@ Status App::ensure_view(Slot& s) {
     return s.failure;
   }
   s.view = std::move(view.value());
+  apply_settings(s);
   const auto& kernels = s.view->lab().kernels();
   if (!kernels.empty()) {
     s.kernel = kernels.front().id;
@@ -218,6 +219,21 @@ Status App::ensure_view(Slot& s) {
   if (s.entry->id == state_.lab) apply_selection_request(s, state_.selection);
   s.dirty = true;
   return Status::success();
+}
+
+// The settings asked for this lab (the command line, the settings file, a combo) onto its lab;
+// a refused one is said and dropped.
+void App::apply_settings(Slot& s) {
+  auto it = state_.lab_settings.find(s.entry->id);
+  if (it == state_.lab_settings.end()) return;
+  for (auto kv = it->second.begin(); kv != it->second.end();) {
+    if (Status st = s.view->lab().set_setting(kv->first, kv->second); !st) {
+      messages_.error(st);
+      kv = it->second.erase(kv);
+    } else {
+      ++kv;
+    }
+  }
 }
 
 // The command line's kernel and configuration, whatever order its flags came in: a kernel's
@@ -306,6 +322,7 @@ void App::switch_compute(ComputeSession next) {
     }
     ViewContext ctx = context();
     if (Status st = s.view->set_lab(std::move(lab.value()), ctx); !st) messages_.error(st);
+    apply_settings(s);
     // The selection stays if the new backend's lab has the kernel (cuBLAS exists on the GPU only).
     if (!s.view->lab().find_kernel(s.kernel) && !s.view->lab().kernels().empty()) {
       s.kernel = s.view->lab().kernels().front().id;
@@ -608,6 +625,7 @@ void App::draw_left_panel(Slot& s) {
   ViewRequests requests;
   ImGui::TextUnformatted((std::string(s.view->lab().title()) + " lab").c_str());
   s.view->draw_problem(ctx, requests);
+  draw_settings(s);
   ImGui::Separator();
   ui::PickerInput in{&s.view->lab().kernels(), &compute_.backend.limits, &s.last};
   if (ui::draw_kernel_picker(in, &s.kernel, &s.config, &s.picker)) {
@@ -630,6 +648,28 @@ void App::draw_left_panel(Slot& s) {
   if (requests.relaunch) s.dirty = true;
   if (requests.open_image)
     file_browser_.open(recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path());
+}
+
+// The lab's problem settings, one combo each; a change relaunches (and is remembered).
+void App::draw_settings(Slot& s) {
+  lab::Lab& lab = s.view->lab();
+  for (const lab::Setting& set : lab.settings()) {
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.45f);
+    if (ImGui::BeginCombo(set.label.c_str(), set.value.c_str())) {
+      for (const std::string& c : set.choices) {
+        if (ImGui::Selectable(c.c_str(), c == set.value) && c != set.value) {
+          if (Status st = lab.set_setting(set.key, c); !st) {
+            messages_.error(st);
+          } else {
+            state_.lab_settings[s.entry->id][set.key] = c;
+            s.dirty = true;
+          }
+        }
+      }
+      ImGui::EndCombo();
+    }
+    ui::item_tooltip(set.help.c_str());
+  }
 }
 
 void App::draw_centre(Slot& s) {

@@ -113,6 +113,8 @@ class App {
   Slot* slot(const std::string& id);
   Slot& current();
   Status ensure_view(Slot& s);
+  void apply_settings(Slot& s);
+  void draw_settings(Slot& s);
   void apply_selection_request(Slot& s, const SelectionRequest& request);
   void switch_compute(ComputeSession next);
   void draw_compute_menu();

@@ -155,28 +155,66 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
   header.device = session->backend.label;
   header.versions = session->backend.versions;
   header.policy = spec.timing;
+  // --set KEY=V1,V2: every combination of the values asked for, checked against the lab's own.
+  // Settings not named run every choice (bench gray: both layouts).
+  std::vector<std::pair<std::string, std::vector<std::string>>> asked = options.settings;
+  for (const lab::Setting& st : l.settings()) {
+    bool named = false;
+    for (const auto& a : asked) named |= a.first == st.key;
+    if (!named) asked.emplace_back(st.key, st.choices);
+  }
+  std::vector<std::vector<std::pair<std::string, std::string>>> combos{{}};
+  for (const auto& [key, values] : asked) {
+    const lab::Setting* known = nullptr;
+    const auto all = l.settings();
+    for (const auto& st : all)
+      if (st.key == key) known = &st;
+    if (!known) {
+      print_status("--set", l.lab::Lab::set_setting(key, ""));
+      return kExitUsage;
+    }
+    for (const std::string& v : values)
+      if (Status st = lab::check_setting_value(*known, v); !st) {
+        print_status("--set", st);
+        return kExitUsage;
+      }
+    std::vector<std::vector<std::pair<std::string, std::string>>> next;
+    for (const auto& c : combos)
+      for (const std::string& v : values) {
+        next.push_back(c);
+        next.back().emplace_back(key, v);
+      }
+    combos = std::move(next);
+  }
   bool failed = false;
   for (const std::string& size : b.sizes.empty() ? l.default_sizes() : b.sizes) {
     if (Status s = l.set_random_problem(size); !s) {
       print_status(("size " + size).c_str(), s);
       return kExitUsage;
     }
-    const lab::ProblemInfo problem = l.problem();
-    std::printf("%s: %s\n", b.lab.c_str(), problem.summary.c_str());
-    std::fflush(stdout);
-    for (const auto& c : problem.ceilings) {
-      bool have = false;
-      for (const auto& h : header.ceilings) have |= h.name == c.name;
-      if (!have) header.ceilings.push_back(c);
-    }
-    auto got = lab::run_bench(l, spec, [&](const LaunchRecord& r) {
-      std::printf("  %-18s %-34s %s\n", r.kernel.c_str(), r.config_label.c_str(),
-                  r.ok() ? (std::to_string(r.timing.median_ms) + " ms, " + r.check.summary()).c_str()
-                         : (std::string(lab::outcome(r)) + ": " + r.status.message).c_str());
+    for (const auto& combo : combos) {
+      for (const auto& [key, value] : combo)
+        if (Status st = l.set_setting(key, value); !st) {
+          print_status("--set", st);
+          return kExitUsage;
+        }
+      const lab::ProblemInfo problem = l.problem();
+      std::printf("%s: %s\n", b.lab.c_str(), problem.summary.c_str());
       std::fflush(stdout);
-      if (r.check.failed() || (!r.ok() && !r.refused)) failed = true;
-    });
-    records.insert(records.end(), got.begin(), got.end());
+      for (const auto& c : problem.ceilings) {
+        bool have = false;
+        for (const auto& h : header.ceilings) have |= h.name == c.name;
+        if (!have) header.ceilings.push_back(c);
+      }
+      auto got = lab::run_bench(l, spec, [&](const LaunchRecord& r) {
+        std::printf("  %-18s %-34s %s\n", r.kernel.c_str(), r.config_label.c_str(),
+                    r.ok() ? (std::to_string(r.timing.median_ms) + " ms, " + r.check.summary()).c_str()
+                           : (std::string(lab::outcome(r)) + ": " + r.status.message).c_str());
+        std::fflush(stdout);
+        if (r.check.failed() || (!r.ok() && !r.refused)) failed = true;
+      });
+      records.insert(records.end(), got.begin(), got.end());
+    }
   }
   const std::string unit = l.problem().throughput_unit;
   std::fputs(lab::results_table(header, records, unit, l.kernels()).c_str(), stdout);

@@ -51,6 +51,8 @@ struct AppState {
   bool view_given = false;        // the command line set some of `view`
   Panel panel = Panel::Launch;
   std::map<std::string, std::string> lab_options;  // "--matmul-size" -> "512x512x512", ...
+  // Per lab id: the problem's settings (lab::Setting) asked for, e.g. gray: layout -> rgba.
+  std::map<std::string, std::map<std::string, std::string>> lab_settings;
   bool trace_schedule = true;     // record the block schedule on each new configuration
   bool show_demo = false;
 };

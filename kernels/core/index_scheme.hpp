@@ -9,7 +9,6 @@
 //   Flat      The data is flattened to n = width * height elements. With T threads per block,
 //             g = blockIdx.x * T + (linear thread in block) and G = gridDim.x * T:
 //               head     elements [0, head): one each, element e belongs to thread g = e
-//                        (g = e mod G in a grid-stride kernel, which steps over them too)
 //               body     elements [head, n - tail): in chunks of `vector` consecutive elements.
 //                        Chunk c (counted from head) belongs to
 //                          pass p = c / (G * per_thread)         (grid_stride kernels only)
@@ -20,7 +19,10 @@
 //                        per_thread chunks lie T chunks apart, and a grid-stride kernel starts
 //                        its next pass a whole grid further on.
 //               tail     elements [n - tail, n): one each, element e belongs to g = e - (n - tail)
-//                        (mod G in a grid-stride kernel)
+//             In grid_stride kernels the head and tail loops stride by G too: head element e
+//             belongs to g = e mod G (pass e / G), tail element e to g = (e - (n - tail)) mod G;
+//             the same as above whenever G exceeds them (any grid of 32 threads or more, since
+//             heads and tails are shorter than 2 chunks).
 //             The lecture's 1D kernel is Flat with vector = per_thread = 1, no head or tail.
 //             blockIdx.y and .z are not part of g: a grid with y or z extent repeats the work.
 //   Grid2D    column x = blockIdx.x * blockDim.x + threadIdx.x, row y = blockIdx.y * blockDim.y +

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/check.hpp"
@@ -52,6 +53,7 @@ struct LaunchRecord {
   KernelConfig request;      // what was asked for
   std::string config_label;  // "block 16x16" or "BM=128 BN=128 BK=8 TM=8 TN=8 | 256 threads"
   std::string problem;       // "512 x 512 image, planar RGB", "4096x4096x4096"
+  std::vector<std::pair<std::string, std::string>> settings;  // the lab's settings it ran with
   BackendKind backend = BackendKind::CpuSimulation;
   LaunchConfig config;       // exactly what was launched (or would have been, if refused)
   Status status;             // refusal, launch error or success

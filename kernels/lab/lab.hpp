@@ -97,6 +97,17 @@ struct ProblemInfo {
   std::vector<Ceiling> ceilings;
 };
 
+// A choice about the problem that is not its size, e.g. the grayscale source's layout (planar or
+// RGBA). The shell draws each as a combo under the problem; bench and sweeps take
+// `--set key=value[,value...]` and run every value; every record carries the values it ran with.
+struct Setting {
+  std::string key;                   // "layout": --set, JSON
+  std::string label;                 // "source layout"
+  std::string help;                  // one sentence for the tooltip and --help
+  std::vector<std::string> choices;  // "planar", "rgba"
+  std::string value;                 // the current one
+};
+
 struct RunOptions {
   TimingPolicy timing;           // TimingPolicy::once() for an interactive relaunch
   bool trace_schedule = false;   // one more, untimed launch of the traced wrapper
@@ -106,6 +117,9 @@ struct RunOptions {
   void* output = nullptr;
   const std::atomic<bool>* cancel = nullptr;  // stops a long simulated launch or a repeat loop
 };
+
+// Success when `value` is one of the setting's choices, else the Status naming them.
+Status check_setting_value(const Setting& s, std::string_view value);
 
 class Lab {
  public:
@@ -143,6 +157,13 @@ class Lab {
   virtual Status set_random_problem(std::string_view size) = 0;
   virtual std::string size_syntax() const = 0;
   virtual std::vector<std::string> default_sizes() const = 0;
+
+  // The problem's settings (none by default). set_setting refuses an unknown key or value with a
+  // Status naming the choices, and leaves the lab as it was.
+  virtual std::vector<Setting> settings() const { return {}; }
+  virtual Status set_setting(std::string_view key, std::string_view value);
+  // key = value of every setting now: what a run's LaunchRecord::settings holds.
+  std::vector<std::pair<std::string, std::string>> setting_values() const;
 
   // Helpers over kernels().
   const KernelInfo* find_kernel(std::string_view id_or_key) const;

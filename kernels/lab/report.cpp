@@ -1,5 +1,7 @@
 #include "lab/report.hpp"
 
+#include <algorithm>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -22,6 +24,13 @@ const KernelInfo* kernel_info(const std::vector<KernelInfo>& kernels, const std:
 bool is_library(const std::vector<KernelInfo>& kernels, const std::string& id) {
   const KernelInfo* k = kernel_info(kernels, id);
   return k && k->group == "library";
+}
+
+// "layout=planar;..." for the CSV's one cell.
+std::string settings_text(const LaunchRecord& r) {
+  std::string t;
+  for (const auto& [k, v] : r.settings) t += (t.empty() ? "" : ";") + k + "=" + v;
+  return t;
 }
 
 std::string dim_text(const Dim3& d) {
@@ -75,6 +84,19 @@ Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
       const double t = c.unit == "GFLOP/s" ? r.gflops() : r.gbytes_per_s();
       s.of_ceiling.emplace_back(c.name, t / c.value);
     }
+  // Ceilings timed in the same run on the same problem (the grayscale lab's copy): the fastest
+  // of each, as "<id> (same run)", first (the table's and the CSV's %ceil) because it is the
+  // fairest: same size, same clocks, same moment.
+  std::vector<std::pair<std::string, double>> same_run;
+  for (const KernelInfo& k : kernels) {
+    if (k.group != "ceiling") continue;
+    double best_t = 0;
+    for (const LaunchRecord& o : all)
+      if (o.ok() && o.kernel == k.id && o.problem == r.problem && o.timing.median_ms > 0)
+        best_t = std::max(best_t, unit == "GFLOP/s" ? o.gflops() : o.gbytes_per_s());
+    if (best_t > 0) same_run.emplace_back(k.id + " (same run)", s.throughput / best_t);
+  }
+  s.of_ceiling.insert(s.of_ceiling.begin(), same_run.begin(), same_run.end());
   // The fastest library run on the same problem (a library kernel compared with itself is 1).
   const LaunchRecord* best = nullptr;
   for (const LaunchRecord& o : all)
@@ -90,7 +112,7 @@ Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
 
 const std::vector<std::string>& csv_columns() {
   static const std::vector<std::string> columns = {
-      "lab", "kernel", "config", "problem", "outcome", "error", "block", "grid", "compiled_index",
+      "lab", "kernel", "config", "problem", "settings", "outcome", "error", "block", "grid", "compiled_index",
       "median_ms", "min_ms", "max_ms", "ci_low_ms", "ci_high_ms", "repeats", "warmup",
       "l2_flushed", "clock", "simulated", "bytes", "flops", "throughput", "throughput_unit",
       "of_first_ceiling", "first_ceiling", "of_library", "library", "check", "check_measure",
@@ -110,7 +132,7 @@ std::string results_csv(const std::vector<LaunchRecord>& records,
     const Shares s = shares(r, records, ceilings, unit, kernels);
     const Timing& t = r.timing;
     const std::vector<std::string> row = {
-        r.lab, r.kernel, r.config_label, r.problem, outcome(r), r.ok() ? "" : r.status.describe(),
+        r.lab, r.kernel, r.config_label, r.problem, settings_text(r), outcome(r), r.ok() ? "" : r.status.describe(),
         dim_text(r.config.block), dim_text(r.config.grid), std::to_string(r.request.compiled),
         num(t.median_ms), num(t.min_ms), num(t.max_ms), num(t.ci_low_ms), num(t.ci_high_ms),
         std::to_string(t.repeats()), std::to_string(t.warmup), t.l2_flushed ? "1" : "0", t.clock,
@@ -166,6 +188,9 @@ std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>
     j.field("lab", r.lab).field("kernel", r.kernel);
     if (const KernelInfo* k = kernel_info(kernels, r.kernel)) j.field("group", k->group);
     j.field("config", r.config_label).field("problem", r.problem);
+    j.key("settings").begin_object();
+    for (const auto& [k, v] : r.settings) j.field(k, v);
+    j.end_object();
     j.field("outcome", outcome(r));
     if (!r.ok()) j.field("error", r.status.describe());
     j.key("block").begin_array().value(r.config.block.x).value(r.config.block.y).value(r.config.block.z).end_array();

@@ -123,6 +123,20 @@ TEST(Cli, BenchOptions) {
   EXPECT_TRUE(m->bench->kernels.empty());  // all
 }
 
+TEST(Cli, SettingsGoToTheLabTheWindowOpensAndBenchTakesSeveral) {
+  // --set before --lab: the window's settings belong to the lab it opens, whatever the order.
+  auto w = parse({"--set", "layout=rgba", "--lab", "gray", "--headless"});
+  ASSERT_TRUE(w.ok()) << w.status().describe();
+  EXPECT_EQ(w->state.lab_settings.at("gray").at("layout"), "rgba");
+  auto b = parse({"bench", "gray", "--set", "layout=planar,rgba", "--set", "x=1"});
+  ASSERT_TRUE(b.ok()) << b.status().describe();
+  ASSERT_EQ(b->settings.size(), 2u);
+  EXPECT_EQ(b->settings[0].first, "layout");
+  EXPECT_EQ(b->settings[0].second, (std::vector<std::string>{"planar", "rgba"}));
+  EXPECT_EQ(b->settings[1].second, std::vector<std::string>{"1"});
+  EXPECT_TRUE(b->state.lab_settings.empty()) << "bench applies its own, per run";
+}
+
 TEST(Cli, BadInputNamesTheProblem) {
   struct Case {
     std::vector<std::string> args;
@@ -142,7 +156,11 @@ TEST(Cli, BadInputNamesTheProblem) {
                         {{"--config", "-1"}, "--config"},
                         {{"--split", "2"}, "--split"},
                         {{"--status-file"}, "--status-file"},
-                        {{"bench", "gray", "--status-file", "s.json"}, "--status-file"}};
+                        {{"bench", "gray", "--status-file", "s.json"}, "--status-file"},
+                        {{"--set", "layout"}, "KEY=VALUE"},
+                        {{"--set", "=rgba"}, "KEY=VALUE"},
+                        {{"--set", "layout=planar,rgba"}, "bench"},
+                        {{"bench", "gray", "--set", "layout=planar,,rgba"}, "empty"}};
   for (const auto& c : cases) {
     auto o = parse(c.args);
     ASSERT_FALSE(o.ok()) << c.args[0];
@@ -157,7 +175,7 @@ TEST(Cli, HelpDocumentsEveryFlagAndTheExitCodes) {
                            "--frames", "--screenshot", "--output", "--gray-out", "--schedule-json", "--overlay",
                            "--hover", "--pin", "--panel", "--view", "--split", "--zoom", "--center",
                            "--window-size", "--size", "--json", "--csv", "--repeats", "--warmup",
-                           "--no-flush", "--status-file", "AUTOMATION", "EXIT CODES"})
+                           "--no-flush", "--status-file", "--set", "AUTOMATION", "EXIT CODES"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
   // Every lab's own flags are listed under that lab.
   for (const auto& l : flags())

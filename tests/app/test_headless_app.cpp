@@ -22,6 +22,7 @@
 #include "labs/grayscale/gray_common.hpp"
 
 #include "app_runner.hpp"
+#include "json_reader.hpp"
 
 namespace {
 
@@ -88,7 +89,7 @@ TEST_F(HeadlessApp, ScreenshotShowsTheUiAndTheResultAndTheOutputIsExact) {
                " --gray-out " + quote(gray) + " --schedule-json " + quote(sched));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("backend: CPU simulation"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("launch: gray_2d [block 16x8] on 333x217 grid (21, 28, 1) block (16, 8, 1)"),
+  EXPECT_NE(r.output.find("launch: gray_2d [block 16x8] on 333x217 planar grid (21, 28, 1) block (16, 8, 1)"),
             std::string::npos) << r.output;
   EXPECT_NE(r.output.find("check: correct"), std::string::npos) << r.output;
   expect_gray_output_correct(gray, rgba, w, h);
@@ -206,11 +207,39 @@ TEST_F(HeadlessApp, BenchGrayOnTheCpuWritesJson) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(json);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find("\"kind\":\"bench\""), std::string::npos) << text;
-  EXPECT_NE(text.find("\"lab\":\"gray\""), std::string::npos) << text;
-  EXPECT_NE(text.find("\"kernel\":\"gray_1d_flat\""), std::string::npos) << text;
-  EXPECT_NE(text.find("\"kernel\":\"gray_2d\""), std::string::npos) << text;
-  EXPECT_NE(text.find("\"median_ms\""), std::string::npos) << text;
+  const auto v = bs::test::parse_json(text);
+  ASSERT_TRUE(v.has_value()) << text;
+  EXPECT_EQ(v->at("kind").str, "bench");
+  EXPECT_EQ(v->at("lab").str, "gray");
+  // No --set: both layouts ran, each kernel with each block (the CPU has no CUB or copy).
+  const auto& results = v->at("results").items;
+  std::set<std::string> seen;
+  for (const auto& r : results) {
+    const std::string layout = r.at("settings").at("layout").str;
+    ASSERT_TRUE(layout == "planar" || layout == "rgba") << layout;
+    EXPECT_EQ(r.at("outcome").str, "ok") << r.at("kernel").str << " " << r.at("error").str;
+    EXPECT_EQ(r.at("check").at("state").str, "passed");
+    // The bytes each layout counts: 3 + 1 or 4 + 1 per pixel.
+    EXPECT_EQ(r.at("bytes").number, (layout == "planar" ? 4.0 : 5.0) * 257 * 129);
+    EXPECT_GT(r.at("median_ms").number, 0);
+    seen.insert(r.at("kernel").str + "|" + std::to_string(r.at("block").at(0).number) +
+                "x" + std::to_string(r.at("block").at(1).number) + "|" + layout);
+  }
+  for (const char* k : {"gray_1d_flat", "gray_2d", "gray_ilp4", "gray_vec16", "gray_grid_stride"})
+    for (const char* layout : {"planar", "rgba"})
+      for (auto [bx, by] : {std::pair{64, 1}, std::pair{16, 16}})
+        EXPECT_EQ(seen.count(std::string(k) + "|" + std::to_string(double(bx)) + "x" + std::to_string(double(by)) +
+                             "|" + layout),
+                  1u)
+            << k << " " << layout << " " << bx << "x" << by;
+  EXPECT_EQ(results.size(), 20u);
+  // --set narrows it to one layout; a bad value is refused with the choices.
+  auto one = run("bench gray --backend cpu --size 33x7 --block 64 --repeats 1 --warmup 0 --kernel gray_vec16 "
+                 "--set layout=rgba --json " + quote(json));
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  auto bad = run("bench gray --backend cpu --size 33x7 --set layout=bgr");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("planar, rgba"), std::string::npos) << bad.output;
 }
 
 // On the GPU machine: the CUDA backend writes into the GL texture through zero-copy interop,

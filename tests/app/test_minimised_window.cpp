@@ -15,7 +15,7 @@
 #include <random>
 #include <set>
 
-#include "labs/grayscale/gray_kernels.hpp"
+#include "labs/grayscale/gray_reference.hpp"
 #include "image/image_loader.hpp"
 #include "shell/app.hpp"
 #include "labs/catalog.hpp"

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "device/cuda_device.hpp"
-#include "labs/grayscale/gray_kernels.hpp"
+#include "labs/grayscale/gray_reference.hpp"
 #include "image/image_loader.hpp"
 #include "platform/png.hpp"
 #include "shell/app.hpp"

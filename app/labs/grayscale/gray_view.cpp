@@ -445,9 +445,16 @@ void GrayView::draw_memory(const LaunchRecord& shown, ViewContext&) {
   ImGui::Text("pixel (%lld, %lld): warp %u of block (%u, %u, %u)", px->x, px->y, t.warp_in_block, t.block.x,
               t.block.y, t.block.z);
   ui::help_marker(mapping::explain(Concept::Coalescing));
+  bool rgba = false;
+  for (const auto& [k, v] : shown.settings) rgba |= k == "layout" && v == "rgba";
   ImGui::PushTextWrapPos(0);
-  ImGui::TextColored(ui::kDimColour, "the grayscale lab's own accesses: each cell is a lane; colour = the 32-byte "
-                                     "sector it touches. Planar source: R, G and B planes n bytes apart.");
+  ImGui::TextColored(ui::kDimColour, "%s",
+                     rgba ? "Each cell is a lane; colour = the 32-byte sector it touches. RGBA source: 4 bytes per "
+                            "pixel, so a lane's pixels are 4x as many bytes to read as to write."
+                          : "Each cell is a lane; colour = the 32-byte sector it touches. Planar source: the R, G "
+                            "and B planes n bytes apart, one request per plane.");
+  if (const lab::KernelInfo* k = lab_->find_kernel(shown.kernel))
+    ImGui::TextColored(ui::kDimColour, "%s", k->teaches.c_str());
   ImGui::PopTextWrapPos();
   const auto accesses = lab_->warp_accesses(shown, t.block, t.warp_in_block, static_cast<int>(owner->pass));
   unsigned total = 0, ideal = 0, bytes = 0, requests = 0;
@@ -464,9 +471,15 @@ void GrayView::draw_memory(const LaunchRecord& shown, ViewContext&) {
     std::snprintf(buf, sizeof buf, "%u requests, %u sectors (ideal %u), %u bytes moved", requests, total, ideal, bytes);
     ImGui::TextColored(total > ideal ? ui::kWarnColour : ui::kOkColour, "%s", buf);
     const unsigned long long per_thread = shown.scheme.elements_per_thread_pass();
-    ImGui::TextColored(ui::kDimColour, "per thread: %llu pixel%s per pass, %u request%s of %u byte%s each", per_thread,
-                       per_thread == 1 ? "" : "s", requests, requests == 1 ? "" : "s",
-                       std::max(1u, shown.scheme.vector), shown.scheme.vector > 1 ? "s" : "");
+    unsigned read_bytes = 0, write_bytes = 0;
+    for (const auto& a : accesses) (a.is_write ? write_bytes : read_bytes) += a.element_bytes;
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(ui::kDimColour,
+                       "per thread and pass: %llu pixel%s; %u request%s per warp here, %.1f sectors per request; "
+                       "each lane reads %u and writes %u bytes",
+                       per_thread, per_thread == 1 ? "" : "s", requests, requests == 1 ? "" : "s",
+                       static_cast<double>(total) / requests, read_bytes, write_bytes);
+    ImGui::PopTextWrapPos();
   }
 }
 

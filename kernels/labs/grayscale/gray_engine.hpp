@@ -1,8 +1,9 @@
 // The backend half of the grayscale lab (gray_lab.hpp): memory, launches, the clock and the
 // comparison with the reference, once on the CUDA device (gray_engine_cuda.cu) and once on the
 // CPU grid simulator (gray_engine_cpu.cpp). The lab itself does everything that does not depend
-// on the backend (which kernel, which grid, validation, the record), so the two engines stay
-// small and alike.
+// on the backend (which rung, which grid, validation, the record), so the two engines stay small
+// and alike. Both hold the image in both layouts, 256-byte aligned (as cudaMalloc aligns), so a
+// vector rung's scalar head and tail are the same on the CPU as on the GPU.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -13,7 +14,7 @@
 #include "core/launch_record.hpp"
 #include "core/status.hpp"
 #include "lab/lab.hpp"
-#include "labs/grayscale/gray_kernels.hpp"
+#include "labs/grayscale/gray_ladder.hpp"
 
 namespace bs::gray {
 
@@ -21,25 +22,33 @@ class GrayEngine {
  public:
   virtual ~GrayEngine() = default;
 
-  // The kernel's compiled attributes (cudaFuncGetAttributes) or the simulator's none; `measured`
-  // says which.
-  virtual KernelAttributes attributes(GrayKernel k, bool* measured) = 0;
+  // The compiled kernel's attributes (cudaFuncGetAttributes) or the simulator's none; `measured`
+  // says which. The library anchor has none of ours.
+  virtual Result<KernelAttributes> attributes(GrayRung r, GrayLayout l, bool* measured) = 0;
 
-  // Keeps the planar source and the reference (both n = width * height based); on failure the
-  // previous ones stay.
-  virtual Status upload(const std::vector<std::uint8_t>& planar,
+  // Keeps the planar source, the RGBA source and the reference (n = width * height based); on
+  // failure the previous ones stay.
+  virtual Status upload(const std::vector<std::uint8_t>& planar, const std::vector<std::uint8_t>& rgba,
                         const std::vector<std::uint8_t>& reference, int width, int height) = 0;
 
+  // The kernel arguments for output `out` (this backend's memory); both sources filled.
+  virtual GrayArgs args(std::uint8_t* out) const = 0;
   // Where run() writes by default (this backend's memory, width * height bytes).
   virtual std::uint8_t* own_output() = 0;
   virtual Status download(std::uint8_t* host) = 0;  // own_output() to host
 
-  // One launch into `out`, timed by this backend's clock (ms).
-  virtual Result<double> launch_timed(GrayKernel k, const LaunchConfig& config,
-                                      std::uint8_t* out) = 0;
-  // One more launch of the traced form (the same body), untimed: who ran each block, when.
-  virtual Result<std::vector<BlockTrace>> launch_traced(GrayKernel k, const LaunchConfig& config,
-                                                        std::uint8_t* out) = 0;
+  // One launch, timed by this backend's clock (ms).
+  virtual Result<double> launch_timed(GrayRung r, GrayLayout l, const LaunchConfig& config,
+                                      const GrayArgs& args) = 0;
+  // One more launch of the traced form (the same body), untimed: who ran each block, when, and
+  // how many threads each block really ran.
+  virtual Result<std::vector<BlockTrace>> launch_traced(GrayRung r, GrayLayout l, const LaunchConfig& config,
+                                                        const GrayArgs& args) = 0;
+  // The ceiling timed in the same run: a device-to-device copy of `bytes` out of the RGBA source
+  // (the lab asks for half the bytes a kernel moves, so the copy reads and writes as much), and
+  // its check (the copy equals its source, exactly). The simulator has no copy ceiling.
+  virtual Result<double> copy_timed(std::size_t bytes) = 0;
+  virtual Check verify_copy(std::size_t bytes) = 0;
   virtual Status flush_l2() = 0;
   virtual std::string clock() const = 0;
   virtual bool simulated() const = 0;

@@ -1,74 +1,120 @@
-// The grayscale lab on the CPU grid simulator: the same per-thread bodies the GPU runs, called
-// for every (blockIdx, threadIdx) of the launch, timed by steady_clock around each launch.
-#include <chrono>
+// The grayscale lab on the CPU grid simulator: each rung's own body (the one the GPU runs)
+// called for every (blockIdx, threadIdx) of the launch, timed by steady_clock around each
+// launch. Buffers are 256-byte aligned like cudaMalloc's, so the vector rungs take the same
+// scalar heads and tails here as on the GPU.
 #include <cstring>
+#include <new>
+#include <optional>
+#include <utility>
+#include <algorithm>
 #include <vector>
 
-#include "labs/grayscale/gray_1d_flat.hpp"
-#include "labs/grayscale/gray_2d.hpp"
 #include "labs/grayscale/gray_engine.hpp"
 #include "simulator/grid_simulator.hpp"
 
 namespace bs::gray {
 namespace {
 
+// Host bytes aligned as the GPU's allocations are.
+class AlignedBytes {
+ public:
+  static constexpr std::size_t kAlign = 256;
+  AlignedBytes() = default;
+  static std::optional<AlignedBytes> make(std::size_t n) {
+    AlignedBytes b;
+    b.data_ = static_cast<std::uint8_t*>(::operator new(std::max<std::size_t>(n, 1), std::align_val_t(kAlign), std::nothrow));
+    if (!b.data_) return std::nullopt;
+    b.size_ = n;
+    return b;
+  }
+  AlignedBytes(AlignedBytes&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  AlignedBytes& operator=(AlignedBytes&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  ~AlignedBytes() { release(); }
+  std::uint8_t* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  void release() {
+    if (data_) ::operator delete(data_, std::align_val_t(kAlign));
+    data_ = nullptr;
+  }
+  std::uint8_t* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 class CpuEngine final : public GrayEngine {
  public:
-  explicit CpuEngine(const lab::Backend& backend)
-      : backend_(backend), simulator_(backend.sim_workers) {}
+  explicit CpuEngine(const lab::Backend& backend) : backend_(backend), simulator_(backend.sim_workers) {}
 
-  KernelAttributes attributes(GrayKernel, bool* measured) override {
+  Result<KernelAttributes> attributes(GrayRung r, GrayLayout, bool* measured) override {
     *measured = false;
+    if (rung_info(r).library_anchor)
+      return Status::failure(std::string(rung_info(r).id) + " runs on the GPU only", "", "attributes");
     return KernelAttributes{};  // the simulator has no registers to run out of
   }
 
-  Status upload(const std::vector<std::uint8_t>& planar, const std::vector<std::uint8_t>& reference,
-                int width, int height) override {
-    std::vector<std::uint8_t> p, r, out;
-    try {
-      p = planar;
-      r = reference;
-      out.assign(static_cast<std::size_t>(width) * height, 0);
-    } catch (const std::bad_alloc&) {
+  Status upload(const std::vector<std::uint8_t>& planar, const std::vector<std::uint8_t>& rgba,
+                const std::vector<std::uint8_t>& reference, int width, int height) override {
+    const std::size_t n = static_cast<std::size_t>(width) * height;
+    auto p = AlignedBytes::make(3 * n), q = AlignedBytes::make(4 * n), o = AlignedBytes::make(n);
+    if (!p || !q || !o)
       return Status::failure("not enough host memory for the simulator's copy of the image",
                              "choose a smaller image", "GrayEngine::upload");
-    }
-    planar_ = std::move(p);
-    reference_ = std::move(r);
-    result_ = std::move(out);
+    std::memcpy(p->data(), planar.data(), 3 * n);
+    std::memcpy(q->data(), rgba.data(), 4 * n);
+    std::memset(o->data(), 0, n);
+    planar_ = std::move(*p);
+    rgba_ = std::move(*q);
+    result_ = std::move(*o);
+    reference_ = reference;
     width_ = width;
     height_ = height;
     return Status::success();
   }
 
+  GrayArgs args(std::uint8_t* out) const override {
+    return GrayArgs{planar_.data(), out, width_, height_, width_ * height_, rgba_.data()};
+  }
   std::uint8_t* own_output() override { return result_.data(); }
   Status download(std::uint8_t* host) override {
     std::memcpy(host, result_.data(), result_.size());
     return Status::success();
   }
 
-  Result<double> launch_timed(GrayKernel k, const LaunchConfig& config, std::uint8_t* out) override {
-    sim::SimResult r = simulate(k, config, out, false);
-    if (!r.status) return r.status;
-    return r.elapsed_ms;
+  Result<double> launch_timed(GrayRung r, GrayLayout l, const LaunchConfig& config, const GrayArgs& a) override {
+    sim::SimResult s = simulate_gray_rung(simulator_, r, l, config, a, {});
+    if (!s.status) return s.status;
+    return s.elapsed_ms;
   }
 
-  Result<std::vector<BlockTrace>> launch_traced(GrayKernel k, const LaunchConfig& config,
-                                                std::uint8_t* out) override {
-    sim::SimResult r = simulate(k, config, out, true);
-    if (!r.status) return r.status;
-    return std::move(r.schedule);
+  Result<std::vector<BlockTrace>> launch_traced(GrayRung r, GrayLayout l, const LaunchConfig& config,
+                                                const GrayArgs& a) override {
+    sim::SimOptions o;
+    o.record_schedule = true;
+    sim::SimResult s = simulate_gray_rung(simulator_, r, l, config, a, o);
+    if (!s.status) return s.status;
+    return std::move(s.schedule);
   }
 
   Status flush_l2() override { return Status::success(); }  // no GPU cache to flush
+  Result<double> copy_timed(std::size_t) override {
+    return Status::failure("the copy ceiling is measured on a GPU", "", "copy_timed");
+  }
+  Check verify_copy(std::size_t) override { return Check{}; }
   std::string clock() const override {
     return "steady_clock, CPU simulation (" + std::to_string(simulator_.workers()) + " workers)";
   }
   bool simulated() const override { return true; }
 
   Check verify(const std::uint8_t* out) override {
-    return compare_with_reference(out, reference_.data(),
-                                  static_cast<long long>(width_) * height_, width_);
+    return compare_with_reference(out, reference_.data(), static_cast<long long>(width_) * height_, width_);
   }
 
   Result<std::unique_ptr<GrayEngine>> clone() const override {
@@ -76,19 +122,10 @@ class CpuEngine final : public GrayEngine {
   }
 
  private:
-  sim::SimResult simulate(GrayKernel k, const LaunchConfig& config, std::uint8_t* out, bool trace) {
-    const int n = width_ * height_;
-    const GrayArgs args{planar_.data(), out, width_, height_, n};
-    sim::SimOptions so;
-    so.record_schedule = trace;
-    return k == GrayKernel::Flat1D
-               ? simulator_.run(config, [&](const sim::HostCtx& t) { gray_1d_flat_thread(t, args); }, so)
-               : simulator_.run(config, [&](const sim::HostCtx& t) { gray_2d_thread(t, args); }, so);
-  }
-
   lab::Backend backend_;
-  sim::GridSimulator simulator_;
-  std::vector<std::uint8_t> planar_, reference_, result_;
+  mutable sim::GridSimulator simulator_;
+  AlignedBytes planar_, rgba_, result_;
+  std::vector<std::uint8_t> reference_;
   int width_ = 0, height_ = 0;
 };
 
@@ -100,8 +137,7 @@ std::unique_ptr<GrayEngine> make_cpu_engine(const lab::Backend& backend) {
 
 #if !defined(BLOCKSCOPE_HAS_CUDA)
 Result<std::unique_ptr<GrayEngine>> make_cuda_engine(const lab::Backend&) {
-  return Status::failure("blockscope was built without CUDA", "use --backend cpu",
-                         "make_cuda_engine");
+  return Status::failure("blockscope was built without CUDA", "use --backend cpu", "make_cuda_engine");
 }
 #endif
 

@@ -13,8 +13,8 @@
 #include "device/device_limits.hpp"
 #include "device/event_timer.hpp"
 #include "device/l2_flush.hpp"
-#include "labs/grayscale/gray_cuda_kernels.cuh"
 #include "labs/grayscale/gray_engine.hpp"
+#include "labs/grayscale/gray_ladder_cuda.hpp"
 #include "trace/trace_buffer.hpp"
 
 namespace bs::gray {
@@ -26,28 +26,20 @@ struct CompareCounters {
   unsigned int pad;
 };
 
+// Counts the bytes of out that differ from ref by more than `tolerance`, and the largest
+// difference.
 __global__ void compare_kernel(const std::uint8_t* out, const std::uint8_t* ref, long long n,
-                               CompareCounters* counters) {
+                               int tolerance, CompareCounters* counters) {
   unsigned long long mism = 0;
   unsigned int worst = 0;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const int d = abs(static_cast<int>(out[i]) - static_cast<int>(ref[i]));
     worst = max(worst, static_cast<unsigned int>(d));
-    mism += d > 1;
+    mism += d > tolerance;
   }
   if (mism) atomicAdd(&counters->mismatches, mism);
   if (worst) atomicMax(&counters->worst, worst);
-}
-
-using KernelFn = void (*)(GrayArgs);
-using TracedFn = void (*)(GrayArgs, trace::DeviceBlockRecord*);
-
-KernelFn kernel_fn(GrayKernel k) {
-  return k == GrayKernel::Flat1D ? gray_1d_flat_kernel : gray_2d_kernel;
-}
-TracedFn traced_fn(GrayKernel k) {
-  return k == GrayKernel::Flat1D ? gray_1d_flat_traced : gray_2d_traced;
 }
 
 class CudaEngine final : public GrayEngine {
@@ -62,39 +54,42 @@ class CudaEngine final : public GrayEngine {
     auto flusher = cuda::L2Flusher::create(backend_.cuda_device);
     if (flusher) flusher_ = std::move(flusher.value());
     else flush_error_ = flusher.status();
-    for (const auto& k : gray_kernels()) {
-      auto a = cuda::query_kernel_attributes(reinterpret_cast<const void*>(kernel_fn(k.id)));
-      if (!a) return a.status();
-      attributes_[static_cast<int>(k.id)] = a.value();
-    }
     return Status::success();
   }
 
-  KernelAttributes attributes(GrayKernel k, bool* measured) override {
+  Result<KernelAttributes> attributes(GrayRung r, GrayLayout l, bool* measured) override {
     *measured = true;
-    return attributes_[static_cast<int>(k)];
+    return gray_rung_attributes(r, l);
   }
 
-  Status upload(const std::vector<std::uint8_t>& planar, const std::vector<std::uint8_t>& reference,
-                int width, int height) override {
+  Status upload(const std::vector<std::uint8_t>& planar, const std::vector<std::uint8_t>& rgba,
+                const std::vector<std::uint8_t>& reference, int width, int height) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
     const std::size_t n = static_cast<std::size_t>(width) * height;
     // Allocate everything before freeing the old buffers: a failure keeps the loaded image.
     auto src = cuda::DeviceBuffer<std::uint8_t>::allocate(3 * n);
     if (!src) return src.status();
+    auto src4 = cuda::DeviceBuffer<std::uint8_t>::allocate(4 * n);
+    if (!src4) return src4.status();
     auto ref = cuda::DeviceBuffer<std::uint8_t>::allocate(n);
     if (!ref) return ref.status();
     auto dst = cuda::DeviceBuffer<std::uint8_t>::allocate(n);
     if (!dst) return dst.status();
     BS_CUDA_TRY(cudaMemcpy(src->get(), planar.data(), 3 * n, cudaMemcpyHostToDevice));
+    BS_CUDA_TRY(cudaMemcpy(src4->get(), rgba.data(), 4 * n, cudaMemcpyHostToDevice));
     BS_CUDA_TRY(cudaMemcpy(ref->get(), reference.data(), n, cudaMemcpyHostToDevice));
     BS_CUDA_TRY(cudaMemset(dst->get(), 0, n));
     planar_ = std::move(src.value());
+    rgba_ = std::move(src4.value());
     reference_ = std::move(ref.value());
     result_ = std::move(dst.value());
     width_ = width;
     height_ = height;
     return Status::success();
+  }
+
+  GrayArgs args(std::uint8_t* out) const override {
+    return GrayArgs{planar_.get(), out, width_, height_, width_ * height_, rgba_.get()};
   }
 
   std::uint8_t* own_output() override { return result_.get(); }
@@ -103,24 +98,65 @@ class CudaEngine final : public GrayEngine {
     return Status::success();
   }
 
-  Result<double> launch_timed(GrayKernel k, const LaunchConfig& c, std::uint8_t* out) override {
+  Result<double> launch_timed(GrayRung r, GrayLayout l, const LaunchConfig& c, const GrayArgs& a) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
     timer_.start();
-    kernel_fn(k)<<<dim(c.grid), dim(c.block)>>>(args(out));
+    const Status launched = rung_info(r).library_anchor ? launch_gray_cub(l, a, nullptr)
+                                                        : launch_gray_rung(r, l, c, a, nullptr, nullptr);
     timer_.stop();
-    BS_CUDA_TRY(cudaGetLastError());
+    if (!launched) return launched;
     auto ms = timer_.elapsed_ms();  // synchronises: execution errors surface here
     if (!ms) return ms.status();
     return static_cast<double>(ms.value());
   }
 
-  Result<std::vector<BlockTrace>> launch_traced(GrayKernel k, const LaunchConfig& c,
-                                                std::uint8_t* out) override {
+  Result<std::vector<BlockTrace>> launch_traced(GrayRung r, GrayLayout l, const LaunchConfig& c,
+                                                const GrayArgs& a) override {
+    if (rung_info(r).library_anchor)
+      return Status::failure("a library kernel's blocks are not ours to trace", "", "launch_traced");
     auto buffer = trace::TraceBuffer::allocate(c.grid);
     if (!buffer) return buffer.status();
-    traced_fn(k)<<<dim(c.grid), dim(c.block)>>>(args(out), buffer->records());
-    BS_CUDA_TRY(cudaGetLastError());
+    if (Status s = launch_gray_rung(r, l, c, a, buffer->records(), nullptr); !s) return s;
     return buffer->collect(backend_.limits.sm_count);
+  }
+
+  Result<double> copy_timed(std::size_t bytes) override {
+    BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
+    if (bytes == 0 || bytes > rgba_.bytes())
+      return Status::failure("the copy ceiling needs a loaded image", "", "copy_timed");
+    if (copy_.bytes() < bytes) {
+      auto b = cuda::DeviceBuffer<std::uint8_t>::allocate(bytes);
+      if (!b) return b.status();
+      copy_ = std::move(b.value());
+    }
+    timer_.start();
+    const cudaError_t e = cudaMemcpyAsync(copy_.get(), rgba_.get(), bytes, cudaMemcpyDeviceToDevice);
+    timer_.stop();
+    if (e != cudaSuccess) return cuda::to_status(e, "cudaMemcpyAsync");
+    auto ms = timer_.elapsed_ms();
+    if (!ms) return ms.status();
+    return static_cast<double>(ms.value());
+  }
+
+  Check verify_copy(std::size_t bytes) override {
+    Check c;
+    c.against = "its source";
+    c.measure = "bytes that differ";
+    c.limit = 0;
+    CompareCounters host{};
+    if (bytes > copy_.bytes()) {
+      c.note = "nothing was copied";
+      return c;
+    }
+    if (Status s = compare_on_device(copy_.get(), rgba_.get(), static_cast<long long>(bytes), 0, &host); !s) {
+      c.note = s.describe();
+      return c;
+    }
+    c.checked = bytes;
+    c.worst = host.worst;
+    c.mismatches = host.mismatches;
+    c.state = host.mismatches == 0 ? Check::State::Passed : Check::State::Failed;
+    return c;
   }
 
   Status flush_l2() override {
@@ -140,15 +176,8 @@ class CudaEngine final : public GrayEngine {
       c.note = s.describe();
       return c;
     };
-    if (cudaError_t e = cudaMemsetAsync(counters_.get(), 0, sizeof(CompareCounters)); e != cudaSuccess)
-      return fail(cuda::to_status(e, "cudaMemsetAsync"));
-    const unsigned blocks = static_cast<unsigned>(std::min<long long>(4 * backend_.limits.sm_count + 1, (n + 255) / 256));
-    compare_kernel<<<std::max(1u, blocks), 256>>>(out, reference_.get(), n, counters_.get());
     CompareCounters host{};
-    if (cudaError_t e = cudaMemcpy(&host, counters_.get(), sizeof host, cudaMemcpyDeviceToHost); e != cudaSuccess) {
-      cudaGetLastError();
-      return fail(cuda::to_status(e, "compare on the GPU"));
-    }
+    if (Status s = compare_on_device(out, reference_.get(), n, 1, &host); !s) return fail(s);
     if (host.mismatches == 0) {
       c.state = Check::State::Passed;
       c.checked = static_cast<unsigned long long>(n);
@@ -172,14 +201,22 @@ class CudaEngine final : public GrayEngine {
   }
 
  private:
-  static dim3 dim(const Dim3& d) { return dim3(d.x, d.y, d.z); }
-  GrayArgs args(std::uint8_t* out) const {
-    return GrayArgs{planar_.get(), out, width_, height_, width_ * height_};
+  Status compare_on_device(const std::uint8_t* out, const std::uint8_t* ref, long long n, int tolerance,
+                           CompareCounters* host) {
+    if (cudaError_t e = cudaMemsetAsync(counters_.get(), 0, sizeof(CompareCounters)); e != cudaSuccess)
+      return cuda::to_status(e, "cudaMemsetAsync");
+    const unsigned blocks =
+        static_cast<unsigned>(std::min<long long>(4 * backend_.limits.sm_count + 1, (n + 255) / 256));
+    compare_kernel<<<std::max(1u, blocks), 256>>>(out, ref, n, tolerance, counters_.get());
+    if (cudaError_t e = cudaMemcpy(host, counters_.get(), sizeof *host, cudaMemcpyDeviceToHost); e != cudaSuccess) {
+      cudaGetLastError();
+      return cuda::to_status(e, "compare on the GPU");
+    }
+    return Status::success();
   }
 
   lab::Backend backend_;
-  KernelAttributes attributes_[2];
-  cuda::DeviceBuffer<std::uint8_t> planar_, reference_, result_;
+  cuda::DeviceBuffer<std::uint8_t> planar_, rgba_, reference_, result_, copy_;
   cuda::DeviceBuffer<CompareCounters> counters_;
   cuda::EventTimer timer_;
   cuda::L2Flusher flusher_;

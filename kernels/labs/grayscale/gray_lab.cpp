@@ -15,35 +15,57 @@
 namespace bs::gray {
 namespace {
 
-std::vector<lab::KernelInfo> build_kernel_list() {
+constexpr std::string_view kCopyId = "copy";
+
+std::vector<lab::KernelInfo> build_kernel_list(bool gpu) {
   std::vector<lab::KernelInfo> out;
-  for (const GrayKernelInfo& k : gray_kernels()) {
+  for (const GrayRungInfo& r : gray_rungs()) {
+    if (r.library_anchor && !gpu) continue;  // CUB runs on the GPU only
     lab::KernelInfo i;
-    i.id = std::string(k.name);
-    i.label = std::string(k.label);
-    i.teaches = std::string(k.teaches);
-    i.file = std::string(k.file);
-    i.group = "lecture";
-    i.style = lab::ConfigStyle::FreeBlock;
-    i.block_rank = k.id == GrayKernel::Flat1D ? 1 : 2;
-    i.default_block = k.default_block;
-    i.presets = gray_block_presets(k.id);
-    i.grid_rule = std::string(k.grid_rule);
+    i.id = std::string(r.id);
+    i.label = std::string(r.label);
+    i.teaches = std::string(r.teaches);
+    i.file = std::string(r.file);
+    i.group = std::string(r.group);
+    i.block_rank = r.block_rank;
+    i.default_block = r.default_block;
+    i.grid_rule = std::string(r.grid_rule);
+    i.fixed_grid_allowed = r.grid_stride;
+    if (r.library_anchor) {
+      i.style = lab::ConfigStyle::Compiled;
+      i.configs.push_back({"CUB's own choice", Dim3{0, 0, 0}});
+      i.timed_only = true;
+    } else {
+      i.style = lab::ConfigStyle::FreeBlock;
+      i.presets = gray_rung_presets(r.rung);
+    }
     out.push_back(std::move(i));
+  }
+  if (gpu) {
+    // The ceiling, in the same run and on the same problem: what moving these bytes costs with
+    // no arithmetic at all.
+    lab::KernelInfo c;
+    c.id = std::string(kCopyId);
+    c.label = "copy (ceiling: cudaMemcpy D2D)";
+    c.teaches = "A device-to-device copy that reads and writes as many bytes as the kernels move: the "
+                "memory system's ceiling for this problem, measured beside them.";
+    c.file = "kernels/labs/grayscale/gray_engine_cuda.cu";
+    c.group = "ceiling";
+    c.style = lab::ConfigStyle::Compiled;
+    c.configs.push_back({"cudaMemcpyAsync", Dim3{0, 0, 0}});
+    c.grid_rule = "the driver's copy engine or copy kernel";
+    c.timed_only = true;
+    out.push_back(std::move(c));
   }
   return out;
 }
 
-IndexScheme scheme_of(GrayKernel k) {
-  return k == GrayKernel::Flat1D ? IndexScheme::flat() : IndexScheme::grid2d();
-}
-
-std::string dims_text(const Dim3& b) { return block_text(b); }
-
 }  // namespace
 
 GrayLab::GrayLab(lab::Backend backend, std::unique_ptr<GrayEngine> engine)
-    : backend_(std::move(backend)), engine_(std::move(engine)), kernels_(build_kernel_list()) {}
+    : backend_(std::move(backend)),
+      engine_(std::move(engine)),
+      kernels_(build_kernel_list(backend_.kind == BackendKind::Cuda)) {}
 
 GrayLab::~GrayLab() = default;
 
@@ -70,11 +92,26 @@ lab::ProblemInfo GrayLab::problem() const {
   p.name = name_;
   p.width = width_;
   p.height = height_;
-  p.summary = name_ + ", " + std::to_string(width_) + " x " + std::to_string(height_) +
-              ", planar RGB (3 bytes read + 1 written per pixel)";
+  p.summary = name_ + ", " + std::to_string(width_) + " x " + std::to_string(height_) + ", " +
+              (layout_ == GrayLayout::Planar ? "planar RGB" : "RGBA") + " (" + gray_bytes_note(layout_) + ")";
   if (backend_.copy_gbs > 0)
     p.ceilings.push_back({"device-to-device copy", backend_.copy_gbs, "GB/s", backend_.copy_note});
   return p;
+}
+
+std::vector<lab::Setting> GrayLab::settings() const {
+  return {lab::Setting{"layout", "source layout",
+                       "planar: the lecture's R, G and B planes (3 bytes read + 1 written per pixel); rgba: "
+                       "the pixels as an image sits in memory after loading (4 read + 1 written)",
+                       {"planar", "rgba"}, to_string(layout_)}};
+}
+
+Status GrayLab::set_setting(std::string_view key, std::string_view value) {
+  if (key != "layout") return Lab::set_setting(key, value);
+  const auto l = gray_layout_from_name(value);
+  if (!l) return lab::check_setting_value(settings().front(), value);
+  layout_ = *l;
+  return Status::success();
 }
 
 LaunchRecord GrayLab::plan(std::string_view kernel, const KernelConfig& config) {
@@ -85,32 +122,58 @@ LaunchRecord GrayLab::plan(std::string_view kernel, const KernelConfig& config) 
   rec.backend = backend_.kind;
   rec.data_width = width_;
   rec.data_height = height_;
-  rec.problem = width_ > 0 ? std::to_string(width_) + "x" + std::to_string(height_) : "no image";
-  rec.config_label = "block " + dims_text(config.block);
-  const auto k = gray_kernel_from_key(kernel);
-  if (!k) {
-    rec.status = Status::failure("the grayscale lab has no kernel '" + std::string(kernel) + "'",
+  rec.problem = width_ > 0 ? std::to_string(width_) + "x" + std::to_string(height_) + " " + to_string(layout_)
+                           : "no image";
+  rec.config_label = "block " + block_text(config.block);
+  rec.settings = setting_values();
+  if (kernel == kCopyId && find_kernel(kernel)) {
+    rec.config_label = "cudaMemcpyAsync";
+    rec.bytes_moved = gray_bytes_moved(layout_, width_, height_);
+    rec.bytes_note = "copy: half the layout's bytes read and as many written (" + gray_bytes_note(layout_) + ")";
+    rec.scheme = IndexScheme::tiled(0, 0);
+    if (width_ <= 0) rec.status = Status::failure("no image loaded", "drop an image on the window", "GrayLab::plan");
+    return rec;
+  }
+  const auto r = gray_rung_from_id(kernel);
+  if (!r || !find_kernel(kernel)) {
+    rec.status = Status::failure("the grayscale lab has no kernel '" + std::string(kernel) + "'" +
+                                     (r ? " on " + backend_.label : std::string()),
                                  "pick one of the kernel list", "GrayLab::plan");
     return rec;
   }
-  rec.kernel = std::string(info(*k).name);
-  rec.scheme = scheme_of(*k);
-  rec.attributes = engine_->attributes(*k, &rec.attributes_measured);
-  rec.config = gray_launch_config(*k, config.block, width_, height_);
-  if (config.fixed_grid()) {
-    rec.status = Status::failure(
-        "the lecture's kernels compute their grid from the image (" +
-            std::string(info(*k).grid_rule) + "); a fixed grid " + to_string(config.grid) +
-            " would leave pixels uncomputed or compute them twice",
-        "leave the grid to the kernel's rule", "check_gray_launch");
+  const GrayRungInfo& info = rung_info(*r);
+  rec.bytes_moved = gray_bytes_moved(layout_, width_, height_);
+  rec.bytes_note = gray_bytes_note(layout_);
+  rec.flops = 5.0 * width_ * height_;  // 2 FMAs and a multiply per pixel
+  if (width_ <= 0) {
+    rec.status = Status::failure("no image loaded", "drop an image on the window", "GrayLab::plan");
     return rec;
   }
-  rec.status = check_gray_launch(*k, rec.config, width_, height_, backend_.limits,
-                                 backend_.kind == BackendKind::Cuda ? &rec.attributes : nullptr);
-  const double n = static_cast<double>(width_) * height_;
-  rec.bytes_moved = kBytesPerPixel * n;
-  rec.bytes_note = "3 bytes read (planar R, G, B) + 1 byte written per pixel";
-  rec.flops = 5.0 * n;  // 2 FMAs and a multiply per pixel
+  if (info.library_anchor) {
+    rec.config_label = "CUB's own choice";
+    rec.scheme = IndexScheme::tiled(0, 0);
+    return rec;
+  }
+  auto attrs = engine_->attributes(*r, layout_, &rec.attributes_measured);
+  if (!attrs) {
+    rec.status = attrs.status();
+    return rec;
+  }
+  rec.attributes = attrs.value();
+  rec.config = gray_rung_launch_config(*r, layout_, config.block, width_, height_, backend_.limits, rec.attributes);
+  if (config.fixed_grid()) {
+    if (!info.grid_stride) {
+      rec.status = Status::failure(
+          std::string(info.id) + " computes its grid from the image (" + std::string(info.grid_rule) +
+              "); a fixed grid " + to_string(config.grid) + " would leave pixels uncomputed or compute them twice",
+          "use the grid-stride kernel for a fixed grid, or leave the grid to the kernel's rule", "check_gray_launch");
+      return rec;
+    }
+    rec.config.grid = config.grid;
+  }
+  rec.status = check_gray_rung_launch(*r, layout_, rec.config, width_, height_, backend_.limits,
+                                      rec.attributes_measured ? &rec.attributes : nullptr);
+  if (auto sc = gray_rung_scheme(*r, layout_, engine_->args(engine_->own_output()))) rec.scheme = *sc;
   return rec;
 }
 
@@ -121,20 +184,37 @@ LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config,
     rec.refused = true;
     return rec;
   }
-  const GrayKernel k = *gray_kernel_from_key(rec.kernel);
-  std::uint8_t* out = options.output ? static_cast<std::uint8_t*>(options.output)
-                                     : engine_->own_output();
+  if (rec.kernel == kCopyId) {
+    const std::size_t bytes = static_cast<std::size_t>(rec.bytes_moved / 2);
+    rec.timing.clock = engine_->clock();
+    rec.timing.simulated = engine_->simulated();
+    if (Status s = lab::measure(
+            options.timing, rec.timing, [&] { return engine_->copy_timed(bytes); },
+            [&] { return engine_->flush_l2(); }, options.cancel);
+        !s) {
+      rec.status = s;
+      return rec;
+    }
+    if (options.verify) rec.check = engine_->verify_copy(bytes);
+    return rec;
+  }
+  const GrayRung r = *gray_rung_from_id(rec.kernel);
+  std::uint8_t* out = options.output ? static_cast<std::uint8_t*>(options.output) : engine_->own_output();
+  const GrayArgs args = engine_->args(out);
+  // The scheme of the buffers this launch really uses (a vector rung's head and tail follow
+  // where the output starts).
+  if (auto sc = gray_rung_scheme(r, layout_, args)) rec.scheme = *sc;
   rec.timing.clock = engine_->clock();
   rec.timing.simulated = engine_->simulated();
   Status timed = lab::measure(
-      options.timing, rec.timing, [&] { return engine_->launch_timed(k, rec.config, out); },
+      options.timing, rec.timing, [&] { return engine_->launch_timed(r, layout_, rec.config, args); },
       [&] { return engine_->flush_l2(); }, options.cancel);
   if (!timed) {
     rec.status = timed;
     return rec;
   }
-  if (options.trace_schedule) {
-    auto schedule = engine_->launch_traced(k, rec.config, out);
+  if (options.trace_schedule && !rung_info(r).library_anchor) {
+    auto schedule = engine_->launch_traced(r, layout_, rec.config, args);
     if (!schedule) {
       rec.status = schedule.status();
       return rec;
@@ -162,43 +242,55 @@ std::vector<mapping::WarpAccess> GrayLab::warp_accesses(const LaunchRecord& r, D
   using mapping::kWarpSize;
   std::vector<mapping::WarpAccess> out;
   const long long n = r.data_width * r.data_height;
+  // The layout this launch read (its record's settings), not the one selected now.
+  GrayLayout layout = GrayLayout::Planar;
+  for (const auto& [k, v] : r.settings)
+    if (k == "layout")
+      if (auto l = gray_layout_from_name(v)) layout = *l;
+  // first[l]: the first pixel lane l handles in this request (-1: none); `pixels` per lane.
+  std::vector<long long> first(kWarpSize, -1);
+  unsigned pixels = 1;
   if (r.scheme.kind == IndexScheme::Kind::Flat) {
-    // Every lane's chunk of this pass (step) and its first slot; vector accesses move
-    // `vector` bytes per lane per plane.
+    // Every lane's chunk of this pass (step) and its first slot; vector accesses move `vector`
+    // pixels per lane.
     const auto lanes = mapping::flat_lane_chunks(r.scheme, r.config, r.data_width, r.data_height,
                                                  block, warp, step, 0);
-    const unsigned bytes = std::max(1u, r.scheme.vector);
-    bool any = false;
-    auto offsets = [&](long long plane) {
-      std::vector<long long> a(kWarpSize, kNoAccess);
-      for (unsigned l = 0; l < kWarpSize; ++l)
-        if (lanes[l].count > 0) {
-          a[l] = plane * n + lanes[l].first;
-          any = true;
-        }
-      return a;
-    };
-    auto r_plane = offsets(0), g_plane = offsets(1), b_plane = offsets(2), o = offsets(0);
-    if (!any) return out;
-    out.push_back(mapping::make_warp_access("read R  x[i]", "planar_rgb", false, bytes, r_plane));
-    out.push_back(mapping::make_warp_access("read G  x[i + n]", "planar_rgb", false, bytes, g_plane));
-    out.push_back(mapping::make_warp_access("read B  x[i + 2n]", "planar_rgb", false, bytes, b_plane));
-    out.push_back(mapping::make_warp_access("write   out[i]", "out", true, bytes, o));
-    return out;
+    pixels = std::max(1u, r.scheme.vector);
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      if (lanes[l].count > 0) first[l] = lanes[l].first;
+  } else if (r.scheme.kind == IndexScheme::Kind::Grid2D) {
+    const auto lanes = mapping::warp_lanes(r.scheme, r.config, r.data_width, r.data_height, block, warp);
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      if (lanes[l] && lanes[l]->in_range) first[l] = lanes[l]->y * r.data_width + lanes[l]->x;
+  } else {
+    return out;  // the library anchor and the copy: not our accesses
   }
-  const auto lanes =
-      mapping::warp_lanes(r.scheme, r.config, r.data_width, r.data_height, block, warp);
-  if (!lanes[0]) return out;
-  auto offsets = [&](long long plane) {
+  bool any = false;
+  for (long long f : first) any |= f >= 0;
+  if (!any) return out;
+  // Byte offsets in a buffer of `stride` bytes per pixel (plus `base`), `part` 16-byte pieces
+  // into each lane's run.
+  auto offsets = [&](long long base, long long stride, long long piece) {
     std::vector<long long> a(kWarpSize, kNoAccess);
     for (unsigned l = 0; l < kWarpSize; ++l)
-      if (lanes[l] && lanes[l]->in_range) a[l] = plane * n + lanes[l]->y * r.data_width + lanes[l]->x;
+      if (first[l] >= 0) a[l] = base + stride * first[l] + piece;
     return a;
   };
-  out.push_back(mapping::make_warp_access("read R  x[i]", "planar_rgb", false, 1, offsets(0)));
-  out.push_back(mapping::make_warp_access("read G  x[i + n]", "planar_rgb", false, 1, offsets(1)));
-  out.push_back(mapping::make_warp_access("read B  x[i + 2n]", "planar_rgb", false, 1, offsets(2)));
-  out.push_back(mapping::make_warp_access("write   out[i]", "out", true, 1, offsets(0)));
+  if (layout == GrayLayout::Planar) {
+    out.push_back(mapping::make_warp_access("read R  x[i]", "planar_rgb", false, pixels, offsets(0, 1, 0)));
+    out.push_back(mapping::make_warp_access("read G  x[i + n]", "planar_rgb", false, pixels, offsets(n, 1, 0)));
+    out.push_back(mapping::make_warp_access("read B  x[i + 2n]", "planar_rgb", false, pixels, offsets(2 * n, 1, 0)));
+  } else {
+    // 4 bytes per pixel: a lane's run of `pixels` pixels is 4 * pixels bytes, read 16 at a time
+    // when it is wider than one 16-byte access.
+    const unsigned bytes = 4 * pixels;
+    const unsigned piece = std::min(bytes, 16u);
+    for (unsigned p = 0; p < bytes; p += piece) {
+      const std::string label = bytes <= 16 ? "read RGBA  x[4i]" : "read RGBA  x[4i + " + std::to_string(p) + "]";
+      out.push_back(mapping::make_warp_access(label, "rgba", false, piece, offsets(0, 4, p)));
+    }
+  }
+  out.push_back(mapping::make_warp_access("write   out[i]", "out", true, pixels, offsets(0, 1, 0)));
   return out;
 }
 
@@ -206,6 +298,7 @@ Result<std::unique_ptr<lab::Lab>> GrayLab::fork() const {
   auto engine = engine_->clone();
   if (!engine) return engine.status();
   std::unique_ptr<GrayLab> copy(new GrayLab(backend_, std::move(engine.value())));
+  copy->layout_ = layout_;
   if (width_ > 0)
     if (Status s = copy->set_image(rgba_.data(), width_, height_, name_); !s) return s;
   return std::unique_ptr<lab::Lab>(std::move(copy));
@@ -248,7 +341,7 @@ Status GrayLab::set_image(const std::uint8_t* rgba, int width, int height, std::
   }
   rgba_to_planar_rgb(rgba, width, height, planar.data());
   gray_reference(rgba, width, height, reference.data());
-  if (Status s = engine_->upload(planar, reference, width, height); !s) return s;
+  if (Status s = engine_->upload(planar, copy, reference, width, height); !s) return s;
   rgba_ = std::move(copy);
   reference_ = std::move(reference);
   name_ = std::move(name);

@@ -1,7 +1,9 @@
-// The grayscale lab: an RGB image, the lecture's kernels (and the ladder after them) that turn
-// it into gray, and the double-precision reference that checks every run. One class for both
-// backends: the CUDA device and the CPU grid simulator are engines behind it
-// (gray_engine.hpp), so the app, bench and sweeps see one lab::Lab.
+// The grayscale lab: an RGB image, the lecture's kernels and the ladder after them that turn it
+// into gray (gray_ladder.hpp; CUB's DeviceTransform as the library anchor on the GPU), in either
+// layout the source can have (the lecture's planar R, G, B planes, or RGBA as images load), and
+// the double-precision reference that checks every run. One class for both backends: the CUDA
+// device and the CPU grid simulator are engines behind it (gray_engine.hpp), so the app, bench
+// and sweeps see one lab::Lab.
 //
 //   auto lab = bs::gray::GrayLab::create(backend);          // lab::Backend: CUDA or CPU
 //   lab->set_image(rgba, w, h, "photo.png");                 // kept only if everything succeeds
@@ -14,7 +16,8 @@
 #include <vector>
 
 #include "lab/lab.hpp"
-#include "labs/grayscale/gray_kernels.hpp"
+#include "labs/grayscale/gray_ladder.hpp"
+#include "labs/grayscale/gray_reference.hpp"
 
 namespace bs::gray {
 
@@ -43,11 +46,20 @@ class GrayLab final : public lab::Lab {
   Result<std::unique_ptr<lab::Lab>> fork() const override;
   Status set_random_problem(std::string_view size) override;
   std::string size_syntax() const override { return "WxH (pixels)"; }
-  std::vector<std::string> default_sizes() const override { return {"8192x8192", "1023x767"}; }
+  // The GPU: the 8192^2 and 4K frame, and an odd size; the simulator: the odd size.
+  std::vector<std::string> default_sizes() const override {
+    if (backend_.kind == BackendKind::Cuda) return {"8192x8192", "3840x2160", "1023x767"};
+    return {"1023x767"};
+  }
+  std::vector<lab::Setting> settings() const override;  // layout: planar or rgba
+  Status set_setting(std::string_view key, std::string_view value) override;
 
   // The problem. Converts RGBA8 to the layouts the kernels read, computes the reference and
   // uploads both; on any failure the previous image stays loaded.
   Status set_image(const std::uint8_t* rgba, int width, int height, std::string name);
+  // Which source the kernels read: planar (3 bytes read + 1 written per pixel) or RGBA (4 + 1).
+  void set_layout(GrayLayout layout) { layout_ = layout; }
+  GrayLayout layout() const { return layout_; }
   int width() const { return width_; }
   int height() const { return height_; }
   const std::string& image_name() const { return name_; }
@@ -64,6 +76,7 @@ class GrayLab final : public lab::Lab {
   std::vector<std::uint8_t> rgba_, reference_;
   std::string name_;
   int width_ = 0, height_ = 0;
+  GrayLayout layout_ = GrayLayout::Planar;
 };
 
 }  // namespace bs::gray
