@@ -10,7 +10,7 @@ namespace bs::custom::test {
 PlanarImage sample_image() {
   PlanarImage img;
   int channels = 0;
-  const std::string path = std::string(BS_SOURCE_DIR) + "/assets/sample_astronaut.png";
+  const std::string path = source_dir() + "/assets/sample_astronaut.png";
   unsigned char* rgb = stbi_load(path.c_str(), &img.w, &img.h, &channels, 3);
   if (!rgb) return img;
   const std::size_t n = static_cast<std::size_t>(img.w) * img.h;

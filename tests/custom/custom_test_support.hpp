@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -17,6 +18,13 @@
 #include "labs/custom/custom_kernel.hpp"
 
 namespace bs::custom::test {
+
+// The source tree: compiled in, or $BLOCKSCOPE_SOURCE_DIR where the tests run from a copy (the
+// GPU machine).
+inline std::string source_dir() {
+  if (const char* env = std::getenv("BLOCKSCOPE_SOURCE_DIR"); env && *env) return env;
+  return BS_SOURCE_DIR;
+}
 
 inline std::uint32_t fresh_seed() {
   static std::random_device rd;

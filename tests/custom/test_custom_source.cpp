@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "custom_test_support.hpp"
 #include "labs/custom/codegen.hpp"
 #include "labs/custom/diagnostics.hpp"
 #include "labs/custom/forms.hpp"
@@ -196,7 +197,7 @@ TEST(CustomCodegen, UnitsKeepTheUsersSourceBehindLineDirectives) {
 // The GPU prelude restates the block record of kernels/trace (NVRTC cannot include it): the
 // fields must be the same, in the same order.
 TEST(CustomCodegen, GpuPreludesRecordMatchesTheTraceRooms) {
-  std::ifstream f(std::string(BS_SOURCE_DIR) + "/kernels/trace/trace_record.hpp");
+  std::ifstream f(test::source_dir() + "/kernels/trace/trace_record.hpp");
   ASSERT_TRUE(f) << "cannot read trace_record.hpp";
   std::stringstream ss;
   ss << f.rdbuf();

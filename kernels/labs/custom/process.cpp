@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 extern char** environ;
 
@@ -127,8 +128,16 @@ Result<ChildProcess> spawn(const SpawnSpec& spec) {
   std::vector<char*> argv;
   for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  std::vector<char*> env;
+  for (char** e = environ; *e; ++e) {
+    bool keep = true;
+    for (const std::string& name : spec.unset_env)
+      if (std::strncmp(*e, name.c_str(), name.size()) == 0 && (*e)[name.size()] == '=') keep = false;
+    if (keep) env.push_back(*e);
+  }
+  env.push_back(nullptr);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+  const int rc = posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   for (int t : temps)
@@ -146,6 +155,7 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, double t
   SpawnSpec spec;
   spec.argv = argv;
   spec.output_fd = fds[1];
+  spec.unset_env = {"LD_PRELOAD"};
   auto child = spawn(spec);
   close(fds[1]);
   if (!child) {

@@ -52,6 +52,9 @@ struct SpawnSpec {
   std::vector<std::string> argv;               // argv[0] is the program path
   std::vector<std::pair<int, int>> inherit;    // {fd in this process, fd number in the child}
   int output_fd = -1;                          // child's stdout and stderr go here when >= 0
+  // Environment variables the child must not inherit (run_command drops LD_PRELOAD: a compiler
+  // should not run with whatever a sanitizer or profiler preloaded into blockscope).
+  std::vector<std::string> unset_env;
 };
 
 Result<ChildProcess> spawn(const SpawnSpec& spec);

@@ -57,7 +57,7 @@ class Writer {
   Writer& vec(const std::vector<T>& v) {
     static_assert(std::is_trivially_copyable_v<T>);
     pod(static_cast<std::uint64_t>(v.size()));
-    buf_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    if (!v.empty()) buf_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
     return *this;
   }
   const std::string& bytes() const { return buf_; }
@@ -99,7 +99,7 @@ class Reader {
       return {};
     }
     std::vector<T> v(n);
-    std::memcpy(v.data(), b_.data(), n * sizeof(T));
+    if (n) std::memcpy(v.data(), b_.data(), n * sizeof(T));
     b_.remove_prefix(n * sizeof(T));
     return v;
   }
