@@ -550,6 +550,7 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
   h.trace = request.trace;
   h.record_owners = owners;
   h.workers = request.workers;
+  h.record_bytes = sizeof(trace::DeviceBlockRecord);
   wire::Writer w;
   w.pod(h);
   auto f = runner_->call(wire::Msg::Run, w.bytes(), wire::Msg::RunResult, request.time_limit_s);
@@ -631,10 +632,12 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
                                         row.start_ns, row.end_ns});
     rec.schedule_simulated = true;
   } else if (r.head.trace_kind == 2) {
-    std::vector<trace::DeviceBlockRecord> raw(r.trace.size());
-    for (std::size_t i = 0; i < raw.size(); ++i)
-      raw[i] = trace::DeviceBlockRecord{r.trace[i].start_ns, r.trace[i].end_ns, r.trace[i].unit,
-                                        r.trace[i].writes};
+    std::vector<trace::DeviceBlockRecord> raw(rec.config.grid.volume());
+    if (r.records.size() != raw.size() * sizeof(trace::DeviceBlockRecord))
+      return done(Status::failure("the traced kernel's records do not have the layout of "
+                                  "kernels/trace/trace_record.hpp",
+                                  "update prelude/gpu_prelude.cuh's bs_block_record", "trace"));
+    std::memcpy(raw.data(), r.records.data(), r.records.size());
     auto schedule = trace::records_to_trace(raw, rec.config.grid, info_.limits.sm_count);
     if (!schedule) return done(schedule.status());
     rec.schedule = std::move(*schedule);

@@ -104,6 +104,7 @@ struct RunHead {
   std::uint32_t trace = 0;          // GPU: one more launch of the traced entry; CPU: record it
   std::uint32_t record_owners = 0;  // CPU: fill the owners arrays
   std::uint32_t workers = 0;        // CPU: simulator workers (0: all)
+  std::uint32_t record_bytes = 0;   // GPU: sizeof(trace::DeviceBlockRecord), one per block
 };
 
 struct OutOfBounds {
@@ -114,7 +115,7 @@ struct OutOfBounds {
   std::uint32_t block[3] = {}, thread[3] = {};
 };
 
-struct TraceRow {  // CPU: a BlockTrace; GPU: a raw bs_block_record (index = linear block)
+struct TraceRow {  // CPU: one BlockTrace (GPU records travel as raw bytes, RunResult::records)
   std::uint64_t start_ns = 0, end_ns = 0;
   std::uint32_t unit = 0, writes = 0;
   std::uint32_t block[3] = {};
@@ -124,7 +125,7 @@ struct RunResultHead {
   std::uint32_t ok = 0;
   std::uint32_t fatal = 0;  // the runner cannot be used again (a GPU fault poisons its context)
   std::uint32_t workers_used = 0;
-  std::uint32_t trace_kind = 0;  // 0 none, 1 CPU schedule, 2 GPU records
+  std::uint32_t trace_kind = 0;  // 0 none, 1 CPU schedule (trace), 2 GPU records (records)
   OutOfBounds oob;
 };
 struct RunResult {
@@ -133,6 +134,7 @@ struct RunResult {
   std::string clock;          // "CUDA events" / "steady_clock, CPU simulation (2 workers)"
   std::vector<double> times_ms;  // the timed launches
   std::vector<TraceRow> trace;
+  std::string records;  // GPU: the traced entry's records as the device wrote them
 };
 
 // Encoding (the runner and the parent both use these).
@@ -188,6 +190,7 @@ inline bool decode_ack(std::string_view b, bool& ok, std::string& message) {
 inline std::string encode(const RunResult& m) {
   Writer w;
   w.pod(m.head).str(m.message).str(m.code).str(m.hint).str(m.clock).vec(m.times_ms).vec(m.trace);
+  w.str(m.records);
   return w.bytes();
 }
 inline bool decode(std::string_view b, RunResult& m) {
@@ -199,6 +202,7 @@ inline bool decode(std::string_view b, RunResult& m) {
   m.clock = r.str();
   m.times_ms = r.vec<double>();
   m.trace = r.vec<TraceRow>();
+  m.records = r.str();
   return r.ok();
 }
 

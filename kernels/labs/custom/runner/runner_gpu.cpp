@@ -353,11 +353,14 @@ class GpuBackend final : public Backend {
       progress(static_cast<unsigned>(i));
     }
     if (ok && run.trace) {
-      // One more, untimed launch of the traced entry: the real per-SM schedule.
+      // One more, untimed launch of the traced entry: the real per-SM schedule. The records go
+      // back as the device wrote them; blockscope reads them as trace::DeviceBlockRecord (its
+      // size is run.record_bytes, and gpu_prelude.cuh's bs_block_record must match it).
       const unsigned long long blocks = static_cast<unsigned long long>(grid.x) * grid.y * grid.z;
+      const std::size_t bytes = blocks * std::max<std::uint32_t>(run.record_bytes, 1);
       void* records = nullptr;
-      cudaError_t e = cudaMalloc(&records, blocks * 24);
-      if (e == cudaSuccess) e = cudaMemset(records, 0, blocks * 24);
+      cudaError_t e = cudaMalloc(&records, bytes);
+      if (e == cudaSuccess) e = cudaMemset(records, 0, bytes);
       if (e == cudaSuccess) {
         reset_outputs_on_device();
         std::vector<void*> traced_params = params;
@@ -371,20 +374,9 @@ class GpuBackend final : public Backend {
           fail(e, true, "the traced kernel failed");
           ok = false;
         } else {
-          struct Raw {
-            unsigned long long start_ns, end_ns;
-            unsigned smid, writes;
-          };
-          std::vector<Raw> raw(blocks);
-          cudaMemcpy(raw.data(), records, blocks * sizeof(Raw), cudaMemcpyDeviceToHost);
+          result.records.resize(bytes);
+          cudaMemcpy(result.records.data(), records, bytes, cudaMemcpyDeviceToHost);
           result.head.trace_kind = 2;
-          result.trace.resize(blocks);
-          for (std::size_t b = 0; b < raw.size(); ++b) {
-            result.trace[b].start_ns = raw[b].start_ns;
-            result.trace[b].end_ns = raw[b].end_ns;
-            result.trace[b].unit = raw[b].smid;
-            result.trace[b].writes = raw[b].writes;
-          }
           progress(static_cast<unsigned>(launches));
         }
       } else {
