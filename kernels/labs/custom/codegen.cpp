@@ -1,0 +1,102 @@
+#include "labs/custom/codegen.hpp"
+
+#include <algorithm>
+
+namespace bs::custom {
+namespace {
+
+std::string with_final_newline(std::string_view s) {
+  std::string out(s);
+  if (out.empty() || out.back() != '\n') out += '\n';
+  return out;
+}
+
+// "unsigned char* bs_a0, unsigned char* bs_a1, int bs_a2" and "bs_a0, bs_a1, bs_a2".
+void entry_params(Form form, std::string& decl, std::string& call) {
+  const FormSpec& s = form_spec(form);
+  for (std::size_t i = 0; i < s.params.size(); ++i) {
+    const std::string name = "bs_a" + std::to_string(i);
+    if (i) {
+      decl += ", ";
+      call += ", ";
+    }
+    decl += std::string(s.params[i].type) + (s.params[i].pointer ? "* " : " ") + name;
+    call += name;
+  }
+}
+
+}  // namespace
+
+GeneratedUnit make_gpu_unit(std::string_view user_source, const ParsedKernel& kernel) {
+  GeneratedUnit u;
+  std::string decl, call;
+  entry_params(kernel.form, decl, call);
+  u.text = "#line 1 \"blockscope-prelude\"\n";
+  u.text += with_final_newline(embedded_text("gpu_prelude.cuh"));
+  u.text += "#undef __global__\n#define __global__ __device__\n";
+  u.text += "#line 1 \"" + std::string(kUserFile) + "\"\n";
+  u.text += with_final_newline(user_source);
+  u.text += "#undef __global__\n#define __global__ __location__(global)\n";
+  u.text += "#line 1 \"blockscope-entry\"\n";
+  u.text += "extern \"C\" __global__ void bs_entry(" + decl + ") {\n  " + kernel.name + "(" +
+            call + ");\n}\n";
+  u.text += "extern \"C\" __global__ void bs_entry_traced(" + decl +
+            ", bs_block_record* bs_records) {\n  bs_block_recorder bs_recorder(bs_records);\n  " +
+            kernel.name + "(" + call + ");\n}\n";
+  return u;
+}
+
+GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& kernel) {
+  GeneratedUnit u;
+  const FormSpec& spec = form_spec(kernel.form);
+
+  // Rewrite the pointer parameters' types, last first so earlier offsets stay valid.
+  std::string source(user_source);
+  std::vector<std::size_t> order(kernel.params.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return kernel.params[a].begin > kernel.params[b].begin;
+  });
+  for (std::size_t i : order) {
+    const KernelParam& p = kernel.params[i];
+    if (!p.pointer || i >= spec.params.size()) continue;
+    const bool output = spec.params[i].role == Role::Output;
+    std::string view = std::string(output ? "bs_out<" : "bs_in<") + (p.is_const ? "const " : "") +
+                       std::string(spec.params[i].type) + "> ";
+    const std::size_t type_end = p.name.empty() ? p.end : p.name_begin;
+    const std::size_t old_length = type_end - p.begin;
+    source.replace(p.begin, old_length, view);
+    u.columns.add_edit(p.pos.line, p.pos.column, static_cast<int>(old_length),
+                       static_cast<int>(view.size()));
+  }
+
+  std::string call;
+  int ints = 0;
+  for (std::size_t i = 0; i < spec.params.size(); ++i) {
+    if (i) call += ", ";
+    if (spec.params[i].pointer)
+      call += "bs_arg{a, " + std::to_string(i) + "}";
+    else
+      call += "a->ints[" + std::to_string(ints++) + "]";
+  }
+
+  u.entry = "bs_cpu_thread";
+  u.text = "#line 1 \"blockscope-prelude\"\n";
+  u.text += with_final_newline(embedded_text("custom_abi.h"));
+  u.text += with_final_newline(embedded_text("cpu_prelude.h"));
+  u.text += "#line 1 \"" + std::string(kUserFile) + "\"\n";
+  u.text += with_final_newline(source);
+  u.text += "#line 1 \"blockscope-entry\"\n";
+  u.text +=
+      "#define BS_EXPORT extern \"C\" __attribute__((visibility(\"default\")))\n"
+      "BS_EXPORT void bs_cpu_thread(const bs_thread_ctx* c, const bs_launch_args* a) {\n"
+      "  bs_tls_ctx = c;\n"
+      "  bs_tls_launch = a;\n"
+      "  " + kernel.name + "(" + call + ");\n"
+      "}\n"
+      "BS_EXPORT void* bs_tls_touch() { return &bs_tls_ctx; }\n"
+      "BS_EXPORT int bs_abi_version() { return BS_CUSTOM_ABI_VERSION; }\n";
+  return u;
+}
+
+}  // namespace bs::custom

@@ -1,0 +1,44 @@
+// The translation units blockscope compiles around the user's kernel: one for NVRTC, one for the
+// host compiler. Both put a prelude first, then the user's source verbatim behind
+// `#line 1 "kernel.cu"` (so compiler messages carry the user's line numbers), then generated
+// entry points that call the user's kernel with the lab's buffers.
+//
+// GPU (NVRTC):
+//   prelude          the block recorder (restated from kernels/trace/block_trace.cuh), cdiv
+//   #define __global__ __device__      the user's kernel becomes a device function...
+//   user source
+//   #define __global__ __location__(global)   ...restored for:
+//   extern "C" __global__ void bs_entry(<form's parameters>)          calls it (timed)
+//   extern "C" __global__ void bs_entry_traced(<...>, bs_block_record*)  same, inside a
+//                                                    block recorder (the real per-SM schedule)
+//   The user's body is the same code in both; tracing cannot change what it computes.
+//
+// CPU (g++/clang++ into a shared object the runner loads):
+//   custom_abi.h + cpu_prelude.h    CUDA's built-ins over the simulator's per-thread context
+//   user source, with only the kernel's pointer parameter TYPES rewritten to bounds-checked
+//   views (`float* out` -> `bs_out<float> out`); the ColumnMap undoes the column shift
+//   extern "C" void bs_cpu_thread(ctx, args)   one simulated thread: sets the built-ins, calls
+//                                              the kernel with views of the lab's buffers
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "labs/custom/diagnostics.hpp"
+#include "labs/custom/source_parse.hpp"
+
+namespace bs::custom {
+
+struct GeneratedUnit {
+  std::string text;
+  ColumnMap columns;            // user columns changed by the rewrite (CPU only)
+  std::string entry = "bs_entry";
+  std::string traced_entry = "bs_entry_traced";  // GPU only
+};
+
+GeneratedUnit make_gpu_unit(std::string_view user_source, const ParsedKernel& kernel);
+GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& kernel);
+
+// The embedded preludes and templates (embedded from prelude/ and templates/ at build time).
+std::string_view embedded_text(std::string_view name);  // "" when unknown
+
+}  // namespace bs::custom

@@ -1,0 +1,655 @@
+// Sections
+//   1. The engine's shared state: options, spare runners, the host compiler
+//   2. Engine: available_compilers, compile (CPU and GPU)
+//   3. CustomKernel::run: runner and problem, the launch, the outcome as a LaunchRecord
+#include "labs/custom/custom_kernel.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "labs/custom/codegen.hpp"
+#include "labs/custom/host_compiler.hpp"
+#include "labs/custom/runner_client.hpp"
+#include "labs/custom/source_parse.hpp"
+#include "labs/custom/verify.hpp"
+#include "simulator/grid_simulator.hpp"
+#include "trace/trace_record.hpp"
+
+namespace bs::custom {
+
+const char* to_string(Target t) { return t == Target::Gpu ? "GPU" : "CPU simulator"; }
+
+namespace {
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", s);
+  return buf;
+}
+
+wire::Backend backend_of(Target t) { return t == Target::Gpu ? wire::Backend::Gpu : wire::Backend::Cpu; }
+
+std::size_t page_align(std::size_t b) { return (b + 4095) / 4096 * 4096; }
+
+DeviceLimits limits_from(const wire::Info& info) {
+  if (info.head.backend == wire::Backend::Cpu) return sim::simulator_limits(info.head.hw_threads);
+  const wire::InfoHead& h = info.head;
+  DeviceLimits l;
+  l.name = info.device_name;
+  l.compute_major = h.cc_major;
+  l.compute_minor = h.cc_minor;
+  l.max_threads_per_block = h.max_threads_per_block;
+  l.max_block = Dim3{h.max_block[0], h.max_block[1], h.max_block[2]};
+  l.max_grid = Dim3{h.max_grid[0], h.max_grid[1], h.max_grid[2]};
+  l.warp_size = h.warp_size;
+  l.shared_per_block = h.shared_per_block;
+  l.shared_per_block_optin = h.shared_per_block_optin;
+  l.shared_per_sm = h.shared_per_sm;
+  l.reserved_shared_per_block = h.reserved_shared_per_block;
+  l.regs_per_block = h.regs_per_block;
+  l.regs_per_sm = h.regs_per_sm;
+  l.max_threads_per_sm = h.max_threads_per_sm;
+  l.max_blocks_per_sm = h.max_blocks_per_sm;
+  l.sm_count = h.sm_count;
+  l.total_global_bytes = h.total_global_bytes;
+  l.clock_khz = h.clock_khz;
+  l.memory_clock_khz = h.memory_clock_khz;
+  l.memory_bus_bits = h.memory_bus_bits;
+  return l;
+}
+
+KernelAttributes attributes_from(const wire::Attr& a) {
+  KernelAttributes k;
+  k.max_threads_per_block = a.max_threads_per_block ? a.max_threads_per_block : 1024;
+  k.registers_per_thread = a.registers;
+  k.static_shared_bytes = a.static_shared;
+  k.local_bytes_per_thread = a.local_bytes;
+  k.ptx_version = a.ptx_version;
+  k.binary_version = a.binary_version;
+  return k;
+}
+
+int count_errors(const std::vector<Diagnostic>& ds) {
+  int n = 0;
+  for (const Diagnostic& d : ds) n += d.is_error() ? 1 : 0;
+  return n;
+}
+
+Diagnostic backend_diagnostic(const Status& s, std::string origin) {
+  Diagnostic d;
+  d.line = 0;
+  d.message = s.message + (s.hint.empty() ? "" : " (" + s.hint + ")");
+  d.origin = std::move(origin);
+  return d;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// 1. The engine's shared state
+// ---------------------------------------------------------------------------------------------
+
+struct EngineState {
+  EngineOptions options;
+  std::mutex mutex;
+  std::unique_ptr<RunnerProcess> spare[2];
+  std::optional<HostCompiler> host;  // found once; a miss is asked again next time
+
+  Result<std::filesystem::path> runner_path() { return find_runner(options.runner); }
+
+  void start_spare_locked(wire::Backend b) {
+    auto& s = spare[static_cast<int>(b)];
+    if (s && s->alive()) return;
+    s.reset();
+    auto path = runner_path();
+    if (!path) return;
+    auto r = RunnerProcess::start(*path, b, options.cuda_device);
+    if (r) s = std::move(*r);
+  }
+
+  // A started runner for `b`: the spare when there is one (its CUDA context and NVRTC are already
+  // up), else a new one; then the next spare is started.
+  Result<std::unique_ptr<RunnerProcess>> take(wire::Backend b) {
+    std::lock_guard lock(mutex);
+    std::unique_ptr<RunnerProcess> r = std::move(spare[static_cast<int>(b)]);
+    if (!r || !r->alive()) {
+      r.reset();
+      auto path = runner_path();
+      if (!path) return path.status();
+      auto started = RunnerProcess::start(*path, b, options.cuda_device);
+      if (!started) return started.status();
+      r = std::move(*started);
+    }
+    if (options.keep_spare_runners) start_spare_locked(b);
+    return r;
+  }
+
+  Result<HostCompiler> host_compiler() {
+    std::lock_guard lock(mutex);
+    if (host) return *host;
+    auto found = find_host_compiler(options.host_compiler);
+    if (found) host = *found;
+    return found;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// 2. Engine
+// ---------------------------------------------------------------------------------------------
+
+Engine::Engine(EngineOptions options) : state_(std::make_shared<EngineState>()) {
+  if (options.cache_dir.empty()) options.cache_dir = default_cache_dir();
+  state_->options = std::move(options);
+}
+
+Engine::~Engine() = default;
+
+const EngineOptions& Engine::options() const { return state_->options; }
+
+void Engine::prepare(Target target) {
+  std::lock_guard lock(state_->mutex);
+  state_->start_spare_locked(backend_of(target));
+}
+
+std::vector<CompilerStatus> Engine::available_compilers() {
+  std::vector<CompilerStatus> out;
+  const auto runner = state_->runner_path();
+
+  CompilerStatus cpu;
+  cpu.target = Target::Cpu;
+  if (auto hc = state_->host_compiler(); !hc) {
+    cpu.message = hc.status().message + " (" + hc.status().hint + ")";
+  } else if (!runner) {
+    cpu.message = runner.status().message + " (" + runner.status().hint + ")";
+  } else {
+    cpu.available = true;
+    cpu.compiler = hc->version;
+  }
+  out.push_back(cpu);
+
+  CompilerStatus gpu;
+  gpu.target = Target::Gpu;
+#if !defined(BLOCKSCOPE_HAS_CUDA)
+  gpu.message =
+      "this blockscope was built without CUDA (no nvcc when it was configured): rebuild it with "
+      "the CUDA toolkit on PATH to compile and run kernels on the GPU";
+#else
+  if (!runner) {
+    gpu.message = runner.status().message + " (" + runner.status().hint + ")";
+  } else {
+    std::lock_guard lock(state_->mutex);
+    state_->start_spare_locked(wire::Backend::Gpu);
+    auto& spare = state_->spare[static_cast<int>(wire::Backend::Gpu)];
+    auto info = spare ? spare->info(state_->options.start_time_limit_s)
+                      : Result<wire::Info>(Status::failure("the GPU runner did not start"));
+    if (!info) {
+      gpu.message = "the GPU backend cannot start: " + info.status().message;
+    } else if (!info->head.cuda_ok) {
+      gpu.message = "the GPU backend cannot run kernels: " + info->cuda_message;
+    } else if (!info->head.nvrtc_ok) {
+      gpu.message = "the GPU backend cannot compile: " + info->nvrtc_message;
+    } else {
+      gpu.available = true;
+      gpu.compiler = "NVRTC " + std::to_string(info->head.nvrtc_major) + "." +
+                     std::to_string(info->head.nvrtc_minor) + " for sm_" +
+                     std::to_string(info->head.cc_major * 10 + info->head.cc_minor) + " (" +
+                     info->device_name + ")";
+    }
+  }
+#endif
+  out.push_back(gpu);
+  return out;
+}
+
+CompileResult Engine::compile(std::string_view source, std::span<const Form> accepted,
+                              Target target, const CompileOptions& options) {
+  const auto t0 = Clock::now();
+  CompileResult res;
+  auto finish = [&](Status s) {
+    res.status = std::move(s);
+    res.ms = ms_since(t0);
+    return std::move(res);
+  };
+
+  ParseResult parsed = parse_kernel_source(source, accepted, options.kernel_name);
+  res.diagnostics = parsed.diagnostics;
+  if (!parsed.ok()) {
+    const Diagnostic* first = nullptr;
+    for (const Diagnostic& d : res.diagnostics)
+      if (d.is_error()) {
+        first = &d;
+        break;
+      }
+    return finish(Status::failure(first ? first->message : "no kernel the lab can launch", "",
+                                  "parse_kernel_source", "signature"));
+  }
+  const ParsedKernel& pk = *parsed.kernel;
+  const Anchor anchor{pk.pos.line, pk.pos.column};
+
+  std::shared_ptr<CustomKernel> k(new CustomKernel());
+  k->engine_ = state_;
+  k->source_ = std::string(source);
+  for (const KernelParam& p : pk.params) k->param_names_.push_back(p.name);
+  CompiledInfo& info = k->info_;
+  info.name = pk.name;
+  info.form = pk.form;
+  info.target = target;
+  info.line = pk.pos.line;
+  info.uses_barriers = pk.uses_barriers;
+  info.uses_shared = pk.uses_shared;
+  const EngineOptions& opt = state_->options;
+
+  if (target == Target::Cpu) {
+    auto hc = state_->host_compiler();
+    if (!hc) {
+      res.diagnostics.push_back(backend_diagnostic(hc.status(), "blockscope"));
+      return finish(hc.status());
+    }
+    const GeneratedUnit unit = make_cpu_unit(source, pk);
+    auto so = build_shared_object(*hc, unit.text, opt.cache_dir, opt.cpu_optimisation,
+                                  opt.compile_time_limit_s);
+    if (!so) {
+      res.diagnostics.push_back(backend_diagnostic(so.status(), "blockscope"));
+      return finish(so.status());
+    }
+    for (Diagnostic& d : parse_host_compiler_log(so->log, hc->name, unit.columns, anchor))
+      res.diagnostics.push_back(std::move(d));
+    info.compiler = hc->name + " " + opt.cpu_optimisation + " (" + hc->version + ")";
+    info.cache_hit = so->cache_hit;
+    info.compile_ms = so->ms;
+    if (!so->ok) {
+      if (so->timed_out)
+        return finish(Status::failure("the host compiler did not finish within " +
+                                          seconds_text(opt.compile_time_limit_s) +
+                                          " s and was stopped",
+                                      "", hc->name, "compile_timeout"));
+      if (!so->exit.exited)
+        return finish(Status::failure(hc->name + " crashed: it " + so->exit.describe(), "",
+                                      hc->name, "compiler_crashed"));
+      const int errors = count_errors(res.diagnostics);
+      return finish(Status::failure(std::to_string(errors) + (errors == 1 ? " error" : " errors") +
+                                        " compiling for the CPU simulator",
+                                    "", hc->name, "compile_error"));
+    }
+    k->so_ = so->path;
+    auto runner = state_->take(wire::Backend::Cpu);
+    if (!runner) return finish(runner.status());
+    auto rinfo = (*runner)->info(opt.start_time_limit_s);
+    if (!rinfo) return finish(rinfo.status());
+    info.device = rinfo->device_name;
+    info.limits = limits_from(*rinfo);
+    wire::Writer w;
+    w.str(k->so_.string()).pod(static_cast<std::uint32_t>(pk.uses_barriers));
+    auto f = (*runner)->call(wire::Msg::LoadCpu, w.bytes(), wire::Msg::Loaded, opt.start_time_limit_s);
+    if (!f) return finish(f.status());
+    wire::Loaded loaded;
+    if (!wire::decode(f->payload, loaded) || !loaded.head.ok)
+      return finish(Status::failure(loaded.message.empty() ? "the runner could not load the kernel"
+                                                           : loaded.message,
+                                    "", "LoadCpu", "load"));
+    info.load_ms = loaded.head.load_ms;
+    info.cpu_shared_bytes = loaded.head.tls_bytes;
+    k->runner_ = std::move(*runner);
+  } else {
+    auto runner = state_->take(wire::Backend::Gpu);
+    if (!runner) return finish(runner.status());
+    auto rinfo = (*runner)->info(opt.start_time_limit_s);
+    if (!rinfo) return finish(rinfo.status());
+    if (!rinfo->head.cuda_ok) {
+      Status s = Status::failure("the GPU backend cannot run kernels: " + rinfo->cuda_message,
+                                 "the CPU simulator still compiles and runs it", "cuda", "no_gpu");
+      res.diagnostics.push_back(backend_diagnostic(s, "blockscope"));
+      return finish(s);
+    }
+    if (!rinfo->head.nvrtc_ok) {
+      Status s = Status::failure("the GPU backend cannot compile: " + rinfo->nvrtc_message,
+                                 "the built-in kernels and the CPU simulator still work", "nvrtc",
+                                 "no_nvrtc");
+      res.diagnostics.push_back(backend_diagnostic(s, "blockscope"));
+      return finish(s);
+    }
+    info.device = rinfo->device_name;
+    info.limits = limits_from(*rinfo);
+    const GeneratedUnit unit = make_gpu_unit(source, pk);
+    wire::Writer w;
+    w.str(unit.text);
+    auto f = (*runner)->call(wire::Msg::CompileGpu, w.bytes(), wire::Msg::Compiled,
+                             opt.compile_time_limit_s);
+    if (!f) {
+      if (f.status().code == "timeout")
+        return finish(Status::failure("NVRTC did not finish within " +
+                                          seconds_text(opt.compile_time_limit_s) +
+                                          " s and was stopped",
+                                      "", "NVRTC", "compile_timeout"));
+      return finish(Status::failure("NVRTC crashed: " + f.status().message, "", "NVRTC",
+                                    "compiler_crashed"));
+    }
+    wire::Compiled c;
+    if (!wire::decode(f->payload, c))
+      return finish(Status::failure("the GPU runner sent a malformed answer", "", "CompileGpu", "protocol"));
+    for (Diagnostic& d : parse_nvrtc_log(c.log, anchor)) res.diagnostics.push_back(std::move(d));
+    info.compile_ms = c.head.compile_ms;
+    info.compiler = "NVRTC " + std::to_string(rinfo->head.nvrtc_major) + "." +
+                    std::to_string(rinfo->head.nvrtc_minor) + ", " + c.arch;
+    if (!c.head.ok) {
+      if (count_errors(res.diagnostics) == 0) {
+        Diagnostic d;
+        d.line = anchor.line;
+        d.column = anchor.column;
+        d.message = c.log.empty() ? "NVRTC failed without a message" : c.log;
+        d.origin = "NVRTC";
+        res.diagnostics.push_back(std::move(d));
+      }
+      const int errors = count_errors(res.diagnostics);
+      return finish(Status::failure(std::to_string(errors) + (errors == 1 ? " error" : " errors") +
+                                        " compiling for the GPU",
+                                    "", "NVRTC", "compile_error"));
+    }
+    if (!c.head.loaded)
+      return finish(Status::failure(c.load_message, "", "cudaLibraryLoadData", "load"));
+    info.load_ms = c.head.load_ms;
+    info.attributes = attributes_from(c.head.plain);
+    info.traced_attributes = attributes_from(c.head.traced);
+    info.attributes_measured = c.head.plain.valid != 0;
+    k->image_ = std::move(c.image);
+    k->image_is_ptx_ = c.head.is_ptx != 0;
+    k->runner_ = std::move(*runner);
+  }
+  info.total_ms = ms_since(t0);
+  k->diagnostics_ = res.diagnostics;
+  res.kernel = std::move(k);
+  return finish(Status::success());
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. CustomKernel::run
+// ---------------------------------------------------------------------------------------------
+
+std::string OutOfBoundsReport::describe() const {
+  const std::string what = access == "read" ? "read" : access == "write" ? "wrote" : "accessed";
+  return "thread " + to_string(thread) + " of block " + to_string(block) + " " + what + " " +
+         buffer + "[" + std::to_string(index) + "], but " + buffer + " has " +
+         std::to_string(count) + " elements (valid indices 0 to " + std::to_string(count - 1) + ")";
+}
+
+CustomKernel::~CustomKernel() {
+  runner_.reset();
+  if (output_map_) munmap(output_map_, output_bytes_);
+  if (output_fd_ >= 0) close(output_fd_);
+}
+
+Result<Dim3> CustomKernel::grid_for(const Problem& problem, const RunRequest& request) const {
+  return custom::grid_for(info_.form, problem.shape(), request.block, request.grid);
+}
+
+Status CustomKernel::ensure_runner(bool& restarted) {
+  if (runner_ && runner_->alive()) return Status::success();
+  restarted = true;
+  runner_.reset();
+  problem_.reset();
+  auto r = engine_->take(backend_of(info_.target));
+  if (!r) return r.status();
+  const double limit = engine_->options.start_time_limit_s;
+  wire::Writer w;
+  wire::Msg msg;
+  if (info_.target == Target::Cpu) {
+    w.str(so_.string()).pod(static_cast<std::uint32_t>(info_.uses_barriers));
+    msg = wire::Msg::LoadCpu;
+  } else {
+    w.str(image_).pod(static_cast<std::uint32_t>(image_is_ptx_));
+    msg = wire::Msg::LoadGpu;
+  }
+  auto f = (*r)->call(msg, w.bytes(), wire::Msg::Loaded, limit);
+  if (!f) return f.status();
+  wire::Loaded loaded;
+  if (!wire::decode(f->payload, loaded) || !loaded.head.ok)
+    return Status::failure("a fresh runner could not load the kernel: " + loaded.message, "",
+                           "Load", "load");
+  runner_ = std::move(*r);
+  return Status::success();
+}
+
+Status CustomKernel::ensure_problem(const Problem& problem) {
+  const auto& d = problem.data();
+  if (problem_ == d) return Status::success();
+  problem_.reset();
+  // The output region: out, then its owners (one u32 per element).
+  const std::size_t out_bytes = static_cast<std::size_t>(d->output_count) * d->output_elem_size;
+  const std::size_t owners_offset = page_align(out_bytes);
+  const std::size_t total = owners_offset + page_align(static_cast<std::size_t>(d->output_count) * 4);
+  if (total != output_bytes_) {
+    if (output_map_) munmap(output_map_, output_bytes_);
+    if (output_fd_ >= 0) close(output_fd_);
+    output_map_ = nullptr;
+    output_bytes_ = 0;
+    output_fd_ = memfd_create("blockscope-output", MFD_CLOEXEC);
+    if (output_fd_ < 0 || ftruncate(output_fd_, static_cast<off_t>(total)) != 0)
+      return Status::failure("cannot create shared memory for the kernel's output", "", "memfd_create");
+    void* p = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, output_fd_, 0);
+    if (p == MAP_FAILED)
+      return Status::failure("cannot map the kernel's output", "", "mmap");
+    output_map_ = static_cast<unsigned char*>(p);
+    output_bytes_ = total;
+  }
+  owners_offset_ = owners_offset;
+
+  wire::SetProblemHead h;
+  h.form = static_cast<std::uint32_t>(info_.form);
+  h.input_bytes = d->bytes;
+  h.output_bytes = output_bytes_;
+  const FormSpec& spec = form_spec(info_.form);
+  std::size_t next_input = 0;
+  for (const FormParam& fp : spec.params) {
+    if (!fp.pointer) continue;
+    wire::BufferDesc& b = h.buffers[h.nbuffers++];
+    if (fp.role == Role::Output) {
+      b.in_output_region = 1;
+      b.offset = 0;
+      b.count = d->output_count;
+      b.elem_size = d->output_elem_size;
+      b.is_output = 1;
+      b.fill = d->output_fill;
+      b.has_owners = 1;
+      b.owners_offset = owners_offset;
+    } else {
+      const InputBuffer& in = d->inputs.at(next_input++);
+      b.offset = in.offset;
+      b.count = in.count;
+      b.elem_size = in.elem_size;
+    }
+  }
+  const std::vector<int> ints = int_args(info_.form, d->shape);
+  for (int v : ints) h.ints[h.nints++] = v;
+  wire::Writer w;
+  w.pod(h);
+  auto f = runner_->call(wire::Msg::SetProblem, w.bytes(), wire::Msg::Ack,
+                         engine_->options.start_time_limit_s, {d->memfd, output_fd_});
+  if (!f) return f.status();
+  bool ok = false;
+  std::string message;
+  if (!wire::decode_ack(f->payload, ok, message) || !ok)
+    return Status::failure("the runner could not take the problem: " + message, "", "SetProblem");
+  problem_ = d;
+  return Status::success();
+}
+
+RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) {
+  std::lock_guard lock(mutex_);
+  const auto t0 = Clock::now();
+  RunOutcome out;
+  LaunchRecord& rec = out.record;
+  const FormSpec& spec = form_spec(info_.form);
+  rec.lab = std::string(spec.lab);
+  rec.kernel = "custom:" + info_.name;
+  rec.backend = info_.target == Target::Gpu ? BackendKind::Cuda : BackendKind::CpuSimulation;
+  rec.problem = problem.summary();
+  rec.request.block = request.block;
+  if (request.grid.kind == GridRule::Kind::Fixed) rec.request.grid = request.grid.fixed;
+  rec.attributes = info_.attributes;
+  rec.attributes_measured = info_.attributes_measured;
+  auto done = [&](Status s) {
+    rec.status = std::move(s);
+    out.wall_ms = ms_since(t0);
+    return std::move(out);
+  };
+
+  if (!problem.data()) return done(Status::failure("no problem to run on", "", "run"));
+  if (problem.lab() != spec.lab)
+    return done(Status::failure("this kernel is written for the " + std::string(spec.lab) +
+                                    " lab, the problem is the " + std::string(problem.lab()) +
+                                    " lab's",
+                                "", "run"));
+  const Shape shape = problem.shape();
+  rec.data_width = shape.w;
+  rec.data_height = shape.h;
+  if (spec.lab == "gray") {
+    rec.bytes_moved = 4.0 * static_cast<double>(shape.n());
+    rec.bytes_note = "3 bytes read + 1 written per pixel";
+  } else {
+    rec.bytes_moved = 4.0 * (static_cast<double>(shape.h) * shape.k +
+                             static_cast<double>(shape.k) * shape.w +
+                             static_cast<double>(shape.h) * shape.w);
+    rec.bytes_note = "m, n read once and out written once (compulsory traffic)";
+    rec.flops = 2.0 * static_cast<double>(shape.h) * shape.w * shape.k;
+  }
+  auto grid = grid_for(problem, request);
+  if (!grid) return done(grid.status());
+  rec.config.grid = *grid;
+  rec.config.block = request.block;
+  rec.config_label = "block " + block_text(request.block) + ", grid " + block_text(*grid) +
+                     (request.grid.kind == GridRule::Kind::Fixed ? " (fixed)" : "");
+  rec.scheme = info_.form == Form::Gray1D ? IndexScheme::flat() : IndexScheme::grid2d();
+  if (Status s = validate_launch(rec.config, info_.limits,
+                                 info_.attributes_measured ? &info_.attributes : nullptr);
+      !s)
+    return done(s);
+  const bool cpu = info_.target == Target::Cpu;
+  // Owner ids are 32-bit (OwnerMap): a grid with more threads than that records none.
+  const bool owners = cpu && request.record_owners && rec.config.total_threads() < OwnerMap::kNobody;
+
+  if (Status s = ensure_runner(out.runner_restarted); !s) return done(s);
+  if (Status s = ensure_problem(problem); !s) {
+    runner_.reset();
+    return done(s);
+  }
+
+  wire::RunHead h;
+  h.grid[0] = rec.config.grid.x, h.grid[1] = rec.config.grid.y, h.grid[2] = rec.config.grid.z;
+  h.block[0] = request.block.x, h.block[1] = request.block.y, h.block[2] = request.block.z;
+  h.warmup = request.timing.warmup;
+  h.repeats = std::max(1, request.timing.min_repeats);
+  h.flush_l2 = request.timing.flush_l2;
+  h.trace = request.trace;
+  h.record_owners = owners;
+  h.workers = request.workers;
+  h.record_bytes = sizeof(trace::DeviceBlockRecord);
+  wire::Writer w;
+  w.pod(h);
+  auto f = runner_->call(wire::Msg::Run, w.bytes(), wire::Msg::RunResult, request.time_limit_s);
+  if (!f) {
+    out.runner_failed = true;
+    runner_.reset();
+    problem_.reset();
+    if (f.status().code == "timeout") {
+      out.timed_out = true;
+      return done(Status::failure(
+          "stopped after " + seconds_text(request.time_limit_s) +
+              " s: the kernel did not finish (endless loop?)",
+          "the kernel's process was killed; the next run starts a fresh one. Raise the time "
+          "limit if the kernel is just slow",
+          "run", "timeout"));
+    }
+    return done(Status::failure("the kernel crashed its process: " + f.status().message,
+                                "blockscope and its data are unaffected; the next run starts a "
+                                "fresh process",
+                                "run", "runner_died"));
+  }
+  wire::RunResult r;
+  if (!wire::decode(f->payload, r)) return done(Status::failure("malformed RunResult", "", "run"));
+  if (!r.head.ok) {
+    if (r.head.fatal) {
+      out.runner_failed = true;
+      runner_.reset();
+      problem_.reset();
+    }
+    if (r.head.oob.valid) {
+      OutOfBoundsReport o;
+      const wire::OutOfBounds& b = r.head.oob;
+      // The runner numbers pointer arguments; map back to the parameter.
+      int seen = -1;
+      for (std::size_t i = 0; i < spec.params.size(); ++i)
+        if (spec.params[i].pointer && ++seen == b.buffer) {
+          o.param = static_cast<int>(i);
+          break;
+        }
+      o.buffer = o.param >= 0 && static_cast<std::size_t>(o.param) < param_names_.size() &&
+                         !param_names_[o.param].empty()
+                     ? param_names_[o.param]
+                     : std::string(o.param >= 0 ? spec.params[o.param].lecture_name : "?");
+      o.index = b.index;
+      o.count = b.count;
+      o.access = b.access == 1 ? "read" : b.access == 2 ? "write" : "access";
+      o.block = Dim3{b.block[0], b.block[1], b.block[2]};
+      o.thread = Dim3{b.thread[0], b.thread[1], b.thread[2]};
+      out.out_of_bounds = o;
+      return done(Status::failure("out-of-bounds: " + o.describe(),
+                                  "check the kernel's guard (i < n, not i <= n) and its index "
+                                  "arithmetic; the launch was stopped",
+                                  "run", "out_of_bounds"));
+    }
+    return done(Status::failure(r.message, r.hint, "run", r.code));
+  }
+
+  rec.timing.samples_ms = r.times_ms;
+  rec.timing.warmup = request.timing.warmup;
+  rec.timing.l2_flushed = request.timing.flush_l2 && !cpu;
+  rec.timing.simulated = cpu;
+  rec.timing.clock = r.clock;
+  summarize(rec.timing);
+
+  out.output.assign(output_map_, output_map_ + static_cast<std::size_t>(problem_->output_count) *
+                                                   problem_->output_elem_size);
+  if (owners) {
+    auto map = std::make_shared<OwnerMap>();
+    map->width = shape.w;
+    map->height = shape.h;
+    const auto* ids = reinterpret_cast<const std::uint32_t*>(output_map_ + owners_offset_);
+    map->thread.assign(ids, ids + problem_->output_count);
+    rec.owners = std::move(map);
+    rec.scheme = IndexScheme::recorded();
+  }
+  if (r.head.trace_kind == 1) {
+    for (const wire::TraceRow& row : r.trace)
+      rec.schedule.push_back(BlockTrace{Dim3{row.block[0], row.block[1], row.block[2]}, row.unit,
+                                        row.start_ns, row.end_ns});
+    rec.schedule_simulated = true;
+  } else if (r.head.trace_kind == 2) {
+    std::vector<trace::DeviceBlockRecord> raw(rec.config.grid.volume());
+    if (r.records.size() != raw.size() * sizeof(trace::DeviceBlockRecord))
+      return done(Status::failure("the traced kernel's records do not have the layout of "
+                                  "kernels/trace/trace_record.hpp",
+                                  "update prelude/gpu_prelude.cuh's bs_block_record", "trace"));
+    std::memcpy(raw.data(), r.records.data(), r.records.size());
+    auto schedule = trace::records_to_trace(raw, rec.config.grid, info_.limits.sm_count);
+    if (!schedule) return done(schedule.status());
+    rec.schedule = std::move(*schedule);
+    rec.schedule_simulated = false;
+  }
+  if (request.verify) {
+    Verdict v = verify_output(*problem_, out.output.data(), rec.owners.get(), rec.config.grid,
+                              rec.config.block);
+    rec.check = std::move(v.check);
+    out.wrong = std::move(v.wrong);
+  }
+  return done(Status::success());
+}
+
+}  // namespace bs::custom

@@ -1,0 +1,210 @@
+// User-written kernels: CUDA source typed into the app, compiled, verified, mapped and timed.
+//
+//   Engine engine;                                        // one per app
+//   auto problem = Problem::gray(planar_rgb, w, h);       // the lab's data, once
+//   CompileResult c = engine.compile(source, lab_forms("gray"), Target::Gpu);
+//   for (const Diagnostic& d : c.diagnostics) ...        // errors and warnings at line:column
+//   if (c.ok()) {                                         // keep the last good kernel until then
+//     RunOutcome r = c.kernel->run(*problem, {.block = {256, 1, 1}, .trace = true});
+//     r.record   // LaunchRecord: grid, block, timing, attributes, check, schedule, owners
+//     r.wrong    // the first wrong elements and the block and thread that wrote them
+//     r.out_of_bounds   // CPU: the first bad index, its buffer and size, block and thread
+//   }
+//
+// How it works (reasons in kernels/labs/custom/README.md):
+//   - the source is checked against the lab's forms first (forms.hpp, source_parse.hpp);
+//   - GPU: NVRTC compiles it for the device's own architecture (codegen.hpp's GPU unit: a plain
+//     entry and a traced one around the same body); CPU: the host compiler builds the same
+//     source with a prelude of CUDA's built-ins into a cached shared object;
+//   - every compiled kernel runs in its own blockscope-kernel-runner process, so a fault, a
+//     crash, an endless loop or a crashing compiler costs that process only: the parent kills it
+//     after the time limit (default 2 s per launch), reports what happened, keeps its data, and
+//     the next run starts a fresh runner transparently. A spare runner is kept started (CUDA
+//     context and NVRTC ready) so a recompile does not wait for a process and a context.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/launch_record.hpp"
+#include "core/timing.hpp"
+#include "labs/custom/diagnostics.hpp"
+#include "labs/custom/forms.hpp"
+#include "labs/custom/problem.hpp"
+
+namespace bs::custom {
+
+enum class Target { Cpu, Gpu };
+const char* to_string(Target t);  // "CPU simulator", "GPU"
+
+struct CompilerStatus {
+  Target target = Target::Cpu;
+  bool available = false;
+  std::string compiler;  // "g++ (Debian 12.2.0-14) 12.2.0", "NVRTC 13.0 for sm_90 (NVIDIA H200)"
+  std::string message;   // when not available: which backend cannot compile and what to install
+};
+
+struct EngineOptions {
+  std::filesystem::path runner;     // empty: find_runner's search (runner_client.hpp)
+  std::filesystem::path cache_dir;  // empty: default_cache_dir() (host_compiler.hpp)
+  std::string host_compiler;        // empty: $BLOCKSCOPE_CXX, else c++, g++, clang++ on PATH
+  std::string cpu_optimisation = "-O2";
+  int cuda_device = 0;
+  bool keep_spare_runners = true;   // start the next runner before it is needed
+  double compile_time_limit_s = 60;  // NVRTC or the host compiler; killed after that
+  double start_time_limit_s = 60;    // a GPU runner's CUDA context and NVRTC
+};
+
+struct CompileOptions {
+  std::string kernel_name;  // empty: the first __global__ function the lab accepts
+};
+
+// What compiling produced, for the editor's status line and the Launch panel.
+struct CompiledInfo {
+  std::string name;  // the kernel's function name
+  Form form = Form::Gray1D;
+  Target target = Target::Cpu;
+  int line = 0;      // of the kernel's name
+  bool uses_barriers = false, uses_shared = false;
+  std::string compiler;  // "g++ 12.2.0 -O2" / "NVRTC 13.0, sm_90 cubin"
+  bool cache_hit = false;
+  double compile_ms = 0;  // the compiler's own time (NVRTC; the host compiler's process)
+  double load_ms = 0;     // module load / dlopen
+  double total_ms = 0;    // from source to a kernel ready to run
+  // GPU: cudaFuncGetAttributes of the plain entry (registers, static shared memory, local bytes
+  // = spills and stack) and of the traced one; CPU: defaults (attributes_measured false).
+  KernelAttributes attributes, traced_attributes;
+  bool attributes_measured = false;
+  std::size_t cpu_shared_bytes = 0;  // CPU: the unit's thread-local block (its __shared__)
+  std::string device;                // "NVIDIA H200" / "CPU simulation"
+  DeviceLimits limits;               // what launches are validated against
+};
+
+class CustomKernel;
+
+struct CompileResult {
+  std::shared_ptr<CustomKernel> kernel;  // null when it did not compile
+  std::vector<Diagnostic> diagnostics;   // at the user's lines: errors, warnings, notes
+  Status status;                         // why there is no kernel, in one line
+  double ms = 0;                         // the whole compile, wall time
+  bool ok() const { return kernel != nullptr; }
+};
+
+struct RunRequest {
+  Dim3 block{256, 1, 1};
+  GridRule grid;                            // the form's rule, or a fixed grid
+  TimingPolicy timing = TimingPolicy::once();  // warmup, then min_repeats timed launches
+  bool trace = false;          // the real schedule (GPU: one more launch of the traced entry)
+  bool record_owners = true;   // CPU: which thread stored each element (IndexScheme::Recorded)
+  bool verify = true;
+  double time_limit_s = 2.0;   // per launch; past it the runner is killed and the run reported
+  unsigned workers = 0;        // CPU: simulator workers (0: every core)
+};
+
+// One wrong element and, when owners were recorded, the thread that stored it.
+struct WrongElement {
+  long long x = 0, y = 0;  // column and row of out
+  double got = 0, want = 0;
+  bool owner_known = false;  // false: no thread stored it (or owners were not recorded)
+  bool written = false;      // a thread stored it (owner_known only)
+  unsigned long long thread_id = 0;
+  Dim3 block, thread;
+};
+
+struct OutOfBoundsReport {
+  int param = -1;          // which parameter (0-based)
+  std::string buffer;      // its name in the user's kernel, e.g. "x"
+  long long index = 0, count = 0;
+  std::string access;      // "read", "write", "access" (through an input)
+  Dim3 block, thread;
+  // "thread (255, 0, 0) of block (1023, 0, 0) read x[786432], but x has 786432 elements (valid
+  // indices 0 to 786431)"
+  std::string describe() const;
+};
+
+struct RunOutcome {
+  LaunchRecord record;                 // what ran and what it measured, as the built-in kernels'
+  std::vector<std::uint8_t> output;    // out's bytes (gray: n bytes; matmul: h*w floats)
+  std::vector<WrongElement> wrong;     // the first wrong elements, with their writers
+  std::optional<OutOfBoundsReport> out_of_bounds;
+  bool timed_out = false;              // stopped at the time limit
+  bool runner_failed = false;          // the runner died or was killed (next run: a fresh one)
+  bool runner_restarted = false;       // this run started a fresh runner first
+  double wall_ms = 0;                  // the whole run() call
+};
+
+class Engine;
+class RunnerProcess;
+struct EngineState;
+
+class CustomKernel {
+ public:
+  const CompiledInfo& info() const { return info_; }
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  const std::string& source() const { return source_; }
+
+  // Launches on `problem` (the lab's data). Never throws, never takes the caller down: a refusal,
+  // a fault, a timeout or a dead runner is record.status; the kernel stays usable afterwards.
+  // Thread-safe (runs are serialised per kernel).
+  RunOutcome run(const Problem& problem, const RunRequest& request);
+
+  // The grid `request` launches on `problem`.
+  Result<Dim3> grid_for(const Problem& problem, const RunRequest& request) const;
+
+  ~CustomKernel();
+
+ private:
+  friend class Engine;
+  CustomKernel() = default;
+  Status ensure_runner(bool& restarted);
+  Status ensure_problem(const Problem& problem);
+
+  std::shared_ptr<EngineState> engine_;
+  CompiledInfo info_;
+  std::vector<Diagnostic> diagnostics_;
+  std::string source_;
+  std::vector<std::string> param_names_;
+  std::string image_;         // GPU: the cubin or PTX, to reload into a fresh runner
+  bool image_is_ptx_ = false;
+  std::filesystem::path so_;  // CPU: the shared object
+
+  std::mutex mutex_;
+  std::unique_ptr<RunnerProcess> runner_;
+  std::shared_ptr<Problem::Data> problem_;  // the problem the runner holds
+  int output_fd_ = -1;                      // out and its owners, shared with the runner
+  std::size_t output_bytes_ = 0;
+  unsigned char* output_map_ = nullptr;
+  std::size_t owners_offset_ = 0;
+};
+
+class Engine {
+ public:
+  explicit Engine(EngineOptions options = {});
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Which backends can compile here, and what to install where one cannot. The GPU answer comes
+  // from a runner (it starts one, which then serves as the spare).
+  std::vector<CompilerStatus> available_compilers();
+
+  CompileResult compile(std::string_view source, std::span<const Form> accepted, Target target,
+                        const CompileOptions& options = {});
+
+  // Starts a spare runner for `target` now (e.g. when the editor opens), so the first compile
+  // does not wait for a process and a CUDA context.
+  void prepare(Target target);
+
+  const EngineOptions& options() const;
+
+ private:
+  std::shared_ptr<EngineState> state_;
+};
+
+}  // namespace bs::custom

@@ -1,0 +1,209 @@
+// The messages of protocol.hpp, field by field. Each has a trivially copyable head (sent as one
+// POD, so both sides agree by construction: the parent and the runner are built from this
+// header together) and its strings and arrays after it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "labs/custom/protocol.hpp"
+
+namespace bs::custom::wire {
+
+enum class Backend : std::uint32_t { Cpu = 0, Gpu = 1 };
+
+struct InfoHead {
+  Backend backend = Backend::Cpu;
+  std::uint32_t cuda_ok = 0;  // GPU runner: a device and a context
+  std::int32_t cc_major = 0, cc_minor = 0;
+  std::uint32_t sm_count = 0;
+  std::uint32_t max_threads_per_block = 1024;
+  std::uint32_t max_block[3] = {1024, 1024, 64};
+  std::uint32_t max_grid[3] = {2147483647u, 65535u, 65535u};
+  std::uint64_t shared_per_block = 48 * 1024, shared_per_block_optin = 48 * 1024;
+  std::uint64_t shared_per_sm = 64 * 1024, reserved_shared_per_block = 0;
+  std::uint32_t regs_per_block = 65536, regs_per_sm = 65536;
+  std::uint32_t max_threads_per_sm = 1024, max_blocks_per_sm = 16, warp_size = 32;
+  std::uint64_t l2_bytes = 0, total_global_bytes = 0;
+  double clock_khz = 0, memory_clock_khz = 0;
+  std::int32_t memory_bus_bits = 0;
+  std::uint32_t nvrtc_ok = 0;
+  std::int32_t nvrtc_major = 0, nvrtc_minor = 0;
+  std::int32_t runtime_version = 0, driver_version = 0;
+  std::uint32_t hw_threads = 1;
+  double init_ms = 0;  // how long the runner took to get ready (CUDA context, NVRTC)
+};
+struct Info {
+  InfoHead head;
+  std::string cuda_message;   // why the GPU is not usable
+  std::string device_name;
+  std::string nvrtc_message;  // why NVRTC is not usable, or which library was loaded
+};
+
+struct Attr {  // cudaFuncGetAttributes of one entry
+  std::uint32_t registers = 0, max_threads_per_block = 0;
+  std::uint64_t static_shared = 0, local_bytes = 0, const_bytes = 0;
+  std::int32_t ptx_version = 0, binary_version = 0;
+  std::uint32_t valid = 0;
+};
+
+struct CompiledHead {
+  std::uint32_t ok = 0;      // NVRTC compiled it
+  std::uint32_t is_ptx = 0;  // the image is PTX (NVRTC does not know the device's architecture)
+  std::uint32_t loaded = 0;  // and it was loaded, entries found
+  double compile_ms = 0, load_ms = 0;
+  Attr plain, traced;
+};
+struct Compiled {
+  CompiledHead head;
+  std::string log;           // NVRTC's log (warnings even on success)
+  std::string arch;          // "sm_90" or "compute_90 (PTX, JIT-compiled by the driver)"
+  std::string image;         // the cubin or PTX, kept by the parent to reload after a restart
+  std::string load_message;  // why loading failed
+};
+
+struct LoadedHead {
+  std::uint32_t ok = 0;
+  double load_ms = 0;
+  Attr plain, traced;
+  std::uint64_t tls_bytes = 0;  // CPU: the unit's thread-local block (__shared__ variables)
+};
+struct Loaded {
+  LoadedHead head;
+  std::string message;
+};
+
+struct BufferDesc {
+  std::uint32_t in_output_region = 0;  // 0: the problem's input memfd; 1: the kernel's output memfd
+  std::uint64_t offset = 0;            // bytes into that region
+  std::int64_t count = 0;              // elements
+  std::uint32_t elem_size = 1;
+  std::uint32_t is_output = 0;
+  std::uint8_t fill = 0;               // outputs: the byte every element starts from
+  std::uint32_t has_owners = 0;        // outputs: owners[count] (u32) at owners_offset
+  std::uint64_t owners_offset = 0;     // bytes into the output region
+};
+struct SetProblemHead {
+  std::uint32_t form = 0;
+  std::uint32_t nbuffers = 0;
+  BufferDesc buffers[4];
+  std::uint32_t nints = 0;
+  std::int32_t ints[4] = {};
+  std::uint64_t input_bytes = 0, output_bytes = 0;  // region sizes (the two memfds passed along)
+};
+
+struct AckHead {
+  std::uint32_t ok = 0;
+};
+
+struct RunHead {
+  std::uint32_t grid[3] = {1, 1, 1};
+  std::uint32_t block[3] = {1, 1, 1};
+  std::int32_t warmup = 0, repeats = 1;
+  std::uint32_t flush_l2 = 0;
+  std::uint32_t trace = 0;          // GPU: one more launch of the traced entry; CPU: record it
+  std::uint32_t record_owners = 0;  // CPU: fill the owners arrays
+  std::uint32_t workers = 0;        // CPU: simulator workers (0: all)
+  std::uint32_t record_bytes = 0;   // GPU: sizeof(trace::DeviceBlockRecord), one per block
+};
+
+struct OutOfBounds {
+  std::uint32_t valid = 0;
+  std::int32_t buffer = -1;  // parameter index
+  std::int64_t index = 0, count = 0;
+  std::int32_t access = 0;   // BS_ACCESS_* of custom_abi.h
+  std::uint32_t block[3] = {}, thread[3] = {};
+};
+
+struct TraceRow {  // CPU: one BlockTrace (GPU records travel as raw bytes, RunResult::records)
+  std::uint64_t start_ns = 0, end_ns = 0;
+  std::uint32_t unit = 0, writes = 0;
+  std::uint32_t block[3] = {};
+};
+
+struct RunResultHead {
+  std::uint32_t ok = 0;
+  std::uint32_t fatal = 0;  // the runner cannot be used again (a GPU fault poisons its context)
+  std::uint32_t workers_used = 0;
+  std::uint32_t trace_kind = 0;  // 0 none, 1 CPU schedule (trace), 2 GPU records (records)
+  OutOfBounds oob;
+};
+struct RunResult {
+  RunResultHead head;
+  std::string message, code, hint;
+  std::string clock;          // "CUDA events" / "steady_clock, CPU simulation (2 workers)"
+  std::vector<double> times_ms;  // the timed launches
+  std::vector<TraceRow> trace;
+  std::string records;  // GPU: the traced entry's records as the device wrote them
+};
+
+// Encoding (the runner and the parent both use these).
+inline std::string encode(const Info& m) {
+  Writer w;
+  w.pod(m.head).str(m.cuda_message).str(m.device_name).str(m.nvrtc_message);
+  return w.bytes();
+}
+inline bool decode(std::string_view b, Info& m) {
+  Reader r(b);
+  m.head = r.pod<InfoHead>();
+  m.cuda_message = r.str();
+  m.device_name = r.str();
+  m.nvrtc_message = r.str();
+  return r.ok();
+}
+inline std::string encode(const Compiled& m) {
+  Writer w;
+  w.pod(m.head).str(m.log).str(m.arch).str(m.image).str(m.load_message);
+  return w.bytes();
+}
+inline bool decode(std::string_view b, Compiled& m) {
+  Reader r(b);
+  m.head = r.pod<CompiledHead>();
+  m.log = r.str();
+  m.arch = r.str();
+  m.image = r.str();
+  m.load_message = r.str();
+  return r.ok();
+}
+inline std::string encode(const Loaded& m) {
+  Writer w;
+  w.pod(m.head).str(m.message);
+  return w.bytes();
+}
+inline bool decode(std::string_view b, Loaded& m) {
+  Reader r(b);
+  m.head = r.pod<LoadedHead>();
+  m.message = r.str();
+  return r.ok();
+}
+inline std::string encode_ack(bool ok, std::string_view message) {
+  Writer w;
+  w.pod(AckHead{ok ? 1u : 0u}).str(message);
+  return w.bytes();
+}
+inline bool decode_ack(std::string_view b, bool& ok, std::string& message) {
+  Reader r(b);
+  ok = r.pod<AckHead>().ok != 0;
+  message = r.str();
+  return r.ok();
+}
+inline std::string encode(const RunResult& m) {
+  Writer w;
+  w.pod(m.head).str(m.message).str(m.code).str(m.hint).str(m.clock).vec(m.times_ms).vec(m.trace);
+  w.str(m.records);
+  return w.bytes();
+}
+inline bool decode(std::string_view b, RunResult& m) {
+  Reader r(b);
+  m.head = r.pod<RunResultHead>();
+  m.message = r.str();
+  m.code = r.str();
+  m.hint = r.str();
+  m.clock = r.str();
+  m.times_ms = r.vec<double>();
+  m.trace = r.vec<TraceRow>();
+  m.records = r.str();
+  return r.ok();
+}
+
+}  // namespace bs::custom::wire

@@ -1,0 +1,126 @@
+// The wire between blockscope and blockscope-kernel-runner: framed binary messages over a Unix
+// stream socket, with a file descriptor passed alongside where shared memory travels.
+//
+//   frame = u32 magic 'BSKR', u32 type, u64 payload bytes, payload
+//   payload = the message's fields in order (little-endian PODs, strings as u64 length + bytes)
+//
+// The parent asks, the runner answers; while a run is under way the runner sends one Progress
+// per finished launch, which is what lets the parent apply its time limit per launch. Every read
+// in the parent has a deadline, and every write uses MSG_NOSIGNAL, so a dead or hung runner is a
+// Status, never a signal or a blocked UI.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "core/status.hpp"
+#include "labs/custom/process.hpp"
+
+namespace bs::custom::wire {
+
+enum class Msg : std::uint32_t {
+  Hello = 1,   // parent: -> Info
+  Info,        // runner: its backend, device, limits, NVRTC
+  CompileGpu,  // parent: NVRTC this unit, load it -> Compiled
+  Compiled,
+  LoadGpu,     // parent: load this cubin/PTX -> Loaded
+  LoadCpu,     // parent: dlopen this shared object -> Loaded
+  Loaded,
+  SetProblem,  // parent: buffers in the passed memfds -> Ack
+  Ack,
+  Run,         // parent: launch -> Progress..., RunResult
+  Progress,
+  RunResult,
+};
+
+const char* to_string(Msg m);
+
+class Writer {
+ public:
+  template <class T>
+  Writer& pod(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const char* p = reinterpret_cast<const char*>(&v);
+    buf_.append(p, sizeof(T));
+    return *this;
+  }
+  Writer& str(std::string_view s) {
+    pod(static_cast<std::uint64_t>(s.size()));
+    buf_.append(s.data(), s.size());
+    return *this;
+  }
+  template <class T>
+  Writer& vec(const std::vector<T>& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    pod(static_cast<std::uint64_t>(v.size()));
+    if (!v.empty()) buf_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    return *this;
+  }
+  const std::string& bytes() const { return buf_; }
+
+ private:
+  std::string buf_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view b) : b_(b) {}
+  template <class T>
+  T pod() {
+    static_assert(std::is_trivially_copyable_v<T>);
+    T v{};
+    if (b_.size() < sizeof(T)) {
+      ok_ = false;
+      return v;
+    }
+    std::memcpy(&v, b_.data(), sizeof(T));
+    b_.remove_prefix(sizeof(T));
+    return v;
+  }
+  std::string str() {
+    const auto n = pod<std::uint64_t>();
+    if (!ok_ || n > b_.size()) {
+      ok_ = false;
+      return {};
+    }
+    std::string s(b_.substr(0, n));
+    b_.remove_prefix(n);
+    return s;
+  }
+  template <class T>
+  std::vector<T> vec() {
+    const auto n = pod<std::uint64_t>();
+    if (!ok_ || n > b_.size() / sizeof(T)) {
+      ok_ = false;
+      return {};
+    }
+    std::vector<T> v(n);
+    if (n) std::memcpy(v.data(), b_.data(), n * sizeof(T));
+    b_.remove_prefix(n * sizeof(T));
+    return v;
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  std::string_view b_;
+  bool ok_ = true;
+};
+
+struct Frame {
+  Msg type{};
+  std::string payload;
+  std::vector<int> fds;  // received descriptors (the receiver owns and closes them)
+};
+
+// Sends one frame (and up to 4 descriptors). Never raises SIGPIPE.
+Status send(int socket, Msg type, const std::string& payload, const std::vector<int>& fds = {});
+
+// Receives one frame. With a deadline, gives up then (Status code "timeout"); a closed socket is
+// Status code "closed".
+Result<Frame> receive(int socket, std::optional<Clock::time_point> deadline = std::nullopt);
+
+}  // namespace bs::custom::wire

@@ -1,0 +1,51 @@
+// blockscope-kernel-runner's backends: what the runner process does for each request of the
+// protocol (protocol.hpp, messages.hpp). One runner runs one user kernel on one backend; blockscope
+// kills it when a launch outlives its time limit and starts a fresh one for the next run.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "labs/custom/messages.hpp"
+
+namespace bs::custom::runner {
+
+// The problem's buffers as this process sees them (inputs copy-on-write, outputs shared).
+struct ProblemMaps {
+  wire::SetProblemHead head;
+  unsigned char* input = nullptr;   // MAP_PRIVATE: a kernel that writes its inputs changes only
+                                    // this process's copy, never blockscope's data
+  unsigned char* output = nullptr;  // MAP_SHARED: blockscope reads the results from here
+  bool ready = false;
+
+  void* buffer(unsigned i) const {
+    const wire::BufferDesc& b = head.buffers[i];
+    return (b.in_output_region ? output : input) + b.offset;
+  }
+  unsigned* owners(unsigned i) const {
+    const wire::BufferDesc& b = head.buffers[i];
+    return b.has_owners ? reinterpret_cast<unsigned*>(output + b.owners_offset) : nullptr;
+  }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual wire::Info info() = 0;
+  virtual wire::Compiled compile_gpu(const std::string& unit) = 0;
+  virtual wire::Loaded load_gpu(const std::string& image, bool is_ptx) = 0;
+  virtual wire::Loaded load_cpu(const std::string& path, bool uses_barriers) = 0;
+  // Called after the maps changed; uploads (GPU). Empty string on success.
+  virtual std::string set_problem(const ProblemMaps& maps) = 0;
+  // Runs; calls progress() after each launch so the parent's per-launch time limit restarts.
+  virtual wire::RunResult run(const wire::RunHead& run, const ProblemMaps& maps,
+                              const std::function<void(unsigned)>& progress) = 0;
+};
+
+std::unique_ptr<Backend> make_cpu_backend();
+std::unique_ptr<Backend> make_gpu_backend(int device);  // runner_gpu.cu or runner_gpu_none.cpp
+
+// Fills every output (and its owners, with "nobody") from its fill byte, as before each launch.
+void reset_outputs(const ProblemMaps& maps, bool owners);
+
+}  // namespace bs::custom::runner

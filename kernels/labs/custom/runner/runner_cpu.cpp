@@ -1,0 +1,272 @@
+// The CPU backend of blockscope-kernel-runner: loads the user's kernel compiled into a shared
+// object (codegen.hpp's CPU unit) and runs it on the grid simulator, one call of bs_cpu_thread per
+// simulated thread, with the simulator's barrier behind __syncthreads.
+//
+// What it adds to the simulator:
+//   - fresh __shared__ storage per block: the unit's thread-local block is refilled with 0xFF
+//     before each block's first thread (see cpu_prelude.h, section 2);
+//   - out-of-bounds accesses: the views call out_of_bounds(), which throws OutOfBoundsStop; the
+//     first one is kept (block, thread, buffer, index, size) and the launch is cancelled;
+//   - owners: stores through an output view write the storing thread's id (cpu_prelude.h).
+#include <dlfcn.h>
+#include <link.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "labs/custom/prelude/custom_abi.h"
+#include "labs/custom/runner/runner.hpp"
+#include "simulator/grid_simulator.hpp"
+
+namespace bs::custom::runner {
+
+void reset_outputs(const ProblemMaps& maps, bool owners) {
+  for (unsigned i = 0; i < maps.head.nbuffers; ++i) {
+    const wire::BufferDesc& b = maps.head.buffers[i];
+    if (!b.is_output) continue;
+    std::memset(maps.buffer(i), b.fill, static_cast<std::size_t>(b.count) * b.elem_size);
+    if (owners && b.has_owners)
+      std::memset(maps.owners(i), 0xFF, static_cast<std::size_t>(b.count) * sizeof(unsigned));
+  }
+}
+
+namespace {
+
+using CpuThreadFn = void (*)(const bs_thread_ctx*, const bs_launch_args*);
+
+struct OutOfBoundsStop : std::runtime_error {
+  explicit OutOfBoundsStop(const wire::OutOfBounds& r)
+      : std::runtime_error("out-of-bounds access"), report(r) {}
+  wire::OutOfBounds report;
+};
+
+// Called by the views in the kernel's unit; unwinds the kernel's frames back to the runner.
+void out_of_bounds(const bs_thread_ctx* ctx, int buffer, long long index, long long count,
+                   int access) {
+  wire::OutOfBounds r;
+  r.valid = 1;
+  r.buffer = buffer;
+  r.index = index;
+  r.count = count;
+  r.access = access;
+  if (ctx) {
+    r.block[0] = ctx->blockIdx.x, r.block[1] = ctx->blockIdx.y, r.block[2] = ctx->blockIdx.z;
+    r.thread[0] = ctx->threadIdx.x, r.thread[1] = ctx->threadIdx.y, r.thread[2] = ctx->threadIdx.z;
+  }
+  throw OutOfBoundsStop(r);
+}
+
+void barrier(void* host) { static_cast<const sim::HostCtx*>(host)->sync(); }
+
+struct TlsLookup {
+  std::size_t modid;
+  std::size_t memsz = 0;
+};
+
+int find_tls(dl_phdr_info* info, std::size_t, void* data) {
+  auto* q = static_cast<TlsLookup*>(data);
+  if (info->dlpi_tls_modid != q->modid) return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i)
+    if (info->dlpi_phdr[i].p_type == PT_TLS) q->memsz = info->dlpi_phdr[i].p_memsz;
+  return 1;
+}
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend() : sim_(std::max(1u, std::thread::hardware_concurrency())) {}
+  ~CpuBackend() override {
+    if (handle_) dlclose(handle_);
+  }
+
+  wire::Info info() override {
+    wire::Info i;
+    i.head.backend = wire::Backend::Cpu;
+    i.head.hw_threads = sim_.workers();
+    i.device_name = "CPU simulation";
+    return i;
+  }
+
+  wire::Compiled compile_gpu(const std::string&) override {
+    wire::Compiled c;
+    c.log = "this runner simulates on the CPU; it does not compile for the GPU";
+    return c;
+  }
+  wire::Loaded load_gpu(const std::string&, bool) override {
+    wire::Loaded l;
+    l.message = "this runner simulates on the CPU; it cannot load GPU code";
+    return l;
+  }
+
+  wire::Loaded load_cpu(const std::string& path, bool uses_barriers) override {
+    wire::Loaded l;
+    const auto t0 = Clock::now();
+    if (handle_) {
+      dlclose(handle_);
+      handle_ = nullptr;
+    }
+    handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle_) {
+      const char* e = dlerror();
+      l.message = std::string("cannot load the compiled kernel: ") + (e ? e : "dlopen failed");
+      return l;
+    }
+    auto version = reinterpret_cast<int (*)()>(dlsym(handle_, "bs_abi_version"));
+    thread_fn_ = reinterpret_cast<CpuThreadFn>(dlsym(handle_, "bs_cpu_thread"));
+    touch_ = reinterpret_cast<void* (*)()>(dlsym(handle_, "bs_tls_touch"));
+    if (!version || !thread_fn_ || !touch_ || version() != BS_CUSTOM_ABI_VERSION) {
+      l.message = "the compiled kernel does not have blockscope's entry points (stale cache?)";
+      dlclose(handle_);
+      handle_ = nullptr;
+      return l;
+    }
+    TlsLookup q{0};
+    if (dlinfo(handle_, RTLD_DI_TLS_MODID, &q.modid) == 0 && q.modid != 0)
+      dl_iterate_phdr(&find_tls, &q);
+    tls_bytes_ = q.memsz;
+    uses_barriers_ = uses_barriers;
+    ++generation_;
+    l.head.ok = 1;
+    l.head.tls_bytes = tls_bytes_;
+    l.head.load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    return l;
+  }
+
+  std::string set_problem(const ProblemMaps&) override { return {}; }
+
+  wire::RunResult run(const wire::RunHead& run, const ProblemMaps& maps,
+                      const std::function<void(unsigned)>& progress) override {
+    wire::RunResult result;
+    if (!handle_) {
+      result.message = "no kernel loaded";
+      return result;
+    }
+    bs_launch_args args{};
+    for (unsigned i = 0; i < maps.head.nbuffers; ++i) {
+      args.buffers[i].data = maps.buffer(i);
+      args.buffers[i].count = maps.head.buffers[i].count;
+      args.buffers[i].owners = run.record_owners ? maps.owners(i) : nullptr;
+    }
+    for (unsigned i = 0; i < maps.head.nints && i < BS_CUSTOM_MAX_INTS; ++i)
+      args.ints[i] = maps.head.ints[i];
+    args.barrier = &barrier;
+    args.out_of_bounds = &out_of_bounds;
+
+    std::atomic<bool> stop{false};
+    std::mutex oob_mutex;
+    wire::OutOfBounds first_oob;
+    const CpuThreadFn fn = thread_fn_;
+    void* handle = handle_;
+    void* (*touch)() = touch_;
+    const std::size_t tls_bytes = tls_bytes_;
+    const unsigned generation = generation_;
+
+    auto body = [&](const sim::HostCtx& t) {
+      bs_thread_ctx c;
+      c.blockIdx = {t.blockIdx.x, t.blockIdx.y, t.blockIdx.z};
+      c.threadIdx = {t.threadIdx.x, t.threadIdx.y, t.threadIdx.z};
+      c.blockDim = {t.blockDim.x, t.blockDim.y, t.blockDim.z};
+      c.gridDim = {t.gridDim.x, t.gridDim.y, t.gridDim.z};
+      const unsigned long long lin_thread =
+          t.threadIdx.x + static_cast<unsigned long long>(t.blockDim.x) *
+                              (t.threadIdx.y + static_cast<unsigned long long>(t.blockDim.y) * t.threadIdx.z);
+      const unsigned long long lin_block =
+          t.blockIdx.x + static_cast<unsigned long long>(t.gridDim.x) *
+                             (t.blockIdx.y + static_cast<unsigned long long>(t.gridDim.y) * t.blockIdx.z);
+      c.global_thread = lin_block * t.blockDim.volume() + lin_thread;
+      c.host = const_cast<sim::HostCtx*>(&t);
+      if (lin_thread == 0 && tls_bytes > 0) fresh_shared(handle, touch, tls_bytes, generation);
+      try {
+        fn(&c, &args);
+      } catch (const OutOfBoundsStop& e) {
+        {
+          std::lock_guard lock(oob_mutex);
+          if (!first_oob.valid) first_oob = e.report;
+        }
+        stop = true;
+        if (!t.barrier) throw;  // plain loop: stop the block here (the simulator catches it)
+        // As a fiber, return: the block's other threads then fail at their barrier, and the
+        // launch stops; nothing may unwind past the fiber's entry.
+      }
+    };
+
+    sim::SimOptions options;
+    options.workers = run.workers;
+    options.uses_barriers = uses_barriers_;
+    options.cancel = &stop;
+    LaunchConfig config;
+    config.grid = Dim3{run.grid[0], run.grid[1], run.grid[2]};
+    config.block = Dim3{run.block[0], run.block[1], run.block[2]};
+
+    const int launches = std::max(0, run.warmup) + std::max(1, run.repeats);
+    sim::SimResult last;
+    for (int i = 0; i < launches; ++i) {
+      reset_outputs(maps, run.record_owners);
+      options.record_schedule = run.trace && i == launches - 1;
+      last = sim_.run(config, body, options);
+      if (first_oob.valid) {
+        result.head.oob = first_oob;
+        result.message = "out-of-bounds access";
+        result.code = "out_of_bounds";
+        return result;
+      }
+      if (!last.status.ok()) {
+        result.message = last.status.message;
+        result.hint = last.status.hint;
+        result.code = last.status.code.empty() ? "simulator" : last.status.code;
+        return result;
+      }
+      if (i >= run.warmup) result.times_ms.push_back(last.elapsed_ms);
+      progress(static_cast<unsigned>(i));
+    }
+    result.head.ok = 1;
+    result.head.workers_used = last.workers_used;
+    result.clock = "steady_clock, CPU simulation (" + std::to_string(last.workers_used) +
+                   (last.workers_used == 1 ? " worker)" : " workers)");
+    if (run.trace) {
+      result.head.trace_kind = 1;
+      for (const BlockTrace& b : last.schedule) {
+        wire::TraceRow row;
+        row.start_ns = b.start_ns;
+        row.end_ns = b.end_ns;
+        row.unit = b.unit;
+        row.writes = 1;
+        row.block[0] = b.block.x, row.block[1] = b.block.y, row.block[2] = b.block.z;
+        result.trace.push_back(row);
+      }
+    }
+    return result;
+  }
+
+ private:
+  // Refills the calling OS thread's TLS block of the kernel's unit: the block's __shared__.
+  static void fresh_shared(void* handle, void* (*touch)(), std::size_t bytes, unsigned generation) {
+    thread_local void* tls = nullptr;
+    thread_local unsigned tls_generation = 0;
+    if (tls_generation != generation) {
+      touch();  // the block exists once the unit's code has touched it on this thread
+      tls = nullptr;
+      if (dlinfo(handle, RTLD_DI_TLS_DATA, &tls) != 0) tls = nullptr;
+      tls_generation = generation;
+    }
+    if (tls) std::memset(tls, 0xFF, bytes);
+  }
+
+  sim::GridSimulator sim_;
+  void* handle_ = nullptr;
+  CpuThreadFn thread_fn_ = nullptr;
+  void* (*touch_)() = nullptr;
+  std::size_t tls_bytes_ = 0;
+  bool uses_barriers_ = false;
+  unsigned generation_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+}  // namespace bs::custom::runner

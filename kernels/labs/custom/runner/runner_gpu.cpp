@@ -1,0 +1,481 @@
+// The GPU backend of blockscope-kernel-runner: NVRTC compiles the unit for this device's
+// architecture, the CUDA runtime loads it (cudaLibraryLoadData) into this process's own context,
+// and the entries are launched with cudaLaunchKernel and timed with CUDA events.
+//
+// Why here and not in blockscope: a kernel that faults poisons the CUDA context it ran in (every
+// later call fails), and one that never ends holds the GPU until its process dies. In this process
+// both cost only this process; blockscope's own context (its built-in kernels, its GL interop) is
+// never touched. NVRTC runs here too, so a compiler crash or hang is also only this process's.
+//
+// NVRTC is opened with dlopen, not linked: without it the runner still starts, loads kernels that
+// were compiled before, and answers "NVRTC is missing" with what to install.
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "labs/custom/runner/runner.hpp"
+
+#ifndef BS_NVRTC_DIR
+#define BS_NVRTC_DIR "/usr/local/cuda/lib64"
+#endif
+
+namespace bs::custom::runner {
+namespace {
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+std::string cuda_error(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+}
+
+// NVRTC's entry points, from whichever libnvrtc this machine has.
+struct Nvrtc {
+  void* lib = nullptr;
+  std::string loaded_from, error;
+  decltype(&nvrtcCreateProgram) create = nullptr;
+  decltype(&nvrtcCompileProgram) compile = nullptr;
+  decltype(&nvrtcDestroyProgram) destroy = nullptr;
+  decltype(&nvrtcGetProgramLogSize) log_size = nullptr;
+  decltype(&nvrtcGetProgramLog) log = nullptr;
+  decltype(&nvrtcGetCUBINSize) cubin_size = nullptr;
+  decltype(&nvrtcGetCUBIN) cubin = nullptr;
+  decltype(&nvrtcGetPTXSize) ptx_size = nullptr;
+  decltype(&nvrtcGetPTX) ptx = nullptr;
+  decltype(&nvrtcVersion) version = nullptr;
+  decltype(&nvrtcGetNumSupportedArchs) num_archs = nullptr;
+  decltype(&nvrtcGetSupportedArchs) archs = nullptr;
+  decltype(&nvrtcGetErrorString) error_string = nullptr;
+
+  bool open() {
+    std::vector<std::string> tries;
+    if (const char* env = std::getenv("BLOCKSCOPE_NVRTC"); env && *env) {
+      tries.push_back(env);
+    } else {
+      tries = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", BS_NVRTC_DIR "/libnvrtc.so",
+               "/usr/local/cuda/lib64/libnvrtc.so"};
+    }
+    for (const std::string& t : tries) {
+      lib = dlopen(t.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (lib) {
+        loaded_from = t;
+        break;
+      }
+    }
+    if (!lib) {
+      std::string list;
+      for (const std::string& t : tries) list += (list.empty() ? "" : ", ") + t;
+      error = "NVRTC, CUDA's runtime compiler, is not installed (tried " + list +
+              "). Install it (Debian/Ubuntu with NVIDIA's repository: the cuda-nvrtc package of "
+              "your CUDA version, e.g. `apt install cuda-nvrtc-13-0`; or the CUDA toolkit) or set "
+              "BLOCKSCOPE_NVRTC to the path of libnvrtc.so";
+      return false;
+    }
+#define BS_SYM(field, name)                                                   \
+  field = reinterpret_cast<decltype(field)>(dlsym(lib, #name));               \
+  if (!field) {                                                               \
+    error = loaded_from + " lacks " #name ": an NVRTC too old for blockscope"; \
+    return false;                                                             \
+  }
+    BS_SYM(create, nvrtcCreateProgram)
+    BS_SYM(compile, nvrtcCompileProgram)
+    BS_SYM(destroy, nvrtcDestroyProgram)
+    BS_SYM(log_size, nvrtcGetProgramLogSize)
+    BS_SYM(log, nvrtcGetProgramLog)
+    BS_SYM(cubin_size, nvrtcGetCUBINSize)
+    BS_SYM(cubin, nvrtcGetCUBIN)
+    BS_SYM(ptx_size, nvrtcGetPTXSize)
+    BS_SYM(ptx, nvrtcGetPTX)
+    BS_SYM(version, nvrtcVersion)
+    BS_SYM(num_archs, nvrtcGetNumSupportedArchs)
+    BS_SYM(archs, nvrtcGetSupportedArchs)
+    BS_SYM(error_string, nvrtcGetErrorString)
+#undef BS_SYM
+    return true;
+  }
+};
+
+wire::Attr attributes_of(cudaKernel_t k) {
+  wire::Attr a;
+  cudaFuncAttributes f{};
+  if (cudaFuncGetAttributes(&f, reinterpret_cast<const void*>(k)) != cudaSuccess) {
+    cudaGetLastError();
+    return a;
+  }
+  a.registers = static_cast<std::uint32_t>(f.numRegs);
+  a.max_threads_per_block = static_cast<std::uint32_t>(f.maxThreadsPerBlock);
+  a.static_shared = f.sharedSizeBytes;
+  a.local_bytes = f.localSizeBytes;
+  a.const_bytes = f.constSizeBytes;
+  a.ptx_version = f.ptxVersion;
+  a.binary_version = f.binaryVersion;
+  a.valid = 1;
+  return a;
+}
+
+class GpuBackend final : public Backend {
+ public:
+  explicit GpuBackend(int device) : device_(device) {
+    const auto t0 = Clock::now();
+    info_.head.backend = wire::Backend::Gpu;
+    init_cuda();
+    if (nvrtc_.open()) {
+      int major = 0, minor = 0;
+      nvrtc_.version(&major, &minor);
+      info_.head.nvrtc_ok = 1;
+      info_.head.nvrtc_major = major;
+      info_.head.nvrtc_minor = minor;
+      info_.nvrtc_message = nvrtc_.loaded_from;
+    } else {
+      info_.nvrtc_message = nvrtc_.error;
+    }
+    info_.head.init_ms = ms_since(t0);
+  }
+  ~GpuBackend() override {
+    free_buffers();
+    if (library_) cudaLibraryUnload(library_);
+  }
+
+  wire::Info info() override { return info_; }
+
+  wire::Compiled compile_gpu(const std::string& unit) override {
+    wire::Compiled c;
+    if (!info_.head.cuda_ok) {
+      c.log = "no usable CUDA device: " + info_.cuda_message;
+      return c;
+    }
+    if (!info_.head.nvrtc_ok) {
+      c.log = info_.nvrtc_message;
+      return c;
+    }
+    // The device's own architecture when this NVRTC knows it (a cubin, no JIT at load);
+    // otherwise the newest virtual architecture it has below the device's (PTX the driver JITs).
+    const int cc = info_.head.cc_major * 10 + info_.head.cc_minor;
+    int n = 0;
+    nvrtc_.num_archs(&n);
+    std::vector<int> archs(static_cast<std::size_t>(std::max(n, 0)));
+    if (n > 0) nvrtc_.archs(archs.data());
+    const bool exact = std::find(archs.begin(), archs.end(), cc) != archs.end();
+    int ptx_arch = 0;
+    for (int a : archs)
+      if (a <= cc) ptx_arch = std::max(ptx_arch, a);
+    if (!exact && ptx_arch == 0) {
+      c.log = "this NVRTC (" + std::to_string(info_.head.nvrtc_major) + "." +
+              std::to_string(info_.head.nvrtc_minor) + ") cannot compile for compute capability " +
+              std::to_string(info_.head.cc_major) + "." + std::to_string(info_.head.cc_minor);
+      return c;
+    }
+    const std::string arch_flag = exact ? "--gpu-architecture=sm_" + std::to_string(cc)
+                                        : "--gpu-architecture=compute_" + std::to_string(ptx_arch);
+    c.arch = exact ? "sm_" + std::to_string(cc)
+                   : "compute_" + std::to_string(ptx_arch) + " (PTX, JIT-compiled by the driver)";
+    c.head.is_ptx = exact ? 0 : 1;
+    const char* options[] = {arch_flag.c_str(), "--device-as-default-execution-space",
+                             "--std=c++17", "--generate-line-info"};
+
+    const auto t0 = Clock::now();
+    nvrtcProgram prog = nullptr;
+    nvrtcResult r = nvrtc_.create(&prog, unit.c_str(), "blockscope-kernel.cu", 0, nullptr, nullptr);
+    if (r != NVRTC_SUCCESS) {
+      c.log = std::string("nvrtcCreateProgram: ") + nvrtc_.error_string(r);
+      return c;
+    }
+    r = nvrtc_.compile(prog, static_cast<int>(std::size(options)), options);
+    std::size_t log_size = 0;
+    nvrtc_.log_size(prog, &log_size);
+    if (log_size > 1) {
+      c.log.resize(log_size);
+      nvrtc_.log(prog, c.log.data());
+      c.log.resize(std::strlen(c.log.c_str()));
+    }
+    if (r == NVRTC_SUCCESS) {
+      std::size_t size = 0;
+      if (exact) {
+        nvrtc_.cubin_size(prog, &size);
+        c.image.resize(size);
+        nvrtc_.cubin(prog, c.image.data());
+      } else {
+        nvrtc_.ptx_size(prog, &size);
+        c.image.resize(size);
+        nvrtc_.ptx(prog, c.image.data());
+      }
+      c.head.ok = 1;
+    } else if (c.log.empty()) {
+      c.log = std::string("nvrtcCompileProgram: ") + nvrtc_.error_string(r);
+    }
+    nvrtc_.destroy(&prog);
+    c.head.compile_ms = ms_since(t0);
+    if (!c.head.ok) return c;
+
+    wire::Loaded l = load_gpu(c.image, c.head.is_ptx);
+    c.head.loaded = l.head.ok;
+    c.head.load_ms = l.head.load_ms;
+    c.head.plain = l.head.plain;
+    c.head.traced = l.head.traced;
+    c.load_message = l.message;
+    return c;
+  }
+
+  wire::Loaded load_gpu(const std::string& image, bool) override {
+    wire::Loaded l;
+    if (!info_.head.cuda_ok) {
+      l.message = "no usable CUDA device: " + info_.cuda_message;
+      return l;
+    }
+    const auto t0 = Clock::now();
+    if (library_) {
+      cudaLibraryUnload(library_);
+      library_ = nullptr;
+    }
+    // A PTX image must end with its terminating zero, which std::string keeps after size().
+    cudaError_t e = cudaLibraryLoadData(&library_, image.c_str(), nullptr, nullptr, 0, nullptr,
+                                        nullptr, 0);
+    if (e == cudaSuccess) e = cudaLibraryGetKernel(&plain_, library_, "bs_entry");
+    if (e == cudaSuccess) e = cudaLibraryGetKernel(&traced_, library_, "bs_entry_traced");
+    if (e != cudaSuccess) {
+      l.message = "cannot load the compiled kernel: " + cuda_error(e);
+      cudaGetLastError();
+      return l;
+    }
+    l.head.plain = attributes_of(plain_);
+    l.head.traced = attributes_of(traced_);
+    l.head.ok = 1;
+    l.head.load_ms = ms_since(t0);
+    return l;
+  }
+
+  wire::Loaded load_cpu(const std::string&, bool) override {
+    wire::Loaded l;
+    l.message = "this runner runs kernels on the GPU; it does not load CPU code";
+    return l;
+  }
+
+  std::string set_problem(const ProblemMaps& maps) override {
+    free_buffers();
+    if (!info_.head.cuda_ok) return "no usable CUDA device: " + info_.cuda_message;
+    for (unsigned i = 0; i < maps.head.nbuffers; ++i) {
+      const wire::BufferDesc& b = maps.head.buffers[i];
+      const std::size_t bytes = static_cast<std::size_t>(b.count) * b.elem_size;
+      void* d = nullptr;
+      cudaError_t e = cudaMalloc(&d, std::max<std::size_t>(bytes, 1));
+      if (e == cudaSuccess && !b.is_output) e = cudaMemcpy(d, maps.buffer(i), bytes, cudaMemcpyHostToDevice);
+      if (e != cudaSuccess) {
+        if (d) cudaFree(d);
+        cudaGetLastError();
+        free_buffers();
+        return "cannot put the problem on the GPU: " + cuda_error(e);
+      }
+      buffers_.push_back(d);
+    }
+    return {};
+  }
+
+  wire::RunResult run(const wire::RunHead& run, const ProblemMaps& maps,
+                      const std::function<void(unsigned)>& progress) override {
+    wire::RunResult result;
+    result.clock = "CUDA events";
+    if (!plain_) {
+      result.message = "no kernel loaded";
+      return result;
+    }
+    if (buffers_.size() != maps.head.nbuffers) {
+      result.message = "the problem is not on the GPU";
+      return result;
+    }
+    std::vector<void*> params;
+    std::vector<int> ints(maps.head.ints, maps.head.ints + maps.head.nints);
+    for (std::size_t i = 0; i < buffers_.size(); ++i) params.push_back(&buffers_[i]);
+    for (int& v : ints) params.push_back(&v);
+
+    const dim3 grid(run.grid[0], run.grid[1], run.grid[2]);
+    const dim3 block(run.block[0], run.block[1], run.block[2]);
+    auto fail = [&](cudaError_t e, bool fatal, const char* when) {
+      result.head.fatal = fatal ? 1 : 0;
+      result.code = cudaGetErrorName(e);
+      result.message = std::string(when) + ": " + cuda_error(e);
+      if (fatal)
+        result.hint =
+            "the kernel faulted on the GPU (an index outside a buffer?). This runner's CUDA "
+            "context is gone; blockscope's is untouched and the next run starts a fresh runner. "
+            "The CPU simulator names the block, thread and index of a bad access.";
+      cudaGetLastError();
+    };
+    auto reset_outputs_on_device = [&]() {
+      for (unsigned i = 0; i < maps.head.nbuffers; ++i) {
+        const wire::BufferDesc& b = maps.head.buffers[i];
+        if (b.is_output)
+          cudaMemsetAsync(buffers_[i], b.fill, static_cast<std::size_t>(b.count) * b.elem_size);
+      }
+    };
+
+    cudaEvent_t start = nullptr, stop = nullptr;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    void* flush = nullptr;
+    std::size_t flush_bytes = 0;
+    if (run.flush_l2 && info_.head.l2_bytes > 0) {
+      flush_bytes = 2 * info_.head.l2_bytes;
+      if (cudaMalloc(&flush, flush_bytes) != cudaSuccess) {
+        flush = nullptr;
+        cudaGetLastError();
+      }
+    }
+    const int launches = std::max(0, run.warmup) + std::max(1, run.repeats);
+    bool ok = true;
+    for (int i = 0; i < launches && ok; ++i) {
+      reset_outputs_on_device();
+      if (flush) cudaMemsetAsync(flush, i & 0xff, flush_bytes);
+      cudaEventRecord(start);
+      cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(plain_), grid, block,
+                                       params.data(), 0, nullptr);
+      if (e != cudaSuccess) {
+        fail(e, false, "the launch was refused");
+        ok = false;
+        break;
+      }
+      cudaEventRecord(stop);
+      e = cudaEventSynchronize(stop);
+      if (e != cudaSuccess) {
+        fail(e, true, "the kernel failed");
+        ok = false;
+        break;
+      }
+      float ms = 0;
+      cudaEventElapsedTime(&ms, start, stop);
+      if (i >= run.warmup) result.times_ms.push_back(ms);
+      progress(static_cast<unsigned>(i));
+    }
+    if (ok && run.trace) {
+      // One more, untimed launch of the traced entry: the real per-SM schedule. The records go
+      // back as the device wrote them; blockscope reads them as trace::DeviceBlockRecord (its
+      // size is run.record_bytes, and gpu_prelude.cuh's bs_block_record must match it).
+      const unsigned long long blocks = static_cast<unsigned long long>(grid.x) * grid.y * grid.z;
+      const std::size_t bytes = blocks * std::max<std::uint32_t>(run.record_bytes, 1);
+      void* records = nullptr;
+      cudaError_t e = cudaMalloc(&records, bytes);
+      if (e == cudaSuccess) e = cudaMemset(records, 0, bytes);
+      if (e == cudaSuccess) {
+        reset_outputs_on_device();
+        std::vector<void*> traced_params = params;
+        traced_params.push_back(&records);
+        e = cudaLaunchKernel(reinterpret_cast<const void*>(traced_), grid, block,
+                             traced_params.data(), 0, nullptr);
+        if (e != cudaSuccess) {
+          fail(e, false, "the traced launch was refused");
+          ok = false;
+        } else if ((e = cudaDeviceSynchronize()) != cudaSuccess) {
+          fail(e, true, "the traced kernel failed");
+          ok = false;
+        } else {
+          result.records.resize(bytes);
+          cudaMemcpy(result.records.data(), records, bytes, cudaMemcpyDeviceToHost);
+          result.head.trace_kind = 2;
+          progress(static_cast<unsigned>(launches));
+        }
+      } else {
+        fail(e, false, "cannot allocate the trace records");
+        ok = false;
+      }
+      if (records) cudaFree(records);
+    }
+    if (ok) {
+      for (unsigned i = 0; i < maps.head.nbuffers; ++i) {
+        const wire::BufferDesc& b = maps.head.buffers[i];
+        if (!b.is_output) continue;
+        const cudaError_t e = cudaMemcpy(maps.buffer(i), buffers_[i],
+                                         static_cast<std::size_t>(b.count) * b.elem_size,
+                                         cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess) {
+          fail(e, true, "copying the result back failed");
+          ok = false;
+        }
+      }
+    }
+    if (flush) cudaFree(flush);
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    result.head.ok = ok ? 1 : 0;
+    return result;
+  }
+
+ private:
+  void init_cuda() {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+      info_.cuda_message = e != cudaSuccess ? "cudaGetDeviceCount says " + cuda_error(e)
+                                            : std::string("cudaGetDeviceCount found no device");
+      cudaGetLastError();
+      return;
+    }
+    if (device_ < 0 || device_ >= count) {
+      info_.cuda_message = "no CUDA device " + std::to_string(device_);
+      return;
+    }
+    e = cudaSetDevice(device_);
+    if (e == cudaSuccess) e = cudaFree(nullptr);  // create the context now, not at first run
+    cudaDeviceProp p{};
+    if (e == cudaSuccess) e = cudaGetDeviceProperties(&p, device_);
+    if (e != cudaSuccess) {
+      info_.cuda_message = "cannot use CUDA device " + std::to_string(device_) + ": " + cuda_error(e);
+      cudaGetLastError();
+      return;
+    }
+    wire::InfoHead& h = info_.head;
+    h.cuda_ok = 1;
+    info_.device_name = p.name;
+    h.cc_major = p.major;
+    h.cc_minor = p.minor;
+    h.sm_count = static_cast<std::uint32_t>(p.multiProcessorCount);
+    h.max_threads_per_block = static_cast<std::uint32_t>(p.maxThreadsPerBlock);
+    for (int i = 0; i < 3; ++i) {
+      h.max_block[i] = static_cast<std::uint32_t>(p.maxThreadsDim[i]);
+      h.max_grid[i] = static_cast<std::uint32_t>(p.maxGridSize[i]);
+    }
+    h.shared_per_block = p.sharedMemPerBlock;
+    h.shared_per_block_optin = p.sharedMemPerBlockOptin;
+    h.shared_per_sm = p.sharedMemPerMultiprocessor;
+    h.reserved_shared_per_block = p.reservedSharedMemPerBlock;
+    h.regs_per_block = static_cast<std::uint32_t>(p.regsPerBlock);
+    h.regs_per_sm = static_cast<std::uint32_t>(p.regsPerMultiprocessor);
+    h.max_threads_per_sm = static_cast<std::uint32_t>(p.maxThreadsPerMultiProcessor);
+    h.max_blocks_per_sm = static_cast<std::uint32_t>(p.maxBlocksPerMultiProcessor);
+    h.warp_size = static_cast<std::uint32_t>(p.warpSize);
+    h.l2_bytes = static_cast<std::uint64_t>(p.l2CacheSize);
+    h.total_global_bytes = p.totalGlobalMem;
+    int clock = 0, mem_clock = 0, bus = 0;
+    cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, device_);
+    cudaDeviceGetAttribute(&mem_clock, cudaDevAttrMemoryClockRate, device_);
+    cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, device_);
+    h.clock_khz = clock;
+    h.memory_clock_khz = mem_clock;
+    h.memory_bus_bits = bus;
+    cudaRuntimeGetVersion(&h.runtime_version);
+    cudaDriverGetVersion(&h.driver_version);
+  }
+
+  void free_buffers() {
+    for (void* d : buffers_) cudaFree(d);
+    buffers_.clear();
+  }
+
+  int device_;
+  wire::Info info_;
+  Nvrtc nvrtc_;
+  cudaLibrary_t library_ = nullptr;
+  cudaKernel_t plain_ = nullptr, traced_ = nullptr;
+  std::vector<void*> buffers_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_gpu_backend(int device) { return std::make_unique<GpuBackend>(device); }
+
+}  // namespace bs::custom::runner

@@ -1,0 +1,124 @@
+#include "labs/custom/runner_client.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#ifndef BS_RUNNER_BUILD_PATH
+#define BS_RUNNER_BUILD_PATH ""
+#endif
+
+namespace bs::custom {
+
+namespace {
+constexpr const char* kRunnerName = "blockscope-kernel-runner";
+
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+}  // namespace
+
+Result<std::filesystem::path> find_runner(const std::filesystem::path& option) {
+  std::vector<std::filesystem::path> tried;
+  auto usable = [&](const std::filesystem::path& p) {
+    tried.push_back(p);
+    return !p.empty() && access(p.c_str(), X_OK) == 0;
+  };
+  if (!option.empty()) {
+    if (usable(option)) return option;
+  } else {
+    if (const char* env = std::getenv("BLOCKSCOPE_KERNEL_RUNNER"); env && *env) {
+      if (usable(env)) return std::filesystem::path(env);
+    } else {
+      if (const auto here = executable_dir(); !here.empty() && usable(here / kRunnerName))
+        return here / kRunnerName;
+      if (usable(BS_RUNNER_BUILD_PATH)) return std::filesystem::path(BS_RUNNER_BUILD_PATH);
+    }
+  }
+  std::string list;
+  for (const auto& p : tried) list += (list.empty() ? "" : ", ") + p.string();
+  return Status::failure(std::string("user kernels cannot run: ") + kRunnerName +
+                             " was not found (looked at " + list + ")",
+                         std::string("install it next to blockscope, or set "
+                                     "BLOCKSCOPE_KERNEL_RUNNER to its path"),
+                         "find_runner", "no_runner");
+}
+
+Result<std::unique_ptr<RunnerProcess>> RunnerProcess::start(const std::filesystem::path& exe,
+                                                            wire::Backend backend,
+                                                            int cuda_device) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    return Status::failure("cannot create a socket for the kernel runner", "", "socketpair");
+  SpawnSpec spec;
+  constexpr int kChildSocket = 3;
+  spec.argv = {exe.string(), "--socket=" + std::to_string(kChildSocket),
+               std::string("--backend=") + (backend == wire::Backend::Gpu ? "gpu" : "cpu"),
+               "--device=" + std::to_string(cuda_device), "--parent=" + std::to_string(getpid())};
+  spec.inherit = {{sv[1], kChildSocket}};
+  auto child = spawn(spec);
+  close(sv[1]);
+  if (!child) {
+    close(sv[0]);
+    return child.status();
+  }
+  return std::unique_ptr<RunnerProcess>(new RunnerProcess(std::move(*child), sv[0], backend));
+}
+
+RunnerProcess::~RunnerProcess() {
+  if (socket_ >= 0) close(socket_);  // the runner sees EOF and exits; kill() makes sure
+  child_.kill();
+}
+
+bool RunnerProcess::alive() { return child_.running(); }
+
+void RunnerProcess::kill() { child_.kill(); }
+
+Result<wire::Frame> RunnerProcess::call(wire::Msg request, const std::string& payload,
+                                        wire::Msg answer, double step_limit_s,
+                                        const std::vector<int>& fds) {
+  auto died = [&](const std::string& doing) {
+    const ExitInfo e = child_.wait();
+    return Status::failure("the kernel runner died " + doing + ": it " + e.describe(), "",
+                           wire::to_string(request), "died");
+  };
+  if (!child_.running()) return died("before the request");
+  if (Status s = wire::send(socket_, request, payload, fds); !s) return died("(it stopped reading)");
+  auto deadline = after(step_limit_s);
+  for (;;) {
+    auto frame = wire::receive(socket_, deadline);
+    if (!frame) {
+      if (frame.status().code == "timeout") {
+        child_.kill();
+        return Status::failure("no answer within " + std::to_string(step_limit_s) + " s", "",
+                               wire::to_string(request), "timeout");
+      }
+      return died("while working");
+    }
+    if (frame->type == wire::Msg::Progress) {
+      deadline = after(step_limit_s);
+      continue;
+    }
+    if (frame->type != answer) {
+      child_.kill();
+      return Status::failure(std::string("the kernel runner answered ") + wire::to_string(frame->type) +
+                                 " to " + wire::to_string(request),
+                             "", wire::to_string(request), "protocol");
+    }
+    return frame;
+  }
+}
+
+Result<wire::Info> RunnerProcess::info(double limit_s) {
+  if (info_) return *info_;
+  auto f = call(wire::Msg::Hello, {}, wire::Msg::Info, limit_s);
+  if (!f) return f.status();
+  wire::Info i;
+  if (!wire::decode(f->payload, i))
+    return Status::failure("the kernel runner sent a malformed Info", "", "Hello", "protocol");
+  info_ = std::make_unique<wire::Info>(i);
+  return i;
+}
+
+}  // namespace bs::custom

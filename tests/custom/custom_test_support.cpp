@@ -1,0 +1,24 @@
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
+#define STBI_NO_STDIO_DEPRECATION
+#include <stb_image.h>
+
+#include "custom_test_support.hpp"
+
+namespace bs::custom::test {
+
+PlanarImage sample_image() {
+  PlanarImage img;
+  int channels = 0;
+  const std::string path = source_dir() + "/assets/sample_astronaut.png";
+  unsigned char* rgb = stbi_load(path.c_str(), &img.w, &img.h, &channels, 3);
+  if (!rgb) return img;
+  const std::size_t n = static_cast<std::size_t>(img.w) * img.h;
+  img.planar.resize(3 * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int c = 0; c < 3; ++c) img.planar[c * n + i] = rgb[3 * i + c];
+  stbi_image_free(rgb);
+  return img;
+}
+
+}  // namespace bs::custom::test
