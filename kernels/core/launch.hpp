@@ -75,10 +75,6 @@ inline Status validate_launch(const LaunchConfig& config, const DeviceLimits& li
     return Status::failure("blockDim " + dims(b) + " has a zero dimension",
                            "every block dimension must be at least 1", "validate_launch",
                            "cudaErrorInvalidConfiguration");
-  if (g.x == 0 || g.y == 0 || g.z == 0)
-    return Status::failure("gridDim " + dims(g) + " has a zero dimension (nothing to compute?)",
-                           "every grid dimension must be at least 1", "validate_launch",
-                           "cudaErrorInvalidConfiguration");
   if (b.x > limits.max_block.x || b.y > limits.max_block.y || b.z > limits.max_block.z)
     return Status::failure("blockDim " + dims(b) + " exceeds the per-dimension limit " +
                                dims(limits.max_block),
@@ -101,6 +97,12 @@ inline Status validate_launch(const LaunchConfig& config, const DeviceLimits& li
                                std::to_string(b.volume()),
                            "use a smaller block", "validate_launch",
                            "cudaErrorLaunchOutOfResources");
+  // After the block's rules: a grid computed from an impossible block (one of 2^31 threads
+  // rounds the grid down to 0) is refused for the block the user chose, not for its grid.
+  if (g.x == 0 || g.y == 0 || g.z == 0)
+    return Status::failure("gridDim " + dims(g) + " has a zero dimension (nothing to compute?)",
+                           "every grid dimension must be at least 1", "validate_launch",
+                           "cudaErrorInvalidConfiguration");
   if (g.x > limits.max_grid.x || g.y > limits.max_grid.y || g.z > limits.max_grid.z) {
     const char* axis = g.x > limits.max_grid.x ? "x" : g.y > limits.max_grid.y ? "y" : "z";
     return Status::failure("gridDim " + dims(g) + " exceeds the grid limit " +

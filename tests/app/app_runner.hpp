@@ -32,10 +32,10 @@ inline std::string executable() {
   return env && *env ? env : BLOCKSCOPE_EXE;
 }
 
-// Runs `executable() args` through the shell, optionally behind `env` (a command prefix such as
+// Runs `program args` through the shell, optionally behind `env` (a command prefix such as
 // "env -u DISPLAY"), and waits for it to exit.
-inline RunResult run(const std::string& args, const std::string& env = "") {
-  const std::string cmd = (env.empty() ? "" : env + " ") + quote(executable()) + " " + args + " 2>&1";
+inline RunResult run_program(const std::string& program, const std::string& args, const std::string& env = "") {
+  const std::string cmd = (env.empty() ? "" : env + " ") + quote(program) + " " + args + " 2>&1";
   RunResult r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -44,6 +44,11 @@ inline RunResult run(const std::string& args, const std::string& env = "") {
   const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// Runs blockscope itself (executable()).
+inline RunResult run(const std::string& args, const std::string& env = "") {
+  return run_program(executable(), args, env);
 }
 
 }  // namespace bs::app::test

@@ -1,11 +1,12 @@
-// The soak (`blockscope soak`, app/shell/soak_mode.hpp) run as a user or CI runs it: a short CPU
+// The soak (`blockscope-selftest soak`, tools/selftest/soak.hpp) run as CI runs it: a short CPU
 // run passes with every kind of invalid block and hostile file exercised and counted, a run that
 // holds memory per launch fails on the memory bound (so the bound can fail), the block that once
 // crashed the app is refused, and (label gpu) 3000 launches on the CUDA backend pass with device
-// memory flat.
+// memory flat. The GPU fault injection (`blockscope-selftest fault`) is the last gpu case.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <regex>
 #include <string>
@@ -14,7 +15,13 @@
 
 namespace {
 
-using namespace bs::app::test;  // RunResult, quote, executable, run
+using namespace bs::app::test;  // RunResult, quote, executable, run, run_program
+
+// The self-test tool; BLOCKSCOPE_SELFTEST_EXE in the environment overrides the build's path.
+RunResult selftest(const std::string& args) {
+  const char* env = std::getenv("BLOCKSCOPE_SELFTEST_EXE");
+  return run_program(env && *env ? env : BLOCKSCOPE_SELFTEST_EXE, args);
+}
 
 // A number that follows `label` in the summary line ("refusals expected 164" -> 164).
 long long number_after(const std::string& text, const std::string& label) {
@@ -58,7 +65,7 @@ void expect_meaningful_pass(const RunResult& r, long long launches) {
 
 TEST(Soak, CpuRunOf400LaunchesPassesAndExercisesEveryInvalidKind) {
   const auto seed = fresh_seed();
-  const RunResult r = run("soak --backend cpu --launches 400 --seed " + std::to_string(seed));
+  const RunResult r = selftest("soak --backend cpu --launches 400 --seed " + std::to_string(seed));
   SCOPED_TRACE("seed " + std::to_string(seed));
   expect_meaningful_pass(r, 400);
   EXPECT_NE(r.output.find("device memory n/a (CPU backend)"), std::string::npos) << r.output;
@@ -67,7 +74,7 @@ TEST(Soak, CpuRunOf400LaunchesPassesAndExercisesEveryInvalidKind) {
 // The memory check is a real check: 128 KiB held per launch after the warm-up (about 30 MiB
 // over 300 launches) must fail the run on the host bound, while everything else passes.
 TEST(Soak, MemoryHeldPerLaunchFailsTheRun) {
-  const RunResult r = run("soak --backend cpu --launches 300 --leak-bytes-per-launch 131072 --seed " +
+  const RunResult r = selftest("soak --backend cpu --launches 300 --leak-bytes-per-launch 131072 --seed " +
                           std::to_string(fresh_seed()));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("soak: FAILED"), std::string::npos) << r.output;
@@ -77,7 +84,7 @@ TEST(Soak, MemoryHeldPerLaunchFailsTheRun) {
 // 4194304^3 wrapped Dim3::volume() to 0 and crashed the app with SIGFPE before validation
 // (found by the soak's huge-dimension trials); now it is refused with the rule it breaks.
 TEST(Soak, BlockWhoseThreadCountWraps64BitsIsRefusedNotACrash) {
-  for (const char* kernel : {"1d", "2d"}) {
+  for (const char* kernel : {"gray_1d_flat", "gray_2d"}) {
     const RunResult r = run(std::string("--headless --backend cpu --frames 1 --kernel ") + kernel +
                             " --block 4194304x4194304x4194304");
     EXPECT_EQ(r.exit_code, 1) << kernel << "\n" << r.output;  // refused: a failed run, not a signal
@@ -85,22 +92,36 @@ TEST(Soak, BlockWhoseThreadCountWraps64BitsIsRefusedNotACrash) {
   }
 }
 
-TEST(Soak, FlagsBelongToTheSoak) {
+TEST(Soak, FlagsBelongToTheSelfTestNotToBlockscope) {
   EXPECT_EQ(run("--launches 5").exit_code, 2);
-  EXPECT_EQ(run("soak --launches 0").exit_code, 2);
-  EXPECT_EQ(run("soak some.png").exit_code, 2);
+  EXPECT_EQ(run("soak --headless --frames 1").exit_code, 1) << "blockscope has no soak mode: soak is a missing image";
+  EXPECT_EQ(selftest("soak --launches 0").exit_code, 2);
+  EXPECT_EQ(selftest("soak some.png").exit_code, 2);
+  EXPECT_EQ(selftest("").exit_code, 2);
+  EXPECT_EQ(selftest("fault --launches 5").exit_code, 2);
 }
 
 // Label gpu: the full soak on the CUDA backend (zero-copy interop when the EGL context is on
 // the CUDA device), device memory sampled too. Skips visibly without a usable CUDA device.
 TEST(Soak, GpuRunOf3000LaunchesOnCudaKeepsDeviceMemoryFlat) {
   const auto seed = fresh_seed();
-  const RunResult r = run("soak --backend cuda --launches 3000 --seed " + std::to_string(seed));
+  const RunResult r = selftest("soak --backend cuda --launches 3000 --seed " + std::to_string(seed));
   if (r.exit_code == 4) GTEST_SKIP() << "no usable CUDA device: " << r.output;
   SCOPED_TRACE("seed " + std::to_string(seed));
   expect_meaningful_pass(r, 3000);
   EXPECT_NE(r.output.find("device used"), std::string::npos) << r.output;
   std::printf("%s", r.output.substr(r.output.find("soak summary")).c_str());
+}
+
+// Label gpu, and last on a GPU machine (tests/gpu/run_on_device.sh runs it alone, at the end): a
+// real sticky fault in the running app is reported by name, the app moves to the CPU simulation,
+// keeps the image and shows a verified result.
+TEST(Soak, GpuFaultIsReportedAndTheAppCarriesOnOnTheCpu) {
+  const RunResult r = selftest("fault --at-frame 2 --frames 5");
+  if (r.exit_code == 4) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("fault: PASSED"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("backend: CPU simulation"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -28,6 +28,17 @@ TEST(LaunchValidation, ZeroDimensionsAreRefusedWithTheDimensionNamed) {
   EXPECT_FALSE(check({0, 1, 1}, {16, 1, 1}).ok());
 }
 
+// A grid computed from an impossible block can round to zero (n / 2^31 threads); the learner
+// chose the block, so the block's rule is the one reported (found by the soak).
+TEST(LaunchValidation, AnImpossibleBlockIsNamedBeforeTheZeroGridItCaused) {
+  auto s = check({0, 1, 1}, {2147483648u, 4096, 1});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("per-dimension limit"), std::string::npos) << s.message;
+  auto t = check({0, 1, 1}, {64, 32, 1});
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.message.find("2048 threads"), std::string::npos) << t.message;
+}
+
 TEST(LaunchValidation, TooManyThreadsNamesTheCount) {
   auto s = check({1, 1, 1}, {32, 33, 1});
   ASSERT_FALSE(s.ok());

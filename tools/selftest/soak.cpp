@@ -1,4 +1,4 @@
-// `blockscope soak` (see soak_mode.hpp for what it checks and why).
+// `blockscope-selftest soak` (see soak.hpp for what it checks and why).
 //
 // Section index:
 //   1. a window that also delivers the soak's drops (the same queue GLFW's drop callback fills)
@@ -6,7 +6,7 @@
 //   3. random trials: blocks (valid and each invalid kind), images, hostile files
 //   4. the expected outcome of a launch, from CUDA's rules and the device's limits
 //   5. the soak loop and its report
-#include "shell/soak_mode.hpp"
+#include "soak.hpp"
 
 #include <epoxy/gl.h>
 #include <malloc.h>
@@ -25,15 +25,17 @@
 #include <vector>
 
 #include "device/cuda_device.hpp"
-#include "labs/grayscale/gray_reference.hpp"
 #include "image/image_loader.hpp"
+#include "labs/catalog.hpp"
+#include "labs/grayscale/gray_reference.hpp"
 #include "platform/png.hpp"
 #include "shell/app.hpp"
 #include "shell/compute_session.hpp"
 
-namespace bs::app {
+namespace bs::selftest {
 namespace {
 namespace fs = std::filesystem;
+using namespace bs::app;
 using Clock = std::chrono::steady_clock;
 
 // ---------------------------------------------------------------------------------------------
@@ -63,6 +65,7 @@ class DropWindow final : public Window {
     pending_.clear();
     return paths;
   }
+  std::vector<std::string> take_platform_warnings() override { return inner_.take_platform_warnings(); }
   GLFWwindow* glfw_handle() override { return inner_.glfw_handle(); }
   void make_current() override { inner_.make_current(); }
   void bind_default_framebuffer() override { inner_.bind_default_framebuffer(); }
@@ -173,14 +176,15 @@ class Randomness {
 // A block of the given kind for the given kernel. Valid shapes are the UI's presets or random
 // shapes within 1024 threads; each invalid kind breaks exactly the rule it names (the huge kind
 // uses powers of two up to 2^31, whose product can wrap 64 bits to zero).
-Dim3 random_block(Randomness& r, gray::GrayKernel k, BlockKind kind) {
-  const bool flat = k == gray::GrayKernel::Flat1D;
+// The soak drives the lecture's two kernels, whose grids it computes itself (expected_outcome).
+enum class SoakKernel { Flat1D, Grid2D };
+const char* kernel_id(SoakKernel k) { return k == SoakKernel::Flat1D ? "gray_1d_flat" : "gray_2d"; }
+
+Dim3 random_block(Randomness& r, SoakKernel k, const std::vector<Dim3>& presets, BlockKind kind) {
+  const bool flat = k == SoakKernel::Flat1D;
   switch (kind) {
     case BlockKind::Valid: {
-      if (r.chance(0.4)) {
-        const auto& presets = gray::gray_block_presets(k);
-        return presets[r.uniform(0, static_cast<int>(presets.size()) - 1)];
-      }
+      if (r.chance(0.4) && !presets.empty()) return presets[r.uniform(0, static_cast<int>(presets.size()) - 1)];
       const unsigned x = r.u(1, 1024);
       const unsigned y = r.u(1, 1024 / x);
       const unsigned z = flat ? r.u(1, std::min(64u, 1024 / (x * y))) : 1;
@@ -318,9 +322,9 @@ struct Expected {
   Dim3 grid{};  // for an accepted launch: the grid that covers the image
 };
 
-Expected expected_outcome(gray::GrayKernel k, Dim3 b, int width, int height,
+Expected expected_outcome(SoakKernel k, Dim3 b, int width, int height,
                           const DeviceLimits& limits, unsigned kernel_max_threads) {
-  const bool flat = k == gray::GrayKernel::Flat1D;
+  const bool flat = k == SoakKernel::Flat1D;
   if (!flat && b.z != 1) return {true, "2D kernel with blockDim.z != 1", "maps x and y only"};
   if (b.x == 0 || b.y == 0 || b.z == 0) return {true, "zero block dimension", "zero dimension"};
   if (b.x > limits.max_block.x || b.y > limits.max_block.y || b.z > limits.max_block.z)
@@ -352,11 +356,10 @@ struct Counters {
 
 class Soak {
  public:
-  Soak(const CliOptions& options, App& app, DropWindow& window, const DeviceLimits& limits,
+  Soak(const SoakOptions& soak, App& app, DropWindow& window, const DeviceLimits& limits,
        unsigned max_threads_1d, unsigned max_threads_2d, int cuda_device, fs::path dir,
        unsigned long long seed)
-      : options_(options),
-        soak_(*options.soak),
+      : soak_(soak),
         app_(app),
         window_(window),
         limits_(limits),
@@ -366,6 +369,9 @@ class Soak {
         rng_(seed) {
     kernel_max_threads_[0] = max_threads_1d;
     kernel_max_threads_[1] = max_threads_2d;
+    for (SoakKernel k : {SoakKernel::Flat1D, SoakKernel::Grid2D})
+      if (const lab::KernelInfo* info = app_.current_view()->lab().find_kernel(kernel_id(k)))
+        presets_[static_cast<int>(k)] = info->presets;
     GLint max_texture = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_texture);
     max_texture_ = max_texture > 0 ? max_texture : 16384;
@@ -392,8 +398,17 @@ class Soak {
   void verify_output();
   void check_model();
   MemorySample probe_and_sample();
+  // The size of the image the lab holds now (what the next launch runs on).
+  std::pair<int, int> image_size() const {
+    const lab::ProblemInfo p = app_.current_view()->lab().problem();
+    return {static_cast<int>(p.width), static_cast<int>(p.height)};
+  }
+  void select(SoakKernel k, Dim3 block) {
+    kernel_ = k;
+    block_ = block;
+    if (Status st = app_.select(kernel_id(k), KernelConfig{block}); !st) problem("cannot select: " + st.describe());
+  }
 
-  const CliOptions& options_;
   const SoakOptions& soak_;
   App& app_;
   DropWindow& window_;
@@ -405,6 +420,9 @@ class Soak {
   Randomness rng_;
   int max_texture_ = 16384;
   int max_side_ = 301;
+  std::vector<Dim3> presets_[2];
+  SoakKernel kernel_ = SoakKernel::Grid2D;
+  Dim3 block_{16, 16, 1};
 
   SoakImage model_;          // what the app should be showing
   Counters c_;
@@ -432,11 +450,11 @@ void Soak::launch_frame(bool in_drop) {
   app_.frame();
   ++c_.launches;
   // The launch ran on the image installed by then (a drop's outcome is taken before it).
-  const auto [w, h] = app_.image_size();
-  const gray::GrayKernel k = app_.state().gray.kernel;
-  const Dim3 b = app_.state().gray.block;
+  const auto [w, h] = image_size();
+  const SoakKernel k = kernel_;
+  const Dim3 b = block_;
   const Expected want =
-      expected_outcome(k, b, w, h, limits_, kernel_max_threads_[k == gray::GrayKernel::Flat1D ? 0 : 1]);
+      expected_outcome(k, b, w, h, limits_, kernel_max_threads_[k == SoakKernel::Flat1D ? 0 : 1]);
   if (soak_.leak_bytes_per_launch > 0) {
     held_.emplace_back(new char[static_cast<std::size_t>(soak_.leak_bytes_per_launch)]);
     std::memset(held_.back().get(), 1, static_cast<std::size_t>(soak_.leak_bytes_per_launch));
@@ -449,7 +467,7 @@ void Soak::launch_frame(bool in_drop) {
     if (it->level == Message::Warning && it->text.rfind("Launch refused: ", 0) == 0) refusal_message = &*it;
 
   const LaunchRecord& rec = app_.last_launch();
-  const std::string what = std::string(gray::info(k).key) + " block " + to_string(b) + " on " +
+  const std::string what = std::string(kernel_id(k)) + " block " + to_string(b) + " on " +
                            std::to_string(w) + "x" + std::to_string(h);
   if (app_.device_faulted()) {
     problem("the device faulted: " + rec.status.describe());
@@ -484,23 +502,22 @@ void Soak::launch_frame(bool in_drop) {
 }
 
 void Soak::check_model() {
-  const auto [w, h] = app_.image_size();
+  const auto [w, h] = image_size();
   if (w != model_.width || h != model_.height)
     problem("the app shows a " + std::to_string(w) + "x" + std::to_string(h) + " image, expected " +
             std::to_string(model_.width) + "x" + std::to_string(model_.height));
 }
 
 void Soak::set_random_config() {
-  AppState& st = app_.state();
-  st.gray.kernel = rng_.chance(0.5) ? gray::GrayKernel::Flat1D : gray::GrayKernel::Grid2D;
+  SoakKernel k = rng_.chance(0.5) ? SoakKernel::Flat1D : SoakKernel::Grid2D;
   // About 60 % valid; the rest spread over every way to be invalid.
   BlockKind kind = BlockKind::Valid;
   if (rng_.chance(0.4)) {
     kind = static_cast<BlockKind>(rng_.uniform(1, static_cast<int>(BlockKind::kCount) - 1));
-    if (kind == BlockKind::Depth2D) st.gray.kernel = gray::GrayKernel::Grid2D;
+    if (kind == BlockKind::Depth2D) k = SoakKernel::Grid2D;
   }
   ++c_.by_kind[static_cast<int>(kind)];
-  st.gray.block = random_block(rng_, st.gray.kernel, kind);
+  select(k, random_block(rng_, k, presets_[static_cast<int>(k)], kind));
 }
 
 void Soak::install_random_image() {
@@ -603,7 +620,7 @@ void Soak::drop_files(const std::vector<FileKind>& kinds) {
 // off by one on at most 1 % of pixels (float rounding next to an integer).
 void Soak::verify_output() {
   const fs::path out = dir_ / "output.png";
-  if (Status s = app_.write_gray_output(out); !s) {
+  if (Status s = app_.write_output(out); !s) {
     problem("could not read the output back: " + s.describe());
     return;
   }
@@ -649,8 +666,7 @@ MemorySample Soak::probe_and_sample() {
     problem("could not install the probe image: " + s.describe());
   else
     model_ = std::move(probe);
-  app_.state().gray.kernel = gray::GrayKernel::Grid2D;
-  app_.state().gray.block = Dim3{16, 16, 1};
+  select(SoakKernel::Grid2D, Dim3{16, 16, 1});
   verify_next_valid_ = true;
   launch_frame();
   launch_frame();
@@ -662,7 +678,7 @@ int Soak::run() {
   const long long total = soak_.launches;
   const long long warmup = std::min<long long>(200, std::max<long long>(total / 5, 1));
   std::printf("soak: %lld launches (%lld warm-up), %s, framebuffer %dx%d, GL_MAX_TEXTURE_SIZE %d, images up to %d per side\n",
-              total, warmup, app_.backend_label().c_str(), options_.width, options_.height, max_texture_, max_side_);
+              total, warmup, app_.backend_label().c_str(), soak_.width, soak_.height, max_texture_, max_side_);
   std::fflush(stdout);
 
   // The app starts on the built-in sample; the soak's own image replaces it so every output
@@ -676,6 +692,7 @@ int Soak::run() {
     model_ = std::move(first);
     ++c_.installs;
   }
+  select(SoakKernel::Grid2D, Dim3{16, 16, 1});  // the app opens on its own default kernel
   // One drop of every kind of file first (hostile ones around a valid one), so each run tries
   // them all whatever the seed; random drops follow.
   drop_files({FileKind::TruncatedPng, FileKind::Empty, FileKind::ValidPng, FileKind::TextNamedPng,
@@ -790,49 +807,58 @@ int Soak::run() {
 
 }  // namespace
 
-int run_soak(const CliOptions& options) {
-  const SoakOptions& soak = *options.soak;
+int run_soak(const SoakOptions& soak) {
   const unsigned long long seed = soak.seed ? *soak.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
   std::printf("soak: seed %llu (reproduce with --seed %llu)\n", seed, seed);
 
-  auto headless = make_headless_window(options.width, options.height, options.cuda_device);
+  auto headless = make_headless_window(soak.width, soak.height, soak.cuda_device);
   if (!headless) {
-    std::fprintf(stderr, "blockscope: cannot create a headless OpenGL context: %s\n",
+    std::fprintf(stderr, "blockscope-selftest: cannot create a headless OpenGL context: %s\n",
                  headless.status().describe().c_str());
     return kExitFailure;
   }
   DropWindow window(**headless);
-  const int preferred = options.cuda_device >= 0 ? options.cuda_device : window.egl_cuda_device();
-  auto session = open_compute_session(options.backend, preferred, false);
+  const int preferred = soak.cuda_device >= 0 ? soak.cuda_device : window.egl_cuda_device();
+  auto session = open_compute_session(soak.backend, preferred, false);
   if (!session) {
-    std::fprintf(stderr, "blockscope: cannot use CUDA: %s\n", session.status().describe().c_str());
+    std::fprintf(stderr, "blockscope-selftest: cannot use CUDA: %s\n", session.status().describe().c_str());
     return kExitNoBackend;
   }
-  // What the model of expected refusals needs, read before the app takes the session.
-  const DeviceLimits limits = session->limits;
-  const unsigned max_1d = session->gray->attributes(gray::GrayKernel::Flat1D).max_threads_per_block;
-  const unsigned max_2d = session->gray->attributes(gray::GrayKernel::Grid2D).max_threads_per_block;
-  const int cuda_device = session->kind == BackendKind::Cuda ? session->cuda_device : -1;
+  const DeviceLimits limits = session->backend.limits;
+  const int cuda_device = session->backend.kind == BackendKind::Cuda ? session->backend.cuda_device : -1;
 
-  CliOptions app_options = options;
-  app_options.images.clear();
+  CliOptions app_options;
+  app_options.headless = true;
   app_options.frames = 1;
-  auto app = App::create(window, app_options, std::move(session.value()));
+  app_options.width = soak.width;
+  app_options.height = soak.height;
+  app_options.backend = soak.backend;
+  app_options.state.lab = "gray";
+  auto app = App::create(window, app_options, std::move(session.value()), built_in_labs());
   if (!app) {
-    std::fprintf(stderr, "blockscope: cannot start: %s\n", app.status().describe().c_str());
+    std::fprintf(stderr, "blockscope-selftest: cannot start: %s\n", app.status().describe().c_str());
     return kExitFailure;
   }
+  if (Status s = (*app)->open_lab("gray"); !s) {
+    std::fprintf(stderr, "blockscope-selftest: cannot open the grayscale lab: %s\n", s.describe().c_str());
+    return kExitFailure;
+  }
+  // The model of expected refusals needs each kernel's own thread limit (registers): what the
+  // compiled kernel reports (cudaFuncGetAttributes), read through a plan.
+  lab::Lab& gray = (*app)->current_view()->lab();
+  const unsigned max_1d = gray.plan("gray_1d_flat", KernelConfig{Dim3{32, 1, 1}}).attributes.max_threads_per_block;
+  const unsigned max_2d = gray.plan("gray_2d", KernelConfig{Dim3{32, 1, 1}}).attributes.max_threads_per_block;
 
   const fs::path dir = fs::temp_directory_path() / ("blockscope-soak-" + std::to_string(::getpid()));
   std::error_code ec;
   fs::create_directories(dir, ec);
   int rc = kExitFailure;
   {
-    Soak s(options, **app, window, limits, max_1d, max_2d, cuda_device, dir, seed);
+    Soak s(soak, **app, window, limits, max_1d, max_2d, cuda_device, dir, seed);
     rc = s.run();
   }
   fs::remove_all(dir, ec);
   return rc;
 }
 
-}  // namespace bs::app
+}  // namespace bs::selftest

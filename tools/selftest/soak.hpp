@@ -1,4 +1,4 @@
-// `blockscope soak`: the hardening proof that the app keeps running and loses nothing. It drives
+// `blockscope-selftest soak`: the hardening proof that the app keeps running and loses nothing. It drives
 // the real App headless, frame after frame, the way a user at the UI would: each frame is a
 // relaunch with a random kernel and block (valid or invalid), random images of odd sizes with
 // fresh pixels are installed in between, and files (valid PNGs and hostile ones: truncated,
@@ -20,10 +20,21 @@
 // memory before/after, elapsed) and a verdict.
 #pragma once
 #include <cstddef>
+#include <optional>
 
 #include "cli/options.hpp"
 
-namespace bs::app {
+namespace bs::selftest {
+
+struct SoakOptions {
+  long long launches = 3000;
+  double seconds = 0;                    // > 0: stop after this long even if launches remain
+  std::optional<unsigned long long> seed;
+  long long leak_bytes_per_launch = 0;   // proves the memory bound can fail
+  app::BackendChoice backend = app::BackendChoice::Auto;
+  int cuda_device = -1;
+  int width = 1280, height = 800;
+};
 
 // Growth allowed between the two samples. Host: glibc arenas, Mesa's and the driver's caches
 // and the message log's fill-up stay well inside 16 MiB; a leak of one image per install
@@ -35,7 +46,7 @@ namespace bs::app {
 inline constexpr std::size_t kSoakHostGrowthBound = 16u << 20;
 inline constexpr std::size_t kSoakDeviceGrowthBound = 16u << 20;
 
-// Runs the soak described by options.soak; returns the process exit code.
-int run_soak(const CliOptions& options);
+// Runs the soak; returns the process exit code.
+int run_soak(const SoakOptions& options);
 
-}  // namespace bs::app
+}  // namespace bs::selftest

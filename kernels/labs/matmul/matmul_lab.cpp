@@ -316,6 +316,83 @@ std::optional<mapping::ElementOwner> MatmulLab::owner(const LaunchRecord& r, lon
   return out;
 }
 
+// Rungs 4-7 stage A and B through shared memory: in the phase holding k, the block's threads
+// copy the BM x BK tile of A and the BK x BN tile of B, thread tid taking items tid, tid + T,
+// tid + 2T, ... (one load instruction each), scalar in rungs 4-5, float4 in rungs 6-7 (the
+// index expressions of k4_blocktile_1d.hpp ... k7_warptile.hpp). Then the epilogue's first store
+// of C per lane (rung 7: the first float4 of the lane's first fragment, from element_owner).
+std::vector<mapping::WarpAccess> MatmulLab::tile_loader_accesses(MatmulKernel kern, const MatmulConfig& mc,
+                                                                 Dim3 block, unsigned warp, int k) const {
+  using mapping::kNoAccess;
+  using mapping::kWarpSize;
+  std::vector<mapping::WarpAccess> out;
+  const TileParams& t = mc.tile;
+  if (t.BM <= 0 || t.BN <= 0 || t.BK <= 0) return out;
+  const long long M = spec_.M, N = spec_.N, K = spec_.K;
+  constexpr long long F = sizeof(float);
+  const long long threads = mc.block.volume();
+  const bool vec = kern == MatmulKernel::Vectorized || kern == MatmulKernel::Warptile;
+  const long long width = vec ? 4 : 1;  // floats per item
+  const long long k0 = (k / t.BK) * t.BK;
+  const long long row0 = static_cast<long long>(block.y) * t.BM, col0 = static_cast<long long>(block.x) * t.BN;
+  auto loads = [&](const char* name, const char* buffer, long long items, long long per_row, bool is_a) {
+    const long long per = (items + threads - 1) / threads;
+    for (long long j = 0; j < per; ++j) {
+      std::vector<long long> at(kWarpSize, kNoAccess);
+      bool any = false;
+      for (unsigned l = 0; l < kWarpSize; ++l) {
+        const long long tid = static_cast<long long>(warp) * kWarpSize + l;
+        const long long i = tid + j * threads;
+        if (tid >= threads || i >= items) continue;
+        const long long r = i / per_row, c = (i % per_row) * width;
+        const long long gr = is_a ? row0 + r : k0 + r, gc = is_a ? k0 + c : col0 + c;
+        const long long rows = is_a ? M : K, cols = is_a ? K : N;
+        if (gr >= rows || gc >= cols) continue;  // guarded: no load
+        at[l] = (gr * cols + gc) * F;
+        any = true;
+      }
+      if (!any) continue;
+      const std::string label = std::string(name) + (per > 1 ? " (" + std::to_string(j + 1) + " of " + std::to_string(per) + ")" : "");
+      out.push_back(mapping::make_warp_access(label, buffer, false, static_cast<unsigned>(width * F), std::move(at)));
+    }
+  };
+  loads(vec ? "load  A tile (float4) to shared" : "load  A tile to shared", "A", t.BM * t.BK / width, t.BK / width, true);
+  loads(vec ? "load  B tile (float4) to shared" : "load  B tile to shared", "B", t.BK * t.BN / width, t.BN / width, false);
+  // The epilogue's first store per lane.
+  std::vector<long long> c(kWarpSize, kNoAccess);
+  bool any = false;
+  const int tn = std::max(1, t.TN);
+  for (unsigned l = 0; l < kWarpSize; ++l) {
+    const long long tid = static_cast<long long>(warp) * kWarpSize + l;
+    if (tid >= threads) continue;
+    long long row = -1, col = -1;
+    if (kern == MatmulKernel::Warptile) {
+      continue;  // filled below from the owner map
+    } else {
+      const long long per_row = t.BN / tn;
+      row = row0 + (tid / per_row) * t.TM;
+      col = col0 + (tid % per_row) * tn;
+    }
+    if (row < M && col < N) c[l] = (row * N + col) * F, any = true;
+  }
+  if (kern == MatmulKernel::Warptile) {
+    // Scan the block's tile once for the first output of each lane of this warp.
+    std::vector<std::pair<long long, long long>> first(kWarpSize, {-1, -1});
+    for (long long r = row0; r < std::min(M, row0 + t.BM); ++r)
+      for (long long cc = col0; cc < std::min(N, col0 + t.BN); ++cc) {
+        auto o = element_owner(kern, mc, spec_.M, spec_.N, static_cast<int>(r), static_cast<int>(cc));
+        if (!o || o->warp != warp || o->block.x != block.x || o->block.y != block.y) continue;
+        if (first[o->lane].first < 0) first[o->lane] = {r, cc};
+      }
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      if (first[l].first >= 0) c[l] = (first[l].first * N + first[l].second) * F, any = true;
+  }
+  if (any)
+    out.push_back(mapping::make_warp_access(vec ? "store C (first float4 per lane)" : "store C (first per lane)", "C",
+                                            true, static_cast<unsigned>((vec ? 4 : 1) * F), std::move(c)));
+  return out;
+}
+
 std::vector<mapping::WarpAccess> MatmulLab::warp_accesses(const LaunchRecord& r, Dim3 block,
                                                           unsigned warp, int k) const {
   using mapping::kNoAccess;
@@ -326,7 +403,7 @@ std::vector<mapping::WarpAccess> MatmulLab::warp_accesses(const LaunchRecord& r,
   const MatmulKernel kern = what->first;
   if (kern != MatmulKernel::Naive && kern != MatmulKernel::Uncoalesced &&
       kern != MatmulKernel::SmemTiled)
-    return out;  // register-blocked rungs stage through shared memory in tile-shaped loads
+    return tile_loader_accesses(kern, what->second, block, warp, k);
   const auto lanes = mapping::warp_lanes(r.scheme, r.config, spec_.N, spec_.M, block, warp);
   if (!lanes[0]) return out;
   const long long M = spec_.M, N = spec_.N, K = spec_.K;

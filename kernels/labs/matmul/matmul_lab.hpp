@@ -78,6 +78,8 @@ class MatmulLab final : public lab::Lab {
   float* device_output();
 
  private:
+  std::vector<mapping::WarpAccess> tile_loader_accesses(MatmulKernel kernel, const MatmulConfig& config, Dim3 block,
+                                                        unsigned warp, int k) const;
   MatmulLab(lab::Backend backend, std::unique_ptr<MatmulEngine> engine);
 
   lab::Backend backend_;

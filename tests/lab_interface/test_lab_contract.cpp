@@ -1,0 +1,180 @@
+// The lab contract, checked on every lab the same way: the built-in grayscale and matmul labs and
+// the test-only vector-add lab, each on the CPU simulation with fresh random data of odd sizes.
+// For every kernel (library anchors excepted: they have no grid of ours) and each configuration
+// tried, a run must
+//   - launch exactly what plan() said, and name its lab, kernel and settings;
+//   - pass the lab's own reference check;
+//   - be traced with one record per block, each block once, and a census of threads that equals
+//     grid x block (the simulator counts the body calls it makes, not what the record claims);
+//   - give owners inside the launch for sampled elements, each owner's list containing the
+//     element;
+//   - describe warp requests with real addresses;
+//   - give the same bytes from a fork() of the lab;
+// and a refused configuration must leave the output untouched.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <random>
+#include <set>
+
+#include "labs/grayscale/gray_lab.hpp"
+#include "labs/matmul/matmul_lab.hpp"
+#include "simulator/grid_simulator.hpp"
+#include "vadd_lab.hpp"
+
+namespace {
+
+using namespace bs;
+
+lab::Backend cpu_backend() {
+  lab::Backend b;
+  b.kind = BackendKind::CpuSimulation;
+  b.sim_workers = 2;
+  b.limits = sim::simulator_limits(2);
+  b.label = "CPU simulation (contract test)";
+  return b;
+}
+
+struct LabCase {
+  const char* name;
+  std::function<Result<std::unique_ptr<lab::Lab>>()> make;
+  std::string size;
+};
+
+std::vector<LabCase> lab_cases() {
+  std::mt19937 rng(std::random_device{}());
+  auto odd = [&](int lo, int hi) { return 2 * std::uniform_int_distribution<int>(lo / 2, hi / 2)(rng) + 1; };
+  return {
+      {"gray",
+       [] {
+         auto l = gray::GrayLab::create(cpu_backend());
+         if (!l) return Result<std::unique_ptr<lab::Lab>>(l.status());
+         return Result<std::unique_ptr<lab::Lab>>(std::unique_ptr<lab::Lab>(std::move(l.value())));
+       },
+       std::to_string(odd(21, 61)) + "x" + std::to_string(odd(9, 31))},
+      {"matmul",
+       [] {
+         auto l = matmul::MatmulLab::create(cpu_backend());
+         if (!l) return Result<std::unique_ptr<lab::Lab>>(l.status());
+         return Result<std::unique_ptr<lab::Lab>>(std::unique_ptr<lab::Lab>(std::move(l.value())));
+       },
+       std::to_string(odd(17, 41)) + "x" + std::to_string(odd(17, 41)) + "x" + std::to_string(odd(5, 19))},
+      {"vadd", [] { return bs::test::VaddLab::create(cpu_backend()); }, std::to_string(odd(301, 1201))},
+  };
+}
+
+// The configurations tried: the default and, for free blocks, the last preset (or a compiled
+// kernel's last configuration).
+std::vector<KernelConfig> configs_of(const lab::Lab& l, const lab::KernelInfo& k) {
+  std::vector<KernelConfig> out{l.default_config(k)};
+  if (k.style == lab::ConfigStyle::FreeBlock && !k.presets.empty()) {
+    KernelConfig c;
+    c.block = k.presets.back();
+    out.push_back(c);
+  } else if (k.style == lab::ConfigStyle::Compiled && k.configs.size() > 1) {
+    KernelConfig c;
+    c.compiled = static_cast<int>(k.configs.size()) - 1;
+    c.block = k.configs.back().block;
+    out.push_back(c);
+  }
+  return out;
+}
+
+class LabContract : public ::testing::TestWithParam<int> {};
+
+TEST_P(LabContract, EveryKernelKeepsTheContract) {
+  const LabCase c = lab_cases()[static_cast<std::size_t>(GetParam())];
+  SCOPED_TRACE(std::string(c.name) + " at " + c.size);
+  auto made = c.make();
+  ASSERT_TRUE(made.ok()) << made.status().describe();
+  lab::Lab& l = *made.value();
+  ASSERT_TRUE(l.set_random_problem(c.size).ok());
+  const lab::ProblemInfo problem = l.problem();
+  ASSERT_TRUE(problem.ready);
+  ASSERT_GT(problem.width, 0);
+  ASSERT_GT(problem.height, 0);
+  auto fork = l.fork();
+  ASSERT_TRUE(fork.ok()) << fork.status().describe();
+  std::mt19937 rng(std::random_device{}());
+  int kernels_run = 0;
+  for (const lab::KernelInfo& k : l.kernels()) {
+    if (k.timed_only) continue;
+    for (const KernelConfig& cfg : configs_of(l, k)) {
+      SCOPED_TRACE(k.id + " " + to_string(cfg.block));
+      const LaunchRecord planned = l.plan(k.id, cfg);
+      ASSERT_TRUE(planned.ok()) << planned.status.describe();
+      lab::RunOptions opt;
+      opt.timing = TimingPolicy::once();
+      opt.trace_schedule = true;
+      const LaunchRecord r = l.run(k.id, cfg, opt);
+      ASSERT_TRUE(r.ok()) << r.status.describe();
+      ++kernels_run;
+      EXPECT_EQ(r.lab, std::string(l.id()));
+      EXPECT_EQ(r.kernel, k.id);
+      EXPECT_EQ(r.settings, l.setting_values());
+      EXPECT_EQ(r.config.grid, planned.config.grid);
+      EXPECT_EQ(r.config.block, planned.config.block);
+      EXPECT_TRUE(r.check.passed()) << r.check.summary();
+      EXPECT_GT(r.timing.median_ms, 0);
+      // The trace: each block once, and the simulator's own count of threads.
+      ASSERT_EQ(r.schedule.size(), r.config.grid.volume());
+      std::set<unsigned long long> blocks;
+      unsigned long long threads = 0;
+      for (const BlockTrace& b : r.schedule) {
+        blocks.insert(mapping::linear_block_id(b.block, r.config.grid));
+        threads += b.threads;
+      }
+      EXPECT_EQ(blocks.size(), r.config.grid.volume());
+      EXPECT_EQ(threads, r.config.grid.volume() * r.config.block.volume());
+      // Owners of sampled elements (and every corner) are threads of this launch that own them.
+      std::vector<std::pair<long long, long long>> xs = {
+          {0, 0}, {problem.width - 1, 0}, {0, problem.height - 1}, {problem.width - 1, problem.height - 1}};
+      for (int i = 0; i < 12; ++i)
+        xs.push_back({std::uniform_int_distribution<long long>(0, problem.width - 1)(rng),
+                      std::uniform_int_distribution<long long>(0, problem.height - 1)(rng)});
+      for (auto [x, y] : xs) {
+        auto o = l.owner(r, x, y);
+        ASSERT_TRUE(o.has_value()) << "no owner for (" << x << ", " << y << ")";
+        EXPECT_LT(o->thread.block.x, r.config.grid.x);
+        EXPECT_LT(o->thread.block.y, r.config.grid.y);
+        EXPECT_LT(o->thread.thread.x, r.config.block.x);
+        EXPECT_LT(o->thread.thread.y, r.config.block.y);
+        bool listed = false;
+        for (const auto& rect : o->owns)
+          listed |= x >= rect.x && x < rect.x + rect.w && y >= rect.y && y < rect.y + rect.h;
+        EXPECT_TRUE(listed) << "(" << x << ", " << y << ") is not among its owner's elements";
+        // The memory model of the owner's warp names real addresses.
+        const auto accesses = l.warp_accesses(r, o->thread.block, o->thread.warp_in_block, static_cast<int>(o->pass));
+        EXPECT_FALSE(accesses.empty());
+        for (const auto& a : accesses)
+          for (long long addr : a.lane_address) EXPECT_TRUE(addr == mapping::kNoAccess || addr >= 0);
+      }
+      // The same kernel on the fork gives the same bytes.
+      std::vector<std::uint8_t> mine(l.output_bytes()), theirs(l.output_bytes());
+      ASSERT_TRUE(l.download_output(mine.data()).ok());
+      const LaunchRecord fr = fork.value()->run(k.id, cfg, {});
+      ASSERT_TRUE(fr.ok()) << fr.status.describe();
+      ASSERT_EQ(fork.value()->output_bytes(), theirs.size());
+      ASSERT_TRUE(fork.value()->download_output(theirs.data()).ok());
+      EXPECT_TRUE(mine == theirs) << "the fork computed other bytes";
+    }
+    // A configuration no kernel can take is refused and writes nothing.
+    std::vector<std::uint8_t> poison(l.output_bytes(), 0xA5);
+    lab::RunOptions opt;
+    opt.output = poison.data();
+    KernelConfig bad;
+    bad.block = Dim3{0, 4, 1};
+    const LaunchRecord refused = l.run(k.id, bad, opt);
+    EXPECT_FALSE(refused.ok());
+    EXPECT_TRUE(refused.refused);
+    EXPECT_FALSE(refused.status.message.empty());
+    EXPECT_TRUE(std::all_of(poison.begin(), poison.end(), [](std::uint8_t v) { return v == 0xA5; }));
+  }
+  EXPECT_GE(kernels_run, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Labs, LabContract, ::testing::Values(0, 1, 2),
+                         [](const auto& info) { return std::string(lab_cases()[info.param].name); });
+
+}  // namespace

@@ -1,0 +1,53 @@
+// A lab that exists only in the tests: c[i] = a[i] + b[i] over a generated vector, on the CPU
+// grid simulator. It is the proof that the lab interface is one interface: it registers through
+// a catalog entry like the built-in labs, and the shell gives it the kernel list, the overlay of
+// its data, timings, launch statistics, the schedule, headless screenshots and bench JSON with
+// no change to the shell.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lab/lab.hpp"
+#include "simulator/grid_simulator.hpp"
+
+namespace bs::test {
+
+class VaddLab final : public lab::Lab {
+ public:
+  // The CPU simulation only: a CUDA backend is refused with a Status (the shell shows it).
+  static Result<std::unique_ptr<lab::Lab>> create(const lab::Backend& backend);
+
+  std::string_view id() const override { return "vadd"; }
+  std::string_view title() const override { return "Vector add"; }
+  const lab::Backend& backend() const override { return backend_; }
+  const std::vector<lab::KernelInfo>& kernels() const override { return kernels_; }
+  lab::ProblemInfo problem() const override;
+  LaunchRecord plan(std::string_view kernel, const KernelConfig& config) override;
+  LaunchRecord run(std::string_view kernel, const KernelConfig& config,
+                   const lab::RunOptions& options) override;
+  std::size_t output_bytes() const override { return c_.size() * sizeof(float); }
+  Status download_output(void* host) override;
+  std::optional<mapping::ElementOwner> owner(const LaunchRecord& launch, long long x,
+                                             long long y) const override;
+  std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block,
+                                                 unsigned warp, int step) const override;
+  Result<std::unique_ptr<lab::Lab>> fork() const override;
+  Status set_random_problem(std::string_view size) override;  // "N"
+  std::string size_syntax() const override { return "N (elements)"; }
+  std::vector<std::string> default_sizes() const override { return {"4099", "100000"}; }
+
+  const std::vector<float>& a() const { return a_; }
+  const std::vector<float>& b() const { return b_; }
+  const std::vector<float>& output() const { return c_; }
+
+ private:
+  explicit VaddLab(lab::Backend backend);
+
+  lab::Backend backend_;
+  std::vector<lab::KernelInfo> kernels_;
+  std::vector<float> a_, b_, c_;
+  std::unique_ptr<sim::GridSimulator> simulator_;
+};
+
+}  // namespace bs::test
