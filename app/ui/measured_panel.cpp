@@ -59,7 +59,7 @@ void draw_table(const LaunchCounters& c) {
   const ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("measured", 4, flags)) return;
-  ImGui::TableSetupColumn("counter", ImGuiTableColumnFlags_WidthStretch, 1.45f);
+  ImGui::TableSetupColumn("counter", ImGuiTableColumnFlags_WidthStretch, 1.5f);
   ImGui::TableSetupColumn("hardware", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("blockscope", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("ratio", ImGuiTableColumnFlags_WidthStretch, 0.6f);

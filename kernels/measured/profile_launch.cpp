@@ -70,7 +70,8 @@ Result<LaunchCounters> profile_launch(lab::Lab& lab, const std::string& kernel,
                                       const LaunchRecord* model_record, std::atomic<int>* passes_done,
                                       const counters::ProfileOptions& options) {
   if (Status s = profile_refusal(lab, kernel); !s) return s;
-  if (LaunchRecord planned = lab.plan(kernel, config); !planned.ok()) return planned.status;
+  // A configuration the lab refuses fails the first pass with the lab's reason (planning it here
+  // first would touch the device before the session has made it current on this thread).
 
   // One launch per pass and nothing else: no warm-up, one timed repeat without an L2 flush (the
   // session empties L2 itself), no traced launch, no verification kernel.
@@ -264,15 +265,15 @@ std::vector<CounterRow> counter_rows(const LaunchCounters& c) {
       "dirty in L2 at the end is written back later and not counted (by ncu neither).");
   add("DRAM bandwidth", c.dram_bandwidth_gbs, c.model_bandwidth_gbs, "GB/s",
       "Measured: DRAM bytes over the profiled kernel's duration. blockscope: the bytes it counts "
-      "over the launch's timed median, the figure the result card shows.");
+      "over the launch's kernel time as timed with CUDA events (its bandwidth figure).");
   add("L2 hit rate", c.l2_hit_pct, kNone, "%",
       "lts__t_sector_hit_rate: share of L2 sector lookups that hit. Every pass starts with an "
       "emptied L2, as in Nsight Compute.");
-  add("load sectors / request", c.ld_sectors_per_request(), c.model_ld_sectors_per_request, "",
+  add("sectors / load", c.ld_sectors_per_request(), c.model_ld_sectors_per_request, "",
       "32-byte sectors per global load instruction of a warp (L1TEX). 1 byte per lane coalesced: "
       "1; 4 bytes per lane coalesced: 4; 32 lanes on 32 rows: 32. blockscope: the Memory tab's "
       "model averaged over a sample of the launch's warps.");
-  add("store sectors / request", c.st_sectors_per_request(), c.model_st_sectors_per_request, "",
+  add("sectors / store", c.st_sectors_per_request(), c.model_st_sectors_per_request, "",
       "32-byte sectors per global store instruction of a warp, beside the Memory tab's model.");
   add("occupancy", c.achieved_occupancy_pct, c.theoretical_occupancy_pct, "%",
       "Achieved: warps resident on an SM on average while it was active, as a share of its warp "
@@ -287,7 +288,7 @@ std::vector<CounterRow> counter_rows(const LaunchCounters& c) {
       "share of its peak.");
   add("DRAM throughput", c.dram_throughput_pct, kNone, "% of peak",
       "dram__throughput: DRAM traffic as a share of its peak.");
-  add("warp cycles / instruction", c.warp_cycles_per_issue, kNone, "",
+  add("cycles / instruction", c.warp_cycles_per_issue, kNone, "",
       "Cycles a warp spends, on average, between two instructions it issues: the stall "
       "reasons below split them.");
   return rows;

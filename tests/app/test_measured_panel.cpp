@@ -77,7 +77,7 @@ LaunchCounters measured(bool coalesced) {
 class MeasuredPanel : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto w = make_headless_window(560, 1000);
+    auto w = make_headless_window(420, 900);
     if (!w) GTEST_SKIP() << "no headless GL: " << w.status().describe();
     window_ = std::move(w.value());
     ImGui::CreateContext();

@@ -314,8 +314,8 @@ TEST(MeasuredRows, RatiosAndPoints) {
     return CounterRow{};
   };
   EXPECT_NEAR(find("DRAM bytes").comparison(), 8396288.0 / 12582912.0, 1e-12);
-  EXPECT_DOUBLE_EQ(find("load sectors / request").comparison(), 1.0);
-  EXPECT_DOUBLE_EQ(find("store sectors / request").comparison(), 1.0);
+  EXPECT_DOUBLE_EQ(find("sectors / load").comparison(), 1.0);
+  EXPECT_DOUBLE_EQ(find("sectors / store").comparison(), 1.0);
   EXPECT_NEAR(find("occupancy").comparison(), 94.3 - 100, 1e-12);
   EXPECT_TRUE(std::isnan(find("L2 hit rate").comparison())) << "no model, no ratio";
   for (const auto& r : rows) EXPECT_FALSE(r.help.empty()) << r.name;
