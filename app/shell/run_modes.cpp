@@ -6,10 +6,10 @@
 #include <set>
 #include <thread>
 
+#include "core/launch_counters.hpp"
 #include "device/cuda_device.hpp"
 #include "gfx/interop.hpp"
 #include "lab/bench.hpp"
-#include "core/launch_counters.hpp"
 #include "lab/report.hpp"
 #include "measured/bench_counters.hpp"
 #include "shell/app.hpp"

@@ -76,9 +76,11 @@ void draw_table(const LaunchCounters& c) {
     if (std::isfinite(row.model)) {
       ImGui::TextUnformatted(value_text(row.model, row.unit).c_str());
       // Where the model's figure comes from.
-      if (row.unit == "B" && !c.model_bytes_note.empty()) item_tooltip(("counted: " + c.model_bytes_note).c_str());
-      else if (row.name.find("sectors") != std::string::npos) item_tooltip(("the Memory tab's model over " + c.sectors_sample).c_str());
-      else if (row.points && !c.occupancy_note.empty()) item_tooltip(("theoretical: " + c.occupancy_note).c_str());
+      std::string from;
+      if (row.unit == "B") from = "counted: " + c.model_bytes_note;
+      else if (row.name.find("sectors") != std::string::npos) from = "the Memory tab's model over " + c.sectors_sample;
+      else if (row.points) from = "theoretical: " + c.occupancy_note;
+      if (!from.empty()) item_tooltip(from.c_str());
     } else {
       ImGui::TextColored(kDimColour, "-");
     }
@@ -212,7 +214,8 @@ bool draw_measured_panel(const MeasuredInput& in) {
       ImGui::TextColored(kDimColour, "Press the button to measure it beside the hardware.");
     if (r) {
       ImGui::Spacing();
-      const std::string title = "Last profile: " + r->kernel + ", " + r->config_label + " (not the launch shown)";
+      const std::string title =
+          "Last profile: " + r->kernel + ", " + r->config_label + " (not the launch shown)";
       if (ImGui::CollapsingHeader(title.c_str())) {
         ImGui::TextColored(kDimColour, "on %s", r->problem.c_str());
         draw_result(*r->counters);

@@ -133,6 +133,29 @@ TEST(MeasuredCpu, BenchCountersOnTheCpuKeepTheResultsAndSayWhy) {
   }
 }
 
+TEST(MeasuredCpu, ASweepPointGainsItsCountersOrTheReason) {
+  // What a sweep point with the counter columns calls after its own lab.run.
+  auto lab = matmul_lab(33, 17, 9);
+  ASSERT_TRUE(lab);
+  BenchCounters counters;
+  KernelConfig ok_cfg;
+  ok_cfg.block = Dim3{16, 16, 1};
+  LaunchRecord ran = lab->run("k2_uncoalesced", ok_cfg, {});
+  ASSERT_TRUE(ran.ok()) << ran.status.describe();
+  counters.attach_one(*lab, ran);
+  ASSERT_TRUE(ran.counters);
+  EXPECT_TRUE(contains(ran.counters->status.message, "GPU feature"));
+  const auto cells = lab::counter_cells(ran);
+  EXPECT_TRUE(contains(cells.front(), "GPU feature")) << cells.front();
+
+  KernelConfig bad;
+  bad.block = Dim3{64, 32, 1};  // 2048 threads: refused before launch
+  LaunchRecord refused = lab->run("k2_uncoalesced", bad, {});
+  ASSERT_FALSE(refused.ok());
+  counters.attach_one(*lab, refused);
+  EXPECT_FALSE(refused.counters) << "nothing ran, nothing to measure";
+}
+
 TEST(MeasuredCpu, TheWorkerAnswersOnTheCpuAndForksOncePerProblem) {
   auto lab = gray_lab(40, 30, 3);
   ASSERT_TRUE(lab);
