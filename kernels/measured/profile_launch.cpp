@@ -45,7 +45,11 @@ std::string times_text(double r) { return num(r, 2) + "x"; }
 // ---- 1. refusals and the profile -------------------------------------------------------------
 
 Status profile_refusal(const lab::Lab& lab, std::string_view kernel) {
-  if (lab.backend().kind != BackendKind::Cuda) return counters::gpu_feature_status();
+  if (lab.backend().kind != BackendKind::Cuda) {
+    Status s = counters::gpu_feature_status();
+    s.call.clear();  // no call failed: the backend has no counters
+    return s;
+  }
   const lab::KernelInfo* k = lab.find_kernel(kernel);
   if (!k)
     return Status::failure("the " + std::string(lab.title()) + " lab has no kernel '" +
