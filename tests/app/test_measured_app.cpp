@@ -171,7 +171,7 @@ TEST_F(MeasuredApp, GpuBenchCountersBesideTheModel) {
 
 TEST_F(MeasuredApp, GpuHeadlessProfileShowsTheTab) {
   const fs::path shot = dir_ / "measured.png";
-  const auto r = run("--headless --backend cuda --lab matmul --kernel k2_uncoalesced --block 32x32 "
+  const auto r = run("--headless --backend cuda --lab matmul --matmul-size 1024x1024x1024 --kernel k2_uncoalesced --block 32x32 "
                      "--panel measured --profile --screenshot " + quote(shot.string()));
   if (no_device(r)) GTEST_SKIP() << "no usable CUDA device: " << r.output;
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -203,7 +203,7 @@ TEST_F(MeasuredApp, GpuWithoutPermissionTheBenchSaysTheCauseAndTheFix) {
 
 TEST_F(MeasuredApp, GpuWithoutPermissionTheTabSaysTheCauseAndTheFix) {
   const fs::path shot = dir_ / "measured.png";
-  const auto r = run("--headless --backend cuda --lab matmul --panel measured --profile --cupti " +
+  const auto r = run("--headless --backend cuda --lab matmul --matmul-size 512x512x512 --panel measured --profile --cupti " +
                      quote(fake_cupti()) + " --screenshot " + quote(shot.string()));
   if (no_device(r)) GTEST_SKIP() << "no usable CUDA device: " << r.output;
   EXPECT_EQ(r.exit_code, 0) << "everything else works: " << r.output;
