@@ -175,6 +175,16 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     } else if (a == "--no-flush") {
       if (!o.bench) return bench_only(a);
       o.bench->flush_l2 = false;
+    } else if (a == "--counters") {
+      if (!o.bench) return usage("--counters belongs to `blockscope bench` (the window has the Measured tab)");
+      o.bench->counters = true;
+    } else if (a == "--profile") {
+      if (o.bench) return usage("--profile belongs to the window or --headless (bench takes --counters)");
+      o.profile = true;
+    } else if (a == "--cupti") {
+      BS_VALUE(v, a);
+      if (v.empty()) return usage("--cupti needs the path of a libcupti");
+      o.cupti_library = v;
     } else if (a == "--json" || a == "--csv") {
       BS_VALUE(v, a);
       if (!o.bench) return bench_only(a);
@@ -241,7 +251,8 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       else if (v == "memory") o.state.panel = Panel::Memory;
       else if (v == "timings") o.state.panel = Panel::Timings;
       else if (v == "runs") o.state.panel = Panel::Runs;
-      else return usage("--panel takes timings, launch, schedule, memory or runs");
+      else if (v == "measured") o.state.panel = Panel::Measured;
+      else return usage("--panel takes timings, launch, schedule, memory, runs or measured");
     } else if (a == "--set") {
       BS_VALUE(v, a);
       const auto eq = v.find('=');
@@ -320,7 +331,7 @@ VIEW (window and headless)
   --overlay off|lines|block|warp|sm   grid overlay: block lines, colour by block, warp or SM
   --hover X,Y               inspect this element (as if the mouse were over it)
   --pin X,Y                 pin this element (matmul: X = column, Y = row of C)
-  --panel timings|launch|schedule|memory|runs
+  --panel timings|launch|schedule|memory|runs|measured
   --set KEY=VALUE           a setting of the lab's problem, e.g. --set layout=rgba (grayscale:
                             layout planar|rgba); bench takes several: --set layout=planar,rgba
   --window-size WxH         window or offscreen framebuffer size (default 1600x1000)
@@ -331,6 +342,12 @@ HEADLESS
   --screenshot FILE.png     write the rendered UI
   --output FILE.png         write the lab's result as the view shows it (--gray-out: the same)
   --schedule-json FILE      write the last launch's block schedule (block, SM or worker, start, end)
+
+HARDWARE COUNTERS (CUDA backend; the Measured tab)
+  --profile                 profile the first launch that runs and show it in the Measured tab
+                            (headless: frames continue until the profile is shown, then outputs)
+  --cupti FILE              load this libcupti (default: libcupti.so.N on the loader's path,
+                            then the CUDA toolkit blockscope was built with)
 
 AUTOMATION
   --status-file FILE        write the app's state as JSON to FILE whenever it changes, for
@@ -347,6 +364,9 @@ BENCH OPTIONS
   --set KEY=V[,V...]        the lab's settings to run (gray: layout=planar,rgba); a setting not
                             named runs every choice
   --json FILE  --csv FILE   write the results (schema: docs/results-schema.md)
+  --counters                profile each launch once more with the GPU's counters (about 0.4 s
+                            each) and add them to its JSON result, beside blockscope's model;
+                            where they cannot be read, each result says why
 
 OTHER
   -h, --help                this text

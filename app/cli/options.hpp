@@ -52,6 +52,7 @@ struct BenchOptions {
   bool flush_l2 = true;
   std::string json_path;             // empty: JSON to stdout after the table
   std::string csv_path;
+  bool counters = false;             // --counters: each result gains its hardware counters
 };
 
 struct CliOptions {
@@ -67,6 +68,8 @@ struct CliOptions {
   std::string output_path;            // the lab's result as a PNG (--output, or --gray-out)
   std::string schedule_json_path;
   std::string status_file_path;          // --status-file: the app's state as JSON, for scripts
+  bool profile = false;                  // --profile: profile the first launch (Measured tab)
+  std::string cupti_library;             // --cupti FILE: this libcupti (empty: search)
   std::optional<BenchOptions> bench;
   // --set KEY=V[,V...], in order: the window takes one value (also in state.lab_settings);
   // bench runs every combination.

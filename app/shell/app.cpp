@@ -44,7 +44,8 @@ App::App(Window& window, CliOptions options, ComputeSession compute, LabCatalog 
       state_(options_.state),
       compute_(std::move(compute)),
       catalog_(std::move(catalog)),
-      loader_(LoadLimits{}, 1) {
+      loader_(LoadLimits{}, 1),
+      measured_(options_.cupti_library, options_.profile) {
   if (!options_.status_file_path.empty()) status_writer_.emplace(options_.status_file_path);
   slots_.resize(catalog_.size());
   for (std::size_t i = 0; i < catalog_.size(); ++i) slots_[i].entry = &catalog_[i];
@@ -332,7 +333,7 @@ void App::switch_compute(ComputeSession next) {
 }
 
 void App::draw_compute_menu() {
-  if (!ImGui::BeginMenu("Compute")) return;
+  if (!ImGui::BeginMenu("Compute", !measured_.busy())) return;  // not while a profile runs
   const bool on_cpu = compute_.backend.kind == BackendKind::CpuSimulation;
   auto devices = list_cuda_devices();
   if (devices && !device_faulted_) {
@@ -479,10 +480,13 @@ void App::frame() {
   std::vector<fs::path> dropped;
   for (auto& p : window_.take_dropped_paths()) dropped.emplace_back(p);
   enqueue_files(std::move(dropped));
-  take_loaded_images();
+  // While a profile runs, its passes must be the only work on the GPU (shell/measured_tab.hpp):
+  // no launches, uploads or new labs until it is done; the window keeps drawing.
+  if (!measured_.busy()) take_loaded_images();
 
   Slot& s = current();
-  if (ensure_view(s).ok()) {
+  if (s.view) measured_.update(s.view->lab(), s.shown, messages_);
+  if (!measured_.busy() && ensure_view(s).ok()) {
     ViewContext ctx = context();
     if (s.view->update(ctx)) {
       timings_.forget_lab(s.entry->id);
@@ -699,7 +703,7 @@ void App::draw_side_panel(Slot& s) {
     Panel panel;
   };
   const Tab tabs[] = {{"Timings", Panel::Timings}, {"Launch", Panel::Launch}, {"Schedule", Panel::Schedule},
-                      {"Memory", Panel::Memory},   {"Runs", Panel::Runs}};
+                      {"Memory", Panel::Memory},   {"Runs", Panel::Runs},     {"Measured", Panel::Measured}};
   for (const Tab& t : tabs) {
     // The command line picks the first tab; after that, the user's clicks decide.
     const bool select = ImGui::GetFrameCount() <= 2 && state_.panel == t.panel;
@@ -714,6 +718,7 @@ void App::draw_side_panel(Slot& s) {
         case Panel::Launch: ui::draw_launch_stats_panel(in); break;
         case Panel::Schedule: ui::draw_schedule_panel(in); break;
         case Panel::Memory: s.view->draw_memory(s.shown, ctx); break;
+        case Panel::Measured: measured_.draw(s.view->lab(), s.shown, messages_); break;
         case Panel::Runs:
           if (auto chosen = ui::draw_runs_panel(in)) {
             s.kernel = chosen->first;

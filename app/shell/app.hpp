@@ -28,6 +28,7 @@
 #include "labs/lab_view.hpp"
 #include "platform/window.hpp"
 #include "shell/compute_session.hpp"
+#include "shell/measured_tab.hpp"
 #include "shell/status_report.hpp"
 #include "state/app_state.hpp"
 #include "state/recent_files.hpp"
@@ -67,6 +68,8 @@ class App {
   const LaunchRecord& shown_launch() const;
   const MessageLog& messages() const { return messages_; }
   bool had_load_failure() const { return had_load_failure_; }  // headless exit code 1
+  // Headless --profile: the profile asked for has not been shown yet (keep drawing frames).
+  bool profile_pending() const { return measured_.profile_pending(); }
   std::string interop_mode() const;
   bool device_faulted() const { return device_faulted_; }
   const std::string& backend_label() const { return compute_.backend.label; }
@@ -162,6 +165,7 @@ class App {
   ui::FileBrowser file_browser_;
   MessageLog messages_;
   std::chrono::steady_clock::time_point last_frame_time_;
+  MeasuredTab measured_;  // the Measured tab: hardware counters, profiled off the UI thread
   std::optional<StatusFileWriter> status_writer_;  // --status-file
   bool status_write_failed_ = false;               // said once, not every frame
 };

@@ -1,11 +1,17 @@
 #include "shell/run_modes.hpp"
 
+#include <chrono>
 #include <cstdio>
+#include <optional>
+#include <set>
+#include <thread>
 
+#include "core/launch_counters.hpp"
 #include "device/cuda_device.hpp"
 #include "gfx/interop.hpp"
 #include "lab/bench.hpp"
 #include "lab/report.hpp"
+#include "measured/bench_counters.hpp"
 #include "shell/app.hpp"
 #include "shell/compute_session.hpp"
 
@@ -78,9 +84,22 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   }
   App& app = *app_r.value();
   int exit_code = app.had_load_failure() ? kExitFailure : kExitOk;
-  for (int f = 0; f < options.frames; ++f) {
+  // --profile: frames go on (the window's own pace) until the profile is on screen, 2 minutes
+  // at most; the outputs then show it.
+  const auto started = std::chrono::steady_clock::now();
+  auto waiting_for_profile = [&] {
+    if (!app.profile_pending()) return false;
+    if (std::chrono::steady_clock::now() - started < std::chrono::minutes(2)) return true;
+    std::fprintf(stderr, "blockscope: --profile: no profile was shown within 2 minutes\n");
+    exit_code = kExitFailure;
+    return false;
+  };
+  for (int f = 0;; ++f) {
     app.frame();
-    if (f + 1 < options.frames) app.present();
+    const bool more = f + 1 < options.frames || waiting_for_profile();
+    if (!more) break;
+    app.present();
+    if (f + 1 >= options.frames) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   // Outputs come from the last frame, before it is presented.
   auto write = [&](const std::string& path, const char* what, Status (App::*fn)(const std::filesystem::path&)) {
@@ -187,6 +206,10 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
     combos = std::move(next);
   }
   bool failed = false;
+  // --counters: one session for the whole bench; each result gains its counters or the reason.
+  std::optional<measured::BenchCounters> with_counters;
+  if (b.counters) with_counters.emplace(counters::CounterOptions{.cupti_library = options.cupti_library});
+  std::set<std::string> said;
   for (const std::string& size : b.sizes.empty() ? l.default_sizes() : b.sizes) {
     if (Status s = l.set_random_problem(size); !s) {
       print_status(("size " + size).c_str(), s);
@@ -213,6 +236,17 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
         std::fflush(stdout);
         if (r.check.failed() || (!r.ok() && !r.refused)) failed = true;
       });
+      if (with_counters)
+        with_counters->attach(l, got, [&](const LaunchRecord& r) {
+          if (!r.counters) return;
+          const LaunchCounters& c = *r.counters;
+          if (c.measured())
+            std::printf("  %-18s %-34s counters: %s\n", r.kernel.c_str(), r.config_label.c_str(),
+                        lab::counters_summary(c).c_str());
+          else if (said.insert(c.status.message).second)  // each reason once, not per record
+            print_status(("counters (" + r.kernel + ")").c_str(), c.status);
+          std::fflush(stdout);
+        });
       records.insert(records.end(), got.begin(), got.end());
     }
   }

@@ -14,7 +14,7 @@ namespace bs::app {
 
 enum class CompareMode { Split, SideBySide, ResultOnly, OriginalOnly };
 enum class OverlayMode { Off, BlockLines, ColourByBlock, ColourByWarp, ColourBySm };
-enum class Panel { Timings, Launch, Schedule, Memory, Runs };
+enum class Panel { Timings, Launch, Schedule, Memory, Runs, Measured };
 
 // An element of a lab's data: (column, row). For images the pixel (x, y); for matmul's C the
 // element C[y][x].

@@ -19,6 +19,10 @@
 
 namespace bs {
 
+// Hardware counters of a launch (core/launch_counters.hpp): attached by `bench --counters` and
+// the Measured tab, absent otherwise. A pointer so the record stays cheap to copy every frame.
+struct LaunchCounters;
+
 enum class BackendKind { Cuda, CpuSimulation };
 
 inline const char* to_string(BackendKind k) {
@@ -75,6 +79,8 @@ struct LaunchRecord {
 
   std::vector<BlockTrace> schedule;  // filled when tracing was asked for
   bool schedule_simulated = false;
+
+  std::shared_ptr<const LaunchCounters> counters;  // null unless counters were asked for
 
   bool ok() const { return status.ok(); }
   double kernel_ms() const { return timing.median_ms; }

@@ -495,7 +495,7 @@ Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>
             "CUPTI asked for more passes than it planned (" + std::to_string(passes) + ")",
             "report this with the GPU and driver version", "cuptiRangeProfilerStop");
       if (options.flush_l2 && scratch.get())
-        if (Status s = evict_l2(scratch.get(), scratch.size()); !s) return s;
+        if (Status s = evict_l2(scratch.get(), scratch.size(), options.eviction); !s) return s;
       if (Status s = rp->start_pass(); !s) return from_cupti(std::move(s));
       Status launched_ok = launch_once();
       if (launched_ok.ok())

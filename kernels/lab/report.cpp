@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "core/json_writer.hpp"
+#include "core/launch_counters.hpp"
 
 namespace bs::lab {
 namespace {
@@ -64,7 +65,126 @@ std::string num(double v) {
   return buf;
 }
 
+// Counts (bytes, sectors, requests) are integers: written whole, not to 6 significant digits.
+// NaN (not measured) is null.
+void count_field(JsonWriter& j, const char* key, double v) {
+  j.key(key);
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15)
+    j.value(static_cast<long long>(v));
+  else
+    j.value(v);
+}
+
+// The "counters" object of a result (docs/counters-fields.md).
+void counters_json(JsonWriter& j, const LaunchCounters& c) {
+  j.key("counters").begin_object();
+  j.field("available", c.measured());
+  if (!c.measured()) {
+    j.field("error", c.status.describe()).field("message", c.status.message);
+    j.field("hint", c.status.hint).field("call", c.status.call).field("code", c.status.code);
+    j.end_object();
+    return;
+  }
+  j.field("device", c.device).field("chip", c.chip).field("range", c.range);
+  j.field("passes", c.passes).field("profile_wall_ms", c.profile_wall_ms);
+  count_field(j, "dram_read_bytes", c.dram_read_bytes);
+  count_field(j, "dram_write_bytes", c.dram_write_bytes);
+  j.field("duration_ns", c.duration_ns).field("dram_bandwidth_gbs", c.dram_bandwidth_gbs);
+  j.field("dram_throughput_pct", c.dram_throughput_pct).field("l2_hit_pct", c.l2_hit_pct);
+  count_field(j, "global_ld_sectors", c.ld_sectors);
+  count_field(j, "global_ld_requests", c.ld_requests);
+  count_field(j, "global_st_sectors", c.st_sectors);
+  count_field(j, "global_st_requests", c.st_requests);
+  j.field("ld_sectors_per_request", c.ld_sectors_per_request());
+  j.field("st_sectors_per_request", c.st_sectors_per_request());
+  j.field("achieved_occupancy_pct", c.achieved_occupancy_pct);
+  j.field("sm_throughput_pct", c.sm_throughput_pct);
+  j.field("memory_throughput_pct", c.memory_throughput_pct);
+  j.field("warp_cycles_per_issued_instruction", c.warp_cycles_per_issue);
+  j.key("stalls").begin_array();
+  for (const CounterStall& s : c.stalls) {
+    j.begin_object().field("reason", s.reason).field("cycles_per_issue", s.cycles_per_issue);
+    j.field("share_pct", s.share_pct).end_object();
+  }
+  j.end_array();
+  j.key("model").begin_object();
+  count_field(j, "bytes", c.model_bytes);
+  j.field("bytes_note", c.model_bytes_note).field("bandwidth_gbs", c.model_bandwidth_gbs);
+  j.field("ld_sectors_per_request", c.model_ld_sectors_per_request);
+  j.field("st_sectors_per_request", c.model_st_sectors_per_request);
+  j.field("sectors_sample", c.sectors_sample);
+  j.field("theoretical_occupancy_pct", c.theoretical_occupancy_pct);
+  j.field("occupancy_note", c.occupancy_note);
+  j.field("waves", c.model_waves).field("last_wave_fill_pct", c.model_last_wave_fill_pct);
+  j.end_object();
+  j.end_object();
+}
+
 }  // namespace
+
+const std::vector<std::string>& counter_columns() {
+  static const std::vector<std::string> columns = {
+      "counters", "dram_read_bytes", "dram_write_bytes", "dram_bytes_of_model",
+      "dram_bandwidth_gbs", "l2_hit_pct", "ld_sectors_per_request", "model_ld_sectors_per_request",
+      "st_sectors_per_request", "model_st_sectors_per_request", "achieved_occupancy_pct",
+      "theoretical_occupancy_pct", "sm_throughput_pct", "memory_throughput_pct", "top_stall",
+      "top_stall_share_pct"};
+  return columns;
+}
+
+std::string counters_summary(const LaunchCounters& c) {
+  if (!c.measured()) return c.status.message;
+  auto g = [](double v) {
+    if (!std::isfinite(v)) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return std::string(buf);
+  };
+  std::string s = "DRAM " + g(c.dram_bytes() / 1e6) + " MB";
+  if (c.model_bytes > 0) s += " (" + g(c.dram_bytes() / c.model_bytes) + "x counted)";
+  s += ", L2 hit " + g(c.l2_hit_pct) + "%, sectors/request ld " + g(c.ld_sectors_per_request()) +
+       " st " + g(c.st_sectors_per_request());
+  if (std::isfinite(c.model_ld_sectors_per_request) || std::isfinite(c.model_st_sectors_per_request))
+    s += " (model " + g(c.model_ld_sectors_per_request) + " / " + g(c.model_st_sectors_per_request) + ")";
+  s += ", occupancy " + g(c.achieved_occupancy_pct) + "%";
+  if (std::isfinite(c.theoretical_occupancy_pct)) s += " (theoretical " + g(c.theoretical_occupancy_pct) + "%)";
+  if (!c.stalls.empty()) s += ", stalls: " + c.stalls.front().reason + " " + g(c.stalls.front().share_pct) + "%";
+  return s;
+}
+
+std::vector<std::string> counter_cells(const LaunchRecord& r) {
+  std::vector<std::string> cells(counter_columns().size());
+  if (!r.counters) return cells;  // not asked for: empty cells
+  const LaunchCounters& c = *r.counters;
+  if (!c.measured()) {
+    cells[0] = c.status.describe();
+    return cells;
+  }
+  const double of_model = c.model_bytes > 0 ? c.dram_bytes() / c.model_bytes : std::nan("");
+  auto count = [](double v) {
+    if (!std::isfinite(v)) return std::string();
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return std::string(buf);
+  };
+  cells = {"measured",
+           count(c.dram_read_bytes),
+           count(c.dram_write_bytes),
+           num(of_model),
+           num(c.dram_bandwidth_gbs),
+           num(c.l2_hit_pct),
+           num(c.ld_sectors_per_request()),
+           num(c.model_ld_sectors_per_request),
+           num(c.st_sectors_per_request()),
+           num(c.model_st_sectors_per_request),
+           num(c.achieved_occupancy_pct),
+           num(c.theoretical_occupancy_pct),
+           num(c.sm_throughput_pct),
+           num(c.memory_throughput_pct),
+           c.stalls.empty() ? "" : c.stalls.front().reason,
+           c.stalls.empty() ? "" : num(c.stalls.front().share_pct)};
+  return cells;
+}
 
 const char* outcome(const LaunchRecord& r) {
   if (!r.ok()) return r.refused ? "refused" : "failed";
@@ -223,6 +343,7 @@ std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>
     j.field("measured", r.attributes_measured);
     j.end_object();
     j.field("scheme", describe(r.scheme));
+    if (r.counters) counters_json(j, *r.counters);
     j.end_object();
   }
   j.end_array();

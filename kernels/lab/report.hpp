@@ -59,6 +59,16 @@ std::string results_csv(const std::vector<LaunchRecord>& records, const std::vec
 // The column names of results_csv, in order (the schema document lists them too).
 const std::vector<std::string>& csv_columns();
 
+// The opt-in counter columns (sweeps with counters; docs/counters-fields.md): their names, and a
+// record's cells in that order. A record without counters gives empty cells; one whose counters
+// could not be read gives the reason in the first cell ("counters") and empty cells after it.
+// Written once here so the sweep CSV, and anything else that tabulates counters, agree with
+// the JSON.
+const std::vector<std::string>& counter_columns();
+std::vector<std::string> counter_cells(const LaunchRecord& r);
+// One line of a launch's counters beside the model, for the bench's progress output.
+std::string counters_summary(const LaunchCounters& c);
+
 // A human table of the records (bench and sweep commands print it).
 std::string results_table(const ResultsHeader& header, const std::vector<LaunchRecord>& records,
                           const std::string& unit, const std::vector<KernelInfo>& kernels);

@@ -106,7 +106,8 @@ def main():
     theirs = read_ncu(sys.argv[2])
     failures = 0
     width = 34
-    print(f"GPU chip {ours.get('chip')}, CUPTI {ours.get('cupti')}")
+    print(f"GPU chip {ours.get('chip')}, CUPTI {ours.get('cupti')}, "
+          f"L2 emptied before each pass by {ours.get('l2_eviction', 'read')}")
     print(f"{'kernel / counter (medians)':<{width}} {'blockscope':>16} {'ncu':>16} {'diff':>12} "
           f"{'bs spread':>9} {'ncu spread':>10}  tolerance       result")
     for k in ours["kernels"]:

@@ -10,6 +10,8 @@
 //   counters_probe --launch-only --launches 5   each kernel 5 times, for ncu's own spread
 //   counters_probe --keep-enabled      keep CUPTI's range profiler enabled between profiles
 //   counters_probe --lean              no stall reasons and no throughput shares (fewer passes)
+//   counters_probe --evict read        empty L2 before each pass by reading only (the first
+//                                      method); default "discard": read, then discard the lines
 //   counters_probe --cupti PATH        load this libcupti instead of searching
 //   counters_probe --kernels gray_1d_flat,k1_naive --gray 4096x4096 --matmul 1024
 //
@@ -71,6 +73,7 @@ struct Options {
   int matmul = 1024;
   int repeat = 1, launches = 1;
   bool launch_only = false, list_metrics = false, keep_enabled = false, lean = false;
+  bs::counters::L2Eviction eviction = bs::counters::L2Eviction::ReadAndDiscard;
   std::string json_path, cupti;
 };
 
@@ -329,6 +332,12 @@ int main(int argc, char** argv) {
       o.keep_enabled = true;
     else if (a == "--lean")
       o.lean = true;
+    else if (a == "--evict") {
+      const char* v = next();
+      if (v && std::strcmp(v, "read") == 0) o.eviction = bs::counters::L2Eviction::Read;
+      else if (v && std::strcmp(v, "discard") == 0) o.eviction = bs::counters::L2Eviction::ReadAndDiscard;
+      else return usage("--evict takes read or discard");
+    }
     else if (a == "--launches") {
       const char* v = next();
       if (!v || (o.launches = std::atoi(v)) < 1) return usage("--launches needs a count >= 1");
@@ -414,6 +423,7 @@ int main(int argc, char** argv) {
   j.field("chip", session->chip()).field("cupti", session->cupti_path());
   j.field("passes_planned", session->passes_per_profile());
   j.field("keep_enabled", o.keep_enabled).field("lean", o.lean).field("repeat", o.repeat);
+  j.field("l2_eviction", o.eviction == bs::counters::L2Eviction::Read ? "read" : "read+discard");
   j.key("kernels").begin_array();
   int failures = 0;
   std::fprintf(stderr, "%-16s %12s %12s %9s %8s %8s %8s %7s %7s %7s %6s %9s\n", "kernel",
@@ -433,7 +443,7 @@ int main(int argc, char** argv) {
     std::vector<bs::counters::Measurement> runs;
     Status failed;
     for (int r = 0; r < o.repeat; ++r) {
-      auto m = session->profile(c.launch);
+      auto m = session->profile(c.launch, {.eviction = o.eviction});
       if (!m) {
         failed = m.status();
         break;

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Issue 12 on the GPU machine: the Measured tab, bench --counters, the counters against ncu, the
+# cost of one profiled launch, and what a user without profiling permission sees.
+#
+#   tests/gpu/checks/measured.sh BUNDLE RESULTS
+#
+# BUNDLE (tests/gpu/make_bundle.sh) needs: blockscope, counters_probe, compare_with_ncu.{sh,py},
+# libfake_cupti_no_permission.so, test_measured_gpu, test_measured_app, test_counters_gpu.
+# Writes 2 files into RESULTS:
+#   measured_tab.png  the Measured tab after --profile, side by side: k1_naive (coalesced),
+#                     k2_uncoalesced (uncoalesced), both 1024^3 block 32x32, and k1_naive with the
+#                     stand-in libcupti that refuses like the driver refuses a non-admin user
+#   measured.txt      every step's verdict and output: the gpu tests, bench --counters (the
+#                     counters of each result), the ncu comparison with the L2 eviction that
+#                     discards (the fix) and the read-only one (the first run's), the wall time
+#                     of one profiled launch, the no-permission messages
+# Each step is limited to 2 minutes. Exit 1 if any step failed.
+set -u
+bundle="$(cd "${1:?usage: measured.sh BUNDLE RESULTS}" && pwd)"
+results="${2:?usage: measured.sh BUNDLE RESULTS}"
+mkdir -p "$results"
+out="$results/measured.txt"
+work="$(mktemp -d -t bs_measured.XXXXXX)"
+: >"$out"
+
+# CUDA's libraries and EGL as run_on_device.sh finds them.
+cuda_libs=/usr/local/cuda/lib64
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do [ -e "$d/libcublas.so.13" ] && cuda_libs="$d"; done
+export LD_LIBRARY_PATH="$bundle/lib:$cuda_libs:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
+for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json /usr/share/glvnd/egl_vendor.d/10_nvidia.json; do
+  [ -e "$f" ] && { export __EGL_VENDOR_LIBRARY_FILENAMES="$f"; break; }
+done
+export BLOCKSCOPE_EXE="$bundle/blockscope"
+export BS_FAKE_CUPTI="$bundle/libfake_cupti_no_permission.so"
+export XDG_CONFIG_HOME="$work/config"
+
+declare -a verdicts
+failed=0
+step() {  # name command...: output into measured.txt, a verdict line for the summary
+  local name=$1; shift
+  echo "==== $name: $*" >>"$out"
+  local t0; t0=$(date +%s.%N)
+  timeout 120 "$@" >>"$out" 2>&1
+  local rc=$?
+  local dt; dt=$(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')")
+  [ $rc -eq 0 ] || failed=1
+  verdicts+=("$(printf '%-26s %s (%ss)' "$name" "$([ $rc -eq 0 ] && echo ok || echo "FAILED rc=$rc")" "$dt")")
+  echo "---- $name: rc=$rc, ${dt}s" >>"$out"
+}
+
+{
+  echo "== $(date -u +%FT%TZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+  grep -h RmProfilingAdminOnly /proc/driver/nvidia/params 2>/dev/null
+  echo "user: $(id -un)"
+} >>"$out" 2>&1
+
+app=("$bundle/blockscope" --headless --backend cuda --lab matmul --matmul-size 1024x1024x1024 --block 32x32
+     --panel measured --profile --window-size 1600x1000)
+
+# 1. The gpu-labelled tests: real profiles through the lab interface, the worker, the app and the
+#    bench; the stand-in libcupti through the bench and the tab.
+step test_measured_gpu   "$bundle/test_measured_gpu" --gtest_color=no
+step test_measured_app   "$bundle/test_measured_app" --gtest_color=no --gtest_filter='*Gpu*:MeasuredCli*'
+step test_counters_gpu   "$bundle/test_counters_gpu" --gtest_color=no
+
+# 2. The Measured tab (the screenshot is written once the profile is on screen).
+step tab_k1_coalesced    "${app[@]}" --kernel k1_naive --screenshot "$work/k1.png"
+step tab_k2_uncoalesced  "${app[@]}" --kernel k2_uncoalesced --screenshot "$work/k2.png"
+step tab_no_permission   "${app[@]}" --kernel k1_naive --cupti "$BS_FAKE_CUPTI" --screenshot "$work/noperm.png"
+# The side panel (the right 420 pixels) of each, side by side.
+step compose_png python3 - "$results/measured_tab.png" 1180 "$work/k1.png" "$work/k2.png" "$work/noperm.png" <<'EOF'
+import struct, sys, zlib
+def read_png(path):
+    data = open(path, 'rb').read()
+    pos, idat = 8, b''
+    while pos < len(data):
+        n, kind = struct.unpack('>I4s', data[pos:pos + 8]); body = data[pos + 8:pos + 8 + n]; pos += 12 + n
+        if kind == b'IHDR':
+            w, h, depth, colour, _, _, interlace = struct.unpack('>IIBBBBB', body)
+            assert depth == 8 and colour in (2, 6) and interlace == 0; bpp = 4 if colour == 6 else 3
+        elif kind == b'IDAT': idat += body
+    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
+    for y in range(h):
+        s = y * (stride + 1); f, line = raw[s], bytearray(raw[s + 1:s + 1 + stride])
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0; b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
+            if f == 1: line[x] = (line[x] + a) & 255
+            elif f == 2: line[x] = (line[x] + b) & 255
+            elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        prev = line
+        if bpp == 3:
+            rgba = bytearray(4 * w); rgba[0::4], rgba[1::4], rgba[2::4], rgba[3::4] = line[0::3], line[1::3], line[2::3], b'\xff' * w; line = rgba
+        rows.append(line)
+    return w, h, rows
+out, x0 = sys.argv[1], int(sys.argv[2])
+images = [read_png(p) for p in sys.argv[3:]]
+h = max(i[1] for i in images); rows = []
+for y in range(h):
+    r = bytearray()
+    for w, ih, px in images: r += (px[y] if y < ih else bytearray(4 * w))[4 * min(x0, w - 1):]
+    rows.append(r)
+w = len(rows[0]) // 4
+chunk = lambda k, b: struct.pack('>I', len(b)) + k + b + struct.pack('>I', zlib.crc32(k + b))
+open(out, 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 6, 0, 0, 0)) +
+                      chunk(b'IDAT', zlib.compress(b''.join(b'\x00' + bytes(r) for r in rows), 9)) + chunk(b'IEND', b''))
+print(f"wrote {out}: {w} x {h}")
+EOF
+
+# 3. bench --counters: the counters of each result, beside the model (and the wall time of each
+#    profile); then the same bench with the stand-in libcupti.
+step bench_matmul_counters "$bundle/blockscope" bench matmul --backend cuda --size 1024 --kernel k1_naive \
+                           --kernel k2_uncoalesced --kernel k3_smem_tiled --kernel cublas_sgemm --block 32x32 \
+                           --repeats 10 --counters --json "$work/bench_matmul.json"
+step bench_gray_counters   "$bundle/blockscope" bench gray --backend cuda --size 4096x4096 --set layout=planar \
+                           --kernel gray_1d_flat --kernel gray_2d --kernel gray_vec16 --kernel cub_transform \
+                           --kernel copy --block 256 --block 16x16 --repeats 10 --counters --json "$work/bench_gray.json"
+step counters_in_json python3 - "$work/bench_matmul.json" "$work/bench_gray.json" <<'EOF'
+import json, statistics, sys
+walls = []
+for path in sys.argv[1:]:
+    for r in json.load(open(path))["results"]:
+        c = r.get("counters")
+        if not c: continue
+        head = f'{r["kernel"]:16} {r["config"][:26]:26}'
+        if not c["available"]:
+            print(f'{head} no counters: {c["message"]}'); continue
+        m = c["model"]; walls.append(c["profile_wall_ms"])
+        g = lambda v, f="{:.3g}": "-" if v is None else f.format(v)
+        print(f'{head} DRAM r/w {g(c["dram_read_bytes"],"{:,.0f}")}/{g(c["dram_write_bytes"],"{:,.0f}")} B '
+              f'(model {g(m["bytes"],"{:,.0f}")}), L2 hit {g(c["l2_hit_pct"])}%, ld/st sectors/request '
+              f'{g(c["ld_sectors_per_request"])}/{g(c["st_sectors_per_request"])} (model '
+              f'{g(m["ld_sectors_per_request"])}/{g(m["st_sectors_per_request"])}), occupancy '
+              f'{g(c["achieved_occupancy_pct"])}% (theory {g(m["theoretical_occupancy_pct"])}%), '
+              f'top stall {c["stalls"][0]["reason"] if c["stalls"] else "-"}, {c["passes"]} passes '
+              f'{c["profile_wall_ms"]:.0f} ms')
+if walls:
+    print(f"wall time of one profiled launch: median {statistics.median(walls):.0f} ms "
+          f"(min {min(walls):.0f}, max {max(walls):.0f}, {len(walls)} profiles)")
+EOF
+step bench_no_permission "$bundle/blockscope" bench matmul --backend cuda --size 512 --kernel k1_naive \
+                         --block 32x32 --repeats 3 --counters --cupti "$BS_FAKE_CUPTI" --json "$work/noperm.json"
+
+# 4. Against ncu: the default eviction (read, then discard the lines: the fix for gray_1d_flat's
+#    DRAM writes), then the read-only eviction of the first run on the grayscale kernels.
+step ncu_compare_discard "$bundle/compare_with_ncu.sh" "$bundle/counters_probe" "$work/ncu_discard"
+step ncu_compare_read    env REPEATS=3 PROBE_ARGS="--gray 4096x4096 --kernels gray_1d_flat,gray_2d --evict read" \
+                         "$bundle/compare_with_ncu.sh" "$bundle/counters_probe" "$work/ncu_read"
+
+# Summary.
+{
+  echo
+  echo "==== summary"
+  printf '%s\n' "${verdicts[@]}"
+} | tee -a "$out"
+grep -h -E "wall time of one profiled launch|gated row|^  DRAM bytes written|^gray_1d_flat|L2 emptied" "$out" | head -20
+grep -h -m2 -E "restricts profiling to administrators" "$out" | cut -c1-200
+rm -rf "$work"
+exit $failed
