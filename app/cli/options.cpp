@@ -143,6 +143,7 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       if (!known_lab(v)) return usage("--lab takes " + lab_list(labs) + ", not '" + v + "'");
       if (o.bench && v != o.bench->lab) return usage("`blockscope bench " + o.bench->lab + "` runs that lab only");
       o.state.lab = v;
+      o.state.lab_given = true;
     } else if (a == "--kernel") {
       BS_VALUE(v, a);
       if (v.empty()) return usage("--kernel needs a kernel id");
@@ -188,6 +189,10 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     } else if (a == "--schedule-json") {
       BS_VALUE(v, a);
       o.schedule_json_path = v;
+    } else if (a == "--config-dir") {
+      BS_VALUE(v, a);
+      if (v.empty() || v[0] != '/') return usage("--config-dir takes an absolute folder path");
+      o.config_dir = v;
     } else if (a == "--status-file") {
       BS_VALUE(v, a);
       if (o.bench) return usage("--status-file belongs to the window or --headless, not `blockscope bench`");
@@ -242,6 +247,7 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       else if (v == "timings") o.state.panel = Panel::Timings;
       else if (v == "runs") o.state.panel = Panel::Runs;
       else return usage("--panel takes timings, launch, schedule, memory or runs");
+      o.state.panel_given = true;
     } else if (a == "--set") {
       BS_VALUE(v, a);
       const auto eq = v.find('=');
@@ -331,6 +337,12 @@ HEADLESS
   --screenshot FILE.png     write the rendered UI
   --output FILE.png         write the lab's result as the view shows it (--gray-out: the same)
   --schedule-json FILE      write the last launch's block schedule (block, SM or worker, start, end)
+
+SETTINGS
+  --config-dir DIR          keep settings, recent files and the window layout in DIR instead of
+                            $XDG_CONFIG_HOME/blockscope (else ~/.config/blockscope); headless runs
+                            use settings only when given this (or BLOCKSCOPE_CONFIG_DIR). Flags
+                            always win over saved settings. View > Reset to defaults starts afresh.
 
 AUTOMATION
   --status-file FILE        write the app's state as JSON to FILE whenever it changes, for

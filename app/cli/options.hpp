@@ -67,6 +67,7 @@ struct CliOptions {
   std::string output_path;            // the lab's result as a PNG (--output, or --gray-out)
   std::string schedule_json_path;
   std::string status_file_path;          // --status-file: the app's state as JSON, for scripts
+  std::string config_dir;                // --config-dir: where settings live (state/user_settings.hpp)
   std::optional<BenchOptions> bench;
   // --set KEY=V[,V...], in order: the window takes one value (also in state.lab_settings);
   // bench runs every combination.
