@@ -96,6 +96,21 @@ class GlfwWindow final : public Window {
 
   void swap_buffers() override { glfwSwapBuffers(window_); }
 
+  void set_fullscreen(bool on) override {
+    if (on == fullscreen()) return;
+    if (on) {
+      glfwGetWindowPos(window_, &windowed_[0], &windowed_[1]);
+      glfwGetWindowSize(window_, &windowed_[2], &windowed_[3]);
+      GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+      const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+      if (!mode) return;  // no monitor to fill (a virtual display without RandR): stay windowed
+      glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+    } else {
+      glfwSetWindowMonitor(window_, nullptr, windowed_[0], windowed_[1], windowed_[2], windowed_[3], 0);
+    }
+  }
+  bool fullscreen() override { return glfwGetWindowMonitor(window_) != nullptr; }
+
   std::pair<int, int> framebuffer_size() override {
     int width = 0, height = 0;
     glfwGetFramebufferSize(window_, &width, &height);
@@ -145,6 +160,7 @@ class GlfwWindow final : public Window {
     for (int i = 0; i < count; ++i) self->dropped_paths_.emplace_back(paths[i]);
   }
 
+  int windowed_[4] = {0, 0, 1280, 800};  // position and size to return to from fullscreen
   GLFWwindow* window_;
   std::unique_ptr<x11::ProtocolErrorReporter> x11_errors_;  // null on Wayland or if another lives
   std::vector<std::string> dropped_paths_;

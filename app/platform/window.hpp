@@ -58,6 +58,11 @@ class Window {
   // UI scale factor for HiDPI monitors (1.0 on a normal monitor and always 1.0 headless).
   virtual float content_scale() = 0;
 
+  // Fullscreen on the monitor the window is on, and back to the window it was (F11). Headless:
+  // there is no screen to fill, so it stays as it is.
+  virtual void set_fullscreen(bool on) { (void)on; }
+  virtual bool fullscreen() { return false; }
+
   // Paths dropped onto the window since the last call, oldest first. The GLFW drop callback
   // copies them (GLFW's strings die when the callback returns); the app handles them next frame.
   virtual std::vector<std::string> take_dropped_paths() = 0;
