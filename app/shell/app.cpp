@@ -668,10 +668,13 @@ void App::draw_ui() {
   const AppState defaults;
   const ui::Columns cols = ui::plan_columns(avail.x, em, gap, state_.layout);
   auto strip = [&](const char* id, float w, const char* arrow, const char* tip, auto unfold) {
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(2, 4));
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(1, 4));
     ImGui::BeginChild(id, ImVec2(w, body_h), true, ImGuiWindowFlags_NoScrollbar);
     if (ImGui::Button(arrow, ImVec2(-1, em * 3))) unfold();
     ui::item_tooltip(tip);
     ImGui::EndChild();
+    ImGui::PopStyleVar(2);
   };
   if (cols.left_open) {
     ImGui::BeginChild("controls", ImVec2(cols.left, body_h), true);
@@ -777,7 +780,6 @@ void App::draw_menu_bar() {
 
 void App::draw_left_panel(Slot& s) {
   // The lab tabs (wrapping, never clipped): the state picks the tab; a click changes the state.
-  // The fold button sits at the right end of their row.
   {
     std::vector<std::string> titles;
     int open_now = 0;
@@ -785,22 +787,22 @@ void App::draw_left_panel(Slot& s) {
       titles.push_back(slots_[i].entry->title);
       if (slots_[i].entry->id == state_.lab) open_now = static_cast<int>(i);
     }
-    const float fold_w = ImGui::GetFrameHeight();
-    const float row_y = ImGui::GetCursorPosY();
-    const int chosen = ui::wrapping_tabs("labs", titles, open_now, ImGui::GetContentRegionAvail().x - fold_w - 4);
+    const int chosen = ui::wrapping_tabs("labs", titles, open_now);
     if (chosen != open_now) state_.lab = slots_[static_cast<std::size_t>(chosen)].entry->id;
-    const ImVec2 after = ImGui::GetCursorPos();
-    ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - fold_w, row_y));
-    if (ImGui::SmallButton("<##fold_left")) state_.layout.left_open = false;
-    ui::item_tooltip("Fold the controls panel (Ctrl+[); drag the edge beside it to resize it");
-    ImGui::SetCursorPos(after);
   }
+  // The fold button, at the right end of the lab's heading.
+  const float heading_y = ImGui::GetCursorPosY();
+  ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - ImGui::GetFrameHeight(), heading_y));
+  if (ImGui::SmallButton("<##fold_left")) state_.layout.left_open = false;
+  ui::item_tooltip("Fold the controls panel (Ctrl+[); drag the edge beside it to resize it");
+  ImGui::SetCursorPosY(heading_y);
   if (!s.view) {
     ui::status_text(s.failure.ok() ? Status::failure("opening the lab...") : s.failure);
     return;
   }
   ViewContext ctx = context();
   ViewRequests requests;
+  ImGui::PushTextWrapPos(0.0f);  // no line of the controls runs under the panel's edge
   ImGui::TextUnformatted((std::string(s.view->lab().title()) + " lab").c_str());
   s.view->draw_problem(ctx, requests);
   draw_settings(s);
@@ -814,6 +816,7 @@ void App::draw_left_panel(Slot& s) {
   const TimingEntry* entry = s.last.ok() ? timings_.find(key_of(s.last)) : nullptr;
   const lab::ProblemInfo problem = s.view->lab().problem();
   ui::ResultInput r{&s.last, &s.shown, entry, &problem, s.paused_slow && s.continuous, s.slow_ms};
+  if (const lab::KernelInfo* k = s.view->lab().find_kernel(s.last.kernel)) r.uses_barriers = k->uses_barriers;
   ui::draw_result_card(r);
   if (ImGui::Checkbox("Run continuously", &s.continuous)) s.paused_slow = false;
   ui::item_tooltip("Relaunch every frame so the timings fill up. Off: relaunch only when something "
@@ -827,6 +830,7 @@ void App::draw_left_panel(Slot& s) {
   if (requests.relaunch) s.dirty = true;
   if (requests.open_image)
     file_browser_.open(recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path());
+  ImGui::PopTextWrapPos();
 }
 
 // The lab's problem settings, one combo each; a change relaunches (and is remembered).
@@ -897,6 +901,8 @@ void App::draw_side_panel(Slot& s) {
     return;
   }
   ViewContext ctx = context();
+  // Every line of the panels wraps at the panel's edge rather than running under it.
+  ImGui::PushTextWrapPos(0.0f);
   switch (state_.panel) {
     case Panel::Timings: ui::draw_timings_panel(in); break;
     case Panel::Launch: ui::draw_launch_stats_panel(in); break;
@@ -910,6 +916,7 @@ void App::draw_side_panel(Slot& s) {
       }
       break;
   }
+  ImGui::PopTextWrapPos();
 }
 
 // The status bar shows the current state: the backend, how results reach the screen, and what
@@ -1061,7 +1068,7 @@ std::string App::summary() const {
     }
   }
   std::snprintf(buf, sizeof buf,
-                "launch: %s [%s] on %s grid (%u, %u, %u) block (%u, %u, %u) %.4f ms (%s) %.1f %s",
+                "launch: %s [%s] on %s grid (%u, %u, %u) block (%u, %u, %u) %.4f ms (%s) %.4g %s",
                 r.kernel.c_str(), r.config_label.c_str(), r.problem.c_str(), r.config.grid.x, r.config.grid.y,
                 r.config.grid.z, r.config.block.x, r.config.block.y, r.config.block.z, r.timing.median_ms,
                 r.timing.clock.c_str(), flops ? r.gflops() : r.gbytes_per_s(), flops ? "GFLOP/s" : "GB/s");

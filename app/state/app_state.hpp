@@ -27,7 +27,10 @@ struct PixelPos {
 // up in another.
 struct ViewState {
   CompareMode compare = CompareMode::Split;
-  float split = 0.5f;           // fraction of the view showing the original (Split mode)
+  // Fraction of the view showing the original (Split mode). Not 0.5: on the common image widths
+  // (512, 1024, ...) the middle is exactly where the 1D kernel's blocks meet (x = 256 for 256
+  // threads on 512 pixels), and the split line hid the one block edge of each row.
+  float split = 0.38f;
   float zoom = 0;               // screen pixels per data element; 0 = fit to the view
   float center_x = -1, center_y = -1;  // data position at the view's centre; <0 = the centre
   OverlayMode overlay = OverlayMode::ColourByBlock;

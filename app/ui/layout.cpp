@@ -12,28 +12,25 @@ Columns plan_columns(float avail, float em, float gap, const app::LayoutPrefs& p
   const float min_panel = kMinPanelEm * em;
   const float view_min = std::max(kMinViewEm * em, kMinViewShare * avail);
   const float room = std::max(0.0f, avail - 2 * gap - view_min);  // for the two panels
-  auto fit = [&] {
-    const float want_left = c.left_open ? prefs.left_em * em : strip;
-    const float want_side = c.side_open ? prefs.side_em * em : strip;
-    c.left = want_left;
-    c.side = want_side;
-    if (want_left + want_side <= room) return true;
-    // Shrink the open panels in proportion, not below their minimum.
-    const float fixed = (c.left_open ? 0 : strip) + (c.side_open ? 0 : strip);
-    const float open_total = (c.left_open ? want_left : 0) + (c.side_open ? want_side : 0);
-    const float scale = open_total > 0 ? std::max(0.0f, room - fixed) / open_total : 1;
-    if (c.left_open) c.left = std::max(min_panel, want_left * scale);
-    if (c.side_open) c.side = std::max(min_panel, want_side * scale);
-    return c.left + c.side <= room + 0.5f;
-  };
-  if (!fit() && c.side_open) {
-    c.side_open = false;  // the side tabs fold first: the controls are what runs anything
+  // The controls come first (they are what runs anything): they get their width, the side tabs
+  // what is left if that is at least their minimum, else the side tabs fold. When even the
+  // controls do not fit they shrink to their minimum, then fold too.
+  const float want_left = c.left_open ? prefs.left_em * em : strip;
+  const float want_side = c.side_open ? prefs.side_em * em : strip;
+  const float min_side = std::max(min_panel, kMinSideEm * em);
+  const float side_floor = c.side_open ? min_side : strip;
+  c.left = c.left_open ? std::min(want_left, std::max(min_panel, room - side_floor)) : strip;
+  c.side = std::min(want_side, room - c.left);
+  if (c.side_open && c.side < min_side - 0.5f) {
+    c.side_open = false;
     c.side_folded_for_room = true;
-    if (!fit() && c.left_open) {
-      c.left_open = false;
-      c.left_folded_for_room = true;
-      fit();
-    }
+    c.side = strip;
+    if (c.left_open) c.left = std::min(want_left, std::max(min_panel, room - strip));
+  }
+  if (c.left_open && c.left + c.side > room + 0.5f) {
+    c.left_open = false;
+    c.left_folded_for_room = true;
+    c.left = strip;
   }
   c.view = std::max(1.0f, avail - 2 * gap - c.left - c.side);
   return c;

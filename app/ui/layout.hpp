@@ -1,9 +1,9 @@
 // The window's columns: the controls (left), the data view (centre) and the side tabs (right).
 // Panel widths are the user's (LayoutPrefs, in font heights so they follow the text size), fitted
-// to the window: the data view keeps at least 40% of the width (and 16 em), the panels shrink in
-// proportion to make room but not below 12 em, and a panel that still does not fit folds to a
-// strip (it comes back when the window grows, or with one click). Folded panels are strips with
-// a button to unfold them. Splitters between the columns resize the panels by dragging; a
+// to the window: the data view keeps at least 40% of the width (and 16 em); the controls keep
+// their width first (they run everything), the side tabs take what is left, and a panel left
+// with less than its minimum (13 em, the side tabs 20) folds to a strip (side tabs first) that unfolds with one click or when the
+// window grows. Splitters between the columns resize the panels by dragging; a
 // double-click gives the default width back.
 //
 // plan_columns() is plain arithmetic (tests/app/test_layout.cpp checks it at 800 x 600 and
@@ -25,7 +25,8 @@ struct Columns {
 };
 
 inline constexpr float kStripEm = 1.8f;      // a folded panel's strip
-inline constexpr float kMinPanelEm = 12.0f;  // an open panel is never narrower
+inline constexpr float kMinPanelEm = 13.0f;  // an open panel is never narrower
+inline constexpr float kMinSideEm = 20.0f;   // the side tabs' figures need more to stay readable
 inline constexpr float kMinViewEm = 16.0f;
 inline constexpr float kMinViewShare = 0.4f;
 

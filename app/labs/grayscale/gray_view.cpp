@@ -192,7 +192,9 @@ void GrayView::zoom_by(float factor) {
 // ---------------------------------------------------------------------------------------------
 
 void GrayView::draw_problem(ViewContext&, ViewRequests& requests) {
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(ui::kDimColour, "out = 0.2989 R + 0.5870 G + 0.1140 B");
+  ImGui::PopTextWrapPos();
   if (shown_) {
     const Rgba8Image& im = shown_->image;
     ImGui::PushTextWrapPos(0.0f);
@@ -205,8 +207,12 @@ void GrayView::draw_problem(ViewContext&, ViewRequests& requests) {
     ImGui::TextColored(ui::kDimColour, "no image loaded");
   }
   if (ImGui::Button("Open image...")) requests.open_image = true;
-  ImGui::SameLine();
-  ImGui::TextColored(ui::kDimColour, "or drop files here");
+  ui::item_tooltip("Ctrl+O");
+  const char* drop = "or drop files here";
+  if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x - ImGui::GetStyle().ItemSpacing.x >=
+      ImGui::CalcTextSize(drop).x)
+    ImGui::SameLine();
+  ImGui::TextColored(ui::kDimColour, "%s", drop);
 }
 
 void GrayView::draw_view_options(ViewContext&, ViewRequests&) {
