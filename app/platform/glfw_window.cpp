@@ -66,6 +66,8 @@ class GlfwWindow final : public Window {
     // queue dies with the window.
     glfwSetWindowUserPointer(window_, this);
     glfwSetDropCallback(window_, &GlfwWindow::on_drop);
+    // Set before ImGui attaches: its GLFW backend keeps this callback and calls it after its own.
+    glfwSetKeyCallback(window_, &GlfwWindow::on_key);
   }
 
   ~GlfwWindow() override {
@@ -131,6 +133,12 @@ class GlfwWindow final : public Window {
     return paths;
   }
 
+  std::vector<KeyPress> take_key_presses() override {
+    std::vector<KeyPress> keys;
+    keys.swap(key_presses_);
+    return keys;
+  }
+
   std::vector<std::string> take_platform_warnings() override {
     return x11_errors_ ? x11_errors_->take_reports() : std::vector<std::string>{};
   }
@@ -153,6 +161,12 @@ class GlfwWindow final : public Window {
     return width == 0 || height == 0;
   }
 
+  static void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
+    auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
+    if (!self || action != GLFW_PRESS || key < 0) return;
+    if (self->key_presses_.size() < 64) self->key_presses_.push_back({key, mods});  // bounded: nobody may read them
+  }
+
   static void on_drop(GLFWwindow* window, int count, const char** paths) {
     auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
     if (!self) return;
@@ -164,6 +178,7 @@ class GlfwWindow final : public Window {
   GLFWwindow* window_;
   std::unique_ptr<x11::ProtocolErrorReporter> x11_errors_;  // null on Wayland or if another lives
   std::vector<std::string> dropped_paths_;
+  std::vector<KeyPress> key_presses_;
 };
 
 }  // namespace

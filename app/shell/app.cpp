@@ -432,9 +432,7 @@ Status App::install_image(Rgba8Image image) {
   ViewContext ctx = context();
   if (Status s = target->view->install_image(std::move(image), ctx); !s) return s;
   state_.lab = target->entry->id;
-  timings_.forget_lab(target->entry->id);
-  ++target->problem_gen;
-  target->dirty = true;
+  problem_changed(*target);
   return Status::success();
 }
 
@@ -509,6 +507,19 @@ void App::keep_record(Slot& s, LaunchRecord rec, double pipeline_ms, bool change
   s.shown = rec;
   s.last = std::move(rec);
   s.last.schedule.clear();
+}
+
+// The lab's data changed (an image installed, a setting, the matrices rebuilt): everything
+// measured and shown was on the old data. The records go too, so nothing (the views, the status
+// file) pairs the new data with a launch that never saw it while the next one runs.
+void App::problem_changed(Slot& s) {
+  timings_.forget_lab(s.entry->id);
+  ++s.problem_gen;
+  s.dirty = true;
+  s.paused_slow = false;
+  s.check_for.clear();
+  s.last = LaunchRecord{};
+  s.shown = LaunchRecord{};
 }
 
 // What the problem is now, for the worker's fork: the lab, its problem and settings, and a
@@ -589,13 +600,7 @@ void App::frame() {
   Slot& s = current();
   if (ensure_view(s).ok()) {
     ViewContext ctx = context();
-    if (s.view->update(ctx)) {
-      timings_.forget_lab(s.entry->id);
-      ++s.problem_gen;
-      s.dirty = true;
-      s.paused_slow = false;
-      s.check_for.clear();
-    }
+    if (s.view->update(ctx)) problem_changed(s);
     const lab::ProblemInfo problem = s.view->lab().problem();
     const bool continuous = s.continuous && !s.paused_slow && s.last.ok();
     if (problem.ready && (s.dirty || continuous)) {
@@ -625,8 +630,9 @@ void App::frame() {
   last_frame_time_ = now;
 
   ImGui::NewFrame();
-  handle_escape();
-  shortcuts_.handle();
+  // Shortcuts from the window's own key presses (none are lost between slow frames); Escape is
+  // one of them.
+  shortcuts_.handle(window_.take_key_presses(), ImGui::GetIO().WantTextInput);
   draw_ui();
   ImGui::Render();
 
@@ -845,8 +851,7 @@ void App::draw_settings(Slot& s) {
             messages_.error(st);
           } else {
             state_.lab_settings[s.entry->id][set.key] = c;
-            ++s.problem_gen;
-            s.dirty = true;
+            problem_changed(s);
           }
         }
       }
@@ -1108,6 +1113,21 @@ void App::write_status_file() {
   for (std::size_t i = first; i < all.size(); ++i)
     r.messages.push_back({all[i].level == Message::Error ? "error" : all[i].level == Message::Warning ? "warning" : "info",
                           all[i].text});
+  {
+    StatusReport::Ui ui;
+    ui.help = show_help_;
+    ui.file_browser = file_browser_.is_open();
+    ui.messages_window = show_messages_;
+    ui.fullscreen = window_.fullscreen();
+    ui.text_scale = state_.layout.text_scale;
+    ui.left_open = state_.layout.left_open;
+    ui.side_open = state_.layout.side_open;
+    const char* panels[] = {"timings", "launch", "schedule", "memory", "runs"};
+    const auto p = static_cast<std::size_t>(state_.panel);
+    ui.panel = p < std::size(panels) ? panels[p] : "other";
+    ui.launch_in_flight = s.in_flight;
+    r.ui = ui;
+  }
   if (Status st = status_writer_->update(r); !st && !status_write_failed_) {
     status_write_failed_ = true;
     messages_.error(st);

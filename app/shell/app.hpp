@@ -154,6 +154,7 @@ class App {
   bool launch_async(Slot& s, bool changed);
   void take_async_result();
   std::string problem_key(Slot& s);
+  void problem_changed(Slot& s);
 
   // 5. the frame
   void draw_ui();

@@ -52,10 +52,10 @@ void App::load_settings() {
     for (const auto& p : loaded.problems) detail += (detail.empty() ? "" : "; ") + p;
     messages_.warn("Settings: some of " + settings_file_.string() + " could not be used", detail);
   }
+  // What the file says now (before the flags), so an unchanged session does not rewrite it.
+  settings_written_ = loaded.found && loaded.problems.empty() ? user_settings_text(loaded.state, lab_ids(), loaded.unbound) : "";
   merge_saved_under(state_, loaded.state);
   settings_keep_ = std::move(loaded.unbound);
-  // What the file says now, so an unchanged session does not rewrite it.
-  settings_written_ = loaded.found && loaded.problems.empty() ? user_settings_text(state_, lab_ids(), settings_keep_) : "";
 }
 
 // The slots' live choices into the state the settings are written from.
@@ -181,15 +181,13 @@ void App::register_shortcuts() {
   shortcuts_.add("view.text_reset", "Ctrl+0", "View", "Text at 100%", [this] { set_text_scale(1.0f); });
   shortcuts_.add("view.messages", "Ctrl+M", "View", "Show or hide the messages", [this] { show_messages_ = !show_messages_; });
   shortcuts_.add("help.keys", "F1 or ?", "Help", "This list of shortcuts", [this] { show_help_ = !show_help_; });
-  shortcuts_.add("help.escape", "Escape", "Help", "Close the open menu, popup or window", [] {});
+  shortcuts_.add("help.escape", "Escape", "Help", "Close the open menu, popup or window", [this] { handle_escape(); });
 }
 
 // Escape closes what is on top: a menu or popup, else the help overlay, the file browser, the
-// messages, else leaves fullscreen. A text field being edited keeps Escape (it undoes the edit).
+// messages, else leaves fullscreen. A text field being edited keeps Escape (it undoes the edit):
+// the registry does not fire plain keys while one has the keyboard.
 void App::handle_escape() {
-  const ImGuiIO& io = ImGui::GetIO();
-  const int esc = ImGui::GetKeyIndex(ImGuiKey_Escape);
-  if (io.WantTextInput || esc < 0 || !ImGui::IsKeyPressed(esc, false)) return;
   if (ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
     ImGui::ClosePopupsExceptModals();
     return;

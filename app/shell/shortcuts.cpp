@@ -44,7 +44,7 @@ std::vector<KeyChord> key_named(const std::string& name) {
 }
 
 bool plain(const KeyChord& c) {
-  return !c.ctrl && !c.alt && !(c.key >= GLFW_KEY_F1 && c.key <= GLFW_KEY_F12) && c.key != GLFW_KEY_ESCAPE;
+  return !c.ctrl && !c.alt && !(c.key >= GLFW_KEY_F1 && c.key <= GLFW_KEY_F12);
 }
 
 }  // namespace
@@ -84,18 +84,25 @@ void ShortcutRegistry::add(std::string id, std::string keys, std::string group, 
   shortcuts_.push_back(std::move(s));
 }
 
-void ShortcutRegistry::handle() const {
-  const ImGuiIO& io = ImGui::GetIO();
-  for (const Shortcut& s : shortcuts_) {
-    for (const KeyChord& c : s.chords) {
-      if (c.key < 0 || c.key >= static_cast<int>(IM_ARRAYSIZE(io.KeysDown))) continue;
-      if (plain(c) && io.WantTextInput) continue;
-      if (c.ctrl != io.KeyCtrl || c.alt != io.KeyAlt || (!c.any_shift && c.shift != io.KeyShift)) continue;
-      if (!ImGui::IsKeyPressed(c.key, false)) continue;
-      if (s.action) s.action();
-      break;
+std::vector<Window::KeyPress> ShortcutRegistry::handle(const std::vector<Window::KeyPress>& presses,
+                                                      bool typing) const {
+  std::vector<Window::KeyPress> rest;
+  for (const Window::KeyPress& p : presses) {
+    const bool ctrl = p.mods & GLFW_MOD_CONTROL, shift = p.mods & GLFW_MOD_SHIFT, alt = p.mods & GLFW_MOD_ALT;
+    const Shortcut* hit = nullptr;
+    for (const Shortcut& s : shortcuts_) {
+      for (const KeyChord& c : s.chords) {
+        if (c.key != p.key || c.ctrl != ctrl || c.alt != alt || (!c.any_shift && c.shift != shift)) continue;
+        if (plain(c) && typing) continue;
+        hit = &s;
+        break;
+      }
+      if (hit) break;
     }
+    if (hit && hit->action) hit->action();
+    else rest.push_back(p);
   }
+  return rest;
 }
 
 bool ShortcutRegistry::run(const std::string& id) const {

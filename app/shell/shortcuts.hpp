@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/status.hpp"
+#include "platform/window.hpp"
 
 namespace bs::app {
 
@@ -40,8 +41,10 @@ class ShortcutRegistry {
   // Adds a shortcut. Keys that do not parse are a programming error caught by the tests
   // (test_shortcuts checks every registered one): the shortcut is still listed, with no chord.
   void add(std::string id, std::string keys, std::string group, std::string what, std::function<void()> action);
-  // Runs the action of each shortcut pressed this frame (after ImGui::NewFrame).
-  void handle() const;
+  // Runs the action of each shortcut among `presses` (the window's key presses since the last
+  // frame; Window::take_key_presses). `typing`: a text field has the keyboard (plain keys are
+  // its). Returns the presses no shortcut took.
+  std::vector<Window::KeyPress> handle(const std::vector<Window::KeyPress>& presses, bool typing) const;
   // Runs one by id (the menus, tests); false when there is no such shortcut.
   bool run(const std::string& id) const;
   const Shortcut* find(const std::string& id) const;

@@ -446,6 +446,30 @@ void Source::request_close(unsigned long target) {
   s.send(target, s.atom("WM_PROTOCOLS"), static_cast<long>(s.atom("WM_DELETE_WINDOW")), CurrentTime, 0, 0, 0);
 }
 
+bool Source::send_key(unsigned long target, const std::string& keysym, bool ctrl, bool shift) {
+  Impl& s = *impl_;
+  if (!s.display) return false;
+  const KeySym sym = XStringToKeysym(keysym.c_str());
+  if (sym == NoSymbol) return false;
+  const KeyCode code = XKeysymToKeycode(s.display, sym);
+  if (!code) return false;
+  XEvent e{};
+  e.xkey.display = s.display;
+  e.xkey.window = target;
+  e.xkey.root = s.root;
+  e.xkey.subwindow = None;
+  e.xkey.time = CurrentTime;
+  e.xkey.same_screen = True;
+  e.xkey.keycode = code;
+  e.xkey.state = (ctrl ? ControlMask : 0) | (shift ? ShiftMask : 0);
+  e.type = KeyPress;
+  XSendEvent(s.display, target, True, KeyPressMask, &e);
+  e.type = KeyRelease;
+  XSendEvent(s.display, target, True, KeyReleaseMask, &e);
+  XFlush(s.display);
+  return true;
+}
+
 std::vector<unsigned char> Source::capture_rgba(unsigned long target, int* width, int* height) {
   Impl& s = *impl_;
   std::vector<unsigned char> rgba;
