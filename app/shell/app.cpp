@@ -4,6 +4,7 @@
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
+#include <imgui_internal.h>  // the popup stack, for the status file
 
 #include <algorithm>
 #include <cmath>
@@ -1126,6 +1127,7 @@ void App::write_status_file() {
     const auto p = static_cast<std::size_t>(state_.panel);
     ui.panel = p < std::size(panels) ? panels[p] : "other";
     ui.launch_in_flight = s.in_flight;
+    ui.popup_open = !ImGui::GetCurrentContext()->OpenPopupStack.empty();
     r.ui = ui;
   }
   if (Status st = status_writer_->update(r); !st && !status_write_failed_) {

@@ -188,8 +188,9 @@ void App::register_shortcuts() {
 // messages, else leaves fullscreen. A text field being edited keeps Escape (it undoes the edit):
 // the registry does not fire plain keys while one has the keyboard.
 void App::handle_escape() {
-  if (ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
-    ImGui::ClosePopupsExceptModals();
+  // Menus, combos and context popups are all ImGui popups (blockscope has no modal ones).
+  if (!ImGui::GetCurrentContext()->OpenPopupStack.empty()) {
+    ImGui::ClosePopupToLevel(0, true);
     return;
   }
   if (show_help_) show_help_ = false;

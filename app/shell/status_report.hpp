@@ -13,7 +13,7 @@
 //    "messages":[{"level":"info","text":"..."}, ...],               (the last 20, oldest first)
 //    "ui":{"help":false,"file_browser":false,"messages_window":false,"fullscreen":false,
 //          "text_scale":1,"left_open":true,"side_open":true,"panel":"launch",
-//          "launch_in_flight":false}}
+//          "launch_in_flight":false,"popup_open":false}}
 //
 // "output" is the kernel's result as read back from the GL texture the view shows, hashed with
 // FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3) over its width * height bytes,
@@ -71,6 +71,7 @@ struct StatusReport {
     bool left_open = true, side_open = true;
     std::string panel;
     bool launch_in_flight = false;  // a launch runs on the worker thread
+    bool popup_open = false;        // a menu, combo or popup is open
   };
   std::optional<Ui> ui;
 

@@ -32,6 +32,8 @@ class AppProcess {
   // user's own settings are neither read nor written), output to dir/app.log.
   bool start(const std::filesystem::path& dir, const std::vector<std::string>& args) {
     log_ = dir / "app.log";
+    ended_ = false;  // this object may start the app again after it ended
+    status_ = 0;
     const std::string exe = executable();
     std::vector<std::string> argv_s{exe};
     argv_s.insert(argv_s.end(), args.begin(), args.end());

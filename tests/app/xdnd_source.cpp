@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 namespace bs::test::xdnd {
 namespace {
@@ -468,6 +469,39 @@ bool Source::send_key(unsigned long target, const std::string& keysym, bool ctrl
   XSendEvent(s.display, target, True, KeyReleaseMask, &e);
   XFlush(s.display);
   return true;
+}
+
+bool Source::click(unsigned long target, int x, int y) {
+  Impl& s = *impl_;
+  if (!s.display) return false;
+  XWarpPointer(s.display, None, target, 0, 0, 0, 0, x, y);
+  XSync(s.display, False);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the app sees the pointer there first
+  XEvent e{};
+  e.xbutton.display = s.display;
+  e.xbutton.window = target;
+  e.xbutton.root = s.root;
+  e.xbutton.time = CurrentTime;
+  e.xbutton.x = x;
+  e.xbutton.y = y;
+  e.xbutton.same_screen = True;
+  e.xbutton.button = Button1;
+  e.type = ButtonPress;
+  XSendEvent(s.display, target, True, ButtonPressMask, &e);
+  XFlush(s.display);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  e.type = ButtonRelease;
+  e.xbutton.state = Button1Mask;
+  XSendEvent(s.display, target, True, ButtonReleaseMask, &e);
+  XFlush(s.display);
+  return true;
+}
+
+void Source::move_pointer(unsigned long target, int x, int y) {
+  Impl& s = *impl_;
+  if (!s.display) return;
+  XWarpPointer(s.display, None, target, 0, 0, 0, 0, x, y);
+  XSync(s.display, False);
 }
 
 std::vector<unsigned char> Source::capture_rgba(unsigned long target, int* width, int* height) {
