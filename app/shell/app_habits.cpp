@@ -266,7 +266,9 @@ void App::update_fonts() {
     char cp[16];
     std::snprintf(cp, sizeof cp, "U+%04X", static_cast<unsigned>(*fonts_.missing().begin()));
     messages_.warn("Some characters have no font here and show as \xef\xbf\xbd (first: " + std::string(cp) + ")",
-                   "install fonts-droid-fallback (Chinese, Japanese, Korean) or fonts-noto for others");
+                   "fonts used: " + fonts_.description() +
+                       ". Install a font package that covers them (fonts-noto-cjk: Chinese, Japanese and Korean; "
+                       "fonts-noto: most other scripts) and restart blockscope.");
   }
 }
 
