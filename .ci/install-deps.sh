@@ -8,6 +8,7 @@ packages=(
   libx11-dev                                          # Xlib: the X error handler, the XDND test's drag source
   libegl1 libegl-mesa0 libgl1-mesa-dri libgles2       # headless rendering through Mesa's EGL (llvmpipe)
   xvfb xauth                                          # a virtual display for the windowed-mode test
+  fonts-dejavu-core fonts-droid-fallback              # UI text at any size; CJK file names
   libgtest-dev libbenchmark-dev                       # tests
   clang libclang-rt-14-dev                            # the loader's fuzzer (libFuzzer) and sanitizer runs
 )

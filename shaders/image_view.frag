@@ -255,8 +255,11 @@ void main() {
         bool stripe = (((screen.x + screen.y) / 6) & 1) == 0;
         colour = over(colour, vec3(0.9, 0.1, 0.1), stripe ? 0.6 * u_opacity : 0.15 * u_opacity);
       } else if (u_overlay_mode == 1) {
-        colour = over(colour, vec3(1.0), thread_line_alpha(img, pix) * u_opacity);
-        colour = over(colour, vec3(1.0, 0.82, 0.1), block_line_alpha(img, pix) * u_opacity);
+        // Lines are one pixel wide: at the fills' opacity they would vanish on a busy image, so
+        // they are drawn stronger (0.45 -> 0.81), still reaching zero with the slider.
+        float line_strength = min(1.0, 1.8 * u_opacity);
+        colour = over(colour, vec3(1.0), thread_line_alpha(img, pix) * line_strength);
+        colour = over(colour, vec3(1.0, 0.82, 0.1), block_line_alpha(img, pix) * line_strength);
       } else if (u_overlay_mode == 2) {
         colour = over(colour, id_colour(c.block, 0x1234u), u_opacity);
       } else if (u_overlay_mode == 3) {

@@ -143,6 +143,7 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       if (!known_lab(v)) return usage("--lab takes " + lab_list(labs) + ", not '" + v + "'");
       if (o.bench && v != o.bench->lab) return usage("`blockscope bench " + o.bench->lab + "` runs that lab only");
       o.state.lab = v;
+      o.state.lab_given = true;
     } else if (a == "--kernel") {
       BS_VALUE(v, a);
       if (v.empty()) return usage("--kernel needs a kernel id");
@@ -198,6 +199,10 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     } else if (a == "--schedule-json") {
       BS_VALUE(v, a);
       o.schedule_json_path = v;
+    } else if (a == "--config-dir") {
+      BS_VALUE(v, a);
+      if (v.empty() || v[0] != '/') return usage("--config-dir takes an absolute folder path");
+      o.config_dir = v;
     } else if (a == "--status-file") {
       BS_VALUE(v, a);
       if (o.bench) return usage("--status-file belongs to the window or --headless, not `blockscope bench`");
@@ -253,6 +258,7 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       else if (v == "runs") o.state.panel = Panel::Runs;
       else if (v == "measured") o.state.panel = Panel::Measured;
       else return usage("--panel takes timings, launch, schedule, memory, runs or measured");
+      o.state.panel_given = true;
     } else if (a == "--set") {
       BS_VALUE(v, a);
       const auto eq = v.find('=');
@@ -348,6 +354,12 @@ HARDWARE COUNTERS (CUDA backend; the Measured tab)
                             (headless: frames continue until the profile is shown, then outputs)
   --cupti FILE              load this libcupti (default: libcupti.so.N on the loader's path,
                             then the CUDA toolkit blockscope was built with)
+
+SETTINGS
+  --config-dir DIR          keep settings, recent files and the window layout in DIR instead of
+                            $XDG_CONFIG_HOME/blockscope (else ~/.config/blockscope); headless runs
+                            use settings only when given this (or BLOCKSCOPE_CONFIG_DIR). Flags
+                            always win over saved settings. View > Reset to defaults starts afresh.
 
 AUTOMATION
   --status-file FILE        write the app's state as JSON to FILE whenever it changes, for

@@ -70,6 +70,7 @@ struct CliOptions {
   std::string status_file_path;          // --status-file: the app's state as JSON, for scripts
   bool profile = false;                  // --profile: profile the first launch (Measured tab)
   std::string cupti_library;             // --cupti FILE: this libcupti (empty: search)
+  std::string config_dir;                // --config-dir: where settings live (state/user_settings.hpp)
   std::optional<BenchOptions> bench;
   // --set KEY=V[,V...], in order: the window takes one value (also in state.lab_settings);
   // bench runs every combination.

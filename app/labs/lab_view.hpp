@@ -62,6 +62,15 @@ class LabView {
   virtual LaunchRecord launch(const std::string& kernel, const KernelConfig& config,
                               const lab::RunOptions& options, ViewContext& ctx) = 0;
 
+  // Shows a run made elsewhere: a worker thread ran a fork of this view's lab (the same problem)
+  // with its result in host memory, `output` (lab().output_bytes() long), so the window kept
+  // drawing (shell/async_launch.hpp). The view uploads it as launch() would have. False when the
+  // view cannot; the shell then launches through launch() instead.
+  virtual bool show_result(const LaunchRecord& record, const std::vector<std::uint8_t>& output, ViewContext& ctx) {
+    (void)record, (void)output, (void)ctx;
+    return false;
+  }
+
   // Left panel, above the kernel list: the problem (image, matrices).
   virtual void draw_problem(ViewContext& ctx, ViewRequests& requests) = 0;
   // Left panel, below the run controls: how the data is looked at (compare mode, overlay, ...).
@@ -79,6 +88,21 @@ class LabView {
   // the data.
   virtual std::optional<PixelPos> inspected() const = 0;
   virtual ViewState& view_state() = 0;
+  // Keyboard zoom about the view's centre (from "fit" too: the view knows its fitted zoom), and
+  // back to fit.
+  virtual void zoom_by(float factor) {
+    if (view_state().zoom > 0) view_state().zoom *= factor;
+  }
+  virtual void reset_view() {
+    view_state().zoom = 0;
+    view_state().center_x = view_state().center_y = -1;
+  }
+
+  // The lab's own options (LabEntry::options) as their flags would give them now, e.g.
+  // {"--matmul-size", "128x128x128"}: kept in the settings, so the lab reopens as it was.
+  virtual std::map<std::string, std::string> option_values() const { return {}; }
+  // Puts those options back to their defaults (View > Reset to defaults).
+  virtual void reset_options() {}
 
   // Images dropped or opened: a view that takes images installs it (its lab keeps the previous
   // one on failure).

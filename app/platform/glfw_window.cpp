@@ -66,6 +66,8 @@ class GlfwWindow final : public Window {
     // queue dies with the window.
     glfwSetWindowUserPointer(window_, this);
     glfwSetDropCallback(window_, &GlfwWindow::on_drop);
+    // Set before ImGui attaches: its GLFW backend keeps this callback and calls it after its own.
+    glfwSetKeyCallback(window_, &GlfwWindow::on_key);
   }
 
   ~GlfwWindow() override {
@@ -96,6 +98,21 @@ class GlfwWindow final : public Window {
 
   void swap_buffers() override { glfwSwapBuffers(window_); }
 
+  void set_fullscreen(bool on) override {
+    if (on == fullscreen()) return;
+    if (on) {
+      glfwGetWindowPos(window_, &windowed_[0], &windowed_[1]);
+      glfwGetWindowSize(window_, &windowed_[2], &windowed_[3]);
+      GLFWmonitor* monitor = glfwGetPrimaryMonitor();
+      const GLFWvidmode* mode = monitor ? glfwGetVideoMode(monitor) : nullptr;
+      if (!mode) return;  // no monitor to fill (a virtual display without RandR): stay windowed
+      glfwSetWindowMonitor(window_, monitor, 0, 0, mode->width, mode->height, mode->refreshRate);
+    } else {
+      glfwSetWindowMonitor(window_, nullptr, windowed_[0], windowed_[1], windowed_[2], windowed_[3], 0);
+    }
+  }
+  bool fullscreen() override { return glfwGetWindowMonitor(window_) != nullptr; }
+
   std::pair<int, int> framebuffer_size() override {
     int width = 0, height = 0;
     glfwGetFramebufferSize(window_, &width, &height);
@@ -114,6 +131,12 @@ class GlfwWindow final : public Window {
     std::vector<std::string> paths;
     paths.swap(dropped_paths_);
     return paths;
+  }
+
+  std::vector<KeyPress> take_key_presses() override {
+    std::vector<KeyPress> keys;
+    keys.swap(key_presses_);
+    return keys;
   }
 
   std::vector<std::string> take_platform_warnings() override {
@@ -138,6 +161,12 @@ class GlfwWindow final : public Window {
     return width == 0 || height == 0;
   }
 
+  static void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
+    auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
+    if (!self || action != GLFW_PRESS || key < 0) return;
+    if (self->key_presses_.size() < 64) self->key_presses_.push_back({key, mods});  // bounded: nobody may read them
+  }
+
   static void on_drop(GLFWwindow* window, int count, const char** paths) {
     auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
     if (!self) return;
@@ -145,9 +174,11 @@ class GlfwWindow final : public Window {
     for (int i = 0; i < count; ++i) self->dropped_paths_.emplace_back(paths[i]);
   }
 
+  int windowed_[4] = {0, 0, 1280, 800};  // position and size to return to from fullscreen
   GLFWwindow* window_;
   std::unique_ptr<x11::ProtocolErrorReporter> x11_errors_;  // null on Wayland or if another lives
   std::vector<std::string> dropped_paths_;
+  std::vector<KeyPress> key_presses_;
 };
 
 }  // namespace

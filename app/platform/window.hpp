@@ -58,6 +58,20 @@ class Window {
   // UI scale factor for HiDPI monitors (1.0 on a normal monitor and always 1.0 headless).
   virtual float content_scale() = 0;
 
+  // Fullscreen on the monitor the window is on, and back to the window it was (F11). Headless:
+  // there is no screen to fill, so it stays as it is.
+  virtual void set_fullscreen(bool on) { (void)on; }
+  virtual bool fullscreen() { return false; }
+
+  // Keys pressed since the last call, oldest first (GLFW key codes and GLFW_MOD_* bits). Kept
+  // apart from ImGui's key state because ImGui 1.86 sees only whether a key is down at each
+  // frame: a press and release between two slow frames would be lost, and shortcuts with it.
+  struct KeyPress {
+    int key = 0;
+    int mods = 0;
+  };
+  virtual std::vector<KeyPress> take_key_presses() { return {}; }
+
   // Paths dropped onto the window since the last call, oldest first. The GLFW drop callback
   // copies them (GLFW's strings die when the callback returns); the app handles them next frame.
   virtual std::vector<std::string> take_dropped_paths() = 0;

@@ -4,6 +4,7 @@
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
+#include <imgui_internal.h>  // the popup stack, for the status file
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +15,8 @@
 #include "mapping/schedule.hpp"
 #include "platform/png.hpp"
 #include "shell/sample_image.hpp"
-#include "ui/theme.hpp"
+#include "ui/help_overlay.hpp"
+#include "ui/layout.hpp"
 #include "ui/widgets.hpp"
 
 namespace bs::app {
@@ -55,6 +57,8 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
                                          LabCatalog catalog) {
   if (catalog.empty()) return Status::failure("no labs to open", "", "App::create");
   std::unique_ptr<App> app(new App(window, std::move(options), std::move(compute), std::move(catalog)));
+  app->load_settings();  // under the command line: flags win (state/user_settings.hpp)
+  app->register_shortcuts();
   if (Status s = app->init_gl_and_imgui(); !s) return s;
   if (!app->slot(app->state_.lab))
     return Status::failure("there is no lab '" + app->state_.lab + "'", "", "--lab");
@@ -120,19 +124,18 @@ Status App::init_gl_and_imgui() {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   const bool windowed = window_.glfw_handle() != nullptr;
-  if (windowed) {
-    // Per-user layout, never in the working directory.
+  io.IniFilename = nullptr;  // headless runs are reproducible: no saved layout
+  if (windowed && !settings_folder_.empty()) {
+    // Per-user layout and recent files, in the settings' folder, never in the working directory.
     std::error_code ec;
-    fs::create_directories(config_dir(), ec);
-    imgui_ini_path_ = (config_dir() / "imgui.ini").string();
+    fs::create_directories(settings_folder_, ec);
+    imgui_ini_path_ = (settings_folder_ / "imgui.ini").string();
     io.IniFilename = imgui_ini_path_.c_str();
-    recent_path_ = default_recent_files_path();
+    recent_path_ = settings_folder_ / "recent.txt";
     recent_ = load_recent_files(recent_path_);
-  } else {
-    io.IniFilename = nullptr;  // headless runs are reproducible: no saved layout
   }
   ui_scale_ = std::clamp(window_.content_scale(), 1.0f, 3.0f);
-  ui::apply_theme(ui_scale_);
+  update_fonts();  // the theme and fonts for the content scale times the saved text size
   if (windowed && !ImGui_ImplGlfw_InitForOpenGL(window_.glfw_handle(), true))
     return Status::failure("ImGui could not attach to the GLFW window", "", "ImGui_ImplGlfw_InitForOpenGL");
   if (!ImGui_ImplOpenGL3_Init("#version 330 core"))
@@ -147,6 +150,7 @@ Status App::init_gl_and_imgui() {
 
 App::~App() {
   if (!recent_path_.empty()) save_recent_files(recent_, recent_path_);
+  save_settings_if_changed(true);
   // GL objects (the views') die before the ImGui renderer and the context.
   slots_.clear();
   if (imgui_ready_) {
@@ -199,10 +203,28 @@ Status App::ensure_view(Slot& s) {
     messages_.error(s.failure);
     return s.failure;
   }
+  // What the command line names wins; the rest comes from the settings kept (state/user_settings.hpp).
+  const LabMemory* memory = nullptr;
+  if (auto it = state_.remembered.find(s.entry->id); it != state_.remembered.end()) memory = &it->second;
+  const bool opened = s.entry->id == state_.lab;
   LabViewSetup setup;
-  if (s.entry->id == state_.lab && state_.view_given) setup.view = state_.view;
-  for (const LabOption& o : s.entry->options)
-    if (auto it = state_.lab_options.find(o.flag); it != state_.lab_options.end()) setup.options[o.flag] = it->second;
+  if (memory && memory->view) {
+    setup.view.compare = memory->view->compare;
+    setup.view.split = memory->view->split;
+    setup.view.overlay = memory->view->overlay;
+    setup.view.overlay_opacity = memory->view->overlay_opacity;
+  }
+  if (opened && state_.view_given) setup.view = state_.view;
+  for (const LabOption& o : s.entry->options) {
+    if (auto it = state_.lab_options.find(o.flag); it != state_.lab_options.end()) {
+      setup.options[o.flag] = it->second;
+    } else if (memory) {
+      auto kept = memory->options.find(o.flag);
+      if (kept == memory->options.end()) continue;
+      if (Status st = o.check(kept->second); !st) messages_.warn("Settings: " + o.flag + ": " + st.message, "kept the default");
+      else setup.options[o.flag] = kept->second;
+    }
+  }
   ViewContext ctx = context();
   auto view = s.entry->make_view(std::move(lab.value()), setup, ctx);
   if (!view) {
@@ -217,7 +239,10 @@ Status App::ensure_view(Slot& s) {
     s.kernel = kernels.front().id;
     s.config = s.view->lab().default_config(kernels.front());
   }
-  if (s.entry->id == state_.lab) apply_selection_request(s, state_.selection);
+  const SelectionRequest& asked = state_.selection;
+  const bool selection_given = !asked.kernel.empty() || asked.block || asked.compiled;
+  if (opened && selection_given) apply_selection_request(s, asked);
+  else if (memory) apply_selection_request(s, memory->selection);
   s.dirty = true;
   return Status::success();
 }
@@ -303,7 +328,11 @@ void App::handle_device_fault(const Status& fault) {
 void App::switch_compute(ComputeSession next) {
   compute_ = std::move(next);
   timings_.clear();
+  async_.drop_fork();
   for (Slot& s : slots_) {
+    ++s.problem_gen;
+    s.in_flight = false;
+    s.no_async = false;
     s.last = LaunchRecord{};
     s.shown = LaunchRecord{};
     s.check = Check{};
@@ -405,8 +434,7 @@ Status App::install_image(Rgba8Image image) {
   ViewContext ctx = context();
   if (Status s = target->view->install_image(std::move(image), ctx); !s) return s;
   state_.lab = target->entry->id;
-  timings_.forget_lab(target->entry->id);
-  target->dirty = true;
+  problem_changed(*target);
   return Status::success();
 }
 
@@ -416,23 +444,36 @@ Status App::install_image_for_test(Rgba8Image image) { return install_image(std:
 // 4. launching
 // ---------------------------------------------------------------------------------------------
 
-void App::relaunch(Slot& s) {
-  const bool changed = s.dirty;
-  s.dirty = false;
-  const std::string problem = s.view->lab().problem().summary;
-  const std::string key = check_key(s.kernel, s.config, problem);
+// The options of an interactive launch: once, traced when the selection is new, verified when
+// new and then once a second.
+lab::RunOptions App::run_options(Slot& s, bool changed) {
   lab::RunOptions options;
   options.timing = TimingPolicy::once();
   options.trace_schedule = changed && state_.trace_schedule;
-  // Every new configuration is verified at once; its repeats every second.
+  const std::string key = check_key(s.kernel, s.config, s.view->lab().problem().summary);
   const double since = std::chrono::duration<double>(Clock::now() - s.verified_at).count();
   options.verify = changed || key != s.check_for || since >= kVerifyPeriodS;
+  return options;
+}
+
+void App::relaunch(Slot& s) {
+  const bool changed = s.dirty;
+  if (s.in_flight && !changed) return;  // continuous runs wait for the launch in flight
+  s.dirty = false;
+  if (launch_async(s, changed)) return;
+  const lab::RunOptions options = run_options(s, changed);
+  const std::string key = check_key(s.kernel, s.config, s.view->lab().problem().summary);
   ViewContext ctx = context();
   const auto t0 = Clock::now();
   LaunchRecord rec = s.view->launch(s.kernel, s.config, options, ctx);
   glFinish();  // the pipeline time includes getting the result on screen, not just its submission
   const double pipeline_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  keep_record(s, std::move(rec), pipeline_ms, changed, options.verify, key);
+}
 
+// What the views, the timings and the status bar keep of a launch, run here or on the worker.
+void App::keep_record(Slot& s, LaunchRecord rec, double pipeline_ms, bool changed, bool verified,
+                      const std::string& key) {
   if (!rec.ok()) {
     // Said once per configuration, not once per frame.
     if (changed || s.last.ok()) {
@@ -444,7 +485,7 @@ void App::relaunch(Slot& s) {
       handle_device_fault(s.last.status);
     return;
   }
-  if (options.verify) {
+  if (verified) {
     s.check = rec.check;
     s.check_for = key;
     s.verified_at = Clock::now();
@@ -453,8 +494,9 @@ void App::relaunch(Slot& s) {
     rec.check = s.check;  // the verdict of this configuration's last check, on the same data
   }
   timings_.add(rec, pipeline_ms);
-  // A slow simulated launch relaunched every frame would freeze the window: continuous runs
-  // pause and say why.
+  // A slow simulated launch relaunched every frame would keep both cores busy for nothing the
+  // user reads: continuous runs pause and say why (the window itself stays live: the launch
+  // runs on the worker thread).
   if (s.continuous && rec.timing.simulated && pipeline_ms > kSlowSimulatedMs) {
     s.paused_slow = true;
     s.slow_ms = pipeline_ms;
@@ -467,6 +509,80 @@ void App::relaunch(Slot& s) {
   s.shown = rec;
   s.last = std::move(rec);
   s.last.schedule.clear();
+}
+
+// The lab's data changed (an image installed, a setting, the matrices rebuilt): everything
+// measured and shown was on the old data. The records go too, so nothing (the views, the status
+// file) pairs the new data with a launch that never saw it while the next one runs.
+void App::problem_changed(Slot& s) {
+  timings_.forget_lab(s.entry->id);
+  ++s.problem_gen;
+  s.dirty = true;
+  s.paused_slow = false;
+  s.check_for.clear();
+  s.last = LaunchRecord{};
+  s.shown = LaunchRecord{};
+}
+
+// What the problem is now, for the worker's fork: the lab, its problem and settings, and a
+// counter bumped wherever the problem may have changed (an image installed, a setting, the
+// matrices rebuilt, another compute session).
+std::string App::problem_key(Slot& s) {
+  std::string key = s.entry->id + "|" + std::to_string(s.problem_gen) + "|" + s.view->lab().problem().summary;
+  for (const auto& [k, v] : s.view->lab().setting_values()) key += "|" + k + "=" + v;
+  return key;
+}
+
+// In the window, the CPU simulation launches on the worker thread (shell/async_launch.hpp), so
+// frames keep coming while a slow rung runs. Headless runs launch on the frame loop: each frame
+// then shows its own launch, which screenshots and tests rely on. GPU launches stay here too:
+// they take microseconds, and interop maps GL buffers on this thread.
+bool App::launch_async(Slot& s, bool changed) {
+  if (!window_.glfw_handle() || s.no_async || compute_.backend.kind != BackendKind::CpuSimulation) return false;
+  AsyncLaunch::Request r;
+  r.slot = s.entry->id;
+  r.problem_key = problem_key(s);
+  r.kernel = s.kernel;
+  r.config = s.config;
+  r.options = run_options(s, changed);
+  r.changed = changed;
+  if (auto failed = async_.start(s.view->lab(), r)) {
+    s.no_async = true;  // the lab cannot fork: launch here from now on
+    messages_.warn("Launching on the frame loop: " + failed->status.message, failed->status.hint);
+    s.dirty = true;
+    return true;
+  }
+  s.in_flight = true;
+  return true;
+}
+
+// A launch the worker finished: shown if it is still what the slot asks for, dropped otherwise
+// (a newer selection or problem is on its way).
+void App::take_async_result() {
+  auto f = async_.take();
+  if (!async_.busy())
+    for (Slot& t : slots_) t.in_flight = false;
+  if (!f) return;
+  Slot* s = slot(f->request.slot);
+  if (!s || !s->view || f->cancelled) return;
+  if (f->request.problem_key != problem_key(*s) || f->request.kernel != s->kernel || !(f->request.config == s->config)) {
+    s->dirty = s->dirty || !async_.busy();
+    return;
+  }
+  double pipeline_ms = f->wall_ms;
+  if (f->record.ok()) {
+    ViewContext ctx = context();
+    const auto t0 = Clock::now();
+    if (!s->view->show_result(f->record, f->output, ctx)) {
+      s->no_async = true;  // this view draws only what it launched itself
+      s->dirty = true;
+      return;
+    }
+    glFinish();
+    pipeline_ms += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  }
+  const std::string key = check_key(f->request.kernel, f->request.config, s->view->lab().problem().summary);
+  keep_record(*s, std::move(f->record), pipeline_ms, f->request.changed, f->request.options.verify, key);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -483,17 +599,13 @@ void App::frame() {
   // While a profile runs, its passes must be the only work on the GPU (shell/measured_tab.hpp):
   // no launches, uploads or new labs until it is done; the window keeps drawing.
   if (!measured_.busy()) take_loaded_images();
+  take_async_result();
 
   Slot& s = current();
   if (s.view) measured_.update(s.view->lab(), s.shown, messages_);
   if (!measured_.busy() && ensure_view(s).ok()) {
     ViewContext ctx = context();
-    if (s.view->update(ctx)) {
-      timings_.forget_lab(s.entry->id);
-      s.dirty = true;
-      s.paused_slow = false;
-      s.check_for.clear();
-    }
+    if (s.view->update(ctx)) problem_changed(s);
     const lab::ProblemInfo problem = s.view->lab().problem();
     const bool continuous = s.continuous && !s.paused_slow && s.last.ok();
     if (problem.ready && (s.dirty || continuous)) {
@@ -509,6 +621,7 @@ void App::frame() {
 
   ImGuiIO& io = ImGui::GetIO();
   const auto [fb_w, fb_h] = window_.framebuffer_size();
+  update_fonts();  // a new text size or characters never drawn before: the atlas between frames
   ImGui_ImplOpenGL3_NewFrame();
   if (window_.glfw_handle()) {
     ImGui_ImplGlfw_NewFrame();
@@ -522,6 +635,9 @@ void App::frame() {
   last_frame_time_ = now;
 
   ImGui::NewFrame();
+  // Shortcuts from the window's own key presses (none are lost between slow frames); Escape is
+  // one of them.
+  shortcuts_.handle(window_.take_key_presses(), ImGui::GetIO().WantTextInput);
   draw_ui();
   ImGui::Render();
 
@@ -530,8 +646,10 @@ void App::frame() {
   glClearColor(0.08f, 0.09f, 0.11f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  if (screenshot_requested_) take_screenshot_now();  // the frame just drawn, before it is shown
   ++frame_index_;
   if (status_writer_) write_status_file();
+  save_settings_if_changed(false);
 }
 
 void App::present() { window_.swap_buffers(); }
@@ -550,25 +668,58 @@ void App::draw_ui() {
   draw_menu_bar();
   Slot& s = current();
 
+  // Three columns fitted to the window (ui/layout.hpp): the panels keep the user's widths where
+  // there is room, shrink (and fold, side tabs first) where there is not; splitters between
+  // them resize, strips give folded panels back.
   const float em = ImGui::GetFontSize();
   const float status_h = ImGui::GetFrameHeightWithSpacing() + 4;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float body_h = avail.y - status_h;
-  const float left_w = std::min(em * 21.0f, avail.x * 0.3f);
-  const float right_w = std::min(em * 31.0f, avail.x * 0.36f);
-  const float view_w = std::max(em * 10, avail.x - left_w - right_w - 2 * ImGui::GetStyle().ItemSpacing.x);
-
-  ImGui::BeginChild("controls", ImVec2(left_w, body_h), true);
-  draw_left_panel(s);
-  ImGui::EndChild();
-  ImGui::SameLine();
-  ImGui::BeginChild("view", ImVec2(view_w, body_h), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  const float body_h = std::max(em * 4, avail.y - status_h);
+  const float gap = std::max(6.0f, em * 0.45f);
+  const AppState defaults;
+  const ui::Columns cols = ui::plan_columns(avail.x, em, gap, state_.layout);
+  auto strip = [&](const char* id, float w, const char* arrow, const char* tip, auto unfold) {
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(2, 4));
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(1, 4));
+    ImGui::BeginChild(id, ImVec2(w, body_h), true, ImGuiWindowFlags_NoScrollbar);
+    if (ImGui::Button(arrow, ImVec2(-1, em * 3))) unfold();
+    ui::item_tooltip(tip);
+    ImGui::EndChild();
+    ImGui::PopStyleVar(2);
+  };
+  if (cols.left_open) {
+    ImGui::BeginChild("controls", ImVec2(cols.left, body_h), true);
+    draw_left_panel(s);
+    ImGui::EndChild();
+    ImGui::SameLine(0, 0);
+    ui::splitter("##split_left", gap, body_h, em, &state_.layout.left_em, false, defaults.layout.left_em);
+    ImGui::SameLine(0, 0);
+  } else {
+    strip("controls_strip", cols.left, ">", cols.left_folded_for_room ? "The controls (no room: the window is too narrow)"
+                                                                       : "Show the controls (Ctrl+[)",
+          [&] { state_.layout.left_open = true; });
+    ImGui::SameLine(0, gap);
+  }
+  ImGui::BeginChild("view", ImVec2(cols.view, body_h), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   draw_centre(s);
   ImGui::EndChild();
-  ImGui::SameLine();
-  ImGui::BeginChild("side", ImVec2(0, body_h), true);
-  draw_side_panel(s);
-  ImGui::EndChild();
+  if (cols.side_open) {
+    ImGui::SameLine(0, 0);
+    ui::splitter("##split_side", gap, body_h, em, &state_.layout.side_em, true, defaults.layout.side_em);
+    ImGui::SameLine(0, 0);
+    ImGui::BeginChild("side", ImVec2(cols.side, body_h), true);
+    draw_side_panel(s);
+    ImGui::EndChild();
+  } else {
+    ImGui::SameLine(0, gap);
+    strip("side_strip", cols.side, "<",
+          cols.side_folded_for_room ? "The side tabs: no room beside the data. Click to fold the controls and show them."
+                                    : "Show the side tabs (Ctrl+])",
+          [&] {
+            state_.layout.side_open = true;
+            if (cols.side_folded_for_room) state_.layout.left_open = false;
+          });
+  }
   draw_status_bar(s);
   ImGui::End();
 
@@ -576,6 +727,10 @@ void App::draw_ui() {
   ui::draw_messages_window(messages_, &show_messages_);
   if (show_messages_) messages_seen_ = messages_.all().size();
   draw_loading_modal();
+  std::vector<ui::HelpLine> help;
+  for (const Shortcut& k : shortcuts_.all()) help.push_back({k.group, k.keys, k.what});
+  ui::draw_help_overlay(help, "Wheel: zoom about the cursor. Drag: pan. Click: pin an element (click again to unpin). "
+                              "Drop image files anywhere on the window.", &show_help_);
   if (state_.show_demo) ImGui::ShowDemoWindow(&state_.show_demo);
 }
 
@@ -600,33 +755,65 @@ void App::draw_menu_bar() {
   }
   draw_compute_menu();
   if (ImGui::BeginMenu("View")) {
-    ImGui::MenuItem("Messages", nullptr, &show_messages_);
+    ImGui::MenuItem("Messages", "Ctrl+M", &show_messages_);
+    ImGui::MenuItem("Controls panel", "Ctrl+[", &state_.layout.left_open);
+    ImGui::MenuItem("Side tabs", "Ctrl+]", &state_.layout.side_open);
+    if (ImGui::BeginMenu("Text size")) {
+      for (float t : {0.85f, 1.0f, 1.15f, 1.3f, 1.5f, 1.75f, 2.0f}) {
+        const std::string label = std::to_string(static_cast<int>(t * 100 + 0.5f)) + "%";
+        if (ImGui::MenuItem(label.c_str(), t == 1.0f ? "Ctrl+0" : nullptr, std::abs(state_.layout.text_scale - t) < 0.01f))
+          set_text_scale(t);
+      }
+      ImGui::Separator();
+      ImGui::TextDisabled("Ctrl+= larger, Ctrl+- smaller; remembered");
+      ImGui::EndMenu();
+    }
+    if (ImGui::MenuItem("Fullscreen", "F11", window_.fullscreen())) window_.set_fullscreen(!window_.fullscreen());
     ImGui::MenuItem("Record the block schedule", nullptr, &state_.trace_schedule);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Reset to defaults")) reset_to_defaults();
+    ui::item_tooltip(("Every lab's kernel, configuration, view and options, the layout and the text size, as "
+                      "on a first launch. Settings are kept in " +
+                      (settings_file_.empty() ? std::string("no file this run") : settings_file_.string()) + ".")
+                         .c_str());
     ImGui::MenuItem("ImGui demo (for developers)", nullptr, &state_.show_demo);
     ImGui::EndMenu();
   }
-  ImGui::TextColored(ui::kDimColour, "   drop images on the window  |  wheel: zoom  |  drag: pan  |  click: pin");
+  draw_help_menu();
+  // A hint where there is room for it.
+  const char* hint = "   drop images on the window  |  wheel: zoom  |  drag: pan  |  click: pin  |  F1: shortcuts";
+  const char* short_hint = "   F1: shortcuts";
+  const float room = ImGui::GetContentRegionAvail().x;
+  if (ImGui::CalcTextSize(hint).x <= room) ImGui::TextColored(ui::kDimColour, "%s", hint);
+  else if (ImGui::CalcTextSize(short_hint).x <= room) ImGui::TextColored(ui::kDimColour, "%s", short_hint);
   ImGui::EndMenuBar();
 }
 
 void App::draw_left_panel(Slot& s) {
-  // The lab tabs: the state picks the tab (the command line, a click last frame); a click
-  // changes the state.
-  if (ImGui::BeginTabBar("labs")) {
-    for (const Slot& t : slots_) {
-      const bool open_now = t.entry->id == state_.lab;
-      const bool open = ImGui::BeginTabItem(t.entry->title.c_str(), nullptr, open_now ? ImGuiTabItemFlags_SetSelected : 0);
-      if (ImGui::IsItemClicked() && !open_now) state_.lab = t.entry->id;
-      if (open) ImGui::EndTabItem();
+  // The lab tabs (wrapping, never clipped): the state picks the tab; a click changes the state.
+  {
+    std::vector<std::string> titles;
+    int open_now = 0;
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+      titles.push_back(slots_[i].entry->title);
+      if (slots_[i].entry->id == state_.lab) open_now = static_cast<int>(i);
     }
-    ImGui::EndTabBar();
+    const int chosen = ui::wrapping_tabs("labs", titles, open_now);
+    if (chosen != open_now) state_.lab = slots_[static_cast<std::size_t>(chosen)].entry->id;
   }
+  // The fold button, at the right end of the lab's heading.
+  const float heading_y = ImGui::GetCursorPosY();
+  ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - ImGui::GetFrameHeight(), heading_y));
+  if (ImGui::SmallButton("<##fold_left")) state_.layout.left_open = false;
+  ui::item_tooltip("Fold the controls panel (Ctrl+[); drag the edge beside it to resize it");
+  ImGui::SetCursorPosY(heading_y);
   if (!s.view) {
     ui::status_text(s.failure.ok() ? Status::failure("opening the lab...") : s.failure);
     return;
   }
   ViewContext ctx = context();
   ViewRequests requests;
+  ImGui::PushTextWrapPos(0.0f);  // no line of the controls runs under the panel's edge
   ImGui::TextUnformatted((std::string(s.view->lab().title()) + " lab").c_str());
   s.view->draw_problem(ctx, requests);
   draw_settings(s);
@@ -640,18 +827,21 @@ void App::draw_left_panel(Slot& s) {
   const TimingEntry* entry = s.last.ok() ? timings_.find(key_of(s.last)) : nullptr;
   const lab::ProblemInfo problem = s.view->lab().problem();
   ui::ResultInput r{&s.last, &s.shown, entry, &problem, s.paused_slow && s.continuous, s.slow_ms};
+  if (const lab::KernelInfo* k = s.view->lab().find_kernel(s.last.kernel)) r.uses_barriers = k->uses_barriers;
   ui::draw_result_card(r);
   if (ImGui::Checkbox("Run continuously", &s.continuous)) s.paused_slow = false;
   ui::item_tooltip("Relaunch every frame so the timings fill up. Off: relaunch only when something "
                    "changes. Every new configuration is verified at once, its repeats every second.");
   ImGui::SameLine();
   if (ImGui::Button("Run once")) s.dirty = true;
+  ui::item_tooltip("Ctrl+R or F5");
   ImGui::Separator();
   ImGui::TextUnformatted("VIEW");
   s.view->draw_view_options(ctx, requests);
   if (requests.relaunch) s.dirty = true;
   if (requests.open_image)
     file_browser_.open(recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path());
+  ImGui::PopTextWrapPos();
 }
 
 // The lab's problem settings, one combo each; a change relaunches (and is remembered).
@@ -666,7 +856,7 @@ void App::draw_settings(Slot& s) {
             messages_.error(st);
           } else {
             state_.lab_settings[s.entry->id][set.key] = c;
-            s.dirty = true;
+            problem_changed(s);
           }
         }
       }
@@ -686,8 +876,26 @@ void App::draw_centre(Slot& s) {
 }
 
 void App::draw_side_panel(Slot& s) {
+  if (ImGui::SmallButton(">##fold_side")) state_.layout.side_open = false;
+  ui::item_tooltip("Fold the side tabs (Ctrl+]); drag the edge beside them to resize them");
+  ImGui::SameLine();
   if (!s.view) return;
-  if (!ImGui::BeginTabBar("side_tabs")) return;
+  struct Tab {
+    const char* name;
+    Panel panel;
+  };
+  const Tab tabs[] = {{"Timings", Panel::Timings}, {"Launch", Panel::Launch}, {"Schedule", Panel::Schedule},
+                      {"Memory", Panel::Memory},   {"Runs", Panel::Runs},     {"Measured", Panel::Measured}};
+  // Tabs that wrap in a narrow panel instead of clipping their names; the state picks the tab
+  // (the command line, the settings, a click).
+  std::vector<std::string> names;
+  int current_tab = 0;
+  for (const Tab& t : tabs) {
+    if (t.panel == state_.panel) current_tab = static_cast<int>(names.size());
+    names.emplace_back(t.name);
+  }
+  const int chosen = ui::wrapping_tabs("side_tabs", names, current_tab);
+  state_.panel = tabs[chosen].panel;
   const lab::ProblemInfo problem = s.view->lab().problem();
   ui::SideInput in;
   in.shown = &s.shown;
@@ -698,39 +906,28 @@ void App::draw_side_panel(Slot& s) {
   in.limits = &compute_.backend.limits;
   in.backend = compute_.backend.kind;
   in.copy_note = compute_.backend.copy_note;
-  struct Tab {
-    const char* name;
-    Panel panel;
-  };
-  const Tab tabs[] = {{"Timings", Panel::Timings}, {"Launch", Panel::Launch}, {"Schedule", Panel::Schedule},
-                      {"Memory", Panel::Memory},   {"Runs", Panel::Runs},     {"Measured", Panel::Measured}};
-  for (const Tab& t : tabs) {
-    // The command line picks the first tab; after that, the user's clicks decide.
-    const bool select = ImGui::GetFrameCount() <= 2 && state_.panel == t.panel;
-    if (!ImGui::BeginTabItem(t.name, nullptr, select ? ImGuiTabItemFlags_SetSelected : 0)) continue;
-    if (ImGui::GetFrameCount() > 2) state_.panel = t.panel;
-    if (!s.shown.ok() || s.shown.kernel.empty()) {
-      ImGui::TextColored(ui::kDimColour, "No launch has run yet.");
-    } else {
-      ViewContext ctx = context();
-      switch (t.panel) {
-        case Panel::Timings: ui::draw_timings_panel(in); break;
-        case Panel::Launch: ui::draw_launch_stats_panel(in); break;
-        case Panel::Schedule: ui::draw_schedule_panel(in); break;
-        case Panel::Memory: s.view->draw_memory(s.shown, ctx); break;
-        case Panel::Measured: measured_.draw(s.view->lab(), s.shown, messages_); break;
-        case Panel::Runs:
-          if (auto chosen = ui::draw_runs_panel(in)) {
-            s.kernel = chosen->first;
-            s.config = chosen->second;
-            s.dirty = true;
-          }
-          break;
-      }
-    }
-    ImGui::EndTabItem();
+  if (!s.shown.ok() || s.shown.kernel.empty()) {
+    ImGui::TextColored(ui::kDimColour, "No launch has run yet.");
+    return;
   }
-  ImGui::EndTabBar();
+  ViewContext ctx = context();
+  // Every line of the panels wraps at the panel's edge rather than running under it.
+  ImGui::PushTextWrapPos(0.0f);
+  switch (state_.panel) {
+    case Panel::Timings: ui::draw_timings_panel(in); break;
+    case Panel::Launch: ui::draw_launch_stats_panel(in); break;
+    case Panel::Schedule: ui::draw_schedule_panel(in); break;
+    case Panel::Memory: s.view->draw_memory(s.shown, ctx); break;
+    case Panel::Measured: measured_.draw(s.view->lab(), s.shown, messages_); break;
+    case Panel::Runs:
+      if (auto chosen_run = ui::draw_runs_panel(in)) {
+        s.kernel = chosen_run->first;
+        s.config = chosen_run->second;
+        s.dirty = true;
+      }
+      break;
+  }
+  ImGui::PopTextWrapPos();
 }
 
 // The status bar shows the current state: the backend, how results reach the screen, and what
@@ -738,39 +935,73 @@ void App::draw_side_panel(Slot& s) {
 void App::draw_status_bar(Slot& s) {
   ImGui::Separator();
   const float em = ImGui::GetFontSize();
-  const bool gpu = compute_.backend.kind == BackendKind::Cuda;
-  ImGui::TextColored(gpu ? ui::kOkColour : ui::kWarnColour, "%s%s", gpu ? "GPU: " : "", compute_.backend.label.c_str());
-  if (!compute_.why_cpu.empty()) ui::item_tooltip(("Why the CPU: " + compute_.why_cpu).c_str());
-  else ui::item_tooltip(compute_.backend.versions.c_str());
-  ImGui::SameLine(0, em);
-  ImGui::TextColored(ui::kDimColour, "GL: %s", window_.gl_renderer().c_str());
-  ui::item_tooltip((window_.gl_version() + "\n" + window_.platform_description()).c_str());
-  ImGui::SameLine(0, em);
-  const std::string mode = interop_mode();
-  ImGui::TextColored(mode.find("zero-copy") != std::string::npos ? ui::kOkColour : ui::kDimColour, "%s", mode.c_str());
-  ImGui::SameLine(0, em);
-  ImGui::TextColored(ui::kDimColour, "%.0f fps", frame_ms_ > 0 ? 1000.0 / frame_ms_ : 0.0);
-  ImGui::SameLine(0, em);
-  const LaunchRecord& last = s.last;
-  if (!s.view) {
-    ImGui::TextColored(ui::kErrorColour, "%s", s.failure.message.c_str());
-  } else if (last.kernel.empty()) {
-    ImGui::TextColored(ui::kDimColour, "%s", s.view->lab().problem().ready ? "ready" : "no data yet");
-  } else if (!last.ok()) {
-    ImGui::TextColored(last.refused ? ui::kWarnColour : ui::kErrorColour, "%s %s: %s", last.kernel.c_str(),
-                       last.refused ? "refused" : "failed", last.status.message.c_str());
-    ui::item_tooltip(last.status.describe().c_str());
-  } else {
-    ImGui::TextColored(last.check.failed() ? ui::kErrorColour : ui::kDimColour, "%s, %s: %s, %s", last.kernel.c_str(),
-                       last.config_label.c_str(), ui::ms_text(last.timing.median_ms).c_str(),
-                       last.check.passed() ? "correct" : last.check.failed() ? "WRONG" : "not checked");
-  }
+  const float gap = em;
+  // The Messages button is always there, at the right end.
   const std::size_t unread = messages_.all().size() - std::min(messages_seen_, messages_.all().size());
   const std::string label = "Messages" + (unread ? " (" + std::to_string(unread) + " new)" : std::string()) + "##msgs";
-  const float w = ImGui::CalcTextSize(label.c_str(), nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
-  ImGui::SameLine(std::max(ImGui::GetCursorPosX() + em, ImGui::GetWindowContentRegionMax().x - w));
+  const float msgs_w = ImGui::CalcTextSize(label.c_str(), nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
+  const float right = ImGui::GetWindowContentRegionMax().x - msgs_w - gap;
+  auto room = [&] { return right - ImGui::GetCursorPosX(); };
+
+  // 1. The backend, short.
+  const bool gpu = compute_.backend.kind == BackendKind::Cuda;
+  const std::string backend = (gpu ? "GPU: " : "") + compute_.backend.label;
+  ui::text_clipped(backend.c_str(), std::max(em * 4, std::min(room() * 0.3f, ImGui::CalcTextSize(backend.c_str()).x)),
+                   gpu ? ui::kOkColour : ui::kWarnColour);
+  if (!compute_.why_cpu.empty()) ui::item_tooltip(("Why the CPU: " + compute_.why_cpu).c_str());
+  else ui::item_tooltip(compute_.backend.versions.c_str());
+
+  // 2. What the open lab's selection did (the current state, never an old message).
+  std::string state;
+  ImVec4 colour = ui::kDimColour;
+  std::string tip;
+  const LaunchRecord& last = s.last;
+  if (!s.view) {
+    state = s.failure.message;
+    colour = ui::kErrorColour;
+  } else if (s.in_flight && async_.running_ms() > 150) {
+    state = "simulating " + async_.running_kernel() + "... " + ui::sig(async_.running_ms() / 1000.0, 2) + " s";
+    colour = ui::kWarnColour;
+    tip = "The CPU simulation runs this launch on a worker thread; the window stays live. Changing the "
+          "selection cancels it.";
+  } else if (last.kernel.empty()) {
+    state = s.view->lab().problem().ready ? "ready" : "no data yet";
+  } else if (!last.ok()) {
+    state = last.kernel + (last.refused ? " refused: " : " failed: ") + last.status.message;
+    colour = last.refused ? ui::kWarnColour : ui::kErrorColour;
+    tip = last.status.message + (last.status.hint.empty() ? "" : "\n\n" + last.status.hint);
+  } else {
+    state = last.kernel + ", " + last.config_label + ": " + ui::ms_text(last.timing.median_ms) + ", " +
+            (last.check.passed() ? "correct" : last.check.failed() ? "WRONG" : "not checked");
+    if (last.check.failed()) colour = ui::kErrorColour;
+  }
+  // 3. Facts worth a glance, where there is room after the state: frames per second, how
+  // results reach the screen, the GL renderer. They go before the state is cut.
+  const std::string fps = ui::sig(frame_ms_ > 0 ? 1000.0 / frame_ms_ : 0.0, 2) + " fps";
+  const std::string mode = interop_mode();
+  const std::string gl = "GL: " + window_.gl_renderer();
+  ImGui::SameLine(0, gap);
+  const float state_w = ImGui::CalcTextSize(state.c_str()).x;
+  float extras = 0;
+  const std::string* shown_extras[3] = {&fps, &mode, &gl};
+  int n_extras = 0;
+  for (const std::string* e : shown_extras) {
+    const float w = ImGui::CalcTextSize(e->c_str()).x + gap;
+    if (state_w + extras + w > room()) break;
+    extras += w;
+    ++n_extras;
+  }
+  ui::text_clipped(state.c_str(), std::max(em * 3, room() - extras), colour);
+  if (!tip.empty()) ui::item_tooltip(tip.c_str());
+  for (int i = 0; i < n_extras; ++i) {
+    ImGui::SameLine(0, gap);
+    const bool good = i == 1 && mode.find("zero-copy") != std::string::npos;
+    ImGui::TextColored(good ? ui::kOkColour : ui::kDimColour, "%s", shown_extras[i]->c_str());
+    if (i == 2) ui::item_tooltip((window_.gl_version() + "\n" + window_.platform_description()).c_str());
+  }
+  ImGui::SameLine(std::max(ImGui::GetCursorPosX() + gap * 0.5f, ImGui::GetWindowContentRegionMax().x - msgs_w));
   if (ImGui::SmallButton(label.c_str())) show_messages_ = !show_messages_;
-  if (const Message* m = messages_.latest()) ui::item_tooltip(("latest: " + m->text).c_str());
+  if (const Message* m = messages_.latest()) ui::item_tooltip(("latest: " + m->text + " (Ctrl+M: all messages)").c_str());
 }
 
 void App::draw_loading_modal() {
@@ -848,7 +1079,7 @@ std::string App::summary() const {
     }
   }
   std::snprintf(buf, sizeof buf,
-                "launch: %s [%s] on %s grid (%u, %u, %u) block (%u, %u, %u) %.4f ms (%s) %.1f %s",
+                "launch: %s [%s] on %s grid (%u, %u, %u) block (%u, %u, %u) %.4f ms (%s) %.4g %s",
                 r.kernel.c_str(), r.config_label.c_str(), r.problem.c_str(), r.config.grid.x, r.config.grid.y,
                 r.config.grid.z, r.config.block.x, r.config.block.y, r.config.block.z, r.timing.median_ms,
                 r.timing.clock.c_str(), flops ? r.gflops() : r.gbytes_per_s(), flops ? "GFLOP/s" : "GB/s");
@@ -888,6 +1119,22 @@ void App::write_status_file() {
   for (std::size_t i = first; i < all.size(); ++i)
     r.messages.push_back({all[i].level == Message::Error ? "error" : all[i].level == Message::Warning ? "warning" : "info",
                           all[i].text});
+  {
+    StatusReport::Ui ui;
+    ui.help = show_help_;
+    ui.file_browser = file_browser_.is_open();
+    ui.messages_window = show_messages_;
+    ui.fullscreen = window_.fullscreen();
+    ui.text_scale = state_.layout.text_scale;
+    ui.left_open = state_.layout.left_open;
+    ui.side_open = state_.layout.side_open;
+    const char* panels[] = {"timings", "launch", "schedule", "memory", "runs"};
+    const auto p = static_cast<std::size_t>(state_.panel);
+    ui.panel = p < std::size(panels) ? panels[p] : "other";
+    ui.launch_in_flight = s.in_flight;
+    ui.popup_open = !ImGui::GetCurrentContext()->OpenPopupStack.empty();
+    r.ui = ui;
+  }
   if (Status st = status_writer_->update(r); !st && !status_write_failed_) {
     status_write_failed_ = true;
     messages_.error(st);

@@ -12,11 +12,16 @@
 //   5. the frame: menus, the three panels, the status bar
 //   6. outputs for headless runs (screenshot, the lab's output, schedule JSON, summary)
 //   7. the status file (--status-file, for scripts and tests)
+// and of app_habits.cpp (the first hour's habits, kept apart so the frame stays readable):
+//   8. settings kept between launches, reset to defaults
+//   9. keyboard shortcuts, the help overlay, Escape
+//  10. text size and fonts
 #pragma once
 #include <imgui.h>
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,17 +32,22 @@
 #include "image/async_image_loader.hpp"
 #include "labs/lab_view.hpp"
 #include "platform/window.hpp"
+#include "shell/async_launch.hpp"
 #include "shell/compute_session.hpp"
 #include "shell/measured_tab.hpp"
+#include "shell/shortcuts.hpp"
 #include "shell/status_report.hpp"
 #include "state/app_state.hpp"
 #include "state/recent_files.hpp"
 #include "state/timing_book.hpp"
 #include "ui/file_browser.hpp"
+#include "ui/fonts.hpp"
 #include "ui/messages.hpp"
 #include "ui/panels.hpp"
 
 namespace bs::app {
+
+using Clock = std::chrono::steady_clock;
 
 class App {
  public:
@@ -84,6 +94,15 @@ class App {
   void request_relaunch();
   LabView* current_view();
   AppState& state() { return state_; }
+  // The keyboard shortcuts (Help > Keyboard shortcuts lists them; so does the README).
+  const ShortcutRegistry& shortcuts() const { return shortcuts_; }
+  // Where settings are kept this run (empty: nowhere, e.g. headless without --config-dir).
+  const std::filesystem::path& settings_file() const { return settings_file_; }
+  // Writes the settings now if they changed (also done every second and at exit).
+  void save_settings();
+  void reset_to_defaults();
+  // True while a launch runs on the worker thread (the CPU simulation in the window).
+  bool launch_in_flight() const { return async_.busy(); }
   // For the self-test's fault injection: the compute session moves to the CPU as after a
   // sticky device fault reported as `fault`.
   void handle_device_fault(const Status& fault);
@@ -101,8 +120,11 @@ class App {
     LaunchRecord shown;            // the last launch that ran: what the views show
     Check check;                   // the latest verdict for the selection (kept between checks)
     std::string check_for;         // the kernel|config|problem `check` belongs to
+    int problem_gen = 0;           // bumped whenever the lab's problem changes (the fork's key)
     bool dirty = true;
     bool continuous = true;
+    bool in_flight = false;        // its launch runs on the worker thread
+    bool no_async = false;         // its view or lab cannot take runs made elsewhere
     bool paused_slow = false;
     double slow_ms = 0;
     std::chrono::steady_clock::time_point verified_at{};
@@ -129,6 +151,13 @@ class App {
 
   // 4. launching
   void relaunch(Slot& s);
+  lab::RunOptions run_options(Slot& s, bool changed);
+  void keep_record(Slot& s, LaunchRecord rec, double pipeline_ms, bool changed, bool verified,
+                   const std::string& key);
+  bool launch_async(Slot& s, bool changed);
+  void take_async_result();
+  std::string problem_key(Slot& s);
+  void problem_changed(Slot& s);
 
   // 5. the frame
   void draw_ui();
@@ -141,6 +170,20 @@ class App {
 
   // 7. the status file
   void write_status_file();
+
+  // 8. settings (app_habits.cpp)
+  std::vector<std::string> lab_ids() const;
+  void load_settings();
+  void remember_slots();
+  void save_settings_if_changed(bool force);
+  // 9. shortcuts, help, Escape
+  void register_shortcuts();
+  void handle_escape();
+  void draw_help_menu();
+  void take_screenshot_now();
+  // 10. text size and fonts
+  void set_text_scale(float scale);
+  void update_fonts();
 
   Window& window_;
   CliOptions options_;
@@ -168,6 +211,23 @@ class App {
   MeasuredTab measured_;  // the Measured tab: hardware counters, profiled off the UI thread
   std::optional<StatusFileWriter> status_writer_;  // --status-file
   bool status_write_failed_ = false;               // said once, not every frame
+  AsyncLaunch async_;                              // the CPU simulation's launches in the window
+
+  // 8. settings kept between launches
+  std::filesystem::path settings_folder_, settings_file_;
+  std::map<std::string, std::string> settings_keep_;  // keys of a newer blockscope, kept
+  std::string settings_written_;                      // the file's text as last written or read
+  Clock::time_point settings_checked_{};
+  bool settings_failed_ = false;                      // a write failed: said once
+  // 9. shortcuts and the help overlay
+  ShortcutRegistry shortcuts_;
+  bool show_help_ = false;
+  bool screenshot_requested_ = false;
+  // 10. fonts
+  ui::FontSet fonts_;
+  float fonts_scale_ = 0;  // the scale the theme and fonts were last built for
+  std::size_t font_scanned_messages_ = 0;
+  bool fonts_missing_said_ = false;
 };
 
 }  // namespace bs::app

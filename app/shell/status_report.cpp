@@ -59,6 +59,14 @@ std::string status_report_json(const StatusReport& r, bool with_frame) {
   w.key("messages").begin_array();
   for (const auto& m : r.messages) w.begin_object().field("level", m.level).field("text", m.text).end_object();
   w.end_array();
+  if (r.ui) {
+    w.key("ui").begin_object();
+    w.field("help", r.ui->help).field("file_browser", r.ui->file_browser).field("messages_window", r.ui->messages_window);
+    w.field("fullscreen", r.ui->fullscreen).field("text_scale", static_cast<double>(r.ui->text_scale));
+    w.field("left_open", r.ui->left_open).field("side_open", r.ui->side_open).field("panel", r.ui->panel);
+    w.field("launch_in_flight", r.ui->launch_in_flight).field("popup_open", r.ui->popup_open);
+    w.end_object();
+  }
   w.end_object();
   return w.str() + "\n";
 }

@@ -10,7 +10,10 @@
 //              "message":""},                                       (absent before any launch)
 //    "output":{"fnv1a64":"8c1f...","width":333,"height":217},       (absent without an output)
 //    "status_message":"Loaded photo.png (333 x 217, PNG)","errors":0,
-//    "messages":[{"level":"info","text":"..."}, ...]}                (the last 20, oldest first)
+//    "messages":[{"level":"info","text":"..."}, ...],               (the last 20, oldest first)
+//    "ui":{"help":false,"file_browser":false,"messages_window":false,"fullscreen":false,
+//          "text_scale":1,"left_open":true,"side_open":true,"panel":"launch",
+//          "launch_in_flight":false,"popup_open":false}}
 //
 // "output" is the kernel's result as read back from the GL texture the view shows, hashed with
 // FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3) over its width * height bytes,
@@ -61,6 +64,16 @@ struct StatusReport {
     std::string text;
   };
   std::vector<Entry> messages;  // the newest kLastMessages, oldest first
+  // The window's own state (what the shortcuts and menus change), for tests that drive it.
+  struct Ui {
+    bool help = false, file_browser = false, messages_window = false, fullscreen = false;
+    float text_scale = 1;
+    bool left_open = true, side_open = true;
+    std::string panel;
+    bool launch_in_flight = false;  // a launch runs on the worker thread
+    bool popup_open = false;        // a menu, combo or popup is open
+  };
+  std::optional<Ui> ui;
 
   static constexpr std::size_t kLastMessages = 20;
 };

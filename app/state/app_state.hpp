@@ -27,7 +27,10 @@ struct PixelPos {
 // up in another.
 struct ViewState {
   CompareMode compare = CompareMode::Split;
-  float split = 0.5f;           // fraction of the view showing the original (Split mode)
+  // Fraction of the view showing the original (Split mode). Not 0.5: on the common image widths
+  // (512, 1024, ...) the middle is exactly where the 1D kernel's blocks meet (x = 256 for 256
+  // threads on 512 pixels), and the split line hid the one block edge of each row.
+  float split = 0.38f;
   float zoom = 0;               // screen pixels per data element; 0 = fit to the view
   float center_x = -1, center_y = -1;  // data position at the view's centre; <0 = the centre
   OverlayMode overlay = OverlayMode::ColourByBlock;
@@ -44,6 +47,21 @@ struct SelectionRequest {
   std::optional<int> compiled;    // compiled kernels: the configuration's index
 };
 
+// How the window is laid out and how large its text is (View menu, the panels' splitters).
+struct LayoutPrefs {
+  float text_scale = 1.0f;           // View > Text size, times the monitor's content scale
+  float left_em = 21, side_em = 31;  // panel widths in font heights, so they follow the text size
+  bool left_open = true, side_open = true;
+};
+
+// What one lab had when blockscope last quit (state/user_settings.hpp): applied when the lab
+// opens, except what the command line names.
+struct LabMemory {
+  SelectionRequest selection;
+  std::optional<ViewState> view;               // compare, split, overlay and opacity only
+  std::map<std::string, std::string> options;  // the lab's own options ("--matmul-size" -> ...)
+};
+
 struct AppState {
   std::string lab = "gray";       // the lab that is open (a catalog id)
   SelectionRequest selection;     // for `lab`, applied when it opens
@@ -55,6 +73,11 @@ struct AppState {
   std::map<std::string, std::map<std::string, std::string>> lab_settings;
   bool trace_schedule = true;     // record the block schedule on each new configuration
   bool show_demo = false;
+  // Kept between launches (state/user_settings.hpp lists every persisted field, one line each).
+  bool lab_given = false;         // the command line named --lab (so the saved lab does not win)
+  bool panel_given = false;       // ... --panel
+  LayoutPrefs layout;
+  std::map<std::string, LabMemory> remembered;  // per lab id
 };
 
 }  // namespace bs::app

@@ -82,8 +82,10 @@ std::optional<fs::path> FileBrowser::draw() {
     }
     ImGui::SameLine();
     if (ImGui::Checkbox("all files", &show_all_files_)) refresh();
+    ImGui::PushTextWrapPos(0.0f);  // the formats line and errors wrap: never cut at the edge
     ImGui::TextColored(kDimColour, "Formats: %s", std::string(supported_formats()).c_str());
     if (!error_.empty()) ImGui::TextColored(kErrorColour, "%s", error_.c_str());
+    ImGui::PopTextWrapPos();
     ImGui::BeginChild("entries", ImVec2(0, 0), true);
     for (const auto& e : entries_) {
       std::string label = (e.is_dir ? "[dir]  " : "       ") + e.label;

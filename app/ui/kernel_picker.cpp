@@ -80,6 +80,16 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
     for (const char* cut : {" (", ", "})
       if (ImGui::CalcTextSize(label.c_str()).x > room && label.find(cut) != std::string::npos)
         label = label.substr(0, label.find(cut));
+    // Still too long for a narrow panel: cut on a character boundary with an ellipsis (the
+    // tooltip has the whole label).
+    if (ImGui::CalcTextSize(label.c_str()).x > room) {
+      const std::string ellipsis = "\xe2\x80\xa6";
+      while (label.size() > 1 && ImGui::CalcTextSize((label + ellipsis).c_str()).x > room) {
+        label.pop_back();
+        while (!label.empty() && (static_cast<unsigned char>(label.back()) & 0xC0) == 0x80) label.pop_back();
+      }
+      label += ellipsis;
+    }
     if (ImGui::RadioButton((label + "##" + k.id).c_str(), current == &k) && current != &k) {
       *kernel = k.id;
       KernelConfig c;
@@ -94,7 +104,7 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
       current = &k;
       changed = true;
     }
-    item_tooltip((k.teaches + "\n\n" + k.file + (k.grid_rule.empty() ? "" : "\n" + k.grid_rule)).c_str());
+    item_tooltip((k.label + "\n\n" + k.teaches + "\n\n" + k.file + (k.grid_rule.empty() ? "" : "\n" + k.grid_rule)).c_str());
   }
   if (!current) return changed;
   ImGui::PushTextWrapPos(0.0f);

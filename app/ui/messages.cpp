@@ -24,7 +24,13 @@ void draw_messages_window(const app::MessageLog& log, bool* open) {
                                                                  : ImVec4(0.85f, 0.87f, 0.9f, 1);
       ImGui::PushTextWrapPos(0.0f);
       ImGui::TextColored(colour, "%s", it->text.c_str());
-      if (!it->detail.empty()) ImGui::TextColored(kDimColour, "    %s", it->detail.c_str());
+      // What to do comes first; where it came from (a call and its code) only small and dim.
+      if (!it->hint.empty() || !it->where.empty()) {
+        if (!it->hint.empty()) ImGui::TextColored(kWarnColour, "    %s", it->hint.c_str());
+        if (!it->where.empty()) ImGui::TextDisabled("    (%s)", it->where.c_str());
+      } else if (!it->detail.empty()) {
+        ImGui::TextColored(kDimColour, "    %s", it->detail.c_str());
+      }
       ImGui::PopTextWrapPos();
     }
   }

@@ -14,7 +14,9 @@ struct Message {
   enum Level { Info, Warning, Error };
   Level level = Info;
   std::string text;
-  std::string detail;  // call, code and hint
+  std::string detail;  // the hint, then where it came from ("hint [call: code]")
+  std::string hint;    // what to do about it (Status::hint), for the Messages window
+  std::string where;   // the call and its code, for bug reports: shown small, never as the message
   std::chrono::system_clock::time_point when = std::chrono::system_clock::now();
 };
 
@@ -25,10 +27,14 @@ class MessageLog {
     add({Message::Warning, std::move(text), std::move(detail)});
   }
   void error(const Status& s) {
-    std::string detail = s.call;
-    if (!s.code.empty()) detail += (detail.empty() ? "" : ": ") + s.code;
-    if (!s.hint.empty()) detail += (detail.empty() ? "" : " - ") + s.hint;
-    add({Message::Error, s.message, detail});
+    std::string where = s.call;
+    if (!s.code.empty()) where += (where.empty() ? "" : ": ") + s.code;
+    std::string detail = s.hint;
+    if (!where.empty()) detail += (detail.empty() ? "[" : " [") + where + "]";
+    Message m{Message::Error, s.message, detail};
+    m.hint = s.hint;
+    m.where = where;
+    add(std::move(m));
   }
   const std::vector<Message>& all() const { return messages_; }
   const Message* latest() const { return messages_.empty() ? nullptr : &messages_.back(); }

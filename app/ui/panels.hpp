@@ -52,6 +52,7 @@ struct ResultInput {
   const lab::ProblemInfo* problem = nullptr;
   bool paused_slow = false;             // continuous runs paused: one run takes too long
   double slow_ms = 0;
+  bool uses_barriers = false;           // the kernel calls __syncthreads (slow to simulate)
 };
 void draw_result_card(const ResultInput& in);
 

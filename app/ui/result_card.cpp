@@ -69,6 +69,12 @@ void draw_result_card(const ResultInput& in) {
                 (r.check.note.empty() ? "" : "\n" + r.check.note)).c_str());
   if (r.timing.simulated)
     ImGui::TextColored(kWarnColour, "simulated on the CPU: times are the simulator's, not a GPU's");
+  if (r.timing.simulated && in.uses_barriers) {
+    ImGui::TextColored(kWarnColour, "This rung synchronises its threads (__syncthreads): the simulator runs "
+                                    "each block's threads as fibers and switches at every barrier, which "
+                                    "costs far more on a CPU than on a GPU. So on the simulation the ladder "
+                                    "can look backwards: on a GPU the tiled rungs are the fast ones.");
+  }
   if (in.paused_slow)
     ImGui::TextColored(kWarnColour, "continuous runs paused: one run takes %s", ms_text(in.slow_ms).c_str());
   ImGui::PopTextWrapPos();

@@ -35,7 +35,9 @@ std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideIn
                      shown.problem.c_str());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
-  if (!ImGui::BeginTable("runs", 5, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return chosen;
+  bool any_barriers = false;
+  const float table_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 4;
+  if (!ImGui::BeginTable("runs", 5, flags, ImVec2(0, std::max(ImGui::GetFontSize() * 6, table_h)))) return chosen;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("kernel, config", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn("median ms");
@@ -50,7 +52,12 @@ std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideIn
     const auto [lo, hi] = median_interval_95(samples);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    const std::string label = e.key.kernel + "  " + e.key.config;
+    bool barriers = false;
+    if (in.kernels)
+      for (const auto& k : *in.kernels) barriers |= k.id == e.key.kernel && k.uses_barriers;
+    const bool slow_to_simulate = barriers && e.last.timing.simulated;
+    any_barriers |= slow_to_simulate;
+    const std::string label = e.key.kernel + (slow_to_simulate ? " *" : "") + "  " + e.key.config;
     const bool current = e.key.kernel == shown.kernel && e.key.config == shown.config_label;
     if (ImGui::Selectable((label + "##run" + std::to_string(i)).c_str(), current,
                           ImGuiSelectableFlags_SpanAllColumns))
@@ -73,12 +80,25 @@ std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideIn
     ImGui::TableNextColumn();
     ImGui::Text("%zu", e.runs);
     ImGui::TableNextColumn();
-    if (e.last.check.passed()) ImGui::TextColored(kOkColour, "ok");
-    else if (e.last.check.failed()) ImGui::TextColored(kErrorColour, "WRONG (%llu)", e.last.check.mismatches);
-    else ImGui::TextColored(kWarnColour, "unchecked");
-    item_tooltip(e.last.check.summary().c_str());
+    // The measure that decides, against its limit: "ok 0.03 <= 1" (the worst error over its
+    // tolerance for matmul, max |out - ref| for grayscale). Secondary figures (a relative error,
+    // the absolute error) are in the tooltip, where they cannot read as the verdict.
+    const Check& c = e.last.check;
+    if (c.passed())
+      ImGui::TextColored(kOkColour, "ok %s <= %s", sig_trim(c.worst).c_str(), sig_trim(c.limit).c_str());
+    else if (c.failed())
+      ImGui::TextColored(kErrorColour, "WRONG %s > %s", sig_trim(c.worst).c_str(), sig_trim(c.limit).c_str());
+    else
+      ImGui::TextColored(kWarnColour, "unchecked");
+    item_tooltip((c.summary() + (c.measure.empty() ? "" : "\n\nThe figure shown is " + c.measure + " against its limit.") +
+                  (c.note.empty() ? "" : "\n" + c.note))
+                     .c_str());
   }
   ImGui::EndTable();
+  if (any_barriers)
+    ImGui::TextColored(kWarnColour, "* synchronises its threads (__syncthreads): the CPU simulation runs "
+                                    "them as fibers and switches at every barrier, so these rungs are "
+                                    "far slower here than on a GPU; do not rank the ladder by them.");
   (void)best_lo;
   return chosen;
 }

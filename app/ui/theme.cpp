@@ -37,16 +37,7 @@ void apply_theme(float scale) {
   c[ImGuiCol_CheckMark] = ImVec4(0.56f, 0.80f, 1.0f, 1.0f);
   c[ImGuiCol_PlotHistogram] = ImVec4(0.40f, 0.70f, 0.95f, 1.0f);
   s.ScaleAllSizes(scale);
-
-  // The default font is a 13 px bitmap; at higher scales rasterise it larger instead of
-  // stretching it, so text stays crisp on HiDPI screens.
-  ImGuiIO& io = ImGui::GetIO();
-  io.Fonts->Clear();
-  ImFontConfig cfg;
-  cfg.SizePixels = 13.0f * scale;
-  cfg.OversampleH = cfg.OversampleV = 1;
-  cfg.PixelSnapH = true;
-  io.Fonts->AddFontDefault(&cfg);
+  // The fonts are ui/fonts.hpp's (FontSet), built for the same scale.
 }
 
 }  // namespace bs::ui

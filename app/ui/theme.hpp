@@ -1,4 +1,5 @@
-// The dark theme, scaled for HiDPI screens (fonts and sizes by the monitor's content scale).
+// The dark theme's colours and sizes, scaled for the text size (the monitor's content scale times
+// View > Text size). The fonts for that size are ui/fonts.hpp's.
 #pragma once
 namespace bs::ui {
 void apply_theme(float scale);

@@ -38,14 +38,24 @@ void draw_timings_panel(const SideInput& in) {
   ImGui::TextColored(kDimColour, "%s, %s: kernel time by %s", rec.kernel.c_str(), rec.config_label.c_str(),
                      rec.timing.clock.c_str());
   ImGui::PopTextWrapPos();
-  if (ImGui::BeginTable("kt", 4, ImGuiTableFlags_SizingStretchSame)) {
-    for (const char* h : {"last", "median", "min", "max"}) {
-      ImGui::TableNextColumn();
-      ImGui::TextColored(kDimColour, "%s", h);
-    }
-    for (double v : {k.last, k.median, k.min, k.max}) {
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(ms_text(v).c_str());
+  // Four figures side by side where they fit, else two rows of two: never run together, never
+  // cut mid-number.
+  const char* heads[] = {"last", "median", "min", "max"};
+  const double values[] = {k.last, k.median, k.min, k.max};
+  float widest = 0;
+  for (double v : values) widest = std::max(widest, ImGui::CalcTextSize(ms_text(v).c_str()).x);
+  const float cell = widest + ImGui::GetFontSize() * 1.2f;
+  const int columns = ImGui::GetContentRegionAvail().x >= 4 * cell ? 4 : 2;
+  if (ImGui::BeginTable("kt", columns, ImGuiTableFlags_SizingStretchSame)) {
+    for (int row = 0; row < 4 / columns; ++row) {
+      for (int c = 0; c < columns; ++c) {
+        ImGui::TableNextColumn();
+        ImGui::TextColored(kDimColour, "%s", heads[row * columns + c]);
+      }
+      for (int c = 0; c < columns; ++c) {
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(ms_text(values[row * columns + c]).c_str());
+      }
     }
     ImGui::EndTable();
   }

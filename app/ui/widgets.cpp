@@ -32,7 +32,15 @@ void stat_row(const char* label, const std::string& value, const char* explanati
   ImGui::TextColored(kDimColour, "%s", label);
   if (explanation) item_tooltip(explanation);
   const float label_end = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x;
-  ImGui::SameLine(std::max(start + column, label_end + ImGui::GetFontSize() * 0.5f));
+  const float value_x = std::max(start + column, label_end + ImGui::GetFontSize() * 0.5f);
+  // A value that does not fit beside its label goes under it, indented, rather than being cut
+  // mid-number by the wrap; one longer than the whole width still wraps at spaces.
+  const float value_w = ImGui::CalcTextSize(value.c_str()).x;
+  if (start + avail - value_x >= value_w || value_w > avail * 0.9f) {
+    ImGui::SameLine(value_x);
+  } else {
+    ImGui::SetCursorPosX(start + ImGui::GetFontSize());
+  }
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(value.c_str());
   ImGui::PopTextWrapPos();

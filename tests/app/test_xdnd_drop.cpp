@@ -48,6 +48,7 @@
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb_image_write.h>
 
+#include "app_process.hpp"  // AppProcess: blockscope as a child process
 #include "app_runner.hpp"  // executable(): BLOCKSCOPE_EXE or the environment's override
 #include "json_reader.hpp"
 #include "labs/grayscale/gray_common.hpp"
@@ -63,6 +64,7 @@ using bs::test::xdnd::Source;
 using bs::test::xdnd::file_uri;
 using bs::test::xdnd::uri_list;
 using Clock = std::chrono::steady_clock;
+using bs::app::test::AppProcess;
 
 constexpr auto kStartTimeout = 30s;   // first frame of a fresh app on llvmpipe, CI under load
 constexpr auto kStepTimeout = 5000ms; // each XDND wait
@@ -72,109 +74,6 @@ constexpr auto kShowTimeout = 15s;    // a dropped file loaded, launched and sho
 // 1. the app as a child process
 // ---------------------------------------------------------------------------------------------
 
-class AppProcess {
- public:
-  // Starts `blockscope args...` in `dir` (its working directory and XDG_CONFIG_HOME, so the
-  // user's own settings are neither read nor written), output to dir/app.log.
-  bool start(const fs::path& dir, const std::vector<std::string>& args) {
-    log_ = dir / "app.log";
-    const std::string exe = bs::app::test::executable();
-    std::vector<std::string> argv_s{exe};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<std::string> env_s;
-    for (char** e = environ; *e; ++e)
-      if (std::strncmp(*e, "XDG_CONFIG_HOME=", 16) != 0) env_s.emplace_back(*e);
-    env_s.push_back("XDG_CONFIG_HOME=" + (dir / "config").string());
-    std::vector<char*> argv, envp;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    for (auto& e : env_s) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    const std::string dir_s = dir.string(), log_s = log_.string();
-    pid_ = ::fork();
-    if (pid_ < 0) return false;
-    if (pid_ == 0) {
-      const int fd = ::open(log_s.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-      }
-      if (::chdir(dir_s.c_str()) != 0) ::_exit(126);
-      ::execve(argv[0], argv.data(), envp.data());
-      ::_exit(127);
-    }
-    return true;
-  }
-
-  pid_t pid() const { return pid_; }
-
-  // Still running (reaps it if it ended; exit_code() then says how).
-  bool alive() {
-    if (pid_ <= 0 || ended_) return false;
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-      ended_ = true;
-      status_ = status;
-      return false;
-    }
-    return true;
-  }
-
-  // Waits for the process to end; false at the deadline.
-  bool wait_exit(std::chrono::milliseconds timeout) {
-    const auto deadline = Clock::now() + timeout;
-    while (alive()) {
-      if (Clock::now() > deadline) return false;
-      std::this_thread::sleep_for(20ms);
-    }
-    return true;
-  }
-
-  std::string how_it_ended() const {
-    if (!ended_) return "still running";
-    if (WIFEXITED(status_)) return "exited with code " + std::to_string(WEXITSTATUS(status_));
-    if (WIFSIGNALED(status_)) return std::string("killed by signal ") + strsignal(WTERMSIG(status_));
-    return "ended";
-  }
-  int exit_code() const { return ended_ && WIFEXITED(status_) ? WEXITSTATUS(status_) : -1; }
-
-  void signal(int sig) {
-    if (pid_ > 0 && !ended_) ::kill(pid_, sig);
-  }
-
-  // Waits until the kernel reports the process stopped (SIGSTOP delivered), up to 5 s.
-  bool wait_stopped() {
-    const auto deadline = Clock::now() + 5s;
-    while (Clock::now() < deadline) {
-      std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
-      std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-      const auto paren = text.rfind(')');
-      if (paren != std::string::npos && paren + 2 < text.size() && (text[paren + 2] == 'T' || text[paren + 2] == 't'))
-        return true;
-      std::this_thread::sleep_for(5ms);
-    }
-    return false;
-  }
-
-  std::string log() const {
-    std::ifstream in(log_);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
-
-  void kill_if_running() {
-    if (alive()) {
-      ::kill(pid_, SIGCONT);
-      ::kill(pid_, SIGKILL);
-      wait_exit(5000ms);
-    }
-  }
-
- private:
-  pid_t pid_ = -1;
-  bool ended_ = false;
-  int status_ = 0;
-  fs::path log_;
-};
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -16,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 namespace bs::test::xdnd {
 namespace {
@@ -444,6 +445,63 @@ void Source::request_close(unsigned long target) {
   Impl& s = *impl_;
   if (!s.display) return;
   s.send(target, s.atom("WM_PROTOCOLS"), static_cast<long>(s.atom("WM_DELETE_WINDOW")), CurrentTime, 0, 0, 0);
+}
+
+bool Source::send_key(unsigned long target, const std::string& keysym, bool ctrl, bool shift) {
+  Impl& s = *impl_;
+  if (!s.display) return false;
+  const KeySym sym = XStringToKeysym(keysym.c_str());
+  if (sym == NoSymbol) return false;
+  const KeyCode code = XKeysymToKeycode(s.display, sym);
+  if (!code) return false;
+  XEvent e{};
+  e.xkey.display = s.display;
+  e.xkey.window = target;
+  e.xkey.root = s.root;
+  e.xkey.subwindow = None;
+  e.xkey.time = CurrentTime;
+  e.xkey.same_screen = True;
+  e.xkey.keycode = code;
+  e.xkey.state = (ctrl ? ControlMask : 0) | (shift ? ShiftMask : 0);
+  e.type = KeyPress;
+  XSendEvent(s.display, target, True, KeyPressMask, &e);
+  e.type = KeyRelease;
+  XSendEvent(s.display, target, True, KeyReleaseMask, &e);
+  XFlush(s.display);
+  return true;
+}
+
+bool Source::click(unsigned long target, int x, int y) {
+  Impl& s = *impl_;
+  if (!s.display) return false;
+  XWarpPointer(s.display, None, target, 0, 0, 0, 0, x, y);
+  XSync(s.display, False);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the app sees the pointer there first
+  XEvent e{};
+  e.xbutton.display = s.display;
+  e.xbutton.window = target;
+  e.xbutton.root = s.root;
+  e.xbutton.time = CurrentTime;
+  e.xbutton.x = x;
+  e.xbutton.y = y;
+  e.xbutton.same_screen = True;
+  e.xbutton.button = Button1;
+  e.type = ButtonPress;
+  XSendEvent(s.display, target, True, ButtonPressMask, &e);
+  XFlush(s.display);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  e.type = ButtonRelease;
+  e.xbutton.state = Button1Mask;
+  XSendEvent(s.display, target, True, ButtonReleaseMask, &e);
+  XFlush(s.display);
+  return true;
+}
+
+void Source::move_pointer(unsigned long target, int x, int y) {
+  Impl& s = *impl_;
+  if (!s.display) return;
+  XWarpPointer(s.display, None, target, 0, 0, 0, 0, x, y);
+  XSync(s.display, False);
 }
 
 std::vector<unsigned char> Source::capture_rgba(unsigned long target, int* width, int* height) {

@@ -94,6 +94,14 @@ class Source {
 
   // Asks the target to close as a window manager's close button does (WM_DELETE_WINDOW).
   void request_close(unsigned long target);
+  // Presses and releases one key in `target` (an X keysym name such as "F1", "Escape", "o"),
+  // with Control and/or Shift held, as synthetic KeyPress/KeyRelease events: what a user's
+  // keyboard sends, without needing the input focus (tests/app/test_first_hour_window.cpp).
+  bool send_key(unsigned long target, const std::string& keysym, bool ctrl = false, bool shift = false);
+  // A left click at (x, y) in `target`: the pointer moves there (apps read its position), then
+  // a synthetic press and release.
+  bool click(unsigned long target, int x, int y);
+  void move_pointer(unsigned long target, int x, int y);
 
   // What the X server shows of `target` (its area of the root window, so whatever is on top is
   // included), as RGBA8, top row first; empty if it cannot be read.

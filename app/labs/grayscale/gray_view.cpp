@@ -149,15 +149,42 @@ LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& con
     if (rec.ok())
       if (Status s = img.result.upload(img.host_result.data()); !s) rec.status = s;
   }
-  if (rec.ok() && !rec.schedule.empty()) {
-    const auto units = mapping::unit_per_block(rec.schedule, rec.config.grid);
-    std::vector<uint32_t> u(units.begin(), units.end());
-    if (auto tex = make_sm_of_block_texture(u); tex) {
-      sm_of_block_ = std::move(tex.value());
-      sm_texture_for_ = rec.kernel + "|" + rec.config_label;
-    }
-  }
+  take_schedule(rec);
   return rec;
+}
+
+// The per-block SM (or worker) ids of a traced launch, for colour by SM.
+void GrayView::take_schedule(const LaunchRecord& rec) {
+  if (!rec.ok() || rec.schedule.empty()) return;
+  const auto units = mapping::unit_per_block(rec.schedule, rec.config.grid);
+  std::vector<uint32_t> u(units.begin(), units.end());
+  if (auto tex = make_sm_of_block_texture(u); tex) {
+    sm_of_block_ = std::move(tex.value());
+    sm_texture_for_ = rec.kernel + "|" + rec.config_label;
+  }
+}
+
+// A run a worker thread made on a fork of this lab (CPU simulation): its output is the gray
+// image in host memory, uploaded as launch() uploads its own.
+bool GrayView::show_result(const LaunchRecord& rec, const std::vector<std::uint8_t>& output, ViewContext& ctx) {
+  if (!shown_ || shown_->host_result.empty() || output.size() != shown_->host_result.size()) return false;
+  std::copy(output.begin(), output.end(), shown_->host_result.begin());
+  if (Status s = shown_->result.upload(shown_->host_result.data()); !s) {
+    ctx.messages.error(s);
+    return true;
+  }
+  take_schedule(rec);
+  return true;
+}
+
+void GrayView::zoom_by(float factor) {
+  if (!shown_) return;
+  if (view_.zoom <= 0) {
+    view_.zoom = drawn_zoom_ > 0 ? drawn_zoom_ : 1.0f;
+    view_.center_x = shown_->image.width / 2.0f;
+    view_.center_y = shown_->image.height / 2.0f;
+  }
+  view_.zoom = std::clamp(view_.zoom * factor, 0.02f, 256.0f);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -165,7 +192,9 @@ LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& con
 // ---------------------------------------------------------------------------------------------
 
 void GrayView::draw_problem(ViewContext&, ViewRequests& requests) {
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(ui::kDimColour, "out = 0.2989 R + 0.5870 G + 0.1140 B");
+  ImGui::PopTextWrapPos();
   if (shown_) {
     const Rgba8Image& im = shown_->image;
     ImGui::PushTextWrapPos(0.0f);
@@ -178,8 +207,12 @@ void GrayView::draw_problem(ViewContext&, ViewRequests& requests) {
     ImGui::TextColored(ui::kDimColour, "no image loaded");
   }
   if (ImGui::Button("Open image...")) requests.open_image = true;
-  ImGui::SameLine();
-  ImGui::TextColored(ui::kDimColour, "or drop files here");
+  ui::item_tooltip("Ctrl+O");
+  const char* drop = "or drop files here";
+  if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x - ImGui::GetStyle().ItemSpacing.x >=
+      ImGui::CalcTextSize(drop).x)
+    ImGui::SameLine();
+  ImGui::TextColored(ui::kDimColour, "%s", drop);
 }
 
 void GrayView::draw_view_options(ViewContext&, ViewRequests&) {
@@ -312,6 +345,7 @@ void GrayView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewCont
     }
     ImGui::SetCursorScreenPos(pane_origin);
     handle_input(pane_origin, pane_size, params);
+    drawn_zoom_ = params.zoom;
     if (Status s = renderer.render(params, overlay); !s) {
       ui::status_text(s);
       return;

@@ -39,6 +39,8 @@ class GrayView final : public LabView {
   void draw_memory(const LaunchRecord& shown, ViewContext& ctx) override;
   std::optional<PixelPos> inspected() const override;
   ViewState& view_state() override { return view_; }
+  void zoom_by(float factor) override;
+  bool show_result(const LaunchRecord& record, const std::vector<std::uint8_t>& output, ViewContext& ctx) override;
   bool accepts_images() const override { return true; }
   Status install_image(Rgba8Image image, ViewContext& ctx) override;
   Status write_output_png(const std::filesystem::path& path) override;
@@ -62,6 +64,7 @@ class GrayView final : public LabView {
   void handle_input(const ImVec2& origin, const ImVec2& size, ImageViewParams& params);
   ImageViewParams view_params(int out_w, int out_h) const;
   void draw_inspector(const LaunchRecord& shown, PixelPos px, bool pinned);
+  void take_schedule(const LaunchRecord& rec);
 
   std::unique_ptr<gray::GrayLab> lab_;
   std::optional<Shown> shown_;
@@ -70,6 +73,7 @@ class GrayView final : public LabView {
   std::string sm_texture_for_;  // the record (kernel + config) sm_of_block_ was made for
   ViewState view_;
   std::optional<PixelPos> mouse_pixel_;
+  float drawn_zoom_ = 0;  // the zoom of the last frame drawn (fit resolved), for keyboard zoom
 };
 
 }  // namespace bs::app

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "lab/size_text.hpp"
 #include "mapping/explain.hpp"
@@ -226,6 +227,32 @@ LaunchRecord MatmulView::launch(const std::string& kernel, const KernelConfig& c
   output_passed_ = rec.check.passed();
   if (Status s = refresh_output_heatmaps(ctx); !s) ctx.messages.error(s);
   return rec;
+}
+
+// A run a worker thread made on a fork of this lab (CPU simulation): C in host memory.
+bool MatmulView::show_result(const LaunchRecord& rec, const std::vector<std::uint8_t>& output, ViewContext& ctx) {
+  if (lab_->backend().kind != BackendKind::CpuSimulation || output.size() != lab_->output_bytes()) return false;
+  if (!rec.check.passed() && !rec.check.failed()) return true;  // an unverified repeat: C is unchanged
+  c_host_.resize(output.size() / sizeof(float));
+  std::memcpy(c_host_.data(), output.data(), output.size());
+  have_output_ = true;
+  output_passed_ = rec.check.passed();
+  if (Status s = refresh_output_heatmaps(ctx); !s) ctx.messages.error(s);
+  return true;
+}
+
+void MatmulView::zoom_by(float factor) {
+  if (view_.zoom <= 0) view_.center_x = view_.center_y = 0.5f;
+  const float zoom = std::clamp(std::max(1.0f, view_.zoom) * factor, 1.0f, 64.0f);
+  view_.zoom = zoom <= 1.0f ? 0 : zoom;
+}
+
+std::map<std::string, std::string> MatmulView::option_values() const {
+  std::map<std::string, std::string> o;
+  if (state_.M > 0 && state_.N > 0 && state_.K > 0) o["--matmul-size"] = size_text(state_.M, state_.N, state_.K);
+  if (state_.pattern_a == state_.pattern_b) o["--matmul-pattern"] = state_.pattern_a;
+  o["--matmul-seed"] = std::to_string(state_.seed);
+  return o;
 }
 
 Status MatmulView::ensure_heatmap(Map which, int rows, int cols, ViewContext& ctx) {

@@ -59,6 +59,10 @@ class MatmulView final : public LabView {
   void draw_memory(const LaunchRecord& shown, ViewContext& ctx) override;
   std::optional<PixelPos> inspected() const override;
   ViewState& view_state() override { return view_; }
+  void zoom_by(float factor) override;
+  bool show_result(const LaunchRecord& record, const std::vector<std::uint8_t>& output, ViewContext& ctx) override;
+  std::map<std::string, std::string> option_values() const override;
+  void reset_options() override { state_ = MatmulViewState{}; }
   Status write_output_png(const std::filesystem::path& path) override;
   std::vector<std::uint8_t> read_output(int* width, int* height) override;
   std::string interop_mode() const override;

@@ -1,0 +1,105 @@
+#include "state/user_settings.hpp"
+
+#include <cstdlib>
+
+#include "state/recent_files.hpp"
+
+namespace bs::app {
+namespace {
+
+// The words the file uses: the command line's own (cli/options.cpp), so a person reading the file
+// recognises them.
+const std::vector<std::pair<const char*, CompareMode>> kCompare = {
+    {"split", CompareMode::Split}, {"side", CompareMode::SideBySide},
+    {"result", CompareMode::ResultOnly}, {"original", CompareMode::OriginalOnly}};
+const std::vector<std::pair<const char*, OverlayMode>> kOverlay = {
+    {"off", OverlayMode::Off}, {"lines", OverlayMode::BlockLines}, {"block", OverlayMode::ColourByBlock},
+    {"warp", OverlayMode::ColourByWarp}, {"sm", OverlayMode::ColourBySm}};
+const std::vector<std::pair<const char*, Panel>> kPanel = {
+    {"timings", Panel::Timings}, {"launch", Panel::Launch}, {"schedule", Panel::Schedule},
+    {"memory", Panel::Memory}, {"runs", Panel::Runs}, {"measured", Panel::Measured}};
+
+}  // namespace
+
+void bind_user_settings(SettingsBinder& b, AppState& s, const std::vector<std::string>& labs) {
+  b.field("lab", s.lab);
+  b.field("panel", s.panel, kPanel);
+  b.field("trace_schedule", s.trace_schedule);
+  b.field("ui.text_scale", s.layout.text_scale, 0.5f, 3.0f);
+  b.field("ui.left_em", s.layout.left_em, 8.0f, 80.0f);
+  b.field("ui.side_em", s.layout.side_em, 8.0f, 120.0f);
+  b.field("ui.left_open", s.layout.left_open);
+  b.field("ui.side_open", s.layout.side_open);
+  for (const std::string& id : labs) {
+    LabMemory& m = s.remembered[id];
+    b.field(id + ".kernel", m.selection.kernel);
+    b.field(id + ".block", m.selection.block);
+    b.field(id + ".config", m.selection.compiled, 0, 100000);
+    ViewState v = m.view.value_or(ViewState{});
+    b.field(id + ".view.compare", v.compare, kCompare);
+    b.field(id + ".view.split", v.split, 0.0f, 1.0f);
+    b.field(id + ".view.overlay", v.overlay, kOverlay);
+    b.field(id + ".view.opacity", v.overlay_opacity, 0.0f, 1.0f);
+    m.view = v;
+    b.map(id + ".option.", m.options);
+    b.map(id + ".set.", s.lab_settings[id]);
+  }
+}
+
+LoadedSettings load_user_settings(const std::filesystem::path& file, const std::vector<std::string>& labs) {
+  LoadedSettings out;
+  std::error_code ec;
+  out.found = !file.empty() && std::filesystem::exists(file, ec);
+  if (!out.found) return out;
+  const SettingsText text = read_settings_file(file);
+  out.problems = text.problems;
+  if (!text.problems.empty() && text.values.empty()) return out;  // not ours: defaults
+  SettingsBinder b = SettingsBinder::reader(text);
+  bind_user_settings(b, out.state, labs);
+  for (const auto& p : b.problems()) out.problems.push_back(p);
+  out.unbound = b.unbound();
+  // The lab must be one of the catalog's.
+  bool known = false;
+  for (const auto& id : labs) known |= id == out.state.lab;
+  if (!known) {
+    if (!out.state.lab.empty()) out.problems.push_back("lab = '" + out.state.lab + "' is not a lab; kept the default");
+    out.state.lab = AppState{}.lab;
+  }
+  return out;
+}
+
+std::string user_settings_text(const AppState& s, const std::vector<std::string>& labs,
+                               const std::map<std::string, std::string>& keep) {
+  AppState copy = s;  // the binder takes references; writing never changes them
+  SettingsBinder b = SettingsBinder::writer();
+  bind_user_settings(b, copy, labs);
+  std::string text = b.text();
+  for (const auto& [k, v] : keep) text += k + " = " + v + "\n";
+  return text;
+}
+
+void merge_saved_under(AppState& cli, const AppState& saved) {
+  if (!cli.lab_given) cli.lab = saved.lab;
+  if (!cli.panel_given) cli.panel = saved.panel;
+  cli.trace_schedule = saved.trace_schedule;
+  cli.layout = saved.layout;
+  cli.remembered = saved.remembered;
+  // The opened lab: what the flags named replaces the saved group.
+  const bool selection_given = !cli.selection.kernel.empty() || cli.selection.block || cli.selection.compiled;
+  LabMemory& opened = cli.remembered[cli.lab];
+  if (selection_given) opened.selection = cli.selection;
+  if (cli.view_given) opened.view = cli.view;
+  // Settings and options: key by key, the flags' values over the saved ones.
+  for (const auto& [lab, values] : saved.lab_settings)
+    for (const auto& [key, value] : values) cli.lab_settings[lab].try_emplace(key, value);
+  // Lab options (--matmul-size, ...) stay in cli.lab_options: a lab opening takes its own flags'
+  // values over its remembered ones (shell/app.cpp, ensure_view).
+}
+
+std::filesystem::path settings_folder(const std::string& asked, bool windowed) {
+  if (!asked.empty()) return asked;
+  if (const char* env = std::getenv("BLOCKSCOPE_CONFIG_DIR"); env && env[0] == '/') return env;
+  return windowed ? config_dir() : std::filesystem::path();
+}
+
+}  // namespace bs::app
