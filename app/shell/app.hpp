@@ -12,6 +12,7 @@
 //   5. the frame: menus, the three panels, the status bar
 //   6. outputs for headless runs (screenshot, the lab's output, schedule JSON, summary)
 //   7. the status file (--status-file, for scripts and tests)
+//   8. experiments: sweeps, exports (the room is app/experiments; these are the shell's hooks)
 #pragma once
 #include <imgui.h>
 
@@ -24,6 +25,7 @@
 
 #include "cli/options.hpp"
 #include "core/launch_record.hpp"
+#include "experiments/experiments.hpp"
 #include "image/async_image_loader.hpp"
 #include "labs/lab_view.hpp"
 #include "platform/window.hpp"
@@ -85,6 +87,18 @@ class App {
   // sticky device fault reported as `fault`.
   void handle_device_fault(const Status& fault);
 
+  // Experiments (app/experiments): a sweep of the open lab's selected kernel (every kernel with
+  // state().sweep.ladder) on a worker thread; the window keeps drawing while it runs, and its
+  // own launches pause. --sweep asks for one as soon as the lab's data is ready.
+  Status start_sweep();
+  void cancel_sweep();
+  bool sweeping() const;  // running, or asked for and not started yet
+  const lab::SweepResult* sweep_result() const;  // the open lab's latest (live while running)
+  // Writes a sweep or the current launch (JSON, CSV) now; a PNG (the sweep's chart, the data
+  // view, the window) is cut from the frame just rendered: call it after frame(), before
+  // present(), as write_screenshot. Nothing measured is lost when the path cannot be written.
+  Status export_to(ExportWhat what, const std::filesystem::path& path);
+
  private:
   // One lab of the catalog: its view once opened, what is selected in it, and its launches.
   struct Slot {
@@ -139,6 +153,11 @@ class App {
   // 7. the status file
   void write_status_file();
 
+  // 8. experiments
+  ExperimentsHost host(Slot& s);
+  void draw_data_tab(Slot& s);
+  Status write_png_export(ExportWhat what, const std::filesystem::path& path);
+
   Window& window_;
   CliOptions options_;
   AppState& state_;
@@ -164,6 +183,11 @@ class App {
   std::chrono::steady_clock::time_point last_frame_time_;
   std::optional<StatusFileWriter> status_writer_;  // --status-file
   bool status_write_failed_ = false;               // said once, not every frame
+  std::unique_ptr<Experiments> experiments_;       // sweeps, Compare, exports
+  bool sweep_on_start_ = false;                    // --sweep: once the lab's data is ready
+  std::optional<std::pair<ExportWhat, std::string>> pending_png_;  // cut after the next frame
+  ImVec2 data_min_{0, 0}, data_max_{0, 0};          // where the data view was drawn
+  bool data_visible_ = false;
 };
 
 }  // namespace bs::app

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/dim.hpp"
+#include "state/sweep_settings.hpp"
 
 namespace bs::app {
 
@@ -55,6 +56,7 @@ struct AppState {
   std::map<std::string, std::map<std::string, std::string>> lab_settings;
   bool trace_schedule = true;     // record the block schedule on each new configuration
   bool show_demo = false;
+  SweepSettings sweep;            // sweeps and their result view (state/sweep_settings.hpp)
 };
 
 }  // namespace bs::app
