@@ -150,6 +150,8 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       if (v.empty()) return usage("--kernel needs a kernel id");
       if (o.bench) {
         if (v != "all") o.bench->kernels.push_back(v);
+      } else if (v == "all") {
+        o.state.sweep.ladder = true;  // --sweep: every kernel of the lab
       } else {
         o.state.selection.kernel = v;  // the lab checks it when it opens
       }
@@ -371,6 +373,7 @@ HEADLESS
   --sweep                   run a sweep of the selected kernel in the UI (window too); headless
                             waits for it and shows the heatmap (or bar chart) before --screenshot
   --blocks all|LIST         the shapes --sweep tries, e.g. 32x8,16x16,256 (default all)
+  --kernel all              with --sweep: every kernel of the lab (a ladder sweep)
   --json FILE  --csv FILE   export the sweep (with --sweep) or the last launch
 
 AUTOMATION

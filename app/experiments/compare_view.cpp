@@ -40,12 +40,15 @@ void draw_figures(const CompareInput& in, const LaunchRecord& r, std::optional<P
   }
   ui::stat_row("registers", r.attributes_measured ? std::to_string(r.attributes.registers_per_thread) : "n/a (simulated)");
   if (at && in.lab) {
-    if (auto w = warp_sectors(*in.lab, r, *at))
-      ui::stat_row("sectors / request",
-                   ui::sig(w->per_request(), 3) + fmt(" (%u requests", w->requests) + fmt(", ideal %.3g)", w->requests ? double(w->ideal) / w->requests : 0),
+    if (auto w = warp_sectors(*in.lab, r, *at)) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%s (warp %u of block (%u, %u, %u), %u requests; ideal %s)",
+                    ui::sig(w->per_request(), 3).c_str(), w->warp, w->block.x, w->block.y, w->block.z, w->requests,
+                    ui::sig(w->requests ? static_cast<double>(w->ideal) / w->requests : 0, 3).c_str());
+      ui::stat_row("sectors / request", buf,
                    "The hovered element's warp: 32-byte sectors its memory requests touch, per request. Fewer is "
                    "better; the ideal is what the bytes it moves could fit in.");
-    else
+    } else
       ui::stat_row("sectors / request", "no warp of ours stores it");
   }
   ImGui::PushTextWrapPos(0);

@@ -269,7 +269,10 @@ std::optional<LoadRequest> Experiments::draw_centre(const ExperimentsHost& host,
         const SweepRunner::Progress p = runner_.progress();
         if (p.sweep.measuring) in.measuring = p.sweep.current;
       }
+      // Its own scrolling region: the chart fits the tab, the notes under it scroll.
+      ImGui::BeginChild("sweep_result", ImVec2(0, 0), false);
       const SweepViewAction act = draw_sweep_view(in, &ls.view, &chart_min_, &chart_max_);
+      ImGui::EndChild();
       chart_visible_ = chart_max_.x > chart_min_.x;
       auto record = [&](int i) -> const LaunchRecord& { return ls.result->records[static_cast<std::size_t>(i)]; };
       if (act.load >= 0) load = LoadRequest{record(act.load).kernel, record(act.load).request};

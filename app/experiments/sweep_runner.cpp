@@ -24,6 +24,7 @@ Status SweepRunner::start(const lab::Lab& lab, lab::SweepSpec spec) {
     std::lock_guard lock(mutex_);
     progress_ = lab::SweepProgress{};
     progress_.total = lab::sweep_points(lab, spec, nullptr).size();
+    last_progress_ = progress_;
     fresh_.clear();
     result_.reset();
   }
@@ -75,11 +76,14 @@ void SweepRunner::work(const lab::Lab* source, lab::SweepSpec spec) {
   running_ = false;
 }
 
+// The window's side never waits for the worker: the worker runs at a lower priority and may be
+// preempted while it holds the mutex, so a busy lock means "nothing new this frame".
 SweepRunner::Progress SweepRunner::progress() const {
   Progress p;
   {
-    std::lock_guard lock(mutex_);
-    p.sweep = progress_;
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (lock.owns_lock()) last_progress_ = progress_;
+    p.sweep = last_progress_;
   }
   p.forking = forking_;
   p.started_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
@@ -87,21 +91,20 @@ SweepRunner::Progress SweepRunner::progress() const {
 }
 
 std::vector<LaunchRecord> SweepRunner::take_new_records() {
-  std::lock_guard lock(mutex_);
   std::vector<LaunchRecord> out;
-  out.swap(fresh_);
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (lock.owns_lock()) out.swap(fresh_);
   return out;
 }
 
 std::optional<lab::SweepResult> SweepRunner::take_result() {
   std::optional<lab::SweepResult> out;
-  {
-    std::lock_guard lock(mutex_);
-    if (!result_ || !fresh_.empty()) return std::nullopt;  // the last points first
-    out = std::move(result_);
-    result_.reset();
-  }
-  join();
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock() || !result_ || !fresh_.empty()) return std::nullopt;  // the last points first
+  out = std::move(result_);
+  result_.reset();
+  // The worker is finishing; it is joined by the next start() or the destructor, not here,
+  // where a preempted low-priority worker would hold the frame.
   return out;
 }
 

@@ -63,6 +63,7 @@ class SweepRunner {
   std::chrono::steady_clock::time_point started_{};
   mutable std::mutex mutex_;  // guards everything below
   lab::SweepProgress progress_;
+  mutable lab::SweepProgress last_progress_;  // the window's copy, when the lock was busy
   std::vector<LaunchRecord> fresh_;
   std::optional<lab::SweepResult> result_;
 };

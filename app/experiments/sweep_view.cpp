@@ -140,7 +140,7 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
   const float em = ImGui::GetFontSize();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float avail_w = ImGui::GetContentRegionAvail().x;
-  const float left = em * 4.2f, top = em * 1.6f, bottom = em * 1.0f, right = em * 5.5f;
+  const float left = em * 6.0f, top = em * 2.6f, bottom = em * 1.0f, right = em * 5.5f;
   const std::size_t nx = g.xs.size(), ny = g.ys.size();
   if (nx == 0 || ny == 0) return;
   const float cell = std::max(em * 1.2f, std::min((avail_w - left - right) / nx, (height - top - bottom) / ny));
@@ -150,12 +150,12 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
   *chart_max = ImVec2(p1.x + right, p1.y + bottom);
   // Axes: block x along the top, block y down the side (rows grow down, as in an image).
   dl->AddText(ImVec2(p0.x, origin.y), kAxisColour, "blockDim.x ->");
+  dl->AddText(ImVec2(origin.x, origin.y + em * 1.4f), kAxisColour, "blockDim.y");
   for (std::size_t c = 0; c < nx; ++c) {
     const std::string s = std::to_string(g.xs[c]);
     const ImVec2 ts = ImGui::CalcTextSize(s.c_str());
     dl->AddText(ImVec2(p0.x + cell * (c + 0.5f) - ts.x / 2, p0.y - ts.y - 2), kAxisColour, s.c_str());
   }
-  dl->AddText(ImVec2(origin.x, p0.y - em * 1.1f), kAxisColour, "y");
   for (std::size_t row = 0; row < ny; ++row) {
     const std::string s = std::to_string(g.ys[row]);
     const ImVec2 ts = ImGui::CalcTextSize(s.c_str());
@@ -384,8 +384,10 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
   }
   std::size_t done = 0, refused = 0;
   for (const LaunchRecord& rec : r.records) (rec.refused ? refused : done) += 1;
+  ImGui::PushTextWrapPos(0);
   ImGui::TextColored(ui::kDimColour, "%s on %s: %zu measured, %zu refused%s", r.device.c_str(), r.problem.c_str(), done,
                      refused, in.running ? " (running)" : r.complete ? "" : " (incomplete)");
+  ImGui::PopTextWrapPos();
   if (!r.note.empty()) {
     ImGui::PushTextWrapPos(0);
     ImGui::TextColored(r.fault.ok() ? ui::kWarnColour : ui::kErrorColour, "%s", r.note.c_str());
@@ -435,8 +437,10 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
       g = build_grid(r, *in.facts, st->kernel, st->z, *in.metric);
     }
     // The legend's marks, on one line above the map.
+    ImGui::PushTextWrapPos(0);
     ImGui::TextColored(ui::kDimColour, "white frame: best   orange: worst   o: cannot be ranked against the best   "
-                                       "cyan corner: the occupancy API's thread count   crossed: refused");
+                                       "cyan corner: the occupancy API's thread count   crossed out: refused");
+    ImGui::PopTextWrapPos();
     draw_heatmap(in, g, *in.metric, chart_h - em * 1.4f, &act, chart_min, chart_max);
     draw_noise(r, *in.facts, st->kernel, &g);
   }
