@@ -399,9 +399,9 @@ SWEEP OPTIONS (blockscope sweep LAB)
                             1024 and x*y*z <= 1024 (z where the kernel maps it), or LIST such as
                             32x8,16x16,256 (a shape that cannot run is refused with the reason and
                             the rest still run); compiled kernels sweep every compiled configuration
-  --repeats N               at least N timed repeats per point (default 10 on the GPU, 6 on the
+  --repeats N               at least N timed repeats per point (default 5 on the GPU, 6 on the
                             CPU), then until the median's 95% CI is within --target-ci (default
-                            0.01 = 1%) or the point has used --point-budget MS (default 200 GPU,
+                            0.01 = 1%) or the point has used --point-budget MS (default 100 GPU,
                             60 CPU)
   --warmup N                untimed launches before each point's repeats
   --flush-l2                overwrite the L2 before every timed repeat (off by default)

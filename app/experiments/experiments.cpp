@@ -230,8 +230,8 @@ void Experiments::draw_controls(const ExperimentsHost& host) {
       settings_.min_repeats = 0;
       settings_.warmup = -1;
     }
-    ui::item_tooltip("The backend's policy: warm-up, at least 10 repeats (6 on the CPU), then until the median's "
-                     "95% interval is within +-1% or the point has used 200 ms (60 ms on the CPU).");
+    ui::item_tooltip("The backend's policy: one warm-up, at least 5 repeats (6 on the CPU), then until the "
+                     "median's 95% interval is within +-1% or the point has used 100 ms (60 ms on the CPU).");
     ImGui::TreePop();
   }
 }

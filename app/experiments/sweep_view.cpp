@@ -161,7 +161,7 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
     const ImVec2 ts = ImGui::CalcTextSize(s.c_str());
     dl->AddText(ImVec2(p0.x - ts.x - 6, p0.y + cell * (row + 0.5f) - ts.y / 2), kAxisColour, s.c_str());
   }
-  const bool text_fits = cell >= em * 3.0f;
+  const bool text_fits = cell >= em * 1.8f;
   const float pulse = 0.5f + 0.5f * std::sin(static_cast<float>(ImGui::GetTime()) * 6.0f);
   for (std::size_t row = 0; row < ny; ++row)
     for (std::size_t col = 0; col < nx; ++col) {
@@ -182,9 +182,15 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
       }
       if (text_fits) {
         std::string s = c.refused ? "refused" : c.failed ? "failed" : c.wrong ? "WRONG" : c.value ? value_text(*c.value, metric) : "";
-        const ImVec2 ts = ImGui::CalcTextSize(s.c_str());
-        const bool dark = c.value && !c.wrong && !c.refused && c.t > 0.55;
-        dl->AddText(ImVec2(a.x + (cell - ts.x) / 2, a.y + (cell - ts.y) / 2), dark ? kTextDark : kTextLight, s.c_str());
+        // The value in the cell, in a smaller font where it would not fit (never below 60%).
+        const ImVec2 full = ImGui::CalcTextSize(s.c_str());
+        const float size = em * std::min(1.0f, (cell - 4) / std::max(1.0f, full.x));
+        if (size >= em * 0.6f) {
+          const ImVec2 ts(full.x * size / em, full.y * size / em);
+          const bool dark = c.value && !c.wrong && !c.refused && c.t > 0.55;
+          dl->AddText(ImGui::GetFont(), size, ImVec2(a.x + (cell - ts.x) / 2, a.y + (cell - ts.y) / 2),
+                      dark ? kTextDark : kTextLight, s.c_str());
+        }
       }
       if (c.suggested)  // the occupancy API's thread count: a triangle in the top-left corner
         dl->AddTriangleFilled(ImVec2(a.x + 1, a.y + 1), ImVec2(a.x + cell * 0.3f, a.y + 1),
@@ -193,11 +199,11 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
         dl->AddCircleFilled(ImVec2(b.x - cell * 0.14f, a.y + cell * 0.14f), std::max(2.5f, cell * 0.07f), kBestColour);
       if (c.best) {
         dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), kBestColour, 0, 0, 3.0f);
-        if (cell >= em * 2.2f) dl->AddText(ImVec2(a.x + 4, b.y - em - 2), kTextDark, "best");
+        if (cell >= em * 2.2f) dl->AddText(ImGui::GetFont(), em * 0.75f, ImVec2(a.x + 3, b.y - em * 0.8f), kTextDark, "best");
       }
       if (c.worst) {
         dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), kWorstColour, 0, 0, 2.5f);
-        if (cell >= em * 2.2f) dl->AddText(ImVec2(a.x + 4, b.y - em - 2), kWorstColour, "worst");
+        if (cell >= em * 2.2f) dl->AddText(ImGui::GetFont(), em * 0.75f, ImVec2(a.x + 3, b.y - em * 0.8f), kWorstColour, "worst");
       }
       if (in.running && is_measuring(in.measuring, rec))
         dl->AddRect(a, b, (kMeasuringColour & 0x00ffffff) | (static_cast<ImU32>(120 + 135 * pulse) << 24), 0, 0, 3.0f);

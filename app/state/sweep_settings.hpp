@@ -1,7 +1,7 @@
 // What the user chose about sweeps and their result view, as one plain struct, so saving and
 // restoring it (the settings file) is one line and the command line can fill it too. Zeros in
-// the timing fields mean "the backend's default" (lab::default_sweep_policy): 10 repeats at
-// least, until +-1% or 200 ms per point on the GPU; fewer and shorter on the CPU simulation.
+// the timing fields mean "the backend's default" (lab::default_sweep_policy): 5 repeats at
+// least, until +-1% or 100 ms per point on the GPU; 6 and 60 ms on the CPU simulation.
 #pragma once
 #include <string>
 

@@ -77,7 +77,7 @@ BlockList parse_block_list(std::string_view text) {
 }
 
 TimingPolicy default_sweep_policy(BackendKind backend) {
-  if (backend == BackendKind::Cuda) return TimingPolicy::until_stable(0.01, 200, 10, 2000, 2);
+  if (backend == BackendKind::Cuda) return TimingPolicy::until_stable(0.01, 100, 5, 2000, 1);
   return TimingPolicy::until_stable(0.01, 60, 6, 200, 1);
 }
 

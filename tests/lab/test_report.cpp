@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -320,6 +321,17 @@ TEST(Report, UnwritablePathIsAMessageAndKeepsTheOldFile) {
   std::getline(in, line);
   EXPECT_EQ(line, "good");
   std::filesystem::remove_all(dir);
+}
+
+// The schema document names every CSV column and the current version.
+TEST(Report, SchemaDocumentListsEveryColumnAndTheVersion) {
+  std::ifstream in(std::string(BLOCKSCOPE_SOURCE_DIR) + "/docs/results-schema.md");
+  ASSERT_TRUE(in) << "docs/results-schema.md is missing";
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string text = doc.str();
+  for (const std::string& c : csv_columns()) EXPECT_NE(text.find("`" + c + "`"), std::string::npos) << c;
+  EXPECT_NE(text.find("**Version: " + std::to_string(kResultsVersion) + "**"), std::string::npos);
 }
 
 }  // namespace
