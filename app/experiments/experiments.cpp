@@ -400,7 +400,8 @@ std::optional<std::pair<ExportWhat, std::string>> Experiments::draw_export_dialo
   char buf[1024];
   std::snprintf(buf, sizeof buf, "%s", export_path_.c_str());
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 32);
-  if (ImGui::InputText("##export_path", buf, sizeof buf)) export_path_ = buf;
+  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  if (ImGui::InputText("##export_path", buf, sizeof buf, ImGuiInputTextFlags_AutoSelectAll)) export_path_ = buf;
   ImGui::TextColored(ui::kDimColour, "A relative path is relative to the folder blockscope started in.");
   if (ImGui::Button("Write")) {
     if (export_needs_frame(*asking_)) {

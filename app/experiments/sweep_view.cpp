@@ -143,7 +143,8 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
   const float left = em * 6.0f, top = em * 2.6f, bottom = em * 1.0f, right = em * 5.5f;
   const std::size_t nx = g.xs.size(), ny = g.ys.size();
   if (nx == 0 || ny == 0) return;
-  const float cell = std::max(em * 1.2f, std::min((avail_w - left - right) / nx, (height - top - bottom) / ny));
+  // Cells as large as fit, up to 6 em: a short list stays a compact map.
+  const float cell = std::clamp(std::min((avail_w - left - right) / nx, (height - top - bottom) / ny), em * 1.2f, em * 6.0f);
   const ImVec2 p0(origin.x + left, origin.y + top);
   const ImVec2 p1(p0.x + cell * nx, p0.y + cell * ny);
   *chart_min = origin;
@@ -199,11 +200,11 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
         dl->AddCircleFilled(ImVec2(b.x - cell * 0.14f, a.y + cell * 0.14f), std::max(2.5f, cell * 0.07f), kBestColour);
       if (c.best) {
         dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), kBestColour, 0, 0, 3.0f);
-        if (cell >= em * 2.2f) dl->AddText(ImGui::GetFont(), em * 0.75f, ImVec2(a.x + 3, b.y - em * 0.8f), kTextDark, "best");
+        if (cell >= em * 2.2f) dl->AddText(ImGui::GetFont(), em * 0.75f, ImVec2(a.x + 4, b.y - em * 0.95f), kTextDark, "best");
       }
       if (c.worst) {
         dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), kWorstColour, 0, 0, 2.5f);
-        if (cell >= em * 2.2f) dl->AddText(ImGui::GetFont(), em * 0.75f, ImVec2(a.x + 3, b.y - em * 0.8f), kWorstColour, "worst");
+        if (cell >= em * 2.2f) dl->AddText(ImGui::GetFont(), em * 0.75f, ImVec2(a.x + 4, b.y - em * 0.95f), kWorstColour, "worst");
       }
       if (in.running && is_measuring(in.measuring, rec))
         dl->AddRect(a, b, (kMeasuringColour & 0x00ffffff) | (static_cast<ImU32>(120 + 135 * pulse) << 24), 0, 0, 3.0f);
