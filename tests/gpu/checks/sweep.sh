@@ -12,6 +12,7 @@
 #      longest frame while it ran, and the heatmap screenshot   -> RESULTS/sweep_gray_heatmap.png
 #   4. A matmul sweep of k7_warptile's compiled configurations at 4096^3 in the UI
 #      -> RESULTS/sweep_matmul_bars.png, and its summary.
+#   5. Where nsys exists: blockscope's NVTX ranges (each sweep point, the clock) by name.
 # Every step is under 2 minutes; two files go to RESULTS; the summary is printed at the end.
 set -u
 bundle="$(cd "${1:?usage: sweep.sh BUNDLE RESULTS}" && pwd)"
@@ -73,7 +74,7 @@ ties_of() {  # file -> configs tying with the best, one a line
 for run in 1 2; do
   echo "==== sweep gray_2d $gray, run $run"
   t0=$(date +%s.%N)
-  timeout 120 "$bs" sweep gray --backend "$backend" --size "$gray" --kernel gray_2d --json "$work/gray$run.json" \
+  timeout 110 "$bs" sweep gray --backend "$backend" --size "$gray" --kernel gray_2d --json "$work/gray$run.json" \
     --csv "$work/gray$run.csv" > "$work/gray$run.log" 2>&1
   rc=$?
   t1=$(date +%s.%N)
@@ -110,7 +111,7 @@ with open(sys.argv[1], "wb") as f:
     f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)))
     f.write(chunk(b"IDAT", b"".join(data)) + chunk(b"IEND", b""))
 EOF
-timeout 150 "$bs" --headless --backend "$backend" "$work/big.png" --kernel gray_2d --sweep --window-size 1280x800 \
+timeout 110 "$bs" --headless --backend "$backend" "$work/big.png" --kernel gray_2d --sweep --window-size 1280x800 \
   --screenshot "$results/sweep_gray_heatmap.png" --json "$work/gray_ui.json" > "$work/gray_ui.log" 2>&1
 rc=$?
 grep -E "^(sweep|best|cannot|interop|backend|wall|SM clock|wrote|gray_2d:|incomplete|device)" "$work/gray_ui.log" | head -14
@@ -123,7 +124,7 @@ fi
 
 # 4. Matmul: k7_warptile's compiled configurations at 4096^3, a bar chart.
 echo "==== headless --sweep matmul k7_warptile $mm"
-timeout 150 "$bs" --headless --backend "$backend" --lab matmul --matmul-size "$mm" --kernel k7_warptile --sweep \
+timeout 110 "$bs" --headless --backend "$backend" --lab matmul --matmul-size "$mm" --kernel k7_warptile --sweep \
   --window-size 1280x800 --screenshot "$results/sweep_matmul_bars.png" --json "$work/matmul.json" \
   > "$work/matmul.log" 2>&1
 rc=$?
@@ -140,6 +141,20 @@ for r in sorted((r for r in d["results"] if r["outcome"] == "ok"), key=lambda r:
 EOF
 else
   say "matmul UI sweep: FAILED rc=$rc"; tail -20 "$work/matmul.log"
+fi
+
+# 5. NVTX: blockscope's own ranges by name, where Nsight Systems is installed (optional).
+if command -v nsys > /dev/null; then
+  echo "==== nsys: NVTX ranges of a short sweep"
+  if timeout 110 nsys profile -t cuda,nvtx -o "$work/nvtx" --force-overwrite true "$bs" sweep gray --backend "$backend" \
+       --size 1024x1024 --kernel gray_2d --blocks 32x8,16x16 --json "$work/nvtx.json" > "$work/nsys.log" 2>&1 &&
+     timeout 60 nsys stats --report nvtx_sum "$work/nvtx.nsys-rep" > "$work/nvtx.txt" 2>&1; then
+    say "NVTX ranges seen by nsys: $(grep -oE 'sweep point [a-z0-9_]+ [0-9x]+|sweep: SM clock (before|after)' "$work/nvtx.txt" | sort -u | tr '\n' ';')"
+  else
+    say "nsys: could not profile (see below)"; tail -5 "$work/nsys.log" "$work/nvtx.txt" 2>/dev/null
+  fi
+else
+  say "nsys not installed: NVTX ranges not checked"
 fi
 
 echo
