@@ -109,7 +109,10 @@ std::optional<Status> Experiments::poll() {
   std::vector<LaunchRecord> fresh = runner_.take_new_records();
   if (!fresh.empty() && ls.result) {
     for (LaunchRecord& r : fresh) {
-      if (r.refused) ls.result->refusals.push_back(r.kernel + " " + block_text(r.request.block) + ": " + r.status.message);
+      if (r.refused) {
+        const std::string label = r.request.compiled >= 0 ? r.config_label : block_text(r.request.block);
+        ls.result->refusals.push_back(r.kernel + " " + label + ": " + r.status.message);
+      }
       ls.result->records.push_back(std::move(r));
     }
     ls.facts = point_facts(*ls.result);

@@ -60,11 +60,12 @@ std::string csv_field(const std::string& s) {
 }
 
 // The launch's occupancy, waves and idle threads, where it has a grid of ours to count.
-// Library anchors and ceilings (CUB, cuBLAS, the copy) launch grids of their own: none to count.
+// Library anchors and ceilings (CUB, cuBLAS, the copy) launch grids of their own: none to count;
+// a refused point never launched.
 std::optional<mapping::LaunchStats> stats_of(const LaunchRecord& r, const DeviceLimits* limits,
                                              const std::vector<KernelInfo>& kernels) {
   const KernelInfo* k = kernel_info(kernels, r.kernel);
-  if (!limits || (k && k->timed_only) || r.config.grid.volume() == 0 || r.config.block.volume() == 0 ||
+  if (!limits || r.refused || (k && k->timed_only) || r.config.grid.volume() == 0 || r.config.block.volume() == 0 ||
       r.data_width <= 0 || r.config.block.volume() > limits->max_threads_per_block)
     return std::nullopt;
   return mapping::compute_stats(r.scheme, r.config, r.data_width, r.data_height, r.attributes, *limits,
