@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     std::printf("blockscope %s\n", BLOCKSCOPE_VERSION);
     return kExitOk;
   }
+  if (options->bench && options->bench->sweep) return run_sweep_command(options.value(), catalog);
   if (options->bench) return run_bench(options.value(), catalog);
   if (options->headless) return run_headless(options.value(), std::move(catalog));
   return run_window(options.value(), std::move(catalog));

@@ -89,11 +89,13 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       if (l.id == id) return true;
     return false;
   };
-  if (!args.empty() && args[0] == "bench") {
+  if (!args.empty() && (args[0] == "bench" || args[0] == "sweep")) {
     if (args.size() < 2 || !known_lab(args[1]))
-      return usage("`blockscope bench` needs a lab: " + lab_list(labs));
+      return usage("`blockscope " + args[0] + "` needs a lab: " + lab_list(labs));
     o.bench = BenchOptions{};
     o.bench->lab = args[1];
+    o.bench->sweep = args[0] == "sweep";
+    if (o.bench->sweep) o.bench->flush_l2 = false;  // sweeps flush only when asked (--flush-l2)
     o.state.lab = args[1];
     i = 2;
   }
@@ -149,6 +151,8 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       if (v.empty()) return usage("--kernel needs a kernel id");
       if (o.bench) {
         if (v != "all") o.bench->kernels.push_back(v);
+      } else if (v == "all") {
+        o.state.sweep.ladder = true;  // --sweep: every kernel of the lab
       } else {
         o.state.selection.kernel = v;  // the lab checks it when it opens
       }
@@ -173,6 +177,7 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       if (!o.bench) return bench_only(a);
       if (!n || *n < (a == "--repeats" ? 1 : 0) || *n > 100000) return usage(a + " takes a count");
       (a == "--repeats" ? o.bench->repeats : o.bench->warmup) = static_cast<int>(*n);
+      (a == "--repeats" ? o.bench->repeats_given : o.bench->warmup_given) = true;
     } else if (a == "--no-flush") {
       if (!o.bench) return bench_only(a);
       o.bench->flush_l2 = false;
@@ -186,10 +191,40 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       BS_VALUE(v, a);
       if (v.empty()) return usage("--cupti needs the path of a libcupti");
       o.cupti_library = v;
+    } else if (a == "--flush-l2") {
+      if (!o.bench) return bench_only(a);
+      o.bench->flush_l2 = true;
+    } else if (a == "--blocks") {
+      BS_VALUE(v, a);
+      if (v.empty()) return usage("--blocks takes all or a list such as 32x8,16x16,256");
+      if (o.bench && !o.bench->sweep) return usage("--blocks belongs to `blockscope sweep` (bench takes --block)");
+      if (o.bench) {
+        o.bench->block_list = v;
+      } else {
+        o.state.sweep.all_blocks = v == "all";
+        if (v != "all") o.state.sweep.block_list = v;
+      }
+    } else if (a == "--point-budget" || a == "--target-ci") {
+      BS_VALUE(v, a);
+      if (!o.bench || !o.bench->sweep) return usage(a + " belongs to `blockscope sweep`");
+      auto f = to_float(v);
+      if (a == "--point-budget") {
+        if (!f || *f <= 0 || *f > 600000) return usage("--point-budget takes milliseconds per point (> 0)");
+        o.bench->point_budget_ms = *f;
+      } else {
+        if (!f || *f <= 0 || *f >= 1) return usage("--target-ci takes a fraction of the median, e.g. 0.01 for 1%");
+        o.bench->target_ci = *f;
+      }
+    } else if (a == "--sweep") {
+      if (o.bench) return usage("--sweep belongs to the window or --headless (use `blockscope sweep LAB`)");
+      o.sweep = true;
     } else if (a == "--json" || a == "--csv") {
       BS_VALUE(v, a);
-      if (!o.bench) return bench_only(a);
-      (a == "--json" ? o.bench->json_path : o.bench->csv_path) = v;
+      if (!o.bench) {
+        (a == "--json" ? o.json_path : o.csv_path) = v;  // --headless exports
+      } else {
+        (a == "--json" ? o.bench->json_path : o.bench->csv_path) = v;
+      }
     } else if (a == "--screenshot") {
       BS_VALUE(v, a);
       o.screenshot_path = v;
@@ -295,6 +330,8 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     for (const auto& [key, values] : o.settings) o.state.lab_settings[o.state.lab][key] = values.front();
   if (!o.headless && !o.screenshot_path.empty() && !o.bench) return usage("--screenshot needs --headless");
   if (!o.headless && !o.output_path.empty() && !o.bench) return usage("--output needs --headless");
+  if (!o.headless && !o.bench && (!o.json_path.empty() || !o.csv_path.empty()))
+    return usage("--json and --csv need --headless (or `blockscope bench` / `blockscope sweep`)");
   return o;
 }
 
@@ -317,6 +354,8 @@ USAGE
   blockscope --headless [IMAGE] [OPTIONS]  render the same UI offscreen (EGL), no window
   blockscope bench LAB [BENCH OPTIONS]     time a lab's kernels on fresh random data, JSON out
                                            (LAB: )" + lab_list(labs) + R"()
+  blockscope sweep LAB [SWEEP OPTIONS]     sweep every block shape (or compiled configuration)
+                                           of a lab's kernels, no window; JSON and CSV out
 
 COMPUTE
   --backend auto|cuda|cpu   auto (default): CUDA if a usable GPU exists, else the CPU simulation
@@ -348,6 +387,11 @@ HEADLESS
   --screenshot FILE.png     write the rendered UI
   --output FILE.png         write the lab's result as the view shows it (--gray-out: the same)
   --schedule-json FILE      write the last launch's block schedule (block, SM or worker, start, end)
+  --sweep                   run a sweep of the selected kernel in the UI (window too); headless
+                            waits for it and shows the heatmap (or bar chart) before --screenshot
+  --blocks all|LIST         the shapes --sweep tries, e.g. 32x8,16x16,256 (default all)
+  --kernel all              with --sweep: every kernel of the lab (a ladder sweep)
+  --json FILE  --csv FILE   export the sweep (with --sweep) or the last launch
 
 HARDWARE COUNTERS (CUDA backend; the Measured tab)
   --profile                 profile the first launch that runs and show it in the Measured tab
@@ -379,6 +423,24 @@ BENCH OPTIONS
   --counters                profile each launch once more with the GPU's counters (about 0.4 s
                             each) and add them to its JSON result, beside blockscope's model;
                             where they cannot be read, each result says why
+
+SWEEP OPTIONS (blockscope sweep LAB)
+  --size SIZE               repeatable, as bench; fresh random data
+  --kernel ID|all           repeatable; default all (a ladder sweep: every kernel of the lab)
+  --blocks all|LIST         free-blockDim kernels: every shape with x and y powers of two up to
+                            1024 and x*y*z <= 1024 (z where the kernel maps it), or LIST such as
+                            32x8,16x16,256 (a shape that cannot run is refused with the reason and
+                            the rest still run); compiled kernels sweep every compiled configuration
+  --repeats N               at least N timed repeats per point (default 5 on the GPU, 6 on the
+                            CPU), then until the median's 95% CI is within --target-ci (default
+                            0.01 = 1%) or the point has used --point-budget MS (default 100 GPU,
+                            60 CPU)
+  --warmup N                untimed launches before each point's repeats
+  --flush-l2                overwrite the L2 before every timed repeat (off by default)
+  --set KEY=V[,V...]        settings to sweep (each combination); a setting not named keeps its
+                            default
+  --json FILE  --csv FILE   write the results (schema: docs/results-schema.md); without --json the
+                            JSON goes to stdout after the table
 
 OTHER
   -h, --help                this text

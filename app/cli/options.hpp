@@ -42,6 +42,7 @@ struct LabFlags {
   std::vector<ExtraOption> options;
 };
 
+// `blockscope bench` and `blockscope sweep` share their flags; `sweep` marks the second.
 struct BenchOptions {
   std::string lab;                   // a lab id
   std::vector<std::string> sizes;    // in the lab's size syntax; empty: the lab's defaults
@@ -53,6 +54,13 @@ struct BenchOptions {
   std::string json_path;             // empty: JSON to stdout after the table
   std::string csv_path;
   bool counters = false;             // --counters: each result gains its hardware counters
+  // `blockscope sweep` only (lab/sweep.hpp).
+  bool sweep = false;
+  std::string block_list = "all";    // --blocks all|LIST (free-blockDim kernels)
+  bool repeats_given = false;        // --repeats N: at least N timed repeats per point
+  bool warmup_given = false;
+  double point_budget_ms = 0;        // --point-budget MS; 0: the backend's default
+  double target_ci = 0;              // --target-ci F; 0: the backend's default (1%)
 };
 
 struct CliOptions {
@@ -71,6 +79,8 @@ struct CliOptions {
   bool profile = false;                  // --profile: profile the first launch (Measured tab)
   std::string cupti_library;             // --cupti FILE: this libcupti (empty: search)
   std::string config_dir;                // --config-dir: where settings live (state/user_settings.hpp)
+  bool sweep = false;                 // window and --headless: run a sweep once the lab is open
+  std::string json_path, csv_path;    // --headless: export the sweep (or the launch) there
   std::optional<BenchOptions> bench;
   // --set KEY=V[,V...], in order: the window takes one value (also in state.lab_settings);
   // bench runs every combination.

@@ -10,6 +10,8 @@
 // its view for that lab, and the command-line options only it reads. main() passes the built-in
 // catalog (labs/catalog.hpp); tests pass one with a lab of their own.
 #pragma once
+#include <imgui.h>
+
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -83,6 +85,15 @@ class LabView {
                          ViewRequests& requests) = 0;
   // The Memory tab: the inspected warp's requests in `shown`.
   virtual void draw_memory(const LaunchRecord& shown, ViewContext& ctx) = 0;
+  // The Compare tab: `record`'s data with its own launch overlay in a `size` rectangle at the
+  // cursor; `slot` (0 = A, 1 = B) keeps each pane's resources apart; the thread that stores
+  // `inspect` is highlighted. Returns the element under the mouse.
+  virtual std::optional<PixelPos> draw_record(const LaunchRecord& record, int slot, ImVec2 size,
+                                              std::optional<PixelPos> inspect, ViewContext& ctx) {
+    (void)record, (void)slot, (void)inspect, (void)ctx;
+    ImGui::Dummy(size);
+    return std::nullopt;
+  }
 
   // The element under the mouse, else the pinned one, else the forced hover; nullopt outside
   // the data.

@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "device/cuda_device.hpp"
+#include "device/nvtx_range.hpp"
 #include "lab/report.hpp"
 #include "mapping/schedule.hpp"
 #include "platform/png.hpp"
@@ -49,6 +50,8 @@ App::App(Window& window, CliOptions options, ComputeSession compute, LabCatalog 
       loader_(LoadLimits{}, 1),
       measured_(options_.cupti_library, options_.profile) {
   if (!options_.status_file_path.empty()) status_writer_.emplace(options_.status_file_path);
+  experiments_ = std::make_unique<Experiments>(state_.sweep, messages_);
+  sweep_on_start_ = options_.sweep;
   slots_.resize(catalog_.size());
   for (std::size_t i = 0; i < catalog_.size(); ++i) slots_[i].entry = &catalog_[i];
 }
@@ -149,6 +152,7 @@ Status App::init_gl_and_imgui() {
 }
 
 App::~App() {
+  experiments_.reset();  // a sweep's worker stops (and stops reading the labs) first
   if (!recent_path_.empty()) save_recent_files(recent_, recent_path_);
   save_settings_if_changed(true);
   // GL objects (the views') die before the ImGui renderer and the context.
@@ -362,7 +366,9 @@ void App::switch_compute(ComputeSession next) {
 }
 
 void App::draw_compute_menu() {
-  if (!ImGui::BeginMenu("Compute", !measured_.busy())) return;  // not while a profile runs
+  // Not while a profile runs, nor while a sweep runs (its worker measures on a copy of a lab of
+  // this session).
+  if (!ImGui::BeginMenu("Compute", !measured_.busy() && !experiments_->sweeping())) return;
   const bool on_cpu = compute_.backend.kind == BackendKind::CpuSimulation;
   auto devices = list_cuda_devices();
   if (devices && !device_faulted_) {
@@ -597,18 +603,22 @@ void App::frame() {
   for (auto& p : window_.take_dropped_paths()) dropped.emplace_back(p);
   enqueue_files(std::move(dropped));
   // While a profile runs, its passes must be the only work on the GPU (shell/measured_tab.hpp):
-  // no launches, uploads or new labs until it is done; the window keeps drawing.
-  if (!measured_.busy()) take_loaded_images();
+  // no launches, uploads or new labs until it is done; the window keeps drawing. A sweep that is
+  // copying a lab's data needs the lab left as it is: new images wait.
+  if (!measured_.busy() && !experiments_->forking()) take_loaded_images();
   take_async_result();
+  if (auto fault = experiments_->poll()) handle_device_fault(*fault);
 
   Slot& s = current();
   if (s.view) measured_.update(s.view->lab(), s.shown, messages_);
   if (!measured_.busy() && ensure_view(s).ok()) {
     ViewContext ctx = context();
-    if (s.view->update(ctx)) problem_changed(s);
+    if (!experiments_->forking() && s.view->update(ctx)) problem_changed(s);
     const lab::ProblemInfo problem = s.view->lab().problem();
     const bool continuous = s.continuous && !s.paused_slow && s.last.ok();
-    if (problem.ready && (s.dirty || continuous)) {
+    if (experiments_->sweeping()) {
+      // The GPU (or the CPU) is the sweep's while it measures: the window's launches wait.
+    } else if (problem.ready && (s.dirty || continuous)) {
       relaunch(s);
     } else if (!problem.ready && s.dirty) {
       // Nothing to run on: the selection's record says why (the problem's own reason).
@@ -617,6 +627,13 @@ void App::frame() {
       s.last.refused = true;
       s.dirty = false;
     }
+    if (sweep_on_start_ && (problem.ready || frame_index_ > 0)) {
+      sweep_on_start_ = false;
+      if (Status st = start_sweep(); !st) messages_.error(st);
+    }
+  } else if (sweep_on_start_) {
+    sweep_on_start_ = false;
+    messages_.error(Status::failure("no sweep: the lab did not open", "", "--sweep"));
   }
 
   ImGuiIO& io = ImGui::GetIO();
@@ -634,19 +651,31 @@ void App::frame() {
   frame_ms_ = std::chrono::duration<double, std::milli>(now - last_frame_time_).count();
   last_frame_time_ = now;
 
-  ImGui::NewFrame();
-  // Shortcuts from the window's own key presses (none are lost between slow frames); Escape is
-  // one of them.
-  shortcuts_.handle(window_.take_key_presses(), ImGui::GetIO().WantTextInput);
-  draw_ui();
-  ImGui::Render();
+  const bool capture_png = pending_png_.has_value();  // asked for in an earlier frame
+  {
+    NvtxRange range("draw");
+    ImGui::NewFrame();
+    // Shortcuts from the window's own key presses (none are lost between slow frames); Escape is
+    // one of them.
+    shortcuts_.handle(window_.take_key_presses(), ImGui::GetIO().WantTextInput);
+    draw_ui();
+    ImGui::Render();
 
-  window_.bind_default_framebuffer();
-  glViewport(0, 0, fb_w, fb_h);
-  glClearColor(0.08f, 0.09f, 0.11f, 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    window_.bind_default_framebuffer();
+    glViewport(0, 0, fb_w, fb_h);
+    glClearColor(0.08f, 0.09f, 0.11f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  }
   if (screenshot_requested_) take_screenshot_now();  // the frame just drawn, before it is shown
+  // A PNG export asked for in the previous frame: cut from this one, which no longer shows the
+  // export dialog.
+  if (capture_png && pending_png_) {
+    const auto [what, path] = *pending_png_;
+    pending_png_.reset();
+    if (Status st = write_png_export(what, path); !st) messages_.error(st);
+    else messages_.info("Wrote " + path);
+  }
   ++frame_index_;
   if (status_writer_) write_status_file();
   save_settings_if_changed(false);
@@ -731,6 +760,7 @@ void App::draw_ui() {
   for (const Shortcut& k : shortcuts_.all()) help.push_back({k.group, k.keys, k.what});
   ui::draw_help_overlay(help, "Wheel: zoom about the cursor. Drag: pan. Click: pin an element (click again to unpin). "
                               "Drop image files anywhere on the window.", &show_help_);
+  if (auto png = experiments_->draw_export_dialog(host(s))) pending_png_ = png;
   if (state_.show_demo) ImGui::ShowDemoWindow(&state_.show_demo);
 }
 
@@ -749,6 +779,8 @@ void App::draw_menu_bar() {
       if (!sample) messages_.error(sample.status());
       else if (Status st = install_image(std::move(sample.value())); !st) messages_.error(st);
     }
+    ImGui::Separator();
+    experiments_->draw_export_menu(host(current()));
     ImGui::Separator();
     if (ImGui::MenuItem("Quit")) window_.request_close();
     ImGui::EndMenu();
@@ -815,8 +847,10 @@ void App::draw_left_panel(Slot& s) {
   ViewRequests requests;
   ImGui::PushTextWrapPos(0.0f);  // no line of the controls runs under the panel's edge
   ImGui::TextUnformatted((std::string(s.view->lab().title()) + " lab").c_str());
+  ImGui::BeginDisabled(experiments_->forking());  // a sweep is copying this data
   s.view->draw_problem(ctx, requests);
   draw_settings(s);
+  ImGui::EndDisabled();
   ImGui::Separator();
   ui::PickerInput in{&s.view->lab().kernels(), &compute_.backend.limits, &s.last};
   if (ui::draw_kernel_picker(in, &s.kernel, &s.config, &s.picker)) {
@@ -835,6 +869,7 @@ void App::draw_left_panel(Slot& s) {
   ImGui::SameLine();
   if (ImGui::Button("Run once")) s.dirty = true;
   ui::item_tooltip("Ctrl+R or F5");
+  experiments_->draw_controls(host(s));
   ImGui::Separator();
   ImGui::TextUnformatted("VIEW");
   s.view->draw_view_options(ctx, requests);
@@ -867,11 +902,41 @@ void App::draw_settings(Slot& s) {
 }
 
 void App::draw_centre(Slot& s) {
+  data_visible_ = false;
   if (!s.view) return;
+  // Data, Sweep and Compare tabs; a configuration clicked in a sweep or a pin is loaded.
+  if (auto load = experiments_->draw_centre(host(s), [&] { draw_data_tab(s); })) {
+    if (s.view->lab().find_kernel(load->kernel)) {
+      s.kernel = load->kernel;
+      s.config = load->config;
+      s.dirty = true;
+      s.paused_slow = false;
+      messages_.info("Loaded " + load->kernel + " " + block_text(load->config.block) + " into the lab");
+    }
+  }
+}
+
+// The data with the overlay of the last launch, or, while this lab is being swept, of the point
+// being measured (the window's own launches wait for the sweep).
+void App::draw_data_tab(Slot& s) {
   ViewContext ctx = context();
   ViewRequests requests;
-  const bool selection_ran = s.last.ok() || s.last.kernel.empty();
-  s.view->draw_data(s.shown, selection_ran, ctx, requests);
+  data_visible_ = true;
+  data_min_ = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  data_max_ = ImVec2(data_min_.x + avail.x, data_min_.y + avail.y);
+  if (auto plan = experiments_->measuring_plan(s.view->lab())) {
+    s.view->draw_data(*plan, true, ctx, requests);
+    const std::string note = experiments_->measuring_text() + "  (the overlay shows the point being measured)";
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
+    const ImVec2 at(data_min_.x + 8, data_max_.y - ts.y - 8);
+    dl->AddRectFilled({at.x - 4, at.y - 2}, {at.x + ts.x + 4, at.y + ts.y + 2}, IM_COL32(60, 50, 10, 230), 3);
+    dl->AddText(at, IM_COL32(255, 220, 90, 255), note.c_str());
+  } else {
+    const bool selection_ran = s.last.ok() || s.last.kernel.empty();
+    s.view->draw_data(s.shown, selection_ran, ctx, requests);
+  }
   if (requests.relaunch) s.dirty = true;
 }
 
@@ -1141,6 +1206,65 @@ void App::write_status_file() {
   } else if (st) {
     status_write_failed_ = false;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. experiments
+// ---------------------------------------------------------------------------------------------
+
+ExperimentsHost App::host(Slot& s) {
+  ExperimentsHost h;
+  h.lab_id = s.entry->id;
+  if (!s.view) return h;
+  h.lab = &s.view->lab();
+  h.kernel = s.kernel;
+  h.config = s.config;
+  h.shown = &s.shown;
+  LabView* view = s.view.get();
+  h.draw_record = [this, view](const LaunchRecord& r, int slot, ImVec2 size, std::optional<PixelPos> inspect) {
+    ViewContext ctx = context();
+    return view->draw_record(r, slot, size, inspect, ctx);
+  };
+  h.inspected = s.view->inspected();
+  return h;
+}
+
+Status App::start_sweep() {
+  Slot& s = current();
+  if (Status st = ensure_view(s); !st) return st;
+  return experiments_->start_sweep(s.view->lab(), s.kernel);
+}
+
+void App::cancel_sweep() {
+  sweep_on_start_ = false;
+  experiments_->cancel_sweep();
+}
+
+bool App::sweeping() const { return sweep_on_start_ || experiments_->sweeping(); }
+
+const lab::SweepResult* App::sweep_result() const { return experiments_->result(state_.lab); }
+
+Status App::export_to(ExportWhat what, const fs::path& path) {
+  if (export_needs_frame(what)) return write_png_export(what, path);
+  return experiments_->export_text(what, path.string(), host(current()));
+}
+
+Status App::write_png_export(ExportWhat what, const fs::path& path) {
+  window_.bind_default_framebuffer();
+  const auto [w, h] = window_.framebuffer_size();
+  const std::vector<std::uint8_t> pixels = window_.read_pixels_rgba();
+  if (what == ExportWhat::WindowPng) return write_png(path, w, h, 4, pixels.data());
+  ImVec2 a = data_min_, b = data_max_;
+  if (what == ExportWhat::HeatmapPng) {
+    if (!experiments_->chart_visible())
+      return Status::failure("the sweep's chart is not on screen", "show the Sweep tab, then export", "export");
+    std::tie(a, b) = experiments_->chart_rect();
+  } else if (!data_visible_) {
+    return Status::failure("the data view is not on screen", "show the Data tab, then export", "export");
+  }
+  const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
+  return write_region_png(pixels, w, h, static_cast<int>(a.x * scale.x), static_cast<int>(a.y * scale.y),
+                          static_cast<int>(b.x * scale.x), static_cast<int>(b.y * scale.y), path.string());
 }
 
 }  // namespace bs::app

@@ -16,6 +16,7 @@
 //   8. settings kept between launches, reset to defaults
 //   9. keyboard shortcuts, the help overlay, Escape
 //  10. text size and fonts
+//  11. experiments: sweeps, exports (the room is app/experiments; these are the shell's hooks)
 #pragma once
 #include <imgui.h>
 
@@ -29,6 +30,7 @@
 
 #include "cli/options.hpp"
 #include "core/launch_record.hpp"
+#include "experiments/experiments.hpp"
 #include "image/async_image_loader.hpp"
 #include "labs/lab_view.hpp"
 #include "platform/window.hpp"
@@ -107,6 +109,18 @@ class App {
   // sticky device fault reported as `fault`.
   void handle_device_fault(const Status& fault);
 
+  // Experiments (app/experiments): a sweep of the open lab's selected kernel (every kernel with
+  // state().sweep.ladder) on a worker thread; the window keeps drawing while it runs, and its
+  // own launches pause. --sweep asks for one as soon as the lab's data is ready.
+  Status start_sweep();
+  void cancel_sweep();
+  bool sweeping() const;  // running, or asked for and not started yet
+  const lab::SweepResult* sweep_result() const;  // the open lab's latest (live while running)
+  // Writes a sweep or the current launch (JSON, CSV) now; a PNG (the sweep's chart, the data
+  // view, the window) is cut from the frame just rendered: call it after frame(), before
+  // present(), as write_screenshot. Nothing measured is lost when the path cannot be written.
+  Status export_to(ExportWhat what, const std::filesystem::path& path);
+
  private:
   // One lab of the catalog: its view once opened, what is selected in it, and its launches.
   struct Slot {
@@ -184,6 +198,10 @@ class App {
   // 10. text size and fonts
   void set_text_scale(float scale);
   void update_fonts();
+  // 11. experiments
+  ExperimentsHost host(Slot& s);
+  void draw_data_tab(Slot& s);
+  Status write_png_export(ExportWhat what, const std::filesystem::path& path);
 
   Window& window_;
   CliOptions options_;
@@ -228,6 +246,12 @@ class App {
   float fonts_scale_ = 0;  // the scale the theme and fonts were last built for
   std::size_t font_scanned_messages_ = 0;
   bool fonts_missing_said_ = false;
+  // 11. experiments
+  std::unique_ptr<Experiments> experiments_;       // sweeps, Compare, exports
+  bool sweep_on_start_ = false;                    // --sweep: once the lab's data is ready
+  std::optional<std::pair<ExportWhat, std::string>> pending_png_;  // cut after the next frame
+  ImVec2 data_min_{0, 0}, data_max_{0, 0};          // where the data view was drawn
+  bool data_visible_ = false;
 };
 
 }  // namespace bs::app

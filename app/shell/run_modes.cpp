@@ -12,6 +12,7 @@
 #include "lab/bench.hpp"
 #include "lab/report.hpp"
 #include "measured/bench_counters.hpp"
+#include "lab/sweep.hpp"
 #include "shell/app.hpp"
 #include "shell/compute_session.hpp"
 
@@ -84,6 +85,26 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   }
   App& app = *app_r.value();
   int exit_code = app.had_load_failure() ? kExitFailure : kExitOk;
+  // --sweep: the same frames a window would draw while the sweep measures (at most 60 a second,
+  // as a window with vsync would), each timed: the longest says whether the UI stayed live.
+  if (options.sweep) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    double longest = 0;
+    int frames = 0, over_50 = 0;
+    while (app.sweeping()) {
+      const auto f0 = Clock::now();
+      app.frame();
+      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - f0).count();
+      app.present();
+      if (frames > 0) longest = std::max(longest, ms);  // the first frame opens the lab
+      over_50 += frames > 0 && ms > 50;
+      ++frames;
+      std::this_thread::sleep_until(f0 + std::chrono::milliseconds(16));
+    }
+    std::printf("sweep frames: %d in %.2f s, longest %.1f ms, %d over 50 ms\n", frames,
+                std::chrono::duration<double>(Clock::now() - start).count(), longest, over_50);
+  }
   // --profile: frames go on (the window's own pace) until the profile is on screen, 2 minutes
   // at most; the outputs then show it.
   const auto started = std::chrono::steady_clock::now();
@@ -112,6 +133,18 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
     }
   };
   write(options.screenshot_path, "screenshot", &App::write_screenshot);
+  // --json / --csv: the sweep (with --sweep) or the last launch, through the one writer.
+  auto export_file = [&](const std::string& path, ExportWhat what, const char* label) {
+    if (path.empty()) return;
+    if (Status s = app.export_to(what, path); !s) {
+      print_status(label, s);
+      exit_code = kExitFailure;
+    } else {
+      std::printf("wrote %s: %s\n", label, path.c_str());
+    }
+  };
+  export_file(options.json_path, options.sweep ? ExportWhat::SweepJson : ExportWhat::LaunchJson, "json");
+  export_file(options.csv_path, options.sweep ? ExportWhat::SweepCsv : ExportWhat::LaunchCsv, "csv");
   write(options.output_path, "output", &App::write_output);
   write(options.schedule_json_path, "schedule", &App::write_schedule_json);
   app.present();
@@ -123,6 +156,15 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   std::printf("interop: %s\n", app.interop_mode().c_str());
   if (app.device_faulted()) std::printf("device fault: recovered on the CPU simulation\n");
   std::printf("%s\n", app.summary().c_str());
+  if (options.sweep) {
+    if (const lab::SweepResult* r = app.sweep_result()) {
+      std::fputs(lab::sweep_summary(*r).c_str(), stdout);
+      if (!r->fault.ok()) exit_code = kExitFailure;
+    } else {
+      std::printf("sweep: none ran\n");
+      exit_code = kExitFailure;
+    }
+  }
   const LaunchRecord& rec = app.last_launch();
   if (rec.kernel.empty() || !rec.ok() || rec.check.failed()) exit_code = kExitFailure;  // refused, failed, wrong
   for (const auto& m : app.messages().all())
@@ -174,37 +216,15 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
   header.device = session->backend.label;
   header.versions = session->backend.versions;
   header.policy = spec.timing;
+  header.limits = session->backend.limits;
   // --set KEY=V1,V2: every combination of the values asked for, checked against the lab's own.
   // Settings not named run every choice (bench gray: both layouts).
-  std::vector<std::pair<std::string, std::vector<std::string>>> asked = options.settings;
-  for (const lab::Setting& st : l.settings()) {
-    bool named = false;
-    for (const auto& a : asked) named |= a.first == st.key;
-    if (!named) asked.emplace_back(st.key, st.choices);
+  auto combos_r = lab::setting_combinations(l, options.settings, true);
+  if (!combos_r) {
+    print_status("--set", combos_r.status());
+    return kExitUsage;
   }
-  std::vector<std::vector<std::pair<std::string, std::string>>> combos{{}};
-  for (const auto& [key, values] : asked) {
-    const lab::Setting* known = nullptr;
-    const auto all = l.settings();
-    for (const auto& st : all)
-      if (st.key == key) known = &st;
-    if (!known) {
-      print_status("--set", l.lab::Lab::set_setting(key, ""));
-      return kExitUsage;
-    }
-    for (const std::string& v : values)
-      if (Status st = lab::check_setting_value(*known, v); !st) {
-        print_status("--set", st);
-        return kExitUsage;
-      }
-    std::vector<std::vector<std::pair<std::string, std::string>>> next;
-    for (const auto& c : combos)
-      for (const std::string& v : values) {
-        next.push_back(c);
-        next.back().emplace_back(key, v);
-      }
-    combos = std::move(next);
-  }
+  const std::vector<lab::SettingCombo>& combos = combos_r.value();
   bool failed = false;
   // --counters: one session for the whole bench; each result gains its counters or the reason.
   std::optional<measured::BenchCounters> with_counters;
@@ -262,7 +282,7 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
     std::printf("wrote %s\n", b.json_path.c_str());
   }
   if (!b.csv_path.empty()) {
-    if (Status s = lab::write_text_file(b.csv_path, lab::results_csv(records, header.ceilings, unit, l.kernels())); !s) {
+    if (Status s = lab::write_text_file(b.csv_path, lab::results_csv(records, header.ceilings, unit, l.kernels(), &*header.limits)); !s) {
       print_status("csv", s);
       return kExitFailure;
     }

@@ -1,6 +1,6 @@
-// The three ways blockscope runs: a desktop window, headless (EGL, offscreen) and the bench (no
-// GL at all). main() parses the command line and calls one of these with the catalog of labs;
-// each returns a process exit code (cli/options.hpp documents them).
+// The ways blockscope runs: a desktop window, headless (EGL, offscreen), and the bench and the
+// sweep commands (no GL at all). main() parses the command line and calls one of these with the
+// catalog of labs; each returns a process exit code (cli/options.hpp documents them).
 #pragma once
 #include "cli/options.hpp"
 #include "labs/lab_view.hpp"
@@ -12,4 +12,6 @@ std::vector<LabFlags> lab_flags(const LabCatalog& catalog);
 int run_window(const CliOptions& options, LabCatalog catalog);
 int run_headless(const CliOptions& options, LabCatalog catalog);
 int run_bench(const CliOptions& options, const LabCatalog& catalog);
+// `blockscope sweep LAB`: sweep_mode.cpp.
+int run_sweep_command(const CliOptions& options, const LabCatalog& catalog);
 }  // namespace bs::app

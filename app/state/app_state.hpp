@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/dim.hpp"
+#include "state/sweep_settings.hpp"
 
 namespace bs::app {
 
@@ -78,6 +79,7 @@ struct AppState {
   bool panel_given = false;       // ... --panel
   LayoutPrefs layout;
   std::map<std::string, LabMemory> remembered;  // per lab id
+  SweepSettings sweep;            // sweeps and their result view (state/sweep_settings.hpp)
 };
 
 }  // namespace bs::app

@@ -35,6 +35,41 @@ std::vector<std::pair<std::string, KernelConfig>> bench_points(const Lab& lab, c
   return points;
 }
 
+Result<std::vector<SettingCombo>> setting_combinations(
+    const Lab& lab, const std::vector<std::pair<std::string, std::vector<std::string>>>& asked_in,
+    bool every_choice_unnamed) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> asked = asked_in;
+  const std::vector<Setting> all = lab.settings();
+  if (every_choice_unnamed)
+    for (const Setting& st : all) {
+      bool named = false;
+      for (const auto& a : asked) named |= a.first == st.key;
+      if (!named) asked.emplace_back(st.key, st.choices);
+    }
+  std::vector<SettingCombo> combos{{}};
+  for (const auto& [key, values] : asked) {
+    const Setting* known = nullptr;
+    for (const Setting& st : all)
+      if (st.key == key) known = &st;
+    if (!known) {
+      std::string keys;
+      for (const Setting& st : all) keys += (keys.empty() ? "" : ", ") + st.key;
+      return Status::failure("the " + std::string(lab.title()) + " lab has no setting '" + key + "'",
+                             keys.empty() ? "it has no settings" : "its settings: " + keys, "--set");
+    }
+    for (const std::string& v : values)
+      if (Status st = check_setting_value(*known, v); !st) return st;
+    std::vector<SettingCombo> next;
+    for (const SettingCombo& c : combos)
+      for (const std::string& v : values) {
+        next.push_back(c);
+        next.back().emplace_back(key, v);
+      }
+    combos = std::move(next);
+  }
+  return combos;
+}
+
 std::vector<LaunchRecord> run_bench(Lab& lab, const BenchSpec& spec,
                                     const std::function<void(const LaunchRecord&)>& progress) {
   std::vector<LaunchRecord> out;

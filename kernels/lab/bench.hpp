@@ -26,6 +26,14 @@ struct BenchSpec {
 std::vector<std::pair<std::string, KernelConfig>> bench_points(const Lab& lab, const BenchSpec& spec,
                                                                std::vector<std::string>* unknown);
 
+// `--set KEY=V1,V2 ...`: every combination of the values asked for, each checked against the
+// lab's own settings (an unknown key or value is the Status naming the choices). Settings not
+// named run every choice when `every_choice_unnamed` (bench), else keep their current value.
+using SettingCombo = std::vector<std::pair<std::string, std::string>>;
+Result<std::vector<SettingCombo>> setting_combinations(
+    const Lab& lab, const std::vector<std::pair<std::string, std::vector<std::string>>>& asked,
+    bool every_choice_unnamed);
+
 // Runs every point; `progress` (may be empty) sees each record as it completes.
 std::vector<LaunchRecord> run_bench(Lab& lab, const BenchSpec& spec,
                                     const std::function<void(const LaunchRecord&)>& progress = {});

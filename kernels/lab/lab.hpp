@@ -15,6 +15,8 @@
 //   warp_accesses()  one warp's memory requests in a launch, for the memory and compare views
 //   fork()      the same problem on the same backend in a second object (sweeps run it on a
 //               worker thread while the window keeps drawing)
+//   suggested_block()  the block size CUDA's occupancy API suggests for a kernel, where the lab
+//               can ask it (sweeps mark it and compare it with the measured best)
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -118,6 +120,16 @@ struct RunOptions {
   const std::atomic<bool>* cancel = nullptr;  // stops a long simulated launch or a repeat loop
 };
 
+// What cudaOccupancyMaxPotentialBlockSize suggests for a kernel: the block size (threads) that
+// reaches the highest occupancy the kernel's registers and shared memory allow, and the smallest
+// grid that fills the device with it. The API knows nothing of the data, so it names a thread
+// count, not a shape.
+struct BlockSuggestion {
+  unsigned threads = 0;
+  unsigned min_grid = 0;
+  std::string source;  // "cudaOccupancyMaxPotentialBlockSize (gray_2d, planar, 16 registers)"
+};
+
 // Success when `value` is one of the setting's choices, else the Status naming them.
 Status check_setting_value(const Setting& s, std::string_view value);
 
@@ -151,6 +163,13 @@ class Lab {
                                                          unsigned warp, int step) const = 0;
 
   virtual Result<std::unique_ptr<Lab>> fork() const = 0;
+
+  // The occupancy API's suggestion for `kernel` with the problem's current settings; nullopt
+  // where the lab cannot ask it (the CPU simulation, compiled configurations, library kernels).
+  virtual std::optional<BlockSuggestion> suggested_block(std::string_view kernel) {
+    (void)kernel;
+    return std::nullopt;
+  }
 
   // A problem of fresh random data of the size `size` names (bench and sweep commands): the
   // syntax is the lab's (size_syntax(), e.g. "WxH" or "MxNxK"); a bad size is a Status saying it.

@@ -12,6 +12,8 @@
 
 #include "core/json_writer.hpp"
 #include "core/launch_counters.hpp"
+#include "lab/sweep.hpp"
+#include "mapping/launch_stats.hpp"
 
 namespace bs::lab {
 namespace {
@@ -56,6 +58,26 @@ std::string csv_field(const std::string& s) {
     out += c;
   }
   return out + "\"";
+}
+
+// The launch's occupancy, waves and idle threads, where it has a grid of ours to count.
+// Library anchors and ceilings (CUB, cuBLAS, the copy) launch grids of their own: none to count;
+// a refused point never launched.
+std::optional<mapping::LaunchStats> stats_of(const LaunchRecord& r, const DeviceLimits* limits,
+                                             const std::vector<KernelInfo>& kernels) {
+  const KernelInfo* k = kernel_info(kernels, r.kernel);
+  if (!limits || r.refused || (k && k->timed_only) || r.config.grid.volume() == 0 || r.config.block.volume() == 0 ||
+      r.data_width <= 0 || r.config.block.volume() > limits->max_threads_per_block)
+    return std::nullopt;
+  return mapping::compute_stats(r.scheme, r.config, r.data_width, r.data_height, r.attributes, *limits,
+                                r.owners.get());
+}
+
+// rank, ties_previous, ties_best per record (rank 0: not ranked).
+std::vector<Ranked> ranks_by_record(const std::vector<LaunchRecord>& records) {
+  std::vector<Ranked> by(records.size());
+  for (const Ranked& r : rank_records(records)) by[r.index] = r;
+  return by;
 }
 
 std::string num(double v) {
@@ -237,21 +259,28 @@ const std::vector<std::string>& csv_columns() {
       "l2_flushed", "clock", "simulated", "bytes", "flops", "throughput", "throughput_unit",
       "of_first_ceiling", "first_ceiling", "of_library", "library", "check", "check_measure",
       "check_worst", "check_limit", "checked", "mismatches", "registers", "static_shared_bytes",
-      "local_bytes", "attributes_measured", "scheme"};
+      "local_bytes", "attributes_measured", "scheme",
+      // version 2
+      "rank", "ties_previous", "ties_best", "occupancy", "limiter", "active_blocks_per_sm", "waves",
+      "last_wave_fill", "threads_launched", "idle_threads", "data_width", "data_height"};
   return columns;
 }
 
 std::string results_csv(const std::vector<LaunchRecord>& records,
                         const std::vector<Ceiling>& ceilings, const std::string& unit,
-                        const std::vector<KernelInfo>& kernels) {
+                        const std::vector<KernelInfo>& kernels, const DeviceLimits* limits) {
+  const std::vector<Ranked> ranks = ranks_by_record(records);
   std::string out;
   for (std::size_t i = 0; i < csv_columns().size(); ++i)
     out += (i ? "," : "") + csv_columns()[i];
   out += "\n";
-  for (const LaunchRecord& r : records) {
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const LaunchRecord& r = records[i];
     const Shares s = shares(r, records, ceilings, unit, kernels);
     const Timing& t = r.timing;
-    const std::vector<std::string> row = {
+    const auto st = stats_of(r, limits, kernels);
+    const Ranked& rk = ranks[i];
+    std::vector<std::string> row = {
         r.lab, r.kernel, r.config_label, r.problem, settings_text(r), outcome(r), r.ok() ? "" : r.status.describe(),
         dim_text(r.config.block), dim_text(r.config.grid), std::to_string(r.request.compiled),
         num(t.median_ms), num(t.min_ms), num(t.max_ms), num(t.ci_low_ms), num(t.ci_high_ms),
@@ -266,7 +295,15 @@ std::string results_csv(const std::vector<LaunchRecord>& records,
         std::to_string(r.attributes.static_shared_bytes),
         std::to_string(r.attributes.local_bytes_per_thread), r.attributes_measured ? "1" : "0",
         describe(r.scheme)};
-    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csv_field(row[i]);
+    const std::vector<std::string> v2 = {
+        std::to_string(rk.rank), rk.rank > 0 && rk.ties_previous ? "1" : "0", rk.rank > 0 && rk.ties_best ? "1" : "0",
+        st ? num(st->occupancy.occupancy) : "", st ? mapping::to_string(st->occupancy.limiter) : "",
+        st ? std::to_string(st->occupancy.active_blocks_per_sm) : "", st ? num(st->waves.waves) : "",
+        st ? num(st->waves.last_wave_fill) : "", st ? std::to_string(st->threads_launched) : "",
+        st && st->thread_counts_exact ? std::to_string(st->idle_threads) : "", std::to_string(r.data_width),
+        std::to_string(r.data_height)};
+    row.insert(row.end(), v2.begin(), v2.end());
+    for (std::size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + csv_field(row[c]);
     out += "\n";
   }
   return out;
@@ -300,8 +337,26 @@ std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>
   j.key("refused").begin_array();
   for (const std::string& r : h.refusals) j.value(r);
   j.end_array();
+  if (h.sweep) {
+    const ResultsHeader::Sweep& sw = *h.sweep;
+    j.key("sweep").begin_object();
+    j.field("planned", static_cast<unsigned long long>(sw.planned));
+    j.field("wall_s", sw.wall_s).field("kernel_ms_total", sw.kernel_ms_total);
+    j.field("clock_method", sw.clock_method).field("clock_note", sw.clock_note);
+    j.key("suggestions").begin_array();
+    for (const auto& [kernel, sg] : sw.suggestions) {
+      j.begin_object();
+      j.field("kernel", kernel).field("threads", sg.threads).field("min_grid", sg.min_grid);
+      j.field("source", sg.source);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  const std::vector<Ranked> ranks = ranks_by_record(records);
   j.key("results").begin_array();
-  for (const LaunchRecord& r : records) {
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const LaunchRecord& r = records[i];
     const Shares s = shares(r, records, h.ceilings, unit, kernels);
     const Timing& t = r.timing;
     j.begin_object();
@@ -343,6 +398,20 @@ std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>
     j.field("measured", r.attributes_measured);
     j.end_object();
     j.field("scheme", describe(r.scheme));
+    j.key("data").begin_array().value(r.data_width).value(r.data_height).end_array();
+    j.field("rank", ranks[i].rank);
+    j.field("ties_previous", ranks[i].rank > 0 && ranks[i].ties_previous);
+    j.field("ties_best", ranks[i].rank > 0 && ranks[i].ties_best);
+    if (const auto st = stats_of(r, h.limits ? &*h.limits : nullptr, kernels)) {
+      j.key("launch").begin_object();
+      j.field("occupancy", st->occupancy.occupancy);
+      j.field("limiter", mapping::to_string(st->occupancy.limiter));
+      j.field("active_blocks_per_sm", st->occupancy.active_blocks_per_sm);
+      j.field("waves", st->waves.waves).field("last_wave_fill", st->waves.last_wave_fill);
+      j.field("threads_launched", st->threads_launched);
+      if (st->thread_counts_exact) j.field("idle_threads", st->idle_threads);
+      j.end_object();
+    }
     if (r.counters) counters_json(j, *r.counters);
     j.end_object();
   }

@@ -6,6 +6,7 @@
 //   std::string json = results_json(h, records);
 //   std::string csv = results_csv(records, ceilings);
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,9 @@
 namespace bs::lab {
 
 inline constexpr const char* kResultsSchema = "blockscope-results";
-inline constexpr int kResultsVersion = 1;
+// 2: sweeps (the "sweep" object, rank and ties per record), the launch's occupancy, waves and
+// idle threads per record, and the matching CSV columns at the end of each row.
+inline constexpr int kResultsVersion = 2;
 
 struct ResultsHeader {
   std::string kind;      // "bench", "sweep", "launch"
@@ -31,6 +34,19 @@ struct ResultsHeader {
   bool complete = true;
   std::string note;      // e.g. "cancelled after 31 of 66 points"
   std::vector<std::string> refusals;  // points refused before launch, with the reason
+  // The device's limits: with them each record also carries its occupancy, limiter, waves and
+  // idle threads (mapping/launch_stats.hpp).
+  std::optional<DeviceLimits> limits;
+  // Sweeps only (kind "sweep").
+  struct Sweep {
+    std::size_t planned = 0;       // points the sweep named
+    double wall_s = 0;             // the whole sweep, wall clock
+    double kernel_ms_total = 0;    // the sum of every timed repeat
+    std::string clock_method;      // how the SM clock was measured
+    std::string clock_note;        // why it was not, where it was not
+    std::vector<std::pair<std::string, BlockSuggestion>> suggestions;  // kernel -> the API's
+  };
+  std::optional<Sweep> sweep;
 };
 
 // Derived per record: its throughput and its share of each ceiling (in the same unit), and its
@@ -53,8 +69,10 @@ const char* outcome(const LaunchRecord& r);
 
 std::string results_json(const ResultsHeader& header, const std::vector<LaunchRecord>& records,
                          const std::string& unit, const std::vector<KernelInfo>& kernels);
+// `limits` (may be null): fills the occupancy, limiter, waves and idle-thread columns.
 std::string results_csv(const std::vector<LaunchRecord>& records, const std::vector<Ceiling>& ceilings,
-                        const std::string& unit, const std::vector<KernelInfo>& kernels);
+                        const std::string& unit, const std::vector<KernelInfo>& kernels,
+                        const DeviceLimits* limits = nullptr);
 
 // The column names of results_csv, in order (the schema document lists them too).
 const std::vector<std::string>& csv_columns();

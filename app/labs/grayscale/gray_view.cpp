@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "device/nvtx_range.hpp"
 #include "mapping/explain.hpp"
 #include "mapping/schedule.hpp"
 #include "platform/png.hpp"
@@ -126,19 +127,30 @@ LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& con
   Shown& img = *shown_;
   if (img.pixel_buffer && img.pixel_buffer->interop_active()) {
     // Zero-copy: the kernel writes into the GL buffer CUDA mapped for it.
-    auto ptr = img.pixel_buffer->map();
+    // NVTX ranges name blockscope's phases for a user profiling it with Nsight Systems.
+    auto ptr = [&] {
+      NvtxRange range("map");
+      return img.pixel_buffer->map();
+    }();
     if (!ptr) {
       rec = lab_->plan(kernel, config);
       rec.status = ptr.status();
       return rec;
     }
     options.output = ptr.value();
-    rec = lab_->run(kernel, config, options);
+    {
+      NvtxRange range("launch " + kernel);
+      rec = lab_->run(kernel, config, options);
+    }
+    NvtxRange unmap_range("unmap");
     if (Status s = img.pixel_buffer->unmap(); !s && rec.ok()) rec.status = s;
     if (rec.ok())
       if (Status s = img.pixel_buffer->upload_to(img.result); !s) rec.status = s;
   } else if (lab_->backend().kind == BackendKind::Cuda) {
-    rec = lab_->run(kernel, config, options);
+    {
+      NvtxRange range("launch " + kernel);
+      rec = lab_->run(kernel, config, options);
+    }
     if (rec.ok())
       if (Status s = lab_->download_output(img.host_result.data()); !s) rec.status = s;
     if (rec.ok())
@@ -457,6 +469,48 @@ void GrayView::handle_input(const ImVec2& origin, const ImVec2& size, ImageViewP
       else view_.pinned = mouse_pixel_;
     }
   }
+}
+
+// The Compare tab's pane: the same image, zoom and centre as the data view, with `record`'s
+// overlay and the thread that stores `inspect` in that launch.
+std::optional<PixelPos> GrayView::draw_record(const LaunchRecord& record, int slot, ImVec2 size,
+                                              std::optional<PixelPos> inspect, ViewContext&) {
+  if (!shown_ || slot < 0 || slot > 1 || size.x < 2 || size.y < 2) {
+    ImGui::Dummy(size);
+    return std::nullopt;
+  }
+  std::optional<ImageViewRenderer>& renderer = compare_renderers_[slot];
+  if (!renderer) {
+    auto r = ImageViewRenderer::create();
+    if (!r) {
+      ui::status_text(r.status());
+      return std::nullopt;
+    }
+    renderer.emplace(std::move(r.value()));
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
+  ImageViewParams params = view_params(std::max(1, static_cast<int>(size.x * fb.x)), std::max(1, static_cast<int>(size.y * fb.y)));
+  if (view_.compare == CompareMode::SideBySide) params.split_fraction = 0.0f, params.draw_split_line = false;
+  OverlayParams overlay = overlay_params(record);
+  overlay.highlight_block_linear = -1;
+  overlay.highlight_thread = -1;
+  if (inspect)
+    if (auto owner = lab_->owner(record, inspect->x, inspect->y)) {
+      overlay.highlight_block_linear = static_cast<int>(owner->thread.linear_block);
+      overlay.highlight_thread = static_cast<long long>(owner->thread.global_linear_thread);
+    }
+  if (Status s = renderer->render(params, overlay); !s) {
+    ui::status_text(s);
+    return std::nullopt;
+  }
+  ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(renderer->texture())), size);
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  if (!ImGui::IsItemHovered() || m.x < origin.x || m.y < origin.y) return std::nullopt;
+  auto [ix, iy] = output_to_image(params, (m.x - origin.x) * fb.x, (m.y - origin.y) * fb.y);
+  const long long px = static_cast<long long>(std::floor(ix)), py = static_cast<long long>(std::floor(iy));
+  if (px < 0 || py < 0 || px >= shown_->image.width || py >= shown_->image.height) return std::nullopt;
+  return PixelPos{px, py};
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -37,6 +37,8 @@ class GrayView final : public LabView {
   void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx,
                  ViewRequests& requests) override;
   void draw_memory(const LaunchRecord& shown, ViewContext& ctx) override;
+  std::optional<PixelPos> draw_record(const LaunchRecord& record, int slot, ImVec2 size,
+                                      std::optional<PixelPos> inspect, ViewContext& ctx) override;
   std::optional<PixelPos> inspected() const override;
   ViewState& view_state() override { return view_; }
   void zoom_by(float factor) override;
@@ -69,6 +71,7 @@ class GrayView final : public LabView {
   std::unique_ptr<gray::GrayLab> lab_;
   std::optional<Shown> shown_;
   std::optional<ImageViewRenderer> renderer_, second_renderer_;
+  std::optional<ImageViewRenderer> compare_renderers_[2];  // the Compare tab's A and B panes
   GlTexture sm_of_block_;
   std::string sm_texture_for_;  // the record (kernel + config) sm_of_block_ was made for
   ViewState view_;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "device/nvtx_range.hpp"
 #include "lab/size_text.hpp"
 #include "mapping/explain.hpp"
 #include "platform/png.hpp"
@@ -215,7 +216,11 @@ void MatmulView::build_matrices(const matmul::MatrixSpec& spec, ViewContext& ctx
 
 LaunchRecord MatmulView::launch(const std::string& kernel, const KernelConfig& config,
                                 const lab::RunOptions& options, ViewContext& ctx) {
-  LaunchRecord rec = lab_->run(kernel, config, options);
+  LaunchRecord rec;
+  {
+    NvtxRange range("launch " + kernel);  // blockscope's phases, named for Nsight Systems
+    rec = lab_->run(kernel, config, options);
+  }
   if (!rec.ok() || !options.verify) return rec;
   // A verified run refreshes C and the error map (and, on the CPU, the host copy of C the
   // inspector reads).
@@ -225,6 +230,7 @@ LaunchRecord MatmulView::launch(const std::string& kernel, const KernelConfig& c
   }
   have_output_ = true;
   output_passed_ = rec.check.passed();
+  NvtxRange range("heatmaps (map, draw, unmap)");
   if (Status s = refresh_output_heatmaps(ctx); !s) ctx.messages.error(s);
   return rec;
 }

@@ -57,6 +57,8 @@ class MatmulView final : public LabView {
   void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx,
                  ViewRequests& requests) override;
   void draw_memory(const LaunchRecord& shown, ViewContext& ctx) override;
+  std::optional<PixelPos> draw_record(const LaunchRecord& record, int slot, ImVec2 size,
+                                      std::optional<PixelPos> inspect, ViewContext& ctx) override;
   std::optional<PixelPos> inspected() const override;
   ViewState& view_state() override { return view_; }
   void zoom_by(float factor) override;

@@ -509,4 +509,49 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
   draw_legend(dl, {origin.x + em * 0.6f, origin.y + size.y - legend_h + em * 0.2f}, em);
 }
 
+// The Compare tab's pane: C as the data view shows it, with `record`'s block tiles and, for
+// `inspect`, that launch's block tile, warp tile and the thread's own elements.
+std::optional<PixelPos> MatmulView::draw_record(const LaunchRecord& record, int, ImVec2 size,
+                                                std::optional<PixelPos> inspect, ViewContext&) {
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("matmul_compare", size);
+  const bool hovered = ImGui::IsItemHovered();
+  if (!lab_->ready()) return std::nullopt;
+  const auto& m = lab_->spec();
+  // C fitted into the pane, its aspect kept.
+  const float scale = std::min(size.x / m.N, size.y / m.M);
+  const ImVec2 p0(origin.x + (size.x - m.N * scale) / 2, origin.y + (size.y - m.M * scale) / 2);
+  const MatrixPanel c{{p0, {p0.x + m.N * scale, p0.y + m.M * scale}}, m.M, m.N};
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(origin, {origin.x + size.x, origin.y + size.y}, true);
+  const Heatmap& h = maps_[MapC];
+  if (h.valid && h.colours) dl->AddImage(tex(h.colours.id()), c.box.p0, c.box.p1);
+  else fill(dl, c.box, IM_COL32(30, 32, 38, 255));
+  dl->AddRect({c.box.p0.x - 1, c.box.p0.y - 1}, {c.box.p1.x + 1, c.box.p1.y + 1}, IM_COL32(80, 86, 100, 255));
+  const auto what = record.ok() ? lab_->resolve(record.kernel, record.request) : std::nullopt;
+  if (what) {
+    const matmul::MatmulGeometry g = matmul::matmul_geometry(what->first, what->second);
+    draw_grid_lines(dl, c, g.block_rows, g.block_cols, IM_COL32(255, 205, 70, 255));
+    if (inspect && inspect->x < m.N && inspect->y < m.M) {
+      const ElementInfo e = describe_element(*lab_, record, g, inspect->y, inspect->x);
+      const Box t = c.cells(e.tile_r0, e.tile_r0 + e.tile_rows, e.tile_c0, e.tile_c0 + e.tile_cols);
+      fill(dl, t, IM_COL32(255, 196, 60, 46));
+      outline(dl, t, IM_COL32(255, 196, 60, 255));
+      if (e.owner) {
+        if (e.owner->warp_tile.w > 0) {
+          const auto& w = e.owner->warp_tile;
+          outline(dl, c.cells(w.y, w.y + w.h, w.x, w.x + w.w), IM_COL32(190, 150, 255, 255), 1.5f);
+        }
+        for (const auto& r : e.owner->owns) fill(dl, c.cells(r.y, r.y + r.h, r.x, r.x + r.w), IM_COL32(255, 255, 255, 70));
+      }
+      outline(dl, c.cells(e.row, e.row + 1, e.col, e.col + 1), IM_COL32(255, 255, 255, 255), 1.5f);
+    }
+  }
+  shadowed_text(dl, {c.box.p0.x + 4, c.box.p0.y + 2}, IM_COL32(235, 235, 240, 255), "C");
+  dl->PopClipRect();
+  if (!hovered) return std::nullopt;
+  if (auto e = c.element(ImGui::GetIO().MousePos)) return PixelPos{e->second, e->first};
+  return std::nullopt;
+}
+
 }  // namespace bs::app

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/check.hpp"
@@ -25,6 +26,13 @@ class GrayEngine {
   // The compiled kernel's attributes (cudaFuncGetAttributes) or the simulator's none; `measured`
   // says which. The library anchor has none of ours.
   virtual Result<KernelAttributes> attributes(GrayRung r, GrayLayout l, bool* measured) = 0;
+
+  // cudaOccupancyMaxPotentialBlockSize for the rung's compiled kernel: (min grid, block size);
+  // the simulator has no registers to ask about, so it says why not.
+  virtual Result<std::pair<int, int>> suggested_block(GrayRung r, GrayLayout l) {
+    (void)r, (void)l;
+    return Status::failure("the CPU simulation has no occupancy API to ask", "", "suggested_block");
+  }
 
   // Keeps the planar source, the RGBA source and the reference (n = width * height based); on
   // failure the previous ones stay.

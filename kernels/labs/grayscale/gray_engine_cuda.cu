@@ -62,6 +62,11 @@ class CudaEngine final : public GrayEngine {
     return gray_rung_attributes(r, l);
   }
 
+  Result<std::pair<int, int>> suggested_block(GrayRung r, GrayLayout l) override {
+    BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
+    return gray_rung_suggested_block(r, l);
+  }
+
   Status upload(const std::vector<std::uint8_t>& planar, const std::vector<std::uint8_t>& rgba,
                 const std::vector<std::uint8_t>& reference, int width, int height) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));

@@ -304,6 +304,19 @@ Result<std::unique_ptr<lab::Lab>> GrayLab::fork() const {
   return std::unique_ptr<lab::Lab>(std::move(copy));
 }
 
+std::optional<lab::BlockSuggestion> GrayLab::suggested_block(std::string_view kernel) {
+  const auto r = gray_rung_from_id(kernel);
+  if (!r || !find_kernel(kernel) || rung_info(*r).library_anchor) return std::nullopt;
+  auto s = engine_->suggested_block(*r, layout_);
+  if (!s || s->second <= 0) return std::nullopt;
+  lab::BlockSuggestion out;
+  out.min_grid = static_cast<unsigned>(s->first);
+  out.threads = static_cast<unsigned>(s->second);
+  out.source = "cudaOccupancyMaxPotentialBlockSize (" + std::string(kernel) + ", " + to_string(layout_) +
+               ", no dynamic shared memory)";
+  return out;
+}
+
 Status GrayLab::set_random_problem(std::string_view size) {
   auto d = lab::parse_dims(size, 2, 2, 1 << 20);
   if (!d || (*d)[0] < 1 || (*d)[1] < 1)

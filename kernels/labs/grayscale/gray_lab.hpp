@@ -44,6 +44,7 @@ class GrayLab final : public lab::Lab {
   std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block,
                                                  unsigned warp, int step) const override;
   Result<std::unique_ptr<lab::Lab>> fork() const override;
+  std::optional<lab::BlockSuggestion> suggested_block(std::string_view kernel) override;
   Status set_random_problem(std::string_view size) override;
   std::string size_syntax() const override { return "WxH (pixels)"; }
   // The GPU: the 8192^2 and 4K frame, and an odd size; the simulator: the odd size.

@@ -4,6 +4,8 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <utility>
+
 #include "core/launch.hpp"
 #include "core/status.hpp"
 #include "labs/grayscale/gray_ladder.hpp"
@@ -22,6 +24,11 @@ Status launch_gray_rung(GrayRung r, GrayLayout l, const LaunchConfig& config, co
 // cudaFuncGetAttributes of the plain wrapper (registers, spills, shared memory). The library
 // anchor has none of ours: a Status.
 Result<KernelAttributes> gray_rung_attributes(GrayRung r, GrayLayout l);
+
+// cudaOccupancyMaxPotentialBlockSize for the plain wrapper of rung `r` over layout `l` (no
+// dynamic shared memory): the block size with the highest occupancy and the smallest grid that
+// fills the device with it. The library anchor has none of ours: a Status.
+Result<std::pair<int, int>> gray_rung_suggested_block(GrayRung r, GrayLayout l);
 
 // cub::DeviceTransform::Transform computing gray_value for every pixel of `args` in layout `l`
 // (planar: the three planes zipped; RGBA: one uchar4 per pixel, or a 1-byte-aligned 4-byte

@@ -46,4 +46,19 @@ Result<KernelAttributes> gray_rung_attributes(GrayRung r, GrayLayout l) {
   return cuda::query_kernel_attributes(fn);
 }
 
+Result<std::pair<int, int>> gray_rung_suggested_block(GrayRung r, GrayLayout l) {
+  int min_grid = 0, block = 0;
+  bool ours = false;
+  cudaError_t e = cudaSuccess;
+  with_gray_rung(r, l, [&]<GrayRung R, GrayLayout L>() {
+    ours = true;
+    e = cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, gray_rung_kernel<R, L>, 0, 0);
+  });
+  if (!ours)
+    return Status::failure(std::string(rung_info(r).id) + " is a library anchor: CUB picks its own blocks", "",
+                           "gray_rung_suggested_block");
+  if (e != cudaSuccess) return cuda::to_status(e, "cudaOccupancyMaxPotentialBlockSize");
+  return std::pair<int, int>{min_grid, block};
+}
+
 }  // namespace bs::gray

@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/launch_record.hpp"
@@ -29,6 +30,12 @@ class MatmulEngine {
   // The compiled kernel's attributes (cudaFuncGetAttributes) or what the simulator declares.
   virtual Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c,
                                               bool* measured) = 0;
+  // cudaOccupancyMaxPotentialBlockSize for the free-blockDim rungs' kernels: (min grid, block
+  // size). Compiled configurations fix their own block; the simulator has no API to ask.
+  virtual Result<std::pair<int, int>> suggested_block(MatmulKernel k) {
+    (void)k;
+    return Status::failure("the CPU simulation has no occupancy API to ask", "", "suggested_block");
+  }
   virtual float* own_output() = 0;                // C, in this backend's memory
   virtual Status download(float* host) = 0;       // C to host
   virtual Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c,

@@ -265,6 +265,18 @@ class CudaEngine final : public MatmulEngine {
     return cuda::query_kernel_attributes(f.plain);
   }
 
+  Result<std::pair<int, int>> suggested_block(MatmulKernel k) override {
+    BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
+    int min_grid = 0, block = 0;
+    if (k == MatmulKernel::Naive)
+      BS_CUDA_TRY(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, k1_naive_kernel, 0, 0));
+    else if (k == MatmulKernel::Uncoalesced)
+      BS_CUDA_TRY(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, k2_uncoalesced_kernel, 0, 0));
+    else
+      return Status::failure("compiled configurations fix their own block", "", "suggested_block");
+    return std::pair<int, int>{min_grid, block};
+  }
+
   float* own_output() override { return c_.get(); }
   Status download(float* host) override {
     BS_CUDA_TRY(cudaMemcpy(host, c_.get(), c_.bytes(), cudaMemcpyDeviceToHost));

@@ -446,6 +446,18 @@ Result<std::unique_ptr<lab::Lab>> MatmulLab::fork() const {
   return std::unique_ptr<lab::Lab>(std::move(copy));
 }
 
+std::optional<lab::BlockSuggestion> MatmulLab::suggested_block(std::string_view kernel) {
+  const MatmulKernelInfo* info = find_matmul_kernel(kernel);
+  if (!info || !free_block(info->kernel)) return std::nullopt;
+  auto s = engine_->suggested_block(info->kernel);
+  if (!s || s->second <= 0) return std::nullopt;
+  lab::BlockSuggestion out;
+  out.min_grid = static_cast<unsigned>(s->first);
+  out.threads = static_cast<unsigned>(s->second);
+  out.source = "cudaOccupancyMaxPotentialBlockSize (" + info->id + ", no dynamic shared memory)";
+  return out;
+}
+
 Status MatmulLab::set_random_problem(std::string_view size) {
   auto d = lab::parse_dims(size, 1, 3);
   if (!d || d->size() == 2 || std::any_of(d->begin(), d->end(), [](long long v) { return v < 1; }))

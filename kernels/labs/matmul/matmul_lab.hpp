@@ -50,6 +50,7 @@ class MatmulLab final : public lab::Lab {
   std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block,
                                                  unsigned warp, int step) const override;
   Result<std::unique_ptr<lab::Lab>> fork() const override;
+  std::optional<lab::BlockSuggestion> suggested_block(std::string_view kernel) override;
   Status set_random_problem(std::string_view size) override;
   std::string size_syntax() const override { return "MxNxK, or N for N x N x N"; }
   std::vector<std::string> default_sizes() const override;

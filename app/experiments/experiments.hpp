@@ -1,0 +1,114 @@
+// The experiments the shell offers every lab: sweeps (started from the left panel, run on a
+// worker thread, shown in the centre's Sweep tab), Compare (two pinned configurations side by
+// side) and exports. Lab-neutral: the shell hands it the open lab (lab::Lab), what is selected,
+// and a function that draws a record's data (the lab's view); it never names a lab.
+//
+// Per frame the shell calls poll() (new points, the finished result, a device fault to handle),
+// asks sweeping() before relaunching (the GPU is shared: the window's own launches pause while a
+// sweep measures), asks forking() before changing a lab's problem, and draws draw_controls() and
+// draw_centre(). Export requests that need the rendered frame (PNGs) come back to the shell,
+// which cuts them from the frame after it is rendered.
+#pragma once
+#include <imgui.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/compare_view.hpp"
+#include "experiments/exports.hpp"
+#include "experiments/sweep_model.hpp"
+#include "experiments/sweep_runner.hpp"
+#include "experiments/sweep_view.hpp"
+#include "state/sweep_settings.hpp"
+#include "ui/messages.hpp"
+
+namespace bs::app {
+
+// What the shell gives for one call: the open lab and its selection.
+struct ExperimentsHost {
+  lab::Lab* lab = nullptr;
+  std::string lab_id;
+  std::string kernel;            // selected
+  KernelConfig config;
+  const LaunchRecord* shown = nullptr;  // the last launch that ran (may be empty)
+  DrawRecordFn draw_record;      // the lab view's draw of a record into a rectangle
+  std::optional<PixelPos> inspected;
+};
+
+// A configuration to load into the lab's controls.
+struct LoadRequest {
+  std::string kernel;
+  KernelConfig config;
+};
+
+class Experiments {
+ public:
+  Experiments(SweepSettings& settings, MessageLog& messages);
+
+  // Sweeps the selected kernel (every kernel with settings.ladder) of `lab` with the settings.
+  Status start_sweep(const lab::Lab& lab, const std::string& kernel);
+  void cancel_sweep();
+  bool sweeping() const { return runner_.running(); }
+  bool forking() const { return runner_.forking(); }
+  std::string sweeping_lab() const { return runner_.lab_id(); }
+  // Once a frame: the worker's new points and, when it ends, its result. A sticky device fault
+  // that stopped a sweep is returned once, for the shell to move to the CPU.
+  std::optional<Status> poll();
+  // The sweep of `lab_id` shown in its Sweep tab (live while it runs); nullptr before any.
+  const lab::SweepResult* result(const std::string& lab_id) const;
+  // The plan of the point being measured, on the window's lab (its overlay shows in the data
+  // view); nullopt when no sweep of this lab runs.
+  std::optional<LaunchRecord> measuring_plan(lab::Lab& lab);
+  std::string measuring_text() const;  // "sweep point 23 of 66: gray_2d 16x8"
+
+  // The Sweep button, its settings and, while one runs, the progress with the time left and
+  // Cancel.
+  void draw_controls(const ExperimentsHost& host);
+  // The centre's tabs: Data (drawn by `draw_data`), Sweep and Compare. Returns a configuration
+  // to load into the lab when the user clicked one.
+  std::optional<LoadRequest> draw_centre(const ExperimentsHost& host, const std::function<void()>& draw_data);
+  // Where the sweep's chart was drawn last (screen coordinates), for its PNG.
+  std::pair<ImVec2, ImVec2> chart_rect() const { return {chart_min_, chart_max_}; }
+  bool chart_visible() const { return chart_visible_; }
+
+  // Pins for Compare.
+  void pin(const std::string& lab_id, int side, const LaunchRecord& record, std::string from);
+  const std::optional<Pin>& pinned(const std::string& lab_id, int side);
+
+  // Exports of text (JSON, CSV) now; PNGs are the shell's (they need the rendered frame).
+  Status export_text(ExportWhat what, const std::string& path, const ExperimentsHost& host);
+  // File > Export: the items, and the dialog asking for the path. Returns a PNG request for the
+  // shell when the user confirmed one.
+  void draw_export_menu(const ExperimentsHost& host);
+  std::optional<std::pair<ExportWhat, std::string>> draw_export_dialog(const ExperimentsHost& host);
+
+ private:
+  struct LabSweep {
+    std::optional<lab::SweepResult> result;  // live while running, then the final one
+    std::vector<PointFacts> facts;
+    SweepViewState view;
+    std::optional<Pin> a, b;
+    CompareState compare;
+    bool select_sweep_tab = false;  // once, when a sweep starts or ends
+    bool select_compare_tab = false;
+  };
+  LabSweep& of(const std::string& lab_id) { return labs_[lab_id]; }
+
+  SweepSettings& settings_;
+  MessageLog& messages_;
+  SweepRunner runner_;
+  std::map<std::string, LabSweep> labs_;
+  std::string plan_key_;
+  std::optional<LaunchRecord> plan_;
+  ImVec2 chart_min_{0, 0}, chart_max_{0, 0};
+  bool chart_visible_ = false;
+  // The export dialog.
+  std::optional<ExportWhat> asking_;
+  std::string export_path_;
+  bool open_dialog_ = false;
+};
+
+}  // namespace bs::app

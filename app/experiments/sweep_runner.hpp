@@ -1,0 +1,71 @@
+// A sweep on a worker thread, so the window keeps drawing while it measures. The worker forks
+// the lab (the same problem on the same backend in a second object: Lab::fork), runs the sweep
+// on the fork (kernels/lab/sweep.hpp) at a lower CPU priority than the window's thread, and
+// hands each finished point and the progress to the window through a mutex; the window polls
+// them once a frame and never waits for the worker.
+//
+//   SweepRunner runner;
+//   runner.start(lab, spec);              // returns at once
+//   each frame: runner.forking()          // true while the fork copies the lab: leave the lab be
+//               auto p = runner.progress();   auto fresh = runner.take_new_records();
+//               if (auto done = runner.take_result()) ...
+//   runner.cancel();                      // keeps the points measured so far
+#pragma once
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lab/lab.hpp"
+#include "lab/sweep.hpp"
+
+namespace bs::app {
+
+class SweepRunner {
+ public:
+  SweepRunner() = default;
+  ~SweepRunner();  // cancels a running sweep and waits for its worker
+  SweepRunner(const SweepRunner&) = delete;
+  SweepRunner& operator=(const SweepRunner&) = delete;
+
+  // Starts sweeping a fork of `lab`. `lab` must not change until forking() is false (the fork
+  // reads it on the worker). Refused while a sweep runs.
+  Status start(const lab::Lab& lab, lab::SweepSpec spec);
+  void cancel();
+
+  bool running() const { return running_.load(); }
+  bool forking() const { return forking_.load(); }
+  bool cancelling() const { return cancel_.load(); }
+  std::string lab_id() const { return lab_id_; }
+
+  struct Progress {
+    lab::SweepProgress sweep;
+    bool forking = false;
+    double started_s = 0;  // seconds since start()
+  };
+  Progress progress() const;
+  // The points finished since the last call (refused ones too), in order.
+  std::vector<LaunchRecord> take_new_records();
+  // The whole result, once, when the sweep has finished (complete, cancelled, faulted or failed
+  // to fork: then `fault` or `note` says why).
+  std::optional<lab::SweepResult> take_result();
+
+ private:
+  void work(const lab::Lab* lab, lab::SweepSpec spec);
+  void join();
+
+  std::thread worker_;
+  std::atomic<bool> running_{false}, forking_{false}, cancel_{false};
+  std::string lab_id_;
+  std::chrono::steady_clock::time_point started_{};
+  mutable std::mutex mutex_;  // guards everything below
+  lab::SweepProgress progress_;
+  mutable lab::SweepProgress last_progress_;  // the window's copy, when the lock was busy
+  std::vector<LaunchRecord> fresh_;
+  std::optional<lab::SweepResult> result_;
+};
+
+}  // namespace bs::app

@@ -1,0 +1,191 @@
+// `blockscope sweep LAB ...`: the sweep engine (kernels/lab/sweep.hpp) with no GL, like bench:
+// fresh random data of each size asked for, every combination of the settings asked for, one
+// line per point as it finishes, then the table, the summary (best, what cannot be ranked
+// against it, the occupancy API's suggestion, wall time against the kernels' time, the SM clock
+// before and after) and the results through the one writer (lab/report.hpp).
+#include <cstdio>
+
+#include "lab/bench.hpp"
+#include "lab/report.hpp"
+#include "lab/sweep.hpp"
+#include "shell/compute_session.hpp"
+#include "shell/run_modes.hpp"
+
+namespace bs::app {
+namespace {
+
+void print_status(const char* what, const Status& s) {
+  std::fprintf(stderr, "blockscope: %s: %s\n", what, s.message.c_str());
+  if (!s.hint.empty()) std::fprintf(stderr, "  hint: %s\n", s.hint.c_str());
+}
+
+// Several sweeps (sizes, settings) as one result for the writer.
+void merge_into(lab::SweepResult& total, lab::SweepResult part, bool first) {
+  if (first) {
+    total = std::move(part);
+    return;
+  }
+  total.records.insert(total.records.end(), part.records.begin(), part.records.end());
+  total.refusals.insert(total.refusals.end(), part.refusals.begin(), part.refusals.end());
+  total.suggestions.insert(total.suggestions.end(), part.suggestions.begin(), part.suggestions.end());
+  for (const auto& c : part.ceilings) {
+    bool have = false;
+    for (const auto& h : total.ceilings) have |= h.name == c.name;
+    if (!have) total.ceilings.push_back(c);
+  }
+  total.planned += part.planned;
+  total.wall_s += part.wall_s;
+  total.kernel_ms_total += part.kernel_ms_total;
+  total.clock_mhz_after = part.clock_mhz_after;
+  total.complete = total.complete && part.complete;
+  if (!part.note.empty()) total.note += (total.note.empty() ? "" : "; ") + part.note;
+  if (!part.fault.ok()) total.fault = part.fault;
+  total.cancelled = total.cancelled || part.cancelled;
+}
+
+}  // namespace
+
+int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
+  const BenchOptions& b = *options.bench;
+  const LabEntry* entry = nullptr;
+  for (const LabEntry& e : catalog)
+    if (e.id == b.lab) entry = &e;
+  if (!entry) {
+    std::fprintf(stderr, "blockscope: no lab '%s'\n", b.lab.c_str());
+    return kExitUsage;
+  }
+  auto session = open_compute_session(options.backend, options.cuda_device, true);
+  if (!session) {
+    print_status("cannot use CUDA", session.status());
+    return kExitNoBackend;
+  }
+  auto made = entry->make_lab(session->backend);
+  if (!made) {
+    print_status("cannot open the lab", made.status());
+    return kExitFailure;
+  }
+  lab::Lab& l = *made.value();
+  const bool gpu = session->backend.kind == BackendKind::Cuda;
+
+  lab::SweepSpec spec;
+  spec.kernels = b.kernels;
+  spec.blocks = b.blocks;  // --block X, one at a time
+  if (b.block_list != "all") {
+    const lab::BlockList list = lab::parse_block_list(b.block_list);
+    spec.blocks.insert(spec.blocks.end(), list.shapes.begin(), list.shapes.end());
+    spec.refused_inputs = list.refused;
+    for (const std::string& r : list.refused) std::fprintf(stderr, "blockscope: --blocks: refused %s\n", r.c_str());
+    if (spec.blocks.empty()) {
+      std::fprintf(stderr, "blockscope: --blocks %s names no block shape\n", b.block_list.c_str());
+      return kExitUsage;
+    }
+  }
+  spec.timing = lab::default_sweep_policy(session->backend.kind);
+  if (b.repeats_given) {
+    spec.timing.min_repeats = b.repeats;
+    spec.timing.max_repeats = std::max(spec.timing.max_repeats, b.repeats);
+  }
+  if (b.warmup_given) spec.timing.warmup = b.warmup;
+  if (b.point_budget_ms > 0) spec.timing.budget_ms = b.point_budget_ms;
+  if (b.target_ci > 0) spec.timing.target_ci = b.target_ci;
+  spec.timing.flush_l2 = b.flush_l2 && gpu;
+
+  std::vector<std::string> unknown;
+  lab::sweep_points(l, spec, &unknown);
+  if (!unknown.empty()) {
+    std::string list;
+    for (const auto& k : l.kernels()) list += " " + k.id;
+    std::fprintf(stderr, "blockscope: the %s lab has no kernel '%s'; it has:%s\n", b.lab.c_str(),
+                 unknown.front().c_str(), list.c_str());
+    return kExitUsage;
+  }
+  // Settings not named keep the lab's default: a sweep of one layout unless asked for more.
+  auto combos = lab::setting_combinations(l, options.settings, false);
+  if (!combos) {
+    print_status("--set", combos.status());
+    return kExitUsage;
+  }
+
+  lab::SweepResult total;
+  bool first = true, failed = false;
+  const std::vector<std::string> sizes = b.sizes.empty() ? std::vector<std::string>{l.default_sizes().front()} : b.sizes;
+  for (const std::string& size : sizes) {
+    if (!total.fault.ok()) break;
+    if (Status s = l.set_random_problem(size); !s) {
+      print_status(("size " + size).c_str(), s);
+      return kExitUsage;
+    }
+    for (const auto& combo : combos.value()) {
+      if (!total.fault.ok()) break;
+      for (const auto& [key, value] : combo)
+        if (Status st = l.set_setting(key, value); !st) {
+          print_status("--set", st);
+          return kExitUsage;
+        }
+      std::printf("%s: %s\n", b.lab.c_str(), l.problem().summary.c_str());
+      std::fflush(stdout);
+      std::size_t n = 0, total_points = lab::sweep_points(l, spec, nullptr).size();
+      lab::SweepHooks hooks;
+      hooks.point_done = [&](const LaunchRecord& r) {
+        ++n;
+        if (r.ok()) {
+          std::printf("  [%zu/%zu] %-16s %-24s %10.4f ms  +-%.2f%%  %3d repeats  %s\n", n, total_points,
+                      r.kernel.c_str(), r.config_label.substr(0, 24).c_str(), r.timing.median_ms,
+                      100 * r.timing.relative_ci(), r.timing.repeats(),
+                      r.check.passed() ? "correct" : r.check.failed() ? "WRONG" : "not checked");
+          if (r.check.failed()) failed = true;
+        } else {
+          std::printf("  [%zu/%zu] %-16s %-24s %s: %s\n", n, total_points, r.kernel.c_str(),
+                      r.config_label.substr(0, 24).c_str(), lab::outcome(r), r.status.message.c_str());
+          if (!r.refused) failed = true;
+        }
+        std::fflush(stdout);
+      };
+      lab::SweepResult part = lab::run_sweep(l, spec, hooks);
+      std::fputs(lab::sweep_summary(part).c_str(), stdout);
+      merge_into(total, std::move(part), first);
+      first = false;
+    }
+  }
+
+  const lab::ResultsHeader header = lab::sweep_header(total);
+  const std::string unit = total.unit;
+  std::fputs(lab::results_table(header, total.records, unit, total.kernels).c_str(), stdout);
+  const std::string json = lab::results_json(header, total.records, unit, total.kernels);
+  int code = kExitOk;
+  if (b.json_path.empty()) {
+    std::fputs(json.c_str(), stdout);
+  } else if (Status s = lab::write_text_file(b.json_path, json); !s) {
+    // Nothing measured is lost: the results go to stdout instead.
+    print_status("json", s);
+    std::fprintf(stderr, "blockscope: the JSON follows on stdout instead\n");
+    std::fputs(json.c_str(), stdout);
+    code = kExitFailure;
+  } else {
+    std::printf("wrote %s\n", b.json_path.c_str());
+  }
+  if (!b.csv_path.empty()) {
+    const std::string csv = lab::results_csv(total.records, total.ceilings, unit, total.kernels, &total.limits);
+    if (Status s = lab::write_text_file(b.csv_path, csv); !s) {
+      print_status("csv", s);
+      if (!b.json_path.empty()) {
+        std::fprintf(stderr, "blockscope: the CSV follows on stdout instead\n");
+        std::fputs(csv.c_str(), stdout);
+      }
+      code = kExitFailure;
+    } else {
+      std::printf("wrote %s\n", b.csv_path.c_str());
+    }
+  }
+  if (!total.fault.ok()) {
+    std::fprintf(stderr, "blockscope: the sweep stopped on a device fault: %s\n", total.fault.describe().c_str());
+    return kExitFailure;
+  }
+  if (failed) {
+    std::fprintf(stderr, "blockscope: a point failed or gave a wrong result (see the table)\n");
+    return kExitFailure;
+  }
+  return code;
+}
+
+}  // namespace bs::app

@@ -1,0 +1,338 @@
+// The one results writer (kernels/lab/report.hpp), read back: the JSON by the tests' own JSON
+// reader (tests/app/json_reader.hpp) and the CSV by an RFC 4180 reader written here, so a bug
+// in the writer is not mirrored by the reader. Fields, units and the version are the ones
+// docs/results-schema.md documents.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/json_reader.hpp"
+#include "lab/report.hpp"
+#include "lab/sweep.hpp"
+
+namespace bs::lab {
+namespace {
+
+// RFC 4180: fields separated by commas, rows by CRLF or LF, a quoted field may hold commas,
+// quotes (doubled) and line breaks.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, any = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+      continue;
+    }
+    if (c == '"') {
+      quoted = true;
+      any = true;
+    } else if (c == ',') {
+      row.push_back(field);
+      field.clear();
+      any = true;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      row.push_back(field);
+      rows.push_back(row);
+      row.clear();
+      field.clear();
+      any = false;
+    } else {
+      field += c;
+      any = true;
+    }
+  }
+  if (any) {
+    row.push_back(field);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// Records as a lab would return them, with fresh random timings each run.
+struct Fixture {
+  std::vector<LaunchRecord> records;
+  std::vector<KernelInfo> kernels;
+  std::vector<Ceiling> ceilings{{"device-to-device copy", 3000.0, "GB/s", "measured"}};
+  DeviceLimits limits;
+  std::uint32_t seed = std::random_device{}();
+
+  Fixture() {
+    limits.sm_count = 132;
+    limits.max_threads_per_sm = 2048;
+    limits.max_blocks_per_sm = 32;
+    limits.regs_per_sm = 65536;
+    limits.shared_per_sm = 228 * 1024;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> ms(0.05, 0.5);
+    KernelInfo a;
+    a.id = "gray_2d";
+    a.group = "lecture";
+    KernelInfo copy;
+    copy.id = "copy";
+    copy.group = "ceiling";
+    copy.style = ConfigStyle::Compiled;
+    copy.timed_only = true;
+    kernels = {a, copy};
+    auto rec = [&](std::string kernel, Dim3 block, std::string label) {
+      LaunchRecord r;
+      r.lab = "gray";
+      r.kernel = std::move(kernel);
+      r.config_label = std::move(label);
+      r.problem = "1023x767 planar";
+      r.settings = {{"layout", "planar"}, {"note", "a, \"quoted\" value"}};
+      r.backend = BackendKind::Cuda;
+      r.config.block = block;
+      if (block.x > 0 && block.y > 0)
+        r.config.grid = {static_cast<unsigned>(ceil_div(1023, block.x)), static_cast<unsigned>(ceil_div(767, block.y)), 1};
+      r.scheme = IndexScheme::grid2d();
+      r.data_width = 1023;
+      r.data_height = 767;
+      r.attributes.registers_per_thread = 16;
+      r.attributes_measured = true;
+      r.bytes_moved = 4.0 * 1023 * 767;
+      r.bytes_note = "3 bytes read + 1 written per pixel";
+      for (int i = 0; i < 12; ++i) r.timing.samples_ms.push_back(ms(rng));
+      summarize(r.timing);
+      r.timing.clock = "CUDA events";
+      r.timing.warmup = 2;
+      r.check.state = Check::State::Passed;
+      r.check.against = "double-precision CPU reference";
+      r.check.measure = "max |out - ref|";
+      r.check.limit = 1;
+      r.check.checked = 1023ull * 767;
+      return r;
+    };
+    records.push_back(rec("gray_2d", {32, 8, 1}, "block 32x8"));
+    records.push_back(rec("gray_2d", {16, 16, 1}, "block 16x16"));
+    LaunchRecord wrong = rec("gray_2d", {8, 8, 1}, "block 8x8");
+    wrong.check.state = Check::State::Failed;
+    wrong.check.mismatches = 3;
+    wrong.check.first_bad.push_back({5, 7, 12, 200});
+    records.push_back(wrong);
+    LaunchRecord refused = rec("gray_2d", {2048, 1, 1}, "block 2048");
+    refused.status = Status::failure("blockDim (2048, 1, 1) has 2048 threads; a block may have at most 1024",
+                                     "shrink a dimension", "validate_launch", "cudaErrorInvalidConfiguration");
+    refused.refused = true;
+    refused.timing = Timing{};
+    records.push_back(refused);
+    LaunchRecord c = rec("copy", {0, 0, 0}, "cudaMemcpyAsync");
+    c.config = LaunchConfig{};
+    c.scheme = IndexScheme::tiled(0, 0);
+    records.push_back(c);
+  }
+};
+
+TEST(Report, JsonParsesBackWithEveryDocumentedField) {
+  Fixture f;
+  ResultsHeader h;
+  h.kind = "bench";
+  h.lab = "gray";
+  h.backend = "CUDA";
+  h.device = "NVIDIA H200 (sm_90)";
+  h.versions = "driver 13.0, runtime 13.0";
+  h.policy = TimingPolicy::until_stable(0.01, 200, 10, 2000, 2);
+  h.ceilings = f.ceilings;
+  h.limits = f.limits;
+  const std::string text = results_json(h, f.records, "GB/s", f.kernels);
+  auto doc = test::parse_json(text);
+  ASSERT_TRUE(doc) << "not valid JSON:\n" << text;
+  EXPECT_EQ(doc->at("schema").str, "blockscope-results");
+  EXPECT_EQ(doc->at("version").number, kResultsVersion);
+  EXPECT_EQ(doc->at("version").number, 2);
+  EXPECT_EQ(doc->at("kind").str, "bench");
+  EXPECT_EQ(doc->at("throughput_unit").str, "GB/s");
+  EXPECT_EQ(doc->at("timing_policy").at("min_repeats").number, 10);
+  EXPECT_DOUBLE_EQ(doc->at("timing_policy").at("target_ci").number, 0.01);
+  ASSERT_EQ(doc->at("ceilings").items.size(), 1u);
+  EXPECT_EQ(doc->at("ceilings").at(0).at("value").number, 3000);
+  EXPECT_FALSE(doc->has("sweep")) << "a bench has no sweep object";
+  const auto& results = doc->at("results").items;
+  ASSERT_EQ(results.size(), f.records.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    const LaunchRecord& want = f.records[i];
+    SCOPED_TRACE(want.config_label + " seed " + std::to_string(f.seed));
+    EXPECT_EQ(r.at("kernel").str, want.kernel);
+    EXPECT_EQ(r.at("outcome").str, outcome(want));
+    // settings: an object of key -> value, strings kept exactly (commas and quotes too).
+    ASSERT_EQ(r.at("settings").kind, test::JsonValue::Object);
+    EXPECT_EQ(r.at("settings").at("layout").str, "planar");
+    EXPECT_EQ(r.at("settings").at("note").str, "a, \"quoted\" value");
+    EXPECT_EQ(r.at("block").at(0).number, want.config.block.x);
+    EXPECT_EQ(r.at("grid").at(1).number, want.config.grid.y);
+    // Times to the writer's 6 significant digits.
+    EXPECT_NEAR(r.at("median_ms").number, want.timing.median_ms, want.timing.median_ms * 1e-5 + 1e-12);
+    EXPECT_NEAR(r.at("ci_low_ms").number, want.timing.ci_low_ms, want.timing.ci_low_ms * 1e-5 + 1e-12);
+    EXPECT_EQ(r.at("repeats").number, want.timing.repeats());
+    EXPECT_EQ(r.at("check").at("state").str,
+              want.check.passed() ? "passed" : want.check.failed() ? "failed" : "not_checked");
+    if (want.ok() && !want.check.failed()) {
+      // of_ceiling: the same-run copy first, then the measured ceiling, each a share of it.
+      const auto& shares = r.at("of_ceiling");
+      ASSERT_EQ(shares.kind, test::JsonValue::Object);
+      ASSERT_TRUE(shares.has("device-to-device copy"));
+      const double gbs = want.bytes_moved / (want.timing.median_ms * 1e6);
+      EXPECT_NEAR(shares.at("device-to-device copy").number, gbs / 3000, gbs / 3000 * 1e-4);
+      ASSERT_TRUE(shares.has("copy (same run)"));
+      EXPECT_NEAR(r.at("throughput").number, gbs, gbs * 1e-5);
+    }
+    if (!want.ok()) {
+      EXPECT_NE(r.at("error").str.find("at most 1024"), std::string::npos);
+      EXPECT_EQ(r.at("rank").number, 0) << "a refused point is never ranked";
+    }
+    if (want.check.failed()) {
+      EXPECT_EQ(r.at("rank").number, 0) << "a wrong result is never ranked";
+      EXPECT_EQ(r.at("check").at("first_bad").at(0).at(3).number, 200);
+    }
+    if (want.kernel == "copy") EXPECT_FALSE(r.has("launch")) << "a ceiling's grid is not ours to count";
+    if (want.kernel != "copy" && want.ok()) {
+      ASSERT_TRUE(r.has("launch"));
+      EXPECT_GT(r.at("launch").at("occupancy").number, 0);
+      EXPECT_LE(r.at("launch").at("occupancy").number, 1);
+      EXPECT_FALSE(r.at("launch").at("limiter").str.empty());
+      EXPECT_EQ(r.at("launch").at("threads_launched").number,
+                static_cast<double>(want.config.grid.volume() * want.config.block.volume()));
+      const double idle = static_cast<double>(want.config.grid.volume() * want.config.block.volume()) - 1023.0 * 767;
+      EXPECT_EQ(r.at("launch").at("idle_threads").number, idle);
+    }
+    EXPECT_EQ(r.at("data").at(0).number, 1023);
+  }
+  // Ranks: the two correct gray_2d points and the copy share one problem.
+  std::vector<int> ranks;
+  for (const auto& r : results)
+    if (r.at("rank").number > 0) ranks.push_back(static_cast<int>(r.at("rank").number));
+  std::sort(ranks.begin(), ranks.end());
+  EXPECT_EQ(ranks, (std::vector<int>{1, 2, 3}));
+}
+
+TEST(Report, CsvParsesBackColumnByColumn) {
+  Fixture f;
+  // A compiled label with a comma and quotes, which the CSV must quote.
+  f.records[1].config_label = "BM=128, BN=\"64\"";
+  const std::string text = results_csv(f.records, f.ceilings, "GB/s", f.kernels, &f.limits);
+  const auto rows = parse_csv(text);
+  ASSERT_EQ(rows.size(), f.records.size() + 1);
+  ASSERT_EQ(rows[0], csv_columns());
+  auto col = [&](const std::string& name) {
+    for (std::size_t i = 0; i < rows[0].size(); ++i)
+      if (rows[0][i] == name) return i;
+    ADD_FAILURE() << "no column " << name;
+    return std::size_t{0};
+  };
+  for (std::size_t i = 0; i < f.records.size(); ++i) {
+    const auto& row = rows[i + 1];
+    const LaunchRecord& want = f.records[i];
+    SCOPED_TRACE(want.config_label + " seed " + std::to_string(f.seed));
+    ASSERT_EQ(row.size(), csv_columns().size());
+    EXPECT_EQ(row[col("kernel")], want.kernel);
+    EXPECT_EQ(row[col("config")], want.config_label);
+    EXPECT_EQ(row[col("settings")], "layout=planar;note=a, \"quoted\" value");
+    EXPECT_EQ(row[col("outcome")], outcome(want));
+    EXPECT_EQ(row[col("block")], std::to_string(want.config.block.x) + "x" + std::to_string(want.config.block.y) + "x" +
+                                     std::to_string(want.config.block.z));
+    if (want.ok()) {
+      EXPECT_NEAR(std::stod(row[col("median_ms")]), want.timing.median_ms, want.timing.median_ms * 1e-5);
+      EXPECT_EQ(std::stoi(row[col("repeats")]), want.timing.repeats());
+      EXPECT_EQ(row[col("throughput_unit")], "GB/s");
+    } else {
+      EXPECT_TRUE(row[col("median_ms")].empty() || std::stod(row[col("median_ms")]) == 0);
+      EXPECT_NE(row[col("error")].find("at most 1024"), std::string::npos);
+    }
+    if (want.ok() && !want.check.failed()) {
+      EXPECT_EQ(row[col("first_ceiling")], "copy (same run)");
+      EXPECT_GT(std::stod(row[col("of_first_ceiling")]), 0);
+      EXPECT_GE(std::stoi(row[col("rank")]), 1);
+    } else {
+      EXPECT_EQ(row[col("rank")], "0");
+    }
+    if (want.ok() && want.kernel != "copy") {
+      EXPECT_GT(std::stod(row[col("occupancy")]), 0);
+      EXPECT_FALSE(row[col("limiter")].empty());
+      EXPECT_GT(std::stod(row[col("waves")]), 0);
+    }
+    EXPECT_EQ(row[col("data_width")], "1023");
+  }
+}
+
+TEST(Report, SweepJsonCarriesTheSweepObjectAndTheClock) {
+  SweepResult s;
+  s.lab = "gray";
+  s.backend = "CUDA";
+  s.planned = 4;
+  s.wall_s = 1.5;
+  s.kernel_ms_total = 600;
+  s.clock_mhz_before = 1980;
+  s.clock_mhz_after = 1755;
+  s.clock_method = "clock64 over globaltimer";
+  s.suggestions.push_back({"gray_2d", BlockSuggestion{768, 264, "cudaOccupancyMaxPotentialBlockSize"}});
+  s.complete = false;
+  s.cancelled = true;
+  s.note = "cancelled after 2 of 4 points";
+  Fixture f;
+  s.records = {f.records[0], f.records[1]};
+  const auto doc = test::parse_json(results_json(sweep_header(s), s.records, "GB/s", f.kernels));
+  ASSERT_TRUE(doc);
+  EXPECT_EQ(doc->at("kind").str, "sweep");
+  EXPECT_FALSE(doc->at("complete").boolean);
+  EXPECT_EQ(doc->at("note").str, "cancelled after 2 of 4 points");
+  EXPECT_EQ(doc->at("sm_clock_mhz_before").number, 1980);
+  EXPECT_EQ(doc->at("sm_clock_mhz_after").number, 1755);
+  const auto& sw = doc->at("sweep");
+  EXPECT_EQ(sw.at("planned").number, 4);
+  EXPECT_EQ(sw.at("wall_s").number, 1.5);
+  EXPECT_EQ(sw.at("kernel_ms_total").number, 600);
+  ASSERT_EQ(sw.at("suggestions").items.size(), 1u);
+  EXPECT_EQ(sw.at("suggestions").at(0).at("threads").number, 768);
+  EXPECT_EQ(sw.at("suggestions").at(0).at("min_grid").number, 264);
+}
+
+// An unwritable path is a Status naming it; nothing is left behind, and a good file already
+// there survives a failed rewrite.
+TEST(Report, UnwritablePathIsAMessageAndKeepsTheOldFile) {
+  Status s = write_text_file("/nonexistent-folder-for-blockscope/x.json", "{}");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("/nonexistent-folder-for-blockscope/x.json"), std::string::npos);
+  const auto dir = std::filesystem::temp_directory_path() / ("bs_report_" + std::to_string(std::random_device{}()));
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / "r.csv").string();
+  ASSERT_TRUE(write_text_file(path, "good\n").ok());
+  std::filesystem::create_directory(path + ".tmp");  // the temporary cannot be created now
+  EXPECT_FALSE(write_text_file(path, "new\n").ok());
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "good");
+  std::filesystem::remove_all(dir);
+}
+
+// The schema document names every CSV column and the current version.
+TEST(Report, SchemaDocumentListsEveryColumnAndTheVersion) {
+  std::ifstream in(std::string(BLOCKSCOPE_SOURCE_DIR) + "/docs/results-schema.md");
+  ASSERT_TRUE(in) << "docs/results-schema.md is missing";
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string text = doc.str();
+  for (const std::string& c : csv_columns()) EXPECT_NE(text.find("`" + c + "`"), std::string::npos) << c;
+  EXPECT_NE(text.find("**Version: " + std::to_string(kResultsVersion) + "**"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bs::lab
