@@ -67,6 +67,8 @@ struct CliOptions {
   std::string output_path;            // the lab's result as a PNG (--output, or --gray-out)
   std::string schedule_json_path;
   std::string status_file_path;          // --status-file: the app's state as JSON, for scripts
+  std::string kernel_file;               // --kernel-file: a user kernel (.cu) to compile, run, verify
+  double kernel_time_limit_s = 2.0;      // --kernel-time-limit: user kernels' launches stop after this
   std::optional<BenchOptions> bench;
   // --set KEY=V[,V...], in order: the window takes one value (also in state.lab_settings);
   // bench runs every combination.

@@ -1,8 +1,10 @@
 #include "shell/run_modes.hpp"
 
+#include <chrono>
 #include <cstdio>
 
 #include "device/cuda_device.hpp"
+#include "editor/kernel_files.hpp"
 #include "gfx/interop.hpp"
 #include "lab/bench.hpp"
 #include "lab/report.hpp"
@@ -78,6 +80,15 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   }
   App& app = *app_r.value();
   int exit_code = app.had_load_failure() ? kExitFailure : kExitOk;
+  // A --kernel-file compiles and runs its first launch off the UI thread: the frames keep coming
+  // meanwhile (an endless kernel is stopped at its time limit while the app stays responsive).
+  int frames_waiting = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+  while (app.busy() && std::chrono::steady_clock::now() < deadline) {
+    app.frame();
+    app.present();
+    ++frames_waiting;
+  }
   for (int f = 0; f < options.frames; ++f) {
     app.frame();
     if (f + 1 < options.frames) app.present();
@@ -106,6 +117,16 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   std::printf("%s\n", app.summary().c_str());
   const LaunchRecord& rec = app.last_launch();
   if (rec.kernel.empty() || !rec.ok() || rec.check.failed()) exit_code = kExitFailure;  // refused, failed, wrong
+  if (!options.kernel_file.empty()) {
+    const editor::KernelFileOutcome& k = app.kernel_file_outcome();
+    std::printf("kernel file: %s\n  %s\n  (%d frames drawn while it compiled and ran)\n", options.kernel_file.c_str(),
+                k.done ? k.message.c_str() : "did not finish", frames_waiting);
+    if (!k.done || !k.ok) {
+      std::fprintf(stderr, "blockscope: %s: %s\n", options.kernel_file.c_str(),
+                   k.done ? k.message.c_str() : "the compile did not finish");
+      exit_code = kExitFailure;
+    }
+  }
   for (const auto& m : app.messages().all())
     if (m.level != Message::Info)
       std::fprintf(stderr, "%s: %s%s%s\n", m.level == Message::Error ? "error" : "warning", m.text.c_str(),
@@ -133,6 +154,17 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
     return kExitFailure;
   }
   lab::Lab& l = *lab.value();
+  // --kernel-file: the user's kernel joins the lab's kernels, timed and verified beside them.
+  if (!options.kernel_file.empty()) {
+    std::string diagnostics;
+    auto id = editor::install_kernel_file(l, options.kernel_file, options.kernel_time_limit_s, &diagnostics);
+    std::fputs(diagnostics.c_str(), stderr);
+    if (!id) {
+      print_status("kernel file", id.status());
+      return kExitFailure;
+    }
+    std::printf("kernel file: %s compiled as %s\n", options.kernel_file.c_str(), id->c_str());
+  }
   lab::BenchSpec spec;
   spec.kernels = b.kernels;
   spec.blocks = b.blocks;

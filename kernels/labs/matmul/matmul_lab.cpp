@@ -266,9 +266,12 @@ LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
   if (options.verify) {
     std::vector<float> got(static_cast<std::size_t>(spec_.M) * spec_.N);
     Status s = Status::success();
-    if (options.output && backend_.kind == BackendKind::CpuSimulation)
+    // The lab's own output buffer may be passed explicitly (the view does, so a kernel of a
+    // wrapping lab writes where the heatmaps read).
+    const bool own = !options.output || options.output == engine_->own_output();
+    if (options.output && !own && backend_.kind == BackendKind::CpuSimulation)
       std::copy(out, out + got.size(), got.begin());
-    else if (!options.output)
+    else if (own)
       s = engine_->download(got.data());
     else
       s = Status::failure("cannot verify an external GPU output buffer", "", "MatmulLab::run");
@@ -388,6 +391,7 @@ std::vector<std::string> MatmulLab::default_sizes() const {
 
 Status MatmulLab::set_matrices(const MatrixSpec& spec) {
   const bool gpu = backend_.kind == BackendKind::Cuda;
+  ++generation_;
   ready_ = false;
   spec_ = spec;
   a_.clear(), b_.clear(), reference_.clear();
