@@ -71,16 +71,6 @@ void replace_text(CodeEditorState& state, std::string text) {
 
 bool draw_code_editor(const char* id, CodeEditorState& s, const std::vector<CodeMark>& marks, ImVec2 size) {
   ImGui::PushID(id);
-  ImGui::BeginChild("##code_scroll", size, true, ImGuiWindowFlags_HorizontalScrollbar);
-  const ImGuiID text_id = ImGui::GetID("##text");
-  if (s.text_replaced) {
-    // The field keeps its own copy of the text and its undo history while active, and recycles
-    // them when it is activated again: both belong to the old text.
-    if (ImGui::GetActiveID() == text_id) ImGui::ClearActiveID();
-    if (ImGuiInputTextState* st = ImGui::GetInputTextState(text_id)) st->ID = 0;
-    s.text_replaced = false;
-  }
-
   const ImGuiStyle& style = ImGui::GetStyle();
   const float line_h = ImGui::GetFontSize();  // the field advances one font height per line
   const float char_w = ImGui::CalcTextSize("M").x;
@@ -95,27 +85,43 @@ bool draw_code_editor(const char* id, CodeEditorState& s, const std::vector<Code
     widest = std::max(widest, cols * char_w);
   }
   char digits[16];
-  std::snprintf(digits, sizeof digits, "%d", std::max(lines, 999));
+  std::snprintf(digits, sizeof digits, "%d", std::max(lines, 99));
   const float mark_w = line_h * 0.9f;
   const float gutter_w = mark_w + ImGui::CalcTextSize(digits).x + char_w * 1.5f;
 
+  // Two children side by side: the gutter (fixed) and the code (scrolls both ways). The code is
+  // drawn first so the gutter knows where its lines are this frame.
   const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImVec2 area = size;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float text_w = std::max(avail.x - gutter_w, widest + char_w * 4 + style.FramePadding.x * 2);
-  const float text_h = std::max(avail.y, (lines + 1) * line_h + style.FramePadding.y * 2);
-  const float text_x = origin.x + gutter_w;
-  const float text_y0 = origin.y + style.FramePadding.y;  // top of line 1
+  if (area.x <= 0) area.x = avail.x;
+  if (area.y <= 0) area.y = avail.y;
+  ImGui::SetCursorScreenPos({origin.x + gutter_w, origin.y});
+  ImGui::BeginChild("##code_scroll", ImVec2(area.x - gutter_w, area.y), true, ImGuiWindowFlags_HorizontalScrollbar);
+  const ImGuiID text_id = ImGui::GetID("##text");
+  if (s.text_replaced) {
+    // The field keeps its own copy of the text and its undo history while active, and recycles
+    // them when it is activated again: both belong to the old text.
+    if (ImGui::GetActiveID() == text_id) ImGui::ClearActiveID();
+    if (ImGuiInputTextState* st = ImGui::GetInputTextState(text_id)) st->ID = 0;
+    s.text_replaced = false;
+  }
+  const ImVec2 text_pos = ImGui::GetCursorScreenPos();
+  const ImVec2 inner = ImGui::GetContentRegionAvail();
+  const float text_w = std::max(inner.x, widest + char_w * 4 + style.FramePadding.x * 2);
+  const float text_h = std::max(inner.y, (lines + 1) * line_h + style.FramePadding.y * 2);
+  const float text_x = text_pos.x;
+  const float line1_y = text_pos.y + style.FramePadding.y;  // top of line 1, on screen
   ImDrawList* dl = ImGui::GetWindowDrawList();
 
-  // Behind the (transparent) field: its background, the cursor's line, marked lines and
-  // squiggles under marked columns.
-  dl->AddRectFilled({text_x, origin.y}, {text_x + text_w, origin.y + text_h}, ImGui::GetColorU32(ImGuiCol_FrameBg));
+  // Behind the (transparent) field: the cursor's line, marked lines and squiggles under marked
+  // columns.
   if (s.active)
-    dl->AddRectFilled({text_x, text_y0 + (s.cursor_line - 1) * line_h}, {text_x + text_w, text_y0 + s.cursor_line * line_h},
+    dl->AddRectFilled({text_x, line1_y + (s.cursor_line - 1) * line_h}, {text_x + text_w, line1_y + s.cursor_line * line_h},
                       IM_COL32(255, 255, 255, 14));
   for (const CodeMark& m : marks) {
     if (m.line < 1 || m.line > lines) continue;
-    const float y = text_y0 + (m.line - 1) * line_h;
+    const float y = line1_y + (m.line - 1) * line_h;
     dl->AddRectFilled({text_x, y}, {text_x + text_w, y + line_h}, mark_colour(m.kind, 34));
     if (m.column > 0) {
       const int b = starts[m.line - 1];
@@ -131,7 +137,6 @@ bool draw_code_editor(const char* id, CodeEditorState& s, const std::vector<Code
   }
 
   // The field.
-  ImGui::SetCursorScreenPos({text_x, origin.y});
   ImGui::PushStyleColor(ImGuiCol_FrameBg, IM_COL32(0, 0, 0, 0));
   ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, 0.0f);
   if (s.take_focus || s.goto_line > 0) {
@@ -147,20 +152,39 @@ bool draw_code_editor(const char* id, CodeEditorState& s, const std::vector<Code
   ImGui::PopStyleVar();
   ImGui::PopStyleColor();
 
-  // The gutter: line numbers and marks, only for the visible lines.
-  const float scroll_y = ImGui::GetScrollY();
-  const float view_h = ImGui::GetWindowHeight();
-  const int first = std::max(1, static_cast<int>((scroll_y - style.FramePadding.y) / line_h));
-  const int last = std::min(lines, first + static_cast<int>(view_h / line_h) + 2);
+  // Keep the cursor in view when it moved (typing, arrows, a jump to an error): the field does
+  // not scroll itself, this child does.
+  if (s.active && s.last_cursor_offset != cursor_before) {
+    const float y = (s.cursor_line - 1) * line_h + style.FramePadding.y;
+    const float h = ImGui::GetWindowHeight() - style.ScrollbarSize - style.WindowPadding.y * 2;
+    if (y < ImGui::GetScrollY()) ImGui::SetScrollY(y);
+    else if (y + line_h * 2 > ImGui::GetScrollY() + h) ImGui::SetScrollY(y + line_h * 2 - h);
+    const int b = starts[std::min(lines, s.cursor_line) - 1];
+    const int at = std::min(static_cast<int>(s.text.size()), b + s.cursor_column - 1);
+    const float x = style.FramePadding.x + ImGui::CalcTextSize(s.text.data() + b, s.text.data() + at).x;
+    const float w = ImGui::GetWindowWidth() - style.ScrollbarSize - style.WindowPadding.x * 2;
+    if (x < ImGui::GetScrollX() + char_w) ImGui::SetScrollX(std::max(0.0f, x - char_w * 8));
+    else if (x + char_w * 2 > ImGui::GetScrollX() + w) ImGui::SetScrollX(x + char_w * 8 - w);
+  }
+  const float code_top = ImGui::GetWindowPos().y;
+  const float code_bottom = code_top + ImGui::GetWindowHeight();
+  ImGui::EndChild();
+
+  // The gutter: line numbers and marks beside the visible lines.
+  ImGui::SetCursorScreenPos(origin);
+  ImGui::BeginChild("##gutter", ImVec2(gutter_w, area.y), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  ImDrawList* gl = ImGui::GetWindowDrawList();
   const float gx = origin.x;
-  dl->AddRectFilled({gx, origin.y}, {gx + gutter_w - char_w * 0.5f, origin.y + text_h}, IM_COL32(0, 0, 0, 40));
+  gl->AddRectFilled({gx, code_top}, {gx + gutter_w - char_w * 0.5f, code_bottom}, IM_COL32(0, 0, 0, 40));
+  const int first = std::max(1, static_cast<int>((code_top - line1_y) / line_h));
+  const int last = std::min(lines, first + static_cast<int>((code_bottom - code_top) / line_h) + 2);
   for (int l = first; l <= last; ++l) {
-    const float y = text_y0 + (l - 1) * line_h;
+    const float y = line1_y + (l - 1) * line_h;
     char num[16];
     std::snprintf(num, sizeof num, "%d", l);
     const float nw = ImGui::CalcTextSize(num).x;
     const bool current = s.active && l == s.cursor_line;
-    dl->AddText({gx + gutter_w - char_w - nw, y}, current ? IM_COL32(230, 230, 235, 255) : IM_COL32(120, 125, 135, 255), num);
+    gl->AddText({gx + gutter_w - char_w - nw, y}, current ? IM_COL32(230, 230, 235, 255) : IM_COL32(120, 125, 135, 255), num);
   }
   // One mark per line (the worst), with every message on it as the tooltip.
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -173,8 +197,8 @@ bool draw_code_editor(const char* id, CodeEditorState& s, const std::vector<Code
       tip += (tip.empty() ? "" : "\n") + m.message;
     }
     if (!worst) continue;
-    const ImVec2 c(gx + mark_w * 0.55f, text_y0 + (l - 1) * line_h + line_h * 0.5f);
-    dl->AddCircleFilled(c, line_h * 0.32f, mark_colour(worst->kind, 255));
+    const ImVec2 c(gx + mark_w * 0.55f, line1_y + (l - 1) * line_h + line_h * 0.5f);
+    gl->AddCircleFilled(c, line_h * 0.32f, mark_colour(worst->kind, 255));
     if (ImGui::IsWindowHovered() && std::fabs(mouse.x - c.x) < line_h * 0.5f && std::fabs(mouse.y - c.y) < line_h * 0.5f) {
       ImGui::BeginTooltip();
       ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
@@ -183,22 +207,9 @@ bool draw_code_editor(const char* id, CodeEditorState& s, const std::vector<Code
       ImGui::EndTooltip();
     }
   }
-
-  // Keep the cursor in view when it moved (typing, arrows, a jump to an error): the field does
-  // not scroll itself, this window does.
-  if (s.active && s.last_cursor_offset != cursor_before) {
-    const float y = (s.cursor_line - 1) * line_h + style.FramePadding.y;
-    const float h = ImGui::GetWindowHeight() - style.ScrollbarSize - style.WindowPadding.y * 2;
-    if (y < ImGui::GetScrollY()) ImGui::SetScrollY(y);
-    else if (y + line_h * 2 > ImGui::GetScrollY() + h) ImGui::SetScrollY(y + line_h * 2 - h);
-    const int b = starts[std::min(lines, s.cursor_line) - 1];
-    const int at = std::min(static_cast<int>(s.text.size()), b + s.cursor_column - 1);
-    const float x = gutter_w + style.FramePadding.x + ImGui::CalcTextSize(s.text.data() + b, s.text.data() + at).x;
-    const float w = ImGui::GetWindowWidth() - style.ScrollbarSize - style.WindowPadding.x * 2;
-    if (x - gutter_w < ImGui::GetScrollX()) ImGui::SetScrollX(std::max(0.0f, x - gutter_w - char_w * 4));
-    else if (x + char_w * 2 > ImGui::GetScrollX() + w) ImGui::SetScrollX(x + char_w * 8 - w);
-  }
   ImGui::EndChild();
+  ImGui::SetCursorScreenPos({origin.x, origin.y + area.y});
+  ImGui::Dummy({0, 0});
   ImGui::PopID();
   return changed;
 }

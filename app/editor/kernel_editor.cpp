@@ -53,11 +53,14 @@ std::string describe_build(const custom::TrialResult& r) {
            " B local memory per thread (spills and stack" + (a.local_bytes_per_thread > 0 ? ": check for spills" : ": none") +
            ")" + "; traced entry " + std::to_string(i.traced_attributes.registers_per_thread) + " registers";
   } else {
-    s += "\n__shared__ per block: " + std::to_string(i.cpu_shared_bytes) +
-         " B (the simulator keeps it per worker thread); registers and spills are the GPU build's";
+    s += i.uses_shared ? "\n__shared__ per block: " + std::to_string(i.cpu_shared_bytes) +
+                             " B (per simulator worker thread); registers and spills: compile on the GPU"
+                       : std::string("\nno __shared__ memory; registers and spills: compile on the GPU");
   }
   return s;
 }
+
+constexpr int kWaitForDataFrames = 30;
 
 std::string lab_title(const std::string& lab) { return lab == "matmul" ? "Matmul" : lab == "gray" ? "Grayscale" : lab; }
 
@@ -104,7 +107,7 @@ KernelEditor::Tab* KernelEditor::active() { return tab(active_uid_); }
 void KernelEditor::open_template(const std::string& lab, const std::string& template_id) {
   const custom::KernelTemplate* tp = custom::find_template(template_id);
   if (!tp) return;
-  Tab& t = new_tab(lab, "untitled: " + std::string(tp->title));
+  Tab& t = new_tab(lab, "untitled (" + std::string(tp->id) + ")");
   replace_text(t.code, std::string(tp->source()));
   t.saved_text = t.code.text;
   t.template_id = template_id;
@@ -267,14 +270,21 @@ void KernelEditor::start_compile(Tab& t, const LabContext& ctx, app::MessageLog&
   if (!t.installed_id.empty() && ctx.kernel == t.installed_id) r.block = ctx.config.block;  // as the user set it
   else if (t.block) r.block = *t.block;
   else if (const auto* tp = custom::find_template(t.template_id)) r.block = tp->block;
-  t.block.reset();
   if (Status s = user->settings_check(); !s) {
     log.warn("Compiling only: " + s.message, s.hint);
   } else if (auto p = user->user_problem()) {
     r.problem = *p;
+  } else if (t.waited_for_data < kWaitForDataFrames) {
+    // The lab builds its data in the frame (the matmul view makes its matrices on first use):
+    // ask again next frame before settling for a compile without a run.
+    ++t.waited_for_data;
+    t.compile_requested = true;
+    return;
   } else {
     log.warn("Compiling only: " + p.status().message);
   }
+  t.waited_for_data = 0;
+  t.block.reset();  // the command line's block is for the first compile only
   job.also_cpu_build = r.target == custom::Target::Gpu;
   t.state = Tab::State::Compiling;
   t.status = std::string("compiling for the ") + custom::to_string(r.target) + "...";
@@ -296,7 +306,9 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
   t->status = r.summary(file);
   const bool first_of_file = t->from_kernel_file;
   t->from_kernel_file = false;
-  if (!r.runs()) {
+  // Compiled, and its launch finished (or there was no data to launch it on): it can join.
+  const bool installable = r.compile.ok() && (!r.run || r.run->record.ok());
+  if (!installable) {
     t->state = Tab::State::Failed;
     Status s = Status::failure(t->title + ": " + t->status,
                                r.compile.ok() ? "the kernel the lab ran before is still the one it runs"
@@ -316,14 +328,14 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
     if (!shared) done.book->remove(t->installed_id);
   }
   t->installed_id = r.kernel.id;
-  const bool wrong = r.run->record.check.failed();
+  const bool wrong = r.run && r.run->record.check.failed();
   t->state = wrong ? Tab::State::Wrong : Tab::State::Ok;
   if (wrong) log.warn(t->title + ": " + t->status);
   else log.info(t->title + ": " + t->status);
   EditorRequests::Select sel;
   sel.lab = t->lab;
   sel.kernel = r.kernel.id;
-  sel.config.block = r.run->record.config.block;
+  sel.config.block = r.run ? r.run->record.config.block : r.kernel.block;
   requests.select = sel;
   if (first_of_file) kernel_file_outcome_ = {true, !wrong, t->status};
 }
@@ -374,10 +386,11 @@ void KernelEditor::draw_toolbar(Tab& t, const LabContext& ctx, app::MessageLog& 
   if (ImGui::Button("Save")) save(log);
   ImGui::SameLine();
   custom::UserKernelLab* user = user_lab(ctx);
-  ImGui::TextColored(ui::kDimColour, "%s lab, %s", lab_title(t.lab).c_str(),
-                     user ? custom::to_string(user->target()) : "not open");
+  ImGui::TextColored(ui::kDimColour, "%s lab, for the %s", lab_title(t.lab).c_str(),
+                     user ? custom::to_string(user->target()) : "(lab not open)");
   // The grid rule.
-  ImGui::SameLine(0, em);
+  ImGui::TextUnformatted("grid");
+  ImGui::SameLine();
   const char* modes[] = {"form's grid", "per SM", "fixed grid"};
   ImGui::SetNextItemWidth(em * 7.5f);
   bool launch_changed = ImGui::Combo("##grid_mode", &t.grid_mode, modes, 3);
@@ -468,6 +481,9 @@ void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, a
     ImGui::End();
     return;
   }
+  // Only the code scrolls sideways, never the pane (a focus request on the wide text field
+  // would otherwise drag the whole pane along).
+  if (ImGui::GetScrollX() > 0) ImGui::SetScrollX(0);
   // The pane's own keys while it has the keyboard (the app's shortcut system calls
   // App::compile_kernel() for the same action).
   const ImGuiIO& io = ImGui::GetIO();

@@ -123,6 +123,7 @@ class KernelEditor {
     int per_sm = 2;
     int fixed_grid[2] = {128, 1};
     bool compile_requested = false;
+    int waited_for_data = 0;           // frames a compile waited for the lab's data
     bool from_kernel_file = false;     // --kernel-file: its outcome is remembered
     std::optional<Dim3> block;         // the block its next compile runs with (else the form's)
     bool dirty() const { return code.text != saved_text; }
