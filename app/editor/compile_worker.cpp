@@ -49,22 +49,13 @@ void CompileWorker::loop() {
     done.tab = job.tab;
     done.book = job.book;
     done.result = custom::compile_and_try(engine, job.request);
-    const bool cpu_too = job.also_cpu_build && done.result.runs();
-    {
-      std::lock_guard lock(mutex_);
-      done_.push_back(std::move(done));
-      if (!cpu_too) running_ = false;
-    }
-    if (!cpu_too) continue;
-    CompileDone extra;
-    extra.tab = job.tab;
-    extra.book = job.book;
-    extra.extra_build = true;
-    custom::CompileOptions options;
-    auto c = engine.compile(job.request.source, custom::lab_forms(job.request.lab), custom::Target::Cpu, options);
-    extra.cpu_build = c.kernel;  // null when the CPU build fails: the lab then says owners are unknown
+    // A GPU kernel that runs is built for the CPU simulator too, before it joins the lab: the
+    // lab replays its launches there for who stores what (and stray accesses), and must not
+    // compile that build on the UI thread.
+    if (job.also_cpu_build && done.result.runs())
+      done.cpu_build = engine.compile(job.request.source, custom::lab_forms(job.request.lab), custom::Target::Cpu).kernel;
     std::lock_guard lock(mutex_);
-    done_.push_back(std::move(extra));
+    done_.push_back(std::move(done));
     running_ = false;
   }
 }

@@ -1,8 +1,8 @@
 // The editor's Compile, off the UI thread: one worker thread compiles the source and runs it
 // once on the lab's data, verified (custom::compile_and_try), while the window keeps drawing and
 // the last working kernel keeps running. A newer request for the same tab replaces one still
-// waiting. On the GPU, the same source is then built for the CPU simulator too, so the lab can
-// derive who stores what (the GPU records no owners); that build comes back as a second result.
+// waiting. On the GPU, the same source is built for the CPU simulator too, so the lab can replay
+// its launches there for who stores what (the GPU records no owners) and for stray accesses.
 #pragma once
 #include <condition_variable>
 #include <deque>
@@ -25,9 +25,8 @@ struct CompileJob {
 struct CompileDone {
   int tab = 0;
   std::shared_ptr<custom::UserKernelBook> book;
-  bool extra_build = false;  // the CPU build of a GPU compile (then only `cpu_build` is set)
   custom::TrialResult result;
-  std::shared_ptr<custom::CustomKernel> cpu_build;
+  std::shared_ptr<custom::CustomKernel> cpu_build;  // GPU compiles: the same source for the CPU
 };
 
 class CompileWorker {

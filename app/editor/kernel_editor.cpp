@@ -138,6 +138,14 @@ void KernelEditor::edit(const LabContext& ctx, app::MessageLog& log) {
     t.saved_text = k->source;
     t.path = k->origin;
     t.installed_id = k->id;
+    if (k->fixed_blocks_per_sm > 0) {
+      t.grid_mode = 1;
+      t.per_sm = static_cast<int>(k->fixed_blocks_per_sm);
+    } else if (k->grid.kind == custom::GridRule::Kind::Fixed) {
+      t.grid_mode = 2;
+      t.fixed_grid[0] = static_cast<int>(k->grid.fixed.x);
+      t.fixed_grid[1] = static_cast<int>(k->grid.fixed.y);
+    }
     t.state = Tab::State::Ok;
     t.status = "the kernel the lab runs now";
     return;
@@ -189,7 +197,7 @@ Status KernelEditor::open_kernel_file(const fs::path& path, const std::string& f
   Status s = open_file(path, fallback_lab, log);
   kernel_file_outcome_ = {};
   if (!s) {
-    kernel_file_outcome_ = {true, false, s.message};
+    kernel_file_outcome_ = {true, false, s.message, {}};
     return s;
   }
   if (Tab* t = active()) {
@@ -251,7 +259,7 @@ void KernelEditor::start_compile(Tab& t, const LabContext& ctx, app::MessageLog&
     t.state = Tab::State::Failed;
     t.status = "the " + lab_title(t.lab) + " lab is not open, or takes no kernels of your own";
     log.warn(t.status);
-    if (t.from_kernel_file) kernel_file_outcome_ = {true, false, t.status};
+    if (t.from_kernel_file) kernel_file_outcome_ = {true, false, t.status, {}};
     t.from_kernel_file = false;
     return;
   }
@@ -293,10 +301,6 @@ void KernelEditor::start_compile(Tab& t, const LabContext& ctx, app::MessageLog&
 
 void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::MessageLog& log, EditorRequests& requests) {
   (void)labs;
-  if (done.extra_build) {
-    if (done.cpu_build) done.book->add_build(custom::user_kernel_id(done.cpu_build->info().name), done.cpu_build);
-    return;
-  }
   Tab* t = tab(done.tab);
   if (!t) return;  // closed meanwhile
   const custom::TrialResult& r = done.result;
@@ -315,12 +319,13 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
                                               : "fix it and compile again; the last working kernel keeps running",
                                r.compile.ok() ? "launch" : "compile", r.compile.ok() ? r.run->record.status.code : r.compile.status.code);
     log.error(s);
-    if (first_of_file) kernel_file_outcome_ = {true, false, t->status};
+    if (first_of_file) kernel_file_outcome_ = {true, false, t->status, t->compiled_info};
     return;
   }
   // It compiled and its launch finished: it joins the lab (replacing its older version) and is
   // selected. A renamed kernel's old entry goes, unless another tab installed it.
   done.book->install(r.kernel, r.compile.kernel);
+  done.book->add_build(r.kernel.id, done.cpu_build);
   if (!t->installed_id.empty() && t->installed_id != r.kernel.id) {
     const bool shared = std::any_of(tabs_.begin(), tabs_.end(), [&](const Tab& o) {
       return o.uid != t->uid && o.installed_id == t->installed_id;
@@ -337,7 +342,7 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
   sel.kernel = r.kernel.id;
   sel.config.block = r.run ? r.run->record.config.block : r.kernel.block;
   requests.select = sel;
-  if (first_of_file) kernel_file_outcome_ = {true, !wrong, t->status};
+  if (first_of_file) kernel_file_outcome_ = {true, !wrong, t->status, t->compiled_info};
 }
 
 EditorRequests KernelEditor::update(const LabLookup& labs, app::MessageLog& log) {

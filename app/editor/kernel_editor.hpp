@@ -63,6 +63,7 @@ struct KernelFileOutcome {
   bool done = false;
   bool ok = false;
   std::string message;  // the first error at its line, the launch's failure, or the summary
+  std::string build;    // the compiler and times; GPU: registers, shared memory, spills
 };
 
 class KernelEditor {

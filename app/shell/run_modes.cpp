@@ -125,9 +125,11 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   if (rec.kernel.empty() || !rec.ok() || rec.check.failed()) exit_code = kExitFailure;  // refused, failed, wrong
   if (!options.kernel_file.empty()) {
     const editor::KernelFileOutcome& k = app.kernel_file_outcome();
-    std::printf("kernel file: %s\n  %s\n  (%d frames drawn while it compiled and ran; the longest after the first %.0f ms)\n",
-                options.kernel_file.c_str(), k.done ? k.message.c_str() : "did not finish", frames_waiting,
-                longest_frame_ms);
+    std::string build = k.build;
+    for (std::size_t at = build.find('\n'); at != std::string::npos; at = build.find('\n', at + 3)) build.replace(at, 1, "\n  ");
+    std::printf("kernel file: %s\n  %s\n%s%s  (%d frames drawn while it compiled and ran; the longest after the first %.0f ms)\n",
+                options.kernel_file.c_str(), k.done ? k.message.c_str() : "did not finish", build.empty() ? "" : "  ",
+                build.empty() ? "" : (build + "\n").c_str(), frames_waiting, longest_frame_ms);
     if (!k.done || !k.ok) {
       std::fprintf(stderr, "blockscope: %s: %s\n", options.kernel_file.c_str(),
                    k.done ? k.message.c_str() : "the compile did not finish");

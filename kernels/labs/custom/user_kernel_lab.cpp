@@ -247,7 +247,10 @@ UserKernelLab::DerivedOwners UserKernelLab::derive_owners_on_cpu(const UserKerne
     req.record_owners = true;
     req.time_limit_s = std::min(1.0, book_->time_limit_s());
     RunOutcome r = (*cpu)->run(*problem_, req);
-    if (!r.record.ok() || !r.record.owners) {
+    if (r.out_of_bounds) {
+      d.out_of_bounds = r.out_of_bounds;
+      d.note = "the CPU simulator's replay of this launch stopped: " + r.out_of_bounds->describe();
+    } else if (!r.record.ok() || !r.record.owners) {
       d.note = "the CPU simulator's replay for owners did not finish: " + r.record.status.message;
     } else if (auto s = closed_form_scheme(r.record.config, *r.record.owners)) {
       d.scheme = *s;
@@ -295,7 +298,17 @@ LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& con
   rec.bytes_note = planned.bytes_note;
   rec.flops = planned.flops;
   rec.scheme = IndexScheme::recorded();
-  if (!rec.ok()) return rec;
+  if (!rec.ok()) {
+    // A CUDA error here happened in the kernel's own process, never in blockscope's context: it
+    // must not read as a sticky fault of the app's GPU (the shell would move to the CPU).
+    if (rec.status.code.rfind("cudaError", 0) == 0) {
+      rec.status.message = "your kernel faulted on the GPU: " + rec.status.message;
+      rec.status.hint = "only its own process was ended; blockscope's GPU context and data are unaffected, and "
+                        "the next run starts a fresh process";
+      rec.status.code = "user kernel " + rec.status.code;
+    }
+    return rec;
+  }
 
   // Who stores what.
   if (rec.owners) {
@@ -307,6 +320,15 @@ LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& con
     const DerivedOwners d = derive_owners_on_cpu(*k, rec.config, req);
     if (d.scheme) rec.scheme = *d.scheme;
     owners_note_ = d.note;
+    if (d.out_of_bounds) {
+      // The GPU finished (a small overrun does not fault), but the kernel is wrong: say where.
+      rec.status = Status::failure(
+          "out-of-bounds (found by replaying this launch on the CPU simulator): " + d.out_of_bounds->describe(),
+          "the GPU did not fault: the stray access landed in memory nothing checks. Check the kernel's guard "
+          "(i < n, not i <= n) and its index arithmetic",
+          "run", "out_of_bounds");
+      return rec;
+    }
   }
   // The first wrong element and the thread that stored it.
   if (rec.check.failed() && !out.wrong.empty()) {

@@ -25,6 +25,9 @@
 //     records none, so on the CUDA backend the same source's CPU build is run once per launch
 //     shape on the same data (when that is small enough) and its owners give the scheme; when
 //     that cannot be done the record says Recorded with no owners and the views say so;
+//   - an out-of-bounds access stops a CPU launch with its block and thread. On the GPU a small
+//     overrun does not fault (it lands in memory nobody checks), so the CPU replay above also
+//     catches it, and the GPU record fails with the replay's report;
 //   - the first wrong element and the thread that stored it go into the check's note.
 //   - memory accesses (warp_accesses) are not known for user kernels: blockscope cannot see a
 //     user kernel's loads. The list is empty and the kernel's teaching note says why.
@@ -107,6 +110,7 @@ class UserKernelLab final : public lab::Lab {
   struct DerivedOwners {
     std::optional<IndexScheme> scheme;  // nullopt: no closed form, or could not be derived
     std::string note;
+    std::optional<OutOfBoundsReport> out_of_bounds;  // the replay hit a stray access
   };
   LaunchRecord base_record(std::string_view kernel, const KernelConfig& config) const;
   LaunchRecord plan_user(const UserKernel& k, const KernelConfig& config, std::shared_ptr<CustomKernel>* build);
