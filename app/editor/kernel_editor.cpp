@@ -397,7 +397,7 @@ void KernelEditor::draw_toolbar(Tab& t, const LabContext& ctx, app::MessageLog& 
   ImGui::TextUnformatted("grid");
   ImGui::SameLine();
   const char* modes[] = {"form's grid", "per SM", "fixed grid"};
-  ImGui::SetNextItemWidth(em * 7.5f);
+  ImGui::SetNextItemWidth(em * 9.5f);
   bool launch_changed = ImGui::Combo("##grid_mode", &t.grid_mode, modes, 3);
   ui::item_tooltip("How the grid follows from the data: the form's rule (the lecture's ceil-divisions), a fixed "
                    "number of blocks per SM, or a fixed grid. A fixed grid needs a kernel that loops "
@@ -530,7 +530,7 @@ void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, a
         std::vector<CodeMark> marks;
         for (const Diagnostic& d : t.diagnostics)
           marks.push_back({d.line, d.column, mark_kind(d.severity), custom::describe_at(d, t.title)});
-        const float results_h = em * (8.5f + 1.2f * std::min<std::size_t>(t.diagnostics.size(), 6));
+        const float results_h = em * (10.5f + 1.2f * std::min<std::size_t>(t.diagnostics.size(), 6));
         draw_code_editor(("code" + std::to_string(t.uid)).c_str(), t.code, marks,
                          ImVec2(0, std::max(em * 6, ImGui::GetContentRegionAvail().y - results_h)));
         ImGui::TextColored(ui::kDimColour, "line %d, column %d", t.code.cursor_line, t.code.cursor_column);

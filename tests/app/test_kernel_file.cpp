@@ -215,6 +215,11 @@ TEST_F(KernelFile, BadFilesAreRefusedAndTheLoadedDataStays) {
   auto missing = headless("--kernel-file " + quote((dir_ / "nope.cu").string()));
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_NE(missing.output.find("nope.cu"), std::string::npos) << missing.output;
+  // Bad values on the command line are usage errors.
+  auto limit = headless("--kernel-time-limit 0");
+  EXPECT_EQ(limit.exit_code, 2) << limit.output;
+  EXPECT_NE(limit.output.find("--kernel-time-limit takes seconds"), std::string::npos) << limit.output;
+  EXPECT_EQ(headless("--kernel-file").exit_code, 2);
 }
 
 TEST_F(KernelFile, BenchTimesAUserKernelBesideTheLabsOwnAndWritesItsJson) {

@@ -9,6 +9,7 @@
 //     messages from windows that do not exist
 //   - a drag source that goes away mid-drag does not take the app down (this used to kill it:
 //     GLFW replied to the vanished window and Xlib's default error handler exited)
+//   - a .cu file opens in the kernel editor, compiles, runs and is shown as the lab's kernel
 // Every case ends by closing the window as a window manager does and expecting exit code 0.
 // Skips visibly when DISPLAY is unset (CI runs ctest under xvfb-run).
 //

@@ -420,8 +420,8 @@ Result<std::unique_ptr<lab::Lab>> UserKernelLab::fork() const {
   if (!inner) return inner.status();
   auto copy = std::make_unique<UserKernelLab>(std::move(inner.value()), adapter_, book_->snapshot());
   if (problem_ && adapter_.generation(*inner_) == problem_generation_) {
-    // The fork has the same data: it shares this copy of it (runners keep one problem each, so
-    // a sweep and the window alternating on one kernel do not send the data back and forth).
+    // The fork has the same data: it shares this copy of it (one memfd, mapped by each runner)
+    // instead of making another.
     copy->problem_ = problem_;
     copy->problem_generation_ = adapter_.generation(*copy->inner_);
   }
