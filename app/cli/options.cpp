@@ -242,6 +242,15 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       BS_VALUE(v, a);
       if (o.bench) return usage("--status-file belongs to the window or --headless, not `blockscope bench`");
       o.status_file_path = v;
+    } else if (a == "--kernel-file") {
+      BS_VALUE(v, a);
+      if (v.empty()) return usage("--kernel-file needs a .cu file");
+      o.kernel_file = v;  // read (with its limits) when the lab opens; a bad file is exit code 1
+    } else if (a == "--kernel-time-limit") {
+      BS_VALUE(v, a);
+      auto f = to_float(v);
+      if (!f || *f < 0.05f || *f > 600) return usage("--kernel-time-limit takes seconds from 0.05 to 600");
+      o.kernel_time_limit_s = *f;
     } else if (a == "--view") {
       BS_VALUE(v, a);
       if (v == "split") o.state.view.compare = CompareMode::Split;
@@ -367,6 +376,12 @@ LAB AND KERNEL (in any order)
   --block X[xY[xZ]]         blockDim for kernels that take any blockDim, e.g. 256, 16x16, 32x8;
                             a shape the kernel cannot take is refused with the reason (exit 1)
   --config N                the compiled configuration N (0 = first listed) of a templated kernel
+  --kernel-file FILE.cu     your own kernel (the lecture's signatures: see the kernel editor and
+                            kernels/labs/custom/README.md): compiled for the backend, run on the
+                            lab's data and verified; it joins the lab's kernels as custom:NAME
+                            (window, headless, bench). Exit 1 when it does not compile (the
+                            message names the line), its result is wrong, or it was stopped
+  --kernel-time-limit S     stop a launch of your kernel after S seconds (default 2)
 )" + lab_lines + R"(
 VIEW (window and headless)
   --view split|side|result|original

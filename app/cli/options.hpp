@@ -81,6 +81,8 @@ struct CliOptions {
   std::string config_dir;                // --config-dir: where settings live (state/user_settings.hpp)
   bool sweep = false;                 // window and --headless: run a sweep once the lab is open
   std::string json_path, csv_path;    // --headless: export the sweep (or the launch) there
+  std::string kernel_file;               // --kernel-file: a user kernel (.cu) to compile, run, verify
+  double kernel_time_limit_s = 2.0;      // --kernel-time-limit: user kernels' launches stop after this
   std::optional<BenchOptions> bench;
   // --set KEY=V[,V...], in order: the window takes one value (also in state.lab_settings);
   // bench runs every combination.

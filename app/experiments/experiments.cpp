@@ -387,6 +387,15 @@ void Experiments::draw_export_menu(const ExperimentsHost& host) {
   ImGui::EndMenu();
 }
 
+void Experiments::ask_export(const ExperimentsHost& host) {
+  const bool launch = host.shown && host.shown->ok() && !host.shown->kernel.empty();
+  if (result(host.lab_id)) asking_ = ExportWhat::SweepJson;
+  else if (launch) asking_ = ExportWhat::LaunchJson;
+  else return messages_.warn("Nothing to export yet", "run a launch or a sweep first");
+  export_path_ = default_export_path(*asking_, host.lab_id);
+  open_dialog_ = true;
+}
+
 std::optional<std::pair<ExportWhat, std::string>> Experiments::draw_export_dialog(const ExperimentsHost& host) {
   std::optional<std::pair<ExportWhat, std::string>> png;
   if (open_dialog_) {

@@ -83,6 +83,8 @@ class Experiments {
   // File > Export: the items, and the dialog asking for the path. Returns a PNG request for the
   // shell when the user confirmed one.
   void draw_export_menu(const ExperimentsHost& host);
+  // The export dialog for the sweep's JSON, else the last launch's (the Ctrl+Shift+E shortcut).
+  void ask_export(const ExperimentsHost& host);
   std::optional<std::pair<ExportWhat, std::string>> draw_export_dialog(const ExperimentsHost& host);
 
  private:

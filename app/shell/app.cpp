@@ -111,6 +111,18 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
   }
   (void)wants_images;
   if (Status s = app->open_lab(app->state_.lab); !s) app->messages_.error(s);
+  // --kernel-file: opened in the editor on the lab its kernel belongs to, compiled and run off
+  // the UI thread; the frames that follow show it once it ran (headless runs wait for it).
+  app->editor_->set_time_limit_s(app->options_.kernel_time_limit_s);
+  if (!app->options_.kernel_file.empty()) {
+    if (Status s = app->editor_->open_kernel_file(app->options_.kernel_file, app->state_.lab, app->messages_,
+                                                  app->state_.selection.block);
+        s) {
+      const std::string lab = app->editor_->active_lab();
+      if (!lab.empty() && lab != app->state_.lab)
+        if (Status o = app->open_lab(lab); !o) app->messages_.error(o);
+    }
+  }
   return app;
 }
 
@@ -137,6 +149,8 @@ Status App::init_gl_and_imgui() {
     recent_path_ = settings_folder_ / "recent.txt";
     recent_ = load_recent_files(recent_path_);
   }
+  // Recent kernel files persist beside recent images in window mode; headless runs keep none.
+  editor_ = std::make_unique<editor::KernelEditor>(windowed ? editor::default_recent_kernels_path() : fs::path());
   ui_scale_ = std::clamp(window_.content_scale(), 1.0f, 3.0f);
   update_fonts();  // the theme and fonts for the content scale times the saved text size
   if (windowed && !ImGui_ImplGlfw_InitForOpenGL(window_.glfw_handle(), true))
@@ -400,6 +414,56 @@ void App::draw_compute_menu() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 2b. the kernel editor
+// ---------------------------------------------------------------------------------------------
+
+// What the editor needs of a lab: the lab (opened if it was not) and its selection.
+editor::LabContext App::lab_context(const std::string& id) {
+  editor::LabContext c;
+  c.id = id;
+  Slot* s = slot(id);
+  if (!s) return c;
+  c.title = s->entry->title;
+  if (!ensure_view(*s).ok()) return c;
+  c.lab = &s->view->lab();
+  c.kernel = s->kernel;
+  c.config = s->config;
+  return c;
+}
+
+void App::apply_editor_requests(const editor::EditorRequests& r) {
+  if (r.select) {
+    Slot* s = slot(r.select->lab);
+    if (s && ensure_view(*s).ok()) {
+      state_.lab = r.select->lab;
+      s->kernel = r.select->kernel;
+      s->config = r.select->config;
+      s->dirty = true;
+      s->paused_slow = false;
+      s->check_for.clear();
+      // Its older source's timings measured something else.
+      timings_.forget_kernel(r.select->lab, r.select->kernel);
+    }
+  }
+  if (r.relaunch) {
+    current().dirty = true;
+    current().check_for.clear();
+  }
+}
+
+void App::edit_kernel() { editor_->edit(lab_context(state_.lab), messages_); }
+
+void App::compile_kernel() { editor_->compile(); }
+
+// A .cu dropped or opened: the editor opens it on its lab, which the window then shows.
+void App::open_kernel_file(const fs::path& path) {
+  if (!editor_->open_file(path, state_.lab, messages_)) return;
+  const std::string lab = editor_->active_lab();
+  if (!lab.empty() && lab != state_.lab)
+    if (Status s = open_lab(lab); !s) messages_.error(s);
+}
+
+// ---------------------------------------------------------------------------------------------
 // 3. images in
 // ---------------------------------------------------------------------------------------------
 
@@ -530,12 +594,14 @@ void App::problem_changed(Slot& s) {
   s.shown = LaunchRecord{};
 }
 
-// What the problem is now, for the worker's fork: the lab, its problem and settings, and a
-// counter bumped wherever the problem may have changed (an image installed, a setting, the
-// matrices rebuilt, another compute session).
+// What the problem is now, for the worker's fork: the lab, its problem and settings, a counter
+// bumped wherever the problem may have changed (an image installed, a setting, the matrices
+// rebuilt, another compute session), and the version of the lab's kernels (user kernels).
 std::string App::problem_key(Slot& s) {
   std::string key = s.entry->id + "|" + std::to_string(s.problem_gen) + "|" + s.view->lab().problem().summary;
   for (const auto& [k, v] : s.view->lab().setting_values()) key += "|" + k + "=" + v;
+  // A user kernel installed or rebuilt since the fork was made: the fork lacks it.
+  key += "|kernels " + std::to_string(s.view->lab().kernels_version());
   return key;
 }
 
@@ -600,7 +666,10 @@ void App::frame() {
   // Problems the platform survived (an X error from a drag source that vanished mid-drag).
   for (auto& line : window_.take_platform_warnings()) messages_.warn(std::move(line));
   std::vector<fs::path> dropped;
-  for (auto& p : window_.take_dropped_paths()) dropped.emplace_back(p);
+  for (auto& p : window_.take_dropped_paths()) {
+    if (editor::is_kernel_file(p)) open_kernel_file(p);  // a kernel's source, not an image
+    else dropped.emplace_back(p);
+  }
   enqueue_files(std::move(dropped));
   // While a profile runs, its passes must be the only work on the GPU (shell/measured_tab.hpp):
   // no launches, uploads or new labs until it is done; the window keeps drawing. A sweep that is
@@ -608,6 +677,7 @@ void App::frame() {
   if (!measured_.busy() && !experiments_->forking()) take_loaded_images();
   take_async_result();
   if (auto fault = experiments_->poll()) handle_device_fault(*fault);
+  apply_editor_requests(editor_->update([this](const std::string& id) { return lab_context(id); }, messages_));
 
   Slot& s = current();
   if (s.view) measured_.update(s.view->lab(), s.shown, messages_);
@@ -752,6 +822,9 @@ void App::draw_ui() {
   draw_status_bar(s);
   ImGui::End();
 
+  editor::EditorRequests editor_requests;
+  editor_->draw([this](const std::string& id) { return lab_context(id); }, state_.lab, messages_, editor_requests);
+  apply_editor_requests(editor_requests);
   if (auto chosen = file_browser_.draw()) enqueue_files({*chosen});
   ui::draw_messages_window(messages_, &show_messages_);
   if (show_messages_) messages_seen_ = messages_.all().size();
@@ -781,6 +854,7 @@ void App::draw_menu_bar() {
     }
     ImGui::Separator();
     experiments_->draw_export_menu(host(current()));
+    editor_->draw_file_menu([this](const std::string& id) { return lab_context(id); }, state_.lab, messages_);
     ImGui::Separator();
     if (ImGui::MenuItem("Quit")) window_.request_close();
     ImGui::EndMenu();
@@ -857,6 +931,9 @@ void App::draw_left_panel(Slot& s) {
     s.dirty = true;
     s.paused_slow = false;
   }
+  if (ImGui::Button("Edit kernel")) edit_kernel();
+  ui::item_tooltip("Open this kernel's CUDA source in the kernel editor (a built-in kernel opens as the lecture's "
+                   "template of it), change it, and compile it into this lab (Ctrl+Enter or F5 in the editor).");
   ImGui::Spacing();
   const TimingEntry* entry = s.last.ok() ? timings_.find(key_of(s.last)) : nullptr;
   const lab::ProblemInfo problem = s.view->lab().problem();

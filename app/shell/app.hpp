@@ -7,6 +7,7 @@
 // Section index of app.cpp:
 //   1. creation and shutdown (ImGui context, theme, the first lab, the images named)
 //   2. labs: opening one, the selection, compute switching, device faults
+//   2b. the kernel editor: its lab lookup, what it asks for, .cu files dropped or named
 //   3. images in (drops, command line, file browser) and the loader's outcomes
 //   4. launching: when, with which options, and what is kept of the record
 //   5. the frame: menus, the three panels, the status bar
@@ -31,6 +32,8 @@
 #include "cli/options.hpp"
 #include "core/launch_record.hpp"
 #include "experiments/experiments.hpp"
+#include "editor/kernel_editor.hpp"
+#include "editor/kernel_files.hpp"
 #include "image/async_image_loader.hpp"
 #include "labs/lab_view.hpp"
 #include "platform/window.hpp"
@@ -73,6 +76,11 @@ class App {
   Status write_screenshot(const std::filesystem::path& path);
   Status write_output(const std::filesystem::path& path);  // the open lab's result, as a PNG
   Status write_schedule_json(const std::filesystem::path& path);
+  // A --kernel-file or a dropped .cu compiling and running its first launch (off the UI thread),
+  // or images loading: headless runs keep drawing frames until this is false.
+  bool busy() const { return loader_.busy() || (editor_ && editor_->busy()); }
+  // --kernel-file's first compile and launch: the run modes' exit code.
+  const editor::KernelFileOutcome& kernel_file_outcome() const { return editor_->kernel_file_outcome(); }
   // One line per fact of the open lab's last attempt, for headless runs to print.
   std::string summary() const;
   // The open lab's latest attempt (may be refused) and the last launch that ran.
@@ -95,6 +103,12 @@ class App {
   Status install_image_for_test(Rgba8Image image);
   void request_relaunch();
   LabView* current_view();
+  // The kernel editor's actions, for menus, buttons and the app's shortcut system: open the
+  // editor on the open lab's kernel ("Edit kernel"), and compile the editor's active tab (what
+  // Ctrl+Enter and F5 do while the editor has the keyboard).
+  void edit_kernel();
+  void compile_kernel();
+  editor::KernelEditor& kernel_editor() { return *editor_; }
   AppState& state() { return state_; }
   // The keyboard shortcuts (Help > Keyboard shortcuts lists them; so does the README).
   const ShortcutRegistry& shortcuts() const { return shortcuts_; }
@@ -157,6 +171,11 @@ class App {
   void apply_selection_request(Slot& s, const SelectionRequest& request);
   void switch_compute(ComputeSession next);
   void draw_compute_menu();
+
+  // 2b. the kernel editor
+  editor::LabContext lab_context(const std::string& id);
+  void apply_editor_requests(const editor::EditorRequests& r);
+  void open_kernel_file(const std::filesystem::path& path);
 
   // 3. images in
   void enqueue_files(std::vector<std::filesystem::path> paths);
@@ -224,6 +243,7 @@ class App {
   float ui_scale_ = 1.0f;
   int frame_index_ = 0;
   ui::FileBrowser file_browser_;
+  std::unique_ptr<editor::KernelEditor> editor_;
   MessageLog messages_;
   std::chrono::steady_clock::time_point last_frame_time_;
   MeasuredTab measured_;  // the Measured tab: hardware counters, profiled off the UI thread

@@ -147,7 +147,8 @@ void App::register_shortcuts() {
   shortcuts_.add("file.screenshot", "F12", "File", "Save a screenshot of the window (PNG, in the working folder)",
                  [this] { screenshot_requested_ = true; });
   shortcuts_.add("file.quit", "Ctrl+Q", "File", "Quit", [this] { window_.request_close(); });
-  shortcuts_.add("run.once", "Ctrl+R or F5", "Run", "Run the selection once", [this] {
+  shortcuts_.add("run.once", "Ctrl+R or F5", "Run", "Run the selection once (in the kernel editor: compile)", [this] {
+    if (editor_ && editor_->has_keyboard()) return;  // the editor's own F5 compiles its tab
     current().dirty = true;
     current().paused_slow = false;
   });
@@ -155,6 +156,15 @@ void App::register_shortcuts() {
     current().continuous = !current().continuous;
     current().paused_slow = false;
   });
+  shortcuts_.add("run.sweep", "Ctrl+W", "Run", "Sweep the selected kernel over its block shapes (again: cancel)",
+                 [this] {
+                   if (sweeping()) return cancel_sweep();
+                   if (Status st = start_sweep(); !st) messages_.error(st);
+                 });
+  shortcuts_.add("file.export", "Ctrl+Shift+E", "File", "Export the sweep (else the last launch) as JSON",
+                 [this] { experiments_->ask_export(host(current())); });
+  shortcuts_.add("editor.open", "Ctrl+E", "File", "Edit the selected kernel's CUDA in the kernel editor",
+                 [this] { edit_kernel(); });
   shortcuts_.add("view.zoom_in", "+", "View", "Zoom in on the data", [view] {
     if (LabView* v = view()) v->zoom_by(1.25f);
   });

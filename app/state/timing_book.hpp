@@ -53,6 +53,10 @@ class TimingBook {
   void forget_lab(const std::string& lab) {
     std::erase_if(entries_, [&](const TimingEntry& e) { return e.key.lab == lab; });
   }
+  // Forgets one kernel's runs (a user kernel was recompiled: they measured its older source).
+  void forget_kernel(const std::string& lab, const std::string& kernel) {
+    std::erase_if(entries_, [&](const TimingEntry& e) { return e.key.lab == lab && e.key.kernel == kernel; });
+  }
   void clear() { entries_.clear(); }
 
  private:

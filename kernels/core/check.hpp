@@ -50,6 +50,7 @@ struct Check {
                         first_bad[0].x, first_bad[0].y, first_bad[0].got, first_bad[0].want);
           s += buf;
         }
+        if (!note.empty()) s += "; " + note;  // e.g. who stored the first wrong element
         return s;
     }
     return {};

@@ -17,9 +17,12 @@
 //               worker thread while the window keeps drawing)
 //   suggested_block()  the block size CUDA's occupancy API suggests for a kernel, where the lab
 //               can ask it (sweeps mark it and compare it with the measured best)
+//   wrapped()   a lab that adds kernels to another (the user's own kernels,
+//               labs/custom/user_kernel_lab.hpp) returns the lab it wraps; layer<T>() finds one
 #pragma once
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -184,10 +187,34 @@ class Lab {
   // key = value of every setting now: what a run's LaunchRecord::settings holds.
   std::vector<std::pair<std::string, std::string>> setting_values() const;
 
+  // A lab that wraps another and adds to it (labs/custom/user_kernel_lab.hpp adds the user's own
+  // kernels to any lab) returns the wrapped one, so a view can reach the lab it draws through
+  // layer<T>(); everything else reaches the whole stack through this interface.
+  // Changes whenever the kernel list or a kernel's code changes (a user kernel installed,
+  // rebuilt or removed): a fork made before is stale. Labs whose kernels are fixed keep 0.
+  virtual std::uint64_t kernels_version() const { return 0; }
+  virtual Lab* wrapped() { return nullptr; }
+  virtual const Lab* wrapped() const { return nullptr; }
+
   // Helpers over kernels().
   const KernelInfo* find_kernel(std::string_view id_or_key) const;
   // The configuration the kernel opens with (its default block or default compiled config).
   KernelConfig default_config(const KernelInfo& k) const;
 };
+
+// The first lab of type T in the stack `lab` heads (itself, then what it wraps), or nullptr.
+template <class T>
+T* layer(Lab& lab) {
+  for (Lab* l = &lab; l; l = l->wrapped())
+    if (auto* t = dynamic_cast<T*>(l)) return t;
+  return nullptr;
+}
+
+template <class T>
+const T* layer(const Lab& lab) {
+  for (const Lab* l = &lab; l; l = l->wrapped())
+    if (const auto* t = dynamic_cast<const T*>(l)) return t;
+  return nullptr;
+}
 
 }  // namespace bs::lab

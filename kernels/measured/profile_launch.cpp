@@ -227,7 +227,10 @@ void add_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord& r, un
   c.model_st_sectors_per_request = s.st;
   c.sectors_sample = s.sample;
   const unsigned long long threads = r.config.threads_per_block();
-  if (r.config.total_blocks() == 0 || threads == 0) {
+  // A library anchor or a ceiling (cuBLAS, CUB, the copy) launches grids of its own, whatever
+  // configuration the record names.
+  const lab::KernelInfo* info = lab.find_kernel(r.kernel);
+  if ((info && info->timed_only) || r.config.total_blocks() == 0 || threads == 0) {
     c.occupancy_note = r.kernel + " picks its own launch: no configuration of ours to model";
     return;
   }

@@ -465,6 +465,37 @@ TEST_F(Shortcuts, KeysDoWhatTheHelpSays) {
   EXPECT_NE(slurp(app_->settings_file()).find("ui.side_open = true"), std::string::npos);
 }
 
+// The shortcuts the later rooms registered: Ctrl+E opens the kernel editor on the selected kernel,
+// and F5 then belongs to the editor (it compiles; the app's run-once stands aside); Ctrl+W starts a
+// sweep and, pressed again, cancels it keeping what it measured; Ctrl+Shift+E asks where to export.
+TEST_F(Shortcuts, EditorSweepAndExportKeys) {
+  EXPECT_FALSE(app_->kernel_editor().is_open());
+  window_->press(GLFW_KEY_E, GLFW_MOD_CONTROL);
+  step();
+  step();
+  EXPECT_TRUE(app_->kernel_editor().is_open());
+  step();
+  EXPECT_TRUE(app_->kernel_editor().has_keyboard());
+  // Close it (its window's own close), so the app has the keyboard back.
+  app_->kernel_editor().close();
+  step();
+  EXPECT_FALSE(app_->kernel_editor().has_keyboard());
+
+  EXPECT_FALSE(app_->sweeping());
+  window_->press(GLFW_KEY_W, GLFW_MOD_CONTROL);
+  step();
+  EXPECT_TRUE(app_->sweeping());
+  step();
+  window_->press(GLFW_KEY_W, GLFW_MOD_CONTROL);
+  for (int i = 0; i < 400 && app_->sweeping(); ++i) step();
+  EXPECT_FALSE(app_->sweeping());
+
+  window_->press(GLFW_KEY_E, GLFW_MOD_CONTROL | GLFW_MOD_SHIFT);
+  step();
+  step();
+  EXPECT_TRUE(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) << "the export dialog is a popup";
+}
+
 // ---------------------------------------------------------------------------------------------
 // 4. fonts
 // ---------------------------------------------------------------------------------------------

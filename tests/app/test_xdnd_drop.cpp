@@ -9,6 +9,7 @@
 //     messages from windows that do not exist
 //   - a drag source that goes away mid-drag does not take the app down (this used to kill it:
 //     GLFW replied to the vanished window and Xlib's default error handler exited)
+//   - a .cu file opens in the kernel editor, compiles, runs and is shown as the lab's kernel
 // Every case ends by closing the window as a window manager does and expecting exit code 0.
 // Skips visibly when DISPLAY is unset (CI runs ctest under xvfb-run).
 //
@@ -507,11 +508,51 @@ TEST_F(XdndDrop, ADragSourceThatVanishesMidDragDoesNotKillTheApp) {
   drop_and_expect_shown(image("after_vanish.png", 87, 53));
 }
 
-// To enable once the custom-kernel lab exists: make it a TEST_F(XdndDrop, ...), write a small
-// kernel to dir_ / "my_kernel.cu", drop it, and expect the lab to open it and its output to be
-// checked like the good image's.
-TEST(XdndDropPending, ACudaSourceFileOpensInTheCustomKernelLab) {
-  GTEST_SKIP() << "needs the custom-kernel lab: dropping a .cu file should open it as the user's kernel";
+// A .cu file dropped on the window opens in the kernel editor on the lab its signature belongs
+// to, compiles (off the UI thread), runs once verified, joins the lab's kernels and is shown: the
+// output read back from GL equals the lecture's formula on the dropped image. A file that is not
+// a kernel gets a message and the user's kernel keeps running.
+TEST_F(XdndDrop, ACudaSourceFileOpensInTheCustomKernelLab) {
+  const TestImage img = image("for_kernel.png", 97, 61);
+  ASSERT_TRUE(drop_and_expect_shown(img));
+  const fs::path cu = dir_ / "my_kernel.cu";
+  std::ofstream(cu) << "// the lecture's kernel, renamed\n"
+                       "__global__ void my_gray(unsigned char* x, unsigned char* out, int n) {\n"
+                       "    int i = blockIdx.x*blockDim.x + threadIdx.x;\n"
+                       "    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];\n"
+                       "}\n";
+  // What it must show: its own arithmetic (double, truncated), on the image decoded here.
+  int w = 0, h = 0, channels = 0;
+  stbi_uc* rgb = stbi_load(img.path.c_str(), &w, &h, &channels, 3);
+  ASSERT_NE(rgb, nullptr);
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  std::vector<std::uint8_t> want(n);
+  for (std::size_t i = 0; i < n; ++i)
+    want[i] = static_cast<std::uint8_t>(0.2989 * rgb[3 * i] + 0.5870 * rgb[3 * i + 1] + 0.1140 * rgb[3 * i + 2]);
+  stbi_image_free(rgb);
+
+  const DropOutcome out = drop({cu});
+  ASSERT_TRUE(out.ok()) << out.error << "\n" << situation();
+  // The compile (g++ on a loaded CI machine) and its first launch take a while.
+  auto shown = wait_status(
+      [&](const JsonValue& s) {
+        return s.at("launch").at("kernel").str == "custom:my_gray" && s.at("launch").at("ok").boolean && s.has("output") &&
+               s.at("output").at("fnv1a64").str == hex64(fnv1a64(want));
+      },
+      60s);
+  ASSERT_TRUE(shown) << "the dropped kernel was not compiled, run and shown\n" << situation() << "\n" << app_.log();
+  EXPECT_TRUE(has_message(*shown, "info", "Opened my_kernel.cu")) << messages_of(*shown);
+  EXPECT_EQ(shown->at("data").at("name").str, "for_kernel.png") << "the loaded image stays";
+
+  // Not a kernel: refused with a message; the user's kernel keeps running on the same image.
+  const fs::path junk = dir_ / "junk.cu";
+  std::ofstream(junk, std::ios::binary) << std::string("\x7f" "ELF\0\0\x02", 7);
+  ASSERT_TRUE(drop({junk}).ok()) << situation();
+  auto refused = wait_status([](const JsonValue& s) { return has_message(s, "error", "not a text file"); }, kShowTimeout);
+  ASSERT_TRUE(refused) << situation();
+  EXPECT_EQ(refused->at("launch").at("kernel").str, "custom:my_gray");
+  EXPECT_TRUE(refused->at("launch").at("ok").boolean);
+  EXPECT_TRUE(app_.alive());
 }
 
 }  // namespace

@@ -6,15 +6,20 @@ set -euo pipefail
 build=${1:-build}
 out=${2:-OUT}
 rm -rf "$out"
-bins=(app/blockscope app/platform/bs_egl_probe kernels/labs/matmul/bs_matmul_bench tests/app/test_headless_app
-      tests/gfx/test_gfx tests/gfx/test_gfx_gpu tests/grayscale/test_grayscale_gpu tests/mapping/test_mapping_gpu
-      tests/matmul/test_matmul_gpu tests/platform/test_platform tests/app/test_matmul_lab_headless
-      tests/matmul/test_matmul_heatmap_gpu tests/counters/test_counters_gpu
-      tests/counters/libfake_cupti_no_permission.so tools/counters_probe/counters_probe)
+bins=(app/blockscope app/blockscope-selftest app/blockscope-kernel-runner app/platform/bs_egl_probe
+      tests/app/test_headless_app tests/app/test_soak tests/app/test_kernel_file tests/app/test_measured_app
+      tests/app/test_matmul_lab_headless tests/experiments/test_sweep_app
+      tests/gfx/test_gfx tests/gfx/test_gfx_gpu tests/grayscale/test_grayscale_gpu tests/grayscale/test_gray_ladder_gpu
+      tests/mapping/test_mapping_gpu tests/matmul/test_matmul_gpu tests/matmul/test_matmul_heatmap_gpu
+      tests/platform/test_platform tests/counters/test_counters_gpu tests/measured/test_measured_gpu
+      tests/custom/test_custom_gpu tests/counters/libfake_cupti_no_permission.so
+      tools/counters_probe/counters_probe app/blockscope-edit-to-result)
 ../shared/device/bundle.sh "$out" "${bins[@]/#/$build/}" >/dev/null
-rm -f "$out"/lib/libcublas* "$out"/lib/libcudart*
+rm -f "$out"/lib/libcublas* "$out"/lib/libcudart* "$out"/lib/libnvrtc*
 # The counters' comparison with Nsight Compute runs there from the bundle (CUPTI itself is loaded
 # at run time from the machine's toolkit, so it never travels).
 cp "$(dirname "$0")"/../../tools/counters_probe/compare_with_ncu.{sh,py} "$out/"
-strip --strip-debug "$out"/* 2>/dev/null || true
+# The per-issue GPU checks (tests/gpu/checks/*.sh) and the sanitizer script run from the bundle.
+cp "$(dirname "$0")"/checks/*.sh "$(dirname "$0")"/sanitize.sh "$out/"
+strip --strip-debug "$out"/* "$out"/lib/* 2>/dev/null || true
 du -sh "$out"

@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# Everything blockscope checks on a GPU machine, in one call, from a bundle made here:
+# Everything blockscope checks on a GPU machine, from a bundle made here, in parts that each fit
+# one device call (10 minutes):
 #
-#   here:   tests/gpu/make_bundle.sh build OUT      (executables + the libraries the machine lacks)
-#   there:  tests/gpu/run_on_device.sh OUT RESULTS  (RESULTS: a folder for at most 8 files)
+#   here:   tests/gpu/make_bundle.sh build OUT          (executables + the libraries the machine lacks)
+#   there:  tests/gpu/run_on_device.sh OUT RESULTS PART (RESULTS: a folder for the few files kept)
 #
-# Runs: the EGL probe, every gpu-labelled test binary, the headless app through zero-copy
-# interop (screenshots by SM and of the schedule), bench gray on 8192x8192, the matmul ladder
-# bench, and the hardware counters against Nsight Compute. Prints a verdict per step at the end; exit 1 if any failed.
+# PART (default all, in this order):
+#   core     the EGL probe, every gpu-labelled test binary (the fault injection excepted), the
+#            headless app through zero-copy interop (screenshots: the SM overlay, the ladder's
+#            one-thread-several-pixels overlay, the matmul schedule), bench of the grayscale ladder
+#            (both layouts; 8192x8192 and 3840x2160) and of the matmul ladder at 4096^3
+#   custom   tests/gpu/checks/custom.sh   (your own kernel: NVRTC, faults, edit-to-result)
+#   measured tests/gpu/checks/measured.sh (hardware counters, the Measured tab, against ncu)
+#   sweep    tests/gpu/checks/sweep.sh    (sweeps: wall time, frames, heatmap, bars, NVTX)
+#   last     the 3000-launch CUDA soak, compute-sanitizer (sanitize.sh), and LAST the fault
+#            injection: it leaves the GPU recovering (a process after it once waited for the
+#            driver), so give the machine back after this part.
+# Prints a verdict per step at the end; exit 1 if any failed.
 set -u
 bundle="$(cd "${1:-OUT}" && pwd)"
 results="${2:-${OUT:-results}}"
+part="${3:-all}"
 mkdir -p "$results"
-log="$results/log.txt"
+log="$results/log_${part}.txt"
 
 # CUDA's own libraries (cudart, cuBLAS) come from the machine's toolkit, not the bundle.
 cuda_libs=/usr/local/cuda/lib64
@@ -25,6 +36,9 @@ for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json /usr/share/gl
   [ -e "$f" ] && { export __EGL_VENDOR_LIBRARY_FILENAMES="$f"; break; }
 done
 export BLOCKSCOPE_EXE="$bundle/blockscope"
+export BLOCKSCOPE_SELFTEST_EXE="$bundle/blockscope-selftest"
+export BLOCKSCOPE_KERNEL_RUNNER="$bundle/blockscope-kernel-runner"
+export BS_FAKE_CUPTI="$bundle/libfake_cupti_no_permission.so"  # the stand-in libcupti that refuses
 export XDG_CONFIG_HOME="$(mktemp -d)"
 
 declare -a verdicts
@@ -41,44 +55,55 @@ step() {  # name command...
 }
 
 {
-  echo "== $(date -u +%FT%TZ)"
+  echo "== $(date -u +%FT%TZ) part $part"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
   echo "cuda libs: $cuda_libs"; echo "egl vendor: ${__EGL_VENDOR_LIBRARY_FILENAMES:-default}"
 } >>"$log" 2>&1
+want() { [ "$part" = all ] || [ "$part" = "$1" ]; }
 
-step egl_probe              "$bundle/bs_egl_probe" 0
-step gray_gpu_tests         "$bundle/test_grayscale_gpu" --gtest_color=no
-step interop_gpu_tests      "$bundle/test_gfx_gpu" --gtest_color=no
-step gfx_tests_on_nvidia    "$bundle/test_gfx" --gtest_color=no
-step platform_tests         "$bundle/test_platform" --gtest_color=no
-step mapping_gpu_tests      "$bundle/test_mapping_gpu" --gtest_color=no
-step headless_app_gpu       "$bundle/test_headless_app" --gtest_color=no --gtest_filter='-*Fault*'
-step screenshot_by_sm       "$bundle/blockscope" --headless --backend cuda --frames 4 --kernel 2d --block 32x8 \
-                            --overlay sm --pin 200,150 --panel stats --screenshot "$results/shot_sm.png" \
-                            --schedule-json /tmp/bs_schedule.json
-step schedule_json_head     head -c 700 /tmp/bs_schedule.json
-step screenshot_schedule    "$bundle/blockscope" --headless --backend cuda --frames 4 --kernel 1d --block 256 \
-                            --overlay block --hover 300,200 --panel schedule --screenshot "$results/shot_schedule.png"
-step bench_gray             "$bundle/blockscope" bench gray --backend cuda --size 8192x8192 --kernel 1d --kernel 2d \
-                            --block 256 --block 16x16 --block 32x8 --block 1024 --repeats 50 --warmup 5 \
-                            --json "$results/bench_gray.json"
-step matmul_gpu_tests       "$bundle/test_matmul_gpu" --gtest_color=no
-step matmul_lab_gpu         "$bundle/test_matmul_lab_headless" --gtest_color=no --gtest_filter='*Gpu*'
-step matmul_heatmap_gpu     "$bundle/test_matmul_heatmap_gpu" --gtest_color=no
-step screenshot_matmul      "$bundle/blockscope" --headless --backend cuda --lab matmul --frames 6 --hover 1500,900 \
-                            --matmul-phase 100 --panel memory --screenshot "$results/shot_matmul.png"
-step bench_matmul           "$bundle/blockscope" bench matmul --backend cuda --size 4096x4096x4096 \
-                            --json "$results/bench_matmul.json"
-# Hardware counters: the tests (one loads a libcupti that refuses as the driver refuses a user
-# without profiling permission), then every gated counter against ncu (DRAM bytes, occupancy,
-# sectors per request) with the side-by-side table in the log.
-step counters_gpu_tests     env BS_FAKE_CUPTI="$bundle/libfake_cupti_no_permission.so" \
-                            "$bundle/test_counters_gpu" --gtest_color=no
-step counters_vs_ncu        "$bundle/compare_with_ncu.sh" "$bundle/counters_probe" /tmp/bs_counters_vs_ncu
-step soak_cuda              "$bundle/blockscope" soak --backend cuda --launches 3000 --seconds 100
-# Last, because it leaves the GPU recovering from a real fault (the process after it waited
-# for the driver once): a sticky fault is reported and the app carries on on the CPU.
-step gpu_fault_recovery     "$bundle/test_headless_app" --gtest_color=no --gtest_filter='*Fault*'
+if want core; then
+  step egl_probe           "$bundle/bs_egl_probe" 0
+  step gray_gpu_tests      "$bundle/test_grayscale_gpu" --gtest_color=no
+  step ladder_gpu_tests    "$bundle/test_gray_ladder_gpu" --gtest_color=no
+  step interop_gpu_tests   "$bundle/test_gfx_gpu" --gtest_color=no
+  step gfx_tests_on_nvidia "$bundle/test_gfx" --gtest_color=no
+  step platform_tests      "$bundle/test_platform" --gtest_color=no
+  step mapping_gpu_tests   "$bundle/test_mapping_gpu" --gtest_color=no
+  step headless_app_gpu    "$bundle/test_headless_app" --gtest_color=no --gtest_filter='*Gpu*'
+  step matmul_gpu_tests    "$bundle/test_matmul_gpu" --gtest_color=no
+  step matmul_lab_gpu      "$bundle/test_matmul_lab_headless" --gtest_color=no --gtest_filter='*Gpu*'
+  step matmul_heatmap_gpu  "$bundle/test_matmul_heatmap_gpu" --gtest_color=no
+  step sweep_app_gpu       "$bundle/test_sweep_app" --gtest_color=no --gtest_filter='*Gpu*'
+  step kernel_file_gpu     "$bundle/test_kernel_file" --gtest_color=no --gtest_filter='*Gpu*'
+  step custom_gpu_tests    "$bundle/test_custom_gpu" --gtest_color=no
+  step measured_gpu_tests  "$bundle/test_measured_gpu" --gtest_color=no
+  step measured_app_gpu    "$bundle/test_measured_app" --gtest_color=no --gtest_filter='*Gpu*'
+  step counters_gpu_tests  "$bundle/test_counters_gpu" --gtest_color=no
+  step screenshot_by_sm    "$bundle/blockscope" --headless --backend cuda --frames 4 --kernel gray_2d --block 32x8 \
+                           --overlay sm --pin 200,150 --panel launch --screenshot "$results/shot_sm.png" \
+                           --schedule-json /tmp/bs_schedule.json
+  step schedule_json_head  head -c 500 /tmp/bs_schedule.json
+  step screenshot_vec16    "$bundle/blockscope" --headless --backend cuda --frames 4 --kernel gray_vec16 --block 128 \
+                           --overlay block --hover 300,200 --zoom 8 --panel launch --screenshot "$results/shot_vec16.png"
+  step screenshot_matmul   "$bundle/blockscope" --headless --backend cuda --lab matmul --frames 6 --hover 1500,900 \
+                           --kernel k7_warptile --panel schedule --screenshot "$results/shot_matmul_schedule.png"
+  for layout in planar rgba; do
+    step "bench_gray_$layout" "$bundle/blockscope" bench gray --backend cuda --size 8192x8192 --size 3840x2160 \
+                           --set layout=$layout --repeats 30 --warmup 5 --json "$results/bench_gray_$layout.json"
+  done
+  step bench_matmul        "$bundle/blockscope" bench matmul --backend cuda --size 4096x4096x4096 \
+                           --json "$results/bench_matmul.json"
+fi
+if want custom;   then STEP_TIMEOUT=560 step custom_check   bash "$bundle/custom.sh" "$bundle" "$results"; fi
+if want measured; then STEP_TIMEOUT=560 step measured_check bash "$bundle/measured.sh" "$bundle" "$results"; fi
+if want sweep;    then STEP_TIMEOUT=560 step sweep_check    bash "$bundle/sweep.sh" "$bundle" "$results"; fi
+if want last; then
+  step soak_gpu_test       "$bundle/test_soak" --gtest_color=no --gtest_filter='*GpuRunOf3000*'
+  STEP_TIMEOUT=300 step sanitize            env SANITIZE_BUDGET_S="${SANITIZE_BUDGET_S:-240}" bash "$bundle/sanitize.sh" "$bundle" "$results"
+  # Last, because it leaves the GPU recovering from a real fault: a sticky fault is reported and
+  # the app carries on on the CPU.
+  step gpu_fault_recovery  "$bundle/blockscope-selftest" fault --output "$results/fault_after.png"
+fi
 echo
 printf '%s\n' "${verdicts[@]}" | tee -a "$log"
 printf '%s\n' "${verdicts[@]}" | grep -q FAILED && exit 1

@@ -30,10 +30,12 @@ namespace bs::app {
 Result<std::unique_ptr<LabView>> GrayView::create(std::unique_ptr<lab::Lab> lab,
                                                   const LabViewSetup& setup, ViewContext&) {
   std::unique_ptr<GrayView> v(new GrayView());
-  auto* gray = dynamic_cast<gray::GrayLab*>(lab.get());
+  // The lab may be wrapped (the user's kernels added to it): the view draws the grayscale lab
+  // inside and runs everything through the whole stack.
+  auto* gray = lab::layer<gray::GrayLab>(*lab);
   if (!gray) return Status::failure("the grayscale view needs the grayscale lab", "", "GrayView::create");
-  lab.release();
-  v->lab_.reset(gray);
+  v->stack_ = std::move(lab);
+  v->lab_ = gray;
   for (auto* slot : {&v->renderer_, &v->second_renderer_}) {
     auto r = ImageViewRenderer::create();
     if (!r) return r.status();
@@ -96,13 +98,13 @@ Status GrayView::install_image(Rgba8Image image, ViewContext& ctx) {
 }
 
 Status GrayView::set_lab(std::unique_ptr<lab::Lab> lab, ViewContext& ctx) {
-  auto* gray = dynamic_cast<gray::GrayLab*>(lab.get());
+  auto* gray = lab::layer<gray::GrayLab>(*lab);
   if (!gray) return Status::failure("the grayscale view needs the grayscale lab", "", "GrayView::set_lab");
   std::optional<Rgba8Image> keep;
   if (shown_) keep = std::move(shown_->image);
   shown_.reset();  // its CUDA-registered buffer belongs to the old backend
-  lab.release();
-  lab_.reset(gray);
+  stack_ = std::move(lab);
+  lab_ = gray;
   sm_of_block_ = GlTexture();
   sm_texture_for_.clear();
   if (keep) return install_image(std::move(*keep), ctx);
@@ -119,7 +121,7 @@ LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& con
                               const lab::RunOptions& base, ViewContext&) {
   LaunchRecord rec;
   if (!shown_) {
-    rec = lab_->plan(kernel, config);
+    rec = stack_->plan(kernel, config);
     rec.refused = true;
     return rec;
   }
@@ -133,14 +135,14 @@ LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& con
       return img.pixel_buffer->map();
     }();
     if (!ptr) {
-      rec = lab_->plan(kernel, config);
+      rec = stack_->plan(kernel, config);
       rec.status = ptr.status();
       return rec;
     }
     options.output = ptr.value();
     {
       NvtxRange range("launch " + kernel);
-      rec = lab_->run(kernel, config, options);
+      rec = stack_->run(kernel, config, options);
     }
     NvtxRange unmap_range("unmap");
     if (Status s = img.pixel_buffer->unmap(); !s && rec.ok()) rec.status = s;
@@ -149,15 +151,15 @@ LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& con
   } else if (lab_->backend().kind == BackendKind::Cuda) {
     {
       NvtxRange range("launch " + kernel);
-      rec = lab_->run(kernel, config, options);
+      rec = stack_->run(kernel, config, options);
     }
     if (rec.ok())
-      if (Status s = lab_->download_output(img.host_result.data()); !s) rec.status = s;
+      if (Status s = stack_->download_output(img.host_result.data()); !s) rec.status = s;
     if (rec.ok())
       if (Status s = img.result.upload(img.host_result.data()); !s) rec.status = s;
   } else {
     options.output = img.host_result.data();
-    rec = lab_->run(kernel, config, options);
+    rec = stack_->run(kernel, config, options);
     if (rec.ok())
       if (Status s = img.result.upload(img.host_result.data()); !s) rec.status = s;
   }
@@ -320,7 +322,7 @@ OverlayParams GrayView::overlay_params(const LaunchRecord& rec) const {
   o.opacity = view_.overlay_opacity;
   if (sm_texture_for_ == rec.kernel + "|" + rec.config_label) o.sm_of_block_texture = sm_of_block_.id();
   if (auto px = inspected()) {
-    if (auto owner = lab_->owner(rec, px->x, px->y)) {
+    if (auto owner = stack_->owner(rec, px->x, px->y)) {
       o.highlight_block_linear = static_cast<int>(owner->thread.linear_block);
       o.highlight_thread = static_cast<long long>(owner->thread.global_linear_thread);
     }
@@ -411,7 +413,12 @@ void GrayView::draw_inspector(const LaunchRecord& shown, PixelPos px, bool pinne
   if (!shown_->host_result.empty()) out = std::to_string(shown_->host_result[i]);
   ImGui::TextColored(ui::kDimColour, "RGB in (%u, %u, %u) -> gray out %s, reference %s", rgba[0], rgba[1], rgba[2],
                      out.c_str(), i < ref.size() ? std::to_string(ref[i]).c_str() : "-");
-  auto owner = lab_->owner(shown, px.x, px.y);
+  auto owner = stack_->owner(shown, px.x, px.y);
+  if (!owner && shown.scheme.kind == IndexScheme::Kind::Recorded && !shown.owners) {
+    // A user kernel on the GPU: nothing records its stores there.
+    ImGui::TextColored(ui::kDimColour, "who stores it is not recorded for this launch (run it on the CPU simulator)");
+    return;
+  }
   if (!owner) {
     ImGui::TextColored(ui::kWarnColour, "no thread of this launch computes it");
     return;
@@ -524,9 +531,13 @@ void GrayView::draw_memory(const LaunchRecord& shown, ViewContext&) {
     ImGui::TextColored(ui::kDimColour, "Hover a pixel (or pin one) to see its warp's requests.");
     return;
   }
-  auto owner = lab_->owner(shown, px->x, px->y);
+  auto owner = stack_->owner(shown, px->x, px->y);
   if (!owner) {
-    ImGui::TextColored(ui::kDimColour, "No thread of this launch computes pixel (%lld, %lld).", px->x, px->y);
+    ImGui::TextColored(ui::kDimColour, "%s pixel (%lld, %lld).",
+                       shown.scheme.kind == IndexScheme::Kind::Recorded && !shown.owners
+                           ? "This launch does not record which thread computes"
+                           : "No thread of this launch computes",
+                       px->x, px->y);
     return;
   }
   const auto& t = owner->thread;
@@ -541,10 +552,10 @@ void GrayView::draw_memory(const LaunchRecord& shown, ViewContext&) {
                             "pixel, so a lane's pixels are 4x as many bytes to read as to write."
                           : "Each cell is a lane; colour = the 32-byte sector it touches. Planar source: the R, G "
                             "and B planes n bytes apart, one request per plane.");
-  if (const lab::KernelInfo* k = lab_->find_kernel(shown.kernel))
+  if (const lab::KernelInfo* k = stack_->find_kernel(shown.kernel))
     ImGui::TextColored(ui::kDimColour, "%s", k->teaches.c_str());
   ImGui::PopTextWrapPos();
-  const auto accesses = lab_->warp_accesses(shown, t.block, t.warp_in_block, static_cast<int>(owner->pass));
+  const auto accesses = stack_->warp_accesses(shown, t.block, t.warp_in_block, static_cast<int>(owner->pass));
   unsigned total = 0, ideal = 0, bytes = 0, requests = 0;
   for (const auto& a : accesses) {
     ui::draw_warp_request(a);

@@ -26,8 +26,8 @@ class GrayView final : public LabView {
                                                  const LabViewSetup& setup, ViewContext& ctx);
   ~GrayView() override;
 
-  lab::Lab& lab() override { return *lab_; }
-  const lab::Lab& lab() const override { return *lab_; }
+  lab::Lab& lab() override { return *stack_; }
+  const lab::Lab& lab() const override { return *stack_; }
   Status set_lab(std::unique_ptr<lab::Lab> lab, ViewContext& ctx) override;
   bool update(ViewContext& ctx) override;
   LaunchRecord launch(const std::string& kernel, const KernelConfig& config,
@@ -68,7 +68,8 @@ class GrayView final : public LabView {
   void draw_inspector(const LaunchRecord& shown, PixelPos px, bool pinned);
   void take_schedule(const LaunchRecord& rec);
 
-  std::unique_ptr<gray::GrayLab> lab_;
+  std::unique_ptr<lab::Lab> stack_;  // the lab as the shell sees it (possibly wrapped)
+  gray::GrayLab* lab_ = nullptr;     // the grayscale lab inside it: its image and reference
   std::optional<Shown> shown_;
   std::optional<ImageViewRenderer> renderer_, second_renderer_;
   std::optional<ImageViewRenderer> compare_renderers_[2];  // the Compare tab's A and B panes

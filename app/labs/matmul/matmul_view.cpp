@@ -71,10 +71,12 @@ std::vector<LabOption> MatmulView::options() {
 Result<std::unique_ptr<LabView>> MatmulView::create(std::unique_ptr<lab::Lab> lab,
                                                     const LabViewSetup& setup, ViewContext&) {
   std::unique_ptr<MatmulView> v(new MatmulView());
-  auto* mm = dynamic_cast<matmul::MatmulLab*>(lab.get());
+  // The lab may be wrapped (the user's kernels added to it): the view draws the matmul lab
+  // inside and runs everything through the whole stack.
+  auto* mm = lab::layer<matmul::MatmulLab>(*lab);
   if (!mm) return Status::failure("the matmul view needs the matmul lab", "", "MatmulView::create");
-  lab.release();
-  v->lab_.reset(mm);
+  v->stack_ = std::move(lab);
+  v->lab_ = mm;
   auto renderer = HeatmapRenderer::create();
   if (!renderer) return renderer.status();
   v->colours_.emplace(std::move(renderer.value()));
@@ -102,11 +104,11 @@ Result<std::unique_ptr<LabView>> MatmulView::create(std::unique_ptr<lab::Lab> la
 MatmulView::~MatmulView() = default;
 
 Status MatmulView::set_lab(std::unique_ptr<lab::Lab> lab, ViewContext&) {
-  auto* mm = dynamic_cast<matmul::MatmulLab*>(lab.get());
+  auto* mm = lab::layer<matmul::MatmulLab>(*lab);
   if (!mm) return Status::failure("the matmul view needs the matmul lab", "", "MatmulView::set_lab");
-  lab.release();
   for (Heatmap& h : maps_) h = Heatmap{};  // their CUDA-registered buffers belong to the old backend
-  lab_.reset(mm);
+  stack_ = std::move(lab);
+  lab_ = mm;
   built_once_ = false;  // the next update() builds the matrices on the new backend
   have_output_ = false;
   return Status::success();
@@ -145,6 +147,25 @@ std::optional<float> MatmulView::c_value(long long row, long long col) const {
   const std::size_t i = static_cast<std::size_t>(row) * s.N + static_cast<std::size_t>(col);
   if (!have_output_ || i >= c_host_.size()) return std::nullopt;
   return c_host_[i];
+}
+
+std::optional<matmul::MatmulGeometry> MatmulView::geometry_of(const LaunchRecord& shown) const {
+  if (const auto what = lab_->resolve(shown.kernel, shown.request))
+    return matmul::matmul_geometry(what->first, what->second);
+  // A user kernel (a lab wrapping this one): its record's mapping, one element per thread.
+  matmul::MatmulGeometry g;
+  if (shown.scheme.kind == IndexScheme::Kind::Grid2D) {
+    g.block_rows = static_cast<int>(shown.config.block.y);
+    g.block_cols = static_cast<int>(shown.config.block.x);
+    return g;
+  }
+  if (shown.scheme.kind == IndexScheme::Kind::Grid2DTransposed) {
+    g.block_rows = static_cast<int>(shown.config.block.x);
+    g.block_cols = static_cast<int>(shown.config.block.y);
+    g.x_walks_rows = true;
+    return g;
+  }
+  return std::nullopt;
 }
 
 void MatmulView::set_display_filter(Map m, bool linear) {
@@ -216,17 +237,21 @@ void MatmulView::build_matrices(const matmul::MatrixSpec& spec, ViewContext& ctx
 
 LaunchRecord MatmulView::launch(const std::string& kernel, const KernelConfig& config,
                                 const lab::RunOptions& options, ViewContext& ctx) {
+  lab::RunOptions opt = options;
+  // On the GPU the heatmaps read C from the lab's own device buffer: say so, so a kernel of a
+  // wrapping lab (the user's, whose result arrives from its own process) writes it there too.
+  if (!opt.output && lab_->backend().kind == BackendKind::Cuda) opt.output = lab_->device_output();
   LaunchRecord rec;
   {
     NvtxRange range("launch " + kernel);  // blockscope's phases, named for Nsight Systems
-    rec = lab_->run(kernel, config, options);
+    rec = stack_->run(kernel, config, opt);
   }
   if (!rec.ok() || !options.verify) return rec;
   // A verified run refreshes C and the error map (and, on the CPU, the host copy of C the
   // inspector reads).
   if (lab_->backend().kind == BackendKind::CpuSimulation) {
     c_host_.resize(lab_->output_bytes() / sizeof(float));
-    if (Status s = lab_->download_output(c_host_.data()); !s) ctx.messages.error(s);
+    if (Status s = stack_->download_output(c_host_.data()); !s) ctx.messages.error(s);
   }
   have_output_ = true;
   output_passed_ = rec.check.passed();
@@ -309,7 +334,7 @@ Status MatmulView::fill_heatmap(Map which, const float* host, const float* host_
     if (!host && lab_->backend().kind == BackendKind::Cuda && which >= MapC) {
       // The host-copy fallback: C comes back to the host for its heatmap.
       downloaded.resize(lab_->output_bytes() / sizeof(float));
-      if (Status s = lab_->download_output(downloaded.data()); !s) return s;
+      if (Status s = stack_->download_output(downloaded.data()); !s) return s;
       host = downloaded.data();
     }
     if (!host) return Status::failure("no host copy of the matrix for its heatmap", "", "fill_heatmap");
@@ -434,9 +459,9 @@ void MatmulView::draw_memory(const LaunchRecord& shown, ViewContext&) {
     return;
   }
   const auto& m = lab_->spec();
-  const auto owner = lab_->owner(shown, inspected_element->x, inspected_element->y);
-  const auto what = lab_->resolve(shown.kernel, shown.request);
-  const int k_step = what ? matmul::matmul_geometry(what->first, what->second).k_step : 0;
+  const auto owner = stack_->owner(shown, inspected_element->x, inspected_element->y);
+  const auto geometry = geometry_of(shown);
+  const int k_step = geometry ? geometry->k_step : 0;
   const int k = std::clamp(k_step > 0 ? state_.phase * k_step : 0, 0, m.K - 1);
   ImGui::Text("C[%lld][%lld], step k = %d", inspected_element->y, inspected_element->x, k);
   ui::help_marker(mapping::explain(mapping::Concept::Coalescing));
@@ -445,7 +470,7 @@ void MatmulView::draw_memory(const LaunchRecord& shown, ViewContext&) {
   ImGui::PopTextWrapPos();
   // This launch's own requests where the lab can say them (rungs 1-3).
   if (owner) {
-    const auto accesses = lab_->warp_accesses(shown, owner->thread.block, owner->thread.warp_in_block, k);
+    const auto accesses = stack_->warp_accesses(shown, owner->thread.block, owner->thread.warp_in_block, k);
     ImGui::Separator();
     ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "%s, %s: warp %u of block (%u, %u)", shown.kernel.c_str(),
                        shown.config_label.c_str(), owner->thread.warp_in_block, owner->thread.block.x,
@@ -471,15 +496,15 @@ void MatmulView::draw_memory(const LaunchRecord& shown, ViewContext&) {
     if (shown.kernel == id) continue;
     KernelConfig cfg;
     cfg.block = block;
-    LaunchRecord plan = lab_->plan(id, cfg);
+    LaunchRecord plan = stack_->plan(id, cfg);
     if (!plan.ok()) continue;
-    auto o = lab_->owner(plan, inspected_element->x, inspected_element->y);
+    auto o = stack_->owner(plan, inspected_element->x, inspected_element->y);
     if (!o) continue;
     ImGui::Separator();
     ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "%s with 16 x 16 blocks: warp %u of block (%u, %u)", id,
                        o->thread.warp_in_block, o->thread.block.x, o->thread.block.y);
     unsigned total = 0, ideal = 0;
-    for (const auto& a : lab_->warp_accesses(plan, o->thread.block, o->thread.warp_in_block, k)) {
+    for (const auto& a : stack_->warp_accesses(plan, o->thread.block, o->thread.warp_in_block, k)) {
       ui::draw_warp_request(a);
       total += a.sectors, ideal += a.ideal_sectors;
     }

@@ -46,8 +46,8 @@ class MatmulView final : public LabView {
                                                  const LabViewSetup& setup, ViewContext& ctx);
   ~MatmulView() override;
 
-  lab::Lab& lab() override { return *lab_; }
-  const lab::Lab& lab() const override { return *lab_; }
+  lab::Lab& lab() override { return *stack_; }
+  const lab::Lab& lab() const override { return *stack_; }
   Status set_lab(std::unique_ptr<lab::Lab> lab, ViewContext& ctx) override;
   bool update(ViewContext& ctx) override;
   LaunchRecord launch(const std::string& kernel, const KernelConfig& config,
@@ -98,13 +98,17 @@ class MatmulView final : public LabView {
   Status build_legends();
   void set_display_filter(Map m, bool linear);
   std::optional<float> c_value(long long row, long long col) const;
+  // The C tile geometry of a launch: the ladder's own, or for a user kernel the one its record's
+  // mapping implies (2D: one element per thread); nullopt when neither says.
+  std::optional<matmul::MatmulGeometry> geometry_of(const LaunchRecord& shown) const;
   // matmul_view_draw.cpp
   void draw_heatmaps(const LaunchRecord& shown, bool selection_ran);
   void draw_toolbar(const LaunchRecord& shown);
   void draw_legend(ImDrawList* dl, ImVec2 p0, float em);
   void draw_inspector_text(const LaunchRecord& shown, long long row, long long col, bool pinned);
 
-  std::unique_ptr<matmul::MatmulLab> lab_;
+  std::unique_ptr<lab::Lab> stack_;  // the lab as the shell sees it (possibly wrapped)
+  matmul::MatmulLab* lab_ = nullptr;  // the matmul lab inside it: matrices, reference, geometry
   MatmulViewState state_;
   ViewState view_;
   matmul::MatrixSpec built_;

@@ -175,9 +175,10 @@ struct ElementInfo {
   std::optional<mapping::ElementOwner> owner;
 };
 
-ElementInfo describe_element(const matmul::MatmulLab& lab, const LaunchRecord& shown, const matmul::MatmulGeometry& g,
+ElementInfo describe_element(const lab::Lab& lab, const matmul::MatmulLab& mm, const LaunchRecord& shown,
+                             const matmul::MatmulGeometry& g,
                              long long row, long long col) {
-  const auto& m = lab.spec();
+  const auto& m = mm.spec();
   ElementInfo e;
   e.row = row, e.col = col;
   e.tile_rows = std::max(1, g.block_rows), e.tile_cols = std::max(1, g.block_cols);
@@ -194,10 +195,20 @@ ElementInfo describe_element(const matmul::MatmulLab& lab, const LaunchRecord& s
 
 void MatmulView::draw_inspector_text(const LaunchRecord& shown, long long row, long long col, bool pinned) {
   const auto& m = lab_->spec();
-  const auto what = lab_->resolve(shown.kernel, shown.request);
-  if (!what) return;
-  const matmul::MatmulGeometry g = matmul::matmul_geometry(what->first, what->second);
-  const ElementInfo e = describe_element(*lab_, shown, g, row, col);
+  const auto geometry = geometry_of(shown);
+  if (!geometry) {
+    // A user kernel whose stores follow no closed form: its value and who stored it.
+    ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.35f, 1.0f), "C[%lld][%lld]%s", row, col, pinned ? "  (pinned)" : "");
+    if (const auto got = c_value(row, col)) ImGui::Text("= %.6g", *got);
+    if (const auto o = stack_->owner(shown, col, row))
+      ImGui::Text("stored by thread (%u, %u) of block (%u, %u)", o->thread.thread.x, o->thread.thread.y,
+                  o->thread.block.x, o->thread.block.y);
+    else
+      ImGui::TextColored(kDimColour, "which thread stores it is not recorded for this launch");
+    return;
+  }
+  const matmul::MatmulGeometry g = *geometry;
+  const ElementInfo e = describe_element(*stack_, *lab_, shown, g, row, col);
   ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.35f, 1.0f), "C[%lld][%lld]", e.row, e.col);
   ImGui::SameLine();
   ImGui::TextColored(kDimColour, "row %lld, column %lld%s", e.row, e.col, pinned ? "  (pinned)" : "");
@@ -273,8 +284,7 @@ void MatmulView::draw_legend(ImDrawList* dl, ImVec2 p0, float em) {
 void MatmulView::draw_toolbar(const LaunchRecord& shown) {
   const auto& m = lab_->spec();
   const float em = ImGui::GetFontSize();
-  const auto what = lab_->resolve(shown.kernel, shown.request);
-  const matmul::MatmulGeometry g = what ? matmul::matmul_geometry(what->first, what->second) : matmul::MatmulGeometry{};
+  const matmul::MatmulGeometry g = geometry_of(shown).value_or(matmul::MatmulGeometry{});
   if (g.k_step > 0) {
     const int phases = (m.K + g.k_step - 1) / g.k_step;
     state_.phase = std::clamp(state_.phase, 0, phases - 1);
@@ -377,9 +387,9 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
 
   // Block tiles over C and the error map: only for a launch that ran (the one these heatmaps
   // show), never for a refused configuration.
-  const auto what = shown.ok() ? lab_->resolve(shown.kernel, shown.request) : std::nullopt;
-  const matmul::MatmulGeometry g = what ? matmul::matmul_geometry(what->first, what->second) : matmul::MatmulGeometry{};
-  const bool have_run = what.has_value() && have_output_;
+  const auto geometry = shown.ok() ? geometry_of(shown) : std::nullopt;
+  const matmul::MatmulGeometry g = geometry.value_or(matmul::MatmulGeometry{});
+  const bool have_run = geometry.has_value() && have_output_;
   if (state_.block_lines && have_run)
     for (const MatrixPanel* p : {&L.c, &L.err}) draw_grid_lines(dl, *p, g.block_rows, g.block_cols, IM_COL32(255, 205, 70, 255));
   if (!selection_ran && have_run) {
@@ -403,7 +413,7 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
   const std::optional<PixelPos> inspected_element = inspected();
 
   if (inspected_element && have_run) {
-    const ElementInfo e = describe_element(*lab_, shown, g, inspected_element->y, inspected_element->x);
+    const ElementInfo e = describe_element(*stack_, *lab_, shown, g, inspected_element->y, inspected_element->x);
     const ImU32 amber = IM_COL32(255, 196, 60, 255), amber_fill = IM_COL32(255, 196, 60, 46);
     const ImU32 cyan = IM_COL32(90, 225, 255, 255), cyan_fill = IM_COL32(90, 225, 255, 80);
     const long long r0 = e.tile_r0, r1 = e.tile_r0 + e.tile_rows, c0 = e.tile_c0, c1 = e.tile_c0 + e.tile_cols;
@@ -533,7 +543,7 @@ std::optional<PixelPos> MatmulView::draw_record(const LaunchRecord& record, int,
     const matmul::MatmulGeometry g = matmul::matmul_geometry(what->first, what->second);
     draw_grid_lines(dl, c, g.block_rows, g.block_cols, IM_COL32(255, 205, 70, 255));
     if (inspect && inspect->x < m.N && inspect->y < m.M) {
-      const ElementInfo e = describe_element(*lab_, record, g, inspect->y, inspect->x);
+      const ElementInfo e = describe_element(*stack_, *lab_, record, g, inspect->y, inspect->x);
       const Box t = c.cells(e.tile_r0, e.tile_r0 + e.tile_rows, e.tile_c0, e.tile_c0 + e.tile_cols);
       fill(dl, t, IM_COL32(255, 196, 60, 46));
       outline(dl, t, IM_COL32(255, 196, 60, 255));

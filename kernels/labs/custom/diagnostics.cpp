@@ -116,6 +116,28 @@ int ColumnMap::to_user(int line, int generated_column) const {
   return std::max(1, generated_column - shift);
 }
 
+namespace {
+
+void replace_all(std::string& s, std::string_view from, std::string_view to) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+// The CPU prelude's names as the user wrote them (threadIdx is `bs_tls_ctx->threadIdx` of type
+// bs_u3 there), and GCC's typographic quotes as ASCII (the app's font has no glyph for them).
+std::string tidy_host_message(std::string_view message) {
+  std::string s(message);
+  replace_all(s, "bs_tls_ctx->", "");
+  replace_all(s, "bs_thread_ctx::", "");
+  replace_all(s, "bs_u3::", "");
+  replace_all(s, "bs_u3", "uint3");
+  replace_all(s, "\xE2\x80\x98", "'");
+  replace_all(s, "\xE2\x80\x99", "'");
+  return s;
+}
+
 std::vector<Diagnostic> parse_host_compiler_log(std::string_view log, std::string_view origin,
                                                 const ColumnMap& columns, Anchor anchor) {
   std::vector<Diagnostic> out;
@@ -144,7 +166,7 @@ std::vector<Diagnostic> parse_host_compiler_log(std::string_view log, std::strin
       d.line = lineno;
       d.column = col > 0 ? columns.to_user(lineno, col) : 0;
       d.severity = sev;
-      d.message = std::string(message);
+      d.message = tidy_host_message(message);
       d.origin = std::string(origin);
       out.push_back(std::move(d));
     } else if (sev != Diagnostic::Severity::Note) {

@@ -52,6 +52,10 @@ struct Anchor {
   int line = 1, column = 1;
 };
 
+// A host compiler's message in the user's terms: the CPU prelude's spelling of the built-ins
+// (bs_tls_ctx->threadIdx, bs_u3) as CUDA's, typographic quotes as ASCII.
+std::string tidy_host_message(std::string_view message);
+
 // GCC/Clang text diagnostics ("file:line:col: error: message", -fno-diagnostics-show-caret).
 std::vector<Diagnostic> parse_host_compiler_log(std::string_view log, std::string_view origin,
                                                 const ColumnMap& columns, Anchor anchor);

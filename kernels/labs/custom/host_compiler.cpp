@@ -115,6 +115,10 @@ Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std
                                     "-fvisibility=hidden", "-Wall", "-fno-diagnostics-show-caret",
                                     "-fdiagnostics-color=never"};
   if (compiler.gcc) flags.push_back("-fdiagnostics-column-unit=byte");
+  // C++ lets the optimiser assume loops without side effects end, so `while (i < n) {}` would be
+  // deleted and the kernel "finish" having written nothing. A user's endless loop must stay
+  // endless, so the time limit stops it and says so (GCC 10+, Clang 12+).
+  flags.push_back("-fno-finite-loops");
   std::string flag_text;
   for (const std::string& f : flags) flag_text += f + " ";
   const std::filesystem::path dir = writable(cache_dir);

@@ -360,6 +360,7 @@ Status GrayLab::set_image(const std::uint8_t* rgba, int width, int height, std::
   name_ = std::move(name);
   width_ = width;
   height_ = height;
+  ++generation_;
   return Status::success();
 }
 

@@ -67,6 +67,9 @@ class GrayLab final : public lab::Lab {
   const std::vector<std::uint8_t>& rgba() const { return rgba_; }
   // The double-precision reference of the loaded image (width * height bytes).
   const std::vector<std::uint8_t>& reference() const { return reference_; }
+  // Changes whenever set_image installs an image (labs that copy the data, e.g. the user's own
+  // kernels, know when to copy it again).
+  std::uint64_t generation() const { return generation_; }
 
  private:
   GrayLab(lab::Backend backend, std::unique_ptr<GrayEngine> engine);
@@ -78,6 +81,7 @@ class GrayLab final : public lab::Lab {
   std::string name_;
   int width_ = 0, height_ = 0;
   GrayLayout layout_ = GrayLayout::Planar;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace bs::gray

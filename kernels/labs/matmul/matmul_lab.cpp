@@ -159,6 +159,15 @@ lab::ProblemInfo MatmulLab::problem() const {
               to_string(spec_.a) + ") * B (" + std::to_string(spec_.K) + " x " +
               std::to_string(spec_.N) + ", " + to_string(spec_.b) + "), seed " +
               std::to_string(spec_.seed);
+  // On the GPU: cuBLAS SGEMM as timed when it made the reference for these matrices, and the FP32
+  // peak from the device's SMs and clock. The CPU simulation has neither (its reference is a
+  // plain loop, and a simulator has no peak).
+  const double flops = 2.0 * spec_.M * spec_.N * spec_.K;
+  if (backend_.kind == BackendKind::Cuda && reference_ms_ > 0)
+    p.ceilings.push_back({"cuBLAS SGEMM", flops / (reference_ms_ * 1e6), "GFLOP/s",
+                          "cuBLAS SGEMM (FP32, tensor cores off) timed when it made the reference: median " +
+                              std::to_string(reference_ms_) + " ms"});
+  if (peak_gflops_ > 0) p.ceilings.push_back({"FP32 peak", peak_gflops_, "GFLOP/s", peak_note_});
   return p;
 }
 
@@ -266,9 +275,12 @@ LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
   if (options.verify) {
     std::vector<float> got(static_cast<std::size_t>(spec_.M) * spec_.N);
     Status s = Status::success();
-    if (options.output && backend_.kind == BackendKind::CpuSimulation)
+    // The lab's own output buffer may be passed explicitly (the view does, so a kernel of a
+    // wrapping lab writes where the heatmaps read).
+    const bool own = !options.output || options.output == engine_->own_output();
+    if (options.output && !own && backend_.kind == BackendKind::CpuSimulation)
       std::copy(out, out + got.size(), got.begin());
-    else if (!options.output)
+    else if (own)
       s = engine_->download(got.data());
     else
       s = Status::failure("cannot verify an external GPU output buffer", "", "MatmulLab::run");
@@ -477,6 +489,7 @@ std::vector<std::string> MatmulLab::default_sizes() const {
 
 Status MatmulLab::set_matrices(const MatrixSpec& spec) {
   const bool gpu = backend_.kind == BackendKind::Cuda;
+  ++generation_;
   ready_ = false;
   spec_ = spec;
   a_.clear(), b_.clear(), reference_.clear();

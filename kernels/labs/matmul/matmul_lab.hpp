@@ -61,6 +61,9 @@ class MatmulLab final : public lab::Lab {
   const MatrixSpec& spec() const { return spec_; }
   bool ready() const { return ready_; }
   const Status& status() const { return status_; }  // why not ready
+  // Changes whenever set_matrices runs (labs that copy the data, e.g. the user's own kernels,
+  // know when to copy it again).
+  std::uint64_t generation() const { return generation_; }
   const std::vector<float>& a() const { return a_; }
   const std::vector<float>& b() const { return b_; }
   const std::vector<float>& reference() const { return reference_; }
@@ -95,6 +98,7 @@ class MatmulLab final : public lab::Lab {
   std::string reference_note_;
   double peak_gflops_ = 0;
   std::string peak_note_;
+  std::uint64_t generation_ = 0;
 };
 
 }  // namespace bs::matmul

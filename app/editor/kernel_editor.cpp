@@ -1,0 +1,560 @@
+#include "editor/kernel_editor.hpp"
+
+#include <GLFW/glfw3.h>  // key codes: ImGui 1.86 indexes io.KeysDown by the backend's codes (F5, S)
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "editor/kernel_files.hpp"
+#include "labs/custom/templates.hpp"
+#include "labs/custom/user_kernel_lab.hpp"
+#include "ui/widgets.hpp"
+
+namespace bs::editor {
+namespace fs = std::filesystem;
+using custom::Diagnostic;
+
+namespace {
+
+custom::UserKernelLab* user_lab(const LabContext& ctx) {
+  return ctx.lab ? lab::layer<custom::UserKernelLab>(*ctx.lab) : nullptr;
+}
+
+CodeMark::Kind mark_kind(Diagnostic::Severity s) {
+  switch (s) {
+    case Diagnostic::Severity::Error: return CodeMark::Kind::Error;
+    case Diagnostic::Severity::Warning: return CodeMark::Kind::Warning;
+    case Diagnostic::Severity::Note: return CodeMark::Kind::Note;
+  }
+  return CodeMark::Kind::Note;
+}
+
+std::string fixed(double v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// What the compile produced, for the line under the editor: the compiler, the times, and for
+// the GPU build what the register allocator and the shared memory say.
+std::string describe_build(const custom::TrialResult& r) {
+  if (!r.compile.kernel) return "compile took " + fixed(r.compile_ms, 0) + " ms";
+  const custom::CompiledInfo& i = r.compile.kernel->info();
+  std::string s = i.compiler + "\ncompile " + fixed(i.compile_ms, 0) + " ms" + (i.cache_hit ? " (cached build)" : "") +
+                  ", load " + fixed(i.load_ms, 1) + " ms";
+  if (r.run) s += ", first launch and check " + fixed(r.run->wall_ms, 0) + " ms";
+  s += "; from the source to the verified result " + fixed(r.total_ms, 0) + " ms";
+  if (i.target == custom::Target::Gpu) {
+    const KernelAttributes& a = i.attributes;
+    if (i.attributes_measured)
+      s += "\n" + std::to_string(a.registers_per_thread) + " registers per thread, " +
+           std::to_string(a.static_shared_bytes) + " B static shared memory, " + std::to_string(a.local_bytes_per_thread) +
+           " B local memory per thread (spills and stack" + (a.local_bytes_per_thread > 0 ? ": check for spills" : ": none") +
+           ")" + "; traced entry " + std::to_string(i.traced_attributes.registers_per_thread) + " registers";
+  } else {
+    s += i.uses_shared ? "\n__shared__ per block: " + std::to_string(i.cpu_shared_bytes) +
+                             " B (per simulator worker thread); registers and spills: compile on the GPU"
+                       : std::string("\nno __shared__ memory; registers and spills: compile on the GPU");
+  }
+  return s;
+}
+
+constexpr int kWaitForDataFrames = 30;
+
+std::string lab_title(const std::string& lab) { return lab == "matmul" ? "Matmul" : lab == "gray" ? "Grayscale" : lab; }
+
+}  // namespace
+
+KernelEditor::KernelEditor(fs::path recent_path) : recent_path_(std::move(recent_path)) {
+  if (!recent_path_.empty()) recent_ = load_recent_files(recent_path_);
+}
+
+KernelEditor::~KernelEditor() {
+  if (!recent_path_.empty()) save_recent_files(recent_, recent_path_);
+}
+
+void KernelEditor::set_time_limit_s(double s) { time_limit_s_ = std::clamp(s, 0.05, 600.0); }
+
+bool KernelEditor::busy() const {
+  if (worker_.busy()) return true;
+  return std::any_of(tabs_.begin(), tabs_.end(), [](const Tab& t) { return t.compile_requested; });
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. tabs
+// ---------------------------------------------------------------------------------------------
+
+KernelEditor::Tab& KernelEditor::new_tab(std::string lab, std::string title) {
+  Tab t;
+  t.uid = next_uid_++;
+  t.lab = std::move(lab);
+  t.title = std::move(title);
+  tabs_.push_back(std::move(t));
+  active_uid_ = select_uid_ = tabs_.back().uid;
+  open_ = true;
+  return tabs_.back();
+}
+
+KernelEditor::Tab* KernelEditor::tab(int uid) {
+  for (Tab& t : tabs_)
+    if (t.uid == uid) return &t;
+  return nullptr;
+}
+
+KernelEditor::Tab* KernelEditor::active() { return tab(active_uid_); }
+
+void KernelEditor::open_template(const std::string& lab, const std::string& template_id) {
+  const custom::KernelTemplate* tp = custom::find_template(template_id);
+  if (!tp) return;
+  Tab& t = new_tab(lab, "untitled (" + std::string(tp->id) + ")");
+  replace_text(t.code, std::string(tp->source()));
+  t.saved_text = t.code.text;
+  t.template_id = template_id;
+  if (tp->fixed_blocks_per_sm > 0) {
+    t.grid_mode = 1;
+    t.per_sm = static_cast<int>(tp->fixed_blocks_per_sm);
+  }
+  t.code.take_focus = true;
+}
+
+void KernelEditor::edit(const LabContext& ctx, app::MessageLog& log) {
+  open_ = true;
+  custom::UserKernelLab* user = user_lab(ctx);
+  if (!user) {
+    log.warn("The " + ctx.title + " lab takes no kernels of your own");
+    return;
+  }
+  if (custom::is_user_kernel_id(ctx.kernel)) {
+    for (Tab& t : tabs_)
+      if (t.lab == ctx.id && t.installed_id == ctx.kernel) {
+        active_uid_ = select_uid_ = t.uid;
+        return;
+      }
+    const auto k = user->book().find(ctx.kernel);
+    if (!k) return;
+    Tab& t = new_tab(ctx.id, k->origin.empty() ? k->name : fs::path(k->origin).filename().string());
+    replace_text(t.code, k->source);
+    t.saved_text = k->source;
+    t.path = k->origin;
+    t.installed_id = k->id;
+    if (k->fixed_blocks_per_sm > 0) {
+      t.grid_mode = 1;
+      t.per_sm = static_cast<int>(k->fixed_blocks_per_sm);
+    } else if (k->grid.kind == custom::GridRule::Kind::Fixed) {
+      t.grid_mode = 2;
+      t.fixed_grid[0] = static_cast<int>(k->grid.fixed.x);
+      t.fixed_grid[1] = static_cast<int>(k->grid.fixed.y);
+    }
+    t.state = Tab::State::Ok;
+    t.status = "the kernel the lab runs now";
+    return;
+  }
+  const std::string tid = user->template_for(ctx.kernel);
+  // An untouched tab of that template is reused; edits are never thrown away.
+  for (Tab& t : tabs_)
+    if (t.lab == ctx.id && t.template_id == tid && t.path.empty() && !t.dirty()) {
+      active_uid_ = select_uid_ = t.uid;
+      return;
+    }
+  open_template(ctx.id, tid);
+}
+
+Status KernelEditor::open_file(const fs::path& path, const std::string& fallback_lab, app::MessageLog& log) {
+  auto text = read_kernel_file(path);
+  if (!text) {
+    Status s = text.status();
+    s.message = "Cannot open the kernel: " + s.message;
+    log.error(s);
+    return s;
+  }
+  std::string lab = lab_of_source(*text);
+  if (lab.empty()) lab = fallback_lab;  // the compile will say what signature is missing
+  std::error_code ec;
+  const fs::path normal = fs::absolute(path, ec).lexically_normal();
+  Tab* t = nullptr;
+  for (Tab& existing : tabs_)
+    if (!existing.path.empty() && fs::absolute(existing.path, ec).lexically_normal() == normal) t = &existing;
+  if (t && t->dirty() && t->code.text != *text) {
+    log.warn(path.filename().string() + " is open with unsaved changes: kept them (save or close the tab to reload it)");
+  } else {
+    if (!t) t = &new_tab(lab, path.filename().string());
+    t->lab = lab;
+    t->path = path;
+    replace_text(t->code, *text);
+    t->saved_text = *text;
+  }
+  active_uid_ = select_uid_ = t->uid;
+  open_ = true;
+  t->compile_requested = true;
+  remember(path);
+  log.info("Opened " + path.filename().string() + " (" + lab_title(t->lab) + " lab): compiling");
+  return Status::success();
+}
+
+Status KernelEditor::open_kernel_file(const fs::path& path, const std::string& fallback_lab, app::MessageLog& log,
+                                      std::optional<Dim3> block) {
+  Status s = open_file(path, fallback_lab, log);
+  kernel_file_outcome_ = {};
+  if (!s) {
+    kernel_file_outcome_ = {true, false, s.message, {}};
+    return s;
+  }
+  if (Tab* t = active()) {
+    t->from_kernel_file = true;
+    t->block = block;
+  }
+  return s;
+}
+
+std::string KernelEditor::active_lab() const {
+  for (const Tab& t : tabs_)
+    if (t.uid == active_uid_) return t.lab;
+  return {};
+}
+
+void KernelEditor::remember(const fs::path& path) {
+  remember_file(recent_, path);
+  if (!recent_path_.empty()) save_recent_files(recent_, recent_path_);
+}
+
+void KernelEditor::save(app::MessageLog& log) {
+  Tab* t = active();
+  if (!t) return;
+  if (t->path.empty()) {
+    save_as_uid_ = t->uid;
+    const std::string name = (t->installed_id.empty() ? std::string("kernel") : t->installed_id.substr(custom::kUserKernelPrefix.size())) + ".cu";
+    dialog_.open(KernelFileDialog::Mode::SaveAs, recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path(),
+                 name);
+    return;
+  }
+  if (Status s = write_kernel_file(t->path, t->code.text); !s) {
+    log.error(s);
+    return;
+  }
+  t->saved_text = t->code.text;
+  t->title = t->path.filename().string();
+  remember(t->path);
+  log.info("Saved " + t->path.string());
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. compiling
+// ---------------------------------------------------------------------------------------------
+
+void KernelEditor::compile() {
+  if (Tab* t = active()) t->compile_requested = true;
+}
+
+custom::GridRule KernelEditor::grid_rule(const Tab& t) const {
+  if (t.grid_mode == 2)
+    return custom::GridRule::fixed_grid(
+        {static_cast<unsigned>(std::max(1, t.fixed_grid[0])), static_cast<unsigned>(std::max(1, t.fixed_grid[1])), 1});
+  return custom::GridRule::form_rule();
+}
+
+void KernelEditor::start_compile(Tab& t, const LabContext& ctx, app::MessageLog& log) {
+  custom::UserKernelLab* user = user_lab(ctx);
+  if (!user) {
+    t.state = Tab::State::Failed;
+    t.status = "the " + lab_title(t.lab) + " lab is not open, or takes no kernels of your own";
+    log.warn(t.status);
+    if (t.from_kernel_file) kernel_file_outcome_ = {true, false, t.status, {}};
+    t.from_kernel_file = false;
+    return;
+  }
+  user->book().set_time_limit_s(time_limit_s_);
+  CompileJob job;
+  job.tab = t.uid;
+  job.book = user->shared_book();
+  custom::TrialRequest& r = job.request;
+  r.source = t.code.text;
+  r.lab = t.lab;
+  r.origin = t.path.string();
+  r.target = user->target();
+  r.time_limit_s = time_limit_s_;
+  r.grid = grid_rule(t);
+  r.fixed_blocks_per_sm = t.grid_mode == 1 ? static_cast<unsigned>(std::max(1, t.per_sm)) : 0;
+  if (!t.installed_id.empty() && ctx.kernel == t.installed_id) r.block = ctx.config.block;  // as the user set it
+  else if (t.block) r.block = *t.block;
+  else if (const auto* tp = custom::find_template(t.template_id)) r.block = tp->block;
+  if (Status s = user->settings_check(); !s) {
+    log.warn("Compiling only: " + s.message, s.hint);
+  } else if (auto p = user->user_problem()) {
+    r.problem = *p;
+  } else if (t.waited_for_data < kWaitForDataFrames) {
+    // The lab builds its data in the frame (the matmul view makes its matrices on first use):
+    // ask again next frame before settling for a compile without a run.
+    ++t.waited_for_data;
+    t.compile_requested = true;
+    return;
+  } else {
+    log.warn("Compiling only: " + p.status().message);
+  }
+  t.waited_for_data = 0;
+  t.block.reset();  // the command line's block is for the first compile only
+  job.also_cpu_build = r.target == custom::Target::Gpu;
+  t.state = Tab::State::Compiling;
+  t.status = std::string("compiling for the ") + custom::to_string(r.target) + "...";
+  worker_.submit(std::move(job));
+}
+
+void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::MessageLog& log, EditorRequests& requests) {
+  (void)labs;
+  Tab* t = tab(done.tab);
+  if (!t) return;  // closed meanwhile
+  const custom::TrialResult& r = done.result;
+  const std::string file = t->path.empty() ? std::string("kernel.cu") : t->path.filename().string();
+  t->diagnostics = r.compile.diagnostics;
+  t->compiled_info = describe_build(r);
+  t->status = r.summary(file);
+  const bool first_of_file = t->from_kernel_file;
+  t->from_kernel_file = false;
+  // Compiled, and its launch finished (or there was no data to launch it on): it can join.
+  const bool installable = r.compile.ok() && (!r.run || r.run->record.ok());
+  if (!installable) {
+    t->state = Tab::State::Failed;
+    Status s = Status::failure(t->title + ": " + t->status,
+                               r.compile.ok() ? "the kernel the lab ran before is still the one it runs"
+                                              : "fix it and compile again; the last working kernel keeps running",
+                               r.compile.ok() ? "launch" : "compile", r.compile.ok() ? r.run->record.status.code : r.compile.status.code);
+    log.error(s);
+    if (first_of_file) kernel_file_outcome_ = {true, false, t->status, t->compiled_info};
+    return;
+  }
+  // It compiled and its launch finished: it joins the lab (replacing its older version) and is
+  // selected. A renamed kernel's old entry goes, unless another tab installed it.
+  done.book->install(r.kernel, r.compile.kernel);
+  done.book->add_build(r.kernel.id, done.cpu_build);
+  if (!t->installed_id.empty() && t->installed_id != r.kernel.id) {
+    const bool shared = std::any_of(tabs_.begin(), tabs_.end(), [&](const Tab& o) {
+      return o.uid != t->uid && o.installed_id == t->installed_id;
+    });
+    if (!shared) done.book->remove(t->installed_id);
+  }
+  t->installed_id = r.kernel.id;
+  const bool wrong = r.run && r.run->record.check.failed();
+  t->state = wrong ? Tab::State::Wrong : Tab::State::Ok;
+  if (wrong) log.warn(t->title + ": " + t->status);
+  else log.info(t->title + ": " + t->status);
+  EditorRequests::Select sel;
+  sel.lab = t->lab;
+  sel.kernel = r.kernel.id;
+  sel.config.block = r.run ? r.run->record.config.block : r.kernel.block;
+  requests.select = sel;
+  if (first_of_file) kernel_file_outcome_ = {true, !wrong, t->status, t->compiled_info};
+}
+
+EditorRequests KernelEditor::update(const LabLookup& labs, app::MessageLog& log) {
+  EditorRequests requests;
+  for (const CompileDone& d : worker_.take()) apply(d, labs, log, requests);
+  for (Tab& t : tabs_) {
+    if (!t.compile_requested) continue;
+    t.compile_requested = false;
+    start_compile(t, labs(t.lab), log);
+  }
+  return requests;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. the pane
+// ---------------------------------------------------------------------------------------------
+
+void KernelEditor::draw_file_menu(const LabLookup& labs, const std::string& current_lab, app::MessageLog& log) {
+  if (ImGui::MenuItem("Edit kernel")) edit(labs(current_lab), log);
+  if (ImGui::MenuItem("Open kernel file (.cu)..."))
+    dialog_.open(KernelFileDialog::Mode::Open, recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path());
+  if (ImGui::BeginMenu("Recent kernel files", !recent_.paths.empty())) {
+    std::optional<fs::path> chosen;
+    for (const fs::path& p : recent_.paths)
+      if (ImGui::MenuItem(p.filename().string().c_str())) chosen = p;
+    ImGui::EndMenu();
+    if (chosen && !open_file(*chosen, current_lab, log)) forget_file(recent_, *chosen);
+  }
+  if (ImGui::MenuItem("Save kernel", "Ctrl+S", false, active() != nullptr)) save(log);
+  if (ImGui::MenuItem("Save kernel as...", nullptr, false, active() != nullptr)) {
+    save_as_uid_ = active_uid_;
+    dialog_.open(KernelFileDialog::Mode::SaveAs, recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path(),
+                 active()->path.empty() ? "kernel.cu" : active()->path.filename().string());
+  }
+}
+
+void KernelEditor::draw_toolbar(Tab& t, const LabContext& ctx, app::MessageLog& log, EditorRequests& requests) {
+  const float em = ImGui::GetFontSize();
+  const bool compiling = t.state == Tab::State::Compiling;
+  if (compiling) ImGui::BeginDisabled();
+  if (ImGui::Button("Compile")) t.compile_requested = true;
+  if (compiling) ImGui::EndDisabled();
+  ui::item_tooltip("Compile for this backend and run once on the lab's data, verified (Ctrl+Enter or F5). "
+                   "Only a kernel that compiles and finishes joins the lab; until then the last working one runs.");
+  ImGui::SameLine();
+  if (ImGui::Button("Save")) save(log);
+  ImGui::SameLine();
+  custom::UserKernelLab* user = user_lab(ctx);
+  ImGui::TextColored(ui::kDimColour, "%s lab, for the %s", lab_title(t.lab).c_str(),
+                     user ? custom::to_string(user->target()) : "(lab not open)");
+  // The grid rule.
+  ImGui::TextUnformatted("grid");
+  ImGui::SameLine();
+  const char* modes[] = {"form's grid", "per SM", "fixed grid"};
+  ImGui::SetNextItemWidth(em * 9.5f);
+  bool launch_changed = ImGui::Combo("##grid_mode", &t.grid_mode, modes, 3);
+  ui::item_tooltip("How the grid follows from the data: the form's rule (the lecture's ceil-divisions), a fixed "
+                   "number of blocks per SM, or a fixed grid. A fixed grid needs a kernel that loops "
+                   "(a grid-stride loop); otherwise elements stay unwritten and the check says so.");
+  if (t.grid_mode == 1) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em * 5);
+    launch_changed |= ImGui::InputInt("##per_sm", &t.per_sm, 1, 1);
+    t.per_sm = std::clamp(t.per_sm, 1, 64);
+  } else if (t.grid_mode == 2) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em * 8);
+    launch_changed |= ImGui::InputInt2("##fixed_grid", t.fixed_grid);
+    t.fixed_grid[0] = std::clamp(t.fixed_grid[0], 1, 1 << 30);
+    t.fixed_grid[1] = std::clamp(t.fixed_grid[1], 1, 65535);
+  }
+  if (launch_changed && user && !t.installed_id.empty()) {
+    if (const auto k = user->book().find(t.installed_id)) {
+      user->book().set_launch(k->id, k->block, grid_rule(t), t.grid_mode == 1 ? static_cast<unsigned>(t.per_sm) : 0);
+      requests.relaunch = true;
+    }
+  }
+  ImGui::SameLine(0, em);
+  float limit = static_cast<float>(time_limit_s_);
+  ImGui::SetNextItemWidth(em * 7);
+  if (ImGui::DragFloat("time limit", &limit, 0.05f, 0.1f, 60.0f, "%.1f s")) {
+    set_time_limit_s(limit);
+    if (user) user->book().set_time_limit_s(time_limit_s_);
+  }
+  ui::item_tooltip("A launch of your kernel running longer than this is stopped (its process is killed) and "
+                   "reported; blockscope and its data are unaffected.");
+}
+
+void KernelEditor::draw_results(Tab& t, const LabContext& ctx) {
+  const ImVec4 colour = t.state == Tab::State::Ok        ? ui::kOkColour
+                        : t.state == Tab::State::Wrong   ? ui::kWarnColour
+                        : t.state == Tab::State::Failed  ? ui::kErrorColour
+                                                         : ui::kDimColour;
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextColored(colour, "%s", t.status.empty() ? "not compiled yet: Compile (Ctrl+Enter or F5)" : t.status.c_str());
+  if (!t.compiled_info.empty()) ImGui::TextColored(ui::kDimColour, "%s", t.compiled_info.c_str());
+  if (custom::UserKernelLab* user = user_lab(ctx); user && !t.installed_id.empty() && ctx.kernel == t.installed_id &&
+                                                   !user->owners_note().empty())
+    ImGui::TextColored(ui::kDimColour, "who stores what: %s", user->owners_note().c_str());
+  ImGui::PopTextWrapPos();
+  // Diagnostics: a click puts the cursor there.
+  for (std::size_t i = 0; i < t.diagnostics.size(); ++i) {
+    const Diagnostic& d = t.diagnostics[i];
+    const ImVec4 c = d.severity == Diagnostic::Severity::Error     ? ui::kErrorColour
+                     : d.severity == Diagnostic::Severity::Warning ? ui::kWarnColour
+                                                                   : ui::kDimColour;
+    const std::string text = (d.line > 0 ? std::to_string(d.line) + ":" + std::to_string(d.column) + "  " : std::string()) +
+                             custom::to_string(d.severity) + ": " + d.message +
+                             (d.origin.empty() ? "" : "  (" + d.origin + ")");
+    ImGui::PushID(static_cast<int>(i));
+    ImGui::PushStyleColor(ImGuiCol_Text, c);
+    if (ImGui::Selectable(text.c_str(), false) && d.line > 0) {
+      t.code.goto_line = d.line;
+      t.code.goto_column = std::max(1, d.column);
+    }
+    ImGui::PopStyleColor();
+    ImGui::PopID();
+  }
+}
+
+void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, app::MessageLog& log,
+                        EditorRequests& requests) {
+  if (auto chosen = dialog_.draw()) {
+    if (dialog_.mode() == KernelFileDialog::Mode::Open) {
+      open_file(*chosen, current_lab, log);
+    } else if (Tab* t = tab(save_as_uid_)) {
+      t->path = *chosen;
+      active_uid_ = t->uid;
+      save(log);
+    }
+  }
+  if (!open_) return;
+  const float em = ImGui::GetFontSize();
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  // Over the left part of the data view, so the result stays in sight beside it.
+  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + std::min(em * 21.0f, vp->WorkSize.x * 0.3f) + em,
+                                 vp->WorkPos.y + em * 2.5f),
+                          ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(std::min(em * 46, vp->WorkSize.x * 0.42f), vp->WorkSize.y * 0.72f), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Kernel editor", &open_)) {
+    focused_ = false;
+    ImGui::End();
+    return;
+  }
+  // Only the code scrolls sideways, never the pane (a focus request on the wide text field
+  // would otherwise drag the whole pane along).
+  if (ImGui::GetScrollX() > 0) ImGui::SetScrollX(0);
+  // The pane's own keys while it has the keyboard (the app's shortcut system calls
+  // App::compile_kernel() for the same action).
+  const ImGuiIO& io = ImGui::GetIO();
+  focused_ = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows);
+  if (focused_) {
+    const bool enter = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false) ||
+                       ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter), false);
+    if ((io.KeyCtrl && enter) || ImGui::IsKeyPressed(GLFW_KEY_F5, false)) {
+      compile();
+      // Ctrl+Enter also ends the text field's editing (ImGui's multi-line rule): take the
+      // keyboard back, the cursor stays where it was.
+      if (Tab* t = active()) t->code.take_focus = true;
+    }
+    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_S, false)) save(log);
+  }
+  const LabContext ctx = labs(current_lab);
+  if (tabs_.empty()) {
+    ImGui::TextWrapped("No kernel open. Press Edit kernel in a lab, open or drop a .cu file, or start from a template:");
+    for (const custom::KernelTemplate& tp : custom::kernel_templates()) {
+      const std::string lab(custom::form_spec(tp.form).lab);
+      if (ImGui::Button((std::string(tp.title) + "##" + std::string(tp.id)).c_str())) open_template(lab, std::string(tp.id));
+    }
+    ImGui::End();
+    return;
+  }
+  std::vector<int> closing;
+  if (ImGui::BeginTabBar("kernel_tabs", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyScroll)) {
+    for (Tab& t : tabs_) {
+      bool keep = true;
+      ImGuiTabItemFlags flags = t.dirty() ? ImGuiTabItemFlags_UnsavedDocument : 0;
+      if (select_uid_ == t.uid) flags |= ImGuiTabItemFlags_SetSelected;
+      const std::string label = t.title + "###tab" + std::to_string(t.uid);
+      if (ImGui::BeginTabItem(label.c_str(), &keep, flags)) {
+        active_uid_ = t.uid;
+        const LabContext tctx = t.lab == current_lab ? ctx : labs(t.lab);
+        draw_toolbar(t, tctx, log, requests);
+        if (t.lab != current_lab)
+          ImGui::TextColored(ui::kWarnColour, "A %s kernel: compiling it switches to the %s lab.", lab_title(t.lab).c_str(),
+                             lab_title(t.lab).c_str());
+        std::vector<CodeMark> marks;
+        for (const Diagnostic& d : t.diagnostics)
+          marks.push_back({d.line, d.column, mark_kind(d.severity), custom::describe_at(d, t.title)});
+        const float results_h = em * (10.5f + 1.2f * std::min<std::size_t>(t.diagnostics.size(), 6));
+        draw_code_editor(("code" + std::to_string(t.uid)).c_str(), t.code, marks,
+                         ImVec2(0, std::max(em * 6, ImGui::GetContentRegionAvail().y - results_h)));
+        ImGui::TextColored(ui::kDimColour, "line %d, column %d", t.code.cursor_line, t.code.cursor_column);
+        ImGui::BeginChild("results", ImVec2(0, 0), false);
+        draw_results(t, tctx);
+        ImGui::EndChild();
+        ImGui::EndTabItem();
+      }
+      if (!keep) closing.push_back(t.uid);
+    }
+    if (ImGui::TabItemButton("+", ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)) ImGui::OpenPopup("templates");
+    if (ImGui::BeginPopup("templates")) {
+      ImGui::TextColored(ui::kDimColour, "new kernel from a template");
+      for (const custom::KernelTemplate& tp : custom::kernel_templates())
+        if (ImGui::MenuItem(std::string(tp.title).c_str())) open_template(std::string(custom::form_spec(tp.form).lab), std::string(tp.id));
+      ImGui::EndPopup();
+    }
+    ImGui::EndTabBar();
+  }
+  select_uid_ = 0;
+  for (int uid : closing) std::erase_if(tabs_, [&](const Tab& t) { return t.uid == uid; });
+  ImGui::End();
+}
+
+}  // namespace bs::editor

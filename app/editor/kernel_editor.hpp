@@ -1,0 +1,163 @@
+// The kernel editor pane: write CUDA in the app, compile it for the current backend (NVRTC for
+// the GPU, the host compiler for the CPU simulator), and see it run as a kernel of the lab.
+//
+// One tab per kernel source (typed, from a template, or a .cu file), each tied to a lab (its
+// forms decide which signatures compile). Compile (the button, Ctrl+Enter or F5 while the pane
+// has the keyboard; App::compile_kernel() for the app's own shortcut system) hands the source to
+// a worker thread that compiles it and runs it once on the lab's data, verified; only a kernel
+// that compiled and whose launch finished joins the lab's kernel list (the "custom" group) and
+// is selected, so the last working kernel keeps running while a new version fails. Errors and
+// warnings are marked at their line and column and listed (click one to go there); compile
+// times, and for the GPU build its registers, shared memory and spills, are shown. The time
+// limit for user kernels (default 2 s) is set here.
+//
+// Files: open and save .cu files (recent kernel files kept beside recent images), a .cu dropped
+// on the window opens here, and --kernel-file does the same at start. A file that cannot be read
+// is a message; nothing open changes.
+//
+// Section index of kernel_editor.cpp:
+//   1. tabs: edit, open a file, templates, save
+//   2. compiling: requests, the worker's results, installing into the lab
+//   3. the pane: toolbar, code, results, diagnostics; the File menu items
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/kernel_config.hpp"
+#include "editor/code_editor.hpp"
+#include "editor/compile_worker.hpp"
+#include "editor/kernel_file_dialog.hpp"
+#include "lab/lab.hpp"
+#include "state/recent_files.hpp"
+#include "ui/messages.hpp"
+
+namespace bs::editor {
+
+// What the editor needs of one lab, from the shell.
+struct LabContext {
+  std::string id;               // "gray"
+  std::string title;            // "Grayscale"
+  lab::Lab* lab = nullptr;      // the lab as the shell runs it (null: the lab could not open)
+  std::string kernel;           // the selection in it
+  KernelConfig config;
+};
+using LabLookup = std::function<LabContext(const std::string& lab_id)>;
+
+// What the editor asks of the shell.
+struct EditorRequests {
+  struct Select {
+    std::string lab, kernel;
+    KernelConfig config;
+  };
+  std::optional<Select> select;       // a kernel compiled and ran: show it
+  std::optional<std::string> open_lab;  // a file of another lab was opened: switch to it
+  bool relaunch = false;              // the launch settings of the current lab's kernel changed
+};
+
+// The outcome of --kernel-file's first compile-and-run, for the run modes' exit code.
+struct KernelFileOutcome {
+  bool done = false;
+  bool ok = false;
+  std::string message;  // the first error at its line, the launch's failure, or the summary
+  std::string build;    // the compiler and times; GPU: registers, shared memory, spills
+};
+
+class KernelEditor {
+ public:
+  // `recent_path`: where recent kernel files persist (empty: not persisted, as headless runs).
+  explicit KernelEditor(std::filesystem::path recent_path = {});
+  ~KernelEditor();
+  KernelEditor(const KernelEditor&) = delete;
+  KernelEditor& operator=(const KernelEditor&) = delete;
+
+  bool is_open() const { return open_; }
+  void close() { open_ = false; }
+  // The pane had the keyboard in the last frame (its F5 and Ctrl+Enter compile, not the app's).
+  bool has_keyboard() const { return open_ && focused_; }
+  // "Edit kernel": opens the pane on the lab's selected kernel: a user kernel's own source, else
+  // the template the lab names for that built-in kernel.
+  void edit(const LabContext& lab, app::MessageLog& log);
+  // Opens a .cu file in a tab of its own (or the tab already holding it) on the lab its kernel
+  // belongs to (`fallback_lab` when it matches none), and compiles it. A file that cannot be
+  // read leaves everything as it was and says why.
+  Status open_file(const std::filesystem::path& path, const std::string& fallback_lab, app::MessageLog& log);
+  // --kernel-file: open_file, and remember the outcome of its first compile and launch, which
+  // uses `block` when given (the command line's --block).
+  Status open_kernel_file(const std::filesystem::path& path, const std::string& fallback_lab, app::MessageLog& log,
+                          std::optional<Dim3> block = std::nullopt);
+  // The action behind the Compile button, Ctrl+Enter and F5: compiles the active tab.
+  void compile();
+  // Saves the active tab (to its file; a new one opens Save as).
+  void save(app::MessageLog& log);
+
+  // Each frame, before drawing: starts asked-for compiles, takes finished ones (installs the
+  // kernels that run into their lab and asks to select them).
+  EditorRequests update(const LabLookup& labs, app::MessageLog& log);
+  // The pane (a window of its own) for the open lab.
+  void draw(const LabLookup& labs, const std::string& current_lab, app::MessageLog& log, EditorRequests& requests);
+  // Items for the app's File menu.
+  void draw_file_menu(const LabLookup& labs, const std::string& current_lab, app::MessageLog& log);
+
+  bool busy() const;  // a compile or its first launch is in flight
+  std::string active_lab() const;  // the lab of the tab in front ("" with no tab)
+  const KernelFileOutcome& kernel_file_outcome() const { return kernel_file_outcome_; }
+  double time_limit_s() const { return time_limit_s_; }
+  void set_time_limit_s(double s);
+
+ private:
+  struct Tab {
+    int uid = 0;
+    std::string lab;                   // whose forms it compiles against
+    std::string title;                 // file name, or "untitled (template)"
+    std::filesystem::path path;        // empty until saved
+    std::string template_id;           // the template it started from (none for files)
+    CodeEditorState code;
+    std::string saved_text;            // what the file (or the template) holds: dirty when different
+    std::vector<custom::Diagnostic> diagnostics;
+    std::string status;                // the last compile's one-line outcome
+    enum class State { Idle, Compiling, Ok, Wrong, Failed } state = State::Idle;
+    std::string compiled_info;         // compiler, times; GPU: registers, shared, spills
+    std::string installed_id;          // the user kernel it installed last
+    // Launch: the grid rule (the form's, N blocks per SM, or a fixed grid).
+    int grid_mode = 0;                 // 0 form, 1 per SM, 2 fixed
+    int per_sm = 2;
+    int fixed_grid[2] = {128, 1};
+    bool compile_requested = false;
+    int waited_for_data = 0;           // frames a compile waited for the lab's data
+    bool from_kernel_file = false;     // --kernel-file: its outcome is remembered
+    std::optional<Dim3> block;         // the block its next compile runs with (else the form's)
+    bool dirty() const { return code.text != saved_text; }
+  };
+
+  Tab& new_tab(std::string lab, std::string title);
+  Tab* active();
+  Tab* tab(int uid);
+  void open_template(const std::string& lab, const std::string& template_id);
+  void start_compile(Tab& t, const LabContext& ctx, app::MessageLog& log);
+  void apply(const CompileDone& done, const LabLookup& labs, app::MessageLog& log, EditorRequests& requests);
+  custom::GridRule grid_rule(const Tab& t) const;
+  void draw_toolbar(Tab& t, const LabContext& ctx, app::MessageLog& log, EditorRequests& requests);
+  void draw_results(Tab& t, const LabContext& ctx);
+  void remember(const std::filesystem::path& path);
+
+  bool open_ = false;
+  bool focused_ = false;
+  std::vector<Tab> tabs_;
+  int active_uid_ = 0;
+  int select_uid_ = 0;  // a tab to bring to the front on the next draw
+  int next_uid_ = 1;
+  double time_limit_s_ = 2.0;
+  CompileWorker worker_;
+  KernelFileDialog dialog_;
+  int save_as_uid_ = 0;  // the tab a Save-as dialog is for
+  RecentFiles recent_;
+  std::filesystem::path recent_path_;
+  KernelFileOutcome kernel_file_outcome_;
+  bool kernel_file_pending_ = false;
+};
+
+}  // namespace bs::editor

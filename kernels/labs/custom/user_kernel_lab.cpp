@@ -1,0 +1,436 @@
+// Sections
+//   1. closed-form schemes from recorded owners
+//   2. the kernel list
+//   3. plan and run of a user kernel (the output copy, owners, who wrote the wrong elements)
+//   4. owner, memory accesses, output, fork
+#include "labs/custom/user_kernel_lab.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+
+#include "labs/custom/verify.hpp"
+#include "mapping/thread_map.hpp"
+
+namespace bs::custom {
+
+namespace {
+
+std::string file_name(const std::string& path) {
+  return path.empty() ? std::string() : std::filesystem::path(path).filename().string();
+}
+
+std::string grid_rule_text(const UserKernel& k) {
+  if (k.fixed_blocks_per_sm > 0)
+    return "fixed grid: " + std::to_string(k.fixed_blocks_per_sm) + " blocks per SM (the kernel must loop)";
+  if (k.grid.kind == GridRule::Kind::Fixed) return "fixed grid " + to_string(k.grid.fixed) + " (the kernel must loop)";
+  return std::string(form_spec(k.form).grid_rule);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// 1. closed-form schemes
+// ---------------------------------------------------------------------------------------------
+
+std::optional<IndexScheme> closed_form_scheme(const LaunchConfig& c, const OwnerMap& owners) {
+  const long long w = owners.width, h = owners.height, n = w * h;
+  if (n <= 0 || owners.thread.size() != static_cast<std::size_t>(n) || c.block.volume() == 0 || c.grid.volume() == 0)
+    return std::nullopt;
+  constexpr std::uint32_t nobody = OwnerMap::kNobody;
+  const unsigned long long T = c.block.volume();
+  const std::uint32_t* id = owners.thread.data();
+  // Every element owned by someone, and nobody owning more than it should, is checked by
+  // comparing each element's recorded owner with the scheme's.
+  auto matches = [&](const std::function<std::uint32_t(long long x, long long y)>& want) {
+    for (long long y = 0; y < h; ++y)
+      for (long long x = 0; x < w; ++x)
+        if (id[y * w + x] != want(x, y)) return false;
+    return true;
+  };
+  if (c.grid.y == 1 && c.grid.z == 1) {
+    // The lecture's 1D: element e belongs to global thread e (when the grid reaches it).
+    const unsigned long long G = c.grid.x * T;
+    if (matches([&](long long x, long long y) {
+          const unsigned long long e = static_cast<unsigned long long>(y * w + x);
+          return e < G ? static_cast<std::uint32_t>(e) : nobody;
+        }))
+      return IndexScheme::flat();
+    // A grid-stride loop: element e belongs to thread e mod G.
+    if (G < static_cast<unsigned long long>(n) && matches([&](long long x, long long y) {
+          return static_cast<std::uint32_t>(static_cast<unsigned long long>(y * w + x) % G);
+        })) {
+      IndexScheme s = IndexScheme::flat();
+      s.grid_stride = true;
+      return s;
+    }
+  }
+  if (c.block.z == 1 && c.grid.z == 1) {
+    const unsigned long long bx = c.block.x, by = c.block.y;
+    // (column, row) of the grid's 2D index -> the thread that has it, or nobody.
+    auto thread_at = [&](unsigned long long gx, unsigned long long gy) -> std::uint32_t {
+      if (gx >= c.grid.x * bx || gy >= c.grid.y * by) return nobody;
+      const unsigned long long block = gx / bx + c.grid.x * (gy / by);
+      return static_cast<std::uint32_t>(block * T + gx % bx + bx * (gy % by));
+    };
+    if (matches([&](long long x, long long y) { return thread_at(x, y); })) return IndexScheme::grid2d();
+    if (matches([&](long long x, long long y) { return thread_at(y, x); })) return IndexScheme::grid2d_transposed();
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. the kernel list
+// ---------------------------------------------------------------------------------------------
+
+UserKernelLab::UserKernelLab(std::unique_ptr<lab::Lab> inner, LabAdapter adapter, std::shared_ptr<UserKernelBook> book)
+    : inner_(std::move(inner)), adapter_(std::move(adapter)), book_(std::move(book)) {}
+
+UserKernelLab::~UserKernelLab() = default;
+
+Target UserKernelLab::target() const {
+  return inner_->backend().kind == BackendKind::Cuda ? Target::Gpu : Target::Cpu;
+}
+
+const std::vector<lab::KernelInfo>& UserKernelLab::kernels() const {
+  const std::uint64_t v = book_->version();
+  if (v == kernels_version_ && !kernels_.empty()) return kernels_;
+  kernels_ = inner_->kernels();
+  for (const UserKernel& k : book_->kernels()) {
+    const FormSpec& spec = form_spec(k.form);
+    lab::KernelInfo i;
+    i.id = k.id;
+    i.label = "custom: " + k.name;
+    i.teaches = "Your kernel" + (k.origin.empty() ? std::string(", typed in the editor") : ", from " + file_name(k.origin)) +
+                ": " + std::string(spec.signature) + ", launched with " + grid_rule_text(k) +
+                ". Who stores each element is recorded by the CPU simulator; blockscope cannot see your "
+                "kernel's loads, so the Memory tab lists no requests for it.";
+    i.file = k.origin.empty() ? "(the editor)" : k.origin;
+    i.group = "custom";
+    i.style = lab::ConfigStyle::FreeBlock;
+    i.block_rank = spec.block_rank;
+    i.default_block = k.block;
+    if (spec.block_rank == 1)
+      i.presets = {Dim3{64, 1, 1}, Dim3{128, 1, 1}, Dim3{256, 1, 1}, Dim3{512, 1, 1}, Dim3{1024, 1, 1}};
+    else
+      i.presets = {Dim3{8, 8, 1}, Dim3{16, 16, 1}, Dim3{32, 8, 1}, Dim3{32, 32, 1}};
+    if (std::find(i.presets.begin(), i.presets.end(), k.block) == i.presets.end()) i.presets.insert(i.presets.begin(), k.block);
+    i.grid_rule = grid_rule_text(k);
+    i.fixed_grid_allowed = true;
+    i.uses_barriers = k.uses_barriers;
+    kernels_.push_back(std::move(i));
+  }
+  kernels_version_ = v;
+  return kernels_;
+}
+
+std::string UserKernelLab::template_for(std::string_view kernel) const {
+  if (is_user_kernel_id(kernel)) return {};
+  return adapter_.template_for ? adapter_.template_for(kernel) : std::string();
+}
+
+Result<Problem> UserKernelLab::user_problem() {
+  const lab::ProblemInfo info = inner_->problem();
+  if (!info.ready) return info.status.ok() ? Status::failure("the lab has no data yet", "", "user_problem") : info.status;
+  const std::uint64_t g = adapter_.generation(*inner_);
+  if (!problem_ || g != problem_generation_) {
+    auto p = adapter_.problem(*inner_);
+    if (!p) return p.status();
+    problem_ = std::move(p.value());
+    problem_generation_ = g;
+    derived_.clear();
+  }
+  return *problem_;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. plan and run
+// ---------------------------------------------------------------------------------------------
+
+LaunchRecord UserKernelLab::base_record(std::string_view kernel, const KernelConfig& config) const {
+  LaunchRecord rec;
+  // The problem's spelling is the wrapped lab's own, so timings, runs and exports put user
+  // kernels beside the built-in ones on the same data.
+  const auto& own = inner_->kernels();
+  if (!own.empty()) rec = inner_->plan(own.front().id, inner_->default_config(own.front()));
+  LaunchRecord out;
+  out.lab = std::string(id());
+  out.kernel = std::string(kernel);
+  out.request = config;
+  out.backend = inner_->backend().kind;
+  out.problem = rec.problem;
+  out.settings = setting_values();
+  out.data_width = rec.data_width;
+  out.data_height = rec.data_height;
+  out.scheme = IndexScheme::recorded();
+  return out;
+}
+
+LaunchRecord UserKernelLab::plan_user(const UserKernel& k, const KernelConfig& config,
+                                      std::shared_ptr<CustomKernel>* build_out) {
+  LaunchRecord rec = base_record(k.id, config);
+  rec.config_label = "block " + block_text(config.block);
+  auto fail = [&](Status s, bool refused) {
+    rec.status = std::move(s);
+    rec.refused = refused;
+    return rec;
+  };
+  const lab::ProblemInfo info = inner_->problem();
+  if (!info.ready) return fail(info.status, true);
+  if (Status s = settings_check(); !s) return fail(s, true);
+  auto problem = user_problem();
+  if (!problem) return fail(problem.status(), true);
+  auto build = book_->build(k.id, target());
+  if (!build) return fail(build.status(), false);  // a compile error is a failure, not a refusal
+  const CompiledInfo& ci = (*build)->info();
+  RunRequest req;
+  req.block = config.block;
+  req.grid = config.fixed_grid() ? GridRule::fixed_grid(config.grid) : launch_grid(k, ci.limits.sm_count);
+  auto grid = (*build)->grid_for(*problem, req);
+  if (!grid) return fail(grid.status(), true);
+  rec.config.grid = *grid;
+  rec.config.block = config.block;
+  rec.config_label = "block " + block_text(config.block) + ", grid " + block_text(*grid) +
+                     (req.grid.kind == GridRule::Kind::Fixed ? " (fixed)" : "");
+  rec.attributes = ci.attributes;
+  rec.attributes_measured = ci.attributes_measured;
+  const Shape shape = problem->shape();
+  if (k.form == Form::Matmul) {
+    rec.bytes_moved = 4.0 * (static_cast<double>(shape.h) * shape.k + static_cast<double>(shape.k) * shape.w +
+                             static_cast<double>(shape.h) * shape.w);
+    rec.bytes_note = "m, n read once and out written once (compulsory traffic)";
+    rec.flops = 2.0 * static_cast<double>(shape.h) * shape.w * shape.k;
+  } else {
+    rec.bytes_moved = 4.0 * static_cast<double>(shape.n());
+    rec.bytes_note = "3 bytes read + 1 written per pixel";
+  }
+  if (Status s = validate_launch(rec.config, ci.limits, ci.attributes_measured ? &ci.attributes : nullptr); !s)
+    return fail(s, true);
+  if (build_out) *build_out = *build;
+  return rec;
+}
+
+LaunchRecord UserKernelLab::plan(std::string_view kernel, const KernelConfig& config) {
+  if (!is_user_kernel_id(kernel)) return inner_->plan(kernel, config);
+  const auto k = book_->find(kernel);
+  if (!k) {
+    LaunchRecord rec = base_record(kernel, config);
+    rec.status = Status::failure("there is no user kernel '" + std::string(kernel) + "'",
+                                 "open or write it in the kernel editor (Edit kernel)", "UserKernelLab::plan");
+    return rec;
+  }
+  return plan_user(*k, config, nullptr);
+}
+
+UserKernelLab::DerivedOwners UserKernelLab::derive_owners_on_cpu(const UserKernel& k, const LaunchConfig& launched,
+                                                                 const RunRequest& gpu_request) {
+  const std::string key = std::to_string(std::hash<std::string>{}(k.source)) + "|" + block_text(launched.block) + "|" +
+                          block_text(launched.grid) + "|" + std::to_string(problem_generation_);
+  if (auto it = derived_.find(key); it != derived_.end()) return it->second;
+  DerivedOwners d;
+  const Shape shape = problem_->shape();
+  // The simulator runs every thread's code one after another: only where that takes well under
+  // a second (the UI thread waits for it, once per launch shape).
+  const double work = k.form == Form::Matmul ? static_cast<double>(shape.h) * shape.w * shape.k
+                                             : static_cast<double>(shape.n());
+  const double cap = k.form == Form::Matmul ? 1 << 24 : 1 << 22;
+  if (work > cap) {
+    d.note = "the data is too large to replay on the CPU simulator for owners";
+  } else if (auto cpu = book_->build(k.id, Target::Cpu); !cpu) {
+    d.note = "the CPU build (for owners) failed: " + cpu.status().message;
+  } else {
+    RunRequest req = gpu_request;
+    req.grid = GridRule::fixed_grid(launched.grid);  // exactly the GPU's grid, whatever the rule
+    req.timing = TimingPolicy::once();
+    req.trace = false;
+    req.verify = false;
+    req.record_owners = true;
+    req.time_limit_s = std::min(1.0, book_->time_limit_s());
+    RunOutcome r = (*cpu)->run(*problem_, req);
+    if (r.out_of_bounds) {
+      d.out_of_bounds = r.out_of_bounds;
+      d.note = "the CPU simulator's replay of this launch stopped: " + r.out_of_bounds->describe();
+    } else if (!r.record.ok() || !r.record.owners) {
+      d.note = "the CPU simulator's replay for owners did not finish: " + r.record.status.message;
+    } else if (auto s = closed_form_scheme(r.record.config, *r.record.owners)) {
+      d.scheme = *s;
+      d.note = "owners from the CPU simulator's run of the same source: " + describe(*s);
+    } else {
+      d.note = "the CPU simulator's run of the same source shows no closed-form mapping";
+    }
+  }
+  derived_[key] = d;
+  return d;
+}
+
+LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& config, const lab::RunOptions& options) {
+  if (!is_user_kernel_id(kernel)) {
+    last_was_user_ = false;
+    return inner_->run(kernel, config, options);
+  }
+  const auto k = book_->find(kernel);
+  if (!k) {
+    LaunchRecord rec = plan(kernel, config);
+    rec.refused = true;
+    return rec;
+  }
+  std::shared_ptr<CustomKernel> build;
+  LaunchRecord planned = plan_user(*k, config, &build);
+  if (!planned.ok()) return planned;
+  RunRequest req;
+  req.block = config.block;
+  req.grid = GridRule::fixed_grid(planned.config.grid);  // what plan computed, rule or fixed
+  req.timing = options.timing;
+  req.trace = options.trace_schedule;
+  req.record_owners = true;
+  req.verify = options.verify;
+  req.time_limit_s = book_->time_limit_s();
+  req.workers = inner_->backend().sim_workers;
+  RunOutcome out = build->run(*problem_, req);
+  LaunchRecord rec = std::move(out.record);
+  rec.lab = planned.lab;
+  rec.kernel = planned.kernel;
+  rec.request = config;
+  rec.problem = planned.problem;
+  rec.settings = planned.settings;
+  rec.config_label = planned.config_label;
+  rec.bytes_moved = planned.bytes_moved;
+  rec.bytes_note = planned.bytes_note;
+  rec.flops = planned.flops;
+  rec.scheme = IndexScheme::recorded();
+  if (!rec.ok()) {
+    // A CUDA error here happened in the kernel's own process, never in blockscope's context: it
+    // must not read as a sticky fault of the app's GPU (the shell would move to the CPU).
+    if (rec.status.code.rfind("cudaError", 0) == 0) {
+      rec.status.message = "your kernel faulted on the GPU: " + rec.status.message;
+      rec.status.hint = "only its own process was ended; blockscope's GPU context and data are unaffected, and "
+                        "the next run starts a fresh process";
+      rec.status.code = "user kernel " + rec.status.code;
+    }
+    return rec;
+  }
+
+  // Who stores what.
+  if (rec.owners) {
+    auto s = closed_form_scheme(rec.config, *rec.owners);
+    if (s) rec.scheme = *s;
+    owners_note_ = s ? "recorded by the CPU simulator: " + describe(*s)
+                     : "recorded by the CPU simulator: no closed-form mapping, the inspector reads the record";
+  } else if (target() == Target::Gpu) {
+    const DerivedOwners d = derive_owners_on_cpu(*k, rec.config, req);
+    if (d.scheme) rec.scheme = *d.scheme;
+    owners_note_ = d.note;
+    if (d.out_of_bounds) {
+      // The GPU finished (a small overrun does not fault), but the kernel is wrong: say where.
+      rec.status = Status::failure(
+          "out-of-bounds (found by replaying this launch on the CPU simulator): " + d.out_of_bounds->describe(),
+          "the GPU did not fault: the stray access landed in memory nothing checks. Check the kernel's guard "
+          "(i < n, not i <= n) and its index arithmetic",
+          "run", "out_of_bounds");
+      return rec;
+    }
+  }
+  // The first wrong element and the thread that stored it.
+  if (rec.check.failed() && !out.wrong.empty()) {
+    WrongElement w = out.wrong.front();
+    const bool pixel = k->form != Form::Matmul;
+    std::string note = "first wrong " + describe_wrong(w, pixel ? "pixel" : "element");
+    if (!w.owner_known && rec.scheme.kind != IndexScheme::Kind::Recorded) {
+      // GPU: the mapping the CPU simulator recorded for the same source names the thread.
+      note = "first wrong " + std::string(pixel ? "pixel" : "element") + " (" + std::to_string(w.x) + ", " +
+             std::to_string(w.y) + ")";
+      if (auto o = mapping::thread_for_pixel(rec.scheme, rec.config, rec.data_width, rec.data_height, w.x, w.y))
+        note += ": by the mapping the CPU simulator recorded, thread " + to_string(o->thread) + " of block " +
+                to_string(o->block) + " stores it";
+      else
+        note += ": no thread of this mapping stores it";
+    }
+    rec.check.note = rec.check.note.empty() ? note : note + "; " + rec.check.note;
+  }
+  last_output_ = std::move(out.output);
+  last_was_user_ = true;
+  if (options.output)
+    if (Status s = copy_output(last_output_, options.output); !s) rec.status = s;
+  return rec;
+}
+
+Status UserKernelLab::copy_output(const std::vector<std::uint8_t>& bytes, void* output) const {
+  const std::size_t want = inner_->output_bytes();
+  if (bytes.size() != want)
+    return Status::failure("the kernel's output has " + std::to_string(bytes.size()) + " bytes, the view expects " +
+                               std::to_string(want),
+                           "", "UserKernelLab::run");
+  return copy_to_output(output, bytes.data(), bytes.size(), inner_->backend().kind);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. owner, memory accesses, output, fork
+// ---------------------------------------------------------------------------------------------
+
+std::optional<mapping::ElementOwner> UserKernelLab::owner(const LaunchRecord& r, long long x, long long y) const {
+  if (!is_user_kernel_id(r.kernel)) return inner_->owner(r, x, y);
+  if (r.scheme.kind != IndexScheme::Kind::Recorded)
+    return mapping::owner_of(r.scheme, r.config, r.data_width, r.data_height, x, y);
+  if (!r.owners || x < 0 || y < 0 || x >= r.owners->width || y >= r.owners->height) return std::nullopt;
+  const long long w = r.owners->width;
+  const std::uint32_t id = r.owners->thread[static_cast<std::size_t>(y * w + x)];
+  if (id == OwnerMap::kNobody) return std::nullopt;
+  Dim3 block, thread;
+  split_thread_id(id, r.config.grid, r.config.block, block, thread);
+  auto t = mapping::describe_thread(r.scheme, r.config, r.data_width, r.data_height, block, thread);
+  if (!t) return std::nullopt;
+  mapping::ElementOwner o;
+  o.thread = *t;
+  o.thread.in_range = true;
+  o.thread.x = x;
+  o.thread.y = y;
+  o.thread.flat_index = y * w + x;
+  // Everything else it stores, as row runs (a scan of the recorded owners).
+  const auto& ids = r.owners->thread;
+  for (long long row = 0; row < r.owners->height && o.owns.size() < 4096; ++row) {
+    long long run_start = -1;
+    for (long long col = 0; col <= w; ++col) {
+      const bool mine = col < w && ids[static_cast<std::size_t>(row * w + col)] == id;
+      if (mine && run_start < 0) run_start = col;
+      if (!mine && run_start >= 0) {
+        o.owns.push_back({run_start, row, col - run_start, 1});
+        run_start = -1;
+      }
+    }
+  }
+  return o;
+}
+
+std::vector<mapping::WarpAccess> UserKernelLab::warp_accesses(const LaunchRecord& r, Dim3 block, unsigned warp,
+                                                              int step) const {
+  if (is_user_kernel_id(r.kernel)) return {};  // blockscope cannot see a user kernel's loads
+  return inner_->warp_accesses(r, block, warp, step);
+}
+
+Status UserKernelLab::download_output(void* host) {
+  if (!last_was_user_) return inner_->download_output(host);
+  if (last_output_.size() != inner_->output_bytes())
+    return Status::failure("no result of this kernel on the current data", "", "download_output");
+  std::copy(last_output_.begin(), last_output_.end(), static_cast<std::uint8_t*>(host));
+  return Status::success();
+}
+
+Result<std::unique_ptr<lab::Lab>> UserKernelLab::fork() const {
+  auto inner = inner_->fork();
+  if (!inner) return inner.status();
+  auto copy = std::make_unique<UserKernelLab>(std::move(inner.value()), adapter_, book_->snapshot());
+  if (problem_ && adapter_.generation(*inner_) == problem_generation_) {
+    // The fork has the same data: it shares this copy of it (one memfd, mapped by each runner)
+    // instead of making another.
+    copy->problem_ = problem_;
+    copy->problem_generation_ = adapter_.generation(*copy->inner_);
+  }
+  return std::unique_ptr<lab::Lab>(std::move(copy));
+}
+
+std::unique_ptr<lab::Lab> with_user_kernels(std::unique_ptr<lab::Lab> inner, LabAdapter adapter,
+                                            std::shared_ptr<UserKernelBook> book) {
+  return std::make_unique<UserKernelLab>(std::move(inner), std::move(adapter), std::move(book));
+}
+
+}  // namespace bs::custom

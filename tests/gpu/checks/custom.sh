@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Issue 11 on the GPU machine: the user's own kernels compiled by NVRTC and run as kernels of the
+# labs, headless, as a user runs them.
+#
+#   tests/gpu/checks/custom.sh BUNDLE RESULTS
+#
+# BUNDLE (tests/gpu/make_bundle.sh) needs: blockscope, blockscope-kernel-runner (next to
+# blockscope: the app looks for it there), blockscope-edit-to-result, test_kernel_file,
+# test_custom_gpu. The machine needs NVRTC (the toolkit's libnvrtc; the runner opens it at run
+# time) and a host C++ compiler (g++: the CPU build the lab replays GPU launches on for owners).
+#
+# Steps (each limited to 2 minutes):
+#   - the lecture's kernels pasted unchanged (1D and 2D grayscale, naive matmul, lecture 5's tiled
+#     matmul): headless --kernel-file on cuda, verified (exit 0)
+#   - an off-by-one guard (i <= n, block 384 so thread n exists): reported with its block and
+#     thread (the GPU does not fault on a one-element overrun; the CPU replay of the launch finds
+#     it), exit 1
+#   - a syntax error: NVRTC's message names the line, exit 1
+#   - an endless loop: stopped at the 2 s limit, the frames keep coming, exit 1
+#   - a wrong result: the first wrong pixel named, exit 1
+#   - the real per-SM schedule of a user kernel (the traced entry), bench beside the copy ceiling
+#     and beside cuBLAS
+#   - the engine's GPU tests and the app's GPU kernel-file test
+#   - the NVRTC edit-to-result time (target < 1 s)
+# Writes 2 files into RESULTS:
+#   custom_edit_to_result.json  blockscope-edit-to-result --backend cuda (10 edits of the lecture's
+#                               1D kernel on the sample: compile, first launch, relaunch, verified)
+#   custom_editor_gpu.png       the window with the kernel editor after --kernel-file on cuda:
+#                               NVRTC's registers, shared memory and spills under the code
+# Prints a verdict per step and the lines that matter. Exit 1 if any step failed.
+set -u
+bundle="$(cd "${1:?usage: custom.sh BUNDLE RESULTS}" && pwd)"
+results="${2:?usage: custom.sh BUNDLE RESULTS}"
+mkdir -p "$results"
+work="$(mktemp -d -t bs_custom.XXXXXX)"
+log="$work/log.txt"
+: >"$log"
+
+# CUDA's libraries and EGL as run_on_device.sh finds them.
+cuda_libs=/usr/local/cuda/lib64
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do [ -e "$d/libcublas.so.13" ] && cuda_libs="$d"; done
+export LD_LIBRARY_PATH="$bundle/lib:$cuda_libs:${LD_LIBRARY_PATH:-}"
+for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json /usr/share/glvnd/egl_vendor.d/10_nvidia.json; do
+  [ -e "$f" ] && { export __EGL_VENDOR_LIBRARY_FILENAMES="$f"; break; }
+done
+export BLOCKSCOPE_EXE="$bundle/blockscope"
+export BLOCKSCOPE_KERNEL_RUNNER="$bundle/blockscope-kernel-runner"
+export XDG_CONFIG_HOME="$work/config" XDG_CACHE_HOME="$work/cache"
+
+declare -a verdicts
+failed=0
+# step NAME EXPECTED_RC PATTERN... -- COMMAND...: the step passes when the command exits with
+# EXPECTED_RC and its output holds every PATTERN (grep -E); the matching lines are printed.
+step() {
+  local name=$1 want=$2; shift 2
+  local patterns=()
+  while [ "$1" != "--" ]; do patterns+=("$1"); shift; done
+  shift
+  local out="$work/$name.out"
+  local t0=$SECONDS
+  timeout 120 "$@" >"$out" 2>&1
+  local rc=$?
+  { echo "==== $name (rc $rc): $*"; cat "$out"; } >>"$log"
+  local ok=1
+  [ "$rc" -eq "$want" ] || ok=0
+  for p in "${patterns[@]}"; do grep -qE -- "$p" "$out" || { ok=0; echo "  [$name] missing: $p"; }; done
+  [ $ok -eq 1 ] || failed=1
+  verdicts+=("$(printf '%-24s %s (rc %d, want %d, %ds)' "$name" "$([ $ok -eq 1 ] && echo ok || echo FAILED)" $rc "$want" $((SECONDS - t0)))")
+  for p in "${patterns[@]}"; do grep -E -- "$p" "$out" | head -n 2 | cut -c1-240 | sed "s/^/  [$name] /"; done
+}
+
+{
+  echo "== $(date -u +%FT%TZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+  ls "$bundle"/blockscope-kernel-runner
+} >>"$log" 2>&1
+
+# The lecture's kernels, exactly as its notebook has them.
+cat >"$work/gray_1d.cu" <<'EOF'
+__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
+    int i = blockIdx.x*blockDim.x + threadIdx.x;
+    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];
+}
+EOF
+cat >"$work/gray_2d.cu" <<'EOF'
+__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int w, int h) {
+    int c = blockIdx.x*blockDim.x + threadIdx.x;
+    int r = blockIdx.y*blockDim.y + threadIdx.y;
+
+    if (c<w && r<h) {
+        int i = r*w + c;
+        int n = h*w;
+        out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];
+    }
+}
+EOF
+cat >"$work/matmul.cu" <<'EOF'
+__global__ void matmul_k(float* m, float* n, float* out, int h, int w, int k) {
+    int r = blockIdx.y*blockDim.y + threadIdx.y;
+    int c = blockIdx.x*blockDim.x + threadIdx.x;
+
+    if (r>=h || c>=w) return;
+    float o = 0;
+    for (int i = 0; i<k; ++i) o += m[r*k+i] * n[i*w+c];
+    out[r*w+c] = o;
+}
+EOF
+cat >"$work/matmul_tiled.cu" <<'EOF'
+constexpr int tw = 16;
+
+__global__ void matmul_ks(float *m, float *n, float *out, int h, int w, int k) {
+    __shared__ float ms[tw][tw], ns[tw][tw];
+    int tc=threadIdx.x, tr=threadIdx.y;
+    int r=blockIdx.y*blockDim.y+tr, c=blockIdx.x*blockDim.x+tc;
+
+    float p=0.0f;
+    for (int ph=0; ph < cdiv(k,tw); ++ph) {
+        int idx = ph*tw;
+        ms[tr][tc] = r<h && idx+tc<k ? m[ tc+idx + r*k ] : 0.0f;
+        ns[tr][tc] = c<w && idx+tr<k ? n[(tr+idx)*w + c] : 0.0f;
+        __syncthreads();
+        for (int i=0; i<tw; ++i) p += ms[tr][i] * ns[i][tc];
+        __syncthreads();
+    }
+    if (r<h && c<w) out[r*w + c] = p;
+}
+EOF
+sed 's/if (i<n)/if (i<=n)/' "$work/gray_1d.cu" >"$work/off_by_one.cu"
+printf '%s\n' '__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {' \
+  '    int i = blockIdx.x*blockDim.x + threadIdx.x' \
+  '    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];' '}' >"$work/syntax.cu"
+# volatile: an endless loop no compiler may remove.
+printf '%s\n' '__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {' \
+  '    volatile int spin = 0;' '    while (spin >= 0) spin = (spin + 1) & 0xffff;' '}' >"$work/endless.cu"
+printf '%s\n' '__global__ void shifted(unsigned char* x, unsigned char* out, int n) {' \
+  '    int i = blockIdx.x*blockDim.x + threadIdx.x;' \
+  '    if (i + 1 < n) out[i + 1] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];' '}' >"$work/shifted.cu"
+
+backend=${BS_CHECK_BACKEND:-cuda}  # cpu: a dry run of this script's mechanics on a machine without a GPU
+app=("$bundle/blockscope" --headless --backend "$backend" --frames 3)
+step lecture_gray_1d 0 'launch: custom:rgb_to_grayscale_kernel' 'check: correct' 'compiled for the GPU' 'CUDA events' \
+  'registers per thread' -- \
+  "${app[@]}" --kernel-file "$work/gray_1d.cu" --output "$work/gray_1d.png"
+step lecture_gray_2d 0 'launch: custom:rgb_to_grayscale_kernel \[block 16x16' 'check: correct' -- \
+  "${app[@]}" --kernel-file "$work/gray_2d.cu" --block 16x16
+step lecture_matmul 0 'launch: custom:matmul_k' 'check: correct' -- \
+  "${app[@]}" --kernel-file "$work/matmul.cu" --matmul-size 1023x1025x511 --block 16x16
+step lecture5_tiled 0 'launch: custom:matmul_ks' 'check: correct' -- \
+  "${app[@]}" --kernel-file "$work/matmul_tiled.cu" --matmul-size 1023x1025x511 --block 16x16
+step off_by_one 1 'thread \(256, 0, 0\) of block \(682, 0, 0\)' 'out-of-bounds' -- \
+  "${app[@]}" --kernel-file "$work/off_by_one.cu" --block 384
+step syntax_error 1 'syntax\.cu:3' -- "${app[@]}" --kernel-file "$work/syntax.cu"
+step endless_loop 1 'stopped after 2\.0 s' 'frames drawn while it compiled and ran' 'check: correct' -- \
+  "${app[@]}" --kernel-file "$work/endless.cu" --window-size 640x400
+step wrong_result 1 'check: WRONG' 'first wrong pixel' -- "${app[@]}" --kernel-file "$work/shifted.cu"
+step schedule_per_sm 0 'check: correct' -- \
+  "${app[@]}" --kernel-file "$work/gray_2d.cu" --block 32x8 --schedule-json "$work/schedule.json"
+step schedule_json_sms 0 '"simulated": ?false' -- head -c 400 "$work/schedule.json"
+step bench_vs_copy 0 'custom:rgb_to_grayscale_kernel' 'copy' -- \
+  "$bundle/blockscope" bench gray --backend "$backend" --kernel-file "$work/gray_1d.cu" --kernel custom:rgb_to_grayscale_kernel \
+  --kernel gray_1d_flat --kernel copy --size 8192x8192 --block 256 --set layout=planar --repeats 20
+step bench_vs_cublas 0 'custom:matmul_k' 'cublas_sgemm' -- \
+  "$bundle/blockscope" bench matmul --backend "$backend" --kernel-file "$work/matmul.cu" --kernel custom:matmul_k \
+  --kernel k1_naive --kernel cublas_sgemm --size 4096 --block 16x16 --repeats 10
+step engine_gpu_tests 0 'PASSED' -- "$bundle/test_custom_gpu" --gtest_color=no
+step app_gpu_kernel_file 0 'PASSED' -- "$bundle/test_kernel_file" --gtest_color=no --gtest_filter='*Gpu*'
+step edit_to_result 0 'edit to result on' -- \
+  "$bundle/blockscope-edit-to-result" --backend "$backend" --iterations 10 --json "$results/custom_edit_to_result.json"
+step editor_screenshot 0 'check: correct' -- \
+  "${app[@]}" --kernel-file "$work/gray_1d.cu" --window-size 1600x1000 --screenshot "$results/custom_editor_gpu.png"
+
+echo
+echo "== issue 11 (user kernels) on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)"
+printf '%s\n' "${verdicts[@]}"
+grep -h -A1 -E '^kernel file:' "$work"/lecture_gray_1d.out | tail -n 1
+grep -h -E 'edit to result on' "$work"/edit_to_result.out
+grep -h -E 'registers per thread' "$work"/lecture_gray_1d.out | head -n 1
+echo "full log: $log"
+exit $failed
