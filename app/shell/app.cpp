@@ -926,7 +926,8 @@ void App::draw_left_panel(Slot& s) {
   draw_settings(s);
   ImGui::EndDisabled();
   ImGui::Separator();
-  ui::PickerInput in{&s.view->lab().kernels(), &compute_.backend.limits, &s.last};
+  const std::map<std::string, std::string> figures = kernel_figures(s);
+  ui::PickerInput in{&s.view->lab().kernels(), &compute_.backend.limits, &s.last, &figures};
   if (ui::draw_kernel_picker(in, &s.kernel, &s.config, &s.picker)) {
     s.dirty = true;
     s.paused_slow = false;
@@ -976,6 +977,33 @@ void App::draw_settings(Slot& s) {
     }
     ui::item_tooltip(set.help.c_str());
   }
+}
+
+// Beside each kernel in the list: the best median throughput its configurations reached on the
+// problem shown (this session, this device) and its share of the lab's first ceiling.
+std::map<std::string, std::string> App::kernel_figures(Slot& s) const {
+  std::map<std::string, std::string> out;
+  const lab::ProblemInfo p = s.view->lab().problem();
+  const bool flops = p.throughput_unit == "GFLOP/s";
+  const lab::Ceiling* ceiling = nullptr;
+  for (const lab::Ceiling& c : p.ceilings)
+    if (!ceiling && c.value > 0 && c.unit == p.throughput_unit) ceiling = &c;
+  std::map<std::string, double> best;
+  for (const TimingEntry& e : timings_.entries()) {
+    if (e.key.lab != s.entry->id || e.key.problem != s.shown.problem || e.last.check.failed()) continue;
+    const double ms = e.history.kernel_summary().median;
+    if (ms <= 0) continue;
+    const double t = (flops ? e.last.flops : e.last.bytes_moved) / (ms * 1e6);
+    double& b = best[e.key.kernel];
+    b = std::max(b, t);
+  }
+  for (const auto& [kernel, t] : best) {
+    std::string text = t >= 1000 ? ui::sig(t / 1000, 3) + (flops ? " TFLOP/s" : " TB/s")
+                                 : ui::sig(t, 3) + (flops ? " GFLOP/s" : " GB/s");
+    if (ceiling) text += "  " + ui::sig(100 * t / ceiling->value, 3) + "%";
+    out[kernel] = text;
+  }
+  return out;
 }
 
 void App::draw_centre(Slot& s) {

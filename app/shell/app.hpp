@@ -197,6 +197,7 @@ class App {
   void draw_menu_bar();
   void draw_left_panel(Slot& s);
   void draw_centre(Slot& s);
+  std::map<std::string, std::string> kernel_figures(Slot& s) const;
   void draw_side_panel(Slot& s);
   void draw_status_bar(Slot& s);
   void draw_loading_modal();

@@ -71,19 +71,25 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
     if (k.id == *kernel) current = &k;
 
   ImGui::TextUnformatted("Kernel");
-  const float room = ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight();
+  const float label_room = ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight();
+  const float right_edge = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x;
   std::string group;
   for (const auto& k : *in.kernels) {
     if (k.group != group && k.group == "library") ImGui::Separator();
     group = k.group;
     std::string label = k.label;
+    std::string figure;
+    if (in.figures)
+      if (auto f = in.figures->find(k.id); f != in.figures->end()) figure = f->second;
+    const float figure_w = figure.empty() ? 0.0f : ImGui::CalcTextSize(figure.c_str()).x + 0.5f * em;
+    const float room = label_room - figure_w;
     for (const char* cut : {" (", ", "})
       if (ImGui::CalcTextSize(label.c_str()).x > room && label.find(cut) != std::string::npos)
         label = label.substr(0, label.find(cut));
     // Still too long for a narrow panel: cut on a character boundary with an ellipsis (the
     // tooltip has the whole label).
     if (ImGui::CalcTextSize(label.c_str()).x > room) {
-      const std::string ellipsis = "\xe2\x80\xa6";
+      const std::string ellipsis = "...";
       while (label.size() > 1 && ImGui::CalcTextSize((label + ellipsis).c_str()).x > room) {
         label.pop_back();
         while (!label.empty() && (static_cast<unsigned char>(label.back()) & 0xC0) == 0x80) label.pop_back();
@@ -104,7 +110,20 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
       current = &k;
       changed = true;
     }
-    item_tooltip((k.label + "\n\n" + k.teaches + "\n\n" + k.file + (k.grid_rule.empty() ? "" : "\n" + k.grid_rule)).c_str());
+    const bool hovered_button = ImGui::IsItemHovered();
+    if (!figure.empty()) {
+      ImGui::SameLine(right_edge - ImGui::CalcTextSize(figure.c_str()).x);
+      ImGui::TextColored(kDimColour, "%s", figure.c_str());
+    }
+    if (hovered_button || ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(em * 28.0f);
+      ImGui::TextUnformatted((k.label + "\n\n" + k.teaches + "\n\n" + k.file + (k.grid_rule.empty() ? "" : "\n" + k.grid_rule) +
+                              (figure.empty() ? "" : "\n\nBest on this problem here (the fastest median of its "
+                                                     "configurations, and its share of the ceiling): " + figure)).c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
+    }
   }
   if (!current) return changed;
   ImGui::PushTextWrapPos(0.0f);

@@ -54,8 +54,13 @@ void draw_result_card(const ResultInput& in) {
     if (in.problem)
       for (const auto& c : in.problem->ceilings)
         if (c.value > 0 && c.unit == unit) {
+          // Beside the figure where the whole share fits, else on a line of its own (never
+          // wrapped into a column of single letters).
+          const std::string share = sig(100 * throughput / c.value, 3) + "% of " + c.name;
           ImGui::SameLine();
-          ImGui::TextColored(kDimColour, "%s%% of %s", sig(100 * throughput / c.value, 3).c_str(), c.name.c_str());
+          if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(share.c_str()).x) ImGui::NewLine();
+          ImGui::TextColored(kDimColour, "%s", share.c_str());
+          if (!c.note.empty()) item_tooltip(c.note.c_str());
         }
   }
   if (r.check.state == Check::State::NotChecked)
