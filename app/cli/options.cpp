@@ -379,7 +379,7 @@ LAB AND KERNEL (in any order)
   --kernel-file FILE.cu     your own kernel (the lecture's signatures: see the kernel editor and
                             kernels/labs/custom/README.md): compiled for the backend, run on the
                             lab's data and verified; it joins the lab's kernels as custom:NAME
-                            (window, headless, bench). Exit 1 when it does not compile (the
+                            (window, headless, bench, sweep). Exit 1 when it does not compile (the
                             message names the line), its result is wrong, or it was stopped
   --kernel-time-limit S     stop a launch of your kernel after S seconds (default 2)
 )" + lab_lines + R"(

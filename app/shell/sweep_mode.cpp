@@ -5,6 +5,7 @@
 // before and after) and the results through the one writer (lab/report.hpp).
 #include <cstdio>
 
+#include "editor/kernel_files.hpp"
 #include "lab/bench.hpp"
 #include "lab/report.hpp"
 #include "lab/sweep.hpp"
@@ -66,6 +67,17 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
   }
   lab::Lab& l = *made.value();
   const bool gpu = session->backend.kind == BackendKind::Cuda;
+  // --kernel-file: the user's kernel joins the lab's kernels and is swept like them.
+  if (!options.kernel_file.empty()) {
+    std::string diagnostics;
+    auto id = editor::install_kernel_file(l, options.kernel_file, options.kernel_time_limit_s, &diagnostics);
+    std::fputs(diagnostics.c_str(), stderr);
+    if (!id) {
+      print_status("kernel file", id.status());
+      return kExitFailure;
+    }
+    std::printf("kernel file: %s compiled as %s\n", options.kernel_file.c_str(), id->c_str());
+  }
 
   lab::SweepSpec spec;
   spec.kernels = b.kernels;

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -110,6 +111,53 @@ TEST_F(SweepApp, CommandWritesJsonAndCsvAndRefusesBadShapesWithReasons) {
   const std::string csv = read(path("s.csv"));
   EXPECT_EQ(csv_rows(csv), 4u);
   EXPECT_EQ(csv.rfind("lab,kernel,config,problem,settings,outcome", 0), 0u);
+}
+
+// A user's kernel swept like the lab's own: the lecture's 1D kernel pasted in a .cu file, on a
+// size that leaves a partial last block, every point verified against the lab's reference and
+// ranked; a shape CUDA refuses is refused, never launched. A wrong kernel is never ranked.
+TEST_F(SweepApp, AUserKernelIsSweptAndVerifiedLikeTheLabsOwn) {
+  {
+    std::ofstream(path("k.cu")) << "__global__ void my_gray(unsigned char* x, unsigned char* out, int n) {\n"
+                                   "    int i = blockIdx.x*blockDim.x + threadIdx.x;\n"
+                                   "    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];\n}\n";
+    std::ofstream(path("bad.cu")) << "__global__ void off(unsigned char* x, unsigned char* out, int n) {\n"
+                                     "    int i = blockIdx.x*blockDim.x + threadIdx.x;\n"
+                                     "    if (i<n) out[i] = x[i];\n}\n";
+  }
+  RunResult r = run("sweep gray --backend cpu --size 53x29 --kernel-file " + quote(path("k.cu")) +
+                    " --kernel custom:my_gray --blocks 32,64,256,2048 --json " + quote(path("u.json")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("compiled as custom:my_gray"), std::string::npos) << r.output;
+  auto doc = json(path("u.json"));
+  ASSERT_TRUE(doc);
+  const auto& res = doc->at("results").items;
+  ASSERT_EQ(res.size(), 4u);
+  int ranked = 0;
+  for (const auto& x : res) {
+    EXPECT_EQ(x.at("kernel").str, "custom:my_gray");
+    if (x.at("block").at(0).number == 2048) {
+      EXPECT_EQ(x.at("outcome").str, "refused");
+      continue;
+    }
+    EXPECT_EQ(x.at("outcome").str, "ok") << x.at("error").str;
+    EXPECT_EQ(x.at("check").at("state").str, "passed");
+    // 53 * 29 = 1537 pixels: the grid covers them with one partial block.
+    const double b = x.at("block").at(0).number;
+    EXPECT_EQ(x.at("grid").at(0).number, std::ceil(1537 / b));
+    ranked += x.at("rank").number > 0;
+  }
+  EXPECT_EQ(ranked, 3);
+
+  // A kernel that copies red instead of computing gray: every point wrong, none ranked.
+  r = run("sweep gray --backend cpu --size 53x29 --kernel-file " + quote(path("bad.cu")) +
+          " --kernel custom:off --blocks 64,128 --json " + quote(path("w.json")));
+  auto wrong = json(path("w.json"));
+  ASSERT_TRUE(wrong) << r.output;
+  for (const auto& x : wrong->at("results").items) {
+    EXPECT_EQ(x.at("outcome").str, "wrong") << r.output;
+    EXPECT_EQ(x.at("rank").number, 0);
+  }
 }
 
 TEST_F(SweepApp, UnwritablePathIsAMessageAndTheResultsStillCome) {
