@@ -129,9 +129,14 @@ sed 's/if (i<n)/if (i<=n)/' "$work/gray_1d.cu" >"$work/off_by_one.cu"
 printf '%s\n' '__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {' \
   '    int i = blockIdx.x*blockDim.x + threadIdx.x' \
   '    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];' '}' >"$work/syntax.cu"
-# volatile: an endless loop no compiler may remove.
+# Endless on any image over 1000 pixels: the loop's condition is the kernel's argument, so no
+# compiler can prove it endless and drop it. (A loop the compiler can prove endless and free of
+# effects, such as `volatile int spin = 0; while (spin >= 0) spin = (spin + 1) & 0xffff;`, is
+# removed by NVRTC's optimiser on sm_90: the kernel then returns at once and the check reports
+# its output WRONG, which is what the app says.)
 printf '%s\n' '__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {' \
-  '    volatile int spin = 0;' '    while (spin >= 0) spin = (spin + 1) & 0xffff;' '}' >"$work/endless.cu"
+  '    int i = blockIdx.x*blockDim.x + threadIdx.x;' '    volatile int spin = 0;' '    while (n > 1000) spin = spin + 1;' \
+  '    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];' '}' >"$work/endless.cu"
 printf '%s\n' '__global__ void shifted(unsigned char* x, unsigned char* out, int n) {' \
   '    int i = blockIdx.x*blockDim.x + threadIdx.x;' \
   '    if (i + 1 < n) out[i + 1] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];' '}' >"$work/shifted.cu"
