@@ -187,12 +187,13 @@ class Lab {
   // key = value of every setting now: what a run's LaunchRecord::settings holds.
   std::vector<std::pair<std::string, std::string>> setting_values() const;
 
-  // A lab that wraps another and adds to it (labs/custom/user_kernel_lab.hpp adds the user's own
-  // kernels to any lab) returns the wrapped one, so a view can reach the lab it draws through
-  // layer<T>(); everything else reaches the whole stack through this interface.
   // Changes whenever the kernel list or a kernel's code changes (a user kernel installed,
   // rebuilt or removed): a fork made before is stale. Labs whose kernels are fixed keep 0.
   virtual std::uint64_t kernels_version() const { return 0; }
+
+  // A lab that wraps another and adds to it (labs/custom/user_kernel_lab.hpp adds the user's own
+  // kernels to any lab) returns the wrapped one, so a view can reach the lab it draws through
+  // layer<T>(); everything else reaches the whole stack through this interface.
   virtual Lab* wrapped() { return nullptr; }
   virtual const Lab* wrapped() const { return nullptr; }
 
