@@ -70,13 +70,14 @@ gray="$(find_bin test_grayscale_gpu)"
 matmul="$(find_bin test_matmul_gpu)"
 mapping="$(find_bin test_mapping_gpu)"
 heatmap="$(find_bin test_matmul_heatmap_gpu)"
+ladder="$(find_bin test_gray_ladder_gpu)"
 app="$(find_bin blockscope)"
 
 {
   echo "== sanitize.sh $(date -u +%FT%TZ) on $(hostname)"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 || echo "nvidia-smi not available"
   echo "compute-sanitizer: ${sanitizer:-NOT FOUND} $([ -n "$sanitizer" ] && "$sanitizer" --version 2>&1 | tail -n 1)"
-  echo "binaries: gray=${gray:-missing} matmul=${matmul:-missing} mapping=${mapping:-missing} heatmap=${heatmap:-missing}"
+  echo "binaries: gray=${gray:-missing} ladder=${ladder:-missing} matmul=${matmul:-missing} mapping=${mapping:-missing} heatmap=${heatmap:-missing}"
   echo "budget ${budget}s, at most ${step_limit}s per run"
 } | tee -a "$log"
 
@@ -170,6 +171,9 @@ run memcheck  gray   "$gray" --gtest_color=no
 run memcheck  matmul "$matmul" --gtest_color=no --gtest_filter="$mm_memcheck"
 run memcheck  trace  "$mapping" --gtest_color=no --gtest_filter='GpuTrace.*'
 run memcheck  heatmap "$heatmap" --gtest_color=no
+# The grayscale ladder: every rung and both layouts at 1x1, 1x5000, 1023x767, 4000x3, 8191x1 and
+# widths that are not a multiple of 16 with unaligned rows; CUB and the copy too.
+run memcheck  ladder "$ladder" --gtest_color=no
 run racecheck matmul "$matmul" --gtest_color=no --gtest_filter="$small*s37x53x41:$small*s130x67x129"
 run racecheck gray   "$gray" --gtest_color=no
 run racecheck trace  "$mapping" --gtest_color=no --gtest_filter='GpuTrace.*'
@@ -182,6 +186,8 @@ run initcheck gray   "$gray" --gtest_color=no
 run initcheck matmul "$matmul" --gtest_color=no --gtest_filter="$small"
 run initcheck trace  "$mapping" --gtest_color=no --gtest_filter='GpuTrace.*'
 run initcheck heatmap "$heatmap" --gtest_color=no
+run racecheck ladder "$ladder" --gtest_color=no --gtest_filter='*BitExact*'
+run initcheck ladder "$ladder" --gtest_color=no --gtest_filter='*BitExact*'
 
 {
   echo
