@@ -452,6 +452,9 @@ SWEEP OPTIONS (blockscope sweep LAB)
                             60 CPU)
   --warmup N                untimed launches before each point's repeats
   --flush-l2                overwrite the L2 before every timed repeat (off by default)
+  --counters                once timed, profile each point's launch (hardware counters, CUDA):
+                            DRAM bytes, L2 hit rate, sectors per request, occupancy, stalls in
+                            the JSON "counters" object and the CSV's counter columns
   --set KEY=V[,V...]        settings to sweep (each combination); a setting not named keeps its
                             default
   --json FILE  --csv FILE   write the results (schema: docs/results-schema.md); without --json the

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "device/nvtx_range.hpp"
+#include "measured/bench_counters.hpp"
 
 namespace bs::app {
 
@@ -17,7 +18,7 @@ void SweepRunner::join() {
   if (worker_.joinable()) worker_.join();
 }
 
-Status SweepRunner::start(const lab::Lab& lab, lab::SweepSpec spec) {
+Status SweepRunner::start(const lab::Lab& lab, lab::SweepSpec spec, bool counters) {
   if (running_) return Status::failure("a sweep is already running", "cancel it first", "sweep");
   join();  // a finished worker whose result was not taken
   {
@@ -33,13 +34,13 @@ Status SweepRunner::start(const lab::Lab& lab, lab::SweepSpec spec) {
   running_ = true;
   forking_ = true;
   started_ = std::chrono::steady_clock::now();
-  worker_ = std::thread(&SweepRunner::work, this, &lab, std::move(spec));
+  worker_ = std::thread(&SweepRunner::work, this, &lab, std::move(spec), counters);
   return Status::success();
 }
 
 void SweepRunner::cancel() { cancel_ = true; }
 
-void SweepRunner::work(const lab::Lab* source, lab::SweepSpec spec) {
+void SweepRunner::work(const lab::Lab* source, lab::SweepSpec spec, bool counters) {
   // Below the window's thread: on the CPU simulation the simulator's workers (started from this
   // thread, so they inherit it) would otherwise take every core from the frame loop.
   setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
@@ -67,6 +68,11 @@ void SweepRunner::work(const lab::Lab* source, lab::SweepSpec spec) {
       fresh_.push_back(r);
     };
     result = lab::run_sweep(*fork.value(), spec, hooks);
+    if (counters && !cancel_) {
+      NvtxRange range("sweep: hardware counters");
+      measured::BenchCounters profiler;
+      profiler.attach(*fork.value(), result.records);
+    }
     fork.value().reset();  // device memory freed here, on the thread that used it
   }
   {

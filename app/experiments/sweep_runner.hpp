@@ -33,7 +33,9 @@ class SweepRunner {
 
   // Starts sweeping a fork of `lab`. `lab` must not change until forking() is false (the fork
   // reads it on the worker). Refused while a sweep runs.
-  Status start(const lab::Lab& lab, lab::SweepSpec spec);
+  // `counters`: once every point is timed, each one that ran is profiled once (hardware
+  // counters, measured/bench_counters.hpp) on the same fork; the result's records carry them.
+  Status start(const lab::Lab& lab, lab::SweepSpec spec, bool counters = false);
   void cancel();
 
   bool running() const { return running_.load(); }
@@ -54,7 +56,7 @@ class SweepRunner {
   std::optional<lab::SweepResult> take_result();
 
  private:
-  void work(const lab::Lab* lab, lab::SweepSpec spec);
+  void work(const lab::Lab* lab, lab::SweepSpec spec, bool counters);
   void join();
 
   std::thread worker_;

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/launch_counters.hpp"
+#include "lab/report.hpp"
 #include "mapping/occupancy.hpp"
 #include "ui/widgets.hpp"
 
@@ -113,6 +115,15 @@ void draw_point_details(const LaunchRecord& r, const PointFacts& f, const std::s
     if (f.stats->thread_counts_exact)
       ImGui::Text("idle threads %llu of %llu (%.2f%%)", f.stats->idle_threads, f.stats->threads_launched,
                   f.stats->idle_percent);
+  }
+  if (r.counters) {
+    // Hardware counters (the sweep's "hardware counters per point"): measured beside the model.
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+    if (r.counters->measured())
+      ImGui::TextColored(ImVec4(0.55f, 0.85f, 1, 1), "measured: %s", lab::counters_summary(*r.counters).c_str());
+    else
+      ImGui::TextColored(ui::kWarnColour, "no counters: %s", r.counters->status.message.c_str());
+    ImGui::PopTextWrapPos();
   }
   ImGui::Text("registers %s / thread, shared %zu B / block",
               r.attributes_measured ? std::to_string(r.attributes.registers_per_thread).c_str() : "n/a (simulated)",

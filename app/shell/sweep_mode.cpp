@@ -4,9 +4,12 @@
 // against it, the occupancy API's suggestion, wall time against the kernels' time, the SM clock
 // before and after) and the results through the one writer (lab/report.hpp).
 #include <cstdio>
+#include <optional>
 
 #include "editor/kernel_files.hpp"
 #include "lab/bench.hpp"
+#include "core/launch_counters.hpp"
+#include "measured/bench_counters.hpp"
 #include "lab/report.hpp"
 #include "lab/sweep.hpp"
 #include "shell/compute_session.hpp"
@@ -79,6 +82,8 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
     std::printf("kernel file: %s compiled as %s\n", options.kernel_file.c_str(), id->c_str());
   }
 
+  std::optional<measured::BenchCounters> with_counters;
+  if (b.counters) with_counters.emplace(counters::CounterOptions{.cupti_library = options.cupti_library});
   lab::SweepSpec spec;
   spec.kernels = b.kernels;
   spec.blocks = b.blocks;  // --block X, one at a time
@@ -154,6 +159,19 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
         std::fflush(stdout);
       };
       lab::SweepResult part = lab::run_sweep(l, spec, hooks);
+      // --counters: each point that ran is profiled once more, on the lab that still holds its
+      // problem and settings (the timings above are unaffected: they were taken first).
+      if (with_counters) {
+        bool said = false;  // why counters cannot be read: once, not once per point
+        with_counters->attach(l, part.records, [&said](const LaunchRecord& r) {
+          if (!r.counters) return;
+          if (r.counters->measured())
+            std::printf("  counters %-16s %-24s %s\n", r.kernel.c_str(), r.config_label.substr(0, 24).c_str(),
+                        lab::counters_summary(*r.counters).c_str());
+          else if (!said)
+            said = true, print_status("counters", r.counters->status);
+        });
+      }
       std::fputs(lab::sweep_summary(part).c_str(), stdout);
       merge_into(total, std::move(part), first);
       first = false;

@@ -18,6 +18,7 @@ struct SweepSettings {
   double target_ci = 0;                    // stop when the median's 95% CI is within this; 0: default
   double point_budget_ms = 0;              // ... or when a point has used this much; 0: default
   bool flush_l2 = false;                   // overwrite the L2 before every timed repeat (GPU)
+  bool counters = false;                   // profile each point's launch once timed (GPU, CUPTI)
   HeatmapMetric metric = HeatmapMetric::Time;  // what the heatmap's colours show
 };
 

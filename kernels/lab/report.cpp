@@ -270,9 +270,14 @@ std::string results_csv(const std::vector<LaunchRecord>& records,
                         const std::vector<Ceiling>& ceilings, const std::string& unit,
                         const std::vector<KernelInfo>& kernels, const DeviceLimits* limits) {
   const std::vector<Ranked> ranks = ranks_by_record(records);
+  // The counter columns (docs/counters-fields.md) where any record was profiled (bench or sweep
+  // with --counters); absent otherwise, so a plain run's CSV keeps its columns.
+  const bool with_counters = std::any_of(records.begin(), records.end(), [](const LaunchRecord& r) { return r.counters != nullptr; });
   std::string out;
   for (std::size_t i = 0; i < csv_columns().size(); ++i)
     out += (i ? "," : "") + csv_columns()[i];
+  if (with_counters)
+    for (const std::string& c : counter_columns()) out += "," + c;
   out += "\n";
   for (std::size_t i = 0; i < records.size(); ++i) {
     const LaunchRecord& r = records[i];
@@ -303,6 +308,10 @@ std::string results_csv(const std::vector<LaunchRecord>& records,
         st && st->thread_counts_exact ? std::to_string(st->idle_threads) : "", std::to_string(r.data_width),
         std::to_string(r.data_height)};
     row.insert(row.end(), v2.begin(), v2.end());
+    if (with_counters) {
+      const std::vector<std::string> cc = counter_cells(r);
+      row.insert(row.end(), cc.begin(), cc.end());
+    }
     for (std::size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + csv_field(row[c]);
     out += "\n";
   }

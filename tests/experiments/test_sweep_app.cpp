@@ -160,6 +160,52 @@ TEST_F(SweepApp, AUserKernelIsSweptAndVerifiedLikeTheLabsOwn) {
   }
 }
 
+// --counters on a sweep: every point that ran carries a "counters" object in the JSON and the
+// counter columns in the CSV; on the CPU they say why there are none (a GPU feature), once on
+// the console, and the sweep's timings and ranks are all still there.
+TEST_F(SweepApp, CountersOnASweepSayWhyOnTheCpuAndKeepEveryResult) {
+  const RunResult r = run("sweep gray --backend cpu --size 41x19 --kernel gray_2d --blocks 32x8,16x16,2048 --counters "
+                          "--json " + quote(path("c.json")) + " --csv " + quote(path("c.csv")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto said = r.output.find("GPU feature");
+  ASSERT_NE(said, std::string::npos) << r.output;
+  EXPECT_EQ(said, r.output.rfind("GPU feature")) << "said once: " << r.output;
+  auto doc = json(path("c.json"));
+  ASSERT_TRUE(doc);
+  int ran = 0;
+  for (const auto& x : doc->at("results").items) {
+    if (x.at("outcome").str != "ok") {
+      EXPECT_FALSE(x.has("counters")) << "a refused point is never profiled";
+      continue;
+    }
+    ++ran;
+    EXPECT_GT(x.at("rank").number, 0);
+    ASSERT_TRUE(x.has("counters"));
+    EXPECT_FALSE(x.at("counters").at("available").boolean);
+  }
+  EXPECT_EQ(ran, 2);
+  // The CSV: the plain columns, then the counter columns; each row as wide as the header.
+  std::istringstream csv(read(path("c.csv")));
+  std::string header, line;
+  std::getline(csv, header);
+  EXPECT_NE(header.find(",counters,dram_read_bytes,dram_write_bytes"), std::string::npos) << header;
+  const auto commas = [](const std::string& s) {
+    int n = 0;
+    bool quoted = false;
+    for (char c : s) quoted ^= c == '"', n += !quoted && c == ',';
+    return n;
+  };
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    EXPECT_EQ(commas(line), commas(header)) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 3);
+  // Without --counters the columns are not there.
+  ASSERT_EQ(run("sweep gray --backend cpu --size 41x19 --kernel gray_2d --blocks 32x8 --csv " + quote(path("p.csv"))).exit_code, 0);
+  EXPECT_EQ(read(path("p.csv")).find("dram_read_bytes"), std::string::npos);
+}
+
 TEST_F(SweepApp, UnwritablePathIsAMessageAndTheResultsStillCome) {
   const RunResult r = run("sweep gray --backend cpu --size 19x11 --kernel gray_2d --blocks 8x8,16x4 --json "
                           "/nonexistent-blockscope-dir/s.json");
