@@ -496,6 +496,39 @@ TEST_F(Shortcuts, EditorSweepAndExportKeys) {
   EXPECT_TRUE(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) << "the export dialog is a popup";
 }
 
+// First-hour items 2, 3 and 4 in the App: what the status bar reads is the open lab's current
+// attempt (a refusal is gone once a good shape runs, and another lab does not inherit it); each
+// lab keeps its own pin; a refused matmul shape leaves the views on the launch that ran.
+TEST_F(Shortcuts, RefusalsPinsAndTilesStayWithTheirLabAndTheirLaunch) {
+  ASSERT_TRUE(app_->select("gray_2d", KernelConfig{Dim3{33, 33, 1}}).ok());
+  step();
+  EXPECT_TRUE(app_->last_launch().refused) << app_->summary();
+  ASSERT_TRUE(app_->select("gray_2d", KernelConfig{Dim3{32, 8, 1}}).ok());
+  step();
+  EXPECT_TRUE(app_->last_launch().ok()) << app_->summary();
+  EXPECT_EQ(app_->summary().find("refused"), std::string::npos) << "item 2: no stale refusal: " << app_->summary();
+  // Item 3: a gray pin stays in gray.
+  app_->current_view()->view_state().pinned = PixelPos{156, 96};
+  ASSERT_TRUE(app_->open_lab("matmul").ok());
+  step();
+  step();
+  ASSERT_EQ(app_->lab_id(), "matmul");
+  EXPECT_FALSE(app_->current_view()->view_state().pinned) << "item 3: the gray pin leaked into matmul";
+  EXPECT_FALSE(app_->last_launch().refused) << "item 2: gray's refusal leaked into matmul";
+  // Item 4: a refused matmul shape draws nothing new: the shown launch is the last that ran.
+  const LaunchRecord ran = app_->shown_launch();
+  ASSERT_TRUE(ran.ok()) << app_->summary();
+  ASSERT_TRUE(app_->select("k1_naive", KernelConfig{Dim3{33, 33, 1}}).ok());
+  step();
+  EXPECT_TRUE(app_->last_launch().refused);
+  EXPECT_EQ(app_->shown_launch().config.block, ran.config.block) << "item 4: the views moved to a launch that never ran";
+  app_->current_view()->view_state().pinned = PixelPos{3, 4};
+  ASSERT_TRUE(app_->open_lab("gray").ok());
+  step();
+  ASSERT_TRUE(app_->current_view()->view_state().pinned.has_value());
+  EXPECT_EQ(*app_->current_view()->view_state().pinned, (PixelPos{156, 96})) << "item 3: gray keeps its own pin";
+}
+
 // ---------------------------------------------------------------------------------------------
 // 4. fonts
 // ---------------------------------------------------------------------------------------------
