@@ -203,6 +203,7 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       } else {
         o.state.sweep.all_blocks = v == "all";
         if (v != "all") o.state.sweep.block_list = v;
+        o.state.sweep_given = true;
       }
     } else if (a == "--point-budget" || a == "--target-ci") {
       BS_VALUE(v, a);

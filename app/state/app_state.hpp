@@ -77,6 +77,7 @@ struct AppState {
   // Kept between launches (state/user_settings.hpp lists every persisted field, one line each).
   bool lab_given = false;         // the command line named --lab (so the saved lab does not win)
   bool panel_given = false;       // ... --panel
+  bool sweep_given = false;       // ... --blocks (the window's sweep shapes)
   LayoutPrefs layout;
   std::map<std::string, LabMemory> remembered;  // per lab id
   SweepSettings sweep;            // sweeps and their result view (state/sweep_settings.hpp)

@@ -18,6 +18,8 @@ const std::vector<std::pair<const char*, OverlayMode>> kOverlay = {
 const std::vector<std::pair<const char*, Panel>> kPanel = {
     {"timings", Panel::Timings}, {"launch", Panel::Launch}, {"schedule", Panel::Schedule},
     {"memory", Panel::Memory}, {"runs", Panel::Runs}, {"measured", Panel::Measured}};
+const std::vector<std::pair<const char*, HeatmapMetric>> kMetric = {
+    {"time", HeatmapMetric::Time}, {"throughput", HeatmapMetric::Throughput}, {"occupancy", HeatmapMetric::Occupancy}};
 
 }  // namespace
 
@@ -30,6 +32,22 @@ void bind_user_settings(SettingsBinder& b, AppState& s, const std::vector<std::s
   b.field("ui.side_em", s.layout.side_em, 8.0f, 120.0f);
   b.field("ui.left_open", s.layout.left_open);
   b.field("ui.side_open", s.layout.side_open);
+  // The sweep's settings (state/sweep_settings.hpp): what it tries, its timing policy, the
+  // heatmap's colours.
+  SweepSettings& w = s.sweep;
+  b.field("sweep.all_blocks", w.all_blocks);
+  b.field("sweep.blocks", w.block_list);
+  b.field("sweep.every_kernel", w.ladder);
+  b.field("sweep.warmup", w.warmup, -1, 1000);
+  b.field("sweep.min_repeats", w.min_repeats, 0, 100000);
+  float ci = static_cast<float>(w.target_ci), budget = static_cast<float>(w.point_budget_ms);
+  b.field("sweep.target_ci", ci, 0.0f, 0.5f);
+  b.field("sweep.point_budget_ms", budget, 0.0f, 600000.0f);
+  w.target_ci = ci;
+  w.point_budget_ms = budget;
+  b.field("sweep.flush_l2", w.flush_l2);
+  b.field("sweep.counters", w.counters);
+  b.field("sweep.colour_by", w.metric, kMetric);
   for (const std::string& id : labs) {
     LabMemory& m = s.remembered[id];
     b.field(id + ".kernel", m.selection.kernel);
@@ -82,6 +100,7 @@ void merge_saved_under(AppState& cli, const AppState& saved) {
   if (!cli.lab_given) cli.lab = saved.lab;
   if (!cli.panel_given) cli.panel = saved.panel;
   cli.trace_schedule = saved.trace_schedule;
+  if (!cli.sweep_given) cli.sweep = saved.sweep;
   cli.layout = saved.layout;
   cli.remembered = saved.remembered;
   // The opened lab: what the flags named replaces the saved group.

@@ -84,6 +84,15 @@ TEST(Settings, EveryPersistedFieldSurvivesAWriteAndARead) {
   s.remembered["matmul"].selection.compiled = 3;
   s.remembered["matmul"].options["--matmul-size"] = "97x33x65";
   s.lab_settings["gray"]["layout"] = "rgba";
+  s.sweep.all_blocks = false;
+  s.sweep.block_list = "32x" + std::to_string(std::uniform_int_distribution<int>(1, 32)(rng)) + ",256";
+  s.sweep.ladder = true;
+  s.sweep.min_repeats = std::uniform_int_distribution<int>(3, 50)(rng);
+  s.sweep.target_ci = 0.025;
+  s.sweep.point_budget_ms = 250;
+  s.sweep.flush_l2 = true;
+  s.sweep.counters = true;
+  s.sweep.metric = HeatmapMetric::Occupancy;
 
   const std::string text = user_settings_text(s, kLabs, {{"sweep.future_field", "7"}});
   const fs::path file = fresh_dir("roundtrip") / "settings.txt";
@@ -111,6 +120,15 @@ TEST(Settings, EveryPersistedFieldSurvivesAWriteAndARead) {
   EXPECT_EQ(b.remembered.at("matmul").selection.compiled, 3);
   EXPECT_EQ(b.remembered.at("matmul").options.at("--matmul-size"), "97x33x65");
   EXPECT_EQ(b.lab_settings.at("gray").at("layout"), "rgba");
+  EXPECT_FALSE(b.sweep.all_blocks);
+  EXPECT_EQ(b.sweep.block_list, s.sweep.block_list);
+  EXPECT_TRUE(b.sweep.ladder);
+  EXPECT_EQ(b.sweep.min_repeats, s.sweep.min_repeats);
+  EXPECT_NEAR(b.sweep.target_ci, 0.025, 1e-6);
+  EXPECT_NEAR(b.sweep.point_budget_ms, 250, 1e-3);
+  EXPECT_TRUE(b.sweep.flush_l2);
+  EXPECT_TRUE(b.sweep.counters);
+  EXPECT_EQ(b.sweep.metric, HeatmapMetric::Occupancy);
   // A key this version does not know is kept for the next write.
   EXPECT_EQ(back.unbound.at("sweep.future_field"), "7");
 }
