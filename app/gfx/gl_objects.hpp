@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <optional>
 #include <vector>
 
 #include "core/status.hpp"
@@ -213,6 +214,9 @@ void begin_fullscreen_pass(const GlFramebuffer& target, int width, int height, c
 // read_texture_r8 returns the red channel of any 8-bit texture; read_texture_rgba8 all four.
 std::vector<uint8_t> read_texture_r8(const GlTexture& texture);
 std::vector<uint8_t> read_texture_rgba8(const GlTexture& texture);
+// One texel (x, y) of an 8-bit texture's red channel (the inspector's value under the mouse,
+// where the result lives only in GL); nullopt outside the texture or if it cannot be read.
+std::optional<uint8_t> read_texel_r8(const GlTexture& texture, int x, int y);
 
 // The most recent GL error as a name ("GL_OUT_OF_MEMORY"), or empty; drains the error queue.
 std::string take_gl_error();

@@ -3,6 +3,7 @@
 #include <epoxy/gl.h>
 
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "gfx/gl_objects.hpp"
@@ -28,6 +29,29 @@ TEST_F(GlTest, R8TexturesOfOddWidthRoundTripExactly) {
     ASSERT_TRUE(texture->upload(second.data()).ok());
     EXPECT_EQ(bs::read_texture_r8(texture.value()), second) << "width " << w;
   }
+}
+
+// One texel read through a framebuffer equals the same texel of the whole-texture read, at
+// random places of an odd-sized texture (the corners included); outside it, nothing.
+TEST_F(GlTest, OneTexelReadsEqualTheWholeTexturesBytes) {
+  std::mt19937 rng(std::random_device{}());
+  const int w = 37 + static_cast<int>(rng() % 50), h = 5 + static_cast<int>(rng() % 40);
+  std::vector<uint8_t> pixels(static_cast<size_t>(w) * h);
+  for (auto& p : pixels) p = static_cast<uint8_t>(rng());
+  auto texture = GlTexture::create_r8(w, h, pixels.data());
+  ASSERT_TRUE(texture.ok()) << texture.status().describe();
+  const std::vector<uint8_t> whole = bs::read_texture_r8(texture.value());
+  ASSERT_EQ(whole, pixels);
+  std::vector<std::pair<int, int>> at{{0, 0}, {w - 1, 0}, {0, h - 1}, {w - 1, h - 1}};
+  for (int i = 0; i < 40; ++i) at.emplace_back(static_cast<int>(rng() % w), static_cast<int>(rng() % h));
+  for (auto [x, y] : at) {
+    const auto v = bs::read_texel_r8(texture.value(), x, y);
+    ASSERT_TRUE(v.has_value()) << x << "," << y;
+    EXPECT_EQ(*v, whole[static_cast<size_t>(y) * w + x]) << x << "," << y;
+  }
+  EXPECT_FALSE(bs::read_texel_r8(texture.value(), w, 0).has_value());
+  EXPECT_FALSE(bs::read_texel_r8(texture.value(), 0, -1).has_value());
+  EXPECT_TRUE(bs::take_gl_error().empty());
 }
 
 TEST_F(GlTest, Rgba8TexturesRoundTripExactly) {

@@ -411,6 +411,8 @@ void GrayView::draw_inspector(const LaunchRecord& shown, PixelPos px, bool pinne
   const auto& ref = lab_->reference();
   std::string out = "-";
   if (!shown_->host_result.empty()) out = std::to_string(shown_->host_result[i]);
+  else if (auto v = read_texel_r8(shown_->result, static_cast<int>(px.x), static_cast<int>(px.y)))
+    out = std::to_string(*v);  // the GPU wrote it straight into GL (interop): read that texel
   ImGui::TextColored(ui::kDimColour, "RGB in (%u, %u, %u) -> gray out %s, reference %s", rgba[0], rgba[1], rgba[2],
                      out.c_str(), i < ref.size() ? std::to_string(ref[i]).c_str() : "-");
   auto owner = stack_->owner(shown, px.x, px.y);
