@@ -23,26 +23,8 @@ void KernelFileDialog::open(Mode mode, fs::path folder, std::string suggested) {
 }
 
 void KernelFileDialog::refresh() {
-  entries_.clear();
   error_.clear();
-  std::error_code ec;
-  fs::directory_iterator it(dir_, fs::directory_options::skip_permission_denied, ec);
-  if (ec) {
-    error_ = "cannot list " + dir_.string() + ": " + ec.message();
-  } else {
-    for (; it != fs::directory_iterator(); it.increment(ec)) {
-      if (ec) break;
-      std::error_code ec2;
-      const bool dir = it->is_directory(ec2);
-      const std::string label = it->path().filename().string();
-      if (label.empty() || label[0] == '.') continue;
-      if (!dir && !is_kernel_file(it->path())) continue;
-      entries_.push_back({it->path(), label, dir});
-    }
-  }
-  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-    return a.is_dir != b.is_dir ? a.is_dir : a.label < b.label;
-  });
+  entries_ = ui::list_folder(dir_, is_kernel_file, &error_);
   const std::string s = dir_.string();
   std::strncpy(folder_input_, s.c_str(), sizeof folder_input_ - 1);
   folder_input_[sizeof folder_input_ - 1] = 0;
@@ -83,7 +65,7 @@ std::optional<fs::path> KernelFileDialog::draw() {
     }
     if (!error_.empty()) ImGui::TextColored(ui::kErrorColour, "%s", error_.c_str());
     ImGui::BeginChild("entries", ImVec2(0, 0), true);
-    for (const Entry& e : entries_) {
+    for (const ui::FolderEntry& e : entries_) {
       const std::string label = (e.is_dir ? "[dir]  " : "       ") + e.label;
       if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_AllowDoubleClick) &&
           (ImGui::IsMouseDoubleClicked(0) || !e.is_dir)) {

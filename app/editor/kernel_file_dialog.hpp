@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ui/file_browser.hpp"
+
 namespace bs::editor {
 
 class KernelFileDialog {
@@ -21,15 +23,10 @@ class KernelFileDialog {
 
  private:
   void refresh();
-  struct Entry {
-    std::filesystem::path path;
-    std::string label;
-    bool is_dir = false;
-  };
   bool open_ = false;
   Mode mode_ = Mode::Open;
   std::filesystem::path dir_;
-  std::vector<Entry> entries_;
+  std::vector<ui::FolderEntry> entries_;
   std::string error_;
   char folder_input_[1024] = {};
   char name_input_[256] = {};

@@ -203,7 +203,7 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   return exit_code;
 }
 
-int run_bench(const CliOptions& options, const LabCatalog& catalog) {
+std::variant<CommandLab, int> open_command_lab(const CliOptions& options, const LabCatalog& catalog) {
   const BenchOptions& b = *options.bench;
   const LabEntry* entry = nullptr;
   for (const LabEntry& e : catalog)
@@ -222,11 +222,10 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
     print_status("cannot open the lab", lab.status());
     return kExitFailure;
   }
-  lab::Lab& l = *lab.value();
   // --kernel-file: the user's kernel joins the lab's kernels, timed and verified beside them.
   if (!options.kernel_file.empty()) {
     std::string diagnostics;
-    auto id = editor::install_kernel_file(l, options.kernel_file, options.kernel_time_limit_s, &diagnostics);
+    auto id = editor::install_kernel_file(*lab.value(), options.kernel_file, options.kernel_time_limit_s, &diagnostics);
     std::fputs(diagnostics.c_str(), stderr);
     if (!id) {
       print_status("kernel file", id.status());
@@ -234,11 +233,21 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
     }
     std::printf("kernel file: %s compiled as %s\n", options.kernel_file.c_str(), id->c_str());
   }
+  return CommandLab{std::move(session.value()), std::move(lab.value())};
+}
+
+int run_bench(const CliOptions& options, const LabCatalog& catalog) {
+  const BenchOptions& b = *options.bench;
+  auto opened = open_command_lab(options, catalog);
+  if (const int* code = std::get_if<int>(&opened)) return *code;
+  CommandLab& command = std::get<CommandLab>(opened);
+  const ComputeSession& session = command.session;
+  lab::Lab& l = *command.lab;
   lab::BenchSpec spec;
   spec.kernels = b.kernels;
   spec.blocks = b.blocks;
   spec.timing = TimingPolicy::fixed(b.repeats, b.warmup);
-  spec.timing.flush_l2 = b.flush_l2 && session->backend.kind == BackendKind::Cuda;
+  spec.timing.flush_l2 = b.flush_l2 && session.backend.kind == BackendKind::Cuda;
   std::vector<std::string> unknown;
   lab::bench_points(l, spec, &unknown);
   if (!unknown.empty()) {
@@ -252,11 +261,11 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
   lab::ResultsHeader header;
   header.kind = "bench";
   header.lab = b.lab;
-  header.backend = to_string(session->backend.kind);
-  header.device = session->backend.label;
-  header.versions = session->backend.versions;
+  header.backend = to_string(session.backend.kind);
+  header.device = session.backend.label;
+  header.versions = session.backend.versions;
   header.policy = spec.timing;
-  header.limits = session->backend.limits;
+  header.limits = session.backend.limits;
   // --set KEY=V1,V2: every combination of the values asked for, checked against the lab's own.
   // Settings not named run every choice (bench gray: both layouts).
   auto combos_r = lab::setting_combinations(l, options.settings, true);

@@ -2,8 +2,12 @@
 // sweep commands (no GL at all). main() parses the command line and calls one of these with the
 // catalog of labs; each returns a process exit code (cli/options.hpp documents them).
 #pragma once
+#include <memory>
+#include <variant>
+
 #include "cli/options.hpp"
 #include "labs/lab_view.hpp"
+#include "shell/compute_session.hpp"
 
 namespace bs::app {
 // The catalog as the command line sees it: ids, titles and each lab's own flags.
@@ -14,4 +18,13 @@ int run_headless(const CliOptions& options, LabCatalog catalog);
 int run_bench(const CliOptions& options, const LabCatalog& catalog);
 // `blockscope sweep LAB`: sweep_mode.cpp.
 int run_sweep_command(const CliOptions& options, const LabCatalog& catalog);
+
+// What the bench and sweep commands start from: the lab they name on the backend asked for, with
+// --kernel-file's kernel installed among its kernels. The lab goes before its session.
+struct CommandLab {
+  ComputeSession session;
+  std::unique_ptr<lab::Lab> lab;
+};
+// The lab, or the exit code to return (the problem already printed).
+std::variant<CommandLab, int> open_command_lab(const CliOptions& options, const LabCatalog& catalog);
 }  // namespace bs::app

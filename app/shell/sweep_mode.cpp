@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <optional>
 
-#include "editor/kernel_files.hpp"
 #include "lab/bench.hpp"
 #include "core/launch_counters.hpp"
 #include "measured/bench_counters.hpp"
@@ -51,36 +50,12 @@ void merge_into(lab::SweepResult& total, lab::SweepResult part, bool first) {
 
 int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
   const BenchOptions& b = *options.bench;
-  const LabEntry* entry = nullptr;
-  for (const LabEntry& e : catalog)
-    if (e.id == b.lab) entry = &e;
-  if (!entry) {
-    std::fprintf(stderr, "blockscope: no lab '%s'\n", b.lab.c_str());
-    return kExitUsage;
-  }
-  auto session = open_compute_session(options.backend, options.cuda_device, true);
-  if (!session) {
-    print_status("cannot use CUDA", session.status());
-    return kExitNoBackend;
-  }
-  auto made = entry->make_lab(session->backend);
-  if (!made) {
-    print_status("cannot open the lab", made.status());
-    return kExitFailure;
-  }
-  lab::Lab& l = *made.value();
-  const bool gpu = session->backend.kind == BackendKind::Cuda;
-  // --kernel-file: the user's kernel joins the lab's kernels and is swept like them.
-  if (!options.kernel_file.empty()) {
-    std::string diagnostics;
-    auto id = editor::install_kernel_file(l, options.kernel_file, options.kernel_time_limit_s, &diagnostics);
-    std::fputs(diagnostics.c_str(), stderr);
-    if (!id) {
-      print_status("kernel file", id.status());
-      return kExitFailure;
-    }
-    std::printf("kernel file: %s compiled as %s\n", options.kernel_file.c_str(), id->c_str());
-  }
+  auto opened = open_command_lab(options, catalog);
+  if (const int* code = std::get_if<int>(&opened)) return *code;
+  CommandLab& command = std::get<CommandLab>(opened);
+  const ComputeSession& session = command.session;
+  lab::Lab& l = *command.lab;
+  const bool gpu = session.backend.kind == BackendKind::Cuda;
 
   std::optional<measured::BenchCounters> with_counters;
   if (b.counters) with_counters.emplace(counters::CounterOptions{.cupti_library = options.cupti_library});
@@ -97,7 +72,7 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
       return kExitUsage;
     }
   }
-  spec.timing = lab::default_sweep_policy(session->backend.kind);
+  spec.timing = lab::default_sweep_policy(session.backend.kind);
   if (b.repeats_given) {
     spec.timing.min_repeats = b.repeats;
     spec.timing.max_repeats = std::max(spec.timing.max_repeats, b.repeats);

@@ -29,30 +29,37 @@ void FileBrowser::open(fs::path start) {
   refresh();
 }
 
-void FileBrowser::refresh() {
-  entries_.clear();
-  error_.clear();
+std::vector<FolderEntry> list_folder(const fs::path& dir, const std::function<bool(const fs::path&)>& keep_file,
+                                     std::string* error) {
+  std::vector<FolderEntry> entries;
   std::error_code ec;
-  fs::directory_iterator it(dir_, fs::directory_options::skip_permission_denied, ec);
+  fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   if (ec) {
-    error_ = "cannot list " + display_name(dir_) + ": " + ec.message();
-    return;
+    *error = "cannot list " + display_name(dir) + ": " + ec.message();
+    return entries;
   }
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec) break;
     const auto& e = *it;
     std::error_code ec2;
-    const bool dir = e.is_directory(ec2);
-    if (!dir && !show_all_files_ && !has_supported_extension(e.path())) continue;
-    Entry entry{e.path(), display_name(e.path().filename()), dir, 0};
-    if (!dir) entry.bytes = e.file_size(ec2);
+    const bool dir_entry = e.is_directory(ec2);
+    if (!dir_entry && !keep_file(e.path())) continue;
+    FolderEntry entry{e.path(), display_name(e.path().filename()), dir_entry, 0};
+    if (!dir_entry) entry.bytes = e.file_size(ec2);
     if (entry.label.empty() || entry.label[0] == '.') continue;  // hidden files
-    entries_.push_back(std::move(entry));
+    entries.push_back(std::move(entry));
   }
-  std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-    if (a.is_dir != b.is_dir) return a.is_dir;
-    return a.label < b.label;
+  std::sort(entries.begin(), entries.end(), [](const FolderEntry& x, const FolderEntry& y) {
+    if (x.is_dir != y.is_dir) return x.is_dir;
+    return x.label < y.label;
   });
+  return entries;
+}
+
+void FileBrowser::refresh() {
+  error_.clear();
+  entries_ = list_folder(dir_, [this](const fs::path& p) { return show_all_files_ || has_supported_extension(p); }, &error_);
+  if (!error_.empty()) return;
   const std::string s = dir_.string();
   std::strncpy(path_input_, s.c_str(), sizeof path_input_ - 1);
 }

@@ -4,11 +4,25 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace bs::ui {
+
+// One folder's entries for a file picker (this browser, the kernel editor's dialog): folders,
+// then the files `keep_file` accepts, each group sorted by name; hidden entries (a leading '.')
+// left out. A folder that cannot be listed gives no entries and the reason in *error.
+struct FolderEntry {
+  std::filesystem::path path;
+  std::string label;  // the name as shown (display_name: valid UTF-8)
+  bool is_dir = false;
+  std::uintmax_t bytes = 0;  // files only
+};
+std::vector<FolderEntry> list_folder(const std::filesystem::path& dir,
+                                     const std::function<bool(const std::filesystem::path&)>& keep_file,
+                                     std::string* error);
 
 class FileBrowser {
  public:
@@ -20,22 +34,16 @@ class FileBrowser {
   void each_label(F&& f) const {
     if (!open_) return;
     f(path_input_);
-    for (const Entry& e : entries_) f(e.label);
+    for (const FolderEntry& e : entries_) f(e.label);
   }
   // Draws the window when open; returns the chosen file once.
   std::optional<std::filesystem::path> draw();
 
  private:
   void refresh();
-  struct Entry {
-    std::filesystem::path path;
-    std::string label;
-    bool is_dir = false;
-    std::uintmax_t bytes = 0;
-  };
   bool open_ = false;
   std::filesystem::path dir_;
-  std::vector<Entry> entries_;
+  std::vector<FolderEntry> entries_;
   std::string error_;
   char path_input_[1024] = {};
   bool show_all_files_ = false;

@@ -17,15 +17,7 @@
 namespace bs::ui {
 namespace {
 
-std::string bytes_text(double b) {
-  if (!std::isfinite(b)) return "-";
-  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
-  int u = 0;
-  while (std::fabs(b) >= 1000 && u < 4) b /= 1000, ++u;
-  char buf[48];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.3g %s", b, units[u]);
-  return buf;
-}
+std::string bytes_text(double b) { return std::isfinite(b) ? measured::decimal_bytes(b) : "-"; }
 
 std::string value_text(double v, const std::string& unit) {
   if (!std::isfinite(v)) return "-";

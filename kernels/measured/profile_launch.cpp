@@ -28,15 +28,7 @@ std::string num(double v, int digits = 3) {
 }
 
 // Decimal units, as DRAM bandwidth is quoted: 50.3 MB.
-std::string bytes_text(double b) {
-  if (!finite(b)) return "n/a";
-  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
-  int u = 0;
-  while (std::fabs(b) >= 1000 && u < 4) b /= 1000, ++u;
-  char buf[48];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.3g %s", b, units[u]);
-  return buf;
-}
+std::string bytes_text(double b) { return finite(b) ? decimal_bytes(b) : "n/a"; }
 
 std::string times_text(double r) { return num(r, 2) + "x"; }
 
@@ -367,6 +359,15 @@ std::string largest_disagreement(const LaunchCounters& c) {
     return "Model and hardware agree within 5% on every figure both have; the largest "
            "difference: " + best.text;
   return best.text;
+}
+
+std::string decimal_bytes(double b) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  int u = 0;
+  while (std::fabs(b) >= 1000 && u < 4) b /= 1000, ++u;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.3g %s", b, units[u]);
+  return buf;
 }
 
 }  // namespace bs::measured

@@ -34,6 +34,9 @@ namespace bs::measured {
 // ceiling, a user kernel.
 Status profile_refusal(const lab::Lab& lab, std::string_view kernel);
 
+// Bytes in decimal units, as DRAM traffic is quoted ("50.3 MB"); `b` finite.
+std::string decimal_bytes(double b);
+
 // Profiles one launch of `kernel` with `config` on `lab` (its backend's device must be the
 // session's). `model_record` is the launch the model side describes (the one the window shows,
 // or a bench record, so the reported bandwidth uses its timed median); nullptr: the profiled

@@ -22,6 +22,7 @@
 #include "app_runner.hpp"
 #include "json_reader.hpp"
 #include "labs/catalog.hpp"
+#include "platform/forwarding_window.hpp"
 #include "shell/app.hpp"
 #include "shell/async_launch.hpp"
 #include "shell/compute_session.hpp"
@@ -321,32 +322,16 @@ TEST(Layout, ColumnsFitTheWindowAndTheDataViewKeepsItsShare) {
 // ---------------------------------------------------------------------------------------------
 
 // The headless window, with key presses a test queues (what GLFW's key callback gives a real one).
-class KeyWindow final : public Window {
+class KeyWindow final : public ForwardingWindow {
  public:
-  explicit KeyWindow(Window& inner) : inner_(inner) {}
+  using ForwardingWindow::ForwardingWindow;
   std::vector<KeyPress> queued;
   void press(int key, int mods = 0) { queued.push_back({key, mods}); }
-
-  bool should_close() override { return inner_.should_close(); }
-  void request_close() override { inner_.request_close(); }
-  void poll_events() override { inner_.poll_events(); }
-  void swap_buffers() override { inner_.swap_buffers(); }
-  std::pair<int, int> framebuffer_size() override { return inner_.framebuffer_size(); }
-  void resize(int width, int height) override { inner_.resize(width, height); }
-  float content_scale() override { return inner_.content_scale(); }
-  std::vector<std::string> take_dropped_paths() override { return inner_.take_dropped_paths(); }
   std::vector<KeyPress> take_key_presses() override {
     std::vector<KeyPress> k;
     k.swap(queued);
     return k;
   }
-  GLFWwindow* glfw_handle() override { return nullptr; }
-  void make_current() override { inner_.make_current(); }
-  void bind_default_framebuffer() override { inner_.bind_default_framebuffer(); }
-  std::string platform_description() override { return inner_.platform_description(); }
-
- private:
-  Window& inner_;
 };
 
 class Shortcuts : public ::testing::Test {

@@ -17,6 +17,7 @@
 
 #include "labs/grayscale/gray_reference.hpp"
 #include "image/image_loader.hpp"
+#include "platform/forwarding_window.hpp"
 #include "shell/app.hpp"
 #include "labs/catalog.hpp"
 #include "shell/compute_session.hpp"
@@ -29,28 +30,13 @@ using namespace bs::app;
 
 // The headless window, except that while `minimised` it reports a 0 x 0 framebuffer, as GLFW
 // does for an iconified window.
-class MinimisableWindow final : public Window {
+class MinimisableWindow final : public ForwardingWindow {
  public:
-  explicit MinimisableWindow(Window& inner) : inner_(inner) {}
+  using ForwardingWindow::ForwardingWindow;
   bool minimised = false;
-
-  bool should_close() override { return inner_.should_close(); }
-  void request_close() override { inner_.request_close(); }
-  void poll_events() override { inner_.poll_events(); }
-  void swap_buffers() override { inner_.swap_buffers(); }
   std::pair<int, int> framebuffer_size() override {
     return minimised ? std::pair{0, 0} : inner_.framebuffer_size();
   }
-  void resize(int width, int height) override { inner_.resize(width, height); }
-  float content_scale() override { return inner_.content_scale(); }
-  std::vector<std::string> take_dropped_paths() override { return inner_.take_dropped_paths(); }
-  GLFWwindow* glfw_handle() override { return nullptr; }
-  void make_current() override { inner_.make_current(); }
-  void bind_default_framebuffer() override { inner_.bind_default_framebuffer(); }
-  std::string platform_description() override { return inner_.platform_description(); }
-
- private:
-  Window& inner_;
 };
 
 Rgba8Image random_image(int w, int h, std::uint32_t seed) {

@@ -26,6 +26,7 @@
 
 #include "device/cuda_device.hpp"
 #include "image/image_loader.hpp"
+#include "platform/forwarding_window.hpp"
 #include "labs/catalog.hpp"
 #include "labs/grayscale/gray_reference.hpp"
 #include "platform/png.hpp"
@@ -45,36 +46,20 @@ using Clock = std::chrono::steady_clock;
 // Forwards everything to the headless window and hands out the soak's paths from
 // take_dropped_paths(), so dropped files reach the app exactly as a GLFW drop does: App::frame
 // takes them, queues them on the background loader, and installs or reports each outcome.
-class DropWindow final : public Window {
+class DropWindow final : public ForwardingWindow {
  public:
-  explicit DropWindow(Window& inner) : inner_(inner) {}
+  using ForwardingWindow::ForwardingWindow;
   void drop(std::vector<std::string> paths) {
     for (auto& p : paths) pending_.push_back(std::move(p));
   }
-
-  bool should_close() override { return inner_.should_close(); }
-  void request_close() override { inner_.request_close(); }
-  void poll_events() override { inner_.poll_events(); }
-  void swap_buffers() override { inner_.swap_buffers(); }
-  std::pair<int, int> framebuffer_size() override { return inner_.framebuffer_size(); }
-  void resize(int width, int height) override { inner_.resize(width, height); }
-  float content_scale() override { return inner_.content_scale(); }
   std::vector<std::string> take_dropped_paths() override {
     std::vector<std::string> paths = inner_.take_dropped_paths();
     for (auto& p : pending_) paths.push_back(std::move(p));
     pending_.clear();
     return paths;
   }
-  std::vector<std::string> take_platform_warnings() override { return inner_.take_platform_warnings(); }
-  GLFWwindow* glfw_handle() override { return inner_.glfw_handle(); }
-  void make_current() override { inner_.make_current(); }
-  void bind_default_framebuffer() override { inner_.bind_default_framebuffer(); }
-  std::vector<uint8_t> read_pixels_rgba() override { return inner_.read_pixels_rgba(); }
-  std::string platform_description() override { return inner_.platform_description(); }
-  int egl_cuda_device() override { return inner_.egl_cuda_device(); }
 
  private:
-  Window& inner_;
   std::vector<std::string> pending_;
 };
 

@@ -84,6 +84,7 @@ Status GrayView::install_image(Rgba8Image image, ViewContext& ctx) {
                     std::to_string(img.height) + ", " + img.format + ")");
   const bool first = !shown_.has_value();
   shown_ = std::move(next);
+  texel_ = {};  // another image: no value read from the old texture stands
   sm_of_block_ = GlTexture();
   sm_texture_for_.clear();
   if (!first || view_.center_x < 0) {
@@ -103,6 +104,7 @@ Status GrayView::set_lab(std::unique_ptr<lab::Lab> lab, ViewContext& ctx) {
   std::optional<Rgba8Image> keep;
   if (shown_) keep = std::move(shown_->image);
   shown_.reset();  // its CUDA-registered buffer belongs to the old backend
+  texel_ = {};
   stack_ = std::move(lab);
   lab_ = gray;
   sm_of_block_ = GlTexture();
@@ -403,6 +405,17 @@ void GrayView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewCont
   }
 }
 
+std::string GrayView::gl_output_value(const LaunchRecord& shown, PixelPos px) {
+  std::string launch = shown.kernel + "|" + shown.config_label + "|" + shown.problem + "|" +
+                       std::to_string(stack_->kernels_version());
+  for (const auto& [k, v] : shown.settings) launch += "|" + k + "=" + v;
+  if (!(texel_.px == px) || texel_.launch != launch) {
+    const auto v = read_texel_r8(shown_->result, static_cast<int>(px.x), static_cast<int>(px.y));
+    texel_ = {px, std::move(launch), v ? std::to_string(*v) : "-"};
+  }
+  return texel_.value;
+}
+
 void GrayView::draw_inspector(const LaunchRecord& shown, PixelPos px, bool pinned) {
   ImGui::Text("pixel (%lld, %lld)%s", px.x, px.y, pinned ? "  [pinned]" : "");
   const auto& img = shown_->image;
@@ -411,8 +424,7 @@ void GrayView::draw_inspector(const LaunchRecord& shown, PixelPos px, bool pinne
   const auto& ref = lab_->reference();
   std::string out = "-";
   if (!shown_->host_result.empty()) out = std::to_string(shown_->host_result[i]);
-  else if (auto v = read_texel_r8(shown_->result, static_cast<int>(px.x), static_cast<int>(px.y)))
-    out = std::to_string(*v);  // the GPU wrote it straight into GL (interop): read that texel
+  else out = gl_output_value(shown, px);  // the GPU wrote it straight into GL (interop)
   ImGui::TextColored(ui::kDimColour, "RGB in (%u, %u, %u) -> gray out %s, reference %s", rgba[0], rgba[1], rgba[2],
                      out.c_str(), i < ref.size() ? std::to_string(ref[i]).c_str() : "-");
   auto owner = stack_->owner(shown, px.x, px.y);

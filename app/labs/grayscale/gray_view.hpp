@@ -66,11 +66,20 @@ class GrayView final : public LabView {
   void handle_input(const ImVec2& origin, const ImVec2& size, ImageViewParams& params);
   ImageViewParams view_params(int out_w, int out_h) const;
   void draw_inspector(const LaunchRecord& shown, PixelPos px, bool pinned);
+  std::string gl_output_value(const LaunchRecord& shown, PixelPos px);
   void take_schedule(const LaunchRecord& rec);
 
   std::unique_ptr<lab::Lab> stack_;  // the lab as the shell sees it (possibly wrapped)
   gray::GrayLab* lab_ = nullptr;     // the grayscale lab inside it: its image and reference
   std::optional<Shown> shown_;
+  // The inspector's output value where it lives only in GL (the GPU's interop): one texel read
+  // per pixel and launch result, not one GPU round trip every frame.
+  struct TexelRead {
+    PixelPos px{-1, -1};
+    std::string launch;  // what produced the texture: kernel, configuration, problem, settings
+    std::string value;
+  };
+  TexelRead texel_;
   std::optional<ImageViewRenderer> renderer_, second_renderer_;
   std::optional<ImageViewRenderer> compare_renderers_[2];  // the Compare tab's A and B panes
   GlTexture sm_of_block_;

@@ -77,9 +77,7 @@ Verdict verify_output(const Problem::Data& p, const std::uint8_t* out, const Own
     c.note = mv.tolerance;
     if (mv.mismatches > 0) {
       // The same per-element rule as matmul::verify, to list the first few.
-      const double u = std::ldexp(1.0, -24);
-      const double per_unit =
-          matmul::kToleranceFactor * std::sqrt(static_cast<double>(std::max(ref.scale.K, 1))) * u;
+      const double per_unit = matmul::tolerance_per_unit(ref.scale);
       for (int i = 0; i < h && v.wrong.size() < Check::kMaxBad; ++i)
         for (int j = 0; j < w && v.wrong.size() < Check::kMaxBad; ++j) {
           const std::size_t e = static_cast<std::size_t>(i) * w + j;

@@ -92,6 +92,9 @@ ErrorScale error_scale(const float* A, const float* B, int M, int N, int K);
 
 inline constexpr double kToleranceFactor = 16.0;
 inline constexpr double kToleranceFloor = 1e-30;
+// Element (i, j)'s tolerance is tolerance_per_unit(scale) * ||A_i,:|| * ||B_:,j|| + kToleranceFloor:
+// kToleranceFactor * sqrt(K) units of FP32 rounding (2^-24).
+double tolerance_per_unit(const ErrorScale& scale);
 
 struct Verification {
   double max_abs = 0;          // max |got - ref|

@@ -185,10 +185,13 @@ ErrorScale error_scale(const float* A, const float* B, int M, int N, int K) {
   return s;
 }
 
+double tolerance_per_unit(const ErrorScale& scale) {
+  return kToleranceFactor * std::sqrt(static_cast<double>(std::max(scale.K, 1))) * std::ldexp(1.0, -24);
+}
+
 Verification verify(const float* got, const float* ref, int M, int N, const ErrorScale& scale) {
   Verification v;
-  const double u = std::ldexp(1.0, -24);
-  const double per_unit = kToleranceFactor * std::sqrt(static_cast<double>(std::max(scale.K, 1))) * u;
+  const double per_unit = tolerance_per_unit(scale);
   v.tolerance = "|got - ref| <= 16 * sqrt(K=" + std::to_string(scale.K) +
                 ") * 2^-24 * ||A_i,:|| * ||B_:,j|| + 1e-30";
   if (M != scale.M || N != scale.N || !got || !ref) {
