@@ -115,9 +115,11 @@ struct CounterOptions {
   bool throughput = true;     // SM and memory throughput as shares of peak
   // Keep CUPTI's range profiler enabled on the context between profiles instead of enabling it
   // for each one. Measured on an H200: a profile after the first took 0.25 s instead of 0.4 s,
-  // and the app's own launches were no slower while it stayed enabled; but DRAM bytes written
-  // came out lower (6.6 MB against 9.5 MB for the 1D grayscale kernel at 4096x4096), and only
-  // the default (off) was compared with ncu. A kept-enabled session must be the only session.
+  // and the app's own launches were no slower while it stayed enabled; but after the first
+  // profile, DRAM bytes written came out lower (6.6 MB against 9.5 MB for the 1D grayscale
+  // kernel at 4096x4096, whose output fits in L2), as ncu's do after its first launch when it
+  // needs one pass (NOTES.md); the default (off) is what was compared with ncu's 15-pass replay.
+  // A kept-enabled session must be the only session.
   bool keep_enabled = false;
   // Which CUPTI to load; empty tries, in order: libcupti.so.<major> through the loader's search
   // path (LD_LIBRARY_PATH), then the toolkit this build was configured with.

@@ -18,7 +18,7 @@ bins=(app/blockscope app/blockscope-selftest app/blockscope-kernel-runner app/pl
 rm -f "$out"/lib/libcublas* "$out"/lib/libcudart* "$out"/lib/libnvrtc*
 # The counters' comparison with Nsight Compute runs there from the bundle (CUPTI itself is loaded
 # at run time from the machine's toolkit, so it never travels).
-cp "$(dirname "$0")"/../../tools/counters_probe/compare_with_ncu.{sh,py} "$out/"
+cp "$(dirname "$0")"/../../tools/counters_probe/{compare_with_ncu.sh,compare_with_ncu.py,dram_writes_history.sh} "$out/"
 # The per-issue GPU checks (tests/gpu/checks/*.sh) and the sanitizer script run from the bundle.
 cp "$(dirname "$0")"/checks/*.sh "$(dirname "$0")"/sanitize.sh "$out/"
 strip --strip-debug "$out"/* "$out"/lib/* 2>/dev/null || true

@@ -2,6 +2,8 @@
 """Side-by-side table of blockscope's counters (counters_probe JSON) and ncu's (CSV).
 
     compare_with_ncu.py blockscope.json ncu.csv
+    compare_with_ncu.py --series FILE...   each launch's DRAM bytes and duration, in order, from
+                                           ncu CSVs and counters_probe JSONs (dram_writes_history.sh)
 
 Each tool measures every kernel several times; the table compares the medians and shows each
 tool's run-to-run spread ((max - min) / median) beside them.
@@ -99,7 +101,38 @@ def ratio(num, den):
     return num / den if den else float("nan")
 
 
+SERIES = [("DRAM written kB", DRAM_WRITE, 1e-3), ("DRAM read kB", DRAM_READ, 1e-3),
+          ("duration ns", "gpu__time_duration.sum", 1.0),
+          ("SM clock MHz", "sm__cycles_elapsed.avg.per_second", 1e-6)]
+
+
+def print_series(paths):
+    """One line per counter, one column per launch (ncu) or profile (blockscope), in order."""
+    def line(label, values):
+        print(f"  {label:<16}" + "".join(f"{v:>9.0f}" if v == v else f"{'-':>9}" for v in values))
+    for path in paths:
+        if path.endswith(".json"):
+            ours = json.load(open(path))
+            how = (f"L2 emptied by {ours.get('l2_eviction')}, profiler "
+                   f"{'kept enabled' if ours.get('keep_enabled') else 'enabled per profile'}")
+            for k in ours["kernels"]:
+                print(f"{path}: {k['kernel']}, blockscope, {k.get('passes')} passes, {how}")
+                series = k.get("metrics_series", {})
+                for label, metric, scale in SERIES:
+                    if metric in series:
+                        line(label, [v * scale for v in series[metric]])
+        else:
+            for name, launches in read_ncu(path).items():
+                print(f"{path}: {name.split('(')[0]}, ncu")
+                for label, metric, scale in SERIES:
+                    if any(metric in l for l in launches):
+                        line(label, [l.get(metric, float("nan")) * scale for l in launches])
+    return 0
+
+
 def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "--series":
+        return print_series(sys.argv[2:])
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     ours = json.load(open(sys.argv[1]))

@@ -12,7 +12,12 @@
 #     PROBE   the counters_probe binary (default build/tools/counters_probe/counters_probe)
 #     OUTDIR  where blockscope.json, ncu.csv and the table go (default: a new temporary folder)
 #   environment: NCU (the ncu binary; default ncu on PATH, then /usr/local/cuda/bin/ncu),
-#                PROBE_ARGS (default "--gray 4096x4096 --matmul 1024"),
+#                PROBE_ARGS (default "--gray 8192x8192 --matmul 1024": the grayscale kernels at the
+#                size the benchmarks use, whose 67 MB of output is more than the 50 MB L2 of an
+#                H100/H200, so the DRAM bytes written are the kernel's own traffic; at 4096^2 the
+#                1D kernel's output stays in L2 and what reaches DRAM during it depends on the
+#                launch history, in ncu as in blockscope: see dram_writes_history.sh and
+#                kernels/counters/NOTES.md),
 #                REPEATS (default 5: each tool measures every kernel this many times; the table
 #                compares medians and shows each tool's run-to-run spread)
 set -euo pipefail
@@ -21,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 probe=${1:-build/tools/counters_probe/counters_probe}
 out=${2:-$(mktemp -d -t counters_vs_ncu.XXXXXX)}
 mkdir -p "$out"
-read -r -a args <<<"${PROBE_ARGS:---gray 4096x4096 --matmul 1024}"
+read -r -a args <<<"${PROBE_ARGS:---gray 8192x8192 --matmul 1024}"
 repeats=${REPEATS:-5}
 
 ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}

@@ -8,10 +8,12 @@
 //   counters_probe --list-metrics      the metric names the session collects, one per line
 //   counters_probe --repeat 5          profile each kernel 5 times: medians, spreads and the cost
 //   counters_probe --launch-only --launches 5   each kernel 5 times, for ncu's own spread
+//   counters_probe --launch-only --gap-ms 200   sleep 200 ms before each launch (an idle GPU)
 //   counters_probe --keep-enabled      keep CUPTI's range profiler enabled between profiles
 //   counters_probe --lean              no stall reasons and no throughput shares (fewer passes)
 //   counters_probe --evict read        empty L2 before each pass by reading only (the first
-//                                      method); default "discard": read, then discard the lines
+//                                      method); default "discard": read, then discard the lines;
+//                                      "none": leave the L2 as the previous pass left it
 //   counters_probe --cupti PATH        load this libcupti instead of searching
 //   counters_probe --kernels gray_1d_flat,k1_naive --gray 4096x4096 --matmul 1024
 //
@@ -27,6 +29,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -34,6 +37,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/json_writer.hpp"
@@ -72,6 +76,8 @@ struct Options {
   int gray_w = 4096, gray_h = 4096;
   int matmul = 1024;
   int repeat = 1, launches = 1;
+  int gap_ms = 0;
+  bool flush_l2 = true;
   bool launch_only = false, list_metrics = false, keep_enabled = false, lean = false;
   bs::counters::L2Eviction eviction = bs::counters::L2Eviction::ReadAndDiscard;
   std::string json_path, cupti;
@@ -336,9 +342,13 @@ int main(int argc, char** argv) {
       const char* v = next();
       if (v && std::strcmp(v, "read") == 0) o.eviction = bs::counters::L2Eviction::Read;
       else if (v && std::strcmp(v, "discard") == 0) o.eviction = bs::counters::L2Eviction::ReadAndDiscard;
-      else return usage("--evict takes read or discard");
+      else if (v && std::strcmp(v, "none") == 0) o.flush_l2 = false;
+      else return usage("--evict takes read, discard or none");
     }
-    else if (a == "--launches") {
+    else if (a == "--gap-ms") {
+      const char* v = next();
+      if (!v || (o.gap_ms = std::atoi(v)) < 0) return usage("--gap-ms needs milliseconds >= 0");
+    } else if (a == "--launches") {
       const char* v = next();
       if (!v || (o.launches = std::atoi(v)) < 1) return usage("--launches needs a count >= 1");
     } else if (a == "--list-metrics")
@@ -408,6 +418,7 @@ int main(int argc, char** argv) {
   if (o.launch_only) {
     for (const auto& c : cases)
       for (int r = 0; r < o.launches; ++r) {
+        if (o.gap_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(o.gap_ms));
         if (Status s = c.launch(); !s) {
           std::fprintf(stderr, "%s\n", s.describe().c_str());
           return 1;
@@ -423,7 +434,9 @@ int main(int argc, char** argv) {
   j.field("chip", session->chip()).field("cupti", session->cupti_path());
   j.field("passes_planned", session->passes_per_profile());
   j.field("keep_enabled", o.keep_enabled).field("lean", o.lean).field("repeat", o.repeat);
-  j.field("l2_eviction", o.eviction == bs::counters::L2Eviction::Read ? "read" : "read+discard");
+  j.field("l2_eviction", !o.flush_l2                                   ? "none"
+                         : o.eviction == bs::counters::L2Eviction::Read ? "read"
+                                                                        : "read+discard");
   j.key("kernels").begin_array();
   int failures = 0;
   std::fprintf(stderr, "%-16s %12s %12s %9s %8s %8s %8s %7s %7s %7s %6s %9s\n", "kernel",
@@ -443,7 +456,7 @@ int main(int argc, char** argv) {
     std::vector<bs::counters::Measurement> runs;
     Status failed;
     for (int r = 0; r < o.repeat; ++r) {
-      auto m = session->profile(c.launch, {.eviction = o.eviction});
+      auto m = session->profile(c.launch, {.flush_l2 = o.flush_l2, .eviction = o.eviction});
       if (!m) {
         failed = m.status();
         break;
@@ -493,6 +506,14 @@ int main(int argc, char** argv) {
       j.field("share_pct", s.share_pct).end_object();
     }
     j.end_array();
+    // Every raw metric, each repeat's value in order (what changes from one profile to the next).
+    j.key("metrics_series").begin_object();
+    for (std::size_t i = 0; i < last.raw.size(); ++i) {
+      j.key(last.raw[i].name).begin_array();
+      for (const auto& m : runs) put(j, m.raw[i].value);
+      j.end_array();
+    }
+    j.end_object();
     // Every raw metric: median, min and max over the repeats (compare_with_ncu.py reads these).
     for (const char* what : {"metrics", "metrics_min", "metrics_max"}) {
       j.key(what).begin_object();

@@ -11,9 +11,9 @@
 #                     k2_uncoalesced (uncoalesced), both 1024^3 block 32x32, and k1_naive with the
 #                     stand-in libcupti that refuses like the driver refuses a non-admin user
 #   measured.txt      every step's verdict and output: the gpu tests, bench --counters (the
-#                     counters of each result), the ncu comparison with the L2 eviction that
-#                     discards (the fix) and the read-only one (the first run's), the wall time
-#                     of one profiled launch, the no-permission messages
+#                     counters of each result), the ncu comparison (gated) and at 4096^2 (not
+#                     gated), the DRAM-writes history, the wall time of one profiled launch,
+#                     the no-permission messages
 # Each step is limited to 2 minutes. Exit 1 if any step failed.
 set -u
 bundle="$(cd "${1:?usage: measured.sh BUNDLE RESULTS}" && pwd)"
@@ -144,11 +144,17 @@ EOF
 step bench_no_permission "$bundle/blockscope" bench matmul --backend cuda --size 512 --kernel k1_naive \
                          --block 32x32 --repeats 3 --counters --cupti "$BS_FAKE_CUPTI" --json "$work/noperm.json"
 
-# 4. Against ncu: the default eviction (read, then discard the lines: the fix for gray_1d_flat's
-#    DRAM writes), then the read-only eviction of the first run on the grayscale kernels.
-step ncu_compare_discard "$bundle/compare_with_ncu.sh" "$bundle/counters_probe" "$work/ncu_discard"
-step ncu_compare_read    env REPEATS=3 PROBE_ARGS="--gray 4096x4096 --kernels gray_1d_flat,gray_2d --evict read" \
-                         "$bundle/compare_with_ncu.sh" "$bundle/counters_probe" "$work/ncu_read"
+# 4. Against ncu: the gated comparison (the script's default: both grayscale kernels at 8192^2,
+#    the two matmul rungs at 1024^3); then, for the record and not gated here, the grayscale
+#    kernels at 4096^2, where the 1D kernel's output stays in L2 and its DRAM bytes written depend
+#    on the launch history in both tools, and that history launch by launch
+#    (kernels/counters/NOTES.md says why).
+step ncu_compare         "$bundle/compare_with_ncu.sh" "$bundle/counters_probe" "$work/ncu"
+echo "==== ncu_compare_4096 (not gated)" >>"$out"
+REPEATS=5 PROBE_ARGS="--gray 4096x4096 --kernels gray_1d_flat,gray_2d" timeout 120 \
+  "$bundle/compare_with_ncu.sh" "$bundle/counters_probe" "$work/ncu_4096" >>"$out" 2>&1
+echo "---- ncu_compare_4096: rc=$? (1: a gated row missed; see NOTES.md)" >>"$out"
+step dram_writes_history "$bundle/dram_writes_history.sh" "$bundle/counters_probe" "$work/history"
 
 # Summary.
 {
@@ -156,7 +162,7 @@ step ncu_compare_read    env REPEATS=3 PROBE_ARGS="--gray 4096x4096 --kernels gr
   echo "==== summary"
   printf '%s\n' "${verdicts[@]}"
 } | tee -a "$out"
-grep -h -E "wall time of one profiled launch|gated row|^  DRAM bytes written|^gray_1d_flat|L2 emptied" "$out" | head -20
+grep -h -E "wall time of one profiled launch|gated row|^  DRAM bytes written|^gray_1d_flat|L2 emptied|DRAM written kB" "$out" | head -30
 grep -h -m2 -E "restricts profiling to administrators" "$out" | cut -c1-200
 rm -rf "$work"
 exit $failed
