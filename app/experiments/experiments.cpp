@@ -87,7 +87,7 @@ Status Experiments::start_sweep(const lab::Lab& lab, const std::string& kernel) 
   live.planned = points;
   live.refusals = spec.refused_inputs;
   live.complete = false;
-  if (Status s = runner_.start(lab, std::move(spec), settings_.counters && lab.backend().kind == BackendKind::Cuda); !s)
+  if (Status s = runner_.start(lab, std::move(spec), settings_.counters); !s)
     return s;
   ls.result = std::move(live);
   ls.facts.clear();
@@ -221,8 +221,8 @@ void Experiments::draw_controls(const ExperimentsHost& host) {
     ImGui::Checkbox("hardware counters per point", &settings_.counters);
     ui::item_tooltip("Once every point is timed, profile each one's launch through CUPTI (about 0.4 s a point on "
                      "the GPU): DRAM bytes, L2 hit rate, sectors per request, achieved occupancy and stalls beside "
-                     "the model, in the cell's tooltip and in the exports. The timings are taken first and are "
-                     "unaffected. GPU only.");
+                     "the model, in the cell's tooltip, as colours (colour by) and in the exports. The timings are "
+                     "taken first and are unaffected. GPU only: on the CPU simulation the sweep says so.");
     const BackendKind kind = host.lab ? host.lab->backend().kind : BackendKind::CpuSimulation;
     const TimingPolicy d = lab::default_sweep_policy(kind);
     float ci = static_cast<float>(100 * (settings_.target_ci > 0 ? settings_.target_ci : d.target_ci));

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/launch_counters.hpp"
 #include "core/median.hpp"
 
 namespace bs::app {
@@ -50,17 +51,43 @@ std::optional<double> metric_value(const LaunchRecord& r, const PointFacts& f, H
     case HeatmapMetric::Occupancy:
       if (!f.stats) return std::nullopt;
       return 100 * f.stats->occupancy.occupancy;
+    case HeatmapMetric::MeasuredDram:
+    case HeatmapMetric::MeasuredL2Hit:
+    case HeatmapMetric::AchievedOccupancy:
+    case HeatmapMetric::MeasuredLoadSectors: {
+      if (!r.ok() || !r.counters || !r.counters->measured()) return std::nullopt;
+      const LaunchCounters& c = *r.counters;
+      const double v = m == HeatmapMetric::MeasuredDram    ? c.dram_bandwidth_gbs
+                       : m == HeatmapMetric::MeasuredL2Hit ? c.l2_hit_pct
+                       : m == HeatmapMetric::AchievedOccupancy ? c.achieved_occupancy_pct
+                                                               : c.ld_sectors_per_request();
+      if (!std::isfinite(v)) return std::nullopt;
+      return v;
+    }
   }
   return std::nullopt;
 }
 
-bool metric_higher_is_better(HeatmapMetric m) { return m != HeatmapMetric::Time; }
+bool is_measured_metric(HeatmapMetric m) {
+  return m == HeatmapMetric::MeasuredDram || m == HeatmapMetric::MeasuredL2Hit ||
+         m == HeatmapMetric::AchievedOccupancy || m == HeatmapMetric::MeasuredLoadSectors;
+}
+
+// Fewer sectors per load request is better (the accesses are coalesced); for every other metric
+// but time, more is better.
+bool metric_higher_is_better(HeatmapMetric m) {
+  return m != HeatmapMetric::Time && m != HeatmapMetric::MeasuredLoadSectors;
+}
 
 std::string metric_unit(HeatmapMetric m, const std::string& unit) {
   switch (m) {
     case HeatmapMetric::Time: return "ms";
     case HeatmapMetric::Throughput: return unit.empty() ? "GB/s" : unit;
     case HeatmapMetric::Occupancy: return "%";
+    case HeatmapMetric::MeasuredDram: return "GB/s";
+    case HeatmapMetric::MeasuredL2Hit: return "%";
+    case HeatmapMetric::AchievedOccupancy: return "%";
+    case HeatmapMetric::MeasuredLoadSectors: return "sectors";  // per load request
   }
   return "";
 }
@@ -70,6 +97,10 @@ const char* metric_name(HeatmapMetric m) {
     case HeatmapMetric::Time: return "time";
     case HeatmapMetric::Throughput: return "throughput";
     case HeatmapMetric::Occupancy: return "occupancy";
+    case HeatmapMetric::MeasuredDram: return "DRAM bandwidth (measured)";
+    case HeatmapMetric::MeasuredL2Hit: return "L2 hit rate (measured)";
+    case HeatmapMetric::AchievedOccupancy: return "achieved occupancy (measured)";
+    case HeatmapMetric::MeasuredLoadSectors: return "sectors per load (measured)";
   }
   return "";
 }
@@ -186,7 +217,8 @@ BarChart build_bars(const lab::SweepResult& r, const std::vector<PointFacts>& fa
     b.record = i;
     b.label = kernel.empty() ? rec.kernel + "  " + rec.config_label : rec.config_label;
     b.value = metric_value(rec, facts[static_cast<std::size_t>(i)], metric, r.unit);
-    if (b.value && metric != HeatmapMetric::Occupancy && rec.timing.ci_low_ms > 0) {
+    const bool timed = metric == HeatmapMetric::Time || metric == HeatmapMetric::Throughput;
+    if (b.value && timed && rec.timing.ci_low_ms > 0) {
       if (metric == HeatmapMetric::Time) {
         b.lo = rec.timing.ci_low_ms;
         b.hi = rec.timing.ci_high_ms;
@@ -230,6 +262,17 @@ NoiseFacts noise_facts(const lab::SweepResult& r, const std::vector<PointFacts>&
   n.median_spread = median_of(spreads);
   n.worst_spread = *std::max_element(spreads.begin(), spreads.end());
   return n;
+}
+
+CounterFacts counter_facts(const lab::SweepResult& r) {
+  CounterFacts f;
+  for (const LaunchRecord& rec : r.records) {
+    if (!rec.counters) continue;
+    ++f.asked;
+    if (rec.counters->measured()) ++f.measured;
+    else if (f.first_failure.ok()) f.first_failure = rec.counters->status;
+  }
+  return f;
 }
 
 }  // namespace bs::app

@@ -27,6 +27,7 @@ std::vector<PointFacts> point_facts(const lab::SweepResult& r);
 std::optional<double> metric_value(const LaunchRecord& r, const PointFacts& f, HeatmapMetric m,
                                    const std::string& throughput_unit);
 bool metric_higher_is_better(HeatmapMetric m);
+bool is_measured_metric(HeatmapMetric m);  // one of the hardware counters
 std::string metric_unit(HeatmapMetric m, const std::string& throughput_unit);
 const char* metric_name(HeatmapMetric m);
 
@@ -84,5 +85,13 @@ struct NoiseFacts {
 };
 NoiseFacts noise_facts(const lab::SweepResult& r, const std::vector<PointFacts>& facts,
                        const std::string& kernel);
+
+// Hardware counters over a sweep ("hardware counters per point"): how many launched points
+// carry them, how many were measured, and why the first that was not could not be.
+struct CounterFacts {
+  std::size_t asked = 0, measured = 0;
+  Status first_failure;  // success when every asked point was measured
+};
+CounterFacts counter_facts(const lab::SweepResult& r);
 
 }  // namespace bs::app

@@ -40,7 +40,8 @@ std::string fmt(const char* f, double a) {
 }
 
 std::string value_text(double v, HeatmapMetric m) {
-  if (m == HeatmapMetric::Occupancy) return fmt("%.0f%%", v);
+  if (m == HeatmapMetric::Occupancy || m == HeatmapMetric::AchievedOccupancy || m == HeatmapMetric::MeasuredL2Hit)
+    return fmt("%.0f%%", v);
   return ui::sig(v, 3);
 }
 
@@ -405,6 +406,16 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
   ImGui::PushTextWrapPos(0);
   ImGui::TextColored(ui::kDimColour, "%s on %s: %zu measured, %zu refused%s", r.device.c_str(), r.problem.c_str(), done,
                      refused, in.running ? " (running)" : r.complete ? "" : " (incomplete)");
+  // Hardware counters, when the sweep collected them: how many points have them, or why none.
+  const CounterFacts counters = counter_facts(r);
+  if (counters.asked > 0 && counters.measured > 0)
+    ImGui::TextColored(ImVec4(0.55f, 0.85f, 1, 1),
+                       "Hardware counters: %zu of %zu points measured (one profiled launch each). Colour by a measured "
+                       "counter below, or hover a point to read them all beside the model.",
+                       counters.measured, counters.asked);
+  if (counters.asked > counters.measured)
+    ImGui::TextColored(ui::kWarnColour, "%s counters: %s", counters.measured ? "Some points have no" : "No",
+                       counters.first_failure.message.c_str());
   ImGui::PopTextWrapPos();
   if (!r.note.empty()) {
     ImGui::PushTextWrapPos(0);
@@ -424,13 +435,34 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
     ImGui::EndCombo();
   }
   ImGui::SameLine();
-  int m = static_cast<int>(*in.metric);
-  const std::string thr = "throughput (" + (r.unit.empty() ? std::string("GB/s") : r.unit) + ")";
-  const char* metrics[] = {"time (ms)", thr.c_str(), "occupancy"};
-  ImGui::SetNextItemWidth(em * 10);
-  if (ImGui::Combo("colour by", &m, metrics, 3)) *in.metric = static_cast<HeatmapMetric>(m);
-  ui::item_tooltip("What the colours show. Best and worst are always by time; occupancy is the theoretical one "
-                   "(registers, shared memory, threads and the block limit), not a measurement.");
+  // The measured counters are offered once the sweep has them; a saved pick of one shows time
+  // until then (the pick itself is kept for the next sweep that collects counters).
+  const auto label = [&](HeatmapMetric hm) {
+    return hm == HeatmapMetric::Time         ? std::string("time (ms)")
+           : hm == HeatmapMetric::Throughput ? "throughput (" + metric_unit(hm, r.unit) + ")"
+           : hm == HeatmapMetric::Occupancy  ? std::string("occupancy (theoretical)")
+                                             : std::string(metric_name(hm));
+  };
+  const HeatmapMetric shown =
+      is_measured_metric(*in.metric) && counters.measured == 0 ? HeatmapMetric::Time : *in.metric;
+  ImGui::SetNextItemWidth(em * 14);
+  if (ImGui::BeginCombo("colour by", label(shown).c_str())) {
+    for (int i = 0; i < kHeatmapMetrics; ++i) {
+      const auto hm = static_cast<HeatmapMetric>(i);
+      const bool unavailable = is_measured_metric(hm) && counters.measured == 0;
+      if (ImGui::Selectable(label(hm).c_str(), hm == shown, unavailable ? ImGuiSelectableFlags_Disabled : 0))
+        *in.metric = hm;
+      if (unavailable)
+        ui::item_tooltip(counters.asked > 0
+                             ? ("No point of this sweep has counters: " + counters.first_failure.message).c_str()
+                             : "Measured on the GPU: tick \"hardware counters per point\" in the sweep settings and "
+                               "sweep again (CUPTI, about 0.4 s per point).");
+    }
+    ImGui::EndCombo();
+  }
+  ui::item_tooltip("What the colours show. Best and worst are always by time; occupancy (theoretical) comes from "
+                   "registers, shared memory, threads and the block limit; the measured ones are hardware counters "
+                   "of one profiled launch per point, when the sweep collected them.");
 
   const lab::KernelInfo* info = nullptr;
   for (const lab::KernelInfo& k : r.kernels)
@@ -439,11 +471,11 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
   const float legend_h = em * 7.5f;
   const float chart_h = std::max(em * 8, ImGui::GetContentRegionAvail().y - legend_h);
   if (bars) {
-    const BarChart chart = build_bars(r, *in.facts, st->ladder_summary ? std::string() : st->kernel, *in.metric);
-    draw_bars(in, chart, *in.metric, chart_h, &act, chart_min, chart_max);
+    const BarChart chart = build_bars(r, *in.facts, st->ladder_summary ? std::string() : st->kernel, shown);
+    draw_bars(in, chart, shown, chart_h, &act, chart_min, chart_max);
     draw_noise(r, *in.facts, st->ladder_summary ? std::string() : st->kernel, nullptr);
   } else {
-    HeatGrid g = build_grid(r, *in.facts, st->kernel, st->z, *in.metric);
+    HeatGrid g = build_grid(r, *in.facts, st->kernel, st->z, shown);
     if (g.zs.size() > 1) {
       ImGui::SameLine();
       ImGui::SetNextItemWidth(em * 6);
@@ -452,14 +484,14 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
           if (ImGui::Selectable(std::to_string(z).c_str(), z == g.z)) st->z = z;
         ImGui::EndCombo();
       }
-      g = build_grid(r, *in.facts, st->kernel, st->z, *in.metric);
+      g = build_grid(r, *in.facts, st->kernel, st->z, shown);
     }
     // The legend's marks, on one line above the map.
     ImGui::PushTextWrapPos(0);
     ImGui::TextColored(ui::kDimColour, "white frame: best   orange: worst   o: cannot be ranked against the best   "
                                        "cyan corner: the occupancy API's thread count   crossed out: refused");
     ImGui::PopTextWrapPos();
-    draw_heatmap(in, g, *in.metric, chart_h - em * 1.4f, &act, chart_min, chart_max);
+    draw_heatmap(in, g, shown, chart_h - em * 1.4f, &act, chart_min, chart_max);
     draw_noise(r, *in.facts, st->kernel, &g);
   }
   if (!r.refusals.empty() && ImGui::TreeNode("refused", "Refused before launch (%zu)", r.refusals.size())) {

@@ -7,7 +7,18 @@
 
 namespace bs::app {
 
-enum class HeatmapMetric { Time, Throughput, Occupancy };
+// What the heatmap's colours show: the timing, the model (occupancy), or, when the sweep
+// collected hardware counters per point, one of the measured counters.
+enum class HeatmapMetric {
+  Time,
+  Throughput,
+  Occupancy,            // theoretical (registers, shared memory, threads, block limit)
+  MeasuredDram,         // DRAM GB/s, read + written, over the profiled kernel's duration
+  MeasuredL2Hit,        // L2 hit rate, %
+  AchievedOccupancy,    // measured warps active, % of the SM's maximum
+  MeasuredLoadSectors,  // global load sectors per request (1 is perfect for 4-byte loads)
+};
+inline constexpr int kHeatmapMetrics = 7;
 
 struct SweepSettings {
   bool all_blocks = true;                  // every power-of-two shape; false: `block_list`

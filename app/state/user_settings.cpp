@@ -19,7 +19,10 @@ const std::vector<std::pair<const char*, Panel>> kPanel = {
     {"timings", Panel::Timings}, {"launch", Panel::Launch}, {"schedule", Panel::Schedule},
     {"memory", Panel::Memory}, {"runs", Panel::Runs}, {"measured", Panel::Measured}};
 const std::vector<std::pair<const char*, HeatmapMetric>> kMetric = {
-    {"time", HeatmapMetric::Time}, {"throughput", HeatmapMetric::Throughput}, {"occupancy", HeatmapMetric::Occupancy}};
+    {"time", HeatmapMetric::Time}, {"throughput", HeatmapMetric::Throughput}, {"occupancy", HeatmapMetric::Occupancy},
+    {"dram_measured", HeatmapMetric::MeasuredDram}, {"l2_hit_measured", HeatmapMetric::MeasuredL2Hit},
+    {"achieved_occupancy", HeatmapMetric::AchievedOccupancy},
+    {"load_sectors_measured", HeatmapMetric::MeasuredLoadSectors}};
 
 }  // namespace
 

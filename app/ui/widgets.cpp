@@ -15,7 +15,7 @@ void help_marker(const char* text) {
 }
 
 void item_tooltip(const char* text) {
-  if (!ImGui::IsItemHovered()) return;
+  if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
   ImGui::BeginTooltip();
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
   ImGui::TextUnformatted(text);

@@ -93,7 +93,8 @@ TEST(Settings, EveryPersistedFieldSurvivesAWriteAndARead) {
   s.sweep.point_budget_ms = 250;
   s.sweep.flush_l2 = true;
   s.sweep.counters = true;
-  s.sweep.metric = HeatmapMetric::Occupancy;
+  // Any pick but the default, the measured counters' included.
+  s.sweep.metric = static_cast<HeatmapMetric>(std::uniform_int_distribution<int>(1, kHeatmapMetrics - 1)(rng));
 
   const std::string text = user_settings_text(s, kLabs, {{"sweep.future_field", "7"}});
   const fs::path file = fresh_dir("roundtrip") / "settings.txt";
@@ -129,7 +130,7 @@ TEST(Settings, EveryPersistedFieldSurvivesAWriteAndARead) {
   EXPECT_NEAR(b.sweep.point_budget_ms, 250, 1e-3);
   EXPECT_TRUE(b.sweep.flush_l2);
   EXPECT_TRUE(b.sweep.counters);
-  EXPECT_EQ(b.sweep.metric, HeatmapMetric::Occupancy);
+  EXPECT_EQ(b.sweep.metric, s.sweep.metric);
   // A key this version does not know is kept for the next write.
   EXPECT_EQ(back.unbound.at("sweep.future_field"), "7");
 }

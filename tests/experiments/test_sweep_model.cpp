@@ -4,7 +4,11 @@
 // refused points; the bars' order; the noise figures. And the command line's sweep flags.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <random>
+
 #include "cli/options.hpp"
+#include "core/launch_counters.hpp"
 #include "experiments/sweep_model.hpp"
 
 namespace bs::app {
@@ -112,6 +116,86 @@ TEST(SweepModel, BarsRankedFirstThenWrongThenRefused) {
   const BarChart l = build_bars(r, facts, "", HeatmapMetric::Time);
   ASSERT_EQ(l.bars.size(), 1u);
   EXPECT_EQ(l.bars[0].record, 2);
+}
+
+// Hardware counters per point: the map can be coloured by each measured counter; points without
+// counters (refused, counters not read) have no value; fewer sectors per load is better.
+TEST(SweepModel, MeasuredCountersColourTheMap) {
+  lab::SweepResult r = sample();
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const std::vector<int> with_counters = {0, 1, 2, 3};  // 4: wrong, 5: refused
+  for (int i : with_counters) {
+    LaunchCounters c;
+    c.dram_bandwidth_gbs = 100 + 3000 * u(rng);
+    c.l2_hit_pct = 100 * u(rng);
+    c.achieved_occupancy_pct = 10 + 90 * u(rng);
+    c.ld_requests = 1000 + static_cast<int>(1000 * u(rng));
+    c.ld_sectors = c.ld_requests * (1 + 31 * u(rng));
+    r.records[static_cast<std::size_t>(i)].counters = std::make_shared<const LaunchCounters>(c);
+  }
+  LaunchCounters refused_counters;  // counters asked for but not readable on this point
+  refused_counters.status = Status::failure("no permission to read the counters");
+  r.records[4].counters = std::make_shared<const LaunchCounters>(refused_counters);
+  const auto facts = point_facts(r);
+
+  const CounterFacts cf = counter_facts(r);
+  EXPECT_EQ(cf.asked, 5u);
+  EXPECT_EQ(cf.measured, 4u);
+  EXPECT_EQ(cf.first_failure.message, "no permission to read the counters");
+
+  struct Case {
+    HeatmapMetric metric;
+    double (*get)(const LaunchCounters&);
+    bool lower_is_better;
+  };
+  const Case cases[] = {
+      {HeatmapMetric::MeasuredDram, [](const LaunchCounters& c) { return c.dram_bandwidth_gbs; }, false},
+      {HeatmapMetric::MeasuredL2Hit, [](const LaunchCounters& c) { return c.l2_hit_pct; }, false},
+      {HeatmapMetric::AchievedOccupancy, [](const LaunchCounters& c) { return c.achieved_occupancy_pct; }, false},
+      {HeatmapMetric::MeasuredLoadSectors, [](const LaunchCounters& c) { return c.ld_sectors / c.ld_requests; }, true},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(metric_name(k.metric));
+    EXPECT_TRUE(is_measured_metric(k.metric));
+    EXPECT_EQ(metric_higher_is_better(k.metric), !k.lower_is_better);
+    const HeatGrid g = build_grid(r, facts, "gray_2d", 1, k.metric);
+    // The record whose counter is best, found here by scanning the counters themselves.
+    int best = -1, worst = -1;
+    for (int i : with_counters) {
+      const double v = k.get(*r.records[static_cast<std::size_t>(i)].counters);
+      const auto better = [&](int j) {
+        const double w = k.get(*r.records[static_cast<std::size_t>(j)].counters);
+        return k.lower_is_better ? v < w : v > w;
+      };
+      if (best < 0 || better(best)) best = i;
+      if (worst < 0 || !better(worst)) worst = i;
+    }
+    for (const HeatCell& c : g.cells) {
+      if (c.record < 0) continue;
+      const LaunchRecord& rec = r.records[static_cast<std::size_t>(c.record)];
+      if (c.record == 4 || c.record == 5) {
+        EXPECT_FALSE(c.value) << "record " << c.record << " has no measured counters";
+        continue;
+      }
+      ASSERT_TRUE(c.value);
+      EXPECT_DOUBLE_EQ(*c.value, k.get(*rec.counters));
+      if (c.record == best) EXPECT_DOUBLE_EQ(c.t, 1.0);
+      if (c.record == worst) EXPECT_DOUBLE_EQ(c.t, 0.0);
+    }
+    // Best and worst marks stay by time, whatever the colours show.
+    EXPECT_EQ(g.best, 2);
+    // Bars carry the counter and no timing interval.
+    const BarChart bars = build_bars(r, facts, "gray_2d", k.metric);
+    for (const Bar& b : bars.bars)
+      if (b.value) EXPECT_FALSE(b.lo) << "a counter has no 95% interval";
+  }
+  // A sweep without counters: none measured, no failure to report, no values.
+  const lab::SweepResult plain = sample();
+  EXPECT_EQ(counter_facts(plain).asked, 0u);
+  EXPECT_TRUE(counter_facts(plain).first_failure.ok());
+  const HeatGrid none = build_grid(plain, point_facts(plain), "gray_2d", 1, HeatmapMetric::MeasuredDram);
+  for (const HeatCell& c : none.cells) EXPECT_FALSE(c.value);
 }
 
 TEST(SweepModel, NoiseFacts) {

@@ -6,10 +6,12 @@
 #
 # BUNDLE (tests/gpu/make_bundle.sh) needs: blockscope, counters_probe, compare_with_ncu.{sh,py},
 # libfake_cupti_no_permission.so, test_measured_gpu, test_measured_app, test_counters_gpu.
-# Writes 2 files into RESULTS:
+# Writes 3 files into RESULTS:
 #   measured_tab.png  the Measured tab after --profile, side by side: k1_naive (coalesced),
 #                     k2_uncoalesced (uncoalesced), both 1024^3 block 32x32, and k1_naive with the
 #                     stand-in libcupti that refuses like the driver refuses a non-admin user
+#   sweep_colour_by_sectors.png  a window sweep of gray_2d with counters per point, coloured by
+#                     the measured sectors per load
 #   measured.txt      every step's verdict and output: the gpu tests, bench --counters (the
 #                     counters of each result), the ncu comparison (gated) and at 4096^2 (not
 #                     gated), the DRAM-writes history, the wall time of one profiled launch,
@@ -108,6 +110,31 @@ chunk = lambda k, b: struct.pack('>I', len(b)) + k + b + struct.pack('>I', zlib.
 open(out, 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 6, 0, 0, 0)) +
                       chunk(b'IDAT', zlib.compress(b''.join(b'\x00' + bytes(r) for r in rows), 9)) + chunk(b'IEND', b''))
 print(f"wrote {out}: {w} x {h}")
+EOF
+
+# 2b. A window sweep with hardware counters per point, the map coloured by the measured sectors
+#     per load: gray_2d's shapes from 1x256 (a warp spans 32 rows) to 256x1, on the built-in
+#     sample (512 x 512).
+sweep_cfg="$work/sweep_cfg"
+mkdir -p "$sweep_cfg"
+printf '%s\n' '# blockscope settings v1' 'sweep.all_blocks = false' \
+  'sweep.blocks = 1x256,2x128,4x64,8x32,16x16,32x8,64x4,256x1' 'sweep.counters = true' \
+  'sweep.colour_by = load_sectors_measured' >"$sweep_cfg/settings.txt"
+step sweep_counters_png  "$bundle/blockscope" --headless --backend cuda --config-dir "$sweep_cfg" --kernel gray_2d \
+                         --sweep --window-size 1280x800 --screenshot "$results/sweep_colour_by_sectors.png" \
+                         --json "$work/sweep_counters.json"
+python3 - "$work/sweep_counters.json" >>"$out" 2>&1 <<'EOF'
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    c = r.get("counters") or {}
+    m = c.get("model") or {}
+    if not c.get("available"):
+        print(f'{r["config"]}: no counters: {c.get("error")}')
+        continue
+    print(f'{r["config"]:<14} {r.get("median_ms") or 0:8.4f} ms  ld sectors/request measured '
+          f'{c.get("ld_sectors_per_request")} model {m.get("ld_sectors_per_request")}, DRAM '
+          f'{c.get("dram_bandwidth_gbs")} GB/s, L2 hit {c.get("l2_hit_pct")}%, achieved occupancy '
+          f'{c.get("achieved_occupancy_pct")}%')
 EOF
 
 # 3. bench --counters: the counters of each result, beside the model (and the wall time of each
