@@ -445,7 +445,7 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
   };
   const HeatmapMetric shown =
       is_measured_metric(*in.metric) && counters.measured == 0 ? HeatmapMetric::Time : *in.metric;
-  ImGui::SetNextItemWidth(em * 14);
+  ImGui::SetNextItemWidth(em * 16);
   if (ImGui::BeginCombo("colour by", label(shown).c_str())) {
     for (int i = 0; i < kHeatmapMetrics; ++i) {
       const auto hm = static_cast<HeatmapMetric>(i);
