@@ -445,7 +445,9 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
   };
   const HeatmapMetric shown =
       is_measured_metric(*in.metric) && counters.measured == 0 ? HeatmapMetric::Time : *in.metric;
-  ImGui::SetNextItemWidth(em * 16);
+  // Wide enough for the measured names, narrower where the panel is (its label stays in view).
+  const float label_w = ImGui::CalcTextSize("colour by").x + ImGui::GetStyle().ItemInnerSpacing.x;
+  ImGui::SetNextItemWidth(std::clamp(ImGui::GetContentRegionAvail().x - label_w, em * 8, em * 16));
   if (ImGui::BeginCombo("colour by", label(shown).c_str())) {
     for (int i = 0; i < kHeatmapMetrics; ++i) {
       const auto hm = static_cast<HeatmapMetric>(i);
