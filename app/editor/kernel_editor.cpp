@@ -299,8 +299,7 @@ void KernelEditor::start_compile(Tab& t, const LabContext& ctx, app::MessageLog&
   worker_.submit(std::move(job));
 }
 
-void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::MessageLog& log, EditorRequests& requests) {
-  (void)labs;
+void KernelEditor::apply(const CompileDone& done, app::MessageLog& log, EditorRequests& requests) {
   Tab* t = tab(done.tab);
   if (!t) return;  // closed meanwhile
   const custom::TrialResult& r = done.result;
@@ -347,7 +346,7 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
 
 EditorRequests KernelEditor::update(const LabLookup& labs, app::MessageLog& log) {
   EditorRequests requests;
-  for (const CompileDone& d : worker_.take()) apply(d, labs, log, requests);
+  for (const CompileDone& d : worker_.take()) apply(d, log, requests);
   for (Tab& t : tabs_) {
     if (!t.compile_requested) continue;
     t.compile_requested = false;
@@ -490,8 +489,7 @@ void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, a
   // Only the code scrolls sideways, never the pane (a focus request on the wide text field
   // would otherwise drag the whole pane along).
   if (ImGui::GetScrollX() > 0) ImGui::SetScrollX(0);
-  // The pane's own keys while it has the keyboard (the app's shortcut system calls
-  // App::compile_kernel() for the same action).
+  // The pane's own keys while it has the keyboard.
   const ImGuiIO& io = ImGui::GetIO();
   focused_ = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows);
   if (focused_) {

@@ -2,8 +2,8 @@
 // the GPU, the host compiler for the CPU simulator), and see it run as a kernel of the lab.
 //
 // One tab per kernel source (typed, from a template, or a .cu file), each tied to a lab (its
-// forms decide which signatures compile). Compile (the button, Ctrl+Enter or F5 while the pane
-// has the keyboard; App::compile_kernel() for the app's own shortcut system) hands the source to
+// forms decide which signatures compile). Compile (the button, or Ctrl+Enter or F5 while the
+// pane has the keyboard) hands the source to
 // a worker thread that compiles it and runs it once on the lab's data, verified; only a kernel
 // that compiled and whose launch finished joins the lab's kernel list (the "custom" group) and
 // is selected, so the last working kernel keeps running while a new version fails. Errors and
@@ -54,7 +54,6 @@ struct EditorRequests {
     KernelConfig config;
   };
   std::optional<Select> select;       // a kernel compiled and ran: show it
-  std::optional<std::string> open_lab;  // a file of another lab was opened: switch to it
   bool relaunch = false;              // the launch settings of the current lab's kernel changed
 };
 
@@ -105,7 +104,6 @@ class KernelEditor {
   bool busy() const;  // a compile or its first launch is in flight
   std::string active_lab() const;  // the lab of the tab in front ("" with no tab)
   const KernelFileOutcome& kernel_file_outcome() const { return kernel_file_outcome_; }
-  double time_limit_s() const { return time_limit_s_; }
   void set_time_limit_s(double s);
 
  private:
@@ -138,7 +136,7 @@ class KernelEditor {
   Tab* tab(int uid);
   void open_template(const std::string& lab, const std::string& template_id);
   void start_compile(Tab& t, const LabContext& ctx, app::MessageLog& log);
-  void apply(const CompileDone& done, const LabLookup& labs, app::MessageLog& log, EditorRequests& requests);
+  void apply(const CompileDone& done, app::MessageLog& log, EditorRequests& requests);
   custom::GridRule grid_rule(const Tab& t) const;
   void draw_toolbar(Tab& t, const LabContext& ctx, app::MessageLog& log, EditorRequests& requests);
   void draw_results(Tab& t, const LabContext& ctx);
@@ -157,7 +155,6 @@ class KernelEditor {
   RecentFiles recent_;
   std::filesystem::path recent_path_;
   KernelFileOutcome kernel_file_outcome_;
-  bool kernel_file_pending_ = false;
 };
 
 }  // namespace bs::editor

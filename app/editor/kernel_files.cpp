@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "lab/report.hpp"
 #include "labs/custom/source_parse.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 
@@ -59,25 +60,7 @@ Result<std::string> read_kernel_file(const fs::path& path) {
 }
 
 Status write_kernel_file(const fs::path& path, std::string_view text) {
-  const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::failure("cannot write " + path.string(), "check the folder exists and is writable", "save");
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return Status::failure("writing " + path.string() + " failed (disk full?)", "", "save");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return Status::failure("cannot replace " + path.string() + ": " + ec.message(), "", "save");
-  }
-  return Status::success();
+  return lab::write_text_file(path.string(), std::string(text));
 }
 
 fs::path default_recent_kernels_path() {

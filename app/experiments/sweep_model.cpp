@@ -96,7 +96,7 @@ const char* metric_name(HeatmapMetric m) {
   switch (m) {
     case HeatmapMetric::Time: return "time";
     case HeatmapMetric::Throughput: return "throughput";
-    case HeatmapMetric::Occupancy: return "occupancy";
+    case HeatmapMetric::Occupancy: return "occupancy (theoretical)";
     case HeatmapMetric::MeasuredDram: return "DRAM bandwidth (measured)";
     case HeatmapMetric::MeasuredL2Hit: return "L2 hit rate (measured)";
     case HeatmapMetric::AchievedOccupancy: return "achieved occupancy (measured)";

@@ -40,8 +40,7 @@ std::string fmt(const char* f, double a) {
 }
 
 std::string value_text(double v, HeatmapMetric m) {
-  if (m == HeatmapMetric::Occupancy || m == HeatmapMetric::AchievedOccupancy || m == HeatmapMetric::MeasuredL2Hit)
-    return fmt("%.0f%%", v);
+  if (metric_unit(m, {}) == "%") return fmt("%.0f%%", v);
   return ui::sig(v, 3);
 }
 
@@ -438,10 +437,9 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
   // The measured counters are offered once the sweep has them; a saved pick of one shows time
   // until then (the pick itself is kept for the next sweep that collects counters).
   const auto label = [&](HeatmapMetric hm) {
-    return hm == HeatmapMetric::Time         ? std::string("time (ms)")
-           : hm == HeatmapMetric::Throughput ? "throughput (" + metric_unit(hm, r.unit) + ")"
-           : hm == HeatmapMetric::Occupancy  ? std::string("occupancy (theoretical)")
-                                             : std::string(metric_name(hm));
+    std::string s = metric_name(hm);
+    if (hm == HeatmapMetric::Time || hm == HeatmapMetric::Throughput) s += " (" + metric_unit(hm, r.unit) + ")";
+    return s;
   };
   const HeatmapMetric shown =
       is_measured_metric(*in.metric) && counters.measured == 0 ? HeatmapMetric::Time : *in.metric;

@@ -473,26 +473,23 @@ std::vector<uint8_t> read_texture_rgba8(const GlTexture& texture) { return read_
 
 std::optional<uint8_t> read_texel_r8(const GlTexture& texture, int x, int y) {
   if (!texture || x < 0 || y < 0 || x >= texture.width() || y >= texture.height()) return std::nullopt;
-  // One texel through a framebuffer (glGetTexImage has no sub-rectangle in GL 3.3): the caller's
-  // read framebuffer and pack alignment are restored.
-  GLint previous_read = 0, previous_align = 4;
+  // One texel through a framebuffer (glGetTexImage has no sub-rectangle in GL 3.3). PackScope
+  // restores the caller's pack state (and keeps a bound pixel buffer from taking the read); the
+  // read framebuffer is restored here.
+  PackScope scope(texture.id());
+  GLint previous_read = 0;
   glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previous_read);
-  glGetIntegerv(GL_PACK_ALIGNMENT, &previous_align);
-  GLuint fbo = 0;
-  glGenFramebuffers(1, &fbo);
-  glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+  const GlFramebuffer fbo = GlFramebuffer::create();
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo.id());
   glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture.id(), 0);
   std::optional<uint8_t> out;
   if (glCheckFramebufferStatus(GL_READ_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE) {
     uint8_t v = 0;
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadBuffer(GL_COLOR_ATTACHMENT0);
     glReadPixels(x, y, 1, 1, GL_RED, GL_UNSIGNED_BYTE, &v);
     out = v;
   }
   glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(previous_read));
-  glPixelStorei(GL_PACK_ALIGNMENT, previous_align);
-  glDeleteFramebuffers(1, &fbo);
   return out;
 }
 

@@ -117,11 +117,8 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
   if (!app->options_.kernel_file.empty()) {
     if (Status s = app->editor_->open_kernel_file(app->options_.kernel_file, app->state_.lab, app->messages_,
                                                   app->state_.selection.block);
-        s) {
-      const std::string lab = app->editor_->active_lab();
-      if (!lab.empty() && lab != app->state_.lab)
-        if (Status o = app->open_lab(lab); !o) app->messages_.error(o);
-    }
+        s)
+      app->show_editor_lab();
   }
   return app;
 }
@@ -453,11 +450,13 @@ void App::apply_editor_requests(const editor::EditorRequests& r) {
 
 void App::edit_kernel() { editor_->edit(lab_context(state_.lab), messages_); }
 
-void App::compile_kernel() { editor_->compile(); }
-
 // A .cu dropped or opened: the editor opens it on its lab, which the window then shows.
 void App::open_kernel_file(const fs::path& path) {
-  if (!editor_->open_file(path, state_.lab, messages_)) return;
+  if (editor_->open_file(path, state_.lab, messages_)) show_editor_lab();
+}
+
+// The lab of the editor's kernel, if the window shows another.
+void App::show_editor_lab() {
   const std::string lab = editor_->active_lab();
   if (!lab.empty() && lab != state_.lab)
     if (Status s = open_lab(lab); !s) messages_.error(s);

@@ -107,7 +107,6 @@ class App {
   // editor on the open lab's kernel ("Edit kernel"), and compile the editor's active tab (what
   // Ctrl+Enter and F5 do while the editor has the keyboard).
   void edit_kernel();
-  void compile_kernel();
   editor::KernelEditor& kernel_editor() { return *editor_; }
   AppState& state() { return state_; }
   // The keyboard shortcuts (Help > Keyboard shortcuts lists them; so does the README).
@@ -176,6 +175,7 @@ class App {
   editor::LabContext lab_context(const std::string& id);
   void apply_editor_requests(const editor::EditorRequests& r);
   void open_kernel_file(const std::filesystem::path& path);
+  void show_editor_lab();  // open the lab of the editor's kernel where the window shows another
 
   // 3. images in
   void enqueue_files(std::vector<std::filesystem::path> paths);

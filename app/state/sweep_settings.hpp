@@ -18,7 +18,7 @@ enum class HeatmapMetric {
   AchievedOccupancy,    // measured warps active, % of the SM's maximum
   MeasuredLoadSectors,  // global load sectors per request (1 is perfect for 4-byte loads)
 };
-inline constexpr int kHeatmapMetrics = 7;
+inline constexpr int kHeatmapMetrics = static_cast<int>(HeatmapMetric::MeasuredLoadSectors) + 1;
 
 struct SweepSettings {
   bool all_blocks = true;                  // every power-of-two shape; false: `block_list`

@@ -115,15 +115,10 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
       ImGui::SameLine(right_edge - ImGui::CalcTextSize(figure.c_str()).x);
       ImGui::TextColored(kDimColour, "%s", figure.c_str());
     }
-    if (hovered_button || ImGui::IsItemHovered()) {
-      ImGui::BeginTooltip();
-      ImGui::PushTextWrapPos(em * 28.0f);
-      ImGui::TextUnformatted((k.label + "\n\n" + k.teaches + "\n\n" + k.file + (k.grid_rule.empty() ? "" : "\n" + k.grid_rule) +
-                              (figure.empty() ? "" : "\n\nBest on this problem here (the fastest median of its "
-                                                     "configurations, and its share of the ceiling): " + figure)).c_str());
-      ImGui::PopTextWrapPos();
-      ImGui::EndTooltip();
-    }
+    if (hovered_button || ImGui::IsItemHovered())
+      tooltip((k.label + "\n\n" + k.teaches + "\n\n" + k.file + (k.grid_rule.empty() ? "" : "\n" + k.grid_rule) +
+               (figure.empty() ? "" : "\n\nBest on this problem here (the fastest median of its "
+                                      "configurations, and its share of the ceiling): " + figure)).c_str());
   }
   if (!current) return changed;
   ImGui::PushTextWrapPos(0.0f);

@@ -15,7 +15,10 @@ void help_marker(const char* text) {
 }
 
 void item_tooltip(const char* text) {
-  if (!ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) return;
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) tooltip(text);
+}
+
+void tooltip(const char* text) {
   ImGui::BeginTooltip();
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
   ImGui::TextUnformatted(text);

@@ -21,8 +21,10 @@ inline const ImVec4 kDimColour{0.6f, 0.62f, 0.68f, 1.0f};
 
 // A "(?)" marker whose tooltip explains a concept in plain words.
 void help_marker(const char* text);
-// A tooltip on the previous item, when hovered.
+// A tooltip on the previous item, when hovered (disabled items too).
 void item_tooltip(const char* text);
+// A tooltip now: the text wrapped at 28 em (item_tooltip's look, for a caller's own hover test).
+void tooltip(const char* text);
 // A label: value row with an optional explanation tooltip on both.
 void stat_row(const char* label, const std::string& value, const char* explanation = nullptr);
 // A number with `digits` significant digits, small ones included (0.0031, not 0.0), large ones

@@ -20,6 +20,7 @@
 #include <stb_image_write.h>
 
 #include "app_runner.hpp"
+#include "custom_test_support.hpp"
 #include "image/image_loader.hpp"
 #include "json_reader.hpp"
 
@@ -28,33 +29,10 @@ namespace {
 using namespace bs::app::test;
 namespace fs = std::filesystem;
 
-// The lecture's kernels as its notebook has them (gpu-mode lecture 3), pasted unchanged.
-constexpr const char* kGray1D = R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
-    int i = blockIdx.x*blockDim.x + threadIdx.x;
-    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];
-}
-)";
-constexpr const char* kGray2D = R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int w, int h) {
-    int c = blockIdx.x*blockDim.x + threadIdx.x;
-    int r = blockIdx.y*blockDim.y + threadIdx.y;
-
-    if (c<w && r<h) {
-        int i = r*w + c;
-        int n = h*w;
-        out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];
-    }
-}
-)";
-constexpr const char* kMatmul = R"(__global__ void matmul_k(float* m, float* n, float* out, int h, int w, int k) {
-    int r = blockIdx.y*blockDim.y + threadIdx.y;
-    int c = blockIdx.x*blockDim.x + threadIdx.x;
-
-    if (r>=h || c>=w) return;
-    float o = 0;
-    for (int i = 0; i<k; ++i) o += m[r*k+i] * n[i*w+c];
-    out[r*w+c] = o;
-}
-)";
+// The lecture's kernels as its notebook has them (custom_test_support.hpp), pasted unchanged.
+constexpr const char* kGray1D = bs::custom::test::kLectureGray1D;
+constexpr const char* kGray2D = bs::custom::test::kLectureGray2D;
+constexpr const char* kMatmul = bs::custom::test::kLectureMatmul;
 
 class KernelFile : public ::testing::Test {
  protected:

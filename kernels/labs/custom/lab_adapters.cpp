@@ -10,7 +10,6 @@ namespace bs::custom {
 
 LabAdapter gray_adapter() {
   LabAdapter a;
-  a.lab = "gray";
   a.generation = [](const lab::Lab& l) -> std::uint64_t {
     const auto* g = lab::layer<gray::GrayLab>(l);
     return g ? g->generation() : 0;
@@ -40,7 +39,6 @@ LabAdapter gray_adapter() {
 
 LabAdapter matmul_adapter() {
   LabAdapter a;
-  a.lab = "matmul";
   a.generation = [](const lab::Lab& l) -> std::uint64_t {
     const auto* m = lab::layer<matmul::MatmulLab>(l);
     return m ? m->generation() : 0;

@@ -42,7 +42,7 @@ std::optional<IndexScheme> closed_form_scheme(const LaunchConfig& c, const Owner
   const std::uint32_t* id = owners.thread.data();
   // Every element owned by someone, and nobody owning more than it should, is checked by
   // comparing each element's recorded owner with the scheme's.
-  auto matches = [&](const std::function<std::uint32_t(long long x, long long y)>& want) {
+  auto matches = [&](auto&& want) {  // want(x, y): the owner the scheme gives element (x, y)
     for (long long y = 0; y < h; ++y)
       for (long long x = 0; x < w; ++x)
         if (id[y * w + x] != want(x, y)) return false;

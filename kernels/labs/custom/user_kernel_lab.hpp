@@ -46,7 +46,6 @@ namespace bs::custom {
 
 // What a lab gives its user kernels.
 struct LabAdapter {
-  std::string lab;  // "gray", "matmul": the lab's id and its forms (forms.hpp)
   // Changes whenever the lab's data changes.
   std::function<std::uint64_t(const lab::Lab&)> generation;
   // The lab's data as user kernels receive it.

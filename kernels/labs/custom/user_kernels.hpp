@@ -52,8 +52,6 @@ class UserKernelBook {
   UserKernelBook(std::shared_ptr<Engine> engine, std::string lab);
 
   Engine& engine() const { return *engine_; }
-  const std::shared_ptr<Engine>& shared_engine() const { return engine_; }
-  const std::string& lab() const { return lab_; }
 
   // Adds `k`, or replaces the kernel with its id (its builds of an older source are dropped).
   // `build` (may be null) is a build of exactly k.source, for build->info().target.

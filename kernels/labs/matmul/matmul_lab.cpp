@@ -162,7 +162,7 @@ lab::ProblemInfo MatmulLab::problem() const {
   // On the GPU: cuBLAS SGEMM as timed when it made the reference for these matrices, and the FP32
   // peak from the device's SMs and clock. The CPU simulation has neither (its reference is a
   // plain loop, and a simulator has no peak).
-  const double flops = 2.0 * spec_.M * spec_.N * spec_.K;
+  const double flops = matmul_flops(spec_.M, spec_.N, spec_.K);
   if (backend_.kind == BackendKind::Cuda && reference_ms_ > 0)
     p.ceilings.push_back({"cuBLAS SGEMM", flops / (reference_ms_ * 1e6), "GFLOP/s",
                           "cuBLAS SGEMM (FP32, tensor cores off) timed when it made the reference: median " +
