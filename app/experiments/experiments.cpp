@@ -49,7 +49,8 @@ lab::SweepSpec make_spec(const SweepSettings& s, BackendKind backend, const std:
 
 }  // namespace
 
-Experiments::Experiments(SweepSettings& settings, MessageLog& messages) : settings_(settings), messages_(messages) {}
+Experiments::Experiments(SweepSettings& settings, MessageLog& messages, std::string cupti_library)
+    : settings_(settings), messages_(messages), cupti_library_(std::move(cupti_library)) {}
 
 // ---------------------------------------------------------------------------------------------
 // 1. starting, polling and the point being measured
@@ -87,7 +88,9 @@ Status Experiments::start_sweep(const lab::Lab& lab, const std::string& kernel) 
   live.planned = points;
   live.refusals = spec.refused_inputs;
   live.complete = false;
-  if (Status s = runner_.start(lab, std::move(spec), settings_.counters); !s)
+  std::optional<counters::CounterOptions> counters;
+  if (settings_.counters) counters = counters::CounterOptions{.cupti_library = cupti_library_};
+  if (Status s = runner_.start(lab, std::move(spec), counters); !s)
     return s;
   ls.result = std::move(live);
   ls.facts.clear();

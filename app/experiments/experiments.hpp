@@ -46,7 +46,8 @@ struct LoadRequest {
 
 class Experiments {
  public:
-  Experiments(SweepSettings& settings, MessageLog& messages);
+  // `cupti_library`: the libcupti that sweeps with hardware counters load (--cupti; empty: search).
+  Experiments(SweepSettings& settings, MessageLog& messages, std::string cupti_library = {});
 
   // Sweeps the selected kernel (every kernel with settings.ladder) of `lab` with the settings.
   Status start_sweep(const lab::Lab& lab, const std::string& kernel);
@@ -101,6 +102,7 @@ class Experiments {
 
   SweepSettings& settings_;
   MessageLog& messages_;
+  std::string cupti_library_;  // for sweeps with hardware counters
   SweepRunner runner_;
   std::map<std::string, LabSweep> labs_;
   std::string plan_key_;

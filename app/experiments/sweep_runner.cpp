@@ -18,7 +18,7 @@ void SweepRunner::join() {
   if (worker_.joinable()) worker_.join();
 }
 
-Status SweepRunner::start(const lab::Lab& lab, lab::SweepSpec spec, bool counters) {
+Status SweepRunner::start(const lab::Lab& lab, lab::SweepSpec spec, std::optional<counters::CounterOptions> counters) {
   if (running_) return Status::failure("a sweep is already running", "cancel it first", "sweep");
   join();  // a finished worker whose result was not taken
   {
@@ -40,7 +40,7 @@ Status SweepRunner::start(const lab::Lab& lab, lab::SweepSpec spec, bool counter
 
 void SweepRunner::cancel() { cancel_ = true; }
 
-void SweepRunner::work(const lab::Lab* source, lab::SweepSpec spec, bool counters) {
+void SweepRunner::work(const lab::Lab* source, lab::SweepSpec spec, std::optional<counters::CounterOptions> counters) {
   // Below the window's thread: on the CPU simulation the simulator's workers (started from this
   // thread, so they inherit it) would otherwise take every core from the frame loop.
   setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
@@ -70,7 +70,7 @@ void SweepRunner::work(const lab::Lab* source, lab::SweepSpec spec, bool counter
     result = lab::run_sweep(*fork.value(), spec, hooks);
     if (counters && !cancel_) {
       NvtxRange range("sweep: hardware counters");
-      measured::BenchCounters profiler;
+      measured::BenchCounters profiler(*counters);
       profiler.attach(*fork.value(), result.records);
     }
     fork.value().reset();  // device memory freed here, on the thread that used it

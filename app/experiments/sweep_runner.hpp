@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "counters/counters.hpp"
 #include "lab/lab.hpp"
 #include "lab/sweep.hpp"
 
@@ -34,8 +35,10 @@ class SweepRunner {
   // Starts sweeping a fork of `lab`. `lab` must not change until forking() is false (the fork
   // reads it on the worker). Refused while a sweep runs.
   // `counters`: once every point is timed, each one that ran is profiled once (hardware
-  // counters, measured/bench_counters.hpp) on the same fork; the result's records carry them.
-  Status start(const lab::Lab& lab, lab::SweepSpec spec, bool counters = false);
+  // counters, measured/bench_counters.hpp, with these options: the app's --cupti) on the same
+  // fork; the result's records carry them.
+  Status start(const lab::Lab& lab, lab::SweepSpec spec,
+               std::optional<counters::CounterOptions> counters = std::nullopt);
   void cancel();
 
   bool running() const { return running_.load(); }
@@ -56,7 +59,7 @@ class SweepRunner {
   std::optional<lab::SweepResult> take_result();
 
  private:
-  void work(const lab::Lab* lab, lab::SweepSpec spec, bool counters);
+  void work(const lab::Lab* lab, lab::SweepSpec spec, std::optional<counters::CounterOptions> counters);
   void join();
 
   std::thread worker_;

@@ -50,7 +50,7 @@ App::App(Window& window, CliOptions options, ComputeSession compute, LabCatalog 
       loader_(LoadLimits{}, 1),
       measured_(options_.cupti_library, options_.profile) {
   if (!options_.status_file_path.empty()) status_writer_.emplace(options_.status_file_path);
-  experiments_ = std::make_unique<Experiments>(state_.sweep, messages_);
+  experiments_ = std::make_unique<Experiments>(state_.sweep, messages_, options_.cupti_library);
   sweep_on_start_ = options_.sweep;
   slots_.resize(catalog_.size());
   for (std::size_t i = 0; i < catalog_.size(); ++i) slots_[i].entry = &catalog_[i];

@@ -211,6 +211,32 @@ TEST_F(MeasuredApp, GpuWithoutPermissionTheTabSaysTheCauseAndTheFix) {
   EXPECT_TRUE(contains(r.output, bs::counters::kProfilingDriverOption)) << r.output;
   EXPECT_TRUE(fs::exists(shot));
 }
+
+// The window's sweep with "hardware counters per point" loads the libcupti the app was given
+// (--cupti), as the Measured tab and the sweep command do: with the stand-in that refuses, every
+// point that ran carries the refusal, and the sweep's timings are all there.
+TEST_F(MeasuredApp, GpuWindowSweepWithCountersUsesTheAppsCupti) {
+  const fs::path config = dir_ / "config", json = dir_ / "sweep.json";
+  fs::create_directories(config);
+  std::ofstream(config / "settings.txt") << "# blockscope settings v1\nsweep.counters = true\n";
+  const auto r = run("--headless --backend cuda --config-dir " + quote(config.string()) +
+                     " --kernel gray_2d --sweep --blocks 32x8,16x16,2048 --cupti " + quote(fake_cupti()) +
+                     " --json " + quote(json.string()));
+  if (no_device(r)) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto v = bs::test::parse_json(read_file(json));
+  ASSERT_TRUE(v);
+  int ran = 0;
+  for (const auto& x : v->at("results").items) {
+    if (x.at("outcome").str != "ok") continue;
+    ++ran;
+    EXPECT_GT(x.at("median_ms").number, 0);
+    ASSERT_TRUE(x.has("counters"));
+    EXPECT_FALSE(x.at("counters").at("available").boolean);
+    EXPECT_EQ(x.at("counters").at("code").str, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  }
+  EXPECT_EQ(ran, 2);
+}
 #endif
 
 }  // namespace
