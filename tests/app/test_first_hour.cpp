@@ -215,6 +215,28 @@ TEST(Settings, FlagsWinGroupByGroup) {
   merge_saved_under(set, saved);
   EXPECT_EQ(set.lab_settings["gray"]["layout"], "planar");
   EXPECT_EQ(set.panel, Panel::Memory);
+
+  // --blocks: its shapes win; the saved counters, flush and colours stay.
+  saved.sweep.counters = true;
+  saved.sweep.flush_l2 = true;
+  saved.sweep.metric = HeatmapMetric::AchievedOccupancy;
+  saved.sweep.block_list = "8x8";
+  AppState blocks;
+  blocks.sweep.all_blocks = false;
+  blocks.sweep.block_list = "32x8,256";
+  blocks.sweep_given = true;
+  merge_saved_under(blocks, saved);
+  EXPECT_FALSE(blocks.sweep.all_blocks);
+  EXPECT_EQ(blocks.sweep.block_list, "32x8,256");
+  EXPECT_TRUE(blocks.sweep.counters);
+  EXPECT_TRUE(blocks.sweep.flush_l2);
+  EXPECT_EQ(blocks.sweep.metric, HeatmapMetric::AchievedOccupancy);
+  AppState every;  // --blocks all keeps the saved list for later
+  every.sweep.all_blocks = true;
+  every.sweep_given = true;
+  merge_saved_under(every, saved);
+  EXPECT_TRUE(every.sweep.all_blocks);
+  EXPECT_EQ(every.sweep.block_list, "8x8");
 }
 
 class SettingsRuns : public ::testing::Test {
