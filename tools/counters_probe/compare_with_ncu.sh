@@ -12,9 +12,10 @@
 #     PROBE   the counters_probe binary (default build/tools/counters_probe/counters_probe)
 #     OUTDIR  where blockscope.json, ncu.csv and the table go (default: a new temporary folder)
 #   environment: NCU (the ncu binary; default ncu on PATH, then /usr/local/cuda/bin/ncu),
-#                PROBE_ARGS (default "--gray 8192x8192 --matmul 1024": the grayscale kernels at the
-#                size the benchmarks use, whose 67 MB of output is more than the 50 MB L2 of an
-#                H100/H200, so the DRAM bytes written are the kernel's own traffic; at 4096^2 the
+#                PROBE_ARGS (default "--gray 8192x8192 --matmul 4096": the sizes the benchmarks use,
+#                whose outputs (67 MB of gray, 67 MB of C) are more than the 50 MB L2 of an
+#                H100/H200, so the DRAM bytes written are the kernel's own traffic; at 1024^3
+#                matmul's 4 MB of C stays in L2 and both tools see 0 or 256 KiB of it; at 4096^2 the
 #                1D kernel's output stays in L2 and what reaches DRAM during it depends on the
 #                launch history, in ncu as in blockscope: see dram_writes_history.sh and
 #                kernels/counters/NOTES.md),
@@ -26,7 +27,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 probe=${1:-build/tools/counters_probe/counters_probe}
 out=${2:-$(mktemp -d -t counters_vs_ncu.XXXXXX)}
 mkdir -p "$out"
-read -r -a args <<<"${PROBE_ARGS:---gray 8192x8192 --matmul 1024}"
+read -r -a args <<<"${PROBE_ARGS:---gray 8192x8192 --matmul 4096}"
 repeats=${REPEATS:-5}
 
 ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
