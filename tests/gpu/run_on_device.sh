@@ -12,11 +12,13 @@
 #            (both layouts; 8192x8192 and 3840x2160) and of the matmul ladder at 4096^3
 #   measured tests/gpu/checks/measured.sh (hardware counters, the Measured tab, against ncu)
 #   sweep    tests/gpu/checks/sweep.sh    (sweeps: wall time, frames, heatmap, bars, NVTX)
-#   last     the 3000-launch CUDA soak, compute-sanitizer (sanitize.sh), then what leaves the GPU
-#            recovering from faults: your own kernel (test_custom_gpu, tests/gpu/checks/custom.sh:
-#            NVRTC, a faulting and an endless kernel in runner processes) and LAST the fault
-#            injection. Seen on the H200: after a fault, the next process using EGL with CUDA
-#            hangs in cudaEventSynchronize; give the machine back after this part.
+#   last     the 3000-launch CUDA soak, compute-sanitizer (sanitize.sh), then your own kernel
+#            (tests/gpu/checks/custom.sh: NVRTC, a faulting and an endless kernel in runner
+#            processes, and test_custom_gpu as its last step). Seen on the H200: after such a
+#            fault, the next process using EGL with CUDA hangs in cudaEventSynchronize; give the
+#            machine back after this part.
+#   fault    the fault injection, alone, on a fresh machine (it leaves the same state; after
+#            custom.sh it hung too), and give the machine back after it.
 # Prints a verdict per step at the end; exit 1 if any failed.
 set -u
 bundle="$(cd "${1:-OUT}" && pwd)"
@@ -100,9 +102,11 @@ if want last; then
   step soak_gpu_test       "$bundle/test_soak" --gtest_color=no --gtest_filter='*GpuRunOf3000*'
   STEP_TIMEOUT=300 step sanitize            env SANITIZE_BUDGET_S="${SANITIZE_BUDGET_S:-180}" bash "$bundle/sanitize.sh" "$bundle" "$results"
   # User kernels that fault and loop forever (in their own runner processes) leave the GPU as
-  # the fault injection does: after the soak and the sanitizer, before the fault injection.
-  step custom_gpu_tests    "$bundle/test_custom_gpu" --gtest_color=no
+  # the fault injection does: after the soak and the sanitizer; custom.sh runs test_custom_gpu,
+  # the faulting one, as its own last step.
   STEP_TIMEOUT=300 step custom_check bash "$bundle/custom.sh" "$bundle" "$results"
+fi
+if want fault; then
   # Last, because it leaves the GPU recovering from a real fault: a sticky fault is reported and
   # the app carries on on the CPU.
   step gpu_fault_recovery  "$bundle/blockscope-selftest" fault --output "$results/fault_after.png"
