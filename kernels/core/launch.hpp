@@ -14,6 +14,7 @@ struct LaunchConfig {
   Dim3 grid;
   Dim3 block;
   std::size_t dynamic_shared_bytes = 0;
+  Dim3 cluster{1, 1, 1};  // thread block clusters (sm_90): blocks per cluster along each axis
 
   unsigned long long threads_per_block() const { return block.volume(); }
   unsigned long long total_blocks() const { return grid.volume(); }
@@ -21,7 +22,8 @@ struct LaunchConfig {
 };
 
 inline bool operator==(const LaunchConfig& a, const LaunchConfig& b) {
-  return a.grid == b.grid && a.block == b.block && a.dynamic_shared_bytes == b.dynamic_shared_bytes;
+  return a.grid == b.grid && a.block == b.block &&
+         a.dynamic_shared_bytes == b.dynamic_shared_bytes && a.cluster == b.cluster;
 }
 
 // What the hardware (or the simulator, which enforces the same rules so lessons carry over)
@@ -111,13 +113,26 @@ inline Status validate_launch(const LaunchConfig& config, const DeviceLimits& li
                                "; gridDim.y and z are limited to 65535",
                            "validate_launch", "cudaErrorInvalidConfiguration");
   }
+  const Dim3 c = config.cluster;
+  if (c.volume() > 1) {
+    if (c.x == 0 || c.y == 0 || c.z == 0 || g.x % c.x != 0 || g.y % c.y != 0 || g.z % c.z != 0)
+      return Status::failure("gridDim " + dims(g) + " is not a whole number of clusters of " + dims(c),
+                             "each grid dimension must be a multiple of the cluster's", "validate_launch",
+                             "cudaErrorInvalidClusterSize");
+    if (c.volume() > 8)
+      return Status::failure("a cluster of " + std::to_string(c.volume()) + " blocks; at most 8 are portable",
+                             "use clusters of 8 blocks or fewer", "validate_launch",
+                             "cudaErrorInvalidClusterSize");
+  }
   const std::size_t static_smem = kernel ? kernel->static_shared_bytes : 0;
   const std::size_t smem = static_smem + config.dynamic_shared_bytes;
+  // Dynamic shared memory may go up to the device's opt-in limit (the launcher raises the
+  // kernel's cudaFuncAttributeMaxDynamicSharedMemorySize); a kernel's attributes, where known,
+  // say how far it was raised.
   const std::size_t smem_limit =
-      config.dynamic_shared_bytes > 0 && kernel
-          ? std::min(limits.shared_per_block_optin,
-                     static_smem + kernel->max_dynamic_shared_bytes)
-          : limits.shared_per_block;
+      config.dynamic_shared_bytes == 0 ? limits.shared_per_block
+      : kernel ? std::min(limits.shared_per_block_optin, static_smem + kernel->max_dynamic_shared_bytes)
+               : limits.shared_per_block_optin;
   if (smem > smem_limit)
     return Status::failure("the block needs " + std::to_string(smem) +
                                " bytes of shared memory; the limit is " +

@@ -21,6 +21,16 @@ void HostCtx::sync() const {
   barrier->arrive_at_barrier();
 }
 
+unsigned char* HostCtx::warp_scratch() const {
+  if (!barrier) throw MissingBarrierSupport();
+  const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  return barrier->warp_scratch(tid / 32);
+}
+
+unsigned char* FiberScheduler::warp_scratch(unsigned warp) {
+  return warp_scratch_.data() + static_cast<std::size_t>(warp) * HostCtx::kWarpScratchBytes;
+}
+
 void FiberScheduler::entry(unsigned self_lo, unsigned self_hi) {
   auto* self = reinterpret_cast<FiberScheduler*>(static_cast<std::uintptr_t>(self_lo) |
                                                  (static_cast<std::uintptr_t>(self_hi) << 32));
@@ -72,6 +82,8 @@ std::string FiberScheduler::run_block(const GridSimulator::ErasedKernel& kernel,
   if (fibers_.size() < n) fibers_.resize(n);
   kernel_ = &kernel;
   shared_ = shared;
+  const std::size_t warps = (n + 31) / 32;
+  if (warp_scratch_.size() < warps * HostCtx::kWarpScratchBytes) warp_scratch_.resize(warps * HostCtx::kWarpScratchBytes);
   const auto self = reinterpret_cast<std::uintptr_t>(this);
 
   for (std::size_t i = 0; i < n; ++i) {

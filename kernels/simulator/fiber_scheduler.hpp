@@ -26,6 +26,8 @@ class FiberScheduler {
 
   // Called from inside a fiber by HostCtx::sync().
   void arrive_at_barrier();
+  // HostCtx::warp_scratch(): warp `warp`'s part of this block's exchange area.
+  unsigned char* warp_scratch(unsigned warp);
 
  private:
   struct Fiber {
@@ -44,6 +46,7 @@ class FiberScheduler {
   Fiber* current_ = nullptr;
   const GridSimulator::ErasedKernel* kernel_ = nullptr;
   void* shared_ = nullptr;
+  std::vector<unsigned char> warp_scratch_;  // one HostCtx::kWarpScratchBytes per warp of the block
   // AddressSanitizer must be told about stack switches, or it reports false positives.
   void* asan_fake_stack_ = nullptr;
   const void* asan_scheduler_stack_bottom_ = nullptr;

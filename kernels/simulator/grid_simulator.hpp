@@ -36,6 +36,11 @@ struct HostCtx {
   Dim3 blockIdx, threadIdx, blockDim, gridDim;
   FiberScheduler* barrier = nullptr;
   void sync() const;
+  // 2 KB shared by the 32 lanes of this thread's warp, where warp-collective operations (mma,
+  // ldmatrix: labs/matmul/tc_warp_ops.hpp) swap registers between two sync()s. Needs
+  // `uses_barriers` (the lanes must all reach the exchange): MissingBarrierSupport otherwise.
+  unsigned char* warp_scratch() const;
+  static constexpr std::size_t kWarpScratchBytes = 32 * 64;
 };
 
 struct SimOptions {
