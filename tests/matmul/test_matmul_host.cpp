@@ -207,23 +207,33 @@ TEST(MatmulVerify, WrongShapeIsNotAPass) {
 
 // ---- registry, launch shapes ------------------------------------------------------------------
 
-TEST(MatmulRegistry, SevenRungsWithCompiledConfigurations) {
+TEST(MatmulRegistry, TwoLaddersWithCompiledConfigurations) {
   const auto& ks = matmul_kernels();
-  ASSERT_EQ(ks.size(), 7u);
+  ASSERT_EQ(ks.size(), static_cast<std::size_t>(kMatmulKernelCount));
+  EXPECT_EQ(matmul_kernels(Precision::Fp32).size(), 7u);
+  EXPECT_EQ(matmul_kernels(Precision::Bf16).size(), 6u);
   std::set<std::string> ids;
   for (std::size_t i = 0; i < ks.size(); ++i) {
     EXPECT_EQ(static_cast<std::size_t>(ks[i].kernel), i);
     EXPECT_TRUE(ids.insert(ks[i].id).second) << ks[i].id;
     EXPECT_FALSE(ks[i].configs.empty()) << ks[i].id;
     EXPECT_FALSE(ks[i].teaches.empty());
+    EXPECT_FALSE(ks[i].grid_rule.empty()) << ks[i].id;
     EXPECT_EQ(find_matmul_kernel(ks[i].id), &ks[i]);
-    EXPECT_EQ(ks[i].uses_barriers, i >= 2);
+    EXPECT_LT(static_cast<std::size_t>(ks[i].gpu_default_config), ks[i].configs.size());
+    if (ks[i].precision == Precision::Fp32) EXPECT_EQ(ks[i].uses_barriers, i >= 2);
+    // Every configuration listed is compiled, for the simulator and the generic GPU wrappers
+    // alike (the Hopper rungs: matmul_hopper.cu).
+    if (ks[i].simulated)
+      for (const MatmulConfig& c : ks[i].configs)
+        EXPECT_TRUE(with_config(ks[i].kernel, c, []<class, std::size_t>() {})) << ks[i].id << " " << c.label;
   }
   EXPECT_EQ(find_matmul_kernel("k8_magic"), nullptr);
 }
 
 TEST(MatmulRegistry, EveryListedConfigurationIsAccepted) {
-  const DeviceLimits limits = sim::simulator_limits(4);
+  DeviceLimits limits = sim::simulator_limits(4);
+  limits.shared_per_block_optin = 227 * 1024;  // an H100's, for the Hopper rungs' dynamic shared memory
   for (const auto& k : matmul_kernels())
     for (const auto& c : k.configs)
       for (const testing::Shape s : {testing::Shape{1, 1, 1}, {129, 67, 33}, {4096, 4096, 4096}}) {
@@ -249,10 +259,21 @@ TEST(MatmulRegistry, LaunchShapesCoverC) {
         case MatmulKernel::SmemTiled:
           cols = 1ull * lc.grid.x * lc.block.x, rows = 1ull * lc.grid.y * lc.block.y;
           break;
-        default:
-          cols = 1ull * lc.grid.x * c.tile.BN, rows = 1ull * lc.grid.y * c.tile.BM;
+        default: {
+          const MatmulGeometry g = matmul_geometry(k.kernel, c);
           EXPECT_EQ(lc.block, c.block);
+          if (!k.persistent) {
+            cols = 1ull * lc.grid.x * g.block_cols, rows = 1ull * lc.grid.y * g.block_rows;
+            break;
+          }
+          // A persistent rung's grid before the device clips it: one cluster per tile of
+          // (rows of its blocks) x block_cols; its blocks loop over all of them.
+          const unsigned long long tile_rows = 1ull * g.block_rows * lc.cluster.x;
+          const unsigned long long tiles = ((M + tile_rows - 1) / tile_rows) * ((N + g.block_cols - 1) / g.block_cols);
+          EXPECT_EQ(lc.grid.x, lc.cluster.x * tiles) << k.id;
+          rows = M, cols = N;
           break;
+        }
       }
       // Covers C, and one block fewer in either direction would not.
       EXPECT_GE(rows, static_cast<unsigned long long>(M)) << k.id << " " << c.label;
@@ -266,7 +287,7 @@ TEST(MatmulRegistry, LaunchShapesCoverC) {
 
 TEST(MatmulRegistry, GeometryAgreesWithLaunchShape) {
   const int M = 300, N = 200, K = 50;
-  for (const auto& k : matmul_kernels())
+  for (const auto& k : matmul_kernels(Precision::Fp32))  // tensor-core rungs: test_matmul_tc.cpp
     for (const auto& c : k.configs) {
       const MatmulGeometry g = matmul_geometry(k.kernel, c);
       const LaunchConfig lc = matmul_launch_config(k.kernel, c, M, N, K);

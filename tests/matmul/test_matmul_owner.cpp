@@ -12,13 +12,6 @@
 #include <set>
 #include <vector>
 
-#include "labs/matmul/k1_naive.hpp"
-#include "labs/matmul/k2_uncoalesced.hpp"
-#include "labs/matmul/k3_smem_tiled.hpp"
-#include "labs/matmul/k4_blocktile_1d.hpp"
-#include "labs/matmul/k5_blocktile_2d.hpp"
-#include "labs/matmul/k6_vectorized.hpp"
-#include "labs/matmul/k7_warptile.hpp"
 #include "labs/matmul/matmul.hpp"
 #include "labs/matmul/matmul_owner.hpp"
 #include "matmul_test_support.hpp"
@@ -36,73 +29,28 @@ struct Tracker {
   std::vector<float> junk;
 };
 
-template <class Smem, class Body>
-void run_tracked(const LaunchConfig& lc, bool barriers, const MatmulArgs& base, Tracker& tr, Body body) {
-  bs::sim::GridSimulator sim(1);  // one worker: the junk buffer's writes do not race
-  bs::sim::SimOptions options;
-  options.uses_barriers = barriers;
-  auto r = sim.run_with_shared<Smem>(
-      lc,
-      [&](const bs::sim::HostCtx& t, Smem& s) {
-        MatmulArgs a = base;
-        const unsigned linear = t.threadIdx.x + t.blockDim.x * t.threadIdx.y;
-        a.C = t.blockIdx == tr.block ? tr.per_thread[linear].data() : tr.junk.data();
-        body(t, s, a);
-      },
-      options);
-  ASSERT_TRUE(r.status.ok()) << r.status.describe();
-}
-
-void run_kernel(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const MatmulArgs& args, Tracker& tr) {
-  switch (k) {
-    case MatmulKernel::Naive:
-      return run_tracked<NoSmem>(lc, false, args, tr, [](const auto& t, NoSmem& s, const MatmulArgs& a) {
-        k1_naive_thread(t, s, a);
-      });
-    case MatmulKernel::Uncoalesced:
-      return run_tracked<NoSmem>(lc, false, args, tr, [](const auto& t, NoSmem& s, const MatmulArgs& a) {
-        k2_uncoalesced_thread(t, s, a);
-      });
-    case MatmulKernel::SmemTiled:
-      return visit_index<std::size(kK3Tiles)>(find_in(kK3Tiles, static_cast<int>(c.block.x)), [&](auto i) {
-        constexpr int T = kK3Tiles[decltype(i)::value];
-        run_tracked<K3Smem<T>>(lc, true, args, tr, [](const auto& t, K3Smem<T>& s, const MatmulArgs& a) {
-          k3_smem_tiled_thread<T>(t, s, a);
-        });
-      });
-    case MatmulKernel::Blocktile1D:
-      return visit_index<std::size(kK4Params)>(find_in(kK4Params, c.tile), [&](auto i) {
-        constexpr TileParams P = kK4Params[decltype(i)::value];
-        using S = K4Smem<P.BM, P.BN, P.BK>;
-        run_tracked<S>(lc, true, args, tr, [&](const auto& t, S& s, const MatmulArgs& a) {
-          k4_blocktile_1d_thread<P.BM, P.BN, P.BK, P.TM>(t, s, a);
-        });
-      });
-    case MatmulKernel::Blocktile2D:
-      return visit_index<std::size(kK5Params)>(find_in(kK5Params, c.tile), [&](auto i) {
-        constexpr TileParams P = kK5Params[decltype(i)::value];
-        using S = K5Smem<P.BM, P.BN, P.BK>;
-        run_tracked<S>(lc, true, args, tr, [&](const auto& t, S& s, const MatmulArgs& a) {
-          k5_blocktile_2d_thread<P.BM, P.BN, P.BK, P.TM, P.TN>(t, s, a);
-        });
-      });
-    case MatmulKernel::Vectorized:
-      return visit_index<std::size(kK6Params)>(find_in(kK6Params, c.tile), [&](auto i) {
-        constexpr TileParams P = kK6Params[decltype(i)::value];
-        using S = K6Smem<P.BM, P.BN, P.BK>;
-        run_tracked<S>(lc, true, args, tr, [&](const auto& t, S& s, const MatmulArgs& a) {
-          k6_vectorized_thread<P.BM, P.BN, P.BK, P.TM, P.TN>(t, s, a);
-        });
-      });
-    case MatmulKernel::Warptile:
-      return visit_index<std::size(kK7Params)>(find_in(kK7Params, c.tile), [&](auto i) {
-        constexpr TileParams P = kK7Params[decltype(i)::value];
-        using S = K7Smem<P.BM, P.BN, P.BK>;
-        run_tracked<S>(lc, true, args, tr, [&](const auto& t, S& s, const MatmulArgs& a) {
-          k7_warptile_thread<P.BM, P.BN, P.BK, P.WM, P.WN, P.TM, P.TN>(t, s, a);
-        });
-      });
-  }
+// Every rung with a body, through the registry's one dispatch: its own body, its own arguments
+// (FP32 or BF16), C redirected per thread.
+void run_kernel(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const MatmulBuffers& buffers,
+                Tracker& tr) {
+  const bool ran = with_config(k, c, [&]<class R, std::size_t I>() {
+    using At = typename R::template At<I>;
+    using Smem = typename At::Smem;
+    bs::sim::GridSimulator sim(1);  // one worker: the junk buffer's writes do not race
+    bs::sim::SimOptions options;
+    options.uses_barriers = matmul_kernel_info(k).uses_barriers;
+    auto r = sim.run_with_shared<Smem>(
+        lc,
+        [&](const bs::sim::HostCtx& t, Smem& s) {
+          auto a = R::args(buffers);
+          const unsigned linear = t.threadIdx.x + t.blockDim.x * t.threadIdx.y;
+          a.C = t.blockIdx == tr.block ? tr.per_thread[linear].data() : tr.junk.data();
+          At::body(t, s, a);
+        },
+        options);
+    ASSERT_TRUE(r.status.ok()) << r.status.describe();
+  });
+  ASSERT_TRUE(ran) << "no compiled instantiation";
 }
 
 bool in(const CRect& r, long long row, long long col) {
@@ -116,8 +64,9 @@ void check_owner(MatmulKernel kernel, const MatmulConfig& config, int M, int N, 
   SCOPED_TRACE(matmul_kernel_info(kernel).id + " " + config.label + " on " + std::to_string(M) + "x" +
                std::to_string(N) + "x" + std::to_string(K));
   ASSERT_TRUE(check_matmul_config(kernel, config, M, N, K, bs::sim::simulator_limits(1)).ok());
-  const std::vector<float> A = generate_matrix(M, K, Pattern::Uniform, seed);
-  const std::vector<float> B = generate_matrix(K, N, Pattern::Uniform, seed + 1);
+  std::vector<float> A = generate_matrix(M, K, Pattern::Uniform, seed);
+  std::vector<float> B = generate_matrix(K, N, Pattern::Uniform, seed + 1);
+  const std::vector<Bf16> a16 = pack_bf16_rows(A.data(), M, K), bt16 = pack_bf16_transposed(B.data(), K, N);
   auto corner = element_owner(kernel, config, M, N, M - 1, N - 1);
   ASSERT_TRUE(corner.ok()) << corner.status().describe();
   const LaunchConfig lc = matmul_launch_config(kernel, config, M, N, K);
@@ -126,7 +75,10 @@ void check_owner(MatmulKernel kernel, const MatmulConfig& config, int M, int N, 
   tr.block = corner->block;
   tr.per_thread.assign(lc.block.volume(), std::vector<float>(elements, std::numeric_limits<float>::quiet_NaN()));
   tr.junk.assign(elements, 0.0f);
-  run_kernel(kernel, config, lc, MatmulArgs{A.data(), B.data(), nullptr, M, N, K}, tr);
+  MatmulBuffers buffers;
+  buffers.f32 = MatmulArgs{A.data(), B.data(), nullptr, M, N, K};
+  buffers.bf16 = Bf16Args{a16.data(), bt16.data(), nullptr, M, N, K, bf16_row_pitch(K)};
+  run_kernel(kernel, config, lc, buffers, tr);
 
   // writer[e]: the tracked thread that stored element e, -1 none, -2 more than one.
   std::vector<int> writer(elements, -1);
@@ -171,7 +123,8 @@ void check_owner(MatmulKernel kernel, const MatmulConfig& config, int M, int N, 
       if (g.warp_rows > 0) {
         ASSERT_TRUE(in(o->warp_tile, row, col));
         ASSERT_EQ(o->warp_tile.rows, g.warp_rows);
-        for (const CRect& r : o->outputs) ASSERT_TRUE(in(o->warp_tile, r.row, r.col) && in(o->warp_tile, r.row + 3, r.col + 3));
+        for (const CRect& r : o->outputs)
+          ASSERT_TRUE(in(o->warp_tile, r.row, r.col) && in(o->warp_tile, r.row + r.rows - 1, r.col + r.cols - 1));
       }
     }
   // The tracked tile is the last one: the tile shape from the geometry, cut at the edges.
@@ -190,6 +143,7 @@ std::vector<MatmulConfig> configs_to_check(const MatmulKernelInfo& info) {
 TEST(MatmulOwner, EveryConfigurationOnAFullBlockAndAPartialCorner) {
   const std::uint64_t seed = bs::matmul::testing::test_seed();
   for (const MatmulKernelInfo& info : matmul_kernels()) {
+    if (!info.simulated) continue;  // the Hopper rungs: test_matmul_tc.cpp, and on the GPU
     for (const MatmulConfig& c : configs_to_check(info)) {
       const MatmulGeometry g = matmul_geometry(info.kernel, c);
       const int K = std::max(5, 2 * g.k_step + 3);  // several phases, a partial last one

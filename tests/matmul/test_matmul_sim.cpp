@@ -48,7 +48,7 @@ std::vector<SimCase> sim_cases() {
                                            {129, 67, 131}, {65, 130, 127}};
   const Shape larger = {257, 255, 258};
   std::vector<SimCase> cases;
-  for (const auto& k : matmul_kernels())
+  for (const auto& k : matmul_kernels(Precision::Fp32))  // BF16: test_matmul_tc.cpp
     for (std::size_t i = 0; i < k.configs.size(); ++i) {
       SimCase c{k.kernel, k.configs[i], every_config};
       if (i == 0 || k.kernel == MatmulKernel::Warptile) c.shapes.push_back(larger);
@@ -106,7 +106,7 @@ TEST(SimLadderExact, EveryRungExactOnSmallIntegers) {
   const Shape s{45, 70, 39};
   const Problem p(s, Pattern::SmallIntegers);
   sim::GridSimulator simulator(2);
-  for (const auto& k : matmul_kernels()) {
+  for (const auto& k : matmul_kernels(Precision::Fp32)) {
     std::vector<float> C(p.ref.size(), std::nanf(""));
     const LaunchRecord r = simulate_matmul(simulator, k.kernel, k.configs[0], p.A.data(), p.B.data(),
                                            C.data(), s.M, s.N, s.K);

@@ -14,6 +14,7 @@
 // Launch: block (T, T, 1), grid (ceil(N / T), ceil(M / T)); T is compiled in (8, 16, 32).
 #pragma once
 #include "labs/matmul/matmul_common.hpp"
+#include "labs/matmul/matmul_rung.hpp"
 
 namespace bs::matmul {
 
@@ -40,5 +41,83 @@ BS_HD void k3_smem_tiled_thread(const Ctx& t, K3Smem<T>& s, const MatmulArgs& a)
   }
   if (row < a.M && col < a.N) a.C[offset2d(row, col, a.N)] = sum;
 }
+
+
+// ---------------------------------------------------------------------------------------------
+// The rung, to the lab (matmul_rung.hpp)
+// ---------------------------------------------------------------------------------------------
+struct K3SmemTiled : RungBase {
+  static MatmulKernelInfo info() {
+    MatmulKernelInfo i;
+    i.id = "k3_smem_tiled";
+    i.label = "3. shared-memory tiles (tile = block)";
+    i.teaches = "each block stages T x T tiles of A and B in shared memory between two "
+                "__syncthreads, so each global load serves T threads";
+    i.file = "kernels/labs/matmul/k3_smem_tiled.hpp";
+    for (int t : kK3Tiles) {
+      const auto u = static_cast<unsigned>(t);
+      i.configs.push_back(config_of(Dim3{u, u, 1}));
+    }
+    i.uses_shared = i.uses_barriers = true;
+    i.grid_rule = "grid = (ceil(N / T), ceil(M / T))";
+    return i;
+  }
+  static MatmulConfig config_of(Dim3 block) {
+    MatmulConfig c;
+    c.block = block;
+    const int t = static_cast<int>(block.x);
+    c.tile = TileParams{t, t, t, 1, 1, 0, 0};
+    c.label = describe(c);
+    return c;
+  }
+  static std::string describe(const MatmulConfig& c) {
+    return "tile " + std::to_string(c.block.x) + "x" + std::to_string(c.block.y) + " | " +
+           std::to_string(c.block.volume()) + " threads";
+  }
+  static LaunchConfig launch_config(const MatmulConfig& c, int M, int N, int) {
+    const int t = static_cast<int>(c.block.x);
+    return {Dim3{ceil_div_u(N, t), ceil_div_u(M, t), 1}, c.block};
+  }
+  static MatmulGeometry geometry(const MatmulConfig& c) {
+    MatmulGeometry g;
+    g.block_rows = g.block_cols = g.k_step = static_cast<int>(c.block.x);
+    g.stages = 1;
+    return g;
+  }
+  static std::size_t shared_bytes(const MatmulConfig& c) {
+    return 2 * static_cast<std::size_t>(c.block.x) * c.block.x * sizeof(float);
+  }
+  static constexpr std::size_t kCompiled = std::size(kK3Tiles);
+  static int compiled_index(const MatmulConfig& c) { return find_in(kK3Tiles, static_cast<int>(c.block.x)); }
+  static Status check(const MatmulConfig& c, const DeviceLimits&) {
+    if (c.block.x != c.block.y || c.block.z != 1)
+      return refuse("k3_smem_tiled", "block " + to_string(c.block) +
+                                         " is not square: the tile equals the block, and each thread loads one "
+                                         "element of the A tile (T wide) and one of the B tile (T tall)",
+                    "use a T x T x 1 block");
+    if (compiled_index(c) < 0) {
+      std::string list;
+      for (int t : kK3Tiles) list += (list.empty() ? "" : ", ") + std::to_string(t);
+      return refuse("k3_smem_tiled", "T = " + std::to_string(c.block.x) +
+                                         " is not compiled: the shared tiles are fixed-size arrays, T in {" + list + "}",
+                    "pick T from {" + list + "}");
+    }
+    return Status::success();
+  }
+  static IndexScheme scheme(const MatmulConfig&) { return IndexScheme::grid2d(); }
+  static Result<ElementOwner> owner(const MatmulConfig& c, int row, int col) {
+    return one_output_owner(c, row, col, false);
+  }
+  template <std::size_t I>
+  struct At {
+    static constexpr int T = kK3Tiles[I];
+    using Smem = K3Smem<T>;
+    static constexpr unsigned threads = T * T;
+    static constexpr int min_blocks = 0;
+    template <class Ctx>
+    static BS_HD void body(const Ctx& t, Smem& s, const MatmulArgs& a) { k3_smem_tiled_thread<T>(t, s, a); }
+  };
+};
+static_assert(sizeof(K3Smem<16>) == 2 * 16 * 16 * 4);
 
 }  // namespace bs::matmul

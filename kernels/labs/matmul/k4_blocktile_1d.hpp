@@ -12,6 +12,7 @@
 // Launch: block ((BM / TM) * BN, 1, 1), grid (ceil(N / BN), ceil(M / BM)).
 #pragma once
 #include "labs/matmul/matmul_common.hpp"
+#include "labs/matmul/matmul_rung.hpp"
 
 namespace bs::matmul {
 
@@ -57,5 +58,64 @@ BS_HD void k4_blocktile_1d_thread(const Ctx& t, K4Smem<BM, BN, BK>& s, const Mat
     if (row < a.M && col < a.N) a.C[offset2d(row, col, a.N)] = acc[m];
   }
 }
+
+
+// ---------------------------------------------------------------------------------------------
+// The rung, to the lab (matmul_rung.hpp)
+// ---------------------------------------------------------------------------------------------
+struct K4Blocktile1D : RungBase {
+  static MatmulKernelInfo info() {
+    MatmulKernelInfo i;
+    i.id = "k4_blocktile_1d";
+    i.label = "4. 1D register blocking";
+    i.teaches = "each thread accumulates TM outputs of a column in registers: TM FMAs per B value "
+                "read from shared memory";
+    i.file = "kernels/labs/matmul/k4_blocktile_1d.hpp";
+    i.configs = tile_configs<K4Blocktile1D>(kK4Params);
+    i.uses_shared = i.uses_barriers = true;
+    i.grid_rule = "grid = (ceil(N / BN), ceil(M / BM))";
+    return i;
+  }
+  static unsigned threads(const TileParams& p) {
+    return p.TM > 0 ? static_cast<unsigned>((p.BM / p.TM) * p.BN) : 0u;
+  }
+  static std::string describe(const MatmulConfig& c) { return tile_text(c.tile, TileFields::OneD) + " | " + std::to_string(c.block.volume()) + " threads"; }
+  static LaunchConfig launch_config(const MatmulConfig& c, int M, int N, int) {
+    return {Dim3{ceil_div_u(N, c.tile.BN), ceil_div_u(M, c.tile.BM), 1}, Dim3{threads(c.tile), 1, 1}};
+  }
+  static IndexScheme scheme(const MatmulConfig& c) {
+    return IndexScheme::tiled(static_cast<unsigned>(c.tile.BN), static_cast<unsigned>(c.tile.BM), 1, static_cast<unsigned>(c.tile.TM));
+  }
+  static constexpr std::size_t kCompiled = std::size(kK4Params);
+  static int compiled_index(const MatmulConfig& c) { return find_in(kK4Params, c.tile); }
+
+  static MatmulGeometry geometry(const MatmulConfig& c) {
+    MatmulGeometry g;
+    g.block_rows = c.tile.BM, g.block_cols = c.tile.BN, g.k_step = c.tile.BK, g.stages = 1;
+    g.thread_rows = c.tile.TM;
+    return g;
+  }
+  static std::size_t shared_bytes(const MatmulConfig& c) {
+    return static_cast<std::size_t>(c.tile.BM * c.tile.BK + c.tile.BK * c.tile.BN) * sizeof(float);
+  }
+  static Status check(const MatmulConfig& c, const DeviceLimits&) {
+    return check_tile("k4_blocktile_1d", c, threads(c.tile), TileFields::OneD);
+  }
+  // tcol = tid % BN, trow = tid / BN; rows row0 + trow*TM .. + TM of column col0 + tcol
+  static Result<ElementOwner> owner(const MatmulConfig& c, int row, int col) {
+    return patch_owner(c, row, col, c.tile.TM, 1);
+  }
+  template <std::size_t I>
+  struct At {
+    static constexpr TileParams P = kK4Params[I];
+    using Smem = K4Smem<P.BM, P.BN, P.BK>;
+    static constexpr unsigned threads = (P.BM / P.TM) * P.BN;
+    static constexpr int min_blocks = 0;
+    template <class Ctx>
+    static BS_HD void body(const Ctx& t, Smem& s, const MatmulArgs& a) {
+      k4_blocktile_1d_thread<P.BM, P.BN, P.BK, P.TM>(t, s, a);
+    }
+  };
+};
 
 }  // namespace bs::matmul

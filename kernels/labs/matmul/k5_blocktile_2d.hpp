@@ -12,6 +12,7 @@
 // Launch: block ((BM / TM) * (BN / TN), 1, 1), grid (ceil(N / BN), ceil(M / BM)).
 #pragma once
 #include "labs/matmul/matmul_common.hpp"
+#include "labs/matmul/matmul_rung.hpp"
 
 namespace bs::matmul {
 
@@ -66,5 +67,63 @@ BS_HD void k5_blocktile_2d_thread(const Ctx& t, K5Smem<BM, BN, BK>& s, const Mat
     }
   }
 }
+
+
+// ---------------------------------------------------------------------------------------------
+// The rung, to the lab (matmul_rung.hpp)
+// ---------------------------------------------------------------------------------------------
+struct K5Blocktile2D : RungBase {
+  static MatmulKernelInfo info() {
+    MatmulKernelInfo i;
+    i.id = "k5_blocktile_2d";
+    i.label = "5. 2D register blocking";
+    i.teaches = "each thread computes a TM x TN patch as outer products: TM*TN FMAs per TM+TN shared loads";
+    i.file = "kernels/labs/matmul/k5_blocktile_2d.hpp";
+    i.configs = tile_configs<K5Blocktile2D>(kK5Params);
+    i.uses_shared = i.uses_barriers = true;
+    i.grid_rule = "grid = (ceil(N / BN), ceil(M / BM))";
+    return i;
+  }
+  static unsigned threads(const TileParams& p) {
+    return p.TM > 0 && p.TN > 0 ? static_cast<unsigned>((p.BM / p.TM) * (p.BN / p.TN)) : 0u;
+  }
+  static std::string describe(const MatmulConfig& c) { return tile_text(c.tile, TileFields::TwoD) + " | " + std::to_string(c.block.volume()) + " threads"; }
+  static LaunchConfig launch_config(const MatmulConfig& c, int M, int N, int) {
+    return {Dim3{ceil_div_u(N, c.tile.BN), ceil_div_u(M, c.tile.BM), 1}, Dim3{threads(c.tile), 1, 1}};
+  }
+  static IndexScheme scheme(const MatmulConfig& c) {
+    return IndexScheme::tiled(static_cast<unsigned>(c.tile.BN), static_cast<unsigned>(c.tile.BM), static_cast<unsigned>(c.tile.TN), static_cast<unsigned>(c.tile.TM));
+  }
+  static constexpr std::size_t kCompiled = std::size(kK5Params);
+  static int compiled_index(const MatmulConfig& c) { return find_in(kK5Params, c.tile); }
+
+  static MatmulGeometry geometry(const MatmulConfig& c) {
+    MatmulGeometry g;
+    g.block_rows = c.tile.BM, g.block_cols = c.tile.BN, g.k_step = c.tile.BK, g.stages = 1;
+    g.thread_rows = c.tile.TM, g.thread_cols = c.tile.TN;
+    return g;
+  }
+  static std::size_t shared_bytes(const MatmulConfig& c) {
+    return static_cast<std::size_t>(c.tile.BM * c.tile.BK + c.tile.BK * c.tile.BN) * sizeof(float);
+  }
+  static Status check(const MatmulConfig& c, const DeviceLimits&) {
+    return check_tile("k5_blocktile_2d", c, threads(c.tile), TileFields::TwoD);
+  }
+  // tcol = tid % (BN / TN), trow = tid / (BN / TN); a TM x TN patch at (trow*TM, tcol*TN)
+  static Result<ElementOwner> owner(const MatmulConfig& c, int row, int col) {
+    return patch_owner(c, row, col, c.tile.TM, c.tile.TN);
+  }
+  template <std::size_t I>
+  struct At {
+    static constexpr TileParams P = kK5Params[I];
+    using Smem = K5Smem<P.BM, P.BN, P.BK>;
+    static constexpr unsigned threads = (P.BM / P.TM) * (P.BN / P.TN);
+    static constexpr int min_blocks = 0;
+    template <class Ctx>
+    static BS_HD void body(const Ctx& t, Smem& s, const MatmulArgs& a) {
+      k5_blocktile_2d_thread<P.BM, P.BN, P.BK, P.TM, P.TN>(t, s, a);
+    }
+  };
+};
 
 }  // namespace bs::matmul

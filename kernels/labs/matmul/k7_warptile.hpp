@@ -37,6 +37,7 @@
 #pragma once
 #include "labs/matmul/k6_vectorized.hpp"  // load4_guarded, store4_guarded
 #include "labs/matmul/matmul_common.hpp"
+#include "labs/matmul/matmul_rung.hpp"
 
 namespace bs::matmul {
 
@@ -267,6 +268,121 @@ BS_HD void k7_warptile_thread(const Ctx& t, K7Smem<BM, BN, BK>& s, const MatmulA
                      row < a.M, c_vec, a.N - col);
     }
   }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// The rung, to the lab (matmul_rung.hpp)
+// ---------------------------------------------------------------------------------------------
+struct K7Warptile : RungBase {
+  static MatmulKernelInfo info() {
+    MatmulKernelInfo i;
+    i.id = "k7_warptile";
+    i.label = "7. warp tiling, double-buffered";
+    i.teaches = "block, warp and thread tiles arranged so every shared-memory read of a warp is "
+                "conflict-free, with the next tile's loads in flight during the FMAs (B by "
+                "cp.async) and interior blocks loading without per-element checks";
+    i.file = "kernels/labs/matmul/k7_warptile.hpp";
+    i.configs = tile_configs<K7Warptile>(kK7Params);
+    i.uses_shared = i.uses_barriers = true;
+    i.grid_rule = "grid = (ceil(N / BN), ceil(M / BM))";
+    i.gpu_default_config = kK7FastestConfig;
+    return i;
+  }
+  static unsigned threads(const TileParams& p) {
+    return p.WM > 0 && p.WN > 0 ? static_cast<unsigned>((p.BM / p.WM) * (p.BN / p.WN) * 32) : 0u;
+  }
+  static std::string describe(const MatmulConfig& c) { return tile_text(c.tile, TileFields::Warp) + " | " + std::to_string(c.block.volume()) + " threads"; }
+  static LaunchConfig launch_config(const MatmulConfig& c, int M, int N, int) {
+    return {Dim3{ceil_div_u(N, c.tile.BN), ceil_div_u(M, c.tile.BM), 1}, Dim3{threads(c.tile), 1, 1}};
+  }
+  static IndexScheme scheme(const MatmulConfig& c) {
+    return IndexScheme::tiled(static_cast<unsigned>(c.tile.BN), static_cast<unsigned>(c.tile.BM));
+  }
+  static constexpr std::size_t kCompiled = std::size(kK7Params);
+  static int compiled_index(const MatmulConfig& c) { return find_in(kK7Params, c.tile); }
+
+  static MatmulGeometry geometry(const MatmulConfig& c) {
+    const TileParams& p = c.tile;
+    MatmulGeometry g;
+    g.block_rows = p.BM, g.block_cols = p.BN, g.k_step = p.BK, g.stages = 2;
+    g.thread_rows = p.TM, g.thread_cols = p.TN, g.warp_rows = p.WM, g.warp_cols = p.WN;
+    return g;
+  }
+  // K7Smem: two stages; A's rows padded by 4 floats where that still fits in 48 KB.
+  static std::size_t shared_bytes(const MatmulConfig& c) {
+    const TileParams& p = c.tile;
+    const int pad = 2 * p.BK * (p.BM + 4 + p.BN) * 4 <= 48 * 1024 ? 4 : 0;
+    return 2 * static_cast<std::size_t>(p.BK * (p.BM + pad) + p.BK * p.BN) * sizeof(float);
+  }
+  static Status check(const MatmulConfig& c, const DeviceLimits& limits);
+  // warp = warp_m * (BN / WN) + warp_n over WM x WN warp tiles; lane = lane_m * (WN / TN) +
+  // lane_n; a lane's (TM / 4) x (TN / 4) fragments of 4 x 4 sit kSubM = WM / (TM / 4) rows and
+  // kSubN = WN / (TN / 4) columns apart, its first at (lane_m * 4, lane_n * 4).
+  static Result<ElementOwner> owner(const MatmulConfig& c, int row, int col);
+  template <std::size_t I>
+  struct At {
+    static constexpr TileParams P = kK7Params[I];
+    using Smem = K7Smem<P.BM, P.BN, P.BK>;
+    static constexpr unsigned threads = (P.BM / P.WM) * (P.BN / P.WN) * 32;
+    // MB: the occupancy the configuration asks for, the register budget ptxas must meet
+    static constexpr int min_blocks = P.MB;
+    template <class Ctx>
+    static BS_HD void body(const Ctx& t, Smem& s, const MatmulArgs& a) {
+      k7_warptile_thread<P.BM, P.BN, P.BK, P.WM, P.WN, P.TM, P.TN>(t, s, a);
+    }
+  };
+};
+static_assert(sizeof(K7Smem<128, 256, 8>) == 2 * (8 * (128 + 4) + 8 * 256) * 4);
+static_assert(sizeof(K7Smem<128, 128, 16>) == 2 * (16 * (128 + 4) + 16 * 128) * 4);
+static_assert(sizeof(K7Smem<128, 256, 16>) == 2 * (16 * 128 + 16 * 256) * 4);  // unpadded: 48 KB
+
+inline Status K7Warptile::check(const MatmulConfig& c, const DeviceLimits& limits) {
+  const TileParams& p = c.tile;
+  const char* id = "k7_warptile";
+  if (Status s = check_tile(id, c, threads(p), TileFields::Warp, /*block_last=*/true); !s) return s;
+  if (p.MB < 1 || p.MB > static_cast<int>(limits.max_blocks_per_sm))
+    return refuse(id, "MB = " + std::to_string(p.MB) +
+                          ": the blocks per SM the compiler must fit (1 uncaps registers, 2 caps "
+                          "256-thread blocks at 128 registers) must be at least 1",
+                  "pick MB from the compiled set");
+  if (p.WM <= 0 || p.WN <= 0 || p.BM % p.WM != 0 || p.BN % p.WN != 0)
+    return refuse(id, "the warp tile " + std::to_string(p.WM) + "x" + std::to_string(p.WN) +
+                          " does not divide the block tile",
+                  "BM must be a multiple of WM and BN of WN");
+  if (p.WM % p.TM != 0 || p.WN % p.TN != 0 || (p.WM / p.TM) * (p.WN / p.TN) != 32)
+    return refuse(id, "a warp tile must hold exactly 32 thread tiles: (WM/TM) * (WN/TN) = " +
+                          std::to_string(p.WM % p.TM == 0 && p.WN % p.TN == 0 ? (p.WM / p.TM) * (p.WN / p.TN) : -1),
+                  "choose WM, WN, TM, TN with (WM/TM) * (WN/TN) = 32");
+  return check_block_matches(id, c, threads(p), TileFields::Warp);
+}
+
+inline Result<ElementOwner> K7Warptile::owner(const MatmulConfig& c, int row, int col) {
+  const TileParams& p = c.tile;
+  if (p.TM < 4 || p.TN < 4 || p.WM <= 0 || p.WN <= 0)
+    return Status::failure("rung 7 needs TM, TN >= 4 and a warp tile", "", "element_owner");
+  auto cell = block_cell(geometry(c), row, col);
+  if (!cell) return cell.status();
+  const int r = cell->r, cc0 = cell->c;
+  const int frags_m = p.TM / 4, frags_n = p.TN / 4;
+  const int sub_m = p.WM / frags_m, sub_n = p.WN / frags_n;
+  const int lanes_n = p.WN / p.TN;
+  const int warp_m = r / p.WM, warp_n = cc0 / p.WN;
+  const int rr = r % p.WM, cc = cc0 % p.WN;
+  const int lane_m = (rr % sub_m) / 4, lane_n = (cc % sub_n) / 4;
+  ElementOwner o;
+  o.warp = static_cast<unsigned>(warp_m * (p.BN / p.WN) + warp_n);
+  o.lane = static_cast<unsigned>(lane_m * lanes_n + lane_n);
+  o.block = cell->block;
+  o.thread = Dim3{o.warp * 32 + o.lane, 0, 0};
+  o.linear_thread = o.thread.x;
+  const long long wr = cell->row0 + static_cast<long long>(warp_m) * p.WM, wc = cell->col0 + static_cast<long long>(warp_n) * p.WN;
+  o.warp_tile = {wr, wc, p.WM, p.WN};
+  for (int fm = 0; fm < frags_m; ++fm)
+    for (int fn = 0; fn < frags_n; ++fn)
+      o.outputs.push_back({wr + lane_m * 4 + static_cast<long long>(fm) * sub_m,
+                           wc + lane_n * 4 + static_cast<long long>(fn) * sub_n, 4, 4});
+  return o;
 }
 
 }  // namespace bs::matmul

@@ -20,8 +20,9 @@
 #include "core/check.hpp"
 #include "core/launch_record.hpp"
 #include "core/status.hpp"
-#include "labs/matmul/matmul_configs.hpp"
 #include "labs/matmul/matmul_common.hpp"
+#include "labs/matmul/matmul_configs.hpp"
+#include "labs/matmul/matmul_registry.hpp"
 #include "simulator/grid_simulator.hpp"
 
 namespace bs::matmul {
@@ -57,6 +58,14 @@ const std::vector<MatmulPreset>& matmul_presets();
 
 // Refuses sizes that are not >= 1 or whose element count overflows the host's size_t.
 Status check_matmul_sizes(long long M, long long N, long long K);
+
+// BF16 (Precision::Bf16): every element rounded to the nearest BF16 (ties to even), kept as
+// FP32 (exact), so references, views and verification see the numbers the tensor cores multiply.
+void round_to_bf16(std::vector<float>& m);
+// The tensor-core rungs' layouts (tc_common.hpp): A (rows x cols) as rows of ld = pitch(cols)
+// BF16, and B (K x N) transposed to N rows of pitch(K), pad columns zero.
+std::vector<Bf16> pack_bf16_rows(const float* a, int rows, int cols);
+std::vector<Bf16> pack_bf16_transposed(const float* b, int K, int N);
 
 // C = A * B on the CPU: blocked (4 rows x 256 columns of C per task), split over `threads`
 // std::threads (0: one per hardware thread), accumulating in DOUBLE and rounding once to float.
@@ -119,40 +128,14 @@ Check to_check(const Verification& v);
 // 3. The kernel ladder
 // ---------------------------------------------------------------------------------------------
 
-enum class MatmulKernel {
-  Naive,        // k1_naive.hpp
-  Uncoalesced,  // k2_uncoalesced.hpp
-  SmemTiled,    // k3_smem_tiled.hpp
-  Blocktile1D,  // k4_blocktile_1d.hpp
-  Blocktile2D,  // k5_blocktile_2d.hpp
-  Vectorized,   // k6_vectorized.hpp
-  Warptile,     // k7_warptile.hpp
-};
-
-// A kernel's real launch parameters. Rungs 1-3: `block` is the user's choice (rung 3 needs it
-// square, T in kK3Tiles). Rungs 4-7: `tile` must be a compiled row and `block` must equal the
-// thread count it implies (block_for(tile) gives it); both are checked before launch.
-struct MatmulConfig {
-  Dim3 block{16, 16, 1};
-  TileParams tile{};
-  std::string label;  // human string, e.g. "BM=128 BN=128 BK=8 TM=8 TN=8 | 256 threads"
-};
-
-struct MatmulKernelInfo {
-  MatmulKernel kernel;
-  std::string id;       // "k1_naive" ... "k7_warptile": LaunchRecord::kernel, JSON, CLI
-  std::string label;    // "1. naive (lecture)"
-  std::string teaches;  // one sentence for the UI
-  std::string file;     // the header holding the body, e.g. "kernels/labs/matmul/k7_warptile.hpp"
-  std::vector<MatmulConfig> configs;  // the compiled set (rungs 1-2: suggested blocks)
-  bool uses_shared = false;
-  bool uses_barriers = false;
-  bool any_block = false;  // rungs 1-2 accept any valid block, not only the listed ones
-};
-
+// The rungs (MatmulKernel, one enumerator a rung, FP32 rungs 1-7 then the tensor-core rungs)
+// and the types every rung fills in (MatmulConfig, MatmulKernelInfo, MatmulGeometry) come from
+// matmul_registry.hpp and matmul_rung.hpp.
 const std::vector<MatmulKernelInfo>& matmul_kernels();
+const std::vector<MatmulKernelInfo>& matmul_kernels(Precision precision);  // that precision's rungs
 const MatmulKernelInfo& matmul_kernel_info(MatmulKernel kernel);
 const MatmulKernelInfo* find_matmul_kernel(std::string_view id);  // nullptr when unknown
+bool precision_from_string(std::string_view name, Precision& out);  // "fp32", "bf16"
 
 // The config for a tile of rungs 4-7 (block filled in, label written); for rungs 1-3 pass the
 // block. Does not validate: check_matmul_config does.
@@ -164,25 +147,21 @@ std::string describe(MatmulKernel kernel, const MatmulConfig& config);
 LaunchConfig matmul_launch_config(MatmulKernel kernel, const MatmulConfig& config, int M, int N,
                                   int K);
 
-// What one block and one thread of this configuration own, for the UI's overlays (block -> C
-// tile, the A and B panels a block reads, the shared-memory phases): the numbers the kernel
-// bodies use, so the UI draws them instead of re-deriving them.
-struct MatmulGeometry {
-  int block_rows = 0, block_cols = 0;    // the C tile one block computes
-  int k_step = 0;                        // K slice staged in shared memory per phase (0: none)
-  int stages = 0;                        // shared-memory buffers of that slice (2: rung 7)
-  int thread_rows = 1, thread_cols = 1;  // outputs per thread
-  int warp_rows = 0, warp_cols = 0;      // rung 7's warp tile (0 elsewhere)
-  bool x_walks_rows = false;             // rung 2: threadIdx.x indexes rows of C
-};
+// What one block and one thread of this configuration own, for the UI's overlays.
 MatmulGeometry matmul_geometry(MatmulKernel kernel, const MatmulConfig& config);
 
-// Shared memory one block of this configuration declares (0 for rungs 1-2).
+// Shared memory one block of this configuration declares (0 for rungs 1-2; dynamic for the
+// Hopper rungs).
 std::size_t matmul_shared_bytes(MatmulKernel kernel, const MatmulConfig& config);
+
+// How the configuration's threads own the elements of C (the overlay's scheme).
+IndexScheme matmul_scheme(MatmulKernel kernel, const MatmulConfig& config);
 
 // Refuses with the reason: sizes < 1; block not square / not a compiled tile for rung 3;
 // broken tiling rules or block != implied thread count for rungs 4-7; a tile outside the
-// compiled set; shared memory over the limit; grid or block beyond the device's limits.
+// compiled set; shared memory over the limit (the opt-in limit for the Hopper rungs' dynamic
+// shared memory); grid, block or cluster beyond the device's limits. What the device must be
+// (RungNeeds) is the backend's to check (MatmulEngine::can_run).
 Status check_matmul_config(MatmulKernel kernel, const MatmulConfig& config, int M, int N, int K,
                            const DeviceLimits& limits);
 
@@ -190,7 +169,11 @@ Status check_matmul_config(MatmulKernel kernel, const MatmulConfig& config, int 
 inline double matmul_flops(int M, int N, int K) { return 2.0 * M * N * K; }
 // Compulsory traffic: A and B read once, C written once. The effective bandwidth this gives is
 // a lower bound on what each kernel really moves (rung 1 moves about K times more).
-inline double matmul_compulsory_bytes(int M, int N, int K) {
+// BF16: A and B at 2 bytes an element, in the padded layouts the tensor-core rungs read
+// (tc_common.hpp), C at 4.
+inline double matmul_compulsory_bytes(int M, int N, int K, Precision p = Precision::Fp32) {
+  if (p == Precision::Bf16)
+    return 2.0 * (static_cast<double>(M) + N) * bf16_row_pitch(K) + 4.0 * static_cast<double>(M) * N;
   return 4.0 * (static_cast<double>(M) * K + static_cast<double>(K) * N +
                 static_cast<double>(M) * N);
 }
@@ -206,9 +189,11 @@ inline constexpr long long kSimMaxMultiplyAdds = 1LL << 27;
 
 // One launch of `kernel` with `config` and launch shape `lc` on the simulator (no checks: the
 // lab has validated it); uses_barriers is set from the kernel. The engine behind MatmulLab.
+// Each rung takes the buffers of its precision from `buffers`. Rungs the simulator cannot run
+// (the Hopper rungs) come back with the reason.
 sim::SimResult simulate_kernel(sim::GridSimulator& simulator, MatmulKernel kernel,
                                const MatmulConfig& config, const LaunchConfig& lc,
-                               sim::SimOptions options, const MatmulArgs& args);
+                               sim::SimOptions options, const MatmulBuffers& buffers);
 
 // Runs `kernel` with `config` on the simulator: C = A * B, host pointers. The record carries
 // the grid and block used, the wall time (steady_clock) and the status (refusals included).
@@ -217,5 +202,9 @@ sim::SimResult simulate_kernel(sim::GridSimulator& simulator, MatmulKernel kerne
 LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel,
                              const MatmulConfig& config, const float* A, const float* B, float* C,
                              int M, int N, int K, sim::SimOptions options = {});
+// The same for the tensor-core rungs: BF16 A and Bt in the padded layouts of tc_common.hpp.
+LaunchRecord simulate_matmul_bf16(sim::GridSimulator& simulator, MatmulKernel kernel,
+                                  const MatmulConfig& config, const Bf16Args& args,
+                                  sim::SimOptions options = {});
 
 }  // namespace bs::matmul

@@ -1,7 +1,8 @@
 // The compiled set: every (kernel, tile parameters) pair that exists as machine code, on the GPU
 // and in the CPU simulator alike. A configuration outside these tables is refused before launch
 // (check_matmul_config says why and lists what is compiled). Adding a row here adds an
-// instantiation in matmul_simulate.cpp and matmul_cuda.cu; nothing else changes.
+// instantiation for the simulator and the GPU (matmul_registry.hpp, with_config); nothing else
+// changes.
 #pragma once
 #include <cstddef>
 #include <utility>
@@ -58,15 +59,6 @@ inline constexpr TileParams kK7Params[] = {
 // matmul lab opens on it on a GPU.
 inline constexpr int kK7FastestConfig = 3;
 static_assert(kK7Params[kK7FastestConfig] == TileParams{128, 128, 16, 8, 16, 64, 64, 2});
-
-// Calls f(std::integral_constant<std::size_t, I>{}) for I == index; a compile-time index lets
-// the caller read its table row as template arguments.
-template <std::size_t Count, class F>
-void visit_index(std::size_t index, F&& f) {
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    ((index == I ? (f(std::integral_constant<std::size_t, I>{}), 0) : 0), ...);
-  }(std::make_index_sequence<Count>{});
-}
 
 template <class T, std::size_t Count>
 constexpr int find_in(const T (&table)[Count], const T& value) {

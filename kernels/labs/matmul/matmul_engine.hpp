@@ -15,17 +15,34 @@
 
 namespace bs::matmul {
 
+// The library anchors: cuBLAS in FP32 (SGEMM, tensor cores off), in TF32 (FP32 data, the tensor
+// cores' reduced-precision FP32 mode) and in BF16 (cublasGemmEx: BF16 A and B, FP32 C and
+// accumulation).
+enum class Library { Sgemm, Tf32, Bf16 };
+
 class MatmulEngine {
  public:
   virtual ~MatmulEngine() = default;
 
   // Checks the memory first (a size that does not fit is a message, not a crash), then keeps A
-  // and B. On failure the previous matrices are gone (the lab says so).
+  // and B (FP32; for Precision::Bf16 already rounded to BF16 by the lab, and packed here into
+  // the tensor-core rungs' layouts, tc_common.hpp). On failure the previous matrices are gone
+  // (the lab says so).
   virtual Status set_matrices(const std::vector<float>& A, const std::vector<float>& B, int M,
-                              int N, int K) = 0;
+                              int N, int K, Precision precision) = 0;
   // The reference product into `ref` (M * N floats, host) and what produced it; its median time
-  // in *ms. GPU: cuBLAS SGEMM (FP32, tensor cores off); CPU: cpu_reference.
+  // in *ms. GPU: cuBLAS SGEMM (FP32, tensor cores off), or cuBLAS BF16 for BF16 matrices; CPU:
+  // cpu_reference (the BF16 values are exact in its double accumulation).
   virtual Status reference(std::vector<float>& ref, double* ms, std::string* note) = 0;
+  // Whether this backend can run the rung at all (the simulator has no body for the Hopper
+  // rungs; a GPU older than the rung needs; a build without sm_90a), with the reason.
+  virtual Status can_run(const MatmulKernelInfo& info) const = 0;
+  // The clusters (or blocks, for clusters of one) of a persistent rung's launch that fit on the
+  // device at once: its grid.
+  virtual Result<int> resident_clusters(MatmulKernel k, const LaunchConfig& lc) {
+    (void)k, (void)lc;
+    return Status::failure("the CPU simulation has no occupancy API to ask", "", "resident_clusters");
+  }
 
   // The compiled kernel's attributes (cudaFuncGetAttributes) or what the simulator declares.
   virtual Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c,
@@ -42,18 +59,20 @@ class MatmulEngine {
                                       const LaunchConfig& lc, float* out) = 0;
   virtual Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c,
                                                         const LaunchConfig& lc, float* out) = 0;
-  // The library anchor (cuBLAS) into `out`; not available on the CPU.
+  // The library anchors (cuBLAS) into `out`; not available on the CPU.
   virtual bool has_library() const = 0;
-  virtual Result<double> library_timed(float* out) = 0;
+  virtual Result<double> library_timed(Library which, float* out) = 0;
   virtual Status flush_l2() = 0;
   virtual std::string clock() const = 0;
   virtual bool simulated() const = 0;
-  // The FP32 peak in GFLOP/s and how it was derived (0 on the CPU).
-  virtual double peak_gflops(std::string* formula) const = 0;
+  // The FP32 peak, or for BF16 the dense BF16 tensor-core peak, in GFLOP/s and how it was
+  // derived (0 on the CPU).
+  virtual double peak_gflops(Precision precision, std::string* formula) const = 0;
 
   virtual Result<std::unique_ptr<MatmulEngine>> clone() const = 0;
 
-  // Device pointers for the GPU heatmaps (nullptr on the CPU).
+  // Device pointers for the GPU heatmaps (nullptr on the CPU); FP32 (for BF16 matrices, their
+  // rounded values).
   virtual const float* device_a() const { return nullptr; }
   virtual const float* device_b() const { return nullptr; }
   virtual const float* device_reference() const { return nullptr; }

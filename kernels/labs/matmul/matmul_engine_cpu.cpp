@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "labs/matmul/matmul_engine.hpp"
+#include "labs/matmul/matmul.hpp"
 #include "simulator/grid_simulator.hpp"
 
 namespace bs::matmul {
@@ -17,11 +18,16 @@ class CpuEngine final : public MatmulEngine {
   explicit CpuEngine(const lab::Backend& backend) : backend_(backend), simulator_(backend.sim_workers) {}
 
   Status set_matrices(const std::vector<float>& A, const std::vector<float>& B, int M, int N,
-                      int K) override {
+                      int K, Precision precision) override {
     try {
       a_ = A;
       b_ = B;
       c_.assign(static_cast<std::size_t>(M) * N, 0.0f);
+      a16_.clear(), bt16_.clear();
+      if (precision == Precision::Bf16) {
+        a16_ = pack_bf16_rows(A.data(), M, K);
+        bt16_ = pack_bf16_transposed(B.data(), K, N);
+      }
     } catch (const std::bad_alloc&) {
       return Status::failure("not enough host memory for the simulator's matrices",
                              "choose smaller sizes", "MatmulEngine::set_matrices");
@@ -39,6 +45,14 @@ class CpuEngine final : public MatmulEngine {
     return Status::success();
   }
 
+  Status can_run(const MatmulKernelInfo& info) const override {
+    if (info.simulated) return Status::success();
+    return Status::failure(info.id + " runs on Hopper GPUs only: the CPU simulator has no warpgroup MMA, "
+                                     "TMA or clusters to run it with",
+                           "use the CUDA backend on an H100 or H200; its tiles and fragment layouts still draw here",
+                           "can_run");
+  }
+
   Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c, bool* measured) override {
     *measured = false;
     KernelAttributes a;
@@ -54,7 +68,7 @@ class CpuEngine final : public MatmulEngine {
 
   Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
                               float* out) override {
-    sim::SimResult r = simulate_kernel(simulator_, k, c, lc, {}, MatmulArgs{a_.data(), b_.data(), out, M_, N_, K_});
+    sim::SimResult r = simulate_kernel(simulator_, k, c, lc, {}, buffers(out));
     if (!r.status) return r.status;
     return r.elapsed_ms;
   }
@@ -63,13 +77,13 @@ class CpuEngine final : public MatmulEngine {
                                                 const LaunchConfig& lc, float* out) override {
     sim::SimOptions o;
     o.record_schedule = true;
-    sim::SimResult r = simulate_kernel(simulator_, k, c, lc, o, MatmulArgs{a_.data(), b_.data(), out, M_, N_, K_});
+    sim::SimResult r = simulate_kernel(simulator_, k, c, lc, o, buffers(out));
     if (!r.status) return r.status;
     return std::move(r.schedule);
   }
 
   bool has_library() const override { return false; }
-  Result<double> library_timed(float*) override {
+  Result<double> library_timed(Library, float*) override {
     return Status::failure("cuBLAS runs on the GPU only", "use the CUDA backend", "library_timed");
   }
   Status flush_l2() override { return Status::success(); }
@@ -77,16 +91,24 @@ class CpuEngine final : public MatmulEngine {
     return "steady_clock, CPU simulation (" + std::to_string(simulator_.workers()) + " workers)";
   }
   bool simulated() const override { return true; }
-  double peak_gflops(std::string*) const override { return 0; }
+  double peak_gflops(Precision, std::string*) const override { return 0; }
 
   Result<std::unique_ptr<MatmulEngine>> clone() const override {
     return std::unique_ptr<MatmulEngine>(std::make_unique<CpuEngine>(backend_));
   }
 
  private:
+  MatmulBuffers buffers(float* out) const {
+    MatmulBuffers b;
+    b.f32 = MatmulArgs{a_.data(), b_.data(), out, M_, N_, K_};
+    b.bf16 = Bf16Args{a16_.data(), bt16_.data(), out, M_, N_, K_, bf16_row_pitch(K_)};
+    return b;
+  }
+
   lab::Backend backend_;
   sim::GridSimulator simulator_;
   std::vector<float> a_, b_, c_;
+  std::vector<Bf16> a16_, bt16_;  // BF16 matrices: the tensor-core rungs' layouts
   int M_ = 0, N_ = 0, K_ = 0;
 };
 

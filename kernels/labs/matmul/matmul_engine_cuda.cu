@@ -1,7 +1,8 @@
-// The matmul lab on a CUDA device: one-line __global__ wrappers around each rung's body (and a
-// traced twin of each, for the real per-SM schedule), the compiled set of instantiations, cuBLAS
-// as the reference and the library anchor, and the engine behind MatmulLab (buffers, launches,
-// the clock).
+// The matmul lab on a CUDA device: one __global__ wrapper template around every rung's body
+// (plain, and a traced twin for the real per-SM schedule), instantiated for the compiled set
+// through the registry's one dispatch (with_config); the Hopper rungs through matmul_hopper.cu;
+// cuBLAS as the reference and the library anchors (SGEMM, TF32, BF16); and the engine behind
+// MatmulLab (buffers, launches, the clock).
 //
 // Sections: 1. kernels  2. dispatch to the compiled set  3. device report  4. the engine
 #include <cublas_v2.h>
@@ -17,14 +18,8 @@
 #include "device/device_limits.hpp"
 #include "device/event_timer.hpp"
 #include "device/l2_flush.hpp"
-#include "labs/matmul/k1_naive.hpp"
-#include "labs/matmul/k2_uncoalesced.hpp"
-#include "labs/matmul/k3_smem_tiled.hpp"
-#include "labs/matmul/k4_blocktile_1d.hpp"
-#include "labs/matmul/k5_blocktile_2d.hpp"
-#include "labs/matmul/k6_vectorized.hpp"
-#include "labs/matmul/k7_warptile.hpp"
 #include "labs/matmul/matmul_engine.hpp"
+#include "labs/matmul/matmul_hopper.hpp"
 #include "trace/block_trace.cuh"
 #include "trace/trace_buffer.hpp"
 
@@ -32,54 +27,40 @@ namespace bs::matmul {
 
 // ---------------------------------------------------------------------------------------------
 // 1. Kernels: declare the shared struct, fill the context from the built-ins, call the body. The
-//    traced twin runs the same body inside a BlockRecorder (trace/block_trace.cuh); `records` is
-//    nullptr in the plain launch, which then records nothing and times as the plain kernel would
-//    not: so the plain kernel is a separate function, and only the traced one takes records.
+//    traced twin runs the same body inside a BlockRecorder (trace/block_trace.cuh); only it reads
+//    `records`, so the plain kernel times as it would with no tracing compiled in. Three forms,
+//    for the __launch_bounds__ a rung asks for: none (any block), a block size, or a block size
+//    and the blocks per SM the registers must allow (rung 7's MB).
 // ---------------------------------------------------------------------------------------------
-
-#define BS_MATMUL_WRAPPERS(NAME, BOUNDS, TEMPLATE_HEAD, SMEM, BODY)                        \
-  TEMPLATE_HEAD __global__ void BOUNDS NAME##_kernel(MatmulArgs a) {                       \
-    __shared__ SMEM s;                                                                    \
-    BODY(DeviceCtx::from_builtins(), s, a);                                               \
-  }                                                                                       \
-  TEMPLATE_HEAD __global__ void BOUNDS NAME##_traced(MatmulArgs a,                         \
-                                                     trace::DeviceBlockRecord* records) { \
-    trace::BlockRecorder recorder(records);                                               \
-    __shared__ SMEM s;                                                                    \
-    BODY(DeviceCtx::from_builtins(), s, a);                                               \
+#define BS_RUNG_WRAPPER_BODY                                      \
+  using At = typename R::template At<I>;                         \
+  __shared__ typename At::Smem s;                                \
+  if constexpr (Traced) {                                        \
+    trace::BlockRecorder recorder(records);                      \
+    At::body(DeviceCtx::from_builtins(), s, a);                  \
+  } else {                                                       \
+    At::body(DeviceCtx::from_builtins(), s, a);                  \
   }
 
-#define BS_NOTHING
-#define BS_COMMA ,
-BS_MATMUL_WRAPPERS(k1_naive, BS_NOTHING, BS_NOTHING, NoSmem, k1_naive_thread)
-BS_MATMUL_WRAPPERS(k2_uncoalesced, BS_NOTHING, BS_NOTHING, NoSmem, k2_uncoalesced_thread)
-BS_MATMUL_WRAPPERS(k3_smem_tiled, __launch_bounds__(T * T), template <int T>, K3Smem<T>,
-                   k3_smem_tiled_thread<T>)
-BS_MATMUL_WRAPPERS(k4_blocktile_1d, __launch_bounds__((BM / TM) * BN),
-                   template <int BM BS_COMMA int BN BS_COMMA int BK BS_COMMA int TM>,
-                   K4Smem<BM BS_COMMA BN BS_COMMA BK>,
-                   k4_blocktile_1d_thread<BM BS_COMMA BN BS_COMMA BK BS_COMMA TM>)
-BS_MATMUL_WRAPPERS(k5_blocktile_2d, __launch_bounds__((BM / TM) * (BN / TN)),
-                   template <int BM BS_COMMA int BN BS_COMMA int BK BS_COMMA int TM BS_COMMA int TN>,
-                   K5Smem<BM BS_COMMA BN BS_COMMA BK>,
-                   k5_blocktile_2d_thread<BM BS_COMMA BN BS_COMMA BK BS_COMMA TM BS_COMMA TN>)
-BS_MATMUL_WRAPPERS(k6_vectorized, __launch_bounds__((BM / TM) * (BN / TN)),
-                   template <int BM BS_COMMA int BN BS_COMMA int BK BS_COMMA int TM BS_COMMA int TN>,
-                   K6Smem<BM BS_COMMA BN BS_COMMA BK>,
-                   k6_vectorized_thread<BM BS_COMMA BN BS_COMMA BK BS_COMMA TM BS_COMMA TN>)
-// MB is the occupancy the configuration asks for (see TileParams): the register budget ptxas
-// must meet so that MB blocks fit on one SM.
-BS_MATMUL_WRAPPERS(k7_warptile, __launch_bounds__((BM / WM) * (BN / WN) * 32 BS_COMMA MB),
-                   template <int BM BS_COMMA int BN BS_COMMA int BK BS_COMMA int WM BS_COMMA int WN
-                                 BS_COMMA int TM BS_COMMA int TN BS_COMMA int MB>,
-                   K7Smem<BM BS_COMMA BN BS_COMMA BK>,
-                   k7_warptile_thread<BM BS_COMMA BN BS_COMMA BK BS_COMMA WM BS_COMMA WN BS_COMMA TM
-                                          BS_COMMA TN>)
-#undef BS_MATMUL_WRAPPERS
+template <class R, std::size_t I, bool Traced>
+__global__ void rung_kernel(typename R::Args a, trace::DeviceBlockRecord* records) {
+  BS_RUNG_WRAPPER_BODY
+}
+template <class R, std::size_t I, bool Traced>
+__global__ void __launch_bounds__(R::template At<I>::threads)
+    rung_kernel_bounded(typename R::Args a, trace::DeviceBlockRecord* records) {
+  BS_RUNG_WRAPPER_BODY
+}
+template <class R, std::size_t I, bool Traced>
+__global__ void __launch_bounds__(R::template At<I>::threads, R::template At<I>::min_blocks)
+    rung_kernel_occupancy(typename R::Args a, trace::DeviceBlockRecord* records) {
+  BS_RUNG_WRAPPER_BODY
+}
+#undef BS_RUNG_WRAPPER_BODY
 
 // ---------------------------------------------------------------------------------------------
 // 2. Dispatch: the addresses of the plain and traced instantiations for a configuration, both
-//    nullptr if not compiled.
+//    nullptr if not compiled (or a Hopper rung: matmul_hopper.cu).
 // ---------------------------------------------------------------------------------------------
 namespace {
 
@@ -88,59 +69,35 @@ struct KernelPair {
   const void* traced = nullptr;
 };
 
-template <class P, class T>
-KernelPair pair_of(P* plain, T* traced) {
-  return {reinterpret_cast<const void*>(plain), reinterpret_cast<const void*>(traced)};
-}
-
 KernelPair kernel_functions(MatmulKernel kernel, const MatmulConfig& c) {
   KernelPair f;
-  switch (kernel) {
-    case MatmulKernel::Naive:
-      return pair_of(&k1_naive_kernel, &k1_naive_traced);
-    case MatmulKernel::Uncoalesced:
-      return pair_of(&k2_uncoalesced_kernel, &k2_uncoalesced_traced);
-    case MatmulKernel::SmemTiled:
-      visit_index<std::size(kK3Tiles)>(find_in(kK3Tiles, static_cast<int>(c.block.x)), [&](auto i) {
-        constexpr int T = kK3Tiles[decltype(i)::value];
-        f = pair_of(&k3_smem_tiled_kernel<T>, &k3_smem_tiled_traced<T>);
-      });
-      return f;
-    case MatmulKernel::Blocktile1D:
-      visit_index<std::size(kK4Params)>(find_in(kK4Params, c.tile), [&](auto i) {
-        constexpr TileParams P = kK4Params[decltype(i)::value];
-        f = pair_of(&k4_blocktile_1d_kernel<P.BM, P.BN, P.BK, P.TM>,
-                    &k4_blocktile_1d_traced<P.BM, P.BN, P.BK, P.TM>);
-      });
-      return f;
-    case MatmulKernel::Blocktile2D:
-      visit_index<std::size(kK5Params)>(find_in(kK5Params, c.tile), [&](auto i) {
-        constexpr TileParams P = kK5Params[decltype(i)::value];
-        f = pair_of(&k5_blocktile_2d_kernel<P.BM, P.BN, P.BK, P.TM, P.TN>,
-                    &k5_blocktile_2d_traced<P.BM, P.BN, P.BK, P.TM, P.TN>);
-      });
-      return f;
-    case MatmulKernel::Vectorized:
-      visit_index<std::size(kK6Params)>(find_in(kK6Params, c.tile), [&](auto i) {
-        constexpr TileParams P = kK6Params[decltype(i)::value];
-        f = pair_of(&k6_vectorized_kernel<P.BM, P.BN, P.BK, P.TM, P.TN>,
-                    &k6_vectorized_traced<P.BM, P.BN, P.BK, P.TM, P.TN>);
-      });
-      return f;
-    case MatmulKernel::Warptile:
-      visit_index<std::size(kK7Params)>(find_in(kK7Params, c.tile), [&](auto i) {
-        constexpr TileParams P = kK7Params[decltype(i)::value];
-        f = pair_of(&k7_warptile_kernel<P.BM, P.BN, P.BK, P.WM, P.WN, P.TM, P.TN, P.MB>,
-                    &k7_warptile_traced<P.BM, P.BN, P.BK, P.WM, P.WN, P.TM, P.TN, P.MB>);
-      });
-      return f;
-  }
+  with_config(kernel, c, [&]<class R, std::size_t I>() {
+    using At = typename R::template At<I>;
+    auto pair = [&](auto plain, auto traced) {
+      f = {reinterpret_cast<const void*>(plain), reinterpret_cast<const void*>(traced)};
+    };
+    if constexpr (At::threads == 0)
+      pair(&rung_kernel<R, I, false>, &rung_kernel<R, I, true>);
+    else if constexpr (At::min_blocks == 0)
+      pair(&rung_kernel_bounded<R, I, false>, &rung_kernel_bounded<R, I, true>);
+    else
+      pair(&rung_kernel_occupancy<R, I, false>, &rung_kernel_occupancy<R, I, true>);
+  });
   return f;
 }
+
+// The kernel's arguments, in the precision its rung multiplies.
+void* rung_args(MatmulKernel k, MatmulBuffers& b) {
+  return matmul_kernel_info(k).precision == Precision::Bf16 ? static_cast<void*>(&b.bf16)
+                                                            : static_cast<void*>(&b.f32);
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // 3. Device report and limits
 // ---------------------------------------------------------------------------------------------
+namespace {
 
 // FP32 FMA lanes per SM by compute capability (the CUDA C Programming Guide's throughput table):
 // 64 on sm_60/sm_70/sm_75/sm_80, 128 on sm_61, sm_86, sm_89, sm_90 and later.
@@ -150,6 +107,15 @@ int fp32_lanes_per_sm(int major, int minor) {
   if (major == 8) return minor == 0 ? 64 : 128;
   if (major >= 9) return 128;
   return 128;  // sm_5x
+}
+
+// Dense BF16 tensor-core FLOP per SM per clock (FP32 accumulation), by compute capability: 4096 on
+// sm_90 (H100, H200: 989 TFLOP/s at 1830 MHz on 132 SMs), 2048 on sm_80 (A100), 1024 on the
+// other Ampere and Ada chips; 0 where the tensor cores take no BF16.
+int bf16_flop_per_sm_clock(int major, int minor) {
+  if (major == 9) return 4096;
+  if (major == 8) return minor == 0 ? 2048 : 1024;
+  return 0;
 }
 
 std::string fixed(double v, int digits) {
@@ -194,6 +160,14 @@ class CudaEngine final : public MatmulEngine {
     peak_formula_ = std::to_string(l.sm_count) + " SMs x " + std::to_string(lanes) +
                     " FP32 lanes x 2 FLOP x " + fixed(l.clock_khz * 1e-3, 0) +
                     " MHz (cudaDevAttrClockRate) = " + fixed(peak_, 0) + " GFLOP/s";
+    const int tc = bf16_flop_per_sm_clock(l.compute_major, l.compute_minor);
+    tensor_peak_ = l.sm_count * static_cast<double>(tc) * l.clock_khz * 1e-6;
+    tensor_formula_ = tc > 0 ? std::to_string(l.sm_count) + " SMs x " + std::to_string(tc) +
+                                   " dense BF16 FLOP per clock (FP32 accumulation) x " +
+                                   fixed(l.clock_khz * 1e-3, 0) + " MHz (cudaDevAttrClockRate) = " +
+                                   fixed(tensor_peak_, 0) + " GFLOP/s"
+                             : "no BF16 tensor-core rate known for sm_" + std::to_string(l.compute_major) +
+                                   std::to_string(l.compute_minor);
     BS_CUBLAS_TRY(cublasCreate(&cublas_));
     BS_CUBLAS_TRY(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
     auto flusher = cuda::L2Flusher::create(backend_.cuda_device);
@@ -203,13 +177,18 @@ class CudaEngine final : public MatmulEngine {
   }
 
   Status set_matrices(const std::vector<float>& A, const std::vector<float>& B, int M, int N,
-                      int K) override {
+                      int K, Precision precision) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
-    a_.reset(), b_.reset(), c_.reset(), ref_.reset();
+    a_.reset(), b_.reset(), c_.reset(), ref_.reset(), a16_.reset(), bt16_.reset();
+    maps_ = TcTensorMaps{};
+    maps_error_ = Status::success();
     M_ = N_ = K_ = 0;
+    const bool bf16 = precision == Precision::Bf16;
     const std::size_t mk = static_cast<std::size_t>(M) * K, kn = static_cast<std::size_t>(K) * N,
                       mn = static_cast<std::size_t>(M) * N;
-    const double need = 4.0 * (static_cast<double>(mk) + kn + 2.0 * mn);
+    const std::size_t ld = static_cast<std::size_t>(bf16_row_pitch(K));
+    const double need = 4.0 * (static_cast<double>(mk) + kn + 2.0 * mn) +
+                        (bf16 ? 2.0 * (static_cast<double>(M) + N) * ld : 0.0);
     std::size_t free_bytes = 0, total_bytes = 0;
     BS_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (need > static_cast<double>(free_bytes)) {
@@ -217,9 +196,9 @@ class CudaEngine final : public MatmulEngine {
       return Status::failure(
           "A (" + std::to_string(M) + "x" + std::to_string(K) + "), B (" + std::to_string(K) +
               "x" + std::to_string(N) + "), C and the cuBLAS reference (" + std::to_string(M) +
-              "x" + std::to_string(N) + " each) need " + mib(need) + " of GPU memory; " +
-              mib(static_cast<double>(free_bytes)) + " of " + mib(static_cast<double>(total_bytes)) +
-              " is free on " + backend_.limits.name,
+              "x" + std::to_string(N) + " each)" + (bf16 ? " and the BF16 copies of A and B" : "") +
+              " need " + mib(need) + " of GPU memory; " + mib(static_cast<double>(free_bytes)) +
+              " of " + mib(static_cast<double>(total_bytes)) + " is free on " + backend_.limits.name,
           "choose smaller sizes", "cudaMemGetInfo", "cudaErrorMemoryAllocation");
     }
     auto a = cuda::DeviceBuffer<float>::allocate(mk);
@@ -232,11 +211,27 @@ class CudaEngine final : public MatmulEngine {
     if (!ref) return ref.status();
     BS_CUDA_TRY(cudaMemcpy(a->get(), A.data(), a->bytes(), cudaMemcpyHostToDevice));
     BS_CUDA_TRY(cudaMemcpy(b->get(), B.data(), b->bytes(), cudaMemcpyHostToDevice));
+    if (bf16) {
+      const std::vector<Bf16> a16 = pack_bf16_rows(A.data(), M, K), bt16 = pack_bf16_transposed(B.data(), K, N);
+      auto da = cuda::DeviceBuffer<Bf16>::allocate(a16.size());
+      if (!da) return da.status();
+      auto db = cuda::DeviceBuffer<Bf16>::allocate(bt16.size());
+      if (!db) return db.status();
+      BS_CUDA_TRY(cudaMemcpy(da->get(), a16.data(), da->bytes(), cudaMemcpyHostToDevice));
+      BS_CUDA_TRY(cudaMemcpy(db->get(), bt16.data(), db->bytes(), cudaMemcpyHostToDevice));
+      a16_ = std::move(da.value()), bt16_ = std::move(db.value());
+      // The TMA descriptors once per set of matrices, so encoding stays out of the timed region;
+      // where they cannot be made (no sm_90a in this build), the Hopper rungs say why.
+      auto maps = hopper_host::encode(Bf16Args{a16_.get(), bt16_.get(), nullptr, M, N, K, bf16_row_pitch(K)});
+      if (maps) maps_ = maps.value();
+      else maps_error_ = maps.status();
+    }
     // NaN everywhere: a kernel that skips an output fails verification.
     BS_CUDA_TRY(cudaMemset(c->get(), 0xff, c->bytes()));
     a_ = std::move(a.value()), b_ = std::move(b.value());
     c_ = std::move(c.value()), ref_ = std::move(ref.value());
     M_ = M, N_ = N, K_ = K;
+    precision_ = precision;
     return Status::success();
   }
 
@@ -244,21 +239,56 @@ class CudaEngine final : public MatmulEngine {
     // Fewer repeats for products that take cuBLAS itself a noticeable time (above 4096^3).
     const double mnk = static_cast<double>(M_) * N_ * K_;
     const int repeats = mnk > 0x1p39 ? 1 : mnk > 0x1p36 ? 3 : 5;
+    const Library lib = precision_ == Precision::Bf16 ? Library::Bf16 : Library::Sgemm;
     std::vector<double> times;
     for (int r = 0; r < repeats + (repeats > 1 ? 1 : 0); ++r) {
-      auto t = library_timed(ref_.get());
+      auto t = library_timed(lib, ref_.get());
       if (!t) return t.status();
       if (repeats == 1 || r > 0) times.push_back(t.value());  // the first one warms up
     }
     *ms = median_of(times);
-    *note = "cuBLAS SGEMM (FP32, tensor cores off)";
+    *note = lib == Library::Bf16 ? "cuBLAS BF16 (cublasGemmEx: BF16 A and B, FP32 accumulation and C)"
+                                 : "cuBLAS SGEMM (FP32, tensor cores off)";
     ref.resize(static_cast<std::size_t>(M_) * N_);
     BS_CUDA_TRY(cudaMemcpy(ref.data(), ref_.get(), ref_.bytes(), cudaMemcpyDeviceToHost));
     return Status::success();
   }
 
+  Status can_run(const MatmulKernelInfo& info) const override {
+    const DeviceLimits& l = backend_.limits;
+    const std::string sm = "sm_" + std::to_string(l.compute_major) + std::to_string(l.compute_minor);
+    switch (info.needs) {
+      case RungNeeds::Any:
+        return Status::success();
+      case RungNeeds::Sm80:
+        if (l.compute_major >= 8) return Status::success();
+        return Status::failure(info.id + " needs BF16 tensor-core instructions (mma.sync with BF16, "
+                                         "cp.async) from sm_80 on; " + l.name + " is " + sm,
+                               "run it on an Ampere or newer GPU", "can_run");
+      case RungNeeds::Sm90a:
+        if (l.compute_major != 9 || l.compute_minor != 0)
+          return Status::failure(info.id + " uses wgmma, TMA and setmaxnreg, which exist on sm_90a (H100, "
+                                           "H200) only; " + l.name + " is " + sm,
+                                 "run it on a Hopper GPU", "can_run");
+        if (!hopper_host::built())
+          return Status::failure(info.id + ": this blockscope was built without sm_90a, the Hopper-only "
+                                           "target that wgmma, TMA multicast and setmaxnreg need",
+                                 "rebuild with 90 in CMAKE_CUDA_ARCHITECTURES (the default has it) and nvcc 12 or newer",
+                                 "can_run");
+        if (!maps_error_.ok()) return maps_error_;
+        return Status::success();
+    }
+    return Status::success();
+  }
+
+  Result<int> resident_clusters(MatmulKernel k, const LaunchConfig& lc) override {
+    BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
+    return hopper_host::max_active_clusters(k, lc);
+  }
+
   Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c, bool* measured) override {
     *measured = true;
+    if (matmul_kernel_info(k).needs == RungNeeds::Sm90a) return hopper_host::attributes(k);
     const KernelPair f = kernel_functions(k, c);
     if (!f.plain)
       return Status::failure("no compiled kernel for " + describe(k, c), "", "attributes");
@@ -267,13 +297,13 @@ class CudaEngine final : public MatmulEngine {
 
   Result<std::pair<int, int>> suggested_block(MatmulKernel k) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
-    int min_grid = 0, block = 0;
-    if (k == MatmulKernel::Naive)
-      BS_CUDA_TRY(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, k1_naive_kernel, 0, 0));
-    else if (k == MatmulKernel::Uncoalesced)
-      BS_CUDA_TRY(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, k2_uncoalesced_kernel, 0, 0));
-    else
+    const MatmulKernelInfo& info = matmul_kernel_info(k);
+    if (!info.any_block)
       return Status::failure("compiled configurations fix their own block", "", "suggested_block");
+    const KernelPair f = kernel_functions(k, info.configs.front());
+    if (!f.plain) return Status::failure("no compiled kernel for " + info.id, "", "suggested_block");
+    int min_grid = 0, block = 0;
+    BS_CUDA_TRY(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, f.plain, 0, 0));
     return std::pair<int, int>{min_grid, block};
   }
 
@@ -285,14 +315,11 @@ class CudaEngine final : public MatmulEngine {
 
   Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
                               float* out) override {
-    const KernelPair f = kernel_functions(k, c);
-    if (!f.plain) return Status::failure("no compiled kernel for " + describe(k, c), "", "launch");
-    MatmulArgs args{a_.get(), b_.get(), out, M_, N_, K_};
-    void* params[] = {&args};
+    if (Status s = can_launch(k); !s) return s;
     timer_.start();
-    const cudaError_t launched = cudaLaunchKernel(f.plain, dim(lc.grid), dim(lc.block), params, 0, nullptr);
+    const Status launched = launch(k, c, lc, out, nullptr);
     timer_.stop();
-    BS_CUDA_TRY(launched);
+    if (!launched) return launched;
     BS_CUDA_TRY(cudaGetLastError());
     auto ms = timer_.elapsed_ms();  // synchronises: a fault inside the kernel surfaces here
     if (!ms) return ms.status();
@@ -301,26 +328,45 @@ class CudaEngine final : public MatmulEngine {
 
   Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c,
                                                 const LaunchConfig& lc, float* out) override {
-    const KernelPair f = kernel_functions(k, c);
-    if (!f.traced) return Status::failure("no traced kernel for " + describe(k, c), "", "launch");
+    if (Status s = can_launch(k); !s) return s;
     auto buffer = trace::TraceBuffer::allocate(lc.grid);
     if (!buffer) return buffer.status();
-    MatmulArgs args{a_.get(), b_.get(), out, M_, N_, K_};
-    trace::DeviceBlockRecord* records = buffer->records();
-    void* params[] = {&args, &records};
-    BS_CUDA_TRY(cudaLaunchKernel(f.traced, dim(lc.grid), dim(lc.block), params, 0, nullptr));
+    if (Status s = launch(k, c, lc, out, buffer->records()); !s) return s;
     BS_CUDA_TRY(cudaGetLastError());
     return buffer->collect(backend_.limits.sm_count);
   }
 
   bool has_library() const override { return true; }
-  Result<double> library_timed(float* out) override {
+  Result<double> library_timed(Library which, float* out) override {
     const float one = 1.0f, zero = 0.0f;
     // Row-major C (M x N) = A B is column-major C^T (N x M) = B^T A^T; a row-major matrix read
-    // as column-major is its transpose, so pass B first with ld = N, then A with ld = K.
+    // as column-major is its transpose, so pass B first with ld = N, then A with ld = K. The BF16
+    // copies hold B transposed (Bt, N x ld row-major, i.e. column-major B with ld): op T.
     timer_.start();
-    const cublasStatus_t st = cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one,
-                                          b_.get(), N_, a_.get(), K_, &zero, out, N_);
+    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+    switch (which) {
+      case Library::Sgemm:
+        st = cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one, b_.get(), N_, a_.get(), K_,
+                         &zero, out, N_);
+        break;
+      case Library::Tf32:
+        st = cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one, b_.get(), CUDA_R_32F, N_,
+                          a_.get(), CUDA_R_32F, K_, &zero, out, CUDA_R_32F, N_,
+                          CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+        break;
+      case Library::Bf16: {
+        if (!a16_.get()) {
+          timer_.stop();
+          return Status::failure("no BF16 copies of A and B: the problem is FP32", "set precision=bf16",
+                                 "library_timed");
+        }
+        const int ld = bf16_row_pitch(K_);
+        st = cublasGemmEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, N_, M_, K_, &one, bt16_.get(), CUDA_R_16BF, ld,
+                          a16_.get(), CUDA_R_16BF, ld, &zero, out, CUDA_R_32F, N_, CUBLAS_COMPUTE_32F,
+                          CUBLAS_GEMM_DEFAULT);
+        break;
+      }
+    }
     timer_.stop();
     BS_CUBLAS_TRY(st);
     BS_CUDA_TRY(cudaGetLastError());
@@ -335,9 +381,9 @@ class CudaEngine final : public MatmulEngine {
   }
   std::string clock() const override { return "CUDA events"; }
   bool simulated() const override { return false; }
-  double peak_gflops(std::string* formula) const override {
-    *formula = peak_formula_;
-    return peak_;
+  double peak_gflops(Precision precision, std::string* formula) const override {
+    *formula = precision == Precision::Bf16 ? tensor_formula_ : peak_formula_;
+    return precision == Precision::Bf16 ? tensor_peak_ : peak_;
   }
 
   Result<std::unique_ptr<MatmulEngine>> clone() const override {
@@ -353,15 +399,43 @@ class CudaEngine final : public MatmulEngine {
  private:
   static dim3 dim(const Dim3& d) { return dim3(d.x, d.y, d.z); }
 
+  // A rung of the other precision has no buffers here (the lab refuses it before this).
+  Status can_launch(MatmulKernel k) const {
+    if (matmul_kernel_info(k).precision == Precision::Bf16 && !a16_.get())
+      return Status::failure(matmul_kernel_info(k).id + " multiplies BF16 matrices; these are FP32",
+                             "set precision=bf16", "launch");
+    return Status::success();
+  }
+
+  // Asynchronous on the default stream; `records` non-null: the traced twin.
+  Status launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, float* out,
+                trace::DeviceBlockRecord* records) {
+    MatmulBuffers b;
+    b.f32 = MatmulArgs{a_.get(), b_.get(), out, M_, N_, K_};
+    b.bf16 = Bf16Args{a16_.get(), bt16_.get(), out, M_, N_, K_, bf16_row_pitch(K_)};
+    if (matmul_kernel_info(k).needs == RungNeeds::Sm90a)
+      return hopper_host::launch(k, lc, b.bf16, maps_, records, nullptr);
+    const KernelPair f = kernel_functions(k, c);
+    if (!(records ? f.traced : f.plain))
+      return Status::failure("no compiled kernel for " + describe(k, c), "", "launch");
+    void* params[] = {rung_args(k, b), &records};
+    BS_CUDA_TRY(cudaLaunchKernel(records ? f.traced : f.plain, dim(lc.grid), dim(lc.block), params, 0, nullptr));
+    return Status::success();
+  }
+
   lab::Backend backend_;
   cublasHandle_t cublas_ = nullptr;
   cuda::DeviceBuffer<float> a_, b_, c_, ref_;
+  cuda::DeviceBuffer<Bf16> a16_, bt16_;  // BF16 matrices: the tensor-core rungs' layouts
+  TcTensorMaps maps_;
+  Status maps_error_;
+  Precision precision_ = Precision::Fp32;
   cuda::EventTimer timer_;
   cuda::L2Flusher flusher_;
   Status flush_error_;
   int M_ = 0, N_ = 0, K_ = 0;
-  double peak_ = 0;
-  std::string peak_formula_;
+  double peak_ = 0, tensor_peak_ = 0;
+  std::string peak_formula_, tensor_formula_;
 };
 
 }  // namespace

@@ -134,6 +134,28 @@ Status check_matmul_sizes(long long M, long long N, long long K) {
   return Status::success();
 }
 
+void round_to_bf16(std::vector<float>& m) {
+  for (float& v : m) v = bf16_to_float(float_to_bf16(v));
+}
+
+std::vector<Bf16> pack_bf16_rows(const float* a, int rows, int cols) {
+  const int ld = bf16_row_pitch(cols);
+  std::vector<Bf16> out(static_cast<std::size_t>(rows) * ld);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      out[static_cast<std::size_t>(r) * ld + c] = float_to_bf16(a[static_cast<std::size_t>(r) * cols + c]);
+  return out;
+}
+
+std::vector<Bf16> pack_bf16_transposed(const float* b, int K, int N) {
+  const int ld = bf16_row_pitch(K);
+  std::vector<Bf16> out(static_cast<std::size_t>(N) * ld);
+  for (int k = 0; k < K; ++k)
+    for (int n = 0; n < N; ++n)
+      out[static_cast<std::size_t>(n) * ld + k] = float_to_bf16(b[static_cast<std::size_t>(k) * N + n]);
+  return out;
+}
+
 Status cpu_reference(const float* A, const float* B, float* C, int M, int N, int K,
                      unsigned threads) {
   if (Status s = check_matmul_sizes(M, N, K); !s) return s;

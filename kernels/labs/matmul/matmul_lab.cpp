@@ -19,73 +19,93 @@
 namespace bs::matmul {
 namespace {
 
-bool free_block(MatmulKernel k) { return k == MatmulKernel::Naive || k == MatmulKernel::Uncoalesced; }
+bool free_block(MatmulKernel k) { return matmul_kernel_info(k).any_block; }
 
-std::vector<lab::KernelInfo> build_kernel_list(bool gpu, bool library) {
+// The library anchors of a precision: id, label, note, file, group, and which cuBLAS call.
+struct Anchor {
+  const char* id;
+  const char* label;
+  const char* teaches;
+  const char* file;
+  const char* group;
+  Library library;
+};
+const std::vector<Anchor>& anchors(Precision p) {
+  static const std::vector<Anchor> fp32 = {
+      {kCublasId, "cuBLAS SGEMM (the library)",
+       "NVIDIA's FP32 GEMM with tensor cores off: the anchor the ladder is measured against; its grid "
+       "is cuBLAS's own, so there is nothing of ours to draw",
+       "cublasSgemm (CUBLAS_DEFAULT_MATH)", "library", Library::Sgemm}};
+  static const std::vector<Anchor> bf16 = {
+      {kCublasBf16Id, "cuBLAS BF16 (the library)",
+       "NVIDIA's GEMM on the same BF16 matrices, FP32 accumulation and output: the anchor the "
+       "tensor-core ladder is measured against",
+       "cublasGemmEx (CUDA_R_16BF in, CUDA_R_32F out, CUBLAS_COMPUTE_32F)", "library", Library::Bf16},
+      {kCublasTf32Id, "cuBLAS TF32 (ceiling)",
+       "the tensor cores' reduced-precision FP32 mode on the FP32 copies: what FP32 data gets from "
+       "tensor cores",
+       "cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32)", "ceiling", Library::Tf32},
+      {kCublasId, "cuBLAS SGEMM (ceiling)",
+       "FP32 on the FP32 lanes, tensor cores off: what the FP32 ladder reaches at best",
+       "cublasSgemm (CUBLAS_DEFAULT_MATH)", "ceiling", Library::Sgemm}};
+  return p == Precision::Bf16 ? bf16 : fp32;
+}
+const Anchor* find_anchor(Precision p, std::string_view id) {
+  for (const Anchor& a : anchors(p))
+    if (id == a.id) return &a;
+  return nullptr;
+}
+
+std::vector<lab::KernelInfo> build_kernel_list(Precision precision, bool gpu, bool library,
+                                               const MatmulEngine& engine) {
   std::vector<lab::KernelInfo> out;
-  for (const MatmulKernelInfo& k : matmul_kernels()) {
+  for (const MatmulKernelInfo& k : matmul_kernels(precision)) {
     lab::KernelInfo i;
+    if (Status s = engine.can_run(k); !s) i.unavailable = s.describe();
     i.id = k.id;
     i.label = k.label;
     i.teaches = k.teaches;
     i.file = k.file;
-    i.group = k.kernel == MatmulKernel::Naive ? "lecture" : "ladder";
+    i.group = k.lecture ? "lecture" : "ladder";
     i.uses_barriers = k.uses_barriers;
-    if (free_block(k.kernel)) {
+    i.grid_rule = k.grid_rule;
+    if (k.any_block) {
       i.style = lab::ConfigStyle::FreeBlock;
       i.block_rank = 2;
       for (const MatmulConfig& c : k.configs) i.presets.push_back(c.block);
       i.default_block = k.configs.front().block;
-      i.grid_rule = k.kernel == MatmulKernel::Naive
-                        ? "grid = (ceil(N / blockDim.x), ceil(M / blockDim.y))"
-                        : "grid = (ceil(M / blockDim.x), ceil(N / blockDim.y))";
     } else {
       i.style = lab::ConfigStyle::Compiled;
       for (const MatmulConfig& c : k.configs) i.configs.push_back({c.label, c.block});
-      i.default_config = gpu && k.kernel == MatmulKernel::Warptile ? kK7FastestConfig : 0;
+      i.default_config = gpu ? k.gpu_default_config : 0;
       i.default_block = k.configs[static_cast<std::size_t>(i.default_config)].block;
-      i.grid_rule = k.kernel == MatmulKernel::SmemTiled ? "grid = (ceil(N / T), ceil(M / T))"
-                                                        : "grid = (ceil(N / BN), ceil(M / BM))";
     }
     out.push_back(std::move(i));
   }
-  if (library) {
-    lab::KernelInfo c;
-    c.id = kCublasId;
-    c.label = "cuBLAS SGEMM (the library)";
-    c.teaches = "NVIDIA's FP32 GEMM with tensor cores off: the anchor the ladder is measured "
-                "against; its grid is cuBLAS's own, so there is nothing of ours to draw";
-    c.file = "cublasSgemm (CUBLAS_DEFAULT_MATH)";
-    c.group = "library";
-    c.style = lab::ConfigStyle::Compiled;
-    c.configs.push_back({"cuBLAS's own choice", Dim3{0, 0, 0}});
-    c.timed_only = true;
-    out.push_back(std::move(c));
-  }
+  if (library)
+    for (const Anchor& a : anchors(precision)) {
+      lab::KernelInfo c;
+      c.id = a.id;
+      c.label = a.label;
+      c.teaches = a.teaches;
+      c.file = a.file;
+      c.group = a.group;
+      c.style = lab::ConfigStyle::Compiled;
+      c.configs.push_back({"cuBLAS's own choice", Dim3{0, 0, 0}});
+      c.timed_only = true;
+      out.push_back(std::move(c));
+    }
   return out;
-}
-
-IndexScheme scheme_of(MatmulKernel k, const MatmulConfig& c) {
-  const TileParams& p = c.tile;
-  switch (k) {
-    case MatmulKernel::Naive: return IndexScheme::grid2d();
-    case MatmulKernel::Uncoalesced: return IndexScheme::grid2d_transposed();
-    case MatmulKernel::SmemTiled: return IndexScheme::grid2d();
-    case MatmulKernel::Blocktile1D:
-      return IndexScheme::tiled(static_cast<unsigned>(p.BN), static_cast<unsigned>(p.BM), 1,
-                                static_cast<unsigned>(p.TM));
-    case MatmulKernel::Blocktile2D:
-    case MatmulKernel::Vectorized:
-      return IndexScheme::tiled(static_cast<unsigned>(p.BN), static_cast<unsigned>(p.BM),
-                                static_cast<unsigned>(p.TN), static_cast<unsigned>(p.TM));
-    case MatmulKernel::Warptile:
-      return IndexScheme::tiled(static_cast<unsigned>(p.BN), static_cast<unsigned>(p.BM));
-  }
-  return {};
 }
 
 std::string size_text(const MatrixSpec& s) {
   return std::to_string(s.M) + "x" + std::to_string(s.N) + "x" + std::to_string(s.K);
+}
+
+// The record's problem: the size, and the precision where it is not the FP32 default (records
+// of the two ladders rank and compare apart).
+std::string problem_text(const MatrixSpec& s, Precision p) {
+  return size_text(s) + (p == Precision::Bf16 ? " bf16" : "");
 }
 
 std::string fixed(double v, int digits) {
@@ -122,11 +142,39 @@ Check to_check(const Verification& v) {
 
 MatmulLab::MatmulLab(lab::Backend backend, std::unique_ptr<MatmulEngine> engine)
     : backend_(std::move(backend)), engine_(std::move(engine)) {
-  kernels_ = build_kernel_list(backend_.kind == BackendKind::Cuda, engine_->has_library());
-  peak_gflops_ = engine_->peak_gflops(&peak_note_);
-  if (peak_gflops_ <= 0)
-    peak_note_ = "no FP32 peak on the CPU simulation: it runs every thread's code one by one";
+  rebuild_kernel_list();
   status_ = Status::failure("no matrices yet", "choose M, N and K", "matmul lab");
+}
+
+void MatmulLab::rebuild_kernel_list() {
+  kernels_ = build_kernel_list(precision_, backend_.kind == BackendKind::Cuda, engine_->has_library(), *engine_);
+  ++kernels_version_;
+  peak_gflops_ = engine_->peak_gflops(precision_, &peak_note_);
+  if (peak_gflops_ <= 0)
+    peak_note_ = std::string("no ") + (precision_ == Precision::Bf16 ? "tensor-core" : "FP32") +
+                 " peak on the CPU simulation: it runs every thread's code one by one";
+}
+
+std::vector<lab::Setting> MatmulLab::settings() const {
+  lab::Setting p;
+  p.key = "precision";
+  p.label = "precision";
+  p.help = "fp32: the FP32 ladder on the FP32 lanes; bf16: the tensor-core ladder, A and B "
+           "rounded to BF16 (the same patterns and seeds), FP32 accumulation and C";
+  p.choices = {"fp32", "bf16"};
+  p.value = to_string(precision_);
+  return {p};
+}
+
+Status MatmulLab::set_setting(std::string_view key, std::string_view value) {
+  if (key != "precision") return Lab::set_setting(key, value);
+  Precision p;
+  if (!precision_from_string(value, p)) return lab::check_setting_value(settings().front(), value);
+  if (p == precision_) return Status::success();
+  precision_ = p;
+  rebuild_kernel_list();
+  if (!spec_.M) return Status::success();  // no matrices yet
+  return set_matrices(spec_);              // the same matrices, rounded (or not) and re-packed
 }
 
 MatmulLab::~MatmulLab() = default;
@@ -151,23 +199,26 @@ lab::ProblemInfo MatmulLab::problem() const {
     return p;
   }
   p.ready = true;
-  p.name = "A x B (" + size_text(spec_) + ")";
+  p.name = "A x B (" + size_text(spec_) + (precision_ == Precision::Bf16 ? ", BF16" : "") + ")";
   p.width = spec_.N;
   p.height = spec_.M;
   p.summary = "C (" + std::to_string(spec_.M) + " x " + std::to_string(spec_.N) + ") = A (" +
               std::to_string(spec_.M) + " x " + std::to_string(spec_.K) + ", " +
               to_string(spec_.a) + ") * B (" + std::to_string(spec_.K) + " x " +
               std::to_string(spec_.N) + ", " + to_string(spec_.b) + "), seed " +
-              std::to_string(spec_.seed);
+              std::to_string(spec_.seed) +
+              (precision_ == Precision::Bf16 ? ", A and B in BF16, FP32 accumulation" : "");
   // On the GPU: cuBLAS SGEMM as timed when it made the reference for these matrices, and the FP32
   // peak from the device's SMs and clock. The CPU simulation has neither (its reference is a
   // plain loop, and a simulator has no peak).
   const double flops = matmul_flops(spec_.M, spec_.N, spec_.K);
+  const bool bf16 = precision_ == Precision::Bf16;
   if (backend_.kind == BackendKind::Cuda && reference_ms_ > 0)
-    p.ceilings.push_back({"cuBLAS SGEMM", flops / (reference_ms_ * 1e6), "GFLOP/s",
-                          "cuBLAS SGEMM (FP32, tensor cores off) timed when it made the reference: median " +
+    p.ceilings.push_back({bf16 ? "cuBLAS BF16" : "cuBLAS SGEMM", flops / (reference_ms_ * 1e6), "GFLOP/s",
+                          reference_note_ + " timed when it made the reference: median " +
                               std::to_string(reference_ms_) + " ms"});
-  if (peak_gflops_ > 0) p.ceilings.push_back({"FP32 peak", peak_gflops_, "GFLOP/s", peak_note_});
+  if (peak_gflops_ > 0)
+    p.ceilings.push_back({bf16 ? "BF16 tensor-core peak" : "FP32 peak", peak_gflops_, "GFLOP/s", peak_note_});
   return p;
 }
 
@@ -187,22 +238,32 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
   rec.kernel = std::string(kernel);
   rec.request = config;
   rec.backend = backend_.kind;
-  rec.problem = size_text(spec_);
+  rec.problem = problem_text(spec_, precision_);
+  rec.settings = setting_values();
   rec.data_width = spec_.N;
   rec.data_height = spec_.M;
   rec.flops = matmul_flops(spec_.M, spec_.N, spec_.K);
-  rec.bytes_moved = matmul_compulsory_bytes(spec_.M, spec_.N, spec_.K);
-  rec.bytes_note = "A and B read once, C written once (the least any kernel must move)";
+  rec.bytes_moved = matmul_compulsory_bytes(spec_.M, spec_.N, spec_.K, precision_);
+  rec.bytes_note = precision_ == Precision::Bf16
+                       ? "A and B read once in BF16 (rows padded to 16 bytes), C written once in FP32 "
+                         "(the least any kernel must move)"
+                       : "A and B read once, C written once (the least any kernel must move)";
   if (!ready_) {
     rec.status = status_;
     return rec;
   }
-  if (kernel == kCublasId && engine_->has_library()) {
+  if (find_anchor(precision_, kernel) && engine_->has_library()) {
     rec.config_label = "cuBLAS's own choice";
     rec.scheme = IndexScheme::tiled(0, 0);
     return rec;
   }
   const MatmulKernelInfo* info = find_matmul_kernel(kernel);
+  if (info && info->precision != precision_) {
+    rec.status = Status::failure(info->id + " multiplies " + (info->precision == Precision::Bf16 ? "BF16" : "FP32") +
+                                     " matrices; the problem is " + to_string(precision_),
+                                 std::string("set precision=") + to_string(info->precision), "MatmulLab::plan");
+    return rec;
+  }
   if (!info) {
     rec.status = Status::failure("the matmul lab has no kernel '" + std::string(kernel) + "'",
                                  "pick one of the kernel list", "MatmulLab::plan");
@@ -219,15 +280,27 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
   const auto [k, mc] = *resolve(kernel, config);
   rec.config_label = mc.label;
   rec.config = matmul_launch_config(k, mc, spec_.M, spec_.N, spec_.K);
-  rec.scheme = scheme_of(k, mc);
+  rec.scheme = matmul_scheme(k, mc);
   if (config.fixed_grid()) {
     rec.status = Status::failure("the ladder's kernels compute their grid from M and N; a fixed "
                                  "grid would leave parts of C uncomputed",
                                  "leave the grid to the kernel's rule", "check_matmul_config");
     return rec;
   }
+  rec.status = engine_->can_run(*info);
+  if (!rec.ok()) return rec;
   rec.status = check_matmul_config(k, mc, spec_.M, spec_.N, spec_.K, backend_.limits);
   if (!rec.ok()) return rec;
+  if (info->persistent) {
+    // As many clusters as fit on the device at once, never more than there are tiles.
+    auto resident = engine_->resident_clusters(k, rec.config);
+    if (!resident) {
+      rec.status = resident.status();
+      return rec;
+    }
+    const unsigned cluster = rec.config.cluster.volume();
+    rec.config.grid.x = std::min(rec.config.grid.x, cluster * static_cast<unsigned>(std::max(1, *resident)));
+  }
   auto attrs = engine_->attributes(k, mc, &rec.attributes_measured);
   if (!attrs) {
     rec.status = attrs.status();
@@ -249,13 +322,14 @@ LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
   float* out = options.output ? static_cast<float*>(options.output) : engine_->own_output();
   rec.timing.clock = engine_->clock();
   rec.timing.simulated = engine_->simulated();
-  const bool library = kernel == kCublasId;
+  const Anchor* anchor = find_anchor(precision_, kernel);
+  const bool library = anchor != nullptr;
   std::optional<std::pair<MatmulKernel, MatmulConfig>> what;
   if (!library) what = resolve(kernel, config);
   Status timed = lab::measure(
       options.timing, rec.timing,
       [&]() -> Result<double> {
-        if (library) return engine_->library_timed(out);
+        if (library) return engine_->library_timed(anchor->library, out);
         return engine_->launch_timed(what->first, what->second, rec.config, out);
       },
       [&] { return engine_->flush_l2(); }, options.cancel);
@@ -289,6 +363,9 @@ LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
     } else {
       rec.check = to_check(verify(got.data(), reference_.data(), spec_.M, spec_.N, scale_));
       rec.check.against = reference_note_;
+      if (precision_ == Precision::Bf16)
+        rec.check.note += "; both sides multiply the same BF16 numbers, so the inputs' rounding "
+                          "(up to 2^-9 relative each) cancels and what remains is FP32 accumulation";
     }
   }
   return rec;
@@ -308,7 +385,7 @@ std::optional<mapping::ElementOwner> MatmulLab::owner(const LaunchRecord& r, lon
   const auto what = resolve(r.kernel, r.request);
   if (!what || !ready_) return std::nullopt;
   auto o = element_owner(what->first, what->second, spec_.M, spec_.N, static_cast<int>(y),
-                         static_cast<int>(x));
+                         static_cast<int>(x), &r.config);
   if (!o) return std::nullopt;
   mapping::ElementOwner out;
   auto t = mapping::describe_thread(r.scheme, r.config, r.data_width, r.data_height, o->block,
@@ -328,6 +405,58 @@ std::optional<mapping::ElementOwner> MatmulLab::owner(const LaunchRecord& r, lon
   return out;
 }
 
+// The tensor-core rungs with per-thread loads (T1, T2) stage the BF16 A and Bt tiles in 16-byte
+// chunks (8 BF16): thread tid copies chunks tid, tid + T, ... of the block_rows x k_step tile of A
+// and of Bt (plain loads in T1, cp.async in T2), rows ld = bf16_row_pitch(K) elements apart; the
+// chunks past the matrix are zero-filled, not loaded. Then each lane's first store of C (from the
+// owner map). The Hopper rungs load whole boxes through TMA, issued by one thread: no per-lane
+// addresses to show.
+std::vector<mapping::WarpAccess> MatmulLab::bf16_loader_accesses(MatmulKernel kern, const MatmulConfig& mc,
+                                                                 Dim3 block, unsigned warp, int k) const {
+  using mapping::kNoAccess;
+  using mapping::kWarpSize;
+  std::vector<mapping::WarpAccess> out;
+  const MatmulKernelInfo& info = matmul_kernel_info(kern);
+  const MatmulGeometry g = matmul_geometry(kern, mc);
+  if (!info.simulated || g.k_step <= 0) return out;
+  const long long M = spec_.M, N = spec_.N, ld = bf16_row_pitch(spec_.K), threads = mc.block.volume();
+  const long long k0 = (k / g.k_step) * g.k_step, per_row = g.k_step / 8;
+  const long long row0 = static_cast<long long>(block.y) * g.block_rows, col0 = static_cast<long long>(block.x) * g.block_cols;
+  auto loads = [&](const char* name, const char* buffer, long long first_row, long long rows_total, long long tile_rows) {
+    const long long items = tile_rows * per_row, per = (items + threads - 1) / threads;
+    for (long long j = 0; j < per; ++j) {
+      std::vector<long long> at(kWarpSize, kNoAccess);
+      bool any = false;
+      for (unsigned l = 0; l < kWarpSize; ++l) {
+        const long long i = static_cast<long long>(warp) * kWarpSize + l + j * threads;
+        if (i >= items || static_cast<long long>(warp) * kWarpSize + l >= threads) continue;
+        const long long r = first_row + i / per_row, c = k0 + (i % per_row) * 8;
+        if (r >= rows_total || c >= ld) continue;  // zero-filled
+        at[l] = (r * ld + c) * static_cast<long long>(sizeof(Bf16));
+        any = true;
+      }
+      if (any)
+        out.push_back(mapping::make_warp_access(std::string(name) + (per > 1 ? " (" + std::to_string(j + 1) + " of " + std::to_string(per) + ")" : ""),
+                                                buffer, false, 16, std::move(at)));
+    }
+  };
+  loads("load  A tile (16 B chunks) to shared", "A", row0, M, g.block_rows);
+  loads("load  Bt tile (16 B chunks) to shared", "B", col0, N, g.block_cols);
+  std::vector<std::pair<long long, long long>> first(kWarpSize, {-1, -1});
+  for (long long r = row0; r < std::min(M, row0 + g.block_rows); ++r)
+    for (long long cc = col0; cc < std::min(N, col0 + g.block_cols); ++cc) {
+      auto o = element_owner(kern, mc, spec_.M, spec_.N, static_cast<int>(r), static_cast<int>(cc));
+      if (!o || o->warp != warp || o->block.x != block.x || o->block.y != block.y) continue;
+      if (first[o->lane].first < 0) first[o->lane] = {r, cc};
+    }
+  std::vector<long long> c(kWarpSize, kNoAccess);
+  bool any = false;
+  for (unsigned l = 0; l < kWarpSize; ++l)
+    if (first[l].first >= 0) c[l] = (first[l].first * N + first[l].second) * static_cast<long long>(sizeof(float)), any = true;
+  if (any) out.push_back(mapping::make_warp_access("store C (first per lane)", "C", true, sizeof(float), std::move(c)));
+  return out;
+}
+
 // Rungs 4-7 stage A and B through shared memory: in the phase holding k, the block's threads
 // copy the BM x BK tile of A and the BK x BN tile of B, thread tid taking items tid, tid + T,
 // tid + 2T, ... (one load instruction each), scalar in rungs 4-5, float4 in rungs 6-7 (the
@@ -338,6 +467,7 @@ std::vector<mapping::WarpAccess> MatmulLab::tile_loader_accesses(MatmulKernel ke
   using mapping::kNoAccess;
   using mapping::kWarpSize;
   std::vector<mapping::WarpAccess> out;
+  if (matmul_kernel_info(kern).precision == Precision::Bf16) return bf16_loader_accesses(kern, mc, block, warp, k);
   const TileParams& t = mc.tile;
   if (t.BM <= 0 || t.BN <= 0 || t.BK <= 0) return out;
   const long long M = spec_.M, N = spec_.N, K = spec_.K;
@@ -453,6 +583,10 @@ Result<std::unique_ptr<lab::Lab>> MatmulLab::fork() const {
   auto engine = engine_->clone();
   if (!engine) return engine.status();
   std::unique_ptr<MatmulLab> copy(new MatmulLab(backend_, std::move(engine.value())));
+  if (copy->precision_ != precision_) {
+    copy->precision_ = precision_;
+    copy->rebuild_kernel_list();
+  }
   if (ready_)
     if (Status s = copy->set_matrices(spec_); !s) return s;
   return std::unique_ptr<lab::Lab>(std::move(copy));
@@ -521,11 +655,12 @@ Status MatmulLab::set_matrices(const MatrixSpec& spec) {
   try {
     a = generate_matrix(spec.M, spec.K, spec.a, spec.seed);
     b = generate_matrix(spec.K, spec.N, spec.b, spec.seed + 1);
+    if (precision_ == Precision::Bf16) round_to_bf16(a), round_to_bf16(b);
   } catch (const std::bad_alloc&) {
     return fail(Status::failure("not enough host memory for A and B", "choose smaller sizes",
                                 "generate_matrix"));
   }
-  if (Status s = engine_->set_matrices(a, b, spec.M, spec.N, spec.K); !s) return fail(s);
+  if (Status s = engine_->set_matrices(a, b, spec.M, spec.N, spec.K, precision_); !s) return fail(s);
   a_ = std::move(a);
   b_ = std::move(b);
   if (Status s = engine_->reference(reference_, &reference_ms_, &reference_note_); !s)

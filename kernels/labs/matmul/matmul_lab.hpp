@@ -26,8 +26,12 @@ struct MatrixSpec {
   friend bool operator==(const MatrixSpec&, const MatrixSpec&) = default;
 };
 
-// The library anchor's id in the kernel list (GPU only).
+// The library anchors' ids in the kernel list (GPU only): cuBLAS SGEMM (the FP32 ladder's
+// library), and beside the tensor-core ladder cuBLAS BF16 (its library) with TF32 and SGEMM
+// timed in the same run as ceilings.
 inline constexpr const char* kCublasId = "cublas_sgemm";
+inline constexpr const char* kCublasTf32Id = "cublas_tf32";
+inline constexpr const char* kCublasBf16Id = "cublas_bf16";
 
 class MatmulLab final : public lab::Lab {
  public:
@@ -54,6 +58,12 @@ class MatmulLab final : public lab::Lab {
   Status set_random_problem(std::string_view size) override;
   std::string size_syntax() const override { return "MxNxK, or N for N x N x N"; }
   std::vector<std::string> default_sizes() const override;
+  // precision = fp32 (the FP32 ladder) or bf16 (the tensor-core ladder, BF16 inputs); a change
+  // swaps the kernel list and rebuilds the matrices (rounded to BF16, the same seeds).
+  std::vector<lab::Setting> settings() const override;
+  Status set_setting(std::string_view key, std::string_view value) override;
+  std::uint64_t kernels_version() const override { return kernels_version_; }
+  Precision precision() const { return precision_; }
 
   // The problem: refuses sizes the backend cannot hold (device memory, the simulator's cap,
   // half the host's memory) with the numbers; generates A and B, computes the reference.
@@ -70,7 +80,7 @@ class MatmulLab final : public lab::Lab {
   const ErrorScale& error_scale() const { return scale_; }
   double reference_ms() const { return reference_ms_; }
   const std::string& reference_note() const { return reference_note_; }
-  double peak_gflops() const { return peak_gflops_; }
+  double peak_gflops() const { return peak_gflops_; }  // FP32, or the BF16 tensor-core peak
   const std::string& peak_note() const { return peak_note_; }
   // The kernel and MatmulConfig a request names (nullopt: unknown kernel or index).
   std::optional<std::pair<MatmulKernel, MatmulConfig>> resolve(std::string_view kernel,
@@ -82,9 +92,12 @@ class MatmulLab final : public lab::Lab {
   float* device_output();
 
  private:
+  std::vector<mapping::WarpAccess> bf16_loader_accesses(MatmulKernel kernel, const MatmulConfig& config, Dim3 block,
+                                                        unsigned warp, int k) const;
   std::vector<mapping::WarpAccess> tile_loader_accesses(MatmulKernel kernel, const MatmulConfig& config, Dim3 block,
                                                         unsigned warp, int k) const;
   MatmulLab(lab::Backend backend, std::unique_ptr<MatmulEngine> engine);
+  void rebuild_kernel_list();
 
   lab::Backend backend_;
   std::unique_ptr<MatmulEngine> engine_;
@@ -99,6 +112,8 @@ class MatmulLab final : public lab::Lab {
   double peak_gflops_ = 0;
   std::string peak_note_;
   std::uint64_t generation_ = 0;
+  Precision precision_ = Precision::Fp32;
+  std::uint64_t kernels_version_ = 0;
 };
 
 }  // namespace bs::matmul

@@ -1,104 +1,46 @@
 // Rungs on the CPU: the simulator runs each rung's own body (the same template the GPU runs)
-// for every thread of every block, with fibers honouring __syncthreads for rungs 3-7. Also the
-// matmul lab's CPU engine (MatmulLab on the CPU backend).
+// for every thread of every block, with fibers honouring __syncthreads and the warp-collective
+// tensor-core operations (tc_warp_ops.hpp). One dispatch, with_config (matmul_registry.hpp).
 #include <chrono>
 
-#include "labs/matmul/k1_naive.hpp"
-#include "labs/matmul/k2_uncoalesced.hpp"
-#include "labs/matmul/k3_smem_tiled.hpp"
-#include "labs/matmul/k4_blocktile_1d.hpp"
-#include "labs/matmul/k5_blocktile_2d.hpp"
-#include "labs/matmul/k6_vectorized.hpp"
-#include "labs/matmul/k7_warptile.hpp"
 #include "labs/matmul/matmul.hpp"
 
 namespace bs::matmul {
-namespace {
-
-template <class Smem, class Body>
-sim::SimResult run(sim::GridSimulator& simulator, const LaunchConfig& lc, sim::SimOptions options,
-                   const MatmulArgs& args, Body body) {
-  return simulator.run_with_shared<Smem>(
-      lc, [&](const sim::HostCtx& t, Smem& s) { body(t, s, args); }, options);
-}
-
-}  // namespace
 
 sim::SimResult simulate_kernel(sim::GridSimulator& simulator, MatmulKernel kernel,
                                const MatmulConfig& config, const LaunchConfig& lc,
-                               sim::SimOptions options, const MatmulArgs& args) {
-  options.uses_barriers = matmul_kernel_info(kernel).uses_barriers;
+                               sim::SimOptions options, const MatmulBuffers& buffers) {
+  const MatmulKernelInfo& info = matmul_kernel_info(kernel);
+  options.uses_barriers = info.uses_barriers;
   sim::SimResult result;
-  result.status = Status::failure("no compiled instantiation for this configuration", "",
-                                  "simulate_matmul");
-  switch (kernel) {
-    case MatmulKernel::Naive:
-      return run<NoSmem>(simulator, lc, options, args,
-                         [](const auto& t, NoSmem& s, const MatmulArgs& a) { k1_naive_thread(t, s, a); });
-    case MatmulKernel::Uncoalesced:
-      return run<NoSmem>(simulator, lc, options, args, [](const auto& t, NoSmem& s, const MatmulArgs& a) {
-        k2_uncoalesced_thread(t, s, a);
-      });
-    case MatmulKernel::SmemTiled:
-      visit_index<std::size(kK3Tiles)>(find_in(kK3Tiles, static_cast<int>(config.block.x)), [&](auto i) {
-        constexpr int T = kK3Tiles[decltype(i)::value];
-        result = run<K3Smem<T>>(simulator, lc, options, args, [](const auto& t, K3Smem<T>& s, const MatmulArgs& a) {
-          k3_smem_tiled_thread<T>(t, s, a);
-        });
-      });
-      return result;
-    case MatmulKernel::Blocktile1D:
-      visit_index<std::size(kK4Params)>(find_in(kK4Params, config.tile), [&](auto i) {
-        constexpr TileParams P = kK4Params[decltype(i)::value];
-        using S = K4Smem<P.BM, P.BN, P.BK>;
-        result = run<S>(simulator, lc, options, args, [&](const auto& t, S& s, const MatmulArgs& a) {
-          k4_blocktile_1d_thread<P.BM, P.BN, P.BK, P.TM>(t, s, a);
-        });
-      });
-      return result;
-    case MatmulKernel::Blocktile2D:
-      visit_index<std::size(kK5Params)>(find_in(kK5Params, config.tile), [&](auto i) {
-        constexpr TileParams P = kK5Params[decltype(i)::value];
-        using S = K5Smem<P.BM, P.BN, P.BK>;
-        result = run<S>(simulator, lc, options, args, [&](const auto& t, S& s, const MatmulArgs& a) {
-          k5_blocktile_2d_thread<P.BM, P.BN, P.BK, P.TM, P.TN>(t, s, a);
-        });
-      });
-      return result;
-    case MatmulKernel::Vectorized:
-      visit_index<std::size(kK6Params)>(find_in(kK6Params, config.tile), [&](auto i) {
-        constexpr TileParams P = kK6Params[decltype(i)::value];
-        using S = K6Smem<P.BM, P.BN, P.BK>;
-        result = run<S>(simulator, lc, options, args, [&](const auto& t, S& s, const MatmulArgs& a) {
-          k6_vectorized_thread<P.BM, P.BN, P.BK, P.TM, P.TN>(t, s, a);
-        });
-      });
-      return result;
-    case MatmulKernel::Warptile:
-      visit_index<std::size(kK7Params)>(find_in(kK7Params, config.tile), [&](auto i) {
-        constexpr TileParams P = kK7Params[decltype(i)::value];
-        using S = K7Smem<P.BM, P.BN, P.BK>;
-        result = run<S>(simulator, lc, options, args, [&](const auto& t, S& s, const MatmulArgs& a) {
-          k7_warptile_thread<P.BM, P.BN, P.BK, P.WM, P.WN, P.TM, P.TN>(t, s, a);
-        });
-      });
-      return result;
-  }
+  result.status = info.simulated
+                      ? Status::failure("no compiled instantiation for this configuration", "", "simulate_matmul")
+                      : Status::failure(info.id + " runs on Hopper GPUs only: the CPU simulator has no "
+                                                  "warpgroup MMA, TMA or clusters to run it with",
+                                        "use the CUDA backend on an H100 or H200; its layouts still draw here",
+                                        "simulate_matmul");
+  with_config(kernel, config, [&]<class R, std::size_t I>() {
+    using At = typename R::template At<I>;
+    const auto& args = R::args(buffers);
+    result = simulator.run_with_shared<typename At::Smem>(
+        lc, [&](const sim::HostCtx& t, typename At::Smem& s) { At::body(t, s, args); }, options);
+  });
   return result;
 }
 
-LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel,
-                             const MatmulConfig& config, const float* A, const float* B, float* C,
-                             int M, int N, int K, sim::SimOptions options) {
+namespace {
+
+LaunchRecord simulate(sim::GridSimulator& simulator, MatmulKernel kernel, const MatmulConfig& config,
+                      const MatmulBuffers& buffers, int M, int N, int K, bool have_buffers,
+                      sim::SimOptions options) {
   const MatmulKernelInfo& info = matmul_kernel_info(kernel);
   LaunchRecord rec;
   rec.kernel = info.id;
   rec.backend = BackendKind::CpuSimulation;
   rec.timing.clock = "steady_clock around the whole simulated launch (CPU wall time)";
   rec.config = matmul_launch_config(kernel, config, M, N, K);
-  rec.config.dynamic_shared_bytes = 0;
   rec.flops = matmul_flops(M, N, K);
-  rec.bytes_moved = matmul_compulsory_bytes(M, N, K);
+  rec.bytes_moved = matmul_compulsory_bytes(M, N, K, info.precision);
 
   rec.status = check_matmul_config(kernel, config, M, N, K, sim::simulator_limits(simulator.workers()));
   if (!rec.ok()) return rec;
@@ -113,12 +55,11 @@ LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel,
         "simulate_matmul");
     return rec;
   }
-  if (!A || !B || !C) {
+  if (!have_buffers) {
     rec.status = Status::failure("simulate_matmul needs three host buffers", "", "simulate_matmul");
     return rec;
   }
-  const MatmulArgs args{A, B, C, M, N, K};
-  sim::SimResult r = simulate_kernel(simulator, kernel, config, rec.config, options, args);
+  sim::SimResult r = simulate_kernel(simulator, kernel, config, rec.config, options, buffers);
   rec.status = r.status;
   rec.timing.samples_ms = {r.elapsed_ms};
   rec.timing.simulated = true;
@@ -126,6 +67,39 @@ LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel,
   rec.schedule = std::move(r.schedule);
   rec.schedule_simulated = true;
   return rec;
+}
+
+}  // namespace
+
+LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel,
+                             const MatmulConfig& config, const float* A, const float* B, float* C,
+                             int M, int N, int K, sim::SimOptions options) {
+  if (matmul_kernel_info(kernel).precision != Precision::Fp32) {
+    LaunchRecord rec;
+    rec.kernel = matmul_kernel_info(kernel).id;
+    rec.status = Status::failure(rec.kernel + " multiplies BF16 matrices", "use simulate_matmul_bf16",
+                                 "simulate_matmul");
+    return rec;
+  }
+  MatmulBuffers b;
+  b.f32 = MatmulArgs{A, B, C, M, N, K};
+  return simulate(simulator, kernel, config, b, M, N, K, A && B && C, options);
+}
+
+LaunchRecord simulate_matmul_bf16(sim::GridSimulator& simulator, MatmulKernel kernel,
+                                  const MatmulConfig& config, const Bf16Args& args,
+                                  sim::SimOptions options) {
+  if (matmul_kernel_info(kernel).precision != Precision::Bf16) {
+    LaunchRecord rec;
+    rec.kernel = matmul_kernel_info(kernel).id;
+    rec.status = Status::failure(rec.kernel + " multiplies FP32 matrices", "use simulate_matmul",
+                                 "simulate_matmul_bf16");
+    return rec;
+  }
+  MatmulBuffers b;
+  b.bf16 = args;
+  return simulate(simulator, kernel, config, b, args.M, args.N, args.K, args.A && args.Bt && args.C,
+                  options);
 }
 
 }  // namespace bs::matmul

@@ -1,0 +1,175 @@
+// The Hopper tensor-core rungs (tc3: wgmma + TMA, tc4: warp-specialized, tc5: persistent, tc6:
+// clusters with multicast): one __global__ wrapper template, plain and traced, instantiated for
+// every rung whose traits say kHopper (matmul_registry.hpp); the TMA descriptors; launches with
+// dynamic shared memory and clusters. Compiled for sm_90a only (wgmma and setmaxnreg exist
+// nowhere else); kernels/labs/matmul/CMakeLists.txt builds matmul_hopper_none.cpp instead where
+// the build has no Hopper architecture.
+//
+// Sections: 1. kernels  2. tensor maps  3. launches and attributes
+#define BS_MATMUL_HOPPER_TU 1  // the rung files' device code (tc3_wgmma.hpp ...)
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include "device/cuda_status.hpp"
+#include "device/device_limits.hpp"
+#include "labs/matmul/matmul_hopper.hpp"
+#include "trace/block_trace.cuh"
+
+namespace bs::matmul {
+
+// ---------------------------------------------------------------------------------------------
+// 1. Kernels. The tensor maps are __grid_constant__ parameters: TMA reads the descriptor from
+//    the kernel's parameter space, where the driver put it, with no copy to local memory.
+// ---------------------------------------------------------------------------------------------
+template <class Rung, bool Traced>
+__global__ void __launch_bounds__(Rung::kThreads, 1)
+    hopper_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                  Bf16Args args, trace::DeviceBlockRecord* records) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  if constexpr (Traced) {
+    trace::BlockRecorder recorder(records);
+    Rung::block(&map_a, &map_b, args, smem);
+  } else {
+    Rung::block(&map_a, &map_b, args, smem);
+  }
+}
+
+namespace {
+
+struct HopperRung {
+  const void* plain = nullptr;
+  const void* traced = nullptr;
+  std::size_t smem = 0;
+  int b_rows = 0;  // the TMA box of Bt it reads
+};
+
+HopperRung hopper_rung(MatmulKernel k) {
+  HopperRung r;
+  with_rung(k, [&]<class R>() {
+    if constexpr (R::kHopper)
+      r = {reinterpret_cast<const void*>(&hopper_kernel<R, false>),
+           reinterpret_cast<const void*>(&hopper_kernel<R, true>), R::kSmemBytes, R::kBRows};
+  });
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Tensor maps
+// ---------------------------------------------------------------------------------------------
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+Result<EncodeTiled> encode_function() {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050
+  BS_CUDA_TRY(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found));
+#else
+  BS_CUDA_TRY(cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found));
+#endif
+  if (found != cudaDriverEntryPointSuccess || !fn)
+    return Status::failure("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a driver for CUDA 12 or newer)",
+                           "update the NVIDIA driver", "cudaGetDriverEntryPoint");
+  return reinterpret_cast<EncodeTiled>(fn);
+}
+
+// A rows x K BF16 matrix, row pitch ld elements, in boxes of 64 (K) x box_rows, 128-byte swizzle.
+Status encode(EncodeTiled fn, TensorMapBytes& out, const Bf16* base, int rows, int K, int ld,
+              int box_rows, const char* what) {
+  static_assert(sizeof(CUtensorMap) == sizeof(TensorMapBytes) && alignof(CUtensorMap) <= alignof(TensorMapBytes));
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(Bf16)};
+  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = fn(reinterpret_cast<CUtensorMap*>(out.bytes), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
+                        const_cast<Bf16*>(base), dims, strides, box, element_strides,
+                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return Status::failure(std::string("cuTensorMapEncodeTiled refused the ") + what + " descriptor (CUresult " +
+                               std::to_string(static_cast<int>(r)) + ")",
+                           "TMA needs a 16-byte aligned base and row pitch, and at most 2^32 rows",
+                           "cuTensorMapEncodeTiled");
+  return Status::success();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// 3. Launches and attributes
+// ---------------------------------------------------------------------------------------------
+namespace hopper_host {
+
+bool built() { return true; }
+
+Result<TcTensorMaps> encode(const Bf16Args& a) {
+  auto fn = encode_function();
+  if (!fn) return fn.status();
+  TcTensorMaps m;
+  if (Status s = matmul::encode(*fn, m.a_128, a.A, a.M, a.K, a.ld, 128, "A"); !s) return s;
+  if (Status s = matmul::encode(*fn, m.b_128, a.Bt, a.N, a.K, a.ld, 128, "Bt (128-row box)"); !s) return s;
+  if (Status s = matmul::encode(*fn, m.b_256, a.Bt, a.N, a.K, a.ld, 256, "Bt (256-row box)"); !s) return s;
+  m.encoded = true;
+  return m;
+}
+
+Status launch(MatmulKernel k, const LaunchConfig& lc, const Bf16Args& a, const TcTensorMaps& maps,
+              trace::DeviceBlockRecord* records, cudaStream_t stream) {
+  const HopperRung r = hopper_rung(k);
+  if (!r.plain) return Status::failure("not a Hopper rung", "", "hopper launch");
+  if (!maps.encoded) return Status::failure("the TMA descriptors of these matrices were not made", "", "hopper launch");
+  const void* fn = records ? r.traced : r.plain;
+  BS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(r.smem)));
+  const TensorMapBytes& mb = r.b_rows == 256 ? maps.b_256 : maps.b_128;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(lc.grid.x, lc.grid.y, lc.grid.z);
+  cfg.blockDim = dim3(lc.block.x, lc.block.y, lc.block.z);
+  cfg.dynamicSmemBytes = lc.dynamic_shared_bytes;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = lc.cluster.x;
+  attr[0].val.clusterDim.y = lc.cluster.y;
+  attr[0].val.clusterDim.z = lc.cluster.z;
+  cfg.attrs = attr;
+  cfg.numAttrs = lc.cluster.volume() > 1 ? 1 : 0;
+  Bf16Args args = a;
+  void* params[] = {const_cast<unsigned char*>(maps.a_128.bytes), const_cast<unsigned char*>(mb.bytes), &args, &records};
+  BS_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn, params));
+  return Status::success();
+}
+
+Result<KernelAttributes> attributes(MatmulKernel k) {
+  const HopperRung r = hopper_rung(k);
+  if (!r.plain) return Status::failure("not a Hopper rung", "", "hopper attributes");
+  BS_CUDA_TRY(cudaFuncSetAttribute(r.plain, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(r.smem)));
+  auto attrs = cuda::query_kernel_attributes(r.plain);
+  if (!attrs) return attrs.status();
+  attrs->max_dynamic_shared_bytes = r.smem;
+  return attrs;
+}
+
+Result<int> max_active_clusters(MatmulKernel k, const LaunchConfig& lc) {
+  const HopperRung r = hopper_rung(k);
+  if (!r.plain) return Status::failure("not a Hopper rung", "", "max_active_clusters");
+  BS_CUDA_TRY(cudaFuncSetAttribute(r.plain, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(r.smem)));
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(lc.grid.x, lc.grid.y, lc.grid.z);
+  cfg.blockDim = dim3(lc.block.x, lc.block.y, lc.block.z);
+  cfg.dynamicSmemBytes = lc.dynamic_shared_bytes;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = lc.cluster.x;
+  attr[0].val.clusterDim.y = lc.cluster.y;
+  attr[0].val.clusterDim.z = lc.cluster.z;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  int clusters = 0;
+  BS_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, r.plain, &cfg));
+  return clusters;
+}
+
+}  // namespace hopper_host
+}  // namespace bs::matmul

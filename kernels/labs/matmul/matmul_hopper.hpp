@@ -1,0 +1,49 @@
+// The Hopper tensor-core rungs on a CUDA device (tc3-tc6: wgmma, TMA, clusters): launches (plain
+// or traced), compiled attributes, and the TMA descriptors of the BF16 buffers. They live in
+// matmul_hopper.cu, built for sm_90a only, and answer with the reason where they were not built.
+// (Rungs tc1-tc2 have per-thread bodies: the generic wrappers of matmul_engine_cuda.cu run them.)
+// Include from code compiled with the CUDA toolkit.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "core/launch.hpp"
+#include "core/status.hpp"
+#include "labs/matmul/matmul.hpp"
+#include "labs/matmul/tc_common.hpp"
+#include "trace/trace_record.hpp"
+
+namespace bs::matmul {
+
+// A CUtensorMap (the driver's 128-byte, 128-byte aligned TMA descriptor), kept opaque here.
+struct alignas(128) TensorMapBytes {
+  unsigned char bytes[128] = {};
+};
+
+// The descriptors of one set of BF16 buffers: A in 128-row boxes, Bt in 128- and 256-row boxes,
+// each box 64 BF16 (128 bytes) wide with the 128-byte swizzle. Encode once per set of buffers
+// (set_matrices), not per launch: the time it takes would land inside the timed region.
+struct TcTensorMaps {
+  TensorMapBytes a_128, b_128, b_256;
+  bool encoded = false;
+};
+
+// The launchers, in matmul_hopper.cu (or its stub, matmul_hopper_none.cpp).
+namespace hopper_host {
+// True where this build holds the sm_90a rungs.
+bool built();
+// cuTensorMapEncodeTiled (looked up through cudaGetDriverEntryPointByVersion, so the driver
+// library is not linked) for the three boxes.
+Result<TcTensorMaps> encode(const Bf16Args& args);
+// Launches Hopper rung `k` with `lc` (grid, block, cluster and dynamic shared memory as its
+// traits give them) on `stream`. `records` non-null: the traced wrapper (one block record each;
+// trace/block_trace.cuh), never timed. The Status is the launch's.
+Status launch(MatmulKernel k, const LaunchConfig& lc, const Bf16Args& args,
+              const TcTensorMaps& maps, trace::DeviceBlockRecord* records, cudaStream_t stream);
+// cudaFuncGetAttributes of the plain wrapper, with max_dynamic_shared_bytes what the rung asks for.
+Result<KernelAttributes> attributes(MatmulKernel k);
+// cudaOccupancyMaxActiveClusters for `lc`'s block, cluster and shared memory: how many clusters
+// (blocks, for clusters of one) of a persistent rung fit on the device at once.
+Result<int> max_active_clusters(MatmulKernel k, const LaunchConfig& lc);
+}  // namespace hopper_host
+
+}  // namespace bs::matmul

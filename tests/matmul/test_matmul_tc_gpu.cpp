@@ -1,0 +1,169 @@
+// The tensor-core ladder on the CUDA backend (label gpu): every BF16 rung at odd and tile-sized
+// shapes against the double CPU product of the same BF16 numbers computed here, and against the
+// lab's own check (cuBLAS BF16); what ran counted on the device (the traced wrappers' census)
+// against the grid and cluster the record says; the cuBLAS anchors of the same run. On a GPU
+// without sm_90a the Hopper rungs must be refused with the reason, never launched. Skips
+// visibly without a device.
+//
+// Suites: GpuTc (all shapes), GpuTcSmall (the shapes tests/matmul/gpu_check.sh and
+// tests/gpu/sanitize.sh run under compute-sanitizer).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <ostream>
+
+#include "device/cuda_device.hpp"
+#include "labs/matmul/matmul.hpp"
+#include "labs/matmul/matmul_lab.hpp"
+#include "matmul_test_support.hpp"
+
+namespace bs::matmul {
+namespace {
+
+using testing::Shape;
+
+struct SharedLab {
+  std::unique_ptr<MatmulLab> lab;
+  Status why_not;
+};
+SharedLab& shared_lab() {
+  static SharedLab shared = [] {
+    SharedLab s;
+    auto limits = cuda_device_limits(0);
+    if (!limits) {
+      s.why_not = limits.status();
+      return s;
+    }
+    lab::Backend b;
+    b.kind = BackendKind::Cuda;
+    b.cuda_device = 0;
+    b.limits = limits.value();
+    auto created = MatmulLab::create(b);
+    if (!created) {
+      s.why_not = created.status();
+      return s;
+    }
+    s.lab = std::move(created.value());
+    if (Status st = s.lab->set_setting("precision", "bf16"); !st) {
+      s.why_not = st;
+      s.lab.reset();
+    }
+    return s;
+  }();
+  return shared;
+}
+
+class ReleaseLabAtEnd : public ::testing::Environment {
+ public:
+  void TearDown() override { shared_lab().lab.reset(); }
+};
+[[maybe_unused]] ::testing::Environment* const release_lab_at_end =
+    ::testing::AddGlobalTestEnvironment(new ReleaseLabAtEnd);
+
+#define REQUIRE_GPU()                                 \
+  MatmulLab* lab = shared_lab().lab.get();            \
+  if (!lab) GTEST_SKIP() << "no usable CUDA device: " << shared_lab().why_not.describe()
+
+bool is_hopper(const MatmulLab& lab) {
+  return lab.backend().limits.compute_major == 9 && lab.backend().limits.compute_minor == 0;
+}
+
+void run_every_rung(MatmulLab& lab, const Shape& s) {
+  const MatrixSpec spec{s.M, s.N, s.K, Pattern::Uniform, Pattern::Normal, (testing::test_seed() & 0xffffff) | 1};
+  ASSERT_TRUE(lab.set_matrices(spec).ok()) << lab.status().describe();
+  // The reference here: the double product of the BF16 numbers the lab holds, rounded here from
+  // the generated matrices (not read back from the lab).
+  std::vector<float> A = generate_matrix(s.M, s.K, spec.a, spec.seed), B = generate_matrix(s.K, s.N, spec.b, spec.seed + 1);
+  round_to_bf16(A), round_to_bf16(B);
+  ASSERT_EQ(A, lab.a());
+  std::vector<float> ref(static_cast<std::size_t>(s.M) * s.N), got(ref.size());
+  ASSERT_TRUE(cpu_reference(A.data(), B.data(), ref.data(), s.M, s.N, s.K).ok());
+  const ErrorScale scale = error_scale(A.data(), B.data(), s.M, s.N, s.K);
+  for (const auto& k : matmul_kernels(Precision::Bf16)) {
+    SCOPED_TRACE(k.id + " at " + s.name());
+    lab::RunOptions opt;
+    opt.trace_schedule = true;
+    const LaunchRecord r = lab.run(k.id, KernelConfig{k.configs[0].block, 0}, opt);
+    if (k.needs == RungNeeds::Sm90a && !is_hopper(lab)) {
+      EXPECT_TRUE(r.refused) << "a Hopper rung launched on " << lab.backend().limits.name;
+      EXPECT_NE(r.status.message.find("sm_90a"), std::string::npos) << r.status.describe();
+      continue;
+    }
+    ASSERT_TRUE(r.ok()) << r.status.describe();
+    EXPECT_GT(r.kernel_ms(), 0.0);
+    EXPECT_TRUE(r.attributes_measured);
+    // What ran, counted by the traced twin: one record per block of the grid the record names.
+    unsigned long long threads = 0;
+    for (const auto& b : r.schedule) threads += b.threads;
+    EXPECT_EQ(r.schedule.size(), r.config.grid.volume());
+    EXPECT_EQ(threads, r.config.grid.volume() * r.config.block.volume());
+    if (k.persistent) {
+      EXPECT_LE(r.config.grid.x, lab.backend().limits.sm_count) << "a persistent grid of more blocks than SMs";
+      EXPECT_EQ(r.config.grid.x % r.config.cluster.x, 0u);
+    } else {
+      EXPECT_EQ(r.config, matmul_launch_config(k.kernel, k.configs[0], s.M, s.N, s.K));
+    }
+    if (k.id == "tc6_cluster_multicast") EXPECT_EQ(r.config.cluster, (Dim3{2, 1, 1}));
+    ASSERT_TRUE(lab.download_output(got.data()).ok());
+    const Verification v = verify(got.data(), ref.data(), s.M, s.N, scale);
+    EXPECT_TRUE(v.passed) << "(seed " << spec.seed << "): " << v.summary();
+    EXPECT_TRUE(r.check.passed()) << r.check.summary();
+  }
+  for (const char* id : {kCublasBf16Id, kCublasTf32Id, kCublasId}) {
+    const LaunchRecord r = lab.run(id, KernelConfig{Dim3{0, 0, 0}, 0}, {});
+    ASSERT_TRUE(r.ok()) << id << ": " << r.status.describe();
+    ASSERT_TRUE(lab.download_output(got.data()).ok());
+    EXPECT_TRUE(verify(got.data(), ref.data(), s.M, s.N, scale).passed) << id;
+  }
+}
+
+}  // namespace
+}  // namespace bs::matmul
+
+namespace bs::matmul::testing {
+void PrintTo(const Shape& s, std::ostream* os) { *os << s.name(); }
+}  // namespace bs::matmul::testing
+
+namespace bs::matmul {
+namespace {
+
+class GpuTc : public ::testing::TestWithParam<Shape> {};
+class GpuTcSmall : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(GpuTc, EveryRungMatchesTheBf16Product) {
+  REQUIRE_GPU();
+  run_every_rung(*lab, GetParam());
+}
+TEST_P(GpuTcSmall, EveryRungMatchesTheBf16Product) {
+  REQUIRE_GPU();
+  run_every_rung(*lab, GetParam());
+}
+
+std::string shape_name(const ::testing::TestParamInfo<Shape>& info) { return info.param.name(); }
+
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuTc,
+                         ::testing::Values(Shape{1, 1, 1}, Shape{128, 256, 64}, Shape{256, 256, 64},
+                                           Shape{1000, 777, 513}, Shape{129, 255, 67}, Shape{2048, 1536, 1000},
+                                           Shape{513, 1031, 2}, Shape{4096, 4096, 4096}),
+                         shape_name);
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuTcSmall,
+                         ::testing::Values(Shape{37, 53, 41}, Shape{300, 521, 129}), shape_name);
+
+// The kernel list, and the switch back to the FP32 ladder on the same lab.
+TEST(GpuTcLab, PrecisionSettingSwapsTheLadders) {
+  REQUIRE_GPU();
+  ASSERT_TRUE(lab->set_matrices({64, 64, 64, Pattern::Uniform, Pattern::Uniform, 3}).ok());
+  EXPECT_TRUE(lab->find_kernel("tc6_cluster_multicast"));
+  EXPECT_TRUE(lab->find_kernel(kCublasBf16Id));
+  EXPECT_FALSE(lab->find_kernel("k7_warptile"));
+  ASSERT_TRUE(lab->set_setting("precision", "fp32").ok());
+  EXPECT_TRUE(lab->find_kernel("k7_warptile"));
+  EXPECT_FALSE(lab->find_kernel(kCublasBf16Id));
+  const LaunchRecord r = lab->run("k7_warptile", lab->default_config(*lab->find_kernel("k7_warptile")), {});
+  EXPECT_TRUE(r.ok() && r.check.passed()) << r.status.describe();
+  ASSERT_TRUE(lab->set_setting("precision", "bf16").ok());
+}
+
+}  // namespace
+}  // namespace bs::matmul
