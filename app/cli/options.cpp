@@ -394,7 +394,8 @@ VIEW (window and headless)
   --pin X,Y                 pin this element (matmul: X = column, Y = row of C)
   --panel timings|launch|schedule|memory|runs|measured
   --set KEY=VALUE           a setting of the lab's problem, e.g. --set layout=rgba (grayscale:
-                            layout planar|rgba); bench takes several: --set layout=planar,rgba
+                            layout planar|rgba; matmul: precision fp32|bf16, bf16 being the
+                            tensor-core ladder); bench takes several: --set layout=planar,rgba
   --window-size WxH         window or offscreen framebuffer size (default 1600x1000)
 
 HEADLESS
@@ -433,8 +434,8 @@ BENCH OPTIONS
   --block X[xY[xZ]]         repeatable, for kernels that take any blockDim; default their presets
   --repeats N --warmup N    timed repeats (median reported) and untimed warm-ups
   --no-flush                do not flush the L2 between timed repeats
-  --set KEY=V[,V...]        the lab's settings to run (gray: layout=planar,rgba); a setting not
-                            named runs every choice
+  --set KEY=V[,V...]        the lab's settings to run (gray: layout=planar,rgba; matmul:
+                            precision=fp32,bf16); a setting not named runs every choice
   --json FILE  --csv FILE   write the results (schema: docs/results-schema.md)
   --counters                profile each launch once more with the GPU's counters (about 0.4 s
                             each) and add them to its JSON result, beside blockscope's model;

@@ -81,6 +81,7 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
     std::string figure;
     if (in.figures)
       if (auto f = in.figures->find(k.id); f != in.figures->end()) figure = f->second;
+    if (!k.unavailable.empty()) figure = "not here";  // the tooltip and the note below say why
     const float figure_w = figure.empty() ? 0.0f : ImGui::CalcTextSize(figure.c_str()).x + 0.5f * em;
     const float room = label_room - figure_w;
     for (const char* cut : {" (", ", "})
@@ -96,7 +97,10 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
       }
       label += ellipsis;
     }
-    if (ImGui::RadioButton((label + "##" + k.id).c_str(), current == &k) && current != &k) {
+    if (!k.unavailable.empty()) ImGui::PushStyleColor(ImGuiCol_Text, kDimColour);
+    const bool picked = ImGui::RadioButton((label + "##" + k.id).c_str(), current == &k);
+    if (!k.unavailable.empty()) ImGui::PopStyleColor();
+    if (picked && current != &k) {
       *kernel = k.id;
       KernelConfig c;
       if (k.style == lab::ConfigStyle::Compiled && !k.configs.empty()) {
@@ -117,12 +121,15 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
     }
     if (hovered_button || ImGui::IsItemHovered())
       tooltip((k.label + "\n\n" + k.teaches + "\n\n" + k.file + (k.grid_rule.empty() ? "" : "\n" + k.grid_rule) +
+               (k.unavailable.empty() ? "" : "\n\nNot on this backend: " + k.unavailable) +
                (figure.empty() ? "" : "\n\nBest on this problem here (the fastest median of its "
                                       "configurations, and its share of the ceiling): " + figure)).c_str());
   }
   if (!current) return changed;
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(kDimColour, "%s", current->teaches.c_str());
+  if (!current->unavailable.empty())
+    ImGui::TextColored(kWarnColour, "Not on this backend: %s", current->unavailable.c_str());
   ImGui::PopTextWrapPos();
   ImGui::Spacing();
 

@@ -80,6 +80,9 @@ struct KernelInfo {
   bool uses_barriers = false;       // __syncthreads (the simulator runs its threads as fibers)
   bool timed_only = false;  // a library anchor (CUB, cuBLAS): timed and verified; its grid is
                             // not ours to draw
+  std::string unavailable;  // why this backend cannot run it (a GPU without the instructions it
+                            // needs, the simulator for device-only rungs); empty: it can. Still
+                            // listed, so its layouts draw; a run is refused with this reason.
 };
 
 // A figure the lab's results are measured against: the memory system's copy bandwidth, the

@@ -74,6 +74,7 @@ if want core; then
   step mapping_gpu_tests   "$bundle/test_mapping_gpu" --gtest_color=no
   step headless_app_gpu    "$bundle/test_headless_app" --gtest_color=no --gtest_filter='*Gpu*'
   step matmul_gpu_tests    "$bundle/test_matmul_gpu" --gtest_color=no
+  step matmul_tc_gpu_tests "$bundle/test_matmul_tc_gpu" --gtest_color=no
   step matmul_lab_gpu      "$bundle/test_matmul_lab_headless" --gtest_color=no --gtest_filter='*Gpu*'
   step matmul_heatmap_gpu  "$bundle/test_matmul_heatmap_gpu" --gtest_color=no
   step sweep_app_gpu       "$bundle/test_sweep_app" --gtest_color=no --gtest_filter='*Gpu*'
@@ -95,6 +96,8 @@ if want core; then
   done
   step bench_matmul        "$bundle/blockscope" bench matmul --backend cuda --size 4096x4096x4096 \
                            --json "$results/bench_matmul.json"
+  step bench_matmul_bf16   "$bundle/blockscope" bench matmul --backend cuda --set precision=bf16 \
+                           --size 4096x4096x4096 --size 8192x8192x8192 --json "$results/bench_matmul_bf16.json"
 fi
 if want measured; then STEP_TIMEOUT=560 step measured_check bash "$bundle/measured.sh" "$bundle" "$results"; fi
 if want sweep;    then STEP_TIMEOUT=560 step sweep_check    bash "$bundle/sweep.sh" "$bundle" "$results"; fi

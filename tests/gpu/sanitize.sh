@@ -18,11 +18,17 @@
 #                         several k-steps: the shared-memory hazards show there)
 #              synccheck: GpuLadderSmall at 37x53x41
 #              initcheck: GpuLadderSmall.* (all five small shapes)
+#   tc       test_matmul_tc_gpu --gtest_filter='Sizes/GpuTcSmall.*': every tensor-core rung (WMMA,
+#            mma.sync, and on Hopper wgmma + TMA, warp-specialized, persistent, clusters with
+#            multicast) and the cuBLAS anchors at 37x53x41 and 300x521x129 (partial tiles on every
+#            edge, TMA's out-of-bounds fill, K not a multiple of the 64-wide slices)
 #   trace    test_mapping_gpu --gtest_filter='GpuTrace.*' (the block-schedule trace kernels)
 #   app      the headless app through CUDA-GL interop (zero-copy into a GL pixel buffer):
 #              blockscope --headless --backend cuda --frames 2 on a 1023x767 random PNG with the
 #              2D kernel (32x8) and on a 333x211 one with the 1D kernel (block 100)
 #            kept to 2 frames because GL interop under a sanitizer is slow.
+#
+# SANITIZE_TARGETS (default: all) names the targets to run, e.g. SANITIZE_TARGETS="tc matmul".
 #
 # Time: the whole script stops starting new runs after SANITIZE_BUDGET_S seconds (default 450,
 # so it ends inside about 8 minutes); each run has at most SANITIZE_STEP_S seconds (default 150).
@@ -68,6 +74,7 @@ find_bin() {  # name -> path in a bundle (flat) or a build tree
 sanitizer="$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)"
 gray="$(find_bin test_grayscale_gpu)"
 matmul="$(find_bin test_matmul_gpu)"
+tc="$(find_bin test_matmul_tc_gpu)"
 mapping="$(find_bin test_mapping_gpu)"
 heatmap="$(find_bin test_matmul_heatmap_gpu)"
 ladder="$(find_bin test_gray_ladder_gpu)"
@@ -77,7 +84,7 @@ app="$(find_bin blockscope)"
   echo "== sanitize.sh $(date -u +%FT%TZ) on $(hostname)"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 || echo "nvidia-smi not available"
   echo "compute-sanitizer: ${sanitizer:-NOT FOUND} $([ -n "$sanitizer" ] && "$sanitizer" --version 2>&1 | tail -n 1)"
-  echo "binaries: gray=${gray:-missing} ladder=${ladder:-missing} matmul=${matmul:-missing} mapping=${mapping:-missing} heatmap=${heatmap:-missing}"
+  echo "binaries: gray=${gray:-missing} ladder=${ladder:-missing} matmul=${matmul:-missing} tc=${tc:-missing} mapping=${mapping:-missing} heatmap=${heatmap:-missing}"
   echo "budget ${budget}s, at most ${step_limit}s per run"
 } | tee -a "$log"
 
@@ -112,6 +119,7 @@ row() {  # tool target verdict errors seconds
 run() {
   local tool=$1 target=$2; shift 2
   local left=$(( budget - (SECONDS - start) ))
+  case " ${SANITIZE_TARGETS:-all} " in *" all "*|*" $target "*) ;; *) return ;; esac
   if [ -z "$sanitizer" ]; then row "$tool" "$target" "FAILED (no compute-sanitizer)" - 0; return; fi
   if [ -z "$1" ] || [ ! -x "$1" ]; then row "$tool" "$target" "FAILED (binary missing)" - 0; return; fi
   if [ "$left" -le 5 ]; then row "$tool" "$target" "NOT RUN (budget ${budget}s spent)" - 0; return; fi
@@ -169,6 +177,8 @@ app_1d=(--headless --backend cuda --frames 2 --window-size 800x500 --kernel 1d -
 # Its GPU path is covered by the gpu-labelled headless tests and the soak instead.
 run memcheck  gray   "$gray" --gtest_color=no
 run memcheck  matmul "$matmul" --gtest_color=no --gtest_filter="$mm_memcheck"
+run memcheck  tc     "$tc" --gtest_color=no --gtest_filter='Sizes/GpuTcSmall.*'
+run racecheck tc     "$tc" --gtest_color=no --gtest_filter='Sizes/GpuTcSmall.*'
 run memcheck  trace  "$mapping" --gtest_color=no --gtest_filter='GpuTrace.*'
 run memcheck  heatmap "$heatmap" --gtest_color=no
 # The grayscale ladder: every rung and both layouts at 1x1, 1x5000, 1023x767, 4000x3, 8191x1 and
@@ -179,11 +189,13 @@ run racecheck gray   "$gray" --gtest_color=no
 run racecheck trace  "$mapping" --gtest_color=no --gtest_filter='GpuTrace.*'
 run racecheck heatmap "$heatmap" --gtest_color=no
 run synccheck matmul "$matmul" --gtest_color=no --gtest_filter="$small*s37x53x41"
+run synccheck tc     "$tc" --gtest_color=no --gtest_filter='Sizes/GpuTcSmall.*s37x53x41'
 run synccheck gray   "$gray" --gtest_color=no
 run synccheck trace  "$mapping" --gtest_color=no --gtest_filter='GpuTrace.*'
 run synccheck heatmap "$heatmap" --gtest_color=no
 run initcheck gray   "$gray" --gtest_color=no
 run initcheck matmul "$matmul" --gtest_color=no --gtest_filter="$small"
+run initcheck tc     "$tc" --gtest_color=no --gtest_filter='Sizes/GpuTcSmall.*'
 run initcheck trace  "$mapping" --gtest_color=no --gtest_filter='GpuTrace.*'
 run initcheck heatmap "$heatmap" --gtest_color=no
 run racecheck ladder "$ladder" --gtest_color=no --gtest_filter='*BitExact*'

@@ -228,11 +228,15 @@ void MatmulView::draw_inspector_text(const LaunchRecord& shown, long long row, l
                   o.thread.lane);
     else
       ImGui::Text("thread %u, warp %u lane %u", o.thread.thread.x, o.thread.warp_in_block, o.thread.lane);
-    if (outputs == 1)
+    long long held = 0;  // what the owner map says the thread stores (fragments of any shape)
+    for (const auto& r : o.owns) held += r.w * r.h;
+    if (outputs == 1 && o.owns.size() <= 1)
       ImGui::TextColored(kDimColour, "one output: %d multiply-adds", m.K);
     else if (o.owns.size() > 1)
-      ImGui::TextColored(kDimColour, "%d outputs: %zu fragments of 4 x 4 in its warp's %lld x %lld tile", outputs,
-                         o.owns.size(), o.warp_tile.h, o.warp_tile.w);
+      ImGui::TextColored(kDimColour, "%lld outputs: %zu pieces of %lld x %lld in its %s's %lld x %lld tile", held,
+                         o.owns.size(), o.owns.front().h, o.owns.front().w,
+                         shown.config.block.x >= 128 && o.warp_tile.h == 64 ? "warpgroup" : "warp", o.warp_tile.h,
+                         o.warp_tile.w);
     else
       ImGui::TextColored(kDimColour, "%d outputs (%d x %d) in registers", outputs, g.thread_rows, g.thread_cols);
   }
