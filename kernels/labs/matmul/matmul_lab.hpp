@@ -54,6 +54,7 @@ class MatmulLab final : public lab::Lab {
   Status set_random_problem(std::string_view size) override;
   std::string size_syntax() const override { return "MxNxK, or N for N x N x N"; }
   std::vector<std::string> default_sizes() const override;
+  const lab::UserKernelSpec* user_kernel_spec() const override;  // matmul_user_spec.hpp
 
   // The problem: refuses sizes the backend cannot hold (device memory, the simulator's cap,
   // half the host's memory) with the numbers; generates A and B, computes the reference.
