@@ -540,6 +540,9 @@ void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, a
     return;
   }
   std::vector<int> closing;
+  // The tab asked to come to the front in an earlier frame; a template opened from the "+" menu
+  // below asks for the next frame, so only this request is cleared.
+  const int selecting = select_uid_;
   if (ImGui::BeginTabBar("kernel_tabs", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyScroll)) {
     for (Tab& t : tabs_) {
       bool keep = true;
@@ -575,7 +578,7 @@ void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, a
     }
     ImGui::EndTabBar();
   }
-  select_uid_ = 0;
+  if (select_uid_ == selecting) select_uid_ = 0;
   for (int uid : closing) std::erase_if(tabs_, [&](const Tab& t) { return t.uid == uid; });
   ImGui::End();
 }
