@@ -499,6 +499,19 @@ TEST_F(CustomCpu, TheScheduleAndTheOwnersComeFromOneMoreUntimedLaunch) {
   ASSERT_TRUE(owned.record.owners);
   EXPECT_EQ(owned.record.owners->thread[5], 5u);
   EXPECT_TRUE(owned.record.schedule.empty());
+
+  // A replay for owners only (the GPU lab's who-stores-what): the observing launch alone.
+  RunRequest replay;
+  replay.block = {64, 1, 1};
+  replay.timed = false;
+  replay.verify = false;
+  RunOutcome r = k->run(*problem, replay);
+  ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
+  launches += 1;
+  EXPECT_EQ(r.output[0], static_cast<std::uint8_t>(img.planar[0] + launches));
+  EXPECT_EQ(r.record.timing.repeats(), 0);
+  ASSERT_TRUE(r.record.owners);
+  EXPECT_EQ(r.record.owners->thread[7], 7u);
 }
 
 // A runner that speaks another protocol version (a stale blockscope-kernel-runner left next to a

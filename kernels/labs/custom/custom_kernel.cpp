@@ -667,11 +667,13 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
                            "L2 flush", "l2_flush");
   };
   rec.timing.simulated = cpu;
-  if (Status s = lab::measure(policy, rec.timing, timed_once, flush, request.cancel); !s) return done(s);
-  rec.timing.clock = clock;
+  if (request.timed) {
+    if (Status s = lab::measure(policy, rec.timing, timed_once, flush, request.cancel); !s) return done(s);
+    rec.timing.clock = clock;
+  }
 
   // The observing launch, untimed: the schedule (GPU: the traced entry) and the owners (CPU).
-  if (request.trace || owners) {
+  if (request.trace || owners || !request.timed) {
     wire::LaunchHead o = h;
     o.observe = 1;
     o.trace = request.trace;

@@ -123,6 +123,8 @@ struct RunRequest {
   // GPU's: on the CPU simulator the record says not flushed.
   TimingPolicy timing = TimingPolicy::once();
   const std::atomic<bool>* cancel = nullptr;  // stops the repeats (what was measured is kept)
+  bool timed = true;           // false: no timed launch, only the observing one (a replay that
+                               // wants the owners, not a time: the record has no timing)
   bool trace = false;          // the real schedule, from one more, untimed launch
   bool record_owners = true;   // CPU: which thread stored each element (IndexScheme::Recorded),
                                // from that untimed launch too

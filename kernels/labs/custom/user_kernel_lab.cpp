@@ -245,7 +245,7 @@ UserKernelLab::DerivedOwners UserKernelLab::derive_owners_on_cpu(const UserKerne
   } else {
     RunRequest req = gpu_request;
     req.grid = GridRule::fixed_grid(launched.grid);  // exactly the GPU's grid, whatever the rule
-    req.timing = TimingPolicy::once();
+    req.timed = false;  // one launch, the observing one: its owners, no time
     req.trace = false;
     req.verify = false;
     req.record_owners = true;

@@ -40,9 +40,10 @@ class Backend {
   virtual std::string set_problem(const ProblemMaps& maps) = 0;
   // One launch on fresh outputs (wire::LaunchHead says timed or observing).
   virtual wire::Launched launch(const wire::LaunchHead& launch, const ProblemMaps& maps) = 0;
-  // Overwrites the L2 (GPU); a message when it cannot, so no timing claims a flush that did not
-  // happen. Empty string on success.
-  virtual std::string flush_l2() = 0;
+  // Overwrites the L2 (GPU), after resetting the outputs (so the next launch, which then does not
+  // reset them, starts with none of its data in the L2, its output included); a message when it
+  // cannot, so no timing claims a flush that did not happen. Empty string on success.
+  virtual std::string flush_l2(const ProblemMaps& maps) = 0;
   // Brings the outputs of the last launch into the shared output memory (GPU: from the device).
   virtual std::string fetch(const ProblemMaps& maps) = 0;
 };

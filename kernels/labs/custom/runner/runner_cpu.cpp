@@ -239,7 +239,7 @@ class CpuBackend final : public Backend {
   }
 
   // The simulator has no L2 to flush: the parent never asks it (its timings say not flushed).
-  std::string flush_l2() override { return "the CPU simulator has no L2 cache to flush"; }
+  std::string flush_l2(const ProblemMaps&) override { return "the CPU simulator has no L2 cache to flush"; }
   // The simulator writes the shared output memory itself.
   std::string fetch(const ProblemMaps&) override { return {}; }
 

@@ -38,7 +38,7 @@ class NoGpu final : public Backend {
     r.message = kWhy;
     return r;
   }
-  std::string flush_l2() override { return kWhy; }
+  std::string flush_l2(const ProblemMaps&) override { return kWhy; }
   std::string fetch(const ProblemMaps&) override { return kWhy; }
 };
 

@@ -107,7 +107,7 @@ int serve(int sock, runner::Backend& backend) {
         break;
       }
       case wire::Msg::FlushL2: {
-        const std::string error = backend.flush_l2();
+        const std::string error = maps.ready ? backend.flush_l2(maps) : std::string("no problem set");
         sent = wire::send(sock, wire::Msg::Ack, wire::encode_ack(error.empty(), error));
         break;
       }
