@@ -53,7 +53,7 @@ void CompileWorker::loop() {
     // lab replays its launches there for who stores what (and stray accesses), and must not
     // compile that build on the UI thread.
     if (job.also_cpu_build && done.result.runs())
-      done.cpu_build = engine.compile(job.request.source, custom::lab_forms(job.request.lab), custom::Target::Cpu).kernel;
+      done.cpu_build = engine.compile(job.request.source, job.request.forms, custom::Target::Cpu).kernel;
     std::lock_guard lock(mutex_);
     done_.push_back(std::move(done));
     running_ = false;

@@ -7,7 +7,6 @@
 #include <cstdio>
 
 #include "editor/kernel_files.hpp"
-#include "labs/custom/templates.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 #include "ui/widgets.hpp"
 
@@ -62,9 +61,12 @@ std::string describe_build(const custom::TrialResult& r) {
 
 constexpr int kWaitForDataFrames = 30;
 
-std::string lab_title(const std::string& lab) { return lab == "matmul" ? "Matmul" : lab == "gray" ? "Grayscale" : lab; }
-
 }  // namespace
+
+std::string KernelEditor::lab_title(const std::string& lab) const {
+  const custom::UserLab* l = user_labs_ ? user_labs_->find(lab) : nullptr;
+  return l ? l->title : lab;
+}
 
 KernelEditor::KernelEditor(fs::path recent_path) : recent_path_(std::move(recent_path)) {
   if (!recent_path_.empty()) recent_ = load_recent_files(recent_path_);
@@ -104,16 +106,14 @@ KernelEditor::Tab* KernelEditor::tab(int uid) {
 
 KernelEditor::Tab* KernelEditor::active() { return tab(active_uid_); }
 
-void KernelEditor::open_template(const std::string& lab, const std::string& template_id) {
-  const custom::KernelTemplate* tp = custom::find_template(template_id);
-  if (!tp) return;
-  Tab& t = new_tab(lab, "untitled (" + std::string(tp->id) + ")");
-  replace_text(t.code, std::string(tp->source()));
+void KernelEditor::open_template(const std::string& lab, const lab::UserTemplate& tp) {
+  Tab& t = new_tab(lab, "untitled (" + tp.id + ")");
+  replace_text(t.code, tp.source);
   t.saved_text = t.code.text;
-  t.template_id = template_id;
-  if (tp->fixed_blocks_per_sm > 0) {
+  t.template_id = tp.id;
+  if (tp.fixed_blocks_per_sm > 0) {
     t.grid_mode = 1;
-    t.per_sm = static_cast<int>(tp->fixed_blocks_per_sm);
+    t.per_sm = static_cast<int>(tp.fixed_blocks_per_sm);
   }
   t.code.take_focus = true;
 }
@@ -125,6 +125,7 @@ void KernelEditor::edit(const LabContext& ctx, app::MessageLog& log) {
     log.warn("The " + ctx.title + " lab takes no kernels of your own");
     return;
   }
+  if (!user_labs_) user_labs_ = user->book().shared_labs();
   if (custom::is_user_kernel_id(ctx.kernel)) {
     for (Tab& t : tabs_)
       if (t.lab == ctx.id && t.installed_id == ctx.kernel) {
@@ -157,7 +158,7 @@ void KernelEditor::edit(const LabContext& ctx, app::MessageLog& log) {
       active_uid_ = select_uid_ = t.uid;
       return;
     }
-  open_template(ctx.id, tid);
+  if (const lab::UserTemplate* tp = user->spec().find_template(tid)) open_template(ctx.id, *tp);
 }
 
 Status KernelEditor::open_file(const fs::path& path, const std::string& fallback_lab, app::MessageLog& log) {
@@ -168,8 +169,11 @@ Status KernelEditor::open_file(const fs::path& path, const std::string& fallback
     log.error(s);
     return s;
   }
-  std::string lab = lab_of_source(*text);
-  if (lab.empty()) lab = fallback_lab;  // the compile will say what signature is missing
+  // The lab whose forms its kernel takes; until the labs are known (the first frame), the
+  // fallback, and update() settles it before compiling.
+  std::string lab = fallback_lab;
+  const custom::UserLab* belongs = user_labs_ ? user_labs_->lab_of_source(*text, fallback_lab) : nullptr;
+  if (belongs) lab = belongs->id;
   std::error_code ec;
   const fs::path normal = fs::absolute(path, ec).lexically_normal();
   Tab* t = nullptr;
@@ -187,8 +191,9 @@ Status KernelEditor::open_file(const fs::path& path, const std::string& fallback
   active_uid_ = select_uid_ = t->uid;
   open_ = true;
   t->compile_requested = true;
+  t->lab_from_source = !user_labs_;
   remember(path);
-  log.info("Opened " + path.filename().string() + " (" + lab_title(t->lab) + " lab): compiling");
+  if (user_labs_) log.info("Opened " + path.filename().string() + " (" + lab_title(t->lab) + " lab): compiling");
   return Status::success();
 }
 
@@ -253,6 +258,16 @@ custom::GridRule KernelEditor::grid_rule(const Tab& t) const {
   return custom::GridRule::form_rule();
 }
 
+// A file opened before the editor knew the labs: its lab is the one whose forms its kernel takes.
+void KernelEditor::resolve_lab(Tab& t, const LabLookup& labs, app::MessageLog& log) {
+  t.lab_from_source = false;
+  if (!user_labs_)
+    if (custom::UserKernelLab* user = user_lab(labs(t.lab))) user_labs_ = user->book().shared_labs();
+  if (user_labs_)
+    if (const custom::UserLab* belongs = user_labs_->lab_of_source(t.code.text, t.lab)) t.lab = belongs->id;
+  log.info("Opened " + t.title + " (" + lab_title(t.lab) + " lab): compiling");
+}
+
 void KernelEditor::start_compile(Tab& t, const LabContext& ctx, app::MessageLog& log) {
   custom::UserKernelLab* user = user_lab(ctx);
   if (!user) {
@@ -263,13 +278,14 @@ void KernelEditor::start_compile(Tab& t, const LabContext& ctx, app::MessageLog&
     t.from_kernel_file = false;
     return;
   }
+  if (!user_labs_) user_labs_ = user->book().shared_labs();
   user->book().set_time_limit_s(time_limit_s_);
   CompileJob job;
   job.tab = t.uid;
   job.book = user->shared_book();
   custom::TrialRequest& r = job.request;
   r.source = t.code.text;
-  r.lab = t.lab;
+  r.forms = user->spec().forms();
   r.origin = t.path.string();
   r.target = user->target();
   r.time_limit_s = time_limit_s_;
@@ -277,19 +293,20 @@ void KernelEditor::start_compile(Tab& t, const LabContext& ctx, app::MessageLog&
   r.fixed_blocks_per_sm = t.grid_mode == 1 ? static_cast<unsigned>(std::max(1, t.per_sm)) : 0;
   if (!t.installed_id.empty() && ctx.kernel == t.installed_id) r.block = ctx.config.block;  // as the user set it
   else if (t.block) r.block = *t.block;
-  else if (const auto* tp = custom::find_template(t.template_id)) r.block = tp->block;
-  if (Status s = user->settings_check(); !s) {
-    log.warn("Compiling only: " + s.message, s.hint);
-  } else if (auto p = user->user_problem()) {
-    r.problem = *p;
-  } else if (t.waited_for_data < kWaitForDataFrames) {
-    // The lab builds its data in the frame (the matmul view makes its matrices on first use):
-    // ask again next frame before settling for a compile without a run.
-    ++t.waited_for_data;
-    t.compile_requested = true;
-    return;
-  } else {
-    log.warn("Compiling only: " + p.status().message);
+  else if (const auto* tp = user->spec().find_template(t.template_id)) r.block = tp->block;
+  // The lab's data, packed on this thread for the form the source's kernel takes (the worker
+  // must not touch the lab). No form: the compile says why.
+  if (const lab::UserForm* form = user->form_of(t.code.text)) {
+    const lab::ProblemInfo info = ctx.lab->problem();
+    if (!info.ready && t.waited_for_data < kWaitForDataFrames) {
+      // The lab builds its data in the frame (the matmul view makes its matrices on first use):
+      // ask again next frame before settling for a compile without a run.
+      ++t.waited_for_data;
+      t.compile_requested = true;
+      return;
+    }
+    if (auto p = user->user_problem(*form)) r.problem = *p;
+    else log.warn("Compiling only: " + p.status().message, p.status().hint);
   }
   t.waited_for_data = 0;
   t.block.reset();  // the command line's block is for the first compile only
@@ -350,6 +367,7 @@ EditorRequests KernelEditor::update(const LabLookup& labs, app::MessageLog& log)
   for (Tab& t : tabs_) {
     if (!t.compile_requested) continue;
     t.compile_requested = false;
+    if (t.lab_from_source) resolve_lab(t, labs, log);
     start_compile(t, labs(t.lab), log);
   }
   return requests;
@@ -504,16 +522,27 @@ void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, a
     if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_S, false)) save(log);
   }
   const LabContext ctx = labs(current_lab);
+  if (!user_labs_)
+    if (custom::UserKernelLab* user = user_lab(ctx)) user_labs_ = user->book().shared_labs();
+  // Every lab's templates, as its spec offers them.
+  auto template_items = [&](bool buttons) {
+    if (!user_labs_) return;
+    for (const custom::UserLab& l : user_labs_->labs)
+      for (const lab::UserTemplate& tp : l.spec->templates()) {
+        const std::string label = tp.title + "##" + l.id + "/" + tp.id;
+        if (buttons ? ImGui::Button(label.c_str()) : ImGui::MenuItem(label.c_str())) open_template(l.id, tp);
+      }
+  };
   if (tabs_.empty()) {
     ImGui::TextWrapped("No kernel open. Press Edit kernel in a lab, open or drop a .cu file, or start from a template:");
-    for (const custom::KernelTemplate& tp : custom::kernel_templates()) {
-      const std::string lab(custom::form_spec(tp.form).lab);
-      if (ImGui::Button((std::string(tp.title) + "##" + std::string(tp.id)).c_str())) open_template(lab, std::string(tp.id));
-    }
+    template_items(true);
     ImGui::End();
     return;
   }
   std::vector<int> closing;
+  // The tab asked to come to the front in an earlier frame; a template opened from the "+" menu
+  // below asks for the next frame, so only this request is cleared.
+  const int selecting = select_uid_;
   if (ImGui::BeginTabBar("kernel_tabs", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyScroll)) {
     for (Tab& t : tabs_) {
       bool keep = true;
@@ -544,13 +573,12 @@ void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, a
     if (ImGui::TabItemButton("+", ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)) ImGui::OpenPopup("templates");
     if (ImGui::BeginPopup("templates")) {
       ImGui::TextColored(ui::kDimColour, "new kernel from a template");
-      for (const custom::KernelTemplate& tp : custom::kernel_templates())
-        if (ImGui::MenuItem(std::string(tp.title).c_str())) open_template(std::string(custom::form_spec(tp.form).lab), std::string(tp.id));
+      template_items(false);
       ImGui::EndPopup();
     }
     ImGui::EndTabBar();
   }
-  select_uid_ = 0;
+  if (select_uid_ == selecting) select_uid_ = 0;
   for (int uid : closing) std::erase_if(tabs_, [&](const Tab& t) { return t.uid == uid; });
   ImGui::End();
 }

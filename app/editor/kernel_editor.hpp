@@ -12,8 +12,11 @@
 // limit for user kernels (default 2 s) is set here.
 //
 // Files: open and save .cu files (recent kernel files kept beside recent images), a .cu dropped
-// on the window opens here, and --kernel-file does the same at start. A file that cannot be read
-// is a message; nothing open changes.
+// on the window opens here, and --kernel-file does the same at start. A file opens on the lab
+// whose forms its kernel takes (any lab offering a user-kernel spec; the labs' list comes with
+// the labs, custom::UserLabs). A file that cannot be read is a message; nothing open changes.
+//
+// Templates and titles are the labs' own (each lab's spec); the editor names no lab.
 //
 // Section index of kernel_editor.cpp:
 //   1. tabs: edit, open a file, templates, save
@@ -32,6 +35,7 @@
 #include "editor/compile_worker.hpp"
 #include "editor/kernel_file_dialog.hpp"
 #include "lab/lab.hpp"
+#include "lab/user_kernel_spec.hpp"
 #include "state/recent_files.hpp"
 #include "ui/messages.hpp"
 
@@ -127,6 +131,7 @@ class KernelEditor {
     bool compile_requested = false;
     int waited_for_data = 0;           // frames a compile waited for the lab's data
     bool from_kernel_file = false;     // --kernel-file: its outcome is remembered
+    bool lab_from_source = false;      // a file: its lab is the one its kernel's form belongs to
     std::optional<Dim3> block;         // the block its next compile runs with (else the form's)
     bool dirty() const { return code.text != saved_text; }
   };
@@ -134,7 +139,9 @@ class KernelEditor {
   Tab& new_tab(std::string lab, std::string title);
   Tab* active();
   Tab* tab(int uid);
-  void open_template(const std::string& lab, const std::string& template_id);
+  void open_template(const std::string& lab, const lab::UserTemplate& tp);
+  void resolve_lab(Tab& t, const LabLookup& labs, app::MessageLog& log);
+  std::string lab_title(const std::string& lab) const;
   void start_compile(Tab& t, const LabContext& ctx, app::MessageLog& log);
   void apply(const CompileDone& done, app::MessageLog& log, EditorRequests& requests);
   custom::GridRule grid_rule(const Tab& t) const;
@@ -155,6 +162,8 @@ class KernelEditor {
   RecentFiles recent_;
   std::filesystem::path recent_path_;
   KernelFileOutcome kernel_file_outcome_;
+  // The labs that take user kernels, as the first lab the editor reached knows them.
+  std::shared_ptr<const custom::UserLabs> user_labs_;
 };
 
 }  // namespace bs::editor

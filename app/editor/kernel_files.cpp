@@ -8,7 +8,6 @@
 #include <iterator>
 
 #include "lab/report.hpp"
-#include "labs/custom/source_parse.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 
 namespace bs::editor {
@@ -68,27 +67,22 @@ fs::path default_recent_kernels_path() {
   return dir.empty() ? fs::path() : dir / "recent_kernels.txt";
 }
 
-std::string lab_of_source(std::string_view source) {
-  const auto parsed = custom::parse_kernel_source(source, custom::all_forms());
-  if (!parsed.ok()) return {};
-  return std::string(custom::form_spec(parsed.kernel->form).lab);
-}
-
 Result<std::string> install_kernel_file(lab::Lab& lab, const fs::path& path, double time_limit_s, std::string* log) {
   auto* user = lab::layer<custom::UserKernelLab>(lab);
   if (!user)
     return Status::failure("the " + std::string(lab.title()) + " lab takes no kernels of your own", "", "--kernel-file");
   auto text = read_kernel_file(path);
   if (!text) return text.status();
-  const std::string belongs = lab_of_source(*text);
-  if (!belongs.empty() && belongs != lab.id())
-    return Status::failure(path.filename().string() + " holds a " + belongs + " kernel, not a " + std::string(lab.id()) +
-                               " one",
-                           "run it with the " + belongs + " lab", "--kernel-file");
+  // A kernel another lab takes is refused with that lab's name, before any compiler runs.
+  if (const custom::UserLab* belongs = user->book().labs().lab_of_source(*text, lab.id());
+      belongs && belongs->id != lab.id())
+    return Status::failure(path.filename().string() + " holds a " + belongs->id + " kernel, not a " +
+                               std::string(lab.id()) + " one",
+                           "run it with the " + belongs->id + " lab", "--kernel-file");
   user->book().set_time_limit_s(time_limit_s);
   custom::TrialRequest req;
   req.source = *text;
-  req.lab = std::string(lab.id());
+  req.forms = user->spec().forms();
   req.origin = path.string();
   req.target = user->target();
   custom::TrialResult r = custom::compile_and_try(user->book().engine(), req);  // compile only: no problem yet

@@ -27,10 +27,6 @@ Status write_kernel_file(const std::filesystem::path& path, std::string_view tex
 // config_dir() / "recent_kernels.txt" (empty when there is no config folder).
 std::filesystem::path default_recent_kernels_path();
 
-// The lab whose forms the source's first matching __global__ kernel takes ("gray", "matmul"),
-// or empty when none matches.
-std::string lab_of_source(std::string_view source);
-
 // --kernel-file for commands without a window (bench, sweeps): reads the file, checks it is a
 // kernel of `lab` (a lab with user kernels: labs/custom/user_kernel_lab.hpp), compiles it for the
 // lab's backend and adds it to the lab's kernels. Returns its kernel id ("custom:NAME"), or a

@@ -124,7 +124,7 @@ std::optional<Status> Experiments::poll() {
   std::optional<lab::SweepResult> done = runner_.take_result();
   if (!done) return std::nullopt;
   std::optional<Status> fault;
-  if (!done->fault.ok() && is_sticky_cuda_error(done->fault.code)) fault = done->fault;
+  if (done->fault.sticky_app_fault()) fault = done->fault;
   char buf[256];
   std::snprintf(buf, sizeof buf, "Sweep %s: %zu of %zu points in %.1f s", done->complete ? "finished" : "stopped",
                 done->records.size(), done->planned, done->wall_s);

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "device/cuda_status.hpp"
 #include "gfx/interop_backend.hpp"
 
 namespace bs::detail {
@@ -16,8 +17,10 @@ namespace {
 
 Status cuda_failure(cudaError_t error, std::string message, std::string call, std::string hint = {}) {
   cudaGetLastError();  // clear the error so it is reported once, here
-  return Status::failure(std::move(message) + ": " + cudaGetErrorString(error), std::move(hint),
-                         std::move(call), cudaGetErrorName(error));
+  Status s = Status::failure(std::move(message) + ": " + cudaGetErrorString(error), std::move(hint),
+                             std::move(call), cudaGetErrorName(error));
+  s.sticky = cuda::is_sticky(error);
+  return s;
 }
 
 }  // namespace

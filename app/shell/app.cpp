@@ -550,7 +550,7 @@ void App::keep_record(Slot& s, LaunchRecord rec, double pipeline_ms, bool change
       else messages_.error(rec.status);
     }
     s.last = std::move(rec);
-    if (compute_.backend.kind == BackendKind::Cuda && is_sticky_cuda_error(s.last.status.code))
+    if (compute_.backend.kind == BackendKind::Cuda && s.last.status.sticky_app_fault())
       handle_device_fault(s.last.status);
     return;
   }

@@ -9,13 +9,23 @@
 
 namespace bs {
 
+// Whose a device fault is: blockscope's own CUDA context, or a child process's (a user kernel's
+// runner, labs/custom), which dies with its fault and leaves blockscope's context untouched.
+enum class FaultOwner : unsigned char { App, Child };
+
 struct Status {
   std::string message;  // what went wrong, in the user's terms; empty means success
   std::string call;     // the API call or stage that failed, e.g. "cudaMalloc"
   std::string code;     // the library's error name, e.g. "cudaErrorMemoryAllocation"
   std::string hint;     // what the user can do about it
+  // Set where the error is made (cuda::to_status, the user-kernel runner), never read from
+  // `code`: the context that reported it is unusable until its process ends, and whose it is.
+  bool sticky = false;
+  FaultOwner owner = FaultOwner::App;
 
   bool ok() const { return message.empty(); }
+  // blockscope's own CUDA context is gone: stop using the device (the shell moves to the CPU).
+  bool sticky_app_fault() const { return !ok() && sticky && owner == FaultOwner::App; }
   explicit operator bool() const { return ok(); }
 
   static Status success() { return {}; }

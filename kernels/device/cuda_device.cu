@@ -91,14 +91,6 @@ Result<double> measure_copy_bandwidth_gbs(int device, std::size_t bytes, int rep
   return 2.0 * static_cast<double>(bytes) / (median_of(std::move(ms)) * 1e6);
 }
 
-bool is_sticky_cuda_error(std::string_view code) {
-  // Error names are the runtime's own; the list of sticky ones lives in cuda::is_sticky.
-  for (int e = 1; e < 1000; ++e)
-    if (code == cudaGetErrorName(static_cast<cudaError_t>(e)))
-      return cuda::is_sticky(static_cast<cudaError_t>(e));
-  return false;
-}
-
 Status inject_illegal_address(int device) {
   BS_CUDA_TRY(cudaSetDevice(device));
   illegal_write_kernel<<<1, 32>>>(reinterpret_cast<int*>(16));

@@ -33,10 +33,6 @@ Result<DeviceLimits> cuda_device_limits(int device);
 Result<double> measure_copy_bandwidth_gbs(int device, std::size_t bytes = 512u << 20,
                                           int repeats = 9);
 
-// Whether a CUDA error (by name, as in Status::code) leaves the context unusable: every later
-// call fails the same way until the process ends or the device is reset.
-bool is_sticky_cuda_error(std::string_view code);
-
 // For tests of fault handling: launches a kernel that writes to an invalid address, so the
 // device reports cudaErrorIllegalAddress (a sticky fault) at the next synchronisation.
 Status inject_illegal_address(int device);

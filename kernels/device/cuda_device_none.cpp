@@ -14,6 +14,5 @@ std::string cuda_versions() { return "built without CUDA"; }
 Result<DeviceLimits> cuda_device_limits(int) { return no_cuda(); }
 Result<double> measure_copy_bandwidth_gbs(int, std::size_t, int) { return no_cuda(); }
 Result<std::pair<std::size_t, std::size_t>> device_memory_info(int) { return no_cuda(); }
-bool is_sticky_cuda_error(std::string_view) { return false; }
 Status inject_illegal_address(int) { return no_cuda(); }
 }  // namespace bs

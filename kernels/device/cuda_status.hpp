@@ -55,9 +55,13 @@ inline bool is_sticky(cudaError_t e) {
   }
 }
 
+// The Status of `e`, marked sticky (Status::sticky) when the context is gone: the one place a CUDA
+// error's stickiness is decided, from the error itself.
 inline Status to_status(cudaError_t e, const char* call) {
   if (e == cudaSuccess) return Status::success();
-  return Status::failure(cudaGetErrorString(e), hint_for(e), call, cudaGetErrorName(e));
+  Status s = Status::failure(cudaGetErrorString(e), hint_for(e), call, cudaGetErrorName(e));
+  s.sticky = is_sticky(e);
+  return s;
 }
 
 }  // namespace bs::cuda

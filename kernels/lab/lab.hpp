@@ -19,6 +19,8 @@
 //               can ask it (sweeps mark it and compare it with the measured best)
 //   wrapped()   a lab that adds kernels to another (the user's own kernels,
 //               labs/custom/user_kernel_lab.hpp) returns the lab it wraps; layer<T>() finds one
+//   user_kernel_spec()  the kernel forms a lab accepts from the user, how it packs its problem
+//               for them and checks their output (user_kernel_spec.hpp); null: it takes none
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -40,6 +42,8 @@ class GridSimulator;
 }
 
 namespace bs::lab {
+
+class UserKernelSpec;  // user_kernel_spec.hpp
 
 // Where a lab runs: the CUDA device, or the CPU grid simulator with CUDA's rules.
 struct Backend {
@@ -199,6 +203,10 @@ class Lab {
   // layer<T>(); everything else reaches the whole stack through this interface.
   virtual Lab* wrapped() { return nullptr; }
   virtual const Lab* wrapped() const { return nullptr; }
+
+  // What the lab offers the user's own kernels (user_kernel_spec.hpp), written in the lab's own
+  // folder; null for a lab that takes none. labs/custom wraps a lab that offers one.
+  virtual const UserKernelSpec* user_kernel_spec() const { return nullptr; }
 
   // Helpers over kernels().
   const KernelInfo* find_kernel(std::string_view id_or_key) const;

@@ -228,7 +228,7 @@ SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) 
       for (double ms : rec.timing.samples_ms) out.kernel_ms_total += ms;
     }
     ++progress.done;
-    const bool fault = !rec.ok() && !rec.refused && is_sticky_cuda_error(rec.status.code);
+    const bool fault = !rec.ok() && !rec.refused && rec.status.sticky_app_fault();
     if (hooks.point_done) hooks.point_done(rec);
     if (fault) out.fault = rec.status;
     out.records.push_back(std::move(rec));

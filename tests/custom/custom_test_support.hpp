@@ -1,6 +1,7 @@
 // Shared by the user-kernel tests: an engine with a private cache folder, the built-in sample
-// image as planar RGB, fresh random data, and references computed independently of the library
-// (double precision, no grid).
+// image as planar RGB, fresh random data, references computed independently of the library
+// (double precision, no grid), and problems packed by the labs' own packers
+// (gray::pack_user_problem, matmul::pack_user_problem) around those references.
 #pragma once
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include "labs/custom/custom_kernel.hpp"
+#include "labs/grayscale/gray_user_spec.hpp"
+#include "labs/matmul/matmul_user_spec.hpp"
 
 namespace bs::custom::test {
 
@@ -100,6 +103,31 @@ inline std::vector<float> floats_of(const std::vector<std::uint8_t>& bytes) {
   std::memcpy(f.data(), bytes.data(), f.size() * sizeof(float));
   return f;
 }
+
+// The labs' forms, as their specs offer them.
+inline const std::vector<lab::UserForm>& gray_forms() { return gray::user_kernel_spec().forms(); }
+inline const std::vector<lab::UserForm>& matmul_forms() { return matmul::user_kernel_spec().forms(); }
+
+// A template's source, from whichever lab's spec has it.
+inline std::string template_source(std::string_view id) {
+  for (const lab::UserKernelSpec* s : {&gray::user_kernel_spec(), &matmul::user_kernel_spec()})
+    if (const lab::UserTemplate* t = s->find_template(id)) return t->source;
+  ADD_FAILURE() << "no template " << id;
+  return {};
+}
+
+// The image packed for the gray form `form`, its check against gray_in_double (computed here).
+inline Result<Problem> gray_problem(const PlanarImage& img, std::string_view form = "gray_1d") {
+  const lab::UserForm* f = gray::user_kernel_spec().find_form(form);
+  if (!f) return Status::failure("no gray form " + std::string(form));
+  auto p = gray::pack_user_problem(*f, img.planar, img.w, img.h, gray_in_double(img), "test image");
+  if (!p) return p.status();
+  return Problem::create(std::move(p.value()));
+}
+
+// out (h x w) = m (h x k) * n (k x w), packed for the matmul form, its check against
+// product_in_double (computed here) with the lab's tolerance.
+Result<Problem> matmul_problem(const std::vector<float>& m, const std::vector<float>& n, int h, int w, int k);
 
 inline double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -7,22 +7,20 @@
 #include <cstdio>
 
 #include "custom_test_support.hpp"
-#include "labs/custom/templates.hpp"
+#include "labs/custom/protocol.hpp"
 
 namespace bs::custom {
 namespace {
 
 using namespace test;
 
-const std::vector<Form> kGray(lab_forms("gray").begin(), lab_forms("gray").end());
-const std::vector<Form> kMatmul(lab_forms("matmul").begin(), lab_forms("matmul").end());
 
 class CustomCpu : public ::testing::Test {
  protected:
   TempDir cache;
   Engine engine{options_with_cache(cache.path)};
 
-  std::shared_ptr<CustomKernel> compile(const std::string& src, const std::vector<Form>& forms) {
+  std::shared_ptr<CustomKernel> compile(const std::string& src, std::span<const lab::UserForm> forms) {
     CompileResult c = engine.compile(src, forms, Target::Cpu);
     EXPECT_TRUE(c.ok()) << diagnostics_text(c);
     return c.kernel;
@@ -32,12 +30,12 @@ class CustomCpu : public ::testing::Test {
 TEST_F(CustomCpu, LecturesGray1DPastedVerbatimMatchesADoubleReferenceOnTheSample) {
   const PlanarImage img = sample_image();
   ASSERT_GT(img.w, 0) << "cannot decode assets/sample_astronaut.png";
-  auto problem = Problem::gray(img.planar, img.w, img.h);
+  auto problem = gray_problem(img);
   ASSERT_TRUE(problem.ok()) << problem.status().describe();
 
   // Edit to result: compile (cold cache) plus the first verified run.
   const auto t0 = std::chrono::steady_clock::now();
-  CompileResult c = engine.compile(kLectureGray1D, kGray, Target::Cpu);
+  CompileResult c = engine.compile(kLectureGray1D, gray_forms(), Target::Cpu);
   ASSERT_TRUE(c.ok()) << diagnostics_text(c);
   const double compile_ms = ms_since(t0);
   RunRequest req;
@@ -52,7 +50,7 @@ TEST_F(CustomCpu, LecturesGray1DPastedVerbatimMatchesADoubleReferenceOnTheSample
   EXPECT_LT(total_ms, 3000) << "the issue's target for the CPU build";
 
   EXPECT_EQ(c.kernel->info().name, "rgb_to_grayscale_kernel");
-  EXPECT_EQ(c.kernel->info().form, Form::Gray1D);
+  EXPECT_EQ(c.kernel->info().form.id, "gray_1d");
   EXPECT_EQ(r.record.config.grid, (Dim3{static_cast<unsigned>((img.w * img.h + 255) / 256), 1, 1}));
   EXPECT_TRUE(r.record.check.passed()) << r.record.check.summary();
   const auto ref = gray_in_double(img);
@@ -74,11 +72,11 @@ TEST_F(CustomCpu, LecturesGray1DPastedVerbatimMatchesADoubleReferenceOnTheSample
 TEST_F(CustomCpu, Lectures2DKernelOnAnOddImageWithTheScheduleAndOwners) {
   const std::uint32_t seed = fresh_seed();
   const PlanarImage img = random_image(97, 61, seed);
-  auto problem = Problem::gray(img.planar, img.w, img.h);
+  auto problem = gray_problem(img, "gray_2d");
   ASSERT_TRUE(problem.ok());
-  auto k = compile(kLectureGray2D, kGray);
+  auto k = compile(kLectureGray2D, gray_forms());
   ASSERT_TRUE(k);
-  EXPECT_EQ(k->info().form, Form::Gray2D);
+  EXPECT_EQ(k->info().form.id, "gray_2d");
   RunRequest req;
   req.block = {16, 8, 1};
   req.trace = true;
@@ -106,9 +104,9 @@ TEST_F(CustomCpu, LecturesMatmulMatchesADoubleProductOnOddSizes) {
   const std::uint32_t seed = fresh_seed();
   const int h = 37, w = 29, kk = 53;
   const auto m = random_matrix(h, kk, seed), n = random_matrix(kk, w, seed + 1);
-  auto problem = Problem::matmul(m, n, h, w, kk);
+  auto problem = matmul_problem(m, n, h, w, kk);
   ASSERT_TRUE(problem.ok()) << problem.status().describe();
-  auto k = compile(kLectureMatmul, kMatmul);
+  auto k = compile(kLectureMatmul, matmul_forms());
   ASSERT_TRUE(k);
   RunRequest req;
   req.block = {8, 16, 1};
@@ -127,9 +125,9 @@ TEST_F(CustomCpu, TiledMatmulWithSharedMemoryAndBarriersWorks) {
   const std::uint32_t seed = fresh_seed();
   const int h = 45, w = 38, kk = 70;  // no multiple of the 16-wide tile
   const auto m = random_matrix(h, kk, seed), n = random_matrix(kk, w, seed + 1);
-  auto problem = Problem::matmul(m, n, h, w, kk);
+  auto problem = matmul_problem(m, n, h, w, kk);
   ASSERT_TRUE(problem.ok());
-  auto k = compile(std::string(find_template("matmul_tiled")->source()), kMatmul);
+  auto k = compile(template_source("matmul_tiled"), matmul_forms());
   ASSERT_TRUE(k);
   EXPECT_TRUE(k->info().uses_barriers);
   EXPECT_GE(k->info().cpu_shared_bytes, 2u * 16 * 16 * sizeof(float));
@@ -174,8 +172,8 @@ __global__ void k(unsigned char* x, unsigned char* out, int n) {
 }
 )";
   const PlanarImage img = random_image(64, 9, fresh_seed());  // 576 pixels: 9 blocks of 64
-  auto problem = Problem::gray(img.planar, img.w, img.h);
-  auto k = compile(src, kGray);
+  auto problem = gray_problem(img);
+  auto k = compile(src, gray_forms());
   ASSERT_TRUE(k);
   RunRequest req;
   req.block = {64, 1, 1};
@@ -198,7 +196,7 @@ TEST_F(CustomCpu, ASyntaxErrorIsReportedAtItsLineAndColumn) {
       "    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];\n"
       "    float unused_value = undeclared_thing;\n"
       "}\n";
-  CompileResult c = engine.compile(src, kGray, Target::Cpu);
+  CompileResult c = engine.compile(src, gray_forms(), Target::Cpu);
   ASSERT_FALSE(c.ok());
   std::vector<Diagnostic> errors;
   for (const Diagnostic& d : c.diagnostics)
@@ -216,7 +214,7 @@ TEST_F(CustomCpu, ASyntaxErrorIsReportedAtItsLineAndColumn) {
   // An error after the rewritten parameter list on the signature's own line keeps its column.
   const std::string sig =
       "__global__ void k(unsigned char* x, unsigned char* out, int n) { int q = nope; }\n";
-  CompileResult s = engine.compile(sig, kGray, Target::Cpu);
+  CompileResult s = engine.compile(sig, gray_forms(), Target::Cpu);
   ASSERT_FALSE(s.ok());
   bool found = false;
   for (const Diagnostic& d : s.diagnostics)
@@ -230,7 +228,7 @@ TEST_F(CustomCpu, ASyntaxErrorIsReportedAtItsLineAndColumn) {
 
 TEST_F(CustomCpu, AWrongSignatureIsRefusedBeforeCompiling) {
   CompileResult c = engine.compile(
-      "__global__ void k(float* x, unsigned char* out, int n) { }\n", kGray, Target::Cpu);
+      "__global__ void k(float* x, unsigned char* out, int n) { }\n", gray_forms(), Target::Cpu);
   ASSERT_FALSE(c.ok());
   ASSERT_EQ(c.diagnostics.size(), 1u);
   EXPECT_EQ(c.diagnostics[0].line, 1);
@@ -248,8 +246,8 @@ TEST_F(CustomCpu, AnOffByOneGuardIsCaughtWithBlockThreadIndexAndSize) {
 )";
   const PlanarImage img = random_image(61, 37, fresh_seed());  // n = 2257, not a multiple of 256
   const int n = img.w * img.h;
-  auto problem = Problem::gray(img.planar, img.w, img.h);
-  auto k = compile(src, kGray);
+  auto problem = gray_problem(img);
+  auto k = compile(src, gray_forms());
   ASSERT_TRUE(k);
   RunRequest req;
   req.block = {256, 1, 1};
@@ -276,7 +274,7 @@ TEST_F(CustomCpu, AnOffByOneGuardIsCaughtWithBlockThreadIndexAndSize) {
     if (i < n) out[i + 1] = x[i];
 }
 )";
-  auto ks = compile(store, kGray);
+  auto ks = compile(store, gray_forms());
   RunOutcome s = ks->run(*problem, req);
   ASSERT_TRUE(s.out_of_bounds);
   EXPECT_EQ(s.out_of_bounds->buffer, "out");
@@ -284,7 +282,7 @@ TEST_F(CustomCpu, AnOffByOneGuardIsCaughtWithBlockThreadIndexAndSize) {
   EXPECT_EQ(s.out_of_bounds->index, n);
 
   // The parent and its data are untouched: the lecture's kernel runs right on the same problem.
-  auto good = compile(kLectureGray1D, kGray);
+  auto good = compile(kLectureGray1D, gray_forms());
   RunOutcome ok = good->run(*problem, req);
   ASSERT_TRUE(ok.record.ok());
   EXPECT_TRUE(ok.record.check.passed());
@@ -299,11 +297,11 @@ TEST_F(CustomCpu, AnEndlessLoopIsStoppedAtTheTimeLimitAndTheNextRunWorks) {
     if (i < n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];
 }
 )";
-  auto k = compile(src, kGray);
+  auto k = compile(src, gray_forms());
   ASSERT_TRUE(k);
   const PlanarImage big = random_image(64, 64, 1), small = random_image(20, 10, 2);
-  auto pbig = Problem::gray(big.planar, big.w, big.h);
-  auto psmall = Problem::gray(small.planar, small.w, small.h);
+  auto pbig = gray_problem(big);
+  auto psmall = gray_problem(small);
   RunRequest req;
   req.block = {128, 1, 1};
   req.time_limit_s = 0.5;
@@ -332,10 +330,10 @@ TEST_F(CustomCpu, AKernelThatCrashesItsProcessIsReportedAndTheNextRunWorks) {
     if (i == 0) p[-(1LL << 40)] = 1;
 }
 )";
-  auto k = compile(src, kGray);
+  auto k = compile(src, gray_forms());
   ASSERT_TRUE(k);
   const PlanarImage img = random_image(30, 20, 3);
-  auto problem = Problem::gray(img.planar, img.w, img.h);
+  auto problem = gray_problem(img);
   RunRequest req;
   RunOutcome r = k->run(*problem, req);
   ASSERT_FALSE(r.record.ok());
@@ -348,7 +346,7 @@ TEST_F(CustomCpu, AKernelThatCrashesItsProcessIsReportedAndTheNextRunWorks) {
   EXPECT_NE(r.record.status.message.find("SIGSEGV"), std::string::npos) << r.record.status.message;
 #endif
 
-  auto good = compile(kLectureGray1D, kGray);
+  auto good = compile(kLectureGray1D, gray_forms());
   RunOutcome ok = good->run(*problem, req);
   ASSERT_TRUE(ok.record.ok());
   EXPECT_TRUE(ok.record.check.passed());
@@ -358,7 +356,7 @@ TEST_F(CustomCpu, AMissingHostCompilerSaysWhichBackendAndWhatToInstall) {
   EngineOptions o = options_with_cache(cache.path);
   o.host_compiler = "/nonexistent/bin/c++";
   Engine no_cxx(o);
-  CompileResult c = no_cxx.compile(kLectureGray1D, kGray, Target::Cpu);
+  CompileResult c = no_cxx.compile(kLectureGray1D, gray_forms(), Target::Cpu);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status.code, "no_host_compiler");
   EXPECT_NE(c.status.message.find("the CPU simulator cannot compile"), std::string::npos);
@@ -371,29 +369,29 @@ TEST_F(CustomCpu, AMissingHostCompilerSaysWhichBackendAndWhatToInstall) {
   // The same through the environment, as a user without g++ would see it.
   setenv("BLOCKSCOPE_CXX", "/nonexistent/g++", 1);
   Engine env_engine(options_with_cache(cache.path));
-  CompileResult e = env_engine.compile(kLectureGray1D, kGray, Target::Cpu);
+  CompileResult e = env_engine.compile(kLectureGray1D, gray_forms(), Target::Cpu);
   unsetenv("BLOCKSCOPE_CXX");
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.status.message.find("BLOCKSCOPE_CXX"), std::string::npos);
 }
 
 TEST_F(CustomCpu, TheCacheAvoidsRecompilingAnUnchangedKernel) {
-  CompileResult a = engine.compile(kLectureGray1D, kGray, Target::Cpu);
+  CompileResult a = engine.compile(kLectureGray1D, gray_forms(), Target::Cpu);
   ASSERT_TRUE(a.ok());
   EXPECT_FALSE(a.kernel->info().cache_hit);
-  CompileResult b = engine.compile(kLectureGray1D, kGray, Target::Cpu);
+  CompileResult b = engine.compile(kLectureGray1D, gray_forms(), Target::Cpu);
   ASSERT_TRUE(b.ok());
   EXPECT_TRUE(b.kernel->info().cache_hit);
   EXPECT_LT(b.kernel->info().compile_ms, a.kernel->info().compile_ms);
   std::printf("[ timing ] CPU compile: cold %.0f ms, cached %.1f ms\n", a.kernel->info().compile_ms,
               b.kernel->info().compile_ms);
-  CompileResult c = engine.compile(std::string(kLectureGray1D) + "// edited\n", kGray, Target::Cpu);
+  CompileResult c = engine.compile(std::string(kLectureGray1D) + "// edited\n", gray_forms(), Target::Cpu);
   ASSERT_TRUE(c.ok());
   EXPECT_FALSE(c.kernel->info().cache_hit);
   // Warnings survive a cache hit (they come from the stored log).
   const std::string warn = "__global__ void k(unsigned char* x, unsigned char* out, int n) { int unused_q; }\n";
-  CompileResult w1 = engine.compile(warn, kGray, Target::Cpu);
-  CompileResult w2 = engine.compile(warn, kGray, Target::Cpu);
+  CompileResult w1 = engine.compile(warn, gray_forms(), Target::Cpu);
+  CompileResult w2 = engine.compile(warn, gray_forms(), Target::Cpu);
   ASSERT_TRUE(w1.ok() && w2.ok());
   auto warnings = [](const CompileResult& r) {
     int n = 0;
@@ -405,10 +403,10 @@ TEST_F(CustomCpu, TheCacheAvoidsRecompilingAnUnchangedKernel) {
 }
 
 TEST_F(CustomCpu, AFixedGridRunsAGridStrideLoop) {
-  auto k = compile(std::string(find_template("gray_grid_stride")->source()), kGray);
+  auto k = compile(template_source("gray_grid_stride"), gray_forms());
   ASSERT_TRUE(k);
   const PlanarImage img = random_image(101, 77, fresh_seed());
-  auto problem = Problem::gray(img.planar, img.w, img.h);
+  auto problem = gray_problem(img);
   RunRequest req;
   req.block = {64, 1, 1};
   req.grid = GridRule::fixed_grid({5, 1, 1});
@@ -421,7 +419,7 @@ TEST_F(CustomCpu, AFixedGridRunsAGridStrideLoop) {
 
   // The lecture's 1D kernel on the same too-small grid leaves pixels unwritten: the check fails
   // and names them as written by nobody.
-  auto lecture = compile(kLectureGray1D, kGray);
+  auto lecture = compile(kLectureGray1D, gray_forms());
   RunOutcome partial = lecture->run(*problem, req);
   ASSERT_TRUE(partial.record.ok());
   EXPECT_TRUE(partial.record.check.failed());
@@ -432,19 +430,108 @@ TEST_F(CustomCpu, AFixedGridRunsAGridStrideLoop) {
 }
 
 TEST_F(CustomCpu, RefusedLaunchesAndWrongLabsAreStatusesNotCrashes) {
-  auto k = compile(kLectureGray1D, kGray);
+  auto k = compile(kLectureGray1D, gray_forms());
   const PlanarImage img = random_image(16, 16, 4);
-  auto problem = Problem::gray(img.planar, img.w, img.h);
+  auto problem = gray_problem(img);
   RunRequest req;
   req.block = {512, 4, 1};
   RunOutcome r = k->run(*problem, req);
   EXPECT_FALSE(r.record.ok());
   EXPECT_NE(r.record.status.message.find("at most 1024"), std::string::npos) << r.record.status.message;
   const auto m = random_matrix(4, 4, 1);
-  auto mm = Problem::matmul(m, m, 4, 4, 4);
+  auto mm = matmul_problem(m, m, 4, 4, 4);
   RunOutcome wrong_lab = k->run(*mm, RunRequest{});
   EXPECT_FALSE(wrong_lab.record.ok());
-  EXPECT_NE(wrong_lab.record.status.message.find("gray lab"), std::string::npos);
+  EXPECT_NE(wrong_lab.record.status.message.find("takes form gray_1d, the problem is packed for matmul"),
+            std::string::npos)
+      << wrong_lab.record.status.message;
+  auto g2 = gray_problem(img, "gray_2d");
+  RunOutcome wrong_form = k->run(*g2, RunRequest{});
+  EXPECT_FALSE(wrong_form.record.ok());
+}
+
+// The schedule (and the owners) come from one more launch, after the timed ones and untimed: a
+// timed launch does the kernel's work and nothing else (before, the CPU runner recorded the
+// schedule during its last timed repeat). Counted by the kernel itself: thread 0 adds one to
+// x[0] each launch (its runner's private copy of the input, kept between launches) and writes it
+// to out[0].
+TEST_F(CustomCpu, TheScheduleAndTheOwnersComeFromOneMoreUntimedLaunch) {
+  const std::string src = R"(__global__ void count(unsigned char* x, unsigned char* out, int n) {
+    int i = blockIdx.x*blockDim.x + threadIdx.x;
+    if (i == 0) { x[0] = x[0] + 1; out[0] = x[0]; }
+    else if (i < n) out[i] = x[i];
+}
+)";
+  const PlanarImage img = random_image(37, 23, fresh_seed());
+  auto problem = gray_problem(img);
+  auto k = compile(src, gray_forms());
+  ASSERT_TRUE(k);
+  unsigned launches = 0;  // so far, in this runner
+  auto run = [&](bool trace, bool owners, int repeats, int warmup) {
+    RunRequest req;
+    req.block = {64, 1, 1};
+    req.timing = TimingPolicy::fixed(repeats, warmup);
+    req.trace = trace;
+    req.record_owners = owners;
+    req.verify = false;
+    RunOutcome r = k->run(*problem, req);
+    EXPECT_TRUE(r.record.ok()) << r.record.status.describe();
+    EXPECT_FALSE(r.runner_restarted && launches > 0);
+    EXPECT_EQ(r.record.timing.repeats(), repeats);
+    EXPECT_EQ(r.record.timing.warmup, warmup);
+    return r;
+  };
+  RunOutcome plain = run(false, false, 4, 2);
+  launches += 6;
+  EXPECT_EQ(plain.output[0], static_cast<std::uint8_t>(img.planar[0] + launches));
+  EXPECT_TRUE(plain.record.schedule.empty());
+  EXPECT_FALSE(plain.record.owners);
+
+  RunOutcome traced = run(true, false, 4, 2);
+  launches += 6 + 1;  // the timed ones, then the traced one
+  EXPECT_EQ(traced.output[0], static_cast<std::uint8_t>(img.planar[0] + launches));
+  EXPECT_EQ(traced.record.schedule.size(), static_cast<std::size_t>((37 * 23 + 63) / 64));
+  EXPECT_TRUE(traced.record.schedule_simulated);
+
+  RunOutcome owned = run(false, true, 3, 0);
+  launches += 3 + 1;  // the owners come from the untimed launch too
+  EXPECT_EQ(owned.output[0], static_cast<std::uint8_t>(img.planar[0] + launches));
+  ASSERT_TRUE(owned.record.owners);
+  EXPECT_EQ(owned.record.owners->thread[5], 5u);
+  EXPECT_TRUE(owned.record.schedule.empty());
+
+  // A replay for owners only (the GPU lab's who-stores-what): the observing launch alone.
+  RunRequest replay;
+  replay.block = {64, 1, 1};
+  replay.timed = false;
+  replay.verify = false;
+  RunOutcome r = k->run(*problem, replay);
+  ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
+  launches += 1;
+  EXPECT_EQ(r.output[0], static_cast<std::uint8_t>(img.planar[0] + launches));
+  EXPECT_EQ(r.record.timing.repeats(), 0);
+  ASSERT_TRUE(r.record.owners);
+  EXPECT_EQ(r.record.owners->thread[7], 7u);
+}
+
+// A runner that speaks another protocol version (a stale blockscope-kernel-runner left next to a
+// newer blockscope) is refused with both versions named, and nothing runs on it.
+TEST_F(CustomCpu, AStaleRunnerIsRefusedNamingBothProtocolVersions) {
+  EngineOptions o = options_with_cache(cache.path);
+  o.runner = BS_STALE_RUNNER_PATH;
+  o.keep_spare_runners = false;
+  Engine stale(o);
+  CompileResult c = stale.compile(kLectureGray1D, gray_forms(), Target::Cpu);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status.code, "protocol_version");
+  EXPECT_NE(c.status.message.find("speaks protocol version 1"), std::string::npos) << c.status.message;
+  EXPECT_NE(c.status.message.find("this blockscope speaks version " + std::to_string(wire::kProtocolVersion)),
+            std::string::npos)
+      << c.status.message;
+  EXPECT_NE(c.status.message.find("stale-kernel-runner"), std::string::npos) << c.status.message;
+  EXPECT_NE(c.status.hint.find("stale"), std::string::npos) << c.status.hint;
+  // The runner built with this blockscope is accepted.
+  EXPECT_TRUE(engine.compile(kLectureGray1D, gray_forms(), Target::Cpu).ok());
 }
 
 TEST(CustomCompilers, CpuIsAvailableHereAndTheGpuAnswerIsClear) {
@@ -456,7 +543,7 @@ TEST(CustomCompilers, CpuIsAvailableHereAndTheGpuAnswerIsClear) {
   EXPECT_FALSE(cs[0].compiler.empty());
   if (!cs[1].available) {
     EXPECT_NE(cs[1].message.find("GPU"), std::string::npos) << cs[1].message;
-    CompileResult c = engine.compile(kLectureGray1D, kGray, Target::Gpu);
+    CompileResult c = engine.compile(kLectureGray1D, gray_forms(), Target::Gpu);
     EXPECT_FALSE(c.ok());
     EXPECT_FALSE(c.status.message.empty());
     std::printf("[ info ] GPU backend here: %s\n", cs[1].message.c_str());

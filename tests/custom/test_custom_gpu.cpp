@@ -8,17 +8,19 @@
 #include <cstdio>
 
 #include "custom_test_support.hpp"
+#include "device/cuda_device.hpp"
+#include "lab/sweep.hpp"
+#include "labs/custom/user_kernel_lab.hpp"
+#include "labs/grayscale/gray_lab.hpp"
 #include "labs/custom/codegen.hpp"
+#include "labs/custom/runner/nvrtc_target.hpp"
 #include "labs/custom/source_parse.hpp"
-#include "labs/custom/templates.hpp"
 
 namespace bs::custom {
 namespace {
 
 using namespace test;
 
-const std::vector<Form> kGray(lab_forms("gray").begin(), lab_forms("gray").end());
-const std::vector<Form> kMatmul(lab_forms("matmul").begin(), lab_forms("matmul").end());
 
 std::string why_no_gpu() {
   int count = 0;
@@ -41,7 +43,7 @@ class CustomGpu : public ::testing::Test {
   TempDir cache;
   Engine engine{options_with_cache(cache.path)};
 
-  std::shared_ptr<CustomKernel> compile(const std::string& src, const std::vector<Form>& forms) {
+  std::shared_ptr<CustomKernel> compile(const std::string& src, std::span<const lab::UserForm> forms) {
     CompileResult c = engine.compile(src, forms, Target::Gpu);
     EXPECT_TRUE(c.ok()) << diagnostics_text(c);
     return c.kernel;
@@ -59,13 +61,13 @@ void print_info(const char* what, const CompiledInfo& i) {
 TEST_F(CustomGpu, EditToResultOfTheLecturesGray1DOnTheSampleUnderASecond) {
   const PlanarImage img = sample_image();
   ASSERT_GT(img.w, 0);
-  auto problem = Problem::gray(img.planar, img.w, img.h);
+  auto problem = gray_problem(img);
   ASSERT_TRUE(problem.ok());
   const auto ref = gray_in_double(img);
 
   // Cold: the first compile starts a runner (CUDA context, NVRTC) and waits for it.
   auto t0 = std::chrono::steady_clock::now();
-  CompileResult cold = engine.compile(kLectureGray1D, kGray, Target::Gpu);
+  CompileResult cold = engine.compile(kLectureGray1D, gray_forms(), Target::Gpu);
   ASSERT_TRUE(cold.ok()) << diagnostics_text(cold);
   RunRequest req;
   req.block = {256, 1, 1};
@@ -80,7 +82,7 @@ TEST_F(CustomGpu, EditToResultOfTheLecturesGray1DOnTheSampleUnderASecond) {
   for (int edit = 0; edit < 3; ++edit) {
     const std::string src = std::string(kLectureGray1D) + "// edit " + std::to_string(edit) + "\n";
     t0 = std::chrono::steady_clock::now();
-    CompileResult c = engine.compile(src, kGray, Target::Gpu);
+    CompileResult c = engine.compile(src, gray_forms(), Target::Gpu);
     ASSERT_TRUE(c.ok()) << diagnostics_text(c);
     const double compiled_ms = ms_since(t0);
     RunOutcome r = c.kernel->run(*problem, req);
@@ -101,13 +103,13 @@ TEST_F(CustomGpu, EditToResultOfTheLecturesGray1DOnTheSampleUnderASecond) {
 TEST_F(CustomGpu, LectureKernelsAndTheTiledMatmulMatchTheirReferences) {
   const std::uint32_t seed = fresh_seed();
   const PlanarImage img = random_image(517, 301, seed);
-  auto gp = Problem::gray(img.planar, img.w, img.h);
   const auto gref = gray_in_double(img);
   for (const char* src : {kLectureGray1D, kLectureGray2D}) {
-    auto k = compile(src, kGray);
+    auto k = compile(src, gray_forms());
     ASSERT_TRUE(k);
+    auto gp = gray_problem(img, k->info().form.id);
     RunRequest req;
-    req.block = k->info().form == Form::Gray1D ? Dim3{256, 1, 1} : Dim3{32, 8, 1};
+    req.block = k->info().form.id == "gray_1d" ? Dim3{256, 1, 1} : Dim3{32, 8, 1};
     req.timing = TimingPolicy::fixed(5, 2);
     RunOutcome r = k->run(*gp, req);
     ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
@@ -115,14 +117,14 @@ TEST_F(CustomGpu, LectureKernelsAndTheTiledMatmulMatchTheirReferences) {
     for (std::size_t i = 0; i < gref.size(); ++i) ASSERT_LE(std::abs(int(r.output[i]) - int(gref[i])), 1);
     EXPECT_EQ(r.record.timing.repeats(), 5);
     EXPECT_EQ(r.record.timing.clock, "CUDA events");
-    print_info(to_string(k->info().form), k->info());
+    print_info(k->info().form.id.c_str(), k->info());
   }
   const int h = 300, w = 257, kk = 129;
   const auto m = random_matrix(h, kk, seed), n = random_matrix(kk, w, seed + 1);
-  auto mp = Problem::matmul(m, n, h, w, kk);
+  auto mp = matmul_problem(m, n, h, w, kk);
   const auto want = product_in_double(m, n, h, w, kk);
-  for (const std::string src : {std::string(kLectureMatmul), std::string(find_template("matmul_tiled")->source())}) {
-    auto k = compile(src, kMatmul);
+  for (const std::string src : {std::string(kLectureMatmul), template_source("matmul_tiled")}) {
+    auto k = compile(src, matmul_forms());
     ASSERT_TRUE(k);
     RunRequest req;
     req.block = {16, 16, 1};
@@ -140,8 +142,8 @@ TEST_F(CustomGpu, LectureKernelsAndTheTiledMatmulMatchTheirReferences) {
 
 TEST_F(CustomGpu, TheTracedEntryGivesOneRecordPerBlock) {
   const PlanarImage img = random_image(300, 200, fresh_seed());
-  auto p = Problem::gray(img.planar, img.w, img.h);
-  auto k = compile(kLectureGray2D, kGray);
+  auto p = gray_problem(img, "gray_2d");
+  auto k = compile(kLectureGray2D, gray_forms());
   ASSERT_TRUE(k);
   RunRequest req;
   req.block = {16, 16, 1};
@@ -174,10 +176,10 @@ TEST_F(CustomGpu, AFaultIsReportedAndTheParentsContextStaysUsable) {
     if (i < n) out[i + (1LL << 40)] = x[i];
 }
 )";
-  auto k = compile(src, kGray);
+  auto k = compile(src, gray_forms());
   ASSERT_TRUE(k);
   const PlanarImage img = random_image(128, 64, 5);
-  auto p = Problem::gray(img.planar, img.w, img.h);
+  auto p = gray_problem(img);
   RunOutcome r = k->run(*p, RunRequest{});
   ASSERT_FALSE(r.record.ok());
   std::printf("[ fault ] %s\n", r.record.status.describe().c_str());
@@ -190,7 +192,7 @@ TEST_F(CustomGpu, AFaultIsReportedAndTheParentsContextStaysUsable) {
   cudaFree(mine);
 
   // The same kernel object recovers (a fresh runner) and a correct kernel runs right.
-  auto good = compile(kLectureGray1D, kGray);
+  auto good = compile(kLectureGray1D, gray_forms());
   RunOutcome ok = good->run(*p, RunRequest{});
   ASSERT_TRUE(ok.record.ok()) << ok.record.status.describe();
   EXPECT_TRUE(ok.record.check.passed());
@@ -207,11 +209,11 @@ TEST_F(CustomGpu, AnEndlessLoopIsStoppedAtTheTimeLimit) {
     if (i < n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];
 }
 )";
-  auto k = compile(src, kGray);
+  auto k = compile(src, gray_forms());
   ASSERT_TRUE(k);
   const PlanarImage big = random_image(64, 64, 1), small = random_image(20, 10, 2);
-  auto pbig = Problem::gray(big.planar, big.w, big.h);
-  auto psmall = Problem::gray(small.planar, small.w, small.h);
+  auto pbig = gray_problem(big);
+  auto psmall = gray_problem(small);
   RunRequest req;
   req.time_limit_s = 1.0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -235,7 +237,7 @@ TEST_F(CustomGpu, SyntaxErrorsComeBackAtTheirLineAndColumn) {
       "    int i = blockIdx.x*blockDim.x + threadIdx.x;\n"
       "    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n] + undeclared_thing;\n"
       "}\n";
-  CompileResult c = engine.compile(src, kGray, Target::Gpu);
+  CompileResult c = engine.compile(src, gray_forms(), Target::Gpu);
   ASSERT_FALSE(c.ok());
   ASSERT_FALSE(c.diagnostics.empty());
   const Diagnostic& d = c.diagnostics[0];
@@ -245,32 +247,208 @@ TEST_F(CustomGpu, SyntaxErrorsComeBackAtTheirLineAndColumn) {
   EXPECT_EQ(d.origin, "NVRTC");
 }
 
-// Needs NVRTC only, no device: every template's generated unit compiles for sm_90 without
-// warnings from blockscope's own code, and both entries are in the cubin.
-TEST(CustomNvrtc, EveryTemplatesUnitCompilesForHopper) {
-  for (const KernelTemplate& t : kernel_templates()) {
-    const std::vector<Form> forms(lab_forms(form_spec(t.form).lab).begin(),
-                                  lab_forms(form_spec(t.form).lab).end());
-    const auto parsed = parse_kernel_source(t.source(), forms);
-    ASSERT_TRUE(parsed.ok()) << t.id;
-    const GeneratedUnit unit = make_gpu_unit(t.source(), *parsed.kernel);
-    nvrtcProgram prog;
-    ASSERT_EQ(nvrtcCreateProgram(&prog, unit.text.c_str(), "blockscope-kernel.cu", 0, nullptr, nullptr),
-              NVRTC_SUCCESS);
-    const char* opts[] = {"--gpu-architecture=sm_90", "--device-as-default-execution-space",
-                          "--std=c++17", "--generate-line-info"};
-    const nvrtcResult r = nvrtcCompileProgram(prog, 4, opts);
-    std::size_t n = 0;
-    nvrtcGetProgramLogSize(prog, &n);
-    std::string log(n, '\0');
-    nvrtcGetProgramLog(prog, log.data());
-    EXPECT_EQ(r, NVRTC_SUCCESS) << t.id << ":\n" << log;
-    EXPECT_EQ(log.find("warning"), std::string::npos) << t.id << ":\n" << log;
-    std::size_t cubin = 0;
-    nvrtcGetCUBINSize(prog, &cubin);
-    EXPECT_GT(cubin, 0u) << t.id;
-    nvrtcDestroyProgram(&prog);
+// The grayscale lab on the CUDA device, with user kernels (as the app's catalog makes it).
+std::unique_ptr<lab::Lab> cuda_gray_lab(std::shared_ptr<UserKernelBook> book, int w, int h, std::uint32_t seed) {
+  auto limits = cuda_device_limits(0);
+  if (!limits) return nullptr;
+  lab::Backend b;
+  b.kind = BackendKind::Cuda;
+  b.cuda_device = 0;
+  b.limits = limits.value();
+  b.label = "CUDA device 0";
+  auto g = gray::GrayLab::create(b);
+  if (!g) return nullptr;
+  std::mt19937 rng(seed);
+  std::vector<std::uint8_t> rgba(static_cast<std::size_t>(w) * h * 4);
+  for (auto& v : rgba) v = static_cast<std::uint8_t>(rng());
+  if (!(*g)->set_image(rgba.data(), w, h, "random")) return nullptr;
+  return with_user_kernels(std::move(g.value()), std::move(book));
+}
+
+// The editor's Compile on the GPU, then installed (whatever its first launch did).
+TrialResult compile_install(lab::Lab& lab, const std::string& source) {
+  auto* user = lab::layer<UserKernelLab>(lab);
+  TrialRequest req;
+  req.source = source;
+  req.forms = user->spec().forms();
+  req.target = Target::Gpu;
+  if (const lab::UserForm* f = user->form_of(source))
+    if (auto p = user->user_problem(*f)) req.problem = *p;
+  TrialResult t = compile_and_try(user->book().engine(), req);
+  if (t.compile.ok()) user->book().install(t.kernel, t.compile.kernel);
+  return t;
+}
+
+class UserLabGpu : public ::testing::Test {
+ protected:
+  void SetUp() override { BS_SKIP_WITHOUT_GPU(); }
+  TempDir cache;
+  std::shared_ptr<Engine> engine = std::make_shared<Engine>(options_with_cache(cache.path));
+  std::shared_ptr<UserKernelBook> book = std::make_shared<UserKernelBook>(engine, nullptr);
+};
+
+// One measurement path on the GPU: a user kernel's repeats follow the confidence target as the
+// built-in rung's beside it do (CUDA events, launch by launch, in the runner; the loop is the
+// parent's lab::measure).
+TEST_F(UserLabGpu, TheRepeatsFollowTheConfidenceTargetAsTheBuiltInRungsDo) {
+  auto lab = cuda_gray_lab(book, 2039, 1021, fresh_seed());
+  ASSERT_TRUE(lab);
+  ASSERT_TRUE(compile_install(*lab, kLectureGray1D).runs());
+  for (const char* kernel : {"gray_1d_flat", "custom:rgb_to_grayscale_kernel"}) {
+    lab::RunOptions o;
+    o.timing = TimingPolicy::until_stable(1e-12, 60000, 5, 40, 2);  // met by no timing: 40
+    LaunchRecord tight = lab->run(kernel, {Dim3{256, 1, 1}}, o);
+    o.timing = TimingPolicy::until_stable(1e9, 60000, 5, 40, 2);  // met by any: 5
+    LaunchRecord loose = lab->run(kernel, {Dim3{256, 1, 1}}, o);
+    ASSERT_TRUE(tight.ok() && loose.ok()) << kernel << ": " << tight.status.describe() << loose.status.describe();
+    EXPECT_TRUE(tight.check.passed() && loose.check.passed()) << kernel;
+    EXPECT_EQ(tight.timing.repeats(), 40) << kernel;
+    EXPECT_EQ(loose.timing.repeats(), 5) << kernel;
+    EXPECT_EQ(tight.timing.warmup, 2) << kernel;
+    EXPECT_EQ(tight.timing.clock, "CUDA events") << kernel;
+    std::printf("[ timing ] %s: median %.4f ms, +-%.2f%% after %d repeats (target none), %d repeats (target any)\n",
+                kernel, tight.timing.median_ms, 100 * tight.timing.relative_ci(), tight.timing.repeats(),
+                loose.timing.repeats());
   }
+}
+
+// A flush that cannot happen is an error, never a record claiming a cold L2: with the device's
+// memory taken (by this process), the runner cannot allocate its flush buffer (2 x L2) and the
+// run fails saying so; with the memory back, the same run flushes and says so.
+TEST_F(UserLabGpu, AnL2FlushThatCannotHappenFailsTheRunInsteadOfBeingClaimed) {
+  const PlanarImage img = random_image(1031, 517, fresh_seed());
+  auto p = gray_problem(img);
+  CompileResult c = engine->compile(kLectureGray1D, gray_forms(), Target::Gpu);
+  ASSERT_TRUE(c.ok()) << diagnostics_text(c);
+  RunRequest req;
+  req.block = {256, 1, 1};
+  ASSERT_TRUE(c.kernel->run(*p, req).record.ok());  // the runner holds the problem now
+  // Take the device's free memory, in shrinking pieces, down to less than the flush buffer.
+  std::vector<void*> hog;
+  for (std::size_t piece = std::size_t(1) << 30; piece >= (std::size_t(1) << 20); piece /= 2)
+    for (void* q = nullptr; cudaMalloc(&q, piece) == cudaSuccess; q = nullptr) hog.push_back(q);
+  cudaGetLastError();
+  std::size_t free_b = 0, total_b = 0;
+  cudaMemGetInfo(&free_b, &total_b);
+  std::printf("[ memory ] %zu allocations hold the device; %zu MiB left free\n", hog.size(), free_b >> 20);
+  req.timing = TimingPolicy::fixed(3, 1);
+  req.timing.flush_l2 = true;
+  RunOutcome starved = c.kernel->run(*p, req);
+  for (void* q : hog) cudaFree(q);
+  std::printf("[ flush ] with the memory taken: %s\n", starved.record.status.describe().c_str());
+  EXPECT_FALSE(starved.record.ok() && starved.record.timing.l2_flushed)
+      << "a flush that could not happen was claimed";
+  ASSERT_FALSE(starved.record.ok());
+  EXPECT_EQ(starved.record.status.code, "l2_flush");
+  EXPECT_NE(starved.record.status.message.find("could not be flushed"), std::string::npos);
+  RunOutcome fed = c.kernel->run(*p, req);
+  ASSERT_TRUE(fed.record.ok()) << fed.record.status.describe();
+  EXPECT_TRUE(fed.record.timing.l2_flushed);
+  EXPECT_EQ(fed.record.timing.repeats(), 3);
+  EXPECT_TRUE(fed.record.check.passed());
+}
+
+// A user kernel's GPU fault is typed as its runner's (sticky, FaultOwner::Child, CUDA's own
+// error name, no prefix): a sweep over it fails that point and goes on, and the app's own
+// context runs the built-in kernels afterwards.
+TEST_F(UserLabGpu, AFaultIsTheChildsAndTheSweepGoesOnWithTheAppsContextIntact) {
+  auto lab = cuda_gray_lab(book, 257, 129, fresh_seed());
+  ASSERT_TRUE(lab);
+  const std::string faulting = R"(__global__ void wild(unsigned char* x, unsigned char* out, int n) {
+    int i = blockIdx.x*blockDim.x + threadIdx.x;
+    if (i < n) out[i + (1LL << 40)] = x[i];
+}
+)";
+  ASSERT_TRUE(compile_install(*lab, faulting).compile.ok());
+  ASSERT_TRUE(compile_install(*lab, kLectureGray1D).runs());
+  lab::SweepSpec spec;
+  spec.kernels = {"custom:wild", "custom:rgb_to_grayscale_kernel", "gray_1d_flat"};
+  spec.blocks = {Dim3{128, 1, 1}, Dim3{256, 1, 1}};
+  spec.timing = TimingPolicy::fixed(3, 1);
+  spec.measure_clock = false;
+  const lab::SweepResult r = lab::run_sweep(*lab, spec);
+  EXPECT_TRUE(r.fault.ok()) << r.fault.describe();
+  EXPECT_TRUE(r.complete);
+  ASSERT_EQ(r.records.size(), 6u);
+  for (const LaunchRecord& rec : r.records) {
+    if (rec.kernel == "custom:wild") {
+      ASSERT_FALSE(rec.ok());
+      std::printf("[ fault ] %s\n", rec.status.describe().c_str());
+      EXPECT_TRUE(rec.status.sticky);
+      EXPECT_EQ(rec.status.owner, FaultOwner::Child);
+      EXPECT_FALSE(rec.status.sticky_app_fault());
+      EXPECT_TRUE(rec.status.code == "cudaErrorIllegalAddress" || rec.status.code == "cudaErrorLaunchFailure")
+          << rec.status.code;
+    } else {
+      EXPECT_TRUE(rec.ok() && rec.check.passed()) << rec.kernel << ": " << rec.status.describe();
+    }
+  }
+}
+
+// NVRTC with `option` on a generated unit: its log, and whether it compiled to a cubin.
+struct NvrtcRun {
+  bool ok = false;
+  std::string log;
+};
+NvrtcRun nvrtc_compile(const std::string& unit, const std::string& option) {
+  NvrtcRun out;
+  nvrtcProgram prog;
+  if (nvrtcCreateProgram(&prog, unit.c_str(), "blockscope-kernel.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return out;
+  const char* opts[] = {option.c_str(), "--device-as-default-execution-space", "--std=c++17", "--generate-line-info"};
+  const nvrtcResult r = nvrtcCompileProgram(prog, 4, opts);
+  std::size_t n = 0;
+  nvrtcGetProgramLogSize(prog, &n);
+  out.log.assign(n, '\0');
+  nvrtcGetProgramLog(prog, out.log.data());
+  std::size_t cubin = 0;
+  nvrtcGetCUBINSize(prog, &cubin);
+  out.ok = r == NVRTC_SUCCESS && cubin > 0;
+  nvrtcDestroyProgram(&prog);
+  return out;
+}
+
+std::vector<int> nvrtc_archs() {
+  int n = 0;
+  nvrtcGetNumSupportedArchs(&n);
+  std::vector<int> a(static_cast<std::size_t>(n));
+  if (n > 0) nvrtcGetSupportedArchs(a.data());
+  return a;
+}
+
+// Needs NVRTC only, no device: every lab's templates' generated units compile for Hopper exactly
+// as the runner compiles them (sm_90a) without warnings from blockscope's own code.
+TEST(CustomNvrtc, EveryLabsTemplatesCompileForHopperAsTheRunnerDoes) {
+  const NvrtcTarget target = nvrtc_target(90, nvrtc_archs());
+  ASSERT_TRUE(target.ok);
+  EXPECT_EQ(target.option, "--gpu-architecture=sm_90a");
+  for (const lab::UserKernelSpec* spec : {&gray::user_kernel_spec(), &matmul::user_kernel_spec()})
+    for (const lab::UserTemplate& t : spec->templates()) {
+      const auto parsed = parse_kernel_source(t.source, spec->forms());
+      ASSERT_TRUE(parsed.ok()) << t.id;
+      const NvrtcRun r = nvrtc_compile(make_gpu_unit(t.source, *parsed.kernel).text, target.option);
+      EXPECT_TRUE(r.ok) << t.id << ":\n" << r.log;
+      EXPECT_EQ(r.log.find("warning"), std::string::npos) << t.id << ":\n" << r.log;
+    }
+}
+
+// What sm_90a is for: Hopper's arch-specific instructions (wgmma, setmaxnreg) compile in a user's
+// kernel for the target the runner picks, and do not for plain sm_90 (why the suffix matters).
+TEST(CustomNvrtc, HoppersArchSpecificInstructionsCompileForTheRunnersTarget) {
+  const std::string src = R"(__global__ void k(unsigned char* x, unsigned char* out, int n) {
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+    int i = blockIdx.x*blockDim.x + threadIdx.x;
+    if (i < n) out[i] = x[i];
+}
+)";
+  const auto parsed = parse_kernel_source(src, gray_forms());
+  ASSERT_TRUE(parsed.ok());
+  const std::string unit = make_gpu_unit(src, *parsed.kernel).text;
+  const NvrtcTarget target = nvrtc_target(90, nvrtc_archs());
+  const NvrtcRun a = nvrtc_compile(unit, target.option);
+  EXPECT_TRUE(a.ok) << target.option << ":\n" << a.log;
+  const NvrtcRun plain = nvrtc_compile(unit, "--gpu-architecture=sm_90");
+  EXPECT_FALSE(plain.ok) << "sm_90 accepted Hopper's arch-specific instructions: the test proves nothing";
 }
 
 TEST(CustomGpuMissing, MissingNvrtcSaysWhatToInstallAndTheCpuPathStillWorks) {
@@ -278,7 +456,7 @@ TEST(CustomGpuMissing, MissingNvrtcSaysWhatToInstallAndTheCpuPathStillWorks) {
   setenv("BLOCKSCOPE_NVRTC", "/nonexistent/libnvrtc.so", 1);
   TempDir cache;
   Engine engine(options_with_cache(cache.path));
-  CompileResult c = engine.compile(kLectureGray1D, kGray, Target::Gpu);
+  CompileResult c = engine.compile(kLectureGray1D, gray_forms(), Target::Gpu);
   const auto cs = engine.available_compilers();
   unsetenv("BLOCKSCOPE_NVRTC");
   ASSERT_FALSE(c.ok());
@@ -288,7 +466,7 @@ TEST(CustomGpuMissing, MissingNvrtcSaysWhatToInstallAndTheCpuPathStillWorks) {
   EXPECT_NE(c.status.message.find("install"), std::string::npos) << c.status.message;
   EXPECT_FALSE(cs[1].available);
   EXPECT_TRUE(cs[0].available);
-  CompileResult cpu = engine.compile(kLectureGray1D, kGray, Target::Cpu);
+  CompileResult cpu = engine.compile(kLectureGray1D, gray_forms(), Target::Cpu);
   EXPECT_TRUE(cpu.ok()) << diagnostics_text(cpu);
 }
 

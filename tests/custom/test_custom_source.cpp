@@ -10,21 +10,19 @@
 #include "custom_test_support.hpp"
 #include "labs/custom/codegen.hpp"
 #include "labs/custom/diagnostics.hpp"
-#include "labs/custom/forms.hpp"
+#include "labs/custom/runner/nvrtc_target.hpp"
 #include "labs/custom/source_parse.hpp"
-#include "labs/custom/templates.hpp"
 
 namespace bs::custom {
 namespace {
 
-const std::vector<Form> kGray(lab_forms("gray").begin(), lab_forms("gray").end());
-const std::vector<Form> kMatmul(lab_forms("matmul").begin(), lab_forms("matmul").end());
+using namespace test;
 
 TEST(CustomParse, LectureGray1DMatchesWithItsNameAndForm) {
-  const auto r = parse_kernel_source(find_template("gray_1d")->source(), kGray);
+  const auto r = parse_kernel_source(template_source("gray_1d"), gray_forms());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.kernel->name, "rgb_to_grayscale_kernel");
-  EXPECT_EQ(r.kernel->form, Form::Gray1D);
+  EXPECT_EQ(r.kernel->form.id, "gray_1d");
   EXPECT_EQ(r.kernel->pos.line, 4);
   EXPECT_FALSE(r.kernel->uses_barriers);
   ASSERT_EQ(r.kernel->params.size(), 3u);
@@ -35,13 +33,13 @@ TEST(CustomParse, LectureGray1DMatchesWithItsNameAndForm) {
 }
 
 TEST(CustomParse, Lecture2DAndMatmulAndTiledMatch) {
-  auto g2 = parse_kernel_source(find_template("gray_2d")->source(), kGray);
+  auto g2 = parse_kernel_source(template_source("gray_2d"), gray_forms());
   ASSERT_TRUE(g2.ok());
-  EXPECT_EQ(g2.kernel->form, Form::Gray2D);
-  auto mm = parse_kernel_source(find_template("matmul_naive")->source(), kMatmul);
+  EXPECT_EQ(g2.kernel->form.id, "gray_2d");
+  auto mm = parse_kernel_source(template_source("matmul_naive"), matmul_forms());
   ASSERT_TRUE(mm.ok());
   EXPECT_EQ(mm.kernel->name, "matmul_k");
-  auto tiled = parse_kernel_source(find_template("matmul_tiled")->source(), kMatmul);
+  auto tiled = parse_kernel_source(template_source("matmul_tiled"), matmul_forms());
   ASSERT_TRUE(tiled.ok());
   EXPECT_TRUE(tiled.kernel->uses_barriers);
   EXPECT_TRUE(tiled.kernel->uses_shared);
@@ -53,7 +51,7 @@ TEST(CustomParse, QualifiersCommentsAndSpacingAreIgnored) {
       "/* __global__ void fake2(float* a) */\n"
       "__global__ void __launch_bounds__(256) k(const float * __restrict__ a,\n"
       "    const float* __restrict__ b, float *out, int h, unsigned w, int k) { }\n";
-  const auto r = parse_kernel_source(src, kMatmul);
+  const auto r = parse_kernel_source(src, matmul_forms());
   ASSERT_TRUE(r.ok()) << (r.diagnostics.empty() ? "" : r.diagnostics[0].message);
   EXPECT_EQ(r.kernel->name, "k");
   EXPECT_EQ(r.kernel->pos.line, 3);
@@ -66,7 +64,7 @@ TEST(CustomParse, WrongSignatureSaysWhichParameterAndWhatIsAccepted) {
   const std::string src =
       "#include <whatever>\n"
       "__global__ void matmul_k(float* m, float* n, float* out, int h, int w, float k) {}\n";
-  const auto r = parse_kernel_source(src, kMatmul);
+  const auto r = parse_kernel_source(src, matmul_forms());
   ASSERT_FALSE(r.ok());
   ASSERT_EQ(r.diagnostics.size(), 1u);
   const Diagnostic& d = r.diagnostics[0];
@@ -80,12 +78,12 @@ TEST(CustomParse, WrongSignatureSaysWhichParameterAndWhatIsAccepted) {
 
 TEST(CustomParse, ConstOutputTemplateAndDynamicSharedAreRefusedClearly) {
   auto c = parse_kernel_source(
-      "__global__ void g(unsigned char* x, const unsigned char* out, int n) {}", kGray);
+      "__global__ void g(unsigned char* x, const unsigned char* out, int n) {}", gray_forms());
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.diagnostics[0].message.find("not const"), std::string::npos);
 
   auto t = parse_kernel_source(
-      "template <int tw>\n__global__ void g(unsigned char* x, unsigned char* out, int n) {}", kGray);
+      "template <int tw>\n__global__ void g(unsigned char* x, unsigned char* out, int n) {}", gray_forms());
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.diagnostics[0].message.find("template"), std::string::npos);
   EXPECT_EQ(t.diagnostics[0].line, 2);
@@ -93,12 +91,12 @@ TEST(CustomParse, ConstOutputTemplateAndDynamicSharedAreRefusedClearly) {
   auto d = parse_kernel_source(
       "__global__ void g(unsigned char* x, unsigned char* out, int n) {\n"
       "  extern __shared__ float s[];\n}\n",
-      kGray);
+      gray_forms());
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.diagnostics[0].line, 2);
   EXPECT_EQ(d.diagnostics[0].column, 3);
 
-  auto none = parse_kernel_source("int main() {}", kGray);
+  auto none = parse_kernel_source("int main() {}", gray_forms());
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.diagnostics[0].message.find("no `__global__` kernel"), std::string::npos);
 }
@@ -107,26 +105,71 @@ TEST(CustomParse, PicksTheFirstMatchingKernelAndNotesTheOthers) {
   const std::string src =
       "__global__ void helper(float* p) {}\n"
       "__global__ void mine(unsigned char* x, unsigned char* out, int w, int h) {}\n";
-  const auto r = parse_kernel_source(src, kGray);
+  const auto r = parse_kernel_source(src, gray_forms());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r.kernel->name, "mine");
-  EXPECT_EQ(r.kernel->form, Form::Gray2D);
+  EXPECT_EQ(r.kernel->form.id, "gray_2d");
   ASSERT_EQ(r.diagnostics.size(), 1u);
   EXPECT_EQ(r.diagnostics[0].severity, Diagnostic::Severity::Note);
   EXPECT_EQ(r.diagnostics[0].line, 1);
 }
 
-TEST(CustomForms, GridRulesAreTheLecturesCeilDivisionsOrAFixedGrid) {
-  const Shape img{517, 301, 0};
-  EXPECT_EQ(*grid_for(Form::Gray1D, img, {256, 1, 1}, {}), (Dim3{(517 * 301 + 255) / 256, 1, 1}));
-  EXPECT_EQ(*grid_for(Form::Gray2D, img, {16, 8, 1}, {}), (Dim3{33, 38, 1}));
-  const Shape mm{33, 70, 19};  // w 33, h 70
-  EXPECT_EQ(*grid_for(Form::Matmul, mm, {16, 16, 1}, {}), (Dim3{3, 5, 1}));
-  EXPECT_EQ(*grid_for(Form::Gray1D, img, {256, 1, 1}, GridRule::fixed_grid({264, 1, 1})),
-            (Dim3{264, 1, 1}));
-  EXPECT_FALSE(grid_for(Form::Gray1D, img, {0, 1, 1}, {}).ok());
-  EXPECT_EQ(int_args(Form::Gray2D, img), (std::vector<int>{517, 301}));
-  EXPECT_EQ(int_args(Form::Matmul, mm), (std::vector<int>{70, 33, 19}));
+// The forms' grid rules, from the sizes the labs pack, against the lecture's ceil-divisions
+// written out here; and the rule's text and the signature, made from the same data.
+TEST(CustomForms, GridRulesAreTheLecturesCeilDivisionsOfThePackedSizes) {
+  const PlanarImage img = random_image(517, 301, fresh_seed());
+  auto g1 = gray_problem(img, "gray_1d");
+  auto g2 = gray_problem(img, "gray_2d");
+  ASSERT_TRUE(g1.ok() && g2.ok());
+  const lab::UserForm& f1 = *gray::user_kernel_spec().find_form("gray_1d");
+  const lab::UserForm& f2 = *gray::user_kernel_spec().find_form("gray_2d");
+  EXPECT_EQ(*lab::user_grid(f1, g1->spec(), {256, 1, 1}), (Dim3{(517 * 301 + 255) / 256, 1, 1}));
+  EXPECT_EQ(*lab::user_grid(f2, g2->spec(), {16, 8, 1}), (Dim3{33, 38, 1}));
+  EXPECT_FALSE(lab::user_grid(f1, g1->spec(), {0, 1, 1}).ok());
+  EXPECT_EQ(g2->spec().size("w"), 517);
+  EXPECT_EQ(g2->spec().size("h"), 301);
+  EXPECT_EQ(g1->spec().size("n"), 517 * 301);
+  const auto m = random_matrix(70, 19, 1), n = random_matrix(19, 33, 2);
+  auto mm = matmul_problem(m, n, 70, 33, 19);  // h 70, w 33, k 19
+  ASSERT_TRUE(mm.ok()) << mm.status().describe();
+  const lab::UserForm& fm = matmul_forms().front();
+  EXPECT_EQ(*lab::user_grid(fm, mm->spec(), {16, 16, 1}), (Dim3{3, 5, 1}));
+  EXPECT_EQ(f1.grid_rule(), "gridDim = (ceil(n / blockDim.x), 1, 1)");
+  EXPECT_EQ(fm.grid_rule(), "gridDim = (ceil(w / blockDim.x), ceil(h / blockDim.y), 1)");
+  EXPECT_EQ(fm.signature(), "(float* m, float* n, float* out, int h, int w, int k)");
+  // A form whose block covers a fixed tile (a warp's 16 x 8 of C, as an mma.sync kernel's):
+  // the grid follows the tile, not blockDim.
+  lab::UserForm tile = fm;
+  tile.grid_tile = {8, 16, 0};
+  EXPECT_EQ(*lab::user_grid(tile, mm->spec(), {32, 1, 1}), (Dim3{5, 5, 1}));
+  EXPECT_EQ(tile.grid_rule(), "gridDim = (ceil(w / 8), ceil(h / 16), 1)");
+  // A size the problem lacks is a Status, not a zero grid.
+  lab::UserForm odd = fm;
+  odd.grid_extent = {"q", "", ""};
+  EXPECT_FALSE(lab::user_grid(odd, mm->spec(), {32, 1, 1}).ok());
+}
+
+// The architecture NVRTC compiles for: the device's exact one, the arch-specific variant where
+// it exists (sm_90a on Hopper: wgmma, TMA, setmaxnreg), PTX for a device newer than NVRTC.
+TEST(CustomNvrtcTarget, TheDevicesExactArchitectureWithItsArchSpecificVariant) {
+  const std::vector<int> nvrtc_13 = {75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};
+  const NvrtcTarget hopper = nvrtc_target(90, nvrtc_13);
+  EXPECT_TRUE(hopper.ok);
+  EXPECT_FALSE(hopper.ptx);
+  EXPECT_EQ(hopper.option, "--gpu-architecture=sm_90a");
+  EXPECT_EQ(hopper.arch, "sm_90a");
+  EXPECT_EQ(hopper.fallback, "--gpu-architecture=sm_90");
+  const NvrtcTarget ampere = nvrtc_target(86, nvrtc_13);
+  EXPECT_EQ(ampere.option, "--gpu-architecture=sm_86");
+  EXPECT_TRUE(ampere.fallback.empty());
+  EXPECT_EQ(nvrtc_target(89, nvrtc_13).arch, "sm_89");  // Ada has no arch-specific variant
+  EXPECT_EQ(nvrtc_target(100, nvrtc_13).arch, "sm_100a");
+  // An NVRTC that does not know the device: the newest virtual architecture below it, as PTX.
+  const NvrtcTarget newer = nvrtc_target(90, std::vector<int>{70, 75, 80, 86, 89});
+  EXPECT_TRUE(newer.ok);
+  EXPECT_TRUE(newer.ptx);
+  EXPECT_EQ(newer.option, "--gpu-architecture=compute_89");
+  EXPECT_FALSE(nvrtc_target(60, std::vector<int>{75, 80}).ok);
 }
 
 TEST(CustomDiagnostics, HostCompilerLinesMapToTheUsersLinesAndColumns) {
@@ -175,8 +218,8 @@ TEST(CustomDiagnostics, NvrtcLogsGiveTheCaretsColumn) {
 }
 
 TEST(CustomCodegen, UnitsKeepTheUsersSourceBehindLineDirectives) {
-  const std::string src(find_template("gray_1d")->source());
-  const auto parsed = parse_kernel_source(src, kGray);
+  const std::string src(template_source("gray_1d"));
+  const auto parsed = parse_kernel_source(src, gray_forms());
   ASSERT_TRUE(parsed.ok());
   const GeneratedUnit gpu = make_gpu_unit(src, *parsed.kernel);
   EXPECT_NE(gpu.text.find("#line 1 \"kernel.cu\"\n" + src), std::string::npos);
@@ -217,14 +260,17 @@ TEST(CustomCodegen, GpuPreludesRecordMatchesTheTraceRooms) {
             (std::vector<std::string>{"start_ns", "end_ns", "smid", "writes", "threads", "unused"}));
 }
 
-TEST(CustomTemplates, EveryTemplateParsesAsItsForm) {
-  for (const KernelTemplate& t : kernel_templates()) {
-    ASSERT_FALSE(t.source().empty()) << t.id;
-    const std::vector<Form> forms(lab_forms(form_spec(t.form).lab).begin(),
-                                  lab_forms(form_spec(t.form).lab).end());
-    const auto r = parse_kernel_source(t.source(), forms);
-    ASSERT_TRUE(r.ok()) << t.id;
-    EXPECT_EQ(r.kernel->form, t.form) << t.id;
+TEST(CustomTemplates, EveryLabsTemplatesParseAsTheirForm) {
+  for (const lab::UserKernelSpec* spec : {&gray::user_kernel_spec(), &matmul::user_kernel_spec()}) {
+    ASSERT_FALSE(spec->templates().empty());
+    for (const lab::UserTemplate& t : spec->templates()) {
+      ASSERT_FALSE(t.source.empty()) << t.id;
+      ASSERT_NE(spec->find_form(t.form), nullptr) << t.id;
+      const auto r = parse_kernel_source(t.source, spec->forms());
+      ASSERT_TRUE(r.ok()) << t.id;
+      EXPECT_EQ(r.kernel->form.id, t.form) << t.id;
+      EXPECT_NE(spec->find_template(spec->template_for(t.id)), nullptr);
+    }
   }
 }
 

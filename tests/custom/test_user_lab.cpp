@@ -6,13 +6,13 @@
 // bench over a user kernel, forks, and the output copied where the view asks.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <random>
 
 #include "custom_test_support.hpp"
 #include "lab/bench.hpp"
 #include "lab/report.hpp"
-#include "labs/custom/templates.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 #include "labs/grayscale/gray_lab.hpp"
 #include "labs/matmul/matmul_lab.hpp"
@@ -52,8 +52,10 @@ class UserLab : public ::testing::Test {
  protected:
   TempDir cache;
   std::shared_ptr<Engine> engine = std::make_shared<Engine>(options_with_cache(cache.path));
-  std::shared_ptr<UserKernelBook> gray_book = std::make_shared<UserKernelBook>(engine, "gray");
-  std::shared_ptr<UserKernelBook> matmul_book = std::make_shared<UserKernelBook>(engine, "matmul");
+  std::shared_ptr<const UserLabs> labs = std::make_shared<const UserLabs>(UserLabs{
+      {{"gray", "Grayscale", &gray::user_kernel_spec()}, {"matmul", "Matmul", &matmul::user_kernel_spec()}}});
+  std::shared_ptr<UserKernelBook> gray_book = std::make_shared<UserKernelBook>(engine, labs);
+  std::shared_ptr<UserKernelBook> matmul_book = std::make_shared<UserKernelBook>(engine, labs);
 
   std::unique_ptr<lab::Lab> gray_lab(int w, int h, std::uint32_t seed, std::vector<std::uint8_t>* rgba_out) {
     auto g = gray::GrayLab::create(cpu_backend());
@@ -61,7 +63,7 @@ class UserLab : public ::testing::Test {
     auto rgba = random_rgba(w, h, seed);
     EXPECT_TRUE((*g)->set_image(rgba.data(), w, h, "random").ok());
     if (rgba_out) *rgba_out = rgba;
-    return with_user_kernels(std::move(g.value()), gray_adapter(), gray_book);
+    return with_user_kernels(std::move(g.value()), gray_book);
   }
 
   // The editor's Compile: compile, one verified launch on the lab's data, then install.
@@ -70,11 +72,13 @@ class UserLab : public ::testing::Test {
     EXPECT_NE(user, nullptr);
     TrialRequest req;
     req.source = source;
-    req.lab = std::string(lab.id());
+    req.forms = user->spec().forms();
     req.target = Target::Cpu;
-    auto p = user->user_problem();
-    EXPECT_TRUE(p.ok()) << p.status().describe();
-    if (p) req.problem = *p;
+    if (const lab::UserForm* form = user->form_of(source)) {
+      auto p = user->user_problem(*form);
+      EXPECT_TRUE(p.ok()) << p.status().describe();
+      if (p) req.problem = *p;
+    }
     req.block = block;
     req.time_limit_s = user->book().time_limit_s();
     TrialResult t = compile_and_try(*engine, req);
@@ -186,8 +190,8 @@ TEST_F(UserLab, TheLecturesMatmulAndTheTiledTemplateAreVerifiedAgainstADoublePro
   spec.seed = seed;
   ASSERT_TRUE((*m)->set_matrices(spec).ok());
   const std::vector<float> a = (*m)->a(), b = (*m)->b();
-  auto lab = with_user_kernels(std::move(m.value()), matmul_adapter(), matmul_book);
-  for (const std::string& src : {std::string(kLectureMatmul), std::string(find_template("matmul_tiled")->source())}) {
+  auto lab = with_user_kernels(std::move(m.value()), matmul_book);
+  for (const std::string& src : {std::string(kLectureMatmul), template_source("matmul_tiled")}) {
     TrialResult t = compile_into(*lab, src, {16, 16, 1});
     ASSERT_TRUE(t.runs()) << t.summary();
     const std::string id = t.kernel.id;
@@ -316,12 +320,12 @@ TEST_F(UserLab, BenchRunsAUserKernelBesideTheBuiltInOnesAndTheJsonNamesIt) {
 
 TEST_F(UserLab, AForkRunsTheKernelsAsTheyWereAndAGridStrideLoopOnAFixedGridMapsAsSuch) {
   auto lab = gray_lab(97, 61, fresh_seed(), nullptr);  // 5917 pixels
-  const KernelTemplate* gs = find_template("gray_grid_stride");
+  const lab::UserTemplate* gs = gray::user_kernel_spec().find_template("gray_grid_stride");
   auto* user = lab::layer<UserKernelLab>(*lab);
   TrialRequest req;
-  req.source = std::string(gs->source());
-  req.lab = "gray";
-  req.problem = *user->user_problem();
+  req.source = gs->source;
+  req.forms = user->spec().forms();
+  req.problem = *user->user_problem(*user->form_of(gs->source));
   req.block = gs->block;
   req.fixed_blocks_per_sm = gs->fixed_blocks_per_sm;
   TrialResult t = compile_and_try(*engine, req);
@@ -360,6 +364,108 @@ TEST_F(UserLab, UserKernelsAreRefusedOnTheRgbaLayoutAndUnknownIdsAreStatuses) {
   rec = lab->run("custom:nope", {Dim3{256, 1, 1}}, {});
   EXPECT_FALSE(rec.ok());
   EXPECT_NE(rec.status.message.find("no user kernel"), std::string::npos);
+}
+
+// One measurement path: a user kernel is timed by the lab's one timing policy exactly as the
+// lab's own rungs are. Its repeats follow the confidence target, the budget and cancel (before,
+// the runner ran max(1, min_repeats) whatever the policy said), each policy giving the user
+// kernel the same repeats and warm-ups as the built-in rung beside it.
+TEST_F(UserLab, TheRepeatsFollowTheTimingPolicyAsTheBuiltInRungsDo) {
+  auto lab = gray_lab(211, 97, fresh_seed(), nullptr);
+  ASSERT_TRUE(compile_into(*lab, kLectureGray1D).runs());
+  struct Case {
+    const char* what;
+    TimingPolicy policy;
+    bool cancelled;
+    int repeats;  // what lab::measure must give: the policy worked out by hand
+    int warmup;
+  };
+  const Case cases[] = {
+      // A target no timing meets: the repeats run to max_repeats.
+      {"unreachable target", TimingPolicy::until_stable(1e-12, 60000, 3, 9, 2), false, 9, 2},
+      // A target any timing meets: min_repeats, then it stops.
+      {"met target", TimingPolicy::until_stable(1e9, 60000, 3, 9, 1), false, 3, 1},
+      // A budget spent at once: min_repeats, then it stops.
+      {"spent budget", TimingPolicy::until_stable(1e-12, 1e-6, 4, 1000, 0), false, 4, 0},
+      // Cancelled before it starts: no warm-up, one repeat (a record needs one), then it stops.
+      {"cancelled", TimingPolicy::fixed(5, 2), true, 1, 0},
+  };
+  for (const Case& c : cases)
+    for (const char* kernel : {"gray_1d_flat", "custom:rgb_to_grayscale_kernel"}) {
+      std::atomic<bool> stop{c.cancelled};
+      lab::RunOptions o;
+      o.timing = c.policy;
+      o.cancel = &stop;
+      const LaunchRecord rec = lab->run(kernel, {Dim3{128, 1, 1}}, o);
+      ASSERT_TRUE(rec.ok()) << kernel << ": " << rec.status.describe();
+      EXPECT_TRUE(rec.check.passed()) << kernel;
+      EXPECT_EQ(rec.timing.repeats(), c.repeats) << c.what << ", " << kernel;
+      EXPECT_EQ(rec.timing.warmup, c.warmup) << c.what << ", " << kernel;
+      EXPECT_TRUE(rec.timing.simulated);
+      EXPECT_FALSE(rec.timing.clock.empty());
+    }
+}
+
+// The counts behind GB/s and GFLOP/s are the lab's own: a user kernel's record carries what
+// plan() gives the built-in kernels on the same problem (before, the custom lab counted again and
+// a grayscale user kernel had 0 FLOPs where the rungs have 5 per pixel).
+TEST_F(UserLab, AUserKernelsBytesAndFlopsAreTheLabsOwnCounts) {
+  const int w = 83, h = 59;
+  auto gl = gray_lab(w, h, fresh_seed(), nullptr);
+  ASSERT_TRUE(compile_into(*gl, kLectureGray1D).runs());
+  const LaunchRecord rung = gl->plan("gray_1d_flat", {Dim3{256, 1, 1}});
+  const LaunchRecord mine = gl->run("custom:rgb_to_grayscale_kernel", {Dim3{256, 1, 1}}, {});
+  ASSERT_TRUE(mine.ok()) << mine.status.describe();
+  EXPECT_DOUBLE_EQ(mine.flops, 5.0 * w * h);  // 2 FMAs and a multiply per pixel, counted here
+  EXPECT_DOUBLE_EQ(mine.flops, rung.flops);
+  EXPECT_DOUBLE_EQ(mine.bytes_moved, 4.0 * w * h);  // planar: 3 read + 1 written per pixel
+  EXPECT_DOUBLE_EQ(mine.bytes_moved, rung.bytes_moved);
+  EXPECT_EQ(mine.bytes_note, rung.bytes_note);
+  EXPECT_EQ(mine.problem, rung.problem);
+
+  auto m = matmul::MatmulLab::create(cpu_backend());
+  ASSERT_TRUE(m.ok());
+  matmul::MatrixSpec spec;
+  spec.M = 21, spec.N = 35, spec.K = 13;
+  spec.seed = fresh_seed();
+  ASSERT_TRUE((*m)->set_matrices(spec).ok());
+  auto ml = with_user_kernels(std::move(m.value()), matmul_book);
+  ASSERT_TRUE(compile_into(*ml, kLectureMatmul, {16, 16, 1}).runs());
+  const LaunchRecord k1 = ml->plan("k1_naive", {Dim3{16, 16, 1}});
+  const LaunchRecord mm = ml->run("custom:matmul_k", {Dim3{16, 16, 1}}, {});
+  ASSERT_TRUE(mm.ok()) << mm.status.describe();
+  EXPECT_TRUE(mm.check.passed()) << mm.check.summary();
+  EXPECT_DOUBLE_EQ(mm.flops, 2.0 * 21 * 35 * 13);
+  EXPECT_DOUBLE_EQ(mm.flops, k1.flops);
+  EXPECT_DOUBLE_EQ(mm.bytes_moved, 4.0 * (21 * 13 + 13 * 35 + 21 * 35));
+  EXPECT_DOUBLE_EQ(mm.bytes_moved, k1.bytes_moved);
+}
+
+// The simulator has no L2: a policy asking for a flush gives a record that says not flushed,
+// as the built-in rungs' CPU records would never be cold-cache timings either.
+TEST_F(UserLab, OnTheSimulatorAFlushIsNeverClaimed) {
+  auto lab = gray_lab(40, 30, fresh_seed(), nullptr);
+  ASSERT_TRUE(compile_into(*lab, kLectureGray1D).runs());
+  lab::RunOptions o;
+  o.timing = TimingPolicy::fixed(3, 1);
+  o.timing.flush_l2 = true;
+  const LaunchRecord rec = lab->run("custom:rgb_to_grayscale_kernel", {Dim3{64, 1, 1}}, o);
+  ASSERT_TRUE(rec.ok()) << rec.status.describe();
+  EXPECT_EQ(rec.timing.repeats(), 3);
+  EXPECT_FALSE(rec.timing.l2_flushed);
+}
+
+// The spec comes with the lab, and the wrapped lab passes it on (views and the editor find it
+// through any layer).
+TEST_F(UserLab, TheWrappedLabOffersTheSpecOfTheLabItWraps) {
+  auto g = gray::GrayLab::create(cpu_backend());
+  ASSERT_TRUE(g.ok());
+  const lab::UserKernelSpec* spec = (*g)->user_kernel_spec();
+  ASSERT_EQ(spec, &gray::user_kernel_spec());
+  auto wrapped = with_user_kernels(std::move(g.value()), gray_book);
+  ASSERT_NE(lab::layer<UserKernelLab>(*wrapped), nullptr);
+  EXPECT_EQ(wrapped->user_kernel_spec(), spec);
+  EXPECT_EQ(&lab::layer<UserKernelLab>(*wrapped)->spec(), spec);
 }
 
 // The closed forms, checked against owners built by enumerating threads (no scheme arithmetic).

@@ -36,6 +36,7 @@ class FakeLab final : public Lab {
   // Scripting.
   std::set<std::string> wrong;   // block_text of shapes that give a wrong result
   std::string fault_at;          // block_text of the shape that faults the device
+  FaultOwner fault_owner = FaultOwner::App;  // whose context that fault poisons
   std::map<std::string, int> launches;  // block_text or config label -> timed launches
 
   std::string_view id() const override { return "fake"; }
@@ -91,6 +92,8 @@ class FakeLab final : public Lab {
     if (key == fault_at) {
       r.status = Status::failure("an illegal memory access was encountered", "", "cudaEventSynchronize",
                                  "cudaErrorIllegalAddress");
+      r.status.sticky = true;  // as cuda::to_status marks it
+      r.status.owner = fault_owner;
       return r;
     }
     // Time grows away from 16x16; a repeatable wobble of 0.1% so intervals have a width.

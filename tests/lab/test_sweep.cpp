@@ -197,7 +197,6 @@ TEST(SweepEngine, CancelDuringAPointDropsIt) {
 }
 
 TEST(SweepEngine, DeviceFaultStopsWithThePartialResults) {
-  if (!built_with_cuda()) GTEST_SKIP() << "fault codes are CUDA's: built without CUDA";
   test::FakeLab lab;
   lab.fault_at = "4";  // block_text of 4x1x1
   SweepSpec spec = quick_spec();
@@ -211,6 +210,25 @@ TEST(SweepEngine, DeviceFaultStopsWithThePartialResults) {
   EXPECT_FALSE(r.records[2].ok());
   EXPECT_NE(r.note.find("device fault at point 3 of 66"), std::string::npos) << r.note;
   EXPECT_NE(sweep_summary(r).find("device fault"), std::string::npos);
+}
+
+// A fault in a child process's context (a user kernel's runner) is that point's failure, typed as
+// such (Status::owner), whatever its CUDA error name: the sweep goes on, as the app's context is
+// fine. (Before, a user kernel's code was prefixed with "user kernel " so the name scan missed it.)
+TEST(SweepEngine, AChildProcesssFaultFailsItsPointAndTheSweepGoesOn) {
+  test::FakeLab lab;
+  lab.fault_at = "4";
+  lab.fault_owner = FaultOwner::Child;
+  SweepSpec spec = quick_spec();
+  spec.kernels = {"free2d"};
+  const SweepResult r = run_sweep(lab, spec);
+  EXPECT_TRUE(r.fault.ok()) << r.fault.describe();
+  EXPECT_TRUE(r.complete);
+  ASSERT_EQ(r.records.size(), 66u);
+  EXPECT_FALSE(r.records[2].ok());
+  EXPECT_EQ(r.records[2].status.code, "cudaErrorIllegalAddress");
+  EXPECT_TRUE(r.records[2].status.sticky);
+  EXPECT_TRUE(r.records[3].ok());
 }
 
 // The real labs on the CPU simulation, at small odd sizes: every point verified against the

@@ -55,9 +55,9 @@ LaunchRecord VaddLab::plan(std::string_view kernel, const KernelConfig& config) 
   rec.scheme = IndexScheme::flat();
   rec.data_width = static_cast<long long>(a_.size());
   rec.data_height = 1;
-  rec.bytes_moved = 12.0 * a_.size();
+  rec.bytes_moved = vadd_bytes(a_.size());
   rec.bytes_note = "4 + 4 bytes read, 4 written per element";
-  rec.flops = static_cast<double>(a_.size());
+  rec.flops = vadd_flops(a_.size());
   if (kernel != "vadd") {
     rec.status = Status::failure("the vector-add lab has no kernel '" + std::string(kernel) + "'", "", "plan");
     return rec;
@@ -114,25 +114,32 @@ LaunchRecord VaddLab::run(std::string_view kernel, const KernelConfig& config, c
     rec.schedule = std::move(r.schedule);
     rec.schedule_simulated = true;
   }
-  if (options.verify) {
-    // The reference, another way: double-precision sums rounded once.
-    Check& c = rec.check;
-    c.against = "double-precision sum";
-    c.measure = "max |c - (a + b)|";
-    c.limit = 0;
-    for (long long i = 0; i < n; ++i) {
-      const double want = static_cast<float>(static_cast<double>(a[i]) + b[i]);
-      const double d = std::abs(out[i] - want);
-      if (!(d <= c.limit)) {
-        if (c.first_bad.size() < Check::kMaxBad) c.first_bad.push_back({i, 0, out[i], want});
-        ++c.mismatches;
-      }
-      c.worst = std::max(c.worst, std::isnan(d) ? 1e30 : d);
-    }
-    c.checked = static_cast<unsigned long long>(n);
-    c.state = c.mismatches ? Check::State::Failed : Check::State::Passed;
-  }
+  if (options.verify) rec.check = vadd_check(a, b, out, static_cast<std::size_t>(n));
   return rec;
+}
+
+double vadd_bytes(std::size_t n) { return 12.0 * static_cast<double>(n); }
+double vadd_flops(std::size_t n) { return static_cast<double>(n); }
+
+Check vadd_check(const float* a, const float* b, const float* out, std::size_t n) {
+  // The reference, another way: double-precision sums rounded once.
+  Check c;
+  c.against = "double-precision sum";
+  c.measure = "max |c - (a + b)|";
+  c.limit = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const long long i = static_cast<long long>(k);
+    const double want = static_cast<float>(static_cast<double>(a[k]) + b[k]);
+    const double d = std::abs(out[k] - want);
+    if (!(d <= c.limit)) {
+      if (c.first_bad.size() < Check::kMaxBad) c.first_bad.push_back({i, 0, out[k], want});
+      ++c.mismatches;
+    }
+    c.worst = std::max(c.worst, std::isnan(d) ? 1e30 : d);
+  }
+  c.checked = static_cast<unsigned long long>(n);
+  c.state = c.mismatches ? Check::State::Failed : Check::State::Passed;
+  return c;
 }
 
 Status VaddLab::download_output(void* host) {
@@ -164,6 +171,7 @@ Result<std::unique_ptr<lab::Lab>> VaddLab::fork() const {
   l->a_ = a_;
   l->b_ = b_;
   l->c_.assign(c_.size(), 0.0f);
+  l->generation_ = generation_;
   return std::unique_ptr<lab::Lab>(std::move(l));
 }
 
@@ -178,6 +186,7 @@ Status VaddLab::set_random_problem(std::string_view size) {
   for (auto& v : a_) v = u(rng);
   for (auto& v : b_) v = u(rng);
   c_.assign(n, std::nanf(""));
+  ++generation_;
   return Status::success();
 }
 

@@ -2,7 +2,8 @@
 // grid simulator. It is the proof that the lab interface is one interface: it registers through
 // a catalog entry like the built-in labs, and the shell gives it the kernel list, the overlay of
 // its data, timings, launch statistics, the schedule, headless screenshots and bench JSON with
-// no change to the shell.
+// no change to the shell. It takes the user's own kernels too, by offering a spec written in this
+// folder (vadd_user_spec.*), with no change anywhere else.
 #pragma once
 #include <memory>
 #include <string>
@@ -36,10 +37,12 @@ class VaddLab final : public lab::Lab {
   Status set_random_problem(std::string_view size) override;  // "N"
   std::string size_syntax() const override { return "N (elements)"; }
   std::vector<std::string> default_sizes() const override { return {"4099", "100000"}; }
+  const lab::UserKernelSpec* user_kernel_spec() const override;  // vadd_user_spec.cpp
 
   const std::vector<float>& a() const { return a_; }
   const std::vector<float>& b() const { return b_; }
   const std::vector<float>& output() const { return c_; }
+  std::uint64_t generation() const { return generation_; }  // changes with every new problem
 
  private:
   explicit VaddLab(lab::Backend backend);
@@ -48,6 +51,13 @@ class VaddLab final : public lab::Lab {
   std::vector<lab::KernelInfo> kernels_;
   std::vector<float> a_, b_, c_;
   std::unique_ptr<sim::GridSimulator> simulator_;
+  std::uint64_t generation_ = 0;
 };
+
+// The lab's counts and its check, one of each: plan() and run() use them, and so does the
+// user-kernel spec. c against a + b summed in double and rounded once (exactly equal).
+double vadd_bytes(std::size_t n);
+double vadd_flops(std::size_t n);
+Check vadd_check(const float* a, const float* b, const float* c, std::size_t n);
 
 }  // namespace bs::test

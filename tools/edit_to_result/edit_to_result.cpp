@@ -132,10 +132,15 @@ int main(int argc, char** argv) {
   eo.cache_dir = cache;
   eo.cuda_device = b->cuda_device < 0 ? 0 : b->cuda_device;
   auto engine = std::make_shared<bs::custom::Engine>(eo);
-  auto book = std::make_shared<bs::custom::UserKernelBook>(engine, "gray");
-  auto lab = bs::custom::with_user_kernels(std::move(gray.value()), bs::custom::gray_adapter(), book);
+  auto book = std::make_shared<bs::custom::UserKernelBook>(engine, nullptr);
+  auto lab = bs::custom::with_user_kernels(std::move(gray.value()), book);
   auto* user = bs::lab::layer<bs::custom::UserKernelLab>(*lab);
-  auto problem = user->user_problem();
+  const bs::lab::UserForm* form = user->form_of(kLecture);
+  if (!form) {
+    std::fprintf(stderr, "edit-to-result: the lecture's kernel takes none of the gray lab's forms\n");
+    return 1;
+  }
+  auto problem = user->user_problem(*form);
   if (!problem) {
     std::fprintf(stderr, "edit-to-result: %s\n", problem.status().describe().c_str());
     return 1;
@@ -148,7 +153,7 @@ int main(int argc, char** argv) {
     const auto t0 = Clock::now();
     bs::custom::TrialRequest req;
     req.source = std::string(kLecture) + "// edit " + std::to_string(it) + " " + std::to_string(rng()) + "\n";
-    req.lab = "gray";
+    req.forms = user->spec().forms();
     req.target = user->target();
     req.problem = *problem;
     req.block = {block, 1, 1};
@@ -165,7 +170,7 @@ int main(int argc, char** argv) {
       std::shared_ptr<bs::custom::CustomKernel> cpu_build;
       if (req.target == bs::custom::Target::Gpu) {
         const auto c0 = Clock::now();
-        cpu_build = engine->compile(req.source, bs::custom::lab_forms("gray"), bs::custom::Target::Cpu).kernel;
+        cpu_build = engine->compile(req.source, req.forms, bs::custom::Target::Cpu).kernel;
         s.cpu_build_ms = ms(c0, Clock::now());
       }
       book->install(r.kernel, r.compile.kernel);  // the UI thread, on the worker's result

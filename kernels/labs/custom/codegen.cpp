@@ -12,15 +12,14 @@ std::string with_final_newline(std::string_view s) {
 }
 
 // "unsigned char* bs_a0, unsigned char* bs_a1, int bs_a2" and "bs_a0, bs_a1, bs_a2".
-void entry_params(Form form, std::string& decl, std::string& call) {
-  const FormSpec& s = form_spec(form);
+void entry_params(const lab::UserForm& s, std::string& decl, std::string& call) {
   for (std::size_t i = 0; i < s.params.size(); ++i) {
     const std::string name = "bs_a" + std::to_string(i);
     if (i) {
       decl += ", ";
       call += ", ";
     }
-    decl += std::string(s.params[i].type) + (s.params[i].pointer ? "* " : " ") + name;
+    decl += s.params[i].type + (s.params[i].pointer() ? "* " : " ") + name;
     call += name;
   }
 }
@@ -33,6 +32,7 @@ GeneratedUnit make_gpu_unit(std::string_view user_source, const ParsedKernel& ke
   entry_params(kernel.form, decl, call);
   u.text = "#line 1 \"blockscope-prelude\"\n";
   u.text += with_final_newline(embedded_text("gpu_prelude.cuh"));
+  if (!kernel.form.gpu_prelude.empty()) u.text += with_final_newline(kernel.form.gpu_prelude);
   u.text += "#undef __global__\n#define __global__ __device__\n";
   u.text += "#line 1 \"" + std::string(kUserFile) + "\"\n";
   u.text += with_final_newline(user_source);
@@ -48,7 +48,7 @@ GeneratedUnit make_gpu_unit(std::string_view user_source, const ParsedKernel& ke
 
 GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& kernel) {
   GeneratedUnit u;
-  const FormSpec& spec = form_spec(kernel.form);
+  const lab::UserForm& spec = kernel.form;
 
   // Rewrite the pointer parameters' types, last first so earlier offsets stay valid.
   std::string source(user_source);
@@ -60,7 +60,7 @@ GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& ke
   for (std::size_t i : order) {
     const KernelParam& p = kernel.params[i];
     if (!p.pointer || i >= spec.params.size()) continue;
-    const bool output = spec.params[i].role == Role::Output;
+    const bool output = spec.params[i].role == lab::UserParam::Role::Output;
     std::string view = std::string(output ? "bs_out<" : "bs_in<") + (p.is_const ? "const " : "") +
                        std::string(spec.params[i].type) + "> ";
     const std::size_t type_end = p.name.empty() ? p.end : p.name_begin;
@@ -71,11 +71,11 @@ GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& ke
   }
 
   std::string call;
-  int ints = 0;
+  int ints = 0, buffers = 0;
   for (std::size_t i = 0; i < spec.params.size(); ++i) {
     if (i) call += ", ";
-    if (spec.params[i].pointer)
-      call += "bs_arg{a, " + std::to_string(i) + "}";
+    if (spec.params[i].pointer())
+      call += "bs_arg{a, " + std::to_string(buffers++) + "}";
     else
       call += "a->ints[" + std::to_string(ints++) + "]";
   }
@@ -84,6 +84,7 @@ GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& ke
   u.text = "#line 1 \"blockscope-prelude\"\n";
   u.text += with_final_newline(embedded_text("custom_abi.h"));
   u.text += with_final_newline(embedded_text("cpu_prelude.h"));
+  if (!spec.cpu_prelude.empty()) u.text += with_final_newline(spec.cpu_prelude);
   u.text += "#line 1 \"" + std::string(kUserFile) + "\"\n";
   u.text += with_final_newline(source);
   u.text += "#line 1 \"blockscope-entry\"\n";

@@ -4,7 +4,8 @@
 // entry points that call the user's kernel with the lab's buffers.
 //
 // GPU (NVRTC):
-//   prelude          the block recorder (restated from kernels/trace/block_trace.cuh), cdiv
+//   prelude          the block recorder (restated from kernels/trace/block_trace.cuh), cdiv,
+//                    then the form's own gpu_prelude (what its element types need)
 //   #define __global__ __device__      the user's kernel becomes a device function...
 //   user source
 //   #define __global__ __location__(global)   ...restored for:
@@ -14,7 +15,8 @@
 //   The user's body is the same code in both; tracing cannot change what it computes.
 //
 // CPU (g++/clang++ into a shared object the runner loads):
-//   custom_abi.h + cpu_prelude.h    CUDA's built-ins over the simulator's per-thread context
+//   custom_abi.h + cpu_prelude.h    CUDA's built-ins over the simulator's per-thread context,
+//                                   then the form's own cpu_prelude
 //   user source, with only the kernel's pointer parameter TYPES rewritten to bounds-checked
 //   views (`float* out` -> `bs_out<float> out`); the ColumnMap undoes the column shift
 //   extern "C" void bs_cpu_thread(ctx, args)   one simulated thread: sets the built-ins, calls
@@ -38,7 +40,7 @@ struct GeneratedUnit {
 GeneratedUnit make_gpu_unit(std::string_view user_source, const ParsedKernel& kernel);
 GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& kernel);
 
-// The embedded preludes and templates (embedded from prelude/ and templates/ at build time).
+// The embedded preludes (embedded from prelude/ at build time).
 std::string_view embedded_text(std::string_view name);  // "" when unknown
 
 }  // namespace bs::custom

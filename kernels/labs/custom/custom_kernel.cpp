@@ -1,12 +1,14 @@
 // Sections
 //   1. The engine's shared state: options, spare runners, the host compiler
 //   2. Engine: available_compilers, compile (CPU and GPU)
-//   3. CustomKernel::run: runner and problem, the launch, the outcome as a LaunchRecord
+//   3. CustomKernel::run: runner and problem; the launches, timed with lab::measure; the
+//      observing launch; the outcome as a LaunchRecord
 #include "labs/custom/custom_kernel.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -15,7 +17,8 @@
 #include "labs/custom/host_compiler.hpp"
 #include "labs/custom/runner_client.hpp"
 #include "labs/custom/source_parse.hpp"
-#include "labs/custom/verify.hpp"
+#include "labs/custom/wrong_elements.hpp"
+#include "lab/measure.hpp"
 #include "simulator/grid_simulator.hpp"
 #include "trace/trace_record.hpp"
 
@@ -199,9 +202,9 @@ std::vector<CompilerStatus> Engine::available_compilers() {
     } else {
       gpu.available = true;
       gpu.compiler = "NVRTC " + std::to_string(info->head.nvrtc_major) + "." +
-                     std::to_string(info->head.nvrtc_minor) + " for sm_" +
-                     std::to_string(info->head.cc_major * 10 + info->head.cc_minor) + " (" +
-                     info->device_name + ")";
+                     std::to_string(info->head.nvrtc_minor) + " for compute capability " +
+                     std::to_string(info->head.cc_major) + "." + std::to_string(info->head.cc_minor) +
+                     " (" + info->device_name + ")";
     }
   }
 #endif
@@ -209,7 +212,7 @@ std::vector<CompilerStatus> Engine::available_compilers() {
   return out;
 }
 
-CompileResult Engine::compile(std::string_view source, std::span<const Form> accepted,
+CompileResult Engine::compile(std::string_view source, std::span<const lab::UserForm> accepted,
                               Target target, const CompileOptions& options) {
   const auto t0 = Clock::now();
   CompileResult res;
@@ -387,14 +390,28 @@ CustomKernel::~CustomKernel() {
 }
 
 Result<Dim3> CustomKernel::grid_for(const Problem& problem, const RunRequest& request) const {
-  return custom::grid_for(info_.form, problem.shape(), request.block, request.grid);
+  if (request.grid.kind == GridRule::Kind::Fixed) {
+    const Dim3 g = request.grid.fixed;
+    if (request.block.x == 0 || request.block.y == 0 || request.block.z == 0)
+      return Status::failure("blockDim " + to_string(request.block) + " has a zero dimension",
+                             "every block dimension must be at least 1", "grid_for");
+    if (g.x == 0 || g.y == 0 || g.z == 0)
+      return Status::failure("the fixed grid " + to_string(g) + " has a zero dimension",
+                             "every grid dimension must be at least 1", "grid_for");
+    return g;
+  }
+  return lab::user_grid(info_.form, problem.spec(), request.block);
+}
+
+void CustomKernel::drop_runner() {
+  runner_.reset();
+  problem_.reset();
 }
 
 Status CustomKernel::ensure_runner(bool& restarted) {
   if (runner_ && runner_->alive()) return Status::success();
   restarted = true;
-  runner_.reset();
-  problem_.reset();
+  drop_runner();
   auto r = engine_->take(backend_of(info_.target));
   if (!r) return r.status();
   const double limit = engine_->options.start_time_limit_s;
@@ -421,10 +438,18 @@ Status CustomKernel::ensure_problem(const Problem& problem) {
   const auto& d = problem.data();
   if (problem_ == d) return Status::success();
   problem_.reset();
+  const lab::UserProblem& spec = d->spec;
+  const lab::UserForm& form = info_.form;
+  auto refuse = [&](const std::string& why) {
+    return Status::failure("form " + form.id + " cannot take the problem packed for it: " + why,
+                           "the lab's user-kernel spec and its forms disagree", "SetProblem");
+  };
+  const lab::UserParam* out_param = form.output();
+  if (!out_param || out_param->elem_size == 0) return refuse("it has no output parameter with an element size");
   // The output region: out, then its owners (one u32 per element).
-  const std::size_t out_bytes = static_cast<std::size_t>(d->output_count) * d->output_elem_size;
+  const std::size_t out_bytes = static_cast<std::size_t>(spec.output_count) * out_param->elem_size;
   const std::size_t owners_offset = page_align(out_bytes);
-  const std::size_t total = owners_offset + page_align(static_cast<std::size_t>(d->output_count) * 4);
+  const std::size_t total = owners_offset + page_align(static_cast<std::size_t>(spec.output_count) * 4);
   if (total != output_bytes_) {
     if (output_map_) munmap(output_map_, output_bytes_);
     if (output_fd_ >= 0) close(output_fd_);
@@ -442,32 +467,41 @@ Status CustomKernel::ensure_problem(const Problem& problem) {
   owners_offset_ = owners_offset;
 
   wire::SetProblemHead h;
-  h.form = static_cast<std::uint32_t>(info_.form);
   h.input_bytes = d->bytes;
   h.output_bytes = output_bytes_;
-  const FormSpec& spec = form_spec(info_.form);
   std::size_t next_input = 0;
-  for (const FormParam& fp : spec.params) {
-    if (!fp.pointer) continue;
+  for (const lab::UserParam& fp : form.params) {
+    if (fp.role == lab::UserParam::Role::Int) {
+      const auto v = spec.size(fp.name);
+      if (!v) return refuse("no size '" + fp.name + "'");
+      if (*v < INT_MIN || *v > INT_MAX)
+        return Status::failure(fp.name + " = " + std::to_string(*v) + " does not fit the kernel's int " + fp.name,
+                               "choose a smaller problem", "SetProblem");
+      if (h.nints == std::size(h.ints)) return refuse("more than 4 integer parameters");
+      h.ints[h.nints++] = static_cast<std::int32_t>(*v);
+      continue;
+    }
+    if (h.nbuffers == std::size(h.buffers)) return refuse("more than 4 pointer parameters");
+    if (fp.elem_size == 0) return refuse("parameter " + fp.name + " has no element size");
     wire::BufferDesc& b = h.buffers[h.nbuffers++];
-    if (fp.role == Role::Output) {
+    if (fp.role == lab::UserParam::Role::Output) {
       b.in_output_region = 1;
       b.offset = 0;
-      b.count = d->output_count;
-      b.elem_size = d->output_elem_size;
+      b.count = spec.output_count;
+      b.elem_size = fp.elem_size;
       b.is_output = 1;
-      b.fill = d->output_fill;
+      b.fill = spec.output_fill;
       b.has_owners = 1;
       b.owners_offset = owners_offset;
     } else {
-      const InputBuffer& in = d->inputs.at(next_input++);
+      if (next_input >= d->inputs.size()) return refuse("no data for input " + fp.name);
+      const InputBuffer& in = d->inputs[next_input++];
+      if (in.bytes % fp.elem_size != 0) return refuse(fp.name + "'s bytes are not whole elements");
       b.offset = in.offset;
-      b.count = in.count;
-      b.elem_size = in.elem_size;
+      b.count = static_cast<std::int64_t>(in.bytes / fp.elem_size);
+      b.elem_size = fp.elem_size;
     }
   }
-  const std::vector<int> ints = int_args(info_.form, d->shape);
-  for (int v : ints) h.ints[h.nints++] = v;
   wire::Writer w;
   w.pod(h);
   auto f = runner_->call(wire::Msg::SetProblem, w.bytes(), wire::Msg::Ack,
@@ -486,15 +520,16 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
   const auto t0 = Clock::now();
   RunOutcome out;
   LaunchRecord& rec = out.record;
-  const FormSpec& spec = form_spec(info_.form);
-  rec.lab = std::string(spec.lab);
+  const lab::UserForm& form = info_.form;
+  const bool cpu = info_.target == Target::Cpu;
   rec.kernel = "custom:" + info_.name;
-  rec.backend = info_.target == Target::Gpu ? BackendKind::Cuda : BackendKind::CpuSimulation;
+  rec.backend = cpu ? BackendKind::CpuSimulation : BackendKind::Cuda;
   rec.problem = problem.summary();
   rec.request.block = request.block;
   if (request.grid.kind == GridRule::Kind::Fixed) rec.request.grid = request.grid.fixed;
   rec.attributes = info_.attributes;
   rec.attributes_measured = info_.attributes_measured;
+  rec.scheme = IndexScheme::recorded();
   auto done = [&](Status s) {
     rec.status = std::move(s);
     out.wall_ms = ms_since(t0);
@@ -502,152 +537,193 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
   };
 
   if (!problem.data()) return done(Status::failure("no problem to run on", "", "run"));
-  if (problem.lab() != spec.lab)
-    return done(Status::failure("this kernel is written for the " + std::string(spec.lab) +
-                                    " lab, the problem is the " + std::string(problem.lab()) +
-                                    " lab's",
+  if (problem.form() != form.id)
+    return done(Status::failure("this kernel takes form " + form.id + ", the problem is packed for " +
+                                    (problem.form().empty() ? std::string("none") : problem.form()),
                                 "", "run"));
-  const Shape shape = problem.shape();
-  rec.data_width = shape.w;
-  rec.data_height = shape.h;
-  if (spec.lab == "gray") {
-    rec.bytes_moved = 4.0 * static_cast<double>(shape.n());
-    rec.bytes_note = "3 bytes read + 1 written per pixel";
-  } else {
-    rec.bytes_moved = 4.0 * (static_cast<double>(shape.h) * shape.k +
-                             static_cast<double>(shape.k) * shape.w +
-                             static_cast<double>(shape.h) * shape.w);
-    rec.bytes_note = "m, n read once and out written once (compulsory traffic)";
-    rec.flops = 2.0 * static_cast<double>(shape.h) * shape.w * shape.k;
-  }
+  const lab::UserProblem& spec = problem.spec();
+  rec.data_width = spec.out_width;
+  rec.data_height = spec.out_height;
+  // The lab's own counts, the ones plan() gives its built-in kernels.
+  rec.bytes_moved = spec.bytes_moved;
+  rec.bytes_note = spec.bytes_note;
+  rec.flops = spec.flops;
   auto grid = grid_for(problem, request);
   if (!grid) return done(grid.status());
   rec.config.grid = *grid;
   rec.config.block = request.block;
   rec.config_label = "block " + block_text(request.block) + ", grid " + block_text(*grid) +
                      (request.grid.kind == GridRule::Kind::Fixed ? " (fixed)" : "");
-  rec.scheme = info_.form == Form::Gray1D ? IndexScheme::flat() : IndexScheme::grid2d();
   if (Status s = validate_launch(rec.config, info_.limits,
                                  info_.attributes_measured ? &info_.attributes : nullptr);
       !s)
     return done(s);
-  const bool cpu = info_.target == Target::Cpu;
   // Owner ids are 32-bit (OwnerMap): a grid with more threads than that records none.
   const bool owners = cpu && request.record_owners && rec.config.total_threads() < OwnerMap::kNobody;
 
   if (Status s = ensure_runner(out.runner_restarted); !s) return done(s);
   if (Status s = ensure_problem(problem); !s) {
-    runner_.reset();
+    drop_runner();
     return done(s);
   }
 
-  wire::RunHead h;
-  h.grid[0] = rec.config.grid.x, h.grid[1] = rec.config.grid.y, h.grid[2] = rec.config.grid.z;
-  h.block[0] = request.block.x, h.block[1] = request.block.y, h.block[2] = request.block.z;
-  h.warmup = request.timing.warmup;
-  h.repeats = std::max(1, request.timing.min_repeats);
-  h.flush_l2 = request.timing.flush_l2;
-  h.trace = request.trace;
-  h.record_owners = owners;
-  h.workers = request.workers;
-  h.record_bytes = sizeof(trace::DeviceBlockRecord);
-  wire::Writer w;
-  w.pod(h);
-  auto f = runner_->call(wire::Msg::Run, w.bytes(), wire::Msg::RunResult, request.time_limit_s);
-  if (!f) {
-    out.runner_failed = true;
-    runner_.reset();
-    problem_.reset();
-    if (f.status().code == "timeout") {
-      out.timed_out = true;
-      return done(Status::failure(
-          "stopped after " + seconds_text(request.time_limit_s) +
-              " s: the kernel did not finish (endless loop?)",
-          "the kernel's process was killed; the next run starts a fresh one. Raise the time "
-          "limit if the kernel is just slow",
-          "run", "timeout"));
-    }
-    return done(Status::failure("the kernel crashed its process: " + f.status().message,
-                                "blockscope and its data are unaffected; the next run starts a "
-                                "fresh process",
-                                "run", "runner_died"));
-  }
-  wire::RunResult r;
-  if (!wire::decode(f->payload, r)) return done(Status::failure("malformed RunResult", "", "run"));
-  if (!r.head.ok) {
-    if (r.head.fatal) {
+  // One launch in the runner. A failure is the Status the record carries, in the user's terms;
+  // what the runner reports structurally (an out-of-bounds access) goes into `out`.
+  auto launch = [&](const wire::LaunchHead& h) -> Result<wire::Launched> {
+    wire::Writer w;
+    w.pod(h);
+    auto f = runner_->call(wire::Msg::Launch, w.bytes(), wire::Msg::Launched, request.time_limit_s);
+    if (!f) {
       out.runner_failed = true;
-      runner_.reset();
-      problem_.reset();
+      drop_runner();
+      if (f.status().code == "timeout") {
+        out.timed_out = true;
+        return Status::failure("stopped after " + seconds_text(request.time_limit_s) +
+                                   " s: the kernel did not finish (endless loop?)",
+                               "the kernel's process was killed; the next run starts a fresh one. Raise the "
+                               "time limit if the kernel is just slow",
+                               "run", "timeout");
+      }
+      return Status::failure("the kernel crashed its process: " + f.status().message,
+                             "blockscope and its data are unaffected; the next run starts a fresh process",
+                             "run", "runner_died");
     }
+    wire::Launched r;
+    if (!wire::decode(f->payload, r)) {
+      drop_runner();
+      return Status::failure("the kernel runner sent a malformed Launched", "", "run", "protocol");
+    }
+    if (r.head.ok) return r;
     if (r.head.oob.valid) {
-      OutOfBoundsReport o;
       const wire::OutOfBounds& b = r.head.oob;
+      OutOfBoundsReport o;
       // The runner numbers pointer arguments; map back to the parameter.
       int seen = -1;
-      for (std::size_t i = 0; i < spec.params.size(); ++i)
-        if (spec.params[i].pointer && ++seen == b.buffer) {
+      for (std::size_t i = 0; i < form.params.size(); ++i)
+        if (form.params[i].pointer() && ++seen == b.buffer) {
           o.param = static_cast<int>(i);
           break;
         }
-      o.buffer = o.param >= 0 && static_cast<std::size_t>(o.param) < param_names_.size() &&
-                         !param_names_[o.param].empty()
-                     ? param_names_[o.param]
-                     : std::string(o.param >= 0 ? spec.params[o.param].lecture_name : "?");
+      const auto p = static_cast<std::size_t>(o.param);
+      o.buffer = o.param >= 0 && p < param_names_.size() && !param_names_[p].empty() ? param_names_[p]
+                 : o.param >= 0                                                    ? form.params[p].name
+                                                                                   : std::string("?");
       o.index = b.index;
       o.count = b.count;
       o.access = b.access == 1 ? "read" : b.access == 2 ? "write" : "access";
       o.block = Dim3{b.block[0], b.block[1], b.block[2]};
       o.thread = Dim3{b.thread[0], b.thread[1], b.thread[2]};
       out.out_of_bounds = o;
-      return done(Status::failure("out-of-bounds: " + o.describe(),
-                                  "check the kernel's guard (i < n, not i <= n) and its index "
-                                  "arithmetic; the launch was stopped",
-                                  "run", "out_of_bounds"));
+      return Status::failure("out-of-bounds: " + o.describe(),
+                             "check the kernel's guard (i < n, not i <= n) and its index arithmetic; the launch "
+                             "was stopped",
+                             "run", "out_of_bounds");
     }
-    return done(Status::failure(r.message, r.hint, "run", r.code));
+    if (r.head.fatal) {
+      // The fault is the runner's: its context is gone with it, blockscope's is untouched.
+      out.runner_failed = true;
+      drop_runner();
+      Status s = Status::failure("your kernel faulted on the GPU: " + r.message,
+                                 "only its own process was ended; blockscope's GPU context and data are "
+                                 "unaffected, and the next run starts a fresh process. The CPU simulator names "
+                                 "the block, thread and index of a bad access",
+                                 "run", r.code);
+      s.sticky = true;
+      s.owner = FaultOwner::Child;
+      return s;
+    }
+    Status s = Status::failure(r.message, r.hint, "run", r.code);
+    s.owner = FaultOwner::Child;
+    return s;
+  };
+
+  wire::LaunchHead h;
+  h.grid[0] = rec.config.grid.x, h.grid[1] = rec.config.grid.y, h.grid[2] = rec.config.grid.z;
+  h.block[0] = request.block.x, h.block[1] = request.block.y, h.block[2] = request.block.z;
+  h.workers = request.workers;
+  h.record_bytes = sizeof(trace::DeviceBlockRecord);
+
+  // The repeats: lab::measure, one Launch per warm-up and repeat, a FlushL2 before each timed one
+  // when the policy asks. The simulator has no L2: its record says not flushed.
+  TimingPolicy policy = request.timing;
+  if (cpu) policy.flush_l2 = false;
+  std::string clock = cpu ? "steady_clock, CPU simulation" : "CUDA events";
+  auto timed_once = [&]() -> Result<double> {
+    auto r = launch(h);
+    if (!r) return r.status();
+    if (!r->clock.empty()) clock = r->clock;
+    return r->head.ms;
+  };
+  auto flush = [&]() -> Status {
+    auto f = runner_->call(wire::Msg::FlushL2, {}, wire::Msg::Ack, request.time_limit_s);
+    bool ok = false;
+    std::string message;
+    if (f && wire::decode_ack(f->payload, ok, message) && ok) return Status::success();
+    if (!f) drop_runner();
+    return Status::failure("the L2 could not be flushed before a timed launch: " +
+                               (f ? message : f.status().message),
+                           "no timing is recorded as cold-cache without a flush; free GPU memory or turn the "
+                           "L2 flush off",
+                           "L2 flush", "l2_flush");
+  };
+  rec.timing.simulated = cpu;
+  if (request.timed) {
+    if (Status s = lab::measure(policy, rec.timing, timed_once, flush, request.cancel); !s) return done(s);
+    rec.timing.clock = clock;
   }
 
-  rec.timing.samples_ms = r.times_ms;
-  rec.timing.warmup = request.timing.warmup;
-  rec.timing.l2_flushed = request.timing.flush_l2 && !cpu;
-  rec.timing.simulated = cpu;
-  rec.timing.clock = r.clock;
-  summarize(rec.timing);
+  // The observing launch, untimed: the schedule (GPU: the traced entry) and the owners (CPU).
+  if (request.trace || owners || !request.timed) {
+    wire::LaunchHead o = h;
+    o.observe = 1;
+    o.trace = request.trace;
+    o.record_owners = owners;
+    auto r = launch(o);
+    if (!r) return done(r.status());
+    if (r->head.trace_kind == 1) {
+      for (const wire::TraceRow& row : r->trace)
+        rec.schedule.push_back(BlockTrace{Dim3{row.block[0], row.block[1], row.block[2]}, row.unit,
+                                          row.start_ns, row.end_ns});
+      rec.schedule_simulated = true;
+    } else if (r->head.trace_kind == 2) {
+      std::vector<trace::DeviceBlockRecord> raw(rec.config.grid.volume());
+      if (r->records.size() != raw.size() * sizeof(trace::DeviceBlockRecord))
+        return done(Status::failure("the traced kernel's records do not have the layout of "
+                                    "kernels/trace/trace_record.hpp",
+                                    "update prelude/gpu_prelude.cuh's bs_block_record", "trace"));
+      std::memcpy(raw.data(), r->records.data(), r->records.size());
+      auto schedule = trace::records_to_trace(raw, rec.config.grid, info_.limits.sm_count);
+      if (!schedule) return done(schedule.status());
+      rec.schedule = std::move(*schedule);
+      rec.schedule_simulated = false;
+    }
+  }
 
-  out.output.assign(output_map_, output_map_ + static_cast<std::size_t>(problem_->output_count) *
-                                                   problem_->output_elem_size);
+  // The output of the last launch.
+  {
+    auto f = runner_->call(wire::Msg::Fetch, {}, wire::Msg::Ack, request.time_limit_s);
+    bool ok = false;
+    std::string message;
+    if (!f || !wire::decode_ack(f->payload, ok, message) || !ok) {
+      drop_runner();
+      out.runner_failed = true;
+      return done(Status::failure("the kernel's output could not be read back: " + (f ? message : f.status().message),
+                                  "the next run starts a fresh process", "Fetch", "fetch"));
+    }
+  }
+  const std::size_t out_bytes = static_cast<std::size_t>(spec.output_count) * form.output()->elem_size;
+  out.output.assign(output_map_, output_map_ + out_bytes);
   if (owners) {
     auto map = std::make_shared<OwnerMap>();
-    map->width = shape.w;
-    map->height = shape.h;
+    map->width = spec.out_width;
+    map->height = spec.out_height;
     const auto* ids = reinterpret_cast<const std::uint32_t*>(output_map_ + owners_offset_);
-    map->thread.assign(ids, ids + problem_->output_count);
+    map->thread.assign(ids, ids + spec.output_count);
     rec.owners = std::move(map);
-    rec.scheme = IndexScheme::recorded();
   }
-  if (r.head.trace_kind == 1) {
-    for (const wire::TraceRow& row : r.trace)
-      rec.schedule.push_back(BlockTrace{Dim3{row.block[0], row.block[1], row.block[2]}, row.unit,
-                                        row.start_ns, row.end_ns});
-    rec.schedule_simulated = true;
-  } else if (r.head.trace_kind == 2) {
-    std::vector<trace::DeviceBlockRecord> raw(rec.config.grid.volume());
-    if (r.records.size() != raw.size() * sizeof(trace::DeviceBlockRecord))
-      return done(Status::failure("the traced kernel's records do not have the layout of "
-                                  "kernels/trace/trace_record.hpp",
-                                  "update prelude/gpu_prelude.cuh's bs_block_record", "trace"));
-    std::memcpy(raw.data(), r.records.data(), r.records.size());
-    auto schedule = trace::records_to_trace(raw, rec.config.grid, info_.limits.sm_count);
-    if (!schedule) return done(schedule.status());
-    rec.schedule = std::move(*schedule);
-    rec.schedule_simulated = false;
-  }
-  if (request.verify) {
-    Verdict v = verify_output(*problem_, out.output.data(), rec.owners.get(), rec.config.grid,
-                              rec.config.block);
-    rec.check = std::move(v.check);
-    out.wrong = std::move(v.wrong);
+  if (request.verify && spec.verify) {
+    rec.check = spec.verify(out.output.data());
+    out.wrong = wrong_elements(rec.check, rec.owners.get(), rec.config.grid, rec.config.block);
   }
   return done(Status::success());
 }

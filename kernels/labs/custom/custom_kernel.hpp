@@ -1,27 +1,35 @@
-// User-written kernels: CUDA source typed into the app, compiled, verified, mapped and timed.
+// User-written kernels: CUDA source typed into the app, compiled, run, timed and verified. The
+// engine knows no lab: a lab's spec (lab/user_kernel_spec.hpp) gives the kernel forms it accepts
+// and packs its problem; the engine compiles an entry point for the matching form and runs it on
+// those buffers with a grid and a block, one launch at a time.
 //
-//   Engine engine;                                        // one per app
-//   auto problem = Problem::gray(planar_rgb, w, h);       // the lab's data, once
-//   CompileResult c = engine.compile(source, lab_forms("gray"), Target::Gpu);
-//   for (const Diagnostic& d : c.diagnostics) ...        // errors and warnings at line:column
-//   if (c.ok()) {                                         // keep the last good kernel until then
+//   Engine engine;                                            // one per app
+//   auto problem = Problem::create(*spec.pack(lab, form));    // the lab's data, once
+//   CompileResult c = engine.compile(source, spec.forms(), Target::Gpu);
+//   for (const Diagnostic& d : c.diagnostics) ...            // errors and warnings at line:column
+//   if (c.ok()) {                                             // keep the last good kernel until then
 //     RunOutcome r = c.kernel->run(*problem, {.block = {256, 1, 1}, .trace = true});
-//     r.record   // LaunchRecord: grid, block, timing, attributes, check, schedule, owners
+//     r.record   // LaunchRecord: grid, block, timing, attributes, the lab's check and counts
 //     r.wrong    // the first wrong elements and the block and thread that wrote them
 //     r.out_of_bounds   // CPU: the first bad index, its buffer and size, block and thread
 //   }
 //
 // How it works (reasons in kernels/labs/custom/README.md):
-//   - the source is checked against the lab's forms first (forms.hpp, source_parse.hpp);
-//   - GPU: NVRTC compiles it for the device's own architecture (codegen.hpp's GPU unit: a plain
-//     entry and a traced one around the same body); CPU: the host compiler builds the same
-//     source with a prelude of CUDA's built-ins into a cached shared object;
+//   - the source is checked against the lab's forms first (source_parse.hpp);
+//   - GPU: NVRTC compiles it for the device's exact architecture (sm_90a on Hopper; codegen.hpp's
+//     GPU unit: a plain entry and a traced one around the same body); CPU: the host compiler
+//     builds the same source with a prelude of CUDA's built-ins into a cached shared object;
 //   - every compiled kernel runs in its own blockscope-kernel-runner process, so a fault, a
 //     crash, an endless loop or a crashing compiler costs that process only: the parent kills it
 //     after the time limit (default 2 s per launch), reports what happened, keeps its data, and
 //     the next run starts a fresh runner transparently. A spare runner is kept started (CUDA
-//     context and NVRTC ready) so a recompile does not wait for a process and a context.
+//     context and NVRTC ready) so a recompile does not wait for a process and a context;
+//   - the runner launches once per request and times that launch alone; the repeats, warm-up, L2
+//     flushes, confidence target, budget and cancel are this process's, with lab::measure, the
+//     one timing loop every lab uses. The schedule and the owners come from one more, untimed
+//     launch.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -35,12 +43,24 @@
 #include "core/launch_record.hpp"
 #include "core/timing.hpp"
 #include "labs/custom/diagnostics.hpp"
-#include "labs/custom/forms.hpp"
+#include "lab/user_kernel_spec.hpp"
 #include "labs/custom/problem.hpp"
 
 namespace bs::custom {
 
 enum class Target { Cpu, Gpu };
+
+// How the grid follows from the data: the form's rule (the lecture's ceil-divisions) or a fixed
+// grid the user chose (grid-stride loops, or to see what a too-small grid leaves undone).
+struct GridRule {
+  enum class Kind { Form, Fixed };
+  Kind kind = Kind::Form;
+  Dim3 fixed{1, 1, 1};
+
+  static GridRule form_rule() { return {}; }
+  static GridRule fixed_grid(Dim3 g) { return GridRule{Kind::Fixed, g}; }
+  friend bool operator==(const GridRule&, const GridRule&) = default;
+};
 const char* to_string(Target t);  // "CPU simulator", "GPU"
 
 struct CompilerStatus {
@@ -68,11 +88,11 @@ struct CompileOptions {
 // What compiling produced, for the editor's status line and the Launch panel.
 struct CompiledInfo {
   std::string name;  // the kernel's function name
-  Form form = Form::Gray1D;
+  lab::UserForm form;  // the lab's form it matched
   Target target = Target::Cpu;
   int line = 0;      // of the kernel's name
   bool uses_barriers = false, uses_shared = false;
-  std::string compiler;  // "g++ 12.2.0 -O2" / "NVRTC 13.0, sm_90 cubin"
+  std::string compiler;  // "g++ 12.2.0 -O2" / "NVRTC 13.0, sm_90a"
   bool cache_hit = false;
   double compile_ms = 0;  // the compiler's own time (NVRTC; the host compiler's process)
   double load_ms = 0;     // module load / dlopen
@@ -99,10 +119,16 @@ struct CompileResult {
 struct RunRequest {
   Dim3 block{256, 1, 1};
   GridRule grid;                            // the form's rule, or a fixed grid
-  TimingPolicy timing = TimingPolicy::once();  // warmup, then min_repeats timed launches
-  bool trace = false;          // the real schedule (GPU: one more launch of the traced entry)
-  bool record_owners = true;   // CPU: which thread stored each element (IndexScheme::Recorded)
-  bool verify = true;
+  // The one timing policy (lab/measure.hpp), applied here a launch at a time. The L2 flush is a
+  // GPU's: on the CPU simulator the record says not flushed.
+  TimingPolicy timing = TimingPolicy::once();
+  const std::atomic<bool>* cancel = nullptr;  // stops the repeats (what was measured is kept)
+  bool timed = true;           // false: no timed launch, only the observing one (a replay that
+                               // wants the owners, not a time: the record has no timing)
+  bool trace = false;          // the real schedule, from one more, untimed launch
+  bool record_owners = true;   // CPU: which thread stored each element (IndexScheme::Recorded),
+                               // from that untimed launch too
+  bool verify = true;          // with the lab's own check (lab::UserProblem::verify)
   double time_limit_s = 2.0;   // per launch; past it the runner is killed and the run reported
   unsigned workers = 0;        // CPU: simulator workers (0: every core)
 };
@@ -130,7 +156,7 @@ struct OutOfBoundsReport {
 
 struct RunOutcome {
   LaunchRecord record;                 // what ran and what it measured, as the built-in kernels'
-  std::vector<std::uint8_t> output;    // out's bytes (gray: n bytes; matmul: h*w floats)
+  std::vector<std::uint8_t> output;    // out's bytes (output_count elements of its type)
   std::vector<WrongElement> wrong;     // the first wrong elements, with their writers
   std::optional<OutOfBoundsReport> out_of_bounds;
   bool timed_out = false;              // stopped at the time limit
@@ -149,9 +175,11 @@ class CustomKernel {
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
   const std::string& source() const { return source_; }
 
-  // Launches on `problem` (the lab's data). Never throws, never takes the caller down: a refusal,
-  // a fault, a timeout or a dead runner is record.status; the kernel stays usable afterwards.
-  // Thread-safe (runs are serialised per kernel).
+  // Launches on `problem` (the lab's data, packed for this kernel's form) as the request's timing
+  // policy asks, then once more untimed when the schedule or the owners are wanted, fetches the
+  // output and checks it with the lab's check. Never throws, never takes the caller down: a
+  // refusal, a fault (Status::sticky, owner Child), a timeout or a dead runner is record.status;
+  // the kernel stays usable afterwards. Thread-safe (runs are serialised per kernel).
   RunOutcome run(const Problem& problem, const RunRequest& request);
 
   // The grid `request` launches on `problem`.
@@ -164,6 +192,7 @@ class CustomKernel {
   CustomKernel() = default;
   Status ensure_runner(bool& restarted);
   Status ensure_problem(const Problem& problem);
+  void drop_runner();
 
   std::shared_ptr<EngineState> engine_;
   CompiledInfo info_;
@@ -194,7 +223,8 @@ class Engine {
   // from a runner (it starts one, which then serves as the spare).
   std::vector<CompilerStatus> available_compilers();
 
-  CompileResult compile(std::string_view source, std::span<const Form> accepted, Target target,
+  // `accepted`: the lab's forms (its spec's forms()); the kernel takes the first that matches.
+  CompileResult compile(std::string_view source, std::span<const lab::UserForm> accepted, Target target,
                         const CompileOptions& options = {});
 
   // Starts a spare runner for `target` now (e.g. when the editor opens), so the first compile

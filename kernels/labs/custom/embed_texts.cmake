@@ -1,21 +1,15 @@
 # Writes OUTPUT: a C++ source defining bs::custom::embedded_text(name) with every file of
-# PRELUDE_DIR and TEMPLATE_DIR as a raw string literal: the preludes blockscope compiles in front
-# of a user's kernel and the kernel templates the editor offers. Run as
-# `cmake -DPRELUDE_DIR=... -DTEMPLATE_DIR=... -DOUTPUT=... -P embed_texts.cmake`; the output is
-# only replaced when its text changes.
+# PRELUDE_DIR as a raw string literal: the preludes blockscope compiles in front of a user's
+# kernel. (The kernel templates the editor offers are each lab's own: its user-kernel spec.) Run as
+# `cmake -DPRELUDE_DIR=... -DOUTPUT=... -P embed_texts.cmake`; the output is only replaced when
+# its text changes.
 file(GLOB prelude_files RELATIVE ${PRELUDE_DIR} ${PRELUDE_DIR}/*.h ${PRELUDE_DIR}/*.cuh)
-file(GLOB template_files RELATIVE ${TEMPLATE_DIR} ${TEMPLATE_DIR}/*.cu)
 list(SORT prelude_files)
-list(SORT template_files)
 
 set(delimiter "bs_text")
 set(entries "")
-foreach(dir_and_name IN LISTS prelude_files template_files)
-  if(EXISTS ${PRELUDE_DIR}/${dir_and_name})
-    set(path ${PRELUDE_DIR}/${dir_and_name})
-  else()
-    set(path ${TEMPLATE_DIR}/${dir_and_name})
-  endif()
+foreach(dir_and_name IN LISTS prelude_files)
+  set(path ${PRELUDE_DIR}/${dir_and_name})
   file(READ ${path} text)
   string(FIND "${text}" ")${delimiter}\"" clash)
   if(NOT clash EQUAL -1)

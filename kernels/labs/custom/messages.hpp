@@ -13,6 +13,7 @@ namespace bs::custom::wire {
 enum class Backend : std::uint32_t { Cpu = 0, Gpu = 1 };
 
 struct InfoHead {
+  std::uint32_t protocol_version = kProtocolVersion;  // first, always: see protocol.hpp
   Backend backend = Backend::Cpu;
   std::uint32_t cuda_ok = 0;  // GPU runner: a device and a context
   std::int32_t cc_major = 0, cc_minor = 0;
@@ -84,7 +85,6 @@ struct BufferDesc {
   std::uint64_t owners_offset = 0;     // bytes into the output region
 };
 struct SetProblemHead {
-  std::uint32_t form = 0;
   std::uint32_t nbuffers = 0;
   BufferDesc buffers[4];
   std::uint32_t nints = 0;
@@ -96,43 +96,46 @@ struct AckHead {
   std::uint32_t ok = 0;
 };
 
-struct RunHead {
+// One launch. Every launch starts from fresh outputs (each filled with its fill byte). A timed
+// launch runs the plain entry and measures it alone (GPU: CUDA events around it; CPU: the
+// simulator's steady_clock); the observing one is untimed and records what the timed ones must
+// not pay for: the schedule (GPU: the traced entry; CPU: the simulator's) and the owners (CPU).
+struct LaunchHead {
   std::uint32_t grid[3] = {1, 1, 1};
   std::uint32_t block[3] = {1, 1, 1};
-  std::int32_t warmup = 0, repeats = 1;
-  std::uint32_t flush_l2 = 0;
-  std::uint32_t trace = 0;          // GPU: one more launch of the traced entry; CPU: record it
-  std::uint32_t record_owners = 0;  // CPU: fill the owners arrays
+  std::uint32_t observe = 0;        // 0: timed; 1: untimed, records the schedule and owners
+  std::uint32_t trace = 0;          // observe: the schedule
+  std::uint32_t record_owners = 0;  // observe, CPU: fill the owners arrays
   std::uint32_t workers = 0;        // CPU: simulator workers (0: all)
   std::uint32_t record_bytes = 0;   // GPU: sizeof(trace::DeviceBlockRecord), one per block
 };
 
 struct OutOfBounds {
   std::uint32_t valid = 0;
-  std::int32_t buffer = -1;  // parameter index
+  std::int32_t buffer = -1;  // pointer argument index
   std::int64_t index = 0, count = 0;
   std::int32_t access = 0;   // BS_ACCESS_* of custom_abi.h
   std::uint32_t block[3] = {}, thread[3] = {};
 };
 
-struct TraceRow {  // CPU: one BlockTrace (GPU records travel as raw bytes, RunResult::records)
+struct TraceRow {  // CPU: one BlockTrace (GPU records travel as raw bytes, Launched::records)
   std::uint64_t start_ns = 0, end_ns = 0;
   std::uint32_t unit = 0, writes = 0;
   std::uint32_t block[3] = {};
 };
 
-struct RunResultHead {
+struct LaunchedHead {
   std::uint32_t ok = 0;
   std::uint32_t fatal = 0;  // the runner cannot be used again (a GPU fault poisons its context)
   std::uint32_t workers_used = 0;
   std::uint32_t trace_kind = 0;  // 0 none, 1 CPU schedule (trace), 2 GPU records (records)
+  double ms = 0;                 // a timed launch: its time
   OutOfBounds oob;
 };
-struct RunResult {
-  RunResultHead head;
+struct Launched {
+  LaunchedHead head;
   std::string message, code, hint;
-  std::string clock;          // "CUDA events" / "steady_clock, CPU simulation (2 workers)"
-  std::vector<double> times_ms;  // the timed launches
+  std::string clock;  // "CUDA events" / "steady_clock, CPU simulation (2 workers)"
   std::vector<TraceRow> trace;
   std::string records;  // GPU: the traced entry's records as the device wrote them
 };
@@ -187,20 +190,18 @@ inline bool decode_ack(std::string_view b, bool& ok, std::string& message) {
   message = r.str();
   return r.ok();
 }
-inline std::string encode(const RunResult& m) {
+inline std::string encode(const Launched& m) {
   Writer w;
-  w.pod(m.head).str(m.message).str(m.code).str(m.hint).str(m.clock).vec(m.times_ms).vec(m.trace);
-  w.str(m.records);
+  w.pod(m.head).str(m.message).str(m.code).str(m.hint).str(m.clock).vec(m.trace).str(m.records);
   return w.bytes();
 }
-inline bool decode(std::string_view b, RunResult& m) {
+inline bool decode(std::string_view b, Launched& m) {
   Reader r(b);
-  m.head = r.pod<RunResultHead>();
+  m.head = r.pod<LaunchedHead>();
   m.message = r.str();
   m.code = r.str();
   m.hint = r.str();
   m.clock = r.str();
-  m.times_ms = r.vec<double>();
   m.trace = r.vec<TraceRow>();
   m.records = r.str();
   return r.ok();

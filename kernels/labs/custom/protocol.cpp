@@ -84,9 +84,10 @@ const char* to_string(Msg m) {
     case Msg::Loaded: return "Loaded";
     case Msg::SetProblem: return "SetProblem";
     case Msg::Ack: return "Ack";
-    case Msg::Run: return "Run";
-    case Msg::Progress: return "Progress";
-    case Msg::RunResult: return "RunResult";
+    case Msg::Launch: return "Launch";
+    case Msg::Launched: return "Launched";
+    case Msg::FlushL2: return "FlushL2";
+    case Msg::Fetch: return "Fetch";
   }
   return "?";
 }

@@ -4,10 +4,15 @@
 //   frame = u32 magic 'BSKR', u32 type, u64 payload bytes, payload
 //   payload = the message's fields in order (little-endian PODs, strings as u64 length + bytes)
 //
-// The parent asks, the runner answers; while a run is under way the runner sends one Progress
-// per finished launch, which is what lets the parent apply its time limit per launch. Every read
-// in the parent has a deadline, and every write uses MSG_NOSIGNAL, so a dead or hung runner is a
-// Status, never a signal or a blocked UI.
+// The parent asks, the runner answers; one request is one step: a compile, a load, one launch,
+// one L2 flush. The runner has no loop of its own: the parent drives warm-up, repeats, flushes,
+// the confidence target, the budget and cancel with lab::measure, one Launch at a time, so its
+// time limit is per launch. Every read in the parent has a deadline, and every write uses
+// MSG_NOSIGNAL, so a dead or hung runner is a Status, never a signal or a blocked UI.
+//
+// Versioned: Hello carries the parent's kProtocolVersion and Info the runner's, as the first
+// field (runners from before versioning answer 0 or 1 there); the parent refuses a runner that
+// speaks another version, naming both (a stale runner left next to a newer blockscope).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -22,9 +27,13 @@
 
 namespace bs::custom::wire {
 
+// 2: one launch per request (Launch, FlushL2, Fetch), the parent's timing policy; 1 and before:
+// the runner's own repeat loop (Run).
+inline constexpr std::uint32_t kProtocolVersion = 2;
+
 enum class Msg : std::uint32_t {
-  Hello = 1,   // parent: -> Info
-  Info,        // runner: its backend, device, limits, NVRTC
+  Hello = 1,   // parent: its protocol version -> Info
+  Info,        // runner: its protocol version, backend, device, limits, NVRTC
   CompileGpu,  // parent: NVRTC this unit, load it -> Compiled
   Compiled,
   LoadGpu,     // parent: load this cubin/PTX -> Loaded
@@ -32,9 +41,10 @@ enum class Msg : std::uint32_t {
   Loaded,
   SetProblem,  // parent: buffers in the passed memfds -> Ack
   Ack,
-  Run,         // parent: launch -> Progress..., RunResult
-  Progress,
-  RunResult,
+  Launch,      // parent: one launch (timed, or the untimed one that records) -> Launched
+  Launched,
+  FlushL2,     // parent: overwrite the L2 before the next timed launch -> Ack (GPU)
+  Fetch,       // parent: the outputs into the shared output memory -> Ack
 };
 
 const char* to_string(Msg m);

@@ -3,7 +3,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #ifndef BS_RUNNER_BUILD_PATH
 #define BS_RUNNER_BUILD_PATH ""
@@ -63,7 +65,7 @@ Result<std::unique_ptr<RunnerProcess>> RunnerProcess::start(const std::filesyste
     close(sv[0]);
     return child.status();
   }
-  return std::unique_ptr<RunnerProcess>(new RunnerProcess(std::move(*child), sv[0], backend));
+  return std::unique_ptr<RunnerProcess>(new RunnerProcess(std::move(*child), sv[0], backend, exe));
 }
 
 RunnerProcess::~RunnerProcess() {
@@ -78,6 +80,14 @@ void RunnerProcess::kill() { child_.kill(); }
 Result<wire::Frame> RunnerProcess::call(wire::Msg request, const std::string& payload,
                                         wire::Msg answer, double step_limit_s,
                                         const std::vector<int>& fds) {
+  if (!info_ && request != wire::Msg::Hello)
+    if (auto i = info(std::max(step_limit_s, 10.0)); !i) return i.status();
+  return exchange(request, payload, answer, step_limit_s, fds);
+}
+
+Result<wire::Frame> RunnerProcess::exchange(wire::Msg request, const std::string& payload,
+                                            wire::Msg answer, double step_limit_s,
+                                            const std::vector<int>& fds) {
   auto died = [&](const std::string& doing) {
     const ExitInfo e = child_.wait();
     return Status::failure("the kernel runner died " + doing + ": it " + e.describe(), "",
@@ -85,38 +95,50 @@ Result<wire::Frame> RunnerProcess::call(wire::Msg request, const std::string& pa
   };
   if (!child_.running()) return died("before the request");
   if (Status s = wire::send(socket_, request, payload, fds); !s) return died("(it stopped reading)");
-  auto deadline = after(step_limit_s);
-  for (;;) {
-    auto frame = wire::receive(socket_, deadline);
-    if (!frame) {
-      if (frame.status().code == "timeout") {
-        child_.kill();
-        return Status::failure("no answer within " + std::to_string(step_limit_s) + " s", "",
-                               wire::to_string(request), "timeout");
-      }
-      return died("while working");
-    }
-    if (frame->type == wire::Msg::Progress) {
-      deadline = after(step_limit_s);
-      continue;
-    }
-    if (frame->type != answer) {
+  auto frame = wire::receive(socket_, after(step_limit_s));
+  if (!frame) {
+    if (frame.status().code == "timeout") {
       child_.kill();
-      return Status::failure(std::string("the kernel runner answered ") + wire::to_string(frame->type) +
-                                 " to " + wire::to_string(request),
-                             "", wire::to_string(request), "protocol");
+      return Status::failure("no answer within " + std::to_string(step_limit_s) + " s", "",
+                             wire::to_string(request), "timeout");
     }
-    return frame;
+    return died("while working");
   }
+  if (frame->type != answer) {
+    child_.kill();
+    return Status::failure(std::string("the kernel runner answered ") + wire::to_string(frame->type) +
+                               " to " + wire::to_string(request),
+                           "", wire::to_string(request), "protocol");
+  }
+  return frame;
 }
 
 Result<wire::Info> RunnerProcess::info(double limit_s) {
   if (info_) return *info_;
-  auto f = call(wire::Msg::Hello, {}, wire::Msg::Info, limit_s);
+  wire::Writer hello;
+  hello.pod(wire::kProtocolVersion);
+  auto f = exchange(wire::Msg::Hello, hello.bytes(), wire::Msg::Info, limit_s, {});
   if (!f) return f.status();
   wire::Info i;
-  if (!wire::decode(f->payload, i))
+  const bool decoded = wire::decode(f->payload, i);
+  // The version is the answer's first field in every protocol version, so it is read even from
+  // an answer that does not decode as this version's Info. Runners from before versioning answer
+  // 0 or 1 there (their first field was the backend).
+  std::uint32_t theirs = 0;
+  if (f->payload.size() >= sizeof theirs) std::memcpy(&theirs, f->payload.data(), sizeof theirs);
+  if (theirs != wire::kProtocolVersion) {
+    child_.kill();
+    const std::string v = theirs <= 1 ? "1 (or older)" : std::to_string(theirs);
+    return Status::failure("the kernel runner " + exe_.string() + " speaks protocol version " + v +
+                               ", this blockscope speaks version " + std::to_string(wire::kProtocolVersion),
+                           "a stale blockscope-kernel-runner: install the one built with this blockscope next to it, "
+                           "or point BLOCKSCOPE_KERNEL_RUNNER at it",
+                           "Hello", "protocol_version");
+  }
+  if (!decoded) {
+    child_.kill();
     return Status::failure("the kernel runner sent a malformed Info", "", "Hello", "protocol");
+  }
   info_ = std::make_unique<wire::Info>(i);
   return i;
 }

@@ -161,30 +161,30 @@ struct Candidate {
   std::vector<KernelParam> params;
 };
 
-bool param_matches(const KernelParam& p, const FormParam& f) {
+using Role = lab::UserParam::Role;
+
+bool param_matches(const KernelParam& p, const lab::UserParam& f) {
   if (f.role == Role::Int) return !p.pointer && is_integer_type(p.type);
   return p.pointer && p.type == f.type && (f.role == Role::Input || !p.is_const);
 }
 
-bool matches(const Candidate& c, Form form) {
-  const FormSpec& s = form_spec(form);
+bool matches(const Candidate& c, const lab::UserForm& s) {
   if (c.params.size() != s.params.size()) return false;
   for (std::size_t i = 0; i < s.params.size(); ++i)
     if (!param_matches(c.params[i], s.params[i])) return false;
   return true;
 }
 
-std::string expected_text(const FormParam& f) {
+std::string expected_text(const lab::UserParam& f) {
   std::string s(f.type);
-  if (f.pointer) s += "*";
+  if (f.pointer()) s += "*";
   s += " ";
-  s += f.lecture_name;
+  s += f.name;
   return s;
 }
 
 // Why `c` is not `form`, parameter by parameter (for a form with the same parameter count).
-std::string mismatch_detail(const Candidate& c, Form form) {
-  const FormSpec& s = form_spec(form);
+std::string mismatch_detail(const Candidate& c, const lab::UserForm& s) {
   std::string out;
   for (std::size_t i = 0; i < s.params.size() && i < c.params.size(); ++i) {
     if (param_matches(c.params[i], s.params[i])) continue;
@@ -248,7 +248,7 @@ std::string blank_non_code(std::string_view s) {
   return out;
 }
 
-ParseResult parse_kernel_source(std::string_view source, std::span<const Form> accepted,
+ParseResult parse_kernel_source(std::string_view source, std::span<const lab::UserForm> accepted,
                                 std::string_view want) {
   ParseResult result;
   const std::string code = blank_non_code(source);
@@ -351,7 +351,7 @@ ParseResult parse_kernel_source(std::string_view source, std::span<const Form> a
 
   if (candidates.empty()) {
     error_at(SourcePos{},
-             "no `__global__` kernel found. This lab accepts:\n" + describe_forms(accepted));
+             "no `__global__` kernel found. This lab accepts:\n" + lab::describe_forms(accepted));
     return result;
   }
 
@@ -366,7 +366,7 @@ ParseResult parse_kernel_source(std::string_view source, std::span<const Form> a
 
   for (const Candidate* c : pool) {
     if (c->templated) continue;
-    for (Form f : accepted) {
+    for (const lab::UserForm& f : accepted) {
       if (!matches(*c, f)) continue;
       ParsedKernel k;
       k.name = c->name;
@@ -398,18 +398,18 @@ ParseResult parse_kernel_source(std::string_view source, std::span<const Form> a
                         "` is a template: the lab launches a plain function. Make the template "
                         "arguments constants (e.g. `constexpr int tw = 16;`) or add a "
                         "non-template kernel that calls it. This lab accepts:\n" +
-                        describe_forms(accepted));
+                        lab::describe_forms(accepted));
     return result;
   }
   std::string msg = "`" + c.name + "` takes " + std::to_string(c.params.size()) +
                     " parameter" + (c.params.size() == 1 ? "" : "s") +
                     " that do not match a kernel this lab can launch.";
-  for (Form f : accepted)
-    if (form_spec(f).params.size() == c.params.size()) {
-      msg += " As " + std::string(form_spec(f).id) + ": " + mismatch_detail(c, f) + ".";
+  for (const lab::UserForm& f : accepted)
+    if (f.params.size() == c.params.size()) {
+      msg += " As " + f.id + ": " + mismatch_detail(c, f) + ".";
       break;
     }
-  msg += " This lab accepts:\n" + describe_forms(accepted);
+  msg += " This lab accepts:\n" + lab::describe_forms(accepted);
   error_at(c.pos, std::move(msg));
   return result;
 }

@@ -1,11 +1,13 @@
-// Finding the user's kernel in their source and checking its signature against the lab's forms,
+// Finding the user's kernel in their source and checking its signature against the lab's forms
+// (lab/user_kernel_spec.hpp),
 // before any compiler runs: a wrong parameter list is reported at the signature, in the lab's
 // terms ("this lab accepts ..."), instead of as a compiler error inside blockscope's launcher.
 //
 // The scan blanks comments, string and character literals and preprocessor lines (keeping every
 // byte's line and column), then finds each `__global__` function, its name and its parameter
 // list. A kernel matches a form when it has the form's number of parameters and each has the
-// form's type, ignoring const, volatile, __restrict__ and spacing (see forms.hpp).
+// form's type, ignoring const, volatile, __restrict__ and spacing; an integer parameter may be
+// any integer type. So `const float* __restrict__ m` matches `float* m`.
 #pragma once
 #include <cstddef>
 #include <optional>
@@ -15,7 +17,7 @@
 #include <vector>
 
 #include "labs/custom/diagnostics.hpp"
-#include "labs/custom/forms.hpp"
+#include "lab/user_kernel_spec.hpp"
 
 namespace bs::custom {
 
@@ -38,7 +40,7 @@ struct KernelParam {
 
 struct ParsedKernel {
   std::string name;
-  Form form = Form::Gray1D;
+  lab::UserForm form;  // the form it matched
   SourcePos pos;  // of the name
   std::vector<KernelParam> params;
   bool uses_barriers = false;  // __syncthreads anywhere: the simulator runs threads as fibers
@@ -53,7 +55,7 @@ struct ParseResult {
 
 // Finds the kernel to launch: the one named `name` when given, else the first `__global__`
 // function whose parameters match one of `accepted`.
-ParseResult parse_kernel_source(std::string_view source, std::span<const Form> accepted,
+ParseResult parse_kernel_source(std::string_view source, std::span<const lab::UserForm> accepted,
                                 std::string_view name = {});
 
 // The source with comments, literals and preprocessor lines replaced by spaces (newlines kept).

@@ -9,7 +9,8 @@
 #include <filesystem>
 #include <functional>
 
-#include "labs/custom/verify.hpp"
+#include "labs/custom/source_parse.hpp"
+#include "labs/custom/wrong_elements.hpp"
 #include "mapping/thread_map.hpp"
 
 namespace bs::custom {
@@ -24,8 +25,13 @@ std::string grid_rule_text(const UserKernel& k) {
   if (k.fixed_blocks_per_sm > 0)
     return "fixed grid: " + std::to_string(k.fixed_blocks_per_sm) + " blocks per SM (the kernel must loop)";
   if (k.grid.kind == GridRule::Kind::Fixed) return "fixed grid " + to_string(k.grid.fixed) + " (the kernel must loop)";
-  return std::string(form_spec(k.form).grid_rule);
+  return k.form.grid_rule();
 }
+
+// The CPU simulator replays a GPU launch for its owners only when that costs well under a second
+// (the UI thread waits for it, once per launch shape): 2^24 thread-steps (lab::UserProblem's
+// replay_work: 2^22 pixels of grayscale, 2^24 multiply-adds of matmul).
+constexpr double kReplayWorkCap = 1 << 24;
 
 }  // namespace
 
@@ -83,8 +89,8 @@ std::optional<IndexScheme> closed_form_scheme(const LaunchConfig& c, const Owner
 // 2. the kernel list
 // ---------------------------------------------------------------------------------------------
 
-UserKernelLab::UserKernelLab(std::unique_ptr<lab::Lab> inner, LabAdapter adapter, std::shared_ptr<UserKernelBook> book)
-    : inner_(std::move(inner)), adapter_(std::move(adapter)), book_(std::move(book)) {}
+UserKernelLab::UserKernelLab(std::unique_ptr<lab::Lab> inner, std::shared_ptr<UserKernelBook> book)
+    : inner_(std::move(inner)), spec_(inner_->user_kernel_spec()), book_(std::move(book)) {}
 
 UserKernelLab::~UserKernelLab() = default;
 
@@ -97,12 +103,12 @@ const std::vector<lab::KernelInfo>& UserKernelLab::kernels() const {
   if (v == kernels_version_ && !kernels_.empty()) return kernels_;
   kernels_ = inner_->kernels();
   for (const UserKernel& k : book_->kernels()) {
-    const FormSpec& spec = form_spec(k.form);
+    const lab::UserForm& spec = k.form;
     lab::KernelInfo i;
     i.id = k.id;
     i.label = "custom: " + k.name;
     i.teaches = "Your kernel" + (k.origin.empty() ? std::string(", typed in the editor") : ", from " + file_name(k.origin)) +
-                ": " + std::string(spec.signature) + ", launched with " + grid_rule_text(k) +
+                ": " + spec.signature() + ", launched with " + grid_rule_text(k) +
                 ". Who stores each element is recorded by the CPU simulator; blockscope cannot see your "
                 "kernel's loads, so the Memory tab lists no requests for it.";
     i.file = k.origin.empty() ? "(the editor)" : k.origin;
@@ -110,10 +116,7 @@ const std::vector<lab::KernelInfo>& UserKernelLab::kernels() const {
     i.style = lab::ConfigStyle::FreeBlock;
     i.block_rank = spec.block_rank;
     i.default_block = k.block;
-    if (spec.block_rank == 1)
-      i.presets = {Dim3{64, 1, 1}, Dim3{128, 1, 1}, Dim3{256, 1, 1}, Dim3{512, 1, 1}, Dim3{1024, 1, 1}};
-    else
-      i.presets = {Dim3{8, 8, 1}, Dim3{16, 16, 1}, Dim3{32, 8, 1}, Dim3{32, 32, 1}};
+    i.presets = spec.presets;
     if (std::find(i.presets.begin(), i.presets.end(), k.block) == i.presets.end()) i.presets.insert(i.presets.begin(), k.block);
     i.grid_rule = grid_rule_text(k);
     i.fixed_grid_allowed = true;
@@ -126,21 +129,33 @@ const std::vector<lab::KernelInfo>& UserKernelLab::kernels() const {
 
 std::string UserKernelLab::template_for(std::string_view kernel) const {
   if (is_user_kernel_id(kernel)) return {};
-  return adapter_.template_for ? adapter_.template_for(kernel) : std::string();
+  return spec_->template_for(kernel);
 }
 
-Result<Problem> UserKernelLab::user_problem() {
-  const lab::ProblemInfo info = inner_->problem();
-  if (!info.ready) return info.status.ok() ? Status::failure("the lab has no data yet", "", "user_problem") : info.status;
-  const std::uint64_t g = adapter_.generation(*inner_);
-  if (!problem_ || g != problem_generation_) {
-    auto p = adapter_.problem(*inner_);
-    if (!p) return p.status();
-    problem_ = std::move(p.value());
-    problem_generation_ = g;
+const lab::UserForm* UserKernelLab::form_of(std::string_view source) const {
+  const ParseResult parsed = parse_kernel_source(source, spec_->forms());
+  return parsed.ok() ? spec_->find_form(parsed.kernel->form.id) : nullptr;
+}
+
+std::string UserKernelLab::problem_key() const {
+  std::string key = std::to_string(spec_->generation(*inner_));
+  for (const auto& [k, v] : inner_->setting_values()) key += "|" + k + "=" + v;
+  return key;
+}
+
+Result<Problem> UserKernelLab::user_problem(const lab::UserForm& form) {
+  if (std::string key = problem_key(); key != problem_key_) {
+    problems_.clear();
     derived_.clear();
+    problem_key_ = std::move(key);
   }
-  return *problem_;
+  if (auto it = problems_.find(form.id); it != problems_.end()) return it->second;
+  auto packed = spec_->pack(*inner_, form);
+  if (!packed) return packed.status();
+  auto p = Problem::create(std::move(packed.value()));
+  if (!p) return p.status();
+  problems_.emplace(form.id, *p);
+  return p;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -167,7 +182,7 @@ LaunchRecord UserKernelLab::base_record(std::string_view kernel, const KernelCon
 }
 
 LaunchRecord UserKernelLab::plan_user(const UserKernel& k, const KernelConfig& config,
-                                      std::shared_ptr<CustomKernel>* build_out) {
+                                      std::shared_ptr<CustomKernel>* build_out, std::optional<Problem>* problem_out) {
   LaunchRecord rec = base_record(k.id, config);
   rec.config_label = "block " + block_text(config.block);
   auto fail = [&](Status s, bool refused) {
@@ -177,8 +192,7 @@ LaunchRecord UserKernelLab::plan_user(const UserKernel& k, const KernelConfig& c
   };
   const lab::ProblemInfo info = inner_->problem();
   if (!info.ready) return fail(info.status, true);
-  if (Status s = settings_check(); !s) return fail(s, true);
-  auto problem = user_problem();
+  auto problem = user_problem(k.form);  // no data, or the lab's settings rule the form out
   if (!problem) return fail(problem.status(), true);
   auto build = book_->build(k.id, target());
   if (!build) return fail(build.status(), false);  // a compile error is a failure, not a refusal
@@ -194,19 +208,14 @@ LaunchRecord UserKernelLab::plan_user(const UserKernel& k, const KernelConfig& c
                      (req.grid.kind == GridRule::Kind::Fixed ? " (fixed)" : "");
   rec.attributes = ci.attributes;
   rec.attributes_measured = ci.attributes_measured;
-  const Shape shape = problem->shape();
-  if (k.form == Form::Matmul) {
-    rec.bytes_moved = 4.0 * (static_cast<double>(shape.h) * shape.k + static_cast<double>(shape.k) * shape.w +
-                             static_cast<double>(shape.h) * shape.w);
-    rec.bytes_note = "m, n read once and out written once (compulsory traffic)";
-    rec.flops = 2.0 * static_cast<double>(shape.h) * shape.w * shape.k;
-  } else {
-    rec.bytes_moved = 4.0 * static_cast<double>(shape.n());
-    rec.bytes_note = "3 bytes read + 1 written per pixel";
-  }
+  // The lab's own counts (its spec packs the ones plan() gives its built-in kernels).
+  rec.bytes_moved = problem->spec().bytes_moved;
+  rec.bytes_note = problem->spec().bytes_note;
+  rec.flops = problem->spec().flops;
   if (Status s = validate_launch(rec.config, ci.limits, ci.attributes_measured ? &ci.attributes : nullptr); !s)
     return fail(s, true);
   if (build_out) *build_out = *build;
+  if (problem_out) *problem_out = *problem;
   return rec;
 }
 
@@ -219,34 +228,29 @@ LaunchRecord UserKernelLab::plan(std::string_view kernel, const KernelConfig& co
                                  "open or write it in the kernel editor (Edit kernel)", "UserKernelLab::plan");
     return rec;
   }
-  return plan_user(*k, config, nullptr);
+  return plan_user(*k, config, nullptr, nullptr);
 }
 
-UserKernelLab::DerivedOwners UserKernelLab::derive_owners_on_cpu(const UserKernel& k, const LaunchConfig& launched,
+UserKernelLab::DerivedOwners UserKernelLab::derive_owners_on_cpu(const UserKernel& k, const Problem& problem,
+                                                                 const LaunchConfig& launched,
                                                                  const RunRequest& gpu_request) {
   const std::string key = std::to_string(std::hash<std::string>{}(k.source)) + "|" + block_text(launched.block) + "|" +
-                          block_text(launched.grid) + "|" + std::to_string(problem_generation_);
+                          block_text(launched.grid) + "|" + problem_key_;
   if (auto it = derived_.find(key); it != derived_.end()) return it->second;
   DerivedOwners d;
-  const Shape shape = problem_->shape();
-  // The simulator runs every thread's code one after another: only where that takes well under
-  // a second (the UI thread waits for it, once per launch shape).
-  const double work = k.form == Form::Matmul ? static_cast<double>(shape.h) * shape.w * shape.k
-                                             : static_cast<double>(shape.n());
-  const double cap = k.form == Form::Matmul ? 1 << 24 : 1 << 22;
-  if (work > cap) {
+  if (problem.spec().replay_work > kReplayWorkCap) {
     d.note = "the data is too large to replay on the CPU simulator for owners";
   } else if (auto cpu = book_->build(k.id, Target::Cpu); !cpu) {
     d.note = "the CPU build (for owners) failed: " + cpu.status().message;
   } else {
     RunRequest req = gpu_request;
     req.grid = GridRule::fixed_grid(launched.grid);  // exactly the GPU's grid, whatever the rule
-    req.timing = TimingPolicy::once();
+    req.timed = false;  // one launch, the observing one: its owners, no time
     req.trace = false;
     req.verify = false;
     req.record_owners = true;
     req.time_limit_s = std::min(1.0, book_->time_limit_s());
-    RunOutcome r = (*cpu)->run(*problem_, req);
+    RunOutcome r = (*cpu)->run(problem, req);
     if (r.out_of_bounds) {
       d.out_of_bounds = r.out_of_bounds;
       d.note = "the CPU simulator's replay of this launch stopped: " + r.out_of_bounds->describe();
@@ -275,18 +279,20 @@ LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& con
     return rec;
   }
   std::shared_ptr<CustomKernel> build;
-  LaunchRecord planned = plan_user(*k, config, &build);
+  std::optional<Problem> problem;
+  LaunchRecord planned = plan_user(*k, config, &build, &problem);
   if (!planned.ok()) return planned;
   RunRequest req;
   req.block = config.block;
   req.grid = GridRule::fixed_grid(planned.config.grid);  // what plan computed, rule or fixed
-  req.timing = options.timing;
+  req.timing = options.timing;  // the lab's one timing policy, applied by lab::measure
+  req.cancel = options.cancel;
   req.trace = options.trace_schedule;
   req.record_owners = true;
   req.verify = options.verify;
   req.time_limit_s = book_->time_limit_s();
   req.workers = inner_->backend().sim_workers;
-  RunOutcome out = build->run(*problem_, req);
+  RunOutcome out = build->run(*problem, req);
   LaunchRecord rec = std::move(out.record);
   rec.lab = planned.lab;
   rec.kernel = planned.kernel;
@@ -298,17 +304,8 @@ LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& con
   rec.bytes_note = planned.bytes_note;
   rec.flops = planned.flops;
   rec.scheme = IndexScheme::recorded();
-  if (!rec.ok()) {
-    // A CUDA error here happened in the kernel's own process, never in blockscope's context: it
-    // must not read as a sticky fault of the app's GPU (the shell would move to the CPU).
-    if (rec.status.code.rfind("cudaError", 0) == 0) {
-      rec.status.message = "your kernel faulted on the GPU: " + rec.status.message;
-      rec.status.hint = "only its own process was ended; blockscope's GPU context and data are unaffected, and "
-                        "the next run starts a fresh process";
-      rec.status.code = "user kernel " + rec.status.code;
-    }
-    return rec;
-  }
+  // A GPU fault here is the runner's (Status::owner is Child): the shell keeps its own context.
+  if (!rec.ok()) return rec;
 
   // Who stores what.
   if (rec.owners) {
@@ -317,7 +314,7 @@ LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& con
     owners_note_ = s ? "recorded by the CPU simulator: " + describe(*s)
                      : "recorded by the CPU simulator: no closed-form mapping, the inspector reads the record";
   } else if (target() == Target::Gpu) {
-    const DerivedOwners d = derive_owners_on_cpu(*k, rec.config, req);
+    const DerivedOwners d = derive_owners_on_cpu(*k, *problem, rec.config, req);
     if (d.scheme) rec.scheme = *d.scheme;
     owners_note_ = d.note;
     if (d.out_of_bounds) {
@@ -333,12 +330,11 @@ LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& con
   // The first wrong element and the thread that stored it.
   if (rec.check.failed() && !out.wrong.empty()) {
     WrongElement w = out.wrong.front();
-    const bool pixel = k->form != Form::Matmul;
-    std::string note = "first wrong " + describe_wrong(w, pixel ? "pixel" : "element");
+    const std::string& element = k->form.element;
+    std::string note = "first wrong " + describe_wrong(w, element);
     if (!w.owner_known && rec.scheme.kind != IndexScheme::Kind::Recorded) {
       // GPU: the mapping the CPU simulator recorded for the same source names the thread.
-      note = "first wrong " + std::string(pixel ? "pixel" : "element") + " (" + std::to_string(w.x) + ", " +
-             std::to_string(w.y) + ")";
+      note = "first wrong " + element + " (" + std::to_string(w.x) + ", " + std::to_string(w.y) + ")";
       if (auto o = mapping::thread_for_pixel(rec.scheme, rec.config, rec.data_width, rec.data_height, w.x, w.y))
         note += ": by the mapping the CPU simulator recorded, thread " + to_string(o->thread) + " of block " +
                 to_string(o->block) + " stores it";
@@ -418,19 +414,19 @@ Status UserKernelLab::download_output(void* host) {
 Result<std::unique_ptr<lab::Lab>> UserKernelLab::fork() const {
   auto inner = inner_->fork();
   if (!inner) return inner.status();
-  auto copy = std::make_unique<UserKernelLab>(std::move(inner.value()), adapter_, book_->snapshot());
-  if (problem_ && adapter_.generation(*inner_) == problem_generation_) {
-    // The fork has the same data: it shares this copy of it (one memfd, mapped by each runner)
-    // instead of making another.
-    copy->problem_ = problem_;
-    copy->problem_generation_ = adapter_.generation(*copy->inner_);
+  auto copy = std::make_unique<UserKernelLab>(std::move(inner.value()), book_->snapshot());
+  if (!problems_.empty() && problem_key() == problem_key_) {
+    // The fork has the same data: it shares these copies of it (one memfd each, mapped by each
+    // runner) instead of making others.
+    copy->problems_ = problems_;
+    copy->problem_key_ = copy->problem_key();
   }
   return std::unique_ptr<lab::Lab>(std::move(copy));
 }
 
-std::unique_ptr<lab::Lab> with_user_kernels(std::unique_ptr<lab::Lab> inner, LabAdapter adapter,
-                                            std::shared_ptr<UserKernelBook> book) {
-  return std::make_unique<UserKernelLab>(std::move(inner), std::move(adapter), std::move(book));
+std::unique_ptr<lab::Lab> with_user_kernels(std::unique_ptr<lab::Lab> inner, std::shared_ptr<UserKernelBook> book) {
+  if (!inner || !inner->user_kernel_spec()) return inner;
+  return std::make_unique<UserKernelLab>(std::move(inner), std::move(book));
 }
 
 }  // namespace bs::custom

@@ -1,21 +1,24 @@
-// The user's kernels as first-class kernels of a lab: a lab::Lab that wraps a lab (grayscale,
-// matmul) and adds the kernels of its UserKernelBook to the lab's own, so the window's views, the
-// timings beside the copy ceiling or cuBLAS, launch statistics, the schedule, bench, sweeps and
-// exports all work on them through the one lab interface.
+// The user's kernels as first-class kernels of a lab: a lab::Lab that wraps any lab offering a
+// user-kernel spec (Lab::user_kernel_spec(), lab/user_kernel_spec.hpp) and adds the kernels of
+// its UserKernelBook to the lab's own, so the window's views, the timings beside the copy ceiling
+// or cuBLAS, launch statistics, the schedule, bench, sweeps and exports all work on them through
+// the one lab interface.
 //
-//   auto lab = with_user_kernels(std::move(gray_lab), gray_adapter(), book);
+//   auto lab = with_user_kernels(std::move(gray_lab), book);   // any lab with a spec
 //   lab->kernels();                      // the ladder, then "custom: rgb_to_grayscale_kernel"
 //   lab->run("custom:rgb_to_grayscale_kernel", {Dim3{256, 1, 1}}, options);
 //   lab::layer<gray::GrayLab>(*lab)->set_image(...);   // the view reaches the lab it draws
 //
-// Why a wrapper and not a hook in every lab: the user's kernels need only what an adapter gives
-// (the lab's data as a custom::Problem, a number that changes with it, and which template
-// starts an edit of each built-in kernel), so a lab gets them without knowing about compilers,
-// runner processes or the book, and the labs' own code paths stay as they were.
+// Why a wrapper and not a hook in every lab: what the user's kernels need of a lab is its spec
+// (its forms, its data packed for them, its check and its counts), so a lab gets them by writing
+// that spec in its own folder, without knowing about compilers, runner processes or the book,
+// and its own code paths stay as they were. This wrapper names no lab.
 //
 // What a run of a user kernel does (kernels/labs/custom/README.md has the engine's side):
 //   - the build for this backend (compiled on first use after a switch of compute), launched in
-//     its runner process with the book's time limit, verified against the lab's reference;
+//     its runner process with the book's time limit; timed with RunOptions::timing through
+//     lab::measure exactly as the lab's own kernels are; checked with the lab's own check; its
+//     bytes and FLOPs are the lab's own counts;
 //   - its output arrives as host bytes: copied into RunOptions::output (a CUDA-mapped GL buffer
 //     on the CUDA backend, host memory on the CPU), and kept for download_output();
 //   - who stores what: the CPU simulator records every store's thread. When those owners are
@@ -28,6 +31,8 @@
 //   - an out-of-bounds access stops a CPU launch with its block and thread. On the GPU a small
 //     overrun does not fault (it lands in memory nobody checks), so the CPU replay above also
 //     catches it, and the GPU record fails with the replay's report;
+//   - a GPU fault is the runner's: the record's Status is sticky with FaultOwner::Child, so the
+//     shell keeps its own GPU context and a sweep goes on to the next point;
 //   - the first wrong element and the thread that stored it go into the check's note.
 //   - memory accesses (warp_accesses) are not known for user kernels: blockscope cannot see a
 //     user kernel's loads. The list is empty and the kernel's teaching note says why.
@@ -40,24 +45,10 @@
 #include <vector>
 
 #include "lab/lab.hpp"
+#include "lab/user_kernel_spec.hpp"
 #include "labs/custom/user_kernels.hpp"
 
 namespace bs::custom {
-
-// What a lab gives its user kernels.
-struct LabAdapter {
-  // Changes whenever the lab's data changes.
-  std::function<std::uint64_t(const lab::Lab&)> generation;
-  // The lab's data as user kernels receive it.
-  std::function<Result<Problem>(const lab::Lab&)> problem;
-  // Why user kernels cannot run with the lab's current settings (success when they can).
-  std::function<Status(const lab::Lab&)> settings_check;
-  // The template (templates.hpp) an edit of built-in kernel `id` starts from.
-  std::function<std::string(std::string_view id)> template_for;
-};
-
-LabAdapter gray_adapter();    // gray::GrayLab: planar RGB; refuses layout=rgba
-LabAdapter matmul_adapter();  // matmul::MatmulLab: A (M x K), B (K x N)
 
 // Whether the recorded owners of a launch are exactly one of the closed-form schemes; nullopt
 // when none matches (the owners then stay IndexScheme::Recorded).
@@ -65,15 +56,19 @@ std::optional<IndexScheme> closed_form_scheme(const LaunchConfig& config, const 
 
 class UserKernelLab final : public lab::Lab {
  public:
-  UserKernelLab(std::unique_ptr<lab::Lab> inner, LabAdapter adapter, std::shared_ptr<UserKernelBook> book);
+  // `inner` must offer a spec (with_user_kernels checks).
+  UserKernelLab(std::unique_ptr<lab::Lab> inner, std::shared_ptr<UserKernelBook> book);
   ~UserKernelLab() override;
 
   UserKernelBook& book() { return *book_; }
   const std::shared_ptr<UserKernelBook>& shared_book() const { return book_; }
+  const lab::UserKernelSpec& spec() const { return *spec_; }
   Target target() const;  // the CUDA backend compiles for the GPU, the simulator for the CPU
-  // The lab's current data as user kernels receive it (copied once per change of the data).
-  Result<Problem> user_problem();
-  Status settings_check() const { return adapter_.settings_check ? adapter_.settings_check(*inner_) : Status::success(); }
+  // The form the source's kernel takes among the lab's (nullptr: none; compiling says why).
+  const lab::UserForm* form_of(std::string_view source) const;
+  // The lab's current data packed for `form` (packed once per change of the data), or why there
+  // is none: no data yet, or the lab's settings rule the form out.
+  Result<Problem> user_problem(const lab::UserForm& form);
   // The template an edit of `kernel` starts from ("" for a user kernel: its own source).
   std::string template_for(std::string_view kernel) const;
   // How the last user kernel's owners were found ("recorded by the CPU simulator: flat", "owners
@@ -102,6 +97,7 @@ class UserKernelLab final : public lab::Lab {
   std::vector<std::string> default_sizes() const override { return inner_->default_sizes(); }
   std::vector<lab::Setting> settings() const override { return inner_->settings(); }
   // The lab's own kernels ask the lab they are in; a user kernel has no suggestion here.
+  const lab::UserKernelSpec* user_kernel_spec() const override { return spec_; }
   std::optional<lab::BlockSuggestion> suggested_block(std::string_view kernel) override {
     return is_user_kernel_id(kernel) ? std::nullopt : inner_->suggested_block(kernel);
   }
@@ -117,27 +113,31 @@ class UserKernelLab final : public lab::Lab {
     std::optional<OutOfBoundsReport> out_of_bounds;  // the replay hit a stray access
   };
   LaunchRecord base_record(std::string_view kernel, const KernelConfig& config) const;
-  LaunchRecord plan_user(const UserKernel& k, const KernelConfig& config, std::shared_ptr<CustomKernel>* build);
-  DerivedOwners derive_owners_on_cpu(const UserKernel& k, const LaunchConfig& launched, const RunRequest& req);
+  LaunchRecord plan_user(const UserKernel& k, const KernelConfig& config, std::shared_ptr<CustomKernel>* build,
+                         std::optional<Problem>* problem);
+  DerivedOwners derive_owners_on_cpu(const UserKernel& k, const Problem& problem, const LaunchConfig& launched,
+                                     const RunRequest& req);
   Status copy_output(const std::vector<std::uint8_t>& bytes, void* output) const;
+  // The spec's generation and the lab's settings: what a pack depends on.
+  std::string problem_key() const;
 
   std::unique_ptr<lab::Lab> inner_;
-  LabAdapter adapter_;
+  const lab::UserKernelSpec* spec_;
   std::shared_ptr<UserKernelBook> book_;
   mutable std::vector<lab::KernelInfo> kernels_;  // the inner lab's, then the book's
   mutable std::uint64_t kernels_version_ = 0;
-  std::optional<Problem> problem_;
-  std::uint64_t problem_generation_ = 0;
+  // The lab's data packed per form id, for the data and settings in problem_key_.
+  std::map<std::string, Problem> problems_;
+  std::string problem_key_;
   std::vector<std::uint8_t> last_output_;  // the last user kernel's result (download_output)
   bool last_was_user_ = false;
   std::string owners_note_;
   std::map<std::string, DerivedOwners> derived_;  // source hash | block | grid | generation
 };
 
-// Wraps `inner` with the kernels of `book` (what the catalog does for every lab that has an
-// adapter).
-std::unique_ptr<lab::Lab> with_user_kernels(std::unique_ptr<lab::Lab> inner, LabAdapter adapter,
-                                            std::shared_ptr<UserKernelBook> book);
+// Wraps `inner` with the kernels of `book` when it offers a user-kernel spec (what the catalog
+// does for every lab); returns `inner` as it is when it offers none.
+std::unique_ptr<lab::Lab> with_user_kernels(std::unique_ptr<lab::Lab> inner, std::shared_ptr<UserKernelBook> book);
 
 // Copies `bytes` host bytes to `dst`, which is device memory on the CUDA backend (a mapped GL
 // buffer or a lab's device buffer) and host memory on the CPU.

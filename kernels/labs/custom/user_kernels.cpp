@@ -1,4 +1,5 @@
 // Sections
+//   0. the labs that take user kernels
 //   1. the book: entries, builds on demand, snapshots
 //   2. diagnostics as the command line and the editor print them
 //   3. compile_and_try: the editor's Compile
@@ -7,6 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+
+#include "labs/custom/source_parse.hpp"
 
 namespace bs::custom {
 
@@ -22,6 +25,24 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 
 }  // namespace
 
+// ---------------------------------------------------------------------------------------------
+// 0. the labs that take user kernels
+// ---------------------------------------------------------------------------------------------
+
+const UserLab* UserLabs::find(std::string_view id) const {
+  for (const UserLab& l : labs)
+    if (l.id == id) return &l;
+  return nullptr;
+}
+
+const UserLab* UserLabs::lab_of_source(std::string_view source, std::string_view prefer) const {
+  auto takes = [&](const UserLab& l) { return l.spec && parse_kernel_source(source, l.spec->forms()).ok(); };
+  if (const UserLab* p = find(prefer); p && takes(*p)) return p;
+  for (const UserLab& l : labs)
+    if (takes(l)) return &l;
+  return nullptr;
+}
+
 GridRule launch_grid(const UserKernel& k, unsigned sm_count) {
   if (k.fixed_blocks_per_sm > 0)
     return GridRule::fixed_grid({k.fixed_blocks_per_sm * std::max(1u, sm_count), 1, 1});
@@ -32,8 +53,8 @@ GridRule launch_grid(const UserKernel& k, unsigned sm_count) {
 // 1. the book
 // ---------------------------------------------------------------------------------------------
 
-UserKernelBook::UserKernelBook(std::shared_ptr<Engine> engine, std::string lab)
-    : engine_(std::move(engine)), lab_(std::move(lab)) {}
+UserKernelBook::UserKernelBook(std::shared_ptr<Engine> engine, std::shared_ptr<const UserLabs> labs)
+    : engine_(std::move(engine)), labs_(labs ? std::move(labs) : std::make_shared<const UserLabs>()) {}
 
 UserKernelBook::Entry* UserKernelBook::find_locked(std::string_view id) {
   for (Entry& e : entries_)
@@ -125,7 +146,8 @@ Result<std::shared_ptr<CustomKernel>> UserKernelBook::build(std::string_view id,
                            "UserKernelBook::build");
   CompileOptions options;
   options.kernel_name = k->name;
-  CompileResult c = engine_->compile(k->source, lab_forms(lab_), target, options);
+  // Against its own form: the one it was installed with.
+  CompileResult c = engine_->compile(k->source, std::span<const lab::UserForm>(&k->form, 1), target, options);
   if (!c.ok())
     return Status::failure(k->name + " does not compile for the " + to_string(target) + ": " +
                                first_error(c, k->origin.empty() ? "kernel.cu" : k->origin),
@@ -145,7 +167,7 @@ void UserKernelBook::set_time_limit_s(double seconds) {
 }
 
 std::shared_ptr<UserKernelBook> UserKernelBook::snapshot() const {
-  auto copy = std::make_shared<UserKernelBook>(engine_, lab_);
+  auto copy = std::make_shared<UserKernelBook>(engine_, labs_);
   std::lock_guard lock(mutex_);
   copy->entries_ = entries_;
   // Without the builds: a build is one runner process whose runs take turns, so a sweep's fork
@@ -199,7 +221,7 @@ std::string describe_wrong(const WrongElement& w, std::string_view what) {
 TrialResult compile_and_try(Engine& engine, const TrialRequest& r) {
   TrialResult out;
   const auto t0 = Clock::now();
-  out.compile = engine.compile(r.source, lab_forms(r.lab), r.target);
+  out.compile = engine.compile(r.source, r.forms, r.target);
   out.compile_ms = ms_between(t0, Clock::now());
   if (!out.compile.ok()) {
     out.total_ms = out.compile_ms;
@@ -213,8 +235,7 @@ TrialResult compile_and_try(Engine& engine, const TrialRequest& r) {
   k.origin = r.origin;
   k.form = info.form;
   k.uses_barriers = info.uses_barriers;
-  const FormSpec& spec = form_spec(info.form);
-  k.block = r.block.x > 0 ? r.block : spec.default_block;
+  k.block = r.block.x > 0 ? r.block : info.form.default_block;
   k.grid = r.grid;
   k.fixed_blocks_per_sm = r.fixed_blocks_per_sm;
   if (r.problem) {
@@ -240,16 +261,16 @@ std::string TrialResult::summary(std::string_view file) const {
   if (!run) return s;
   const LaunchRecord& rec = run->record;
   if (!rec.ok()) return s + "; its launch failed: " + rec.status.message;
-  const bool gray = form_spec(info.form).lab == "gray";
+  const std::string& element = info.form.element;
   std::snprintf(buf, sizeof buf, "; block %s, grid %s: %.3f ms, ", block_text(rec.config.block).c_str(),
                 block_text(rec.config.grid).c_str(), rec.timing.median_ms);
   s += buf;
   if (rec.check.passed()) return s + "correct";
   if (!rec.check.failed()) return s + rec.check.summary();
-  std::snprintf(buf, sizeof buf, "WRONG: %llu of %llu %s over the limit", rec.check.mismatches, rec.check.checked,
-                gray ? "pixels" : "elements");
+  std::snprintf(buf, sizeof buf, "WRONG: %llu of %llu %ss over the limit", rec.check.mismatches, rec.check.checked,
+                element.c_str());
   s += buf;
-  if (!run->wrong.empty()) s += "; first: " + describe_wrong(run->wrong.front(), gray ? "pixel" : "element");
+  if (!run->wrong.empty()) s += "; first: " + describe_wrong(run->wrong.front(), element);
   return s;
 }
 

@@ -1,6 +1,8 @@
 // The user's kernels as a lab lists them, and the step the editor takes on Compile.
 //
-//   UserKernelBook   one per lab (grayscale, matmul), shared by that lab's objects on every
+//   UserLabs         the labs that take user kernels and their specs (one per app, from the
+//                    catalog): which lab a dropped .cu belongs to, titles and templates
+//   UserKernelBook   one per lab that takes user kernels, shared by that lab's objects on every
 //                    backend: each kernel's source, the lab form it takes, how it is launched
 //                    (its block and grid rule) and its builds for the GPU and the CPU simulator.
 //                    Switching compute keeps the user's kernels: the first run on the new backend
@@ -30,12 +32,28 @@ inline constexpr std::string_view kUserKernelPrefix = "custom:";
 inline bool is_user_kernel_id(std::string_view id) { return id.substr(0, kUserKernelPrefix.size()) == kUserKernelPrefix; }
 inline std::string user_kernel_id(std::string_view name) { return std::string(kUserKernelPrefix) + std::string(name); }
 
+// The labs that take user kernels, each with its spec (lab/user_kernel_spec.hpp), in the
+// catalog's order.
+struct UserLab {
+  std::string id;     // "gray"
+  std::string title;  // "Grayscale"
+  const lab::UserKernelSpec* spec = nullptr;
+};
+struct UserLabs {
+  std::vector<UserLab> labs;
+
+  const UserLab* find(std::string_view id) const;
+  // The lab whose forms the source's first matching __global__ kernel takes (`prefer` first, so
+  // a signature two labs accept stays where the user is); nullptr when none matches.
+  const UserLab* lab_of_source(std::string_view source, std::string_view prefer = {}) const;
+};
+
 struct UserKernel {
   std::string id;      // "custom:rgb_to_grayscale_kernel": LaunchRecord::kernel, --kernel, JSON
   std::string name;    // the __global__ function's name
   std::string source;  // exactly what its builds were compiled from
   std::string origin;  // the .cu file it came from; empty when typed in the editor
-  Form form = Form::Gray1D;
+  lab::UserForm form;  // the lab's form it takes
   Dim3 block{256, 1, 1};  // the block it opens with
   GridRule grid;          // the form's rule, or a fixed grid
   // > 0: a fixed grid of this many blocks per SM (per simulator worker on the CPU), e.g. for a
@@ -49,9 +67,11 @@ GridRule launch_grid(const UserKernel& k, unsigned sm_count);
 
 class UserKernelBook {
  public:
-  UserKernelBook(std::shared_ptr<Engine> engine, std::string lab);
+  UserKernelBook(std::shared_ptr<Engine> engine, std::shared_ptr<const UserLabs> labs);
 
   Engine& engine() const { return *engine_; }
+  const UserLabs& labs() const { return *labs_; }
+  const std::shared_ptr<const UserLabs>& shared_labs() const { return labs_; }
 
   // Adds `k`, or replaces the kernel with its id (its builds of an older source are dropped).
   // `build` (may be null) is a build of exactly k.source, for build->info().target.
@@ -88,7 +108,7 @@ class UserKernelBook {
   Entry* find_locked(std::string_view id);
 
   std::shared_ptr<Engine> engine_;
-  std::string lab_;
+  std::shared_ptr<const UserLabs> labs_;
   mutable std::mutex mutex_;
   std::mutex build_mutex_;  // one on-demand compile at a time (never held with mutex_ waiting)
   std::vector<Entry> entries_;
@@ -105,10 +125,12 @@ std::string first_error(const CompileResult& c, std::string_view file);
 
 struct TrialRequest {
   std::string source;
-  std::string lab;          // "gray", "matmul": which forms are accepted
+  std::vector<lab::UserForm> forms;  // the lab's: which signatures are accepted
   std::string origin;       // the .cu file, for the installed kernel and messages
   Target target = Target::Cpu;
-  std::optional<Problem> problem;  // the lab's data; nullopt: compile only
+  // The lab's data packed for the form the source's kernel takes (UserKernelLab::form_of and
+  // user_problem, on the caller's thread); nullopt: compile only.
+  std::optional<Problem> problem;
   Dim3 block{0, 0, 0};      // 0: the form's default block
   GridRule grid;            // the form's rule or a fixed grid
   unsigned fixed_blocks_per_sm = 0;
@@ -132,7 +154,7 @@ struct TrialResult {
 TrialResult compile_and_try(Engine& engine, const TrialRequest& request);
 
 // "pixel (3, 7): got 255, want 91, written by no thread" / "... stored by thread (3, 0, 0) of
-// block (12, 0, 0)"; `what` is "pixel" or "element".
+// block (12, 0, 0)"; `what` is the form's element ("pixel", "element").
 std::string describe_wrong(const WrongElement& w, std::string_view what);
 
 }  // namespace bs::custom

@@ -144,7 +144,7 @@ LaunchRecord GrayLab::plan(std::string_view kernel, const KernelConfig& config) 
   const GrayRungInfo& info = rung_info(*r);
   rec.bytes_moved = gray_bytes_moved(layout_, width_, height_);
   rec.bytes_note = gray_bytes_note(layout_);
-  rec.flops = 5.0 * width_ * height_;  // 2 FMAs and a multiply per pixel
+  rec.flops = gray_flops(width_, height_);
   if (width_ <= 0) {
     rec.status = Status::failure("no image loaded", "drop an image on the window", "GrayLab::plan");
     return rec;

@@ -54,6 +54,7 @@ class GrayLab final : public lab::Lab {
   }
   std::vector<lab::Setting> settings() const override;  // layout: planar or rgba
   Status set_setting(std::string_view key, std::string_view value) override;
+  const lab::UserKernelSpec* user_kernel_spec() const override;  // gray_user_spec.hpp
 
   // The problem. Converts RGBA8 to the layouts the kernels read, computes the reference and
   // uploads both; on any failure the previous image stays loaded.

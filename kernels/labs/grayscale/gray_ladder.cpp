@@ -245,6 +245,8 @@ double gray_bytes_moved(GrayLayout l, int width, int height) {
   return bytes_per_pixel(l) * static_cast<double>(width) * static_cast<double>(height);
 }
 
+double gray_flops(int width, int height) { return 5.0 * width * height; }
+
 std::string gray_bytes_note(GrayLayout l) {
   return l == GrayLayout::Planar ? "3 bytes read (R, G, B planes) + 1 written per pixel"
                                  : "4 bytes read (one RGBA8 word) + 1 written per pixel";

@@ -89,6 +89,8 @@ GrayVecPlan gray_rung_plan(GrayRung r, GrayLayout l, const GrayArgs& buffers);
 // (RGBA), and the sentence that says so.
 double gray_bytes_moved(GrayLayout l, int width, int height);
 std::string gray_bytes_note(GrayLayout l);
+// And the FLOPs: 2 FMAs and a multiply per pixel, 5 in all (whatever the layout).
+double gray_flops(int width, int height);
 
 // Runs the rung's own body for every thread of `config` on the simulator. The library anchor is
 // refused with a Status (it has no body of ours).

@@ -64,6 +64,7 @@ class MatmulLab final : public lab::Lab {
   Status set_setting(std::string_view key, std::string_view value) override;
   std::uint64_t kernels_version() const override { return kernels_version_; }
   Precision precision() const { return precision_; }
+  const lab::UserKernelSpec* user_kernel_spec() const override;  // matmul_user_spec.hpp
 
   // The problem: refuses sizes the backend cannot hold (device memory, the simulator's cap,
   // half the host's memory) with the numbers; generates A and B, computes the reference.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 11 on the GPU machine: the user's own kernels compiled by NVRTC and run as kernels of the
-# labs, headless, as a user runs them.
+# Issues 11 and 21 on the GPU machine: the user's own kernels compiled by NVRTC (for the device's
+# exact architecture: sm_90a on Hopper) and run as kernels of the labs, headless, as a user runs
+# them, measured by the labs' one timing policy.
 #
 #   tests/gpu/checks/custom.sh BUNDLE RESULTS
 #
@@ -20,13 +21,20 @@
 #   - a wrong result: the first wrong pixel named, exit 1
 #   - the real per-SM schedule of a user kernel (the traced entry), bench beside the copy ceiling
 #     and beside cuBLAS
-#   - the engine's GPU tests and the app's GPU kernel-file test
+#   - issue 21: a sweep of a user kernel beside gray_1d_flat at two confidence targets (5% and
+#     0.2%): each kernel's repeats per point follow the target, the user kernel's as the rung's
+#     (repeats table and a JSON excerpt printed)
+#   - the engine's GPU tests (last: they fault and loop on purpose), among them issue 21's: the
+#     repeats follow the target through the lab interface, an L2 flush that cannot happen fails
+#     the run ("[ flush ]" line), a user kernel's fault is the child's and a sweep goes on
+#     ("[ fault ]" lines), Hopper's arch-specific instructions compile for the runner's target
 #   - the NVRTC edit-to-result time (target < 1 s)
-# Writes 2 files into RESULTS:
+# Writes 4 files into RESULTS:
 #   custom_edit_to_result.json  blockscope-edit-to-result --backend cuda (10 edits of the lecture's
 #                               1D kernel on the sample: compile, first launch, relaunch, verified)
 #   custom_editor_gpu.png       the window with the kernel editor after --kernel-file on cuda:
 #                               NVRTC's registers, shared memory and spills under the code
+#   custom_sweep_ci05.json, custom_sweep_ci002.json   the two sweeps of issue 21
 # Prints a verdict per step and the lines that matter. Exit 1 if any step failed.
 set -u
 bundle="$(cd "${1:?usage: custom.sh BUNDLE RESULTS}" && pwd)"
@@ -144,7 +152,7 @@ printf '%s\n' '__global__ void shifted(unsigned char* x, unsigned char* out, int
 backend=${BS_CHECK_BACKEND:-cuda}  # cpu: a dry run of this script's mechanics on a machine without a GPU
 app=("$bundle/blockscope" --headless --backend "$backend" --frames 3)
 step lecture_gray_1d 0 'launch: custom:rgb_to_grayscale_kernel' 'check: correct' 'compiled for the GPU' 'CUDA events' \
-  'registers per thread' -- \
+  'registers per thread' "${BS_CHECK_ARCH:-sm_90a}" -- \
   "${app[@]}" --kernel-file "$work/gray_1d.cu" --output "$work/gray_1d.png"
 step lecture_gray_2d 0 'launch: custom:rgb_to_grayscale_kernel \[block 16x16' 'check: correct' -- \
   "${app[@]}" --kernel-file "$work/gray_2d.cu" --block 16x16
@@ -172,6 +180,46 @@ step edit_to_result 0 'edit to result on' -- \
   "$bundle/blockscope-edit-to-result" --backend "$backend" --iterations 10 --json "$results/custom_edit_to_result.json"
 step editor_screenshot 0 'check: correct' -- \
   "${app[@]}" --kernel-file "$work/gray_1d.cu" --window-size 1600x1000 --screenshot "$results/custom_editor_gpu.png"
+# Issue 21: one measurement path. The same sweep at a loose and a tight confidence target: the
+# user kernel's repeats per point follow the target as the built-in rung's do (the runner has no
+# loop of its own; the parent's lab::measure drives every launch).
+size=${BS_CHECK_SWEEP_SIZE:-4096x4096}
+for ci in 0.05 0.002; do
+  step "sweep_ci_$ci" 0 'custom:rgb_to_grayscale_kernel' -- \
+    "$bundle/blockscope" sweep gray --backend "$backend" --size "$size" --kernel-file "$work/gray_1d.cu" \
+    --kernel custom:rgb_to_grayscale_kernel --kernel gray_1d_flat --blocks 128,256,1024 --target-ci "$ci" \
+    --point-budget 2000 --json "$results/custom_sweep_ci${ci#0.}.json"
+done
+cat >"$work/repeats.py" <<'EOF'
+import json, sys
+loose, tight = (json.load(open(p)) for p in sys.argv[1:3])
+print("timing_policy at 5%:  ", json.dumps(loose["timing_policy"]))
+print("timing_policy at 0.2%:", json.dumps(tight["timing_policy"]))
+def points(d):
+    return {(r["kernel"], r["config"]): r for r in d["results"] if r["outcome"] == "ok"}
+def ci(r):
+    return 100 * (r["ci_high_ms"] - r["ci_low_ms"]) / (2 * r["median_ms"]) if r["median_ms"] > 0 else 0
+a, b = points(loose), points(tight)
+print(f"{'kernel':34} {'config':14} {'repeats 5%':>10} {'+-%':>6} {'repeats 0.2%':>12} {'+-%':>6} {'l2_flushed':>10}")
+follows = {}
+for key in sorted(set(a) & set(b)):
+    ra, rb = a[key], b[key]
+    print(f"{key[0]:34} {key[1]:14} {ra['repeats']:>10} {ci(ra):>6.2f} {rb['repeats']:>12} {ci(rb):>6.2f} {str(rb['l2_flushed']):>10}")
+    f = follows.setdefault(key[0].startswith("custom:"), [0, 0])
+    f[0] += ra["repeats"]
+    f[1] += rb["repeats"]
+user = [r for r in tight["results"] if r["kernel"].startswith("custom:")]
+if user:
+    r = user[0]
+    keys = ("kernel", "config", "outcome", "median_ms", "ci_low_ms", "ci_high_ms", "repeats", "warmup", "l2_flushed",
+            "clock", "bytes", "flops")
+    print("JSON excerpt (0.2%, user kernel):", json.dumps({k: r[k] for k in keys if k in r}))
+for user_kernel, (ra, rb) in sorted(follows.items()):
+    print(f"{'user kernel' if user_kernel else 'built-in rung'} follows the target: {'yes' if rb > ra else 'NO'} "
+          f"({ra} repeats in all at 5%, {rb} at 0.2%)")
+EOF
+step sweep_repeats_follow_ci 0 'user kernel follows the target: yes' 'built-in rung follows the target: yes' -- \
+  python3 "$work/repeats.py" "$results/custom_sweep_ci05.json" "$results/custom_sweep_ci002.json"
 # Last: its faulting and endless kernels leave the GPU where later EGL + CUDA processes hang in
 # cudaEventSynchronize (seen twice on an H200: app_gpu_kernel_file and editor_screenshot timed out
 # after it; everything before it passed).
@@ -183,5 +231,7 @@ printf '%s\n' "${verdicts[@]}"
 grep -h -A1 -E '^kernel file:' "$work"/lecture_gray_1d.out | tail -n 1
 grep -h -E 'edit to result on' "$work"/edit_to_result.out
 grep -h -E 'registers per thread' "$work"/lecture_gray_1d.out | head -n 1
+grep -h -E '^\[ (flush|fault|timing) \]' "$work"/engine_gpu_tests.out | head -n 12
+grep -h -E 'follows the target|^JSON excerpt' "$work"/sweep_repeats_follow_ci.out
 echo "full log: $log"
 exit $failed

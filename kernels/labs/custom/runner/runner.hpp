@@ -1,8 +1,9 @@
 // blockscope-kernel-runner's backends: what the runner process does for each request of the
 // protocol (protocol.hpp, messages.hpp). One runner runs one user kernel on one backend; blockscope
-// kills it when a launch outlives its time limit and starts a fresh one for the next run.
+// kills it when a launch outlives its time limit and starts a fresh one for the next run. A
+// backend launches once per request and times that launch alone; how many launches, warm-ups
+// and flushes a measurement takes is the parent's timing policy (lab/measure.hpp), not its.
 #pragma once
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -37,9 +38,14 @@ class Backend {
   virtual wire::Loaded load_cpu(const std::string& path, bool uses_barriers) = 0;
   // Called after the maps changed; uploads (GPU). Empty string on success.
   virtual std::string set_problem(const ProblemMaps& maps) = 0;
-  // Runs; calls progress() after each launch so the parent's per-launch time limit restarts.
-  virtual wire::RunResult run(const wire::RunHead& run, const ProblemMaps& maps,
-                              const std::function<void(unsigned)>& progress) = 0;
+  // One launch on fresh outputs (wire::LaunchHead says timed or observing).
+  virtual wire::Launched launch(const wire::LaunchHead& launch, const ProblemMaps& maps) = 0;
+  // Overwrites the L2 (GPU), after resetting the outputs (so the next launch, which then does not
+  // reset them, starts with none of its data in the L2, its output included); a message when it
+  // cannot, so no timing claims a flush that did not happen. Empty string on success.
+  virtual std::string flush_l2(const ProblemMaps& maps) = 0;
+  // Brings the outputs of the last launch into the shared output memory (GPU: from the device).
+  virtual std::string fetch(const ProblemMaps& maps) = 0;
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

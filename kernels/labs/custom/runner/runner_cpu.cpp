@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -138,18 +137,20 @@ class CpuBackend final : public Backend {
 
   std::string set_problem(const ProblemMaps&) override { return {}; }
 
-  wire::RunResult run(const wire::RunHead& run, const ProblemMaps& maps,
-                      const std::function<void(unsigned)>& progress) override {
-    wire::RunResult result;
+  wire::Launched launch(const wire::LaunchHead& launch, const ProblemMaps& maps) override {
+    wire::Launched result;
     if (!handle_) {
       result.message = "no kernel loaded";
       return result;
     }
+    // Owners are recorded by the observing launch only: a timed launch does the kernel's work
+    // and nothing else.
+    const bool owners = launch.observe && launch.record_owners;
     bs_launch_args args{};
     for (unsigned i = 0; i < maps.head.nbuffers; ++i) {
       args.buffers[i].data = maps.buffer(i);
       args.buffers[i].count = maps.head.buffers[i].count;
-      args.buffers[i].owners = run.record_owners ? maps.owners(i) : nullptr;
+      args.buffers[i].owners = owners ? maps.owners(i) : nullptr;
     }
     for (unsigned i = 0; i < maps.head.nints && i < BS_CUSTOM_MAX_INTS; ++i)
       args.ints[i] = maps.head.ints[i];
@@ -195,41 +196,36 @@ class CpuBackend final : public Backend {
     };
 
     sim::SimOptions options;
-    options.workers = run.workers;
+    options.workers = launch.workers;
     options.uses_barriers = uses_barriers_;
     options.cancel = &stop;
+    options.record_schedule = launch.observe && launch.trace;
     LaunchConfig config;
-    config.grid = Dim3{run.grid[0], run.grid[1], run.grid[2]};
-    config.block = Dim3{run.block[0], run.block[1], run.block[2]};
+    config.grid = Dim3{launch.grid[0], launch.grid[1], launch.grid[2]};
+    config.block = Dim3{launch.block[0], launch.block[1], launch.block[2]};
 
-    const int launches = std::max(0, run.warmup) + std::max(1, run.repeats);
-    sim::SimResult last;
-    for (int i = 0; i < launches; ++i) {
-      reset_outputs(maps, run.record_owners);
-      options.record_schedule = run.trace && i == launches - 1;
-      last = sim_.run(config, body, options);
-      if (first_oob.valid) {
-        result.head.oob = first_oob;
-        result.message = "out-of-bounds access";
-        result.code = "out_of_bounds";
-        return result;
-      }
-      if (!last.status.ok()) {
-        result.message = last.status.message;
-        result.hint = last.status.hint;
-        result.code = last.status.code.empty() ? "simulator" : last.status.code;
-        return result;
-      }
-      if (i >= run.warmup) result.times_ms.push_back(last.elapsed_ms);
-      progress(static_cast<unsigned>(i));
+    reset_outputs(maps, owners);
+    const sim::SimResult r = sim_.run(config, body, options);
+    if (first_oob.valid) {
+      result.head.oob = first_oob;
+      result.message = "out-of-bounds access";
+      result.code = "out_of_bounds";
+      return result;
+    }
+    if (!r.status.ok()) {
+      result.message = r.status.message;
+      result.hint = r.status.hint;
+      result.code = r.status.code.empty() ? "simulator" : r.status.code;
+      return result;
     }
     result.head.ok = 1;
-    result.head.workers_used = last.workers_used;
-    result.clock = "steady_clock, CPU simulation (" + std::to_string(last.workers_used) +
-                   (last.workers_used == 1 ? " worker)" : " workers)");
-    if (run.trace) {
+    result.head.ms = launch.observe ? 0 : r.elapsed_ms;
+    result.head.workers_used = r.workers_used;
+    result.clock = "steady_clock, CPU simulation (" + std::to_string(r.workers_used) +
+                   (r.workers_used == 1 ? " worker)" : " workers)");
+    if (options.record_schedule) {
       result.head.trace_kind = 1;
-      for (const BlockTrace& b : last.schedule) {
+      for (const BlockTrace& b : r.schedule) {
         wire::TraceRow row;
         row.start_ns = b.start_ns;
         row.end_ns = b.end_ns;
@@ -241,6 +237,11 @@ class CpuBackend final : public Backend {
     }
     return result;
   }
+
+  // The simulator has no L2 to flush: the parent never asks it (its timings say not flushed).
+  std::string flush_l2(const ProblemMaps&) override { return "the CPU simulator has no L2 cache to flush"; }
+  // The simulator writes the shared output memory itself.
+  std::string fetch(const ProblemMaps&) override { return {}; }
 
  private:
   // Refills the calling OS thread's TLS block of the kernel's unit: the block's __shared__.

@@ -1,6 +1,9 @@
-// The GPU backend of blockscope-kernel-runner: NVRTC compiles the unit for this device's
-// architecture, the CUDA runtime loads it (cudaLibraryLoadData) into this process's own context,
-// and the entries are launched with cudaLaunchKernel and timed with CUDA events.
+// The GPU backend of blockscope-kernel-runner: NVRTC compiles the unit for this device's exact
+// architecture (sm_90a on Hopper: nvrtc_target.hpp), the CUDA runtime loads it
+// (cudaLibraryLoadData) into this process's own context, and each Launch request is one
+// cudaLaunchKernel, timed alone with the project's one event timer (device/event_timer.hpp). The
+// L2 flush is the project's one flusher (device/l2_flush.hpp); a flush buffer that cannot be had
+// is an error the parent reports, never a timing that claims a cold L2.
 //
 // Why here and not in blockscope: a kernel that faults poisons the CUDA context it ran in (every
 // later call fails), and one that never ends holds the GPU until its process dies. In this process
@@ -16,9 +19,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
+#include <optional>
+#include <utility>
 #include <vector>
 
+#include "device/event_timer.hpp"
+#include "device/l2_flush.hpp"
+#include "labs/custom/runner/nvrtc_target.hpp"
 #include "labs/custom/runner/runner.hpp"
 
 #ifndef BS_NVRTC_DIR
@@ -155,31 +162,20 @@ class GpuBackend final : public Backend {
       c.log = info_.nvrtc_message;
       return c;
     }
-    // The device's own architecture when this NVRTC knows it (a cubin, no JIT at load);
-    // otherwise the newest virtual architecture it has below the device's (PTX the driver JITs).
     const int cc = info_.head.cc_major * 10 + info_.head.cc_minor;
     int n = 0;
     nvrtc_.num_archs(&n);
     std::vector<int> archs(static_cast<std::size_t>(std::max(n, 0)));
     if (n > 0) nvrtc_.archs(archs.data());
-    const bool exact = std::find(archs.begin(), archs.end(), cc) != archs.end();
-    int ptx_arch = 0;
-    for (int a : archs)
-      if (a <= cc) ptx_arch = std::max(ptx_arch, a);
-    if (!exact && ptx_arch == 0) {
+    const NvrtcTarget target = nvrtc_target(cc, archs);
+    if (!target.ok) {
       c.log = "this NVRTC (" + std::to_string(info_.head.nvrtc_major) + "." +
               std::to_string(info_.head.nvrtc_minor) + ") cannot compile for compute capability " +
               std::to_string(info_.head.cc_major) + "." + std::to_string(info_.head.cc_minor);
       return c;
     }
-    const std::string arch_flag = exact ? "--gpu-architecture=sm_" + std::to_string(cc)
-                                        : "--gpu-architecture=compute_" + std::to_string(ptx_arch);
-    c.arch = exact ? "sm_" + std::to_string(cc)
-                   : "compute_" + std::to_string(ptx_arch) + " (PTX, JIT-compiled by the driver)";
-    c.head.is_ptx = exact ? 0 : 1;
-    const char* options[] = {arch_flag.c_str(), "--device-as-default-execution-space",
-                             "--std=c++17", "--generate-line-info"};
-
+    c.arch = target.arch;
+    c.head.is_ptx = target.ptx ? 1 : 0;
     const auto t0 = Clock::now();
     nvrtcProgram prog = nullptr;
     nvrtcResult r = nvrtc_.create(&prog, unit.c_str(), "blockscope-kernel.cu", 0, nullptr, nullptr);
@@ -187,7 +183,17 @@ class GpuBackend final : public Backend {
       c.log = std::string("nvrtcCreateProgram: ") + nvrtc_.error_string(r);
       return c;
     }
+    const char* options[] = {target.option.c_str(), "--device-as-default-execution-space", "--std=c++17",
+                             "--generate-line-info"};
     r = nvrtc_.compile(prog, static_cast<int>(std::size(options)), options);
+    if (r == NVRTC_ERROR_INVALID_OPTION && !target.fallback.empty()) {
+      // An NVRTC that lists the architecture but not its arch-specific variant.
+      nvrtc_.destroy(&prog);
+      nvrtc_.create(&prog, unit.c_str(), "blockscope-kernel.cu", 0, nullptr, nullptr);
+      options[0] = target.fallback.c_str();
+      c.arch = target.fallback.substr(target.fallback.find('=') + 1);
+      r = nvrtc_.compile(prog, static_cast<int>(std::size(options)), options);
+    }
     std::size_t log_size = 0;
     nvrtc_.log_size(prog, &log_size);
     if (log_size > 1) {
@@ -197,7 +203,7 @@ class GpuBackend final : public Backend {
     }
     if (r == NVRTC_SUCCESS) {
       std::size_t size = 0;
-      if (exact) {
+      if (!target.ptx) {
         nvrtc_.cubin_size(prog, &size);
         c.image.resize(size);
         nvrtc_.cubin(prog, c.image.data());
@@ -259,6 +265,7 @@ class GpuBackend final : public Backend {
 
   std::string set_problem(const ProblemMaps& maps) override {
     free_buffers();
+    outputs_fresh_ = false;
     if (!info_.head.cuda_ok) return "no usable CUDA device: " + info_.cuda_message;
     for (unsigned i = 0; i < maps.head.nbuffers; ++i) {
       const wire::BufferDesc& b = maps.head.buffers[i];
@@ -277,9 +284,8 @@ class GpuBackend final : public Backend {
     return {};
   }
 
-  wire::RunResult run(const wire::RunHead& run, const ProblemMaps& maps,
-                      const std::function<void(unsigned)>& progress) override {
-    wire::RunResult result;
+  wire::Launched launch(const wire::LaunchHead& launch, const ProblemMaps& maps) override {
+    wire::Launched result;
     result.clock = "CUDA events";
     if (!plain_) {
       result.message = "no kernel loaded";
@@ -293,119 +299,117 @@ class GpuBackend final : public Backend {
     std::vector<int> ints(maps.head.ints, maps.head.ints + maps.head.nints);
     for (std::size_t i = 0; i < buffers_.size(); ++i) params.push_back(&buffers_[i]);
     for (int& v : ints) params.push_back(&v);
-
-    const dim3 grid(run.grid[0], run.grid[1], run.grid[2]);
-    const dim3 block(run.block[0], run.block[1], run.block[2]);
+    const dim3 grid(launch.grid[0], launch.grid[1], launch.grid[2]);
+    const dim3 block(launch.block[0], launch.block[1], launch.block[2]);
     auto fail = [&](cudaError_t e, bool fatal, const char* when) {
       result.head.fatal = fatal ? 1 : 0;
       result.code = cudaGetErrorName(e);
       result.message = std::string(when) + ": " + cuda_error(e);
-      if (fatal)
-        result.hint =
-            "the kernel faulted on the GPU (an index outside a buffer?). This runner's CUDA "
-            "context is gone; blockscope's is untouched and the next run starts a fresh runner. "
-            "The CPU simulator names the block, thread and index of a bad access.";
       cudaGetLastError();
+      return result;
     };
-    auto reset_outputs_on_device = [&]() {
-      for (unsigned i = 0; i < maps.head.nbuffers; ++i) {
-        const wire::BufferDesc& b = maps.head.buffers[i];
-        if (b.is_output)
-          cudaMemsetAsync(buffers_[i], b.fill, static_cast<std::size_t>(b.count) * b.elem_size);
-      }
-    };
+    // Fresh outputs: before the timer starts, so the launch alone is timed; already done when an
+    // L2 flush came just before (it resets them first, so they are not in the L2 either).
+    const bool fresh = std::exchange(outputs_fresh_, false);
+    if (!fresh)
+      if (cudaError_t e = reset_outputs_on_device(maps); e != cudaSuccess)
+        return fail(e, cuda::is_sticky(e), "resetting the output failed");
 
-    cudaEvent_t start = nullptr, stop = nullptr;
-    cudaEventCreate(&start);
-    cudaEventCreate(&stop);
-    void* flush = nullptr;
-    std::size_t flush_bytes = 0;
-    if (run.flush_l2 && info_.head.l2_bytes > 0) {
-      flush_bytes = 2 * info_.head.l2_bytes;
-      if (cudaMalloc(&flush, flush_bytes) != cudaSuccess) {
-        flush = nullptr;
-        cudaGetLastError();
+    if (!launch.observe) {
+      timer_->start();
+      if (cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(plain_), grid, block, params.data(), 0, nullptr);
+          e != cudaSuccess)
+        return fail(e, cuda::is_sticky(e), "the launch was refused");
+      timer_->stop();
+      auto ms = timer_->elapsed_ms();  // waits for the kernel: a fault shows here
+      if (!ms) {  // a fault: this process's context is gone (the parent starts another runner)
+        result.head.fatal = 1;
+        result.code = ms.status().code;
+        result.message = "the kernel failed: " + ms.status().code + " (" + ms.status().message + ")";
+        return result;
       }
+      result.head.ms = *ms;
+      result.head.ok = 1;
+      return result;
     }
-    const int launches = std::max(0, run.warmup) + std::max(1, run.repeats);
-    bool ok = true;
-    for (int i = 0; i < launches && ok; ++i) {
-      reset_outputs_on_device();
-      if (flush) cudaMemsetAsync(flush, i & 0xff, flush_bytes);
-      cudaEventRecord(start);
-      cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(plain_), grid, block,
-                                       params.data(), 0, nullptr);
-      if (e != cudaSuccess) {
-        fail(e, false, "the launch was refused");
-        ok = false;
-        break;
-      }
-      cudaEventRecord(stop);
-      e = cudaEventSynchronize(stop);
-      if (e != cudaSuccess) {
-        fail(e, true, "the kernel failed");
-        ok = false;
-        break;
-      }
-      float ms = 0;
-      cudaEventElapsedTime(&ms, start, stop);
-      if (i >= run.warmup) result.times_ms.push_back(ms);
-      progress(static_cast<unsigned>(i));
-    }
-    if (ok && run.trace) {
-      // One more, untimed launch of the traced entry: the real per-SM schedule. The records go
-      // back as the device wrote them; blockscope reads them as trace::DeviceBlockRecord (its
-      // size is run.record_bytes, and gpu_prelude.cuh's bs_block_record must match it).
-      const unsigned long long blocks = static_cast<unsigned long long>(grid.x) * grid.y * grid.z;
-      const std::size_t bytes = blocks * std::max<std::uint32_t>(run.record_bytes, 1);
-      void* records = nullptr;
-      cudaError_t e = cudaMalloc(&records, bytes);
-      if (e == cudaSuccess) e = cudaMemset(records, 0, bytes);
-      if (e == cudaSuccess) {
-        reset_outputs_on_device();
-        std::vector<void*> traced_params = params;
-        traced_params.push_back(&records);
-        e = cudaLaunchKernel(reinterpret_cast<const void*>(traced_), grid, block,
-                             traced_params.data(), 0, nullptr);
-        if (e != cudaSuccess) {
-          fail(e, false, "the traced launch was refused");
-          ok = false;
-        } else if ((e = cudaDeviceSynchronize()) != cudaSuccess) {
-          fail(e, true, "the traced kernel failed");
-          ok = false;
-        } else {
-          result.records.resize(bytes);
-          cudaMemcpy(result.records.data(), records, bytes, cudaMemcpyDeviceToHost);
-          result.head.trace_kind = 2;
-          progress(static_cast<unsigned>(launches));
-        }
-      } else {
-        fail(e, false, "cannot allocate the trace records");
-        ok = false;
-      }
+
+    // The observing launch: untimed, the traced entry, whose block recorder gives the real
+    // per-SM schedule. The records go back as the device wrote them; blockscope reads them as
+    // trace::DeviceBlockRecord (its size is launch.record_bytes; gpu_prelude.cuh's
+    // bs_block_record must match it).
+    const unsigned long long blocks = static_cast<unsigned long long>(grid.x) * grid.y * grid.z;
+    const std::size_t bytes = blocks * std::max<std::uint32_t>(launch.record_bytes, 1);
+    void* records = nullptr;
+    cudaError_t e = cudaMalloc(&records, bytes);
+    if (e == cudaSuccess) e = cudaMemset(records, 0, bytes);
+    if (e != cudaSuccess) {
       if (records) cudaFree(records);
+      return fail(e, cuda::is_sticky(e), "cannot allocate the trace records");
     }
-    if (ok) {
-      for (unsigned i = 0; i < maps.head.nbuffers; ++i) {
-        const wire::BufferDesc& b = maps.head.buffers[i];
-        if (!b.is_output) continue;
-        const cudaError_t e = cudaMemcpy(maps.buffer(i), buffers_[i],
-                                         static_cast<std::size_t>(b.count) * b.elem_size,
-                                         cudaMemcpyDeviceToHost);
-        if (e != cudaSuccess) {
-          fail(e, true, "copying the result back failed");
-          ok = false;
-        }
-      }
+    std::vector<void*> traced_params = params;
+    traced_params.push_back(&records);
+    e = cudaLaunchKernel(reinterpret_cast<const void*>(traced_), grid, block, traced_params.data(), 0, nullptr);
+    if (e != cudaSuccess) {
+      cudaFree(records);
+      return fail(e, cuda::is_sticky(e), "the traced launch was refused");
     }
-    if (flush) cudaFree(flush);
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    result.head.ok = ok ? 1 : 0;
+    if ((e = cudaDeviceSynchronize()) != cudaSuccess) return fail(e, true, "the traced kernel failed");
+    result.records.resize(bytes);
+    e = cudaMemcpy(result.records.data(), records, bytes, cudaMemcpyDeviceToHost);
+    cudaFree(records);
+    if (e != cudaSuccess) return fail(e, true, "reading the trace records failed");
+    result.head.trace_kind = 2;
+    result.head.ok = 1;
     return result;
   }
 
+  std::string flush_l2(const ProblemMaps& maps) override {
+    if (!info_.head.cuda_ok) return "no usable CUDA device: " + info_.cuda_message;
+    if (buffers_.size() != maps.head.nbuffers) return "the problem is not on the GPU";
+    outputs_fresh_ = false;
+    if (cudaError_t e = reset_outputs_on_device(maps); e != cudaSuccess) {
+      cudaGetLastError();
+      return "resetting the output before the flush failed: " + cuda_error(e);
+    }
+    if (!flusher_) {
+      auto f = cuda::L2Flusher::create(device_);
+      if (!f)
+        return "no L2 flush buffer (twice the " + std::to_string(info_.head.l2_bytes >> 20) +
+               " MiB L2): " + f.status().describe();
+      flusher_.emplace(std::move(f.value()));
+    }
+    if (Status s = flusher_->flush(); !s) return s.describe();
+    outputs_fresh_ = true;
+    return {};
+  }
+
+  std::string fetch(const ProblemMaps& maps) override {
+    for (unsigned i = 0; i < maps.head.nbuffers; ++i) {
+      const wire::BufferDesc& b = maps.head.buffers[i];
+      if (!b.is_output) continue;
+      if (cudaError_t e = cudaMemcpy(maps.buffer(i), buffers_[i], static_cast<std::size_t>(b.count) * b.elem_size,
+                                     cudaMemcpyDeviceToHost);
+          e != cudaSuccess) {
+        cudaGetLastError();
+        return "copying the result back failed: " + cuda_error(e);
+      }
+    }
+    return {};
+  }
+
  private:
+  // Every output back to its fill byte (before each launch: an element no thread writes shows).
+  cudaError_t reset_outputs_on_device(const ProblemMaps& maps) {
+    for (unsigned i = 0; i < maps.head.nbuffers; ++i) {
+      const wire::BufferDesc& b = maps.head.buffers[i];
+      if (!b.is_output) continue;
+      if (cudaError_t e = cudaMemsetAsync(buffers_[i], b.fill, static_cast<std::size_t>(b.count) * b.elem_size);
+          e != cudaSuccess)
+        return e;
+    }
+    return cudaSuccess;
+  }
+
   void init_cuda() {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
@@ -430,6 +434,7 @@ class GpuBackend final : public Backend {
     }
     wire::InfoHead& h = info_.head;
     h.cuda_ok = 1;
+    timer_.emplace();
     info_.device_name = p.name;
     h.cc_major = p.major;
     h.cc_minor = p.minor;
@@ -472,6 +477,9 @@ class GpuBackend final : public Backend {
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t plain_ = nullptr, traced_ = nullptr;
   std::vector<void*> buffers_;
+  std::optional<cuda::EventTimer> timer_;  // made once the device's context is (init_cuda)
+  std::optional<cuda::L2Flusher> flusher_;  // made on the first flush
+  bool outputs_fresh_ = false;              // the last flush reset the outputs
 };
 
 }  // namespace

@@ -33,12 +33,13 @@ class NoGpu final : public Backend {
     return l;
   }
   std::string set_problem(const ProblemMaps&) override { return kWhy; }
-  wire::RunResult run(const wire::RunHead&, const ProblemMaps&,
-                      const std::function<void(unsigned)>&) override {
-    wire::RunResult r;
+  wire::Launched launch(const wire::LaunchHead&, const ProblemMaps&) override {
+    wire::Launched r;
     r.message = kWhy;
     return r;
   }
+  std::string flush_l2(const ProblemMaps&) override { return kWhy; }
+  std::string fetch(const ProblemMaps&) override { return kWhy; }
 };
 
 }  // namespace

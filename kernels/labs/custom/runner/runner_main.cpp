@@ -20,6 +20,12 @@
 
 #include "labs/custom/runner/runner.hpp"
 
+// The protocol version this runner speaks (protocol.hpp). A test builds a stand-in for a stale
+// runner with another value.
+#ifndef BS_RUNNER_PROTOCOL_VERSION
+#define BS_RUNNER_PROTOCOL_VERSION ::bs::custom::wire::kProtocolVersion
+#endif
+
 namespace {
 
 using namespace bs::custom;
@@ -56,9 +62,13 @@ int serve(int sock, runner::Backend& backend) {
     wire::Frame& f = *frame;
     bs::Status sent;
     switch (f.type) {
-      case wire::Msg::Hello:
-        sent = wire::send(sock, wire::Msg::Info, wire::encode(backend.info()));
+      case wire::Msg::Hello: {
+        // Answered whatever the parent speaks: it compares the versions and says which is stale.
+        wire::Info info = backend.info();
+        info.head.protocol_version = BS_RUNNER_PROTOCOL_VERSION;
+        sent = wire::send(sock, wire::Msg::Info, wire::encode(info));
         break;
+      }
       case wire::Msg::CompileGpu: {
         wire::Reader r(f.payload);
         const std::string unit = r.str();
@@ -85,21 +95,25 @@ int serve(int sock, runner::Backend& backend) {
         sent = wire::send(sock, wire::Msg::Ack, wire::encode_ack(error.empty(), error));
         break;
       }
-      case wire::Msg::Run: {
+      case wire::Msg::Launch: {
         wire::Reader r(f.payload);
-        const auto run = r.pod<wire::RunHead>();
-        wire::RunResult result;
-        if (!maps.ready) {
-          result.message = "no problem set";
-        } else {
-          result = backend.run(run, maps, [&](unsigned launch) {
-            wire::Writer w;
-            w.pod(launch);
-            (void)wire::send(sock, wire::Msg::Progress, w.bytes());
-          });
-        }
-        sent = wire::send(sock, wire::Msg::RunResult, wire::encode(result));
+        const auto launch = r.pod<wire::LaunchHead>();
+        wire::Launched result;
+        if (!r.ok()) result.message = "malformed Launch";
+        else if (!maps.ready) result.message = "no problem set";
+        else result = backend.launch(launch, maps);
+        sent = wire::send(sock, wire::Msg::Launched, wire::encode(result));
         if (result.head.fatal) return 3;  // a poisoned CUDA context: blockscope starts another
+        break;
+      }
+      case wire::Msg::FlushL2: {
+        const std::string error = maps.ready ? backend.flush_l2(maps) : std::string("no problem set");
+        sent = wire::send(sock, wire::Msg::Ack, wire::encode_ack(error.empty(), error));
+        break;
+      }
+      case wire::Msg::Fetch: {
+        const std::string error = maps.ready ? backend.fetch(maps) : std::string("no problem set");
+        sent = wire::send(sock, wire::Msg::Ack, wire::encode_ack(error.empty(), error));
         break;
       }
       default:

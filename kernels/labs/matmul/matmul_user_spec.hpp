@@ -1,0 +1,31 @@
+// The matmul lab's offer to the user's own kernels (lab/user_kernel_spec.hpp): the lecture's
+// matmul_k form in FP32, on the lab's matrices, checked by the lab's own tolerance.
+//
+//   form    signature                                               grid
+//   matmul  (float* m, float* n, float* out, int h, int w, int k)   (ceil(w / blockDim.x), ceil(h / blockDim.y), 1)
+//
+// out (h x w) = m (h x k) * n (k x w), row-major FP32: the lab's C (M x N) = A (M x K) * B (K x N)
+// in the lecture's names. out starts as zeros before each launch (the lecture's torch::zeros).
+// The check is matmul::verify against the lab's reference with its documented tolerance; the
+// counts are matmul_flops and the compulsory bytes plan() gives the built-in rungs.
+//
+// More precisions are more forms: a BF16 form (m, n as __nv_bfloat16, out FP32) is one more
+// entry in forms() with its pack (the lab's BF16 data) and its check, refused by pack() while the
+// lab's precision setting is another; nothing in kernels/labs/custom changes for it.
+#pragma once
+#include <vector>
+
+#include "lab/user_kernel_spec.hpp"
+#include "labs/matmul/matmul.hpp"
+
+namespace bs::matmul {
+
+const lab::UserKernelSpec& user_kernel_spec();
+
+// What pack() builds from the lab, on plain data (tests build it from their own matrices and
+// reference): a is M x K, b is K x N, reference M x N; `against` names the reference.
+Result<lab::UserProblem> pack_user_problem(const lab::UserForm& form, const std::vector<float>& a,
+                                           const std::vector<float>& b, int M, int N, int K,
+                                           std::vector<float> reference, ErrorScale scale, std::string against);
+
+}  // namespace bs::matmul
