@@ -279,6 +279,7 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
   std::optional<measured::BenchCounters> with_counters;
   if (b.counters) with_counters.emplace(counters::CounterOptions{.cupti_library = options.cupti_library});
   std::set<std::string> said;
+  std::vector<lab::KernelInfo> kernels;  // every kernel the combinations listed
   for (const std::string& size : b.sizes.empty() ? l.default_sizes() : b.sizes) {
     if (Status s = l.set_random_problem(size); !s) {
       print_status(("size " + size).c_str(), s);
@@ -317,11 +318,15 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
           std::fflush(stdout);
         });
       records.insert(records.end(), got.begin(), got.end());
+      // Settings may swap the kernel list (matmul precision): the report knows every kernel run.
+      for (const auto& k : l.kernels())
+        if (std::none_of(kernels.begin(), kernels.end(), [&](const lab::KernelInfo& o) { return o.id == k.id; }))
+          kernels.push_back(k);
     }
   }
   const std::string unit = l.problem().throughput_unit;
-  std::fputs(lab::results_table(header, records, unit, l.kernels()).c_str(), stdout);
-  const std::string json = lab::results_json(header, records, unit, l.kernels());
+  std::fputs(lab::results_table(header, records, unit, kernels).c_str(), stdout);
+  const std::string json = lab::results_json(header, records, unit, kernels);
   if (b.json_path.empty()) {
     std::fputs(json.c_str(), stdout);
   } else if (Status s = lab::write_text_file(b.json_path, json); !s) {

@@ -110,7 +110,7 @@ void run_every_rung(MatmulLab& lab, const Shape& s) {
     EXPECT_TRUE(v.passed) << "(seed " << spec.seed << "): " << v.summary();
     EXPECT_TRUE(r.check.passed()) << r.check.summary();
   }
-  for (const char* id : {kCublasBf16Id, kCublasTf32Id, kCublasId}) {
+  for (const char* id : {kCublasBf16Id, kCublasTf32Id, kCublasSgemmCeilingId}) {
     const LaunchRecord r = lab.run(id, KernelConfig{Dim3{0, 0, 0}, 0}, {});
     ASSERT_TRUE(r.ok()) << id << ": " << r.status.describe();
     ASSERT_TRUE(lab.download_output(got.data()).ok());

@@ -376,7 +376,9 @@ void MatmulView::draw_problem(ViewContext&, ViewRequests& requests) {
   const bool cpu = lab_->backend().kind == BackendKind::CpuSimulation;
   MatmulViewState& st = state_;
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextColored(ui::kDimColour, "C (M x N) = A (M x K) * B (K x N), FP32, row-major");
+  ImGui::TextColored(ui::kDimColour, "%s", lab_->precision() == matmul::Precision::Bf16
+                                               ? "C (M x N) = A (M x K) * B (K x N), A and B in BF16, C in FP32"
+                                               : "C (M x N) = A (M x K) * B (K x N), FP32, row-major");
   ImGui::PopTextWrapPos();
   ImGui::SetNextItemWidth(-1);
   if (ImGui::BeginCombo("##preset", "Presets...")) {
@@ -424,8 +426,7 @@ void MatmulView::draw_problem(ViewContext&, ViewRequests& requests) {
     ui::status_text(lab_->status());
   } else {
     const auto& m = lab_->spec();
-    const double mb = 4.0 * (static_cast<double>(m.M) * m.K + static_cast<double>(m.K) * m.N +
-                             static_cast<double>(m.M) * m.N) / (1 << 20);
+    const double mb = matmul::matmul_compulsory_bytes(m.M, m.N, m.K, lab_->precision()) / (1 << 20);
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(ui::kDimColour, "%s GFLOP per product, %s MiB of A, B, C; reference %s in %s",
                        ui::sig(2.0 * m.M * m.N * m.K * 1e-9).c_str(), ui::sig(mb).c_str(),

@@ -228,6 +228,8 @@ void MatmulView::draw_inspector_text(const LaunchRecord& shown, long long row, l
                   o.thread.lane);
     else
       ImGui::Text("thread %u, warp %u lane %u", o.thread.thread.x, o.thread.warp_in_block, o.thread.lane);
+    const matmul::MatmulKernelInfo* rung = matmul::find_matmul_kernel(shown.kernel);
+    const bool warpgroup_tiles = rung && rung->needs == matmul::RungNeeds::Sm90a;  // wgmma's tiles
     long long held = 0;  // what the owner map says the thread stores (fragments of any shape)
     for (const auto& r : o.owns) held += r.w * r.h;
     if (outputs == 1 && o.owns.size() <= 1)
@@ -235,7 +237,7 @@ void MatmulView::draw_inspector_text(const LaunchRecord& shown, long long row, l
     else if (o.owns.size() > 1)
       ImGui::TextColored(kDimColour, "%lld outputs: %zu pieces of %lld x %lld in its %s's %lld x %lld tile", held,
                          o.owns.size(), o.owns.front().h, o.owns.front().w,
-                         shown.config.block.x >= 128 && o.warp_tile.h == 64 ? "warpgroup" : "warp", o.warp_tile.h,
+                         warpgroup_tiles ? "warpgroup" : "warp", o.warp_tile.h,
                          o.warp_tile.w);
     else
       ImGui::TextColored(kDimColour, "%d outputs (%d x %d) in registers", outputs, g.thread_rows, g.thread_cols);

@@ -99,7 +99,7 @@ Target UserKernelLab::target() const {
 }
 
 const std::vector<lab::KernelInfo>& UserKernelLab::kernels() const {
-  const std::uint64_t v = book_->version();
+  const std::uint64_t v = kernels_version();
   if (v == kernels_version_ && !kernels_.empty()) return kernels_;
   kernels_ = inner_->kernels();
   for (const UserKernel& k : book_->kernels()) {

@@ -77,7 +77,9 @@ class UserKernelLab final : public lab::Lab {
 
   // lab::Lab
   lab::Lab* wrapped() override { return inner_.get(); }
-  std::uint64_t kernels_version() const override { return book_->version(); }
+  // Changes when a user kernel is installed or rebuilt, and when the wrapped lab's own list
+  // changes (the matmul precision swaps its ladder).
+  std::uint64_t kernels_version() const override { return book_->version() + (inner_->kernels_version() << 32); }
   const lab::Lab* wrapped() const override { return inner_.get(); }
   std::string_view id() const override { return inner_->id(); }
   std::string_view title() const override { return inner_->title(); }

@@ -45,7 +45,7 @@ const std::vector<Anchor>& anchors(Precision p) {
        "the tensor cores' reduced-precision FP32 mode on the FP32 copies: what FP32 data gets from "
        "tensor cores",
        "cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32)", "ceiling", Library::Tf32},
-      {kCublasId, "cuBLAS SGEMM (ceiling)",
+      {kCublasSgemmCeilingId, "cuBLAS SGEMM (ceiling)",
        "FP32 on the FP32 lanes, tensor cores off: what the FP32 ladder reaches at best",
        "cublasSgemm (CUBLAS_DEFAULT_MATH)", "ceiling", Library::Sgemm}};
   return p == Precision::Bf16 ? bf16 : fp32;

@@ -32,6 +32,9 @@ struct MatrixSpec {
 inline constexpr const char* kCublasId = "cublas_sgemm";
 inline constexpr const char* kCublasTf32Id = "cublas_tf32";
 inline constexpr const char* kCublasBf16Id = "cublas_bf16";
+// SGEMM again beside the tensor-core ladder, as a ceiling there (its own id: a report holding
+// both ladders tells the FP32 ladder's library from the BF16 ladder's ceiling).
+inline constexpr const char* kCublasSgemmCeilingId = "cublas_sgemm_ceiling";
 
 class MatmulLab final : public lab::Lab {
  public:
