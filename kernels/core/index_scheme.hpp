@@ -35,7 +35,10 @@
 //             thread_h patch of its tile, patches numbered row-major by the linear thread id
 //             (register-blocked matmul rungs 4-6); with 0, a thread's outputs are spread (warp
 //             tiling, rung 7) and only the lab can say which thread stores an element
-//             (Lab::owner).
+//             (Lab::owner). With tiles_loop (persistent kernels: the tensor-core rungs T5, T6) the
+//             grid has fewer blocks than there are tiles and each block loops over tiles in the
+//             kernel's order: every block works while tiles remain, and which block took a tile
+//             depends on the launch (Lab::owner says).
 //   Recorded  no closed form: the owners were recorded by running the kernel's own code on the
 //             simulator (user-written kernels); LaunchRecord::owners holds them.
 #pragma once
@@ -58,6 +61,7 @@ struct IndexScheme {
   // Tiled
   unsigned tile_w = 0, tile_h = 0;
   unsigned thread_w = 0, thread_h = 0;  // a thread's patch; 0: not a closed form
+  bool tiles_loop = false;              // persistent: blocks loop over the tiles
 
   static IndexScheme flat() { return IndexScheme{}; }
   static IndexScheme grid2d() { IndexScheme s; s.kind = Kind::Grid2D; return s; }

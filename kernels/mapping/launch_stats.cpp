@@ -113,6 +113,13 @@ void flat_stats(LaunchStats& s, const IndexScheme& sc, const LaunchConfig& c, ll
 void tile_level_stats(LaunchStats& s, const IndexScheme& sc, const LaunchConfig& c, ull w, ull h) {
   s.thread_counts_exact = false;
   const ull T = s.threads_per_block;
+  if (sc.tiles_loop) {  // persistent: the first min(blocks, tiles) blocks take tiles in turn
+    const ull tiles = ((w + sc.tile_w - 1) / sc.tile_w) * ((h + sc.tile_h - 1) / sc.tile_h);
+    const ull blocks = c.grid.volume(), working = std::min(blocks, tiles);
+    add(s, uniform_block(T, true), working);
+    add(s, uniform_block(T, false), blocks - working);
+    return;
+  }
   for (const AxisClass& cx : axis_classes(c.grid.x, sc.tile_w, w))
     for (const AxisClass& cy : axis_classes(c.grid.y, sc.tile_h, h)) {
       const bool meets = static_cast<ull>(cx.representative) * sc.tile_w < w &&

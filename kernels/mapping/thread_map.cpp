@@ -211,6 +211,11 @@ std::optional<ThreadCoord> describe_thread(const IndexScheme& s, const LaunchCon
       return t;
     }
     case Kind::Tiled: {
+      if (s.tiles_loop) {  // persistent: a block works while tiles remain; its tiles are the lab's to say
+        const ll tiles = ((w + s.tile_w - 1) / std::max(1u, s.tile_w)) * ((h + s.tile_h - 1) / std::max(1u, s.tile_h));
+        t.in_range = static_cast<ll>(linear_block_id(block, c.grid)) < tiles;
+        return t;
+      }
       const ElementRect r = patches_closed_form(s)
                                 ? clip(tiled_patch(s, block, t.linear_thread_in_block), w, h)
                                 : clip(ElementRect{static_cast<ll>(block.x) * s.tile_w,

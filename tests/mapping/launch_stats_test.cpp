@@ -140,6 +140,24 @@ TEST(LaunchStats, VectorAndGridStrideSchemesOnLargeImagesAreCheapAndExact) {
   EXPECT_EQ(t.partial_blocks + t.empty_blocks, 0u);
 }
 
+// Persistent tiles (the tensor-core rungs T5, T6): the blocks loop over the tiles, so every
+// block works while there are tiles for it, however few columns its index would cover.
+TEST(LaunchStats, PersistentTilesKeepEveryBlockBusyWhileTilesRemain) {
+  IndexScheme sc = IndexScheme::tiled(256, 128);
+  sc.tiles_loop = true;
+  LaunchConfig c{Dim3{132, 1, 1}, Dim3{384, 1, 1}};
+  const LaunchStats s = compute_stats(sc, c, 4096, 4096, {}, device_preset(9, 0).value());  // 16 x 32 tiles
+  EXPECT_EQ(s.empty_blocks, 0u);
+  EXPECT_EQ(s.idle_threads, 0u);
+  c.grid = Dim3{600, 1, 1};
+  const LaunchStats t = compute_stats(sc, c, 4096, 4096, {}, device_preset(9, 0).value());
+  EXPECT_EQ(t.empty_blocks, 600u - 512u);
+  EXPECT_EQ(t.idle_threads, (600ull - 512ull) * 384ull);
+  // describe_thread agrees: the 512th block has a tile, the 513th none.
+  EXPECT_TRUE(describe_thread(sc, c, 4096, 4096, Dim3{511, 0, 0}, Dim3{0, 0, 0})->in_range);
+  EXPECT_FALSE(describe_thread(sc, c, 4096, 4096, Dim3{512, 0, 0}, Dim3{0, 0, 0})->in_range);
+}
+
 TEST(LaunchStats, CarriesKernelResourcesAndOccupancy) {
   const DeviceLimits device = device_preset(9, 0).value();
   KernelAttributes kernel;

@@ -240,11 +240,21 @@ class CudaEngine final : public MatmulEngine {
     const double mnk = static_cast<double>(M_) * N_ * K_;
     const int repeats = mnk > 0x1p39 ? 1 : mnk > 0x1p36 ? 3 : 5;
     const Library lib = precision_ == Precision::Bf16 ? Library::Bf16 : Library::Sgemm;
-    std::vector<double> times;
-    for (int r = 0; r < repeats + (repeats > 1 ? 1 : 0); ++r) {
+    // Warm up first: an idle GPU starts at a low clock, and the first launches of a short
+    // product ran up to 20% slow (the problem's "cuBLAS" ceiling then flattered the ladder:
+    // 117% on an H200 at 4096^3, against 96% in the same bench's own cuBLAS run). At least
+    // 50 ms of work, at most 20 launches.
+    double warm_ms = 0;
+    for (int w = 0; w < 20 && warm_ms < 50.0; ++w) {
       auto t = library_timed(lib, ref_.get());
       if (!t) return t.status();
-      if (repeats == 1 || r > 0) times.push_back(t.value());  // the first one warms up
+      warm_ms += t.value();
+    }
+    std::vector<double> times;
+    for (int r = 0; r < repeats; ++r) {
+      auto t = library_timed(lib, ref_.get());
+      if (!t) return t.status();
+      times.push_back(t.value());
     }
     *ms = median_of(times);
     *note = lib == Library::Bf16 ? "cuBLAS BF16 (cublasGemmEx: BF16 A and B, FP32 accumulation and C)"

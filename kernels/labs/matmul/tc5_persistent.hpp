@@ -148,7 +148,11 @@ struct PersistentRung : HopperRungBase {
   }
   static MatmulGeometry geometry(const MatmulConfig&) { return tc4_geometry(kTc4BM); }
   static std::size_t shared_bytes(const MatmulConfig&) { return kSmemBytes; }
-  static IndexScheme scheme(const MatmulConfig&) { return IndexScheme::tiled(kTc4BN, kTc4BM); }
+  static IndexScheme scheme(const MatmulConfig&) {
+    IndexScheme s = IndexScheme::tiled(kTc4BN, kTc4BM);
+    s.tiles_loop = true;
+    return s;
+  }
   // Which block of a persistent launch of `lc` stored C[row][col]: the tile's place in the
   // grouped order, modulo the clusters resident, and the block's rank in its cluster.
   static Result<ElementOwner> persistent_owner(const MatmulConfig& c, const LaunchConfig& lc, int M,
