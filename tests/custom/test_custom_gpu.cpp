@@ -140,6 +140,35 @@ TEST_F(CustomGpu, LectureKernelsAndTheTiledMatmulMatchTheirReferences) {
   }
 }
 
+// The editor's tensor-core template (mma.sync.m16n8k16 through the BF16 form's GPU prelude),
+// compiled by NVRTC for this device, on odd sizes, against the double product of the BF16 numbers.
+TEST_F(CustomGpu, TheBf16MmaTemplateMatchesTheDoubleProductOfItsBf16Numbers) {
+  const std::uint32_t seed = fresh_seed();
+  const int h = 301, w = 259, kk = 133;
+  auto m = random_matrix(h, kk, seed), n = random_matrix(kk, w, seed + 1);
+  matmul::round_to_bf16(m), matmul::round_to_bf16(n);
+  const lab::UserForm* form = matmul::user_kernel_spec().find_form("matmul_bf16");
+  ASSERT_NE(form, nullptr);
+  const std::vector<double> exact = product_in_double(m, n, h, w, kk);
+  auto packed = matmul::pack_user_problem(*form, m, n, h, w, kk, std::vector<float>(exact.begin(), exact.end()),
+                                          matmul::error_scale(m.data(), n.data(), h, w, kk), "double product");
+  ASSERT_TRUE(packed.ok()) << packed.status().describe();
+  auto problem = Problem::create(std::move(packed.value()));
+  ASSERT_TRUE(problem.ok());
+  auto k = compile(template_source("matmul_mma_bf16"), matmul_forms());
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->info().form.id, "matmul_bf16");
+  RunRequest req;
+  req.block = {128, 1, 1};
+  RunOutcome r = k->run(*problem, req);
+  ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
+  EXPECT_TRUE(r.record.check.passed()) << r.record.check.summary();
+  EXPECT_EQ(r.record.config.grid, (Dim3{9, 10, 1}));
+  const auto got = floats_of(r.output);
+  for (std::size_t e = 0; e < exact.size(); ++e) ASSERT_NEAR(got[e], exact[e], 1e-4 * kk) << e;
+  print_info(k->info().name.c_str(), k->info());
+}
+
 TEST_F(CustomGpu, TheTracedEntryGivesOneRecordPerBlock) {
   const PlanarImage img = random_image(300, 200, fresh_seed());
   auto p = gray_problem(img, "gray_2d");

@@ -220,6 +220,46 @@ TEST_F(UserLab, TheLecturesMatmulAndTheTiledTemplateAreVerifiedAgainstADoublePro
   EXPECT_NE(bad.check.note.find(" of block ("), std::string::npos) << bad.check.note;
 }
 
+// The editor's tensor-core template (mma.sync.m16n8k16 through the BF16 form's preludes) on the
+// CPU simulator: the warp's registers are exchanged by the PTX ISA's layout, so a wrong lane
+// gives a wrong value; verified against the double product of the lab's BF16 numbers at an odd
+// size. With the lab at fp32 the BF16 form is refused with the setting to change.
+TEST_F(UserLab, TheBf16MmaTemplateIsVerifiedOnTheSimulatorAndRefusedAtFp32) {
+  const std::uint32_t seed = fresh_seed();
+  auto m = matmul::MatmulLab::create(cpu_backend());
+  ASSERT_TRUE(m.ok());
+  matmul::MatrixSpec spec;
+  spec.M = 45, spec.N = 37, spec.K = 29;  // odd: partial 32 x 32 tiles, k not a multiple of 16
+  spec.seed = seed;
+  ASSERT_TRUE((*m)->set_matrices(spec).ok());
+  auto lab = with_user_kernels(std::move(m.value()), matmul_book);
+  const std::string src = template_source("matmul_mma_bf16");
+  auto* user = lab::layer<UserKernelLab>(*lab);
+  ASSERT_NE(user, nullptr);
+  const lab::UserForm* form = user->form_of(src);
+  ASSERT_NE(form, nullptr);
+  EXPECT_EQ(form->id, "matmul_bf16");
+  auto refused = user->user_problem(*form);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().hint.find("bf16"), std::string::npos) << refused.status().describe();
+
+  ASSERT_TRUE(lab->set_setting("precision", "bf16").ok());
+  const std::vector<float> a = lab::layer<matmul::MatmulLab>(*lab)->a(), b = lab::layer<matmul::MatmulLab>(*lab)->b();
+  TrialResult t = compile_into(*lab, src, {128, 1, 1});
+  ASSERT_TRUE(t.runs()) << t.summary();
+  KernelConfig cfg;
+  cfg.block = {128, 1, 1};
+  const LaunchRecord rec = lab->run(t.kernel.id, cfg, {});
+  ASSERT_TRUE(rec.ok()) << rec.status.describe();
+  EXPECT_TRUE(rec.check.passed()) << rec.check.summary();
+  EXPECT_EQ(rec.config.grid, (Dim3{2, 2, 1}));
+  EXPECT_DOUBLE_EQ(rec.bytes_moved, matmul::matmul_compulsory_bytes(45, 37, 29, matmul::Precision::Bf16));
+  std::vector<float> c(45 * 37);
+  ASSERT_TRUE(lab->download_output(c.data()).ok());
+  const auto want = product_in_double(a, b, 45, 37, 29);  // a and b: the lab's BF16 numbers
+  for (std::size_t e = 0; e < want.size(); ++e) ASSERT_NEAR(c[e], want[e], 1e-4 * 29) << e;
+}
+
 TEST_F(UserLab, AnOffByOneGuardIsCaughtWithItsBlockAndThreadAndNeverJoinsTheLab) {
   const int w = 61, h = 37, n = w * h;  // 2257 pixels: thread n exists with block 256
   auto lab = gray_lab(w, h, fresh_seed(), nullptr);
