@@ -864,7 +864,7 @@ void App::draw_menu_bar() {
     ImGui::MenuItem("Controls panel", "Ctrl+[", &state_.layout.left_open);
     ImGui::MenuItem("Side tabs", "Ctrl+]", &state_.layout.side_open);
     if (ImGui::BeginMenu("Text size")) {
-      for (float t : {0.85f, 1.0f, 1.15f, 1.3f, 1.5f, 1.75f, 2.0f}) {
+      for (float t : kTextScales) {
         const std::string label = std::to_string(static_cast<int>(t * 100 + 0.5f)) + "%";
         if (ImGui::MenuItem(label.c_str(), t == 1.0f ? "Ctrl+0" : nullptr, std::abs(state_.layout.text_scale - t) < 0.01f))
           set_text_scale(t);
@@ -983,7 +983,7 @@ void App::draw_settings(Slot& s) {
 std::map<std::string, std::string> App::kernel_figures(Slot& s) const {
   std::map<std::string, std::string> out;
   const lab::ProblemInfo p = s.view->lab().problem();
-  const bool flops = p.throughput_unit == "GFLOP/s";
+  const ThroughputUnit unit = p.throughput_unit;
   const lab::Ceiling* ceiling = nullptr;
   for (const lab::Ceiling& c : p.ceilings)
     if (!ceiling && c.value > 0 && c.unit == p.throughput_unit) ceiling = &c;
@@ -992,13 +992,13 @@ std::map<std::string, std::string> App::kernel_figures(Slot& s) const {
     if (e.key.lab != s.entry->id || e.key.problem != s.shown.problem || e.last.check.failed()) continue;
     const double ms = e.history.kernel_summary().median;
     if (ms <= 0) continue;
-    const double t = (flops ? e.last.flops : e.last.bytes_moved) / (ms * 1e6);
+    const double t = e.last.counted(unit) / (ms * 1e6);
     double& b = best[e.key.kernel];
     b = std::max(b, t);
   }
   for (const auto& [kernel, t] : best) {
-    std::string text = t >= 1000 ? ui::sig(t / 1000, 3) + (flops ? " TFLOP/s" : " TB/s")
-                                 : ui::sig(t, 3) + (flops ? " GFLOP/s" : " GB/s");
+    std::string text = t >= 1000 ? ui::sig(t / 1000, 3) + " " + unit_text_thousand(unit)
+                                 : ui::sig(t, 3) + " " + unit_text(unit);
     if (ceiling) text += "  " + ui::sig(100 * t / ceiling->value, 3) + "%";
     out[kernel] = text;
   }
@@ -1049,22 +1049,16 @@ void App::draw_side_panel(Slot& s) {
   ui::item_tooltip("Fold the side tabs (Ctrl+]); drag the edge beside them to resize them");
   ImGui::SameLine();
   if (!s.view) return;
-  struct Tab {
-    const char* name;
-    Panel panel;
-  };
-  const Tab tabs[] = {{"Timings", Panel::Timings}, {"Launch", Panel::Launch}, {"Schedule", Panel::Schedule},
-                      {"Memory", Panel::Memory},   {"Runs", Panel::Runs},     {"Measured", Panel::Measured}};
   // Tabs that wrap in a narrow panel instead of clipping their names; the state picks the tab
   // (the command line, the settings, a click).
   std::vector<std::string> names;
   int current_tab = 0;
-  for (const Tab& t : tabs) {
+  for (const PanelName& t : kPanelNames) {
     if (t.panel == state_.panel) current_tab = static_cast<int>(names.size());
-    names.emplace_back(t.name);
+    names.emplace_back(t.title);
   }
   const int chosen = ui::wrapping_tabs("side_tabs", names, current_tab);
-  state_.panel = tabs[chosen].panel;
+  state_.panel = kPanelNames[chosen].panel;
   const lab::ProblemInfo problem = s.view->lab().problem();
   ui::SideInput in;
   in.shown = &s.shown;
@@ -1233,17 +1227,17 @@ std::string App::summary() const {
                   r.refused ? "refused" : "failed", r.status.describe().c_str());
     return buf;
   }
-  bool flops = false;
+  ThroughputUnit unit = ThroughputUnit::GBPerS;
   std::string shares;
   for (const Slot& s : slots_) {
     if (s.entry->id != state_.lab || !s.view) continue;
     const lab::ProblemInfo p = s.view->lab().problem();
-    flops = p.throughput_unit == "GFLOP/s";
+    unit = p.throughput_unit;
     for (const lab::Ceiling& c : p.ceilings) {
       if (c.value <= 0 || c.unit != p.throughput_unit || r.check.failed()) continue;
       char share[160];
       std::snprintf(share, sizeof share, "%s%.1f%% of %s", shares.empty() ? ", " : ", ",
-                    100.0 * (flops ? r.gflops() : r.gbytes_per_s()) / c.value, c.name.c_str());
+                    100.0 * r.throughput(unit) / c.value, c.name.c_str());
       shares += share;
     }
   }
@@ -1251,7 +1245,7 @@ std::string App::summary() const {
                 "launch: %s [%s] on %s grid (%u, %u, %u) block (%u, %u, %u) %.4f ms (%s) %.4g %s",
                 r.kernel.c_str(), r.config_label.c_str(), r.problem.c_str(), r.config.grid.x, r.config.grid.y,
                 r.config.grid.z, r.config.block.x, r.config.block.y, r.config.block.z, r.timing.median_ms,
-                r.timing.clock.c_str(), flops ? r.gflops() : r.gbytes_per_s(), flops ? "GFLOP/s" : "GB/s");
+                r.timing.clock.c_str(), r.throughput(unit), unit_text(unit));
   return buf + shares + "\ncheck: " + r.check.summary();
 }
 
@@ -1297,9 +1291,7 @@ void App::write_status_file() {
     ui.text_scale = state_.layout.text_scale;
     ui.left_open = state_.layout.left_open;
     ui.side_open = state_.layout.side_open;
-    const char* panels[] = {"timings", "launch", "schedule", "memory", "runs"};
-    const auto p = static_cast<std::size_t>(state_.panel);
-    ui.panel = p < std::size(panels) ? panels[p] : "other";
+    ui.panel = panel_word(state_.panel);
     ui.launch_in_flight = s.in_flight;
     ui.popup_open = !ImGui::GetCurrentContext()->OpenPopupStack.empty();
     r.ui = ui;

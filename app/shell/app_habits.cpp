@@ -22,9 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Text sizes the View menu offers (times the monitor's content scale).
-constexpr float kTextScales[] = {0.85f, 1.0f, 1.15f, 1.3f, 1.5f, 1.75f, 2.0f};
-
 // Settings are compared and written at most this often; and at exit.
 constexpr double kSettingsCheckS = 1.0;
 

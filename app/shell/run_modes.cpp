@@ -319,7 +319,7 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
       records.insert(records.end(), got.begin(), got.end());
     }
   }
-  const std::string unit = l.problem().throughput_unit;
+  const ThroughputUnit unit = l.problem().throughput_unit;
   std::fputs(lab::results_table(header, records, unit, l.kernels()).c_str(), stdout);
   const std::string json = lab::results_json(header, records, unit, l.kernels());
   if (b.json_path.empty()) {

@@ -38,7 +38,7 @@ LaunchRecord point(Dim3 block, double median_ms, double half_width_ms) {
 lab::SweepResult sample() {
   lab::SweepResult r;
   r.lab = "gray";
-  r.unit = "GB/s";
+  r.unit = ThroughputUnit::GBPerS;
   r.backend = "CUDA";
   lab::KernelInfo k;
   k.id = "gray_2d";

@@ -21,13 +21,13 @@ class FakeLab final : public Lab {
     KernelInfo free2d;
     free2d.id = "free2d";
     free2d.label = "free 2D";
-    free2d.group = "lecture";
+    free2d.group = KernelGroup::Lecture;
     free2d.block_rank = 2;
     free2d.default_block = {16, 16, 1};
     KernelInfo compiled;
     compiled.id = "compiled";
     compiled.label = "compiled";
-    compiled.group = "ladder";
+    compiled.group = KernelGroup::Ladder;
     compiled.style = ConfigStyle::Compiled;
     compiled.configs = {{"small, tile 8", {64, 1, 1}}, {"big, tile 16", {256, 1, 1}}, {"huge", {1024, 1, 1}}};
     kernels_ = {free2d, compiled};
@@ -49,8 +49,8 @@ class FakeLab final : public Lab {
     p.summary = "fake 100 x 60";
     p.width = 100;
     p.height = 60;
-    p.throughput_unit = "GB/s";
-    p.ceilings.push_back({"copy", 10.0, "GB/s", "made up"});
+    p.throughput_unit = ThroughputUnit::GBPerS;
+    p.ceilings.push_back({"copy", 10.0, ThroughputUnit::GBPerS, "made up"});
     return p;
   }
 

@@ -147,7 +147,7 @@ TEST(MeasuredGpu, LibraryAnchorsAreOneKernelAndTheCopyIsRefused) {
   ASSERT_TRUE(gray);
   for (const lab::KernelInfo& k : gray->kernels()) {
     auto r = profile_launch(*gray, k.id, gray->default_config(k), session);
-    if (k.group == "ceiling") {
+    if (k.group == KernelGroup::Ceiling) {
       ASSERT_FALSE(r);
       EXPECT_TRUE(contains(r.status().message, "not a kernel")) << r.status().describe();
     } else {

@@ -29,7 +29,7 @@ std::vector<lab::KernelInfo> build_kernel_list(bool gpu, bool library) {
     i.label = k.label;
     i.teaches = k.teaches;
     i.file = k.file;
-    i.group = k.kernel == MatmulKernel::Naive ? "lecture" : "ladder";
+    i.group = k.kernel == MatmulKernel::Naive ? KernelGroup::Lecture : KernelGroup::Ladder;
     i.uses_barriers = k.uses_barriers;
     if (free_block(k.kernel)) {
       i.style = lab::ConfigStyle::FreeBlock;
@@ -56,7 +56,7 @@ std::vector<lab::KernelInfo> build_kernel_list(bool gpu, bool library) {
     c.teaches = "NVIDIA's FP32 GEMM with tensor cores off: the anchor the ladder is measured "
                 "against; its grid is cuBLAS's own, so there is nothing of ours to draw";
     c.file = "cublasSgemm (CUBLAS_DEFAULT_MATH)";
-    c.group = "library";
+    c.group = KernelGroup::Library;
     c.style = lab::ConfigStyle::Compiled;
     c.configs.push_back({"cuBLAS's own choice", Dim3{0, 0, 0}});
     c.timed_only = true;
@@ -145,7 +145,7 @@ Result<std::unique_ptr<MatmulLab>> MatmulLab::create(const lab::Backend& backend
 
 lab::ProblemInfo MatmulLab::problem() const {
   lab::ProblemInfo p;
-  p.throughput_unit = "GFLOP/s";
+  p.throughput_unit = ThroughputUnit::GflopPerS;
   if (!ready_) {
     p.status = status_;
     return p;
@@ -164,10 +164,10 @@ lab::ProblemInfo MatmulLab::problem() const {
   // plain loop, and a simulator has no peak).
   const double flops = matmul_flops(spec_.M, spec_.N, spec_.K);
   if (backend_.kind == BackendKind::Cuda && reference_ms_ > 0)
-    p.ceilings.push_back({"cuBLAS SGEMM", flops / (reference_ms_ * 1e6), "GFLOP/s",
+    p.ceilings.push_back({"cuBLAS SGEMM", flops / (reference_ms_ * 1e6), ThroughputUnit::GflopPerS,
                           "cuBLAS SGEMM (FP32, tensor cores off) timed when it made the reference: median " +
                               std::to_string(reference_ms_) + " ms"});
-  if (peak_gflops_ > 0) p.ceilings.push_back({"FP32 peak", peak_gflops_, "GFLOP/s", peak_note_});
+  if (peak_gflops_ > 0) p.ceilings.push_back({"FP32 peak", peak_gflops_, ThroughputUnit::GflopPerS, peak_note_});
   return p;
 }
 
