@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "custom_test_support.hpp"
+#include "gpu_skip.hpp"
 #include "labs/custom/codegen.hpp"
 #include "labs/custom/source_parse.hpp"
 #include "labs/custom/templates.hpp"
@@ -19,21 +20,6 @@ using namespace test;
 
 const std::vector<Form> kGray(lab_forms("gray").begin(), lab_forms("gray").end());
 const std::vector<Form> kMatmul(lab_forms("matmul").begin(), lab_forms("matmul").end());
-
-std::string why_no_gpu() {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no CUDA device: cudaGetDeviceCount says ") + cudaGetErrorName(e);
-  }
-  return count == 0 ? "no CUDA device: cudaGetDeviceCount found 0" : "";
-}
-
-#define BS_SKIP_WITHOUT_GPU()                                           \
-  do {                                                                  \
-    if (const std::string why = why_no_gpu(); !why.empty()) GTEST_SKIP() << why; \
-  } while (0)
 
 class CustomGpu : public ::testing::Test {
  protected:

@@ -14,6 +14,7 @@
 #include "lab/fake_lab.hpp"
 #include "lab/sweep.hpp"
 #include "labs/matmul/matmul_lab.hpp"
+#include "skips.hpp"
 
 namespace bs::lab {
 namespace {
@@ -197,7 +198,7 @@ TEST(SweepEngine, CancelDuringAPointDropsIt) {
 }
 
 TEST(SweepEngine, DeviceFaultStopsWithThePartialResults) {
-  if (!built_with_cuda()) GTEST_SKIP() << "fault codes are CUDA's: built without CUDA";
+  if (!built_with_cuda()) BS_SKIP() << "fault codes are CUDA's: built without CUDA";
   test::FakeLab lab;
   lab.fault_at = "4";  // block_text of 4x1x1
   SweepSpec spec = quick_spec();
