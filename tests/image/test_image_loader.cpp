@@ -495,6 +495,31 @@ TEST_F(ImageLoaderTest, TruncatedFilesOfEveryFormatAreRefused) {
   }
 }
 
+// Where a PNG's end may go missing, byte by byte over its last chunk (IEND: length, type, CRC): a
+// file missing only the CRC holds the whole image and loads with the same pixels; one cut any
+// earlier is refused as truncated. The soak's hostile "truncated PNG" files are cut before that
+// tail (tools/selftest/soak.cpp): a cut inside it once counted as a load error that never came.
+TEST_F(ImageLoaderTest, PngMissingOnlyItsEndCrcLoadsAndAnyEarlierCutIsRefused) {
+  for (auto [w, h] : {std::pair{1, 1}, std::pair{1, 37}, std::pair{13, 7}}) {
+    const Bytes whole = encode_png(random_png_image(w, h, PngColor::rgba, 8, rng()));
+    const auto reference = load_bytes(whole, "whole.png");
+    ASSERT_TRUE(reference.ok()) << describe(reference);
+    ASSERT_GE(whole.size(), 12u + kPngTailThatMayBeMissing);
+    for (std::size_t missing = 1; missing <= 12; ++missing) {
+      SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " missing its last " + std::to_string(missing) + " bytes");
+      const Bytes cut(whole.begin(), whole.end() - static_cast<std::ptrdiff_t>(missing));
+      const auto loaded = load_bytes(cut, "cut.png");
+      if (missing <= kPngTailThatMayBeMissing) {
+        ASSERT_TRUE(loaded.ok()) << describe(loaded);
+        EXPECT_EQ(loaded->rgba, reference->rgba);
+      } else {
+        ASSERT_FALSE(loaded.ok());
+        EXPECT_EQ(loaded.status().code, load_error::corrupt) << loaded.status().describe();
+      }
+    }
+  }
+}
+
 TEST_F(ImageLoaderTest, TruncatedPngSaysWhatIsMissing) {
   const PngImage image = random_png_image(30, 30, PngColor::rgb, 8, rng());
   Bytes file = encode_png(image);
