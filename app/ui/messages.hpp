@@ -13,10 +13,10 @@ namespace bs::app {
 struct Message {
   enum Level { Info, Warning, Error };
   Level level = Info;
-  std::string text;
-  std::string detail;  // the hint, then where it came from ("hint [call: code]")
-  std::string hint;    // what to do about it (Status::hint), for the Messages window
-  std::string where;   // the call and its code, for bug reports: shown small, never as the message
+  std::string text{};
+  std::string detail{};  // the hint, then where it came from ("hint [call: code]")
+  std::string hint{};    // what to do about it (Status::hint), for the Messages window
+  std::string where{};   // the call and its code, for bug reports: shown small, never as the message
   std::chrono::system_clock::time_point when = std::chrono::system_clock::now();
 };
 

@@ -321,10 +321,18 @@ TEST(Layout, ColumnsFitTheWindowAndTheDataViewKeepsItsShare) {
           SCOPED_TRACE("width " + std::to_string(width) + " text " + std::to_string(text));
           EXPECT_NEAR(c.left + c.view + c.side + 2 * gap, avail, 0.5f);  // nothing overlaps, nothing left over
           EXPECT_GE(c.view, std::min(ui::kMinViewShare * avail, avail - 2 * gap - 2 * ui::kStripEm * em) - 0.5f);
-          if (c.left_open) EXPECT_GE(c.left, ui::kMinPanelEm * em - 0.5f);
-          if (c.side_open) EXPECT_GE(c.side, ui::kMinSideEm * em - 0.5f);
-          if (!left) EXPECT_FALSE(c.left_open);
-          if (!side) EXPECT_FALSE(c.side_open);
+          if (c.left_open) {
+            EXPECT_GE(c.left, ui::kMinPanelEm * em - 0.5f);
+          }
+          if (c.side_open) {
+            EXPECT_GE(c.side, ui::kMinSideEm * em - 0.5f);
+          }
+          if (!left) {
+            EXPECT_FALSE(c.left_open);
+          }
+          if (!side) {
+            EXPECT_FALSE(c.side_open);
+          }
           EXPECT_LE(c.left, prefs.left_em * em + 0.5f);
         }
       }
@@ -664,7 +672,9 @@ TEST(AsyncLaunchTest, ASlowSimulatedLaunchLeavesTheCallerFreeAndMatchesTheFrameL
   async.cancel();
   for (int i = 0; i < 60000 && async.busy(); ++i) std::this_thread::sleep_for(2ms);
   EXPECT_FALSE(async.busy());
-  if (auto c = async.take()) EXPECT_TRUE(c->cancelled || c->record.ok());
+  if (auto c = async.take()) {
+    EXPECT_TRUE(c->cancelled || c->record.ok());
+  }
 }
 
 }  // namespace

@@ -34,7 +34,7 @@
 // Unrolling: nvcc's pragma on the GPU (register arrays must be indexed by constants, or they
 // spill to local memory); GCC's own spelling on the host. The matmul lab defines the same.
 #if !defined(BS_UNROLL)
-#if BS_ON_DEVICE  // nvcc's device pass (its host pass hands the code to GCC)
+#if defined(__CUDACC__)
 #define BS_UNROLL _Pragma("unroll")
 #else
 #define BS_UNROLL _Pragma("GCC unroll 16")
