@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/launch.hpp"
+#include "lab_without_memory_model.hpp"
 #include "labs/lab_view.hpp"
 
 namespace bs::app::test {
@@ -38,7 +39,7 @@ struct FakeScript {
   std::vector<RunSeen> runs;     // every run, in order
 };
 
-class FakeLab final : public lab::Lab {
+class FakeLab final : public bs::test::LabWithoutMemoryModel {
  public:
   FakeLab(const lab::Backend& backend, std::shared_ptr<FakeScript> script, std::vector<std::string> kernel_ids)
       : backend_(backend), script_(std::move(script)) {
@@ -108,13 +109,6 @@ class FakeLab final : public lab::Lab {
     return r;
   }
   std::size_t output_bytes() const override { return 4; }
-  Status download_output(void*) override { return Status::success(); }
-  std::optional<mapping::ElementOwner> owner(const LaunchRecord&, long long, long long) const override {
-    return std::nullopt;
-  }
-  std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord&, Dim3, unsigned, int) const override {
-    return {};
-  }
   Result<std::unique_ptr<lab::Lab>> fork() const override { return std::unique_ptr<lab::Lab>(new FakeLab(*this)); }
   Status set_random_problem(std::string_view) override { return Status::success(); }
   std::string size_syntax() const override { return "none"; }

@@ -43,6 +43,23 @@ class Scheduler : public ::testing::Test {
     s.config = KernelConfig{Dim3{128, 1, 1}};
     return s;
   }
+  // The window's case: one slot whose CPU launches go to the worker; not continuous, so each
+  // launch is one the test asked for.
+  std::vector<LabSlot> one_slot_on_the_worker(LaunchScheduler& sched) {
+    std::vector<LabSlot> slots;
+    slots.push_back(slot_on(cpu_));
+    slots[0].launch.continuous = false;
+    step(sched, slots[0], cpu_);
+    return slots;
+  }
+  // Polls the worker as the frame loop does, up to 30 s (a wait, not a timing).
+  void wait_for_worker(LaunchScheduler& sched, std::vector<LabSlot>& slots) {
+    ViewContext ctx{messages_, cpu_, false, 0};
+    for (int i = 0; i < 30000 && (sched.in_flight() || seen_->results_shown == 0); ++i) {
+      sched.take_async_result(slots, ctx);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
   void step(LaunchScheduler& sched, LabSlot& s, const lab::Backend& backend, bool trace = true) {
     ViewContext ctx{messages_, backend, true, 0};
     sched.step(s, s.view->lab().problem(), trace, ctx);
@@ -218,18 +235,11 @@ TEST_F(Scheduler, AWrongResultIsSaidWhenTheSelectionIsNew) {
 // launch(), and the result is shown once the worker is done.
 TEST_F(Scheduler, InTheWindowTheCpuSimulationRunsOnTheWorkerAndItsResultIsShown) {
   LaunchScheduler sched = make(/*async_on_cpu=*/true);
-  std::vector<LabSlot> slots;
-  slots.push_back(slot_on(cpu_));
+  std::vector<LabSlot> slots = one_slot_on_the_worker(sched);
   LabSlot& s = slots[0];
-  s.launch.continuous = false;
-  step(sched, s, cpu_);
   EXPECT_TRUE(s.launch.in_flight);
   EXPECT_EQ(seen_->launches, 0);
-  ViewContext ctx{messages_, cpu_, false, 0};
-  for (int i = 0; i < 2000 && (sched.in_flight() || seen_->results_shown == 0); ++i) {
-    sched.take_async_result(slots, ctx);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  wait_for_worker(sched, slots);
   EXPECT_EQ(seen_->results_shown, 1);
   EXPECT_FALSE(s.launch.in_flight);
   EXPECT_TRUE(s.launch.last.ok());
@@ -238,14 +248,11 @@ TEST_F(Scheduler, InTheWindowTheCpuSimulationRunsOnTheWorkerAndItsResultIsShown)
 
 TEST_F(Scheduler, AWorkerResultForAnOlderSelectionIsDroppedAndTheNewOneRuns) {
   LaunchScheduler sched = make(/*async_on_cpu=*/true);
-  std::vector<LabSlot> slots;
-  slots.push_back(slot_on(cpu_));
+  std::vector<LabSlot> slots = one_slot_on_the_worker(sched);
   LabSlot& s = slots[0];
-  s.launch.continuous = false;
-  step(sched, s, cpu_);
   s.kernel = "k2";  // changed while k1 runs; not yet relaunched
+  for (int i = 0; i < 30000 && sched.in_flight(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ViewContext ctx{messages_, cpu_, false, 0};
-  for (int i = 0; i < 2000 && sched.in_flight(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   sched.take_async_result(slots, ctx);
   EXPECT_EQ(seen_->results_shown, 0) << "k1's result is not shown under k2";
   EXPECT_TRUE(s.launch.dirty) << "the slot asks for its own launch";

@@ -9,11 +9,12 @@
 #include <vector>
 
 #include "lab/lab.hpp"
+#include "lab_without_memory_model.hpp"
 #include "lab/measure.hpp"
 
 namespace bs::lab::test {
 
-class FakeLab final : public Lab {
+class FakeLab final : public bs::test::LabWithoutMemoryModel {
  public:
   FakeLab() {
     backend_.kind = BackendKind::CpuSimulation;
@@ -116,13 +117,6 @@ class FakeLab final : public Lab {
   }
 
   std::size_t output_bytes() const override { return 0; }
-  Status download_output(void*) override { return Status::success(); }
-  std::optional<mapping::ElementOwner> owner(const LaunchRecord&, long long, long long) const override {
-    return std::nullopt;
-  }
-  std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord&, Dim3, unsigned, int) const override {
-    return {};
-  }
   Result<std::unique_ptr<Lab>> fork() const override { return std::unique_ptr<Lab>(new FakeLab(*this)); }
   Status set_random_problem(std::string_view) override { return Status::success(); }
   std::string size_syntax() const override { return "none"; }
