@@ -98,9 +98,9 @@ void count_field(JsonWriter& j, const char* key, double v) {
     j.value(v);
 }
 
-// The "counters" object of a result (docs/counters-fields.md).
+// The value of a result's "counters" key (docs/counters-fields.md).
 void counters_json(JsonWriter& j, const LaunchCounters& c) {
-  j.key("counters").begin_object();
+  j.begin_object();
   j.field("available", c.measured());
   if (!c.measured()) {
     j.field("error", c.status.describe()).field("message", c.status.message);
