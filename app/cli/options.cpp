@@ -254,11 +254,9 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       o.kernel_time_limit_s = *f;
     } else if (a == "--view") {
       BS_VALUE(v, a);
-      if (v == "split") o.state.view.compare = CompareMode::Split;
-      else if (v == "side") o.state.view.compare = CompareMode::SideBySide;
-      else if (v == "result") o.state.view.compare = CompareMode::ResultOnly;
-      else if (v == "original") o.state.view.compare = CompareMode::OriginalOnly;
-      else return usage("--view takes split, side, result or original");
+      const std::optional<CompareMode> mode = value_of_word(kCompareWords, v);
+      if (!mode) return usage("--view takes split, side, result or original");
+      o.state.view.compare = *mode;
       o.state.view_given = true;
     } else if (a == "--split") {
       BS_VALUE(v, a);
@@ -281,12 +279,9 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       o.state.view_given = true;
     } else if (a == "--overlay") {
       BS_VALUE(v, a);
-      if (v == "off") o.state.view.overlay = OverlayMode::Off;
-      else if (v == "lines") o.state.view.overlay = OverlayMode::BlockLines;
-      else if (v == "block") o.state.view.overlay = OverlayMode::ColourByBlock;
-      else if (v == "warp") o.state.view.overlay = OverlayMode::ColourByWarp;
-      else if (v == "sm") o.state.view.overlay = OverlayMode::ColourBySm;
-      else return usage("--overlay takes off, lines, block, warp or sm");
+      const std::optional<OverlayMode> overlay = value_of_word(kOverlayWords, v);
+      if (!overlay) return usage("--overlay takes off, lines, block, warp or sm");
+      o.state.view.overlay = *overlay;
       o.state.view_given = true;
     } else if (a == "--hover" || a == "--pin") {
       BS_VALUE(v, a);
@@ -296,13 +291,9 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       o.state.view_given = true;
     } else if (a == "--panel") {
       BS_VALUE(v, a);
-      if (v == "stats" || v == "launch") o.state.panel = Panel::Launch;
-      else if (v == "schedule") o.state.panel = Panel::Schedule;
-      else if (v == "memory") o.state.panel = Panel::Memory;
-      else if (v == "timings") o.state.panel = Panel::Timings;
-      else if (v == "runs") o.state.panel = Panel::Runs;
-      else if (v == "measured") o.state.panel = Panel::Measured;
-      else return usage("--panel takes timings, launch, schedule, memory, runs or measured");
+      const std::optional<Panel> panel = v == "stats" ? Panel::Launch : panel_of_word(v);  // "stats": the old word
+      if (!panel) return usage("--panel takes timings, launch, schedule, memory, runs or measured");
+      o.state.panel = *panel;
       o.state.panel_given = true;
     } else if (a == "--set") {
       BS_VALUE(v, a);

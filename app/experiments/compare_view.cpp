@@ -26,8 +26,8 @@ void draw_figures(const CompareInput& in, const LaunchRecord& r, std::optional<P
                "The median of the timed repeats and the half width of its 95% confidence interval.");
   ui::stat_row("95% interval", ui::sig(t.ci_low_ms, 4) + " .. " + ui::sig(t.ci_high_ms, 4) + " ms");
   ui::stat_row("repeats", std::to_string(t.repeats()) + (t.simulated ? " (simulated: CPU time)" : ""));
-  const double thr = in.unit == "GFLOP/s" ? r.gflops() : r.gbytes_per_s();
-  ui::stat_row("throughput", ui::sig(thr, 4) + " " + in.unit);
+  const double thr = r.throughput(in.unit);
+  ui::stat_row("throughput", ui::sig(thr, 4) + " " + unit_text(in.unit));
   const lab::KernelInfo* k = in.lab ? in.lab->find_kernel(r.kernel) : nullptr;
   if (!(k && k->timed_only) && r.config.grid.volume() > 0 && r.data_width > 0 && in.limits &&
       r.config.block.volume() <= in.limits->max_threads_per_block) {

@@ -33,7 +33,7 @@ struct CompareInput {
   const std::optional<Pin>* b = nullptr;
   const lab::Lab* lab = nullptr;  // owner() and warp_accesses() of each pinned launch
   const DeviceLimits* limits = nullptr;
-  std::string unit;
+  ThroughputUnit unit = ThroughputUnit::GBPerS;
   std::vector<lab::Ceiling> ceilings;
   DrawRecordFn draw_data;
   std::optional<PixelPos> inspected;  // the data view's inspected element (fallback for hover)

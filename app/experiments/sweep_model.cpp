@@ -40,14 +40,14 @@ std::vector<PointFacts> point_facts(const lab::SweepResult& r) {
 }
 
 std::optional<double> metric_value(const LaunchRecord& r, const PointFacts& f, HeatmapMetric m,
-                                   const std::string& unit) {
+                                   ThroughputUnit unit) {
   switch (m) {
     case HeatmapMetric::Time:
       if (r.ok() && r.timing.median_ms > 0) return r.timing.median_ms;
       return std::nullopt;
     case HeatmapMetric::Throughput:
       if (!r.ok() || r.timing.median_ms <= 0) return std::nullopt;
-      return unit == "GFLOP/s" ? r.gflops() : r.gbytes_per_s();
+      return r.throughput(unit);
     case HeatmapMetric::Occupancy:
       if (!f.stats) return std::nullopt;
       return 100 * f.stats->occupancy.occupancy;
@@ -79,10 +79,10 @@ bool metric_higher_is_better(HeatmapMetric m) {
   return m != HeatmapMetric::Time && m != HeatmapMetric::MeasuredLoadSectors;
 }
 
-std::string metric_unit(HeatmapMetric m, const std::string& unit) {
+std::string metric_unit(HeatmapMetric m, ThroughputUnit unit) {
   switch (m) {
     case HeatmapMetric::Time: return "ms";
-    case HeatmapMetric::Throughput: return unit.empty() ? "GB/s" : unit;
+    case HeatmapMetric::Throughput: return unit_text(unit);
     case HeatmapMetric::Occupancy: return "%";
     case HeatmapMetric::MeasuredDram: return "GB/s";
     case HeatmapMetric::MeasuredL2Hit: return "%";

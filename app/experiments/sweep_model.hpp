@@ -25,10 +25,10 @@ std::vector<PointFacts> point_facts(const lab::SweepResult& r);
 // The metric's value for a record (nullopt: it has none, e.g. a refused point), whether more is
 // better, its unit and a short name.
 std::optional<double> metric_value(const LaunchRecord& r, const PointFacts& f, HeatmapMetric m,
-                                   const std::string& throughput_unit);
+                                   ThroughputUnit throughput_unit);
 bool metric_higher_is_better(HeatmapMetric m);
 bool is_measured_metric(HeatmapMetric m);  // one of the hardware counters
-std::string metric_unit(HeatmapMetric m, const std::string& throughput_unit);
+std::string metric_unit(HeatmapMetric m, ThroughputUnit throughput_unit);
 const char* metric_name(HeatmapMetric m);
 
 struct HeatCell {

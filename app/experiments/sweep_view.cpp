@@ -40,7 +40,7 @@ std::string fmt(const char* f, double a) {
 }
 
 std::string value_text(double v, HeatmapMetric m) {
-  if (metric_unit(m, {}) == "%") return fmt("%.0f%%", v);
+  if (metric_unit(m, ThroughputUnit::GBPerS) == "%") return fmt("%.0f%%", v);
   return ui::sig(v, 3);
 }
 
@@ -76,7 +76,7 @@ ImU32 colour_map(double t, int alpha) {
 // 2. one point's details
 // ---------------------------------------------------------------------------------------------
 
-void draw_point_details(const LaunchRecord& r, const PointFacts& f, const std::string& unit,
+void draw_point_details(const LaunchRecord& r, const PointFacts& f, ThroughputUnit unit,
                         const std::vector<lab::Ceiling>& ceilings) {
   ImGui::Text("%s  %s", r.kernel.c_str(), r.config_label.c_str());
   if (r.config.grid.volume() > 0)
@@ -101,11 +101,11 @@ void draw_point_details(const LaunchRecord& r, const PointFacts& f, const std::s
   ImGui::TextColored(ui::kDimColour, "%d repeats after %d warm-up, range %s .. %s ms%s%s", t.repeats(), t.warmup,
                      ui::sig(t.min_ms, 4).c_str(), ui::sig(t.max_ms, 4).c_str(), t.l2_flushed ? ", L2 flushed" : "",
                      t.simulated ? " (simulated: CPU time)" : "");
-  const double thr = unit == "GFLOP/s" ? r.gflops() : r.gbytes_per_s();
+  const double thr = r.throughput(unit);
   std::string share;
   for (const lab::Ceiling& c : ceilings)
     if (c.value > 0 && c.unit == unit) share += ", " + fmt("%.0f%%", 100 * thr / c.value) + " of " + c.name;
-  ImGui::Text("%s %s%s", ui::sig(thr, 4).c_str(), unit.c_str(), share.c_str());
+  ImGui::Text("%s %s%s", ui::sig(thr, 4).c_str(), unit_text(unit), share.c_str());
   if (f.stats) {
     const mapping::Occupancy& o = f.stats->occupancy;
     ImGui::Text("occupancy %.0f%% (%u of %u warps), limited by %s; %u blocks/SM", 100 * o.occupancy,

@@ -551,7 +551,7 @@ Shortfall hdr_shortfall(Bytes b, int expected_width, int expected_height) {
 // PNG: every chunk must fit in the file. stb_image 2.27 grows its compressed-data buffer to a
 // chunk's declared length before reading it, so a 100-byte file declaring a 2 GiB IDAT makes it
 // allocate 2 GiB (found by our fuzzer). The walk stops at IEND, whose CRC may be missing
-// without harm.
+// without harm (kPngTailThatMayBeMissing).
 Shortfall png_shortfall(Bytes b) {
   std::uint64_t pos = 8;  // after the signature
   while (true) {

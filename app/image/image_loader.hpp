@@ -11,6 +11,7 @@
 // settings).
 #pragma once
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -52,6 +53,10 @@ struct FileReadProgress {
   std::atomic<std::uint64_t> bytes_read{0};
   std::atomic<std::uint64_t> bytes_total{0};
 };
+
+// A PNG whose last bytes are missing still loads when only IEND's CRC (its last 4 bytes) is gone:
+// the image is whole. A cut anywhere earlier is a damaged or truncated file (load_error::corrupt).
+inline constexpr std::size_t kPngTailThatMayBeMissing = 4;
 
 // Decodes an image held in memory. `name` is used in messages and stored in the image.
 Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::string name,

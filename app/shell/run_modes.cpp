@@ -324,7 +324,7 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
           kernels.push_back(k);
     }
   }
-  const std::string unit = l.problem().throughput_unit;
+  const ThroughputUnit unit = l.problem().throughput_unit;
   std::fputs(lab::results_table(header, records, unit, kernels).c_str(), stdout);
   const std::string json = lab::results_json(header, records, unit, kernels);
   if (b.json_path.empty()) {

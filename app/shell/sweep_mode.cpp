@@ -154,7 +154,7 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
   }
 
   const lab::ResultsHeader header = lab::sweep_header(total);
-  const std::string unit = total.unit;
+  const ThroughputUnit unit = total.unit;
   std::fputs(lab::results_table(header, total.records, unit, total.kernels).c_str(), stdout);
   const std::string json = lab::results_json(header, total.records, unit, total.kernels);
   int code = kExitOk;

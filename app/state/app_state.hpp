@@ -4,9 +4,11 @@
 // matrices' sizes) belong to each lab's view; from the command line they arrive as `lab_options`,
 // which the lab's catalog entry defines and checks.
 #pragma once
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/dim.hpp"
 #include "state/sweep_settings.hpp"
@@ -15,7 +17,52 @@ namespace bs::app {
 
 enum class CompareMode { Split, SideBySide, ResultOnly, OriginalOnly };
 enum class OverlayMode { Off, BlockLines, ColourByBlock, ColourByWarp, ColourBySm };
+
+// The words the command line (--view, --overlay) and the settings file use for these: one table
+// each, read by both.
+template <class E>
+struct Word {
+  const char* word;
+  E value;
+};
+inline constexpr Word<CompareMode> kCompareWords[] = {{"split", CompareMode::Split},
+                                                      {"side", CompareMode::SideBySide},
+                                                      {"result", CompareMode::ResultOnly},
+                                                      {"original", CompareMode::OriginalOnly}};
+inline constexpr Word<OverlayMode> kOverlayWords[] = {{"off", OverlayMode::Off},
+                                                      {"lines", OverlayMode::BlockLines},
+                                                      {"block", OverlayMode::ColourByBlock},
+                                                      {"warp", OverlayMode::ColourByWarp},
+                                                      {"sm", OverlayMode::ColourBySm}};
+template <class E, std::size_t N>
+std::optional<E> value_of_word(const Word<E> (&words)[N], std::string_view word) {
+  for (const Word<E>& w : words)
+    if (word == w.word) return w.value;
+  return std::nullopt;
+}
 enum class Panel { Timings, Launch, Schedule, Memory, Runs, Measured };
+
+// The side tabs, in their order: the word the command line, the settings file and the status
+// file use for each, and its tab's title. The one table of panel names.
+struct PanelName {
+  Panel panel;
+  const char* word;
+  const char* title;
+};
+inline constexpr PanelName kPanelNames[] = {
+    {Panel::Timings, "timings", "Timings"}, {Panel::Launch, "launch", "Launch"},
+    {Panel::Schedule, "schedule", "Schedule"}, {Panel::Memory, "memory", "Memory"},
+    {Panel::Runs, "runs", "Runs"}, {Panel::Measured, "measured", "Measured"}};
+inline const char* panel_word(Panel p) {
+  for (const PanelName& n : kPanelNames)
+    if (n.panel == p) return n.word;
+  return "";
+}
+inline std::optional<Panel> panel_of_word(std::string_view word) {
+  for (const PanelName& n : kPanelNames)
+    if (word == n.word) return n.panel;
+  return std::nullopt;
+}
 
 // An element of a lab's data: (column, row). For images the pixel (x, y); for matmul's C the
 // element C[y][x].
@@ -49,6 +96,10 @@ struct SelectionRequest {
 };
 
 // How the window is laid out and how large its text is (View menu, the panels' splitters).
+// The text sizes View > Text size offers and Ctrl+= / Ctrl+- step through (times the monitor's
+// content scale).
+inline constexpr float kTextScales[] = {0.85f, 1.0f, 1.15f, 1.3f, 1.5f, 1.75f, 2.0f};
+
 struct LayoutPrefs {
   float text_scale = 1.0f;           // View > Text size, times the monitor's content scale
   float left_em = 21, side_em = 31;  // panel widths in font heights, so they follow the text size

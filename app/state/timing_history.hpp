@@ -6,6 +6,8 @@
 #include <deque>
 #include <vector>
 
+#include "core/median.hpp"
+
 namespace bs::app {
 
 struct TimingSummary {
@@ -37,12 +39,11 @@ class TimingHistory {
   static TimingSummary summarize(const std::deque<double>& v) {
     TimingSummary s;
     if (v.empty()) return s;
-    std::vector<double> sorted(v.begin(), v.end());
-    std::sort(sorted.begin(), sorted.end());
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
     s.last = v.back();
-    s.median = sorted[sorted.size() / 2];
-    s.min = sorted.front();
-    s.max = sorted.back();
+    s.median = median_of(std::vector<double>(v.begin(), v.end()));  // the one median (core/median.hpp)
+    s.min = *lo;
+    s.max = *hi;
     s.count = v.size();
     return s;
   }

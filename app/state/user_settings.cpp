@@ -9,15 +9,19 @@ namespace {
 
 // The words the file uses: the command line's own (cli/options.cpp), so a person reading the file
 // recognises them.
-const std::vector<std::pair<const char*, CompareMode>> kCompare = {
-    {"split", CompareMode::Split}, {"side", CompareMode::SideBySide},
-    {"result", CompareMode::ResultOnly}, {"original", CompareMode::OriginalOnly}};
-const std::vector<std::pair<const char*, OverlayMode>> kOverlay = {
-    {"off", OverlayMode::Off}, {"lines", OverlayMode::BlockLines}, {"block", OverlayMode::ColourByBlock},
-    {"warp", OverlayMode::ColourByWarp}, {"sm", OverlayMode::ColourBySm}};
-const std::vector<std::pair<const char*, Panel>> kPanel = {
-    {"timings", Panel::Timings}, {"launch", Panel::Launch}, {"schedule", Panel::Schedule},
-    {"memory", Panel::Memory}, {"runs", Panel::Runs}, {"measured", Panel::Measured}};
+template <class E, std::size_t N>
+std::vector<std::pair<const char*, E>> words_of(const Word<E> (&words)[N]) {
+  std::vector<std::pair<const char*, E>> out;
+  for (const Word<E>& w : words) out.emplace_back(w.word, w.value);
+  return out;
+}
+const std::vector<std::pair<const char*, CompareMode>> kCompare = words_of(kCompareWords);
+const std::vector<std::pair<const char*, OverlayMode>> kOverlay = words_of(kOverlayWords);
+const std::vector<std::pair<const char*, Panel>> kPanel = [] {
+  std::vector<std::pair<const char*, Panel>> words;
+  for (const PanelName& n : kPanelNames) words.emplace_back(n.word, n.panel);
+  return words;
+}();
 const std::vector<std::pair<const char*, HeatmapMetric>> kMetric = {
     {"time", HeatmapMetric::Time}, {"throughput", HeatmapMetric::Throughput}, {"occupancy", HeatmapMetric::Occupancy},
     {"dram_measured", HeatmapMetric::MeasuredDram}, {"l2_hit_measured", HeatmapMetric::MeasuredL2Hit},

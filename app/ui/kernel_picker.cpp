@@ -73,9 +73,9 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
   ImGui::TextUnformatted("Kernel");
   const float label_room = ImGui::GetContentRegionAvail().x - ImGui::GetFrameHeight();
   const float right_edge = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x;
-  std::string group;
+  std::optional<KernelGroup> group;
   for (const auto& k : *in.kernels) {
-    if (k.group != group && k.group == "library") ImGui::Separator();
+    if (k.group != group && k.group == KernelGroup::Library) ImGui::Separator();
     group = k.group;
     std::string label = k.label;
     std::string figure;

@@ -13,28 +13,25 @@ namespace bs::app {
 struct Message {
   enum Level { Info, Warning, Error };
   Level level = Info;
-  std::string text;
-  std::string detail;  // the hint, then where it came from ("hint [call: code]")
-  std::string hint;    // what to do about it (Status::hint), for the Messages window
-  std::string where;   // the call and its code, for bug reports: shown small, never as the message
+  std::string text{};
+  std::string detail{};  // the hint, then where it came from ("hint [call: code]")
+  std::string hint{};    // what to do about it (Status::hint), for the Messages window
+  std::string where{};   // the call and its code, for bug reports: shown small, never as the message
   std::chrono::system_clock::time_point when = std::chrono::system_clock::now();
 };
 
 class MessageLog {
  public:
-  void info(std::string text) { add({Message::Info, std::move(text), {}}); }
+  void info(std::string text) { add({.level = Message::Info, .text = std::move(text)}); }
   void warn(std::string text, std::string detail = {}) {
-    add({Message::Warning, std::move(text), std::move(detail)});
+    add({.level = Message::Warning, .text = std::move(text), .detail = std::move(detail)});
   }
   void error(const Status& s) {
     std::string where = s.call;
     if (!s.code.empty()) where += (where.empty() ? "" : ": ") + s.code;
     std::string detail = s.hint;
     if (!where.empty()) detail += (detail.empty() ? "[" : " [") + where + "]";
-    Message m{Message::Error, s.message, detail};
-    m.hint = s.hint;
-    m.where = where;
-    add(std::move(m));
+    add({.level = Message::Error, .text = s.message, .detail = std::move(detail), .hint = s.hint, .where = std::move(where)});
   }
   const std::vector<Message>& all() const { return messages_; }
   const Message* latest() const { return messages_.empty() ? nullptr : &messages_.back(); }

@@ -45,12 +45,12 @@ void draw_result_card(const ResultInput& in) {
   ImGui::SameLine();
   ImGui::TextColored(kDimColour, "median of %zu runs of this configuration", k.count);
   const bool passed = r.check.passed();
-  const std::string& unit = in.problem ? in.problem->throughput_unit : "";
-  const double throughput = k.median > 0 ? (unit == "GFLOP/s" ? r.flops : r.bytes_moved) / (k.median * 1e6) : 0;
+  const ThroughputUnit unit = in.problem ? in.problem->throughput_unit : ThroughputUnit::GBPerS;
+  const double throughput = k.median > 0 ? r.counted(unit) / (k.median * 1e6) : 0;
   if (r.check.failed()) {
-    ImGui::TextColored(kErrorColour, "WRONG RESULT: %s withheld", unit.c_str());
+    ImGui::TextColored(kErrorColour, "WRONG RESULT: %s withheld", unit_text(unit));
   } else {
-    ImGui::TextColored(passed ? kOkColour : kWarnColour, "%s %s", sig(throughput, 4).c_str(), unit.c_str());
+    ImGui::TextColored(passed ? kOkColour : kWarnColour, "%s %s", sig(throughput, 4).c_str(), unit_text(unit));
     if (in.problem)
       for (const auto& c : in.problem->ceilings)
         if (c.value > 0 && c.unit == unit) {

@@ -28,7 +28,7 @@ std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideIn
     if (wa != wb) return wb;  // wrong results last: never ranked
     return median(a) < median(b);
   });
-  const std::string unit = in.problem ? in.problem->throughput_unit : "GB/s";
+  const ThroughputUnit unit = in.problem ? in.problem->throughput_unit : ThroughputUnit::GBPerS;
   std::vector<double> best_samples(rows.front()->history.kernel().begin(), rows.front()->history.kernel().end());
   const auto [best_lo, best_hi] = median_interval_95(best_samples);
   ImGui::TextColored(kDimColour, "every configuration run on %s this session; click a row to load it",
@@ -41,7 +41,7 @@ std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideIn
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("kernel, config", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableSetupColumn("median ms");
-  ImGui::TableSetupColumn(unit.c_str());
+  ImGui::TableSetupColumn(unit_text(unit));
   ImGui::TableSetupColumn("runs");
   ImGui::TableSetupColumn("check");
   ImGui::TableHeadersRow();
@@ -74,7 +74,7 @@ std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideIn
       ImGui::TextColored(kWarnColour, "~");
     }
     ImGui::TableNextColumn();
-    const double t = m > 0 ? (unit == "GFLOP/s" ? e.last.flops : e.last.bytes_moved) / (m * 1e6) : 0;
+    const double t = m > 0 ? e.last.counted(unit) / (m * 1e6) : 0;
     if (e.last.check.failed()) ImGui::TextColored(kDimColour, "---");
     else ImGui::TextUnformatted(sig(t, 4).c_str());
     ImGui::TableNextColumn();

@@ -67,22 +67,23 @@ void draw_timings_panel(const SideInput& in) {
   stat_row("median, 95%", buf,
            "A 95% confidence interval of the median, from the order statistics of this "
            "configuration's runs: two configurations whose intervals overlap cannot be ranked.");
-  const std::string unit = in.problem ? in.problem->throughput_unit : "GB/s";
-  const double throughput = k.median > 0 ? (unit == "GFLOP/s" ? rec.flops : rec.bytes_moved) / (k.median * 1e6) : 0;
+  const ThroughputUnit unit = in.problem ? in.problem->throughput_unit : ThroughputUnit::GBPerS;
+  const bool flops = unit == ThroughputUnit::GflopPerS;
+  const double throughput = k.median > 0 ? rec.counted(unit) / (k.median * 1e6) : 0;
   if (rec.check.failed()) {
-    ImGui::TextColored(kErrorColour, "%s withheld: the result is wrong", unit.c_str());
+    ImGui::TextColored(kErrorColour, "%s withheld: the result is wrong", unit_text(unit));
   } else {
-    stat_row(unit == "GFLOP/s" ? "arithmetic" : "bandwidth", sig(throughput, 4) + " " + unit,
-             unit == "GFLOP/s" ? "FLOPs counted over the median time."
+    stat_row(flops ? "arithmetic" : "bandwidth", sig(throughput, 4) + " " + unit_text(unit),
+             flops ? "FLOPs counted over the median time."
                                : "Bytes the kernel must move over its median time.");
-    if (!rec.bytes_note.empty() && unit != "GFLOP/s")
+    if (!rec.bytes_note.empty() && !flops)
       ImGui::TextColored(kDimColour, "  counted: %s", rec.bytes_note.c_str());
     if (in.problem)
       for (const auto& c : in.problem->ceilings) {
         if (c.value <= 0 || c.unit != unit) continue;
         const float frac = static_cast<float>(throughput / c.value);
         std::snprintf(buf, sizeof buf, "%s%% of %s (%s %s)", sig(100 * frac, 3).c_str(), c.name.c_str(),
-                      sig(c.value, 4).c_str(), c.unit.c_str());
+                      sig(c.value, 4).c_str(), unit_text(c.unit));
         ImGui::ProgressBar(std::clamp(frac, 0.0f, 1.0f), ImVec2(-1, 0), buf);
         item_tooltip(c.note.c_str());
       }

@@ -16,6 +16,7 @@
 #include "core/launch.hpp"
 #include "core/status.hpp"
 #include "core/timing.hpp"
+#include "core/units.hpp"
 
 namespace bs {
 
@@ -88,6 +89,9 @@ struct LaunchRecord {
     return timing.median_ms > 0 ? bytes_moved / (timing.median_ms * 1e6) : 0;
   }
   double gflops() const { return timing.median_ms > 0 ? flops / (timing.median_ms * 1e6) : 0; }
+  // In a lab's unit: what was counted (bytes or FLOPs), and that over the median time.
+  double counted(ThroughputUnit u) const { return u == ThroughputUnit::GflopPerS ? flops : bytes_moved; }
+  double throughput(ThroughputUnit u) const { return u == ThroughputUnit::GflopPerS ? gflops() : gbytes_per_s(); }
 };
 
 }  // namespace bs

@@ -40,6 +40,14 @@ namespace bs::counters {
 // ---- 1. process-wide state -----------------------------------------------------------------
 namespace {
 
+// A CUPTI parameter struct as its header asks: every field zero, structSize set.
+template <class P>
+P cupti_params(std::size_t struct_size) {
+  P p{};
+  p.structSize = struct_size;
+  return p;
+}
+
 // CUPTI's profiler is initialised per process, not per caller: count the sessions using each
 // loaded library and de-initialise when the last one ends.
 struct ProfilerUsers {
@@ -83,7 +91,7 @@ Result<CUcontext> current_context() {
 
 // The first reason cuptiProfilerDeviceSupported gives for refusing the device.
 Status device_support(const CuptiApi& api, int device) {
-  CUpti_Profiler_DeviceSupported_Params p{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+  auto p = cupti_params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
   p.cuDevice = device;
   p.api = CUPTI_PROFILER_RANGE_PROFILING;
   BS_CUPTI_TRY(api, api.cuptiProfilerDeviceSupported(&p), "cuptiProfilerDeviceSupported");
@@ -112,7 +120,7 @@ class RangeProfiler {
   ~RangeProfiler() {
     close_pass();
     if (!object_) return;
-    CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    auto p = cupti_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
     p.pRangeProfilerObject = object_;
     api_.cuptiRangeProfilerDisable(&p);
   }
@@ -120,7 +128,7 @@ class RangeProfiler {
   RangeProfiler& operator=(const RangeProfiler&) = delete;
 
   Status enable(CUcontext ctx) {
-    CUpti_RangeProfiler_Enable_Params p{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    auto p = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
     p.ctx = ctx;
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
     object_ = p.pRangeProfilerObject;
@@ -130,13 +138,13 @@ class RangeProfiler {
   void close_pass() {
     if (!object_) return;
     if (pushed_) {
-      CUpti_RangeProfiler_PopRange_Params p{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+      auto p = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
       p.pRangeProfilerObject = object_;
       api_.cuptiRangeProfilerPopRange(&p);
       pushed_ = false;
     }
     if (started_) {
-      CUpti_RangeProfiler_Stop_Params p{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+      auto p = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
       p.pRangeProfilerObject = object_;
       api_.cuptiRangeProfilerStop(&p);
       started_ = false;
@@ -147,8 +155,7 @@ class RangeProfiler {
   // replay (we call the launch again for every pass).
   Status configure(const std::vector<const char*>& metrics, const std::vector<std::uint8_t>& config,
                    CUpti_ProfilerRange range, std::vector<std::uint8_t>& data) {
-    CUpti_RangeProfiler_GetCounterDataSize_Params sz{
-        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    auto sz = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     sz.pRangeProfilerObject = object_;
     sz.pMetricNames = const_cast<const char**>(metrics.data());
     sz.numMetrics = metrics.size();
@@ -157,15 +164,14 @@ class RangeProfiler {
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerGetCounterDataSize(&sz),
                  "cuptiRangeProfilerGetCounterDataSize");
     data.assign(sz.counterDataSize, 0);
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+    auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     init.pRangeProfilerObject = object_;
     init.counterDataSize = data.size();
     init.pCounterData = data.data();
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerCounterDataImageInitialize(&init),
                  "cuptiRangeProfilerCounterDataImageInitialize");
 
-    CUpti_RangeProfiler_SetConfig_Params c{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+    auto c = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
     c.pRangeProfilerObject = object_;
     c.configSize = config.size();
     c.pConfig = config.data();
@@ -184,13 +190,13 @@ class RangeProfiler {
   }
 
   Status start_pass() {
-    CUpti_RangeProfiler_Start_Params s{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    auto s = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
     s.pRangeProfilerObject = object_;
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerStart(&s), "cuptiRangeProfilerStart");
     started_ = true;
     if (!user_range_) return Status::success();  // auto range: the kernel is the range
     static const char kRange[] = "blockscope launch";
-    CUpti_RangeProfiler_PushRange_Params p{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    auto p = cupti_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
     p.pRangeProfilerObject = object_;
     p.pRangeName = kRange;
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerPushRange(&p), "cuptiRangeProfilerPushRange");
@@ -201,12 +207,12 @@ class RangeProfiler {
   // Ends the pass; `all_submitted` says whether CUPTI has scheduled every pass.
   Status end_pass(bool& all_submitted) {
     if (pushed_) {
-      CUpti_RangeProfiler_PopRange_Params p{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+      auto p = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
       p.pRangeProfilerObject = object_;
       pushed_ = false;
       BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerPopRange(&p), "cuptiRangeProfilerPopRange");
     }
-    CUpti_RangeProfiler_Stop_Params s{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    auto s = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     s.pRangeProfilerObject = object_;
     started_ = false;
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerStop(&s), "cuptiRangeProfilerStop");
@@ -215,7 +221,7 @@ class RangeProfiler {
   }
 
   Status decode() {
-    CUpti_RangeProfiler_DecodeData_Params d{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+    auto d = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
     d.pRangeProfilerObject = object_;
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerDecodeData(&d), "cuptiRangeProfilerDecodeData");
     if (d.numOfRangeDropped > 0)
@@ -258,8 +264,7 @@ struct CounterSession::Impl {
   ~Impl() {
     kept.reset();  // disable before the host object and the profiler go
     if (host) {
-      CUpti_Profiler_Host_Deinitialize_Params p{
-          CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+      auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
       p.pHostObject = host;
       api->cuptiProfilerHostDeinitialize(&p);
     }
@@ -267,7 +272,7 @@ struct CounterSession::Impl {
       auto& u = profiler_users();
       std::lock_guard lock(u.mutex);
       if (--u.users[api] == 0) {
-        CUpti_Profiler_DeInitialize_Params p{CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+        auto p = cupti_params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
         api->cuptiProfilerDeInitialize(&p);
       }
     }
@@ -277,7 +282,7 @@ struct CounterSession::Impl {
     auto& u = profiler_users();
     std::lock_guard lock(u.mutex);
     if (u.users[api] == 0) {
-      CUpti_Profiler_Initialize_Params p{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+      auto p = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
       BS_CUPTI_TRY(*api, api->cuptiProfilerInitialize(&p), "cuptiProfilerInitialize");
     }
     ++u.users[api];
@@ -286,15 +291,14 @@ struct CounterSession::Impl {
   }
 
   Status read_chip_and_availability(CUcontext ctx) {
-    CUpti_Device_GetChipName_Params chip_p{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    auto chip_p = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     chip_p.deviceIndex = static_cast<std::size_t>(device);
     BS_CUPTI_TRY(*api, api->cuptiDeviceGetChipName(&chip_p), "cuptiDeviceGetChipName");
     chip = chip_p.pChipName ? chip_p.pChipName : "";
 
     // The first call that needs profiling permission: a user the driver does not allow to
     // profile learns it here, before anything runs.
-    CUpti_Profiler_GetCounterAvailability_Params a{
-        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+    auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
     a.ctx = ctx;
     BS_CUPTI_TRY(*api, api->cuptiProfilerGetCounterAvailability(&a),
                  "cuptiProfilerGetCounterAvailability");
@@ -306,7 +310,7 @@ struct CounterSession::Impl {
   }
 
   Status build_configuration(const CounterOptions& options) {
-    CUpti_Profiler_Host_Initialize_Params h{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    auto h = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
     h.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     h.pChipName = chip.c_str();
     h.pCounterAvailabilityImage = availability.data();
@@ -316,8 +320,7 @@ struct CounterSession::Impl {
     std::vector<std::string> bases;
     for (CUpti_MetricType t :
          {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
-      CUpti_Profiler_Host_GetBaseMetrics_Params b{
-          CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
+      auto b = cupti_params<CUpti_Profiler_Host_GetBaseMetrics_Params>(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
       b.pHostObject = host;
       b.metricType = t;
       BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetBaseMetrics(&b),
@@ -331,30 +334,26 @@ struct CounterSession::Impl {
                      "chip " + chip + " offers none of the metrics blockscope reads");
     for (const auto& m : metrics) metric_ptrs.push_back(m.c_str());
 
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add{
-        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     add.pHostObject = host;
     add.ppMetricNames = metric_ptrs.data();
     add.numMetrics = metric_ptrs.size();
     BS_CUPTI_TRY(*api, api->cuptiProfilerHostConfigAddMetrics(&add),
                  "cuptiProfilerHostConfigAddMetrics");
 
-    CUpti_Profiler_Host_GetConfigImageSize_Params sz{
-        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    auto sz = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     sz.pHostObject = host;
     BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetConfigImageSize(&sz),
                  "cuptiProfilerHostGetConfigImageSize");
     config.assign(sz.configImageSize, 0);
-    CUpti_Profiler_Host_GetConfigImage_Params img{
-        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    auto img = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     img.pHostObject = host;
     img.configImageSize = config.size();
     img.pConfigImage = config.data();
     BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetConfigImage(&img),
                  "cuptiProfilerHostGetConfigImage");
 
-    CUpti_Profiler_Host_GetNumOfPasses_Params np{
-        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    auto np = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     np.configImageSize = config.size();
     np.pConfigImage = config.data();
     BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetNumOfPasses(&np),
@@ -517,8 +516,7 @@ Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>
   }
 
   auto t_eval = Clock::now();
-  CUpti_RangeProfiler_GetCounterDataInfo_Params info{
-      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+  auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = data.data();
   info.counterDataImageSize = data.size();
   cupti_failed = true;
@@ -532,8 +530,7 @@ Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>
         "cuptiRangeProfilerGetCounterDataInfo");
 
   std::vector<double> values(metric_ptrs.size(), std::nan(""));
-  CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{
-      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+  auto ev = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
   ev.pHostObject = host;
   ev.pCounterDataImage = data.data();
   ev.counterDataImageSize = data.size();

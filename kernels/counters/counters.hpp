@@ -123,7 +123,7 @@ struct CounterOptions {
   bool keep_enabled = false;
   // Which CUPTI to load; empty tries, in order: libcupti.so.<major> through the loader's search
   // path (LD_LIBRARY_PATH), then the toolkit this build was configured with.
-  std::string cupti_library;
+  std::string cupti_library{};
 };
 
 // How the L2 is emptied before each pass (l2_evict.hpp says why both exist).

@@ -72,7 +72,7 @@ struct KernelInfo {
   std::string label;    // for the kernel list, e.g. "1. naive (the lecture's)"
   std::string teaches;  // one sentence: what this rung changes and why
   std::string file;     // the file holding its body, e.g. "kernels/labs/matmul/k1_naive.hpp"
-  std::string group;    // "lecture", "ladder", "library" (timed anchors), "custom"
+  KernelGroup group = KernelGroup::Ladder;
   ConfigStyle style = ConfigStyle::FreeBlock;
   unsigned block_rank = 3;  // blockDim dimensions the kernel maps: 1 (x*y*z flattened), 2 or 3
   Dim3 default_block{256, 1, 1};
@@ -94,7 +94,7 @@ struct KernelInfo {
 struct Ceiling {
   std::string name;   // "device-to-device copy", "FP32 peak"
   double value = 0;   // in `unit`
-  std::string unit;   // "GB/s" or "GFLOP/s": compared with the record's throughput in that unit
+  ThroughputUnit unit = ThroughputUnit::GBPerS;  // compared with the record's throughput in that unit
   std::string note;   // how it was measured or derived
 };
 
@@ -105,7 +105,7 @@ struct ProblemInfo {
   std::string name;        // short: the image's file name, "A x B (512x512x512)"
   std::string summary;     // "astronaut.png, 512 x 512, planar RGB" / "4096 x 4096 x 4096"
   long long width = 0, height = 0;  // the data the overlay covers (the image; C)
-  std::string throughput_unit;      // "GB/s" (memory-bound labs) or "GFLOP/s"
+  ThroughputUnit throughput_unit = ThroughputUnit::GBPerS;  // GB/s (memory-bound labs) or GFLOP/s
   std::vector<Ceiling> ceilings;
 };
 

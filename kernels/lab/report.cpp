@@ -1,7 +1,6 @@
 #include "lab/report.hpp"
 
 #include <algorithm>
-
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -9,10 +8,12 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
+#include <variant>
 
 #include "core/json_writer.hpp"
 #include "core/launch_counters.hpp"
-#include "lab/sweep.hpp"
+#include "lab/rank.hpp"
 #include "mapping/launch_stats.hpp"
 
 namespace bs::lab {
@@ -26,7 +27,7 @@ const KernelInfo* kernel_info(const std::vector<KernelInfo>& kernels, const std:
 
 bool is_library(const std::vector<KernelInfo>& kernels, const std::string& id) {
   const KernelInfo* k = kernel_info(kernels, id);
-  return k && k->group == "library";
+  return k && k->group == KernelGroup::Library;
 }
 
 // "layout=planar;..." for the CSV's one cell.
@@ -97,9 +98,9 @@ void count_field(JsonWriter& j, const char* key, double v) {
     j.value(v);
 }
 
-// The "counters" object of a result (docs/counters-fields.md).
+// The value of a result's "counters" key (docs/counters-fields.md).
 void counters_json(JsonWriter& j, const LaunchCounters& c) {
-  j.key("counters").begin_object();
+  j.begin_object();
   j.field("available", c.measured());
   if (!c.measured()) {
     j.field("error", c.status.describe()).field("message", c.status.message);
@@ -215,15 +216,15 @@ const char* outcome(const LaunchRecord& r) {
 }
 
 Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
-              const std::vector<Ceiling>& ceilings, const std::string& unit,
+              const std::vector<Ceiling>& ceilings, ThroughputUnit unit,
               const std::vector<KernelInfo>& kernels) {
   Shares s;
   s.unit = unit;
   if (!r.ok() || r.timing.median_ms <= 0) return s;
-  s.throughput = unit == "GFLOP/s" ? r.gflops() : r.gbytes_per_s();
+  s.throughput = r.throughput(unit);
   for (const Ceiling& c : ceilings)
     if (c.value > 0) {
-      const double t = c.unit == "GFLOP/s" ? r.gflops() : r.gbytes_per_s();
+      const double t = r.throughput(c.unit);
       s.of_ceiling.emplace_back(c.name, t / c.value);
     }
   // Ceilings timed in the same run on the same problem (the grayscale lab's copy): the fastest
@@ -231,11 +232,11 @@ Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
   // fairest: same size, same clocks, same moment.
   std::vector<std::pair<std::string, double>> same_run;
   for (const KernelInfo& k : kernels) {
-    if (k.group != "ceiling") continue;
+    if (k.group != KernelGroup::Ceiling) continue;
     double best_t = 0;
     for (const LaunchRecord& o : all)
       if (o.ok() && o.kernel == k.id && o.problem == r.problem && o.timing.median_ms > 0)
-        best_t = std::max(best_t, unit == "GFLOP/s" ? o.gflops() : o.gbytes_per_s());
+        best_t = std::max(best_t, o.throughput(unit));
     if (best_t > 0) same_run.emplace_back(k.id + " (same run)", s.throughput / best_t);
   }
   s.of_ceiling.insert(s.of_ceiling.begin(), same_run.begin(), same_run.end());
@@ -252,22 +253,211 @@ Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
   return s;
 }
 
-const std::vector<std::string>& csv_columns() {
-  static const std::vector<std::string> columns = {
-      "lab", "kernel", "config", "problem", "settings", "outcome", "error", "block", "grid", "compiled_index",
-      "median_ms", "min_ms", "max_ms", "ci_low_ms", "ci_high_ms", "repeats", "warmup",
-      "l2_flushed", "clock", "simulated", "bytes", "flops", "throughput", "throughput_unit",
-      "of_first_ceiling", "first_ceiling", "of_library", "library", "check", "check_measure",
-      "check_worst", "check_limit", "checked", "mismatches", "registers", "static_shared_bytes",
-      "local_bytes", "attributes_measured", "scheme",
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// The per-record fields: one table drives the CSV (its columns, in order) and the JSON result
+// objects (their keys; "check.state" is key "state" of the object "check"). A field may be CSV
+// only (a flat spelling of something the JSON nests) or JSON only (objects and arrays a CSV cell
+// cannot hold). An empty cell is an absent JSON key.
+// ---------------------------------------------------------------------------------------------
+
+// What a record's fields are computed from.
+struct Row {
+  const LaunchRecord& r;
+  const Shares& s;
+  const std::optional<mapping::LaunchStats>& st;
+  const Ranked& rank;
+  const KernelInfo* info;  // nullptr: a kernel the list does not name
+};
+
+using Cell = std::variant<std::monostate, std::string, double, long long, bool, Dim3>;
+
+struct Field {
+  const char* csv;   // column name; nullptr: JSON only
+  const char* json;  // "key" or "object.key"; nullptr: CSV only
+  Cell (*cell)(const Row&);
+  void (*write)(JsonWriter&, const Row&) = nullptr;  // JSON only: writes the key's value itself
+};
+
+Cell whole(unsigned long long v) { return static_cast<long long>(v); }
+
+const std::vector<Field>& record_fields() {
+  using R = const Row&;
+  static const std::vector<Field> fields = {
+      {"lab", "lab", [](R x) -> Cell { return x.r.lab; }},
+      {"kernel", "kernel", [](R x) -> Cell { return x.r.kernel; }},
+      {nullptr, "group", [](R x) -> Cell { return x.info ? Cell(std::string(group_name(x.info->group))) : Cell(); }},
+      {"config", "config", [](R x) -> Cell { return x.r.config_label; }},
+      {"problem", "problem", [](R x) -> Cell { return x.r.problem; }},
+      {"settings", nullptr, [](R x) -> Cell { return settings_text(x.r); }},
+      {nullptr, "settings", nullptr,
+       [](JsonWriter& j, R x) {
+         j.begin_object();
+         for (const auto& [k, v] : x.r.settings) j.field(k, v);
+         j.end_object();
+       }},
+      {"outcome", "outcome", [](R x) -> Cell { return std::string(outcome(x.r)); }},
+      {"error", "error", [](R x) -> Cell { return x.r.ok() ? Cell() : Cell(x.r.status.describe()); }},
+      {"block", "block", [](R x) -> Cell { return x.r.config.block; }},
+      {"grid", "grid", [](R x) -> Cell { return x.r.config.grid; }},
+      {"compiled_index", "compiled_index", [](R x) -> Cell { return static_cast<long long>(x.r.request.compiled); }},
+      {"median_ms", "median_ms", [](R x) -> Cell { return x.r.timing.median_ms; }},
+      {"min_ms", "min_ms", [](R x) -> Cell { return x.r.timing.min_ms; }},
+      {"max_ms", "max_ms", [](R x) -> Cell { return x.r.timing.max_ms; }},
+      {"ci_low_ms", "ci_low_ms", [](R x) -> Cell { return x.r.timing.ci_low_ms; }},
+      {"ci_high_ms", "ci_high_ms", [](R x) -> Cell { return x.r.timing.ci_high_ms; }},
+      {"repeats", "repeats", [](R x) -> Cell { return static_cast<long long>(x.r.timing.repeats()); }},
+      {"warmup", "warmup", [](R x) -> Cell { return static_cast<long long>(x.r.timing.warmup); }},
+      {"l2_flushed", "l2_flushed", [](R x) -> Cell { return x.r.timing.l2_flushed; }},
+      {"clock", "clock", [](R x) -> Cell { return x.r.timing.clock; }},
+      {"simulated", "simulated", [](R x) -> Cell { return x.r.timing.simulated; }},
+      {"bytes", "bytes", [](R x) -> Cell { return x.r.bytes_moved; }},
+      {nullptr, "bytes_note", [](R x) -> Cell { return x.r.bytes_note; }},
+      {"flops", "flops", [](R x) -> Cell { return x.r.flops; }},
+      {"throughput", "throughput", [](R x) -> Cell { return x.s.throughput; }},
+      {"throughput_unit", nullptr, [](R x) -> Cell { return std::string(unit_text(x.s.unit)); }},
+      {"of_first_ceiling", nullptr,
+       [](R x) -> Cell { return x.s.of_ceiling.empty() ? Cell() : Cell(x.s.of_ceiling.front().second); }},
+      {"first_ceiling", nullptr,
+       [](R x) -> Cell { return x.s.of_ceiling.empty() ? Cell() : Cell(x.s.of_ceiling.front().first); }},
+      {nullptr, "of_ceiling", nullptr,
+       [](JsonWriter& j, R x) {
+         j.begin_object();
+         for (const auto& [name, share] : x.s.of_ceiling) j.field(name, share);
+         j.end_object();
+       }},
+      {"of_library", "of_library", [](R x) -> Cell { return x.s.of_library > 0 ? Cell(x.s.of_library) : Cell(); }},
+      {"library", "library", [](R x) -> Cell { return x.s.of_library > 0 ? Cell(x.s.library) : Cell(); }},
+      {"check", "check.state", [](R x) -> Cell { return std::string(check_state(x.r.check)); }},
+      {nullptr, "check.against", [](R x) -> Cell { return x.r.check.against; }},
+      {"check_measure", "check.measure", [](R x) -> Cell { return x.r.check.measure; }},
+      {"check_worst", "check.worst", [](R x) -> Cell { return x.r.check.worst; }},
+      {"check_limit", "check.limit", [](R x) -> Cell { return x.r.check.limit; }},
+      {"checked", "check.checked", [](R x) -> Cell { return whole(x.r.check.checked); }},
+      {"mismatches", "check.mismatches", [](R x) -> Cell { return whole(x.r.check.mismatches); }},
+      {nullptr, "check.note", [](R x) -> Cell { return x.r.check.note.empty() ? Cell() : Cell(x.r.check.note); }},
+      {nullptr, "check.first_bad", nullptr,
+       [](JsonWriter& j, R x) {
+         j.begin_array();
+         for (const Check::Bad& b : x.r.check.first_bad)
+           j.begin_array().value(b.x).value(b.y).value(b.got).value(b.want).end_array();
+         j.end_array();
+       }},
+      {"registers", "attributes.registers",
+       [](R x) -> Cell { return static_cast<long long>(x.r.attributes.registers_per_thread); }},
+      {"static_shared_bytes", "attributes.static_shared_bytes",
+       [](R x) -> Cell { return whole(x.r.attributes.static_shared_bytes); }},
+      {"local_bytes", "attributes.local_bytes", [](R x) -> Cell { return whole(x.r.attributes.local_bytes_per_thread); }},
+      {"attributes_measured", "attributes.measured", [](R x) -> Cell { return x.r.attributes_measured; }},
+      {"scheme", "scheme", [](R x) -> Cell { return describe(x.r.scheme); }},
       // version 2
-      "rank", "ties_previous", "ties_best", "occupancy", "limiter", "active_blocks_per_sm", "waves",
-      "last_wave_fill", "threads_launched", "idle_threads", "data_width", "data_height"};
+      {"rank", "rank", [](R x) -> Cell { return static_cast<long long>(x.rank.rank); }},
+      {"ties_previous", "ties_previous", [](R x) -> Cell { return x.rank.rank > 0 && x.rank.ties_previous; }},
+      {"ties_best", "ties_best", [](R x) -> Cell { return x.rank.rank > 0 && x.rank.ties_best; }},
+      {"occupancy", "launch.occupancy", [](R x) -> Cell { return x.st ? Cell(x.st->occupancy.occupancy) : Cell(); }},
+      {"limiter", "launch.limiter",
+       [](R x) -> Cell { return x.st ? Cell(mapping::to_string(x.st->occupancy.limiter)) : Cell(); }},
+      {"active_blocks_per_sm", "launch.active_blocks_per_sm",
+       [](R x) -> Cell { return x.st ? whole(x.st->occupancy.active_blocks_per_sm) : Cell(); }},
+      {"waves", "launch.waves", [](R x) -> Cell { return x.st ? Cell(x.st->waves.waves) : Cell(); }},
+      {"last_wave_fill", "launch.last_wave_fill", [](R x) -> Cell { return x.st ? Cell(x.st->waves.last_wave_fill) : Cell(); }},
+      {"threads_launched", "launch.threads_launched", [](R x) -> Cell { return x.st ? whole(x.st->threads_launched) : Cell(); }},
+      {"idle_threads", "launch.idle_threads",
+       [](R x) -> Cell { return x.st && x.st->thread_counts_exact ? whole(x.st->idle_threads) : Cell(); }},
+      {"data_width", nullptr, [](R x) -> Cell { return static_cast<long long>(x.r.data_width); }},
+      {"data_height", nullptr, [](R x) -> Cell { return static_cast<long long>(x.r.data_height); }},
+      {nullptr, "data", nullptr, [](JsonWriter& j, R x) { j.begin_array().value(x.r.data_width).value(x.r.data_height).end_array(); }},
+      {nullptr, "counters", nullptr, [](JsonWriter& j, R x) { counters_json(j, *x.r.counters); }},
+  };
+  return fields;
+}
+
+std::string csv_text(const Cell& c) {
+  struct Text {
+    std::string operator()(std::monostate) const { return {}; }
+    std::string operator()(const std::string& s) const { return s; }
+    std::string operator()(double v) const { return num(v); }
+    std::string operator()(long long v) const { return std::to_string(v); }
+    std::string operator()(bool b) const { return b ? "1" : "0"; }
+    std::string operator()(const Dim3& d) const { return dim_text(d); }
+  };
+  return std::visit(Text{}, c);
+}
+
+void json_value(JsonWriter& j, const Cell& c) {
+  struct Value {
+    JsonWriter& j;
+    void operator()(std::monostate) const {}
+    void operator()(const std::string& s) const { j.value(s); }
+    void operator()(double v) const { j.value(v); }
+    void operator()(long long v) const { j.value(v); }
+    void operator()(bool b) const { j.value(b); }
+    void operator()(const Dim3& d) const { j.begin_array().value(d.x).value(d.y).value(d.z).end_array(); }
+  };
+  std::visit(Value{j}, c);
+}
+
+// Whether a JSON-only field has something to write for this record (the counters only when the
+// record carries them).
+bool json_present(const Field& f, const Row& x) {
+  if (f.write) return std::string_view(f.json) != "counters" || x.r.counters != nullptr;
+  return !std::holds_alternative<std::monostate>(f.cell(x));
+}
+
+// One result object: the table's JSON fields in order; "object.key" fields nest, and an object
+// none of whose fields has a value (the launch statistics of a refused point) is left out.
+void record_json(JsonWriter& j, const Row& x) {
+  const std::vector<Field>& fields = record_fields();
+  j.begin_object();
+  std::string open;  // the nested object being written
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    const Field& f = fields[i];
+    if (!f.json) continue;
+    const std::string_view path = f.json;
+    const auto dot = path.find('.');
+    const std::string object = dot == std::string_view::npos ? "" : std::string(path.substr(0, dot));
+    const std::string_view key = dot == std::string_view::npos ? path : path.substr(dot + 1);
+    if (object != open) {
+      if (!open.empty()) j.end_object();
+      open.clear();
+      if (!object.empty()) {
+        bool any = false;
+        for (std::size_t k = i; k < fields.size() && !any; ++k)
+          if (fields[k].json && std::string_view(fields[k].json).starts_with(object + "."))
+            any = json_present(fields[k], x);
+        if (!any) {
+          while (i + 1 < fields.size() && fields[i + 1].json && std::string_view(fields[i + 1].json).starts_with(object + "."))
+            ++i;
+          continue;
+        }
+        j.key(object).begin_object();
+        open = object;
+      }
+    }
+    if (!json_present(f, x)) continue;
+    j.key(key);
+    if (f.write) f.write(j, x);
+    else json_value(j, f.cell(x));
+  }
+  if (!open.empty()) j.end_object();
+  j.end_object();
+}
+
+}  // namespace
+
+const std::vector<std::string>& csv_columns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> names;
+    for (const Field& f : record_fields())
+      if (f.csv) names.emplace_back(f.csv);
+    return names;
+  }();
   return columns;
 }
 
 std::string results_csv(const std::vector<LaunchRecord>& records,
-                        const std::vector<Ceiling>& ceilings, const std::string& unit,
+                        const std::vector<Ceiling>& ceilings, ThroughputUnit unit,
                         const std::vector<KernelInfo>& kernels, const DeviceLimits* limits) {
   const std::vector<Ranked> ranks = ranks_by_record(records);
   // The counter columns (docs/counters-fields.md) where any record was profiled (bench or sweep
@@ -282,44 +472,23 @@ std::string results_csv(const std::vector<LaunchRecord>& records,
   for (std::size_t i = 0; i < records.size(); ++i) {
     const LaunchRecord& r = records[i];
     const Shares s = shares(r, records, ceilings, unit, kernels);
-    const Timing& t = r.timing;
     const auto st = stats_of(r, limits, kernels);
-    const Ranked& rk = ranks[i];
-    std::vector<std::string> row = {
-        r.lab, r.kernel, r.config_label, r.problem, settings_text(r), outcome(r), r.ok() ? "" : r.status.describe(),
-        dim_text(r.config.block), dim_text(r.config.grid), std::to_string(r.request.compiled),
-        num(t.median_ms), num(t.min_ms), num(t.max_ms), num(t.ci_low_ms), num(t.ci_high_ms),
-        std::to_string(t.repeats()), std::to_string(t.warmup), t.l2_flushed ? "1" : "0", t.clock,
-        t.simulated ? "1" : "0", num(r.bytes_moved), num(r.flops), num(s.throughput), unit,
-        s.of_ceiling.empty() ? "" : num(s.of_ceiling.front().second),
-        s.of_ceiling.empty() ? "" : s.of_ceiling.front().first,
-        s.of_library > 0 ? num(s.of_library) : "", s.library, check_state(r.check),
-        r.check.measure, num(r.check.worst), num(r.check.limit),
-        std::to_string(r.check.checked), std::to_string(r.check.mismatches),
-        std::to_string(r.attributes.registers_per_thread),
-        std::to_string(r.attributes.static_shared_bytes),
-        std::to_string(r.attributes.local_bytes_per_thread), r.attributes_measured ? "1" : "0",
-        describe(r.scheme)};
-    const std::vector<std::string> v2 = {
-        std::to_string(rk.rank), rk.rank > 0 && rk.ties_previous ? "1" : "0", rk.rank > 0 && rk.ties_best ? "1" : "0",
-        st ? num(st->occupancy.occupancy) : "", st ? mapping::to_string(st->occupancy.limiter) : "",
-        st ? std::to_string(st->occupancy.active_blocks_per_sm) : "", st ? num(st->waves.waves) : "",
-        st ? num(st->waves.last_wave_fill) : "", st ? std::to_string(st->threads_launched) : "",
-        st && st->thread_counts_exact ? std::to_string(st->idle_threads) : "", std::to_string(r.data_width),
-        std::to_string(r.data_height)};
-    row.insert(row.end(), v2.begin(), v2.end());
+    const Row row{r, s, st, ranks[i], kernel_info(kernels, r.kernel)};
+    std::vector<std::string> cells;
+    for (const Field& f : record_fields())
+      if (f.csv) cells.push_back(csv_text(f.cell(row)));
     if (with_counters) {
       const std::vector<std::string> cc = counter_cells(r);
-      row.insert(row.end(), cc.begin(), cc.end());
+      cells.insert(cells.end(), cc.begin(), cc.end());
     }
-    for (std::size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + csv_field(row[c]);
+    for (std::size_t c = 0; c < cells.size(); ++c) out += (c ? "," : "") + csv_field(cells[c]);
     out += "\n";
   }
   return out;
 }
 
 std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>& records,
-                         const std::string& unit, const std::vector<KernelInfo>& kernels) {
+                         ThroughputUnit unit, const std::vector<KernelInfo>& kernels) {
   JsonWriter j;
   j.begin_object();
   j.field("schema", kResultsSchema).field("version", kResultsVersion);
@@ -335,11 +504,11 @@ std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>
   j.end_object();
   if (h.clock_mhz_before > 0 || h.clock_mhz_after > 0)
     j.field("sm_clock_mhz_before", h.clock_mhz_before).field("sm_clock_mhz_after", h.clock_mhz_after);
-  j.field("throughput_unit", unit);
+  j.field("throughput_unit", unit_text(unit));
   j.key("ceilings").begin_array();
   for (const Ceiling& c : h.ceilings) {
     j.begin_object();
-    j.field("name", c.name).field("value", c.value).field("unit", c.unit).field("note", c.note);
+    j.field("name", c.name).field("value", c.value).field("unit", unit_text(c.unit)).field("note", c.note);
     j.end_object();
   }
   j.end_array();
@@ -367,62 +536,8 @@ std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>
   for (std::size_t i = 0; i < records.size(); ++i) {
     const LaunchRecord& r = records[i];
     const Shares s = shares(r, records, h.ceilings, unit, kernels);
-    const Timing& t = r.timing;
-    j.begin_object();
-    j.field("lab", r.lab).field("kernel", r.kernel);
-    if (const KernelInfo* k = kernel_info(kernels, r.kernel)) j.field("group", k->group);
-    j.field("config", r.config_label).field("problem", r.problem);
-    j.key("settings").begin_object();
-    for (const auto& [k, v] : r.settings) j.field(k, v);
-    j.end_object();
-    j.field("outcome", outcome(r));
-    if (!r.ok()) j.field("error", r.status.describe());
-    j.key("block").begin_array().value(r.config.block.x).value(r.config.block.y).value(r.config.block.z).end_array();
-    j.key("grid").begin_array().value(r.config.grid.x).value(r.config.grid.y).value(r.config.grid.z).end_array();
-    j.field("compiled_index", r.request.compiled);
-    j.field("median_ms", t.median_ms).field("min_ms", t.min_ms).field("max_ms", t.max_ms);
-    j.field("ci_low_ms", t.ci_low_ms).field("ci_high_ms", t.ci_high_ms);
-    j.field("repeats", t.repeats()).field("warmup", t.warmup).field("l2_flushed", t.l2_flushed);
-    j.field("clock", t.clock).field("simulated", t.simulated);
-    j.field("bytes", r.bytes_moved).field("bytes_note", r.bytes_note).field("flops", r.flops);
-    j.field("throughput", s.throughput);
-    j.key("of_ceiling").begin_object();
-    for (const auto& [name, share] : s.of_ceiling) j.field(name, share);
-    j.end_object();
-    if (s.of_library > 0) j.field("of_library", s.of_library).field("library", s.library);
-    j.key("check").begin_object();
-    j.field("state", check_state(r.check)).field("against", r.check.against);
-    j.field("measure", r.check.measure).field("worst", r.check.worst).field("limit", r.check.limit);
-    j.field("checked", r.check.checked).field("mismatches", r.check.mismatches);
-    if (!r.check.note.empty()) j.field("note", r.check.note);
-    j.key("first_bad").begin_array();
-    for (const Check::Bad& b : r.check.first_bad)
-      j.begin_array().value(b.x).value(b.y).value(b.got).value(b.want).end_array();
-    j.end_array();
-    j.end_object();
-    j.key("attributes").begin_object();
-    j.field("registers", r.attributes.registers_per_thread);
-    j.field("static_shared_bytes", static_cast<unsigned long long>(r.attributes.static_shared_bytes));
-    j.field("local_bytes", static_cast<unsigned long long>(r.attributes.local_bytes_per_thread));
-    j.field("measured", r.attributes_measured);
-    j.end_object();
-    j.field("scheme", describe(r.scheme));
-    j.key("data").begin_array().value(r.data_width).value(r.data_height).end_array();
-    j.field("rank", ranks[i].rank);
-    j.field("ties_previous", ranks[i].rank > 0 && ranks[i].ties_previous);
-    j.field("ties_best", ranks[i].rank > 0 && ranks[i].ties_best);
-    if (const auto st = stats_of(r, h.limits ? &*h.limits : nullptr, kernels)) {
-      j.key("launch").begin_object();
-      j.field("occupancy", st->occupancy.occupancy);
-      j.field("limiter", mapping::to_string(st->occupancy.limiter));
-      j.field("active_blocks_per_sm", st->occupancy.active_blocks_per_sm);
-      j.field("waves", st->waves.waves).field("last_wave_fill", st->waves.last_wave_fill);
-      j.field("threads_launched", st->threads_launched);
-      if (st->thread_counts_exact) j.field("idle_threads", st->idle_threads);
-      j.end_object();
-    }
-    if (r.counters) counters_json(j, *r.counters);
-    j.end_object();
+    const auto st = stats_of(r, h.limits ? &*h.limits : nullptr, kernels);
+    record_json(j, Row{r, s, st, ranks[i], kernel_info(kernels, r.kernel)});
   }
   j.end_array();
   j.end_object();
@@ -430,16 +545,16 @@ std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>
 }
 
 std::string results_table(const ResultsHeader& h, const std::vector<LaunchRecord>& records,
-                          const std::string& unit, const std::vector<KernelInfo>& kernels) {
+                          ThroughputUnit unit, const std::vector<KernelInfo>& kernels) {
   std::string t = "device: " + h.device + "  (" + h.versions + ")\n";
   char line[512];
   for (const Ceiling& c : h.ceilings) {
-    std::snprintf(line, sizeof line, "%s: %.1f %s (%s)\n", c.name.c_str(), c.value, c.unit.c_str(),
+    std::snprintf(line, sizeof line, "%s: %.1f %s (%s)\n", c.name.c_str(), c.value, unit_text(c.unit),
                   c.note.c_str());
     t += line;
   }
   std::snprintf(line, sizeof line, "%-18s %-34s %-16s %-15s %-9s %11s %10s %12s %8s %8s  %s\n",
-                "kernel", "config", "problem", "grid", "block", "median ms", "+-95%", unit.c_str(),
+                "kernel", "config", "problem", "grid", "block", "median ms", "+-95%", unit_text(unit),
                 "%ceil", "%lib", "check");
   t += line;
   for (const LaunchRecord& r : records) {

@@ -54,13 +54,13 @@ struct ResultsHeader {
 // library record over this record's), when there is one.
 struct Shares {
   double throughput = 0;      // GB/s or GFLOP/s, per the lab's unit
-  std::string unit;
+  ThroughputUnit unit = ThroughputUnit::GBPerS;
   std::vector<std::pair<std::string, double>> of_ceiling;
   double of_library = 0;      // 0 when no library record ran on this problem
   std::string library;        // the library kernel's id
 };
 Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
-              const std::vector<Ceiling>& ceilings, const std::string& unit,
+              const std::vector<Ceiling>& ceilings, ThroughputUnit unit,
               const std::vector<KernelInfo>& kernels);
 
 // "ok", "refused" (nothing ran: the configuration cannot run), "failed" (it ran and failed),
@@ -68,10 +68,10 @@ Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
 const char* outcome(const LaunchRecord& r);
 
 std::string results_json(const ResultsHeader& header, const std::vector<LaunchRecord>& records,
-                         const std::string& unit, const std::vector<KernelInfo>& kernels);
+                         ThroughputUnit unit, const std::vector<KernelInfo>& kernels);
 // `limits` (may be null): fills the occupancy, limiter, waves and idle-thread columns.
 std::string results_csv(const std::vector<LaunchRecord>& records, const std::vector<Ceiling>& ceilings,
-                        const std::string& unit, const std::vector<KernelInfo>& kernels,
+                        ThroughputUnit unit, const std::vector<KernelInfo>& kernels,
                         const DeviceLimits* limits = nullptr);
 
 // The column names of results_csv, in order (the schema document lists them too).
@@ -89,7 +89,7 @@ std::string counters_summary(const LaunchCounters& c);
 
 // A human table of the records (bench and sweep commands print it).
 std::string results_table(const ResultsHeader& header, const std::vector<LaunchRecord>& records,
-                          const std::string& unit, const std::vector<KernelInfo>& kernels);
+                          ThroughputUnit unit, const std::vector<KernelInfo>& kernels);
 
 // Writes `text` to `path` (through a temporary file and a rename, so a failure never leaves a
 // half-written file where a good one was). The Status names the path and the reason.

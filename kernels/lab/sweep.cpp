@@ -8,6 +8,7 @@
 #include "device/cuda_device.hpp"
 #include "device/nvtx_range.hpp"
 #include "device/sm_clock.hpp"
+#include "lab/rank.hpp"
 
 namespace bs::lab {
 namespace {
@@ -41,12 +42,6 @@ std::optional<Dim3> parse_shape(const std::string& s) {
     at = x + 1;
   }
   return std::nullopt;  // a fourth part
-}
-
-std::string group_key(const LaunchRecord& r) {
-  std::string k = r.lab + "|" + r.problem;
-  for (const auto& [key, value] : r.settings) k += "|" + key + "=" + value;
-  return k;
 }
 
 }  // namespace
@@ -263,36 +258,6 @@ SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) 
   return out;
 }
 
-bool rankable(const LaunchRecord& r) { return r.ok() && !r.check.failed() && r.timing.median_ms > 0; }
-
-std::vector<Ranked> rank_records(const std::vector<LaunchRecord>& records) {
-  std::map<std::string, std::vector<std::size_t>> groups;
-  std::vector<std::string> order;  // groups in order of first appearance
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    if (!rankable(records[i])) continue;
-    const std::string k = group_key(records[i]);
-    if (!groups.count(k)) order.push_back(k);
-    groups[k].push_back(i);
-  }
-  std::vector<Ranked> out;
-  for (const std::string& k : order) {
-    std::vector<std::size_t>& g = groups[k];
-    std::stable_sort(g.begin(), g.end(), [&](std::size_t a, std::size_t b) {
-      return records[a].timing.median_ms < records[b].timing.median_ms;
-    });
-    for (std::size_t j = 0; j < g.size(); ++j) {
-      Ranked r;
-      r.index = g[j];
-      r.rank = static_cast<int>(j) + 1;
-      const Timing& t = records[g[j]].timing;
-      r.ties_previous = j > 0 && t.overlaps(records[g[j - 1]].timing);
-      r.ties_best = j > 0 && t.overlaps(records[g[0]].timing);
-      out.push_back(r);
-    }
-  }
-  return out;
-}
-
 std::vector<SuggestionVerdict> compare_with_suggestions(const SweepResult& r) {
   std::vector<SuggestionVerdict> out;
   for (const auto& [kernel, sg] : r.suggestions) {
@@ -398,7 +363,7 @@ std::string sweep_summary(const SweepResult& r) {
     std::size_t ties = 0;
     std::string names;
     for (const Ranked& o : ranks)
-      if (o.rank > 1 && o.ties_best && group_key(r.records[o.index]) == group_key(b)) {
+      if (o.rank > 1 && o.ties_best && rank_group(r.records[o.index]) == rank_group(b)) {
         ++ties;
         if (ties <= 6) names += (names.empty() ? "" : ", ") + r.records[o.index].kernel + " " + r.records[o.index].config_label;
       }

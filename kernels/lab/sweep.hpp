@@ -25,6 +25,7 @@
 #include "core/launch_record.hpp"
 #include "core/timing.hpp"
 #include "lab/lab.hpp"
+#include "lab/rank.hpp"
 #include "lab/report.hpp"
 
 namespace bs::lab {
@@ -79,7 +80,8 @@ struct SweepProgress {
 };
 
 struct SweepResult {
-  std::string lab, title, problem, unit, backend, device, versions;
+  std::string lab, title, problem, backend, device, versions;
+  ThroughputUnit unit = ThroughputUnit::GBPerS;
   std::vector<std::pair<std::string, std::string>> settings;
   std::vector<KernelInfo> kernels;  // the lab's kernel list (the views and the report read it)
   std::vector<Ceiling> ceilings;
@@ -113,20 +115,6 @@ struct SweepHooks {
 
 SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks = {});
 
-// Ranking. Only records that ran and were not wrong are ranked, within each problem and setting
-// (records of other sizes or layouts are not compared). A record whose 95% interval overlaps the
-// one ranked just before it cannot be ranked against it: their order is noise.
-struct Ranked {
-  std::size_t index = 0;       // into the records
-  int rank = 0;                // 1 = fastest of its group
-  bool ties_previous = false;  // interval overlaps the previous rank's: cannot be ranked
-  bool ties_best = false;      // interval overlaps the best's: indistinguishable from the best
-};
-// Sorted by group, then median; records that are not ranked are absent.
-std::vector<Ranked> rank_records(const std::vector<LaunchRecord>& records);
-
-// Whether a record takes part in ranking: it ran, and its result is not wrong.
-bool rankable(const LaunchRecord& r);
 
 // The occupancy API's suggestion against what was measured, per kernel that has one: the
 // fastest point of the kernel and the fastest point with the suggested thread count (the API

@@ -1,9 +1,9 @@
 #include "mapping/schedule.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <utility>
 
+#include "core/json_writer.hpp"
 #include "mapping/thread_map.hpp"
 
 namespace bs::mapping {
@@ -46,42 +46,7 @@ void fill_unit(UnitSchedule& u, std::vector<const BlockTrace*>& blocks) {
   }
 }
 
-void append_escaped(std::string& out, std::string_view s) {
-  out += '"';
-  for (char ch : s) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  out += '"';
-}
-
-void append_dim(std::string& out, Dim3 d) {
-  out += '[' + std::to_string(d.x) + ',' + std::to_string(d.y) + ',' + std::to_string(d.z) + ']';
-}
+void dim_array(JsonWriter& j, Dim3 d) { j.begin_array().value(d.x).value(d.y).value(d.z).end_array(); }
 
 }  // namespace
 
@@ -130,33 +95,26 @@ ScheduleSummary summarize(const std::vector<BlockTrace>& trace, unsigned units) 
 std::string schedule_to_json(const std::vector<BlockTrace>& trace, bool simulated,
                              const LaunchConfig& config, std::string_view kernel,
                              std::string_view device) {
-  std::string out;
-  out.reserve(128 + trace.size() * 72);
-  out += "{\n  \"kernel\": ";
-  append_escaped(out, kernel);
-  out += ",\n  \"device\": ";
-  append_escaped(out, device);
-  out += ",\n  \"simulated\": ";
-  out += simulated ? "true" : "false";
-  out += ",\n  \"unit\": ";
-  out += simulated ? "\"simulator worker\"" : "\"SM\"";
-  out += ",\n  \"clock\": ";
-  out += simulated ? "\"steady_clock\"" : "\"globaltimer\"";
-  out += ",\n  \"time_unit\": \"ns\",\n  \"grid\": ";
-  append_dim(out, config.grid);
-  out += ",\n  \"block\": ";
-  append_dim(out, config.block);
-  out += ",\n  \"blocks\": [";
-  for (std::size_t i = 0; i < trace.size(); ++i) {
-    const BlockTrace& b = trace[i];
-    out += i ? ",\n    " : "\n    ";
-    out += "{\"id\": " + std::to_string(linear_block_id(b.block, config.grid)) + ", \"block\": ";
-    append_dim(out, b.block);
-    out += ", \"sm\": " + std::to_string(b.unit) + ", \"start\": " + std::to_string(b.start_ns) +
-           ", \"end\": " + std::to_string(b.end_ns) + "}";
+  JsonWriter j;
+  j.begin_object();
+  j.field("kernel", kernel).field("device", device).field("simulated", simulated);
+  j.field("unit", simulated ? "simulator worker" : "SM");
+  j.field("clock", simulated ? "steady_clock" : "globaltimer");
+  j.field("time_unit", "ns");
+  j.key("grid");
+  dim_array(j, config.grid);
+  j.key("block");
+  dim_array(j, config.block);
+  j.key("blocks").begin_array();
+  for (const BlockTrace& b : trace) {
+    j.begin_object().field("id", static_cast<unsigned long long>(linear_block_id(b.block, config.grid)));
+    j.key("block");
+    dim_array(j, b.block);
+    j.field("sm", b.unit).field("start", static_cast<unsigned long long>(b.start_ns));
+    j.field("end", static_cast<unsigned long long>(b.end_ns)).end_object();
   }
-  out += trace.empty() ? "]\n}\n" : "\n  ]\n}\n";
-  return out;
+  j.end_array().end_object();
+  return j.str() + "\n";
 }
 
 std::vector<unsigned> unit_per_block(const std::vector<BlockTrace>& trace, Dim3 grid) {

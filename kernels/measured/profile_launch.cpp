@@ -47,12 +47,12 @@ Status profile_refusal(const lab::Lab& lab, std::string_view kernel) {
     return Status::failure("the " + std::string(lab.title()) + " lab has no kernel '" +
                                std::string(kernel) + "' to profile",
                            "pick one of the kernel list", "profile_launch");
-  if (k->group == "ceiling")
+  if (k->group == KernelGroup::Ceiling)
     return Status::failure(
         k->label + " is a cudaMemcpy, not a kernel: the range profiler measures kernels",
         "profile one of the kernels; the copy is the ceiling they are measured against",
         "profile_launch");
-  if (k->group == "custom")
+  if (k->group == KernelGroup::Custom)
     return Status::failure(
         "user kernels run in a runner process of their own, and blockscope's counters read "
         "the launches of its own process",
@@ -89,7 +89,7 @@ Result<LaunchCounters> profile_launch(lab::Lab& lab, const std::string& kernel,
     const lab::KernelInfo* k = lab.find_kernel(kernel);
     const bool ranges = s.call == "cuptiRangeProfilerDecodeData" ||
                         s.call == "cuptiRangeProfilerGetCounterDataInfo";
-    if (k && k->group == "library" && ranges) {
+    if (k && k->group == KernelGroup::Library && ranges) {
       s.message = k->label + " ran more than one kernel for this problem (libraries split some "
                   "problems, e.g. with a split-K reduction), and the counters measure one: " +
                   s.message;

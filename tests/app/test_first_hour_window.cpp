@@ -13,6 +13,7 @@
 #include "app_process.hpp"
 #include "json_reader.hpp"
 #include "xdnd_source.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -34,10 +35,10 @@ std::string slurp(const fs::path& p) {
 class FirstHourWindow : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::getenv("DISPLAY")) GTEST_SKIP() << "no X display (run under xvfb-run)";
+    if (!std::getenv("DISPLAY")) BS_SKIP_NO_GL() << "no X display (run under xvfb-run)";
     std::string why;
     source_ = Source::open(&why);
-    if (!source_) GTEST_SKIP() << "cannot open the X display: " << why;
+    if (!source_) BS_SKIP_NO_GL() << "cannot open the X display: " << why;
     dir_ = fs::temp_directory_path() / ("bs_firsthour_window_" + std::to_string(::getpid()) + "_" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
@@ -134,7 +135,7 @@ TEST_F(FirstHourWindow, TheWindowKeepsDrawingWhileASlowSimulatedLaunchRuns) {
   ASSERT_TRUE(wait_ui("help", false));
   const JsonValue second = status();
   if (!first.at("ui").at("launch_in_flight").boolean || !second.at("ui").at("launch_in_flight").boolean)
-    GTEST_SKIP() << "the launch ended before the two key presses; nothing to measure on this machine";
+    BS_SKIP() << "the launch ended before the two key presses; nothing to measure on this machine";
   EXPECT_GE(second.at("frame").number - first.at("frame").number, 2)
       << "frames between two key presses during a launch";
   // And the launch still arrives, correct.

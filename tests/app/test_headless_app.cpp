@@ -23,6 +23,7 @@
 
 #include "app_runner.hpp"
 #include "json_reader.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -252,7 +253,7 @@ TEST_F(HeadlessApp, GpuZeroCopyInteropOutputEqualsReference) {
   for (auto [kernel, block] : {std::pair{"gray_1d_flat", "256"}, std::pair{"gray_2d", "16x16"}}) {
     auto r = run(quote(img) + " --headless --backend cuda --frames 3 --kernel " + kernel + " --block " + block +
                  " --overlay sm --output " + quote(gray) + " --screenshot " + quote(shot));
-    if (r.exit_code == 4) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+    if (r.exit_code == 4) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy PBO)"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("CUDA events"), std::string::npos) << r.output;

@@ -17,6 +17,7 @@
 #include "labs/matmul/matmul.hpp"
 
 #include "app_runner.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -144,7 +145,7 @@ TEST_F(MatmulLabHeadless, GpuHeatmapsThroughInteropAndVerifiedAgainstCublas) {
     auto r = run("--headless --backend cuda --lab matmul --frames 4 --matmul-size " + std::to_string(M) + "x" +
                  std::to_string(N) + "x" + std::to_string(K) + " --kernel " + info.id +
                  " --matmul-seed " + std::to_string(seed_) + " --hover 500,400 --screenshot " + quote(shot.string()));
-    if (r.exit_code == 4) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+    if (r.exit_code == 4) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy PBO)"), std::string::npos) << r.output;
     const std::string line = summary_line(r.output);

@@ -19,6 +19,7 @@
 #include "json_reader.hpp"
 #include "labs/catalog.hpp"
 #include "shell/run_modes.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -147,7 +148,7 @@ TEST_F(MeasuredApp, GpuBenchCountersBesideTheModel) {
   const fs::path json = dir_ / "bench.json";
   const auto r = run("bench matmul --backend cuda --size 512 --kernel k1_naive --kernel k2_uncoalesced "
                      "--block 32x32 --repeats 3 --warmup 1 --counters --json " + quote(json.string()));
-  if (no_device(r)) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+  if (no_device(r)) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto v = bs::test::parse_json(read_file(json));
   ASSERT_TRUE(v);
@@ -173,7 +174,7 @@ TEST_F(MeasuredApp, GpuHeadlessProfileShowsTheTab) {
   const fs::path shot = dir_ / "measured.png";
   const auto r = run("--headless --backend cuda --lab matmul --matmul-size 1024x1024x1024 --kernel k2_uncoalesced --block 32x32 "
                      "--panel measured --profile --screenshot " + quote(shot.string()));
-  if (no_device(r)) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+  if (no_device(r)) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_FALSE(contains(r.output, "could not be read")) << r.output;
   EXPECT_TRUE(fs::exists(shot));
@@ -189,7 +190,7 @@ TEST_F(MeasuredApp, GpuWithoutPermissionTheBenchSaysTheCauseAndTheFix) {
   const fs::path json = dir_ / "bench.json";
   const auto r = run("bench matmul --backend cuda --size 256 --kernel k1_naive --block 16x16 --repeats 2 "
                      "--counters --cupti " + quote(fake_cupti()) + " --json " + quote(json.string()));
-  if (no_device(r)) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+  if (no_device(r)) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   EXPECT_EQ(r.exit_code, 0) << "counters are an extra: " << r.output;
   EXPECT_TRUE(contains(r.output, "restricts profiling to administrators")) << r.output;
   EXPECT_TRUE(contains(r.output, bs::counters::kProfilingDriverOption)) << r.output;
@@ -205,7 +206,7 @@ TEST_F(MeasuredApp, GpuWithoutPermissionTheTabSaysTheCauseAndTheFix) {
   const fs::path shot = dir_ / "measured.png";
   const auto r = run("--headless --backend cuda --lab matmul --matmul-size 512x512x512 --panel measured --profile --cupti " +
                      quote(fake_cupti()) + " --screenshot " + quote(shot.string()));
-  if (no_device(r)) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+  if (no_device(r)) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   EXPECT_EQ(r.exit_code, 0) << "everything else works: " << r.output;
   EXPECT_TRUE(contains(r.output, "Hardware counters could not be read")) << r.output;
   EXPECT_TRUE(contains(r.output, bs::counters::kProfilingDriverOption)) << r.output;
@@ -222,7 +223,7 @@ TEST_F(MeasuredApp, GpuWindowSweepWithCountersUsesTheAppsCupti) {
   const auto r = run("--headless --backend cuda --config-dir " + quote(config.string()) +
                      " --kernel gray_2d --sweep --blocks 32x8,16x16,2048 --cupti " + quote(fake_cupti()) +
                      " --json " + quote(json.string()));
-  if (no_device(r)) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+  if (no_device(r)) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto v = bs::test::parse_json(read_file(json));
   ASSERT_TRUE(v);

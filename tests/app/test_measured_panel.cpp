@@ -21,6 +21,7 @@
 #include "platform/window.hpp"
 #include "ui/measured_panel.hpp"
 #include "ui/theme.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -78,7 +79,7 @@ class MeasuredPanel : public ::testing::Test {
  protected:
   void SetUp() override {
     auto w = make_headless_window(420, 900);
-    if (!w) GTEST_SKIP() << "no headless GL: " << w.status().describe();
+    if (!w) BS_SKIP_NO_GL() << "no headless GL: " << w.status().describe();
     window_ = std::move(w.value());
     ImGui::CreateContext();
     ImGui::GetIO().IniFilename = nullptr;

@@ -21,6 +21,7 @@
 #include "shell/app.hpp"
 #include "labs/catalog.hpp"
 #include "shell/compute_session.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -58,7 +59,7 @@ class MinimisedWindow : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("bs_minimised_" + std::to_string(::getpid()));
     fs::create_directories(dir_);
     auto headless = make_headless_window(640, 400);
-    if (!headless) GTEST_SKIP() << "no headless OpenGL context: " << headless.status().describe();
+    if (!headless) BS_SKIP_NO_GL() << "no headless OpenGL context: " << headless.status().describe();
     headless_ = std::move(headless.value());
     window_ = std::make_unique<MinimisableWindow>(*headless_);
     auto session = open_compute_session(BackendChoice::Cpu, -1, false);

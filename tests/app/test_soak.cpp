@@ -12,6 +12,7 @@
 #include <string>
 
 #include "app_runner.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -106,7 +107,7 @@ TEST(Soak, FlagsBelongToTheSelfTestNotToBlockscope) {
 TEST(Soak, GpuRunOf3000LaunchesOnCudaKeepsDeviceMemoryFlat) {
   const auto seed = fresh_seed();
   const RunResult r = selftest("soak --backend cuda --launches 3000 --seed " + std::to_string(seed));
-  if (r.exit_code == 4) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+  if (r.exit_code == 4) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   SCOPED_TRACE("seed " + std::to_string(seed));
   expect_meaningful_pass(r, 3000);
   EXPECT_NE(r.output.find("device used"), std::string::npos) << r.output;
@@ -118,7 +119,7 @@ TEST(Soak, GpuRunOf3000LaunchesOnCudaKeepsDeviceMemoryFlat) {
 // keeps the image and shows a verified result.
 TEST(Soak, GpuFaultIsReportedAndTheAppCarriesOnOnTheCpu) {
   const RunResult r = selftest("fault --at-frame 2 --frames 5");
-  if (r.exit_code == 4) GTEST_SKIP() << "no usable CUDA device: " << r.output;
+  if (r.exit_code == 4) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("fault: PASSED"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("backend: CPU simulation"), std::string::npos) << r.output;

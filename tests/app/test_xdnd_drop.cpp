@@ -54,6 +54,7 @@
 #include "json_reader.hpp"
 #include "labs/grayscale/gray_common.hpp"
 #include "xdnd_source.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -161,7 +162,7 @@ class XdndDrop : public ::testing::Test {
   void SetUp() override {
     const char* display = std::getenv("DISPLAY");
     if (!display || !*display)
-      GTEST_SKIP() << "DISPLAY is not set: the XDND drop tests need an X server (CI runs them under xvfb-run)";
+      BS_SKIP_NO_GL() << "DISPLAY is not set: the XDND drop tests need an X server (CI runs them under xvfb-run)";
     dir_ = fs::temp_directory_path() /
            ("bs_xdnd_" + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "../mapping/gpu_skip.hpp"
+#include "gpu_skip.hpp"
 #include "counters/counters.hpp"
 #include "device/cuda_status.hpp"
 #include "device/device_buffer.hpp"
@@ -74,7 +74,7 @@ class Counters : public ::testing::Test {
   void SetUp() override {
     BS_SKIP_WITHOUT_GPU();
     auto s = CounterSession::create(0);
-    if (!s && environment_refuses(s.status())) GTEST_SKIP() << s.status().describe();
+    if (!s && environment_refuses(s.status())) BS_SKIP_NO_GPU() << s.status().describe();
     ASSERT_TRUE(s.ok()) << s.status().describe();
     session = std::move(s.value());
   }
@@ -274,7 +274,7 @@ TEST(CountersWithoutPermission, TheUserReadsTheCauseAndTheDriverOption) {
   BS_SKIP_WITHOUT_GPU();
   std::string fake = FAKE_CUPTI_PATH;
   if (const char* env = std::getenv("BS_FAKE_CUPTI")) fake = env;
-  if (fake.empty()) GTEST_SKIP() << "no fake libcupti built";
+  if (fake.empty()) BS_SKIP_NO_GPU() << "no fake libcupti built";
   auto s = CounterSession::create(0, {.cupti_library = fake});
   ASSERT_FALSE(s.ok());
   const Status st = s.status();

@@ -4,13 +4,14 @@
 #include <stb_image.h>
 
 #include "custom_test_support.hpp"
+#include "test_data.hpp"
 
 namespace bs::custom::test {
 
 PlanarImage sample_image() {
   PlanarImage img;
   int channels = 0;
-  const std::string path = source_dir() + "/assets/sample_astronaut.png";
+  const std::string path = bs::test::test_data("assets/sample_astronaut.png").string();  // beside the executable
   unsigned char* rgb = stbi_load(path.c_str(), &img.w, &img.h, &channels, 3);
   if (!rgb) return img;
   const std::size_t n = static_cast<std::size_t>(img.w) * img.h;

@@ -12,6 +12,7 @@
 #include "lab/sweep.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 #include "labs/grayscale/gray_lab.hpp"
+#include "gpu_skip.hpp"
 #include "labs/custom/codegen.hpp"
 #include "labs/custom/runner/nvrtc_target.hpp"
 #include "labs/custom/source_parse.hpp"
@@ -21,21 +22,6 @@ namespace {
 
 using namespace test;
 
-
-std::string why_no_gpu() {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no CUDA device: cudaGetDeviceCount says ") + cudaGetErrorName(e);
-  }
-  return count == 0 ? "no CUDA device: cudaGetDeviceCount found 0" : "";
-}
-
-#define BS_SKIP_WITHOUT_GPU()                                           \
-  do {                                                                  \
-    if (const std::string why = why_no_gpu(); !why.empty()) GTEST_SKIP() << why; \
-  } while (0)
 
 class CustomGpu : public ::testing::Test {
  protected:

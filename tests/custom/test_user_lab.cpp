@@ -102,7 +102,7 @@ TEST_F(UserLab, TheLecturesGray1DIsAKernelOfTheLabVerifiedMappedAndCopiedToTheVi
   const lab::KernelInfo& k = lab->kernels().back();
   EXPECT_EQ(k.id, "custom:rgb_to_grayscale_kernel");
   EXPECT_EQ(k.label, "custom: rgb_to_grayscale_kernel");
-  EXPECT_EQ(k.group, "custom");
+  EXPECT_EQ(k.group, KernelGroup::Custom);
   EXPECT_EQ(k.block_rank, 1u);
   EXPECT_EQ(lab->default_config(k).block, (Dim3{256, 1, 1}));
 
@@ -354,7 +354,7 @@ TEST_F(UserLab, BenchRunsAUserKernelBesideTheBuiltInOnesAndTheJsonNamesIt) {
   lab::ResultsHeader header;
   header.kind = "bench";
   header.lab = "gray";
-  const std::string json = lab::results_json(header, records, "GB/s", lab->kernels());
+  const std::string json = lab::results_json(header, records, ThroughputUnit::GBPerS, lab->kernels());
   EXPECT_NE(json.find("custom:rgb_to_grayscale_kernel"), std::string::npos);
 }
 

@@ -22,6 +22,7 @@
 
 #include "app_runner.hpp"
 #include "json_reader.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -267,7 +268,7 @@ TEST_F(SweepApp, HeadlessExportsTheCurrentLaunch) {
 TEST_F(SweepApp, GpuSweepCarriesTheClockAndTheOccupancySuggestion) {
   const RunResult probe = run("sweep gray --backend cuda --size 301x203 --kernel gray_2d --blocks 32x8,16x16,256x1 "
                               "--json " + quote(path("g.json")));
-  if (probe.exit_code == 4) GTEST_SKIP() << "no CUDA device";
+  if (probe.exit_code == 4) BS_SKIP_NO_GPU() << "no CUDA device";
   ASSERT_EQ(probe.exit_code, 0) << probe.output;
   auto doc = json(path("g.json"));
   ASSERT_TRUE(doc);

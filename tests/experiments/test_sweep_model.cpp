@@ -38,7 +38,7 @@ LaunchRecord point(Dim3 block, double median_ms, double half_width_ms) {
 lab::SweepResult sample() {
   lab::SweepResult r;
   r.lab = "gray";
-  r.unit = "GB/s";
+  r.unit = ThroughputUnit::GBPerS;
   r.backend = "CUDA";
   lab::KernelInfo k;
   k.id = "gray_2d";
@@ -180,15 +180,21 @@ TEST(SweepModel, MeasuredCountersColourTheMap) {
       }
       ASSERT_TRUE(c.value);
       EXPECT_DOUBLE_EQ(*c.value, k.get(*rec.counters));
-      if (c.record == best) EXPECT_DOUBLE_EQ(c.t, 1.0);
-      if (c.record == worst) EXPECT_DOUBLE_EQ(c.t, 0.0);
+      if (c.record == best) {
+        EXPECT_DOUBLE_EQ(c.t, 1.0);
+      }
+      if (c.record == worst) {
+        EXPECT_DOUBLE_EQ(c.t, 0.0);
+      }
     }
     // Best and worst marks stay by time, whatever the colours show.
     EXPECT_EQ(g.best, 2);
     // Bars carry the counter and no timing interval.
     const BarChart bars = build_bars(r, facts, "gray_2d", k.metric);
     for (const Bar& b : bars.bars)
-      if (b.value) EXPECT_FALSE(b.lo) << "a counter has no 95% interval";
+      if (b.value) {
+        EXPECT_FALSE(b.lo) << "a counter has no 95% interval";
+      }
   }
   // A sweep without counters: none measured, no failure to report, no values.
   const lab::SweepResult plain = sample();

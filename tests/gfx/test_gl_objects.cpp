@@ -9,6 +9,7 @@
 #include "gfx/gl_objects.hpp"
 #include "gfx/shaders.hpp"
 #include "gl_test_support.hpp"
+#include "test_data.hpp"
 
 namespace {
 
@@ -128,13 +129,17 @@ TEST_F(GlTest, ShaderCompileErrorsComeBackWithTheDriversLog) {
   EXPECT_TRUE(ok.ok()) << ok.status().describe();
 }
 
+// The shaders as built into the app against the files they came from, copied beside the test
+// (tests/support/test_data.hpp), so the check runs wherever the executable does.
 TEST(EmbeddedShaders, AreExactlyTheFilesInShadersDir) {
   ASSERT_FALSE(bs::embedded_shaders().empty());
   for (const char* name : {"image_view.vert", "image_view.frag"}) {
     auto embedded = bs::embedded_shader(name);
     ASSERT_TRUE(embedded.ok()) << name;
-    std::ifstream file(std::string(BS_SHADER_DIR) + "/" + name, std::ios::binary);
-    ASSERT_TRUE(file) << name;
+    const auto path = bs::test::test_data(std::string("shaders/") + name);
+    ASSERT_FALSE(path.empty()) << name << " is not in test_data beside " << bs::test::executable_dir();
+    std::ifstream file(path, std::ios::binary);
+    ASSERT_TRUE(file) << path;
     std::stringstream text;
     text << file.rdbuf();
     EXPECT_EQ(std::string(embedded.value()), text.str()) << name;

@@ -100,9 +100,18 @@ TEST_F(GlTest, CudaDevicesOfTheGlContextMatchTheEglDevice) {
   auto devices = bs::cuda_devices_for_current_gl_context();
   const int egl_cuda = window_->egl_cuda_device();
   if (egl_cuda < 0) {
-    // Software or non-NVIDIA GL: CUDA cannot be on it (or CUDA is absent altogether).
-    if (devices.ok()) EXPECT_TRUE(devices->empty());
-    else std::printf("cudaGLGetDevices: %s\n", devices.status().describe().c_str());
+    // Software or non-NVIDIA GL: no CUDA device is on it. CUDA says so with an empty list, or
+    // cannot answer at all (no driver, no device, built without CUDA): then the Status names the
+    // call and why, as every CUDA failure does.
+    if (devices.ok()) {
+      EXPECT_TRUE(devices->empty());
+    } else {
+      EXPECT_EQ(devices.status().call, "cudaGLGetDevices") << devices.status().describe();
+      EXPECT_FALSE(devices.status().message.empty());
+#if defined(BLOCKSCOPE_HAS_CUDA)
+      EXPECT_FALSE(devices.status().code.empty()) << "the CUDA error name belongs in the Status";
+#endif
+    }
   } else {
     ASSERT_TRUE(devices.ok()) << devices.status().describe();
     EXPECT_NE(std::find(devices->begin(), devices->end(), egl_cuda), devices->end());

@@ -10,6 +10,7 @@
 #include "gfx/gl_objects.hpp"
 #include "gfx/interop.hpp"
 #include "platform/window.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -27,7 +28,7 @@ class InteropGpu : public ::testing::Test {
     const cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
       cudaGetLastError();
-      GTEST_SKIP() << "no CUDA device (" << cudaGetErrorName(e) << ")";
+      BS_SKIP_NO_GPU() << "no CUDA device (" << cudaGetErrorName(e) << ")";
     }
     ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
     auto window = bs::make_headless_window(64, 64, 0);  // EGL on CUDA device 0
@@ -43,7 +44,7 @@ void write_through_cuda_and_check(int w, int h, int channels, std::mt19937& rng)
   auto pbo = bs::InteropPixelBuffer::create(w, h, channels);
   ASSERT_TRUE(pbo.ok()) << pbo.status().describe();
   if (!pbo->interop_active()) {
-    GTEST_SKIP() << "registration failed, GL is not on the CUDA GPU: " << pbo->mode_description();
+    BS_SKIP_NO_GPU() << "registration failed, GL is not on the CUDA GPU: " << pbo->mode_description();
   }
   auto texture = channels == 1 ? bs::GlTexture::create_r8(w, h) : bs::GlTexture::create_rgba8(w, h);
   ASSERT_TRUE(texture.ok());
@@ -75,7 +76,7 @@ TEST_F(InteropGpu, CudaWritesReachTheRgba8TextureExactly) {
 
 TEST_F(InteropGpu, HeadlessContextIsOnTheCudaDevice) {
   if (window_->egl_cuda_device() < 0) {
-    GTEST_SKIP() << "the headless context is not on an NVIDIA EGL device: " << window_->platform_description();
+    BS_SKIP_NO_GPU() << "the headless context is not on an NVIDIA EGL device: " << window_->platform_description();
   }
   EXPECT_EQ(window_->egl_cuda_device(), 0) << window_->platform_description();
   auto devices = bs::cuda_devices_for_current_gl_context();

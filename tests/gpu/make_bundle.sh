@@ -19,7 +19,9 @@ rm -f "$out"/lib/libcublas* "$out"/lib/libcudart* "$out"/lib/libnvrtc*
 # The counters' comparison with Nsight Compute runs there from the bundle (CUPTI itself is loaded
 # at run time from the machine's toolkit, so it never travels).
 cp "$(dirname "$0")"/../../tools/counters_probe/{compare_with_ncu.sh,compare_with_ncu.py,dram_writes_history.sh} "$out/"
+# The files the tests read, beside them (tests/support/test_data.hpp): the sample image, the shaders.
+cp -r "$build/tests/test_data" "$out/"
 # The per-issue GPU checks (tests/gpu/checks/*.sh) and the sanitizer script run from the bundle.
 cp "$(dirname "$0")"/checks/*.sh "$(dirname "$0")"/sanitize.sh "$out/"
-strip --strip-debug "$out"/* "$out"/lib/* 2>/dev/null || true
+strip --strip-debug "$out"/* "$out"/lib/* 2>/dev/null || true  # (test_data/ is a folder: left as it is)
 du -sh "$out"

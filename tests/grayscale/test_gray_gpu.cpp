@@ -6,6 +6,7 @@
 
 #include "device/cuda_device.hpp"
 #include "gray_test_support.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -41,7 +42,7 @@ unsigned long long hand_blocks(const std::string& k, int w, int h, Dim3 b) {
 TEST(GrayOnGpu, BothKernelsMatchReferenceAndSimulatorBitExactAndRunTheGridComputedByHand) {
   std::string why;
   auto gpu = cuda_lab_or_null(&why);
-  if (!gpu) GTEST_SKIP() << "no CUDA device: " << why;
+  if (!gpu) BS_SKIP_NO_GPU() << "no CUDA device: " << why;
   auto cpu = cpu_lab();
 
   const std::vector<ImageSize> sizes{{1, 1}, {1, 5000}, {1023, 767}, {4000, 3}, {8191, 1}};
@@ -85,7 +86,7 @@ TEST(GrayOnGpu, BothKernelsMatchReferenceAndSimulatorBitExactAndRunTheGridComput
 TEST(GrayOnGpu, RefusedLaunchesNeverReachTheDevice) {
   std::string why;
   auto gpu = cuda_lab_or_null(&why);
-  if (!gpu) GTEST_SKIP() << "no CUDA device: " << why;
+  if (!gpu) BS_SKIP_NO_GPU() << "no CUDA device: " << why;
   std::vector<std::uint8_t> rgba(64 * 64 * 4, 9);
   ASSERT_TRUE(gpu->set_image(rgba.data(), 64, 64, "t").ok());
   auto rec = gpu->run("gray_1d_flat", KernelConfig{Dim3{2048, 1, 1}}, {});
@@ -99,7 +100,7 @@ TEST(GrayOnGpu, RefusedLaunchesNeverReachTheDevice) {
 TEST(GrayOnGpu, TracedLaunchRecordsOneBlockPerRecordOnRealSmsAndKeepsTheOutputCorrect) {
   std::string why;
   auto gpu = cuda_lab_or_null(&why);
-  if (!gpu) GTEST_SKIP() << "no CUDA device: " << why;
+  if (!gpu) BS_SKIP_NO_GPU() << "no CUDA device: " << why;
   const std::uint32_t seed = fresh_seed();
   const int w = 1023, h = 767;
   const auto rgba = random_rgba(w, h, seed);
@@ -124,7 +125,7 @@ TEST(GrayOnGpu, TracedLaunchRecordsOneBlockPerRecordOnRealSmsAndKeepsTheOutputCo
 TEST(GrayOnGpu, RepeatsFollowThePolicyAndFlushTheL2) {
   std::string why;
   auto gpu = cuda_lab_or_null(&why);
-  if (!gpu) GTEST_SKIP() << "no CUDA device: " << why;
+  if (!gpu) BS_SKIP_NO_GPU() << "no CUDA device: " << why;
   ASSERT_TRUE(gpu->set_random_problem("2048x1536").ok());
   bs::lab::RunOptions opt;
   opt.timing = bs::TimingPolicy::fixed(9, 2);

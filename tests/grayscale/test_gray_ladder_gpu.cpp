@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../mapping/gpu_skip.hpp"
+#include "gpu_skip.hpp"
 #include "device/cuda_device.hpp"
 #include "device/device_buffer.hpp"
 #include "gray_test_support.hpp"

@@ -9,11 +9,12 @@
 #include <vector>
 
 #include "lab/lab.hpp"
+#include "lab_without_memory_model.hpp"
 #include "lab/measure.hpp"
 
 namespace bs::lab::test {
 
-class FakeLab final : public Lab {
+class FakeLab final : public bs::test::LabWithoutMemoryModel {
  public:
   FakeLab() {
     backend_.kind = BackendKind::CpuSimulation;
@@ -21,13 +22,13 @@ class FakeLab final : public Lab {
     KernelInfo free2d;
     free2d.id = "free2d";
     free2d.label = "free 2D";
-    free2d.group = "lecture";
+    free2d.group = KernelGroup::Lecture;
     free2d.block_rank = 2;
     free2d.default_block = {16, 16, 1};
     KernelInfo compiled;
     compiled.id = "compiled";
     compiled.label = "compiled";
-    compiled.group = "ladder";
+    compiled.group = KernelGroup::Ladder;
     compiled.style = ConfigStyle::Compiled;
     compiled.configs = {{"small, tile 8", {64, 1, 1}}, {"big, tile 16", {256, 1, 1}}, {"huge", {1024, 1, 1}}};
     kernels_ = {free2d, compiled};
@@ -50,8 +51,8 @@ class FakeLab final : public Lab {
     p.summary = "fake 100 x 60";
     p.width = 100;
     p.height = 60;
-    p.throughput_unit = "GB/s";
-    p.ceilings.push_back({"copy", 10.0, "GB/s", "made up"});
+    p.throughput_unit = ThroughputUnit::GBPerS;
+    p.ceilings.push_back({"copy", 10.0, ThroughputUnit::GBPerS, "made up"});
     return p;
   }
 
@@ -119,13 +120,6 @@ class FakeLab final : public Lab {
   }
 
   std::size_t output_bytes() const override { return 0; }
-  Status download_output(void*) override { return Status::success(); }
-  std::optional<mapping::ElementOwner> owner(const LaunchRecord&, long long, long long) const override {
-    return std::nullopt;
-  }
-  std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord&, Dim3, unsigned, int) const override {
-    return {};
-  }
   Result<std::unique_ptr<Lab>> fork() const override { return std::unique_ptr<Lab>(new FakeLab(*this)); }
   Status set_random_problem(std::string_view) override { return Status::success(); }
   std::string size_syntax() const override { return "none"; }

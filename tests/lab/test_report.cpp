@@ -70,7 +70,7 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 struct Fixture {
   std::vector<LaunchRecord> records;
   std::vector<KernelInfo> kernels;
-  std::vector<Ceiling> ceilings{{"device-to-device copy", 3000.0, "GB/s", "measured"}};
+  std::vector<Ceiling> ceilings{{"device-to-device copy", 3000.0, ThroughputUnit::GBPerS, "measured"}};
   DeviceLimits limits;
   std::uint32_t seed = std::random_device{}();
 
@@ -84,10 +84,10 @@ struct Fixture {
     std::uniform_real_distribution<double> ms(0.05, 0.5);
     KernelInfo a;
     a.id = "gray_2d";
-    a.group = "lecture";
+    a.group = KernelGroup::Lecture;
     KernelInfo copy;
     copy.id = "copy";
-    copy.group = "ceiling";
+    copy.group = KernelGroup::Ceiling;
     copy.style = ConfigStyle::Compiled;
     copy.timed_only = true;
     kernels = {a, copy};
@@ -151,7 +151,7 @@ TEST(Report, JsonParsesBackWithEveryDocumentedField) {
   h.policy = TimingPolicy::until_stable(0.01, 200, 10, 2000, 2);
   h.ceilings = f.ceilings;
   h.limits = f.limits;
-  const std::string text = results_json(h, f.records, "GB/s", f.kernels);
+  const std::string text = results_json(h, f.records, ThroughputUnit::GBPerS, f.kernels);
   auto doc = test::parse_json(text);
   ASSERT_TRUE(doc) << "not valid JSON:\n" << text;
   EXPECT_EQ(doc->at("schema").str, "blockscope-results");
@@ -202,7 +202,9 @@ TEST(Report, JsonParsesBackWithEveryDocumentedField) {
       EXPECT_EQ(r.at("rank").number, 0) << "a wrong result is never ranked";
       EXPECT_EQ(r.at("check").at("first_bad").at(0).at(3).number, 200);
     }
-    if (want.kernel == "copy") EXPECT_FALSE(r.has("launch")) << "a ceiling's grid is not ours to count";
+    if (want.kernel == "copy") {
+      EXPECT_FALSE(r.has("launch")) << "a ceiling's grid is not ours to count";
+    }
     if (want.kernel != "copy" && want.ok()) {
       ASSERT_TRUE(r.has("launch"));
       EXPECT_GT(r.at("launch").at("occupancy").number, 0);
@@ -227,7 +229,7 @@ TEST(Report, CsvParsesBackColumnByColumn) {
   Fixture f;
   // A compiled label with a comma and quotes, which the CSV must quote.
   f.records[1].config_label = "BM=128, BN=\"64\"";
-  const std::string text = results_csv(f.records, f.ceilings, "GB/s", f.kernels, &f.limits);
+  const std::string text = results_csv(f.records, f.ceilings, ThroughputUnit::GBPerS, f.kernels, &f.limits);
   const auto rows = parse_csv(text);
   ASSERT_EQ(rows.size(), f.records.size() + 1);
   ASSERT_EQ(rows[0], csv_columns());
@@ -288,7 +290,7 @@ TEST(Report, SweepJsonCarriesTheSweepObjectAndTheClock) {
   s.note = "cancelled after 2 of 4 points";
   Fixture f;
   s.records = {f.records[0], f.records[1]};
-  const auto doc = test::parse_json(results_json(sweep_header(s), s.records, "GB/s", f.kernels));
+  const auto doc = test::parse_json(results_json(sweep_header(s), s.records, ThroughputUnit::GBPerS, f.kernels));
   ASSERT_TRUE(doc);
   EXPECT_EQ(doc->at("kind").str, "sweep");
   EXPECT_FALSE(doc->at("complete").boolean);

@@ -14,6 +14,7 @@
 #include "lab/fake_lab.hpp"
 #include "lab/sweep.hpp"
 #include "labs/matmul/matmul_lab.hpp"
+#include "skips.hpp"
 
 namespace bs::lab {
 namespace {

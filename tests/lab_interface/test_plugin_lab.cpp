@@ -20,6 +20,7 @@
 #include "shell/compute_session.hpp"
 #include "shell/run_modes.hpp"
 #include "vadd_view.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -51,7 +52,7 @@ class PluginLab : public ::testing::Test {
   }
   void start(Dim3 block, Panel panel) {
     auto w = make_headless_window(1280, 800);
-    if (!w) GTEST_SKIP() << "no headless OpenGL context: " << w.status().describe();
+    if (!w) BS_SKIP_NO_GL() << "no headless OpenGL context: " << w.status().describe();
     window_ = std::move(w.value());
     auto session = open_compute_session(BackendChoice::Cpu, -1, false);
     ASSERT_TRUE(session.ok()) << session.status().describe();

@@ -17,7 +17,7 @@ VaddLab::VaddLab(lab::Backend backend)
   k.label = "1. c[i] = a[i] + b[i]";
   k.teaches = "One thread per element: i = blockIdx.x * blockDim.x + threadIdx.x, guarded by i < n.";
   k.file = "tests/lab_interface/vadd_lab.cpp";
-  k.group = "lecture";
+  k.group = KernelGroup::Lecture;
   k.block_rank = 1;
   k.default_block = Dim3{256, 1, 1};
   k.presets = {Dim3{32, 1, 1}, Dim3{96, 1, 1}, Dim3{256, 1, 1}, Dim3{1024, 1, 1}};
@@ -40,7 +40,7 @@ lab::ProblemInfo VaddLab::problem() const {
   p.summary = std::to_string(a_.size()) + " floats (4 + 4 read, 4 written per element)";
   p.width = static_cast<long long>(a_.size());
   p.height = 1;
-  p.throughput_unit = "GB/s";
+  p.throughput_unit = ThroughputUnit::GBPerS;
   return p;
 }
 

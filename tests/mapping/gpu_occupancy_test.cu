@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "device/device_limits.hpp"
-#include "gpu_skip.hpp"
+#include "gpu_skip.hpp"  // tests/support
 #include "mapping/architecture.hpp"
 #include "mapping/occupancy.hpp"
 

@@ -16,7 +16,7 @@
 #include "core/exec.hpp"
 #include "device/device_buffer.hpp"
 #include "device/device_limits.hpp"
-#include "gpu_skip.hpp"
+#include "gpu_skip.hpp"  // tests/support
 #include "mapping/schedule.hpp"
 #include "mapping/thread_map.hpp"
 #include "trace/block_trace.cuh"

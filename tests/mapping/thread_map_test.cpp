@@ -116,8 +116,9 @@ TEST(ThreadMap, EveryElementFindsItsThread) {
         EXPECT_EQ(o->thread.thread, e->second.thread) << where << " element " << x << "," << y;
         EXPECT_TRUE(o->thread.in_range);
         EXPECT_EQ(expand(o->owns), pixels(e->second.elements, k.width)) << where;
-        if (k.scheme.kind == IndexScheme::Kind::Flat && !o->scalar_edge)
+        if (k.scheme.kind == IndexScheme::Kind::Flat && !o->scalar_edge) {
           EXPECT_EQ(o->vector_lane, static_cast<unsigned>((y * k.width + x - k.scheme.head) % k.scheme.vector)) << where;
+        }
       }
     if (::testing::Test::HasFailure()) return;
   }

@@ -16,6 +16,7 @@
 #include "labs/matmul/matmul.hpp"
 #include "labs/matmul/matmul_lab.hpp"
 #include "matmul_test_support.hpp"
+#include "skips.hpp"
 
 namespace bs::matmul {
 namespace {
@@ -60,7 +61,7 @@ class ReleaseLabAtEnd : public ::testing::Environment {
 
 #define REQUIRE_GPU()                                 \
   MatmulLab* lab = shared_lab().lab.get();            \
-  if (!lab) GTEST_SKIP() << "no usable CUDA device: " << shared_lab().why_not.describe()
+  if (!lab) BS_SKIP_NO_GPU() << "no usable CUDA device: " << shared_lab().why_not.describe()
 
 // The grid each rung launches, computed here by hand from the configuration.
 Dim3 hand_grid(MatmulKernel k, const MatmulConfig& c, const Shape& s) {

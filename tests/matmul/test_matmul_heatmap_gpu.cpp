@@ -12,6 +12,7 @@
 #include "labs/matmul/matmul.hpp"
 #include "labs/matmul/matmul_heatmap.hpp"
 #include "matmul_test_support.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -31,7 +32,7 @@ T* to_device(const std::vector<T>& v) {
 }
 
 TEST(MatmulHeatmapGpu, DeviceCodesEqualTheHostCodes) {
-  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  if (!have_device()) BS_SKIP_NO_GPU() << "no CUDA device";
   struct Case {
     int rows, cols, out_w, out_h;
     HeatmapEncoding encoding;
@@ -77,7 +78,7 @@ TEST(MatmulHeatmapGpu, DeviceCodesEqualTheHostCodes) {
 }
 
 TEST(MatmulHeatmapGpu, BadSpecsAreRefusedBeforeLaunch) {
-  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  if (!have_device()) BS_SKIP_NO_GPU() << "no CUDA device";
   const HeatmapSpec wide{4, 4, 8, 4, HeatmapEncoding::Values, -1, 1};
   EXPECT_FALSE(fill_heatmap_device(nullptr, nullptr, wide, nullptr).ok());
   const HeatmapSpec ok{4, 4, 4, 4, HeatmapEncoding::Values, -1, 1};

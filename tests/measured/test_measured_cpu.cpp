@@ -114,7 +114,7 @@ TEST(MeasuredCpu, BenchCountersOnTheCpuKeepTheResultsAndSayWhy) {
   lab::ResultsHeader h;
   h.kind = "bench";
   h.lab = "gray";
-  const std::string json = lab::results_json(h, records, "GB/s", lab->kernels());
+  const std::string json = lab::results_json(h, records, ThroughputUnit::GBPerS, lab->kernels());
   auto v = bs::test::parse_json(json);
   ASSERT_TRUE(v) << json;
   const auto& results = v->at("results").items;
@@ -389,7 +389,7 @@ TEST(MeasuredReport, CountersParseBackFromTheResultsJson) {
   lab::ResultsHeader h;
   h.kind = "bench";
   h.lab = "matmul";
-  const std::string json = lab::results_json(h, {r, plain}, "GFLOP/s", lab->kernels());
+  const std::string json = lab::results_json(h, {r, plain}, ThroughputUnit::GflopPerS, lab->kernels());
   auto v = bs::test::parse_json(json);
   ASSERT_TRUE(v) << json;
   const auto& c = v->at("results").at(0).at("counters");

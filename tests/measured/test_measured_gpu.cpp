@@ -20,6 +20,7 @@
 #include "measured/bench_counters.hpp"
 #include "measured/counter_worker.hpp"
 #include "measured/profile_launch.hpp"
+#include "skips.hpp"
 
 namespace bs::measured {
 namespace {
@@ -60,7 +61,7 @@ Shared& shared() {
 }
 
 #define NEED_SESSION()                                                        \
-  if (!shared().session) GTEST_SKIP() << shared().why_not.describe();         \
+  if (!shared().session) BS_SKIP_NO_GPU() << shared().why_not.describe();         \
   counters::CounterSession& session = *shared().session
 
 std::unique_ptr<gray::GrayLab> gray_lab(int w, int h) {
@@ -147,7 +148,7 @@ TEST(MeasuredGpu, LibraryAnchorsAreOneKernelAndTheCopyIsRefused) {
   ASSERT_TRUE(gray);
   for (const lab::KernelInfo& k : gray->kernels()) {
     auto r = profile_launch(*gray, k.id, gray->default_config(k), session);
-    if (k.group == "ceiling") {
+    if (k.group == KernelGroup::Ceiling) {
       ASSERT_FALSE(r);
       EXPECT_TRUE(contains(r.status().message, "not a kernel")) << r.status().describe();
     } else {
@@ -183,7 +184,7 @@ TEST(MeasuredGpu, WithoutPermissionEveryResultSaysWhyAndHowToFixIt) {
   const char* env = std::getenv("BS_FAKE_CUPTI");
   const std::string fake = env && *env ? env : FAKE_CUPTI_PATH;
   auto lab = matmul_lab(128);
-  if (!lab) GTEST_SKIP() << "no CUDA device";
+  if (!lab) BS_SKIP_NO_GPU() << "no CUDA device";
   lab::BenchSpec spec;
   spec.kernels = {"k1_naive", "k2_uncoalesced"};
   spec.timing = TimingPolicy::fixed(2);

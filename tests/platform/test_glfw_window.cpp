@@ -12,6 +12,7 @@
 #include <string>
 
 #include "platform/window.hpp"
+#include "skips.hpp"
 
 namespace {
 
@@ -50,7 +51,7 @@ TEST(GlfwWindow, OpensAGl33CoreWindowWhenThereIsADisplay) {
   const char* display = std::getenv("DISPLAY");
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
   if (!(display && *display) && !(wayland && *wayland)) {
-    GTEST_SKIP() << "no DISPLAY or WAYLAND_DISPLAY (run under xvfb-run to test windowed mode)";
+    BS_SKIP_NO_GL() << "no DISPLAY or WAYLAND_DISPLAY (run under xvfb-run to test windowed mode)";
   }
   auto window = bs::make_glfw_window(321, 203, "blockscope test");
   ASSERT_TRUE(window.ok()) << window.status().describe();

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "platform/window.hpp"  // before Xlib: its macros (Status, None) must not reach bs names
+#include "skips.hpp"
 
 #include <X11/Xlib.h>
 
@@ -46,7 +47,7 @@ std::string joined(const std::vector<std::string>& lines) {
 }
 
 TEST(X11Errors, ABadWindowFromAnotherClientIsSurvivedAndReported) {
-  if (!has_display()) GTEST_SKIP() << "no DISPLAY (run under xvfb-run to test the X error handler)";
+  if (!has_display()) BS_SKIP_NO_GL() << "no DISPLAY (run under xvfb-run to test the X error handler)";
   // What was installed before the window: put back when the window closes.
   XSetErrorHandler(&probe_handler);
   {

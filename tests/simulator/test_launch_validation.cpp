@@ -79,7 +79,9 @@ TEST(LaunchValidation, CeilDivCoversEveryItem) {
     for (unsigned long long b = 1; b < 40; ++b) {
       const auto blocks = bs::ceil_div(n, b);
       EXPECT_GE(blocks * b, n);
-      if (n > 0) EXPECT_LT((blocks - 1) * b, n);
+      if (n > 0) {
+        EXPECT_LT((blocks - 1) * b, n);
+      }
     }
 }
 

@@ -246,7 +246,18 @@ struct DroppedFile {
   std::string path;
   FileKind kind;
   SoakImage image;  // ValidPng only
+  std::uintmax_t bytes = 0, whole_bytes = 0;  // on disk; TruncatedPng: before the cut
 };
+
+// "truncated PNG (412 of 520 bytes)": what a failure report names.
+std::string describe(const DroppedFile& f) {
+  std::string s = kFileKindNames[static_cast<int>(f.kind)];
+  if (f.kind == FileKind::TruncatedPng)
+    s += " (" + std::to_string(f.bytes) + " of " + std::to_string(f.whole_bytes) + " bytes)";
+  else if (f.kind == FileKind::ValidPng)
+    s += " (" + std::to_string(f.image.width) + "x" + std::to_string(f.image.height) + ")";
+  return s;
+}
 
 // Writes one file of the given kind under `dir`. A valid PNG that cannot be written makes the
 // soak fail (the Status says why); hostile ones are whatever bytes land on disk.
@@ -262,10 +273,14 @@ Result<DroppedFile> make_file(Randomness& r, const fs::path& dir, int serial, Fi
       SoakImage img = random_image(r, w, h);
       const fs::path p = base.string() + ".png";
       if (Status s = write_png(p, w, h, 4, img.rgba.data()); !s) return s;
+      f.bytes = f.whole_bytes = fs::file_size(p);
       if (kind == FileKind::TruncatedPng) {
-        // Anywhere short of the end: inside the signature, IHDR, the data or just before IEND.
-        const auto size = fs::file_size(p);
-        fs::resize_file(p, r.u(1, static_cast<unsigned>(size - 1)));
+        // Anywhere short of the image's end: inside the signature, IHDR, the data or IEND's
+        // header. Not inside IEND's CRC: a PNG missing only that holds the whole image, and the
+        // loader shows it (image/image_loader.hpp, kPngTailThatMayBeMissing); such a "hostile"
+        // file once loaded, replaced the drop's valid image and was one load error short.
+        f.bytes = r.u(1, static_cast<unsigned>(f.whole_bytes - kPngTailThatMayBeMissing - 1));
+        fs::resize_file(p, f.bytes);
       } else {
         f.image = std::move(img);
       }
@@ -573,6 +588,7 @@ void Soak::drop_files(const std::vector<FileKind>& kinds) {
   // The drop frame queues the files; the loader works on its own thread; the next frame takes
   // every outcome. Both frames are launches like any other.
   const long long observed_before = c_.load_errors_observed;
+  const auto dropped_at = std::chrono::system_clock::now();  // the log keeps only its newest 500
   launch_frame(true);
   const auto waited_from = Clock::now();
   while (app_.loading()) {
@@ -589,10 +605,15 @@ void Soak::drop_files(const std::vector<FileKind>& kinds) {
   check_model();
   const long long observed = c_.load_errors_observed - observed_before;
   if (observed != hostile) {
-    std::string kinds;
-    for (const auto& f : files) kinds += std::string(kinds.empty() ? "" : ", ") + kFileKindNames[static_cast<int>(f.kind)];
+    // Each file as made, and what the app said during the drop's two frames, so a failure can be
+    // read without replaying it.
+    std::string kinds, said;
+    for (const auto& f : files) kinds += std::string(kinds.empty() ? "" : ", ") + describe(f);
+    for (const Message& m : app_.messages().all())
+      if (m.when >= dropped_at)
+        said += std::string("\n    ") + (m.level == Message::Error ? "error: " : m.level == Message::Warning ? "warning: " : "info: ") + m.text;
     problem("a drop of [" + kinds + "] gave " + std::to_string(observed) + " load errors, expected " +
-            std::to_string(hostile));
+            std::to_string(hostile) + "; the app said:" + said);
   }
   for (const auto& f : files) {
     std::error_code ec;

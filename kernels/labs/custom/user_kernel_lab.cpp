@@ -112,7 +112,7 @@ const std::vector<lab::KernelInfo>& UserKernelLab::kernels() const {
                 ". Who stores each element is recorded by the CPU simulator; blockscope cannot see your "
                 "kernel's loads, so the Memory tab lists no requests for it.";
     i.file = k.origin.empty() ? "(the editor)" : k.origin;
-    i.group = "custom";
+    i.group = KernelGroup::Custom;
     i.style = lab::ConfigStyle::FreeBlock;
     i.block_rank = spec.block_rank;
     i.default_block = k.block;

@@ -297,6 +297,10 @@ BS_HD void load_raw(const std::uint8_t* aligned, unsigned shift, std::uint32_t (
     const Vec16 v = load16<H>(aligned + 16 * NW);
     BS_UNROLL
     for (int q = 0; q < 4; ++q) raw[4 * NW + q] = v.w[q];
+  } else {
+    // Not read when shift == 0 (realign copies), but defined: every word of raw has a value.
+    BS_UNROLL
+    for (int q = 0; q < 4; ++q) raw[4 * NW + q] = 0;
   }
 }
 

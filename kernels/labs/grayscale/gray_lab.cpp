@@ -26,7 +26,7 @@ std::vector<lab::KernelInfo> build_kernel_list(bool gpu) {
     i.label = std::string(r.label);
     i.teaches = std::string(r.teaches);
     i.file = std::string(r.file);
-    i.group = std::string(r.group);
+    i.group = r.group;
     i.block_rank = r.block_rank;
     i.default_block = r.default_block;
     i.grid_rule = std::string(r.grid_rule);
@@ -50,7 +50,7 @@ std::vector<lab::KernelInfo> build_kernel_list(bool gpu) {
     c.teaches = "A device-to-device copy that reads and writes as many bytes as the kernels move: the "
                 "memory system's ceiling for this problem, measured beside them.";
     c.file = "kernels/labs/grayscale/gray_engine_cuda.cu";
-    c.group = "ceiling";
+    c.group = KernelGroup::Ceiling;
     c.style = lab::ConfigStyle::Compiled;
     c.configs.push_back({"cudaMemcpyAsync", Dim3{0, 0, 0}});
     c.grid_rule = "the driver's copy engine or copy kernel";
@@ -83,7 +83,7 @@ Result<std::unique_ptr<GrayLab>> GrayLab::create(const lab::Backend& backend) {
 
 lab::ProblemInfo GrayLab::problem() const {
   lab::ProblemInfo p;
-  p.throughput_unit = "GB/s";
+  p.throughput_unit = ThroughputUnit::GBPerS;
   if (width_ <= 0) {
     p.status = Status::failure("no image loaded", "drop an image on the window", "gray lab");
     return p;
@@ -95,7 +95,7 @@ lab::ProblemInfo GrayLab::problem() const {
   p.summary = name_ + ", " + std::to_string(width_) + " x " + std::to_string(height_) + ", " +
               (layout_ == GrayLayout::Planar ? "planar RGB" : "RGBA") + " (" + gray_bytes_note(layout_) + ")";
   if (backend_.copy_gbs > 0)
-    p.ceilings.push_back({"device-to-device copy", backend_.copy_gbs, "GB/s", backend_.copy_note});
+    p.ceilings.push_back({"device-to-device copy", backend_.copy_gbs, ThroughputUnit::GBPerS, backend_.copy_note});
   return p;
 }
 

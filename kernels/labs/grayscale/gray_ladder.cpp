@@ -15,31 +15,31 @@ const std::vector<GrayRungInfo>& gray_rungs() {
       {GrayRung::Flat1D, "gray_1d_flat", "1. 1D over flattened pixels (lecture)",
        "One thread per flattened pixel, one byte per load: the baseline, far from the memory "
        "limit because each thread has only three bytes in flight.",
-       "kernels/labs/grayscale/gray_1d_flat.hpp", "lecture", 1, Dim3{256, 1, 1},
+       "kernels/labs/grayscale/gray_1d_flat.hpp", KernelGroup::Lecture, 1, Dim3{256, 1, 1},
        "ceil(n / (blockDim.x*y*z))", false, false},
       {GrayRung::Grid2D, "gray_2d", "2. 2D blocks over (x, y) (lecture)",
        "Blocks are rectangles of the image; partial blocks line the right and bottom edges.",
-       "kernels/labs/grayscale/gray_2d.hpp", "lecture", 2, Dim3{16, 16, 1},
+       "kernels/labs/grayscale/gray_2d.hpp", KernelGroup::Lecture, 2, Dim3{16, 16, 1},
        "(ceil(width / blockDim.x), ceil(height / blockDim.y))", false, false},
       {GrayRung::Ilp4, "gray_ilp4", "3. 4 pixels per thread",
        "Each thread loads 4 pixels (T apart, still coalesced) before using any: 4x the bytes in "
        "flight per thread and 4x fewer blocks.",
-       "kernels/labs/grayscale/gray_ilp4.hpp", "ladder", 1, Dim3{256, 1, 1},
+       "kernels/labs/grayscale/gray_ilp4.hpp", KernelGroup::Ladder, 1, Dim3{256, 1, 1},
        "ceil(n / (4 * blockDim.x*y*z))", false, false},
       {GrayRung::Vec16, "gray_vec16", "4. 16-byte loads and stores",
        "Each thread converts 16 pixels with 16-byte accesses (aligned on the output, misaligned "
        "planes funnel-shifted), with a scalar head and tail for any width and alignment.",
-       "kernels/labs/grayscale/gray_vec16.hpp", "ladder", 1, Dim3{256, 1, 1},
+       "kernels/labs/grayscale/gray_vec16.hpp", KernelGroup::Ladder, 1, Dim3{256, 1, 1},
        "ceil(n / (16 * blockDim.x*y*z))", false, false},
       {GrayRung::GridStride, "gray_grid_stride", "5. grid-stride loop, grid from the device",
        "One wave of blocks (SMs x resident blocks) loops over the image in 16-pixel chunks: the "
        "form production kernels use, with a grid that no longer depends on the image.",
-       "kernels/labs/grayscale/gray_grid_stride.hpp", "ladder", 1, Dim3{256, 1, 1},
+       "kernels/labs/grayscale/gray_grid_stride.hpp", KernelGroup::Ladder, 1, Dim3{256, 1, 1},
        "min(SMs x resident blocks per SM, blocks the image needs)", true, false},
       {GrayRung::CubTransform, "cub_transform", "CUB DeviceTransform (library anchor)",
        "cub::DeviceTransform::Transform computing the same pixels: what the CUDA toolkit's own "
        "library reaches on this device.",
-       "kernels/labs/grayscale/gray_cub.cu", "library", 1, Dim3{256, 1, 1},
+       "kernels/labs/grayscale/gray_cub.cu", KernelGroup::Library, 1, Dim3{256, 1, 1},
        "chosen by CUB", true, true},
   };
   return rungs;

@@ -20,6 +20,7 @@
 #include "core/index_scheme.hpp"
 #include "core/launch.hpp"
 #include "core/status.hpp"
+#include "core/units.hpp"
 #include "labs/grayscale/gray_common.hpp"
 #include "simulator/grid_simulator.hpp"
 
@@ -42,7 +43,7 @@ struct GrayRungInfo {
   std::string_view label;      // for the kernel list
   std::string_view teaches;    // one sentence: what this rung changes and why
   std::string_view file;       // the file holding its body
-  std::string_view group;      // "lecture", "ladder" or "library"
+  KernelGroup group;           // lecture, ladder or library
   unsigned block_rank;         // 1: blockDim x*y*z flattened; 2: x over columns, y over rows
   Dim3 default_block;
   std::string_view grid_rule;  // how the grid follows from the image (and the device)

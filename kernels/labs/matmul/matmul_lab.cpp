@@ -27,7 +27,7 @@ struct Anchor {
   const char* label;
   const char* teaches;
   const char* file;
-  const char* group;
+  KernelGroup group;
   Library library;
 };
 const std::vector<Anchor>& anchors(Precision p) {
@@ -35,19 +35,19 @@ const std::vector<Anchor>& anchors(Precision p) {
       {kCublasId, "cuBLAS SGEMM (the library)",
        "NVIDIA's FP32 GEMM with tensor cores off: the anchor the ladder is measured against; its grid "
        "is cuBLAS's own, so there is nothing of ours to draw",
-       "cublasSgemm (CUBLAS_DEFAULT_MATH)", "library", Library::Sgemm}};
+       "cublasSgemm (CUBLAS_DEFAULT_MATH)", KernelGroup::Library, Library::Sgemm}};
   static const std::vector<Anchor> bf16 = {
       {kCublasBf16Id, "cuBLAS BF16 (the library)",
        "NVIDIA's GEMM on the same BF16 matrices, FP32 accumulation and output: the anchor the "
        "tensor-core ladder is measured against",
-       "cublasGemmEx (CUDA_R_16BF in, CUDA_R_32F out, CUBLAS_COMPUTE_32F)", "library", Library::Bf16},
+       "cublasGemmEx (CUDA_R_16BF in, CUDA_R_32F out, CUBLAS_COMPUTE_32F)", KernelGroup::Library, Library::Bf16},
       {kCublasTf32Id, "cuBLAS TF32 (ceiling)",
        "the tensor cores' reduced-precision FP32 mode on the FP32 copies: what FP32 data gets from "
        "tensor cores",
-       "cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32)", "ceiling", Library::Tf32},
+       "cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32)", KernelGroup::Ceiling, Library::Tf32},
       {kCublasSgemmCeilingId, "cuBLAS SGEMM (ceiling)",
        "FP32 on the FP32 lanes, tensor cores off: what the FP32 ladder reaches at best",
-       "cublasSgemm (CUBLAS_DEFAULT_MATH)", "ceiling", Library::Sgemm}};
+       "cublasSgemm (CUBLAS_DEFAULT_MATH)", KernelGroup::Ceiling, Library::Sgemm}};
   return p == Precision::Bf16 ? bf16 : fp32;
 }
 const Anchor* find_anchor(Precision p, std::string_view id) {
@@ -66,7 +66,7 @@ std::vector<lab::KernelInfo> build_kernel_list(Precision precision, bool gpu, bo
     i.label = k.label;
     i.teaches = k.teaches;
     i.file = k.file;
-    i.group = k.lecture ? "lecture" : "ladder";
+    i.group = k.lecture ? KernelGroup::Lecture : KernelGroup::Ladder;
     i.uses_barriers = k.uses_barriers;
     i.grid_rule = k.grid_rule;
     if (k.any_block) {
@@ -193,7 +193,7 @@ Result<std::unique_ptr<MatmulLab>> MatmulLab::create(const lab::Backend& backend
 
 lab::ProblemInfo MatmulLab::problem() const {
   lab::ProblemInfo p;
-  p.throughput_unit = "GFLOP/s";
+  p.throughput_unit = ThroughputUnit::GflopPerS;
   if (!ready_) {
     p.status = status_;
     return p;
@@ -214,11 +214,11 @@ lab::ProblemInfo MatmulLab::problem() const {
   const double flops = matmul_flops(spec_.M, spec_.N, spec_.K);
   const bool bf16 = precision_ == Precision::Bf16;
   if (backend_.kind == BackendKind::Cuda && reference_ms_ > 0)
-    p.ceilings.push_back({bf16 ? "cuBLAS BF16" : "cuBLAS SGEMM", flops / (reference_ms_ * 1e6), "GFLOP/s",
+    p.ceilings.push_back({bf16 ? "cuBLAS BF16" : "cuBLAS SGEMM", flops / (reference_ms_ * 1e6), ThroughputUnit::GflopPerS,
                           reference_note_ + " timed when it made the reference: median " +
                               std::to_string(reference_ms_) + " ms"});
   if (peak_gflops_ > 0)
-    p.ceilings.push_back({bf16 ? "BF16 tensor-core peak" : "FP32 peak", peak_gflops_, "GFLOP/s", peak_note_});
+    p.ceilings.push_back({bf16 ? "BF16 tensor-core peak" : "FP32 peak", peak_gflops_, ThroughputUnit::GflopPerS, peak_note_});
   return p;
 }
 

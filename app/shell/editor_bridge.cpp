@@ -1,0 +1,77 @@
+#include "shell/editor_bridge.hpp"
+
+#include "editor/kernel_files.hpp"
+
+namespace bs::app {
+namespace fs = std::filesystem;
+
+EditorBridge::EditorBridge(LabHost& host, LaunchScheduler& launches, MessageLog& messages, bool windowed)
+    : host_(host),
+      launches_(launches),
+      messages_(messages),
+      editor_(std::make_unique<editor::KernelEditor>(windowed ? editor::default_recent_kernels_path() : fs::path())) {}
+
+editor::LabContext EditorBridge::lab_context(const std::string& id) {
+  editor::LabContext c;
+  c.id = id;
+  LabSlot* s = host_.slot(id);
+  if (!s) return c;
+  c.title = s->entry->title;
+  if (!host_.ensure_view(*s).ok()) return c;
+  c.lab = &s->view->lab();
+  c.kernel = s->kernel;
+  c.config = s->config;
+  return c;
+}
+
+void EditorBridge::open_at_start(const fs::path& file, double time_limit_s, const std::optional<Dim3>& block) {
+  editor_->set_time_limit_s(time_limit_s);
+  if (file.empty()) return;
+  if (Status s = editor_->open_kernel_file(file, host_.current().id(), messages_, block); s) show_editor_lab();
+}
+
+void EditorBridge::update() {
+  apply(editor_->update([this](const std::string& id) { return lab_context(id); }, messages_));
+}
+
+void EditorBridge::draw() {
+  editor::EditorRequests requests;
+  editor_->draw([this](const std::string& id) { return lab_context(id); }, host_.current().id(), messages_, requests);
+  apply(requests);
+}
+
+void EditorBridge::draw_file_menu() {
+  editor_->draw_file_menu([this](const std::string& id) { return lab_context(id); }, host_.current().id(), messages_);
+}
+
+void EditorBridge::edit_kernel() { editor_->edit(lab_context(host_.current().id()), messages_); }
+
+void EditorBridge::open_kernel_file(const fs::path& path) {
+  if (editor_->open_file(path, host_.current().id(), messages_)) show_editor_lab();
+}
+
+void EditorBridge::apply(const editor::EditorRequests& r) {
+  if (r.select) {
+    LabSlot* s = host_.slot(r.select->lab);
+    if (s && host_.ensure_view(*s).ok()) {
+      host_.open_lab(r.select->lab);
+      host_.choose(*s, r.select->kernel, r.select->config);
+      s->launch.paused_slow = false;
+      s->launch.check_for.clear();
+      // Its older source's timings measured something else.
+      launches_.timings().forget_kernel(r.select->lab, r.select->kernel);
+    }
+  }
+  if (r.relaunch) {
+    host_.current().launch.dirty = true;
+    host_.current().launch.check_for.clear();
+  }
+}
+
+void EditorBridge::show_editor_lab() {
+  const std::string lab = editor_->active_lab();
+  if (!lab.empty() && lab != host_.current().id())
+    if (Status s = host_.open_lab(lab); !s) messages_.error(s);
+}
+
+}  // namespace bs::app

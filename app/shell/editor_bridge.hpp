@@ -1,0 +1,51 @@
+// The shell's side of the kernel editor (app/editor): which lab the editor compiles a kernel into
+// (opened for it if it was not), what it asks of the shell once a kernel compiled and ran (show
+// it, forget the timings of its older source), and the .cu files dropped or named on the command
+// line. The editor itself draws its pane; this bridge gives it the labs.
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "editor/kernel_editor.hpp"
+#include "shell/lab_host.hpp"
+#include "shell/launch_scheduler.hpp"
+
+namespace bs::app {
+
+class EditorBridge {
+ public:
+  // `windowed`: recent kernel files persist beside recent images; headless runs keep none.
+  EditorBridge(LabHost& host, LaunchScheduler& launches, MessageLog& messages, bool windowed);
+
+  editor::KernelEditor& editor() { return *editor_; }
+  const editor::KernelEditor& editor() const { return *editor_; }
+  // What the editor needs of a lab: the lab (opened if it was not) and its selection.
+  editor::LabContext lab_context(const std::string& id);
+
+  // --kernel-file: opened in the editor on the lab its kernel belongs to, compiled and run off
+  // the UI thread; the lab it belongs to is opened.
+  void open_at_start(const std::filesystem::path& file, double time_limit_s, const std::optional<Dim3>& block);
+  // Every frame: the editor's finished compiles and launches.
+  void update();
+  // The editor's pane, and its items of the File menu.
+  void draw();
+  void draw_file_menu();
+  // "Edit kernel": the editor on the open lab's selected kernel.
+  void edit_kernel();
+  // A .cu dropped or opened: the editor opens it on its lab, which the window then shows.
+  void open_kernel_file(const std::filesystem::path& path);
+  // A compile or its first launch is in flight.
+  bool busy() const { return editor_->busy(); }
+
+ private:
+  void apply(const editor::EditorRequests& r);
+  void show_editor_lab();  // open the lab of the editor's kernel where the window shows another
+
+  LabHost& host_;
+  LaunchScheduler& launches_;
+  MessageLog& messages_;
+  std::unique_ptr<editor::KernelEditor> editor_;
+};
+
+}  // namespace bs::app

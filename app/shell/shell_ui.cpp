@@ -1,0 +1,375 @@
+// The shell's UI, part 1: the frame's layout, the controls panel, the centre and the side tabs
+// (shell_ui.hpp lists the other parts).
+#include "shell/shell_ui.hpp"
+
+#include <imgui_internal.h>  // the popup stack, for the status file
+
+#include <algorithm>
+
+#include "ui/help_overlay.hpp"
+#include "ui/layout.hpp"
+#include "ui/widgets.hpp"
+
+namespace bs::app {
+namespace fs = std::filesystem;
+
+ShellUi::ShellUi(ShellRooms r, ShellActions actions)
+    : window_(r.window),
+      state_(r.state),
+      messages_(r.messages),
+      host_(r.host),
+      launches_(r.launches),
+      intake_(r.intake),
+      editor_(r.editor),
+      experiments_(r.experiments),
+      measured_(r.measured),
+      settings_(r.settings),
+      actions_(std::move(actions)) {
+  register_shortcuts();
+}
+
+void ShellUi::open_file_browser() { file_browser_.open(intake_.recent_folder()); }
+
+void ShellUi::reset_to_defaults() {
+  pickers_.clear();
+  set_text_scale(AppState{}.layout.text_scale);
+}
+
+void ShellUi::draw() {
+  const auto now = std::chrono::steady_clock::now();
+  frame_ms_ = std::chrono::duration<double, std::milli>(now - last_frame_time_).count();
+  last_frame_time_ = now;
+  capture_png_ = pending_png_.has_value();  // asked for in an earlier frame
+  // Shortcuts from the window's own key presses (none are lost between slow frames); Escape is
+  // one of them.
+  shortcuts_.handle(window_.take_key_presses(), ImGui::GetIO().WantTextInput);
+
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->WorkPos);
+  ImGui::SetNextWindowSize(vp->WorkSize);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_MenuBar |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+  ImGui::Begin("blockscope", nullptr, flags);
+  ImGui::PopStyleVar(2);
+  draw_menu_bar();
+  LabSlot& s = host_.current();
+
+  // Three columns fitted to the window (ui/layout.hpp): the panels keep the user's widths where
+  // there is room, shrink (and fold, side tabs first) where there is not; splitters between
+  // them resize, strips give folded panels back.
+  const float em = ImGui::GetFontSize();
+  const float status_h = ImGui::GetFrameHeightWithSpacing() + 4;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float body_h = std::max(em * 4, avail.y - status_h);
+  const float gap = std::max(6.0f, em * 0.45f);
+  const AppState defaults;
+  const ui::Columns cols = ui::plan_columns(avail.x, em, gap, state_.layout);
+  auto strip = [&](const char* id, float w, const char* arrow, const char* tip, auto unfold) {
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(2, 4));
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(1, 4));
+    ImGui::BeginChild(id, ImVec2(w, body_h), true, ImGuiWindowFlags_NoScrollbar);
+    if (ImGui::Button(arrow, ImVec2(-1, em * 3))) unfold();
+    ui::item_tooltip(tip);
+    ImGui::EndChild();
+    ImGui::PopStyleVar(2);
+  };
+  if (cols.left_open) {
+    ImGui::BeginChild("controls", ImVec2(cols.left, body_h), true);
+    draw_left_panel(s);
+    ImGui::EndChild();
+    ImGui::SameLine(0, 0);
+    ui::splitter("##split_left", gap, body_h, em, &state_.layout.left_em, false, defaults.layout.left_em);
+    ImGui::SameLine(0, 0);
+  } else {
+    strip("controls_strip", cols.left, ">", cols.left_folded_for_room ? "The controls (no room: the window is too narrow)"
+                                                                       : "Show the controls (Ctrl+[)",
+          [&] { state_.layout.left_open = true; });
+    ImGui::SameLine(0, gap);
+  }
+  ImGui::BeginChild("view", ImVec2(cols.view, body_h), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  draw_centre(s);
+  ImGui::EndChild();
+  if (cols.side_open) {
+    ImGui::SameLine(0, 0);
+    ui::splitter("##split_side", gap, body_h, em, &state_.layout.side_em, true, defaults.layout.side_em);
+    ImGui::SameLine(0, 0);
+    ImGui::BeginChild("side", ImVec2(cols.side, body_h), true);
+    draw_side_panel(s);
+    ImGui::EndChild();
+  } else {
+    ImGui::SameLine(0, gap);
+    strip("side_strip", cols.side, "<",
+          cols.side_folded_for_room ? "The side tabs: no room beside the data. Click to fold the controls and show them."
+                                    : "Show the side tabs (Ctrl+])",
+          [&] {
+            state_.layout.side_open = true;
+            if (cols.side_folded_for_room) state_.layout.left_open = false;
+          });
+  }
+  draw_status_bar(s);
+  ImGui::End();
+
+  editor_.draw();
+  if (auto chosen = file_browser_.draw()) intake_.enqueue({*chosen});
+  ui::draw_messages_window(messages_, &show_messages_);
+  if (show_messages_) messages_seen_ = messages_.all().size();
+  draw_loading_modal();
+  std::vector<ui::HelpLine> help;
+  for (const Shortcut& k : shortcuts_.all()) help.push_back({k.group, k.keys, k.what});
+  ui::draw_help_overlay(help, "Wheel: zoom about the cursor. Drag: pan. Click: pin an element (click again to unpin). "
+                              "Drop image files anywhere on the window.", &show_help_);
+  if (auto png = experiments_.draw_export_dialog(experiments_host(s))) pending_png_ = png;
+  if (state_.show_demo) ImGui::ShowDemoWindow(&state_.show_demo);
+}
+
+void ShellUi::after_render() {
+  if (screenshot_requested_) take_screenshot_now();  // the frame just drawn, before it is shown
+  // A PNG export asked for in the previous frame: cut from this one, which no longer shows the
+  // export dialog.
+  if (capture_png_ && pending_png_) {
+    const auto [what, path] = *pending_png_;
+    pending_png_.reset();
+    if (Status st = write_png_export(what, path); !st) messages_.error(st);
+    else messages_.info("Wrote " + path);
+  }
+}
+
+void ShellUi::draw_left_panel(LabSlot& s) {
+  // The lab tabs (wrapping, never clipped): the state picks the tab; a click changes the state.
+  {
+    std::vector<std::string> titles;
+    int open_now = 0;
+    const auto& slots = host_.slots();
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      titles.push_back(slots[i].entry->title);
+      if (slots[i].id() == state_.lab) open_now = static_cast<int>(i);
+    }
+    const int chosen = ui::wrapping_tabs("labs", titles, open_now);
+    if (chosen != open_now) state_.lab = slots[static_cast<std::size_t>(chosen)].id();
+  }
+  // The fold button, at the right end of the lab's heading.
+  const float heading_y = ImGui::GetCursorPosY();
+  ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - ImGui::GetFrameHeight(), heading_y));
+  if (ImGui::SmallButton("<##fold_left")) state_.layout.left_open = false;
+  ui::item_tooltip("Fold the controls panel (Ctrl+[); drag the edge beside it to resize it");
+  ImGui::SetCursorPosY(heading_y);
+  if (!s.view) {
+    ui::status_text(s.failure.ok() ? Status::failure("opening the lab...") : s.failure);
+    return;
+  }
+  LaunchState& st = s.launch;
+  ViewContext ctx = host_.context();
+  ViewRequests requests;
+  ImGui::PushTextWrapPos(0.0f);  // no line of the controls runs under the panel's edge
+  ImGui::TextUnformatted((std::string(s.view->lab().title()) + " lab").c_str());
+  ImGui::BeginDisabled(experiments_.forking());  // a sweep is copying this data
+  s.view->draw_problem(ctx, requests);
+  draw_settings(s);
+  ImGui::EndDisabled();
+  ImGui::Separator();
+  const std::map<std::string, std::string> figures = kernel_figures(s);
+  ui::PickerInput in{&s.view->lab().kernels(), &host_.backend().limits, &st.last, &figures};
+  if (ui::draw_kernel_picker(in, &s.kernel, &s.config, &pickers_[s.id()])) {
+    st.dirty = true;
+    st.paused_slow = false;
+  }
+  if (ImGui::Button("Edit kernel")) editor_.edit_kernel();
+  ui::item_tooltip("Open this kernel's CUDA source in the kernel editor (a built-in kernel opens as the lecture's "
+                   "template of it), change it, and compile it into this lab (Ctrl+Enter or F5 in the editor).");
+  ImGui::Spacing();
+  const TimingEntry* entry = st.last.ok() ? launches_.timings().find(key_of(st.last)) : nullptr;
+  const lab::ProblemInfo problem = s.view->lab().problem();
+  ui::ResultInput r{&st.last, &st.shown, entry, &problem, st.paused_slow && st.continuous, st.slow_ms};
+  if (const lab::KernelInfo* k = s.view->lab().find_kernel(st.last.kernel)) r.uses_barriers = k->uses_barriers;
+  ui::draw_result_card(r);
+  if (ImGui::Checkbox("Run continuously", &st.continuous)) st.paused_slow = false;
+  ui::item_tooltip("Relaunch every frame so the timings fill up. Off: relaunch only when something "
+                   "changes. Every new configuration is verified at once, its repeats every second.");
+  ImGui::SameLine();
+  if (ImGui::Button("Run once")) st.dirty = true;
+  ui::item_tooltip("Ctrl+R or F5");
+  experiments_.draw_controls(experiments_host(s));
+  ImGui::Separator();
+  ImGui::TextUnformatted("VIEW");
+  s.view->draw_view_options(ctx, requests);
+  if (requests.relaunch) st.dirty = true;
+  if (requests.open_image) open_file_browser();
+  ImGui::PopTextWrapPos();
+}
+
+// The lab's problem settings, one combo each; a change relaunches (and is remembered).
+void ShellUi::draw_settings(LabSlot& s) {
+  for (const lab::Setting& set : s.view->lab().settings()) {
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.45f);
+    if (ImGui::BeginCombo(set.label.c_str(), set.value.c_str())) {
+      for (const std::string& c : set.choices)
+        if (ImGui::Selectable(c.c_str(), c == set.value) && c != set.value) host_.change_setting(s, set.key, c);
+      ImGui::EndCombo();
+    }
+    ui::item_tooltip(set.help.c_str());
+  }
+}
+
+// Beside each kernel in the list: the best median throughput its configurations reached on the
+// problem shown (this session, this device) and its share of the lab's first ceiling.
+std::map<std::string, std::string> ShellUi::kernel_figures(const LabSlot& s) const {
+  std::map<std::string, std::string> out;
+  const lab::ProblemInfo p = s.view->lab().problem();
+  const ThroughputUnit unit = p.throughput_unit;
+  const lab::Ceiling* ceiling = nullptr;
+  for (const lab::Ceiling& c : p.ceilings)
+    if (!ceiling && c.value > 0 && c.unit == p.throughput_unit) ceiling = &c;
+  std::map<std::string, double> best;
+  for (const TimingEntry& e : launches_.timings().entries()) {
+    if (e.key.lab != s.id() || e.key.problem != s.launch.shown.problem || e.last.check.failed()) continue;
+    const double ms = e.history.kernel_summary().median;
+    if (ms <= 0) continue;
+    const double t = e.last.counted(unit) / (ms * 1e6);
+    double& b = best[e.key.kernel];
+    b = std::max(b, t);
+  }
+  for (const auto& [kernel, t] : best) {
+    std::string text = t >= 1000 ? ui::sig(t / 1000, 3) + " " + unit_text_thousand(unit)
+                                 : ui::sig(t, 3) + " " + unit_text(unit);
+    if (ceiling) text += "  " + ui::sig(100 * t / ceiling->value, 3) + "%";
+    out[kernel] = text;
+  }
+  return out;
+}
+
+void ShellUi::draw_centre(LabSlot& s) {
+  data_visible_ = false;
+  if (!s.view) return;
+  // Data, Sweep and Compare tabs; a configuration clicked in a sweep or a pin is loaded.
+  if (auto load = experiments_.draw_centre(experiments_host(s), [&] { draw_data_tab(s); })) {
+    if (s.view->lab().find_kernel(load->kernel)) {
+      host_.choose(s, load->kernel, load->config);
+      s.launch.paused_slow = false;
+      messages_.info("Loaded " + load->kernel + " " + block_text(load->config.block) + " into the lab");
+    }
+  }
+}
+
+// The data with the overlay of the last launch, or, while this lab is being swept, of the point
+// being measured (the window's own launches wait for the sweep).
+void ShellUi::draw_data_tab(LabSlot& s) {
+  ViewContext ctx = host_.context();
+  ViewRequests requests;
+  data_visible_ = true;
+  data_min_ = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  data_max_ = ImVec2(data_min_.x + avail.x, data_min_.y + avail.y);
+  if (auto plan = experiments_.measuring_plan(s.view->lab())) {
+    s.view->draw_data(*plan, true, ctx, requests);
+    const std::string note = experiments_.measuring_text() + "  (the overlay shows the point being measured)";
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
+    const ImVec2 at(data_min_.x + 8, data_max_.y - ts.y - 8);
+    dl->AddRectFilled({at.x - 4, at.y - 2}, {at.x + ts.x + 4, at.y + ts.y + 2}, IM_COL32(60, 50, 10, 230), 3);
+    dl->AddText(at, IM_COL32(255, 220, 90, 255), note.c_str());
+  } else {
+    const LaunchState& st = s.launch;
+    const bool selection_ran = st.last.ok() || st.last.kernel.empty();
+    s.view->draw_data(st.shown, selection_ran, ctx, requests);
+  }
+  if (requests.relaunch) s.launch.dirty = true;
+}
+
+void ShellUi::draw_side_panel(LabSlot& s) {
+  if (ImGui::SmallButton(">##fold_side")) state_.layout.side_open = false;
+  ui::item_tooltip("Fold the side tabs (Ctrl+]); drag the edge beside them to resize them");
+  ImGui::SameLine();
+  if (!s.view) return;
+  // Tabs that wrap in a narrow panel instead of clipping their names; the state picks the tab
+  // (the command line, the settings, a click).
+  std::vector<std::string> names;
+  int current_tab = 0;
+  for (const PanelName& t : kPanelNames) {
+    if (t.panel == state_.panel) current_tab = static_cast<int>(names.size());
+    names.emplace_back(t.title);
+  }
+  const int chosen = ui::wrapping_tabs("side_tabs", names, current_tab);
+  state_.panel = kPanelNames[chosen].panel;
+  const LaunchState& st = s.launch;
+  const lab::ProblemInfo problem = s.view->lab().problem();
+  const lab::Backend& backend = host_.backend();
+  ui::SideInput in;
+  in.shown = &st.shown;
+  in.book = &launches_.timings();
+  in.entry = st.shown.ok() ? launches_.timings().find(key_of(st.shown)) : nullptr;
+  in.problem = &problem;
+  in.kernels = &s.view->lab().kernels();
+  in.limits = &backend.limits;
+  in.backend = backend.kind;
+  in.copy_note = backend.copy_note;
+  if (!st.shown.ok() || st.shown.kernel.empty()) {
+    ImGui::TextColored(ui::kDimColour, "No launch has run yet.");
+    return;
+  }
+  ViewContext ctx = host_.context();
+  // Every line of the panels wraps at the panel's edge rather than running under it.
+  ImGui::PushTextWrapPos(0.0f);
+  switch (state_.panel) {
+    case Panel::Timings: ui::draw_timings_panel(in); break;
+    case Panel::Launch: ui::draw_launch_stats_panel(in); break;
+    case Panel::Schedule: ui::draw_schedule_panel(in); break;
+    case Panel::Memory: s.view->draw_memory(st.shown, ctx); break;
+    case Panel::Measured: measured_.draw(s.view->lab(), st.shown, messages_); break;
+    case Panel::Runs:
+      if (auto chosen_run = ui::draw_runs_panel(in)) host_.choose(s, chosen_run->first, chosen_run->second);
+      break;
+  }
+  ImGui::PopTextWrapPos();
+}
+
+ExperimentsHost ShellUi::experiments_host(LabSlot& s) {
+  ExperimentsHost h;
+  h.lab_id = s.id();
+  if (!s.view) return h;
+  h.lab = &s.view->lab();
+  h.kernel = s.kernel;
+  h.config = s.config;
+  h.shown = &s.launch.shown;
+  LabView* view = s.view.get();
+  h.draw_record = [this, view](const LaunchRecord& r, int slot, ImVec2 size, std::optional<PixelPos> inspect) {
+    ViewContext ctx = host_.context();
+    return view->draw_record(r, slot, size, inspect, ctx);
+  };
+  h.inspected = s.view->inspected();
+  return h;
+}
+
+Status ShellUi::write_png_export(ExportWhat what, const fs::path& path) {
+  if (what == ExportWhat::WindowPng) return write_window_png(window_, path);
+  ImVec2 a = data_min_, b = data_max_;
+  if (what == ExportWhat::HeatmapPng) {
+    if (!experiments_.chart_visible())
+      return Status::failure("the sweep's chart is not on screen", "show the Sweep tab, then export", "export");
+    std::tie(a, b) = experiments_.chart_rect();
+  } else if (!data_visible_) {
+    return Status::failure("the data view is not on screen", "show the Data tab, then export", "export");
+  }
+  const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
+  return write_window_png(window_, path,
+                          PixelRegion{static_cast<int>(a.x * scale.x), static_cast<int>(a.y * scale.y),
+                                      static_cast<int>(b.x * scale.x), static_cast<int>(b.y * scale.y)});
+}
+
+StatusReport::Ui ShellUi::status_ui() const {
+  StatusReport::Ui ui;
+  ui.help = show_help_;
+  ui.file_browser = file_browser_.is_open();
+  ui.messages_window = show_messages_;
+  ui.fullscreen = window_.fullscreen();
+  ui.text_scale = state_.layout.text_scale;
+  ui.left_open = state_.layout.left_open;
+  ui.side_open = state_.layout.side_open;
+  ui.panel = panel_word(state_.panel);
+  ui.popup_open = !ImGui::GetCurrentContext()->OpenPopupStack.empty();
+  return ui;
+}
+
+}  // namespace bs::app

@@ -1,0 +1,272 @@
+// The launch scheduler's policy (shell/launch_scheduler.hpp), without GL or a window: a fake lab
+// counts every run with the options it was given and costs time on a clock the test moves, so
+// each rule of the policy is checked against runs counted in the lab, not against the
+// scheduler's own bookkeeping.
+#include "shell/launch_scheduler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "fake_lab_view.hpp"
+#include "shell/lab_slot.hpp"
+
+namespace bs::app {
+namespace {
+using namespace bs::app::test;
+
+class Scheduler : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    script_ = std::make_shared<FakeScript>();
+    script_->clock = &clock_;
+    seen_ = std::make_shared<ViewSeen>();
+    entry_ = fake_entry("fake", false, script_, seen_, {"k1", "k2"});
+  }
+
+  // A scheduler on the frame loop (headless, or the GPU); `async_on_cpu`: the window's worker.
+  LaunchScheduler make(bool async_on_cpu = false) {
+    LaunchScheduler::Options o;
+    o.async_on_cpu = async_on_cpu;
+    o.finish = [this] { ++finishes_; };
+    o.now = [this] { return clock_.t; };
+    o.on_fault = [this](const Status& s) { faults_.push_back(s); };
+    return LaunchScheduler(o);
+  }
+  // The slot as the lab host would make it: the view open, the first kernel selected.
+  LabSlot slot_on(const lab::Backend& backend) {
+    LabSlot s;
+    s.entry = &entry_;
+    ViewContext ctx{messages_, backend, true, 0};
+    s.view = std::move(entry_.make_view(std::move(entry_.make_lab(backend).value()), LabViewSetup{}, ctx).value());
+    s.kernel = "k1";
+    s.config = KernelConfig{Dim3{128, 1, 1}};
+    return s;
+  }
+  // The window's case: one slot whose CPU launches go to the worker; not continuous, so each
+  // launch is one the test asked for.
+  std::vector<LabSlot> one_slot_on_the_worker(LaunchScheduler& sched) {
+    std::vector<LabSlot> slots;
+    slots.push_back(slot_on(cpu_));
+    slots[0].launch.continuous = false;
+    step(sched, slots[0], cpu_);
+    return slots;
+  }
+  // Polls the worker as the frame loop does, up to 30 s (a wait, not a timing).
+  void wait_for_worker(LaunchScheduler& sched, std::vector<LabSlot>& slots) {
+    ViewContext ctx{messages_, cpu_, false, 0};
+    for (int i = 0; i < 30000 && (sched.in_flight() || seen_->results_shown == 0); ++i) {
+      sched.take_async_result(slots, ctx);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  void step(LaunchScheduler& sched, LabSlot& s, const lab::Backend& backend, bool trace = true) {
+    ViewContext ctx{messages_, backend, true, 0};
+    sched.step(s, s.view->lab().problem(), trace, ctx);
+  }
+  std::size_t warnings() const {
+    std::size_t n = 0;
+    for (const Message& m : messages_.all()) n += m.level == Message::Warning;
+    return n;
+  }
+
+  ManualClock clock_;
+  std::shared_ptr<FakeScript> script_;
+  std::shared_ptr<ViewSeen> seen_;
+  LabEntry entry_;
+  MessageLog messages_;
+  int finishes_ = 0;
+  std::vector<Status> faults_;
+  const lab::Backend cpu_ = cpu_backend();
+  const lab::Backend gpu_ = cuda_backend();
+};
+
+TEST_F(Scheduler, ADirtySlotLaunchesOnceAndAContinuousOneEveryFrame) {
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(cpu_);
+  s.launch.continuous = false;
+  for (int f = 0; f < 5; ++f) step(sched, s, cpu_);
+  EXPECT_EQ(script_->runs.size(), 1u) << "not continuous: only the frame after a change launches";
+  EXPECT_EQ(finishes_, 1) << "each launch on the frame loop waits for its GPU work";
+  s.launch.dirty = true;  // "Run once"
+  step(sched, s, cpu_);
+  EXPECT_EQ(script_->runs.size(), 2u);
+  s.launch.continuous = true;
+  for (int f = 0; f < 4; ++f) step(sched, s, cpu_);
+  EXPECT_EQ(script_->runs.size(), 6u) << "continuous: one launch per frame";
+  EXPECT_EQ(seen_->launches, 6) << "all on the frame loop (headless)";
+  EXPECT_TRUE(s.launch.last.ok());
+  EXPECT_EQ(s.launch.shown.kernel, "k1");
+}
+
+TEST_F(Scheduler, ANewSelectionIsVerifiedAndTracedItsRepeatsOnlyOncePerPeriod) {
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(cpu_);
+  step(sched, s, cpu_);  // new: verified and traced
+  step(sched, s, cpu_);  // a repeat 1 ms later: neither
+  clock_.advance_ms(LaunchScheduler::kVerifyPeriodS * 1000);
+  step(sched, s, cpu_);  // a period after the check: verified again, not traced
+  ASSERT_EQ(script_->runs.size(), 3u);
+  EXPECT_TRUE(script_->runs[0].verify && script_->runs[0].trace);
+  EXPECT_FALSE(script_->runs[1].verify || script_->runs[1].trace);
+  EXPECT_TRUE(script_->runs[2].verify);
+  EXPECT_FALSE(script_->runs[2].trace);
+  // An unverified repeat carries the last verdict of its configuration.
+  ASSERT_EQ(s.launch.last.check.state, Check::State::Passed);
+  // Another configuration is new again; with tracing off it is verified but not traced.
+  s.config = KernelConfig{Dim3{64, 1, 1}};
+  s.launch.dirty = true;
+  step(sched, s, cpu_, /*trace=*/false);
+  EXPECT_TRUE(script_->runs.back().verify);
+  EXPECT_FALSE(script_->runs.back().trace);
+}
+
+TEST_F(Scheduler, TheScheduleOfAConfigurationIsKeptAcrossItsUntracedRepeats) {
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(cpu_);
+  step(sched, s, cpu_);
+  ASSERT_EQ(s.launch.shown.schedule.size(), 1u);
+  step(sched, s, cpu_);
+  EXPECT_FALSE(script_->runs.back().trace);
+  EXPECT_EQ(s.launch.shown.schedule.size(), 1u) << "the trace of this configuration stays on show";
+  EXPECT_TRUE(s.launch.last.schedule.empty()) << "the latest attempt does not carry it twice";
+}
+
+TEST_F(Scheduler, ARefusalIsSaidOnceAndNotRelaunchedUntilAsked) {
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(cpu_);
+  s.config = KernelConfig{Dim3{2048, 1, 1}};  // over 1024 threads: CUDA refuses it
+  for (int f = 0; f < 5; ++f) step(sched, s, cpu_);
+  EXPECT_EQ(script_->runs.size(), 1u) << "a refused selection does not run continuously";
+  EXPECT_TRUE(s.launch.last.refused);
+  EXPECT_EQ(warnings(), 1u);
+  ASSERT_NE(messages_.latest(), nullptr);
+  EXPECT_EQ(messages_.latest()->text.rfind("Launch refused: ", 0), 0u) << messages_.latest()->text;
+  EXPECT_TRUE(s.launch.shown.kernel.empty()) << "the views keep the last launch that ran: none";
+  s.launch.dirty = true;  // asked again: said again
+  step(sched, s, cpu_);
+  EXPECT_EQ(warnings(), 2u);
+}
+
+TEST_F(Scheduler, ASlowSimulatedLaunchPausesContinuousRunsAFastOneDoesNot) {
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(cpu_);
+  script_->run_ms = LaunchScheduler::kSlowLaunchMs / 2;
+  step(sched, s, cpu_);
+  EXPECT_FALSE(s.launch.paused_slow);
+  script_->run_ms = LaunchScheduler::kSlowLaunchMs * 2;
+  step(sched, s, cpu_);
+  EXPECT_TRUE(s.launch.paused_slow);
+  EXPECT_DOUBLE_EQ(s.launch.slow_ms, LaunchScheduler::kSlowLaunchMs * 2);
+  const std::size_t runs = script_->runs.size();
+  for (int f = 0; f < 3; ++f) step(sched, s, cpu_);
+  EXPECT_EQ(script_->runs.size(), runs) << "paused: no more launches until asked";
+  s.launch.dirty = true;
+  step(sched, s, cpu_);
+  EXPECT_EQ(script_->runs.size(), runs + 1);
+}
+
+TEST_F(Scheduler, AGpuLaunchIsNeverPausedAsSlow) {
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(gpu_);
+  script_->run_ms = LaunchScheduler::kSlowLaunchMs * 3;
+  step(sched, s, gpu_);
+  step(sched, s, gpu_);
+  EXPECT_FALSE(s.launch.paused_slow) << "only simulated launches stutter the window";
+  EXPECT_EQ(script_->runs.size(), 2u);
+}
+
+TEST_F(Scheduler, WithoutDataNothingRunsAndTheRecordSaysWhy) {
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(cpu_);
+  script_->ready = false;
+  step(sched, s, cpu_);
+  step(sched, s, cpu_);
+  EXPECT_TRUE(script_->runs.empty());
+  EXPECT_TRUE(s.launch.last.refused);
+  EXPECT_EQ(s.launch.last.status.message, "no data loaded");
+  EXPECT_EQ(s.launch.last.kernel, "k1");
+}
+
+TEST_F(Scheduler, AStickyCudaFaultIsHandedOnOnceAndAPlainFailureIsNot) {
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(gpu_);
+  script_->fault_code = "cudaErrorIllegalAddress";
+  step(sched, s, gpu_);
+  ASSERT_EQ(faults_.size(), 1u);
+  EXPECT_EQ(faults_[0].code, "cudaErrorIllegalAddress");
+  EXPECT_EQ(messages_.errors(), 1u) << "the failure itself is said";
+
+  LabSlot t = slot_on(gpu_);
+  script_->fault_code = "cudaErrorInvalidValue";  // an error the context survives
+  step(sched, t, gpu_);
+  EXPECT_EQ(faults_.size(), 1u);
+}
+
+TEST_F(Scheduler, AProblemChangeDropsTheRecordsAndTimingsOfThatLabAndRelaunches) {
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(cpu_);
+  s.launch.continuous = false;
+  step(sched, s, cpu_);
+  ASSERT_EQ(sched.timings().entries().size(), 1u);
+  const std::string key_before = problem_key(s);
+  sched.problem_changed(s);
+  EXPECT_TRUE(sched.timings().entries().empty());
+  EXPECT_TRUE(s.launch.last.kernel.empty());
+  EXPECT_TRUE(s.launch.shown.kernel.empty());
+  EXPECT_NE(problem_key(s), key_before) << "a fork made before is stale";
+  step(sched, s, cpu_);
+  EXPECT_EQ(script_->runs.size(), 2u);
+  EXPECT_TRUE(script_->runs.back().verify) << "new data: checked again";
+}
+
+TEST_F(Scheduler, AWrongResultIsSaidWhenTheSelectionIsNew) {
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(cpu_);
+  script_->wrong = true;
+  step(sched, s, cpu_);
+  step(sched, s, cpu_);
+  EXPECT_EQ(warnings(), 1u);
+  EXPECT_NE(messages_.latest()->text.find("WRONG"), std::string::npos);
+  EXPECT_TRUE(s.launch.last.check.failed()) << "the repeat carries the verdict";
+}
+
+// In the window the CPU simulation runs on the worker: the frame loop never calls the view's
+// launch(), and the result is shown once the worker is done.
+TEST_F(Scheduler, InTheWindowTheCpuSimulationRunsOnTheWorkerAndItsResultIsShown) {
+  LaunchScheduler sched = make(/*async_on_cpu=*/true);
+  std::vector<LabSlot> slots = one_slot_on_the_worker(sched);
+  LabSlot& s = slots[0];
+  EXPECT_TRUE(s.launch.in_flight);
+  EXPECT_EQ(seen_->launches, 0);
+  wait_for_worker(sched, slots);
+  EXPECT_EQ(seen_->results_shown, 1);
+  EXPECT_FALSE(s.launch.in_flight);
+  EXPECT_TRUE(s.launch.last.ok());
+  EXPECT_EQ(s.launch.shown.kernel, "k1");
+}
+
+TEST_F(Scheduler, AWorkerResultForAnOlderSelectionIsDroppedAndTheNewOneRuns) {
+  LaunchScheduler sched = make(/*async_on_cpu=*/true);
+  std::vector<LabSlot> slots = one_slot_on_the_worker(sched);
+  LabSlot& s = slots[0];
+  s.kernel = "k2";  // changed while k1 runs; not yet relaunched
+  for (int i = 0; i < 30000 && sched.in_flight(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ViewContext ctx{messages_, cpu_, false, 0};
+  sched.take_async_result(slots, ctx);
+  EXPECT_EQ(seen_->results_shown, 0) << "k1's result is not shown under k2";
+  EXPECT_TRUE(s.launch.dirty) << "the slot asks for its own launch";
+  EXPECT_TRUE(s.launch.last.kernel.empty());
+}
+
+// GPU launches stay on the frame loop even in the window: interop maps GL buffers there.
+TEST_F(Scheduler, GpuLaunchesStayOnTheFrameLoopInTheWindow) {
+  LaunchScheduler sched = make(/*async_on_cpu=*/true);
+  LabSlot s = slot_on(gpu_);
+  step(sched, s, gpu_);
+  EXPECT_EQ(seen_->launches, 1);
+  EXPECT_FALSE(s.launch.in_flight);
+}
+
+}  // namespace
+}  // namespace bs::app
