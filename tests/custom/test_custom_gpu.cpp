@@ -109,7 +109,7 @@ TEST_F(CustomGpu, LectureKernelsAndTheTiledMatmulMatchTheirReferences) {
   const auto m = random_matrix(h, kk, seed), n = random_matrix(kk, w, seed + 1);
   auto mp = matmul_problem(m, n, h, w, kk);
   const auto want = product_in_double(m, n, h, w, kk);
-  for (const std::string src : {std::string(kLectureMatmul), template_source("matmul_tiled")}) {
+  for (const std::string& src : {std::string(kLectureMatmul), template_source("matmul_tiled")}) {
     auto k = compile(src, matmul_forms());
     ASSERT_TRUE(k);
     RunRequest req;

@@ -101,7 +101,7 @@ TEST_F(VaddUser, AUserKernelJoinsTheLabAndIsVerifiedTimedAndCountedAsItsOwn) {
   ASSERT_TRUE(t.runs()) << t.summary();
   EXPECT_EQ(t.compile.kernel->info().form.id, "vadd");
   ASSERT_NE(lab_->find_kernel("custom:my_add"), nullptr);
-  EXPECT_EQ(lab_->find_kernel("custom:my_add")->group, "custom");
+  EXPECT_EQ(lab_->find_kernel("custom:my_add")->group, KernelGroup::Custom);
 
   lab::RunOptions o;
   o.timing = TimingPolicy::until_stable(1e-12, 60000, 3, 7, 1);  // a target no timing meets: 7

@@ -221,12 +221,15 @@ TEST(MatmulRegistry, TwoLaddersWithCompiledConfigurations) {
     EXPECT_FALSE(ks[i].grid_rule.empty()) << ks[i].id;
     EXPECT_EQ(find_matmul_kernel(ks[i].id), &ks[i]);
     EXPECT_LT(static_cast<std::size_t>(ks[i].gpu_default_config), ks[i].configs.size());
-    if (ks[i].precision == Precision::Fp32) EXPECT_EQ(ks[i].uses_barriers, i >= 2);
+    if (ks[i].precision == Precision::Fp32) {
+      EXPECT_EQ(ks[i].uses_barriers, i >= 2);
+    }
     // Every configuration listed is compiled, for the simulator and the generic GPU wrappers
     // alike (the Hopper rungs: matmul_hopper.cu).
-    if (ks[i].simulated)
+    if (ks[i].simulated) {
       for (const MatmulConfig& c : ks[i].configs)
         EXPECT_TRUE(with_config(ks[i].kernel, c, []<class, std::size_t>() {})) << ks[i].id << " " << c.label;
+    }
   }
   EXPECT_EQ(find_matmul_kernel("k8_magic"), nullptr);
 }

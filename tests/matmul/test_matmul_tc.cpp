@@ -318,7 +318,9 @@ TEST(TcOwner, HopperRungsOwnEveryElementOnceAndListIt) {
         for (const CRect& r : o->outputs) listed |= row >= r.row && row < r.row + r.rows && col >= r.col && col < r.col + r.cols;
         ASSERT_TRUE(listed) << row << "," << col;
         const auto key = std::tuple{o->block.x, o->block.y, o->linear_thread, o->reg};
-        if (!info.persistent) ASSERT_TRUE(holders.emplace(key, row * N + col).second) << "two elements in one register";
+        if (!info.persistent) {
+          ASSERT_TRUE(holders.emplace(key, row * N + col).second) << "two elements in one register";
+        }
       }
   }
 }

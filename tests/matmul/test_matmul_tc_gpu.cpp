@@ -104,7 +104,9 @@ void run_every_rung(MatmulLab& lab, const Shape& s) {
     } else {
       EXPECT_EQ(r.config, matmul_launch_config(k.kernel, k.configs[0], s.M, s.N, s.K));
     }
-    if (k.id == "tc6_cluster_multicast") EXPECT_EQ(r.config.cluster, (Dim3{2, 1, 1}));
+    if (k.id == "tc6_cluster_multicast") {
+      EXPECT_EQ(r.config.cluster, (Dim3{2, 1, 1}));
+    }
     ASSERT_TRUE(lab.download_output(got.data()).ok());
     const Verification v = verify(got.data(), ref.data(), s.M, s.N, scale);
     EXPECT_TRUE(v.passed) << "(seed " << spec.seed << "): " << v.summary();

@@ -23,11 +23,6 @@ std::string size_text(int M, int N, int K) {
   return std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
 }
 
-void section(const char* title) {
-  ImGui::Spacing();
-  ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "%s", title);
-  ImGui::Separator();
-}
 
 }  // namespace
 

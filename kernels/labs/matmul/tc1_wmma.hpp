@@ -46,7 +46,7 @@ BS_HD void store_chunk16(Bf16* p, const Chunk16& c) {
 #if BS_ON_DEVICE
   *reinterpret_cast<uint4*>(p) = make_uint4(c.w[0], c.w[1], c.w[2], c.w[3]);
 #else
-  std::memcpy(p, &c, sizeof c);
+  std::memcpy(static_cast<void*>(p), &c, sizeof c);
 #endif
 }
 
