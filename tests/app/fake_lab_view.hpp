@@ -36,6 +36,7 @@ struct FakeScript {
   bool ready = true;             // the problem has data
   bool wrong = false;            // verified runs fail their check
   std::string fault_code;        // non-empty: runs fail with this CUDA error code
+  bool fault_sticky = true;      // ... one that leaves the context unusable (Status::sticky)
   std::vector<RunSeen> runs;     // every run, in order
 };
 
@@ -98,6 +99,7 @@ class FakeLab final : public bs::test::LabWithoutMemoryModel {
     if (!script_->fault_code.empty()) {
       r.status = Status::failure("an illegal memory access was encountered", "", "cudaEventSynchronize",
                                  script_->fault_code);
+      r.status.sticky = script_->fault_sticky;  // as device/cuda_status.hpp marks a real one
       return r;
     }
     r.bytes_moved = 1e6;

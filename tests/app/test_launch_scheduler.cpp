@@ -199,6 +199,7 @@ TEST_F(Scheduler, AStickyCudaFaultIsHandedOnOnceAndAPlainFailureIsNot) {
 
   LabSlot t = slot_on(gpu_);
   script_->fault_code = "cudaErrorInvalidValue";  // an error the context survives
+  script_->fault_sticky = false;
   step(sched, t, gpu_);
   EXPECT_EQ(faults_.size(), 1u);
 }

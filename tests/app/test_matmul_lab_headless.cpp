@@ -135,15 +135,19 @@ TEST_F(MatmulLabHeadless, SizesAboveTheSimulatorsCapAreRefusedBeforeAllocating) 
   EXPECT_NE(summary_line(r.output).find("2^27"), std::string::npos) << r.output;
 }
 
-// On the GPU machine: the heatmaps go through zero-copy interop, every rung runs verified against
-// cuBLAS, and the summary carries the percentage of cuBLAS and of the FP32 peak.
+// On the GPU machine: the heatmaps go through zero-copy interop, every rung of both ladders runs
+// verified against cuBLAS (SGEMM, or BF16 with --set precision=bf16), and the summary carries the
+// percentage of that cuBLAS and of the FP32 or tensor-core peak. (The GPU machine is a Hopper:
+// the sm_90a rungs run there.)
 TEST_F(MatmulLabHeadless, GpuHeatmapsThroughInteropAndVerifiedAgainstCublas) {
   using namespace bs::matmul;
   const int M = 1000, N = 1023, K = 1025;
   for (const MatmulKernelInfo& info : matmul_kernels()) {
+    const bool bf16 = info.precision == Precision::Bf16;
     const fs::path shot = dir_ / (info.id + ".png");
     auto r = run("--headless --backend cuda --lab matmul --frames 4 --matmul-size " + std::to_string(M) + "x" +
                  std::to_string(N) + "x" + std::to_string(K) + " --kernel " + info.id +
+                 (bf16 ? " --set precision=bf16" : "") +
                  " --matmul-seed " + std::to_string(seed_) + " --hover 500,400 --screenshot " + quote(shot.string()));
     if (r.exit_code == 4) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -152,8 +156,8 @@ TEST_F(MatmulLabHeadless, GpuHeatmapsThroughInteropAndVerifiedAgainstCublas) {
     EXPECT_NE(line.find("launch: " + info.id), std::string::npos) << line;
     EXPECT_NE(line.find("CUDA events"), std::string::npos) << line;
     EXPECT_NE(check_line(r.output).find("correct vs cuBLAS"), std::string::npos) << r.output;
-    EXPECT_NE(line.find("% of cuBLAS SGEMM"), std::string::npos) << line;
-    EXPECT_NE(line.find("% of FP32 peak"), std::string::npos) << line;
+    EXPECT_NE(line.find(bf16 ? "% of cuBLAS BF16" : "% of cuBLAS SGEMM"), std::string::npos) << line;
+    EXPECT_NE(line.find(bf16 ? "% of BF16 tensor-core peak" : "% of FP32 peak"), std::string::npos) << line;
     // Larger matrices are drawn shrunk (bilinear), which softens random data: a lower bar than
     // the CPU test's, still far above the grayscale lab's ~1000 blue pixels.
     const ViewPixels v = view_pixels(load(shot));

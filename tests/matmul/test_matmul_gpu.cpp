@@ -79,7 +79,7 @@ void run_every_configuration(MatmulLab& lab, const Shape& s) {
   const Problem p(s, Pattern::Uniform, spec.seed);
   ASSERT_TRUE(lab.set_matrices(spec).ok()) << lab.status().describe();
   std::vector<float> got(static_cast<std::size_t>(s.M) * s.N);
-  for (const auto& k : matmul_kernels())
+  for (const auto& k : matmul_kernels(Precision::Fp32))  // BF16: test_matmul_tc_gpu.cpp
     for (std::size_t i = 0; i < k.configs.size(); ++i) {
       const MatmulConfig& c = k.configs[i];
       KernelConfig kc;
