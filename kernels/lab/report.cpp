@@ -81,8 +81,13 @@ std::vector<Ranked> ranks_by_record(const std::vector<LaunchRecord>& records) {
   return by;
 }
 
+// A whole number (a count of bytes, FLOPs, threads) that a double holds exactly: written whole
+// (3923205, not 3.9232e+06); other values to 6 significant digits.
+bool exact_whole(double v) { return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15; }
+
 std::string num(double v) {
   if (!std::isfinite(v)) return "";
+  if (exact_whole(v)) return std::to_string(static_cast<long long>(v));
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
@@ -92,7 +97,7 @@ std::string num(double v) {
 // NaN (not measured) is null.
 void count_field(JsonWriter& j, const char* key, double v) {
   j.key(key);
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15)
+  if (exact_whole(v))
     j.value(static_cast<long long>(v));
   else
     j.value(v);
@@ -390,7 +395,10 @@ void json_value(JsonWriter& j, const Cell& c) {
     JsonWriter& j;
     void operator()(std::monostate) const {}
     void operator()(const std::string& s) const { j.value(s); }
-    void operator()(double v) const { j.value(v); }
+    void operator()(double v) const {
+      if (exact_whole(v)) j.value(static_cast<long long>(v));  // counts exactly, not to 6 digits
+      else j.value(v);
+    }
     void operator()(long long v) const { j.value(v); }
     void operator()(bool b) const { j.value(b); }
     void operator()(const Dim3& d) const { j.begin_array().value(d.x).value(d.y).value(d.z).end_array(); }
@@ -553,7 +561,9 @@ std::string results_table(const ResultsHeader& h, const std::vector<LaunchRecord
                   c.note.c_str());
     t += line;
   }
-  std::snprintf(line, sizeof line, "%-18s %-34s %-16s %-15s %-9s %11s %10s %12s %8s %8s  %s\n",
+  // +-95%: the half-width of the median's 95% confidence interval, as a share of the median;
+  // %ceil and %lib: "-" where there is no ceiling or library kernel to compare with.
+  std::snprintf(line, sizeof line, "%-18s %-34s %-16s %-15s %-9s %11s %8s %12s %8s %8s  %s\n",
                 "kernel", "config", "problem", "grid", "block", "median ms", "+-95%", unit_text(unit),
                 "%ceil", "%lib", "check");
   t += line;
@@ -567,12 +577,15 @@ std::string results_table(const ResultsHeader& h, const std::vector<LaunchRecord
       continue;
     }
     const Shares s = shares(r, records, h.ceilings, unit, kernels);
-    const double half = (r.timing.ci_high_ms - r.timing.ci_low_ms) / 2;
+    char ci[16] = "-", ceil[16] = "-";
+    if (r.timing.repeats() > 1 && r.timing.median_ms > 0)
+      std::snprintf(ci, sizeof ci, "%.2f%%", 100 * r.timing.relative_ci());
+    if (!s.of_ceiling.empty() && s.of_ceiling.front().second > 0)
+      std::snprintf(ceil, sizeof ceil, "%.1f%%", 100 * s.of_ceiling.front().second);
     std::snprintf(line, sizeof line,
-                  "%-18s %-34s %-16s %-15s %-9s %11.4f %10.4f %12.1f %7.1f%% %7s  %s\n",
+                  "%-18s %-34s %-16s %-15s %-9s %11.4f %8s %12.1f %8s %8s  %s\n",
                   r.kernel.c_str(), r.config_label.substr(0, 34).c_str(), r.problem.c_str(),
-                  grid.c_str(), block.c_str(), r.timing.median_ms, half, s.throughput,
-                  s.of_ceiling.empty() ? 0.0 : 100 * s.of_ceiling.front().second,
+                  grid.c_str(), block.c_str(), r.timing.median_ms, ci, s.throughput, ceil,
                   s.of_library > 0 ? (num(100 * s.of_library) + "%").c_str() : "-",
                   r.check.passed() ? "ok" : r.check.failed() ? "WRONG" : "not checked");
     t += line;

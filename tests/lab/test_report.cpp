@@ -4,6 +4,7 @@
 // docs/results-schema.md documents.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -272,6 +273,57 @@ TEST(Report, CsvParsesBackColumnByColumn) {
     }
     EXPECT_EQ(row[col("data_width")], "1023");
   }
+}
+
+// Issue 24, item 12: counts are integers, written whole in JSON and CSV (3923205, not
+// 3.9232e+06); a random count each run, above a million so %.6g would round it.
+TEST(Report, LargeCountsAreWrittenExactly) {
+  Fixture f;
+  std::mt19937 rng(f.seed);
+  const double bytes = std::uniform_int_distribution<long long>(1'000'001, 4'000'000'000LL)(rng);
+  const double flops = std::uniform_int_distribution<long long>(10'000'001, 900'000'000'000LL)(rng);
+  f.records.resize(1);
+  f.records[0].bytes_moved = bytes;
+  f.records[0].flops = flops;
+  ResultsHeader h;
+  h.kind = "bench";
+  h.lab = "gray";
+  h.ceilings = f.ceilings;
+  h.limits = f.limits;
+  const std::string json = results_json(h, f.records, ThroughputUnit::GBPerS, f.kernels);
+  const std::string want_bytes = std::to_string(static_cast<long long>(bytes));
+  const std::string want_flops = std::to_string(static_cast<long long>(flops));
+  EXPECT_NE(json.find("\"bytes\":" + want_bytes + ","), std::string::npos) << "seed " << f.seed << "\n" << json;
+  EXPECT_NE(json.find("\"flops\":" + want_flops + ","), std::string::npos) << "seed " << f.seed;
+  const auto doc = bs::test::parse_json(json);
+  ASSERT_TRUE(doc);
+  EXPECT_EQ(doc->at("results").at(0).at("bytes").number, bytes);
+  const auto rows = parse_csv(results_csv(f.records, f.ceilings, ThroughputUnit::GBPerS, f.kernels, &f.limits));
+  ASSERT_EQ(rows.size(), 2u);
+  const auto col = std::find(rows[0].begin(), rows[0].end(), "bytes") - rows[0].begin();
+  EXPECT_EQ(rows[1][static_cast<std::size_t>(col)], want_bytes);
+  // Fractions keep their 6 significant digits.
+  EXPECT_EQ(json.find("e+"), std::string::npos) << "no count in exponent form: " << json;
+}
+
+// Issue 24, item 13: the text table says "-" where there is nothing to compare with (no ceiling),
+// and its +-95% column is a percentage of the median, as its heading says.
+TEST(Report, TheTableSaysDashWithoutACeilingAndTheIntervalInPercent) {
+  Fixture f;
+  f.records.resize(1);
+  LaunchRecord& r = f.records[0];
+  r.timing.samples_ms = {2.0, 2.0, 2.1, 1.9, 2.0, 2.0};
+  summarize(r.timing);
+  ResultsHeader h;
+  h.device = "CPU simulation";
+  const std::string none = results_table(h, f.records, ThroughputUnit::GBPerS, f.kernels);  // no ceilings
+  const std::size_t row = none.find("gray_2d");
+  ASSERT_NE(row, std::string::npos) << none;
+  const std::string line = none.substr(row, none.find('\n', row) - row);
+  EXPECT_EQ(line.find("0.0%"), std::string::npos) << "no ceiling is not 0%: " << line;
+  char ci[32];
+  std::snprintf(ci, sizeof ci, "%.2f%%", 100 * r.timing.relative_ci());
+  EXPECT_NE(line.find(ci), std::string::npos) << "the interval as a share of the median (" << ci << "): " << line;
 }
 
 TEST(Report, SweepJsonCarriesTheSweepObjectAndTheClock) {
