@@ -20,7 +20,9 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
   if (options->help) {
-    std::fputs(help_text(flags).c_str(), stdout);
+    // `bench LAB --help` / `sweep LAB --help`: that command's help alone.
+    const std::string text = options->bench ? command_help_text(options->bench->sweep, flags) : help_text(flags);
+    std::fputs(text.c_str(), stdout);
     return kExitOk;
   }
   if (options->version) {

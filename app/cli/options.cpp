@@ -1,6 +1,7 @@
 #include "cli/options.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 namespace bs::app {
@@ -331,8 +332,8 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     for (const auto& [key, values] : o.settings) o.state.lab_settings[o.state.lab][key] = values.front();
   if (!o.headless && !o.screenshot_path.empty() && !o.bench) return usage("--screenshot needs --headless");
   if (!o.headless && !o.output_path.empty() && !o.bench) return usage("--output needs --headless");
-  if (!o.headless && !o.bench && (!o.json_path.empty() || !o.csv_path.empty()))
-    return usage("--json and --csv need --headless (or `blockscope bench` / `blockscope sweep`)");
+  if (!o.headless && !o.bench && !o.sweep && (!o.json_path.empty() || !o.csv_path.empty()))
+    return usage("--json and --csv need --headless or --sweep (or `blockscope bench` / `blockscope sweep`)");
   return o;
 }
 
@@ -340,7 +341,9 @@ std::string help_text(const std::vector<LabFlags>& labs) {
   std::string lab_lines;
   for (const auto& l : labs) {
     if (l.options.empty()) continue;
-    lab_lines += "\n" + l.title + " LAB (--lab " + l.id + ")\n";
+    std::string heading = l.title;  // "MATMUL LAB", as the other headings
+    for (char& c : heading) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    lab_lines += "\n" + heading + " LAB (--lab " + l.id + ")\n";
     for (const auto& e : l.options) {
       std::string left = "  " + e.flag + " " + e.value_name;
       if (left.size() < 28) left.resize(28, ' ');
@@ -399,7 +402,8 @@ HEADLESS
                             waits for it and shows the heatmap (or bar chart) before --screenshot
   --blocks all|LIST         the shapes --sweep tries, e.g. 32x8,16x16,256 (default all)
   --kernel all              with --sweep: every kernel of the lab (a ladder sweep)
-  --json FILE  --csv FILE   export the sweep (with --sweep) or the last launch
+  --json FILE  --csv FILE   export the sweep (with --sweep) or the last launch; in the window
+                            (with --sweep) the sweep's results are written when it ends
 
 HARDWARE COUNTERS (CUDA backend; the Measured tab)
   --profile                 profile the first launch that runs and show it in the Measured tab
@@ -465,6 +469,36 @@ EXIT CODES
   3  no display for the window: run with --headless
   4  --backend cuda asked for, but no usable CUDA device
 )";
+}
+
+
+// `blockscope bench --help` and `blockscope sweep --help`: the command's own usage, the compute
+// flags, its options and the exit codes, cut from the whole help by its headings.
+std::string command_help_text(bool sweep, const std::vector<LabFlags>& labs) {
+  const std::string all = help_text(labs);
+  std::vector<std::pair<std::string, std::string>> sections;  // heading, body
+  std::size_t at = 0;
+  while (at < all.size()) {
+    std::size_t end = all.find('\n', at);
+    if (end == std::string::npos) end = all.size();
+    const std::string line = all.substr(at, end - at);
+    const bool heading = !line.empty() && std::isupper(static_cast<unsigned char>(line[0])) &&
+                         std::isupper(static_cast<unsigned char>(line[1 < line.size() ? 1 : 0]));
+    if (heading || sections.empty()) sections.push_back({line, ""});
+    else sections.back().second += line + "\n";
+    at = end + 1;
+  }
+  const std::string command = sweep ? "sweep" : "bench";
+  std::string out = "blockscope " + command + ": " +
+                    (sweep ? "sweep every block shape (or compiled configuration) of a lab's kernels, no window"
+                           : "time a lab's kernels on fresh random data, no window") +
+                    "\n\nUSAGE\n  blockscope " + command + " LAB [OPTIONS]   (LAB: " + lab_list(labs) +
+                    ")\n  (blockscope --help: every mode and option)\n";
+  for (const auto& [heading, body] : sections)
+    if (heading.rfind("COMPUTE", 0) == 0 || heading.rfind(sweep ? "SWEEP OPTIONS" : "BENCH OPTIONS", 0) == 0 ||
+        heading.rfind("EXIT CODES", 0) == 0)
+      out += "\n" + heading + "\n" + body;
+  return out;
 }
 
 }  // namespace bs::app

@@ -94,6 +94,8 @@ struct CliOptions {
 Result<CliOptions> parse_command_line(const std::vector<std::string>& args,
                                       const std::vector<LabFlags>& labs);
 std::string help_text(const std::vector<LabFlags>& labs);
+// The help of `blockscope bench` (sweep: `blockscope sweep`) alone: `bench gray --help`.
+std::string command_help_text(bool sweep, const std::vector<LabFlags>& labs);
 
 Result<Dim3> parse_block(const std::string& text);      // "256", "16x16", "8x8x4"
 Result<PixelPos> parse_pixel(const std::string& text);  // "X,Y"

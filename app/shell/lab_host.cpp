@@ -143,6 +143,16 @@ Status LabHost::open_lab(const std::string& id) {
   return ensure_view(*s);
 }
 
+Status LabHost::check_selection_request() const {
+  const std::string& asked = state_.selection.kernel;
+  const LabSlot& s = current();
+  if (asked.empty() || !s.view || s.view->lab().find_kernel(asked)) return Status::success();
+  std::string list;
+  for (const lab::KernelInfo& k : s.view->lab().kernels()) list += (list.empty() ? "" : " ") + k.id;
+  return Status::failure("the " + std::string(s.view->lab().title()) + " lab has no kernel '" + asked + "'",
+                         "it has: " + list, "--kernel");
+}
+
 Status LabHost::select(const std::string& kernel, const KernelConfig& config) {
   LabSlot& s = current();
   if (Status st = ensure_view(s); !st) return st;

@@ -45,6 +45,9 @@ class LabHost {
   // selection asked for; a failure is kept (and said once).
   Status ensure_view(LabSlot& s);
   Status open_lab(const std::string& id);
+  // The kernel the command line asked for (--kernel) exists in the open lab; else a failure
+  // naming the flag and listing the lab's kernels (the run modes exit 2, as bench does).
+  Status check_selection_request() const;
   // Selects a kernel and configuration in the open lab (the UI's kernel list, tests).
   Status select(const std::string& kernel, const KernelConfig& config);
   // Loads a configuration into a slot (a sweep cell, a run, the editor's kernel): it relaunches,

@@ -44,6 +44,9 @@ Result<ComputeSession> open_for_window(const CliOptions& options, Window& window
   return session;
 }
 
+// A start that failed on what a flag named (--kernel, --lab) is a bad command line.
+int start_failure_exit(const Status& s) { return s.call.rfind("--", 0) == 0 ? kExitUsage : kExitFailure; }
+
 }  // namespace
 
 std::vector<LabFlags> lab_flags(const LabCatalog& catalog) {
@@ -83,7 +86,7 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   auto app_r = App::create(**window, options, std::move(session.value()), std::move(catalog));
   if (!app_r) {
     print_status("cannot start", app_r.status());
-    return kExitFailure;
+    return start_failure_exit(app_r.status());
   }
   App& app = *app_r.value();
   int exit_code = app.had_load_failure() ? kExitFailure : kExitOk;
@@ -231,7 +234,9 @@ std::variant<CommandLab, int> open_command_lab(const CliOptions& options, const 
       print_status("kernel file", id.status());
       return kExitFailure;
     }
-    std::printf("kernel file: %s compiled as %s\n", options.kernel_file.c_str(), id->c_str());
+    // bench and sweep without --json keep stdout for the JSON alone.
+    std::fprintf(b.json_path.empty() ? stderr : stdout, "kernel file: %s compiled as %s\n", options.kernel_file.c_str(),
+                 id->c_str());
   }
   return CommandLab{std::move(session.value()), std::move(lab.value())};
 }
@@ -275,6 +280,9 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
   }
   const std::vector<lab::SettingCombo>& combos = combos_r.value();
   bool failed = false;
+  // Without --json the JSON goes to stdout, alone, so a pipe can parse it; the progress, the
+  // table and the notes then go to stderr.
+  FILE* text = b.json_path.empty() ? stderr : stdout;
   // --counters: one session for the whole bench; each result gains its counters or the reason.
   std::optional<measured::BenchCounters> with_counters;
   if (b.counters) with_counters.emplace(counters::CounterOptions{.cupti_library = options.cupti_library});
@@ -292,18 +300,18 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
           return kExitUsage;
         }
       const lab::ProblemInfo problem = l.problem();
-      std::printf("%s: %s\n", b.lab.c_str(), problem.summary.c_str());
-      std::fflush(stdout);
+      std::fprintf(text, "%s: %s\n", b.lab.c_str(), problem.summary.c_str());
+      std::fflush(text);
       for (const auto& c : problem.ceilings) {
         bool have = false;
         for (const auto& h : header.ceilings) have |= h.name == c.name;
         if (!have) header.ceilings.push_back(c);
       }
       auto got = lab::run_bench(l, spec, [&](const LaunchRecord& r) {
-        std::printf("  %-18s %-34s %s\n", r.kernel.c_str(), r.config_label.c_str(),
+        std::fprintf(text, "  %-18s %-34s %s\n", r.kernel.c_str(), r.config_label.c_str(),
                     r.ok() ? (std::to_string(r.timing.median_ms) + " ms, " + r.check.summary()).c_str()
                            : (std::string(lab::outcome(r)) + ": " + r.status.message).c_str());
-        std::fflush(stdout);
+        std::fflush(text);
         if (r.check.failed() || (!r.ok() && !r.refused)) failed = true;
       });
       if (with_counters)
@@ -311,11 +319,11 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
           if (!r.counters) return;
           const LaunchCounters& c = *r.counters;
           if (c.measured())
-            std::printf("  %-18s %-34s counters: %s\n", r.kernel.c_str(), r.config_label.c_str(),
+            std::fprintf(text, "  %-18s %-34s counters: %s\n", r.kernel.c_str(), r.config_label.c_str(),
                         lab::counters_summary(c).c_str());
           else if (said.insert(c.status.message).second)  // each reason once, not per record
             print_status(("counters (" + r.kernel + ")").c_str(), c.status);
-          std::fflush(stdout);
+          std::fflush(text);
         });
       records.insert(records.end(), got.begin(), got.end());
       // Settings may swap the kernel list (matmul precision): the report knows every kernel run.
@@ -325,7 +333,7 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
     }
   }
   const ThroughputUnit unit = l.problem().throughput_unit;
-  std::fputs(lab::results_table(header, records, unit, kernels).c_str(), stdout);
+  std::fputs(lab::results_table(header, records, unit, kernels).c_str(), text);
   const std::string json = lab::results_json(header, records, unit, kernels);
   if (b.json_path.empty()) {
     std::fputs(json.c_str(), stdout);
@@ -340,7 +348,7 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
       print_status("csv", s);
       return kExitFailure;
     }
-    std::printf("wrote %s\n", b.csv_path.c_str());
+    std::fprintf(text, "wrote %s\n", b.csv_path.c_str());
   }
   if (failed) {
     std::fprintf(stderr, "blockscope: a kernel failed or gave a wrong result (see the table)\n");

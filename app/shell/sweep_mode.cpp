@@ -98,6 +98,9 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
     return kExitUsage;
   }
 
+  // Without --json the JSON goes to stdout, alone, so a pipe can parse it; the progress, the
+  // table and the notes then go to stderr.
+  FILE* text = b.json_path.empty() ? stderr : stdout;
   lab::SweepResult total;
   bool first = true, failed = false;
   const std::vector<std::string> sizes = b.sizes.empty() ? std::vector<std::string>{l.default_sizes().front()} : b.sizes;
@@ -114,40 +117,40 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
           print_status("--set", st);
           return kExitUsage;
         }
-      std::printf("%s: %s\n", b.lab.c_str(), l.problem().summary.c_str());
-      std::fflush(stdout);
+      std::fprintf(text, "%s: %s\n", b.lab.c_str(), l.problem().summary.c_str());
+      std::fflush(text);
       std::size_t n = 0, total_points = lab::sweep_points(l, spec, nullptr).size();
       lab::SweepHooks hooks;
       hooks.point_done = [&](const LaunchRecord& r) {
         ++n;
         if (r.ok()) {
-          std::printf("  [%zu/%zu] %-16s %-24s %10.4f ms  +-%.2f%%  %3d repeats  %s\n", n, total_points,
+          std::fprintf(text, "  [%zu/%zu] %-16s %-24s %10.4f ms  +-%.2f%%  %3d repeats  %s\n", n, total_points,
                       r.kernel.c_str(), r.config_label.substr(0, 24).c_str(), r.timing.median_ms,
                       100 * r.timing.relative_ci(), r.timing.repeats(),
                       r.check.passed() ? "correct" : r.check.failed() ? "WRONG" : "not checked");
           if (r.check.failed()) failed = true;
         } else {
-          std::printf("  [%zu/%zu] %-16s %-24s %s: %s\n", n, total_points, r.kernel.c_str(),
+          std::fprintf(text, "  [%zu/%zu] %-16s %-24s %s: %s\n", n, total_points, r.kernel.c_str(),
                       r.config_label.substr(0, 24).c_str(), lab::outcome(r), r.status.message.c_str());
           if (!r.refused) failed = true;
         }
-        std::fflush(stdout);
+        std::fflush(text);
       };
       lab::SweepResult part = lab::run_sweep(l, spec, hooks);
       // --counters: each point that ran is profiled once more, on the lab that still holds its
       // problem and settings (the timings above are unaffected: they were taken first).
       if (with_counters) {
         bool said = false;  // why counters cannot be read: once, not once per point
-        with_counters->attach(l, part.records, [&said](const LaunchRecord& r) {
+        with_counters->attach(l, part.records, [&said, text](const LaunchRecord& r) {
           if (!r.counters) return;
           if (r.counters->measured())
-            std::printf("  counters %-16s %-24s %s\n", r.kernel.c_str(), r.config_label.substr(0, 24).c_str(),
+            std::fprintf(text, "  counters %-16s %-24s %s\n", r.kernel.c_str(), r.config_label.substr(0, 24).c_str(),
                         lab::counters_summary(*r.counters).c_str());
           else if (!said)
             said = true, print_status("counters", r.counters->status);
         });
       }
-      std::fputs(lab::sweep_summary(part).c_str(), stdout);
+      std::fputs(lab::sweep_summary(part).c_str(), text);
       merge_into(total, std::move(part), first);
       first = false;
     }
@@ -155,7 +158,7 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
 
   const lab::ResultsHeader header = lab::sweep_header(total);
   const ThroughputUnit unit = total.unit;
-  std::fputs(lab::results_table(header, total.records, unit, total.kernels).c_str(), stdout);
+  std::fputs(lab::results_table(header, total.records, unit, total.kernels).c_str(), text);
   const std::string json = lab::results_json(header, total.records, unit, total.kernels);
   int code = kExitOk;
   if (b.json_path.empty()) {
@@ -179,7 +182,7 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
       }
       code = kExitFailure;
     } else {
-      std::printf("wrote %s\n", b.csv_path.c_str());
+      std::fprintf(text, "wrote %s\n", b.csv_path.c_str());
     }
   }
   if (!total.fault.ok()) {
