@@ -358,10 +358,19 @@ Status Experiments::export_text(ExportWhat what, const std::string& path, const 
     }
     case ExportWhat::LaunchJson:
     case ExportWhat::LaunchCsv:
+    {
       if (!host.lab || !host.shown || !host.shown->ok() || host.shown->kernel.empty())
         return Status::failure("no launch has run yet", "run the selection once", "export");
-      text = what == ExportWhat::LaunchJson ? launch_json(*host.lab, *host.shown) : launch_csv(*host.lab, *host.shown);
+      // What the panel shows: the median and interval of every run of this configuration kept
+      // (the Timings tab's "median of N runs"), not the last run alone.
+      LaunchRecord r = *host.shown;
+      if (!host.shown_samples_ms.empty()) {
+        r.timing.samples_ms = host.shown_samples_ms;
+        summarize(r.timing);
+      }
+      text = what == ExportWhat::LaunchJson ? launch_json(*host.lab, r) : launch_csv(*host.lab, r);
       break;
+    }
     default:
       return Status::failure("a PNG is cut from the rendered frame by the window", "", "export");
   }
@@ -386,7 +395,10 @@ void Experiments::draw_export_menu(const ExperimentsHost& host) {
   for (const auto& it : items) {
     std::string label = export_label(it.what);
     label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
-    if (ImGui::MenuItem((label + "...").c_str(), nullptr, false, it.enabled)) {
+    // A greyed item says why in its own label (a tooltip on a disabled menu item is easily missed).
+    label += it.enabled ? "..." : std::string("  (") + it.why + ")";
+    if (ImGui::MenuItem(label.c_str(), it.what == ExportWhat::SweepJson && it.enabled ? "Ctrl+Shift+E" : nullptr, false,
+                        it.enabled)) {
       asking_ = it.what;
       export_path_ = default_export_path(it.what, host.lab_id);
       open_dialog_ = true;
@@ -410,6 +422,7 @@ std::optional<std::pair<ExportWhat, std::string>> Experiments::draw_export_dialo
   if (open_dialog_) {
     ImGui::OpenPopup("Export");
     open_dialog_ = false;
+    focus_path_frames_ = 2;  // the menu that asked may take the focus back in the first frame
   }
   if (!ImGui::BeginPopupModal("Export", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return png;
   if (!asking_) {
@@ -421,10 +434,16 @@ std::optional<std::pair<ExportWhat, std::string>> Experiments::draw_export_dialo
   char buf[1024];
   std::snprintf(buf, sizeof buf, "%s", export_path_.c_str());
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 32);
-  if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+  if (focus_path_frames_ > 0) {
+    ImGui::SetKeyboardFocusHere();
+    --focus_path_frames_;
+  }
   if (ImGui::InputText("##export_path", buf, sizeof buf, ImGuiInputTextFlags_AutoSelectAll)) export_path_ = buf;
-  ImGui::TextColored(ui::kDimColour, "A relative path is relative to the folder blockscope started in.");
-  if (ImGui::Button("Write")) {
+  // Enter in the path writes, as the Write button does (the field keeps what was typed).
+  const bool enter = ImGui::IsItemDeactivated() && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false) ||
+                                                    ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter), false));
+  ImGui::TextColored(ui::kDimColour, "A relative path is relative to the folder blockscope started in. Enter writes.");
+  if (ImGui::Button("Write") || enter) {
     if (export_needs_frame(*asking_)) {
       png = std::pair{*asking_, export_path_};
     } else if (Status s = export_text(*asking_, export_path_, host); !s) {

@@ -34,6 +34,9 @@ struct ExperimentsHost {
   std::string kernel;            // selected
   KernelConfig config;
   const LaunchRecord* shown = nullptr;  // the last launch that ran (may be empty)
+  // Every kernel time of shown's configuration the panels summarise ("median of 240 runs"):
+  // the launch exports write these, not shown's single run.
+  std::vector<double> shown_samples_ms;
   DrawRecordFn draw_record;      // the lab view's draw of a record into a rectangle
   std::optional<PixelPos> inspected;
 };
@@ -113,6 +116,7 @@ class Experiments {
   std::optional<ExportWhat> asking_;
   std::string export_path_;
   bool open_dialog_ = false;
+  int focus_path_frames_ = 0;  // frames the path field is given the keyboard after the dialog opens
 };
 
 }  // namespace bs::app

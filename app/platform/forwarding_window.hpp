@@ -13,6 +13,8 @@ class ForwardingWindow : public Window {
   bool should_close() override { return inner_.should_close(); }
   void request_close() override { inner_.request_close(); }
   void poll_events() override { inner_.poll_events(); }
+  void wait_events(double timeout_s) override { inner_.wait_events(timeout_s); }
+  void wake() override { inner_.wake(); }
   void swap_buffers() override { inner_.swap_buffers(); }
   std::pair<int, int> framebuffer_size() override { return inner_.framebuffer_size(); }
   void resize(int width, int height) override { inner_.resize(width, height); }
@@ -20,6 +22,7 @@ class ForwardingWindow : public Window {
   void set_fullscreen(bool on) override { inner_.set_fullscreen(on); }
   bool fullscreen() override { return inner_.fullscreen(); }
   std::vector<KeyPress> take_key_presses() override { return inner_.take_key_presses(); }
+  std::vector<InputEvent> take_input_events() override { return inner_.take_input_events(); }
   std::vector<std::string> take_dropped_paths() override { return inner_.take_dropped_paths(); }
   std::vector<std::string> take_platform_warnings() override { return inner_.take_platform_warnings(); }
   GLFWwindow* glfw_handle() override { return inner_.glfw_handle(); }

@@ -66,12 +66,46 @@ class GlfwWindow final : public Window {
     // queue dies with the window.
     glfwSetWindowUserPointer(window_, this);
     glfwSetDropCallback(window_, &GlfwWindow::on_drop);
-    // Set before ImGui attaches: its GLFW backend keeps this callback and calls it after its own.
+    // Input is queued here, in order, and handed to the app (take_input_events): ImGui's GLFW
+    // backend is attached without its own callbacks, so nothing reaches ImGui behind the queue.
     glfwSetKeyCallback(window_, &GlfwWindow::on_key);
+    glfwSetCharCallback(window_, [](GLFWwindow* w, unsigned int c) {
+      push(w, {InputEvent::Kind::Char, static_cast<int>(c), InputEvent::Press, 0, 0, 0});
+    });
+    glfwSetMouseButtonCallback(window_, [](GLFWwindow* w, int button, int action, int mods) {
+      push(w, {InputEvent::Kind::MouseButton, button, action, mods, 0, 0});
+    });
+    glfwSetScrollCallback(window_, [](GLFWwindow* w, double dx, double dy) {
+      push(w, {InputEvent::Kind::Scroll, 0, InputEvent::Press, 0, dx, dy});
+    });
+    glfwSetWindowFocusCallback(window_, [](GLFWwindow* w, int focused) {
+      push(w, {InputEvent::Kind::Focus, 0, focused, 0, 0, 0});
+    });
+    glfwSetCursorEnterCallback(window_, [](GLFWwindow* w, int entered) {
+      push(w, {InputEvent::Kind::CursorEnter, 0, entered, 0, 0, 0});
+    });
+    glfwSetCursorPosCallback(window_, [](GLFWwindow* w, double, double) {
+      push(w, {InputEvent::Kind::CursorMove, 0, InputEvent::Press, 0, 0, 0});
+    });
+    glfwSetWindowRefreshCallback(window_, [](GLFWwindow* w) {
+      push(w, {InputEvent::Kind::Redraw, 0, InputEvent::Press, 0, 0, 0});
+    });
+    glfwSetFramebufferSizeCallback(window_, [](GLFWwindow* w, int, int) {
+      push(w, {InputEvent::Kind::Redraw, 0, InputEvent::Press, 0, 0, 0});
+    });
   }
 
   ~GlfwWindow() override {
     glfwSetDropCallback(window_, nullptr);
+    glfwSetKeyCallback(window_, nullptr);
+    glfwSetCharCallback(window_, nullptr);
+    glfwSetMouseButtonCallback(window_, nullptr);
+    glfwSetScrollCallback(window_, nullptr);
+    glfwSetWindowFocusCallback(window_, nullptr);
+    glfwSetCursorEnterCallback(window_, nullptr);
+    glfwSetCursorPosCallback(window_, nullptr);
+    glfwSetWindowRefreshCallback(window_, nullptr);
+    glfwSetFramebufferSizeCallback(window_, nullptr);
     glfwSetWindowUserPointer(window_, nullptr);
     glfwDestroyWindow(window_);
     // blockscope has one window per process; glfwInit in make_glfw_window pairs with this.
@@ -95,6 +129,15 @@ class GlfwWindow final : public Window {
       glfwWaitEventsTimeout(0.5);
     }
   }
+
+  void wait_events(double timeout_s) override {
+    if (x11_errors_) x11_errors_->ensure_installed();
+    if (timeout_s > 0) glfwWaitEventsTimeout(timeout_s);
+    poll_events();
+  }
+
+  // glfwPostEmptyEvent may be called from any thread (GLFW's thread-safety notes).
+  void wake() override { glfwPostEmptyEvent(); }
 
   void swap_buffers() override { glfwSwapBuffers(window_); }
 
@@ -133,10 +176,10 @@ class GlfwWindow final : public Window {
     return paths;
   }
 
-  std::vector<KeyPress> take_key_presses() override {
-    std::vector<KeyPress> keys;
-    keys.swap(key_presses_);
-    return keys;
+  std::vector<InputEvent> take_input_events() override {
+    std::vector<InputEvent> events;
+    events.swap(input_);
+    return events;
   }
 
   std::vector<std::string> take_platform_warnings() override {
@@ -162,10 +205,20 @@ class GlfwWindow final : public Window {
   }
 
   static void on_key(GLFWwindow* window, int key, int /*scancode*/, int action, int mods) {
-    auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
-    if (!self || action != GLFW_PRESS || key < 0) return;
-    if (self->key_presses_.size() < 64) self->key_presses_.push_back({key, mods});  // bounded: nobody may read them
+    if (key < 0) return;  // GLFW_KEY_UNKNOWN: a key GLFW has no name for
+    push(window, {InputEvent::Kind::Key, key, action, mods, 0, 0});
   }
+
+  // Bounded: nobody may read them (a hung frame loop). Pointer moves between two frames are one
+  // event: ImGui reads where the pointer is when the frame starts.
+  static void push(GLFWwindow* window, InputEvent e) {
+    auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
+    if (!self) return;
+    std::vector<InputEvent>& q = self->input_;
+    if (e.kind == InputEvent::Kind::CursorMove && !q.empty() && q.back().kind == InputEvent::Kind::CursorMove) return;
+    if (q.size() < kMaxQueuedEvents) q.push_back(e);
+  }
+  static constexpr std::size_t kMaxQueuedEvents = 4096;
 
   static void on_drop(GLFWwindow* window, int count, const char** paths) {
     auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(window));
@@ -178,7 +231,7 @@ class GlfwWindow final : public Window {
   GLFWwindow* window_;
   std::unique_ptr<x11::ProtocolErrorReporter> x11_errors_;  // null on Wayland or if another lives
   std::vector<std::string> dropped_paths_;
-  std::vector<KeyPress> key_presses_;
+  std::vector<InputEvent> input_;
 };
 
 }  // namespace

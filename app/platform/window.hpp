@@ -6,6 +6,7 @@
 //   auto window = bs::make_headless_window(1280, 800, cuda_device);     // EGL, no display needed
 //   if (!window) show(window.status());
 //   while (!(*window)->should_close()) {
+//     (*window)->wait_events(idle ? 5.0 : 0.0);  // a desktop app sleeps while nothing changes
 //     (*window)->poll_events();
 //     for (auto& path : (*window)->take_dropped_paths()) load(path);
 //     for (auto& line : (*window)->take_platform_warnings()) log.warn(line);
@@ -44,6 +45,15 @@ class Window {
   // events instead of returning, so a minimised app uses no CPU or GPU. Headless: no-op.
   virtual void poll_events() = 0;
 
+  // Windowed: sleeps in the event loop until an event arrives (input, a drop, the window needing
+  // a redraw), wake() is called, or `timeout_s` passes; the events are then processed as by
+  // poll_events(). This is how an idle window costs nothing. Headless: returns at once (the run
+  // modes pace their own frames).
+  virtual void wait_events(double timeout_s) { (void)timeout_s; }
+  // Any thread: ends a wait_events() in progress, or makes the next one return at once (a worker
+  // finished something the window should show). Headless: no-op.
+  virtual void wake() {}
+
   // Windowed: presents the frame (vsync on). Headless: glFlush, the FBO keeps the frame.
   virtual void swap_buffers() = 0;
 
@@ -63,14 +73,39 @@ class Window {
   virtual void set_fullscreen(bool on) { (void)on; }
   virtual bool fullscreen() { return false; }
 
-  // Keys pressed since the last call, oldest first (GLFW key codes and GLFW_MOD_* bits). Kept
-  // apart from ImGui's key state because ImGui 1.86 sees only whether a key is down at each
-  // frame: a press and release between two slow frames would be lost, and shortcuts with it.
+  // Key presses a window gives apart from take_input_events (test windows), oldest first (GLFW
+  // key codes and GLFW_MOD_* bits): the shortcuts see them. The GLFW window gives none here; the
+  // app takes the presses of the input events it hands to ImGui instead.
   struct KeyPress {
     int key = 0;
     int mods = 0;
   };
   virtual std::vector<KeyPress> take_key_presses() { return {}; }
+
+  // Every input event since the last call, oldest first, as the platform delivered it. ImGui 1.86
+  // has no input queue of its own (it reads whether a key is down once a frame), so the app hands
+  // these to it a few at a time (shell/input_queue.hpp): at low frame rates "32 Tab 8 Enter"
+  // must still reach the field as typed. Keys use GLFW key codes and GLFW_MOD_* bits. Any event
+  // also means the window has something new to draw. Headless: none.
+  struct InputEvent {
+    enum class Kind {
+      Key,          // code: the key; action: press, release or repeat; mods
+      Char,         // code: a Unicode code point typed
+      MouseButton,  // code: the button; action: press or release; mods
+      Scroll,       // dx, dy: the wheel
+      Focus,        // action: 1 the window gained the focus, 0 lost it
+      CursorEnter,  // action: 1 the pointer entered the window, 0 left it
+      CursorMove,   // the pointer moved (ImGui reads where it is at each frame)
+      Redraw,       // the window was resized or uncovered and must be drawn again
+    };
+    enum Action { Release = 0, Press = 1, Repeat = 2 };
+    Kind kind = Kind::Key;
+    int code = 0;
+    int action = Press;
+    int mods = 0;
+    double dx = 0, dy = 0;
+  };
+  virtual std::vector<InputEvent> take_input_events() { return {}; }
 
   // Paths dropped onto the window since the last call, oldest first. The GLFW drop callback
   // copies them (GLFW's strings die when the callback returns); the app handles them next frame.

@@ -11,7 +11,11 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>  // key codes
+
 #include <algorithm>
+#include <chrono>
 
 #include "device/nvtx_range.hpp"
 #include "editor/kernel_files.hpp"
@@ -19,6 +23,36 @@
 
 namespace bs::app {
 namespace fs = std::filesystem;
+namespace {
+
+// ImGui's key map for GLFW key codes, as its GLFW backend sets it: headless Apps get the same
+// codes from their windows (tests).
+void map_glfw_keys(ImGuiIO& io) {
+  io.KeyMap[ImGuiKey_Tab] = GLFW_KEY_TAB;
+  io.KeyMap[ImGuiKey_LeftArrow] = GLFW_KEY_LEFT;
+  io.KeyMap[ImGuiKey_RightArrow] = GLFW_KEY_RIGHT;
+  io.KeyMap[ImGuiKey_UpArrow] = GLFW_KEY_UP;
+  io.KeyMap[ImGuiKey_DownArrow] = GLFW_KEY_DOWN;
+  io.KeyMap[ImGuiKey_PageUp] = GLFW_KEY_PAGE_UP;
+  io.KeyMap[ImGuiKey_PageDown] = GLFW_KEY_PAGE_DOWN;
+  io.KeyMap[ImGuiKey_Home] = GLFW_KEY_HOME;
+  io.KeyMap[ImGuiKey_End] = GLFW_KEY_END;
+  io.KeyMap[ImGuiKey_Insert] = GLFW_KEY_INSERT;
+  io.KeyMap[ImGuiKey_Delete] = GLFW_KEY_DELETE;
+  io.KeyMap[ImGuiKey_Backspace] = GLFW_KEY_BACKSPACE;
+  io.KeyMap[ImGuiKey_Space] = GLFW_KEY_SPACE;
+  io.KeyMap[ImGuiKey_Enter] = GLFW_KEY_ENTER;
+  io.KeyMap[ImGuiKey_Escape] = GLFW_KEY_ESCAPE;
+  io.KeyMap[ImGuiKey_KeyPadEnter] = GLFW_KEY_KP_ENTER;
+  io.KeyMap[ImGuiKey_A] = GLFW_KEY_A;
+  io.KeyMap[ImGuiKey_C] = GLFW_KEY_C;
+  io.KeyMap[ImGuiKey_V] = GLFW_KEY_V;
+  io.KeyMap[ImGuiKey_X] = GLFW_KEY_X;
+  io.KeyMap[ImGuiKey_Y] = GLFW_KEY_Y;
+  io.KeyMap[ImGuiKey_Z] = GLFW_KEY_Z;
+}
+
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // 1. creation and shutdown
@@ -35,7 +69,9 @@ App::App(Window& window, CliOptions options, ComputeSession compute, LabCatalog 
           // The pipeline time includes getting the result on screen, not just its submission.
           .finish = [] { glFinish(); },
           .now = {},
-          .on_fault = [this](const Status& fault) { host_.handle_device_fault(fault); }}),
+          .on_fault = [this](const Status& fault) { host_.handle_device_fault(fault); },
+          // A launch the worker finished: the window, asleep in the event loop, draws it at once.
+          .wake = [this] { window_.wake(); }}),
       host_(state_, messages_, std::move(compute), std::move(catalog), launches_, window.glfw_handle() == nullptr),
       intake_(host_, messages_),
       editor_(host_, launches_, messages_, window.glfw_handle() != nullptr),
@@ -71,6 +107,7 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
   // the UI thread; the frames that follow show it once it ran (headless runs wait for it).
   app->editor_.open_at_start(app->options_.kernel_file, app->options_.kernel_time_limit_s,
                              app->state_.selection.block);
+  app->editor_.restore_unsaved(app->settings_.folder());
   return app;
 }
 
@@ -94,8 +131,13 @@ Status App::init_gl_and_imgui() {
   }
   ui_.set_content_scale(std::clamp(window_.content_scale(), 1.0f, 3.0f));
   ui_.update_fonts(false);  // the theme and fonts for the content scale times the saved text size
-  if (windowed && !ImGui_ImplGlfw_InitForOpenGL(window_.glfw_handle(), true))
+  // Without ImGui's own GLFW callbacks: the window queues every input event and feed_input()
+  // hands them to ImGui a frame's worth at a time (shell/input_queue.hpp), so no key is lost.
+  if (windowed && !ImGui_ImplGlfw_InitForOpenGL(window_.glfw_handle(), false))
     return Status::failure("ImGui could not attach to the GLFW window", "", "ImGui_ImplGlfw_InitForOpenGL");
+  if (!windowed) map_glfw_keys(io);  // the same key codes reach a headless App (tests)
+  // An idle window draws no frames, so a blinking text cursor would freeze half the time off.
+  io.ConfigInputTextCursorBlink = false;
   if (!ImGui_ImplOpenGL3_Init("#version 330 core"))
     return Status::failure("ImGui's OpenGL 3 renderer failed to start", "the GL context must be 3.3 core",
                            "ImGui_ImplOpenGL3_Init");
@@ -109,6 +151,8 @@ Status App::init_gl_and_imgui() {
 App::~App() {
   experiments_.reset();  // a sweep's worker stops (and stops reading the labs) first
   settings_.save_if_changed(host_, true);
+  // Edits not saved to a file are kept for the next start, never lost by quitting.
+  editor_.keep_unsaved(settings_.folder());  // where this run keeps settings (none: nowhere)
   // GL objects (the views') die before the ImGui renderer and the context.
   host_.close_views();
   if (imgui_ready_) {
@@ -123,7 +167,9 @@ App::~App() {
 // ---------------------------------------------------------------------------------------------
 
 void App::frame() {
+  const auto frame_start = std::chrono::steady_clock::now();
   window_.poll_events();
+  const std::vector<Window::KeyPress> presses = feed_input();
   // Problems the platform survived (an X error from a drag source that vanished mid-drag).
   for (auto& line : window_.take_platform_warnings()) messages_.warn(std::move(line));
   std::vector<fs::path> dropped;
@@ -141,6 +187,7 @@ void App::frame() {
     launches_.take_async_result(host_.slots(), ctx);
   }
   if (auto fault = experiments_->poll()) host_.handle_device_fault(*fault);
+  export_finished_sweep();
   editor_.update();
   launch_step();
 
@@ -158,7 +205,7 @@ void App::frame() {
   {
     NvtxRange range("draw");
     ImGui::NewFrame();
-    ui_.draw();
+    ui_.draw(presses);
     ImGui::Render();
     window_.bind_default_framebuffer();
     glViewport(0, 0, fb_w, fb_h);
@@ -170,6 +217,77 @@ void App::frame() {
   host_.set_frame(host_.frame() + 1);
   if (status_writer_) write_status_file();
   settings_.save_if_changed(host_, false);
+  // What changed in this frame (input, a message, a launch kept) starts the settling frames.
+  const std::size_t activity = messages_.added() + launches_.records_kept();
+  const auto now = std::chrono::steady_clock::now();
+  pacer_.drew(now, frame_had_input_ || activity != activity_seen_);
+  activity_seen_ = activity;
+  ui_.set_frame_cost_ms(std::chrono::duration<double, std::milli>(now - frame_start).count());
+}
+
+std::vector<Window::KeyPress> App::feed_input() {
+  input_.push(window_.take_input_events());
+  std::vector<Window::KeyPress> presses = window_.take_key_presses();  // windows that give presses alone
+  const std::vector<Window::InputEvent> events = input_.next_frame();
+  frame_had_input_ = !events.empty() || !presses.empty();
+  ImGuiIO& io = ImGui::GetIO();
+  GLFWwindow* glfw = window_.glfw_handle();
+  using Kind = Window::InputEvent::Kind;
+  for (const Window::InputEvent& e : events) {
+    switch (e.kind) {
+      case Kind::Key:
+        // As ImGui's GLFW backend does with a key event (imgui_impl_glfw.cpp, 1.86).
+        if (e.code >= 0 && e.code < IM_ARRAYSIZE(io.KeysDown)) io.KeysDown[e.code] = e.action != Window::InputEvent::Release;
+        io.KeyCtrl = io.KeysDown[GLFW_KEY_LEFT_CONTROL] || io.KeysDown[GLFW_KEY_RIGHT_CONTROL];
+        io.KeyShift = io.KeysDown[GLFW_KEY_LEFT_SHIFT] || io.KeysDown[GLFW_KEY_RIGHT_SHIFT];
+        io.KeyAlt = io.KeysDown[GLFW_KEY_LEFT_ALT] || io.KeysDown[GLFW_KEY_RIGHT_ALT];
+        io.KeySuper = io.KeysDown[GLFW_KEY_LEFT_SUPER] || io.KeysDown[GLFW_KEY_RIGHT_SUPER];
+        if (e.action == Window::InputEvent::Press) presses.push_back({e.code, e.mods});
+        break;
+      case Kind::Char: io.AddInputCharacter(static_cast<unsigned>(e.code)); break;
+      case Kind::MouseButton:
+        if (glfw) ImGui_ImplGlfw_MouseButtonCallback(glfw, e.code, e.action, e.mods);
+        break;
+      case Kind::Scroll:
+        io.MouseWheelH += static_cast<float>(e.dx);
+        io.MouseWheel += static_cast<float>(e.dy);
+        break;
+      case Kind::Focus: io.AddFocusEvent(e.action != 0); break;
+      case Kind::CursorEnter:
+        if (glfw) ImGui_ImplGlfw_CursorEnterCallback(glfw, e.action);
+        break;
+      case Kind::CursorMove:
+      case Kind::Redraw: break;  // a frame is all they need
+    }
+  }
+  return presses;
+}
+
+double App::idle_wait_s() const {
+  FramePacer::Needs n;
+  n.input_pending = input_.pending();
+  const LabSlot& s = host_.current();
+  const LaunchState& st = s.launch;
+  const bool sweeping = experiments_->sweeping();
+  // A launch due, continuous runs between launches, a lab's view still to make, --sweep to start.
+  n.every_frame = sweep_on_start_ || (!s.view && s.failure.ok()) ||
+                  (!sweeping && (st.dirty || (st.continuous && !st.paused_slow && st.last.ok() && !st.in_flight)));
+  // Work elsewhere: its progress at a low rate (a sweep's lowest: it must not compete with it).
+  double period = 0;
+  auto every = [&](double p) { period = period > 0 ? std::min(period, p) : p; };
+  if (launches_.in_flight()) every(0.5);
+  if (sweeping) every(1.0);
+  if (intake_.busy()) every(0.2);
+  if (editor_.busy()) every(0.25);
+  if (measured_.busy() || measured_.profile_pending()) every(0.25);
+  n.progress_period_s = period;
+  // A notice in the status bar goes when its time is up.
+  if (const double notice = ui_.notice_left_s(); notice > 0) n.deadline_s = notice;
+  return pacer_.wait_s(n, std::chrono::steady_clock::now());
+}
+
+void App::wait_for_next_frame() {
+  if (const double wait = idle_wait_s(); wait > 0) window_.wait_events(wait);
 }
 
 // The open lab: its view rebuilds its problem if a setting changed, then the launch scheduler
@@ -196,6 +314,20 @@ void App::launch_step() {
 }
 
 void App::present() { window_.swap_buffers(); }
+
+// The window with --sweep and --json/--csv: the sweep's results are written once it ends (headless
+// runs write them on exit, run_modes.cpp), so a script can compare it with `blockscope sweep`.
+void App::export_finished_sweep() {
+  if (!window_.glfw_handle() || !options_.sweep || sweep_exported_ || sweeping()) return;
+  if (options_.json_path.empty() && options_.csv_path.empty()) return;
+  if (!sweep_result()) return;
+  sweep_exported_ = true;
+  for (const auto& [path, what] : {std::pair{options_.json_path, ExportWhat::SweepJson}, std::pair{options_.csv_path, ExportWhat::SweepCsv}}) {
+    if (path.empty()) continue;
+    if (Status st = export_to(what, path); !st) messages_.error(st);
+    else messages_.info("Wrote " + path);
+  }
+}
 
 // What the window shows, for scripts and tests (shell/status_report.hpp); written only when it
 // changed.
@@ -241,7 +373,14 @@ void App::reset_to_defaults() {
 Status App::start_sweep() {
   LabSlot& s = host_.current();
   if (Status st = host_.ensure_view(s); !st) return st;
-  return experiments_->start_sweep(s.view->lab(), s.kernel);
+  if (Status st = experiments_->start_sweep(s.view->lab(), s.kernel); !st) return st;
+  // The sweep has the CPU (or the GPU) to itself: a launch of the window's own on the worker
+  // stops, and runs again once the sweep is done.
+  if (s.launch.in_flight) {
+    launches_.stop_worker();
+    s.launch.dirty = true;
+  }
+  return Status::success();
 }
 
 void App::cancel_sweep() {

@@ -10,6 +10,8 @@
 //   settings_keeper   settings kept between launches
 //   headless_outputs  screenshot, the lab's output, schedule JSON, the summary, the status snapshot
 //   shell_ui*.cpp     the menus, the layout and panels, the status bar, shortcuts, fonts
+//   input_queue       the window's input handed to ImGui a frame's worth at a time (no key lost)
+//   frame_pacer       when the next frame is drawn: an idle window sleeps in the event loop
 //   measured_tab      the Measured tab's profiles; app/experiments: sweeps, Compare, exports
 // It reaches a lab only through LabView and lab::Lab: it never names one. Window mode and headless
 // mode drive the same App; only the Window differs (platform/window.hpp).
@@ -27,7 +29,9 @@
 #include "platform/window.hpp"
 #include "shell/compute_session.hpp"
 #include "shell/editor_bridge.hpp"
+#include "shell/frame_pacer.hpp"
 #include "shell/image_intake.hpp"
+#include "shell/input_queue.hpp"
 #include "shell/lab_host.hpp"
 #include "shell/launch_scheduler.hpp"
 #include "shell/measured_tab.hpp"
@@ -55,6 +59,11 @@ class App {
   // a screenshot (headless: read it before presenting).
   void frame();
   void present();
+  // Windowed: sleeps in the event loop until the next frame is worth drawing (input, a launch
+  // finished, progress to show; shell/frame_pacer.hpp). Call before frame().
+  void wait_for_next_frame();
+  // How long wait_for_next_frame() would sleep now, in seconds (0: draw at once).
+  double idle_wait_s() const;
   bool should_close() { return window_.should_close(); }
   bool loading() const { return intake_.busy(); }
 
@@ -103,6 +112,9 @@ class App {
   void reset_to_defaults();
   // True while a launch runs on the worker thread (the CPU simulation in the window).
   bool launch_in_flight() const { return launches_.in_flight(); }
+  // Launch attempts kept so far (ran, refused or cancelled): tests count the window's own
+  // launches with it (none while a sweep measures).
+  std::size_t launch_records_kept() const { return launches_.records_kept(); }
   // For the self-test's fault injection: the compute session moves to the CPU as after a
   // sticky device fault reported as `fault`.
   void handle_device_fault(const Status& fault) { host_.handle_device_fault(fault); }
@@ -123,7 +135,11 @@ class App {
   App(Window& window, CliOptions options, ComputeSession compute, LabCatalog catalog);
   Status init_gl_and_imgui();
   void launch_step();        // the open lab: its problem updated, then the launch policy
+  // This frame's share of the window's input, handed to ImGui; returns the key presses in it
+  // (for the shortcuts).
+  std::vector<Window::KeyPress> feed_input();
   void write_status_file();
+  void export_finished_sweep();  // the window's --sweep --json: written when the sweep ends
 
   Window& window_;
   CliOptions options_;
@@ -137,11 +153,16 @@ class App {
   std::unique_ptr<Experiments> experiments_;  // sweeps, Compare, exports
   SettingsKeeper settings_;
   ShellUi ui_;
+  InputQueue input_;
+  FramePacer pacer_;
+  bool frame_had_input_ = false;
+  std::size_t activity_seen_ = 0;  // messages and records at the last frame: a change means a frame to settle
   std::optional<StatusFileWriter> status_writer_;  // --status-file
   bool status_write_failed_ = false;               // said once, not every frame
   std::string imgui_ini_path_;
   bool imgui_ready_ = false;
   bool sweep_on_start_ = false;  // --sweep: once the lab's data is ready
+  bool sweep_exported_ = false;  // the window's --sweep --json was written
 };
 
 }  // namespace bs::app

@@ -77,6 +77,11 @@ void AsyncLaunch::worker_loop() {
     // A cancelled run that a waiting request replaced is dropped; any other answer is kept
     // (the newest wins if the frame loop has not taken the last one yet).
     if (!(f.cancelled && waiting_)) finished_ = std::move(f);
+    if (on_finished_) {
+      lock.unlock();
+      on_finished_();
+      lock.lock();
+    }
   }
 }
 

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -44,7 +45,9 @@ class AsyncLaunch {
     bool cancelled = false;
   };
 
-  AsyncLaunch() = default;
+  // `on_finished` is called on the worker thread after each launch ends (the window wakes up to
+  // show it); it may be empty.
+  explicit AsyncLaunch(std::function<void()> on_finished = {}) : on_finished_(std::move(on_finished)) {}
   ~AsyncLaunch();
   AsyncLaunch(const AsyncLaunch&) = delete;
   AsyncLaunch& operator=(const AsyncLaunch&) = delete;
@@ -67,6 +70,7 @@ class AsyncLaunch {
  private:
   void worker_loop();
 
+  std::function<void()> on_finished_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::thread worker_;

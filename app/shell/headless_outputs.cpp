@@ -85,7 +85,7 @@ StatusReport status_snapshot(LabHost& host, const ImageIntake& intake, const Mes
       if (!out.empty()) r.output = StatusReport::Output{fnv1a64(out.data(), out.size()), w, h};
     }
   }
-  if (const Message* m = messages.latest()) r.status_message = m->text;
+  if (const Message* m = messages.current()) r.status_message = m->text;
   r.errors = messages.errors();
   const auto& all = messages.all();
   const std::size_t first = all.size() > StatusReport::kLastMessages ? all.size() - StatusReport::kLastMessages : 0;

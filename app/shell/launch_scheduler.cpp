@@ -1,5 +1,7 @@
 #include "shell/launch_scheduler.hpp"
 
+#include <cstdio>
+
 #include "device/cuda_device.hpp"
 
 namespace bs::app {
@@ -21,7 +23,7 @@ std::string problem_key(const LabSlot& s) {
   return key;
 }
 
-LaunchScheduler::LaunchScheduler(Options options) : options_(std::move(options)) {}
+LaunchScheduler::LaunchScheduler(Options options) : options_(std::move(options)), async_(options_.wake) {}
 
 LaunchScheduler::Clock::time_point LaunchScheduler::now() const {
   return options_.now ? options_.now() : Clock::now();
@@ -38,6 +40,7 @@ void LaunchScheduler::step(LabSlot& s, const lab::ProblemInfo& problem, bool tra
     if (st.last.ok()) st.last.status = problem.status;
     st.last.refused = true;
     st.dirty = false;
+    ++records_kept_;
   }
 }
 
@@ -73,6 +76,7 @@ void LaunchScheduler::relaunch(LabSlot& s, bool trace_schedule, ViewContext& ctx
 void LaunchScheduler::keep_record(LabSlot& s, LaunchRecord rec, double pipeline_ms, bool changed, bool verified,
                                   const std::string& key, ViewContext& ctx) {
   LaunchState& st = s.launch;
+  ++records_kept_;
   if (!rec.ok()) {
     // Said once per configuration, not once per frame.
     if (changed || st.last.ok()) {
@@ -105,9 +109,29 @@ void LaunchScheduler::keep_record(LabSlot& s, LaunchRecord rec, double pipeline_
     rec.schedule = std::move(st.shown.schedule);  // keep the trace of this configuration
     rec.schedule_simulated = st.shown.schedule_simulated;
   }
+  // A new selection or new data ran: the messages before it (a refusal, a failed load) are no
+  // longer the news. Repeats of the same launch are not news.
+  if (changed && !rec.check.failed()) ctx.messages.succeeded();
   st.shown = rec;
   st.last = std::move(rec);
   st.last.schedule.clear();
+}
+
+void LaunchScheduler::cancel(LabSlot& s, ViewContext& ctx) {
+  LaunchState& st = s.launch;
+  if (!st.in_flight) return;
+  const double ran_s = async_.running_ms() / 1000;
+  async_.cancel();
+  LaunchRecord rec = s.view->lab().plan(s.kernel, s.config);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", ran_s);
+  rec.status = Status::failure("cancelled after " + std::string(buf) + " s: the simulation of " + s.kernel + " was stopped",
+                               "Run once (Ctrl+R) runs it again", "cancel", "cancelled");
+  rec.refused = false;
+  st.last = std::move(rec);
+  st.dirty = false;
+  ++records_kept_;
+  ctx.messages.info("Cancelled the simulation of " + s.kernel + " after " + buf + " s");
 }
 
 void LaunchScheduler::problem_changed(LabSlot& s) {

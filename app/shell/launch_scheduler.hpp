@@ -49,6 +49,7 @@ class LaunchScheduler {
     std::function<void()> finish;            // waits for the frame's GPU work (glFinish); may be empty
     std::function<Clock::time_point()> now;  // the clock (tests pass their own); empty: steady_clock
     std::function<void(const Status&)> on_fault;  // a sticky device fault seen in a record
+    std::function<void()> wake;  // from the worker thread: a launch finished (the window draws it)
   };
 
   explicit LaunchScheduler(Options options);
@@ -60,6 +61,13 @@ class LaunchScheduler {
   void relaunch(LabSlot& s, bool trace_schedule, ViewContext& ctx);
   // A launch the worker finished: kept and shown if it is still what its slot asks for.
   void take_async_result(std::vector<LabSlot>& slots, ViewContext& ctx);
+
+  // The user stopped the launch of `s` running on the worker: it is cancelled, the views keep the
+  // last launch that ran, the latest attempt says it was cancelled (and continuous runs wait
+  // for the user to run it again).
+  void cancel(LabSlot& s, ViewContext& ctx);
+  // A sweep starts: the worker's launch, if any, stops (the sweep must not share the CPU with it).
+  void stop_worker() { async_.cancel(); }
 
   // The lab's data changed (an image installed, a setting, the matrices rebuilt): everything
   // measured and shown was on the old data, so its timings and records go, and it relaunches.
@@ -76,6 +84,8 @@ class LaunchScheduler {
   bool in_flight() const { return async_.busy(); }
   std::string running_kernel() const { return async_.running_kernel(); }
   double running_ms() const { return async_.running_ms(); }
+  // Records kept so far (attempts that ran or were refused): a change counter for the window.
+  std::size_t records_kept() const { return records_kept_; }
 
  private:
   Clock::time_point now() const;
@@ -85,6 +95,7 @@ class LaunchScheduler {
 
   Options options_;
   TimingBook timings_;
+  std::size_t records_kept_ = 0;
   AsyncLaunch async_;  // the CPU simulation's launches in the window
 };
 

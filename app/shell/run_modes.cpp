@@ -66,9 +66,10 @@ int run_window(const CliOptions& options, LabCatalog catalog) {
   auto app = App::create(**window, options, std::move(session.value()), std::move(catalog));
   if (!app) {
     print_status("cannot start", app.status());
-    return kExitFailure;
+    return start_failure_exit(app.status());
   }
   while (!(*app)->should_close()) {
+    (*app)->wait_for_next_frame();  // asleep in the event loop while nothing changes
     (*app)->frame();
     (*app)->present();
   }
@@ -104,8 +105,9 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
       longest_frame_ms = std::max(
           longest_frame_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
-  // --sweep: the same frames a window would draw while the sweep measures (at most 60 a second,
-  // as a window with vsync would), each timed: the longest says whether the UI stayed live.
+  // --sweep: the same frames a window would draw while the sweep measures (the window's pacing,
+  // shell/frame_pacer.hpp: progress once a second, so the UI does not compete with the sweep),
+  // each timed: the longest says whether the UI stayed live.
   if (options.sweep) {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
@@ -119,7 +121,7 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
       if (frames > 0) longest = std::max(longest, ms);  // the first frame opens the lab
       over_50 += frames > 0 && ms > 50;
       ++frames;
-      std::this_thread::sleep_until(f0 + std::chrono::milliseconds(16));
+      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(1.0, app.idle_wait_s())));
     }
     std::printf("sweep frames: %d in %.2f s, longest %.1f ms, %d over 50 ms\n", frames,
                 std::chrono::duration<double>(Clock::now() - start).count(), longest, over_50);
@@ -199,10 +201,13 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
       exit_code = kExitFailure;
     }
   }
+  // What to do, not where it came from (a call and its code are for bug reports).
   for (const auto& m : app.messages().all())
-    if (m.level != Message::Info)
+    if (m.level != Message::Info) {
+      const std::string& more = m.hint.empty() && m.where.empty() ? m.detail : m.hint;
       std::fprintf(stderr, "%s: %s%s%s\n", m.level == Message::Error ? "error" : "warning", m.text.c_str(),
-                   m.detail.empty() ? "" : " - ", m.detail.c_str());
+                   more.empty() ? "" : " - ", more.c_str());
+    }
   return exit_code;
 }
 

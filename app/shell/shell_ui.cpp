@@ -35,14 +35,11 @@ void ShellUi::reset_to_defaults() {
   set_text_scale(AppState{}.layout.text_scale);
 }
 
-void ShellUi::draw() {
-  const auto now = std::chrono::steady_clock::now();
-  frame_ms_ = std::chrono::duration<double, std::milli>(now - last_frame_time_).count();
-  last_frame_time_ = now;
+void ShellUi::draw(const std::vector<Window::KeyPress>& presses) {
   capture_png_ = pending_png_.has_value();  // asked for in an earlier frame
-  // Shortcuts from the window's own key presses (none are lost between slow frames); Escape is
-  // one of them.
-  shortcuts_.handle(window_.take_key_presses(), ImGui::GetIO().WantTextInput);
+  // Shortcuts from the key presses ImGui sees in this frame (none are lost between slow frames:
+  // shell/input_queue.hpp); Escape is one of them.
+  shortcuts_.handle(presses, ImGui::GetIO().WantTextInput);
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
@@ -118,7 +115,7 @@ void ShellUi::draw() {
   if (show_messages_) messages_seen_ = messages_.all().size();
   draw_loading_modal();
   std::vector<ui::HelpLine> help;
-  for (const Shortcut& k : shortcuts_.all()) help.push_back({k.group, k.keys, k.what});
+  for (const Shortcut* k : shortcuts_.by_group()) help.push_back({k->group, k->keys, k->what});
   ui::draw_help_overlay(help, "Wheel: zoom about the cursor. Drag: pan. Click: pin an element (click again to unpin). "
                               "Drop image files anywhere on the window.", &show_help_);
   if (auto png = experiments_.draw_export_dialog(experiments_host(s))) pending_png_ = png;
@@ -182,9 +179,16 @@ void ShellUi::draw_left_panel(LabSlot& s) {
   ImGui::Spacing();
   const TimingEntry* entry = st.last.ok() ? launches_.timings().find(key_of(st.last)) : nullptr;
   const lab::ProblemInfo problem = s.view->lab().problem();
-  ui::ResultInput r{&st.last, &st.shown, entry, &problem, st.paused_slow && st.continuous, st.slow_ms};
+  ui::ResultInput r{&st.last, &st.shown, entry, &problem, st.paused_slow && st.continuous, st.slow_ms, false, {}, 0};
   if (const lab::KernelInfo* k = s.view->lab().find_kernel(st.last.kernel)) r.uses_barriers = k->uses_barriers;
-  ui::draw_result_card(r);
+  // A launch on the worker that is slow, or of a selection other than the figures': say so.
+  const bool other = st.last.kernel != s.kernel || !(st.last.request == s.config);
+  if (st.in_flight && (other || launches_.running_ms() > LaunchScheduler::kSlowLaunchMs)) {
+    r.running = s.kernel + ", " + (s.config.compiled >= 0 ? "configuration " + std::to_string(s.config.compiled)
+                                                           : block_text(s.config.block));
+    r.running_s = launches_.running_ms() / 1000;
+  }
+  if (ui::draw_result_card(r)) launches_.cancel(s, ctx);
   if (ImGui::Checkbox("Run continuously", &st.continuous)) st.paused_slow = false;
   ui::item_tooltip("Relaunch every frame so the timings fill up. Off: relaunch only when something "
                    "changes. Every new configuration is verified at once, its repeats every second.");
@@ -333,6 +337,8 @@ ExperimentsHost ShellUi::experiments_host(LabSlot& s) {
   h.kernel = s.kernel;
   h.config = s.config;
   h.shown = &s.launch.shown;
+  if (const TimingEntry* e = s.launch.shown.ok() ? launches_.timings().find(key_of(s.launch.shown)) : nullptr)
+    h.shown_samples_ms.assign(e->history.kernel().begin(), e->history.kernel().end());
   LabView* view = s.view.get();
   h.draw_record = [this, view](const LaunchRecord& r, int slot, ImVec2 size, std::optional<PixelPos> inspect) {
     ViewContext ctx = host_.context();
@@ -369,6 +375,8 @@ StatusReport::Ui ShellUi::status_ui() const {
   ui.side_open = state_.layout.side_open;
   ui.panel = panel_word(state_.panel);
   ui.popup_open = !ImGui::GetCurrentContext()->OpenPopupStack.empty();
+  ui.state = state_line_;
+  ui.notice = notice_;
   return ui;
 }
 

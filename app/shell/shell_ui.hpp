@@ -70,9 +70,12 @@ class ShellUi {
   void set_content_scale(float scale) { ui_scale_ = scale; }
   void set_text_scale(float scale);
 
-  // Between ImGui::NewFrame and ImGui::Render: the window's key presses to the shortcuts, then
-  // the whole UI.
-  void draw();
+  // Between ImGui::NewFrame and ImGui::Render: this frame's key presses (those handed to ImGui
+  // with it) to the shortcuts, then the whole UI.
+  void draw(const std::vector<Window::KeyPress>& presses);
+  // What the last frame cost to make (the status bar shows it: an idle window draws no frames,
+  // so frames per second would say nothing).
+  void set_frame_cost_ms(double ms) { frame_ms_ = ms; }
   // After the frame is rendered, before it is shown: the F12 screenshot and a PNG export asked for
   // in an earlier frame are cut from it.
   void after_render();
@@ -85,6 +88,10 @@ class ShellUi {
   StatusReport::Ui status_ui() const;
 
   const ShortcutRegistry& shortcuts() const { return shortcuts_; }
+  // A new warning or error shows in the status bar, in its colour, this long (seconds).
+  static constexpr double kNoticeS = 10;
+  // How much longer the status bar shows the newest warning or error (0: none shown).
+  double notice_left_s() const;
   // View > Reset to defaults, for the UI: the kernel pickers' typing and the text size.
   void reset_to_defaults();
 
@@ -129,7 +136,7 @@ class ShellUi {
   bool show_help_ = false;
   bool screenshot_requested_ = false;
   double frame_ms_ = 0;
-  std::chrono::steady_clock::time_point last_frame_time_ = std::chrono::steady_clock::now();
+  std::string state_line_, notice_;  // what the status bar said last (the status file reports it)
   // A PNG export asked for in the export dialog: cut from the frame after the next one.
   std::optional<std::pair<ExportWhat, std::string>> pending_png_;
   bool capture_png_ = false;  // the pending PNG was asked for in an earlier frame

@@ -36,6 +36,11 @@ void ShellUi::register_shortcuts() {
                  [this] { experiments_.ask_export(experiments_host(host_.current())); });
   shortcuts_.add("editor.open", "Ctrl+E", "File", "Edit the selected kernel's CUDA in the kernel editor",
                  [this] { editor_.edit_kernel(); });
+  // The kernel editor's own keys (it handles them while it has the keyboard): listed here so F1,
+  // Help and the README show them.
+  shortcuts_.add("editor.run", "Ctrl+Enter or F5", "Kernel editor", "In the kernel editor: compile and run once, verified",
+                 nullptr);
+  shortcuts_.add("editor.save", "Ctrl+S", "Kernel editor", "In the kernel editor: save the tab's `.cu` file", nullptr);
   shortcuts_.add("view.zoom_in", "+", "View", "Zoom in on the data", [view] {
     if (LabView* v = view()) v->zoom_by(1.25f);
   });
@@ -62,11 +67,12 @@ void ShellUi::register_shortcuts() {
   shortcuts_.add("view.text_reset", "Ctrl+0", "View", "Text at 100%", [this] { set_text_scale(1.0f); });
   shortcuts_.add("view.messages", "Ctrl+M", "View", "Show or hide the messages", [this] { show_messages_ = !show_messages_; });
   shortcuts_.add("help.keys", "F1 or ?", "Help", "This list of shortcuts", [this] { show_help_ = !show_help_; });
-  shortcuts_.add("help.escape", "Escape", "Help", "Close the open menu, popup or window", [this] { handle_escape(); });
+  shortcuts_.add("help.escape", "Escape", "Help", "Close the open menu, popup or window; else stop a simulation that runs",
+                 [this] { handle_escape(); });
 }
 
 // Escape closes what is on top: a menu or popup, else the help overlay, the file browser, the
-// messages, else leaves fullscreen. A text field being edited keeps Escape (it undoes the edit):
+// messages, else leaves fullscreen, else stops a simulation running on the worker. A text field being edited keeps Escape (it undoes the edit):
 // the registry does not fire plain keys while one has the keyboard.
 void ShellUi::handle_escape() {
   // Menus, combos and context popups are all ImGui popups (blockscope has no modal ones).
@@ -78,6 +84,11 @@ void ShellUi::handle_escape() {
   else if (file_browser_.is_open()) file_browser_.close();
   else if (show_messages_) show_messages_ = false;
   else if (window_.fullscreen()) window_.set_fullscreen(false);
+  else if (host_.current().launch.in_flight) {
+    // A slow simulation the user did not mean to wait for (the result card's Cancel).
+    ViewContext ctx = host_.context();
+    launches_.cancel(host_.current(), ctx);
+  }
 }
 
 void ShellUi::take_screenshot_now() {

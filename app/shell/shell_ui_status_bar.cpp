@@ -29,12 +29,21 @@ void ShellUi::draw_status_bar(LabSlot& s) {
   if (!compute.why_cpu.empty()) ui::item_tooltip(("Why the CPU: " + compute.why_cpu).c_str());
   else ui::item_tooltip(compute.backend.versions.c_str());
 
-  // 2. What the open lab's selection did (the current state, never an old message).
+  // 2. What the open lab's selection did (the current state, never an old message); a new
+  // warning or error (a file that did not load, a refused size) takes its place for
+  // kNoticeS, in its colour, where the user is looking.
   std::string state;
   ImVec4 colour = ui::kDimColour;
   std::string tip;
   const LaunchRecord& last = s.launch.last;
-  if (!s.view) {
+  const Message* news = messages_.latest_problem();
+  notice_.clear();
+  if (news && notice_left_s() > 0) {
+    notice_ = news->text;
+    state = news->text;
+    colour = news->level == Message::Error ? ui::kErrorColour : ui::kWarnColour;
+    tip = news->text + (news->hint.empty() ? "" : "\n\n" + news->hint) + "\n\n(Ctrl+M: all messages)";
+  } else if (!s.view) {
     state = s.failure.message;
     colour = ui::kErrorColour;
   } else if (s.launch.in_flight && launches_.running_ms() > LaunchScheduler::kSlowLaunchMs) {
@@ -53,9 +62,9 @@ void ShellUi::draw_status_bar(LabSlot& s) {
             (last.check.passed() ? "correct" : last.check.failed() ? "WRONG" : "not checked");
     if (last.check.failed()) colour = ui::kErrorColour;
   }
-  // 3. Facts worth a glance, where there is room after the state: frames per second, how
-  // results reach the screen, the GL renderer. They go before the state is cut.
-  const std::string fps = ui::sig(frame_ms_ > 0 ? 1000.0 / frame_ms_ : 0.0, 2) + " fps";
+  // 3. Facts worth a glance, where there is room after the state: what a frame costs to draw,
+  // how results reach the screen, the GL renderer. They go before the state is cut.
+  const std::string fps = "frame " + ui::ms_text(frame_ms_);
   const std::string mode = s.view ? s.view->interop_mode() : "no lab open";
   const std::string gl = "GL: " + window_.gl_renderer();
   ImGui::SameLine(0, gap);
@@ -69,17 +78,27 @@ void ShellUi::draw_status_bar(LabSlot& s) {
     extras += w;
     ++n_extras;
   }
+  state_line_ = state;
   ui::text_clipped(state.c_str(), std::max(em * 3, room() - extras), colour);
   if (!tip.empty()) ui::item_tooltip(tip.c_str());
   for (int i = 0; i < n_extras; ++i) {
     ImGui::SameLine(0, gap);
     const bool good = i == 1 && mode.find("zero-copy") != std::string::npos;
     ImGui::TextColored(good ? ui::kOkColour : ui::kDimColour, "%s", shown_extras[i]->c_str());
+    if (i == 0) ui::item_tooltip("What the last frame took to make and draw. The window draws only when something "
+                                 "changes (input, a launch, progress), so an idle window costs nothing.");
     if (i == 2) ui::item_tooltip((window_.gl_version() + "\n" + window_.platform_description()).c_str());
   }
   ImGui::SameLine(std::max(ImGui::GetCursorPosX() + gap * 0.5f, ImGui::GetWindowContentRegionMax().x - msgs_w));
   if (ImGui::SmallButton(label.c_str())) show_messages_ = !show_messages_;
   if (const Message* m = messages_.latest()) ui::item_tooltip(("latest: " + m->text + " (Ctrl+M: all messages)").c_str());
+}
+
+double ShellUi::notice_left_s() const {
+  const Message* news = messages_.latest_problem();
+  if (!news) return 0;
+  const double age = std::chrono::duration<double>(std::chrono::system_clock::now() - news->when).count();
+  return std::max(0.0, kNoticeS - age);
 }
 
 void ShellUi::draw_loading_modal() {

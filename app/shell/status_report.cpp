@@ -65,6 +65,7 @@ std::string status_report_json(const StatusReport& r, bool with_frame) {
     w.field("fullscreen", r.ui->fullscreen).field("text_scale", static_cast<double>(r.ui->text_scale));
     w.field("left_open", r.ui->left_open).field("side_open", r.ui->side_open).field("panel", r.ui->panel);
     w.field("launch_in_flight", r.ui->launch_in_flight).field("popup_open", r.ui->popup_open);
+    w.field("state", r.ui->state).field("notice", r.ui->notice);
     w.end_object();
   }
   w.end_object();

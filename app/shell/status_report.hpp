@@ -9,11 +9,16 @@
 //    "launch":{"kernel":"gray_1d_flat","grid":[283,1,1],"block":[256,1,1],"ok":true,
 //              "message":""},                                       (absent before any launch)
 //    "output":{"fnv1a64":"8c1f...","width":333,"height":217},       (absent without an output)
-//    "status_message":"Loaded photo.png (333 x 217, PNG)","errors":0,
+//    "status_message":"Loaded photo.png (333 x 217, PNG)","errors":0,   (the newest message that is
+//                                         still the news: "" once a later launch of a new selection
+//                                         or new data ran after a warning or an error)
 //    "messages":[{"level":"info","text":"..."}, ...],               (the last 20, oldest first)
 //    "ui":{"help":false,"file_browser":false,"messages_window":false,"fullscreen":false,
 //          "text_scale":1,"left_open":true,"side_open":true,"panel":"launch",
-//          "launch_in_flight":false,"popup_open":false}}
+//          "launch_in_flight":false,"popup_open":false,
+//          "state":"gray_2d, 32x8: 1.23 ms, correct",               (the status bar's line)
+//          "notice":"Could not load notes.txt: ..."}}                (a new warning or error the
+//                                                                      status bar shows, or "")
 //
 // "output" is the kernel's result as read back from the GL texture the view shows, hashed with
 // FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3) over its width * height bytes,
@@ -72,6 +77,8 @@ struct StatusReport {
     std::string panel;
     bool launch_in_flight = false;  // a launch runs on the worker thread
     bool popup_open = false;        // a menu, combo or popup is open
+    std::string state;              // the status bar's line about the open lab's selection
+    std::string notice;             // a warning or error the status bar shows in its colour, or ""
   };
   std::optional<Ui> ui;
 

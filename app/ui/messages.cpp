@@ -24,10 +24,11 @@ void draw_messages_window(const app::MessageLog& log, bool* open) {
                                                                  : ImVec4(0.85f, 0.87f, 0.9f, 1);
       ImGui::PushTextWrapPos(0.0f);
       ImGui::TextColored(colour, "%s", it->text.c_str());
-      // What to do comes first; where it came from (a call and its code) only small and dim.
+      // What to do comes first; where it came from (a call and its code, such as
+      // "stat: is_directory") is for bug reports: only in the message's tooltip.
+      if (!it->where.empty()) item_tooltip(("Where it came from, for bug reports: " + it->where).c_str());
       if (!it->hint.empty() || !it->where.empty()) {
         if (!it->hint.empty()) ImGui::TextColored(kWarnColour, "    %s", it->hint.c_str());
-        if (!it->where.empty()) ImGui::TextDisabled("    (%s)", it->where.c_str());
       } else if (!it->detail.empty()) {
         ImGui::TextColored(kDimColour, "    %s", it->detail.c_str());
       }

@@ -32,6 +32,7 @@ namespace bs::ui {
 struct PickerState {
   int staged[3] = {0, 0, 0};
   bool staging = false;
+  std::string typed_note;  // why the last typed shape was not taken (a negative count), or ""
 };
 
 struct PickerInput {
@@ -58,8 +59,13 @@ struct ResultInput {
   bool paused_slow = false;             // continuous runs paused: one run takes too long
   double slow_ms = 0;
   bool uses_barriers = false;           // the kernel calls __syncthreads (slow to simulate)
+  // A launch of the selection simulating on the worker thread, long enough to say so: what runs
+  // ("k3_smem_tiled, 16 x 16") and for how long; empty when none.
+  std::string running;
+  double running_s = 0;
 };
-void draw_result_card(const ResultInput& in);
+// Returns true when the user asked to cancel the launch that is running.
+bool draw_result_card(const ResultInput& in);
 
 // --- side tabs --------------------------------------------------------------------------------
 

@@ -19,22 +19,38 @@ std::string dims(const Dim3& d) {
 
 }  // namespace
 
-void draw_result_card(const ResultInput& in) {
+bool draw_result_card(const ResultInput& in) {
   const LaunchRecord* last = in.last;
+  bool cancel = false;
   ImGui::PushTextWrapPos(0.0f);
+  // A slow simulated launch: what runs, for how long, a way to stop it, and whose figures the
+  // card still shows (the previous launch's, until this one finishes).
+  if (!in.running.empty()) {
+    ImGui::TextColored(kWarnColour, "Simulating %s... %s s", in.running.c_str(), sig(in.running_s, 2).c_str());
+    if (ImGui::SmallButton("Cancel the simulation")) cancel = true;
+    item_tooltip("Stops this launch; the views keep the last launch that ran. Run once (Ctrl+R) starts it again.");
+    if (last && last->ok() && !last->kernel.empty())
+      ImGui::TextColored(kDimColour, "The figures below are from the previous launch (%s, %s):", last->kernel.c_str(),
+                         last->config_label.c_str());
+    else
+      ImGui::TextColored(kDimColour, "No figures until it finishes.");
+    ImGui::Separator();
+  }
   if (last && !last->ok() && !last->kernel.empty()) {
-    ImGui::TextColored(kErrorColour, last->refused ? "Refused before launch: nothing ran" : "Launch failed");
+    const bool cancelled = last->status.code == "cancelled";
+    ImGui::TextColored(cancelled ? kWarnColour : kErrorColour,
+                       cancelled ? "Cancelled: nothing to show" : last->refused ? "Refused before launch: nothing ran" : "Launch failed");
     status_text(last->status);
     if (in.shown && in.shown->ok())
       ImGui::TextColored(kDimColour, "The views show the last launch that ran: %s, %s.",
                          in.shown->kernel.c_str(), in.shown->config_label.c_str());
     ImGui::PopTextWrapPos();
-    return;
+    return cancel;
   }
   if (!last || !last->ok() || !in.entry) {
-    ImGui::TextColored(kDimColour, "No run of this configuration yet.");
+    if (in.running.empty()) ImGui::TextColored(kDimColour, "No run of this configuration yet.");
     ImGui::PopTextWrapPos();
-    return;
+    return cancel;
   }
   const LaunchRecord& r = *last;
   stat_row("gridDim", r.request.compiled >= 0 && r.config.grid.x == 0 ? "the library's own" : dims(r.config.grid),
@@ -43,7 +59,10 @@ void draw_result_card(const ResultInput& in) {
   const TimingSummary k = in.entry->history.kernel_summary();
   ImGui::Text("%s", ms_text(k.median).c_str());
   ImGui::SameLine();
-  ImGui::TextColored(kDimColour, "median of %zu runs of this configuration", k.count);
+  ImGui::TextColored(kDimColour, "kernel time, median of %zu run%s of this configuration", k.count, k.count == 1 ? "" : "s");
+  item_tooltip("The kernel alone (CUDA events on the GPU, the simulator's clock on the CPU). The pipeline's time "
+               "(getting the result on screen, the check against the reference, the schedule's trace) is the "
+               "Timings tab's second figure.");
   const bool passed = r.check.passed();
   const ThroughputUnit unit = in.problem ? in.problem->throughput_unit : ThroughputUnit::GBPerS;
   const double throughput = k.median > 0 ? r.counted(unit) / (k.median * 1e6) : 0;
@@ -81,8 +100,10 @@ void draw_result_card(const ResultInput& in) {
                                     "can look backwards: on a GPU the tiled rungs are the fast ones.");
   }
   if (in.paused_slow)
-    ImGui::TextColored(kWarnColour, "continuous runs paused: one run takes %s", ms_text(in.slow_ms).c_str());
+    ImGui::TextColored(kWarnColour, "continuous runs paused: one launch with its check and trace takes %s "
+                                    "(the kernel alone: %s)", ms_text(in.slow_ms).c_str(), ms_text(k.median).c_str());
   ImGui::PopTextWrapPos();
+  return cancel;
 }
 
 }  // namespace bs::ui
