@@ -19,6 +19,14 @@ namespace {
 // wide, and 1 MiB per map at most.
 constexpr int kHeatmapMaxSide = 1024;
 
+// The CPU simulator's cost per multiply-add on a 2-core machine (the window, Xvfb), for the
+// warning before a large preset: k1 (no barriers) took 23 ms at 256^3, about 1.4 ns per
+// multiply-add; k3 (a barrier every 8 multiply-adds: every thread of a block is a fiber switched
+// at each one) took about 50 s at 512^3, about 270 times more. The other tiled rungs do more
+// work between barriers and fall in between (k7: 225 ms at 512^3).
+constexpr double kSimNsPerMultiplyAdd = 1.5;
+constexpr double kSimBarrierSlowdown = 270;
+
 std::string size_text(int M, int N, int K) {
   return std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
 }
@@ -192,6 +200,25 @@ matmul::MatrixSpec MatmulView::wanted_spec() const {
 bool MatmulView::update(ViewContext& ctx) {
   const matmul::MatrixSpec want = wanted_spec();
   if (built_once_ && want == built_) return false;
+  // A size the lab would refuse (zero, too large for the simulator) is refused here, before the
+  // matrices go: the matrices and the last launch that ran stay, as a bad image leaves the
+  // grayscale lab's image and launch as they were.
+  if (built_once_ && lab_->ready()) {
+    Status s = matmul::check_matmul_sizes(want.M, want.N, want.K);
+    const double mnk = static_cast<double>(want.M) * want.N * want.K;
+    if (s && lab_->backend().kind == BackendKind::CpuSimulation && mnk > static_cast<double>(matmul::kSimMaxMultiplyAdds))
+      s = Status::failure(size_text(want.M, want.N, want.K) + " is above the CPU simulator's cap of 2^27 multiply-adds",
+                          "stay at or below 512^3 (or 1024 x 1024 x 128, ...), or use the CUDA backend", "matmul size");
+    if (!s) {
+      ctx.messages.warn("Matmul: size refused: " + s.message + "; the " + size_text(built_.M, built_.N, built_.K) +
+                            " matrices and their last launch stay",
+                        s.hint);
+      state_.M = built_.M, state_.N = built_.N, state_.K = built_.K;
+      state_.pattern_a = matmul::to_string(built_.a), state_.pattern_b = matmul::to_string(built_.b);
+      state_.seed = built_.seed;
+      return false;
+    }
+  }
   build_matrices(want, ctx);
   return true;
 }
@@ -380,25 +407,60 @@ void MatmulView::draw_problem(ViewContext&, ViewRequests& requests) {
     for (const auto& p : matmul::matmul_presets()) {
       const double work = static_cast<double>(p.M) * p.N * p.K;
       const bool too_big = cpu && work > static_cast<double>(matmul::kSimMaxMultiplyAdds);
+      // On the CPU simulation, what one launch will cost, said before it is chosen: from the
+      // naive rungs' to k3's (the slowest to simulate).
+      const double plain_s = work * kSimNsPerMultiplyAdd * 1e-9, barrier_s = plain_s * kSimBarrierSlowdown;
+      const bool slow = cpu && !too_big && barrier_s > 30;
       if (too_big) ImGui::BeginDisabled();
-      if (ImGui::Selectable(p.name.c_str())) {
+      if (slow) ImGui::PushStyleColor(ImGuiCol_Text, ui::kWarnColour);
+      const std::string label = p.name + (slow ? "  (up to " + ui::sig(barrier_s / 60, 2) + " min a launch on the CPU)" : "");
+      if (ImGui::Selectable(label.c_str())) {
         st.M = p.M, st.N = p.N, st.K = p.K;
         st.pattern_a = matmul::to_string(p.a_pattern);
         st.pattern_b = matmul::to_string(p.b_pattern);
       }
+      if (slow) ImGui::PopStyleColor();
       if (too_big) ImGui::EndDisabled();
       if (too_big) ui::item_tooltip("Above the CPU simulator's cap (2^27 multiply-adds per launch).");
+      else if (cpu)
+        ui::item_tooltip(("On the CPU simulation one launch takes about " + ui::sig(plain_s, 2) + " s for the naive "
+                          "rungs (k1, k2) and up to about " + ui::sig(barrier_s, 2) + " s for k3, whose small tiles "
+                          "synchronise every 8 multiply-adds (each barrier switches every thread of the block)." +
+                          (slow ? " The window stays live, and Cancel (or Escape) stops a launch." : ""))
+                             .c_str());
     }
     ImGui::EndCombo();
   }
+  // M, N and K as three fields staged together, as the blockDim fields are: Tab keeps what was
+  // typed and moves to the next field; the size applies when the keyboard leaves the three
+  // (Enter, a click elsewhere, Tab out of K), so "257 Tab 129 Tab 65 Enter" is 257 x 129 x 65
+  // and the matrices are made once.
   const matmul::MatrixSpec current = wanted_spec();
-  int mnk[3] = {current.M, current.N, current.K};
-  ImGui::SetNextItemWidth(-em * 3.2f);
-  if (ImGui::InputInt3("M N K", mnk, ImGuiInputTextFlags_EnterReturnsTrue)) {
-    st.M = std::max(0, mnk[0]), st.N = std::max(0, mnk[1]), st.K = std::max(0, mnk[2]);
+  if (!size_staging_) size_staged_ = {current.M, current.N, current.K};
+  bool any_active = false, edited = false;
+  const float field_w = std::max(em * 3.0f, (ImGui::GetContentRegionAvail().x - em * 3.6f) / 3.0f);
+  const char* names[3] = {"##M", "##N", "##K"};
+  for (int i = 0; i < 3; ++i) {
+    if (i) ImGui::SameLine(0, em * 0.3f);
+    ImGui::SetNextItemWidth(field_w);
+    ImGui::InputInt(names[i], &size_staged_[i], 0, 0);
+    any_active |= ImGui::IsItemActive();
+    edited |= ImGui::IsItemDeactivatedAfterEdit();
   }
-  ui::item_tooltip("Type a size and press Enter. Any size from 1 up: sizes that do not fit (device or "
-                   "host memory, the simulator's cap) are refused with the reason.");
+  ImGui::SameLine(0, em * 0.3f);
+  ImGui::TextUnformatted("M N K");
+  ui::item_tooltip("Type M, N and K (Tab moves to the next) and press Enter. Any size from 1 up: sizes that do not "
+                   "fit (device or host memory, the simulator's cap) are refused with the reason, and the "
+                   "matrices shown stay.");
+  size_edited_ = size_edited_ || edited;
+  // Applied once none of the three has had the keyboard for a whole frame (Tab between them
+  // leaves a frame with none active).
+  if (size_edited_ && !any_active && !size_active_last_frame_) {
+    st.M = std::max(0, size_staged_[0]), st.N = std::max(0, size_staged_[1]), st.K = std::max(0, size_staged_[2]);
+    size_edited_ = false;
+  }
+  size_active_last_frame_ = any_active;
+  size_staging_ = any_active || size_edited_;
   if (cpu) ImGui::TextColored(ui::kDimColour, "CPU simulation: M*N*K <= 2^27 (512^3)");
   const char* patterns[] = {"uniform", "normal", "small-integers", "identity", "structured"};
   auto pattern_combo = [&](const char* label, std::string& value) {

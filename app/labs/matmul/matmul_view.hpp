@@ -13,6 +13,7 @@
 #pragma once
 #include <imgui.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -121,6 +122,9 @@ class MatmulView final : public LabView {
   Heatmap maps_[kMapCount];
   GlTexture legend_values_, legend_errors_;
   std::optional<PixelPos> mouse_element_;
+  // The M N K fields being typed (draw_problem): applied together when the keyboard leaves them.
+  std::array<int, 3> size_staged_{0, 0, 0};
+  bool size_staging_ = false, size_edited_ = false, size_active_last_frame_ = false;
 };
 
 }  // namespace bs::app
