@@ -43,7 +43,11 @@ std::string describe_build(const custom::TrialResult& r) {
   std::string s = i.compiler + "\ncompile " + fixed(i.compile_ms, 0) + " ms" + (i.cache_hit ? " (cached build)" : "") +
                   ", load " + fixed(i.load_ms, 1) + " ms";
   if (r.run) s += ", first launch and check " + fixed(r.run->wall_ms, 0) + " ms";
-  s += "; from the source to the verified result " + fixed(r.total_ms, 0) + " ms";
+  // "Verified" only when a verdict came back (correct or wrong): a refused launch, an
+  // out-of-bounds access or a stopped loop verified nothing.
+  const bool verdict = r.run && r.run->record.ok() && (r.run->record.check.passed() || r.run->record.check.failed());
+  if (verdict) s += "; from the source to the verified result " + fixed(r.total_ms, 0) + " ms";
+  else if (r.run) s += "; nothing was verified: " + std::string(r.run->record.ok() ? "the result was not checked" : "the launch did not finish");
   if (i.target == custom::Target::Gpu) {
     const KernelAttributes& a = i.attributes;
     if (i.attributes_measured)
@@ -96,6 +100,22 @@ KernelEditor::Tab& KernelEditor::new_tab(std::string lab, std::string title) {
   active_uid_ = select_uid_ = tabs_.back().uid;
   open_ = true;
   return tabs_.back();
+}
+
+std::vector<KernelEditor::Unsaved> KernelEditor::unsaved() const {
+  std::vector<Unsaved> out;
+  for (const Tab& t : tabs_)
+    if (t.dirty()) out.push_back({t.lab, t.title, t.template_id, t.code.text, t.path});
+  return out;
+}
+
+void KernelEditor::restore_unsaved(const Unsaved& u) {
+  Tab& t = new_tab(u.lab, u.title);
+  replace_text(t.code, u.text);
+  t.template_id = u.template_id;
+  t.path = u.path;
+  t.saved_text.clear();  // still unsaved: Ctrl+S writes it
+  t.status = "kept from the last session, not saved to a file";
 }
 
 KernelEditor::Tab* KernelEditor::tab(int uid) {
@@ -152,9 +172,10 @@ void KernelEditor::edit(const LabContext& ctx, app::MessageLog& log) {
     return;
   }
   const std::string tid = user->template_for(ctx.kernel);
-  // An untouched tab of that template is reused; edits are never thrown away.
+  // The tab of that template (not saved to a file) is shown again, edited or not: Ctrl+E
+  // pressed twice is one tab, and its edits are kept (a fresh template: close the tab first).
   for (Tab& t : tabs_)
-    if (t.lab == ctx.id && t.template_id == tid && t.path.empty() && !t.dirty()) {
+    if (t.lab == ctx.id && t.template_id == tid && t.path.empty()) {
       active_uid_ = select_uid_ = t.uid;
       return;
     }

@@ -105,6 +105,15 @@ class KernelEditor {
   // Items for the app's File menu.
   void draw_file_menu(const LabLookup& labs, const std::string& current_lab, app::MessageLog& log);
 
+  // Tabs with edits not saved to a file, so quitting never loses them: the app keeps them in the
+  // settings folder at exit and gives them back at the next start (restore_unsaved).
+  struct Unsaved {
+    std::string lab, title, template_id, text;
+    std::filesystem::path path;  // the file it came from, if any (its edits are not in it)
+  };
+  std::vector<Unsaved> unsaved() const;
+  void restore_unsaved(const Unsaved& u);
+
   bool busy() const;  // a compile or its first launch is in flight
   std::string active_lab() const;  // the lab of the tab in front ("" with no tab)
   const KernelFileOutcome& kernel_file_outcome() const { return kernel_file_outcome_; }

@@ -1,5 +1,8 @@
 #include "shell/editor_bridge.hpp"
 
+#include <algorithm>
+#include <fstream>
+
 #include "editor/kernel_files.hpp"
 
 namespace bs::app {
@@ -66,6 +69,67 @@ void EditorBridge::apply(const editor::EditorRequests& r) {
     host_.current().launch.dirty = true;
     host_.current().launch.check_for.clear();
   }
+}
+
+// One kept tab per file: a first line that says whose it is, then the source as it was.
+//   // blockscope unsaved kernel | lab=gray | template=gray_1d | path= | title=untitled (gray_1d)
+namespace {
+constexpr std::string_view kUnsavedHeader = "// blockscope unsaved kernel";
+}  // namespace
+
+void EditorBridge::keep_unsaved(const fs::path& folder) {
+  if (folder.empty()) return;
+  const fs::path dir = folder / "unsaved";
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  const auto tabs = editor_->unsaved();
+  if (tabs.empty()) return;
+  fs::create_directories(dir, ec);
+  int n = 0;
+  for (const auto& t : tabs) {
+    std::ofstream out(dir / ("kernel" + std::to_string(++n) + ".cu"), std::ios::binary);
+    out << kUnsavedHeader << " | lab=" << t.lab << " | template=" << t.template_id << " | path=" << t.path.string()
+        << " | title=" << t.title << "\n"
+        << t.text;
+  }
+}
+
+void EditorBridge::restore_unsaved(const fs::path& folder) {
+  if (folder.empty()) return;
+  const fs::path dir = folder / "unsaved";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".cu") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  int restored = 0;
+  for (const fs::path& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::string header;
+    std::getline(in, header);
+    if (!header.starts_with(kUnsavedHeader)) continue;
+    auto field = [&](std::string_view key) {
+      const std::string k = " | " + std::string(key) + "=";
+      const auto at = header.find(k);
+      if (at == std::string::npos) return std::string();
+      const auto end = header.find(" | ", at + k.size());
+      return header.substr(at + k.size(), end == std::string::npos ? std::string::npos : end - at - k.size());
+    };
+    editor::KernelEditor::Unsaved u;
+    u.lab = field("lab");
+    u.template_id = field("template");
+    u.path = field("path");
+    u.title = field("title");
+    u.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (u.lab.empty()) continue;
+    editor_->restore_unsaved(u);
+    ++restored;
+  }
+  fs::remove_all(dir, ec);
+  if (restored > 0)
+    messages_.info("The kernel editor kept " + std::to_string(restored) + " unsaved tab" + (restored == 1 ? "" : "s") +
+                   " from the last session (Ctrl+S saves a tab to a file)");
 }
 
 void EditorBridge::show_editor_lab() {

@@ -37,6 +37,10 @@ class EditorBridge {
   void open_kernel_file(const std::filesystem::path& path);
   // A compile or its first launch is in flight.
   bool busy() const { return editor_->busy(); }
+  // Quitting keeps the editor's unsaved tabs in `folder`/unsaved (the settings folder); the next
+  // start gives them back (and says so) and removes the kept copies.
+  void keep_unsaved(const std::filesystem::path& folder);
+  void restore_unsaved(const std::filesystem::path& folder);
 
  private:
   void apply(const editor::EditorRequests& r);

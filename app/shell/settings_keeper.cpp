@@ -1,5 +1,6 @@
 #include "shell/settings_keeper.hpp"
 
+#include "labs/custom/user_kernels.hpp"
 #include "state/user_settings.hpp"
 
 namespace bs::app {
@@ -24,14 +25,17 @@ void remember_slots(const LabHost& host, AppState& state) {
   for (const LabSlot& s : host.slots()) {
     if (!s.view) continue;
     LabMemory& m = state.remembered[s.id()];
+    m.view = s.view->view_state();
+    m.options = s.view->option_values();
+    // A user kernel exists only in this session (its source is the editor's, kept apart): the
+    // selection kept is the last built-in one, which the next start can restore.
+    if (custom::is_user_kernel_id(s.kernel)) continue;
     m.selection = SelectionRequest{};
     m.selection.kernel = s.kernel;
     if (const lab::KernelInfo* k = s.view->lab().find_kernel(s.kernel)) {
       if (k->style == lab::ConfigStyle::Compiled) m.selection.compiled = s.config.compiled;
       else if (!k->timed_only) m.selection.block = s.config.block;
     }
-    m.view = s.view->view_state();
-    m.options = s.view->option_values();
   }
 }
 
