@@ -275,4 +275,11 @@ CounterFacts counter_facts(const lab::SweepResult& r) {
   return f;
 }
 
+std::string sweep_chart_caption(const lab::SweepResult& r, const std::string& kernel, HeatmapMetric metric) {
+  std::string s = (kernel.empty() ? std::string("every kernel (best of each)") : kernel) + " on " + r.problem + "  |  " +
+                  metric_name(metric) + "  |  " + r.device;
+  if (r.simulated()) s += "  |  SIMULATED (CPU): the simulator's times, not a GPU's";
+  return s;
+}
+
 }  // namespace bs::app

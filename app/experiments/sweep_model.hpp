@@ -77,6 +77,11 @@ BarChart build_bars(const lab::SweepResult& r, const std::vector<PointFacts>& fa
 // The kernels a sweep covered, in the lab's order.
 std::vector<std::string> swept_kernels(const lab::SweepResult& r);
 
+// The chart's caption, drawn inside the area its PNG export cuts (a chart passed around alone
+// still says what it measured): the kernel (empty: the ladder's best of each), the problem, what
+// the colours or bars show, the device, and SIMULATED for the CPU simulation's times.
+std::string sweep_chart_caption(const lab::SweepResult& r, const std::string& kernel, HeatmapMetric metric);
+
 // Noise, said plainly: repeats per point, the spread of the medians' intervals, the clock.
 struct NoiseFacts {
   int min_repeats = 0, max_repeats = 0, median_repeats = 0;

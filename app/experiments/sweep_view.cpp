@@ -140,6 +140,12 @@ void draw_point_details(const LaunchRecord& r, const PointFacts& f, ThroughputUn
 
 namespace {
 
+void draw_caption(ImDrawList* dl, ImVec2 at, float width, const std::string& caption, bool simulated) {
+  ImGui::PushClipRect(at, ImVec2(at.x + width, at.y + ImGui::GetFontSize() * 1.4f), true);
+  dl->AddText(at, simulated ? IM_COL32(255, 200, 90, 255) : IM_COL32(200, 210, 225, 255), caption.c_str());
+  ImGui::PopClipRect();
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. the heatmap
 // ---------------------------------------------------------------------------------------------
@@ -149,8 +155,11 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
   const lab::SweepResult& r = *in.result;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float em = ImGui::GetFontSize();
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 origin0 = ImGui::GetCursorScreenPos();
   const float avail_w = ImGui::GetContentRegionAvail().x;
+  draw_caption(dl, origin0, avail_w, sweep_chart_caption(r, g.kernel, metric), r.simulated());
+  const ImVec2 origin(origin0.x, origin0.y + em * 1.4f);  // the chart under its caption
+  height -= em * 1.4f;
   const float left = em * 6.0f, top = em * 2.6f, bottom = em * 1.0f, right = em * 5.5f;
   const std::size_t nx = g.xs.size(), ny = g.ys.size();
   if (nx == 0 || ny == 0) return;
@@ -158,8 +167,9 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
   const float cell = std::clamp(std::min((avail_w - left - right) / nx, (height - top - bottom) / ny), em * 1.2f, em * 6.0f);
   const ImVec2 p0(origin.x + left, origin.y + top);
   const ImVec2 p1(p0.x + cell * nx, p0.y + cell * ny);
-  *chart_min = origin;
-  *chart_max = ImVec2(p1.x + right, p1.y + bottom);
+  *chart_min = origin0;
+  *chart_max = ImVec2(std::max(p1.x + right, origin0.x + std::min(avail_w, ImGui::CalcTextSize(sweep_chart_caption(r, g.kernel, metric).c_str()).x)),
+                      p1.y + bottom);
   // Axes: block x along the top, block y down the side (rows grow down, as in an image).
   dl->AddText(ImVec2(p0.x, origin.y), kAxisColour, "blockDim.x ->");
   dl->AddText(ImVec2(origin.x, origin.y + em * 1.4f), kAxisColour, "blockDim.y");
@@ -258,16 +268,18 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
 // 4. the bar chart
 // ---------------------------------------------------------------------------------------------
 
-void draw_bars(const SweepViewInput& in, const BarChart& chart, HeatmapMetric metric, float height,
-               SweepViewAction* act, ImVec2* chart_min, ImVec2* chart_max) {
+void draw_bars(const SweepViewInput& in, const BarChart& chart, const std::string& kernel, HeatmapMetric metric,
+               float height, SweepViewAction* act, ImVec2* chart_min, ImVec2* chart_max) {
   const lab::SweepResult& r = *in.result;
   const float em = ImGui::GetFontSize();
   const float row_h = em * 1.45f;
-  const float h = std::min(height, row_h * chart.bars.size() + em);
+  const float h = std::min(height, row_h * chart.bars.size() + em * 2.4f);
   ImGui::BeginChild("bars", ImVec2(0, h), false);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float w = ImGui::GetContentRegionAvail().x;
+  draw_caption(dl, ImGui::GetCursorScreenPos(), w, sweep_chart_caption(r, kernel, metric), r.simulated());
+  ImGui::Dummy(ImVec2(w, em * 1.4f));
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float label_w = std::min(em * 19, w * 0.42f), value_w = em * 5.5f;
   const float x0 = origin.x + label_w + em * 0.5f, x1 = origin.x + w - value_w;
   *chart_min = ImGui::GetWindowPos();
@@ -472,7 +484,7 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
   const float chart_h = std::max(em * 8, ImGui::GetContentRegionAvail().y - legend_h);
   if (bars) {
     const BarChart chart = build_bars(r, *in.facts, st->ladder_summary ? std::string() : st->kernel, shown);
-    draw_bars(in, chart, shown, chart_h, &act, chart_min, chart_max);
+    draw_bars(in, chart, st->ladder_summary ? std::string() : st->kernel, shown, chart_h, &act, chart_min, chart_max);
     draw_noise(r, *in.facts, st->ladder_summary ? std::string() : st->kernel, nullptr);
   } else {
     HeatGrid g = build_grid(r, *in.facts, st->kernel, st->z, shown);
