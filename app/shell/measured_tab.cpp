@@ -81,6 +81,11 @@ void MeasuredTab::draw(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log
   in.shown = &shown;
   in.result = result(std::string(lab.id()));
   if (!shown.kernel.empty()) in.refusal = measured::profile_refusal(lab, shown.kernel);
+  // The CPU simulation has no counters to read, whatever this build could read on a GPU: the
+  // button is greyed with the reason rather than clickable for nothing.
+  if (in.refusal.ok() && lab.backend().kind != BackendKind::Cuda)
+    in.refusal = Status::failure("the CPU simulation has no hardware counters: they are the GPU's own",
+                                 "choose a GPU in the Compute menu, then profile the launch there");
   in.progress = worker_.progress();
   if (shown.ok()) {
     std::string key = problem_key(lab) + "|" + shown.kernel + "|" + shown.config_label + "|" + shown.problem;

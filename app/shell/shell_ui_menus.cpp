@@ -10,7 +10,7 @@ namespace bs::app {
 void ShellUi::draw_menu_bar() {
   if (!ImGui::BeginMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Open image...")) open_file_browser();
+    if (ImGui::MenuItem("Open image...", "Ctrl+O")) open_file_browser();
     if (ImGui::BeginMenu("Open recent", !intake_.recent().paths.empty())) {
       for (const auto& p : intake_.recent().paths)
         if (ImGui::MenuItem(display_name(p).c_str())) intake_.enqueue({p});
@@ -21,8 +21,9 @@ void ShellUi::draw_menu_bar() {
     ImGui::Separator();
     experiments_.draw_export_menu(experiments_host(host_.current()));
     editor_.draw_file_menu();
+    if (ImGui::MenuItem("Save a screenshot", "F12")) screenshot_requested_ = true;
     ImGui::Separator();
-    if (ImGui::MenuItem("Quit")) window_.request_close();
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) window_.request_close();
     ImGui::EndMenu();
   }
   draw_compute_menu();
@@ -103,14 +104,15 @@ void ShellUi::draw_help_menu() {
   ImGui::Separator();
   // Every shortcut, runnable from here too.
   std::string group;
-  for (const Shortcut& s : shortcuts_.all()) {
-    if (s.id == "help.escape" || s.id == "help.keys") continue;
-    if (s.group != group) {
+  for (const Shortcut* s : shortcuts_.by_group()) {
+    if (s->id == "help.escape" || s->id == "help.keys") continue;
+    if (s->group != group) {
       if (!group.empty()) ImGui::Separator();
-      group = s.group;
+      group = s->group;
       ImGui::TextDisabled("%s", group.c_str());
     }
-    if (ImGui::MenuItem(s.what.c_str(), s.keys.c_str()) && s.action) s.action();
+    // The editor's keys are listed, not run from here (they act on the editor's tab).
+    if (ImGui::MenuItem(s->what.c_str(), s->keys.c_str(), false, static_cast<bool>(s->action)) && s->action) s->action();
   }
   ImGui::Separator();
   ImGui::TextDisabled("blockscope %s", BLOCKSCOPE_VERSION);

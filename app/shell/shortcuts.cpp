@@ -1,5 +1,7 @@
 #include "shell/shortcuts.hpp"
 
+#include <algorithm>
+
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
@@ -40,6 +42,7 @@ std::vector<KeyChord> key_named(const std::string& name) {
   if (name == "Home") return {{GLFW_KEY_HOME}};
   if (name == "Space") return {{GLFW_KEY_SPACE}};
   if (name == "Tab") return {{GLFW_KEY_TAB}};
+  if (name == "Enter") return {{GLFW_KEY_ENTER}, {GLFW_KEY_KP_ENTER}};
   return {};
 }
 
@@ -110,6 +113,17 @@ bool ShortcutRegistry::run(const std::string& id) const {
   if (!s || !s->action) return false;
   s->action();
   return true;
+}
+
+std::vector<const Shortcut*> ShortcutRegistry::by_group() const {
+  std::vector<const Shortcut*> out;
+  std::vector<std::string> groups;
+  for (const Shortcut& s : shortcuts_)
+    if (std::find(groups.begin(), groups.end(), s.group) == groups.end()) groups.push_back(s.group);
+  for (const std::string& g : groups)
+    for (const Shortcut& s : shortcuts_)
+      if (s.group == g) out.push_back(&s);
+  return out;
 }
 
 const Shortcut* ShortcutRegistry::find(const std::string& id) const {

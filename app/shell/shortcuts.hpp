@@ -30,7 +30,7 @@ struct Shortcut {
   std::string group;  // "File", "View", "Run", "Help": the help overlay's headings
   std::string what;   // "Fit the data to the view"
   std::vector<KeyChord> chords;
-  std::function<void()> action;
+  std::function<void()> action;  // empty: a key another room handles itself (the editor's), listed only
 };
 
 // Parses "Ctrl+Shift+S or F12" into chords; a Status names the part it does not know.
@@ -49,6 +49,9 @@ class ShortcutRegistry {
   bool run(const std::string& id) const;
   const Shortcut* find(const std::string& id) const;
   const std::vector<Shortcut>& all() const { return shortcuts_; }
+  // All of them, each group's together (groups in the order they first appear): one heading
+  // per group in the Help menu and the F1 list.
+  std::vector<const Shortcut*> by_group() const;
 
  private:
   std::vector<Shortcut> shortcuts_;

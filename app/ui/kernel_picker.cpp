@@ -50,14 +50,29 @@ bool typed_block(Dim3* block, PickerState* st, float em) {
   item_tooltip("Type any blockDim, even one the kernel cannot run, and press Enter (or click "
                "elsewhere): the lab says why it refuses it. Nothing launches while you type.");
   st->staging = active;
+  if (!st->typed_note.empty()) ImGui::TextColored(kWarnColour, "%s", st->typed_note.c_str());
   if (!apply) return false;
   st->staging = false;
-  const Dim3 b{static_cast<unsigned>(std::max(0, st->staged[0])),
-               static_cast<unsigned>(std::max(0, st->staged[1])),
-               static_cast<unsigned>(std::max(0, st->staged[2]))};
+  // A negative count is not a shape to launch (it used to become 0 without a word): said, and
+  // the shape stays as it was. Zero and shapes too large go to the lab, which says why.
+  for (int i = 0; i < 3; ++i)
+    if (st->staged[i] < 0) {
+      st->typed_note = "blockDim." + std::string(1, "xyz"[i]) + " = " + std::to_string(st->staged[i]) +
+                       ": a block has a whole number of threads in each dimension, at least 1. Not applied.";
+      return false;
+    }
+  st->typed_note.clear();
+  const Dim3 b{static_cast<unsigned>(st->staged[0]), static_cast<unsigned>(st->staged[1]),
+               static_cast<unsigned>(st->staged[2])};
   if (b == *block) return false;
   *block = b;
   return true;
+}
+
+// The slider's text: its value, or the typed value when that is beyond the slider's range (the
+// slider and the typed field show the same shape: 2048 typed is "2048", not a slider at 1024).
+std::string slider_format(unsigned value, unsigned max) {
+  return value > max ? std::to_string(value) + " (beyond the slider)" : std::string("%d");
 }
 
 }  // namespace
@@ -84,13 +99,15 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
     if (!k.unavailable.empty()) figure = "not here";  // the tooltip and the note below say why
     const float figure_w = figure.empty() ? 0.0f : ImGui::CalcTextSize(figure.c_str()).x + 0.5f * em;
     const float room = label_room - figure_w;
+    // Cut at a natural break first, with an ellipsis so a cut name reads as one.
     for (const char* cut : {" (", ", "})
       if (ImGui::CalcTextSize(label.c_str()).x > room && label.find(cut) != std::string::npos)
-        label = label.substr(0, label.find(cut));
+        label = label.substr(0, label.find(cut)) + "...";
     // Still too long for a narrow panel: cut on a character boundary with an ellipsis (the
     // tooltip has the whole label).
     if (ImGui::CalcTextSize(label.c_str()).x > room) {
       const std::string ellipsis = "...";
+      if (label.ends_with(ellipsis)) label.resize(label.size() - ellipsis.size());
       while (label.size() > 1 && ImGui::CalcTextSize((label + ellipsis).c_str()).x > room) {
         label.pop_back();
         while (!label.empty() && (static_cast<unsigned char>(label.back()) & 0xC0) == 0x80) label.pop_back();
@@ -173,11 +190,11 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
               static_cast<int>(std::min(config->block.z, 64u))};
   ImGui::PushItemWidth(-em * 1.5f);
   bool slid = false;
-  slid |= ImGui::SliderInt("x", &b[0], 1, 1024, "%d", ImGuiSliderFlags_Logarithmic);
+  slid |= ImGui::SliderInt("x", &b[0], 1, 1024, slider_format(config->block.x, 1024).c_str(), ImGuiSliderFlags_Logarithmic);
   if (current->block_rank >= 2 || config->block.y != 1)
-    slid |= ImGui::SliderInt("y", &b[1], 1, 1024, "%d", ImGuiSliderFlags_Logarithmic);
+    slid |= ImGui::SliderInt("y", &b[1], 1, 1024, slider_format(config->block.y, 1024).c_str(), ImGuiSliderFlags_Logarithmic);
   if (current->block_rank >= 3 || config->block.z != 1)
-    slid |= ImGui::SliderInt("z", &b[2], 1, 64, "%d", ImGuiSliderFlags_Logarithmic);
+    slid |= ImGui::SliderInt("z", &b[2], 1, 64, slider_format(config->block.z, 64).c_str(), ImGuiSliderFlags_Logarithmic);
   ImGui::PopItemWidth();
   if (slid) {
     config->block = Dim3{static_cast<unsigned>(std::max(1, b[0])), static_cast<unsigned>(std::max(1, b[1])),

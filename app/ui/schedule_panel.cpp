@@ -47,6 +47,14 @@ void draw_schedule_panel(const SideInput& in) {
   char buf[128];
   std::snprintf(buf, sizeof buf, "%.1f us", s.makespan_ns / 1000.0);
   stat_row("makespan", buf, mapping::explain(Concept::Makespan));
+  // Not the Timings tab's figure: this is the one traced launch, first block's start to last
+  // block's end, with the cost of recording each block; the Timings tab's median is of the
+  // untraced launches.
+  ImGui::TextColored(kDimColour, "%s", simulated
+                         ? "the one traced launch, first block's start to last block's end; recording each block "
+                           "slows the simulator, so it is longer than the Timings tab's untraced median"
+                         : "the one traced launch, first block's start to last block's end (the Timings tab's "
+                           "median is of untraced launches, timed by events)");
   std::snprintf(buf, sizeof buf, "%u of %u", s.units_used, s.units);
   stat_row(simulated ? "workers used" : "SMs used", buf, mapping::explain(Concept::SmId));
   std::snprintf(buf, sizeof buf, "%llu .. %llu", s.min_blocks_per_unit, s.max_blocks_per_unit);

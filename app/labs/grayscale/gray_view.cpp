@@ -378,6 +378,22 @@ void GrayView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewCont
     dl->AddText(ImVec2(origin.x + 8, origin.y + 6), label, "original");
     dl->AddText(ImVec2(origin.x + pane_size.x + gap + 8, origin.y + 6), label, "kernel result");
   }
+  // The overlay's legend: what its colours mean (warps and SMs have no natural order to read).
+  const char* legend = nullptr;
+  if (overlay.mode == OverlayParams::ColourByWarp)
+    legend = "colour: the warp (32 consecutive threads of a block) that computes each pixel";
+  else if (overlay.mode == OverlayParams::ColourBySm)
+    legend = shown.schedule.empty() ? "colour by SM: no schedule recorded for this launch (View > Record the block schedule)"
+             : shown.schedule_simulated ? "colour: the CPU worker thread that simulated each block (hover: its number)"
+                                        : "colour: the SM that ran each block (hover a pixel: its SM)";
+  else if (overlay.mode == OverlayParams::ColourByBlock)
+    legend = "colour: the block that computes each pixel";
+  if (legend) {
+    const ImVec2 ts = ImGui::CalcTextSize(legend);
+    const ImVec2 at(std::max(origin.x + 8, origin.x + size.x - ts.x - 10), origin.y + size.y - ts.y - 8);  // clear of the card
+    dl->AddRectFilled({at.x - 4, at.y - 2}, {at.x + ts.x + 4, at.y + ts.y + 2}, IM_COL32(20, 22, 28, 220), 3);
+    dl->AddText(at, IM_COL32(220, 225, 235, 255), legend);
+  }
   if (!selection_ran && shown.ok()) {
     const std::string note = "overlay: the last launch that ran (" + shown.kernel + ", " + shown.config_label + ")";
     const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
@@ -396,9 +412,13 @@ void GrayView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewCont
       const float em = ImGui::GetFontSize();
       const float card_h = std::min(size.y - em, em * 15.0f);
       ImGui::SetCursorScreenPos(ImVec2(origin.x + 10, origin.y + size.y - card_h - 10));
-      ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.06f, 0.07f, 0.09f, 0.88f));
+      // Opaque, so the split line and the overlay do not run through its text; its lines wrap at
+      // its edge rather than being cut ("gray out 136, reference 136").
+      ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.06f, 0.07f, 0.09f, 1.0f));
       ImGui::BeginChild("inspector_card", ImVec2(std::min(size.x - 20, em * 23), card_h), true);
+      ImGui::PushTextWrapPos(0.0f);
       draw_inspector(shown, *px, pinned);
+      ImGui::PopTextWrapPos();
       ImGui::EndChild();
       ImGui::PopStyleColor();
     }
