@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/launch.hpp"
@@ -37,6 +38,7 @@ struct FakeScript {
   bool wrong = false;            // verified runs fail their check
   std::string fault_code;        // non-empty: runs fail with this CUDA error code
   bool fault_sticky = true;      // ... one that leaves the context unusable (Status::sticky)
+  bool until_cancelled = false;  // runs last until RunOptions::cancel is set (a slow simulation)
   std::vector<RunSeen> runs;     // every run, in order
 };
 
@@ -96,6 +98,12 @@ class FakeLab final : public bs::test::LabWithoutMemoryModel {
       return r;
     }
     if (script_->clock) script_->clock->advance_ms(script_->run_ms);
+    if (script_->until_cancelled) {
+      for (int i = 0; i < 30000 && !(o.cancel && o.cancel->load()); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      r.status = Status::failure("the launch was cancelled", "", "fake");
+      return r;
+    }
     if (!script_->fault_code.empty()) {
       r.status = Status::failure("an illegal memory access was encountered", "", "cudaEventSynchronize",
                                  script_->fault_code);

@@ -161,4 +161,47 @@ TEST_F(FirstHourWindow, EscapeClosesAnOpenMenu) {
   EXPECT_TRUE(app_.wait_exit(30000ms));
 }
 
+// Issue 24, item 5: a slow simulation says what runs (and that the figures are an earlier
+// launch's), and Escape stops it; the launch that ran stays on show and nothing relaunches.
+TEST_F(FirstHourWindow, ASlowSimulationSaysWhatRunsAndEscapeStopsIt) {
+  start({"--lab", "matmul", "--kernel", "k3_smem_tiled", "--matmul-size", "256x256x256"});
+  ASSERT_TRUE(wait([](const JsonValue& s) { return s.at("ui").at("launch_in_flight").boolean; }, kStepTimeout));
+  // The status bar names the kernel being simulated, once it is slow enough to say.
+  EXPECT_TRUE(wait([](const JsonValue& s) {
+    return s.at("ui").at("state").str.find("simulating k3_smem_tiled") != std::string::npos;
+  }, kStepTimeout)) << status().at("ui").at("state").str;
+  ASSERT_TRUE(key("Escape"));
+  ASSERT_TRUE(wait([](const JsonValue& s) {
+    return !s.at("ui").at("launch_in_flight").boolean && s.at("launch").at("message").str.find("cancelled") != std::string::npos;
+  }, kStepTimeout)) << "Escape did not stop the simulation: " << status().at("launch").at("message").str;
+  // Nothing starts it again by itself (continuous runs wait for the user).
+  std::this_thread::sleep_for(1500ms);
+  EXPECT_FALSE(status().at("ui").at("launch_in_flight").boolean);
+  source_->request_close(window_);
+  EXPECT_TRUE(app_.wait_exit(30000ms));
+}
+
+// Issue 24, items 3 and 1 in a real window: keys sent faster than the window draws reach the
+// field as typed ("32 Tab 8 Enter" in the blockDim sliders of gray_2d), and the window, idle
+// afterwards, still answers the next key at once (it sleeps in the event loop, not in a frame).
+TEST_F(FirstHourWindow, FastKeysReachTheFieldsAndAnIdleWindowStillAnswers) {
+  start({"--kernel", "gray_2d", "--block", "16x16"});
+  ASSERT_TRUE(key("r", true, true));  // Run continuously: off
+  std::this_thread::sleep_for(500ms);
+  // A click on the controls panel's background gives it the keyboard; Tab goes to its first
+  // field (the x slider, edited as text).
+  ASSERT_TRUE(source_->click(window_, 150, 900));
+  std::this_thread::sleep_for(300ms);
+  for (const char* k : {"Tab", "3", "2", "Tab", "8", "Return"}) ASSERT_TRUE(key(k));
+  EXPECT_TRUE(wait([](const JsonValue& s) {
+    return s.at("launch").at("block").at(0).number == 32 && s.at("launch").at("block").at(1).number == 8;
+  }, kStepTimeout)) << "block " << status().at("launch").at("block").at(0).number << "x"
+                    << status().at("launch").at("block").at(1).number;
+  std::this_thread::sleep_for(2s);  // idle now
+  ASSERT_TRUE(key("F1"));
+  EXPECT_TRUE(wait_ui("help", true)) << "an idle window must wake for a key";
+  source_->request_close(window_);
+  EXPECT_TRUE(app_.wait_exit(30000ms));
+}
+
 }  // namespace

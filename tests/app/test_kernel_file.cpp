@@ -111,6 +111,7 @@ TEST_F(KernelFile, TheLecturesMatmulRunsInTheMatmulLabChosenByItsSignature) {
   EXPECT_NE(r.output.find("lab: matmul"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("launch: custom:matmul_k [block 8x16, grid 5x3]"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("check: correct"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("from the source to the verified result"), std::string::npos) << "it was verified: " << r.output;
 }
 
 TEST_F(KernelFile, AnOffByOneGuardIsCaughtWithItsBlockAndThread) {
@@ -128,6 +129,9 @@ TEST_F(KernelFile, AnOffByOneGuardIsCaughtWithItsBlockAndThread) {
                            std::to_string(n / 256) + ", 0, 0) accessed x[" + std::to_string(3 * n) + "], but x has " +
                            std::to_string(3 * n) + " elements";
   EXPECT_NE(r.output.find(want), std::string::npos) << r.output;
+  // Issue 24, item 7: nothing was verified, and the build line does not say it was.
+  EXPECT_EQ(r.output.find("verified result"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nothing was verified"), std::string::npos) << r.output;
   // The lab keeps running its own kernel on the loaded image.
   EXPECT_NE(r.output.find("launch: gray_1d_flat"), std::string::npos) << r.output;
 }

@@ -260,6 +260,63 @@ TEST_F(Scheduler, AWorkerResultForAnOlderSelectionIsDroppedAndTheNewOneRuns) {
   EXPECT_TRUE(s.launch.last.kernel.empty());
 }
 
+// Issue 24, item 5: a slow simulation of a new selection says what runs, and the user can stop
+// it; the views keep the launch that ran, the latest attempt says it was cancelled, and nothing
+// relaunches until asked.
+TEST_F(Scheduler, ASimulationOnTheWorkerCanBeCancelledAndTheViewsKeepTheLaunchThatRan) {
+  LaunchScheduler sched = make(/*async_on_cpu=*/true);
+  std::vector<LabSlot> slots = one_slot_on_the_worker(sched);
+  LabSlot& s = slots[0];
+  wait_for_worker(sched, slots);
+  ASSERT_TRUE(s.launch.shown.ok());
+  const std::size_t kept = sched.records_kept();
+  // k2 is slow: it runs until cancelled.
+  script_->until_cancelled = true;
+  s.kernel = "k2";
+  s.launch.dirty = true;
+  s.launch.continuous = true;
+  step(sched, s, cpu_);
+  ASSERT_TRUE(s.launch.in_flight);
+  EXPECT_EQ(s.launch.last.kernel, "k1") << "the figures are k1's while k2 runs (the card says so)";
+  ViewContext ctx{messages_, cpu_, false, 0};
+  sched.cancel(s, ctx);
+  for (int i = 0; i < 30000 && sched.in_flight(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  sched.take_async_result(slots, ctx);
+  EXPECT_FALSE(s.launch.in_flight);
+  EXPECT_EQ(s.launch.last.kernel, "k2");
+  EXPECT_FALSE(s.launch.last.ok());
+  EXPECT_EQ(s.launch.last.status.code, "cancelled") << s.launch.last.status.describe();
+  EXPECT_EQ(s.launch.shown.kernel, "k1") << "the views keep the launch that ran";
+  EXPECT_GT(sched.records_kept(), kept);
+  // Continuous runs do not start it again by themselves.
+  const std::size_t runs = script_->runs.size();
+  for (int f = 0; f < 5; ++f) step(sched, s, cpu_);
+  EXPECT_FALSE(s.launch.in_flight);
+  EXPECT_EQ(script_->runs.size(), runs);
+}
+
+// Issue 24, item 15: a warning or error is the news until a later new launch runs; repeats of
+// the same launch are not news.
+TEST_F(Scheduler, ANewLaunchThatRanEndsTheNewsOfAnEarlierRefusal) {
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(cpu_);
+  s.launch.continuous = false;
+  s.config = KernelConfig{Dim3{2048, 1, 1}};
+  step(sched, s, cpu_);
+  ASSERT_NE(messages_.current(), nullptr);
+  EXPECT_EQ(messages_.current()->level, Message::Warning) << "the refusal is the news";
+  s.launch.continuous = true;
+  s.config = KernelConfig{Dim3{128, 1, 1}};
+  s.launch.dirty = true;
+  step(sched, s, cpu_);
+  ASSERT_TRUE(s.launch.last.ok());
+  EXPECT_EQ(messages_.current(), nullptr) << "a later launch ran: the refusal is no longer the news";
+  messages_.error(Status::failure("could not load notes.txt"));
+  step(sched, s, cpu_);  // a continuous repeat of the same launch
+  ASSERT_NE(messages_.current(), nullptr) << "a repeat is not news: the error stays";
+  EXPECT_EQ(messages_.current()->text, "could not load notes.txt");
+}
+
 // GPU launches stay on the frame loop even in the window: interop maps GL buffers there.
 TEST_F(Scheduler, GpuLaunchesStayOnTheFrameLoopInTheWindow) {
   LaunchScheduler sched = make(/*async_on_cpu=*/true);

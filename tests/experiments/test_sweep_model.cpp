@@ -204,6 +204,27 @@ TEST(SweepModel, MeasuredCountersColourTheMap) {
   for (const HeatCell& c : none.cells) EXPECT_FALSE(c.value);
 }
 
+// Issue 24, item 14: the chart's PNG carries its caption (it is drawn inside the area the export
+// cuts), and the caption names the kernel, the problem, what is shown, the device, and says
+// SIMULATED for the CPU simulation's times (and only then).
+TEST(SweepModel, TheChartCaptionSaysWhatWasMeasuredWhereAndWhetherSimulated) {
+  lab::SweepResult r = sample();
+  r.device = "CPU simulation (2 workers)";
+  r.backend = to_string(BackendKind::CpuSimulation);
+  const std::string cpu = sweep_chart_caption(r, "gray_2d", HeatmapMetric::Time);
+  EXPECT_NE(cpu.find("gray_2d"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find(r.problem), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find(metric_name(HeatmapMetric::Time)), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("CPU simulation (2 workers)"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("SIMULATED"), std::string::npos) << cpu;
+  r.backend = to_string(BackendKind::Cuda);
+  r.device = "NVIDIA H200";
+  const std::string gpu = sweep_chart_caption(r, "", HeatmapMetric::Throughput);
+  EXPECT_EQ(gpu.find("SIMULATED"), std::string::npos) << gpu;
+  EXPECT_NE(gpu.find("every kernel"), std::string::npos) << "a ladder's bars: " << gpu;
+  EXPECT_NE(gpu.find("NVIDIA H200"), std::string::npos) << gpu;
+}
+
 TEST(SweepModel, NoiseFacts) {
   const lab::SweepResult r = sample();
   const NoiseFacts n = noise_facts(r, point_facts(r), "gray_2d");
