@@ -30,6 +30,12 @@ std::vector<InputQueue::Event> InputQueue::next_frame() {
   std::vector<Event> out;
   std::vector<int> keys_changed, buttons_changed;
   bool typed = false, acted = false;  // characters, key presses ImGui acts on, in this frame
+  // The frame after a key press ImGui acts on, or a click, takes no characters: the field that
+  // Tab (or the click) gives the keyboard becomes active in that frame, and ImGui 1.86 drops the
+  // characters a field receives in the frame it is activated ("32 Tab 8 Enter" typed faster
+  // than the frames left blockDim.y as it was).
+  const bool hold_chars = hold_chars_;
+  hold_chars_ = false;
   auto seen = [](const std::vector<int>& v, int code) { return std::find(v.begin(), v.end(), code) != v.end(); };
   while (!queue_.empty()) {
     const Event& e = queue_.front();
@@ -39,12 +45,14 @@ std::vector<InputQueue::Event> InputQueue::next_frame() {
       if (acts && typed) break;  // after the characters typed before it
       keys_changed.push_back(e.code);
       acted = acted || acts;
+      hold_chars_ = hold_chars_ || acts;
     } else if (e.kind == Event::Kind::Char) {
-      if (acted) break;  // after the key pressed before it (Tab, Enter, Backspace...)
+      if (acted || hold_chars) break;  // after the key pressed before it (Tab, Enter, Backspace...)
       typed = true;
     } else if (e.kind == Event::Kind::MouseButton) {
       if (seen(buttons_changed, e.code)) break;
       buttons_changed.push_back(e.code);
+      if (e.action == Event::Press) hold_chars_ = true;
     }
     out.push_back(e);
     queue_.pop_front();

@@ -7,7 +7,9 @@
 //     modifiers, any key with Ctrl, Alt or Super) and no mouse button changes twice: each frame
 //     sees each press and each release;
 //   - typed characters and those keys' presses do not mix: a field takes "8" before it sees the
-//     Enter that follows it, and a Tab before the characters meant for the next field.
+//     Enter that follows it, and a Tab before the characters meant for the next field;
+//   - the frame after such a key press or a click takes no characters: the field the keyboard
+//     moved to becomes active in it, and ImGui drops what a field types in its first frame.
 // Printable keys without Ctrl, Alt or Super reach a field as characters, so they pass freely.
 // Key repeats are dropped: ImGui repeats a held key itself. No keystroke is lost at any frame
 // rate; what is left waits for the next frame, which the app draws at once (pending()).
@@ -37,6 +39,7 @@ class InputQueue {
 
  private:
   std::deque<Event> queue_;
+  bool hold_chars_ = false;  // the last frame handed over a key press ImGui acts on, or a click
 };
 
 }  // namespace bs::app
