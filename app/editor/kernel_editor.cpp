@@ -388,7 +388,13 @@ EditorRequests KernelEditor::update(const LabLookup& labs, app::MessageLog& log)
   for (Tab& t : tabs_) {
     if (!t.compile_requested) continue;
     t.compile_requested = false;
-    if (t.lab_from_source) resolve_lab(t, labs, log);
+    if (t.lab_from_source) {
+      resolve_lab(t, labs, log);
+      // The lab the source belongs to opens now, so its view makes its data (the matmul view its
+      // matrices) while the compile waits for it: else a kernel file for another lab than the
+      // open one compiled without a run, verified nothing, and said so.
+      if (t.uid == active_uid_) requests.show_lab = t.lab;
+    }
     start_compile(t, labs(t.lab), log);
   }
   return requests;

@@ -59,6 +59,7 @@ struct EditorRequests {
   };
   std::optional<Select> select;       // a kernel compiled and ran: show it
   bool relaunch = false;              // the launch settings of the current lab's kernel changed
+  std::optional<std::string> show_lab;  // open this lab (a kernel file's lab, told by its source)
 };
 
 // The outcome of --kernel-file's first compile-and-run, for the run modes' exit code.

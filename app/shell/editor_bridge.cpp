@@ -54,6 +54,8 @@ void EditorBridge::open_kernel_file(const fs::path& path) {
 }
 
 void EditorBridge::apply(const editor::EditorRequests& r) {
+  if (r.show_lab && *r.show_lab != host_.current().id())
+    if (Status s = host_.open_lab(*r.show_lab); !s) messages_.error(s);
   if (r.select) {
     LabSlot* s = host_.slot(r.select->lab);
     if (s && host_.ensure_view(*s).ok()) {
