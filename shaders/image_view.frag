@@ -200,6 +200,20 @@ float block_line_alpha(vec2 img, ivec2 pix) {
   return max(v, h);
 }
 
+// Flat blocks thinner than a row (the lecture's 1D kernel: 256 pixels of a 512-pixel row) have a
+// line between every two rows, faded out at fit zoom, where nothing would then show the blocks.
+// As those lines fade, neighbouring blocks are told apart by a faint tint of every other block
+// (darker on every other pair), so a block still reads as its run of pixels along a row.
+float thin_block_tint(Cell c) {
+  if (u_mapping == 1) return 0.0;
+  uint threads = u_block.x * u_block.y * u_block.z;
+  float run = float(threads) * float(max(u_flat.x, 1u) * max(u_flat.y, 1u));
+  float rows_on_screen = max(1.0, run / float(u_domain.x)) * u_zoom;
+  float hidden = 1.0 - fade_for_extent(rows_on_screen);
+  if (hidden <= 0.0 || (c.block & 1u) == 0u) return 0.0;
+  return hidden * (((c.block >> 1) & 1u) == 0u ? 0.35 : 0.55);
+}
+
 // Faint lines between accesses (a thread's pixel, or its vector chunk) once a pixel is big
 // enough to point at.
 float thread_line_alpha(vec2 img, ivec2 pix) {
@@ -258,6 +272,7 @@ void main() {
         // Lines are one pixel wide: at the fills' opacity they would vanish on a busy image, so
         // they are drawn stronger (0.45 -> 0.81), still reaching zero with the slider.
         float line_strength = min(1.0, 1.8 * u_opacity);
+        colour = over(colour, vec3(1.0, 0.82, 0.1), thin_block_tint(c) * u_opacity);
         colour = over(colour, vec3(1.0), thread_line_alpha(img, pix) * line_strength);
         colour = over(colour, vec3(1.0, 0.82, 0.1), block_line_alpha(img, pix) * line_strength);
       } else if (u_overlay_mode == 2) {

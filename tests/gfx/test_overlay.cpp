@@ -297,6 +297,62 @@ TEST_F(GlTest, BlockLinesSitOnBlockEdgesAndFadeWhenBlocksAreTiny) {
   EXPECT_EQ(bs::read_texture_rgba8(renderer->output()), far_off);
 }
 
+// The lecture's 1D kernel at fit zoom: blocks of 32 threads on rows of 64 pixels are one row tall,
+// so the lines between rows fade out; every other block is tinted instead, and nothing else is.
+// Zoomed in until a row is tall on screen, the lines show the blocks and the tint is gone.
+TEST_F(GlTest, ThinFlatBlocksAreToldApartByATintWhenTheirLinesFade) {
+  std::mt19937 rng(39);
+  Scene scene = random_scene(64, 48, rng);
+  auto renderer = ImageViewRenderer::create();
+  ASSERT_TRUE(renderer.ok());
+  const unsigned T = 32;
+  OverlayParams o;
+  o.mode = OverlayParams::BlockLines;
+  o.mapping = 0;
+  o.block[0] = T;
+  o.block[1] = 1;
+  o.grid[0] = static_cast<unsigned>(bs::ceil_div(64 * 48, T));
+  o.opacity = 0.6f;
+  const auto off = render(renderer.value(), scene, OverlayParams{});
+  const auto on = render(renderer.value(), scene, o);
+  int odd_tinted = 0, even_changed = 0, odd_pixels = 0;
+  for (int y = 0; y < 48; ++y)
+    for (int x = 0; x < 64; ++x) {
+      if (x == 31 || x == 32) continue;  // the vertical edge between the row's two blocks
+      const unsigned block = static_cast<unsigned>(y * 64 + x) / T;
+      const bool changed = rgb_at(off, 64, x, y) != rgb_at(on, 64, x, y);
+      if (block % 2 == 1) {
+        ++odd_pixels;
+        odd_tinted += changed;
+      } else {
+        even_changed += changed;
+      }
+    }
+  EXPECT_EQ(odd_tinted, odd_pixels);
+  EXPECT_EQ(even_changed, 0);
+
+  // Zoom 8: a row is 8 output pixels tall, the lines between rows are drawn and the tint is gone:
+  // the middle of a pixel of an odd block is the image's own colour.
+  ImageViewParams view;
+  view.texture_a = scene.texture.id();
+  view.image_width = 64;
+  view.image_height = 48;
+  view.centre_x = 40.0f;  // shows image x 36..44, y 20..28: block 2 * 20 + 1 and its neighbours
+  view.centre_y = 24.0f;
+  view.zoom = 8.0f;
+  view.output_width = 64;
+  view.output_height = 64;
+  ASSERT_TRUE(renderer->render(view, OverlayParams{}).ok());
+  const auto near_off = bs::read_texture_rgba8(renderer->output());
+  ASSERT_TRUE(renderer->render(view, o).ok());
+  const auto near_on = bs::read_texture_rgba8(renderer->output());
+  for (int py = 0; py < 8; ++py)
+    for (int px = 0; px < 8; ++px) {
+      const int c = px * 8 + 4, r = py * 8 + 4;  // the centre of each image pixel on screen
+      EXPECT_EQ(rgb_at(near_off, 64, c, r), rgb_at(near_on, 64, c, r)) << px << "," << py;
+    }
+}
+
 TEST_F(GlTest, InvalidOverlaysAreAStatus) {
   std::mt19937 rng(38);
   Scene scene = random_scene(8, 8, rng);
