@@ -17,6 +17,7 @@
 #include "labs/matmul/matmul.hpp"
 #include "labs/matmul/matmul_lab.hpp"
 #include "matmul_test_support.hpp"
+#include "skips.hpp"
 
 namespace bs::matmul {
 namespace {
@@ -63,7 +64,7 @@ class ReleaseLabAtEnd : public ::testing::Environment {
 
 #define REQUIRE_GPU()                                 \
   MatmulLab* lab = shared_lab().lab.get();            \
-  if (!lab) GTEST_SKIP() << "no usable CUDA device: " << shared_lab().why_not.describe()
+  if (!lab) BS_SKIP_NO_GPU() << "no usable CUDA device: " << shared_lab().why_not.describe()
 
 bool is_hopper(const MatmulLab& lab) {
   return lab.backend().limits.compute_major == 9 && lab.backend().limits.compute_minor == 0;
