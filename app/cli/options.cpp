@@ -110,6 +110,7 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
   const std::string& var = var##_r.value();
 
   auto bench_only = [&](const std::string& flag) { return usage(flag + " belongs to `blockscope bench`"); };
+  bool window_flush_l2 = false;  // --flush-l2 without bench/sweep: needs --sweep (checked at the end)
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") {
@@ -193,8 +194,12 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       if (v.empty()) return usage("--cupti needs the path of a libcupti");
       o.cupti_library = v;
     } else if (a == "--flush-l2") {
-      if (!o.bench) return bench_only(a);
-      o.bench->flush_l2 = true;
+      if (o.bench) {
+        o.bench->flush_l2 = true;
+      } else {  // the window's --sweep, as `blockscope sweep --flush-l2` (the Experiments checkbox)
+        o.state.sweep.flush_l2 = true;  // over the saved settings' choice (merge_saved_under)
+        window_flush_l2 = true;
+      }
     } else if (a == "--blocks") {
       BS_VALUE(v, a);
       if (v.empty()) return usage("--blocks takes all or a list such as 32x8,16x16,256");
@@ -332,6 +337,8 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     for (const auto& [key, values] : o.settings) o.state.lab_settings[o.state.lab][key] = values.front();
   if (!o.headless && !o.screenshot_path.empty() && !o.bench) return usage("--screenshot needs --headless");
   if (!o.headless && !o.output_path.empty() && !o.bench) return usage("--output needs --headless");
+  if (window_flush_l2 && !o.sweep)
+    return usage("--flush-l2 belongs to --sweep (or `blockscope bench` / `blockscope sweep`)");
   if (!o.headless && !o.bench && !o.sweep && (!o.json_path.empty() || !o.csv_path.empty()))
     return usage("--json and --csv need --headless or --sweep (or `blockscope bench` / `blockscope sweep`)");
   return o;
@@ -401,6 +408,7 @@ HEADLESS
   --sweep                   run a sweep of the selected kernel in the UI (window too); headless
                             waits for it and shows the heatmap (or bar chart) before --screenshot
   --blocks all|LIST         the shapes --sweep tries, e.g. 32x8,16x16,256 (default all)
+  --flush-l2                with --sweep: overwrite the L2 before every timed repeat (GPU)
   --kernel all              with --sweep: every kernel of the lab (a ladder sweep)
   --json FILE  --csv FILE   export the sweep (with --sweep) or the last launch; in the window
                             (with --sweep) the sweep's results are written when it ends

@@ -107,14 +107,15 @@ void merge_saved_under(AppState& cli, const AppState& saved) {
   if (!cli.lab_given) cli.lab = saved.lab;
   if (!cli.panel_given) cli.panel = saved.panel;
   cli.trace_schedule = saved.trace_schedule;
-  // --blocks names the shapes a sweep tries; the other saved sweep settings (counters, L2 flush,
-  // repeats, colours) stay.
+  // --blocks names the shapes a sweep tries and --flush-l2 turns the flush on; the other saved sweep
+  // settings (counters, repeats, colours) stay.
   const SweepSettings given = cli.sweep;
   cli.sweep = saved.sweep;
   if (cli.sweep_given) {
     cli.sweep.all_blocks = given.all_blocks;
     if (!given.all_blocks) cli.sweep.block_list = given.block_list;
   }
+  if (given.flush_l2) cli.sweep.flush_l2 = true;
   cli.layout = saved.layout;
   cli.remembered = saved.remembered;
   // The opened lab: what the flags named replaces the saved group.

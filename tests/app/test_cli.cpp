@@ -9,6 +9,7 @@
 #include "cli/options.hpp"
 #include "labs/catalog.hpp"
 #include "shell/run_modes.hpp"
+#include "state/user_settings.hpp"
 
 namespace {
 
@@ -121,6 +122,35 @@ TEST(Cli, BenchOptions) {
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->bench->lab, "matmul");
   EXPECT_TRUE(m->bench->kernels.empty());  // all
+}
+
+// The window's sweep flushes the L2 when asked, as `blockscope sweep --flush-l2` does (a problem
+// that fits in the L2 times differently with warm caches); without --sweep the flag is refused.
+TEST(Cli, TheWindowsSweepTakesFlushL2) {
+  auto w = parse({"--flush-l2", "--sweep", "--blocks", "32x8,16x16", "--kernel", "gray_2d"});
+  ASSERT_TRUE(w.ok()) << w.status().describe();
+  EXPECT_TRUE(w->sweep);
+  EXPECT_TRUE(w->state.sweep.flush_l2);
+  // Over saved settings that did not flush, the flag wins; the saved block list is not touched.
+  AppState saved;
+  saved.sweep.flush_l2 = false;
+  saved.sweep.all_blocks = false;
+  saved.sweep.block_list = "64x4";
+  auto only_flush = parse({"--flush-l2", "--sweep"});
+  ASSERT_TRUE(only_flush.ok());
+  AppState merged = only_flush->state;
+  merge_saved_under(merged, saved);
+  EXPECT_TRUE(merged.sweep.flush_l2);
+  EXPECT_EQ(merged.sweep.block_list, "64x4");
+  auto plain = parse({"--sweep"});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->state.sweep.flush_l2);
+  auto lone = parse({"--headless", "--flush-l2"});
+  ASSERT_FALSE(lone.ok());
+  EXPECT_NE(lone.status().message.find("--flush-l2 belongs to --sweep"), std::string::npos) << lone.status().message;
+  auto sweep = parse({"sweep", "gray", "--flush-l2"});
+  ASSERT_TRUE(sweep.ok());
+  EXPECT_TRUE(sweep->bench->flush_l2);
 }
 
 TEST(Cli, SettingsGoToTheLabTheWindowOpensAndBenchTakesSeveral) {

@@ -2,7 +2,7 @@
 """The window's sweep against `blockscope sweep` on the same problem: do they agree?
 
   tools/window_cost/sweep_agreement.py BLOCKSCOPE [--backend cpu|cuda] [--size 512x384]
-        [--kernel gray_2d] [--blocks 32x8,16x16,...] [--mode window|headless] [--json OUT]
+        [--kernel gray_2d] [--blocks 32x8,16x16,...] [--mode window|headless] [--flush-l2] [--json OUT]
 
 1. `blockscope sweep gray --size WxH --kernel K --blocks LIST --json cli.json` (no GL at all).
 2. The same sweep started in the UI on an image of the same size (the gray kernels' time does not
@@ -54,10 +54,13 @@ def main():
     ap.add_argument("--kernel", default="gray_2d")
     ap.add_argument("--blocks", default="32x8,16x16,64x4,8x8,128x2,256x1,32x32,16x4")
     ap.add_argument("--mode", default="window", choices=["window", "headless"])
+    ap.add_argument("--flush-l2", action="store_true",
+                    help="both flush the L2 before every timed repeat (GPU; for problems that fit in it)")
     ap.add_argument("--json")
     ap.add_argument("--timeout", type=float, default=400)
     a = ap.parse_args()
     w, h = (int(v) for v in a.size.split("x"))
+    flush = ["--flush-l2"] if a.flush_l2 else []
     work = tempfile.mkdtemp(prefix="bs_sweep_agree_")
     env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(work, "xdg"))
     env.pop("BLOCKSCOPE_CONFIG_DIR", None)
@@ -65,14 +68,14 @@ def main():
         cli_json, ui_json, img = (os.path.join(work, n) for n in ("cli.json", "ui.json", "image.png"))
         t0 = time.monotonic()
         cli = subprocess.run([a.exe, "sweep", "gray", "--backend", a.backend, "--size", a.size, "--kernel", a.kernel,
-                              "--blocks", a.blocks, "--set", "layout=planar", "--json", cli_json],
+                              "--blocks", a.blocks, "--set", "layout=planar", "--json", cli_json] + flush,
                              env=env, capture_output=True, text=True, timeout=a.timeout)
         cli_s = time.monotonic() - t0
         if cli.returncode != 0 or not os.path.exists(cli_json):
             sys.exit("blockscope sweep failed:\n" + cli.stdout[-3000:] + cli.stderr[-3000:])
         png(img, w, h)
         ui_args = [a.exe, img, "--backend", a.backend, "--kernel", a.kernel, "--sweep", "--blocks", a.blocks,
-                   "--set", "layout=planar", "--json", ui_json, "--config-dir", os.path.join(work, "cfg")]
+                   "--set", "layout=planar", "--json", ui_json, "--config-dir", os.path.join(work, "cfg")] + flush
         t0 = time.monotonic()
         if a.mode == "headless":
             ui = subprocess.run(ui_args + ["--headless"], env=env, capture_output=True, text=True, timeout=a.timeout)
@@ -116,6 +119,7 @@ def main():
                   f"{y['median_ms']:10.4f} +-{100 * hy / y['median_ms']:5.1f}% {ratio:6.2f}  {'yes' if ok else 'NO'}")
         ratios.sort()
         out = {"backend": a.backend, "mode": a.mode, "size": a.size, "kernel": a.kernel, "blocks": a.blocks,
+           "l2_flushed": a.flush_l2,
                "points": rows, "agree": agree, "disagree": disagree,
                "median_ratio": ratios[len(ratios) // 2] if ratios else None,
                "only_cli": [" ".join(k) for k in set(c) - set(u)], "only_window": [" ".join(k) for k in set(u) - set(c)],
