@@ -1,10 +1,8 @@
 #include "experiments/sweep_runner.hpp"
 
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "device/nvtx_range.hpp"
+#include "platform/background_thread.hpp"
 #include "measured/bench_counters.hpp"
 
 namespace bs::app {
@@ -41,9 +39,7 @@ Status SweepRunner::start(const lab::Lab& lab, lab::SweepSpec spec, std::optiona
 void SweepRunner::cancel() { cancel_ = true; }
 
 void SweepRunner::work(const lab::Lab* source, lab::SweepSpec spec, std::optional<counters::CounterOptions> counters) {
-  // Below the window's thread: on the CPU simulation the simulator's workers (started from this
-  // thread, so they inherit it) would otherwise take every core from the frame loop.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+  run_below_the_window();  // the simulator's workers, started from here, inherit it
   Result<std::unique_ptr<lab::Lab>> fork = Status::failure("not forked");
   {
     NvtxRange range("sweep: fork the lab");

@@ -377,6 +377,7 @@ StatusReport::Ui ShellUi::status_ui() const {
   ui.popup_open = !ImGui::GetCurrentContext()->OpenPopupStack.empty();
   ui.state = state_line_;
   ui.notice = notice_;
+  ui.frame_ms = frame_ms_;
   return ui;
 }
 

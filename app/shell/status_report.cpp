@@ -1,5 +1,6 @@
 #include "shell/status_report.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <system_error>
@@ -66,6 +67,7 @@ std::string status_report_json(const StatusReport& r, bool with_frame) {
     w.field("left_open", r.ui->left_open).field("side_open", r.ui->side_open).field("panel", r.ui->panel);
     w.field("launch_in_flight", r.ui->launch_in_flight).field("popup_open", r.ui->popup_open);
     w.field("state", r.ui->state).field("notice", r.ui->notice);
+    w.field("frame_ms", std::round(r.ui->frame_ms * 10) / 10);
     w.end_object();
   }
   w.end_object();

@@ -17,8 +17,9 @@
 //          "text_scale":1,"left_open":true,"side_open":true,"panel":"launch",
 //          "launch_in_flight":false,"popup_open":false,
 //          "state":"gray_2d, 32x8: 1.23 ms, correct",               (the status bar's line)
-//          "notice":"Could not load notes.txt: ..."}}                (a new warning or error the
+//          "notice":"Could not load notes.txt: ...",                 (a new warning or error the
 //                                                                      status bar shows, or "")
+//          "frame_ms":12.3}}                                        (what the last frame took)
 //
 // "output" is the kernel's result as read back from the GL texture the view shows, hashed with
 // FNV-1a 64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3) over its width * height bytes,
@@ -79,6 +80,7 @@ struct StatusReport {
     bool popup_open = false;        // a menu, combo or popup is open
     std::string state;              // the status bar's line about the open lab's selection
     std::string notice;             // a warning or error the status bar shows in its colour, or ""
+    double frame_ms = 0;            // what the last frame took to draw (the status bar's figure)
   };
   std::optional<Ui> ui;
 

@@ -59,6 +59,7 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--timeout", type=float, default=400)
     a = ap.parse_args()
+    a.exe = os.path.abspath(a.exe)  # the app runs in a folder of its own
     w, h = (int(v) for v in a.size.split("x"))
     flush = ["--flush-l2"] if a.flush_l2 else []
     work = tempfile.mkdtemp(prefix="bs_sweep_agree_")
