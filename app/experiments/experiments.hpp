@@ -57,6 +57,10 @@ class Experiments {
   void cancel_sweep();
   bool sweeping() const { return runner_.running(); }
   bool forking() const { return runner_.forking(); }
+  // A sweep started and waits for the window to finish its GL work before it measures
+  // (sweep_runner.hpp): the shell calls sweep_go() once it did (glFinish).
+  bool sweep_waits_for_go() const { return runner_.waiting_for_go(); }
+  void sweep_go() { runner_.go(); }
   std::string sweeping_lab() const { return runner_.lab_id(); }
   // Once a frame: the worker's new points and, when it ends, its result. A sticky device fault
   // that stopped a sweep is returned once, for the shell to move to the CPU.

@@ -29,6 +29,7 @@ Status SweepRunner::start(const lab::Lab& lab, lab::SweepSpec spec, std::optiona
   }
   lab_id_ = std::string(lab.id());
   cancel_ = false;
+  go_ = false;
   running_ = true;
   forking_ = true;
   started_ = std::chrono::steady_clock::now();
@@ -46,6 +47,9 @@ void SweepRunner::work(const lab::Lab* source, lab::SweepSpec spec, std::optiona
     fork = source->fork();
   }
   forking_ = false;  // from here on the window's lab is free to change
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(kGoTimeoutS);
+       !go_ && !cancel_ && std::chrono::steady_clock::now() < until;)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   lab::SweepResult result;
   if (!fork) {
     result.lab = lab_id_;

@@ -40,6 +40,13 @@ class SweepRunner {
   Status start(const lab::Lab& lab, lab::SweepSpec spec,
                std::optional<counters::CounterOptions> counters = std::nullopt);
   void cancel();
+  // The worker forks at once but times its first point only after go(): the window calls it once
+  // the GL work of the frame that started the sweep is done (a software renderer draws a frame
+  // on every core for about 0.1 s after its calls returned). Without go() it measures after
+  // kGoTimeoutS anyway.
+  void go() { go_ = true; }
+  bool waiting_for_go() const { return running_.load() && !go_.load(); }
+  static constexpr double kGoTimeoutS = 2.0;
 
   bool running() const { return running_.load(); }
   bool forking() const { return forking_.load(); }
@@ -63,7 +70,7 @@ class SweepRunner {
   void join();
 
   std::thread worker_;
-  std::atomic<bool> running_{false}, forking_{false}, cancel_{false};
+  std::atomic<bool> running_{false}, forking_{false}, cancel_{false}, go_{false};
   std::string lab_id_;
   std::chrono::steady_clock::time_point started_{};
   mutable std::mutex mutex_;  // guards everything below

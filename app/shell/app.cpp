@@ -214,13 +214,24 @@ void App::frame() {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   }
   ui_.after_render();  // the screenshot and PNG exports, cut from the frame just drawn
+  // A sweep started in this frame (a shortcut, the Sweep button, --sweep) measures once the GL
+  // work asked for is done: a software renderer (Mesa's llvmpipe) rasterises a frame on every
+  // core for about 0.1 s after its calls returned, which the sweep's first points on the CPU
+  // timed as their own (up to 20x their later medians).
+  if (experiments_->sweep_waits_for_go()) {
+    glFinish();
+    experiments_->sweep_go();
+  }
   host_.set_frame(host_.frame() + 1);
   if (status_writer_) write_status_file();
   settings_.save_if_changed(host_, false);
-  // What changed in this frame (input, a message, a launch kept) starts the settling frames.
+  // What changed in this frame (input, a message, a launch kept) starts the settling frames, but
+  // not while a sweep measures: each input still draws its frame, and nothing else does (the
+  // "Sweeping ..." message started a quarter second of frames back to back, which a software
+  // renderer drew on every core while the sweep timed its first points on the CPU).
   const std::size_t activity = messages_.added() + launches_.records_kept();
   const auto now = std::chrono::steady_clock::now();
-  pacer_.drew(now, frame_had_input_ || activity != activity_seen_);
+  pacer_.drew(now, !experiments_->sweeping() && (frame_had_input_ || activity != activity_seen_));
   activity_seen_ = activity;
   ui_.set_frame_cost_ms(std::chrono::duration<double, std::milli>(now - frame_start).count());
 }
@@ -306,11 +317,14 @@ void App::launch_step() {
   ViewContext ctx = host_.context();
   if (!experiments_->forking() && s.view->update(ctx)) host_.problem_changed(s);
   const lab::ProblemInfo problem = s.view->lab().problem();
-  if (!experiments_->sweeping()) launches_.step(s, problem, state_.trace_schedule, ctx);
-  if (sweep_on_start_ && (problem.ready || host_.frame() > 0)) {
+  // --sweep starts once two frames are drawn (the first compiles the GL shaders) and before the
+  // window's first launch of its own (it would still be simulating, checking and tracing): both
+  // competed with the sweep's first points on the CPU.
+  if (sweep_on_start_ && host_.frame() >= 2 && (problem.ready || host_.frame() > 2)) {
     sweep_on_start_ = false;
     if (Status st = start_sweep(); !st) messages_.error(st);
   }
+  if (!experiments_->sweeping()) launches_.step(s, problem, state_.trace_schedule, ctx);
 }
 
 void App::present() { window_.swap_buffers(); }
@@ -373,6 +387,9 @@ void App::reset_to_defaults() {
 Status App::start_sweep() {
   LabSlot& s = host_.current();
   if (Status st = host_.ensure_view(s); !st) return st;
+  // The frames that would settle the last input are not drawn; the sweep measures once this
+  // frame's GL work is done (frame(): glFinish, then go).
+  pacer_.calm();
   if (Status st = experiments_->start_sweep(s.view->lab(), s.kernel); !st) return st;
   // The sweep has the CPU (or the GPU) to itself: a launch of the window's own on the worker
   // stops, and runs again once the sweep is done.

@@ -34,6 +34,11 @@ class FramePacer {
   // After each frame: `active` when it handled input or showed something new (a launch result,
   // a message), which starts the settling frames.
   void drew(Clock::time_point now, bool active);
+  // Forgets the settling frames still due (a sweep starts: it must have the machine).
+  void calm() {
+    settle_frames_left_ = 0;
+    last_active_ = {};
+  }
   // How long the window may wait for events before drawing the next frame (0: draw now).
   double wait_s(const Needs& needs, Clock::time_point now) const;
 

@@ -44,6 +44,7 @@ TEST(SweepRunner, MeasuresAForkAndStreamsItsPoints) {
   spec.blocks = lab::parse_block_list("32x8,16x16,8x8,4x4,1x64").shapes;
   spec.timing = TimingPolicy::until_stable(0.05, 2, 6, 12, 1);
   ASSERT_TRUE(runner.start(*lab, spec).ok());
+  runner.go();  // the window's frame is drawn
   EXPECT_FALSE(runner.start(*lab, spec).ok()) << "one sweep at a time";
   while (runner.forking()) std::this_thread::sleep_for(1ms);
   // The fork is made: the window's lab may load another image now.
@@ -68,6 +69,7 @@ TEST(SweepRunner, CancelKeepsWhatWasMeasured) {
   spec.kernels = {"gray_2d"};  // all 66 shapes
   spec.timing = TimingPolicy::until_stable(0.01, 5, 6, 50, 1);
   ASSERT_TRUE(runner.start(*lab, spec).ok());
+  runner.go();
   std::vector<LaunchRecord> seen;
   const lab::SweepResult r = poll_until_done(runner, &seen, [&](std::size_t n) {
     if (n >= 3) runner.cancel();
@@ -78,6 +80,44 @@ TEST(SweepRunner, CancelKeepsWhatWasMeasured) {
   EXPECT_LT(r.records.size(), 66u);
   EXPECT_NE(r.note.find("cancelled after"), std::string::npos) << r.note;
   for (const LaunchRecord& rec : r.records) EXPECT_TRUE(rec.ok() || rec.refused);
+}
+
+// The worker forks at once but measures only after go() (the window calls it once its frame's GL
+// work is done): before it, no point is timed however long the wait; after it, all are.
+TEST(SweepRunner, MeasuresNothingBeforeTheWindowSaysGo) {
+  auto lab = small_lab(19, 11);
+  SweepRunner runner;
+  lab::SweepSpec spec;
+  spec.kernels = {"gray_2d"};
+  spec.blocks = lab::parse_block_list("8x8,16x4").shapes;
+  spec.timing = TimingPolicy::until_stable(0.05, 1, 3, 5, 0);
+  ASSERT_TRUE(runner.start(*lab, spec).ok());
+  while (runner.forking()) std::this_thread::sleep_for(1ms);
+  EXPECT_TRUE(runner.waiting_for_go());
+  std::this_thread::sleep_for(300ms);  // several sweeps of two points on 19 x 11 pixels
+  EXPECT_TRUE(runner.take_new_records().empty()) << "a point was timed before go()";
+  EXPECT_EQ(runner.progress().sweep.done, 0u);
+  runner.go();
+  EXPECT_FALSE(runner.waiting_for_go());
+  std::vector<LaunchRecord> seen;
+  const lab::SweepResult r = poll_until_done(runner, &seen);
+  EXPECT_TRUE(r.complete) << r.note;
+  EXPECT_EQ(r.records.size(), 2u);
+}
+
+// Nobody says go (a caller without a window): it measures after kGoTimeoutS anyway.
+TEST(SweepRunner, WithoutGoItMeasuresAfterTheTimeout) {
+  auto lab = small_lab(7, 5);
+  SweepRunner runner;
+  lab::SweepSpec spec;
+  spec.kernels = {"gray_2d"};
+  spec.blocks = lab::parse_block_list("8x8").shapes;
+  spec.timing = TimingPolicy::until_stable(0.05, 1, 3, 5, 0);
+  ASSERT_TRUE(runner.start(*lab, spec).ok());
+  std::vector<LaunchRecord> seen;
+  const lab::SweepResult r = poll_until_done(runner, &seen);
+  EXPECT_TRUE(r.complete) << r.note;
+  EXPECT_EQ(r.records.size(), 1u);
 }
 
 }  // namespace
