@@ -354,6 +354,10 @@ const std::vector<Field>& record_fields() {
       {"static_shared_bytes", "attributes.static_shared_bytes",
        [](R x) -> Cell { return whole(x.r.attributes.static_shared_bytes); }},
       {"local_bytes", "attributes.local_bytes", [](R x) -> Cell { return whole(x.r.attributes.local_bytes_per_thread); }},
+      // The launch's dynamic shared memory per block (the tensor-core rungs' pipelines: 197696 B),
+      // beside the kernel's static; JSON only, so the CSV's columns keep their numbers.
+      {nullptr, "attributes.dynamic_shared_bytes",
+       [](R x) -> Cell { return whole(x.r.config.dynamic_shared_bytes); }},
       {"attributes_measured", "attributes.measured", [](R x) -> Cell { return x.r.attributes_measured; }},
       {"scheme", "scheme", [](R x) -> Cell { return describe(x.r.scheme); }},
       // version 2

@@ -108,6 +108,7 @@ struct Fixture {
       r.data_height = 767;
       r.attributes.registers_per_thread = 16;
       r.attributes_measured = true;
+      r.config.dynamic_shared_bytes = 96 * block.x + block.y;  // per point, as the tensor-core rungs ask
       r.bytes_moved = 4.0 * 1023 * 767;
       r.bytes_note = "3 bytes read + 1 written per pixel";
       for (int i = 0; i < 12; ++i) r.timing.samples_ms.push_back(ms(rng));
@@ -179,6 +180,8 @@ TEST(Report, JsonParsesBackWithEveryDocumentedField) {
     EXPECT_EQ(r.at("settings").at("note").str, "a, \"quoted\" value");
     EXPECT_EQ(r.at("block").at(0).number, want.config.block.x);
     EXPECT_EQ(r.at("grid").at(1).number, want.config.grid.y);
+    EXPECT_EQ(r.at("attributes").at("dynamic_shared_bytes").number, want.config.dynamic_shared_bytes);
+    EXPECT_EQ(r.at("attributes").at("registers").number, 16);
     // Times to the writer's 6 significant digits.
     EXPECT_NEAR(r.at("median_ms").number, want.timing.median_ms, want.timing.median_ms * 1e-5 + 1e-12);
     EXPECT_NEAR(r.at("ci_low_ms").number, want.timing.ci_low_ms, want.timing.ci_low_ms * 1e-5 + 1e-12);
