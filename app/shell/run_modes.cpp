@@ -246,6 +246,30 @@ std::variant<CommandLab, int> open_command_lab(const CliOptions& options, const 
   return CommandLab{std::move(session.value()), std::move(lab.value())};
 }
 
+int check_kernels_named(lab::Lab& lab, const std::string& lab_id, const std::vector<lab::SettingCombo>& combos,
+                        const std::function<std::vector<std::string>(const lab::Lab&)>& unknown_in) {
+  std::vector<std::string> unknown_everywhere;
+  std::vector<std::string> have;  // every combination's kernels, in order, once each
+  bool first = true;
+  for (const lab::SettingCombo& combo : combos) {
+    for (const auto& [key, value] : combo)
+      if (Status st = lab.set_setting(key, value); !st) return kExitUsage;  // checked by setting_combinations
+    std::vector<std::string> unknown = unknown_in(lab);
+    if (first) unknown_everywhere = unknown;
+    else std::erase_if(unknown_everywhere, [&](const std::string& k) { return std::find(unknown.begin(), unknown.end(), k) == unknown.end(); });
+    first = false;
+    for (const auto& k : lab.kernels())
+      if (std::find(have.begin(), have.end(), k.id) == have.end()) have.push_back(k.id);
+  }
+  if (unknown_everywhere.empty()) return 0;
+  std::string list;
+  for (const auto& k : have) list += " " + k;
+  std::fprintf(stderr, "blockscope: the %s lab has no kernel '%s'%s; it has:%s\n", lab_id.c_str(),
+               unknown_everywhere.front().c_str(), combos.size() > 1 || (!combos.empty() && !combos.front().empty()) ? " with these settings" : "",
+               list.c_str());
+  return kExitUsage;
+}
+
 int run_bench(const CliOptions& options, const LabCatalog& catalog) {
   const BenchOptions& b = *options.bench;
   auto opened = open_command_lab(options, catalog);
@@ -258,15 +282,6 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
   spec.blocks = b.blocks;
   spec.timing = TimingPolicy::fixed(b.repeats, b.warmup);
   spec.timing.flush_l2 = b.flush_l2 && session.backend.kind == BackendKind::Cuda;
-  std::vector<std::string> unknown;
-  lab::bench_points(l, spec, &unknown);
-  if (!unknown.empty()) {
-    std::string list;
-    for (const auto& k : l.kernels()) list += " " + k.id;
-    std::fprintf(stderr, "blockscope: the %s lab has no kernel '%s'; it has:%s\n", b.lab.c_str(),
-                 unknown.front().c_str(), list.c_str());
-    return kExitUsage;
-  }
   std::vector<LaunchRecord> records;
   lab::ResultsHeader header;
   header.kind = "bench";
@@ -284,6 +299,12 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
     return kExitUsage;
   }
   const std::vector<lab::SettingCombo>& combos = combos_r.value();
+  if (int code = check_kernels_named(l, b.lab, combos, [&](const lab::Lab& at) {
+        std::vector<std::string> unknown;
+        lab::bench_points(at, spec, &unknown);
+        return unknown;
+      }))
+    return code;
   bool failed = false;
   // Without --json the JSON goes to stdout, alone, so a pipe can parse it; the progress, the
   // table and the notes then go to stderr.

@@ -2,10 +2,14 @@
 // sweep commands (no GL at all). main() parses the command line and calls one of these with the
 // catalog of labs; each returns a process exit code (cli/options.hpp documents them).
 #pragma once
+#include <functional>
 #include <memory>
+#include <string>
 #include <variant>
+#include <vector>
 
 #include "cli/options.hpp"
+#include "lab/bench.hpp"
 #include "labs/lab_view.hpp"
 #include "shell/compute_session.hpp"
 
@@ -27,4 +31,10 @@ struct CommandLab {
 };
 // The lab, or the exit code to return (the problem already printed).
 std::variant<CommandLab, int> open_command_lab(const CliOptions& options, const LabCatalog& catalog);
+// --kernel names a kernel of at least one of the setting combinations the command runs (the
+// tensor-core rungs are kernels of `--set precision=bf16` only): 0, or kExitUsage with the
+// kernels of every combination listed. `unknown_in(lab)` lists the names the lab, as its settings
+// are now, does not have. The lab's settings are left as the last combination set them.
+int check_kernels_named(lab::Lab& lab, const std::string& lab_id, const std::vector<lab::SettingCombo>& combos,
+                        const std::function<std::vector<std::string>(const lab::Lab&)>& unknown_in);
 }  // namespace bs::app

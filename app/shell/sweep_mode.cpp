@@ -82,21 +82,18 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
   if (b.target_ci > 0) spec.timing.target_ci = b.target_ci;
   spec.timing.flush_l2 = b.flush_l2 && gpu;
 
-  std::vector<std::string> unknown;
-  lab::sweep_points(l, spec, &unknown);
-  if (!unknown.empty()) {
-    std::string list;
-    for (const auto& k : l.kernels()) list += " " + k.id;
-    std::fprintf(stderr, "blockscope: the %s lab has no kernel '%s'; it has:%s\n", b.lab.c_str(),
-                 unknown.front().c_str(), list.c_str());
-    return kExitUsage;
-  }
   // Settings not named keep the lab's default: a sweep of one layout unless asked for more.
   auto combos = lab::setting_combinations(l, options.settings, false);
   if (!combos) {
     print_status("--set", combos.status());
     return kExitUsage;
   }
+  if (int code = check_kernels_named(l, b.lab, combos.value(), [&](const lab::Lab& at) {
+        std::vector<std::string> unknown;
+        lab::sweep_points(at, spec, &unknown);
+        return unknown;
+      }))
+    return code;
 
   // Without --json the JSON goes to stdout, alone, so a pipe can parse it; the progress, the
   // table and the notes then go to stderr.

@@ -243,6 +243,34 @@ TEST_F(HeadlessApp, BenchGrayOnTheCpuWritesJson) {
   EXPECT_NE(bad.output.find("planar, rgba"), std::string::npos) << bad.output;
 }
 
+// --kernel names a kernel of the settings the command runs: the tensor-core rungs are kernels of
+// precision=bf16 (they were refused as unknown, checked against the default fp32 list); a kernel
+// of no combination is refused with every combination's kernels listed.
+TEST_F(HeadlessApp, BenchAndSweepFindTheTensorCoreRungsUnderTheirPrecision) {
+  const fs::path json = dir_ / "tc.json";
+  auto r = run("bench matmul --backend cpu --size 37x21x19 --set precision=bf16 --kernel tc2_mma_sync --kernel tc1_wmma "
+               "--repeats 1 --warmup 0 --json " + quote(json));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(json);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto doc = bs::test::parse_json(text);
+  ASSERT_TRUE(doc) << text;
+  std::set<std::string> kernels;
+  for (const auto& x : doc->at("results").items) {
+    kernels.insert(x.at("kernel").str);
+    EXPECT_EQ(x.at("check").at("state").str, "passed") << x.at("kernel").str;
+    EXPECT_EQ(x.at("settings").at("precision").str, "bf16");
+  }
+  EXPECT_EQ(kernels, (std::set<std::string>{"tc1_wmma", "tc2_mma_sync"}));
+  auto sweep = run("sweep matmul --backend cpu --size 33x17x16 --set precision=fp32,bf16 --kernel tc1_wmma --json " +
+                   quote(json));
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
+  auto fp32 = run("sweep matmul --backend cpu --size 33x17x16 --set precision=fp32 --kernel tc1_wmma");
+  EXPECT_EQ(fp32.exit_code, 2) << fp32.output;
+  EXPECT_NE(fp32.output.find("no kernel 'tc1_wmma' with these settings"), std::string::npos) << fp32.output;
+  EXPECT_NE(fp32.output.find("k7_warptile"), std::string::npos) << "the fp32 kernels are listed: " << fp32.output;
+}
+
 // On the GPU machine: the CUDA backend writes into the GL texture through zero-copy interop,
 // and the texture read back equals the reference.
 TEST_F(HeadlessApp, GpuZeroCopyInteropOutputEqualsReference) {
