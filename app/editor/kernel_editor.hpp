@@ -116,6 +116,7 @@ class KernelEditor {
   void restore_unsaved(const Unsaved& u);
 
   bool busy() const;  // a compile or its first launch is in flight
+  std::size_t tab_count() const { return tabs_.size(); }
   std::string active_lab() const;  // the lab of the tab in front ("" with no tab)
   const KernelFileOutcome& kernel_file_outcome() const { return kernel_file_outcome_; }
   void set_time_limit_s(double s);

@@ -285,6 +285,46 @@ TEST_F(FirstHourAgain, AFileThatDoesNotLoadIsSaidInTheStatusBar) {
   EXPECT_EQ(s.at("ui").at("notice").str.find("is_directory"), std::string::npos) << "no internal codes";
 }
 
+// Item 17: Ctrl+E on a built-in kernel shows its tab again (it opened another "untitled (gray_1d)"
+// each time).
+TEST_F(FirstHourAgain, CtrlEOnTheSameKernelShowsItsTabAgain) {
+  start();
+  for (int i = 0; i < 3; ++i) {
+    window_->key(GLFW_KEY_E, GLFW_MOD_CONTROL);
+    steps(3);
+    EXPECT_TRUE(app_->kernel_editor().is_open());
+    EXPECT_EQ(app_->kernel_editor().tab_count(), 1u) << "Ctrl+E #" << i + 1;
+    app_->kernel_editor().close();
+    steps(2);
+  }
+}
+
+// Item 19: the export dialog takes the keyboard when it opens, and Enter writes (it needed a
+// click in the path, and Enter did nothing).
+TEST_F(FirstHourAgain, TheExportDialogTakesTheKeyboardAndEnterWrites) {
+  start();
+  steps(4);  // a launch ran: the launch is what there is to export
+  ASSERT_TRUE(app_->shown_launch().ok()) << app_->summary();
+  const fs::path before = fs::current_path();
+  fs::current_path(dir_);  // the dialog's default path is relative to where blockscope started
+  window_->key(GLFW_KEY_E, GLFW_MOD_CONTROL | GLFW_MOD_SHIFT);
+  steps(4);
+  EXPECT_TRUE(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) << "the export dialog";
+  EXPECT_NE(ImGui::GetCurrentContext()->ActiveId, 0u) << "the path field has the keyboard";
+  window_->key(GLFW_KEY_ENTER);
+  steps(4);
+  fs::current_path(before);
+  // The default name carries the time it was asked at: blockscope-gray-launch-YYYYMMDD-HHMMSS.json.
+  fs::path written;
+  for (const auto& e : fs::directory_iterator(dir_))
+    if (e.path().filename().string().rfind("blockscope-gray-launch-", 0) == 0) written = e.path();
+  ASSERT_FALSE(written.empty()) << "Enter wrote nothing into " << dir_;
+  const auto doc = bs::test::parse_json(slurp(written));
+  ASSERT_TRUE(doc);
+  EXPECT_EQ(doc->at("results").at(0).at("kernel").str, app_->shown_launch().kernel);
+  EXPECT_FALSE(ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId)) << "Enter closed it";
+}
+
 // Item 11: the launch JSON carries the runs the panel's median is of, not one run.
 TEST_F(FirstHourAgain, TheLaunchExportWritesWhatThePanelShows) {
   start();
