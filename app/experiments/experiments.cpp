@@ -198,7 +198,7 @@ void Experiments::draw_controls(const ExperimentsHost& host) {
   const bool ready = host.lab && host.lab->problem().ready;
   ImGui::BeginDisabled(!ready);
   if (ImGui::Button("Sweep")) {
-    if (Status s = start_sweep(*host.lab, host.kernel); !s) messages_.error(s);
+    if (Status s = host.start_sweep ? host.start_sweep() : start_sweep(*host.lab, host.kernel); !s) messages_.error(s);
   }
   ImGui::EndDisabled();
   ui::item_tooltip("Run the selected kernel over every block shape (x, y powers of two, x*y*z <= 1024) or every "

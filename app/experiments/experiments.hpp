@@ -39,6 +39,9 @@ struct ExperimentsHost {
   std::vector<double> shown_samples_ms;
   DrawRecordFn draw_record;      // the lab view's draw of a record into a rectangle
   std::optional<PixelPos> inspected;
+  // The shell's start of a sweep (the window's own launch stops, the frames settle no more); the
+  // Sweep button calls it. Empty: the button starts the sweep here.
+  std::function<Status()> start_sweep;
 };
 
 // A configuration to load into the lab's controls.

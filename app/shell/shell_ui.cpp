@@ -345,6 +345,7 @@ ExperimentsHost ShellUi::experiments_host(LabSlot& s) {
     return view->draw_record(r, slot, size, inspect, ctx);
   };
   h.inspected = s.view->inspected();
+  h.start_sweep = actions_.start_sweep;
   return h;
 }
 
