@@ -54,8 +54,7 @@ void EditorBridge::open_kernel_file(const fs::path& path) {
 }
 
 void EditorBridge::apply(const editor::EditorRequests& r) {
-  if (r.show_lab && *r.show_lab != host_.current().id())
-    if (Status s = host_.open_lab(*r.show_lab); !s) messages_.error(s);
+  if (r.show_lab) show_lab(*r.show_lab);
   if (r.select) {
     LabSlot* s = host_.slot(r.select->lab);
     if (s && host_.ensure_view(*s).ok()) {
@@ -134,8 +133,9 @@ void EditorBridge::restore_unsaved(const fs::path& folder) {
                    " from the last session (Ctrl+S saves a tab to a file)");
 }
 
-void EditorBridge::show_editor_lab() {
-  const std::string lab = editor_->active_lab();
+void EditorBridge::show_editor_lab() { show_lab(editor_->active_lab()); }
+
+void EditorBridge::show_lab(const std::string& lab) {
   if (!lab.empty() && lab != host_.current().id())
     if (Status s = host_.open_lab(lab); !s) messages_.error(s);
 }

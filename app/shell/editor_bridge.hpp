@@ -45,6 +45,7 @@ class EditorBridge {
  private:
   void apply(const editor::EditorRequests& r);
   void show_editor_lab();  // open the lab of the editor's kernel where the window shows another
+  void show_lab(const std::string& lab);  // open `lab` unless it is the one shown
 
   LabHost& host_;
   LaunchScheduler& launches_;
