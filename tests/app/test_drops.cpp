@@ -13,12 +13,11 @@
 #include <random>
 #include <thread>
 
+#include "cpu_app.hpp"
 #include "image/image_loader.hpp"
-#include "labs/catalog.hpp"
 #include "platform/forwarding_window.hpp"
 #include "platform/png.hpp"
 #include "shell/app.hpp"
-#include "shell/compute_session.hpp"
 #include "skips.hpp"
 
 namespace bs::app {
@@ -47,12 +46,7 @@ class Drops : public ::testing::Test {
     if (!headless) BS_SKIP_NO_GL() << "no headless OpenGL context: " << headless.status().describe();
     headless_ = std::move(headless.value());
     window_ = std::make_unique<DropWindow>(*headless_);
-    auto session = open_compute_session(BackendChoice::Cpu, -1, false);
-    ASSERT_TRUE(session.ok()) << session.status().describe();
-    CliOptions options;
-    options.headless = true;
-    options.backend = BackendChoice::Cpu;
-    auto app = App::create(*window_, options, std::move(session.value()), built_in_labs());
+    auto app = bs::app::test::open_cpu_app(*window_);
     ASSERT_TRUE(app.ok()) << app.status().describe();
     app_ = std::move(app.value());
   }

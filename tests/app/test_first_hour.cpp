@@ -19,6 +19,7 @@
 #include <random>
 #include <thread>
 
+#include "cpu_app.hpp"
 #include "app_runner.hpp"
 #include "json_reader.hpp"
 #include "labs/catalog.hpp"
@@ -375,14 +376,10 @@ class Shortcuts : public ::testing::Test {
     if (!headless) BS_SKIP_NO_GL() << "no headless OpenGL context: " << headless.status().describe();
     headless_ = std::move(headless.value());
     window_ = std::make_unique<KeyWindow>(*headless_);
-    auto session = open_compute_session(BackendChoice::Cpu, -1, false);
-    ASSERT_TRUE(session.ok()) << session.status().describe();
     CliOptions options;
-    options.headless = true;
-    options.backend = BackendChoice::Cpu;
     options.status_file_path = (dir_ / "status.json").string();
     options.config_dir = (dir_ / "cfg").string();
-    auto app = App::create(*window_, options, std::move(session.value()), built_in_labs());
+    auto app = runner::open_cpu_app(*window_, options);
     ASSERT_TRUE(app.ok()) << app.status().describe();
     app_ = std::move(app.value());
     step();

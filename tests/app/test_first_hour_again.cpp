@@ -27,12 +27,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cpu_app.hpp"
 #include "app_runner.hpp"
 #include "json_reader.hpp"
-#include "labs/catalog.hpp"
 #include "platform/forwarding_window.hpp"
 #include "shell/app.hpp"
-#include "shell/compute_session.hpp"
 #include "skips.hpp"
 
 namespace {
@@ -102,17 +101,13 @@ class FirstHourAgain : public ::testing::Test {
     if (!headless) BS_SKIP_NO_GL() << "no headless OpenGL context: " << headless.status().describe();
     headless_ = std::move(headless.value());
     window_ = std::make_unique<UserWindow>(*headless_);
-    auto session = open_compute_session(BackendChoice::Cpu, -1, false);
-    ASSERT_TRUE(session.ok()) << session.status().describe();
     CliOptions options;
-    options.headless = true;
-    options.backend = BackendChoice::Cpu;
     options.status_file_path = (dir_ / "status.json").string();
     options.config_dir = (dir_ / "cfg").string();
     options.images = std::move(images);
     options.state.lab = lab;
     options.state.lab_given = true;  // as --lab gives it (else the saved settings choose)
-    auto app = App::create(*window_, options, std::move(session.value()), built_in_labs());
+    auto app = bs::app::test::open_cpu_app(*window_, options);
     ASSERT_TRUE(app.ok()) << app.status().describe();
     app_ = std::move(app.value());
     steps(3);

@@ -15,12 +15,11 @@
 #include <random>
 #include <set>
 
+#include "cpu_app.hpp"
 #include "labs/grayscale/gray_reference.hpp"
 #include "image/image_loader.hpp"
 #include "platform/forwarding_window.hpp"
 #include "shell/app.hpp"
-#include "labs/catalog.hpp"
-#include "shell/compute_session.hpp"
 #include "skips.hpp"
 
 namespace {
@@ -62,14 +61,10 @@ class MinimisedWindow : public ::testing::Test {
     if (!headless) BS_SKIP_NO_GL() << "no headless OpenGL context: " << headless.status().describe();
     headless_ = std::move(headless.value());
     window_ = std::make_unique<MinimisableWindow>(*headless_);
-    auto session = open_compute_session(BackendChoice::Cpu, -1, false);
-    ASSERT_TRUE(session.ok()) << session.status().describe();
     CliOptions options;
-    options.headless = true;
-    options.backend = BackendChoice::Cpu;
     options.state.selection.kernel = "gray_2d";
     options.state.selection.block = Dim3{16, 8, 1};
-    auto app = App::create(*window_, options, std::move(session.value()), built_in_labs());
+    auto app = bs::app::test::open_cpu_app(*window_, options);
     ASSERT_TRUE(app.ok()) << app.status().describe();
     app_ = std::move(app.value());
   }
