@@ -183,6 +183,10 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     } else if (a == "--no-flush") {
       if (!o.bench) return bench_only(a);
       o.bench->flush_l2 = false;
+    } else if (a == "--lines") {
+      if (!o.bench || o.bench->sweep)
+        return usage("--lines belongs to `blockscope bench` (the window has the Source tab)");
+      o.bench->lines = true;
     } else if (a == "--counters") {
       if (!o.bench) return usage("--counters belongs to `blockscope bench` (the window has the Measured tab)");
       o.bench->counters = true;
@@ -443,6 +447,9 @@ BENCH OPTIONS
   --counters                profile each launch once more with the GPU's counters (about 0.4 s
                             each) and add them to its JSON result, beside blockscope's model;
                             where they cannot be read, each result says why
+  --lines                   sample each launch's warps with the GPU's PC sampling (CUDA) and add
+                            the stall samples per source line and per instruction to its JSON
+                            result ("lines"); where they cannot be sampled, each result says why
 
 SWEEP OPTIONS (blockscope sweep LAB)
   --size SIZE               repeatable, as bench; fresh random data

@@ -54,6 +54,7 @@ struct BenchOptions {
   std::string json_path;             // empty: JSON to stdout after the table
   std::string csv_path;
   bool counters = false;             // --counters: each result gains its hardware counters
+  bool lines = false;                // --lines: each result gains its stall samples per line
   // `blockscope sweep` only (lab/sweep.hpp).
   bool sweep = false;
   std::string block_list = "all";    // --blocks all|LIST (free-blockDim kernels)

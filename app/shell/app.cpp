@@ -86,9 +86,10 @@ App::App(Window& window, CliOptions options, ComputeSession compute, LabCatalog 
 }
 
 Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, ComputeSession compute,
-                                         LabCatalog catalog) {
+                                         LabCatalog catalog, sampling::SamplerHandle sampling) {
   if (catalog.empty()) return Status::failure("no labs to open", "", "App::create");
   std::unique_ptr<App> app(new App(window, std::move(options), std::move(compute), std::move(catalog)));
+  app->sampling_ = std::move(sampling);
   // Under the command line: flags win (state/user_settings.hpp).
   app->settings_.load(app->options_.config_dir, window.glfw_handle() != nullptr, app->host_.lab_ids());
   if (Status s = app->init_gl_and_imgui(); !s) return s;

@@ -34,6 +34,7 @@
 #include "shell/input_queue.hpp"
 #include "shell/lab_host.hpp"
 #include "shell/launch_scheduler.hpp"
+#include "sampling/pc_sampler.hpp"
 #include "shell/measured_tab.hpp"
 #include "shell/settings_keeper.hpp"
 #include "shell/shell_ui.hpp"
@@ -49,8 +50,11 @@ class App {
   // The window's GL context must be current. Opens the lab the state names and loads the images
   // named on the command line (or the built-in sample) synchronously so the first frame shows
   // them.
+  // `sampling`: the process's PC sampler (sampling::keep_cubins, made before the first launch),
+  // for the Source tab's stall samples per line; none: the tab says why.
   static Result<std::unique_ptr<App>> create(Window& window, CliOptions options,
-                                             ComputeSession compute, LabCatalog catalog);
+                                             ComputeSession compute, LabCatalog catalog,
+                                             sampling::SamplerHandle sampling = {});
   ~App();
   App(const App&) = delete;
   App& operator=(const App&) = delete;
@@ -149,6 +153,7 @@ class App {
   LabHost host_;
   ImageIntake intake_;
   EditorBridge editor_;
+  sampling::SamplerHandle sampling_;  // the Source tab's stall samples per line (create())
   MeasuredTab measured_;  // the Measured tab: hardware counters, profiled off the UI thread
   std::unique_ptr<Experiments> experiments_;  // sweeps, Compare, exports
   SettingsKeeper settings_;

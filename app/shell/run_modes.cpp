@@ -14,6 +14,8 @@
 #include "lab/bench.hpp"
 #include "lab/report.hpp"
 #include "measured/bench_counters.hpp"
+#include "measured/profile_lines.hpp"
+#include "sampling/pc_sampler.hpp"
 #include "lab/sweep.hpp"
 #include "shell/app.hpp"
 #include "shell/compute_session.hpp"
@@ -61,9 +63,11 @@ int run_window(const CliOptions& options, LabCatalog catalog) {
     print_status("cannot open a window", window.status());
     return kExitNoDisplay;
   }
+  // The PC sampler before the first launch, so it keeps every kernel's cubin (the Source tab).
+  sampling::SamplerHandle sampling = sampling::keep_cubins(options.backend != BackendChoice::Cpu, options.cupti_library);
   auto session = open_for_window(options, **window);
   if (!session) return kExitNoBackend;
-  auto app = App::create(**window, options, std::move(session.value()), std::move(catalog));
+  auto app = App::create(**window, options, std::move(session.value()), std::move(catalog), std::move(sampling));
   if (!app) {
     print_status("cannot start", app.status());
     return start_failure_exit(app.status());
@@ -82,9 +86,10 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
     print_status("cannot create a headless OpenGL context", window.status());
     return kExitFailure;
   }
+  sampling::SamplerHandle sampling = sampling::keep_cubins(options.backend != BackendChoice::Cpu, options.cupti_library);
   auto session = open_for_window(options, **window);
   if (!session) return kExitNoBackend;
-  auto app_r = App::create(**window, options, std::move(session.value()), std::move(catalog));
+  auto app_r = App::create(**window, options, std::move(session.value()), std::move(catalog), std::move(sampling));
   if (!app_r) {
     print_status("cannot start", app_r.status());
     return start_failure_exit(app_r.status());
@@ -272,6 +277,11 @@ int check_kernels_named(lab::Lab& lab, const std::string& lab_id, const std::vec
 
 int run_bench(const CliOptions& options, const LabCatalog& catalog) {
   const BenchOptions& b = *options.bench;
+  // --lines: the sampler before the lab, so it keeps the cubin of every module the lab loads (a
+  // sample's source line comes from its cubin's line table).
+  const sampling::SamplerHandle sampling =
+      b.lines ? sampling::keep_cubins(options.backend != BackendChoice::Cpu, options.cupti_library)
+              : sampling::SamplerHandle{};
   auto opened = open_command_lab(options, catalog);
   if (const int* code = std::get_if<int>(&opened)) return *code;
   CommandLab& command = std::get<CommandLab>(opened);
@@ -351,6 +361,32 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
             print_status(("counters (" + r.kernel + ")").c_str(), c.status);
           std::fflush(text);
         });
+      if (b.lines)
+        for (LaunchRecord& r : got) {
+          if (!r.ok()) continue;
+          Status why = measured::lines_refusal(l, r.kernel);
+          if (why && !sampling.sampler) why = sampling.problem;
+          Result<LineProfile> p = why ? measured::profile_lines(l, r.kernel, r.request, *sampling.sampler)
+                                      : Result<LineProfile>(why);
+          r.lines = std::make_shared<const LineProfile>(p ? std::move(p).value()
+                                                          : measured::lines_unavailable(p.status(), r.kernel));
+          if (r.lines->ok()) {
+            std::fprintf(text, "  %-18s %-34s lines: %lld samples in %lld launches, %lld dropped, %.0f ms",
+                         r.kernel.c_str(), r.config_label.c_str(), r.lines->total_samples, r.lines->launches,
+                         r.lines->dropped_samples, r.lines->profile_ms);
+            for (std::size_t i = 0; i < r.lines->lines.size() && i < 3; ++i) {
+              const LineSamples& ls = r.lines->lines[i];
+              const std::size_t slash = ls.file.rfind('/');
+              std::fprintf(text, "%s %s:%d %.1f%% (%s)", i ? ";" : ",",
+                           (slash == std::string::npos ? ls.file : ls.file.substr(slash + 1)).c_str(), ls.line,
+                           ls.share_pct, ls.stalls.empty() ? "-" : ls.stalls.front().reason.c_str());
+            }
+            std::fputc('\n', text);
+          } else if (said.insert(r.lines->status.message).second) {
+            print_status(("lines (" + r.kernel + ")").c_str(), r.lines->status);
+          }
+          std::fflush(text);
+        }
       records.insert(records.end(), got.begin(), got.end());
       // Settings may swap the kernel list (matmul precision): the report knows every kernel run.
       for (const auto& k : l.kernels())

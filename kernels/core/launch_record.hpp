@@ -14,6 +14,7 @@
 #include "core/index_scheme.hpp"
 #include "core/kernel_config.hpp"
 #include "core/launch.hpp"
+#include "core/line_profile.hpp"
 #include "core/status.hpp"
 #include "core/timing.hpp"
 #include "core/units.hpp"
@@ -82,6 +83,7 @@ struct LaunchRecord {
   bool schedule_simulated = false;
 
   std::shared_ptr<const LaunchCounters> counters;  // null unless counters were asked for
+  std::shared_ptr<const LineProfile> lines;        // stall samples per line (bench --lines)
 
   bool ok() const { return status.ok(); }
   double kernel_ms() const { return timing.median_ms; }

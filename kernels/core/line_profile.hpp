@@ -41,6 +41,9 @@ struct LineSamples {
 
 struct LineProfile {
   Status status;            // success: sampled; else why not (permission, CPU backend, ...)
+  Status lines_status;      // sampled, but the source lines are unknown: why (the cubin's line
+                            // table was not at hand); instructions then carry line 0
+  bool ok() const { return status.ok(); }
   std::string kernel;       // blockscope's kernel id
   std::string function;     // the sampled function's (mangled) name
   std::string device;       // "NVIDIA H100 80GB HBM3"

@@ -59,35 +59,12 @@ ProfilerUsers& profiler_users() {
   return u;
 }
 
-// One profile at a time in the process: the range profiler owns the context's counters while it
-// runs, and two sessions must not interleave their passes.
-std::mutex& profile_lock() {
-  static std::mutex m;
-  return m;
-}
-
 // ---- 2. helpers ----------------------------------------------------------------------------
 #define BS_CUPTI_TRY(api, call_expr, name)                                         \
   do {                                                                             \
     if (const CUptiResult bs_cupti_r_ = (call_expr); bs_cupti_r_ != CUPTI_SUCCESS) \
       return status_from_cupti(bs_cupti_r_, name, (api).describe(bs_cupti_r_));    \
   } while (0)
-
-Result<CUcontext> current_context() {
-  using GetCurrent = CUresult (*)(CUcontext*);
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  BS_CUDA_TRY(
-      cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found));
-  if (!fn || found != cudaDriverEntryPointSuccess)
-    return Status::failure("the CUDA driver has no cuCtxGetCurrent", "update the NVIDIA driver",
-                           "cudaGetDriverEntryPointByVersion");
-  CUcontext ctx = nullptr;
-  if (reinterpret_cast<GetCurrent>(fn)(&ctx) != CUDA_SUCCESS || !ctx)
-    return Status::failure("no CUDA context is current on this thread", "call cudaSetDevice first",
-                           "cuCtxGetCurrent");
-  return ctx;
-}
 
 // The first reason cuptiProfilerDeviceSupported gives for refusing the device.
 Status device_support(const CuptiApi& api, int device) {

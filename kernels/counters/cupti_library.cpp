@@ -3,6 +3,7 @@
 // folders (where the .deb and .run installers put CUPTI).
 #include "counters/cupti_library.hpp"
 
+#include <cuda_runtime.h>
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -100,6 +101,27 @@ Result<const CuptiApi*> load_cupti(const std::string& path) {
                     std::to_string(tries.size() - 1) + " toolkit folders");
   }
   return first_failure;
+}
+
+Result<CUcontext> current_context() {
+  using GetCurrent = CUresult (*)(CUcontext*);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) !=
+          cudaSuccess ||
+      !fn || found != cudaDriverEntryPointSuccess)
+    return Status::failure("the CUDA driver has no cuCtxGetCurrent", "update the NVIDIA driver",
+                           "cudaGetDriverEntryPointByVersion");
+  CUcontext ctx = nullptr;
+  if (reinterpret_cast<GetCurrent>(fn)(&ctx) != CUDA_SUCCESS || !ctx)
+    return Status::failure("no CUDA context is current on this thread", "call cudaSetDevice first",
+                           "cuCtxGetCurrent");
+  return ctx;
+}
+
+std::mutex& profile_lock() {
+  static std::mutex m;
+  return m;
 }
 
 }  // namespace bs::counters

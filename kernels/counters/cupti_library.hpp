@@ -8,11 +8,15 @@
 // state (and libnvperf_host, which it loads in turn) that outlives any one session.
 #pragma once
 #include <cupti.h>
+#include <cupti_pcsampling.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include <cuda.h>
+
+#include <mutex>
 #include <string>
 
 #include "core/status.hpp"
@@ -48,7 +52,20 @@ struct CuptiApi {
   X(cuptiRangeProfilerPushRange)                  \
   X(cuptiRangeProfilerPopRange)                   \
   X(cuptiRangeProfilerDecodeData)                 \
-  X(cuptiRangeProfilerGetCounterDataInfo)
+  X(cuptiRangeProfilerGetCounterDataInfo)        \
+  X(cuptiSubscribe)                               \
+  X(cuptiUnsubscribe)                             \
+  X(cuptiEnableCallback)                          \
+  X(cuptiGetCubinCrc)                             \
+  X(cuptiGetSassToSourceCorrelation)              \
+  X(cuptiPCSamplingEnable)                        \
+  X(cuptiPCSamplingDisable)                       \
+  X(cuptiPCSamplingStart)                         \
+  X(cuptiPCSamplingStop)                          \
+  X(cuptiPCSamplingGetData)                       \
+  X(cuptiPCSamplingGetNumStallReasons)            \
+  X(cuptiPCSamplingGetStallReasons)               \
+  X(cuptiPCSamplingSetConfigurationAttribute)
   BS_CUPTI_ENTRIES(BS_CUPTI_ENTRY)
 #undef BS_CUPTI_ENTRY
 
@@ -60,5 +77,13 @@ struct CuptiApi {
 // loader's search path, then the library this build was configured with, then the usual toolkit
 // folders. Loaded once per path for the life of the process.
 Result<const CuptiApi*> load_cupti(const std::string& path);
+
+// The CUDA context current on this thread (through the runtime's driver entry point, so nothing
+// links libcuda), or why there is none.
+Result<CUcontext> current_context();
+
+// One profile at a time in the process: the range profiler and PC sampling each own the
+// context's profiling hardware while they run, and must not interleave.
+std::mutex& profile_lock();
 
 }  // namespace bs::counters

@@ -103,6 +103,42 @@ void count_field(JsonWriter& j, const char* key, double v) {
     j.value(v);
 }
 
+void stalls_json(JsonWriter& j, const std::vector<StallSamples>& stalls) {
+  j.begin_array();
+  for (const auto& s : stalls) j.begin_object().field("reason", s.reason).field("samples", s.samples).end_object();
+  j.end_array();
+}
+
+// The value of a result's "lines" key: stall samples per source line and per instruction.
+void line_profile_json(JsonWriter& j, const LineProfile& p) {
+  j.begin_object();
+  j.field("available", p.ok());
+  if (!p.ok()) {
+    j.field("message", p.status.message).field("hint", p.status.hint).field("call", p.status.call);
+    j.end_object();
+    return;
+  }
+  j.field("function", p.function).field("device", p.device).field("sampling_period", p.sampling_period);
+  j.field("total_samples", p.total_samples).field("dropped_samples", p.dropped_samples);
+  j.field("launches", p.launches).field("profile_ms", p.profile_ms);
+  if (!p.lines_status.ok()) j.field("lines_unknown", p.lines_status.message);
+  j.key("lines").begin_array();
+  for (const auto& l : p.lines) {
+    j.begin_object().field("file", l.file).field("line", l.line).field("samples", l.samples);
+    j.field("share_pct", l.share_pct).key("stalls");
+    stalls_json(j, l.stalls);
+    j.end_object();
+  }
+  j.end_array().key("instructions").begin_array();
+  for (const auto& in : p.instructions) {
+    j.begin_object().field("pc_offset", in.pc_offset).field("file", in.file).field("line", in.line);
+    j.field("samples", in.samples).key("stalls");
+    stalls_json(j, in.stalls);
+    j.end_object();
+  }
+  j.end_array().end_object();
+}
+
 // The value of a result's "counters" key (docs/counters-fields.md).
 void counters_json(JsonWriter& j, const LaunchCounters& c) {
   j.begin_object();
@@ -378,6 +414,7 @@ const std::vector<Field>& record_fields() {
       {"data_height", nullptr, [](R x) -> Cell { return static_cast<long long>(x.r.data_height); }},
       {nullptr, "data", nullptr, [](JsonWriter& j, R x) { j.begin_array().value(x.r.data_width).value(x.r.data_height).end_array(); }},
       {nullptr, "counters", nullptr, [](JsonWriter& j, R x) { counters_json(j, *x.r.counters); }},
+      {nullptr, "lines", nullptr, [](JsonWriter& j, R x) { line_profile_json(j, *x.r.lines); }},
   };
   return fields;
 }
@@ -413,7 +450,11 @@ void json_value(JsonWriter& j, const Cell& c) {
 // Whether a JSON-only field has something to write for this record (the counters only when the
 // record carries them).
 bool json_present(const Field& f, const Row& x) {
-  if (f.write) return std::string_view(f.json) != "counters" || x.r.counters != nullptr;
+  if (f.write) {
+    if (std::string_view(f.json) == "counters") return x.r.counters != nullptr;
+    if (std::string_view(f.json) == "lines") return x.r.lines != nullptr;
+    return true;
+  }
   return !std::holds_alternative<std::monostate>(f.cell(x));
 }
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "measured/profile_launch.hpp"
+#include "measured/profile_lines.hpp"
 
 namespace bs::measured {
 
@@ -43,8 +44,30 @@ Status CounterWorker::start(Job job, const Fork& fork) {
   return Status::success();
 }
 
+void CounterWorker::set_sampler(std::shared_ptr<sampling::PcSampler> sampler, Status problem) {
+  sampler_ = std::move(sampler);
+  sampler_problem_ = std::move(problem);
+}
+
 void CounterWorker::run(Job job) {
   LaunchRecord rec = job.model;
+  if (job.what == What::Lines) {
+    auto finish_lines = [&](LineProfile p) {
+      rec.lines = std::make_shared<const LineProfile>(std::move(p));
+      std::lock_guard lock(mutex_);
+      finished_ = std::move(rec);
+      stage_.clear();
+      busy_.store(false, std::memory_order_release);
+    };
+    if (Status s = lines_refusal(*copy_, job.kernel); !s) return finish_lines(lines_unavailable(s, job.kernel));
+    if (!sampler_) return finish_lines(lines_unavailable(sampler_problem_, job.kernel));
+    {
+      std::lock_guard lock(mutex_);
+      stage_ = "sampling";
+    }
+    auto p = profile_lines(*copy_, job.kernel, job.config, *sampler_);
+    return finish_lines(p ? std::move(p).value() : lines_unavailable(p.status(), job.kernel));
+  }
   auto finish = [&](LaunchCounters c) {
     rec.counters = std::make_shared<const LaunchCounters>(std::move(c));
     std::lock_guard lock(mutex_);

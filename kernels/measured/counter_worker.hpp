@@ -25,6 +25,7 @@
 #include "core/launch_record.hpp"
 #include "counters/counters.hpp"
 #include "lab/lab.hpp"
+#include "sampling/pc_sampler.hpp"
 
 namespace bs::measured {
 
@@ -35,11 +36,15 @@ class CounterWorker {
   CounterWorker(const CounterWorker&) = delete;
   CounterWorker& operator=(const CounterWorker&) = delete;
 
+  // What a job measures: the hardware counters (the Measured tab) or the stall samples per
+  // source line (the Source tab, through the sampler given with set_sampler).
+  enum class What { Counters, Lines };
   struct Job {
     std::string key;      // the problem the lab copy must hold: lab, backend, problem, settings
     std::string kernel;
     KernelConfig config;
     LaunchRecord model;   // the launch the model side describes (the one the window shows)
+    What what = What::Counters;
   };
   using Fork = std::function<Result<std::unique_ptr<lab::Lab>>()>;
 
@@ -58,8 +63,12 @@ class CounterWorker {
   };
   Progress progress() const;
 
-  // The finished profile, once: the job's model record with `counters` attached (measured, or
-  // the reason none could be read).
+  // The PC sampler for What::Lines jobs (made before the process's first launch, so it holds
+  // the kernels' cubins), or why there is none.
+  void set_sampler(std::shared_ptr<sampling::PcSampler> sampler, Status problem);
+
+  // The finished profile, once: the job's model record with `counters` (What::Counters) or
+  // `lines` (What::Lines) attached (measured, or the reason none could be read).
   std::optional<LaunchRecord> take_finished();
 
   // Lets go of the lab copy (the compute moved to another device or the CPU).
@@ -70,6 +79,8 @@ class CounterWorker {
   void join_if_done();
 
   counters::CounterOptions options_;
+  std::shared_ptr<sampling::PcSampler> sampler_;
+  Status sampler_problem_ = Status::failure("no PC sampler was set up", "restart blockscope on the CUDA backend");
   std::unique_ptr<lab::Lab> copy_;  // touched by the worker only while busy_
   std::string copy_key_;
   std::unique_ptr<counters::CounterSession> session_;  // worker thread only

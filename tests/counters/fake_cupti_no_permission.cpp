@@ -7,6 +7,7 @@
 // Keep its entry points in step with BS_CUPTI_ENTRIES in kernels/counters/cupti_library.hpp:
 // the loader refuses a library that lacks one.
 #include <cupti.h>
+#include <cupti_pcsampling.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -121,6 +122,38 @@ CUptiResult CUPTIAPI cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData
 
 CUptiResult CUPTIAPI
 cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params*) {
+  return CUPTI_ERROR_NOT_SUPPORTED;
+}
+
+
+// PC sampling (kernels/sampling): subscribing needs no permission; enabling sampling does.
+CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle* s, CUpti_CallbackFunc, void*) {
+  *s = nullptr;
+  return CUPTI_SUCCESS;
+}
+CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
+                                         CUpti_CallbackId) {
+  return CUPTI_SUCCESS;
+}
+CUptiResult CUPTIAPI cuptiGetCubinCrc(CUpti_GetCubinCrcParams*) { return CUPTI_ERROR_NOT_SUPPORTED; }
+CUptiResult CUPTIAPI cuptiGetSassToSourceCorrelation(CUpti_GetSassToSourceCorrelationParams*) {
+  return CUPTI_ERROR_NOT_SUPPORTED;
+}
+CUptiResult CUPTIAPI cuptiPCSamplingEnable(CUpti_PCSamplingEnableParams*) {
+  return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;  // what the driver answers a non-admin user
+}
+CUptiResult CUPTIAPI cuptiPCSamplingDisable(CUpti_PCSamplingDisableParams*) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiPCSamplingStart(CUpti_PCSamplingStartParams*) { return CUPTI_ERROR_NOT_SUPPORTED; }
+CUptiResult CUPTIAPI cuptiPCSamplingStop(CUpti_PCSamplingStopParams*) { return CUPTI_ERROR_NOT_SUPPORTED; }
+CUptiResult CUPTIAPI cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams*) { return CUPTI_ERROR_NOT_SUPPORTED; }
+CUptiResult CUPTIAPI cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumStallReasonsParams*) {
+  return CUPTI_ERROR_NOT_SUPPORTED;
+}
+CUptiResult CUPTIAPI cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReasonsParams*) {
+  return CUPTI_ERROR_NOT_SUPPORTED;
+}
+CUptiResult CUPTIAPI cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 

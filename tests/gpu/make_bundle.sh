@@ -11,7 +11,7 @@ bins=(app/blockscope app/blockscope-selftest app/blockscope-kernel-runner app/pl
       tests/app/test_matmul_lab_headless tests/experiments/test_sweep_app
       tests/gfx/test_gfx tests/gfx/test_gfx_gpu tests/grayscale/test_grayscale_gpu tests/grayscale/test_gray_ladder_gpu
       tests/mapping/test_mapping_gpu tests/matmul/test_matmul_gpu tests/matmul/test_matmul_tc_gpu tests/matmul/test_matmul_heatmap_gpu
-      tests/platform/test_platform tests/counters/test_counters_gpu tests/measured/test_measured_gpu
+      tests/platform/test_platform tests/counters/test_counters_gpu tests/measured/test_measured_gpu tests/sampling/test_sampling_gpu
       tests/custom/test_custom_gpu tests/counters/libfake_cupti_no_permission.so
       tools/counters_probe/counters_probe app/blockscope-edit-to-result)
 ../shared/device/bundle.sh "$out" "${bins[@]/#/$build/}" >/dev/null
@@ -19,6 +19,7 @@ rm -f "$out"/lib/libcublas* "$out"/lib/libcudart* "$out"/lib/libnvrtc*
 # The counters' comparison with Nsight Compute runs there from the bundle (CUPTI itself is loaded
 # at run time from the machine's toolkit, so it never travels).
 cp "$(dirname "$0")"/../../tools/counters_probe/{compare_with_ncu.sh,compare_with_ncu.py,dram_writes_history.sh} "$out/"
+cp "$(dirname "$0")"/../../tools/lines_vs_ncu/{lines_vs_ncu.sh,compare_lines.py} "$out/"
 # The files the tests read, beside them (tests/support/test_data.hpp): the sample image, the shaders.
 cp -r "$build/tests/test_data" "$out/"
 # The per-issue GPU checks (tests/gpu/checks/*.sh) and the sanitizer script run from the bundle.

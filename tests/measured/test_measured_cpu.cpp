@@ -24,6 +24,7 @@
 #include "measured/bench_counters.hpp"
 #include "measured/counter_worker.hpp"
 #include "measured/profile_launch.hpp"
+#include "measured/profile_lines.hpp"
 #include "simulator/grid_simulator.hpp"
 
 namespace bs::measured {
@@ -78,6 +79,15 @@ TEST(MeasuredCpu, TheCpuBackendSaysCountersAreAGpuFeature) {
   ASSERT_FALSE(s.ok());
   EXPECT_TRUE(contains(s.message, "hardware counters are a GPU feature")) << s.describe();
   EXPECT_FALSE(s.hint.empty());
+}
+
+TEST(MeasuredCpu, StallSamplesPerLineAreRefusedOnTheCpuWithTheReason) {
+  auto lab = gray_lab(37, 21, 2);
+  ASSERT_TRUE(lab);
+  const Status s = lines_refusal(*lab, "gray_1d_flat");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(contains(s.message, "CPU backend")) << s.describe();
+  EXPECT_TRUE(contains(s.hint, "CUDA backend")) << s.hint;
 }
 
 TEST(MeasuredCpu, BenchCountersOnTheCpuKeepTheResultsAndSayWhy) {

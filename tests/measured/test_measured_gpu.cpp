@@ -20,6 +20,7 @@
 #include "measured/bench_counters.hpp"
 #include "measured/counter_worker.hpp"
 #include "measured/profile_launch.hpp"
+#include "measured/profile_lines.hpp"
 #include "skips.hpp"
 
 namespace bs::measured {
@@ -203,6 +204,63 @@ TEST(MeasuredGpu, WithoutPermissionEveryResultSaysWhyAndHowToFixIt) {
   }
   EXPECT_GT(ran, 0);
   EXPECT_FALSE(counters.session_problem().ok());
+}
+
+// ---- stall samples per line (issue 22) ------------------------------------------------------
+
+// The file name without its folders.
+std::string base_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Samples `kernel` on `lab` and checks what any profile must show: every sample on a known
+// source line, some of them in the rung's own file (KernelInfo::file: where its body is; the
+// helpers it calls and its __global__ wrapper have the rest), few dropped, lines adding up.
+void expect_lines_in_the_rungs_file(lab::Lab& lab, sampling::PcSampler& sampler, const std::string& kernel,
+                                    const KernelConfig& cfg) {
+  auto p = profile_lines(lab, kernel, cfg, sampler);
+  ASSERT_TRUE(p) << p.status().describe();
+  ASSERT_TRUE(p->lines_status.ok()) << p->lines_status.describe();
+  EXPECT_EQ(p->kernel, kernel);
+  ASSERT_GT(p->total_samples, 0);
+  EXPECT_LT(static_cast<double>(p->dropped_samples), 0.01 * static_cast<double>(p->total_samples));
+  const std::string rung_file = base_name(lab.find_kernel(kernel)->file);
+  double share_in_rung = 0, unknown = 0;
+  long long sum = 0;
+  for (const auto& l : p->lines) {
+    sum += l.samples;
+    if (base_name(l.file) == rung_file) share_in_rung += l.share_pct;
+    if (l.line <= 0 || l.file.empty()) unknown += l.share_pct;
+  }
+  EXPECT_EQ(sum, p->total_samples);
+  EXPECT_LT(unknown, 1.0) << kernel << ": samples on no source line";
+  EXPECT_GT(share_in_rung, 1.0) << kernel << ": top line " << p->lines.front().file << ":"
+                                << p->lines.front().line;
+  std::printf("%s: %lld samples, %lld launches, %lld dropped, %.0f ms; top %s:%d %.1f%% (%s); %.1f%% in %s\n",
+              kernel.c_str(), p->total_samples, p->launches, p->dropped_samples, p->profile_ms,
+              base_name(p->lines.front().file).c_str(), p->lines.front().line, p->lines.front().share_pct,
+              p->lines.front().stalls.empty() ? "-" : p->lines.front().stalls.front().reason.c_str(),
+              share_in_rung, rung_file.c_str());
+}
+
+TEST(LinesGpu, TheLecturesGrayscaleAndK3SampleOntoTheirOwnLines) {
+  if (!cuda_backend()) BS_SKIP_NO_GPU() << cuda_backend().status().describe();
+  auto sampler = sampling::PcSampler::create({});  // before the labs' first launch
+  ASSERT_TRUE(sampler) << sampler.status().describe();
+  auto gray = gray_lab(3001, 2003);
+  ASSERT_TRUE(gray);
+  KernelConfig g;
+  g.block = Dim3{256, 1, 1};
+  expect_lines_in_the_rungs_file(*gray, **sampler, "gray_1d_flat", g);
+  auto mm = matmul_lab(1031);
+  ASSERT_TRUE(mm);
+  const lab::KernelInfo* k3 = mm->find_kernel("k3_smem_tiled");
+  ASSERT_TRUE(k3);
+  KernelConfig k;
+  k.compiled = k3->default_config;
+  k.block = k3->configs.empty() ? k3->default_block : k3->configs[k3->default_config].block;
+  expect_lines_in_the_rungs_file(*mm, **sampler, "k3_smem_tiled", k);
 }
 
 }  // namespace

@@ -1,0 +1,92 @@
+#include "sampling/line_table.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace bs::sampling {
+namespace {
+
+constexpr std::string_view kStallPrefix = "smsp__pcsamp_warps_issue_stalled_";
+constexpr std::string_view kNotIssued = "_not_issued";
+
+long long total_of(const std::vector<StallSamples>& stalls) {
+  long long n = 0;
+  for (const auto& s : stalls)
+    if (counts_in_total(s.reason)) n += s.samples;
+  return n;
+}
+
+void add_stalls(std::map<std::string, long long>& into, const std::vector<StallSamples>& stalls) {
+  for (const auto& s : stalls)
+    if (s.samples > 0) into[s.reason] += s.samples;
+}
+
+std::vector<StallSamples> largest_first(const std::map<std::string, long long>& by_reason) {
+  std::vector<StallSamples> v;
+  for (const auto& [reason, n] : by_reason) v.push_back({reason, n});
+  std::stable_sort(v.begin(), v.end(),
+                   [](const StallSamples& a, const StallSamples& b) { return a.samples > b.samples; });
+  return v;
+}
+
+}  // namespace
+
+std::string stall_name(std::string_view cupti_name) {
+  if (cupti_name.starts_with(kStallPrefix)) cupti_name.remove_prefix(kStallPrefix.size());
+  return std::string(cupti_name);
+}
+
+bool counts_in_total(std::string_view reason) { return !reason.ends_with(kNotIssued); }
+
+std::string busiest_function(const std::vector<RawPc>& pcs) {
+  std::map<std::string, long long> per;
+  for (const auto& pc : pcs) per[pc.function] += total_of(pc.stalls);
+  std::string best;
+  long long most = -1;
+  for (const auto& [f, n] : per)
+    if (n > most) most = n, best = f;
+  return best;
+}
+
+void fill_tables(LineProfile& profile, const std::vector<RawPc>& pcs, const std::string& function,
+                 const std::function<SourceLocation(std::uint64_t)>& locate) {
+  std::map<std::uint64_t, std::map<std::string, long long>> per_pc;
+  for (const auto& pc : pcs) {
+    if (pc.function != function) continue;
+    std::vector<StallSamples> named;
+    for (const auto& s : pc.stalls) named.push_back({stall_name(s.reason), s.samples});
+    add_stalls(per_pc[pc.pc_offset], named);
+  }
+  profile.function = function;
+  profile.instructions.clear();
+  profile.lines.clear();
+  profile.total_samples = 0;
+  std::map<std::tuple<std::string, int>, std::map<std::string, long long>> per_line;
+  for (const auto& [offset, by_reason] : per_pc) {
+    InstructionSamples ins;
+    ins.pc_offset = offset;
+    const SourceLocation where = locate(offset);
+    ins.file = where.file;
+    ins.line = where.line;
+    ins.stalls = largest_first(by_reason);
+    ins.samples = total_of(ins.stalls);
+    profile.total_samples += ins.samples;
+    add_stalls(per_line[{ins.file, ins.line}], ins.stalls);
+    profile.instructions.push_back(std::move(ins));
+  }
+  for (const auto& [key, by_reason] : per_line) {
+    LineSamples l;
+    std::tie(l.file, l.line) = key;
+    l.stalls = largest_first(by_reason);
+    l.samples = total_of(l.stalls);
+    l.share_pct = profile.total_samples > 0 ? 100.0 * static_cast<double>(l.samples) /
+                                                  static_cast<double>(profile.total_samples)
+                                            : 0.0;
+    profile.lines.push_back(std::move(l));
+  }
+  std::stable_sort(profile.lines.begin(), profile.lines.end(),
+                   [](const LineSamples& a, const LineSamples& b) { return a.samples > b.samples; });
+}
+
+}  // namespace bs::sampling

@@ -1,0 +1,52 @@
+// From raw PC samples to the tables the Source tab draws: per instruction and per source line,
+// with the stall reasons named as Nsight Compute's source page names them.
+//
+// Plain C++ (no CUPTI), so the CPU-only build and its tests carry the arithmetic: the sampler
+// (pc_sampler.cpp) hands over what CUPTI returned as RawPc records and a function that maps a pc
+// offset to its source line (CUPTI's SASS-to-source correlation of the kernel's cubin).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/line_profile.hpp"
+
+namespace bs::sampling {
+
+// One pc of one function, as CUPTI's parsed format gives it, the reasons named by CUPTI
+// ("smsp__pcsamp_warps_issue_stalled_long_scoreboard", ...).
+struct RawPc {
+  std::string function;
+  std::uint64_t cubin_crc = 0;
+  std::uint64_t pc_offset = 0;
+  std::vector<StallSamples> stalls;
+};
+
+// "smsp__pcsamp_warps_issue_stalled_long_scoreboard" -> "long_scoreboard"; names without the
+// prefix are returned as they are.
+std::string stall_name(std::string_view cupti_name);
+
+// Whether a reason's samples count towards a pc's total. CUPTI reports, beside every reason's
+// samples, the subset taken while no instruction issued ("..._not_issued"): adding those too
+// would count such samples twice. ncu's "Warp Stall Sampling (All Samples)" is the sum of the
+// others.
+bool counts_in_total(std::string_view reason);
+
+// The function with the most samples among `pcs` ("" when there are none).
+std::string busiest_function(const std::vector<RawPc>& pcs);
+
+struct SourceLocation {
+  std::string file;
+  int line = 0;  // 0: unknown
+};
+
+// Fills profile.instructions, profile.lines and profile.total_samples from the pcs of
+// `function` (other functions' pcs are ignored): samples of the same pc added (launches add up),
+// reasons renamed with stall_name and sorted largest first, lines sorted by samples (ties by
+// file, line), share_pct of the function's samples. `locate` is called once per distinct pc.
+void fill_tables(LineProfile& profile, const std::vector<RawPc>& pcs, const std::string& function,
+                 const std::function<SourceLocation(std::uint64_t pc_offset)>& locate);
+
+}  // namespace bs::sampling

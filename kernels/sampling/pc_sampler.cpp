@@ -1,0 +1,304 @@
+// PcSampler through CUPTI: a resource callback keeps every cubin loaded; sample() enables PC
+// sampling on the current context, starts and stops it around each launch (kernel-serialized
+// collection, so only that launch's warps are in the samples), reads the parsed records, and
+// correlates the busiest function's pcs with source lines through the cubin's line table.
+#include "sampling/pc_sampler.hpp"
+
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "counters/cupti_errors.hpp"
+#include "counters/cupti_library.hpp"
+#include "sampling/line_table.hpp"
+
+namespace bs::sampling {
+
+bool pc_sampling_built() { return true; }
+
+#define BS_SAMPLING_TRY(call_expr, name)                                            \
+  do {                                                                              \
+    if (const CUptiResult bs_r_ = (call_expr); bs_r_ != CUPTI_SUCCESS)              \
+      return counters::status_from_cupti(bs_r_, name, impl_->api->describe(bs_r_)); \
+  } while (0)
+
+struct PcSampler::Impl {
+  const counters::CuptiApi* api = nullptr;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  mutable std::mutex mutex;  // the callback runs on whichever thread loads a module
+  struct Cubin {
+    std::string bytes;
+    std::uint64_t crc = 0;
+    bool crc_known = false;
+  };
+  std::vector<Cubin> cubins;
+
+  static void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                                   const void* data) {
+    if (domain != CUPTI_CB_DOMAIN_RESOURCE || id != CUPTI_CBID_RESOURCE_MODULE_LOADED || !data)
+      return;
+    const auto* resource = static_cast<const CUpti_ResourceData*>(data);
+    const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
+    if (!module || !module->pCubin || module->cubinSize == 0) return;
+    auto* self = static_cast<Impl*>(user);
+    std::lock_guard lock(self->mutex);
+    self->cubins.push_back({std::string(module->pCubin, module->cubinSize), 0, false});
+  }
+
+  // The kept cubin CUPTI's CRC names, or null.
+  const std::string* find(std::uint64_t crc) {
+    std::lock_guard lock(mutex);
+    for (Cubin& c : cubins) {
+      if (!c.crc_known) {
+        CUpti_GetCubinCrcParams p{};
+        p.size = CUpti_GetCubinCrcParamsSize;
+        p.cubin = c.bytes.data();
+        p.cubinSize = c.bytes.size();
+        if (api->cuptiGetCubinCrc(&p) == CUPTI_SUCCESS) c.crc = p.cubinCrc;
+        c.crc_known = true;
+      }
+      if (c.crc == crc) return &c.bytes;
+    }
+    return nullptr;
+  }
+};
+
+Result<std::unique_ptr<PcSampler>> PcSampler::create(const Options& options) {
+  auto api = counters::load_cupti(options.cupti_library);
+  if (!api) return api.status();
+  auto impl = std::make_unique<Impl>();
+  impl->api = api.value();
+  if (const CUptiResult r = impl->api->cuptiSubscribe(&impl->subscriber, &Impl::on_callback, impl.get());
+      r != CUPTI_SUCCESS)
+    return counters::status_from_cupti(r, "cuptiSubscribe", impl->api->describe(r));
+  if (const CUptiResult r = impl->api->cuptiEnableCallback(1, impl->subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                                           CUPTI_CBID_RESOURCE_MODULE_LOADED);
+      r != CUPTI_SUCCESS) {
+    impl->api->cuptiUnsubscribe(impl->subscriber);
+    return counters::status_from_cupti(r, "cuptiEnableCallback", impl->api->describe(r));
+  }
+  return std::unique_ptr<PcSampler>(new PcSampler(std::move(impl)));
+}
+
+PcSampler::PcSampler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+PcSampler::~PcSampler() {
+  if (impl_ && impl_->subscriber) impl_->api->cuptiUnsubscribe(impl_->subscriber);
+}
+
+std::size_t PcSampler::cubins_kept() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->cubins.size();
+}
+
+namespace {
+
+// The parsed-format buffer CUPTI fills: `pcs` records, each with room for every stall reason.
+// CUPTI allocates the records' function names and leaves them to the caller, handing the same
+// pointer to every record of one function: each distinct pointer is freed once, at the end.
+class PcBuffer {
+ public:
+  PcBuffer(std::size_t pcs, std::size_t reasons) : records_(pcs), reasons_(pcs * reasons) {
+    for (std::size_t i = 0; i < pcs; ++i) {
+      records_[i].size = sizeof(CUpti_PCSamplingPCData);
+      records_[i].stallReason = reasons_.data() + i * reasons;
+    }
+    data_.size = sizeof(CUpti_PCSamplingData);
+    data_.collectNumPcs = pcs;
+    data_.pPcData = records_.data();
+  }
+  PcBuffer(const PcBuffer&) = delete;
+  PcBuffer& operator=(const PcBuffer&) = delete;
+  ~PcBuffer() {
+    for (char* name : names_) std::free(name);
+  }
+  CUpti_PCSamplingData* data() { return &data_; }
+  // Keeps the names of the records CUPTI just wrote, to free them once at the end.
+  void keep_names() {
+    for (std::size_t i = 0; i < data_.totalNumPcs && i < records_.size(); ++i)
+      if (records_[i].functionName) names_.insert(records_[i].functionName);
+  }
+
+ private:
+  std::vector<CUpti_PCSamplingPCData> records_;
+  std::vector<CUpti_PCSamplingStallReason> reasons_;
+  CUpti_PCSamplingData data_{};
+  std::set<char*> names_;
+};
+
+}  // namespace
+
+Result<LineProfile> PcSampler::sample(const std::function<Status()>& launch,
+                                      const SampleOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  const counters::CuptiApi& api = *impl_->api;
+  std::lock_guard profiling(counters::profile_lock());
+  auto ctx_r = counters::current_context();
+  if (!ctx_r) return ctx_r.status();
+  CUcontext ctx = ctx_r.value();
+
+  CUpti_PCSamplingEnableParams enable{};
+  enable.size = CUpti_PCSamplingEnableParamsSize;
+  enable.ctx = ctx;
+  BS_SAMPLING_TRY(api.cuptiPCSamplingEnable(&enable), "cuptiPCSamplingEnable");
+  // Disabled again however this returns, so the launches after it run unsampled.
+  struct Disable {
+    const counters::CuptiApi& api;
+    CUcontext ctx;
+    ~Disable() {
+      CUpti_PCSamplingDisableParams p{};
+      p.size = CUpti_PCSamplingDisableParamsSize;
+      p.ctx = ctx;
+      api.cuptiPCSamplingDisable(&p);
+    }
+  } disable{api, ctx};
+
+  std::size_t n_reasons = 0;
+  CUpti_PCSamplingGetNumStallReasonsParams num{};
+  num.size = CUpti_PCSamplingGetNumStallReasonsParamsSize;
+  num.ctx = ctx;
+  num.numStallReasons = &n_reasons;
+  BS_SAMPLING_TRY(api.cuptiPCSamplingGetNumStallReasons(&num), "cuptiPCSamplingGetNumStallReasons");
+  std::vector<std::vector<char>> names(n_reasons, std::vector<char>(CUPTI_STALL_REASON_STRING_SIZE, 0));
+  std::vector<char*> name_ptrs;
+  for (auto& n : names) name_ptrs.push_back(n.data());
+  std::vector<std::uint32_t> indexes(n_reasons, 0);
+  CUpti_PCSamplingGetStallReasonsParams reasons{};
+  reasons.size = CUpti_PCSamplingGetStallReasonsParamsSize;
+  reasons.ctx = ctx;
+  reasons.numStallReasons = n_reasons;
+  reasons.stallReasonIndex = indexes.data();
+  reasons.stallReasons = name_ptrs.data();
+  BS_SAMPLING_TRY(api.cuptiPCSamplingGetStallReasons(&reasons), "cuptiPCSamplingGetStallReasons");
+  std::map<std::uint32_t, std::string> reason_name;
+  for (std::size_t i = 0; i < n_reasons; ++i) reason_name[indexes[i]] = names[i].data();
+
+  // A kernel of blockscope's ladder has at most a few thousand instructions; 8192 records hold
+  // every pc of one range, and GetData is called again while CUPTI has more.
+  constexpr std::size_t kPcs = 8192;
+  PcBuffer flushed(kPcs, n_reasons);  // where CUPTI puts records it must flush on its own
+  PcBuffer buffer(kPcs, n_reasons);
+  std::vector<CUpti_PCSamplingConfigurationInfo> config(5);
+  config[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
+  config[0].attributeData.enableStartStopControlData.enableStartStopControl = 1;
+  config[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
+  config[1].attributeData.collectionModeData.collectionMode = CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
+  config[2].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT;
+  config[2].attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
+  config[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
+  config[3].attributeData.samplingDataBufferData.samplingDataBuffer = flushed.data();
+  config[4].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE;
+  config[4].attributeData.scratchBufferSizeData.scratchBufferSize = std::size_t{64} << 20;
+  if (options.period >= 5 && options.period <= 31) {
+    CUpti_PCSamplingConfigurationInfo p{};
+    p.attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+    p.attributeData.samplingPeriodData.samplingPeriod = static_cast<std::uint32_t>(options.period);
+    config.push_back(p);
+  }
+  CUpti_PCSamplingConfigurationInfoParams set{};
+  set.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+  set.ctx = ctx;
+  set.numAttributes = config.size();
+  set.pPCSamplingConfigurationInfo = config.data();
+  BS_SAMPLING_TRY(api.cuptiPCSamplingSetConfigurationAttribute(&set),
+                  "cuptiPCSamplingSetConfigurationAttribute");
+
+  LineProfile profile;
+  profile.sampling_period = options.period;
+  std::vector<RawPc> pcs;
+  auto take = [&](CUpti_PCSamplingData* d) {
+    profile.dropped_samples += static_cast<long long>(d->droppedSamples);
+    for (std::size_t i = 0; i < d->totalNumPcs; ++i) {
+      const CUpti_PCSamplingPCData& r = d->pPcData[i];
+      RawPc pc;
+      pc.function = r.functionName ? r.functionName : "";
+      pc.cubin_crc = r.cubinCrc;
+      pc.pc_offset = r.pcOffset;
+      for (std::size_t k = 0; k < r.stallReasonCount; ++k) {
+        auto it = reason_name.find(r.stallReason[k].pcSamplingStallReasonIndex);
+        pc.stalls.push_back({it == reason_name.end() ? "reason " + std::to_string(r.stallReason[k].pcSamplingStallReasonIndex)
+                                                     : it->second,
+                             static_cast<long long>(r.stallReason[k].samples)});
+      }
+      pcs.push_back(std::move(pc));
+    }
+  };
+  long long sampled = 0;
+  for (;;) {
+    CUpti_PCSamplingStartParams start{};
+    start.size = CUpti_PCSamplingStartParamsSize;
+    start.ctx = ctx;
+    BS_SAMPLING_TRY(api.cuptiPCSamplingStart(&start), "cuptiPCSamplingStart");
+    const Status ran = launch();
+    CUpti_PCSamplingStopParams stop{};
+    stop.size = CUpti_PCSamplingStopParamsSize;
+    stop.ctx = ctx;
+    BS_SAMPLING_TRY(api.cuptiPCSamplingStop(&stop), "cuptiPCSamplingStop");
+    if (!ran) return ran;
+    ++profile.launches;
+    do {
+      CUpti_PCSamplingGetDataParams get{};
+      get.size = CUpti_PCSamplingGetDataParamsSize;
+      get.ctx = ctx;
+      get.pcSamplingData = buffer.data();
+      BS_SAMPLING_TRY(api.cuptiPCSamplingGetData(&get), "cuptiPCSamplingGetData");
+      sampled += static_cast<long long>(buffer.data()->totalSamples);
+      take(buffer.data());
+      buffer.keep_names();
+    } while (buffer.data()->remainingNumPcs > 0);
+    if (flushed.data()->totalNumPcs > 0) {  // records CUPTI flushed on its own (a module unloaded)
+      take(flushed.data());
+      flushed.keep_names();
+      flushed.data()->totalNumPcs = 0;
+    }
+    const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+    if (sampled >= options.min_samples || profile.launches >= options.max_launches ||
+        elapsed >= options.max_seconds)
+      break;
+  }
+
+  const std::string function = busiest_function(pcs);
+  if (function.empty())
+    return Status::failure("PC sampling collected no samples of the launch",
+                           "a launch shorter than the sampling period gives none: try a larger "
+                           "problem or a shorter period",
+                           "cuptiPCSamplingGetData");
+  std::uint64_t crc = 0;
+  for (const RawPc& pc : pcs)
+    if (pc.function == function) crc = pc.cubin_crc;
+  const std::string* cubin = impl_->find(crc);
+  if (!cubin)
+    profile.lines_status = Status::failure(
+        "the kernel's cubin was loaded before sampling was set up, so its source lines are unknown",
+        "start blockscope with the CUDA backend so the sampler is created before the first launch");
+  fill_tables(profile, pcs, function, [&](std::uint64_t offset) -> SourceLocation {
+    if (!cubin) return {};
+    CUpti_GetSassToSourceCorrelationParams c{};
+    c.size = CUpti_GetSassToSourceCorrelationParamsSize;
+    c.cubin = cubin->data();
+    c.cubinSize = cubin->size();
+    c.functionName = function.c_str();
+    c.pcOffset = offset;
+    if (api.cuptiGetSassToSourceCorrelation(&c) != CUPTI_SUCCESS) return {};
+    SourceLocation where;
+    where.line = static_cast<int>(c.lineNumber);
+    if (c.fileName) where.file = c.fileName;
+    if (c.dirName && where.file.size() && where.file.front() != '/')
+      where.file = std::string(c.dirName) + "/" + where.file;
+    std::free(c.fileName);
+    std::free(c.dirName);
+    return where;
+  });
+  profile.profile_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  return profile;
+}
+
+}  // namespace bs::sampling

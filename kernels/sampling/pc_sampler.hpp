@@ -1,0 +1,72 @@
+// Stall samples of a launch, per SASS instruction and per source line, through CUPTI's PC
+// sampling (issue 22). CUDA build only for the sampling itself; pc_sampler_none.cpp answers why
+// not elsewhere.
+//
+//   auto sampler = sampling::PcSampler::create();       // before the first launch of the kernels
+//   ...                                                  // (it keeps the cubins modules load)
+//   auto profile = (*sampler)->sample([&] { return launch_once(); }, {});
+//
+// Why create it early: samples name a pc offset and the CRC of the cubin it belongs to, and
+// only the cubin's line table turns that offset into a source line. CUPTI hands a module's cubin
+// over once, in the callback for the module being loaded (with lazy loading: at the first launch
+// of one of its kernels). A sampler created later still samples, and says that the source lines
+// of modules loaded before it are unknown.
+//
+// One sample() at a time in the process (counters::profile_lock, shared with the range
+// profiler). The launch callback runs on the caller's thread, whose current CUDA context is the
+// one sampled; it must enqueue exactly the launch to look at and wait for it.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/line_profile.hpp"
+#include "core/status.hpp"
+
+namespace bs::sampling {
+
+// Whether this build samples (a CUDA build with CUPTI's headers).
+bool pc_sampling_built();
+
+class PcSampler {
+ public:
+  struct Options {
+    std::string cupti_library;  // empty: the usual search (counters::load_cupti)
+  };
+  static Result<std::unique_ptr<PcSampler>> create(const Options& options);
+  ~PcSampler();
+  PcSampler(const PcSampler&) = delete;
+  PcSampler& operator=(const PcSampler&) = delete;
+
+  struct SampleOptions {
+    int period = 0;                // 5..31: a sample every 2^period cycles per SM; 0: CUPTI's choice
+    long long min_samples = 20000; // launch again until this many samples ...
+    int max_launches = 32;         // ... or this many launches ...
+    double max_seconds = 1.0;      // ... or this long, whichever comes first (one launch at least)
+  };
+  // Samples launches of `launch` and builds the tables of the function with the most samples.
+  Result<LineProfile> sample(const std::function<Status()>& launch, const SampleOptions& options);
+
+  // Cubins kept so far (modules loaded since create()).
+  std::size_t cubins_kept() const;
+
+  struct Impl;
+
+ private:
+  explicit PcSampler(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The process's sampler, or why there is none. CUPTI takes one subscriber per process, so the
+// window, a headless run or a bench makes one at its start and every tab that samples shares it.
+struct SamplerHandle {
+  std::shared_ptr<PcSampler> sampler;
+  Status problem = Status::failure("no PC sampler was set up", "restart blockscope on the CUDA backend");
+};
+
+// Makes the process's sampler, unless `wanted` is false (the CPU backend was asked for: nothing
+// will be sampled) or the environment says BLOCKSCOPE_PC_SAMPLING=0 (to run blockscope under
+// another CUPTI client such as Nsight Systems without a second subscriber).
+SamplerHandle keep_cubins(bool wanted, const std::string& cupti_library);
+
+}  // namespace bs::sampling
