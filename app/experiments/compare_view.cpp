@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "mapping/launch_stats.hpp"
+#include "sampling/line_table.hpp"
 #include "ui/widgets.hpp"
 
 namespace bs::app {
@@ -73,6 +74,49 @@ std::optional<WarpSectors> warp_sectors(const lab::Lab& lab, const LaunchRecord&
   return w;
 }
 
+namespace {
+
+// The file name without its folders.
+std::string file_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Where the warps wait in A and in B, line by line (both pins profiled in the Source tab): each
+// line's share of its kernel's stall samples, the change, and the main reason on each side.
+void draw_line_diff(const LineProfile& a, const LineProfile& b) {
+  const std::vector<sampling::LineDiff> rows = sampling::diff_lines(a, b);
+  ImGui::Text("Where the warps wait, line by line (stall samples, %% of each kernel's)");
+  ImGui::SameLine();
+  ImGui::TextColored(ui::kDimColour, "A: %lld samples, B: %lld", a.total_samples, b.total_samples);
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_SizingStretchProp;
+  const float h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<std::size_t>(rows.size(), 8) + 1.5);
+  if (!ImGui::BeginTable("line_diff", 6, flags, ImVec2(0, h))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  for (const char* c : {"line", "A", "B", "B - A", "A waits on", "B waits on"}) ImGui::TableSetupColumn(c);
+  ImGui::TableHeadersRow();
+  for (const sampling::LineDiff& d : rows) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%s:%d", file_name(d.file).c_str(), d.line);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.1f%%", d.share_a);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.1f%%", d.share_b);
+    ImGui::TableNextColumn();
+    const double diff = d.diff();
+    ImGui::TextColored(std::abs(diff) < 1 ? ui::kDimColour : diff > 0 ? ui::kWarnColour : ui::kOkColour, "%+.1f", diff);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(d.top_a.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(d.top_b.c_str());
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
 CompareAction draw_compare_view(const CompareInput& in, CompareState* st) {
   CompareAction act;
   const float em = ImGui::GetFontSize();
@@ -104,6 +148,11 @@ CompareAction draw_compare_view(const CompareInput& in, CompareState* st) {
       if (ta.simulated || tb.simulated) ImGui::TextColored(ui::kWarnColour, "simulated timings: CPU time, not a GPU's");
       ImGui::PopTextWrapPos();
     }
+    const LineProfile* la = pins[0]->record.lines.get();
+    const LineProfile* lb = pins[1]->record.lines.get();
+    if (la && lb && la->ok() && lb->ok()) draw_line_diff(*la, *lb);
+    else if (la || lb)
+      ImGui::TextColored(ui::kDimColour, "Profile both launches in the Source tab to see where their warps wait, line by line.");
   }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float col_w = (avail.x - em) / 2;

@@ -1,6 +1,7 @@
 #include "sampling/line_table.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -87,6 +88,31 @@ void fill_tables(LineProfile& profile, const std::vector<RawPc>& pcs, const std:
   }
   std::stable_sort(profile.lines.begin(), profile.lines.end(),
                    [](const LineSamples& a, const LineSamples& b) { return a.samples > b.samples; });
+}
+
+std::vector<LineDiff> diff_lines(const LineProfile& a, const LineProfile& b) {
+  std::map<std::tuple<std::string, int>, LineDiff> by_line;
+  auto top_counted = [](const std::vector<StallSamples>& stalls) -> std::string {
+    for (const auto& s : stalls)  // largest first already
+      if (counts_in_total(s.reason)) return s.reason;
+    return {};
+  };
+  for (const auto& l : a.lines) {
+    LineDiff& d = by_line[{l.file, l.line}];
+    d.file = l.file, d.line = l.line, d.share_a = l.share_pct, d.top_a = top_counted(l.stalls);
+  }
+  for (const auto& l : b.lines) {
+    LineDiff& d = by_line[{l.file, l.line}];
+    d.file = l.file, d.line = l.line, d.share_b = l.share_pct, d.top_b = top_counted(l.stalls);
+  }
+  std::vector<LineDiff> out;
+  for (auto& [key, d] : by_line) out.push_back(std::move(d));
+  std::stable_sort(out.begin(), out.end(), [](const LineDiff& x, const LineDiff& y) {
+    const double dx = std::abs(x.diff()), dy = std::abs(y.diff());
+    if (dx != dy) return dx > dy;
+    return std::max(x.share_a, x.share_b) > std::max(y.share_a, y.share_b);
+  });
+  return out;
 }
 
 }  // namespace bs::sampling

@@ -49,4 +49,18 @@ struct SourceLocation {
 void fill_tables(LineProfile& profile, const std::vector<RawPc>& pcs, const std::string& function,
                  const std::function<SourceLocation(std::uint64_t pc_offset)>& locate);
 
+// One source line in two profiles (the Compare view's per-line diff): its share of each
+// kernel's samples and the difference B - A in percentage points; the top reason of each.
+struct LineDiff {
+  std::string file;
+  int line = 0;
+  double share_a = 0, share_b = 0;  // % of each profile's samples (0: no samples there)
+  std::string top_a, top_b;         // the largest stall reason on the line, "" when none
+  double diff() const { return share_b - share_a; }
+};
+
+// Every line with samples in `a` or `b`, largest |diff| first (ties: larger share first).
+// Lines are matched by file name and line number.
+std::vector<LineDiff> diff_lines(const LineProfile& a, const LineProfile& b);
+
 }  // namespace bs::sampling

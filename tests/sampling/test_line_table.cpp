@@ -108,5 +108,44 @@ TEST(LineTable, NoSamplesGiveEmptyTables) {
   EXPECT_EQ(busiest_function({}), "");
 }
 
+LineProfile profile_of(const std::vector<std::pair<int, long long>>& line_samples, const char* reason) {
+  std::vector<RawPc> pcs;
+  std::uint64_t pc = 0;
+  std::map<std::uint64_t, int> line_of;
+  for (const auto& [line, n] : line_samples) {
+    pcs.push_back({"_Z1kv", 0, pc, {{reason, n}}});
+    line_of[pc] = line;
+    pc += 16;
+  }
+  LineProfile p;
+  fill_tables(p, pcs, "_Z1kv", [&](std::uint64_t at) { return SourceLocation{"k.cu", line_of.at(at)}; });
+  return p;
+}
+
+TEST(LineDiff, SharesOfBothRunsAndTheLargestChangeFirst) {
+  std::mt19937 rng(std::random_device{}());
+  // A: lines 10, 11, 12; B: lines 11, 12, 13 (random counts): shares recomputed here by hand.
+  std::vector<std::pair<int, long long>> a, b;
+  long long ta = 0, tb = 0;
+  for (int line : {10, 11, 12}) a.push_back({line, 1 + static_cast<long long>(rng() % 1000)}), ta += a.back().second;
+  for (int line : {11, 12, 13}) b.push_back({line, 1 + static_cast<long long>(rng() % 1000)}), tb += b.back().second;
+  const auto d = diff_lines(profile_of(a, "smsp__pcsamp_warps_issue_stalled_long_scoreboard"),
+                            profile_of(b, "smsp__pcsamp_warps_issue_stalled_barrier"));
+  ASSERT_EQ(d.size(), 4u);
+  std::map<int, double> want_a, want_b;
+  for (auto [l, n] : a) want_a[l] = 100.0 * n / ta;
+  for (auto [l, n] : b) want_b[l] = 100.0 * n / tb;
+  double prev = 1e9;
+  for (const auto& x : d) {
+    const bool in_a = want_a.count(x.line) > 0, in_b = want_b.count(x.line) > 0;
+    EXPECT_NEAR(x.share_a, in_a ? want_a.at(x.line) : 0.0, 1e-9) << x.line;
+    EXPECT_NEAR(x.share_b, in_b ? want_b.at(x.line) : 0.0, 1e-9) << x.line;
+    EXPECT_EQ(x.top_a, in_a ? "long_scoreboard" : "");
+    EXPECT_EQ(x.top_b, in_b ? "barrier" : "");
+    EXPECT_LE(std::abs(x.diff()), prev + 1e-12) << "largest change first";
+    prev = std::abs(x.diff());
+  }
+}
+
 }  // namespace
 }  // namespace bs::sampling
