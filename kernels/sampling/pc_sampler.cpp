@@ -135,8 +135,8 @@ class PcBuffer {
 
 }  // namespace
 
-Result<LineProfile> PcSampler::sample(const std::function<Status()>& launch,
-                                      const SampleOptions& options) {
+Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch,
+                                         const SampleOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   const counters::CuptiApi& api = *impl_->api;
@@ -211,11 +211,11 @@ Result<LineProfile> PcSampler::sample(const std::function<Status()>& launch,
   BS_SAMPLING_TRY(api.cuptiPCSamplingSetConfigurationAttribute(&set),
                   "cuptiPCSamplingSetConfigurationAttribute");
 
-  LineProfile profile;
-  profile.sampling_period = options.period;
-  std::vector<RawPc> pcs;
+  RawSamples raw;
+  raw.sampling_period = options.period;
+  std::vector<RawPc>& pcs = raw.pcs;
   auto take = [&](CUpti_PCSamplingData* d) {
-    profile.dropped_samples += static_cast<long long>(d->droppedSamples);
+    raw.dropped_samples += static_cast<long long>(d->droppedSamples);
     for (std::size_t i = 0; i < d->totalNumPcs; ++i) {
       const CUpti_PCSamplingPCData& r = d->pPcData[i];
       RawPc pc;
@@ -243,7 +243,7 @@ Result<LineProfile> PcSampler::sample(const std::function<Status()>& launch,
     stop.ctx = ctx;
     BS_SAMPLING_TRY(api.cuptiPCSamplingStop(&stop), "cuptiPCSamplingStop");
     if (!ran) return ran;
-    ++profile.launches;
+    ++raw.launches;
     do {
       CUpti_PCSamplingGetDataParams get{};
       get.size = CUpti_PCSamplingGetDataParamsSize;
@@ -260,26 +260,32 @@ Result<LineProfile> PcSampler::sample(const std::function<Status()>& launch,
       flushed.data()->totalNumPcs = 0;
     }
     const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
-    if (sampled >= options.min_samples || profile.launches >= options.max_launches ||
+    if (sampled >= options.min_samples || raw.launches >= options.max_launches ||
         elapsed >= options.max_seconds)
       break;
   }
 
-  const std::string function = busiest_function(pcs);
+  raw.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  return raw;
+}
+
+namespace {
+
+// The tables of the busiest function of `raw`, its lines from `cubin` (null: unknown, `why`).
+Result<LineProfile> tables(const counters::CuptiApi& api, const RawSamples& raw, const std::string* cubin,
+                           const Status& why_no_cubin) {
+  const std::string function = busiest_function(raw.pcs);
   if (function.empty())
     return Status::failure("PC sampling collected no samples of the launch",
                            "a launch shorter than the sampling period gives none: try a larger "
                            "problem or a shorter period",
                            "cuptiPCSamplingGetData");
-  std::uint64_t crc = 0;
-  for (const RawPc& pc : pcs)
-    if (pc.function == function) crc = pc.cubin_crc;
-  const std::string* cubin = impl_->find(crc);
-  if (!cubin)
-    profile.lines_status = Status::failure(
-        "the kernel's cubin was loaded before sampling was set up, so its source lines are unknown",
-        "start blockscope with the CUDA backend so the sampler is created before the first launch");
-  fill_tables(profile, pcs, function, [&](std::uint64_t offset) -> SourceLocation {
+  LineProfile profile;
+  profile.sampling_period = raw.sampling_period;
+  profile.dropped_samples = raw.dropped_samples;
+  profile.launches = raw.launches;
+  if (!cubin) profile.lines_status = why_no_cubin;
+  fill_tables(profile, raw.pcs, function, [&](std::uint64_t offset) -> SourceLocation {
     if (!cubin) return {};
     CUpti_GetSassToSourceCorrelationParams c{};
     c.size = CUpti_GetSassToSourceCorrelationParamsSize;
@@ -297,8 +303,28 @@ Result<LineProfile> PcSampler::sample(const std::function<Status()>& launch,
     std::free(c.dirName);
     return where;
   });
-  profile.profile_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  profile.profile_ms = raw.elapsed_ms;
   return profile;
+}
+
+}  // namespace
+
+Result<LineProfile> PcSampler::sample(const std::function<Status()>& launch, const SampleOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  auto raw = sample_raw(launch, options);
+  if (!raw) return raw.status();
+  std::uint64_t crc = 0;
+  const std::string function = busiest_function(raw->pcs);
+  for (const RawPc& pc : raw->pcs)
+    if (pc.function == function) crc = pc.cubin_crc;
+  auto p = tables(*impl_->api, *raw, impl_->find(crc),
+                  Status::failure("the kernel's cubin was loaded before sampling was set up, so its source lines "
+                                  "are unknown",
+                                  "start blockscope with the CUDA backend so the sampler is created before the "
+                                  "first launch"));
+  if (p) p->profile_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  return p;
 }
 
 }  // namespace bs::sampling

@@ -22,11 +22,22 @@
 
 #include "core/line_profile.hpp"
 #include "core/status.hpp"
+#include "sampling/line_table.hpp"
 
 namespace bs::sampling {
 
 // Whether this build samples (a CUDA build with CUPTI's headers).
 bool pc_sampling_built();
+
+// What sampling gathered before any source line is known: the records of every pc sampled.
+struct RawSamples {
+  std::vector<RawPc> pcs;
+  long long dropped_samples = 0;
+  long long launches = 0;
+  int sampling_period = 0;
+  double elapsed_ms = 0;
+};
+
 
 class PcSampler {
  public:
@@ -46,6 +57,8 @@ class PcSampler {
   };
   // Samples launches of `launch` and builds the tables of the function with the most samples.
   Result<LineProfile> sample(const std::function<Status()>& launch, const SampleOptions& options);
+  // The samples alone, without source lines.
+  Result<RawSamples> sample_raw(const std::function<Status()>& launch, const SampleOptions& options);
 
   // Cubins kept so far (modules loaded since create()).
   std::size_t cubins_kept() const;

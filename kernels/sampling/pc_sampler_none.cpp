@@ -21,6 +21,10 @@ Result<LineProfile> PcSampler::sample(const std::function<Status()>&, const Samp
   return Status::failure("this build of blockscope has no PC sampling");
 }
 
+Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>&, const SampleOptions&) {
+  return Status::failure("this build of blockscope has no PC sampling");
+}
+
 std::size_t PcSampler::cubins_kept() const { return 0; }
 
 }  // namespace bs::sampling
