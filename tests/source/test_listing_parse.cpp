@@ -13,6 +13,7 @@
 namespace {
 
 using namespace bs::source;
+using bs::ListedInstruction;
 
 // nvcc -ptx -lineinfo -arch=sm_90 k.cu (CUDA 13.0) of:
 //   1 __device__ __forceinline__ float scale(float a, float b) {
@@ -206,7 +207,7 @@ TEST(ParsePtx, TextThatIsNotPtxIsRefusedWithTheReason) {
 
 // nvdisasm -c -gi: a function header, line info before the instructions it covers (innermost
 // frame first, each `inlined at` its caller), pc offsets, an encoding comment, labels.
-constexpr const char* kNvdisasm = R"(	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+constexpr const char* kNvdisasm = R"nv(	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
 //--------------------- .text.bs_entry           --------------------------
 	.section	.text.bs_entry,"ax",@progbits
 	.sectioninfo	@"SHI_REGISTERS=12"
@@ -242,7 +243,7 @@ bs_entry_traced:
 	//## File "blockscope-entry", line 9
         /*0000*/                   LDC R1, c[0x0][0x28] ;
         /*0010*/                   EXIT ;
-)";
+)nv";
 
 TEST(ParseNvdisasm, EachInstructionHasItsPcAndTheFrameInThePreferredFile) {
   auto fns = parse_nvdisasm(kNvdisasm, "kernel.cu");
