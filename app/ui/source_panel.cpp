@@ -230,7 +230,8 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
       row += "  " + ins.text;
       const bool selected = i == clicked || (mine && ins.line == st->line && st->line > 0);
       ImGui::PushID(i);
-      if (i == clicked) ImGui::PushStyleColor(ImGuiCol_Header, ImVec4(0.35f, 0.45f, 0.8f, 0.8f));
+      const bool emphasised = i == clicked;  // the clicked instruction, brighter than its line's others
+      if (emphasised) ImGui::PushStyleColor(ImGuiCol_Header, ImVec4(0.35f, 0.45f, 0.8f, 0.8f));
       if (ImGui::Selectable(row.c_str(), selected)) {
         clicked = i;
         (sass ? st->ptx : st->sass) = -1;
@@ -241,7 +242,7 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
         }
         (sass ? act->clicked_sass : act->clicked_ptx) = i;
       }
-      if (i == clicked) ImGui::PopStyleColor();
+      if (emphasised) ImGui::PopStyleColor();
       ImGui::PopID();
       if (ImGui::IsItemHovered()) {
         std::string tip = ins.file.empty() ? "no line information" : ins.file + ":" + std::to_string(ins.line);

@@ -118,8 +118,9 @@ TEST_F(SourcePanel, AClickedLineSelectsItsInstructionsAndAClickedInstructionItsL
   for (int i = 0; i < 12011; ++i)
     l.sass.push_back({static_cast<unsigned long long>(i) * 16, "SASS" + std::to_string(i) + " ;", "/x/kernel.cu",
                       1 + static_cast<int>(rng() % lines)});
-  // The line to click: one whose first SASS instruction is far down the list.
-  const int target = l.sass[9000].line;
+  // The line to click (among the first 25, on screen without scrolling): its first SASS
+  // instruction is made the 9000th, far down the list.
+  const int target = 1 + static_cast<int>(rng() % 25);
   for (auto& s : l.sass)
     if (s.line == target) s.line = 1 + (target % lines);  // clear it ...
   l.sass[9000].line = target;                               // ... so its first instruction is 9000
