@@ -193,6 +193,15 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     } else if (a == "--profile") {
       if (o.bench) return usage("--profile belongs to the window or --headless (bench takes --counters)");
       o.profile = true;
+    } else if (a == "--source" || a == "--source-line") {
+      if (o.bench) return usage(a + " belongs to the window or --headless");
+      o.source_tab = true;
+      if (a == "--source-line") {
+        BS_VALUE(v, a);
+        auto n = to_int(v);
+        if (!n || *n < 1) return usage("--source-line takes a line number (1 or more)");
+        o.source_line = static_cast<int>(*n);
+      }
     } else if (a == "--cupti") {
       BS_VALUE(v, a);
       if (v.empty()) return usage("--cupti needs the path of a libcupti");
@@ -398,6 +407,8 @@ VIEW (window and headless)
   --hover X,Y               inspect this element (as if the mouse were over it)
   --pin X,Y                 pin this element (matmul: X = column, Y = row of C)
   --panel timings|launch|schedule|memory|runs|measured
+  --source                  show the Source tab: the kernel's CUDA source, PTX and SASS side by side
+  --source-line N           ... with line N of its source selected (its instructions highlighted)
   --set KEY=VALUE           a setting of the lab's problem, e.g. --set layout=rgba (grayscale:
                             layout planar|rgba; matmul: precision fp32|bf16, bf16 being the
                             tensor-core ladder); bench takes several: --set layout=planar,rgba

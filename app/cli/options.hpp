@@ -78,6 +78,8 @@ struct CliOptions {
   std::string schedule_json_path;
   std::string status_file_path;          // --status-file: the app's state as JSON, for scripts
   bool profile = false;                  // --profile: profile the first launch (Measured tab)
+  bool source_tab = false;               // --source: show the centre's Source tab
+  int source_line = 0;                   // --source-line N: and select line N of the kernel's source
   std::string cupti_library;             // --cupti FILE: this libcupti (empty: search)
   std::string config_dir;                // --config-dir: where settings live (state/user_settings.hpp)
   bool sweep = false;                 // window and --headless: run a sweep once the lab is open

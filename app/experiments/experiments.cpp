@@ -320,6 +320,11 @@ std::optional<LoadRequest> Experiments::draw_centre(const ExperimentsHost& host,
     ImGui::EndTabItem();
   }
   ls.select_compare_tab = false;
+  if (host.draw_source &&
+      ImGui::BeginTabItem("Source", nullptr, host.select_source ? ImGuiTabItemFlags_SetSelected : 0)) {
+    host.draw_source();
+    ImGui::EndTabItem();
+  }
   ImGui::EndTabBar();
   return load;
 }

@@ -42,6 +42,9 @@ struct ExperimentsHost {
   // The shell's start of a sweep (the window's own launch stops, the frames settle no more); the
   // Sweep button calls it. Empty: the button starts the sweep here.
   std::function<Status()> start_sweep;
+  // The shell's Source tab (the kernel's source, PTX and SASS), drawn after Compare; empty: none.
+  std::function<void()> draw_source;
+  bool select_source = false;  // select the Source tab this frame
 };
 
 // A configuration to load into the lab's controls.
@@ -78,7 +81,7 @@ class Experiments {
   // The Sweep button, its settings and, while one runs, the progress with the time left and
   // Cancel.
   void draw_controls(const ExperimentsHost& host);
-  // The centre's tabs: Data (drawn by `draw_data`), Sweep and Compare. Returns a configuration
+  // The centre's tabs: Data (drawn by `draw_data`), Sweep, Compare and the host's Source. Returns a configuration
   // to load into the lab when the user clicked one.
   std::optional<LoadRequest> draw_centre(const ExperimentsHost& host, const std::function<void()>& draw_data);
   // Where the sweep's chart was drawn last (screen coordinates), for its PNG.

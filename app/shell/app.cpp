@@ -83,6 +83,8 @@ App::App(Window& window, CliOptions options, ComputeSession compute, LabCatalog 
                        [this] { return sweeping(); }}),
       sweep_on_start_(options_.sweep) {
   if (!options_.status_file_path.empty()) status_writer_.emplace(options_.status_file_path);
+  if (options_.source_tab) ui_.show_source_tab();
+  if (options_.source_line > 0) ui_.source_tab().select_line(options_.source_line);
 }
 
 Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, ComputeSession compute,
@@ -292,6 +294,7 @@ double App::idle_wait_s() const {
   if (intake_.busy()) every(0.2);
   if (editor_.busy()) every(0.25);
   if (measured_.busy() || measured_.profile_pending()) every(0.25);
+  if (ui_.source_tab().pending()) every(0.25);
   n.progress_period_s = period;
   // A notice in the status bar goes when its time is up.
   if (const double notice = ui_.notice_left_s(); notice > 0) n.deadline_s = notice;

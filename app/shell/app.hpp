@@ -89,6 +89,12 @@ class App {
   bool had_load_failure() const { return intake_.had_load_failure(); }  // headless exit code 1
   // Headless --profile: the profile asked for has not been shown yet (keep drawing frames).
   bool profile_pending() const { return measured_.profile_pending(); }
+  // The Source tab (issue 22): shown, waiting for its listing (headless keeps drawing frames),
+  // and its state for tests; show_line_profile() hands it the PC sampler's per-line samples.
+  void show_source_tab() { ui_.show_source_tab(); }
+  bool source_pending() const { return ui_.source_tab().pending(); }
+  SourceTab& source_tab() { return ui_.source_tab(); }
+  void show_line_profile(LineProfile profile) { ui_.source_tab().show_profile(std::move(profile)); }
   std::string interop_mode() const;
   bool device_faulted() const { return host_.device_faulted(); }
   const std::string& backend_label() const { return host_.backend().label; }

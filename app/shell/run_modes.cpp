@@ -135,7 +135,7 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   // at most; the outputs then show it.
   const auto started = std::chrono::steady_clock::now();
   auto waiting_for_profile = [&] {
-    if (!app.profile_pending()) return false;
+    if (!app.profile_pending() && !app.source_pending()) return false;
     if (std::chrono::steady_clock::now() - started < std::chrono::minutes(2)) return true;
     std::fprintf(stderr, "blockscope: --profile: no profile was shown within 2 minutes\n");
     exit_code = kExitFailure;

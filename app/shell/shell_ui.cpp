@@ -248,7 +248,18 @@ void ShellUi::draw_centre(LabSlot& s) {
   data_visible_ = false;
   if (!s.view) return;
   // Data, Sweep and Compare tabs; a configuration clicked in a sweep or a pin is loaded.
-  if (auto load = experiments_.draw_centre(experiments_host(s), [&] { draw_data_tab(s); })) {
+  bool source_drawn = false;
+  ExperimentsHost eh = experiments_host(s);
+  if (eh.draw_source) {
+    eh.draw_source = [&, draw = eh.draw_source] {
+      source_drawn = true;
+      draw();
+    };
+  }
+  auto load = experiments_.draw_centre(eh, [&] { draw_data_tab(s); });
+  if (!source_drawn) source_.hidden();
+  else select_source_tab_ = false;
+  if (load) {
     if (s.view->lab().find_kernel(load->kernel)) {
       host_.choose(s, load->kernel, load->config);
       s.launch.paused_slow = false;
@@ -346,6 +357,8 @@ ExperimentsHost ShellUi::experiments_host(LabSlot& s) {
   };
   h.inspected = s.view->inspected();
   h.start_sweep = actions_.start_sweep;
+  h.draw_source = [this, view] { source_.draw(view->lab(), host_.current().launch.shown); };
+  h.select_source = select_source_tab_;  // until the tab is drawn
   return h;
 }
 

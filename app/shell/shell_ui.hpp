@@ -26,6 +26,7 @@
 #include "shell/lab_host.hpp"
 #include "shell/launch_scheduler.hpp"
 #include "shell/measured_tab.hpp"
+#include "shell/source_tab.hpp"
 #include "shell/settings_keeper.hpp"
 #include "shell/shortcuts.hpp"
 #include "shell/status_report.hpp"
@@ -94,6 +95,10 @@ class ShellUi {
   double notice_left_s() const;
   // View > Reset to defaults, for the UI: the kernel pickers' typing and the text size.
   void reset_to_defaults();
+  // The centre's Source tab (issue 22): selected at the next frame; its state for the App.
+  void show_source_tab() { select_source_tab_ = true; }
+  SourceTab& source_tab() { return source_; }
+  const SourceTab& source_tab() const { return source_; }
 
  private:
   // shell_ui.cpp
@@ -128,6 +133,8 @@ class ShellUi {
   const SettingsKeeper& settings_;
   ShellActions actions_;
 
+  SourceTab source_;
+  bool select_source_tab_ = false;
   ShortcutRegistry shortcuts_;
   ui::FileBrowser file_browser_;
   std::map<std::string, ui::PickerState> pickers_;  // per lab id: blockDim being typed

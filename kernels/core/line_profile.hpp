@@ -70,9 +70,14 @@ struct KernelListing {
   std::string kernel;         // blockscope's kernel id
   std::string source_file;    // the file the source text is, e.g. "kernels/labs/matmul/k3_smem_tiled.hpp"
   std::string source;         // its text
+  Status source_status;       // no text (a library kernel, a file not embedded): why
   Status ptx_status, sass_status;
   std::vector<ListedInstruction> ptx;   // one entry per PTX instruction line, in order
   std::vector<ListedInstruction> sass;  // one entry per SASS instruction of the kernel's function
+  std::string function;       // the listed function's (mangled) name, e.g. "bs_entry"
+  std::string ptx_origin;     // where the PTX came from: "NVRTC 13.0, sm_90a", "cuobjdump of ..."
+  std::string sass_origin;    // "nvdisasm 13.0 of NVRTC's cubin", ...
+  double build_ms = 0;        // wall time to make this listing
 };
 
 }  // namespace bs

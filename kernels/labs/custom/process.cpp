@@ -125,6 +125,7 @@ Result<ChildProcess> spawn(const SpawnSpec& spec) {
     posix_spawn_file_actions_adddup2(&actions, spec.output_fd, 1);
     posix_spawn_file_actions_adddup2(&actions, spec.output_fd, 2);
   }
+  if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, spec.cwd.c_str());
   std::vector<char*> argv;
   for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -148,7 +149,8 @@ Result<ChildProcess> spawn(const SpawnSpec& spec) {
   return ChildProcess(pid);
 }
 
-Result<CommandResult> run_command(const std::vector<std::string>& argv, double time_limit_s) {
+Result<CommandResult> run_command(const std::vector<std::string>& argv, double time_limit_s,
+                                  const CommandOptions& options) {
   int fds[2];
   if (!cloexec_pipe(fds)) return Status::failure("cannot create a pipe", "", "pipe2");
   const auto t0 = Clock::now();
@@ -156,6 +158,7 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, double t
   spec.argv = argv;
   spec.output_fd = fds[1];
   spec.unset_env = {"LD_PRELOAD"};
+  spec.cwd = options.cwd;
   auto child = spawn(spec);
   close(fds[1]);
   if (!child) {
@@ -178,7 +181,7 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, double t
     if (r <= 0) continue;
     const ssize_t n = read(fds[0], buf, sizeof buf);
     if (n > 0) {
-      if (result.output.size() < (1u << 20)) result.output.append(buf, static_cast<std::size_t>(n));
+      if (result.output.size() < options.output_limit) result.output.append(buf, static_cast<std::size_t>(n));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;

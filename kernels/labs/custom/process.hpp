@@ -55,6 +55,7 @@ struct SpawnSpec {
   // Environment variables the child must not inherit (run_command drops LD_PRELOAD: a compiler
   // should not run with whatever a sanitizer or profiler preloaded into blockscope).
   std::vector<std::string> unset_env;
+  std::filesystem::path cwd;  // the child's working folder; empty: this process's
 };
 
 Result<ChildProcess> spawn(const SpawnSpec& spec);
@@ -67,7 +68,12 @@ struct CommandResult {
   bool timed_out = false;
   double ms = 0;
 };
-Result<CommandResult> run_command(const std::vector<std::string>& argv, double time_limit_s);
+struct CommandOptions {
+  std::filesystem::path cwd;              // where it runs (cuobjdump -xelf writes its files there)
+  std::size_t output_limit = 1u << 20;    // bytes of output kept (a disassembly can be tens of MB)
+};
+Result<CommandResult> run_command(const std::vector<std::string>& argv, double time_limit_s,
+                                  const CommandOptions& options = {});
 
 // The full path of `name` on $PATH (or `name` itself when it contains a '/' and is executable);
 // empty when not found.

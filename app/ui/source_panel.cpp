@@ -1,0 +1,301 @@
+// The Source tab's three columns. Sections:
+//   derived data     per-line samples and per-pc samples, rebuilt when the listing or profile changes
+//   header           kernel, function, registers / spills / shared memory, the profile's state
+//   columns          source (samples column, tint, stall names), PTX, SASS (hover: samples)
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "source/listing_parse.hpp"
+#include "ui/panels.hpp"
+#include "ui/source_panel.hpp"
+#include "ui/widgets.hpp"
+
+namespace bs::ui {
+namespace {
+
+// --- derived data -------------------------------------------------------------------------------
+
+void rebuild(const SourceInput& in, SourceViewState* st) {
+  if (st->listing != in.listing) {
+    st->listing = in.listing;
+    st->line = 0;
+    st->ptx = st->sass = -1;
+    st->source_lines.clear();
+    if (in.listing) {
+      std::string cur;
+      for (char c : in.listing->source) {
+        if (c == '\n') {
+          st->source_lines.push_back(std::move(cur));
+          cur.clear();
+        } else if (c == '\t') {
+          cur += "    ";
+        } else if (c != '\r') {
+          cur += c;
+        }
+      }
+      if (!cur.empty()) st->source_lines.push_back(std::move(cur));
+    }
+    st->profile = reinterpret_cast<const LineProfile*>(1);  // force the profile's part below
+  }
+  if (st->profile != in.profile) {
+    st->profile = in.profile;
+    st->line_samples.assign(st->source_lines.size() + 1, -1);
+    st->pc_samples.clear();
+    st->max_share = 0;
+    if (in.profile && in.profile->status.ok() && in.listing) {
+      for (std::size_t i = 0; i < in.profile->lines.size(); ++i) {
+        const LineSamples& l = in.profile->lines[i];
+        if (l.line <= 0 || l.line >= static_cast<int>(st->line_samples.size())) continue;
+        if (!source::same_source_file(l.file, in.listing->source_file)) continue;
+        st->line_samples[static_cast<std::size_t>(l.line)] = static_cast<int>(i);
+        st->max_share = std::max(st->max_share, l.share_pct);
+      }
+      for (std::size_t i = 0; i < in.profile->instructions.size(); ++i)
+        st->pc_samples[in.profile->instructions[i].pc_offset] = static_cast<int>(i);
+    }
+  }
+}
+
+bool at_line(const ListedInstruction& i, const std::string& file, int line) {
+  return line > 0 && i.line == line && source::same_source_file(i.file, file);
+}
+
+std::string stall_names(const std::vector<StallSamples>& stalls, long long total, int count) {
+  std::string s;
+  int shown = 0;
+  for (const StallSamples& r : stalls) {
+    if (shown == count || total <= 0) break;
+    if (r.samples <= 0) continue;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s%s %.0f%%", shown ? ", " : "", r.reason.c_str(), 100.0 * r.samples / total);
+    s += buf;
+    ++shown;
+  }
+  return s;
+}
+
+// --- header -------------------------------------------------------------------------------------
+
+void draw_header(const SourceInput& in) {
+  const KernelListing& l = *in.listing;
+  std::string head = l.kernel;
+  if (!l.function.empty()) head += "   function " + l.function;
+  ImGui::TextUnformatted(head.c_str());
+  if (in.shown && in.shown->kernel == l.kernel) {
+    const KernelAttributes& a = in.shown->attributes;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%u registers per thread   %zu B spilled to local memory   %zu B static shared  (%s)",
+                  a.registers_per_thread, a.local_bytes_per_thread, a.static_shared_bytes,
+                  in.shown->attributes_measured ? "cudaFuncGetAttributes" : "the CPU simulator's own: nothing compiled");
+    ImGui::TextColored(kDimColour, "%s", buf);
+  }
+  if (in.profile && in.profile->status.ok()) {
+    const LineProfile& p = *in.profile;
+    const double dropped = p.total_samples + p.dropped_samples > 0
+                               ? 100.0 * p.dropped_samples / static_cast<double>(p.total_samples + p.dropped_samples)
+                               : 0;
+    ImGui::TextColored(kOkColour, "profile: %lld stall samples of %lld launch(es), %.2f%% dropped, a sample every 2^%d cycles, %s",
+                       p.total_samples, p.launches, dropped, p.sampling_period, ms_text(p.profile_ms).c_str());
+  } else if (in.profile) {
+    ImGui::TextColored(kDimColour, "no profile:");
+    ImGui::SameLine();
+    status_text(in.profile->status);
+  } else {
+    ImGui::TextColored(kDimColour, "no profile: %s", in.no_profile.empty() ? "not profiled yet" : in.no_profile.c_str());
+  }
+  if (l.build_ms > 0) {
+    ImGui::SameLine();
+    ImGui::TextColored(kDimColour, "   (listing made in %s)", ms_text(l.build_ms).c_str());
+  }
+}
+
+// --- columns ------------------------------------------------------------------------------------
+
+void scroll_to(int index, float row_h) {
+  const float y = std::max(0.0f, index * row_h - ImGui::GetWindowHeight() / 3);
+  ImGui::SetScrollY(y);
+}
+
+void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction* act) {
+  const KernelListing& l = *in.listing;
+  ImGui::TextUnformatted("CUDA source");
+  ImGui::SameLine();
+  ImGui::TextColored(kDimColour, "%s", l.source_file.c_str());
+  if (!l.source_status.ok()) {
+    status_text(l.source_status);
+    return;
+  }
+  const bool profiled = in.profile && in.profile->status.ok();
+  ImGui::BeginChild("source_lines", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  const float row_h = ImGui::GetTextLineHeightWithSpacing();
+  if (st->scroll_source && st->line > 0) scroll_to(st->line - 1, row_h);
+  st->scroll_source = false;
+  const float num_w = ImGui::CalcTextSize("0000 ").x;
+  const float bar_w = profiled ? ImGui::CalcTextSize("100.0% ").x + 40 : 0;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImGuiListClipper clip;
+  clip.Begin(static_cast<int>(st->source_lines.size()), row_h);
+  while (clip.Step())
+    for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+      const int line = i + 1;
+      const std::string& text = st->source_lines[static_cast<std::size_t>(i)];
+      const LineSamples* ls = nullptr;
+      if (profiled && line < static_cast<int>(st->line_samples.size()) && st->line_samples[static_cast<std::size_t>(line)] >= 0)
+        ls = &in.profile->lines[static_cast<std::size_t>(st->line_samples[static_cast<std::size_t>(line)])];
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float text_w = ImGui::CalcTextSize(text.c_str()).x;
+      ImGui::PushID(i);
+      const float w = std::max(ImGui::GetContentRegionAvail().x, num_w + bar_w + text_w + 300);
+      if (ImGui::Selectable("##line", st->line == line, 0, ImVec2(w, 0))) {
+        st->line = line;
+        st->ptx = st->sass = -1;
+        st->scroll_ptx = st->scroll_sass = true;
+        act->clicked_line = line;
+      }
+      ImGui::PopID();
+      if (ls && st->max_share > 0) {  // hot lines tinted by their share of the samples
+        const float a = static_cast<float>(0.08 + 0.37 * ls->share_pct / st->max_share);
+        dl->AddRectFilled(p, ImVec2(p.x + w, p.y + row_h), ImGui::GetColorU32(ImVec4(1.0f, 0.45f, 0.1f, a)));
+      }
+      char num[16];
+      std::snprintf(num, sizeof num, "%4d", line);
+      dl->AddText(p, ImGui::GetColorU32(kDimColour), num);
+      if (profiled && ls) {
+        const float full = 40;
+        const float bw = static_cast<float>(full * ls->share_pct / std::max(st->max_share, 1e-9));
+        const ImVec2 b0(p.x + num_w, p.y + 3), b1(p.x + num_w + bw, p.y + row_h - 3);
+        dl->AddRectFilled(b0, b1, ImGui::GetColorU32(ImVec4(1.0f, 0.55f, 0.2f, 0.9f)));
+        char pct[16];
+        std::snprintf(pct, sizeof pct, "%5.1f%%", ls->share_pct);
+        dl->AddText(ImVec2(p.x + num_w + full + 4, p.y), ImGui::GetColorU32(ImGuiCol_Text), pct);
+      }
+      dl->AddText(ImVec2(p.x + num_w + bar_w, p.y), ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
+      if (ls) {
+        const std::string stalls = stall_names(ls->stalls, ls->samples, 3);
+        dl->AddText(ImVec2(p.x + num_w + bar_w + text_w + 24, p.y), ImGui::GetColorU32(kWarnColour), stalls.c_str());
+        if (ImGui::IsItemHovered()) {
+          const std::string tip = std::to_string(ls->samples) + " samples (" + sig(ls->share_pct) +
+                                  "% of the kernel's)\n" + stall_names(ls->stalls, ls->samples, 8);
+          tooltip(tip.c_str());
+        }
+      }
+    }
+  ImGui::EndChild();
+}
+
+void draw_instruction_column(const char* title, const char* id, const SourceInput& in, SourceViewState* st,
+                             SourceAction* act, bool sass) {
+  const KernelListing& l = *in.listing;
+  const std::vector<ListedInstruction>& v = sass ? l.sass : l.ptx;
+  const Status& status = sass ? l.sass_status : l.ptx_status;
+  const std::string& origin = sass ? l.sass_origin : l.ptx_origin;
+  ImGui::TextUnformatted(title);
+  if (!origin.empty()) {
+    ImGui::SameLine();
+    ImGui::TextColored(kDimColour, "%s", origin.c_str());
+    if (ImGui::IsItemHovered()) tooltip(origin.c_str());
+  }
+  if (!status.ok()) {
+    status_text(status);
+    if (v.empty()) return;
+  }
+  const std::vector<int> hits = instructions_at(v, l.source_file, st->line);
+  ImGui::BeginChild(id, ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  const float row_h = ImGui::GetTextLineHeightWithSpacing();
+  bool& scroll = sass ? st->scroll_sass : st->scroll_ptx;
+  if (scroll && !hits.empty()) scroll_to(hits.front(), row_h);
+  scroll = false;
+  const bool profiled = sass && in.profile && in.profile->status.ok();
+  int& clicked = sass ? st->sass : st->ptx;
+  ImGuiListClipper clip;
+  clip.Begin(static_cast<int>(v.size()), row_h);
+  while (clip.Step())
+    for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+      const ListedInstruction& ins = v[static_cast<std::size_t>(i)];
+      const bool mine = source::same_source_file(ins.file, l.source_file);
+      std::string row;
+      if (sass) {
+        char pc[24];
+        std::snprintf(pc, sizeof pc, "%04llx ", ins.pc_offset);
+        row = pc;
+      }
+      char ln[16];
+      if (ins.line > 0)
+        std::snprintf(ln, sizeof ln, mine ? "%4d " : "%4d*", ins.line);
+      else
+        std::snprintf(ln, sizeof ln, "   - ");
+      row += ln;
+      row += "  " + ins.text;
+      const bool selected = i == clicked || (mine && ins.line == st->line && st->line > 0);
+      ImGui::PushID(i);
+      const bool emphasised = i == clicked;  // the clicked instruction, brighter than its line's others
+      if (emphasised) ImGui::PushStyleColor(ImGuiCol_Header, ImVec4(0.35f, 0.45f, 0.8f, 0.8f));
+      if (ImGui::Selectable(row.c_str(), selected)) {
+        clicked = i;
+        (sass ? st->ptx : st->sass) = -1;
+        if (mine && ins.line > 0) {
+          st->line = ins.line;
+          st->scroll_source = true;
+          (sass ? st->scroll_ptx : st->scroll_sass) = true;
+        }
+        (sass ? act->clicked_sass : act->clicked_ptx) = i;
+      }
+      if (emphasised) ImGui::PopStyleColor();
+      ImGui::PopID();
+      if (ImGui::IsItemHovered()) {
+        std::string tip = ins.file.empty() ? "no line information" : ins.file + ":" + std::to_string(ins.line);
+        if (!mine && !ins.file.empty()) tip += "\n(* another file than the one shown: an inlined helper)";
+        if (profiled) {
+          auto it = st->pc_samples.find(ins.pc_offset);
+          if (it == st->pc_samples.end()) {
+            tip += "\nno samples at this instruction";
+          } else {
+            const InstructionSamples& s = in.profile->instructions[static_cast<std::size_t>(it->second)];
+            tip += "\n" + std::to_string(s.samples) + " samples (" +
+                   sig(in.profile->total_samples > 0 ? 100.0 * s.samples / in.profile->total_samples : 0) +
+                   "% of the kernel's)\n" + stall_names(s.stalls, s.samples, 8);
+          }
+        }
+        tooltip(tip.c_str());
+      }
+    }
+  ImGui::EndChild();
+}
+
+}  // namespace
+
+std::vector<int> instructions_at(const std::vector<ListedInstruction>& v, const std::string& file, int line) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (at_line(v[i], file, line)) out.push_back(static_cast<int>(i));
+  return out;
+}
+
+SourceAction draw_source_panel(const SourceInput& in, SourceViewState* st) {
+  SourceAction act;
+  if (!in.listing) {
+    rebuild(in, st);
+    ImGui::TextColored(kDimColour, in.building ? "building the listing (source, PTX, SASS)..." : "no listing yet");
+    return act;
+  }
+  rebuild(in, st);
+  draw_header(in);
+  const ImGuiTableFlags flags = ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("source_columns", 3, flags, ImGui::GetContentRegionAvail())) return act;
+  ImGui::TableSetupColumn("source", ImGuiTableColumnFlags_WidthStretch, 1.2f);
+  ImGui::TableSetupColumn("ptx", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("sass", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableNextRow(0, ImGui::GetContentRegionAvail().y);
+  ImGui::TableSetColumnIndex(0);
+  draw_source_column(in, st, &act);
+  ImGui::TableSetColumnIndex(1);
+  draw_instruction_column("PTX", "ptx_lines", in, st, &act, false);
+  ImGui::TableSetColumnIndex(2);
+  draw_instruction_column("SASS", "sass_lines", in, st, &act, true);
+  ImGui::EndTable();
+  return act;
+}
+
+}  // namespace bs::ui

@@ -1,0 +1,156 @@
+#include "source/toolkit.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "labs/custom/process.hpp"
+
+#ifndef BS_CUDA_BIN_DIR
+#define BS_CUDA_BIN_DIR ""
+#endif
+
+namespace bs::source {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr double kExtractLimitS = 120;   // cuobjdump over the whole executable
+constexpr double kDisasmLimitS = 60;     // nvdisasm of one cubin
+constexpr std::size_t kOutputLimit = 256u << 20;
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string tail(const std::string& s, std::size_t n = 400) { return s.size() > n ? "..." + s.substr(s.size() - n) : s; }
+
+// The extracted files of each binary, kept for the life of the process and removed at its end.
+struct Extracted {
+  std::mutex mutex;
+  fs::path root;
+  std::map<std::string, std::vector<fs::path>> by_key;  // binary | kind
+  ~Extracted() {
+    std::error_code ec;
+    if (!root.empty()) fs::remove_all(root, ec);
+  }
+};
+Extracted& extracted() {
+  static Extracted e;
+  return e;
+}
+
+}  // namespace
+
+Toolkit find_toolkit() {
+  Toolkit t;
+  std::vector<fs::path> dirs;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* v = std::getenv(var); v && *v) dirs.push_back(fs::path(v) / "bin");
+  if (std::string_view(BS_CUDA_BIN_DIR).size()) dirs.push_back(BS_CUDA_BIN_DIR);
+  dirs.push_back("/usr/local/cuda/bin");
+  for (const fs::path& d : dirs) t.searched += (t.searched.empty() ? "" : ", ") + d.string();
+  t.searched += ", $PATH";
+  auto find = [&](const char* name) {
+    for (const fs::path& d : dirs) {
+      const fs::path p = d / name;
+      if (access(p.c_str(), X_OK) == 0) return p;
+    }
+    return custom::find_executable(name);
+  };
+  t.cuobjdump = find("cuobjdump");
+  t.nvdisasm = find("nvdisasm");
+  return t;
+}
+
+Status missing_tool(std::string_view tool, const Toolkit& toolkit) {
+  return Status::failure("the CUDA toolkit's " + std::string(tool) + " was not found (looked in " + toolkit.searched + ")",
+                         "install it (Debian/Ubuntu with NVIDIA's repository: `apt install cuda-" + std::string(tool) +
+                             "-13-0`, or the whole CUDA toolkit) or set CUDA_HOME to the toolkit's folder",
+                         std::string(tool));
+}
+
+Result<std::vector<AsmFunction>> disassemble_cubin(const Toolkit& toolkit, const fs::path& cubin,
+                                                   std::string_view function, std::string_view prefer_file) {
+  if (toolkit.nvdisasm.empty()) return missing_tool("nvdisasm", toolkit);
+  custom::CommandOptions options;
+  options.output_limit = kOutputLimit;
+  // Newest form first: inlined frames (-gi) of one function; older nvdisasms lack -gi or a
+  // function name for -fun, so fall back step by step.
+  std::vector<std::vector<std::string>> tries;
+  const std::string nv = toolkit.nvdisasm.string();
+  if (!function.empty()) tries.push_back({nv, "-c", "-gi", "-fun", std::string(function), cubin.string()});
+  tries.push_back({nv, "-c", "-gi", cubin.string()});
+  tries.push_back({nv, "-c", "-g", cubin.string()});
+  std::string last;
+  for (const auto& argv : tries) {
+    auto r = custom::run_command(argv, kDisasmLimitS, options);
+    if (!r) return r.status();
+    if (r->timed_out)
+      return Status::failure("nvdisasm took longer than " + std::to_string(static_cast<int>(kDisasmLimitS)) + " s",
+                             "", "nvdisasm");
+    if (r->exit.exited && r->exit.code == 0) {
+      auto parsed = parse_nvdisasm(r->output, prefer_file);
+      if (parsed && (function.empty() || find_function(*parsed, function))) return parsed;
+      last = parsed ? "its output has no function " + std::string(function) : parsed.status().message;
+      continue;
+    }
+    last = "nvdisasm " + r->exit.describe() + ": " + tail(r->output);
+  }
+  return Status::failure("nvdisasm could not list " + (function.empty() ? cubin.string() : std::string(function)) +
+                             ": " + last,
+                         "", "nvdisasm");
+}
+
+Result<std::vector<fs::path>> extract_from_binary(const Toolkit& toolkit, const fs::path& binary, bool ptx) {
+  if (toolkit.cuobjdump.empty()) return missing_tool("cuobjdump", toolkit);
+  Extracted& e = extracted();
+  std::lock_guard lock(e.mutex);
+  const std::string key = binary.string() + (ptx ? "|ptx" : "|elf");
+  if (auto it = e.by_key.find(key); it != e.by_key.end()) return it->second;
+  std::error_code ec;
+  if (e.root.empty()) {
+    std::string templ = (fs::temp_directory_path(ec) / "blockscope-listing-XXXXXX").string();
+    if (!mkdtemp(templ.data()))
+      return Status::failure("cannot make a temporary folder for the extracted cubins", "", "mkdtemp");
+    e.root = templ;
+  }
+  const fs::path dir = e.root / std::to_string(e.by_key.size());
+  fs::create_directories(dir, ec);
+  custom::CommandOptions options;
+  options.cwd = dir;
+  // -xelf all / -xptx all write every embedded cubin / PTX file into the working folder.
+  auto r = custom::run_command({toolkit.cuobjdump.string(), ptx ? "-xptx" : "-xelf", "all", binary.string()},
+                               kExtractLimitS, options);
+  if (!r) return r.status();
+  if (r->timed_out) return Status::failure("cuobjdump took longer than 120 s on " + binary.string(), "", "cuobjdump");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty() && !(r->exit.exited && r->exit.code == 0) &&
+      r->output.find("does not contain") == std::string::npos && r->output.find("No ") == std::string::npos)
+    return Status::failure("cuobjdump " + r->exit.describe() + " on " + binary.string() + ": " + tail(r->output), "",
+                           "cuobjdump");
+  e.by_key[key] = files;
+  return files;
+}
+
+fs::path file_containing(const std::vector<fs::path>& files, std::string_view needle, std::string_view prefer) {
+  fs::path found;
+  for (const fs::path& f : files) {
+    if (read_file(f).find(needle) == std::string::npos) continue;
+    if (prefer.empty() || f.filename().string().find(prefer) != std::string::npos) return f;
+    if (found.empty()) found = f;
+  }
+  return found;
+}
+
+}  // namespace bs::source

@@ -1,0 +1,213 @@
+// The Source tab (issue 22). The panel alone, drawn headless through ImGui's real renderer with a
+// listing of odd sizes (a 12k-instruction SASS, lines mapped at random) and a LineProfile: a click
+// on a source line selects its PTX and SASS instructions and scrolls SASS to the first; a click on
+// a PTX instruction selects its source line. Then the App on the CPU backend: the Source tab
+// opens on gray_1d_flat with its embedded file, says why there is no PTX or SASS, and takes a
+// click on a line. BS_SOURCE_PANEL_PNG=FOLDER writes the frames as PNGs, to look at.
+#include <gtest/gtest.h>
+#include <epoxy/gl.h>
+#include <imgui.h>
+#include <imgui_impl_opengl3.h>
+#include <imgui_internal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "cpu_app.hpp"
+#include "platform/png.hpp"
+#include "platform/window.hpp"
+#include "skips.hpp"
+#include "source/listing.hpp"
+#include "ui/source_panel.hpp"
+#include "ui/theme.hpp"
+
+namespace {
+
+using namespace bs;
+
+ImGuiWindow* child_named(const char* part) {
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  for (ImGuiWindow* w : g.Windows)
+    if (w->Active && std::string(w->Name).find(part) != std::string::npos) return w;
+  return nullptr;
+}
+
+// The screen point of row `i` of a clipped list child (its rows are one text line high).
+ImVec2 row_point(ImGuiWindow* w, int i) {
+  const float h = ImGui::GetTextLineHeightWithSpacing();
+  return ImVec2(w->Pos.x + 60, w->DC.CursorStartPos.y + h * i + h / 2);
+}
+
+void save_png(Window& window, const std::string& name) {
+  const char* dir = std::getenv("BS_SOURCE_PANEL_PNG");
+  if (!dir || !*dir) return;
+  const auto [w, h] = window.framebuffer_size();
+  const std::vector<std::uint8_t> px = window.read_pixels_rgba();
+  std::filesystem::create_directories(dir);
+  EXPECT_TRUE(write_png(std::filesystem::path(dir) / (name + ".png"), w, h, 4, px.data()).ok());
+}
+
+class SourcePanel : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto w = make_headless_window(1500, 800);
+    if (!w) BS_SKIP_NO_GL() << "no headless GL: " << w.status().describe();
+    window_ = std::move(w.value());
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;
+    ui::apply_theme(1.0f);
+    ASSERT_TRUE(ImGui_ImplOpenGL3_Init("#version 330 core"));
+    ready_ = true;
+  }
+  void TearDown() override {
+    if (ready_) {
+      ImGui_ImplOpenGL3_Shutdown();
+      ImGui::DestroyContext();
+    }
+  }
+  ui::SourceAction frame(const ui::SourceInput& in) {
+    const auto [w, h] = window_->framebuffer_size();
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(static_cast<float>(w), static_cast<float>(h));
+    io.DeltaTime = 1.0f / 60.0f;
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(io.DisplaySize);
+    ImGui::Begin("centre", nullptr, ImGuiWindowFlags_NoDecoration);
+    const ui::SourceAction a = ui::draw_source_panel(in, &state_);
+    ImGui::End();
+    ImGui::Render();
+    window_->bind_default_framebuffer();
+    glViewport(0, 0, w, h);
+    glClearColor(0.08f, 0.09f, 0.11f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    return a;
+  }
+  ui::SourceAction click(const ui::SourceInput& in, ImVec2 at) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = at;
+    io.MouseDown[0] = true;
+    ui::SourceAction a = frame(in);
+    io.MouseDown[0] = false;
+    const ui::SourceAction b = frame(in);
+    if (b.clicked_line || b.clicked_ptx >= 0 || b.clicked_sass >= 0) a = b;
+    return a;
+  }
+
+  std::unique_ptr<Window> window_;
+  ui::SourceViewState state_;
+  bool ready_ = false;
+};
+
+TEST_F(SourcePanel, AClickedLineSelectsItsInstructionsAndAClickedInstructionItsLine) {
+  std::mt19937 rng(std::random_device{}());
+  const int lines = 37 + static_cast<int>(rng() % 20);
+  KernelListing l;
+  l.kernel = "custom:odd";
+  l.source_file = "kernel.cu";
+  for (int i = 1; i <= lines; ++i) l.source += "  line " + std::to_string(i) + " of the kernel;\n";
+  for (int i = 0; i < 301; ++i)
+    l.ptx.push_back({0, "ptx." + std::to_string(i) + ";", "kernel.cu", 1 + static_cast<int>(rng() % lines)});
+  for (int i = 0; i < 12011; ++i)
+    l.sass.push_back({static_cast<unsigned long long>(i) * 16, "SASS" + std::to_string(i) + " ;", "/x/kernel.cu",
+                      1 + static_cast<int>(rng() % lines)});
+  // The line to click (among the first 25, on screen without scrolling): its first SASS
+  // instruction is made the 9000th, far down the list.
+  const int target = 1 + static_cast<int>(rng() % 25);
+  for (auto& s : l.sass)
+    if (s.line == target) s.line = 1 + (target % lines);  // clear it ...
+  l.sass[9000].line = target;                               // ... so its first instruction is 9000
+  l.sass[9001].line = target;
+  LineProfile p;
+  p.kernel = l.kernel;
+  p.total_samples = 1000;
+  p.launches = 1;
+  p.lines.push_back({"kernel.cu", target, 600, 60.0, {{"long_scoreboard", 400}, {"barrier", 150}, {"selected", 50}}});
+  p.lines.push_back({"kernel.cu", 2, 400, 40.0, {{"mio_throttle", 300}, {"math_pipe_throttle", 100}}});
+  p.instructions.push_back({9000 * 16, "kernel.cu", target, 600, {{"long_scoreboard", 400}}});
+  ui::SourceInput in;
+  in.listing = &l;
+  in.profile = &p;
+  frame(in);
+  frame(in);
+  ImGuiWindow* src = child_named("source_lines");
+  ASSERT_NE(src, nullptr);
+  const ui::SourceAction a = click(in, row_point(src, target - 1));
+  EXPECT_EQ(a.clicked_line, target);
+  EXPECT_EQ(state_.line, target);
+  frame(in);
+  ImGuiWindow* sass = child_named("sass_lines");
+  ASSERT_NE(sass, nullptr);
+  const float row = ImGui::GetTextLineHeightWithSpacing();
+  EXPECT_LE(sass->Scroll.y, 9000 * row);
+  EXPECT_GE(sass->Scroll.y + sass->Size.y, 9001 * row) << "SASS was not scrolled to the line's first instruction";
+  const std::vector<int> hits = ui::instructions_at(l.sass, l.source_file, target);
+  EXPECT_EQ(hits, (std::vector<int>{9000, 9001}));
+  save_png(*window_, "source_panel_line");
+
+  // A PTX instruction: its source line is selected.
+  ImGuiWindow* ptx = child_named("ptx_lines");
+  ASSERT_NE(ptx, nullptr);
+  const int first_visible = static_cast<int>(ptx->Scroll.y / row) + 2;
+  const ui::SourceAction b = click(in, row_point(ptx, first_visible));
+  EXPECT_EQ(b.clicked_ptx, first_visible);
+  EXPECT_EQ(state_.line, l.ptx[static_cast<std::size_t>(first_visible)].line);
+  EXPECT_EQ(state_.ptx, first_visible);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(SourceTabApp, OnTheCpuTheTabShowsTheRungsFileSaysWhyNoSassAndTakesAClick) {
+  auto headless = make_headless_window(1600, 1000);
+  if (!headless) BS_SKIP_NO_GL() << "no headless OpenGL context: " << headless.status().describe();
+  app::CliOptions options;
+  options.state.lab = "gray";
+  options.state.lab_given = true;
+  options.source_tab = true;
+  auto app = app::test::open_cpu_app(**headless, options);
+  ASSERT_TRUE(app.ok()) << app.status().describe();
+  ASSERT_TRUE((*app)->select("gray_1d_flat", KernelConfig{}).ok());
+  (*app)->request_relaunch();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const KernelListing* l = nullptr;
+  while (std::chrono::steady_clock::now() < until) {
+    (*app)->frame();
+    (*app)->present();
+    l = (*app)->source_tab().listing();
+    if (l && l->kernel == "gray_1d_flat" && !(*app)->source_pending()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_NE(l, nullptr) << "no listing within 60 s";
+  ASSERT_EQ(l->kernel, "gray_1d_flat");
+  EXPECT_EQ(l->source_file, "kernels/labs/grayscale/gray_1d_flat.hpp");
+  EXPECT_EQ(l->source, slurp(std::string(BS_SOURCE_DIR) + "/" + l->source_file));
+  EXPECT_NE(l->sass_status.message.find("CPU simulator"), std::string::npos) << l->sass_status.describe();
+  (*app)->frame();
+  (*app)->present();
+  ImGuiWindow* src = child_named("source_lines");
+  ASSERT_NE(src, nullptr) << "the Source tab is not on screen";
+  ImGuiIO& io = ImGui::GetIO();
+  io.MousePos = row_point(src, 4);
+  io.MouseDown[0] = true;
+  (*app)->frame();
+  (*app)->present();
+  io.MouseDown[0] = false;
+  (*app)->frame();
+  EXPECT_EQ((*app)->source_tab().view().line, 5);
+  save_png(**headless, "source_tab_app");
+  (*app)->present();
+}
+
+}  // namespace
