@@ -190,6 +190,18 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     } else if (a == "--counters") {
       if (!o.bench) return usage("--counters belongs to `blockscope bench` (the window has the Measured tab)");
       o.bench->counters = true;
+    } else if (a == "--compare-block") {
+      if (o.bench) return usage("--compare-block belongs to the window or --headless");
+      BS_VALUE(v, a);
+      auto b = parse_block(v);
+      if (!b) return b.status();
+      o.compare_block = b.value();
+      o.profile_lines = true;
+      o.source_tab = true;
+    } else if (a == "--profile-lines") {
+      if (o.bench) return usage("--profile-lines belongs to the window or --headless (bench takes --lines)");
+      o.profile_lines = true;
+      o.source_tab = true;
     } else if (a == "--profile") {
       if (o.bench) return usage("--profile belongs to the window or --headless (bench takes --counters)");
       o.profile = true;
@@ -409,6 +421,10 @@ VIEW (window and headless)
   --panel timings|launch|schedule|memory|runs|measured
   --source                  show the Source tab: the kernel's CUDA source, PTX and SASS side by side
   --source-line N           ... with line N of its source selected (its instructions highlighted)
+  --profile-lines           ... and sample the first launch's warps (GPU PC sampling): stall samples
+                            and reasons per source line and per instruction
+  --compare-block B         ... then launch and sample the same kernel with blockDim B, and pin the
+                            two as A and B: Compare shows where their warps wait, line by line
   --set KEY=VALUE           a setting of the lab's problem, e.g. --set layout=rgba (grayscale:
                             layout planar|rgba; matmul: precision fp32|bf16, bf16 being the
                             tensor-core ladder); bench takes several: --set layout=planar,rgba

@@ -80,6 +80,8 @@ struct CliOptions {
   bool profile = false;                  // --profile: profile the first launch (Measured tab)
   bool source_tab = false;               // --source: show the centre's Source tab
   int source_line = 0;                   // --source-line N: and select line N of the kernel's source
+  bool profile_lines = false;            // --profile-lines: sample the first launch's stalls per line
+  std::optional<Dim3> compare_block;     // --compare-block B: then the same with blockDim B, both pinned
   std::string cupti_library;             // --cupti FILE: this libcupti (empty: search)
   std::string config_dir;                // --config-dir: where settings live (state/user_settings.hpp)
   bool sweep = false;                 // window and --headless: run a sweep once the lab is open

@@ -90,11 +90,14 @@ void draw_line_diff(const LineProfile& a, const LineProfile& b) {
   ImGui::SameLine();
   ImGui::TextColored(ui::kDimColour, "A: %lld samples, B: %lld", a.total_samples, b.total_samples);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_SizingStretchProp;
+                                ImGuiTableFlags_SizingFixedFit;
   const float h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<std::size_t>(rows.size(), 8) + 1.5);
   if (!ImGui::BeginTable("line_diff", 6, flags, ImVec2(0, h))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  for (const char* c : {"line", "A", "B", "B - A", "A waits on", "B waits on"}) ImGui::TableSetupColumn(c);
+  const float em = ImGui::GetFontSize();
+  const std::pair<const char*, float> columns[] = {{"line", 16}, {"A", 5}, {"B", 5}, {"B - A", 5},
+                                                   {"A waits on", 13}, {"B waits on", 13}};
+  for (const auto& [name, width] : columns) ImGui::TableSetupColumn(name, ImGuiTableColumnFlags_WidthFixed, width * em);
   ImGui::TableHeadersRow();
   for (const sampling::LineDiff& d : rows) {
     ImGui::TableNextRow();

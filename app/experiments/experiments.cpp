@@ -309,7 +309,7 @@ std::optional<LoadRequest> Experiments::draw_centre(const ExperimentsHost& host,
     in.inspected = host.inspected;
     in.have_current = host.shown && host.shown->ok() && !host.shown->kernel.empty();
     const CompareAction act = draw_compare_view(in, &ls.compare);
-    if (act.pin_current >= 0 && in.have_current) pin(host.lab_id, act.pin_current, *host.shown, "controls");
+    if (act.pin_current >= 0 && in.have_current) pin_current(host, act.pin_current);
     if (act.load >= 0) {
       const std::optional<Pin>& p = act.load == 0 ? ls.a : ls.b;
       if (p) load = LoadRequest{p->record.kernel, p->record.request};
@@ -332,6 +332,13 @@ std::optional<LoadRequest> Experiments::draw_centre(const ExperimentsHost& host,
 // ---------------------------------------------------------------------------------------------
 // 4. pins
 // ---------------------------------------------------------------------------------------------
+
+void Experiments::pin_current(const ExperimentsHost& host, int side) {
+  if (!host.shown) return;
+  LaunchRecord r = *host.shown;
+  if (host.lines_of && !r.lines) r.lines = host.lines_of(r);
+  pin(host.lab_id, side, r, "controls");
+}
 
 void Experiments::pin(const std::string& lab_id, int side, const LaunchRecord& record, std::string from) {
   LabSweep& ls = of(lab_id);

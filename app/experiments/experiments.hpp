@@ -45,6 +45,9 @@ struct ExperimentsHost {
   // The shell's Source tab (the kernel's source, PTX and SASS), drawn after Compare; empty: none.
   std::function<void()> draw_source;
   bool select_source = false;  // select the Source tab this frame
+  // The Source tab's stall samples of exactly this launch, or null: a pinned launch carries them
+  // (Compare's per-line diff). Empty: none.
+  std::function<std::shared_ptr<const LineProfile>(const LaunchRecord&)> lines_of;
 };
 
 // A configuration to load into the lab's controls.
@@ -90,6 +93,9 @@ class Experiments {
 
   // Pins for Compare.
   void pin(const std::string& lab_id, int side, const LaunchRecord& record, std::string from);
+  // Pins the host's launch shown as A (0) or B (1), with its stall samples per line when the
+  // Source tab has them (host.lines_of).
+  void pin_current(const ExperimentsHost& host, int side);
   const std::optional<Pin>& pinned(const std::string& lab_id, int side);
 
   // Exports of text (JSON, CSV) now; PNGs are the shell's (they need the rendered frame).

@@ -91,7 +91,8 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
                                          LabCatalog catalog, sampling::SamplerHandle sampling) {
   if (catalog.empty()) return Status::failure("no labs to open", "", "App::create");
   std::unique_ptr<App> app(new App(window, std::move(options), std::move(compute), std::move(catalog)));
-  app->sampling_ = std::move(sampling);
+  app->ui_.source_tab().set_sampler(std::move(sampling), app->options_.profile_lines);
+  if (app->options_.compare_block) app->compare_script_ = CompareScript::WaitA;
   // Under the command line: flags win (state/user_settings.hpp).
   app->settings_.load(app->options_.config_dir, window.glfw_handle() != nullptr, app->host_.lab_ids());
   if (Status s = app->init_gl_and_imgui(); !s) return s;
@@ -184,7 +185,7 @@ void App::frame() {
   // While a profile runs, its passes must be the only work on the GPU (shell/measured_tab.hpp):
   // no launches, uploads or new labs until it is done; the window keeps drawing. A sweep that is
   // copying a lab's data needs the lab left as it is: new images wait.
-  if (!measured_.busy() && !experiments_->forking()) intake_.take_loaded();
+  if (!measured_.busy() && !ui_.source_tab().busy() && !experiments_->forking()) intake_.take_loaded();
   {
     ViewContext ctx = host_.context();
     launches_.take_async_result(host_.slots(), ctx);
@@ -193,6 +194,7 @@ void App::frame() {
   export_finished_sweep();
   editor_.update();
   launch_step();
+  compare_script_step();
 
   ImGuiIO& io = ImGui::GetIO();
   const auto [fb_w, fb_h] = window_.framebuffer_size();
@@ -301,6 +303,52 @@ double App::idle_wait_s() const {
   return pacer_.wait_s(n, std::chrono::steady_clock::now());
 }
 
+void App::compare_script_step() {
+  if (compare_script_ == CompareScript::Off || compare_script_ == CompareScript::Done) return;
+  LabSlot& s = host_.current();
+  if (!s.view) return;
+  const LaunchRecord& shown = s.launch.shown;
+  SourceTab& source = ui_.source_tab();
+  auto pin_shown = [&](int side) {
+    LaunchRecord r = shown;
+    r.lines = source.profile_of(shown);
+    experiments_->pin(s.id(), side, r, "controls");
+  };
+  switch (compare_script_) {
+    case CompareScript::WaitA:
+      if (!source.busy() && source.profile_of(shown)) {
+        pin_shown(0);
+        KernelConfig next = shown.request;
+        next.block = *options_.compare_block;
+        host_.choose(s, shown.kernel, next);
+        compare_script_ = CompareScript::WaitBLaunch;
+      } else if (!source.pending() && !source.busy() && shown.ok() && !source.profile_of(shown)) {
+        messages_.warn("--compare-block: the first launch has no stall samples to compare (see the Source tab)");
+        compare_script_ = CompareScript::Done;
+      }
+      break;
+    case CompareScript::WaitBLaunch:
+      if (shown.ok() && shown.request.block == *options_.compare_block && !s.launch.dirty) {
+        source.profile_next_launch();
+        compare_script_ = CompareScript::WaitB;
+      } else if (!shown.ok() && !s.launch.dirty && !s.launch.in_flight) {
+        messages_.warn("--compare-block: the second launch did not run: " + shown.status.message);
+        compare_script_ = CompareScript::Done;
+      }
+      break;
+    case CompareScript::WaitB:
+      if (!source.busy() && source.profile_of(shown)) {
+        pin_shown(1);
+        compare_script_ = CompareScript::Done;
+      } else if (!source.pending() && !source.busy()) {
+        messages_.warn("--compare-block: the second launch has no stall samples to compare");
+        compare_script_ = CompareScript::Done;
+      }
+      break;
+    default: break;
+  }
+}
+
 void App::wait_for_next_frame() {
   if (const double wait = idle_wait_s(); wait > 0) window_.wait_events(wait);
 }
@@ -311,7 +359,8 @@ void App::wait_for_next_frame() {
 void App::launch_step() {
   LabSlot& s = host_.current();
   if (s.view) measured_.update(s.view->lab(), s.launch.shown, messages_);
-  if (measured_.busy() || !host_.ensure_view(s).ok()) {
+  if (s.view) ui_.source_tab().update(s.view->lab(), s.launch.shown, messages_);
+  if (measured_.busy() || ui_.source_tab().busy() || !host_.ensure_view(s).ok()) {
     if (sweep_on_start_) {
       sweep_on_start_ = false;
       messages_.error(Status::failure("no sweep: the lab did not open", "", "--sweep"));

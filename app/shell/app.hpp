@@ -88,7 +88,9 @@ class App {
   const MessageLog& messages() const { return messages_; }
   bool had_load_failure() const { return intake_.had_load_failure(); }  // headless exit code 1
   // Headless --profile: the profile asked for has not been shown yet (keep drawing frames).
-  bool profile_pending() const { return measured_.profile_pending(); }
+  bool profile_pending() const {
+    return measured_.profile_pending() || (compare_script_ != CompareScript::Off && compare_script_ != CompareScript::Done);
+  }
   // The Source tab (issue 22): shown, waiting for its listing (headless keeps drawing frames),
   // and its state for tests; show_line_profile() hands it the PC sampler's per-line samples.
   void show_source_tab() { ui_.show_source_tab(); }
@@ -145,6 +147,7 @@ class App {
   App(Window& window, CliOptions options, ComputeSession compute, LabCatalog catalog);
   Status init_gl_and_imgui();
   void launch_step();        // the open lab: its problem updated, then the launch policy
+  void compare_script_step();  // --compare-block: A profiled, B launched and profiled, both pinned
   // This frame's share of the window's input, handed to ImGui; returns the key presses in it
   // (for the shortcuts).
   std::vector<Window::KeyPress> feed_input();
@@ -159,8 +162,8 @@ class App {
   LabHost host_;
   ImageIntake intake_;
   EditorBridge editor_;
-  sampling::SamplerHandle sampling_;  // the Source tab's stall samples per line (create())
-  MeasuredTab measured_;  // the Measured tab: hardware counters, profiled off the UI thread
+  MeasuredTab measured_;
+  enum class CompareScript { Off, WaitA, WaitBLaunch, WaitB, Done } compare_script_ = CompareScript::Off;  // the Measured tab: hardware counters, profiled off the UI thread
   std::unique_ptr<Experiments> experiments_;  // sweeps, Compare, exports
   SettingsKeeper settings_;
   ShellUi ui_;

@@ -16,6 +16,8 @@ std::string detail_of(const Status& s) {
   return d;
 }
 
+}  // namespace
+
 // What the kept lab copy must hold to be reused: the same lab on the same device, the same
 // problem and settings. (A file reloaded under the same name and size reads as the same problem;
 // its counters would not differ for these kernels, whose traffic does not depend on the pixels.)
@@ -27,8 +29,6 @@ std::string problem_key(const lab::Lab& lab) {
   for (const auto& [k, v] : lab.setting_values()) key += "|" + k + "=" + v;
   return key;
 }
-
-}  // namespace
 
 MeasuredTab::MeasuredTab(std::string cupti_library, bool profile_at_start)
     : worker_(counters::CounterOptions{.cupti_library = std::move(cupti_library)}),

@@ -20,6 +20,10 @@
 
 namespace bs::app {
 
+// What a profiling worker's lab copy must hold to be reused (the Measured and Source tabs): the
+// lab, its device, its problem and settings.
+std::string problem_key(const lab::Lab& lab);
+
 class MeasuredTab {
  public:
   // `cupti_library`: --cupti (empty: search). `profile_at_start`: --profile, profile the first

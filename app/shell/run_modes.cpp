@@ -206,6 +206,22 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
       exit_code = kExitFailure;
     }
   }
+  // --profile-lines: what the Source tab shows, in one line (the GPU checks read it).
+  if (options.profile_lines) {
+    const LaunchRecord& shown = app.shown_launch();
+    if (auto p = app.source_tab().profile_of(shown)) {
+      std::printf("lines: %s [%s] %lld samples in %lld launches, %lld dropped; %.3f s from the request to the table",
+                  shown.kernel.c_str(), shown.config_label.c_str(), p->total_samples, p->launches, p->dropped_samples,
+                  app.source_tab().last_request_to_table_s());
+      for (std::size_t i = 0; i < p->lines.size() && i < 3; ++i) {
+        const LineSamples& l = p->lines[i];
+        const auto slash = l.file.rfind('/');
+        std::printf("%s %s:%d %.1f%% (%s)", i ? ";" : "; top", (slash == std::string::npos ? l.file : l.file.substr(slash + 1)).c_str(),
+                    l.line, l.share_pct, l.stalls.empty() ? "-" : l.stalls.front().reason.c_str());
+      }
+      std::printf("\n");
+    }
+  }
   // What to do, not where it came from (a call and its code are for bug reports).
   for (const auto& m : app.messages().all())
     if (m.level != Message::Info) {

@@ -357,7 +357,8 @@ ExperimentsHost ShellUi::experiments_host(LabSlot& s) {
   };
   h.inspected = s.view->inspected();
   h.start_sweep = actions_.start_sweep;
-  h.draw_source = [this, view] { source_.draw(view->lab(), host_.current().launch.shown); };
+  h.draw_source = [this, view] { source_.draw(view->lab(), host_.current().launch.shown, messages_); };
+  h.lines_of = [this](const LaunchRecord& r) { return source_.profile_of(r); };
   h.select_source = select_source_tab_;  // until the tab is drawn
   return h;
 }

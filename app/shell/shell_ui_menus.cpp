@@ -65,7 +65,7 @@ void ShellUi::draw_menu_bar() {
 void ShellUi::draw_compute_menu() {
   // Not while a profile runs, nor while a sweep runs (its worker measures on a copy of a lab of
   // this session).
-  if (!ImGui::BeginMenu("Compute", !measured_.busy() && !experiments_.sweeping())) return;
+  if (!ImGui::BeginMenu("Compute", !measured_.busy() && !source_.busy() && !experiments_.sweeping())) return;
   const lab::Backend& backend = host_.backend();
   const bool on_cpu = backend.kind == BackendKind::CpuSimulation;
   auto devices = list_cuda_devices();

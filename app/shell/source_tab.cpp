@@ -4,6 +4,9 @@
 
 #include "labs/custom/user_kernel_lab.hpp"
 #include "labs/custom/user_kernels.hpp"
+#include "measured/profile_lines.hpp"
+#include "source/listing_parse.hpp"
+#include "shell/measured_tab.hpp"
 #include "ui/widgets.hpp"
 
 namespace bs::app {
@@ -27,13 +30,98 @@ source::ListingRequest SourceTab::request_for(lab::Lab& lab, const LaunchRecord&
   const lab::KernelInfo* info = lab.find_kernel(shown.kernel);
   r.source_file = info ? info->file : std::string();
   r.kind = info && info->timed_only ? source::ListingRequest::Kind::Library : source::ListingRequest::Kind::BuiltIn;
-  // The launched function's mangled name is not in the record yet (cudaFuncGetName in
-  // device/device_limits.cu's query_kernel_attributes would give it): the listing finds the
-  // functions compiled from the rung's file by their line table meanwhile.
+  // The launched function's mangled name (cudaFuncGetName); empty on the CPU, where the listing
+  // says there is no SASS anyway.
+  r.function = shown.attributes.function;
   return r;
 }
 
-void SourceTab::draw(lab::Lab& lab, const LaunchRecord& shown) {
+void SourceTab::set_sampler(sampling::SamplerHandle sampling, bool at_start) {
+  sampler_problem_ = sampling.problem;
+  lines_.set_sampler(std::move(sampling.sampler), sampling.problem);
+  if (at_start) request_ = Request::Waiting;
+}
+
+Status SourceTab::refusal(const lab::Lab& lab, const LaunchRecord& shown) const {
+  if (Status s = measured::lines_refusal(lab, shown.kernel); !s) return s;
+  if (!sampler_problem_.ok()) return sampler_problem_;
+  if (!shown.ok()) return Status::failure("the launch shown did not run", "run it first");
+  return Status::success();
+}
+
+void SourceTab::update(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log) {
+  if (auto done = lines_.take_finished()) {
+    if (done->lines) {
+      const LineProfile& p = *done->lines;
+      // From the click to the table: the lab copy, the sampled launches, the correlation.
+      const double click_to_table_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - profile_started_).count();
+      last_request_to_table_s_ = click_to_table_s;
+      if (p.ok())
+        log.info("Sampled " + done->kernel + " (" + done->config_label + "): " + std::to_string(p.total_samples) +
+                 " stall samples in " + std::to_string(p.launches) + " launches, " +
+                 ui::sig(click_to_table_s, 3) + " s from the request to the table; see the Source tab");
+      else
+        log.warn("Stall samples per line could not be taken: " + p.status.message, p.status.hint);
+      show_profile(*done->lines, &*done);
+      // The hottest line is where the eye should go: shown (its file, if another) and selected,
+      // unless the user (or --source-line) chose a line already.
+      if (p.ok() && !p.lines.empty() && view_.line == 0 && pending_line_ == 0) {
+        const LineSamples& top = p.lines.front();
+        const auto at = top.file.rfind("kernels/");
+        const std::string path = at == std::string::npos ? top.file : top.file.substr(at);
+        const bool own = listing_ && source::same_source_file(top.file, listing_->source_file);
+        if (top.line > 0 && (own || !source::embedded_source(path).empty())) {
+          view_.kernel = p.kernel;
+          view_.file = own ? std::string() : path;
+          view_.line = top.line;
+          view_.scroll_source = view_.scroll_ptx = view_.scroll_sass = true;
+        }
+      }
+    }
+    if (request_ == Request::Running) {
+      request_ = Request::ToShow;
+      frames_since_result_ = 0;
+    }
+  }
+  if (lab.backend().kind != BackendKind::Cuda) lines_.drop_lab_copy();
+  if (request_ == Request::Waiting && shown.ok() && !shown.kernel.empty()) start_profile(lab, shown, log);
+  // Shown once the listing is there too, so a headless screenshot has both.
+  if (request_ == Request::ToShow && !waiting_ && frames_since_result_++ >= 1) request_ = Request::Shown;
+}
+
+void SourceTab::start_profile(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log) {
+  const bool asked_at_start = request_ == Request::Waiting;
+  if (Status s = refusal(lab, shown); !s) {
+    LineProfile why = measured::lines_unavailable(s, shown.kernel);
+    show_profile(std::move(why));
+    if (asked_at_start) {
+      log.warn("--profile-lines: " + s.message, s.hint);
+      request_ = Request::ToShow;
+    }
+    return;
+  }
+  measured::CounterWorker::Job job{problem_key(lab), shown.kernel, shown.request, shown,
+                                   measured::CounterWorker::What::Lines};
+  job.model.counters.reset();
+  job.model.lines.reset();
+  profile_started_ = std::chrono::steady_clock::now();
+  if (Status s = lines_.start(std::move(job), [&] { return lab.fork(); }); !s) {
+    log.error(s);
+    if (asked_at_start) request_ = Request::ToShow;
+    return;
+  }
+  if (asked_at_start) request_ = Request::Running;
+}
+
+std::shared_ptr<const LineProfile> SourceTab::profile_of(const LaunchRecord& r) const {
+  auto it = profiles_.find(r.kernel);
+  if (it == profiles_.end() || !it->second.profile->ok()) return nullptr;
+  if (it->second.config_label != r.config_label || it->second.problem != r.problem) return nullptr;
+  return it->second.profile;
+}
+
+void SourceTab::draw(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log) {
   ui::SourceInput in;
   in.shown = &shown;
   if (shown.kernel.empty()) {
@@ -48,7 +136,7 @@ void SourceTab::draw(lab::Lab& lab, const LaunchRecord& shown) {
   waiting_ = !current;
   in.listing = listing_.get();
   in.building = waiting_;
-  if (auto it = profiles_.find(shown.kernel); it != profiles_.end()) in.profile = &it->second;
+  if (auto it = profiles_.find(shown.kernel); it != profiles_.end()) in.profile = it->second.profile.get();
   if (shown.backend == BackendKind::CpuSimulation)
     in.no_profile = "CPU backend (the simulator cannot sample stalls); on the GPU, profiling the launch samples "
                     "where its warps wait, per line";
@@ -59,12 +147,21 @@ void SourceTab::draw(lab::Lab& lab, const LaunchRecord& shown) {
     view_.scroll_source = view_.scroll_ptx = view_.scroll_sass = true;
     pending_line_ = 0;
   }
+  in.refusal = refusal(lab, shown);
+  const measured::CounterWorker::Progress progress = lines_.progress();
+  in.profiling = progress.busy && progress.kernel == shown.kernel;
+  in.profiling_s = progress.elapsed_s;
+  if (in.profiling) in.refusal = Status::failure("a profile is running");
   last_action_ = ui::draw_source_panel(in, &view_);
+  if (last_action_.profile && !lines_.busy()) start_profile(lab, shown, log);
 }
 
-void SourceTab::show_profile(LineProfile profile) {
+void SourceTab::show_profile(LineProfile profile, const LaunchRecord* of) {
   std::string kernel = profile.kernel;
-  profiles_[kernel] = std::move(profile);
+  Kept k;
+  k.profile = std::make_shared<const LineProfile>(std::move(profile));
+  if (of) k.config_label = of->config_label, k.problem = of->problem;
+  profiles_[kernel] = std::move(k);
   view_.profile = nullptr;  // the view's per-line table is rebuilt from the new samples
 }
 

@@ -6,6 +6,7 @@
 // Why the lab is asked only through lab::Lab and the user-kernel layer: the shell never names a
 // lab; a user kernel's source and form are the book's (labs/custom/user_kernels.hpp).
 #pragma once
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -13,23 +14,45 @@
 #include "core/launch_record.hpp"
 #include "core/line_profile.hpp"
 #include "lab/lab.hpp"
+#include "measured/counter_worker.hpp"
+#include "sampling/pc_sampler.hpp"
 #include "source/listing.hpp"
 #include "source/listing_worker.hpp"
+#include "ui/messages.hpp"
 #include "ui/source_panel.hpp"
 
 namespace bs::app {
 
 class SourceTab {
  public:
+  // The process's PC sampler (made before the first launch), or why there is none; `at_start`:
+  // --profile-lines, sample the first launch shown.
+  void set_sampler(sampling::SamplerHandle sampling, bool at_start);
+  // Every frame, before launches: takes a finished profile (said in the log), starts the
+  // --profile-lines request once a launch has run.
+  void update(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log);
+  // True while a profile samples: the App makes no launches of its own meanwhile (the samples
+  // must be the launch's under test only).
+  bool busy() const { return lines_.busy(); }
   // The tab's contents for the launch shown (called only while the tab is visible).
-  void draw(lab::Lab& lab, const LaunchRecord& shown);
+  void draw(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log);
   // Called on frames the tab is not drawn: nothing waits on a listing nobody looks at.
   void hidden() { waiting_ = false; }
   // The GPU's per-line samples of a launch (kernels/sampling): shown beside the source of its
-  // kernel (profile.kernel) until another profile of that kernel replaces it.
-  void show_profile(LineProfile profile);
+  // kernel (profile.kernel) until another profile of that kernel replaces it. `of`: the launch
+  // sampled (null: not known), so profile_of() can tell which launch the samples are of.
+  void show_profile(LineProfile profile, const LaunchRecord* of = nullptr);
+  // Seconds from the latest request (a click, --profile-lines) to its table; < 0: none finished.
+  double last_request_to_table_s() const { return last_request_to_table_s_; }
+  // Samples the next launch shown (as --profile-lines does for the first).
+  void profile_next_launch() { request_ = Request::Waiting; }
+  // The samples of exactly this launch (kernel, configuration, problem), or null: Compare pins
+  // a launch with them.
+  std::shared_ptr<const LineProfile> profile_of(const LaunchRecord& r) const;
   // The tab waits for a listing (the window redraws at a low rate; headless keeps drawing).
-  bool pending() const { return waiting_ || pending_line_ > 0; }
+  bool pending() const {
+    return waiting_ || pending_line_ > 0 || lines_.busy() || request_ == Request::Waiting || request_ == Request::ToShow;
+  }
   // Selects a line of the source once its listing is shown (--source-line).
   void select_line(int line) { pending_line_ = line; }
 
@@ -43,9 +66,23 @@ class SourceTab {
   static source::ListingRequest request_for(lab::Lab& lab, const LaunchRecord& shown);
 
  private:
+  void start_profile(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log);
+  Status refusal(const lab::Lab& lab, const LaunchRecord& shown) const;
+
   source::ListingWorker worker_;
+  measured::CounterWorker lines_;  // What::Lines jobs: the PC sampler on a lab copy, off the UI thread
+  Status sampler_problem_;
+  enum class Request { None, Waiting, Running, ToShow, Shown } request_ = Request::None;
+  int frames_since_result_ = 0;
+  std::chrono::steady_clock::time_point profile_started_{};  // the click (or --profile-lines)
+  double last_request_to_table_s_ = -1;
   std::shared_ptr<const KernelListing> listing_;
-  std::map<std::string, LineProfile> profiles_;  // by kernel id
+  // The latest profile of each kernel and the launch it sampled (configuration, problem).
+  struct Kept {
+    std::shared_ptr<const LineProfile> profile;
+    std::string config_label, problem;
+  };
+  std::map<std::string, Kept> profiles_;  // by kernel id
   ui::SourceViewState view_;
   ui::SourceAction last_action_;
   bool waiting_ = false;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "source/listing.hpp"
 #include "source/listing_parse.hpp"
 #include "ui/panels.hpp"
 #include "ui/source_panel.hpp"
@@ -18,14 +19,22 @@ namespace {
 // --- derived data -------------------------------------------------------------------------------
 
 void rebuild(const SourceInput& in, SourceViewState* st) {
-  if (st->listing != in.listing) {
-    st->listing = in.listing;
+  if (in.listing && in.listing->kernel != st->kernel) {
+    st->kernel = in.listing->kernel;
     st->line = 0;
     st->ptx = st->sass = -1;
+    st->file.clear();  // a new kernel starts at its own file
+  }
+  const std::string want_file = !in.listing ? std::string() : st->file.empty() ? in.listing->source_file : st->file;
+  if (st->listing != in.listing || st->shown_file != want_file) {
+    st->listing = in.listing;
+    st->shown_file = want_file;
     st->source_lines.clear();
     if (in.listing) {
+      const std::string_view text =
+          st->file.empty() ? std::string_view(in.listing->source) : source::embedded_source(st->file);
       std::string cur;
-      for (char c : in.listing->source) {
+      for (char c : text) {
         if (c == '\n') {
           st->source_lines.push_back(std::move(cur));
           cur.clear();
@@ -48,7 +57,7 @@ void rebuild(const SourceInput& in, SourceViewState* st) {
       for (std::size_t i = 0; i < in.profile->lines.size(); ++i) {
         const LineSamples& l = in.profile->lines[i];
         if (l.line <= 0 || l.line >= static_cast<int>(st->line_samples.size())) continue;
-        if (!source::same_source_file(l.file, in.listing->source_file)) continue;
+        if (!source::same_source_file(l.file, st->shown_file)) continue;
         st->line_samples[static_cast<std::size_t>(l.line)] = static_cast<int>(i);
         st->max_share = std::max(st->max_share, l.share_pct);
       }
@@ -78,7 +87,7 @@ std::string stall_names(const std::vector<StallSamples>& stalls, long long total
 
 // --- header -------------------------------------------------------------------------------------
 
-void draw_header(const SourceInput& in) {
+void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) {
   const KernelListing& l = *in.listing;
   std::string head = l.kernel;
   if (!l.function.empty()) head += "   function " + l.function;
@@ -91,13 +100,28 @@ void draw_header(const SourceInput& in) {
                   in.shown->attributes_measured ? "cudaFuncGetAttributes" : "the CPU simulator's own: nothing compiled");
     ImGui::TextColored(kDimColour, "%s", buf);
   }
-  if (in.profile && in.profile->status.ok()) {
+  // The button first, so it stays where it is whatever the line beside it says.
+  ImGui::BeginDisabled(!in.refusal.ok() || in.profiling);
+  if (ImGui::SmallButton(in.profiling ? "Sampling..." : "Profile lines")) act->profile = true;
+  ImGui::EndDisabled();
+  if (!in.refusal.ok())
+    item_tooltip((in.refusal.message + (in.refusal.hint.empty() ? "" : "\n" + in.refusal.hint)).c_str());
+  else
+    item_tooltip("Sample where this launch's warps wait (the GPU's PC sampling, a few launches, about half a second); "
+                 "launches of the window pause meanwhile.");
+  ImGui::SameLine();
+  if (in.profiling) {
+    ImGui::TextColored(kDimColour, "sampling the launch's warps... %.1f s", in.profiling_s);
+  } else if (in.profile && in.profile->status.ok()) {
     const LineProfile& p = *in.profile;
     const double dropped = p.total_samples + p.dropped_samples > 0
                                ? 100.0 * p.dropped_samples / static_cast<double>(p.total_samples + p.dropped_samples)
                                : 0;
-    ImGui::TextColored(kOkColour, "profile: %lld stall samples of %lld launch(es), %.2f%% dropped, a sample every 2^%d cycles, %s",
-                       p.total_samples, p.launches, dropped, p.sampling_period, ms_text(p.profile_ms).c_str());
+    const std::string period = p.sampling_period > 0 ? "a sample every 2^" + std::to_string(p.sampling_period) +
+                                                           " cycles per SM"
+                                                     : "CUPTI's default period";
+    ImGui::TextColored(kOkColour, "profile: %lld stall samples of %lld launch(es), %.2f%% dropped, %s, %s",
+                       p.total_samples, p.launches, dropped, period.c_str(), ms_text(p.profile_ms).c_str());
   } else if (in.profile) {
     ImGui::TextColored(kDimColour, "no profile:");
     ImGui::SameLine();
@@ -108,6 +132,37 @@ void draw_header(const SourceInput& in) {
   if (l.build_ms > 0) {
     ImGui::SameLine();
     ImGui::TextColored(kDimColour, "   (listing made in %s)", ms_text(l.build_ms).c_str());
+  }
+  // The hottest lines of every file (a rung's time is often in the helpers it inlines): a click
+  // shows that file and line.
+  if (in.profile && in.profile->status.ok() && !in.profile->lines.empty()) {
+    ImGui::TextColored(kDimColour, "hot lines:");
+    int shown = 0;
+    for (const LineSamples& ls : in.profile->lines) {
+      if (shown == 6 || ls.share_pct < 1.0) break;
+      if (ls.line <= 0) continue;
+      const auto at = ls.file.rfind("kernels/");
+      const std::string path = at == std::string::npos ? ls.file : ls.file.substr(at);
+      const auto slash = ls.file.rfind('/');
+      const std::string name = slash == std::string::npos ? ls.file : ls.file.substr(slash + 1);
+      char label[160];
+      std::snprintf(label, sizeof label, "%s:%d %.1f%% %s##hot%d", name.c_str(), ls.line, ls.share_pct,
+                    ls.stalls.empty() ? "" : ls.stalls.front().reason.c_str(), shown);
+      ImGui::SameLine();
+      const bool own = source::same_source_file(ls.file, l.source_file);
+      const bool have = own || !source::embedded_source(path).empty();
+      ImGui::BeginDisabled(!have);
+      if (ImGui::SmallButton(label)) {
+        st->file = own ? std::string() : path;
+        st->line = ls.line;
+        st->ptx = st->sass = -1;
+        st->scroll_source = st->scroll_ptx = st->scroll_sass = true;
+        act->clicked_line = ls.line;
+      }
+      ImGui::EndDisabled();
+      if (!have) item_tooltip((path + " is not embedded in blockscope (only the labs' kernel files are)").c_str());
+      ++shown;
+    }
   }
 }
 
@@ -122,8 +177,15 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
   const KernelListing& l = *in.listing;
   ImGui::TextUnformatted("CUDA source");
   ImGui::SameLine();
-  ImGui::TextColored(kDimColour, "%s", l.source_file.c_str());
-  if (!l.source_status.ok()) {
+  ImGui::TextColored(kDimColour, "%s", st->shown_file.c_str());
+  if (!st->file.empty()) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("back to the kernel's file")) {
+      st->file.clear();
+      st->line = 0;
+    }
+  }
+  if (st->file.empty() && !l.source_status.ok()) {
     status_text(l.source_status);
     return;
   }
@@ -201,7 +263,25 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
     status_text(status);
     if (v.empty()) return;
   }
-  const std::vector<int> hits = instructions_at(v, l.source_file, st->line);
+  // Where an instruction comes from. The listing names one frame of each instruction's inline
+  // chain, the one in the kernel's own file; shown another file (a helper it inlines), SASS rows
+  // take the profile's line for their pc instead (the innermost, where the code is written).
+  const bool other_file = !st->file.empty();
+  auto location = [&](const ListedInstruction& ins) -> std::pair<const std::string*, int> {
+    if (sass && other_file && in.profile && in.profile->status.ok()) {
+      auto it = st->pc_samples.find(ins.pc_offset);
+      if (it != st->pc_samples.end()) {
+        const InstructionSamples& s = in.profile->instructions[static_cast<std::size_t>(it->second)];
+        return {&s.file, s.line};
+      }
+    }
+    return {&ins.file, ins.line};
+  };
+  std::vector<int> hits;
+  for (std::size_t i = 0; i < v.size() && st->line > 0; ++i) {
+    const auto [file, line] = location(v[i]);
+    if (line == st->line && source::same_source_file(*file, st->shown_file)) hits.push_back(static_cast<int>(i));
+  }
   ImGui::BeginChild(id, ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   const float row_h = ImGui::GetTextLineHeightWithSpacing();
   bool& scroll = sass ? st->scroll_sass : st->scroll_ptx;
@@ -214,7 +294,8 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
   while (clip.Step())
     for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
       const ListedInstruction& ins = v[static_cast<std::size_t>(i)];
-      const bool mine = source::same_source_file(ins.file, l.source_file);
+      const auto [ins_file, ins_line] = location(ins);
+      const bool mine = source::same_source_file(*ins_file, st->shown_file);
       std::string row;
       if (sass) {
         char pc[24];
@@ -222,21 +303,21 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
         row = pc;
       }
       char ln[16];
-      if (ins.line > 0)
-        std::snprintf(ln, sizeof ln, mine ? "%4d " : "%4d*", ins.line);
+      if (ins_line > 0)
+        std::snprintf(ln, sizeof ln, mine ? "%4d " : "%4d*", ins_line);
       else
         std::snprintf(ln, sizeof ln, "   - ");
       row += ln;
       row += "  " + ins.text;
-      const bool selected = i == clicked || (mine && ins.line == st->line && st->line > 0);
+      const bool selected = i == clicked || (mine && ins_line == st->line && st->line > 0);
       ImGui::PushID(i);
       const bool emphasised = i == clicked;  // the clicked instruction, brighter than its line's others
       if (emphasised) ImGui::PushStyleColor(ImGuiCol_Header, ImVec4(0.35f, 0.45f, 0.8f, 0.8f));
       if (ImGui::Selectable(row.c_str(), selected)) {
         clicked = i;
         (sass ? st->ptx : st->sass) = -1;
-        if (mine && ins.line > 0) {
-          st->line = ins.line;
+        if (mine && ins_line > 0) {
+          st->line = ins_line;
           st->scroll_source = true;
           (sass ? st->scroll_ptx : st->scroll_sass) = true;
         }
@@ -245,8 +326,8 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
       if (emphasised) ImGui::PopStyleColor();
       ImGui::PopID();
       if (ImGui::IsItemHovered()) {
-        std::string tip = ins.file.empty() ? "no line information" : ins.file + ":" + std::to_string(ins.line);
-        if (!mine && !ins.file.empty()) tip += "\n(* another file than the one shown: an inlined helper)";
+        std::string tip = ins_file->empty() ? "no line information" : *ins_file + ":" + std::to_string(ins_line);
+        if (!mine && !ins_file->empty()) tip += "\n(* another file than the one shown: an inlined helper)";
         if (profiled) {
           auto it = st->pc_samples.find(ins.pc_offset);
           if (it == st->pc_samples.end()) {
@@ -281,7 +362,7 @@ SourceAction draw_source_panel(const SourceInput& in, SourceViewState* st) {
     return act;
   }
   rebuild(in, st);
-  draw_header(in);
+  draw_header(in, st, &act);
   const ImGuiTableFlags flags = ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("source_columns", 3, flags, ImGui::GetContentRegionAvail())) return act;
   ImGui::TableSetupColumn("source", ImGuiTableColumnFlags_WidthStretch, 1.2f);

@@ -21,8 +21,13 @@ struct SourceViewState {
   int line = 0;                  // the selected source line (1-based), 0: none
   int ptx = -1, sass = -1;       // the clicked instruction, -1: none
   bool scroll_source = false, scroll_ptx = false, scroll_sass = false;
-  // Derived from the listing and the profile shown, rebuilt when either changes.
+  // The file the source column shows: "" the listing's own (the rung's file); else a file of
+  // kernels/labs embedded in the binary, chosen from the profile's hot lines (an inlined helper).
+  std::string file;
+  std::string kernel;  // the kernel the selection belongs to: a listing of another one clears it
+  // Derived from the listing, the file and the profile shown, rebuilt when one changes.
   const KernelListing* listing = nullptr;
+  std::string shown_file;  // the path the source column shows (listing->source_file or `file`)
   const LineProfile* profile = nullptr;
   std::vector<std::string> source_lines;
   std::vector<int> line_samples;  // per source line (index = line): index into profile->lines, -1
@@ -36,12 +41,16 @@ struct SourceInput {
   const LaunchRecord* shown = nullptr;     // the launch shown: registers, spills, shared memory
   const LineProfile* profile = nullptr;    // null, or a profile whose status says why not
   std::string no_profile;                  // why there is no profile (the CPU backend, not asked yet)
+  Status refusal;                          // why "Profile lines" cannot run here (success: it can)
+  bool profiling = false;                  // a profile of this launch is running
+  double profiling_s = 0;                  // for how long
 };
 
 // What the user did this frame (the tests read it).
 struct SourceAction {
   int clicked_line = 0;  // a source line was clicked (1-based)
   int clicked_ptx = -1, clicked_sass = -1;
+  bool profile = false;  // "Profile lines" was clicked
 };
 
 SourceAction draw_source_panel(const SourceInput& in, SourceViewState* state);

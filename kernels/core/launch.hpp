@@ -65,6 +65,7 @@ struct KernelAttributes {
   std::size_t max_dynamic_shared_bytes = 48 * 1024;
   int ptx_version = 0;
   int binary_version = 0;
+  std::string function;  // the launched function's mangled name (cudaFuncGetName; "" unknown)
 };
 
 // Checks `config` against the device and (optionally) the kernel; the Status names the rule and

@@ -65,7 +65,8 @@ struct CuptiApi {
   X(cuptiPCSamplingGetData)                       \
   X(cuptiPCSamplingGetNumStallReasons)            \
   X(cuptiPCSamplingGetStallReasons)               \
-  X(cuptiPCSamplingSetConfigurationAttribute)
+  X(cuptiPCSamplingSetConfigurationAttribute)     \
+  X(cuptiPCSamplingGetConfigurationAttribute)
   BS_CUPTI_ENTRIES(BS_CUPTI_ENTRY)
 #undef BS_CUPTI_ENTRY
 

@@ -77,6 +77,9 @@ Result<KernelAttributes> query_kernel_attributes(const void* kernel) {
   k.max_dynamic_shared_bytes = static_cast<std::size_t>(a.maxDynamicSharedSizeBytes);
   k.ptx_version = a.ptxVersion;
   k.binary_version = a.binaryVersion;
+  // The name the Source tab finds the function's SASS by (a rung has one __global__ template
+  // instantiated per configuration: its line table alone cannot tell them apart).
+  if (const char* name = nullptr; cudaFuncGetName(&name, kernel) == cudaSuccess && name) k.function = name;
   return k;
 }
 

@@ -37,12 +37,14 @@ Result<LineProfile> profile_lines(lab::Lab& lab, const std::string& kernel, cons
   run.timing = TimingPolicy::once();
   run.trace_schedule = false;
   run.verify = false;
+  sampling::PcSampler::SampleOptions with_device = options;
+  with_device.device = lab.backend().cuda_device;  // the worker thread that calls this has none current
   auto got = sampler.sample(
       [&]() -> Status {
         LaunchRecord r = lab.run(kernel, config, run);
         return r.status;
       },
-      options);
+      with_device);
   if (!got) return got.status();
   LineProfile p = std::move(got).value();
   p.kernel = kernel;

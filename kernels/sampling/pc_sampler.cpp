@@ -4,6 +4,7 @@
 // correlates the busiest function's pcs with source lines through the cubin's line table.
 #include "sampling/pc_sampler.hpp"
 
+#include <cuda_runtime.h>
 #include <cupti.h>
 #include <cupti_pcsampling.h>
 
@@ -12,7 +13,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <set>
 #include <vector>
 
 #include "counters/cupti_errors.hpp"
@@ -101,8 +101,10 @@ std::size_t PcSampler::cubins_kept() const {
 namespace {
 
 // The parsed-format buffer CUPTI fills: `pcs` records, each with room for every stall reason.
-// CUPTI allocates the records' function names and leaves them to the caller, handing the same
-// pointer to every record of one function: each distinct pointer is freed once, at the end.
+// The records' function names are CUPTI's: it hands the same pointer to every record of a
+// function, in this sampling and in later ones of the same function (two block shapes of one
+// kernel), so a name freed here would be freed again there. They are never freed: one short
+// string per function sampled, for the life of the process.
 class PcBuffer {
  public:
   PcBuffer(std::size_t pcs, std::size_t reasons) : records_(pcs), reasons_(pcs * reasons) {
@@ -116,21 +118,12 @@ class PcBuffer {
   }
   PcBuffer(const PcBuffer&) = delete;
   PcBuffer& operator=(const PcBuffer&) = delete;
-  ~PcBuffer() {
-    for (char* name : names_) std::free(name);
-  }
   CUpti_PCSamplingData* data() { return &data_; }
-  // Keeps the names of the records CUPTI just wrote, to free them once at the end.
-  void keep_names() {
-    for (std::size_t i = 0; i < data_.totalNumPcs && i < records_.size(); ++i)
-      if (records_[i].functionName) names_.insert(records_[i].functionName);
-  }
 
  private:
   std::vector<CUpti_PCSamplingPCData> records_;
   std::vector<CUpti_PCSamplingStallReason> reasons_;
   CUpti_PCSamplingData data_{};
-  std::set<char*> names_;
 };
 
 }  // namespace
@@ -141,6 +134,10 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch,
   const auto started = Clock::now();
   const counters::CuptiApi& api = *impl_->api;
   std::lock_guard profiling(counters::profile_lock());
+  if (options.device >= 0)
+    if (const cudaError_t e = cudaSetDevice(options.device); e != cudaSuccess)
+      return Status::failure(std::string("the CUDA device could not be made current: ") + cudaGetErrorString(e),
+                             "", "cudaSetDevice", cudaGetErrorName(e));
   auto ctx_r = counters::current_context();
   if (!ctx_r) return ctx_r.status();
   CUcontext ctx = ctx_r.value();
@@ -210,9 +207,22 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch,
   set.pPCSamplingConfigurationInfo = config.data();
   BS_SAMPLING_TRY(api.cuptiPCSamplingSetConfigurationAttribute(&set),
                   "cuptiPCSamplingSetConfigurationAttribute");
+  // The period in force (CUPTI picks one from the SM count when none is asked for).
+  int period_in_force = options.period;
+  {
+    CUpti_PCSamplingConfigurationInfo q{};
+    q.attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+    CUpti_PCSamplingConfigurationInfoParams get{};
+    get.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+    get.ctx = ctx;
+    get.numAttributes = 1;
+    get.pPCSamplingConfigurationInfo = &q;
+    if (api.cuptiPCSamplingGetConfigurationAttribute(&get) == CUPTI_SUCCESS && q.attributeStatus == CUPTI_SUCCESS)
+      period_in_force = static_cast<int>(q.attributeData.samplingPeriodData.samplingPeriod);
+  }
 
   RawSamples raw;
-  raw.sampling_period = options.period;
+  raw.sampling_period = period_in_force;
   std::vector<RawPc>& pcs = raw.pcs;
   auto take = [&](CUpti_PCSamplingData* d) {
     raw.dropped_samples += static_cast<long long>(d->droppedSamples);
@@ -252,11 +262,9 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch,
       BS_SAMPLING_TRY(api.cuptiPCSamplingGetData(&get), "cuptiPCSamplingGetData");
       sampled += static_cast<long long>(buffer.data()->totalSamples);
       take(buffer.data());
-      buffer.keep_names();
     } while (buffer.data()->remainingNumPcs > 0);
     if (flushed.data()->totalNumPcs > 0) {  // records CUPTI flushed on its own (a module unloaded)
       take(flushed.data());
-      flushed.keep_names();
       flushed.data()->totalNumPcs = 0;
     }
     const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();

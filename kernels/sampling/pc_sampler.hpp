@@ -54,6 +54,8 @@ class PcSampler {
     long long min_samples = 20000; // launch again until this many samples ...
     int max_launches = 32;         // ... or this many launches ...
     double max_seconds = 1.0;      // ... or this long, whichever comes first (one launch at least)
+    int device = -1;               // >= 0: this CUDA device is made current on the calling thread
+                                   // first (a worker thread has none of its own)
   };
   // Samples launches of `launch` and builds the tables of the function with the most samples.
   Result<LineProfile> sample(const std::function<Status()>& launch, const SampleOptions& options);

@@ -156,5 +156,8 @@ CUptiResult CUPTIAPI cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReas
 CUptiResult CUPTIAPI cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
+CUptiResult CUPTIAPI cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams*) {
+  return CUPTI_ERROR_NOT_SUPPORTED;
+}
 
 }  // extern "C"

@@ -263,5 +263,33 @@ TEST(LinesGpu, TheLecturesGrayscaleAndK3SampleOntoTheirOwnLines) {
   expect_lines_in_the_rungs_file(*mm, **sampler, "k3_smem_tiled", k);
 }
 
+TEST(LinesGpu, TheWorkerSamplesOffTheCallingThread) {
+  if (!cuda_backend()) BS_SKIP_NO_GPU() << cuda_backend().status().describe();
+  auto sampler = sampling::PcSampler::create({});  // before the lab's first launch
+  ASSERT_TRUE(sampler) << sampler.status().describe();
+  auto lab = gray_lab(1023, 777);
+  ASSERT_TRUE(lab);
+  KernelConfig cfg;
+  cfg.block = Dim3{128, 1, 1};
+  LaunchRecord shown = lab->run("gray_1d_flat", cfg, {});
+  ASSERT_TRUE(shown.ok()) << shown.status.describe();
+  CounterWorker worker;
+  worker.set_sampler(std::shared_ptr<sampling::PcSampler>(std::move(sampler).value()), Status::success());
+  CounterWorker::Job job{"gray 1023x777", "gray_1d_flat", cfg, shown, CounterWorker::What::Lines};
+  ASSERT_TRUE(worker.start(job, [&] { return lab->fork(); }).ok());
+  std::optional<LaunchRecord> done;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!done && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
+    done = worker.take_finished();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(done);
+  ASSERT_TRUE(done->lines);
+  ASSERT_TRUE(done->lines->ok()) << done->lines->status.describe();
+  EXPECT_GT(done->lines->total_samples, 0);
+  EXPECT_TRUE(done->lines->lines_status.ok()) << done->lines->lines_status.describe();
+  EXPECT_FALSE(done->counters) << "a lines job attaches no counters";
+}
+
 }  // namespace
 }  // namespace bs::measured

@@ -42,14 +42,18 @@ TEST(PcSampling, TheSpinningLineGetsTheSamples) {
   float* out = nullptr;
   ASSERT_EQ(cudaMalloc(&out, n * sizeof(float)), cudaSuccess);
   ASSERT_EQ(cudaMemset(out, 0, n * sizeof(float)), cudaSuccess);
-  auto got = (*sampler)->sample(
-      [&]() -> Status {
-        hot_and_cold<<<(n + 255) / 256, 256>>>(out, 200000, n);
-        if (cudaDeviceSynchronize() != cudaSuccess) return Status::failure("launch failed");
-        return Status::success();
-      },
-      {.min_samples = 20000, .max_launches = 8, .max_seconds = 5});
+  auto launch = [&]() -> Status {
+    hot_and_cold<<<(n + 255) / 256, 256>>>(out, 200000, n);
+    if (cudaDeviceSynchronize() != cudaSuccess) return Status::failure("launch failed");
+    return Status::success();
+  };
+  auto got = (*sampler)->sample(launch, {.min_samples = 20000, .max_launches = 8, .max_seconds = 5});
+  // The same function sampled again in the same process (two block shapes of one kernel): CUPTI
+  // hands over the same function-name string again, which must still be valid.
+  auto again = (*sampler)->sample(launch, {.min_samples = 1000, .max_launches = 2, .max_seconds = 5});
   cudaFree(out);
+  ASSERT_TRUE(again.ok()) << again.status().describe();
+  EXPECT_EQ(again->function, got.ok() ? got->function : std::string());
   ASSERT_TRUE(got.ok()) << got.status().describe();
   const LineProfile& p = got.value();
   EXPECT_GE((*sampler)->cubins_kept(), 1u);

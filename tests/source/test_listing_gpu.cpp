@@ -61,7 +61,9 @@ TEST(BuiltInListingOnGpu, Gray1dSassComesFromThisExecutableWithLinesOfItsFile) {
   EXPECT_GE(stg, 1);
   std::printf("gray_1d_flat: %zu SASS instructions (%d in its file), %zu PTX; %s; ptx: %s\n", l.sass.size(), in_file,
               l.ptx.size(), l.sass_origin.c_str(), l.ptx_status.ok() ? l.ptx_origin.c_str() : l.ptx_status.describe().c_str());
-  if (!l.ptx_status.ok()) EXPECT_NE(l.ptx_status.message.find("PTX"), std::string::npos);
+  if (!l.ptx_status.ok()) {
+    EXPECT_NE(l.ptx_status.message.find("PTX"), std::string::npos);
+  }
 }
 
 }  // namespace
