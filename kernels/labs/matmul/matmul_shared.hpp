@@ -41,7 +41,8 @@ Result<std::vector<std::vector<SharedAccess>>> model_shared_lanes(MatmulKernel k
 // `buffers` must hold the launch's host matrices (C is written for those blocks only).
 Result<std::unique_ptr<sim::SharedRecorder>> record_shared(MatmulKernel kernel, const MatmulConfig& config,
                                                            const MatmulBuffers& buffers, int M, int N, int K,
-                                                           const std::vector<Dim3>& blocks);
+                                                           const std::vector<Dim3>& blocks,
+                                                           unsigned max_per_thread = 1u << 16);
 
 // A launch's shared-memory traffic as the model counts it: every warp of up to `max_blocks`
 // blocks spread over the grid (first and last included), every request, scaled to the grid.
