@@ -45,8 +45,10 @@ std::string lanes_text(const std::vector<unsigned>& lanes) {
 // 32 banks x wavefronts; returns nothing, draws a tooltip for the hovered cell.
 void draw_bank_grid(const char* id, const mapping::BankRequest& b) {
   const float em = ImGui::GetFontSize();
-  const float label_w = em * 3.2f;
-  const float cell = std::clamp((ImGui::GetContentRegionAvail().x - label_w - 4) / 32.0f, em * 0.9f, em * 1.6f);
+  const float label_w = b.phases > 1 ? em * 3.4f : em * 1.8f;
+  // As wide as the panel allows (up to 1.6 em a bank); the lane numbers shrink with the cells.
+  const float cell = std::clamp((ImGui::GetContentRegionAvail().x - label_w - 4) / 32.0f, em * 0.5f, em * 1.6f);
+  const float small = std::min(em, cell * 0.72f);
   const float row_h = em * 1.15f;
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const int rows = static_cast<int>(b.rows.size());
@@ -57,17 +59,16 @@ void draw_bank_grid(const char* id, const mapping::BankRequest& b) {
   const ImU32 dim = ImGui::GetColorU32(ui::kDimColour);
   // Bank numbers along the top, every 4 banks (a 16-byte chunk).
   for (unsigned bank = 0; bank < 32; bank += 4) {
-    char t[8];
+    char t[16];
     std::snprintf(t, sizeof t, "%u", bank);
     dl->AddText(ImVec2(p0.x + label_w + bank * cell + 1, p0.y), dim, t);
   }
-  dl->AddText(ImVec2(p0.x, p0.y), dim, "bank");
   const mapping::BankCell* hot = nullptr;
   unsigned hot_bank = 0;
   int hot_row = -1;
   for (int w = 0; w < rows; ++w) {
     const float y = p0.y + row_h * (w + 1);
-    char t[24];
+    char t[32];
     std::snprintf(t, sizeof t, b.phases > 1 ? "w%d q%u" : "w%d", w, b.phase_of_row[w]);
     dl->AddText(ImVec2(p0.x, y), dim, t);
     for (unsigned bank = 0; bank < 32; ++bank) {
@@ -77,9 +78,9 @@ void draw_bank_grid(const char* id, const mapping::BankRequest& b) {
         dl->AddRectFilled(c0, c1, IM_COL32(45, 47, 52, 255));
       } else {
         dl->AddRectFilled(c0, c1, lane_colour(c.lanes.front()));
-        char l[8];
+        char l[16];
         std::snprintf(l, sizeof l, "%u", c.lanes.front());
-        dl->AddText(ImVec2(c0.x + 1, c0.y), IM_COL32(10, 10, 10, 255), l);
+        dl->AddText(ImGui::GetFont(), small, ImVec2(c0.x + 1, c0.y + (row_h - small) * 0.5f), IM_COL32(10, 10, 10, 255), l);
         if (c.lanes.size() > 1)  // a broadcast: a corner mark
           dl->AddTriangleFilled(ImVec2(c1.x - em * 0.4f, c0.y), ImVec2(c1.x, c0.y), ImVec2(c1.x, c0.y + em * 0.4f),
                                 IM_COL32(255, 255, 255, 230));
@@ -108,7 +109,7 @@ void draw_tile_map(const char* title, const mapping::TileBankMap& m) {
   ImGui::Dummy(ImVec2(em * 2 + cell * m.chunks, row_h * m.rows));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   for (int r = 0; r < m.rows; ++r) {
-    char t[8];
+    char t[16];
     std::snprintf(t, sizeof t, "r%d", r);
     dl->AddText(ImVec2(p0.x, p0.y + r * row_h), ImGui::GetColorU32(ui::kDimColour), t);
     for (int c = 0; c < m.chunks; ++c) {
@@ -219,11 +220,12 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
   draw_bank_grid("##banks_recorded", b);
   if (static_cast<std::size_t>(sel) < banks_.unswizzled.size()) {
     const mapping::BankRequest u = mapping::bank_request(banks_.unswizzled[static_cast<std::size_t>(sel)]);
-    ImGui::TextColored(ui::kDimColour, "before the swizzle (model: chunks stored in order): %u wavefronts, ideal %u",
-                       u.wavefronts, u.ideal_wavefronts);
-    ImGui::SameLine();
-    if (u.conflicts() == 0) ImGui::TextColored(ui::kOkColour, "conflict-free");
-    else ImGui::TextColored(ui::kWarnColour, "%.3g-way bank conflict", u.ways());
+    ImGui::TextColored(ui::kDimColour, "before the swizzle (model: chunks stored in order):");
+    if (u.conflicts() == 0)
+      ImGui::TextColored(ui::kOkColour, "%u wavefronts, ideal %u: conflict-free", u.wavefronts, u.ideal_wavefronts);
+    else
+      ImGui::TextColored(ui::kWarnColour, "%u wavefronts, ideal %u: %.3g-way bank conflict", u.wavefronts,
+                         u.ideal_wavefronts, u.ways());
     draw_bank_grid("##banks_unswizzled", u);
   }
   if (kernel == matmul::MatmulKernel::Tc2MmaSync) draw_swizzle_maps(kernel);
