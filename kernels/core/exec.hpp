@@ -5,12 +5,15 @@
 //
 //   template <class Ctx> BS_HD void body(const Ctx& t, ...)   // uses t.blockIdx, t.threadIdx,
 //                                                              // t.blockDim, t.gridDim, t.sync()
+//                                                              // (and t.shared_access through
+//                                                              // core/shared_access.hpp)
 //
 // DeviceCtx fills the fields from the built-ins; the simulator's HostCtx fills them in loops
 // and routes sync() to its barrier. Shared memory is a struct the body receives by reference:
 // the __global__ wrapper declares it __shared__, the simulator allocates one per block.
 #pragma once
 #include "core/dim.hpp"
+#include "core/shared_access.hpp"
 
 namespace bs {
 
@@ -25,6 +28,8 @@ struct DeviceCtx {
                      {::gridDim.x, ::gridDim.y, ::gridDim.z}};
   }
   __device__ __forceinline__ void sync() const { __syncthreads(); }
+  // Shared-memory accesses are recorded by the simulator only (core/shared_access.hpp).
+  __device__ __forceinline__ void shared_access(const void*, unsigned, SharedOp, const SharedSite&) const {}
 };
 #endif
 

@@ -39,6 +39,9 @@ struct LaunchCounters {
   double l2_hit_pct = kNone;
   double ld_sectors = kNone, ld_requests = kNone;  // global loads (L1TEX)
   double st_sectors = kNone, st_requests = kNone;  // global stores
+  // shared memory through the load/store pipe (ld.shared and ldmatrix / st.shared)
+  double shared_ld_wavefronts = kNone, shared_st_wavefronts = kNone;
+  double shared_ld_conflicts = kNone, shared_st_conflicts = kNone;  // wavefronts beyond the ideal
   double achieved_occupancy_pct = kNone;
   double sm_throughput_pct = kNone;      // of peak, over the kernel's elapsed time
   double memory_throughput_pct = kNone;  // of peak, over the kernel's elapsed time
@@ -54,6 +57,12 @@ struct LaunchCounters {
   double model_ld_sectors_per_request = kNone;  // the memory view's warps, averaged
   double model_st_sectors_per_request = kNone;
   std::string sectors_sample;  // which warps and steps the average covers, or why there is none
+  // The lab's shared-memory model of the whole launch (mapping/shared_banks.hpp: wavefronts of
+  // every request of a sample of warps, scaled to the grid); cp.async writes kept apart.
+  double model_shared_ld_wavefronts = kNone, model_shared_st_wavefronts = kNone;
+  double model_shared_ld_conflicts = kNone, model_shared_st_conflicts = kNone;
+  double model_shared_async_wavefronts = kNone;  // cp.async's shared writes (not in op_st)
+  std::string shared_sample;  // what the model counted, or why there is none
   double theoretical_occupancy_pct = kNone;  // mapping/occupancy with the record's attributes
   std::string occupancy_note;                // e.g. the limiter, or why there is none
   double model_waves = kNone;                // blocks over the GPU's slots at that occupancy

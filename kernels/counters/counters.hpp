@@ -88,6 +88,11 @@ struct Measurement {
   double ld_sectors_per_request() const;                     // NaN where no request
   double st_sectors_per_request() const;
 
+  // Shared memory through the LSU pipe: l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st and
+  // l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld/st (wavefronts beyond the ideal).
+  double shared_ld_wavefronts = 0.0, shared_st_wavefronts = 0.0;
+  double shared_ld_conflicts = 0.0, shared_st_conflicts = 0.0;
+
   double achieved_occupancy_pct = 0.0;  // sm__warps_active.avg.pct_of_peak_sustained_active
   double sm_throughput_pct = 0.0;       // sm__throughput.avg.pct_of_peak_sustained_elapsed
   double memory_throughput_pct = 0.0;   // gpu__compute_memory_throughput...elapsed

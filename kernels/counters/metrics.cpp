@@ -38,7 +38,8 @@ std::vector<std::string> choose_metrics(const std::vector<std::string>& availabl
   const std::unordered_set<std::string> have(available_bases.begin(), available_bases.end());
   std::vector<std::string> wanted = {kDramRead,   kDramWrite, kDuration,   kDramThroughput,
                                      kL2HitRate,  kLdSectors, kLdRequests, kStSectors,
-                                     kStRequests, kOccupancy};
+                                     kStRequests, kOccupancy, kSharedLdConflicts, kSharedStConflicts,
+                                     kSharedLdWavefronts, kSharedStWavefronts};
   if (throughput) {
     wanted.push_back(kSmThroughput);
     wanted.push_back(kMemThroughput);
@@ -64,6 +65,8 @@ std::string unit_of(const std::string& name) {
   if (ends_with(name, ".pct") || name.find("pct_of_peak") != std::string::npos) return "%";
   if (base.find("__t_sectors") != std::string::npos) return "sector";
   if (base.find("__t_requests") != std::string::npos) return "request";
+  if (base.find("_wavefronts_") != std::string::npos) return "wavefront";
+  if (base.find("__data_bank_conflicts") != std::string::npos) return "conflict";
   if (!stall_reason_of(base).empty() || base == base_metric(kWarpLatency))
     return "warp cycles per issued instruction";
   return "";
@@ -102,6 +105,10 @@ Measurement assemble(const std::vector<std::string>& names, const std::vector<do
   m.global_st_sectors = get(kStSectors);
   m.global_st_requests = get(kStRequests);
   m.achieved_occupancy_pct = get(kOccupancy);
+  m.shared_ld_conflicts = get(kSharedLdConflicts);
+  m.shared_st_conflicts = get(kSharedStConflicts);
+  m.shared_ld_wavefronts = get(kSharedLdWavefronts);
+  m.shared_st_wavefronts = get(kSharedStWavefronts);
   m.sm_throughput_pct = get(kSmThroughput);
   m.memory_throughput_pct = get(kMemThroughput);
   m.warp_cycles_per_issued_instruction = get(kWarpLatency);

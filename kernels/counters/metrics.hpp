@@ -18,6 +18,13 @@ inline constexpr const char* kLdSectors = "l1tex__t_sectors_pipe_lsu_mem_global_
 inline constexpr const char* kLdRequests = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
 inline constexpr const char* kStSectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
 inline constexpr const char* kStRequests = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
+// Shared memory through the load/store pipe (ld.shared, ldmatrix / st.shared): wavefronts, and
+// bank conflicts = wavefronts beyond the ideal. cp.async (op_ldgsts), TMA and wgmma operand reads
+// (op_gmma) are counted elsewhere or not at all.
+inline constexpr const char* kSharedLdConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+inline constexpr const char* kSharedStConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+inline constexpr const char* kSharedLdWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+inline constexpr const char* kSharedStWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
 inline constexpr const char* kOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
 inline constexpr const char* kSmThroughput = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* kMemThroughput =

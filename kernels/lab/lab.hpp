@@ -13,6 +13,7 @@
 //               verifies against the reference, and returns the LaunchRecord of what ran
 //   owner()     who computes element (x, y) of the data in a launch, for hover and inspectors
 //   warp_accesses()  one warp's memory requests in a launch, for the memory and compare views
+//   shared_memory_model()  a launch's shared-memory wavefronts as the lab models them (Measured tab)
 //   fork()      the same problem on the same backend in a second object (sweeps run it on a
 //               worker thread while the window keeps drawing)
 //   suggested_block()  the block size CUDA's occupancy API suggests for a kernel, where the lab
@@ -35,6 +36,7 @@
 #include "core/status.hpp"
 #include "core/timing.hpp"
 #include "mapping/memory_access.hpp"
+#include "mapping/shared_banks.hpp"
 #include "mapping/thread_map.hpp"
 
 namespace bs::sim {
@@ -171,6 +173,15 @@ class Lab {
   // a matmul, the pass of a grid-stride loop): one WarpAccess per load or store instruction.
   virtual std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block,
                                                          unsigned warp, int step) const = 0;
+
+  // The lab's model of a launch's shared-memory traffic (wavefronts and their ideal, loads and
+  // stores, the whole grid), for the Measured tab beside the bank counters; nullopt where it has
+  // none. `sample` (may be null) says what the model counted.
+  virtual std::optional<mapping::SharedTotals> shared_memory_model(const LaunchRecord& launch,
+                                                                   std::string* sample) const {
+    (void)launch, (void)sample;
+    return std::nullopt;
+  }
 
   virtual Result<std::unique_ptr<Lab>> fork() const = 0;
 

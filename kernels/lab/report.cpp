@@ -161,6 +161,10 @@ void counters_json(JsonWriter& j, const LaunchCounters& c) {
   count_field(j, "global_st_requests", c.st_requests);
   j.field("ld_sectors_per_request", c.ld_sectors_per_request());
   j.field("st_sectors_per_request", c.st_sectors_per_request());
+  count_field(j, "shared_ld_wavefronts", c.shared_ld_wavefronts);
+  count_field(j, "shared_st_wavefronts", c.shared_st_wavefronts);
+  count_field(j, "shared_ld_bank_conflicts", c.shared_ld_conflicts);
+  count_field(j, "shared_st_bank_conflicts", c.shared_st_conflicts);
   j.field("achieved_occupancy_pct", c.achieved_occupancy_pct);
   j.field("sm_throughput_pct", c.sm_throughput_pct);
   j.field("memory_throughput_pct", c.memory_throughput_pct);
@@ -177,6 +181,12 @@ void counters_json(JsonWriter& j, const LaunchCounters& c) {
   j.field("ld_sectors_per_request", c.model_ld_sectors_per_request);
   j.field("st_sectors_per_request", c.model_st_sectors_per_request);
   j.field("sectors_sample", c.sectors_sample);
+  count_field(j, "shared_ld_wavefronts", c.model_shared_ld_wavefronts);
+  count_field(j, "shared_st_wavefronts", c.model_shared_st_wavefronts);
+  count_field(j, "shared_ld_bank_conflicts", c.model_shared_ld_conflicts);
+  count_field(j, "shared_st_bank_conflicts", c.model_shared_st_conflicts);
+  count_field(j, "shared_async_copy_wavefronts", c.model_shared_async_wavefronts);
+  j.field("shared_sample", c.shared_sample);
   j.field("theoretical_occupancy_pct", c.theoretical_occupancy_pct);
   j.field("occupancy_note", c.occupancy_note);
   j.field("waves", c.model_waves).field("last_wave_fill_pct", c.model_last_wave_fill_pct);

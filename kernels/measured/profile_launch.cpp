@@ -127,6 +127,10 @@ LaunchCounters from_measurement(const counters::Measurement& m) {
   c.st_sectors = m.global_st_sectors;
   c.st_requests = m.global_st_requests;
   c.achieved_occupancy_pct = m.achieved_occupancy_pct;
+  c.shared_ld_wavefronts = m.shared_ld_wavefronts;
+  c.shared_st_wavefronts = m.shared_st_wavefronts;
+  c.shared_ld_conflicts = m.shared_ld_conflicts;
+  c.shared_st_conflicts = m.shared_st_conflicts;
   c.sm_throughput_pct = m.sm_throughput_pct;
   c.memory_throughput_pct = m.memory_throughput_pct;
   c.warp_cycles_per_issue = m.warp_cycles_per_issued_instruction;
@@ -207,6 +211,23 @@ SectorModel model_sectors(const lab::Lab& lab, const LaunchRecord& r, unsigned m
   return out;
 }
 
+void add_shared_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord& r) {
+  // The lab that knows the kernel may be wrapped (the user's kernels added to it).
+  for (const lab::Lab* l = &lab; l; l = l->wrapped()) {
+    std::string sample;
+    if (const auto t = l->shared_memory_model(r, &sample)) {
+      c.model_shared_ld_wavefronts = t->ld_wavefronts;
+      c.model_shared_st_wavefronts = t->st_wavefronts;
+      c.model_shared_ld_conflicts = t->ld_conflicts();
+      c.model_shared_st_conflicts = t->st_conflicts();
+      c.model_shared_async_wavefronts = t->async_wavefronts;
+      c.shared_sample = sample;
+      return;
+    }
+  }
+  c.shared_sample = "no shared-memory model of " + r.kernel + " (the bank view covers k3..k7 and T2)";
+}
+
 void add_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord& r, unsigned max_blocks,
                int max_steps) {
   if (r.bytes_moved > 0) {
@@ -218,6 +239,7 @@ void add_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord& r, un
   c.model_ld_sectors_per_request = s.ld;
   c.model_st_sectors_per_request = s.st;
   c.sectors_sample = s.sample;
+  add_shared_model(c, lab, r);
   const unsigned long long threads = r.config.threads_per_block();
   // A library anchor or a ceiling (cuBLAS, CUB, the copy) launches grids of its own, whatever
   // configuration the record names.
@@ -274,6 +296,19 @@ std::vector<CounterRow> counter_rows(const LaunchCounters& c) {
       "model averaged over a sample of the launch's warps.");
   add("sectors / store", c.st_sectors_per_request(), c.model_st_sectors_per_request, "",
       "32-byte sectors per global store instruction of a warp, beside the Memory tab's model.");
+  add("shared load wavefronts", c.shared_ld_wavefronts, c.model_shared_ld_wavefronts, "",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum: shared-memory load wavefronts (ld.shared and "
+      "ldmatrix) through the load/store pipe. blockscope: the bank view's model, every request of a sample of "
+      "warps, scaled to the grid. TMA writes and wgmma operand reads do not go through this pipe: neither "
+      "side counts them.");
+  add("shared load bank conflicts", c.shared_ld_conflicts, c.model_shared_ld_conflicts, "",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum: load wavefronts beyond the ideal (a bank asked "
+      "for two different words in one wavefront). blockscope: the model's wavefronts minus its ideal.");
+  add("shared store wavefronts", c.shared_st_wavefronts, c.model_shared_st_wavefronts, "",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum: st.shared wavefronts. cp.async's shared writes are "
+      "counted as LDGSTS (op_ldgsts), not here; the model keeps them apart too.");
+  add("shared store bank conflicts", c.shared_st_conflicts, c.model_shared_st_conflicts, "",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum, beside the model's wavefronts beyond the ideal.");
   add("occupancy", c.achieved_occupancy_pct, c.theoretical_occupancy_pct, "%",
       "Achieved: warps resident on an SM on average while it was active, as a share of its warp "
       "slots (sm__warps_active). blockscope: the theoretical occupancy from the kernel's "
@@ -335,6 +370,19 @@ std::string largest_disagreement(const LaunchCounters& c) {
                       " (the model averages " + c.sectors_sample + ").");
   };
   sectors("loads", c.ld_sectors_per_request(), c.model_ld_sectors_per_request);
+  auto shared = [&](const char* what, double m, double p) {
+    if (const double s = ratio_score(m, p); finite(s))
+      consider(s, std::string("Shared-memory ") + what + " took " + num(m) + " wavefronts where the bank model counts " +
+                      num(p) +
+                      (m > p ? ": the hardware served some requests in more wavefronts than the model's phases "
+                               "(8- and 16-byte accesses in half- and quarter-warps) predict, or warps outside "
+                               "its sample differ"
+                             : ": the hardware merged wavefronts the model serves separately (for 16-byte "
+                               "accesses whose quarter-warps read the same words)") +
+                      " (the model counts " + c.shared_sample + ").");
+  };
+  shared("loads", c.shared_ld_wavefronts, c.model_shared_ld_wavefronts);
+  shared("stores", c.shared_st_wavefronts, c.model_shared_st_wavefronts);
   sectors("stores", c.st_sectors_per_request(), c.model_st_sectors_per_request);
   const double a = c.achieved_occupancy_pct, t = c.theoretical_occupancy_pct;
   if (finite(a) && finite(t) && t > 0) {

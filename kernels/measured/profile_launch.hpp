@@ -71,6 +71,10 @@ SectorModel model_sectors(const lab::Lab& lab, const LaunchRecord& record, unsig
 // Fills the model half of `c` for `record` (bytes, bandwidth, sectors, theoretical occupancy).
 // The sample sizes are model_sectors'; the window's preview (on the UI thread) takes a smaller
 // one: 16 blocks and 8 steps cover every alignment a 4-byte element can have in a sector.
+// The shared-memory half of the model (lab::Lab::shared_memory_model of the lab, or of a lab it
+// wraps): wavefronts and bank conflicts of loads and stores for the whole launch.
+void add_shared_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord& record);
+
 void add_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord& record,
                unsigned max_blocks = 64, int max_steps = 32);
 

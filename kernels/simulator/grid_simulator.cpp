@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "simulator/fiber_scheduler.hpp"
+#include "simulator/shared_recorder.hpp"
 
 namespace bs::sim {
 namespace {
@@ -79,8 +80,18 @@ SimResult GridSimulator::run_erased(const LaunchConfig& config, const ErasedKern
       if (first >= blocks) return;
       const unsigned long long last = std::min(blocks, first + chunk);
       for (unsigned long long b = first; b < last; ++b) {
+        SharedRecorder* rec = options.shared_recorder;
+        SharedLog* log = rec ? rec->log_for(b) : nullptr;
+        if (rec && rec->run_only_recorded && !log) continue;
         HostCtx ctx{block_of_linear(b, config.grid), Dim3{0, 0, 0}, config.block, config.grid,
                     nullptr};
+        if (log) {
+          log->base = static_cast<const unsigned char*>(shared.get());
+          log->block_dim = config.block;
+          log->by_thread.assign(config.block.volume(), {});
+          log->dropped = 0;
+          ctx.shared_log = log;
+        }
         const auto start = Clock::now();
         kernel.construct_shared(shared.get());
         std::string block_error;

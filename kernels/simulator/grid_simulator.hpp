@@ -18,11 +18,14 @@
 
 #include "core/launch.hpp"
 #include "core/launch_record.hpp"
+#include "core/shared_access.hpp"
 #include "core/status.hpp"
 
 namespace bs::sim {
 
 class FiberScheduler;  // private to the simulator
+class SharedRecorder;  // shared_recorder.hpp
+struct SharedLog;
 
 // Thrown by sync() when a kernel that calls __syncthreads is run without `uses_barriers`: a bug in
 // the launcher, reported as a Status, not a crash.
@@ -41,12 +44,22 @@ struct HostCtx {
   // `uses_barriers` (the lanes must all reach the exchange): MissingBarrierSupport otherwise.
   unsigned char* warp_scratch() const;
   static constexpr std::size_t kWarpScratchBytes = 32 * 64;
+  // The block's shared-memory log when SimOptions::shared_recorder records this block, else
+  // null: shared_access (core/shared_access.hpp) then costs one test.
+  SharedLog* shared_log = nullptr;
+  void shared_access(const void* p, unsigned bytes, SharedOp op, const SharedSite& site) const {
+    if (shared_log) record_shared(p, bytes, op, site);
+  }
+  void record_shared(const void* p, unsigned bytes, SharedOp op, const SharedSite& site) const;
 };
 
 struct SimOptions {
   unsigned workers = 0;          // 0: one per hardware thread
   bool uses_barriers = false;    // run threads of a block as fibers so sync() is honoured
   bool record_schedule = false;  // fill SimResult::schedule (worker and times per block)
+  // Record the shared-memory accesses of the blocks it names (shared_recorder.hpp); null for
+  // every timed run.
+  SharedRecorder* shared_recorder = nullptr;
   const std::atomic<bool>* cancel = nullptr;
 };
 

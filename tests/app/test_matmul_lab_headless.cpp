@@ -8,6 +8,7 @@
 
 #include <unistd.h>  // getpid
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 #include <set>
@@ -111,6 +112,38 @@ TEST_F(MatmulLabHeadless, ScreenshotShowsTheHeatmapsAndTheRunIsVerified) {
   EXPECT_GT(v.colours.size(), 2000u);
   // The hovered element's block tile and the panels it reads are outlined in amber.
   EXPECT_GT(v.amber, 400u) << "the hovered block's tile outline should be visible";
+}
+
+// The Memory tab's bank view: a warp's shared request drawn as 32 banks x wavefronts, each cell
+// filled with its lane's colour (HSV lane / 32, 0.55, 0.85: max channel ~217, min ~98, unlike the
+// global sectors' cells and the swizzle maps). It appears for a rung that stages tiles in shared
+// memory (k5, its Bs load 4-way conflicted at request 16; k3) and not for the naive rung.
+std::size_t bank_cells(const bs::Rgba8Image& s) {
+  std::size_t n = 0;
+  for (int y = 0; y < s.height; ++y)
+    for (int x = s.width * 60 / 100; x < s.width; ++x) {
+      const std::uint8_t* p = &s.rgba[(static_cast<std::size_t>(y) * s.width + x) * 4];
+      const int hi = std::max({p[0], p[1], p[2]}), lo = std::min({p[0], p[1], p[2]});
+      n += hi >= 214 && hi <= 220 && lo >= 94 && lo <= 102;
+    }
+  return n;
+}
+
+TEST_F(MatmulLabHeadless, TheMemoryTabShowsSharedMemoryBanksForTiledRungs) {
+  auto shot_of = [&](const std::string& kernel, const std::string& extra) {
+    const fs::path shot = dir_ / (kernel + ".png");
+    auto r = run("--headless --backend cpu --lab matmul --frames 3 --matmul-size 67x61x29 --kernel " + kernel +
+                 " --matmul-seed " + std::to_string(seed_) + " --pin 20,9 --panel memory " + extra +
+                 " --screenshot " + quote(shot.string()));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return load(shot);
+  };
+  const std::size_t k5 = bank_cells(shot_of("k5_blocktile_2d", "--config 0 --matmul-bank-request 16"));
+  const std::size_t k3 = bank_cells(shot_of("k3_smem_tiled", "--config 1 --matmul-bank-request 3"));
+  const std::size_t k1 = bank_cells(shot_of("k1_naive", "--block 16x16"));
+  EXPECT_GT(k5, 300u) << "k5's bank grid should be drawn";
+  EXPECT_GT(k3, 300u) << "k3's bank grid should be drawn";
+  EXPECT_LT(k1, 50u) << "k1 uses no shared memory: no bank grid";
 }
 
 TEST_F(MatmulLabHeadless, AnUncompiledTileIsRefusedWithTheReason) {

@@ -312,6 +312,46 @@ TEST(MeasuredModel, TheModelHalfComesFromTheRecordAndTheOccupancyRules) {
   EXPECT_FALSE(c.occupancy_note.empty());
 }
 
+// The shared-memory half: the matmul lab's bank model of the whole launch, against counts made
+// here from k3's loops by hand (every request of k3 is one wavefront), and k5's B loads, whose
+// lanes read TN words apart, with conflicts; the Measured tab's rows carry both.
+TEST(MeasuredModel, SharedWavefrontsOfTheBankModel) {
+  auto lab = matmul_lab(64, 96, 80);
+  ASSERT_TRUE(lab);
+  KernelConfig cfg;
+  cfg.compiled = 1;  // T = 16 (kK3Tiles)
+  LaunchRecord r = lab->plan("k3_smem_tiled", cfg);
+  ASSERT_TRUE(r.ok()) << r.status.describe();
+  LaunchCounters c;
+  add_model(c, *lab, r);
+  // 6 x 4 blocks of 8 warps, 5 phases of T = 16: 2 stores and 32 loads a phase.
+  const double warps = 6.0 * 4 * 8, phases = 5;
+  EXPECT_DOUBLE_EQ(c.model_shared_st_wavefronts, warps * phases * 2) << c.shared_sample;
+  EXPECT_DOUBLE_EQ(c.model_shared_ld_wavefronts, warps * phases * 32);
+  EXPECT_DOUBLE_EQ(c.model_shared_ld_conflicts, 0.0);
+  const lab::KernelInfo* k5 = lab->find_kernel("k5_blocktile_2d");
+  ASSERT_TRUE(k5);
+  LaunchRecord r5 = lab->plan(k5->id, lab->default_config(*k5));
+  ASSERT_TRUE(r5.ok());
+  LaunchCounters c5;
+  add_model(c5, *lab, r5);
+  EXPECT_GT(c5.model_shared_ld_conflicts, 0.0);
+  bool row = false;
+  for (const CounterRow& x : counter_rows(c5)) {
+    if (x.name != "shared load bank conflicts") continue;
+    row = true;
+    EXPECT_DOUBLE_EQ(x.model, c5.model_shared_ld_conflicts);
+  }
+  EXPECT_TRUE(row);
+  // k1 has no shared memory: no model, and the note says so.
+  KernelConfig k1;
+  k1.block = Dim3{16, 16, 1};
+  LaunchCounters c1;
+  add_model(c1, *lab, lab->plan("k1_naive", k1));
+  EXPECT_TRUE(std::isnan(c1.model_shared_ld_wavefronts));
+  EXPECT_NE(c1.shared_sample.find("no shared-memory model"), std::string::npos);
+}
+
 // ---- rows and the sentence -------------------------------------------------------------------
 
 LaunchCounters measured_example() {

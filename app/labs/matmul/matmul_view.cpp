@@ -63,6 +63,12 @@ std::vector<LabOption> MatmulView::options() {
                  if (!d) return Status::failure("--matmul-seed takes a non-negative integer, not '" + v + "'");
                  return Status::success();
                }});
+  o.push_back({"--matmul-bank-request", "I", "the shared-memory request the Memory tab's bank view shows (from 0, program order)",
+               [](const std::string& v) {
+                 auto d = lab::parse_dims(v, 1, 1, 100'000'000);
+                 if (!d) return Status::failure("--matmul-bank-request takes a request index from 0, not '" + v + "'");
+                 return Status::success();
+               }});
   o.push_back({"--matmul-phase", "P", "the shared-memory phase (K tile) to show", [](const std::string& v) {
                  auto d = lab::parse_dims(v, 1, 1, 1'000'000);
                  if (!d) return Status::failure("--matmul-phase takes a K-tile index from 0, not '" + v + "'");
@@ -99,6 +105,8 @@ Result<std::unique_ptr<LabView>> MatmulView::create(std::unique_ptr<lab::Lab> la
   if (const std::string* s = opt("--matmul-pattern")) v->state_.pattern_a = v->state_.pattern_b = *s;
   if (const std::string* s = opt("--matmul-seed"))
     if (auto d = lab::parse_dims(*s, 1, 1, 4'000'000'000LL)) v->state_.seed = static_cast<std::uint64_t>((*d)[0]);
+  if (const std::string* s = opt("--matmul-bank-request"))
+    if (auto d = lab::parse_dims(*s, 1, 1, 100'000'000)) v->state_.bank_request = static_cast<int>((*d)[0]);
   if (const std::string* s = opt("--matmul-phase"))
     if (auto d = lab::parse_dims(*s, 1, 1, 1'000'000)) v->state_.phase = static_cast<int>((*d)[0]);
   return std::unique_ptr<LabView>(std::move(v));
@@ -547,6 +555,7 @@ void MatmulView::draw_memory(const LaunchRecord& shown, ViewContext&) {
     if (!accesses.empty())
       ImGui::TextColored(total > ideal ? ui::kWarnColour : ui::kOkColour, "%u sectors for this step (ideal %u)",
                          total, ideal);
+    draw_banks(shown, owner->thread.block, owner->thread.warp_in_block);
   }
   // The lecture's lesson side by side: the same element in the coalesced and uncoalesced mapping.
   const Dim3 block{16, 16, 1};

@@ -9,7 +9,8 @@
 //   1. creation, moving to another backend
 //   2. the matrices (what the state names, generated when it changes)
 //   3. launching and the heatmaps
-//   4. the left panel (matrices, view options) and the memory tab
+//   4. the left panel (matrices, view options) and the memory tab (its shared-memory banks:
+//      matmul_view_banks.cpp)
 #pragma once
 #include <imgui.h>
 
@@ -37,6 +38,7 @@ struct MatmulViewState {
   std::uint64_t seed = 1;   // A from seed, B from seed + 1
   int phase = 0;            // the K tile the shared-memory view shows
   bool block_lines = true;  // block tile boundaries over C and |C - reference|
+  int bank_request = 0;     // the shared-memory request the bank view shows (program order)
 };
 
 class MatmulView final : public LabView {
@@ -107,6 +109,15 @@ class MatmulView final : public LabView {
   void draw_toolbar(const LaunchRecord& shown);
   void draw_legend(ImDrawList* dl, ImVec2 p0, float em);
   void draw_inspector_text(const LaunchRecord& shown, long long row, long long col, bool pinned);
+  // matmul_view_banks.cpp: the Memory tab's shared-memory banks
+  void draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp);
+  void draw_swizzle_maps(matmul::MatmulKernel kernel);
+  struct BankCache {
+    std::string key;  // launch, block, warp, problem: what the requests below belong to
+    Status status;    // why there is no recording
+    std::vector<SharedRequest> recorded, modelled, unswizzled;
+  };
+  static constexpr unsigned kBankRequestsRecorded = 4096;
 
   std::unique_ptr<lab::Lab> stack_;  // the lab as the shell sees it (possibly wrapped)
   matmul::MatmulLab* lab_ = nullptr;  // the matmul lab inside it: matrices, reference, geometry
@@ -122,6 +133,7 @@ class MatmulView final : public LabView {
   Heatmap maps_[kMapCount];
   GlTexture legend_values_, legend_errors_;
   std::optional<PixelPos> mouse_element_;
+  BankCache banks_;
   // The M N K fields being typed (draw_problem): applied together when the keyboard leaves them.
   std::array<int, 3> size_staged_{0, 0, 0};
   bool size_staging_ = false, size_edited_ = false, size_active_last_frame_ = false;

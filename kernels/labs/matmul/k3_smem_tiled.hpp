@@ -32,11 +32,17 @@ BS_HD void k3_smem_tiled_thread(const Ctx& t, K3Smem<T>& s, const MatmulArgs& a)
   float sum = 0.0f;
   for (int k0 = 0; k0 < a.K; k0 += T) {
     // Coalesced: consecutive tx read consecutive addresses of A's row and of B's row.
-    s.As[ty][tx] = (row < a.M && k0 + tx < a.K) ? a.A[offset2d(row, k0 + tx, a.K)] : 0.0f;
-    s.Bs[ty][tx] = (k0 + ty < a.K && col < a.N) ? a.B[offset2d(k0 + ty, col, a.N)] : 0.0f;
+    // (shared_store / shared_load are the plain accesses on the GPU; the simulator can record
+    // them for the bank view, core/shared_access.hpp.)
+    shared_store(t, s.As[ty][tx], (row < a.M && k0 + tx < a.K) ? a.A[offset2d(row, k0 + tx, a.K)] : 0.0f, "As[ty][tx]");
+    shared_store(t, s.Bs[ty][tx], (k0 + ty < a.K && col < a.N) ? a.B[offset2d(k0 + ty, col, a.N)] : 0.0f, "Bs[ty][tx]");
     t.sync();  // the tile is complete before anyone reads it
     BS_UNROLL
-    for (int k = 0; k < T; ++k) sum += s.As[ty][k] * s.Bs[k][tx];
+    for (int k = 0; k < T; ++k) {
+      const float x = shared_load(t, s.As[ty][k], "As[ty][k]");  // one word for the warp's row: a broadcast
+      const float y = shared_load(t, s.Bs[k][tx], "Bs[k][tx]");  // consecutive words: 32 banks
+      sum += x * y;
+    }
     t.sync();  // everyone is done reading before the next phase overwrites it
   }
   if (row < a.M && col < a.N) a.C[offset2d(row, col, a.N)] = sum;

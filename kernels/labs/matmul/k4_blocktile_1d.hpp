@@ -35,19 +35,19 @@ BS_HD void k4_blocktile_1d_thread(const Ctx& t, K4Smem<BM, BN, BK>& s, const Mat
     for (int i = tid; i < BM * BK; i += kThreads) {
       const int r = i / BK, c = i % BK;  // consecutive threads: consecutive k of one A row
       const int gr = row0 + r, gk = k0 + c;
-      s.As[r][c] = (gr < a.M && gk < a.K) ? a.A[offset2d(gr, gk, a.K)] : 0.0f;
+      shared_store(t, s.As[r][c], (gr < a.M && gk < a.K) ? a.A[offset2d(gr, gk, a.K)] : 0.0f, "As[r][c]");
     }
     for (int i = tid; i < BK * BN; i += kThreads) {
       const int r = i / BN, c = i % BN;
       const int gk = k0 + r, gc = col0 + c;
-      s.Bs[r][c] = (gk < a.K && gc < a.N) ? a.B[offset2d(gk, gc, a.N)] : 0.0f;
+      shared_store(t, s.Bs[r][c], (gk < a.K && gc < a.N) ? a.B[offset2d(gk, gc, a.N)] : 0.0f, "Bs[r][c]");
     }
     t.sync();
     BS_UNROLL
     for (int k = 0; k < BK; ++k) {
-      const float b = s.Bs[k][tcol];
+      const float b = shared_load(t, s.Bs[k][tcol], "Bs[k][tcol]");
       BS_UNROLL
-      for (int m = 0; m < TM; ++m) acc[m] += s.As[trow * TM + m][k] * b;
+      for (int m = 0; m < TM; ++m) acc[m] += shared_load(t, s.As[trow * TM + m][k], "As[trow*TM + m][k]") * b;
     }
     t.sync();
   }

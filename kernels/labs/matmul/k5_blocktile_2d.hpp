@@ -36,20 +36,20 @@ BS_HD void k5_blocktile_2d_thread(const Ctx& t, K5Smem<BM, BN, BK>& s, const Mat
     for (int i = tid; i < BM * BK; i += kThreads) {
       const int r = i / BK, c = i % BK;
       const int gr = row0 + r, gk = k0 + c;
-      s.As[r][c] = (gr < a.M && gk < a.K) ? a.A[offset2d(gr, gk, a.K)] : 0.0f;
+      shared_store(t, s.As[r][c], (gr < a.M && gk < a.K) ? a.A[offset2d(gr, gk, a.K)] : 0.0f, "As[r][c]");
     }
     for (int i = tid; i < BK * BN; i += kThreads) {
       const int r = i / BN, c = i % BN;
       const int gk = k0 + r, gc = col0 + c;
-      s.Bs[r][c] = (gk < a.K && gc < a.N) ? a.B[offset2d(gk, gc, a.N)] : 0.0f;
+      shared_store(t, s.Bs[r][c], (gk < a.K && gc < a.N) ? a.B[offset2d(gk, gc, a.N)] : 0.0f, "Bs[r][c]");
     }
     t.sync();
     BS_UNROLL
     for (int k = 0; k < BK; ++k) {
       BS_UNROLL
-      for (int m = 0; m < TM; ++m) a_reg[m] = s.As[trow * TM + m][k];
-      BS_UNROLL
-      for (int n = 0; n < TN; ++n) b_reg[n] = s.Bs[k][tcol * TN + n];
+      for (int m = 0; m < TM; ++m) a_reg[m] = shared_load(t, s.As[trow * TM + m][k], "As[trow*TM + m][k]");
+      BS_UNROLL  // lanes TN words apart: TN / (32 / lanes on a row) ways on the banks (bank view)
+      for (int n = 0; n < TN; ++n) b_reg[n] = shared_load(t, s.Bs[k][tcol * TN + n], "Bs[k][tcol*TN + n]");
       BS_UNROLL
       for (int m = 0; m < TM; ++m)
         BS_UNROLL

@@ -71,14 +71,17 @@ BS_HD void k6_vectorized_thread(const Ctx& t, K6Smem<BM, BN, BK>& s, const Matmu
       const int gr = row0 + r, gk = k0 + c;
       const Float4 v = load4_guarded(a.A + offset2d(gr < a.M ? gr : 0, gk, a.K), gr < a.M,
                                      a_vec, a.K - gk);
-      s.As[c + 0][r] = v.x;  // the transpose happens here, on the way into shared memory
-      s.As[c + 1][r] = v.y;
-      s.As[c + 2][r] = v.z;
-      s.As[c + 3][r] = v.w;
+      // The transpose happens here, on the way into shared memory (lanes BM words apart share
+      // banks: the bank view shows these stores' conflicts).
+      shared_store(t, s.As[c + 0][r], v.x, "As[c + 0][r]");
+      shared_store(t, s.As[c + 1][r], v.y, "As[c + 1][r]");
+      shared_store(t, s.As[c + 2][r], v.z, "As[c + 2][r]");
+      shared_store(t, s.As[c + 3][r], v.w, "As[c + 3][r]");
     }
     for (int i = tid; i < BK * BN / 4; i += kThreads) {
       const int r = i / (BN / 4), c = (i % (BN / 4)) * 4;
       const int gk = k0 + r, gc = col0 + c;
+      note_shared(t, &s.Bs[r][c], 16, SharedOp::Store, "Bs[r][c..c+3]");
       store4(&s.Bs[r][c], load4_guarded(a.B + offset2d(gk < a.K ? gk : 0, gc, a.N), gk < a.K,
                                         b_vec, a.N - gc));
     }
@@ -88,11 +91,13 @@ BS_HD void k6_vectorized_thread(const Ctx& t, K6Smem<BM, BN, BK>& s, const Matmu
       float a_reg[TM], b_reg[TN];
       BS_UNROLL
       for (int m = 0; m < TM; m += 4) {
+        note_shared(t, &s.As[k][trow * TM + m], 16, SharedOp::Load, "As[k][trow*TM + m..+3]");
         const Float4 v = load4(&s.As[k][trow * TM + m]);
         a_reg[m] = v.x, a_reg[m + 1] = v.y, a_reg[m + 2] = v.z, a_reg[m + 3] = v.w;
       }
       BS_UNROLL
       for (int n = 0; n < TN; n += 4) {
+        note_shared(t, &s.Bs[k][tcol * TN + n], 16, SharedOp::Load, "Bs[k][tcol*TN + n..+3]");
         const Float4 v = load4(&s.Bs[k][tcol * TN + n]);
         b_reg[n] = v.x, b_reg[n + 1] = v.y, b_reg[n + 2] = v.z, b_reg[n + 3] = v.w;
       }

@@ -97,14 +97,16 @@ BS_HD void fetch_a(Float4 (&staged)[kLoads], const MatmulArgs& a, int row0, int 
 // Guarded path, global -> one stage of Bs: cp.async where a whole aligned float4 is inside B;
 // the ragged edges (odd N, the last k-tile) take guarded loads and ordinary stores, which the
 // same barrier orders.
-template <int BK, int BN, int kThreads, int kLoads>
-BS_HD void copy_b(float (&Bs)[BK][BN], const MatmulArgs& a, int col0, int k0, int tid,
+template <int BK, int BN, int kThreads, int kLoads, class Ctx>
+BS_HD void copy_b(const Ctx& t, float (&Bs)[BK][BN], const MatmulArgs& a, int col0, int k0, int tid,
                   bool b_vec) {
   BS_UNROLL
   for (int l = 0; l < kLoads; ++l) {
     const int i = tid + l * kThreads;
     const int r = i / (BN / 4), c = (i % (BN / 4)) * 4;
     const int gk = k0 + r, gc = col0 + c;
+    // cp.async or a 16-byte store: the same 16 bytes of shared memory either way.
+    note_shared(t, &Bs[r][c], 16, SharedOp::AsyncCopy, "Bs[r][c..c+3]");
     if (gk < a.K && b_vec && a.N - gc >= 4)
       copy16_async(&Bs[r][c], a.B + offset2d(gk, gc, a.N));
     else
@@ -140,40 +142,43 @@ BS_HD void fetch_a_fast(Float4 (&staged)[kLoads], const float* A, const K7Cursor
   for (int l = 0; l < kLoads; ++l) staged[l] = ldg4(A + c.at + l * c.l_step);
 }
 
-template <int BK, int BN, int kThreads, int kLoads>
-BS_HD void copy_b_fast(float (&Bs)[BK][BN], const float* B, const K7Cursor& c, int tid) {
+template <int BK, int BN, int kThreads, int kLoads, class Ctx>
+BS_HD void copy_b_fast(const Ctx& t, float (&Bs)[BK][BN], const float* B, const K7Cursor& c, int tid) {
   BS_UNROLL
   for (int l = 0; l < kLoads; ++l) {
     const int i = tid + l * kThreads;
+    note_shared(t, &Bs[i / (BN / 4)][(i % (BN / 4)) * 4], 16, SharedOp::AsyncCopy, "Bs[r][c..c+3]");
     copy16_async(&Bs[i / (BN / 4)][(i % (BN / 4)) * 4], B + c.at + l * c.l_step);
   }
 }
 
 // Registers -> one stage of As, transposed on the way.
-template <int BK, int kRow, int kThreads, int kLoads>
-BS_HD void stash_a(float (&As)[BK][kRow], const Float4 (&staged)[kLoads], int tid) {
+template <int BK, int kRow, int kThreads, int kLoads, class Ctx>
+BS_HD void stash_a(const Ctx& t, float (&As)[BK][kRow], const Float4 (&staged)[kLoads], int tid) {
   BS_UNROLL
   for (int l = 0; l < kLoads; ++l) {
     const int i = tid + l * kThreads;
     const int r = i / (BK / 4), c = (i % (BK / 4)) * 4;
-    As[c + 0][r] = staged[l].x;
-    As[c + 1][r] = staged[l].y;
-    As[c + 2][r] = staged[l].z;
-    As[c + 3][r] = staged[l].w;
+    shared_store(t, As[c + 0][r], staged[l].x, "As[c + 0][r]");
+    shared_store(t, As[c + 1][r], staged[l].y, "As[c + 1][r]");
+    shared_store(t, As[c + 2][r], staged[l].z, "As[c + 2][r]");
+    shared_store(t, As[c + 3][r], staged[l].w, "As[c + 3][r]");
   }
 }
 
 // Shared memory -> registers: the lane's TM values of A and TN values of B at step k.
-template <int TM, int TN, int kSubM, int kSubN, int BK, int kRowA, int BN>
-BS_HD void load_fragments(float (&af)[TM], float (&bf)[TN], const float (&As)[BK][kRowA],
+template <int TM, int TN, int kSubM, int kSubN, int BK, int kRowA, int BN, class Ctx>
+BS_HD void load_fragments(const Ctx& t, float (&af)[TM], float (&bf)[TN], const float (&As)[BK][kRowA],
                           const float (&Bs)[BK][BN], int k, int a_col, int b_col) {
   BS_UNROLL
   for (int f = 0; f < TM / 4; ++f) {
+    note_shared(t, &As[k][a_col + f * kSubM], 16, SharedOp::Load, "As[k][a_col + f*kSubM..+3]");
     const Float4 v = load4(&As[k][a_col + f * kSubM]);
     af[4 * f] = v.x, af[4 * f + 1] = v.y, af[4 * f + 2] = v.z, af[4 * f + 3] = v.w;
   }
   BS_UNROLL
   for (int f = 0; f < TN / 4; ++f) {
+    note_shared(t, &Bs[k][b_col + f * kSubN], 16, SharedOp::Load, "Bs[k][b_col + f*kSubN..+3]");
     const Float4 v = load4(&Bs[k][b_col + f * kSubN]);
     bf[4 * f] = v.x, bf[4 * f + 1] = v.y, bf[4 * f + 2] = v.z, bf[4 * f + 3] = v.w;
   }
@@ -218,10 +223,10 @@ BS_HD void k7_warptile_thread(const Ctx& t, K7Smem<BM, BN, BK>& s, const MatmulA
   auto fetch = [&](int tile, int stage) {
     if (interior && tile < full_tiles) {
       k7_detail::fetch_a_fast(staged_a, a.A, a_next);
-      k7_detail::copy_b_fast<BK, BN, kThreads, kLoadsB>(s.Bs[stage], a.B, b_next, tid);
+      k7_detail::copy_b_fast<BK, BN, kThreads, kLoadsB>(t, s.Bs[stage], a.B, b_next, tid);
     } else {
       k7_detail::fetch_a<BK, kThreads>(staged_a, a, row0, tile * BK, tid, a_vec);
-      k7_detail::copy_b<BK, BN, kThreads, kLoadsB>(s.Bs[stage], a, col0, tile * BK, tid, b_vec);
+      k7_detail::copy_b<BK, BN, kThreads, kLoadsB>(t, s.Bs[stage], a, col0, tile * BK, tid, b_vec);
     }
     k7_detail::async_commit();
     a_next.at += a_next.tile_step;
@@ -229,7 +234,7 @@ BS_HD void k7_warptile_thread(const Ctx& t, K7Smem<BM, BN, BK>& s, const MatmulA
   };
   // Completes stage `stage` as far as this thread is concerned; the barrier after it does the rest.
   auto stash = [&](int stage) {
-    k7_detail::stash_a<BK, kRowA, kThreads>(s.As[stage], staged_a, tid);
+    k7_detail::stash_a<BK, kRowA, kThreads>(t, s.As[stage], staged_a, tid);
     k7_detail::async_wait_all();
   };
 
@@ -245,7 +250,7 @@ BS_HD void k7_warptile_thread(const Ctx& t, K7Smem<BM, BN, BK>& s, const MatmulA
     BS_UNROLL
     for (int k = 0; k < BK; ++k) {
       float af[TM], bf[TN];
-      k7_detail::load_fragments<TM, TN, kSubM, kSubN>(af, bf, s.As[stage], s.Bs[stage], k, a_col,
+      k7_detail::load_fragments<TM, TN, kSubM, kSubN>(t, af, bf, s.As[stage], s.Bs[stage], k, a_col,
                                                       b_col);
       BS_UNROLL
       for (int m = 0; m < TM; ++m)

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "core/hd.hpp"
+#include "core/shared_access.hpp"  // shared_load, shared_store, note_shared
 
 #if !BS_ON_DEVICE
 #include <cstring>

@@ -678,4 +678,54 @@ float* MatmulLab::device_output() {
   return backend_.kind == BackendKind::Cuda ? engine_->own_output() : nullptr;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Shared-memory requests (the bank view, matmul_shared.hpp)
+// ---------------------------------------------------------------------------------------------
+
+Result<std::vector<SharedRequest>> MatmulLab::recorded_shared_requests(const LaunchRecord& r, Dim3 block,
+                                                                       unsigned warp, unsigned max_requests) const {
+  const auto what = resolve(r.kernel, r.request);
+  if (!what || !ready_) return Status::failure("no matmul launch of the ladder to record", "", "recorded_shared_requests");
+  const auto [k, mc] = *what;
+  const MatmulKernelInfo& info = matmul_kernel_info(k);
+  if (!has_shared_model(k))
+    return Status::failure(info.id + ": the bank view records k3..k7 and T2 (the rungs whose shared memory goes "
+                                     "through the load/store pipe and that the simulator runs)",
+                           info.simulated ? "" : "this rung runs on Hopper GPUs only: its tiles are written by TMA",
+                           "recorded_shared_requests");
+  const int M = spec_.M, N = spec_.N, K = spec_.K;
+  std::vector<float> C(static_cast<std::size_t>(M) * N);
+  std::vector<Bf16> a16, bt16;
+  MatmulBuffers b;
+  b.f32 = MatmulArgs{a_.data(), b_.data(), C.data(), M, N, K};
+  if (info.precision == Precision::Bf16) {
+    a16 = pack_bf16_rows(a_.data(), M, K);
+    bt16 = pack_bf16_transposed(b_.data(), K, N);
+    b.bf16 = Bf16Args{a16.data(), bt16.data(), C.data(), M, N, K, bf16_row_pitch(K)};
+  }
+  auto rec = record_shared(k, mc, b, M, N, K, {block}, max_requests);
+  if (!rec) return rec.status();
+  const LaunchConfig lc = matmul_launch_config(k, mc, M, N, K);
+  const unsigned long long lin = block.x + static_cast<unsigned long long>(lc.grid.x) * block.y;
+  return group_requests((*rec)->warp_lanes(lin, warp));
+}
+
+Result<std::vector<SharedRequest>> MatmulLab::modelled_shared_requests(const LaunchRecord& r, Dim3 block, unsigned warp,
+                                                                       const SharedModelOptions& options) const {
+  const auto what = resolve(r.kernel, r.request);
+  if (!what || !ready_) return Status::failure("no matmul launch of the ladder to model", "", "modelled_shared_requests");
+  auto lanes = model_shared_lanes(what->first, what->second, spec_.M, spec_.N, spec_.K, block, warp, options);
+  if (!lanes) return lanes.status();
+  return group_requests(*lanes);
+}
+
+std::optional<mapping::SharedTotals> MatmulLab::shared_memory_model(const LaunchRecord& r, std::string* sample) const {
+  const auto what = resolve(r.kernel, r.request);
+  if (!what || !ready_ || !has_shared_model(what->first)) return std::nullopt;
+  auto m = model_shared_launch(what->first, what->second, spec_.M, spec_.N, spec_.K);
+  if (!m) return std::nullopt;
+  if (sample) *sample = m->sample;
+  return m->totals;
+}
+
 }  // namespace bs::matmul

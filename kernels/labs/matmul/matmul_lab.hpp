@@ -14,6 +14,7 @@
 
 #include "lab/lab.hpp"
 #include "labs/matmul/matmul.hpp"
+#include "labs/matmul/matmul_shared.hpp"
 
 namespace bs::matmul {
 
@@ -89,6 +90,16 @@ class MatmulLab final : public lab::Lab {
   // The kernel and MatmulConfig a request names (nullopt: unknown kernel or index).
   std::optional<std::pair<MatmulKernel, MatmulConfig>> resolve(std::string_view kernel,
                                                                const KernelConfig& config) const;
+  // Shared-memory requests of warp `warp` of block `block` in `launch` (k3..k7 and T2; see
+  // matmul_shared.hpp). Recorded: that block alone run on the CPU simulator from the host copies
+  // of A and B (on either backend), the first `max_requests` requests of each lane. Modelled: from
+  // the rung's index expressions, with `options` (the swizzle off for a "before" picture).
+  Result<std::vector<SharedRequest>> recorded_shared_requests(const LaunchRecord& launch, Dim3 block, unsigned warp,
+                                                              unsigned max_requests = 4096) const;
+  Result<std::vector<SharedRequest>> modelled_shared_requests(const LaunchRecord& launch, Dim3 block, unsigned warp,
+                                                              const SharedModelOptions& options = {}) const;
+  // lab::Lab: the model's wavefronts of the whole launch, for the Measured tab.
+  std::optional<mapping::SharedTotals> shared_memory_model(const LaunchRecord& launch, std::string* sample) const override;
   // Device pointers for heatmaps drawn by CUDA (nullptr on the CPU backend).
   const float* device_a() const;
   const float* device_b() const;

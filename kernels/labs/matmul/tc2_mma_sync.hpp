@@ -45,8 +45,10 @@ BS_HD void tc2_mma_sync_thread(const Ctx& t, Tc2Smem& s, const Bf16Args& a) {
     for (int i = tid; i < kTc2BM * 4; i += 256) {  // 2 chunks of A and 2 of Bt per thread
       const int r = i >> 2, c = i & 3, k = k0 + c * 8;
       const bool a_ok = row0 + r < a.M && k < a.ld, b_ok = col0 + r < a.N && k < a.ld;
+      note_shared(t, s.A[stage] + tc2_swizzle(r, c), 16, SharedOp::AsyncCopy, "A[stage] + swizzle(r, c)");
       cp_async_16(s.A[stage] + tc2_swizzle(r, c),
                   a_ok ? a.A + static_cast<long long>(row0 + r) * a.ld + k : a.A, a_ok);
+      note_shared(t, s.B[stage] + tc2_swizzle(r, c), 16, SharedOp::AsyncCopy, "B[stage] + swizzle(r, c)");
       cp_async_16(s.B[stage] + tc2_swizzle(r, c),
                   b_ok ? a.Bt + static_cast<long long>(col0 + r) * a.ld + k : a.Bt, b_ok);
     }
@@ -68,12 +70,12 @@ BS_HD void tc2_mma_sync_thread(const Ctx& t, Tc2Smem& s, const Bf16Args& a) {
       std::uint32_t af[4][4], bf[4][2];
       for (int i = 0; i < 4; ++i) {  // matrices: rows 0-7 / 8-15 x k 0-7 / 8-15 -> a0..a3
         const int r = wm * 64 + i * 16 + (lane & 7) + 8 * ((lane >> 3) & 1);
-        ldmatrix_x4(t, As + tc2_swizzle(r, kk * 2 + (lane >> 4)), af[i]);
+        ldmatrix_x4(t, As + tc2_swizzle(r, kk * 2 + (lane >> 4)), af[i], "As + swizzle(r, 2kk + lane/16)");
       }
       for (int p = 0; p < 2; ++p) {  // two 8-column tiles: (b0, b1) of each
         const int n = wn * 32 + p * 16 + (lane & 7) + 8 * (lane >> 4);
         std::uint32_t r4[4];
-        ldmatrix_x4(t, Bs + tc2_swizzle(n, kk * 2 + ((lane >> 3) & 1)), r4);
+        ldmatrix_x4(t, Bs + tc2_swizzle(n, kk * 2 + ((lane >> 3) & 1)), r4, "Bs + swizzle(n, 2kk + lane/8%2)");
         bf[2 * p][0] = r4[0], bf[2 * p][1] = r4[1], bf[2 * p + 1][0] = r4[2], bf[2 * p + 1][1] = r4[3];
       }
       for (int i = 0; i < 4; ++i)

@@ -132,9 +132,13 @@ BS_HD void mma_bf16_16816(const Ctx& t, const std::uint32_t (&a)[4], const std::
 #endif
 }
 
-// ldmatrix x4 from shared memory: `row` is this lane's row address (see tc_common.hpp).
+// ldmatrix x4 from shared memory: `row` is this lane's row address (see tc_common.hpp). The
+// simulator records the row address as a 16-byte shared load of the lane (core/shared_access.hpp:
+// the hardware reads one 8 x 8 matrix, eight lanes' rows, per phase); `what` names it there.
 template <class Ctx>
-BS_HD void ldmatrix_x4(const Ctx& t, const void* row, std::uint32_t (&r)[4]) {
+BS_HD void ldmatrix_x4(const Ctx& t, const void* row, std::uint32_t (&r)[4], const char* what = "ldmatrix row",
+                       std::source_location loc = std::source_location::current()) {
+  note_shared(t, row, 16, SharedOp::LdMatrix, what, loc);
 #if BS_TC_DEVICE
   (void)t;
   const auto addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(row));
