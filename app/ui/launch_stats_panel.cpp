@@ -6,12 +6,60 @@
 
 #include <cstdio>
 
+#include "mapping/cluster.hpp"
 #include "mapping/explain.hpp"
 #include "mapping/launch_stats.hpp"
 #include "ui/panels.hpp"
 #include "ui/widgets.hpp"
 
 namespace bs::ui {
+namespace {
+
+// Thread block clusters: the dims as launched and the GPU's own count of whole clusters that fit
+// at once, beside what the blocks-per-SM model above would allow; a plain line without clusters.
+void draw_cluster_rows(const LaunchRecord& rec, const mapping::Occupancy& o, unsigned sms) {
+  using mapping::Concept;
+  using mapping::explain;
+  const Dim3 c = rec.config.cluster;
+  if (c.volume() <= 1) {
+    stat_row("clusters", "none (each block is its own cluster of one)", explain(Concept::Cluster));
+    return;
+  }
+  stat_row("cluster", mapping::cluster_dims_text(rec.config), explain(Concept::Cluster));
+  const ClusterOccupancy& co = rec.clusters;
+  if (co.max_active_clusters <= 0) {
+    stat_row("max active clusters", co.note.empty() ? "not asked" : "n/a", explain(Concept::MaxActiveClusters));
+    if (!co.note.empty()) {
+      ImGui::PushTextWrapPos(0);
+      ImGui::TextColored(kDimColour, "%s", co.note.c_str());
+      ImGui::PopTextWrapPos();
+    }
+    return;
+  }
+  const unsigned long long per_cluster = c.volume();
+  const unsigned long long gpu_blocks = per_cluster * static_cast<unsigned long long>(co.max_active_clusters);
+  const unsigned long long model_blocks = static_cast<unsigned long long>(o.active_blocks_per_sm) * sms;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%d  (%llu blocks at once)", co.max_active_clusters, gpu_blocks);
+  stat_row("max active clusters", buf, explain(Concept::MaxActiveClusters));
+  ImGui::PushTextWrapPos(0);
+  if (model_blocks == 0) {
+    ImGui::TextColored(kDimColour, "the GPU's answer (%s)", co.note.c_str());
+  } else if (gpu_blocks < model_blocks) {
+    ImGui::TextColored(kWarnColour,
+                       "the GPU's answer (%s); the blocks-per-SM model allows %u x %u SMs = %llu blocks, "
+                       "%llu whole clusters: %llu blocks' room stays empty, because each cluster's blocks "
+                       "must fit on SMs of one GPC at once",
+                       co.note.c_str(), o.active_blocks_per_sm, sms, model_blocks, model_blocks / per_cluster,
+                       model_blocks - gpu_blocks);
+  } else {
+    ImGui::TextColored(kDimColour, "the GPU's answer (%s), as the blocks-per-SM model allows (%u x %u SMs = %llu blocks)",
+                       co.note.c_str(), o.active_blocks_per_sm, sms, model_blocks);
+  }
+  ImGui::PopTextWrapPos();
+}
+
+}  // namespace
 
 void draw_launch_stats_panel(const SideInput& in) {
   using mapping::Concept;
@@ -85,6 +133,7 @@ void draw_launch_stats_panel(const SideInput& in) {
                      lim_value(o.blocks_by_shared_memory).c_str(), lim_value(o.blocks_by_block_limit).c_str());
   ImGui::PopTextWrapPos();
   if (!o.reason.empty()) ImGui::TextColored(kErrorColour, "%s", o.reason.c_str());
+  draw_cluster_rows(rec, o, in.limits->sm_count);
   const bool sim = in.backend == BackendKind::CpuSimulation;
   std::snprintf(buf, sizeof buf, "%.2f  (%llu rounds of %llu slots)", s.waves.waves, s.waves.wave_count, s.waves.slots);
   stat_row(sim ? "device waves (model)" : "device waves", buf, explain(Concept::Waves));

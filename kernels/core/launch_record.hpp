@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,20 @@ inline const char* to_string(BackendKind k) {
   return k == BackendKind::Cuda ? "CUDA" : "CPU simulation";
 }
 
+// Which thread block cluster a block ran in, as the block itself read it on the GPU (sm_90 and
+// later: the PTX special registers %clusterid, %cluster_ctarank, %nclusterid,
+// %cluster_nctarank, %is_explicit_cluster). A launch without clusters runs every block as its
+// own cluster of one. mapping/cluster.hpp computes the same from blockIdx and the cluster dims
+// (the model) and compares.
+struct ClusterPlace {
+  Dim3 id;              // %clusterid: the cluster's index in the grid of clusters
+  unsigned rank = 0;    // %cluster_ctarank: the block's linear index in its cluster (x fastest)
+  Dim3 count;           // %nclusterid: clusters along each axis of the grid
+  unsigned blocks = 1;  // %cluster_nctarank: blocks in the cluster
+  bool explicit_cluster = false;  // %is_explicit_cluster: launched with cluster dims
+  friend bool operator==(const ClusterPlace&, const ClusterPlace&) = default;
+};
+
 // Where and when one block ran. On the GPU `unit` is the SM (%smid) and times come from
 // %globaltimer; in the simulator `unit` is the worker thread and times come from steady_clock.
 struct BlockTrace {
@@ -42,6 +57,19 @@ struct BlockTrace {
   // at the block's end; the simulator counts the body calls): the census tests compare with the
   // grid computed by hand.
   unsigned threads = 0;
+  // The block's cluster, read by the block on GPUs that have clusters (sm_90+); empty elsewhere
+  // (older GPUs, the simulator): nothing was recorded, and the views say so.
+  std::optional<ClusterPlace> cluster = std::nullopt;
+};
+
+// What the GPU says about a launch with thread block clusters: cudaOccupancyMaxActiveClusters
+// for its block, cluster dims and shared memory (how many whole clusters fit on the device at
+// once: each cluster's blocks must fit on the SMs of one GPC together, so this can be less than
+// blocks per SM x SMs / blocks per cluster).
+struct ClusterOccupancy {
+  int max_active_clusters = 0;  // 0: not asked (no clusters) or not answered (see `note`)
+  std::string note;             // the call that answered, or why there is no answer
+  bool asked() const { return max_active_clusters > 0 || !note.empty(); }
 };
 
 // Owners recorded by running the kernel's own code (IndexScheme::Recorded): for each element of
@@ -64,6 +92,9 @@ struct LaunchRecord {
   LaunchConfig config;       // exactly what was launched (or would have been, if refused)
   Status status;             // refusal, launch error or success
   bool refused = false;      // refused before launch (the configuration cannot run), nothing ran
+
+  // Launches with clusters (config.cluster has more than one block): the GPU's occupancy answer.
+  ClusterOccupancy clusters;
 
   KernelAttributes attributes;       // registers, shared memory, local (spill) bytes
   bool attributes_measured = false;  // from cudaFuncGetAttributes (false: the simulator's own)

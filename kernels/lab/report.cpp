@@ -352,6 +352,9 @@ const std::vector<Field>& record_fields() {
       {"error", "error", [](R x) -> Cell { return x.r.ok() ? Cell() : Cell(x.r.status.describe()); }},
       {"block", "block", [](R x) -> Cell { return x.r.config.block; }},
       {"grid", "grid", [](R x) -> Cell { return x.r.config.grid; }},
+      // Thread block clusters as launched ([1, 1, 1]: none); JSON only, so the CSV's columns keep
+      // their numbers.
+      {nullptr, "cluster", [](R x) -> Cell { return x.r.config.grid.volume() > 0 ? Cell(x.r.config.cluster) : Cell(); }},
       {"compiled_index", "compiled_index", [](R x) -> Cell { return static_cast<long long>(x.r.request.compiled); }},
       {"median_ms", "median_ms", [](R x) -> Cell { return x.r.timing.median_ms; }},
       {"min_ms", "min_ms", [](R x) -> Cell { return x.r.timing.min_ms; }},
@@ -420,6 +423,12 @@ const std::vector<Field>& record_fields() {
       {"threads_launched", "launch.threads_launched", [](R x) -> Cell { return x.st ? whole(x.st->threads_launched) : Cell(); }},
       {"idle_threads", "launch.idle_threads",
        [](R x) -> Cell { return x.st && x.st->thread_counts_exact ? whole(x.st->idle_threads) : Cell(); }},
+      // Launches with clusters: the GPU's answer (cudaOccupancyMaxActiveClusters) beside the
+      // blocks-per-SM model above, or why there is none; JSON only.
+      {nullptr, "launch.max_active_clusters",
+       [](R x) -> Cell { return x.r.clusters.max_active_clusters > 0 ? whole(x.r.clusters.max_active_clusters) : Cell(); }},
+      {nullptr, "launch.max_active_clusters_source",
+       [](R x) -> Cell { return x.r.clusters.asked() ? Cell(x.r.clusters.note) : Cell(); }},
       {"data_width", nullptr, [](R x) -> Cell { return static_cast<long long>(x.r.data_width); }},
       {"data_height", nullptr, [](R x) -> Cell { return static_cast<long long>(x.r.data_height); }},
       {nullptr, "data", nullptr, [](JsonWriter& j, R x) { j.begin_array().value(x.r.data_width).value(x.r.data_height).end_array(); }},

@@ -111,6 +111,21 @@ constexpr Entry kEntries[] = {
     {"Imbalance",
      "The busiest SM's busy time divided by the average. 1.0 means every SM worked equally long; "
      "larger values mean some SMs sat idle while others finished the tail."},
+    {"Cluster",
+     "A thread block cluster (Hopper, sm_90): blocks launched together as a group. The hardware "
+     "runs all blocks of a cluster at the same time on SMs of one GPC, and they can read and "
+     "write each other's shared memory and wait at a cluster-wide barrier. Without cluster dims "
+     "every block is its own cluster of one."},
+    {"Max active clusters",
+     "How many whole clusters of this launch fit on the GPU at once, as the GPU itself answers "
+     "(cudaOccupancyMaxActiveClusters). The blocks-per-SM model multiplies per-SM room by the SM "
+     "count; clusters can fit fewer, because all blocks of a cluster must find room on SMs of one "
+     "GPC at the same time, and SMs left over in a GPC stay empty."},
+    {"Cluster schedule",
+     "Each block read its cluster from the GPU's registers (%clusterid, %cluster_ctarank) along "
+     "with its SM (%smid) and times (%globaltimer). The blocks of one cluster should all have "
+     "run at one moment, on SMs of one GPC. The GPC itself has no register: only the SM ids are "
+     "recorded, so SMs that shared a cluster are known to be in one GPC."},
 };
 
 static_assert(sizeof(kEntries) / sizeof(kEntries[0]) == static_cast<int>(Concept::kCount),

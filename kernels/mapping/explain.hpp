@@ -36,6 +36,9 @@ enum class Concept {
   SimulatedSchedule,
   Makespan,
   Imbalance,
+  Cluster,
+  MaxActiveClusters,
+  ClusterSchedule,
   kCount,  // not a concept: the number of them
 };
 

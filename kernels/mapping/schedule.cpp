@@ -105,13 +105,24 @@ std::string schedule_to_json(const std::vector<BlockTrace>& trace, bool simulate
   dim_array(j, config.grid);
   j.key("block");
   dim_array(j, config.block);
+  j.key("cluster");
+  dim_array(j, config.cluster);
   j.key("blocks").begin_array();
   for (const BlockTrace& b : trace) {
     j.begin_object().field("id", static_cast<unsigned long long>(linear_block_id(b.block, config.grid)));
     j.key("block");
     dim_array(j, b.block);
     j.field("sm", b.unit).field("start", static_cast<unsigned long long>(b.start_ns));
-    j.field("end", static_cast<unsigned long long>(b.end_ns)).end_object();
+    j.field("end", static_cast<unsigned long long>(b.end_ns));
+    if (b.cluster) {  // what the block read from the cluster registers (sm_90 and later)
+      j.key("clusterid");
+      dim_array(j, b.cluster->id);
+      j.field("cluster_ctarank", b.cluster->rank);
+      j.key("nclusterid");
+      dim_array(j, b.cluster->count);
+      j.field("cluster_nctarank", b.cluster->blocks).field("is_explicit_cluster", b.cluster->explicit_cluster);
+    }
+    j.end_object();
   }
   j.end_array().end_object();
   return j.str() + "\n";

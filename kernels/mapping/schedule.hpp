@@ -48,8 +48,11 @@ struct ScheduleSummary {
 ScheduleSummary summarize(const std::vector<BlockTrace>& trace, unsigned units);
 
 // {"kernel","device","simulated","unit":"SM"|"simulator worker","clock","time_unit":"ns",
-//  "grid":[x,y,z],"block":[x,y,z],"blocks":[{"id","block":[x,y,z],"sm","start","end"},...]}
+//  "grid":[x,y,z],"block":[x,y,z],"cluster":[x,y,z],
+//  "blocks":[{"id","block":[x,y,z],"sm","start","end"},...]}
 // `sm` is the SM id on the GPU and the worker index when simulated (then "simulated": true).
+// Blocks that read their cluster on the GPU (sm_90+) also carry "clusterid":[x,y,z],
+// "cluster_ctarank", "nclusterid":[x,y,z], "cluster_nctarank" and "is_explicit_cluster".
 std::string schedule_to_json(const std::vector<BlockTrace>& trace, bool simulated,
                              const LaunchConfig& config, std::string_view kernel = {},
                              std::string_view device = {});

@@ -7,7 +7,9 @@
 //   entry: thread (0,0,0) reads %globaltimer (no barrier first, so the start is when the block
 //          began, not when its slowest warp arrived);
 //   exit:  every thread passes a __syncthreads() (so the block's work is done), then thread
-//          (0,0,0) reads %globaltimer again and %smid, and writes {start, end, smid} into
+//          (0,0,0) reads %globaltimer again and %smid (and on sm_90 and later the block's
+//          cluster: %clusterid, %cluster_ctarank, %nclusterid, %cluster_nctarank,
+//          %is_explicit_cluster), and writes them into
 //          records[linear block id], counting the write atomically (the host checks it is 1),
 //          and the first live lane of every warp adds its warp's live lanes to the record's
 //          thread count: a census of the threads that really ran, for the tests.
@@ -60,6 +62,29 @@ __device__ __forceinline__ std::uint64_t global_timer_ns() {
   return t;
 }
 
+// The block's thread block cluster, read from the special registers (PTX ISA: sm_90 and later).
+// Code built for older architectures records nothing here (flags 0), never a guess.
+__device__ __forceinline__ void read_cluster(DeviceBlockRecord& r) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  std::uint32_t id[3], count[3], rank, blocks, is_explicit;
+  asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(id[0]));
+  asm volatile("mov.u32 %0, %%clusterid.y;" : "=r"(id[1]));
+  asm volatile("mov.u32 %0, %%clusterid.z;" : "=r"(id[2]));
+  asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(count[0]));
+  asm volatile("mov.u32 %0, %%nclusterid.y;" : "=r"(count[1]));
+  asm volatile("mov.u32 %0, %%nclusterid.z;" : "=r"(count[2]));
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(blocks));
+  asm volatile("{\n .reg .pred p;\n mov.pred p, %%is_explicit_cluster;\n selp.u32 %0, 1, 0, p;\n}" : "=r"(is_explicit));
+  for (int a = 0; a < 3; ++a) r.cluster_id[a] = id[a], r.cluster_count[a] = count[a];
+  r.cluster_rank = rank;
+  r.cluster_blocks = blocks;
+  r.cluster_flags = kClusterRead | (is_explicit ? kClusterExplicit : 0u);
+#else
+  (void)r;
+#endif
+}
+
 class BlockRecorder {
  public:
   // `records`: one DeviceBlockRecord per block of the grid, zeroed (TraceBuffer does both).
@@ -83,6 +108,7 @@ class BlockRecorder {
       r.start_ns = start_;
       r.end_ns = end;
       r.smid = sm_id();
+      read_cluster(r);
       atomicAdd(&r.writes, 1u);
     }
   }

@@ -47,6 +47,15 @@ Result<std::vector<BlockTrace>> records_to_trace(const std::vector<DeviceBlockRe
     out[i].start_ns = r.start_ns - earliest;
     out[i].end_ns = r.end_ns - earliest;
     out[i].threads = r.threads;
+    if (r.cluster_flags & kClusterRead) {
+      ClusterPlace c;
+      c.id = Dim3{r.cluster_id[0], r.cluster_id[1], r.cluster_id[2]};
+      c.rank = r.cluster_rank;
+      c.count = Dim3{r.cluster_count[0], r.cluster_count[1], r.cluster_count[2]};
+      c.blocks = r.cluster_blocks;
+      c.explicit_cluster = (r.cluster_flags & kClusterExplicit) != 0;
+      out[i].cluster = c;
+    }
   }
   return out;
 }

@@ -250,14 +250,15 @@ TEST(CustomCodegen, GpuPreludesRecordMatchesTheTraceRooms) {
     const std::size_t at = text.find("struct " + struct_name + " {");
     const std::string body = text.substr(at, text.find("};", at) - at);
     std::vector<std::string> names;
-    const std::regex field(R"((\w+)\s+(\w+);)");
+    const std::regex field(R"((\w+)\s+(\w+)(\[\d\])?;)");
     for (std::sregex_iterator it(body.begin(), body.end(), field), end; it != end; ++it)
       names.push_back((*it)[2]);
     return names;
   };
   EXPECT_EQ(fields(trace, "DeviceBlockRecord"), fields(prelude, "bs_block_record"));
   EXPECT_EQ(fields(prelude, "bs_block_record"),
-            (std::vector<std::string>{"start_ns", "end_ns", "smid", "writes", "threads", "unused"}));
+            (std::vector<std::string>{"start_ns", "end_ns", "smid", "writes", "threads", "cluster_flags",
+                                      "cluster_id", "cluster_rank", "cluster_count", "cluster_blocks"}));
 }
 
 TEST(CustomTemplates, EveryLabsTemplatesParseAsTheirForm) {

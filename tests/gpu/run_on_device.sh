@@ -11,7 +11,8 @@
 #            one-thread-several-pixels overlay, the matmul schedule), bench of the grayscale ladder
 #            (both layouts; 8192x8192 and 3840x2160) and of the matmul ladder at 4096^3
 #   measured tests/gpu/checks/measured.sh (hardware counters, the Measured tab, against ncu)
-#   lines    tools/lines_vs_ncu/lines_vs_ncu.sh (stall samples per line against ncu's source page)
+#   lines    tests/gpu/checks/lines.sh    (stall samples per line: against ncu's source page, the
+#            Source tab's screenshots, the request-to-table time)
 #   sweep    tests/gpu/checks/sweep.sh    (sweeps: wall time, frames, heatmap, bars, NVTX)
 #   last     the 3000-launch CUDA soak, compute-sanitizer (sanitize.sh), then your own kernel
 #            (tests/gpu/checks/custom.sh: NVRTC, a faulting and an endless kernel in runner
@@ -118,7 +119,7 @@ if want core; then
                            --size 4096x4096x4096 --size 8192x8192x8192 --json "$results/bench_matmul_bf16.json"
 fi
 if want measured; then STEP_TIMEOUT=560 step measured_check bash "$bundle/measured.sh" "$bundle" "$results"; fi
-if want lines;    then STEP_TIMEOUT=560 step lines_vs_ncu bash "$bundle/lines_vs_ncu.sh" "$bundle" "$results"; fi
+if want lines;    then STEP_TIMEOUT=560 step lines_check    bash "$bundle/lines.sh" "$bundle" "$results"; fi
 if want sweep;    then STEP_TIMEOUT=560 step sweep_check    bash "$bundle/sweep.sh" "$bundle" "$results"; fi
 if want last; then
   step soak_gpu_test       "$bundle/test_soak" --gtest_color=no --gtest_filter='*GpuRunOf3000*'

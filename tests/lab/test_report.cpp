@@ -229,6 +229,51 @@ TEST(Report, JsonParsesBackWithEveryDocumentedField) {
   EXPECT_EQ(ranks, (std::vector<int>{1, 2, 3}));
 }
 
+// Thread block clusters: the dims as launched on every record with a grid, and the GPU's count of
+// resident clusters (or why there is none) in the launch object of clustered launches only; the
+// CSV's columns stay as they were.
+TEST(Report, ClusterDimsAndMaxActiveClustersAreCarried) {
+  Fixture f;
+  f.records.resize(2);  // two gray_2d points: the first without clusters, the second with
+  LaunchRecord& clustered = f.records[1];
+  std::mt19937 rng(f.seed);
+  const unsigned cx = 1 + rng() % 4, cy = 1 + rng() % 2;  // fresh dims each run
+  clustered.config.grid = {clustered.config.grid.x * cx, clustered.config.grid.y * cy, 1};
+  clustered.config.cluster = {cx, cy, 1};
+  const int resident = 7 + static_cast<int>(rng() % 50);
+  clustered.clusters.max_active_clusters = resident;
+  clustered.clusters.note = "cudaOccupancyMaxActiveClusters";
+  LaunchRecord unanswered = clustered;
+  unanswered.clusters = ClusterOccupancy{0, "no CUDA device"};
+  f.records.push_back(unanswered);
+  ResultsHeader h;
+  h.kind = "bench";
+  h.lab = "gray";
+  h.limits = f.limits;
+  const std::string text = results_json(h, f.records, ThroughputUnit::GBPerS, f.kernels);
+  auto doc = test::parse_json(text);
+  ASSERT_TRUE(doc) << text;
+  const auto& results = doc->at("results").items;
+  ASSERT_EQ(results.size(), 3u);
+  const unsigned want[3] = {cx, cy, 1};
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_EQ(results[0].at("cluster").at(a).number, 1) << a;
+    EXPECT_EQ(results[1].at("cluster").at(a).number, want[a]) << a;
+  }
+  EXPECT_FALSE(results[0].at("launch").has("max_active_clusters")) << "no clusters: nothing to ask";
+  EXPECT_FALSE(results[0].at("launch").has("max_active_clusters_source"));
+  EXPECT_EQ(results[1].at("launch").at("max_active_clusters").number, resident);
+  EXPECT_EQ(results[1].at("launch").at("max_active_clusters_source").str, "cudaOccupancyMaxActiveClusters");
+  EXPECT_FALSE(results[2].at("launch").has("max_active_clusters"));
+  EXPECT_EQ(results[2].at("launch").at("max_active_clusters_source").str, "no CUDA device");
+  // The occupancy model sits beside it, computed as for any launch.
+  EXPECT_GT(results[1].at("launch").at("active_blocks_per_sm").number, 0);
+  const auto rows = parse_csv(results_csv(f.records, f.ceilings, ThroughputUnit::GBPerS, f.kernels, &f.limits));
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows.front(), csv_columns()) << "the CSV's columns did not move";
+  EXPECT_EQ(std::count(csv_columns().begin(), csv_columns().end(), "cluster"), 0);
+}
+
 TEST(Report, CsvParsesBackColumnByColumn) {
   Fixture f;
   // A compiled label with a comma and quotes, which the CSV must quote.

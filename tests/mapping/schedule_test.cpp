@@ -269,7 +269,7 @@ TEST(TraceRecords, NormaliseToEarliestStart) {
 
 TEST(TraceRecords, RefuseMissingDuplicateAndImpossibleRecords) {
   const Dim3 grid{3, 2, 1};
-  std::vector<trace::DeviceBlockRecord> good(grid.volume(), trace::DeviceBlockRecord{.start_ns = 10, .end_ns = 20, .smid = 3, .writes = 1, .threads = 0, .unused = 0});
+  std::vector<trace::DeviceBlockRecord> good(grid.volume(), trace::DeviceBlockRecord{.start_ns = 10, .end_ns = 20, .smid = 3, .writes = 1, .threads = 0, .cluster_flags = 0, .cluster_id = {}, .cluster_rank = 0, .cluster_count = {}, .cluster_blocks = 0});
   ASSERT_TRUE(trace::records_to_trace(good, grid, 4).ok());
   auto bad = good;
   bad[4].writes = 0;

@@ -10,12 +10,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <ostream>
+#include <set>
 
 #include "device/cuda_device.hpp"
 #include "labs/matmul/matmul.hpp"
 #include "labs/matmul/matmul_lab.hpp"
+#include "mapping/cluster.hpp"
 #include "matmul_test_support.hpp"
 #include "skips.hpp"
 
@@ -99,6 +102,12 @@ void run_every_rung(MatmulLab& lab, const Shape& s) {
     for (const auto& b : r.schedule) threads += b.threads;
     EXPECT_EQ(r.schedule.size(), r.config.grid.volume());
     EXPECT_EQ(threads, r.config.grid.volume() * r.config.block.volume());
+    // The sm_90a rungs' traced blocks read their cluster (one of their own without cluster dims).
+    if (is_hopper(lab) && k.needs == RungNeeds::Sm90a)
+      for (const auto& b : r.schedule) {
+        ASSERT_TRUE(b.cluster.has_value()) << to_string(b.block);
+        EXPECT_EQ(b.cluster->id, mapping::cluster_place(b.block, r.config.grid, r.config.cluster).id);
+      }
     if (k.persistent) {
       EXPECT_LE(r.config.grid.x, lab.backend().limits.sm_count) << "a persistent grid of more blocks than SMs";
       EXPECT_EQ(r.config.grid.x % r.config.cluster.x, 0u);
@@ -152,6 +161,71 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuTc,
                          shape_name);
 INSTANTIATE_TEST_SUITE_P(Sizes, GpuTcSmall,
                          ::testing::Values(Shape{37, 53, 41}, Shape{300, 521, 129}), shape_name);
+
+// T6 at each compiled cluster size (2, 4, 1), traced: every block's recorded cluster (%clusterid,
+// %cluster_ctarank, %nclusterid, %cluster_nctarank) is the model's from its blockIdx and the
+// launch's cluster dims; every cluster's blocks ran at one moment, on distinct SMs (193 KB of
+// shared memory: one block per SM); the grid is whole clusters, no more than the GPU says fit at
+// once (cudaOccupancyMaxActiveClusters, carried by the record); C is right. Prints each
+// configuration's SM groups (SMs that shared a cluster, so lie in one GPC) and a few clusters.
+TEST(GpuTcClusters, RecordedPlacementIsTheModelsAndCoScheduled) {
+  REQUIRE_GPU();
+  if (!is_hopper(*lab)) BS_SKIP() << "T6 needs sm_90a; " << lab->backend().limits.name << " is not a Hopper GPU";
+  const MatmulKernelInfo* t6 = find_matmul_kernel("tc6_cluster_multicast");
+  ASSERT_NE(t6, nullptr);
+  for (const Shape& s : {Shape{4096, 4096, 4096}, Shape{1000, 777, 513}}) {
+    const MatrixSpec spec{s.M, s.N, s.K, Pattern::Uniform, Pattern::Normal, (testing::test_seed() & 0xffffff) | 1};
+    ASSERT_TRUE(lab->set_matrices(spec).ok()) << lab->status().describe();
+    for (int config = 0; config < static_cast<int>(t6->configs.size()); ++config) {
+      SCOPED_TRACE(t6->configs[static_cast<std::size_t>(config)].label + " at " + s.name());
+      lab::RunOptions opt;
+      opt.trace_schedule = true;
+      const LaunchRecord r = lab->run(t6->id, KernelConfig{t6->configs[static_cast<std::size_t>(config)].block, config}, opt);
+      ASSERT_TRUE(r.ok()) << r.status.describe();
+      EXPECT_TRUE(r.check.passed()) << r.check.summary();
+      const Dim3 c = r.config.cluster;
+      EXPECT_EQ(c, matmul_launch_config(t6->kernel, t6->configs[static_cast<std::size_t>(config)], s.M, s.N, s.K).cluster);
+      ASSERT_EQ(r.config.grid.x % c.x, 0u);
+      if (c.volume() > 1) {
+        EXPECT_EQ(r.clusters.note, "cudaOccupancyMaxActiveClusters");
+        ASSERT_GT(r.clusters.max_active_clusters, 0);
+        EXPECT_LE(r.config.grid.x / c.x, static_cast<unsigned>(r.clusters.max_active_clusters));
+      } else {
+        EXPECT_FALSE(r.clusters.asked()) << "no clusters launched: nothing to ask";
+      }
+      ASSERT_EQ(r.schedule.size(), r.config.grid.volume());
+      for (const BlockTrace& b : r.schedule) {
+        ASSERT_TRUE(b.cluster.has_value()) << "block " << to_string(b.block) << " recorded no cluster";
+        const ClusterPlace want = mapping::cluster_place(b.block, r.config.grid, c);
+        EXPECT_EQ(b.cluster->id, want.id) << to_string(b.block);
+        EXPECT_EQ(b.cluster->rank, want.rank) << to_string(b.block);
+        EXPECT_EQ(b.cluster->count, want.count) << to_string(b.block);
+        EXPECT_EQ(b.cluster->blocks, want.blocks) << to_string(b.block);
+        EXPECT_EQ(b.cluster->explicit_cluster, c.volume() > 1);
+      }
+      const mapping::ClusterSchedule cs = mapping::cluster_schedule(r.schedule, r.config);
+      EXPECT_TRUE(cs.recorded);
+      EXPECT_EQ(cs.mismatches, 0u) << cs.first_mismatch;
+      EXPECT_EQ(cs.clusters.size(), r.config.grid.x / c.x);
+      EXPECT_EQ(cs.co_scheduled, cs.clusters.size()) << "a cluster's blocks did not all run at one moment";
+      for (const mapping::ClusterRun& run : cs.clusters) {
+        const std::set<unsigned> sms(run.units.begin(), run.units.end());
+        EXPECT_EQ(sms.size(), run.units.size()) << "two blocks of one cluster on one SM: " << mapping::cluster_line(run);
+      }
+      std::printf("%s at %s: grid %u, %zu clusters (max active %d), %llu co-scheduled, %zu SM groups:",
+                  t6->configs[static_cast<std::size_t>(config)].label.c_str(), s.name().c_str(), r.config.grid.x,
+                  cs.clusters.size(), r.clusters.max_active_clusters, cs.co_scheduled, cs.sm_groups.size());
+      for (std::size_t g = 0; g < cs.sm_groups.size() && g < 12; ++g) {
+        std::printf(" {");
+        for (std::size_t i = 0; i < cs.sm_groups[g].size(); ++i) std::printf("%s%u", i ? "," : "", cs.sm_groups[g][i]);
+        std::printf("}");
+      }
+      std::printf("\n");
+      for (std::size_t k = 0; k < cs.clusters.size() && k < 3; ++k)
+        std::printf("  %s\n", mapping::cluster_line(cs.clusters[k]).c_str());
+    }
+  }
+}
 
 // The kernel list, and the switch back to the FP32 ladder on the same lab.
 TEST(GpuTcLab, PrecisionSettingSwapsTheLadders) {

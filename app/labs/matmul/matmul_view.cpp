@@ -74,6 +74,13 @@ std::vector<LabOption> MatmulView::options() {
                  if (!d) return Status::failure("--matmul-phase takes a K-tile index from 0, not '" + v + "'");
                  return Status::success();
                }});
+  o.push_back({"--matmul-colour", "C",
+               "colour C's block tiles by: none, block, cluster (thread block cluster) or sm (the "
+               "SM a traced launch recorded)",
+               [](const std::string& v) {
+                 if (v == "none" || v == "block" || v == "cluster" || v == "sm") return Status::success();
+                 return Status::failure("--matmul-colour takes none, block, cluster or sm, not '" + v + "'");
+               }});
   return o;
 }
 
@@ -107,6 +114,7 @@ Result<std::unique_ptr<LabView>> MatmulView::create(std::unique_ptr<lab::Lab> la
     if (auto d = lab::parse_dims(*s, 1, 1, 4'000'000'000LL)) v->state_.seed = static_cast<std::uint64_t>((*d)[0]);
   if (const std::string* s = opt("--matmul-bank-request"))
     if (auto d = lab::parse_dims(*s, 1, 1, 100'000'000)) v->state_.bank_request = static_cast<int>((*d)[0]);
+  if (const std::string* s = opt("--matmul-colour")) v->state_.tile_colour = *s;
   if (const std::string* s = opt("--matmul-phase"))
     if (auto d = lab::parse_dims(*s, 1, 1, 1'000'000)) v->state_.phase = static_cast<int>((*d)[0]);
   return std::unique_ptr<LabView>(std::move(v));
@@ -313,6 +321,7 @@ std::map<std::string, std::string> MatmulView::option_values() const {
   if (state_.M > 0 && state_.N > 0 && state_.K > 0) o["--matmul-size"] = size_text(state_.M, state_.N, state_.K);
   if (state_.pattern_a == state_.pattern_b) o["--matmul-pattern"] = state_.pattern_a;
   o["--matmul-seed"] = std::to_string(state_.seed);
+  o["--matmul-colour"] = state_.tile_colour;
   return o;
 }
 
@@ -504,6 +513,27 @@ void MatmulView::draw_problem(ViewContext&, ViewRequests& requests) {
 void MatmulView::draw_view_options(ViewContext&, ViewRequests&) {
   ImGui::Checkbox("block tiles", &state_.block_lines);
   ui::item_tooltip("Lines between the blocks' tiles of C: each block computes one tile.");
+  ImGui::TextUnformatted("colour tiles by");
+  struct Choice {
+    const char* value;
+    const char* label;
+    const char* tip;
+  };
+  static constexpr Choice kChoices[] = {
+      {"none", "none", "The heatmap of C alone."},
+      {"block", "block", "Each block's tile of C in its own colour (persistent rungs: every tile a block computed)."},
+      {"cluster", "cluster",
+       "Tiles whose blocks belong to one thread block cluster share a colour: the cluster the block "
+       "recorded on the GPU (%clusterid) when the launch was traced, else the model from blockIdx "
+       "and the cluster dims. Without clusters every block is its own cluster."},
+      {"sm", "SM", "Tiles coloured by the SM that ran their block (%smid), from a traced launch: tick "
+                   "'Record the block schedule'."},
+  };
+  for (const Choice& c : kChoices) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(c.label, state_.tile_colour == c.value)) state_.tile_colour = c.value;
+    ui::item_tooltip(c.tip);
+  }
   const bool fit = view_.zoom <= 0;
   if (fit) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.30f, 0.50f, 0.30f, 1));
   if (ImGui::Button("Fit")) view_.zoom = 0, view_.center_x = view_.center_y = -1;

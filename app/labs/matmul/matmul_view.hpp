@@ -27,6 +27,7 @@
 #include "labs/lab_view.hpp"
 #include "labs/matmul/matmul_heatmap.hpp"
 #include "labs/matmul/matmul_lab.hpp"
+#include "labs/matmul/matmul_tiles.hpp"
 
 namespace bs::app {
 
@@ -39,6 +40,9 @@ struct MatmulViewState {
   int phase = 0;            // the K tile the shared-memory view shows
   bool block_lines = true;  // block tile boundaries over C and |C - reference|
   int bank_request = 0;     // the shared-memory request the bank view shows (program order)
+  // Colour C's block tiles by what ran them: "none", "block", "cluster" (the block's thread block
+  // cluster) or "sm" (the SM a traced launch recorded); --matmul-colour.
+  std::string tile_colour = "none";
 };
 
 class MatmulView final : public LabView {
@@ -108,6 +112,9 @@ class MatmulView final : public LabView {
   void draw_heatmaps(const LaunchRecord& shown, bool selection_ran);
   void draw_toolbar(const LaunchRecord& shown);
   void draw_legend(ImDrawList* dl, ImVec2 p0, float em);
+  // The block tiles of C coloured by state_.tile_colour, and the line saying where the colours
+  // come from (matmul_view_draw.cpp).
+  void draw_tile_colours(ImDrawList* dl, const LaunchRecord& shown, ImVec2 c0, ImVec2 c1);
   void draw_inspector_text(const LaunchRecord& shown, long long row, long long col, bool pinned);
   // matmul_view_banks.cpp: the Memory tab's shared-memory banks
   void draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp);
@@ -134,6 +141,15 @@ class MatmulView final : public LabView {
   GlTexture legend_values_, legend_errors_;
   std::optional<PixelPos> mouse_element_;
   BankCache banks_;
+  // The tile colours of the launch shown, kept while the launch and the choice stay the same.
+  struct TileColours {
+    std::string key;  // what they were computed for
+    matmul::CTiles tiles;
+    std::vector<std::uint64_t> keys;
+    bool recorded = false;
+    Status status;
+  };
+  TileColours tile_colours_;
   // The M N K fields being typed (draw_problem): applied together when the keyboard leaves them.
   std::array<int, 3> size_staged_{0, 0, 0};
   bool size_staging_ = false, size_edited_ = false, size_active_last_frame_ = false;

@@ -257,6 +257,85 @@ void MatmulView::draw_inspector_text(const LaunchRecord& shown, long long row, l
   }
 }
 
+// The block tiles of C in the colours of their block, cluster or SM (matmul_tiles.hpp), over the
+// heatmap; only the tiles in view, and none while a tile is under two pixels (zoom in). The line
+// in C's corner says where the colours come from: the record (a traced launch's %clusterid or
+// %smid) or the model.
+void MatmulView::draw_tile_colours(ImDrawList* dl, const LaunchRecord& shown, ImVec2 c0, ImVec2 c1) {
+  const auto what = lab_->resolve(shown.kernel, shown.request);
+  const matmul::TileColour colour = state_.tile_colour == "cluster" ? matmul::TileColour::Cluster
+                                    : state_.tile_colour == "sm"    ? matmul::TileColour::Sm
+                                                                    : matmul::TileColour::Block;
+  const auto& m = lab_->spec();
+  auto d3 = [](Dim3 d) { return std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z); };
+  const std::string key = shown.kernel + "|" + std::to_string(shown.request.compiled) + "|" + d3(shown.config.grid) +
+                          "|" + d3(shown.config.cluster) + "|" + std::to_string(m.M) + "x" + std::to_string(m.N) + "|" +
+                          std::to_string(shown.schedule.size()) + "|" + state_.tile_colour;
+  TileColours& tc = tile_colours_;
+  if (tc.key != key) {
+    tc = TileColours{};
+    tc.key = key;
+    if (!what) {
+      tc.status = Status::failure("tile colours follow a rung's own tiles; this kernel has none to name", "", "tiles");
+    } else if (auto tiles = matmul::c_tiles(what->first, what->second, shown.config, m.M, m.N)) {
+      tc.tiles = std::move(*tiles);
+      tc.keys = matmul::tile_keys(tc.tiles, shown, colour, &tc.recorded);
+    } else {
+      tc.status = tiles.status();
+    }
+  }
+  const ImVec2 text_at(c0.x + 4, c0.y + 2);
+  if (!tc.status.ok()) {
+    shadowed_text(dl, text_at, IM_COL32(235, 235, 240, 255), tc.status.message.c_str());
+    return;
+  }
+  const float cell_w = (c1.x - c0.x) * tc.tiles.tile_cols / std::max(1, m.N);
+  const float cell_h = (c1.y - c0.y) * tc.tiles.tile_rows / std::max(1, m.M);
+  const ImVec2 clip0 = dl->GetClipRectMin(), clip1 = dl->GetClipRectMax();
+  const int r0 = std::max(0, static_cast<int>((clip0.y - c0.y) / std::max(cell_h, 1e-3f)));
+  const int r1 = std::min(tc.tiles.rows, static_cast<int>((clip1.y - c0.y) / std::max(cell_h, 1e-3f)) + 1);
+  const int q0 = std::max(0, static_cast<int>((clip0.x - c0.x) / std::max(cell_w, 1e-3f)));
+  const int q1 = std::min(tc.tiles.cols, static_cast<int>((clip1.x - c0.x) / std::max(cell_w, 1e-3f)) + 1);
+  const bool too_small = cell_w < 2 || cell_h < 2 || static_cast<long long>(r1 - r0) * (q1 - q0) > 40000;
+  std::string note;
+  if (too_small) {
+    note = "tiles too small to colour at this zoom: zoom in";
+  } else {
+    int unknown = 0;
+    for (int r = r0; r < r1; ++r)
+      for (int q = q0; q < q1; ++q) {
+        const std::uint64_t k = tc.keys[static_cast<std::size_t>(r) * tc.tiles.cols + q];
+        if (k == matmul::kNoKey) {
+          ++unknown;
+          continue;
+        }
+        // Spread the keys over hues (neighbouring ids differ), drawn translucent over C.
+        const std::uint64_t h = (k + 1) * 0x9E3779B97F4A7C15ull;
+        float rr, gg, bb;
+        ImGui::ColorConvertHSVtoRGB(static_cast<float>((h >> 40) & 0xffff) / 65535.0f, 0.65f, 0.95f, rr, gg, bb);
+        const ImVec2 a(c0.x + q * cell_w, c0.y + r * cell_h);
+        const ImVec2 b(std::min(c1.x, a.x + cell_w), std::min(c1.y, a.y + cell_h));
+        dl->AddRectFilled(a, b, ImGui::ColorConvertFloat4ToU32(ImVec4(rr, gg, bb, 0.55f)));
+      }
+    if (colour == matmul::TileColour::Cluster) {
+      const Dim3 c = shown.config.cluster;
+      note = c.volume() <= 1 ? "cluster: none launched (each block its own cluster of one)"
+             : tc.recorded   ? "cluster: as each block recorded it on the GPU (%clusterid), clusters of " + d3(c)
+                             : "cluster: the model (blockIdx / cluster dims " + d3(c) +
+                                   "); a traced launch on an sm_90 GPU records it";
+    } else if (colour == matmul::TileColour::Sm) {
+      note = unknown == 0 ? "SM: as recorded by the traced launch (%smid)"
+             : shown.schedule_simulated ? "SM: a simulated launch has workers, not SMs"
+                                        : "SM: not recorded: tick 'Record the block schedule'";
+    } else {
+      note = "block: each block's tiles in its colour";
+    }
+  }
+  const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
+  dl->AddRectFilled({text_at.x - 3, text_at.y - 1}, {text_at.x + ts.x + 3, text_at.y + ts.y + 1}, IM_COL32(10, 12, 16, 200), 3);
+  dl->AddText(text_at, IM_COL32(235, 235, 240, 255), note.c_str());
+}
+
 // Two rows under the matrices: the value colour map with each matrix's range, and the error map
 // with its special codes (exact, above the range).
 void MatmulView::draw_legend(ImDrawList* dl, ImVec2 p0, float em) {
@@ -396,6 +475,7 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
   const auto geometry = shown.ok() ? geometry_of(shown) : std::nullopt;
   const matmul::MatmulGeometry g = geometry.value_or(matmul::MatmulGeometry{});
   const bool have_run = geometry.has_value() && have_output_;
+  if (have_run && state_.tile_colour != "none") draw_tile_colours(dl, shown, L.c.box.p0, L.c.box.p1);
   if (state_.block_lines && have_run)
     for (const MatrixPanel* p : {&L.c, &L.err}) draw_grid_lines(dl, *p, g.block_rows, g.block_cols, IM_COL32(255, 205, 70, 255));
   if (!selection_ran && have_run) {

@@ -37,10 +37,11 @@ class MatmulEngine {
   // Whether this backend can run the rung at all (the simulator has no body for the Hopper
   // rungs; a GPU older than the rung needs; a build without sm_90a), with the reason.
   virtual Status can_run(const MatmulKernelInfo& info) const = 0;
-  // The clusters (or blocks, for clusters of one) of a persistent rung's launch that fit on the
-  // device at once: its grid.
-  virtual Result<int> resident_clusters(MatmulKernel k, const LaunchConfig& lc) {
-    (void)k, (void)lc;
+  // The clusters (or blocks, for clusters of one) of a launch that fit on the device at once
+  // (cudaOccupancyMaxActiveClusters): a persistent rung's grid, and the Launch tab's figure for
+  // every launch with clusters.
+  virtual Result<int> resident_clusters(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc) {
+    (void)k, (void)c, (void)lc;
     return Status::failure("the CPU simulation has no occupancy API to ask", "", "resident_clusters");
   }
 

@@ -291,14 +291,14 @@ class CudaEngine final : public MatmulEngine {
     return Status::success();
   }
 
-  Result<int> resident_clusters(MatmulKernel k, const LaunchConfig& lc) override {
+  Result<int> resident_clusters(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
-    return hopper_host::max_active_clusters(k, lc);
+    return hopper_host::max_active_clusters(k, c, lc);
   }
 
   Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c, bool* measured) override {
     *measured = true;
-    if (matmul_kernel_info(k).needs == RungNeeds::Sm90a) return hopper_host::attributes(k);
+    if (matmul_kernel_info(k).needs == RungNeeds::Sm90a) return hopper_host::attributes(k, c);
     const KernelPair f = kernel_functions(k, c);
     if (!f.plain)
       return Status::failure("no compiled kernel for " + describe(k, c), "", "attributes");
@@ -424,7 +424,7 @@ class CudaEngine final : public MatmulEngine {
     b.f32 = MatmulArgs{a_.get(), b_.get(), out, M_, N_, K_};
     b.bf16 = Bf16Args{a16_.get(), bt16_.get(), out, M_, N_, K_, bf16_row_pitch(K_)};
     if (matmul_kernel_info(k).needs == RungNeeds::Sm90a)
-      return hopper_host::launch(k, lc, b.bf16, maps_, records, nullptr);
+      return hopper_host::launch(k, c, lc, b.bf16, maps_, records, nullptr);
     const KernelPair f = kernel_functions(k, c);
     if (!(records ? f.traced : f.plain))
       return Status::failure("no compiled kernel for " + describe(k, c), "", "launch");

@@ -1,7 +1,8 @@
 // The Hopper tensor-core rungs (tc3: wgmma + TMA, tc4: warp-specialized, tc5: persistent, tc6:
 // clusters with multicast): one __global__ wrapper template, plain and traced, instantiated for
-// every rung whose traits say kHopper (matmul_registry.hpp); the TMA descriptors; launches with
-// dynamic shared memory and clusters. Compiled for sm_90a only (wgmma and setmaxnreg exist
+// every compiled configuration of every rung whose traits say kHopper (matmul_registry.hpp; a
+// rung with several names each one's device code as Traits::Device<I>, e.g. tc6's cluster
+// sizes); the TMA descriptors; launches with dynamic shared memory and clusters. Compiled for sm_90a only (wgmma and setmaxnreg exist
 // nowhere else); kernels/labs/matmul/CMakeLists.txt builds matmul_hopper_none.cpp instead where
 // the build has no Hopper architecture.
 //
@@ -21,6 +22,7 @@ namespace bs::matmul {
 // 1. Kernels. The tensor maps are __grid_constant__ parameters: TMA reads the descriptor from
 //    the kernel's parameter space, where the driver put it, with no copy to local memory.
 // ---------------------------------------------------------------------------------------------
+// `Rung`: the device code of one compiled configuration (kThreads, block()).
 template <class Rung, bool Traced>
 __global__ void __launch_bounds__(Rung::kThreads, 1)
     hopper_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -43,12 +45,29 @@ struct HopperRung {
   int b_rows = 0;  // the TMA box of Bt it reads
 };
 
-HopperRung hopper_rung(MatmulKernel k) {
+// The device code of configuration I of rung R: R::Device<I> where the rung names one per
+// configuration, else the rung itself.
+template <class R, std::size_t I>
+struct DeviceOf {
+  using type = R;
+};
+template <class R, std::size_t I>
+  requires requires { typename R::template Device<I>; }
+struct DeviceOf<R, I> {
+  using type = typename R::template Device<I>;
+};
+
+// Both wrappers of the configuration `c` names; empty where it names none (check_matmul_config
+// refuses such a configuration before launch).
+HopperRung hopper_rung(MatmulKernel k, const MatmulConfig& c) {
   HopperRung r;
   with_rung(k, [&]<class R>() {
     if constexpr (R::kHopper)
-      r = {reinterpret_cast<const void*>(&hopper_kernel<R, false>),
-           reinterpret_cast<const void*>(&hopper_kernel<R, true>), R::kSmemBytes, R::kBRows};
+      visit_index<R::kCompiled>(R::compiled_index(c), [&](auto i) {
+        using D = typename DeviceOf<R, decltype(i)::value>::type;
+        r = {reinterpret_cast<const void*>(&hopper_kernel<D, false>),
+             reinterpret_cast<const void*>(&hopper_kernel<D, true>), D::kSmemBytes, D::kBRows};
+      });
   });
   return r;
 }
@@ -115,9 +134,9 @@ Result<TcTensorMaps> encode(const Bf16Args& a) {
   return m;
 }
 
-Status launch(MatmulKernel k, const LaunchConfig& lc, const Bf16Args& a, const TcTensorMaps& maps,
-              trace::DeviceBlockRecord* records, cudaStream_t stream) {
-  const HopperRung r = hopper_rung(k);
+Status launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& a,
+              const TcTensorMaps& maps, trace::DeviceBlockRecord* records, cudaStream_t stream) {
+  const HopperRung r = hopper_rung(k, c);
   if (!r.plain) return Status::failure("not a Hopper rung", "", "hopper launch");
   if (!maps.encoded) return Status::failure("the TMA descriptors of these matrices were not made", "", "hopper launch");
   const void* fn = records ? r.traced : r.plain;
@@ -141,8 +160,8 @@ Status launch(MatmulKernel k, const LaunchConfig& lc, const Bf16Args& a, const T
   return Status::success();
 }
 
-Result<KernelAttributes> attributes(MatmulKernel k) {
-  const HopperRung r = hopper_rung(k);
+Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c) {
+  const HopperRung r = hopper_rung(k, c);
   if (!r.plain) return Status::failure("not a Hopper rung", "", "hopper attributes");
   BS_CUDA_TRY(cudaFuncSetAttribute(r.plain, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(r.smem)));
   auto attrs = cuda::query_kernel_attributes(r.plain);
@@ -151,8 +170,8 @@ Result<KernelAttributes> attributes(MatmulKernel k) {
   return attrs;
 }
 
-Result<int> max_active_clusters(MatmulKernel k, const LaunchConfig& lc) {
-  const HopperRung r = hopper_rung(k);
+Result<int> max_active_clusters(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc) {
+  const HopperRung r = hopper_rung(k, c);
   if (!r.plain) return Status::failure("not a Hopper rung", "", "max_active_clusters");
   BS_CUDA_TRY(cudaFuncSetAttribute(r.plain, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(r.smem)));
   cudaLaunchConfig_t cfg{};

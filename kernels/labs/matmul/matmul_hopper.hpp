@@ -34,16 +34,16 @@ bool built();
 // cuTensorMapEncodeTiled (looked up through cudaGetDriverEntryPointByVersion, so the driver
 // library is not linked) for the three boxes.
 Result<TcTensorMaps> encode(const Bf16Args& args);
-// Launches Hopper rung `k` with `lc` (grid, block, cluster and dynamic shared memory as its
-// traits give them) on `stream`. `records` non-null: the traced wrapper (one block record each;
+// Launches Hopper rung `k` in configuration `c` (which compiled kernel: tc6's cluster size) with
+// `lc` (grid, block, cluster and dynamic shared memory as its traits give them) on `stream`. `records` non-null: the traced wrapper (one block record each;
 // trace/block_trace.cuh), never timed. The Status is the launch's.
-Status launch(MatmulKernel k, const LaunchConfig& lc, const Bf16Args& args,
+Status launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& args,
               const TcTensorMaps& maps, trace::DeviceBlockRecord* records, cudaStream_t stream);
 // cudaFuncGetAttributes of the plain wrapper, with max_dynamic_shared_bytes what the rung asks for.
-Result<KernelAttributes> attributes(MatmulKernel k);
+Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c);
 // cudaOccupancyMaxActiveClusters for `lc`'s block, cluster and shared memory: how many clusters
-// (blocks, for clusters of one) of a persistent rung fit on the device at once.
-Result<int> max_active_clusters(MatmulKernel k, const LaunchConfig& lc);
+// (blocks, for clusters of one) of configuration `c` fit on the device at once.
+Result<int> max_active_clusters(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc);
 }  // namespace hopper_host
 
 }  // namespace bs::matmul

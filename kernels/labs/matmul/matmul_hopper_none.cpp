@@ -15,12 +15,12 @@ Status not_built(const char* call) {
 
 bool built() { return false; }
 Result<TcTensorMaps> encode(const Bf16Args&) { return not_built("encode"); }
-Status launch(MatmulKernel, const LaunchConfig&, const Bf16Args&, const TcTensorMaps&,
+Status launch(MatmulKernel, const MatmulConfig&, const LaunchConfig&, const Bf16Args&, const TcTensorMaps&,
               trace::DeviceBlockRecord*, cudaStream_t) {
   return not_built("launch");
 }
-Result<KernelAttributes> attributes(MatmulKernel) { return not_built("attributes"); }
-Result<int> max_active_clusters(MatmulKernel, const LaunchConfig&) {
+Result<KernelAttributes> attributes(MatmulKernel, const MatmulConfig&) { return not_built("attributes"); }
+Result<int> max_active_clusters(MatmulKernel, const MatmulConfig&, const LaunchConfig&) {
   return not_built("max_active_clusters");
 }
 

@@ -291,15 +291,23 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
   if (!rec.ok()) return rec;
   rec.status = check_matmul_config(k, mc, spec_.M, spec_.N, spec_.K, backend_.limits);
   if (!rec.ok()) return rec;
-  if (info->persistent) {
-    // As many clusters as fit on the device at once, never more than there are tiles.
-    auto resident = engine_->resident_clusters(k, rec.config);
-    if (!resident) {
-      rec.status = resident.status();
-      return rec;
+  const bool clustered = rec.config.cluster.volume() > 1;
+  if (info->persistent || clustered) {
+    // The GPU's own count of whole clusters that fit at once (cudaOccupancyMaxActiveClusters).
+    auto resident = engine_->resident_clusters(k, mc, rec.config);
+    if (clustered) {
+      rec.clusters.max_active_clusters = resident ? *resident : 0;
+      rec.clusters.note = resident ? "cudaOccupancyMaxActiveClusters" : resident.status().message;
     }
-    const unsigned cluster = rec.config.cluster.volume();
-    rec.config.grid.x = std::min(rec.config.grid.x, cluster * static_cast<unsigned>(std::max(1, *resident)));
+    if (info->persistent) {
+      if (!resident) {
+        rec.status = resident.status();
+        return rec;
+      }
+      // As many clusters as fit on the device at once, never more than there are tiles.
+      const unsigned cluster = rec.config.cluster.volume();
+      rec.config.grid.x = std::min(rec.config.grid.x, cluster * static_cast<unsigned>(std::max(1, *resident)));
+    }
   }
   auto attrs = engine_->attributes(k, mc, &rec.attributes_measured);
   if (!attrs) {

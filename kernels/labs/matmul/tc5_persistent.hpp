@@ -13,6 +13,8 @@
 // Launch: block (384, 1, 1), grid (min(tiles, resident blocks), 1, 1), 193 KB dynamic shared
 // memory, one block per SM; sm_90a. The same body with clusters of two is rung 6.
 #pragma once
+#include <algorithm>
+
 #include "labs/matmul/tc4_warp_specialized.hpp"
 
 namespace bs::matmul {
@@ -128,21 +130,34 @@ __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, co
 // ---------------------------------------------------------------------------------------------
 // The rungs, to the lab (matmul_rung.hpp): what rungs 5 and 6 share
 // ---------------------------------------------------------------------------------------------
-template <unsigned ClusterSize>
-struct PersistentRung : HopperRungBase {
-  static constexpr bool kPersistent = true;
-  static constexpr unsigned kClusterSize = ClusterSize;
+// One compiled kernel: the persistent body with clusters of ClusterSize blocks. Rung 5 is
+// PersistentDevice<1>; rung 6 offers 2 (its own), 4, and 1 (rung 5's kernel, the same machine
+// code, as the baseline); matmul_hopper.cu instantiates each once, plain and traced.
+template <int ClusterSize>
+struct PersistentDevice {
   static constexpr unsigned kThreads = 384;
   static constexpr std::size_t kSmemBytes = kAlignedSmemBytes<Tc4Smem>;
   static constexpr int kBRows = 128;
-  static constexpr int kTileM = kTc4BM * static_cast<int>(ClusterSize);
+#if defined(BS_MATMUL_HOPPER_TU)
+  __device__ static void block(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args, unsigned char* smem) {
+    tc_persistent_block<ClusterSize>(a, b, args, smem);
+  }
+#endif
+};
+
+struct PersistentRungBase : HopperRungBase {
+  static constexpr bool kPersistent = true;
+  static constexpr unsigned kThreads = 384;
+  static constexpr std::size_t kSmemBytes = kAlignedSmemBytes<Tc4Smem>;
+  static constexpr int kBRows = 128;
   // The grid before the device is asked how many clusters fit at once (MatmulLab::plan clips it
-  // to that): one cluster per tile.
-  static LaunchConfig launch_config(const MatmulConfig&, int M, int N, int) {
+  // to that): one cluster of `cluster_size` blocks per tile of (128 x cluster_size) x 256.
+  static LaunchConfig persistent_launch(unsigned cluster_size, int M, int N) {
+    const int tile_m = kTc4BM * static_cast<int>(cluster_size);
     LaunchConfig lc;
-    lc.grid = Dim3{ClusterSize * ceil_div_u(M, kTileM) * ceil_div_u(N, kTc4BN), 1, 1};
+    lc.grid = Dim3{cluster_size * ceil_div_u(M, tile_m) * ceil_div_u(N, kTc4BN), 1, 1};
     lc.block = Dim3{kThreads, 1, 1};
-    lc.cluster = Dim3{ClusterSize, 1, 1};
+    lc.cluster = Dim3{cluster_size, 1, 1};
     lc.dynamic_shared_bytes = kSmemBytes;
     return lc;
   }
@@ -153,24 +168,37 @@ struct PersistentRung : HopperRungBase {
     s.tiles_loop = true;
     return s;
   }
-  // Which block of a persistent launch of `lc` stored C[row][col]: the tile's place in the
-  // grouped order, modulo the clusters resident, and the block's rank in its cluster.
-  static Result<ElementOwner> persistent_owner(const MatmulConfig& c, const LaunchConfig& lc, int M,
-                                               int N, int row, int col) {
-    const int clusters = static_cast<int>(lc.grid.x / ClusterSize);
+  // Which block of a persistent launch of `lc` computes the tile holding C[row][col]: the tile's
+  // place in the grouped order, modulo the clusters resident, and the block's rank in its
+  // cluster. The cluster size is the launch's own (lc.cluster.x). Also the tile's first row and
+  // column.
+  static Result<Dim3> persistent_block(const LaunchConfig& lc, int M, int N, int row, int col,
+                                       long long* row0 = nullptr, long long* col0 = nullptr) {
+    const int cluster_size = static_cast<int>(std::max(1u, lc.cluster.x)), tile_m = kTc4BM * cluster_size;
+    const int clusters = static_cast<int>(lc.grid.x) / cluster_size;
     if (clusters <= 0) return Status::failure("the launch has no blocks", "", "element_owner");
-    const int tiles_m = static_cast<int>(ceil_div_u(M, kTileM)), tiles_n = static_cast<int>(ceil_div_u(N, kTc4BN));
-    const int tm = row / kTileM, tn = col / kTc4BN, rank = (row % kTileM) / kTc4BM;
+    const int tiles_m = static_cast<int>(ceil_div_u(M, tile_m)), tiles_n = static_cast<int>(ceil_div_u(N, kTc4BN));
+    const int tm = row / tile_m, tn = col / kTc4BN, rank = (row % tile_m) / kTc4BM;
     const int t = grouped_index(tm, tn, tiles_m, tiles_n);
+    if (row0) *row0 = static_cast<long long>(tm) * tile_m + rank * kTc4BM;
+    if (col0) *col0 = static_cast<long long>(tn) * kTc4BN;
+    return Dim3{static_cast<unsigned>((t % clusters) * cluster_size + rank), 0, 0};
+  }
+  // The thread of that block that stores C[row][col].
+  static Result<ElementOwner> persistent_owner(const MatmulConfig&, const LaunchConfig& lc, int M, int N, int row,
+                                               int col) {
+    long long row0 = 0, col0 = 0;
+    auto block = persistent_block(lc, M, N, row, col, &row0, &col0);
+    if (!block) return block.status();
     ElementOwner o;
-    o.block = Dim3{static_cast<unsigned>((t % clusters) * static_cast<int>(ClusterSize) + rank), 0, 0};
-    const long long row0 = static_cast<long long>(tm) * kTileM + rank * kTc4BM, col0 = static_cast<long long>(tn) * kTc4BN;
-    (void)c;
+    o.block = *block;
     return tc4_tile_owner(o, row0, col0, static_cast<int>(row - row0), static_cast<int>(col - col0));
   }
 };
 
-struct Tc5Persistent : PersistentRung<1> {
+struct Tc5Persistent : PersistentRungBase {
+  template <std::size_t>
+  using Device = PersistentDevice<1>;
   static constexpr const char* kConfig =
       "128 x 256 tiles, persistent, grouped order, 4 stages | 384 threads";
   static MatmulKernelInfo info() {
@@ -190,11 +218,7 @@ struct Tc5Persistent : PersistentRung<1> {
     return i;
   }
   static std::string describe(const MatmulConfig&) { return kConfig; }
-#if defined(BS_MATMUL_HOPPER_TU)
-  __device__ static void block(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args, unsigned char* smem) {
-    tc_persistent_block<1>(a, b, args, smem);
-  }
-#endif
+  static LaunchConfig launch_config(const MatmulConfig&, int M, int N, int) { return persistent_launch(1, M, N); }
 };
 
 }  // namespace bs::matmul

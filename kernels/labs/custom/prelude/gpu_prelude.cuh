@@ -13,9 +13,15 @@ struct bs_block_record {
   unsigned int smid;            // %smid: the SM the block ran on
   unsigned int writes;          // 1 after a correct run
   unsigned int threads;         // threads that reached the block's end (each warp adds its lanes)
-  unsigned int unused;
+  // The block's thread block cluster (kernels/trace/trace_record.hpp): user kernels launch
+  // without clusters, so this recorder leaves them zero (flags 0: not read).
+  unsigned int cluster_flags;
+  unsigned int cluster_id[3];
+  unsigned int cluster_rank;
+  unsigned int cluster_count[3];
+  unsigned int cluster_blocks;
 };
-static_assert(sizeof(bs_block_record) == 32, "the device and host layouts must agree");
+static_assert(sizeof(bs_block_record) == 64, "the device and host layouts must agree");
 
 __device__ __forceinline__ unsigned int bs_sm_id() {
   unsigned int id;
