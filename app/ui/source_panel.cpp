@@ -76,7 +76,7 @@ std::string stall_names(const std::vector<StallSamples>& stalls, long long total
   int shown = 0;
   for (const StallSamples& r : stalls) {
     if (shown == count || total <= 0) break;
-    if (r.samples <= 0) continue;
+    if (r.samples <= 0 || r.reason.find("_not_issued") != std::string::npos) continue;  // subsets of the others
     char buf[96];
     std::snprintf(buf, sizeof buf, "%s%s %.0f%%", shown ? ", " : "", r.reason.c_str(), 100.0 * r.samples / total);
     s += buf;
@@ -195,7 +195,10 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
   if (st->scroll_source && st->line > 0) scroll_to(st->line - 1, row_h);
   st->scroll_source = false;
   const float num_w = ImGui::CalcTextSize("0000 ").x;
-  const float bar_w = profiled ? ImGui::CalcTextSize("100.0% ").x + 40 : 0;
+  // Profiled: a bar, the share and the line's main stall reason, before the code (the code can be
+  // long; the reason must be seen without scrolling).
+  const float reason_w = profiled ? ImGui::CalcTextSize("short_scoreboard  ").x : 0;
+  const float bar_w = profiled ? ImGui::CalcTextSize("100.0% ").x + 40 + reason_w : 0;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImGuiListClipper clip;
   clip.Begin(static_cast<int>(st->source_lines.size()), row_h);
@@ -232,6 +235,14 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
         char pct[16];
         std::snprintf(pct, sizeof pct, "%5.1f%%", ls->share_pct);
         dl->AddText(ImVec2(p.x + num_w + full + 4, p.y), ImGui::GetColorU32(ImGuiCol_Text), pct);
+        for (const StallSamples& r : ls->stalls)  // the largest reason that counts (not a subset)
+          if (r.samples > 0 && r.reason.find("_not_issued") == std::string::npos) {
+            const float x0 = p.x + num_w + bar_w - reason_w;
+            dl->PushClipRect(ImVec2(x0, p.y), ImVec2(x0 + reason_w - 6, p.y + row_h), true);
+            dl->AddText(ImVec2(x0, p.y), ImGui::GetColorU32(kWarnColour), r.reason.c_str());
+            dl->PopClipRect();
+            break;
+          }
       }
       dl->AddText(ImVec2(p.x + num_w + bar_w, p.y), ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
       if (ls) {
