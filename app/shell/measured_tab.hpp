@@ -39,6 +39,9 @@ class MeasuredTab {
   void draw(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log);
   // Headless --profile: true until the profile asked for has finished and a frame has shown it.
   bool profile_pending() const;
+  // Lets go of the counter session until the next profile (the Source tab samples meanwhile:
+  // CUPTI's PC sampling gathers nothing while a range profiler session exists).
+  void release_counters() { worker_.release_session(); }
   // The latest profile of lab `lab_id` (counters attached), or nullptr.
   const LaunchRecord* result(const std::string& lab_id) const;
 

@@ -26,6 +26,7 @@ ShellUi::ShellUi(ShellRooms r, ShellActions actions)
       settings_(r.settings),
       actions_(std::move(actions)) {
   register_shortcuts();
+  source_.set_before_sampling([this] { measured_.release_counters(); });
 }
 
 void ShellUi::open_file_browser() { file_browser_.open(intake_.recent_folder()); }

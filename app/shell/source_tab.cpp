@@ -106,6 +106,7 @@ void SourceTab::start_profile(lab::Lab& lab, const LaunchRecord& shown, MessageL
   job.model.counters.reset();
   job.model.lines.reset();
   profile_started_ = std::chrono::steady_clock::now();
+  if (before_sampling_) before_sampling_();
   if (Status s = lines_.start(std::move(job), [&] { return lab.fork(); }); !s) {
     log.error(s);
     if (asked_at_start) request_ = Request::ToShow;

@@ -7,6 +7,7 @@
 // lab; a user kernel's source and form are the book's (labs/custom/user_kernels.hpp).
 #pragma once
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -28,6 +29,9 @@ class SourceTab {
   // The process's PC sampler (made before the first launch), or why there is none; `at_start`:
   // --profile-lines, sample the first launch shown.
   void set_sampler(sampling::SamplerHandle sampling, bool at_start);
+  // Called before each sampling starts (the shell lets go of the Measured tab's counter session:
+  // PC sampling gathers nothing while one exists in the process).
+  void set_before_sampling(std::function<void()> f) { before_sampling_ = std::move(f); }
   // Every frame, before launches: takes a finished profile (said in the log), starts the
   // --profile-lines request once a launch has run.
   void update(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log);
@@ -72,6 +76,7 @@ class SourceTab {
   source::ListingWorker worker_;
   measured::CounterWorker lines_;  // What::Lines jobs: the PC sampler on a lab copy, off the UI thread
   Status sampler_problem_;
+  std::function<void()> before_sampling_;
   enum class Request { None, Waiting, Running, ToShow, Shown } request_ = Request::None;
   int frames_since_result_ = 0;
   std::chrono::steady_clock::time_point profile_started_{};  // the click (or --profile-lines)

@@ -117,6 +117,13 @@ std::optional<LaunchRecord> CounterWorker::take_finished() {
   return out;
 }
 
+void CounterWorker::release_session() {
+  if (busy()) return;
+  join_if_done();
+  session_.reset();
+  session_device_ = -1;
+}
+
 void CounterWorker::drop_lab_copy() {
   if (busy()) return;
   join_if_done();

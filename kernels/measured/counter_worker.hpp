@@ -73,6 +73,9 @@ class CounterWorker {
 
   // Lets go of the lab copy (the compute moved to another device or the CPU).
   void drop_lab_copy();
+  // Lets go of the counter session (CUPTI's profiler is deinitialized with the last one): PC
+  // sampling in this process gathers nothing while a range profiler session exists.
+  void release_session();
 
  private:
   void run(Job job);

@@ -286,7 +286,8 @@ Result<LineProfile> tables(const counters::CuptiApi& api, const RawSamples& raw,
   if (function.empty())
     return Status::failure("PC sampling collected no samples of the launch",
                            "a launch shorter than the sampling period gives none: try a larger "
-                           "problem or a shorter period",
+                           "problem; and while a range profiler session (hardware counters) "
+                           "exists in the process, CUPTI gathers none",
                            "cuptiPCSamplingGetData");
   LineProfile profile;
   profile.sampling_period = raw.sampling_period;

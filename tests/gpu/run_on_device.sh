@@ -101,6 +101,7 @@ if want core; then
   step measured_app_gpu    "$bundle/test_measured_app" --gtest_color=no --gtest_filter='*Gpu*'
   step counters_gpu_tests  "$bundle/test_counters_gpu" --gtest_color=no
   step sampling_gpu_tests  "$bundle/test_sampling_gpu" --gtest_color=no
+  step lines_gpu_tests     "$bundle/test_lines_gpu" --gtest_color=no
   step screenshot_by_sm    "$bundle/blockscope" --headless --backend cuda --frames 4 --kernel gray_2d --block 32x8 \
                            --overlay sm --pin 200,150 --panel launch --screenshot "$results/shot_sm.png" \
                            --schedule-json /tmp/bs_schedule.json
