@@ -67,7 +67,13 @@ void SourceTab::update(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log
       // The hottest line is where the eye should go: shown (its file, if another) and selected,
       // unless the user (or --source-line) chose a line already.
       if (p.ok() && !p.lines.empty() && view_.line == 0 && pending_line_ == 0) {
-        const LineSamples& top = p.lines.front();
+        LineSamples top = p.lines.front();
+        // The kernel's own file first, when a line there (with what it inlines) holds a good
+        // share: k3's time is in its loads, which shared_access.hpp carries out.
+        if (listing_) {
+          const std::vector<LineSamples> own = ui::lines_in_file(*listing_, p, listing_->source_file, false);
+          if (!own.empty() && own.front().share_pct >= 20.0) top = own.front();
+        }
         const auto at = top.file.rfind("kernels/");
         const std::string path = at == std::string::npos ? top.file : top.file.substr(at);
         const bool own = listing_ && source::same_source_file(top.file, listing_->source_file);

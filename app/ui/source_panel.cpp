@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "source/listing.hpp"
 #include "source/listing_parse.hpp"
@@ -53,16 +54,17 @@ void rebuild(const SourceInput& in, SourceViewState* st) {
     st->line_samples.assign(st->source_lines.size() + 1, -1);
     st->pc_samples.clear();
     st->max_share = 0;
+    st->lines.clear();
     if (in.profile && in.profile->status.ok() && in.listing) {
-      for (std::size_t i = 0; i < in.profile->lines.size(); ++i) {
-        const LineSamples& l = in.profile->lines[i];
+      for (std::size_t i = 0; i < in.profile->instructions.size(); ++i)
+        st->pc_samples[in.profile->instructions[i].pc_offset] = static_cast<int>(i);
+      st->lines = lines_in_file(*in.listing, *in.profile, st->shown_file, !st->file.empty());
+      for (std::size_t i = 0; i < st->lines.size(); ++i) {
+        const LineSamples& l = st->lines[i];
         if (l.line <= 0 || l.line >= static_cast<int>(st->line_samples.size())) continue;
-        if (!source::same_source_file(l.file, st->shown_file)) continue;
         st->line_samples[static_cast<std::size_t>(l.line)] = static_cast<int>(i);
         st->max_share = std::max(st->max_share, l.share_pct);
       }
-      for (std::size_t i = 0; i < in.profile->instructions.size(); ++i)
-        st->pc_samples[in.profile->instructions[i].pc_offset] = static_cast<int>(i);
     }
   }
 }
@@ -208,7 +210,7 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
       const std::string& text = st->source_lines[static_cast<std::size_t>(i)];
       const LineSamples* ls = nullptr;
       if (profiled && line < static_cast<int>(st->line_samples.size()) && st->line_samples[static_cast<std::size_t>(line)] >= 0)
-        ls = &in.profile->lines[static_cast<std::size_t>(st->line_samples[static_cast<std::size_t>(line)])];
+        ls = &st->lines[static_cast<std::size_t>(st->line_samples[static_cast<std::size_t>(line)])];
       const ImVec2 p = ImGui::GetCursorScreenPos();
       const float text_w = ImGui::CalcTextSize(text.c_str()).x;
       ImGui::PushID(i);
@@ -357,6 +359,44 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
 }
 
 }  // namespace
+
+std::vector<LineSamples> lines_in_file(const KernelListing& listing, const LineProfile& profile,
+                                       const std::string& file, bool helper_file) {
+  // A line's samples as Nsight Compute's source page counts them for the file shown: every
+  // instruction the listing places on that line, the helpers it inlines there included (k3's
+  // loads run inside shared_access.hpp, called from its own lines). Where the listing has no
+  // SASS, or the file shown is a helper, the profile's innermost lines.
+  std::vector<LineSamples> out;
+  std::unordered_map<unsigned long long, const InstructionSamples*> at_pc;
+  for (const InstructionSamples& is : profile.instructions) at_pc[is.pc_offset] = &is;
+  std::map<int, std::map<std::string, long long>> reasons;
+  std::map<int, LineSamples> per_line;
+  if (!helper_file)
+    for (const ListedInstruction& ins : listing.sass) {
+      if (ins.line <= 0 || !source::same_source_file(ins.file, file)) continue;
+      auto it = at_pc.find(ins.pc_offset);
+      if (it == at_pc.end()) continue;
+      LineSamples& l = per_line[ins.line];
+      l.file = ins.file;
+      l.line = ins.line;
+      l.samples += it->second->samples;
+      for (const StallSamples& r : it->second->stalls) reasons[ins.line][r.reason] += r.samples;
+    }
+  if (per_line.empty()) {
+    for (const LineSamples& l : profile.lines)
+      if (source::same_source_file(l.file, file)) out.push_back(l);
+    return out;
+  }
+  for (auto& [line, l] : per_line) {
+    for (const auto& [reason, n] : reasons[line]) l.stalls.push_back({reason, n});
+    std::stable_sort(l.stalls.begin(), l.stalls.end(),
+                     [](const StallSamples& x, const StallSamples& y) { return x.samples > y.samples; });
+    l.share_pct = profile.total_samples > 0 ? 100.0 * static_cast<double>(l.samples) / profile.total_samples : 0;
+    out.push_back(std::move(l));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const LineSamples& x, const LineSamples& y) { return x.samples > y.samples; });
+  return out;
+}
 
 std::vector<int> instructions_at(const std::vector<ListedInstruction>& v, const std::string& file, int line) {
   std::vector<int> out;

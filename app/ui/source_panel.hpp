@@ -30,7 +30,8 @@ struct SourceViewState {
   std::string shown_file;  // the path the source column shows (listing->source_file or `file`)
   const LineProfile* profile = nullptr;
   std::vector<std::string> source_lines;
-  std::vector<int> line_samples;  // per source line (index = line): index into profile->lines, -1
+  std::vector<LineSamples> lines;  // the samples of each line of the file shown (see rebuild)
+  std::vector<int> line_samples;  // per source line (index = line): index into `lines`, -1
   double max_share = 0;
   std::unordered_map<unsigned long long, int> pc_samples;  // SASS pc -> index into profile->instructions
 };
@@ -54,6 +55,13 @@ struct SourceAction {
 };
 
 SourceAction draw_source_panel(const SourceInput& in, SourceViewState* state);
+
+// The samples of each line of `file` (most first): as ncu's source page counts a file's lines,
+// each with the instructions the listing's SASS places there (inlined helpers included); the
+// profile's innermost lines where the listing has no SASS or `helper_file` (a file other than the
+// listing's own, shown from the hot lines).
+std::vector<LineSamples> lines_in_file(const KernelListing& listing, const LineProfile& profile,
+                                       const std::string& file, bool helper_file);
 
 // The instructions of `v` listed at `line` of `file` (indices, in order).
 std::vector<int> instructions_at(const std::vector<ListedInstruction>& v, const std::string& file, int line);

@@ -5,6 +5,8 @@
 // opens on gray_1d_flat with its embedded file, says why there is no PTX or SASS, and takes a
 // click on a line. BS_SOURCE_PANEL_PNG=FOLDER writes the frames as PNGs, to look at.
 #include <gtest/gtest.h>
+
+#include <map>
 #include <epoxy/gl.h>
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
@@ -167,6 +169,52 @@ std::string slurp(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// A file's lines count what the listing's SASS places on them, inlined helpers included (as
+// ncu's source page does for that file), against sums made here from random samples; a file the
+// listing has no frames in falls back to the profile's innermost lines.
+TEST(SourceLines, AFilesLinesGatherTheInstructionsTheListingPlacesOnThem) {
+  std::mt19937 rng(std::random_device{}());
+  KernelListing listing;
+  listing.source_file = "kernels/labs/matmul/k3_smem_tiled.hpp";
+  LineProfile profile;
+  profile.status = Status::success();
+  std::map<int, long long> want;
+  long long total = 0;
+  for (int i = 0; i < 57; ++i) {
+    ListedInstruction ins;
+    ins.pc_offset = 16ull * i;
+    ins.file = i % 5 == 0 ? "/x/kernels/core/exec.hpp" : "/x/kernels/labs/matmul/k3_smem_tiled.hpp";
+    ins.line = 30 + static_cast<int>(rng() % 9);
+    listing.sass.push_back(ins);
+    InstructionSamples is;
+    is.pc_offset = ins.pc_offset;
+    is.file = "/x/kernels/core/shared_access.hpp";  // innermost: a helper the line calls
+    is.line = 120;
+    is.samples = static_cast<long long>(rng() % 100);
+    is.stalls = {{"long_scoreboard", is.samples}};
+    total += is.samples;
+    if (i % 5 != 0) want[ins.line] += is.samples;
+    profile.instructions.push_back(is);
+  }
+  profile.total_samples = total;
+  profile.lines = {{"/x/kernels/core/shared_access.hpp", 120, total, 100.0, {{"long_scoreboard", total}}}};
+  const auto got = ui::lines_in_file(listing, profile, listing.source_file, false);
+  long long seen = 0;
+  for (const LineSamples& l : got) {
+    EXPECT_EQ(l.samples, want[l.line]) << l.line;
+    EXPECT_NEAR(l.share_pct, total ? 100.0 * want[l.line] / total : 0, 1e-9);
+    seen += l.samples;
+  }
+  long long wanted = 0;
+  for (const auto& [line, n] : want) wanted += n;
+  EXPECT_EQ(seen, wanted);
+  // The helper's own file, shown from the hot lines: its innermost line.
+  const auto helper = ui::lines_in_file(listing, profile, "kernels/core/shared_access.hpp", true);
+  ASSERT_EQ(helper.size(), 1u);
+  EXPECT_EQ(helper.front().line, 120);
+  EXPECT_EQ(helper.front().samples, total);
 }
 
 TEST(SourceTabApp, OnTheCpuTheTabShowsTheRungsFileSaysWhyNoSassAndTakesAClick) {
