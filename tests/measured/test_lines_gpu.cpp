@@ -17,21 +17,15 @@
 #include "measured/counter_worker.hpp"
 #include "measured/profile_launch.hpp"
 #include "measured/profile_lines.hpp"
+#include "cuda_labs.hpp"
 #include "skips.hpp"
 
 namespace bs::measured {
 namespace {
 
-Result<lab::Backend> cuda_backend() {
-  auto limits = cuda_device_limits(0);
-  if (!limits) return limits.status();
-  lab::Backend b;
-  b.kind = BackendKind::Cuda;
-  b.cuda_device = 0;
-  b.limits = limits.value();
-  b.label = limits->name;
-  return b;
-}
+using test::cuda_backend;
+using test::gray_lab;
+using test::matmul_lab;
 
 // The process's sampler, made before any test launches anything (main below).
 struct SamplerHolder {
@@ -48,30 +42,6 @@ std::shared_ptr<sampling::PcSampler> sampler_shared() { return holder().sampler;
   if (!cuda_backend()) BS_SKIP_NO_GPU() << cuda_backend().status().describe();           \
   if (!holder().sampler) BS_SKIP_NO_GPU() << holder().why_not.describe();                \
   sampling::PcSampler& sampler = *holder().sampler
-
-std::unique_ptr<gray::GrayLab> gray_lab(int w, int h) {
-  auto b = cuda_backend();
-  if (!b) return nullptr;
-  auto lab = gray::GrayLab::create(*b);
-  if (!lab) return nullptr;
-  std::mt19937 rng(std::random_device{}());
-  std::vector<std::uint8_t> rgba(static_cast<std::size_t>(w) * h * 4);
-  for (auto& v : rgba) v = static_cast<std::uint8_t>(rng());
-  if (!(*lab)->set_image(rgba.data(), w, h, "random.png")) return nullptr;
-  return std::move(lab.value());
-}
-
-std::unique_ptr<matmul::MatmulLab> matmul_lab(int n) {
-  auto b = cuda_backend();
-  if (!b) return nullptr;
-  auto lab = matmul::MatmulLab::create(*b);
-  if (!lab) return nullptr;
-  matmul::MatrixSpec spec;
-  spec.M = spec.N = spec.K = n;
-  spec.seed = std::random_device{}();
-  if (!(*lab)->set_matrices(spec)) return nullptr;
-  return std::move(lab.value());
-}
 
 // ---- stall samples per line (issue 22) ------------------------------------------------------
 

@@ -21,24 +21,17 @@
 #include "measured/bench_counters.hpp"
 #include "measured/counter_worker.hpp"
 #include "measured/profile_launch.hpp"
+#include "cuda_labs.hpp"
 #include "skips.hpp"
 
 namespace bs::measured {
 namespace {
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using test::cuda_backend;
+using test::gray_lab;
+using test::matmul_lab;
 
-// The CUDA backend of device 0, or the reason there is none.
-Result<lab::Backend> cuda_backend() {
-  auto limits = cuda_device_limits(0);
-  if (!limits) return limits.status();
-  lab::Backend b;
-  b.kind = BackendKind::Cuda;
-  b.cuda_device = 0;
-  b.limits = limits.value();
-  b.label = limits->name;
-  return b;
-}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // One session for the process (CUPTI's profiler state is per process); null with the reason.
 struct Shared {
@@ -64,30 +57,6 @@ Shared& shared() {
 #define NEED_SESSION()                                                        \
   if (!shared().session) BS_SKIP_NO_GPU() << shared().why_not.describe();         \
   counters::CounterSession& session = *shared().session
-
-std::unique_ptr<gray::GrayLab> gray_lab(int w, int h) {
-  auto b = cuda_backend();
-  if (!b) return nullptr;
-  auto lab = gray::GrayLab::create(*b);
-  if (!lab) return nullptr;
-  std::mt19937 rng(std::random_device{}());
-  std::vector<std::uint8_t> rgba(static_cast<std::size_t>(w) * h * 4);
-  for (auto& v : rgba) v = static_cast<std::uint8_t>(rng());
-  if (!(*lab)->set_image(rgba.data(), w, h, "random.png")) return nullptr;
-  return std::move(lab.value());
-}
-
-std::unique_ptr<matmul::MatmulLab> matmul_lab(int n) {
-  auto b = cuda_backend();
-  if (!b) return nullptr;
-  auto lab = matmul::MatmulLab::create(*b);
-  if (!lab) return nullptr;
-  matmul::MatrixSpec spec;
-  spec.M = spec.N = spec.K = n;
-  spec.seed = std::random_device{}();
-  if (!(*lab)->set_matrices(spec)) return nullptr;
-  return std::move(lab.value());
-}
 
 TEST(MeasuredGpu, GrayLaunchMatchesTheModelAndTheNapkinBytes) {
   NEED_SESSION();
