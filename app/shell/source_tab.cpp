@@ -74,8 +74,7 @@ void SourceTab::update(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log
           const std::vector<LineSamples> own = ui::lines_in_file(*listing_, p, listing_->source_file, false);
           if (!own.empty() && own.front().share_pct >= 20.0) top = own.front();
         }
-        const auto at = top.file.rfind("kernels/");
-        const std::string path = at == std::string::npos ? top.file : top.file.substr(at);
+        const std::string path = ui::embedded_path(top.file);
         const bool own = listing_ && source::same_source_file(top.file, listing_->source_file);
         if (top.line > 0 && (own || !source::embedded_source(path).empty())) {
           view_.kernel = p.kernel;

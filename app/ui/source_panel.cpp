@@ -143,8 +143,7 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
     for (const LineSamples& ls : in.profile->lines) {
       if (shown == 6 || ls.share_pct < 1.0) break;
       if (ls.line <= 0) continue;
-      const auto at = ls.file.rfind("kernels/");
-      const std::string path = at == std::string::npos ? ls.file : ls.file.substr(at);
+      const std::string path = embedded_path(ls.file);
       const auto slash = ls.file.rfind('/');
       const std::string name = slash == std::string::npos ? ls.file : ls.file.substr(slash + 1);
       char label[160];
@@ -359,6 +358,11 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
 }
 
 }  // namespace
+
+std::string embedded_path(const std::string& file) {
+  const auto at = file.rfind("kernels/");
+  return at == std::string::npos ? file : file.substr(at);
+}
 
 std::vector<LineSamples> lines_in_file(const KernelListing& listing, const LineProfile& profile,
                                        const std::string& file, bool helper_file) {

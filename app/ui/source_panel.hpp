@@ -63,6 +63,10 @@ SourceAction draw_source_panel(const SourceInput& in, SourceViewState* state);
 std::vector<LineSamples> lines_in_file(const KernelListing& listing, const LineProfile& profile,
                                        const std::string& file, bool helper_file);
 
+// The path source::embedded_source knows a compiled file by: from "kernels/" on (line tables name
+// files by the build machine's absolute path); the path itself where it has no "kernels/".
+std::string embedded_path(const std::string& file);
+
 // The instructions of `v` listed at `line` of `file` (indices, in order).
 std::vector<int> instructions_at(const std::vector<ListedInstruction>& v, const std::string& file, int line);
 
