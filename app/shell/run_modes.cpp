@@ -381,8 +381,7 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
         for (LaunchRecord& r : got) {
           if (!r.ok()) continue;
           Status why = measured::lines_refusal(l, r.kernel);
-          if (why && !sampling.sampler) why = sampling.problem;
-          Result<LineProfile> p = why ? measured::profile_lines(l, r.kernel, r.request, *sampling.sampler)
+          Result<LineProfile> p = why ? measured::profile_lines(l, r.kernel, r.request, sampling)
                                       : Result<LineProfile>(why);
           r.lines = std::make_shared<const LineProfile>(p ? std::move(p).value()
                                                           : measured::lines_unavailable(p.status(), r.kernel));

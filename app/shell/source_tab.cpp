@@ -44,7 +44,10 @@ void SourceTab::set_sampler(sampling::SamplerHandle sampling, bool at_start) {
 
 Status SourceTab::refusal(const lab::Lab& lab, const LaunchRecord& shown) const {
   if (Status s = measured::lines_refusal(lab, shown.kernel); !s) return s;
-  if (!sampler_problem_.ok()) return sampler_problem_;
+  // The user's kernels are sampled (or, on the CPU, counted) by their runner process.
+  const lab::KernelInfo* k = lab.find_kernel(shown.kernel);
+  const bool in_runner = k && k->group == KernelGroup::Custom;
+  if (!sampler_problem_.ok() && !in_runner) return sampler_problem_;
   if (!shown.ok()) return Status::failure("the launch shown did not run", "run it first");
   return Status::success();
 }
@@ -57,7 +60,11 @@ void SourceTab::update(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log
       const double click_to_table_s =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - profile_started_).count();
       last_request_to_table_s_ = click_to_table_s;
-      if (p.ok())
+      if (p.ok() && p.measure == LineMeasure::Executions)
+        log.info("Counted " + done->kernel + " (" + done->config_label + "): " + std::to_string(p.total_samples) +
+                 " line executions on the CPU simulator, " + ui::sig(click_to_table_s, 3) +
+                 " s from the request to the table; see the Source tab");
+      else if (p.ok())
         log.info("Sampled " + done->kernel + " (" + done->config_label + "): " + std::to_string(p.total_samples) +
                  " stall samples in " + std::to_string(p.launches) + " launches, " +
                  ui::sig(click_to_table_s, 3) + " s from the request to the table; see the Source tab");

@@ -103,17 +103,31 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
     ImGui::TextColored(kDimColour, "%s", buf);
   }
   // The button first, so it stays where it is whatever the line beside it says.
+  // On the CPU simulator (the user's kernels only) the lines are counted, not sampled.
+  const bool counting = in.shown && in.shown->backend == BackendKind::CpuSimulation;
   ImGui::BeginDisabled(!in.refusal.ok() || in.profiling);
-  if (ImGui::SmallButton(in.profiling ? "Sampling..." : "Profile lines")) act->profile = true;
+  if (ImGui::SmallButton(in.profiling ? (counting ? "Counting..." : "Sampling...")
+                                      : (counting ? "Count lines" : "Profile lines")))
+    act->profile = true;
   ImGui::EndDisabled();
   if (!in.refusal.ok())
     item_tooltip((in.refusal.message + (in.refusal.hint.empty() ? "" : "\n" + in.refusal.hint)).c_str());
+  else if (counting)
+    item_tooltip("Count how often each line runs on the CPU simulator, every thread's executions added up: your "
+                 "kernel built again with GCC's coverage counters, one launch, read with gcov.");
   else
     item_tooltip("Sample where this launch's warps wait (the GPU's PC sampling, a few launches, about half a second); "
                  "launches of the window pause meanwhile.");
   ImGui::SameLine();
   if (in.profiling) {
-    ImGui::TextColored(kDimColour, "sampling the launch's warps... %.1f s", in.profiling_s);
+    ImGui::TextColored(kDimColour, counting ? "counting each line's executions on the simulator... %.1f s"
+                                            : "sampling the launch's warps... %.1f s",
+                       in.profiling_s);
+  } else if (in.profile && in.profile->status.ok() && in.profile->measure == LineMeasure::Executions) {
+    const LineProfile& p = *in.profile;
+    ImGui::TextColored(kOkColour, "counted: %lld line executions in %lld launch, %s", p.total_samples, p.launches,
+                       ms_text(p.profile_ms).c_str());
+    item_tooltip(p.measure_note.c_str());
   } else if (in.profile && in.profile->status.ok()) {
     const LineProfile& p = *in.profile;
     const double dropped = p.total_samples + p.dropped_samples > 0
@@ -250,8 +264,11 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
         const std::string stalls = stall_names(ls->stalls, ls->samples, 3);
         dl->AddText(ImVec2(p.x + num_w + bar_w + text_w + 24, p.y), ImGui::GetColorU32(kWarnColour), stalls.c_str());
         if (ImGui::IsItemHovered()) {
-          const std::string tip = std::to_string(ls->samples) + " samples (" + sig(ls->share_pct) +
-                                  "% of the kernel's)\n" + stall_names(ls->stalls, ls->samples, 8);
+          const bool executions = in.profile && in.profile->measure == LineMeasure::Executions;
+          const std::string tip = std::to_string(ls->samples) + (executions ? " executions (" : " samples (") +
+                                  sig(ls->share_pct) + (executions ? "% of all lines')" : "% of the kernel's)") +
+                                  (executions ? "\n" + in.profile->measure_note
+                                              : "\n" + stall_names(ls->stalls, ls->samples, 8));
           tooltip(tip.c_str());
         }
       }

@@ -39,7 +39,22 @@ struct LineSamples {
   std::vector<StallSamples> stalls;    // largest first
 };
 
+// How long to sample a launch: launched again until `min_samples`, `max_launches` or
+// `max_seconds`, whichever comes first (one launch at least).
+struct LineSampling {
+  int period = 0;                // 5..31: a sample every 2^period cycles per SM; 0: CUPTI's choice
+  long long min_samples = 20000;
+  int max_launches = 32;
+  double max_seconds = 1.0;
+};
+
+// What a LineProfile counts: the GPU's stall samples (PC sampling), or, on the CPU simulator,
+// how often each line ran (every simulated thread's executions, added up).
+enum class LineMeasure { StallSamples, Executions };
+
 struct LineProfile {
+  LineMeasure measure = LineMeasure::StallSamples;
+  std::string measure_note;  // how it was counted, said beside the numbers ("" for stall samples)
   Status status;            // success: sampled; else why not (permission, CPU backend, ...)
   Status lines_status;      // sampled, but the source lines are unknown: why (the cubin's line
                             // table was not at hand); instructions then carry line 0
@@ -48,7 +63,7 @@ struct LineProfile {
   std::string function;     // the sampled function's (mangled) name
   std::string device;       // "NVIDIA H100 80GB HBM3"
   int sampling_period = 0;  // CUPTI's period exponent: a sample every 2^period cycles per SM
-  long long total_samples = 0;    // collected samples (every pc of the function)
+  long long total_samples = 0;    // collected samples (every pc of the function); executions
   long long dropped_samples = 0;  // samples the hardware buffer lost (CUPTI's count)
   long long launches = 0;         // launches sampled (they add up)
   double profile_ms = 0;          // wall time from start to the per-line table

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "core/launch_record.hpp"
+#include "core/line_profile.hpp"
 #include "core/status.hpp"
 #include "core/timing.hpp"
 #include "mapping/memory_access.hpp"
@@ -184,6 +185,16 @@ class Lab {
   }
 
   virtual Result<std::unique_ptr<Lab>> fork() const = 0;
+
+  // Stall samples per source line of `kernel`'s launches where another process makes them: the
+  // user's kernels run in a runner process of their own, which samples them (labs/custom).
+  // nullopt for a kernel this process launches: measured::profile_lines samples it here.
+  virtual std::optional<Result<LineProfile>> profile_lines_elsewhere(std::string_view kernel,
+                                                                     const KernelConfig& config,
+                                                                     const LineSampling& sampling) {
+    (void)kernel, (void)config, (void)sampling;
+    return std::nullopt;
+  }
 
   // The occupancy API's suggestion for `kernel` with the problem's current settings; nullopt
   // where the lab cannot ask it (the CPU simulation, compiled configurations, library kernels).

@@ -60,12 +60,11 @@ void CounterWorker::run(Job job) {
       busy_.store(false, std::memory_order_release);
     };
     if (Status s = lines_refusal(*copy_, job.kernel); !s) return finish_lines(lines_unavailable(s, job.kernel));
-    if (!sampler_) return finish_lines(lines_unavailable(sampler_problem_, job.kernel));
     {
       std::lock_guard lock(mutex_);
       stage_ = "sampling";
     }
-    auto p = profile_lines(*copy_, job.kernel, job.config, *sampler_);
+    auto p = profile_lines(*copy_, job.kernel, job.config, sampling::SamplerHandle{sampler_, sampler_problem_});
     return finish_lines(p ? std::move(p).value() : lines_unavailable(p.status(), job.kernel));
   }
   auto finish = [&](LaunchCounters c) {

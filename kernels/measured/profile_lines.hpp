@@ -1,13 +1,14 @@
 // A lab's launch sampled per source line (issue 22), written once against the lab interface so
 // the Source tab's worker and `bench --lines` share it.
 //
-//   auto sampler = sampling::PcSampler::create({});   // before the lab's first launch
-//   auto lines = measured::profile_lines(lab, "k3_smem_tiled", config, **sampler);
+//   auto sampling = sampling::keep_cubins(true, "");   // before the lab's first launch
+//   auto lines = measured::profile_lines(lab, "k3_smem_tiled", config, sampling);
 //
 // Each sampled launch is lab.run with TimingPolicy::once(), no L2 flush, no trace, no
 // verification: one launch of the kernel (plus the lab's CUDA events), launched again until the
-// sampler has enough samples. Refused, with the reason: the CPU backend, the copy ceiling (not a
-// kernel), user kernels (they run in a runner process of their own).
+// sampler has enough samples. The user's kernels are sampled by the runner process they run in
+// (Lab::profile_lines_elsewhere). Refused, with the reason: the CPU backend, the copy ceiling
+// (not a kernel).
 #pragma once
 #include <string>
 #include <string_view>
@@ -24,8 +25,7 @@ Status lines_refusal(const lab::Lab& lab, std::string_view kernel);
 
 // Samples launches of `kernel` with `config`; the result names the kernel and the device.
 Result<LineProfile> profile_lines(lab::Lab& lab, const std::string& kernel, const KernelConfig& config,
-                                  sampling::PcSampler& sampler,
-                                  const sampling::PcSampler::SampleOptions& options = {});
+                                  const sampling::SamplerHandle& sampling, const LineSampling& options = {});
 
 // A LineProfile that says why there is none (bench results carry it).
 LineProfile lines_unavailable(Status why, std::string kernel = {});

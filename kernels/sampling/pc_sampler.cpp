@@ -98,6 +98,11 @@ std::size_t PcSampler::cubins_kept() const {
   return impl_->cubins.size();
 }
 
+void PcSampler::keep_cubin(std::string cubin) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->cubins.push_back({std::move(cubin), 0, false});
+}
+
 namespace {
 
 // The parsed-format buffer CUPTI fills: `pcs` records, each with room for every stall reason.

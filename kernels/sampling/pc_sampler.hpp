@@ -49,21 +49,20 @@ class PcSampler {
   PcSampler(const PcSampler&) = delete;
   PcSampler& operator=(const PcSampler&) = delete;
 
-  struct SampleOptions {
-    int period = 0;                // 5..31: a sample every 2^period cycles per SM; 0: CUPTI's choice
-    long long min_samples = 20000; // launch again until this many samples ...
-    int max_launches = 32;         // ... or this many launches ...
-    double max_seconds = 1.0;      // ... or this long, whichever comes first (one launch at least)
-    int device = -1;               // >= 0: this CUDA device is made current on the calling thread
-                                   // first (a worker thread has none of its own)
+  struct SampleOptions : LineSampling {
+    int device = -1;  // >= 0: this CUDA device is made current on the calling thread first (a
+                      // worker thread has none of its own)
   };
   // Samples launches of `launch` and builds the tables of the function with the most samples.
   Result<LineProfile> sample(const std::function<Status()>& launch, const SampleOptions& options);
   // The samples alone, without source lines.
   Result<RawSamples> sample_raw(const std::function<Status()>& launch, const SampleOptions& options);
 
-  // Cubins kept so far (modules loaded since create()).
+  // Cubins kept so far (modules loaded since create(), and those handed over).
   std::size_t cubins_kept() const;
+  // Hands over a cubin the caller holds itself, so samples of its functions find their source
+  // lines although it was loaded before this sampler existed (the kernel runner's NVRTC output).
+  void keep_cubin(std::string cubin);
 
   struct Impl;
 

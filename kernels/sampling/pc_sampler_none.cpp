@@ -26,5 +26,6 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>&, const S
 }
 
 std::size_t PcSampler::cubins_kept() const { return 0; }
+void PcSampler::keep_cubin(std::string) {}
 
 }  // namespace bs::sampling

@@ -326,6 +326,55 @@ TEST_F(UserLabGpu, TheRepeatsFollowTheConfidenceTargetAsTheBuiltInRungsDo) {
   }
 }
 
+// Stall samples of a user kernel per line of the user's own source (issue 22): the runner samples
+// its launches with CUPTI PC sampling in its own process. The kernel spins on line 5 for 20,000
+// cycles per thread and does the lecture's arithmetic on line 6, so line 5 must hold most samples,
+// whatever the block shape; a kernel without the spin has no samples there (it has no line 5 loop).
+TEST_F(UserLabGpu, AUserKernelIsSampledPerLineOfItsOwnSourceInItsRunner) {
+  static constexpr const char* kSpin = R"(__global__ void spin_then_gray(unsigned char* x, unsigned char* out, int n) {
+    int i = blockIdx.x*blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    long long t0 = clock64();
+    while (clock64() - t0 < 20000) { }
+    out[i] = 0.2989f*x[i] + 0.5870f*x[i+n] + 0.1140f*x[i+2*n];
+}
+)";
+  auto lab = cuda_gray_lab(book, 1031, 517, fresh_seed());
+  ASSERT_TRUE(lab);
+  ASSERT_TRUE(compile_install(*lab, kSpin).runs());
+  for (unsigned bx : {256u, 96u}) {
+    LineSampling sampling;
+    sampling.max_seconds = 2;
+    auto got = lab->profile_lines_elsewhere("custom:spin_then_gray", {Dim3{bx, 1, 1}}, sampling);
+    ASSERT_TRUE(got.has_value()) << "a user kernel is sampled by its runner";
+    ASSERT_TRUE(got->ok()) << got->status().describe();
+    const LineProfile& p = got->value();
+    ASSERT_TRUE(p.lines_status.ok()) << p.lines_status.describe();
+    EXPECT_EQ(p.kernel, "custom:spin_then_gray");
+    ASSERT_GT(p.total_samples, 0);
+    ASSERT_FALSE(p.lines.empty());
+    long long sum = 0, spin = 0;
+    for (const LineSamples& l : p.lines) {
+      sum += l.samples;
+      const bool users = l.file.size() >= 9 && l.file.compare(l.file.size() - 9, 9, "kernel.cu") == 0;
+      if (users && l.line == 5) spin += l.samples;
+    }
+    EXPECT_EQ(sum, p.total_samples);
+    const double spin_pct = 100.0 * static_cast<double>(spin) / static_cast<double>(p.total_samples);
+    EXPECT_GT(spin_pct, 60.0) << "top line " << p.lines.front().file << ":" << p.lines.front().line;
+    EXPECT_LT(static_cast<double>(p.dropped_samples), 0.01 * static_cast<double>(p.total_samples));
+    std::printf("[ lines ] block %u: %lld samples over %lld launches in %.0f ms, %lld dropped; line 5 (spin) "
+                "%.1f%%; top %s:%d %.1f%% (%s)\n",
+                bx, p.total_samples, p.launches, p.profile_ms, p.dropped_samples, spin_pct,
+                p.lines.front().file.c_str(), p.lines.front().line, p.lines.front().share_pct,
+                p.lines.front().stalls.empty() ? "-" : p.lines.front().stalls.front().reason.c_str());
+  }
+  // The kernel still runs and verifies after being sampled (the runner's outputs were reset).
+  LaunchRecord after = lab->run("custom:spin_then_gray", {Dim3{128, 1, 1}}, {});
+  ASSERT_TRUE(after.ok()) << after.status.describe();
+  EXPECT_TRUE(after.check.passed()) << after.check.summary();
+}
+
 // A flush that cannot happen is an error, never a record claiming a cold L2: with the device's
 // memory taken (by this process), the runner cannot allocate its flush buffer (2 x L2) and the
 // run fails saying so; with the memory back, the same run flushes and says so.

@@ -13,6 +13,7 @@
 #include "custom_test_support.hpp"
 #include "lab/bench.hpp"
 #include "lab/report.hpp"
+#include "labs/custom/line_counts.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 #include "labs/grayscale/gray_lab.hpp"
 #include "labs/matmul/matmul_lab.hpp"
@@ -86,6 +87,99 @@ class UserLab : public ::testing::Test {
     return t;
   }
 };
+
+// On the CPU the simulator counts how often each line of a user kernel runs (issue 22): the
+// kernel's counting build (GCC coverage counters) runs once, gcov reads the counts. Checked
+// against counts made here from the kernel's arithmetic: line 2 runs on every launched thread,
+// lines 4 and 7 on the n threads past the guard, line 6 (i % 5) times for thread i. A built-in
+// rung is refused on the CPU with the reason.
+TEST_F(UserLab, OnTheCpuEachLineOfAUserKernelIsCountedAsItRan) {
+  static constexpr const char* kCounted = R"(__global__ void count_me(unsigned char* x, unsigned char* out, int n) {
+    int i = blockIdx.x*blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int extra = 0;
+    for (int j = 0; j < i % 5; ++j)
+        extra += 1;
+    out[i] = 0.2989f*x[i] + 0.5870f*x[i+n] + 0.1140f*x[i+2*n] + extra * 0;
+}
+)";
+  const std::uint32_t seed = fresh_seed();
+  std::mt19937 rng(seed);
+  const int w = 37 + static_cast<int>(rng() % 40), h = 23 + static_cast<int>(rng() % 30);
+  auto lab = gray_lab(w, h, seed, nullptr);
+  ASSERT_TRUE(compile_into(*lab, kCounted).runs());
+  const long long n = static_cast<long long>(w) * h;
+  const unsigned bx = 96;
+  const long long launched = (n + bx - 1) / bx * bx;
+  long long inner = 0;
+  for (long long i = 0; i < n; ++i) inner += i % 5;
+
+  auto got = lab->profile_lines_elsewhere("custom:count_me", {Dim3{bx, 1, 1}}, {});
+  ASSERT_TRUE(got.has_value());
+  if (!got->ok() && got->status().call == "line counts") GTEST_SKIP() << got->status().describe();  // no GCC/gcov
+  ASSERT_TRUE(got->ok()) << got->status().describe();
+  const LineProfile& p = got->value();
+  EXPECT_EQ(p.measure, LineMeasure::Executions);
+  EXPECT_NE(p.measure_note.find("gcov"), std::string::npos) << p.measure_note;
+  EXPECT_EQ(p.kernel, "custom:count_me");
+  auto count = [&](int line) -> long long {
+    for (const LineSamples& l : p.lines)
+      if (l.line == line && l.file == "kernel.cu") return l.samples;
+    return -1;
+  };
+  EXPECT_EQ(count(2), launched) << w << "x" << h;
+  EXPECT_EQ(count(4), n);
+  EXPECT_EQ(count(6), inner);
+  EXPECT_EQ(count(7), n);
+  long long total = 0;
+  for (const LineSamples& l : p.lines) total += l.samples;
+  EXPECT_EQ(total, p.total_samples);
+  ASSERT_FALSE(p.lines.empty());
+  EXPECT_GE(p.lines.front().samples, p.lines.back().samples) << "most executions first";
+  // Counted again, the counts are the second launch's alone (not added to the first's), and
+  // the kernel still runs and verifies afterwards.
+  auto again = lab->profile_lines_elsewhere("custom:count_me", {Dim3{bx, 1, 1}}, {});
+  ASSERT_TRUE(again.has_value() && again->ok());
+  for (const LineSamples& l : again->value().lines) {
+    if (l.line == 6) {
+      EXPECT_EQ(l.samples, inner);
+    }
+  }
+  LaunchRecord after = lab->run("custom:count_me", {Dim3{bx, 1, 1}}, {});
+  ASSERT_TRUE(after.ok()) << after.status.describe();
+  EXPECT_TRUE(after.check.passed()) << after.check.summary();
+  // A built-in rung runs in this process: no runner counts it.
+  EXPECT_FALSE(lab->profile_lines_elsewhere("gray_1d_flat", {Dim3{bx, 1, 1}}, {}).has_value());
+}
+
+// gcov's annotated text, as `gcov -t` prints it for two sources: the counts of kernel.cu's lines
+// only, "#####" as 0, "1*" as 1, lines without code left out.
+TEST(LineCounts, GcovsTextGivesTheCountsOfTheNamedFileOnly) {
+  const std::string text =
+      "        -:    0:Source:kernel.cu\n"
+      "        -:    0:Graph:./unit.gcno\n"
+      "        -:    0:Runs:1\n"
+      "     6767:    2:    int i = blockIdx.x;\n"
+      "    #####:    3:    dead();\n"
+      "       1*:    4:    if (x) y();\n"
+      "        -:    5:}\n"
+      "   123456:    9:  hot();\n"
+      "        -:    0:Source:unit.cpp\n"
+      "       99:    2:extern int other;\n";
+  auto lines = parse_gcov_text(text, "kernel.cu");
+  ASSERT_TRUE(lines) << lines.status().describe();
+  ASSERT_EQ(lines->size(), 4u);
+  EXPECT_EQ((*lines)[0].line, 9);
+  EXPECT_EQ((*lines)[0].samples, 123456);
+  EXPECT_EQ((*lines)[1].line, 2);
+  EXPECT_EQ((*lines)[1].samples, 6767);
+  EXPECT_EQ((*lines)[2].line, 4);
+  EXPECT_EQ((*lines)[2].samples, 1);
+  EXPECT_EQ((*lines)[3].line, 3);
+  EXPECT_EQ((*lines)[3].samples, 0);
+  EXPECT_NEAR((*lines)[0].share_pct, 100.0 * 123456 / (123456 + 6767 + 1), 1e-9);
+  EXPECT_FALSE(parse_gcov_text(text, "missing.cu")) << "a file gcov did not name is an error";
+}
 
 TEST_F(UserLab, TheLecturesGray1DIsAKernelOfTheLabVerifiedMappedAndCopiedToTheView) {
   const std::uint32_t seed = fresh_seed();

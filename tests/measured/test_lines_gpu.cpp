@@ -41,7 +41,7 @@ std::shared_ptr<sampling::PcSampler> sampler_shared() { return holder().sampler;
 #define NEED_SAMPLER()                                                                   \
   if (!cuda_backend()) BS_SKIP_NO_GPU() << cuda_backend().status().describe();           \
   if (!holder().sampler) BS_SKIP_NO_GPU() << holder().why_not.describe();                \
-  sampling::PcSampler& sampler = *holder().sampler
+  const sampling::SamplerHandle lines_sampler{holder().sampler, Status::success()}
 
 // ---- stall samples per line (issue 22) ------------------------------------------------------
 
@@ -54,9 +54,9 @@ std::string base_name(const std::string& path) {
 // Samples `kernel` on `lab` and checks what any profile must show: every sample on a known
 // source line, some of them in the rung's own file (KernelInfo::file: where its body is; the
 // helpers it calls and its __global__ wrapper have the rest), few dropped, lines adding up.
-void expect_lines_in_the_rungs_file(lab::Lab& lab, sampling::PcSampler& sampler, const std::string& kernel,
+void expect_lines_in_the_rungs_file(lab::Lab& lab, const sampling::SamplerHandle& handle, const std::string& kernel,
                                     const KernelConfig& cfg) {
-  auto p = profile_lines(lab, kernel, cfg, sampler);
+  auto p = profile_lines(lab, kernel, cfg, handle);
   ASSERT_TRUE(p) << p.status().describe();
   ASSERT_TRUE(p->lines_status.ok()) << p->lines_status.describe();
   EXPECT_EQ(p->kernel, kernel);
@@ -87,7 +87,7 @@ TEST(LinesGpu, TheLecturesGrayscaleAndK3SampleOntoTheirOwnLines) {
   ASSERT_TRUE(gray);
   KernelConfig g;
   g.block = Dim3{256, 1, 1};
-  expect_lines_in_the_rungs_file(*gray, sampler, "gray_1d_flat", g);
+  expect_lines_in_the_rungs_file(*gray, lines_sampler, "gray_1d_flat", g);
   auto mm = matmul_lab(1031);
   ASSERT_TRUE(mm);
   const lab::KernelInfo* k3 = mm->find_kernel("k3_smem_tiled");
@@ -95,12 +95,12 @@ TEST(LinesGpu, TheLecturesGrayscaleAndK3SampleOntoTheirOwnLines) {
   KernelConfig k;
   k.compiled = k3->default_config;
   k.block = k3->configs.empty() ? k3->default_block : k3->configs[k3->default_config].block;
-  expect_lines_in_the_rungs_file(*mm, sampler, "k3_smem_tiled", k);
+  expect_lines_in_the_rungs_file(*mm, lines_sampler, "k3_smem_tiled", k);
 }
 
 TEST(LinesGpu, TheWorkerSamplesOffTheCallingThread) {
   NEED_SAMPLER();
-  (void)sampler;  // the worker takes the shared one
+  (void)lines_sampler;  // the worker takes the shared one
   auto lab = gray_lab(1023, 777);
   ASSERT_TRUE(lab);
   KernelConfig cfg;
@@ -140,7 +140,7 @@ TEST(LinesGpu, SamplingWorksOnceACounterSessionIsGone) {
     ASSERT_TRUE(c) << c.status().describe();
     EXPECT_TRUE(c->measured());
   }
-  auto p = profile_lines(*lab, "gray_1d_flat", cfg, sampler);
+  auto p = profile_lines(*lab, "gray_1d_flat", cfg, lines_sampler);
   ASSERT_TRUE(p) << p.status().describe();
   EXPECT_GT(p->total_samples, 0);
 }

@@ -47,10 +47,10 @@ TEST(PcSampling, TheSpinningLineGetsTheSamples) {
     if (cudaDeviceSynchronize() != cudaSuccess) return Status::failure("launch failed");
     return Status::success();
   };
-  auto got = (*sampler)->sample(launch, {.min_samples = 20000, .max_launches = 8, .max_seconds = 5});
+  auto got = (*sampler)->sample(launch, {{.min_samples = 20000, .max_launches = 8, .max_seconds = 5}});
   // The same function sampled again in the same process (two block shapes of one kernel): CUPTI
   // hands over the same function-name string again, which must still be valid.
-  auto again = (*sampler)->sample(launch, {.min_samples = 1000, .max_launches = 2, .max_seconds = 5});
+  auto again = (*sampler)->sample(launch, {{.min_samples = 1000, .max_launches = 2, .max_seconds = 5}});
   cudaFree(out);
   ASSERT_TRUE(again.ok()) << again.status().describe();
   EXPECT_EQ(again->function, got.ok() ? got->function : std::string());

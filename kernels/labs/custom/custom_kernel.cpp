@@ -15,6 +15,7 @@
 
 #include "labs/custom/codegen.hpp"
 #include "labs/custom/host_compiler.hpp"
+#include "labs/custom/line_counts.hpp"
 #include "labs/custom/runner_client.hpp"
 #include "labs/custom/source_parse.hpp"
 #include "labs/custom/wrong_elements.hpp"
@@ -283,6 +284,7 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
                                     "", hc->name, "compile_error"));
     }
     k->so_ = so->path;
+    k->cpu_unit_ = unit.text;
     auto runner = state_->take(wire::Backend::Cpu);
     if (!runner) return finish(runner.status());
     auto rinfo = (*runner)->info(opt.start_time_limit_s);
@@ -642,6 +644,65 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
   h.block[0] = request.block.x, h.block[1] = request.block.y, h.block[2] = request.block.z;
   h.workers = request.workers;
   h.record_bytes = sizeof(trace::DeviceBlockRecord);
+
+  if (request.sample_lines) {
+    // One request; the runner launches until the sampling has enough (one launch at least). Its
+    // limit: the sampling's time, one more launch's, and CUPTI's first load in that process.
+    const LineSampling& want = *request.sample_lines;
+    wire::SampleLinesHead sl;
+    sl.launch = h;
+    sl.period = want.period;
+    sl.min_samples = want.min_samples;
+    sl.max_launches = want.max_launches;
+    sl.max_seconds = want.max_seconds;
+    // CPU: the kernel's counting build (made once, kept for the kernel's life), counters cleared.
+    const auto t_lines = Clock::now();
+    if (cpu && !counting_) {
+      auto hc = engine_->host_compiler();
+      if (!hc) return done(hc.status());
+      auto made = build_counting_object(*hc, cpu_unit_, source_, engine_->options.compile_time_limit_s);
+      if (!made) return done(made.status());
+      counting_ = std::shared_ptr<const CountingObject>(new CountingObject(std::move(*made)), [](const CountingObject* o) {
+        remove_counting_object(*o);
+        delete o;
+      });
+    }
+    if (cpu) clear_line_counts(*counting_);
+    wire::Writer w;
+    w.pod(sl).str(cpu ? counting_->library.string() : std::string());
+    const double limit = want.max_seconds + 2 * request.time_limit_s + 15;
+    auto f = runner_->call(wire::Msg::SampleLines, w.bytes(), wire::Msg::Lines, limit);
+    wire::Lines lines;
+    if (!f) {
+      out.runner_failed = true;
+      out.timed_out = f.status().code == "timeout";
+      drop_runner();
+      return done(Status::failure("sampling the kernel ended its process: " + f.status().message,
+                                  "blockscope and its data are unaffected; the next run starts a fresh process",
+                                  "SampleLines", f.status().code));
+    }
+    if (!wire::decode(f->payload, lines)) {
+      drop_runner();
+      return done(Status::failure("the kernel runner sent a malformed Lines", "", "SampleLines", "protocol"));
+    }
+    if (lines.head.fatal) {
+      out.runner_failed = true;
+      drop_runner();
+    }
+    if (cpu && lines.profile.ok()) {
+      auto counted = read_line_counts(*counting_, engine_->options.compile_time_limit_s);
+      if (!counted) return done(counted.status());
+      counted->device = lines.profile.device;
+      lines.profile = std::move(*counted);
+      lines.profile.profile_ms = ms_since(t_lines);
+    }
+    lines.profile.kernel = rec.kernel;
+    Status status = lines.profile.status;
+    if (!status) status.owner = FaultOwner::Child;
+    status.sticky = lines.head.fatal != 0;
+    rec.lines = std::make_shared<const LineProfile>(std::move(lines.profile));
+    return done(status);
+  }
 
   // The repeats: lab::measure, one Launch per warm-up and repeat, a FlushL2 before each timed one
   // when the policy asks. The simulator has no L2: its record says not flushed.

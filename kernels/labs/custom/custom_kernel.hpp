@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "core/launch_record.hpp"
+#include "core/line_profile.hpp"
 #include "core/timing.hpp"
 #include "labs/custom/diagnostics.hpp"
 #include "lab/user_kernel_spec.hpp"
@@ -131,6 +132,10 @@ struct RunRequest {
   bool verify = true;          // with the lab's own check (lab::UserProblem::verify)
   double time_limit_s = 2.0;   // per launch; past it the runner is killed and the run reported
   unsigned workers = 0;        // CPU: simulator workers (0: every core)
+  // Set: instead of timing, the runner samples launches of the kernel per source line (GPU: CUPTI
+  // PC sampling in its own process) and the record's `lines` holds what it found (lines->status
+  // says why not); nothing is timed, traced, fetched or verified.
+  const LineSampling* sample_lines = nullptr;
 };
 
 // One wrong element and, when owners were recorded, the thread that stored it.
@@ -167,6 +172,7 @@ struct RunOutcome {
 
 class Engine;
 class RunnerProcess;
+struct CountingObject;
 struct EngineState;
 
 class CustomKernel {
@@ -202,6 +208,8 @@ class CustomKernel {
   std::string image_;         // GPU: the cubin or PTX, to reload into a fresh runner
   bool image_is_ptx_ = false;
   std::filesystem::path so_;  // CPU: the shared object
+  std::string cpu_unit_;      // CPU: the unit it was built from (a counting build is made of it)
+  std::shared_ptr<const CountingObject> counting_;  // CPU: made at the first line count
 
   std::mutex mutex_;
   std::unique_ptr<RunnerProcess> runner_;

@@ -106,12 +106,8 @@ std::filesystem::path default_cache_dir() {
   return std::filesystem::temp_directory_path(ec) / ("blockscope-kernels-" + std::to_string(getuid()));
 }
 
-Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std::string& unit,
-                                         const std::filesystem::path& cache_dir,
-                                         std::string_view optimisation, double time_limit_s) {
-  SharedObject so;
-  const auto t0 = Clock::now();
-  std::vector<std::string> flags = {"-std=c++17", std::string(optimisation), "-fPIC", "-shared",
+std::vector<std::string> unit_flags(const HostCompiler& compiler, std::string_view optimisation) {
+  std::vector<std::string> flags = {"-std=c++17", std::string(optimisation), "-fPIC",
                                     "-fvisibility=hidden", "-Wall", "-fno-diagnostics-show-caret",
                                     "-fdiagnostics-color=never"};
   if (compiler.gcc) flags.push_back("-fdiagnostics-column-unit=byte");
@@ -119,6 +115,16 @@ Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std
   // deleted and the kernel "finish" having written nothing. A user's endless loop must stay
   // endless, so the time limit stops it and says so (GCC 10+, Clang 12+).
   flags.push_back("-fno-finite-loops");
+  return flags;
+}
+
+Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std::string& unit,
+                                         const std::filesystem::path& cache_dir,
+                                         std::string_view optimisation, double time_limit_s) {
+  SharedObject so;
+  const auto t0 = Clock::now();
+  std::vector<std::string> flags = unit_flags(compiler, optimisation);
+  flags.push_back("-shared");
   std::string flag_text;
   for (const std::string& f : flags) flag_text += f + " ";
   const std::filesystem::path dir = writable(cache_dir);

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.hpp"
 #include "labs/custom/process.hpp"
@@ -51,6 +52,9 @@ struct SharedObject {
 Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std::string& unit,
                                          const std::filesystem::path& cache_dir,
                                          std::string_view optimisation, double time_limit_s);
+
+// The flags every unit is compiled with (the optimisation given), without -shared.
+std::vector<std::string> unit_flags(const HostCompiler& compiler, std::string_view optimisation);
 
 // The cache key: 64-bit FNV-1a of its parts, as 16 hex digits.
 std::string cache_key(std::initializer_list<std::string_view> parts);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/line_profile.hpp"
 #include "labs/custom/protocol.hpp"
 
 namespace bs::custom::wire {
@@ -140,6 +141,23 @@ struct Launched {
   std::string records;  // GPU: the traced entry's records as the device wrote them
 };
 
+// Samples of the loaded kernel per source line (GPU: CUPTI PC sampling of timed-entry launches,
+// each on fresh outputs, as many as `sampling` asks for).
+struct SampleLinesHead {
+  LaunchHead launch;
+  std::int32_t period = 0;
+  std::int64_t min_samples = 20000;
+  std::int32_t max_launches = 32;
+  double max_seconds = 1.0;
+};
+struct LinesHead {
+  std::uint32_t fatal = 0;  // a launch faulted: the runner's context is gone (it exits)
+};
+struct Lines {
+  LinesHead head;
+  LineProfile profile;  // profile.status: why there are none
+};
+
 // Encoding (the runner and the parent both use these).
 inline std::string encode(const Info& m) {
   Writer w;
@@ -204,6 +222,92 @@ inline bool decode(std::string_view b, Launched& m) {
   m.clock = r.str();
   m.trace = r.vec<TraceRow>();
   m.records = r.str();
+  return r.ok();
+}
+
+inline void put(Writer& w, const Status& s) {
+  w.str(s.message).str(s.call).str(s.code).str(s.hint).pod(static_cast<std::uint8_t>(s.sticky));
+}
+inline Status get_status(Reader& r) {
+  Status s;
+  s.message = r.str();
+  s.call = r.str();
+  s.code = r.str();
+  s.hint = r.str();
+  s.sticky = r.pod<std::uint8_t>() != 0;
+  return s;
+}
+inline void put(Writer& w, const std::vector<StallSamples>& stalls) {
+  w.pod(static_cast<std::uint64_t>(stalls.size()));
+  for (const StallSamples& s : stalls) w.str(s.reason).pod(s.samples);
+}
+inline std::vector<StallSamples> get_stalls(Reader& r) {
+  std::vector<StallSamples> v;
+  const auto n = r.pod<std::uint64_t>();
+  for (std::uint64_t i = 0; r.ok() && i < n; ++i) {
+    StallSamples s;
+    s.reason = r.str();
+    s.samples = r.pod<long long>();
+    v.push_back(std::move(s));
+  }
+  return v;
+}
+inline std::string encode(const Lines& m) {
+  Writer w;
+  const LineProfile& p = m.profile;
+  w.pod(m.head).pod(p.measure).str(p.measure_note);
+  put(w, p.status);
+  put(w, p.lines_status);
+  w.str(p.kernel).str(p.function).str(p.device);
+  w.pod(p.sampling_period).pod(p.total_samples).pod(p.dropped_samples).pod(p.launches).pod(p.profile_ms);
+  w.pod(static_cast<std::uint64_t>(p.instructions.size()));
+  for (const InstructionSamples& i : p.instructions) {
+    w.pod(i.pc_offset).str(i.file).pod(i.line).pod(i.samples);
+    put(w, i.stalls);
+  }
+  w.pod(static_cast<std::uint64_t>(p.lines.size()));
+  for (const LineSamples& l : p.lines) {
+    w.str(l.file).pod(l.line).pod(l.samples).pod(l.share_pct);
+    put(w, l.stalls);
+  }
+  return w.bytes();
+}
+inline bool decode(std::string_view b, Lines& m) {
+  Reader r(b);
+  LineProfile& p = m.profile;
+  m.head = r.pod<LinesHead>();
+  p.measure = r.pod<LineMeasure>();
+  p.measure_note = r.str();
+  p.status = get_status(r);
+  p.lines_status = get_status(r);
+  p.kernel = r.str();
+  p.function = r.str();
+  p.device = r.str();
+  p.sampling_period = r.pod<int>();
+  p.total_samples = r.pod<long long>();
+  p.dropped_samples = r.pod<long long>();
+  p.launches = r.pod<long long>();
+  p.profile_ms = r.pod<double>();
+  const auto ni = r.pod<std::uint64_t>();
+  for (std::uint64_t k = 0; r.ok() && k < ni; ++k) {
+    InstructionSamples i;
+    i.pc_offset = r.pod<unsigned long long>();
+    i.file = r.str();
+    i.line = r.pod<int>();
+    i.samples = r.pod<long long>();
+    i.stalls = get_stalls(r);
+    p.instructions.push_back(std::move(i));
+  }
+  const auto nl = r.pod<std::uint64_t>();
+  for (std::uint64_t k = 0; r.ok() && k < nl; ++k) {
+    LineSamples l;
+    l.file = r.str();
+    l.line = r.pod<int>();
+    l.samples = r.pod<long long>();
+    l.share_pct = r.pod<double>();
+    l.stalls = get_stalls(r);
+    p.lines.push_back(std::move(l));
+  }
   return r.ok();
 }
 

@@ -88,6 +88,8 @@ const char* to_string(Msg m) {
     case Msg::Launched: return "Launched";
     case Msg::FlushL2: return "FlushL2";
     case Msg::Fetch: return "Fetch";
+    case Msg::SampleLines: return "SampleLines";
+    case Msg::Lines: return "Lines";
   }
   return "?";
 }

@@ -27,9 +27,9 @@
 
 namespace bs::custom::wire {
 
-// 2: one launch per request (Launch, FlushL2, Fetch), the parent's timing policy; 1 and before:
+// 3: SampleLines (stall samples per source line of the loaded kernel); 2: one launch per request (Launch, FlushL2, Fetch), the parent's timing policy; 1 and before:
 // the runner's own repeat loop (Run).
-inline constexpr std::uint32_t kProtocolVersion = 2;
+inline constexpr std::uint32_t kProtocolVersion = 3;
 
 enum class Msg : std::uint32_t {
   Hello = 1,   // parent: its protocol version -> Info
@@ -45,6 +45,8 @@ enum class Msg : std::uint32_t {
   Launched,
   FlushL2,     // parent: overwrite the L2 before the next timed launch -> Ack (GPU)
   Fetch,       // parent: the outputs into the shared output memory -> Ack
+  SampleLines, // parent: sample launches per source line (GPU: CUPTI PC sampling) -> Lines
+  Lines,
 };
 
 const char* to_string(Msg m);

@@ -267,6 +267,30 @@ UserKernelLab::DerivedOwners UserKernelLab::derive_owners_on_cpu(const UserKerne
   return d;
 }
 
+std::optional<Result<LineProfile>> UserKernelLab::profile_lines_elsewhere(std::string_view kernel,
+                                                                          const KernelConfig& config,
+                                                                          const LineSampling& sampling) {
+  if (!is_user_kernel_id(kernel)) return inner_->profile_lines_elsewhere(kernel, config, sampling);
+  const auto k = book_->find(kernel);
+  if (!k) return Result<LineProfile>(plan(kernel, config).status);
+  std::shared_ptr<CustomKernel> build;
+  std::optional<Problem> problem;
+  LaunchRecord planned = plan_user(*k, config, &build, &problem);
+  if (!planned.ok()) return Result<LineProfile>(planned.status);
+  RunRequest req;
+  req.block = config.block;
+  req.grid = GridRule::fixed_grid(planned.config.grid);
+  req.time_limit_s = book_->time_limit_s();
+  req.workers = inner_->backend().sim_workers;
+  req.sample_lines = &sampling;
+  RunOutcome out = build->run(*problem, req);
+  if (!out.record.lines) return Result<LineProfile>(out.record.status);
+  LineProfile p = *out.record.lines;
+  p.kernel = planned.kernel;
+  if (!p.ok()) return Result<LineProfile>(p.status);
+  return Result<LineProfile>(std::move(p));
+}
+
 LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& config, const lab::RunOptions& options) {
   if (!is_user_kernel_id(kernel)) {
     last_was_user_ = false;

@@ -46,6 +46,12 @@ class Backend {
   virtual std::string flush_l2(const ProblemMaps& maps) = 0;
   // Brings the outputs of the last launch into the shared output memory (GPU: from the device).
   virtual std::string fetch(const ProblemMaps& maps) = 0;
+  // Per source line of the loaded kernel, over launches of its plain entry on fresh outputs. GPU:
+  // stall samples, CUPTI PC sampling in this process. CPU: one launch of `counting_object`, the
+  // same kernel built with coverage counters (line_counts.hpp), whose counters it then writes;
+  // the parent reads them with gcov. profile.status says why not.
+  virtual wire::Lines sample_lines(const wire::SampleLinesHead& request, const std::string& counting_object,
+                                   const ProblemMaps& maps) = 0;
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

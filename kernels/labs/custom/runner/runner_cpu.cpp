@@ -128,6 +128,7 @@ class CpuBackend final : public Backend {
       dl_iterate_phdr(&find_tls, &q);
     tls_bytes_ = q.memsz;
     uses_barriers_ = uses_barriers;
+    loaded_path_ = path;
     ++generation_;
     l.head.ok = 1;
     l.head.tls_bytes = tls_bytes_;
@@ -242,6 +243,48 @@ class CpuBackend final : public Backend {
   std::string flush_l2(const ProblemMaps&) override { return "the CPU simulator has no L2 cache to flush"; }
   // The simulator writes the shared output memory itself.
   std::string fetch(const ProblemMaps&) override { return {}; }
+  wire::Lines sample_lines(const wire::SampleLinesHead& request, const std::string& counting_object,
+                           const ProblemMaps& maps) override {
+    wire::Lines out;
+    if (counting_object.empty() || loaded_path_.empty()) {
+      out.profile.status = Status::failure("no counting build of the kernel was given", "", "SampleLines");
+      return out;
+    }
+    // The counting build in place of the kernel for one launch, then the kernel back. Its
+    // counters are written (bs_coverage_dump) before it is unloaded.
+    const std::string kernel = loaded_path_;
+    const bool barriers = uses_barriers_;
+    wire::Loaded counting = load_cpu(counting_object, barriers);
+    if (!counting.head.ok) {
+      out.profile.status = Status::failure("the counting build of the kernel could not be loaded: " +
+                                           counting.message, "", "SampleLines");
+      load_cpu(kernel, barriers);
+      return out;
+    }
+    wire::LaunchHead h = request.launch;
+    h.observe = 0;
+    const wire::Launched ran = launch(h, maps);
+    auto dump = reinterpret_cast<void (*)()>(dlsym(handle_, "bs_coverage_dump"));
+    if (dump) dump();
+    const wire::Loaded back = load_cpu(kernel, barriers);
+    if (!ran.head.ok) {
+      out.profile.status = Status::failure(ran.message, ran.hint, "SampleLines", ran.code);
+      return out;
+    }
+    if (!dump) {
+      out.profile.status = Status::failure("the counting build has no bs_coverage_dump", "", "SampleLines");
+      return out;
+    }
+    if (!back.head.ok) {
+      out.head.fatal = 1;  // the kernel itself is gone: the parent starts a fresh runner
+      out.profile.status = Status::failure("the kernel could not be loaded again: " + back.message);
+      return out;
+    }
+    out.profile.launches = 1;
+    out.profile.profile_ms = ran.head.ms;
+    out.profile.device = "CPU simulation";
+    return out;
+  }
 
  private:
   // Refills the calling OS thread's TLS block of the kernel's unit: the block's __shared__.
@@ -263,6 +306,7 @@ class CpuBackend final : public Backend {
   void* (*touch_)() = nullptr;
   std::size_t tls_bytes_ = 0;
   bool uses_barriers_ = false;
+  std::string loaded_path_;  // the shared object loaded now
   unsigned generation_ = 0;
 };
 

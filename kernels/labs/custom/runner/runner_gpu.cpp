@@ -27,6 +27,7 @@
 #include "device/l2_flush.hpp"
 #include "labs/custom/runner/nvrtc_target.hpp"
 #include "labs/custom/runner/runner.hpp"
+#include "sampling/pc_sampler.hpp"
 
 #ifndef BS_NVRTC_DIR
 #define BS_NVRTC_DIR "/usr/local/cuda/lib64"
@@ -229,7 +230,7 @@ class GpuBackend final : public Backend {
     return c;
   }
 
-  wire::Loaded load_gpu(const std::string& image, bool) override {
+  wire::Loaded load_gpu(const std::string& image, bool is_ptx) override {
     wire::Loaded l;
     if (!info_.head.cuda_ok) {
       l.message = "no usable CUDA device: " + info_.cuda_message;
@@ -253,6 +254,9 @@ class GpuBackend final : public Backend {
     l.head.plain = attributes_of(plain_);
     l.head.traced = attributes_of(traced_);
     l.head.ok = 1;
+    image_ = image;
+    image_is_ptx_ = is_ptx;
+    if (sampler_ && !is_ptx) sampler_->keep_cubin(image_);
     l.head.load_ms = ms_since(t0);
     return l;
   }
@@ -295,10 +299,8 @@ class GpuBackend final : public Backend {
       result.message = "the problem is not on the GPU";
       return result;
     }
-    std::vector<void*> params;
     std::vector<int> ints(maps.head.ints, maps.head.ints + maps.head.nints);
-    for (std::size_t i = 0; i < buffers_.size(); ++i) params.push_back(&buffers_[i]);
-    for (int& v : ints) params.push_back(&v);
+    std::vector<void*> params = parameters(ints);
     const dim3 grid(launch.grid[0], launch.grid[1], launch.grid[2]);
     const dim3 block(launch.block[0], launch.block[1], launch.block[2]);
     auto fail = [&](cudaError_t e, bool fatal, const char* when) {
@@ -363,6 +365,62 @@ class GpuBackend final : public Backend {
     return result;
   }
 
+  wire::Lines sample_lines(const wire::SampleLinesHead& request, const std::string&, const ProblemMaps& maps) override {
+    wire::Lines out;
+    auto fail = [&](Status s) {
+      out.profile.status = std::move(s);
+      return out;
+    };
+    if (!plain_) return fail(Status::failure("no kernel loaded"));
+    if (buffers_.size() != maps.head.nbuffers) return fail(Status::failure("the problem is not on the GPU"));
+    // Made at the first request, not at start: a runner that is never asked loads no CUPTI, and
+    // one started under another CUPTI client (Nsight) still runs kernels. The cubin was loaded
+    // before, so it is handed over; the sampler keeps those loaded after it on its own.
+    if (!sampler_) {
+      auto made = sampling::PcSampler::create({});
+      if (!made) return fail(made.status());
+      sampler_ = std::move(made).value();
+      if (!image_is_ptx_) sampler_->keep_cubin(image_);
+    }
+    std::vector<int> ints(maps.head.ints, maps.head.ints + maps.head.nints);
+    std::vector<void*> params = parameters(ints);
+    const wire::LaunchHead& h = request.launch;
+    const dim3 grid(h.grid[0], h.grid[1], h.grid[2]);
+    const dim3 block(h.block[0], h.block[1], h.block[2]);
+    auto launch_once = [&]() -> Status {
+      // Each launch on fresh outputs, as a timed one; sampled alone (kernel-serialized).
+      cudaError_t e = reset_outputs_on_device(maps);
+      if (e == cudaSuccess)
+        e = cudaLaunchKernel(reinterpret_cast<const void*>(plain_), grid, block, params.data(), 0, nullptr);
+      if (e == cudaSuccess) e = cudaDeviceSynchronize();
+      if (e != cudaSuccess) {
+        out.head.fatal = cuda::is_sticky(e) ? 1 : 0;
+        Status s = Status::failure("the kernel failed while it was sampled: " + cuda_error(e), "",
+                                   "cudaLaunchKernel", cudaGetErrorName(e));
+        cudaGetLastError();
+        return s;
+      }
+      return Status::success();
+    };
+    sampling::PcSampler::SampleOptions options;
+    options.period = request.period;
+    options.min_samples = request.min_samples;
+    options.max_launches = request.max_launches;
+    options.max_seconds = request.max_seconds;
+    options.device = device_;
+    outputs_fresh_ = false;
+    auto got = sampler_->sample(launch_once, options);
+    if (!got) return fail(got.status());
+    out.profile = std::move(got).value();
+    if (image_is_ptx_ && out.profile.lines_status.ok())
+      out.profile.lines_status = Status::failure(
+          "the kernel was compiled to PTX (this NVRTC does not know the GPU) and the driver's cubin of it "
+          "is not at hand, so its source lines are unknown",
+          "use an NVRTC that knows this GPU's architecture");
+    out.profile.device = info_.device_name;
+    return out;
+  }
+
   std::string flush_l2(const ProblemMaps& maps) override {
     if (!info_.head.cuda_ok) return "no usable CUDA device: " + info_.cuda_message;
     if (buffers_.size() != maps.head.nbuffers) return "the problem is not on the GPU";
@@ -398,6 +456,14 @@ class GpuBackend final : public Backend {
   }
 
  private:
+  // The kernel's arguments: a pointer to each buffer's device pointer, then to each integer.
+  std::vector<void*> parameters(std::vector<int>& ints) {
+    std::vector<void*> params;
+    for (std::size_t i = 0; i < buffers_.size(); ++i) params.push_back(&buffers_[i]);
+    for (int& v : ints) params.push_back(&v);
+    return params;
+  }
+
   // Every output back to its fill byte (before each launch: an element no thread writes shows).
   cudaError_t reset_outputs_on_device(const ProblemMaps& maps) {
     for (unsigned i = 0; i < maps.head.nbuffers; ++i) {
@@ -480,6 +546,9 @@ class GpuBackend final : public Backend {
   std::optional<cuda::EventTimer> timer_;  // made once the device's context is (init_cuda)
   std::optional<cuda::L2Flusher> flusher_;  // made on the first flush
   bool outputs_fresh_ = false;              // the last flush reset the outputs
+  std::string image_;                       // what load_gpu loaded (the sampler needs the cubin)
+  bool image_is_ptx_ = false;
+  std::unique_ptr<sampling::PcSampler> sampler_;  // made at the first SampleLines
 };
 
 }  // namespace

@@ -40,6 +40,11 @@ class NoGpu final : public Backend {
   }
   std::string flush_l2(const ProblemMaps&) override { return kWhy; }
   std::string fetch(const ProblemMaps&) override { return kWhy; }
+  wire::Lines sample_lines(const wire::SampleLinesHead&, const std::string&, const ProblemMaps&) override {
+    wire::Lines l;
+    l.profile.status = Status::failure(kWhy);
+    return l;
+  }
 };
 
 }  // namespace

@@ -106,6 +106,18 @@ int serve(int sock, runner::Backend& backend) {
         if (result.head.fatal) return 3;  // a poisoned CUDA context: blockscope starts another
         break;
       }
+      case wire::Msg::SampleLines: {
+        wire::Reader r(f.payload);
+        const auto request = r.pod<wire::SampleLinesHead>();
+        const std::string counting_object = r.str();
+        wire::Lines result;
+        if (!r.ok()) result.profile.status = bs::Status::failure("malformed SampleLines");
+        else if (!maps.ready) result.profile.status = bs::Status::failure("no problem set");
+        else result = backend.sample_lines(request, counting_object, maps);
+        sent = wire::send(sock, wire::Msg::Lines, wire::encode(result));
+        if (result.head.fatal) return 3;  // a poisoned CUDA context: blockscope starts another
+        break;
+      }
       case wire::Msg::FlushL2: {
         const std::string error = maps.ready ? backend.flush_l2(maps) : std::string("no problem set");
         sent = wire::send(sock, wire::Msg::Ack, wire::encode_ack(error.empty(), error));
