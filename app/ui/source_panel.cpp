@@ -1,7 +1,8 @@
 // The Source tab's three columns. Sections:
 //   derived data     per-line samples and per-pc samples, rebuilt when the listing or profile changes
 //   header           kernel, function, registers / spills / shared memory, the profile's state
-//   columns          source (samples column, tint, stall names), PTX, SASS (hover: samples)
+//   columns          source (samples column, tint, stall names; executed and shared wavefronts
+//                    where the SASS metrics counted), PTX, SASS (hover: samples and counts)
 #include <imgui.h>
 
 #include <algorithm>
@@ -87,6 +88,29 @@ std::string stall_names(const std::vector<StallSamples>& stalls, long long total
   return s;
 }
 
+// The SASS metrics' counts of an instruction or a line, for a tooltip ("" where not counted).
+std::string sass_text(const LineProfile& p, const SassCounts& c) {
+  if (!p.sass_status.ok()) return {};
+  std::string s = "executed " + std::to_string(c.executed) + " warp instructions";
+  if (p.sass_has_threads && c.executed > 0)
+    s += " (" + std::to_string(c.thread_executed) + " thread instructions, " + sig(c.threads_per_warp()) + " per warp)";
+  if (p.sass_has_shared && c.shared_ideal > 0)
+    s += "\nshared memory: " + std::to_string(c.shared_wavefronts) + " wavefronts, ideal " +
+         std::to_string(c.shared_ideal) + " (" + sig(c.conflict_ratio()) + "x: " +
+         (c.shared_wavefronts > c.shared_ideal ? "bank conflicts" : "no bank conflicts") + ")";
+  return s;
+}
+
+// 1234 -> "1234", 1.5e6 -> "1.5M": the executed column is narrow.
+std::string compact(long long n) {
+  char buf[32];
+  if (n < 10000) std::snprintf(buf, sizeof buf, "%lld", n);
+  else if (n < 10000000) std::snprintf(buf, sizeof buf, "%.1fk", n / 1e3);
+  else if (n < 10000000000LL) std::snprintf(buf, sizeof buf, "%.1fM", n / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.1fG", n / 1e9);
+  return buf;
+}
+
 // --- header -------------------------------------------------------------------------------------
 
 void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) {
@@ -148,6 +172,21 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
   if (l.build_ms > 0) {
     ImGui::SameLine();
     ImGui::TextColored(kDimColour, "   (listing made in %s)", ms_text(l.build_ms).c_str());
+  }
+  if (!in.profiling && in.profile && in.profile->status.ok()) {  // the SASS metrics' counts, or why none
+    const LineProfile& p = *in.profile;
+    if (p.sass_status.ok()) {
+      std::string counted = "counted: " + compact(p.sass_total.executed) + " warp instructions executed";
+      if (p.sass_has_threads) counted += ", " + sig(p.sass_total.threads_per_warp()) + " threads each";
+      if (p.sass_has_shared && p.sass_total.shared_ideal > 0)
+        counted += ", shared wavefronts " + sig(p.sass_total.conflict_ratio()) + "x the ideal";
+      counted += " (CUPTI's SASS metrics, one more launch, " + ms_text(p.sass_ms) + ")";
+      ImGui::TextColored(kOkColour, "%s", counted.c_str());
+    } else {
+      ImGui::TextColored(kDimColour, "no executed counts:");
+      ImGui::SameLine();
+      status_text(p.sass_status);
+    }
   }
   // The hottest lines of every file (a rung's time is often in the helpers it inlines): a click
   // shows that file and line.
@@ -213,7 +252,12 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
   // Profiled: a bar, the share and the line's main stall reason, before the code (the code can be
   // long; the reason must be seen without scrolling).
   const float reason_w = profiled ? ImGui::CalcTextSize("short_scoreboard  ").x : 0;
-  const float bar_w = profiled ? ImGui::CalcTextSize("100.0% ").x + 40 + reason_w : 0;
+  // Counted (the SASS metrics): executed warp instructions, and shared wavefronts per ideal.
+  const bool counted = profiled && in.profile->sass_status.ok();
+  const bool shared = counted && in.profile->sass_has_shared;
+  const float exec_w = counted ? ImGui::CalcTextSize("999.9M  ").x : 0;
+  const float shared_w = shared ? ImGui::CalcTextSize("99.99x  ").x : 0;
+  const float bar_w = profiled ? ImGui::CalcTextSize("100.0% ").x + 40 + reason_w + exec_w + shared_w : 0;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImGuiListClipper clip;
   clip.Begin(static_cast<int>(st->source_lines.size()), row_h);
@@ -235,14 +279,24 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
         act->clicked_line = line;
       }
       ImGui::PopID();
-      if (ls && st->max_share > 0) {  // hot lines tinted by their share of the samples
+      if (ls && ls->samples > 0 && st->max_share > 0) {  // hot lines tinted by their share of the samples
         const float a = static_cast<float>(0.08 + 0.37 * ls->share_pct / st->max_share);
         dl->AddRectFilled(p, ImVec2(p.x + w, p.y + row_h), ImGui::GetColorU32(ImVec4(1.0f, 0.45f, 0.1f, a)));
       }
       char num[16];
       std::snprintf(num, sizeof num, "%4d", line);
       dl->AddText(p, ImGui::GetColorU32(kDimColour), num);
-      if (profiled && ls) {
+      if (counted && ls && ls->sass.executed > 0) {
+        const float x0 = p.x + num_w + bar_w - exec_w - shared_w;
+        dl->AddText(ImVec2(x0, p.y), ImGui::GetColorU32(kDimColour), compact(ls->sass.executed).c_str());
+        if (shared && ls->sass.shared_ideal > 0) {
+          char r[24];
+          std::snprintf(r, sizeof r, "%.2fx", ls->sass.conflict_ratio());
+          dl->AddText(ImVec2(x0 + exec_w, p.y),
+                      ImGui::GetColorU32(ls->sass.shared_wavefronts > ls->sass.shared_ideal ? kWarnColour : kDimColour), r);
+        }
+      }
+      if (profiled && ls && ls->samples > 0) {
         const float full = 40;
         const float bw = static_cast<float>(full * ls->share_pct / std::max(st->max_share, 1e-9));
         const ImVec2 b0(p.x + num_w, p.y + 3), b1(p.x + num_w + bw, p.y + row_h - 3);
@@ -252,7 +306,7 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
         dl->AddText(ImVec2(p.x + num_w + full + 4, p.y), ImGui::GetColorU32(ImGuiCol_Text), pct);
         for (const StallSamples& r : ls->stalls)  // the largest reason that counts (not a subset)
           if (r.samples > 0 && r.reason.find("_not_issued") == std::string::npos) {
-            const float x0 = p.x + num_w + bar_w - reason_w;
+            const float x0 = p.x + num_w + bar_w - reason_w - exec_w - shared_w;
             dl->PushClipRect(ImVec2(x0, p.y), ImVec2(x0 + reason_w - 6, p.y + row_h), true);
             dl->AddText(ImVec2(x0, p.y), ImGui::GetColorU32(kWarnColour), r.reason.c_str());
             dl->PopClipRect();
@@ -265,10 +319,11 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
         dl->AddText(ImVec2(p.x + num_w + bar_w + text_w + 24, p.y), ImGui::GetColorU32(kWarnColour), stalls.c_str());
         if (ImGui::IsItemHovered()) {
           const bool executions = in.profile && in.profile->measure == LineMeasure::Executions;
-          const std::string tip = std::to_string(ls->samples) + (executions ? " executions (" : " samples (") +
-                                  sig(ls->share_pct) + (executions ? "% of all lines')" : "% of the kernel's)") +
-                                  (executions ? "\n" + in.profile->measure_note
-                                              : "\n" + stall_names(ls->stalls, ls->samples, 8));
+          std::string tip = std::to_string(ls->samples) + (executions ? " executions (" : " samples (") +
+                            sig(ls->share_pct) + (executions ? "% of all lines')" : "% of the kernel's)") +
+                            (executions ? "\n" + in.profile->measure_note
+                                        : "\n" + stall_names(ls->stalls, ls->samples, 8));
+          if (const std::string c = sass_text(*in.profile, ls->sass); !c.empty()) tip += "\n" + c;
           tooltip(tip.c_str());
         }
       }
@@ -366,6 +421,7 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
             tip += "\n" + std::to_string(s.samples) + " samples (" +
                    sig(in.profile->total_samples > 0 ? 100.0 * s.samples / in.profile->total_samples : 0) +
                    "% of the kernel's)\n" + stall_names(s.stalls, s.samples, 8);
+            if (const std::string c = sass_text(*in.profile, s.sass); !c.empty()) tip += "\n" + c;
           }
         }
         tooltip(tip.c_str());
@@ -401,6 +457,7 @@ std::vector<LineSamples> lines_in_file(const KernelListing& listing, const LineP
       l.file = ins.file;
       l.line = ins.line;
       l.samples += it->second->samples;
+      l.sass += it->second->sass;
       for (const StallSamples& r : it->second->stalls) reasons[ins.line][r.reason] += r.samples;
     }
   if (per_line.empty()) {

@@ -21,6 +21,30 @@ struct StallSamples {
   long long samples = 0;
 };
 
+// Exact counts of one instruction, or summed over one line, from CUPTI's SASS metrics (an
+// instrumented launch of the kernel, counted, not sampled). Which of them the chip gave says
+// LineProfile (sass_status, sass_has_threads, sass_has_shared); the others stay 0.
+struct SassCounts {
+  long long executed = 0;          // warp-level instructions executed (smsp__sass_inst_executed)
+  long long thread_executed = 0;   // thread-level: active threads of those warps (predication and
+                                   // divergence show as fewer than 32 per warp instruction)
+  long long shared_wavefronts = 0; // shared-memory wavefronts the LSU pipe needed ...
+  long long shared_ideal = 0;      // ... and would need without bank conflicts
+  // Active threads per warp-level instruction (32: every lane); 0 when none executed.
+  double threads_per_warp() const {
+    return executed > 0 ? static_cast<double>(thread_executed) / static_cast<double>(executed) : 0.0;
+  }
+  // Wavefronts per ideal wavefront: 1 conflict-free, 2 a 2-way bank conflict; 0: no shared access.
+  double conflict_ratio() const {
+    return shared_ideal > 0 ? static_cast<double>(shared_wavefronts) / static_cast<double>(shared_ideal) : 0.0;
+  }
+  SassCounts& operator+=(const SassCounts& o) {
+    executed += o.executed, thread_executed += o.thread_executed;
+    shared_wavefronts += o.shared_wavefronts, shared_ideal += o.shared_ideal;
+    return *this;
+  }
+};
+
 // Samples of one SASS instruction (pc_offset: bytes from the function's start).
 struct InstructionSamples {
   unsigned long long pc_offset = 0;
@@ -28,6 +52,8 @@ struct InstructionSamples {
   int line = 0;      // 1-based source line, 0 when unknown
   long long samples = 0;               // all samples at this pc, every reason (selected included)
   std::vector<StallSamples> stalls;    // largest first; "selected" is the warp issuing
+  SassCounts sass;                     // counted (LineProfile::sass_status); an instruction that
+                                       // ran but was never sampled is listed with samples 0
 };
 
 // Samples gathered onto one source line.
@@ -37,6 +63,7 @@ struct LineSamples {
   long long samples = 0;
   double share_pct = 0;                // of all samples of the kernel
   std::vector<StallSamples> stalls;    // largest first
+  SassCounts sass;                     // the line's instructions summed (LineProfile::sass_status)
 };
 
 // How long to sample a launch: launched again until `min_samples`, `max_launches` or
@@ -69,6 +96,14 @@ struct LineProfile {
   double profile_ms = 0;          // wall time from start to the per-line table
   std::vector<InstructionSamples> instructions;  // by pc
   std::vector<LineSamples> lines;                // most samples first
+  // CUPTI's SASS metrics of one more launch (kernels/sampling/sass_metrics.hpp): success when the
+  // `sass` counts of instructions and lines are filled; else why not (an older driver, no
+  // permission, a GPU without the API, not asked for), with the fix.
+  Status sass_status = Status::failure("executed instructions were not counted for this profile");
+  bool sass_has_threads = false;  // thread_executed is measured (the chip lists the metric)
+  bool sass_has_shared = false;   // shared_wavefronts and shared_ideal are measured
+  SassCounts sass_total;          // every instruction of the function
+  double sass_ms = 0;             // wall time of the counting launch (patching included)
 };
 
 // One instruction of a listing: its text and where it came from.

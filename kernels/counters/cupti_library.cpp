@@ -56,6 +56,11 @@ Result<std::unique_ptr<CuptiApi>> open_one(const std::string& path, bool& too_ol
   if (!api->fn && missing.empty()) missing = #fn;
   BS_CUPTI_ENTRIES(BS_CUPTI_RESOLVE)
 #undef BS_CUPTI_RESOLVE
+#define BS_CUPTI_RESOLVE_OPTIONAL(fn)                              \
+  api->fn = reinterpret_cast<decltype(&::fn)>(dlsym(handle, #fn)); \
+  if (!api->fn && api->missing_optional.empty()) api->missing_optional = #fn;
+  BS_CUPTI_OPTIONAL_ENTRIES(BS_CUPTI_RESOLVE_OPTIONAL)
+#undef BS_CUPTI_RESOLVE_OPTIONAL
   if (!missing.empty()) {
     // Deliberately not dlclose'd: an old CUPTI may have registered callbacks on load.
     too_old = true;

@@ -12,6 +12,7 @@
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
+#include <cupti_sass_metrics.h>
 #include <cupti_target.h>
 
 #include <cuda.h>
@@ -68,7 +69,21 @@ struct CuptiApi {
   X(cuptiPCSamplingSetConfigurationAttribute)     \
   X(cuptiPCSamplingGetConfigurationAttribute)
   BS_CUPTI_ENTRIES(BS_CUPTI_ENTRY)
+  // Optional: a CUPTI without them still loads (counters and PC sampling work), and the SASS
+  // metrics say which entry is missing (sampling/sass_metrics.cpp). CUPTI 12.4 and later have them.
+#define BS_CUPTI_OPTIONAL_ENTRIES(X)       \
+  X(cuptiSassMetricsGetNumOfMetrics)       \
+  X(cuptiSassMetricsGetMetrics)            \
+  X(cuptiSassMetricsGetProperties)         \
+  X(cuptiSassMetricsSetConfig)             \
+  X(cuptiSassMetricsUnsetConfig)           \
+  X(cuptiSassMetricsEnable)                \
+  X(cuptiSassMetricsDisable)               \
+  X(cuptiSassMetricsGetDataProperties)     \
+  X(cuptiSassMetricsFlushData)
+  BS_CUPTI_OPTIONAL_ENTRIES(BS_CUPTI_ENTRY)
 #undef BS_CUPTI_ENTRY
+  std::string missing_optional;  // the first optional entry this library lacks, "" when none
 
   // CUPTI's description of a result code ("" if it has none).
   std::string describe(CUptiResult r) const;

@@ -109,7 +109,15 @@ void stalls_json(JsonWriter& j, const std::vector<StallSamples>& stalls) {
   j.end_array();
 }
 
-// The value of a result's "lines" key: stall samples per source line and per instruction.
+// An instruction's or a line's counts from the SASS metrics, the ones the chip gave.
+void sass_json(JsonWriter& j, const LineProfile& p, const SassCounts& c) {
+  j.field("executed", c.executed);
+  if (p.sass_has_threads) j.field("thread_executed", c.thread_executed);
+  if (p.sass_has_shared) j.field("shared_wavefronts", c.shared_wavefronts).field("shared_wavefronts_ideal", c.shared_ideal);
+}
+
+// The value of a result's "lines" key: stall samples per source line and per instruction, and
+// the SASS metrics' counts where they were measured (docs/results-schema.md).
 void line_profile_json(JsonWriter& j, const LineProfile& p) {
   j.begin_object();
   j.field("available", p.ok());
@@ -122,11 +130,22 @@ void line_profile_json(JsonWriter& j, const LineProfile& p) {
   j.field("total_samples", p.total_samples).field("dropped_samples", p.dropped_samples);
   j.field("launches", p.launches).field("profile_ms", p.profile_ms);
   if (!p.lines_status.ok()) j.field("lines_unknown", p.lines_status.message);
+  const bool counted = p.sass_status.ok();
+  j.key("sass").begin_object().field("available", counted);
+  if (counted) {
+    j.field("ms", p.sass_ms);
+    sass_json(j, p, p.sass_total);
+  } else {
+    j.field("message", p.sass_status.message).field("hint", p.sass_status.hint).field("call", p.sass_status.call);
+    j.field("code", p.sass_status.code);
+  }
+  j.end_object();
   j.key("lines").begin_array();
   for (const auto& l : p.lines) {
     j.begin_object().field("file", l.file).field("line", l.line).field("samples", l.samples);
     j.field("share_pct", l.share_pct).key("stalls");
     stalls_json(j, l.stalls);
+    if (counted) sass_json(j, p, l.sass);
     j.end_object();
   }
   j.end_array().key("instructions").begin_array();
@@ -134,6 +153,7 @@ void line_profile_json(JsonWriter& j, const LineProfile& p) {
     j.begin_object().field("pc_offset", in.pc_offset).field("file", in.file).field("line", in.line);
     j.field("samples", in.samples).key("stalls");
     stalls_json(j, in.stalls);
+    if (counted) sass_json(j, p, in.sass);
     j.end_object();
   }
   j.end_array().end_object();

@@ -90,6 +90,88 @@ void fill_tables(LineProfile& profile, const std::vector<RawPc>& pcs, const std:
                    [](const LineSamples& a, const LineSamples& b) { return a.samples > b.samples; });
 }
 
+SassMetricNames choose_sass_metrics(const std::vector<std::string>& chip_metrics) {
+  SassMetricNames n;
+  auto listed = [&](std::string_view name) {
+    return std::find(chip_metrics.begin(), chip_metrics.end(), name) != chip_metrics.end();
+  };
+  if (listed("smsp__sass_inst_executed")) n.executed = "smsp__sass_inst_executed";
+  if (listed("smsp__sass_thread_inst_executed")) n.thread_executed = "smsp__sass_thread_inst_executed";
+  constexpr std::string_view kAggregate = "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared";
+  std::string wavefronts;
+  if (listed(kAggregate) && listed(std::string(kAggregate) + "_ideal")) {
+    wavefronts = kAggregate;
+  } else {
+    for (const std::string& m : chip_metrics) {
+      if (m.find("shared") == std::string::npos || m.find("wavefront") == std::string::npos ||
+          m.find("ideal") != std::string::npos || !listed(m + "_ideal"))
+        continue;
+      if (wavefronts.empty() || m.size() < wavefronts.size() || (m.size() == wavefronts.size() && m < wavefronts))
+        wavefronts = m;
+    }
+  }
+  if (!wavefronts.empty()) {
+    n.shared_wavefronts = wavefronts;
+    n.shared_ideal = wavefronts + "_ideal";
+  }
+  return n;
+}
+
+std::string busiest_sass_function(const std::vector<RawSassPc>& pcs) {
+  std::map<std::string, long long> per;
+  for (const auto& pc : pcs) per[pc.function] += pc.counts.executed;
+  std::string best;
+  long long most = -1;
+  for (const auto& [f, n] : per)
+    if (n > most) most = n, best = f;
+  return best;
+}
+
+void add_sass_counts(LineProfile& profile, const std::vector<RawSassPc>& pcs, const std::string& function,
+                     const std::function<SourceLocation(std::uint64_t)>& locate) {
+  std::map<std::uint64_t, SassCounts> per_pc;
+  for (const auto& pc : pcs)
+    if (pc.function == function) per_pc[pc.pc_offset] += pc.counts;
+  std::map<std::uint64_t, std::size_t> at;  // pc -> index into profile.instructions
+  for (std::size_t i = 0; i < profile.instructions.size(); ++i) {
+    profile.instructions[i].sass = {};
+    at[profile.instructions[i].pc_offset] = i;
+  }
+  for (const auto& [offset, counts] : per_pc) {
+    auto it = at.find(offset);
+    if (it == at.end() && counts.executed == 0 && counts.shared_wavefronts == 0) continue;  // never ran
+    if (it == at.end()) {
+      InstructionSamples ins;
+      ins.pc_offset = offset;
+      const SourceLocation where = locate(offset);
+      ins.file = where.file;
+      ins.line = where.line;
+      it = at.emplace(offset, profile.instructions.size()).first;
+      profile.instructions.push_back(std::move(ins));
+    }
+    profile.instructions[it->second].sass = counts;
+  }
+  std::stable_sort(profile.instructions.begin(), profile.instructions.end(),
+                   [](const InstructionSamples& x, const InstructionSamples& y) { return x.pc_offset < y.pc_offset; });
+  std::map<std::tuple<std::string, int>, SassCounts> per_line;
+  profile.sass_total = {};
+  for (const InstructionSamples& ins : profile.instructions) {
+    per_line[{ins.file, ins.line}] += ins.sass;
+    profile.sass_total += ins.sass;
+  }
+  for (LineSamples& l : profile.lines) {
+    auto it = per_line.find({l.file, l.line});
+    l.sass = it == per_line.end() ? SassCounts{} : it->second;
+    if (it != per_line.end()) per_line.erase(it);
+  }
+  for (const auto& [key, counts] : per_line) {  // lines that ran but were never sampled
+    LineSamples l;
+    std::tie(l.file, l.line) = key;
+    l.sass = counts;
+    profile.lines.push_back(std::move(l));
+  }
+}
+
 std::vector<LineDiff> diff_lines(const LineProfile& a, const LineProfile& b) {
   std::map<std::tuple<std::string, int>, LineDiff> by_line;
   auto top_counted = [](const std::vector<StallSamples>& stalls) -> std::string {
@@ -98,10 +180,12 @@ std::vector<LineDiff> diff_lines(const LineProfile& a, const LineProfile& b) {
     return {};
   };
   for (const auto& l : a.lines) {
+    if (l.samples == 0) continue;  // counted by the SASS metrics, never sampled
     LineDiff& d = by_line[{l.file, l.line}];
     d.file = l.file, d.line = l.line, d.share_a = l.share_pct, d.top_a = top_counted(l.stalls);
   }
   for (const auto& l : b.lines) {
+    if (l.samples == 0) continue;
     LineDiff& d = by_line[{l.file, l.line}];
     d.file = l.file, d.line = l.line, d.share_b = l.share_pct, d.top_b = top_counted(l.stalls);
   }

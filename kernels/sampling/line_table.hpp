@@ -49,6 +49,41 @@ struct SourceLocation {
 void fill_tables(LineProfile& profile, const std::vector<RawPc>& pcs, const std::string& function,
                  const std::function<SourceLocation(std::uint64_t pc_offset)>& locate);
 
+// --- SASS metrics (sass_metrics.hpp) onto the same tables ------------------------------------
+
+// One pc of one function as CUPTI's SASS metrics give it, the counts of every record and
+// instance of that pc added (launches add up).
+struct RawSassPc {
+  std::string function;
+  std::uint64_t cubin_crc = 0;
+  std::uint64_t pc_offset = 0;
+  SassCounts counts;
+};
+
+// The SASS metric names blockscope asks for, from the chip's list (cuptiSassMetricsGetMetrics);
+// "" where the chip lists none. Shared-memory wavefronts: the aggregate name if listed
+// ("smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared"), else the shortest name with "shared" and
+// "wavefront" in it and not "ideal"; its ideal is that name + "_ideal", and both or neither.
+struct SassMetricNames {
+  std::string executed;         // smsp__sass_inst_executed
+  std::string thread_executed;  // smsp__sass_thread_inst_executed
+  std::string shared_wavefronts, shared_ideal;
+};
+SassMetricNames choose_sass_metrics(const std::vector<std::string>& chip_metrics);
+
+// The function with the most executed warp instructions among `pcs` ("" when there are none).
+std::string busiest_sass_function(const std::vector<RawSassPc>& pcs);
+
+// Adds the counts of `function`'s pcs to profile.instructions and profile.lines, gathered onto
+// lines as fill_tables gathers samples: an instruction already in the table keeps its line;
+// one that ran but was never sampled is added (samples 0, its line from `locate`, called once per
+// such pc), and so is a line none of whose instructions was sampled (samples 0, share 0; after
+// the sampled lines, by file and line). Each line's `sass` is the sum of its instructions';
+// profile.sass_total the sum of all. Instructions stay ordered by pc. Other functions' pcs are
+// ignored. Sets nothing of sass_status (the caller's).
+void add_sass_counts(LineProfile& profile, const std::vector<RawSassPc>& pcs, const std::string& function,
+                     const std::function<SourceLocation(std::uint64_t pc_offset)>& locate);
+
 // One source line in two profiles (the Compare view's per-line diff): its share of each
 // kernel's samples and the difference B - A in percentage points; the top reason of each.
 struct LineDiff {
@@ -59,7 +94,7 @@ struct LineDiff {
   double diff() const { return share_b - share_a; }
 };
 
-// Every line with samples in `a` or `b`, largest |diff| first (ties: larger share first).
+// Every line with samples in `a` or `b` (lines only counted, with no samples, are not listed), largest |diff| first (ties: larger share first).
 // Lines are matched by file name and line number.
 std::vector<LineDiff> diff_lines(const LineProfile& a, const LineProfile& b);
 

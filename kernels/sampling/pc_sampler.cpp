@@ -18,6 +18,7 @@
 #include "counters/cupti_errors.hpp"
 #include "counters/cupti_library.hpp"
 #include "sampling/line_table.hpp"
+#include "sampling/sass_metrics.hpp"
 
 namespace bs::sampling {
 
@@ -39,6 +40,7 @@ struct PcSampler::Impl {
     bool crc_known = false;
   };
   std::vector<Cubin> cubins;
+  std::string cupti_library;
 
   static void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                                    const void* data) {
@@ -66,6 +68,10 @@ struct PcSampler::Impl {
       }
       if (c.crc == crc) return &c.bytes;
     }
+    // The SASS metrics' records carry the CRC in 32 bits.
+    if (crc <= 0xffffffffull)
+      for (Cubin& c : cubins)
+        if ((c.crc & 0xffffffffull) == crc) return &c.bytes;
     return nullptr;
   }
 };
@@ -75,6 +81,7 @@ Result<std::unique_ptr<PcSampler>> PcSampler::create(const Options& options) {
   if (!api) return api.status();
   auto impl = std::make_unique<Impl>();
   impl->api = api.value();
+  impl->cupti_library = options.cupti_library;
   if (const CUptiResult r = impl->api->cuptiSubscribe(&impl->subscriber, &Impl::on_callback, impl.get());
       r != CUPTI_SUCCESS)
     return counters::status_from_cupti(r, "cuptiSubscribe", impl->api->describe(r));
@@ -102,6 +109,8 @@ void PcSampler::keep_cubin(std::string cubin) {
   std::lock_guard lock(impl_->mutex);
   impl_->cubins.push_back({std::move(cubin), 0, false});
 }
+
+const std::string& PcSampler::cupti_library() const { return impl_->cupti_library; }
 
 namespace {
 
@@ -284,6 +293,26 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch,
 
 namespace {
 
+// The source line of one pc through the cubin's line table (CUPTI's SASS-to-source correlation).
+SourceLocation correlate(const counters::CuptiApi& api, const std::string& cubin, const std::string& function,
+                         std::uint64_t offset) {
+  CUpti_GetSassToSourceCorrelationParams c{};
+  c.size = CUpti_GetSassToSourceCorrelationParamsSize;
+  c.cubin = cubin.data();
+  c.cubinSize = cubin.size();
+  c.functionName = function.c_str();
+  c.pcOffset = offset;
+  if (api.cuptiGetSassToSourceCorrelation(&c) != CUPTI_SUCCESS) return {};
+  SourceLocation where;
+  where.line = static_cast<int>(c.lineNumber);
+  if (c.fileName) where.file = c.fileName;
+  if (c.dirName && where.file.size() && where.file.front() != '/')
+    where.file = std::string(c.dirName) + "/" + where.file;
+  std::free(c.fileName);
+  std::free(c.dirName);
+  return where;
+}
+
 // The tables of the busiest function of `raw`, its lines from `cubin` (null: unknown, `why`).
 Result<LineProfile> tables(const counters::CuptiApi& api, const RawSamples& raw, const std::string* cubin,
                            const Status& why_no_cubin) {
@@ -300,28 +329,20 @@ Result<LineProfile> tables(const counters::CuptiApi& api, const RawSamples& raw,
   profile.launches = raw.launches;
   if (!cubin) profile.lines_status = why_no_cubin;
   fill_tables(profile, raw.pcs, function, [&](std::uint64_t offset) -> SourceLocation {
-    if (!cubin) return {};
-    CUpti_GetSassToSourceCorrelationParams c{};
-    c.size = CUpti_GetSassToSourceCorrelationParamsSize;
-    c.cubin = cubin->data();
-    c.cubinSize = cubin->size();
-    c.functionName = function.c_str();
-    c.pcOffset = offset;
-    if (api.cuptiGetSassToSourceCorrelation(&c) != CUPTI_SUCCESS) return {};
-    SourceLocation where;
-    where.line = static_cast<int>(c.lineNumber);
-    if (c.fileName) where.file = c.fileName;
-    if (c.dirName && where.file.size() && where.file.front() != '/')
-      where.file = std::string(c.dirName) + "/" + where.file;
-    std::free(c.fileName);
-    std::free(c.dirName);
-    return where;
+    return cubin ? correlate(api, *cubin, function, offset) : SourceLocation{};
   });
   profile.profile_ms = raw.elapsed_ms;
   return profile;
 }
 
 }  // namespace
+
+SourceLocation PcSampler::locate(std::uint64_t cubin_crc, const std::string& function, std::uint64_t pc_offset) const {
+  const std::string* cubin = impl_->find(cubin_crc);
+  return cubin ? correlate(*impl_->api, *cubin, function, pc_offset) : SourceLocation{};
+}
+
+bool PcSampler::has_cubin(std::uint64_t cubin_crc) const { return impl_->find(cubin_crc) != nullptr; }
 
 Result<LineProfile> PcSampler::sample(const std::function<Status()>& launch, const SampleOptions& options) {
   using Clock = std::chrono::steady_clock;
@@ -337,6 +358,9 @@ Result<LineProfile> PcSampler::sample(const std::function<Status()>& launch, con
                                   "are unknown",
                                   "start blockscope with the CUDA backend so the sampler is created before the "
                                   "first launch"));
+  if (p && options.sass_metrics)  // one more launch, counted (its own status; the samples stay)
+    add_sass_metrics(*p, *this, launch,
+                     {.cupti_library = impl_->cupti_library, .device = options.device, .lazy_patching = true});
   if (p) p->profile_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   return p;
 }

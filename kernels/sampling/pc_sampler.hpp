@@ -50,8 +50,12 @@ class PcSampler {
   PcSampler& operator=(const PcSampler&) = delete;
 
   struct SampleOptions : LineSampling {
-    int device = -1;  // >= 0: this CUDA device is made current on the calling thread first (a
-                      // worker thread has none of its own)
+    int device = -1;           // >= 0: this CUDA device is made current on the calling thread
+                               // first (a worker thread has none of its own)
+    bool sass_metrics = true;  // sample() then calls `launch` once more with CUPTI's SASS
+                               // metrics (sass_metrics.hpp): executed instructions and shared
+                               // wavefronts per instruction; LineProfile::sass_status says
+                               // why not where they are unavailable
   };
   // Samples launches of `launch` and builds the tables of the function with the most samples.
   Result<LineProfile> sample(const std::function<Status()>& launch, const SampleOptions& options);
@@ -63,6 +67,16 @@ class PcSampler {
   // Hands over a cubin the caller holds itself, so samples of its functions find their source
   // lines although it was loaded before this sampler existed (the kernel runner's NVRTC output).
   void keep_cubin(std::string cubin);
+
+  // The source line of `pc_offset` of `function` in the kept cubin whose CRC is `cubin_crc` (the
+  // SASS metrics give 32 bits of it: a kept cubin whose CRC's low 32 bits match is taken); line
+  // 0 when that cubin is not kept or has no line table. PC samples and SASS counts both go
+  // through it, so they land on the same lines.
+  SourceLocation locate(std::uint64_t cubin_crc, const std::string& function, std::uint64_t pc_offset) const;
+  // Whether a cubin of that CRC is kept.
+  bool has_cubin(std::uint64_t cubin_crc) const;
+  // The CUPTI library the sampler was made with ("" the usual search).
+  const std::string& cupti_library() const;
 
   struct Impl;
 

@@ -28,4 +28,13 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>&, const S
 std::size_t PcSampler::cubins_kept() const { return 0; }
 void PcSampler::keep_cubin(std::string) {}
 
+SourceLocation PcSampler::locate(std::uint64_t, const std::string&, std::uint64_t) const { return {}; }
+
+bool PcSampler::has_cubin(std::uint64_t) const { return false; }
+
+const std::string& PcSampler::cupti_library() const {
+  static const std::string none;
+  return none;
+}
+
 }  // namespace bs::sampling

@@ -11,7 +11,10 @@
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
+#include <cupti_sass_metrics.h>
 #include <cupti_target.h>
+
+#include <cstring>
 
 extern "C" {
 
@@ -159,5 +162,43 @@ CUptiResult CUPTIAPI cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingCo
 CUptiResult CUPTIAPI cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
+
+// SASS metrics (kernels/sampling/sass_metrics.cpp): the chip's list and the metrics' properties
+// need no permission; setting the configuration for a device does (CUPTI answers it as the
+// driver does a non-admin user), so a test reaches the refusal without a GPU.
+namespace {
+const char* const kFakeSassMetrics[] = {
+    "smsp__sass_inst_executed", "smsp__sass_thread_inst_executed",
+    "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared", "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal"};
+constexpr size_t kFakeSassCount = sizeof(kFakeSassMetrics) / sizeof(kFakeSassMetrics[0]);
+}  // namespace
+
+CUptiResult CUPTIAPI cuptiSassMetricsGetNumOfMetrics(CUpti_SassMetrics_GetNumOfMetrics_Params* p) {
+  p->numOfMetrics = kFakeSassCount;
+  return CUPTI_SUCCESS;
+}
+CUptiResult CUPTIAPI cuptiSassMetricsGetMetrics(CUpti_SassMetrics_GetMetrics_Params* p) {
+  for (size_t i = 0; i < p->numOfMetrics && i < kFakeSassCount; ++i)
+    p->pMetricsList[i] = {i + 1, kFakeSassMetrics[i], "fake"};
+  return CUPTI_SUCCESS;
+}
+CUptiResult CUPTIAPI cuptiSassMetricsGetProperties(CUpti_SassMetrics_GetProperties_Params* p) {
+  for (size_t i = 0; i < kFakeSassCount; ++i)
+    if (p->pMetricName && std::strcmp(p->pMetricName, kFakeSassMetrics[i]) == 0) {
+      p->metric = {i + 1, kFakeSassMetrics[i], "fake"};
+      return CUPTI_SUCCESS;
+    }
+  return CUPTI_ERROR_INVALID_METRIC_NAME;
+}
+CUptiResult CUPTIAPI cuptiSassMetricsSetConfig(CUpti_SassMetricsSetConfig_Params*) {
+  return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;  // what the driver answers a non-admin user
+}
+CUptiResult CUPTIAPI cuptiSassMetricsUnsetConfig(CUpti_SassMetricsUnsetConfig_Params*) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiSassMetricsEnable(CUpti_SassMetricsEnable_Params*) { return CUPTI_ERROR_NOT_SUPPORTED; }
+CUptiResult CUPTIAPI cuptiSassMetricsDisable(CUpti_SassMetricsDisable_Params*) { return CUPTI_SUCCESS; }
+CUptiResult CUPTIAPI cuptiSassMetricsGetDataProperties(CUpti_SassMetricsGetDataProperties_Params*) {
+  return CUPTI_ERROR_NOT_SUPPORTED;
+}
+CUptiResult CUPTIAPI cuptiSassMetricsFlushData(CUpti_SassMetricsFlushData_Params*) { return CUPTI_ERROR_NOT_SUPPORTED; }
 
 }  // extern "C"

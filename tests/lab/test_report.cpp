@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -426,6 +427,52 @@ TEST(Report, UnwritablePathIsAMessageAndKeepsTheOldFile) {
 }
 
 // The schema document names every CSV column and the current version.
+// bench --lines: the per-line object carries the SASS metrics' counts where they were measured,
+// only the ones the chip gave, and says why not where they were not.
+TEST(Report, LinesCarryExecutedAndWavefrontsWhereCounted) {
+  Fixture f;
+  std::mt19937 rng(f.seed);
+  f.records.resize(2);
+  auto counted = std::make_shared<LineProfile>();
+  counted->function = "k";
+  counted->total_samples = 10;
+  const long long executed = std::uniform_int_distribution<long long>(1000, 9'000'000'000LL)(rng);
+  const long long ideal = std::uniform_int_distribution<long long>(1, 1'000'000)(rng);
+  LineSamples l{"/src/k.cu", 7, 10, 100.0, {{"barrier", 10}}, {executed, executed * 24, 2 * ideal, ideal}};
+  counted->lines = {l, LineSamples{"/src/k.cu", 9, 0, 0.0, {}, {5, 160, 0, 0}}};
+  counted->instructions = {InstructionSamples{0x40, "/src/k.cu", 7, 10, {{"barrier", 10}}, l.sass}};
+  counted->sass_status = Status::success();
+  counted->sass_has_shared = true;  // and no thread instructions on this chip
+  counted->sass_total = l.sass;
+  f.records[0].lines = counted;
+  auto refused = std::make_shared<LineProfile>(*counted);
+  refused->sass_status = Status::failure("no permission", "set the driver option", "cuptiSassMetricsSetConfig",
+                                         "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  f.records[1].lines = refused;
+  ResultsHeader h;
+  h.kind = "bench";
+  h.lab = "gray";
+  h.ceilings = f.ceilings;
+  h.limits = f.limits;
+  const std::string text = results_json(h, f.records, ThroughputUnit::GBPerS, f.kernels);
+  auto doc = test::parse_json(text);
+  ASSERT_TRUE(doc) << text;
+  const auto& a = doc->at("results").at(0).at("lines");
+  EXPECT_TRUE(a.at("sass").at("available").boolean);
+  EXPECT_EQ(a.at("sass").at("executed").number, static_cast<double>(executed));
+  EXPECT_FALSE(a.at("sass").has("thread_executed")) << "the chip gave no thread instructions: not written";
+  EXPECT_EQ(a.at("lines").at(0).at("shared_wavefronts").number, 2.0 * ideal);
+  EXPECT_EQ(a.at("lines").at(0).at("shared_wavefronts_ideal").number, static_cast<double>(ideal));
+  EXPECT_EQ(a.at("lines").at(1).at("samples").number, 0.0);
+  EXPECT_EQ(a.at("lines").at(1).at("executed").number, 5.0);
+  EXPECT_EQ(a.at("instructions").at(0).at("executed").number, static_cast<double>(executed));
+  EXPECT_NE(text.find("\"executed\":" + std::to_string(executed)), std::string::npos) << "written exactly";
+  const auto& b = doc->at("results").at(1).at("lines");
+  EXPECT_FALSE(b.at("sass").at("available").boolean);
+  EXPECT_EQ(b.at("sass").at("code").str, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  EXPECT_FALSE(b.at("lines").at(0).has("executed")) << "no counts where none were measured";
+}
+
 TEST(Report, SchemaDocumentListsEveryColumnAndTheVersion) {
   std::ifstream in(std::string(BLOCKSCOPE_SOURCE_DIR) + "/docs/results-schema.md");
   ASSERT_TRUE(in) << "docs/results-schema.md is missing";

@@ -262,14 +262,17 @@ inline std::string encode(const Lines& m) {
   w.pod(p.sampling_period).pod(p.total_samples).pod(p.dropped_samples).pod(p.launches).pod(p.profile_ms);
   w.pod(static_cast<std::uint64_t>(p.instructions.size()));
   for (const InstructionSamples& i : p.instructions) {
-    w.pod(i.pc_offset).str(i.file).pod(i.line).pod(i.samples);
+    w.pod(i.pc_offset).str(i.file).pod(i.line).pod(i.samples).pod(i.sass);
     put(w, i.stalls);
   }
   w.pod(static_cast<std::uint64_t>(p.lines.size()));
   for (const LineSamples& l : p.lines) {
-    w.str(l.file).pod(l.line).pod(l.samples).pod(l.share_pct);
+    w.str(l.file).pod(l.line).pod(l.samples).pod(l.share_pct).pod(l.sass);
     put(w, l.stalls);
   }
+  put(w, p.sass_status);
+  w.pod(static_cast<std::uint8_t>(p.sass_has_threads)).pod(static_cast<std::uint8_t>(p.sass_has_shared));
+  w.pod(p.sass_total).pod(p.sass_ms);
   return w.bytes();
 }
 inline bool decode(std::string_view b, Lines& m) {
@@ -295,6 +298,7 @@ inline bool decode(std::string_view b, Lines& m) {
     i.file = r.str();
     i.line = r.pod<int>();
     i.samples = r.pod<long long>();
+    i.sass = r.pod<SassCounts>();
     i.stalls = get_stalls(r);
     p.instructions.push_back(std::move(i));
   }
@@ -305,9 +309,15 @@ inline bool decode(std::string_view b, Lines& m) {
     l.line = r.pod<int>();
     l.samples = r.pod<long long>();
     l.share_pct = r.pod<double>();
+    l.sass = r.pod<SassCounts>();
     l.stalls = get_stalls(r);
     p.lines.push_back(std::move(l));
   }
+  p.sass_status = get_status(r);
+  p.sass_has_threads = r.pod<std::uint8_t>() != 0;
+  p.sass_has_shared = r.pod<std::uint8_t>() != 0;
+  p.sass_total = r.pod<SassCounts>();
+  p.sass_ms = r.pod<double>();
   return r.ok();
 }
 

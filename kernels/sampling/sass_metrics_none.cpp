@@ -1,0 +1,34 @@
+// The SASS metrics of a build without CUDA or without CUPTI's headers: they say why there are none.
+#include "sampling/sass_metrics.hpp"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "sampling/pc_sampler.hpp"
+
+namespace bs::sampling {
+
+bool sass_metrics_built() { return false; }
+
+Status sass_metrics_switch() {
+  if (const char* env = std::getenv("BLOCKSCOPE_SASS_METRICS"); env && std::string_view(env) == "0")
+    return Status::failure("executed instructions are not counted: BLOCKSCOPE_SASS_METRICS=0 is set",
+                           "unset BLOCKSCOPE_SASS_METRICS and profile again");
+  return Status::success();
+}
+
+namespace {
+Status not_built() {
+  return Status::failure(
+      "this build of blockscope counts no executed instructions (built without CUDA or without CUPTI's headers)",
+      "build blockscope with the CUDA toolkit, CUPTI included");
+}
+}  // namespace
+
+Result<RawSass> count_sass(const std::function<Status()>&, const SassOptions&) { return not_built(); }
+
+void add_sass_metrics(LineProfile& profile, const PcSampler&, const std::function<Status()>&, const SassOptions&) {
+  profile.sass_status = not_built();
+}
+
+}  // namespace bs::sampling
