@@ -274,8 +274,11 @@ Result<std::vector<AsmFunction>> parse_nvdisasm(std::string_view text, std::stri
   for (std::string_view full : lines_of(text)) {
     const std::string_view line = trim(full);
     if (line.empty()) continue;
-    if (starts_with(line, ".text.") && line.back() == ':') {
-      functions.push_back(AsmFunction{std::string(line.substr(6, line.size() - 7)), false, {}});
+    // A label carries the life-range table's empty row after it: `.text.NAME:   // |    |`.
+    std::string_view label = line;
+    if (const std::size_t t = label.find("// |"); t != std::string_view::npos && t > 0) label = trim(label.substr(0, t));
+    if (starts_with(label, ".text.") && label.back() == ':') {
+      functions.push_back(AsmFunction{std::string(label.substr(6, label.size() - 7)), false, {}});
       frames.clear();
       frames_used = false;
       continue;

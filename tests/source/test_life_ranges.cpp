@@ -208,6 +208,36 @@ TEST(LifeRanges, AListingWithoutTheTableLeavesEveryCountUnknown) {
   EXPECT_EQ(merge_live(other, parse_or_fail(read_text(kData / "saxpy.count.txt"), "")), 0);
 }
 
+// An nvdisasm that knows no life-range option (a stand-in script: -gi prints saxpy's real
+// listing, anything else is refused as an old nvdisasm refuses an unknown option): the listing
+// keeps its SASS and live_status says why there are no counts.
+TEST(LifeRanges, AnNvdisasmWithoutLifeRangesSaysWhyAndTheSassStays) {
+  const fs::path dir = fs::temp_directory_path() / ("bs-old-nvdisasm-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path tool = dir / "nvdisasm";
+  {
+    std::ofstream out(tool);
+    out << "#!/bin/sh\ncase \"$*\" in *-gi*) cat '" << (kData / "saxpy.gi.txt").string()
+        << "' ;; *) echo \"nvdisasm fatal   : Unknown option '$2'\" >&2; exit 1 ;; esac\n";
+  }
+  fs::permissions(tool, fs::perms::owner_all);
+  Toolkit tk;
+  tk.nvdisasm = tool;
+  const fs::path cubin = dir / "k.cubin";
+  std::ofstream(cubin) << "not read by the stand-in";
+  auto fns = disassemble_cubin(tk, cubin, {}, "saxpy.cu");
+  ASSERT_TRUE(fns.ok()) << fns.status().describe();
+  const bs::Status live = add_life_ranges(tk, cubin, {}, *fns);
+  fs::remove_all(dir);
+  EXPECT_FALSE(live.ok());
+  EXPECT_NE(live.message.find("no register life ranges"), std::string::npos) << live.describe();
+  EXPECT_NE(live.message.find("Unknown option"), std::string::npos) << live.describe();
+  EXPECT_NE(live.hint.find("CUDA_HOME"), std::string::npos) << live.describe();
+  ASSERT_EQ(fns->size(), 1u);
+  EXPECT_EQ(fns->front().instructions.size(), 32u);  // the SASS is all there
+  EXPECT_EQ(peak_live(fns->front().instructions).regs, -1);
+}
+
 // A fresh cubin, now: nvcc and nvdisasm of one toolkit, through the listing's own calls.
 TEST(LifeRanges, AFreshCubinsCountsEqualItsWideTableWhereTheToolkitIsHere) {
   const Toolkit tk = find_toolkit();
