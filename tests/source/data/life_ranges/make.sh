@@ -15,7 +15,8 @@ for k in saxpy spill; do
   "$NVCC" -ptx -arch=sm_90 -lineinfo -o "/tmp/$k.ptx" "$k.cu"
   sed 's/^\.version .*/.version 7.8/' "/tmp/$k.ptx" > "/tmp/$k.78.ptx"
   "$BIN/ptxas" -arch=sm_90 -lineinfo $regs -o "/tmp/$k.cubin" "/tmp/$k.78.ptx"
-  "$BIN/nvdisasm" -c -gi "/tmp/$k.cubin" > "$k.gi.txt"
+  # The line table names the file by its absolute path: kept relative, as the tests name it.
+  "$BIN/nvdisasm" -c -gi "/tmp/$k.cubin" | sed "s|$(pwd)/||" > "$k.gi.txt"
   "$BIN/nvdisasm" -c -lrm count "/tmp/$k.cubin" > "$k.count.txt"
   "$BIN/nvdisasm" -c -lrm wide "/tmp/$k.cubin" > "$k.wide.txt"
   "$BIN/cuobjdump" -res-usage "/tmp/$k.cubin" > "$k.res-usage.txt"
