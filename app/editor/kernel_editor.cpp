@@ -8,6 +8,7 @@
 
 #include "editor/kernel_files.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
+#include "source/listing_parse.hpp"
 #include "ui/widgets.hpp"
 
 namespace bs::editor {
@@ -83,7 +84,7 @@ KernelEditor::~KernelEditor() {
 void KernelEditor::set_time_limit_s(double s) { time_limit_s_ = std::clamp(s, 0.05, 600.0); }
 
 bool KernelEditor::busy() const {
-  if (worker_.busy()) return true;
+  if (worker_.busy() || listings_.busy()) return true;
   return std::any_of(tabs_.begin(), tabs_.end(), [](const Tab& t) { return t.compile_requested; });
 }
 
@@ -337,11 +338,36 @@ void KernelEditor::start_compile(Tab& t, const LabContext& ctx, app::MessageLog&
   worker_.submit(std::move(job));
 }
 
-void KernelEditor::apply(const CompileDone& done, app::MessageLog& log, EditorRequests& requests) {
+void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::MessageLog& log,
+                         EditorRequests& requests) {
   Tab* t = tab(done.tab);
   if (!t) return;  // closed meanwhile
   const custom::TrialResult& r = done.result;
   const std::string file = t->path.empty() ? std::string("kernel.cu") : t->path.filename().string();
+  // The lower pane's PTX and SASS: listed for every source that compiles (its launch may still
+  // fail: the code is what it is); a compile error keeps the last listing, marked stale.
+  t->last_compile_failed = !r.compile.ok();
+  if (r.compile.ok()) {
+    source::ListingRequest lr;
+    lr.kind = source::ListingRequest::Kind::User;
+    lr.kernel = r.kernel.id;
+    lr.user_source = r.kernel.source;
+    lr.user_name = r.kernel.name;
+    lr.forms = {r.kernel.form};
+    const LabContext ctx = labs(t->lab);
+    if (ctx.lab && ctx.lab->backend().kind == BackendKind::Cuda) {
+      const DeviceLimits& d = ctx.lab->backend().limits;
+      lr.cc = d.compute_major * 10 + d.compute_minor;
+      lr.ran_on_gpu = true;
+    }
+    t->listing_request = std::move(lr);
+    t->allocated_registers = 0;
+    if (r.compile.kernel) {
+      const custom::CompiledInfo& i = r.compile.kernel->info();
+      if (i.target == custom::Target::Gpu && i.attributes_measured)
+        t->allocated_registers = i.attributes.registers_per_thread;
+    }
+  }
   t->diagnostics = r.compile.diagnostics;
   t->compiled_info = describe_build(r);
   t->status = r.summary(file);
@@ -384,7 +410,7 @@ void KernelEditor::apply(const CompileDone& done, app::MessageLog& log, EditorRe
 
 EditorRequests KernelEditor::update(const LabLookup& labs, app::MessageLog& log) {
   EditorRequests requests;
-  for (const CompileDone& d : worker_.take()) apply(d, log, requests);
+  for (const CompileDone& d : worker_.take()) apply(d, labs, log, requests);
   for (Tab& t : tabs_) {
     if (!t.compile_requested) continue;
     t.compile_requested = false;
@@ -507,6 +533,116 @@ void KernelEditor::draw_results(Tab& t, const LabContext& ctx) {
   }
 }
 
+void KernelEditor::show_lower(Lower which) {
+  if (Tab* t = active()) {
+    t->lower = which;
+    t->select_lower = true;
+  }
+}
+
+const KernelListing* KernelEditor::listing() const {
+  for (const Tab& t : tabs_)
+    if (t.uid == active_uid_) return t.listing.get();
+  return nullptr;
+}
+
+bool KernelEditor::listing_stale() const {
+  for (const Tab& t : tabs_)
+    if (t.uid == active_uid_)
+      return t.listing && (t.last_compile_failed || t.code.text != t.listing->source);
+  return false;
+}
+
+bool KernelEditor::listing_pending() const {
+  for (const Tab& t : tabs_)
+    if (t.uid == active_uid_)
+      return t.listing_request && (!t.listing || t.listing->source != t.listing_request->user_source);
+  return false;
+}
+
+KernelEditor::Lower KernelEditor::lower() const {
+  for (const Tab& t : tabs_)
+    if (t.uid == active_uid_) return t.lower;
+  return Lower::Results;
+}
+
+CodeEditorState* KernelEditor::active_code() {
+  Tab* t = active();
+  return t ? &t->code : nullptr;
+}
+
+void KernelEditor::draw_listing_level(Tab& t, bool sass) {
+  const KernelListing* l = t.listing.get();
+  if (!l) {
+    ImGui::TextColored(ui::kDimColour, "%s", !t.listing_request ? "no listing yet: compile the kernel (Ctrl+Enter or F5)"
+                                                                : "listing the compiled kernel (PTX, SASS)...");
+    return;
+  }
+  if (t.last_compile_failed)
+    ImGui::TextColored(ui::kWarnColour, "stale: the last compile failed; this is the kernel that compiled before");
+  else if (t.code.text != l->source)
+    ImGui::TextColored(ui::kWarnColour, "stale: the source was edited since; compile to list it again");
+  else if (listing_pending())
+    ImGui::TextColored(ui::kDimColour, "listing the new compile...");
+  const Status& status = sass ? l->sass_status : l->ptx_status;
+  const std::string& origin = sass ? l->sass_origin : l->ptx_origin;
+  if (!origin.empty()) ImGui::TextColored(ui::kDimColour, "%s", origin.c_str());
+  if (!status.ok()) {
+    ui::status_text(status);
+    if ((sass ? l->sass : l->ptx).empty()) return;
+  }
+  if (sass) {
+    const std::string live = ui::live_summary(*l, t.allocated_registers);
+    if (!live.empty()) {
+      if (l->live_status.ok()) ImGui::TextUnformatted(live.c_str());
+      else ImGui::TextColored(ui::kDimColour, "%s", live.c_str());
+    }
+  }
+  // A cursor that moved (a click or typing in the code) brings its line's instructions into view,
+  // unless it moved there from a click on one of them.
+  if (t.code.cursor_line != t.highlighted_line) {
+    t.highlighted_line = t.code.cursor_line;
+    if (t.highlighted_line != t.line_from_click) t.ptx_view.scroll = t.sass_view.scroll = true;
+    t.line_from_click = 0;
+  }
+  const std::vector<ListedInstruction>& v = sass ? l->sass : l->ptx;
+  ui::InstructionListState& view = sass ? t.sass_view : t.ptx_view;
+  const int clicked = ui::draw_instruction_list(sass ? "editor_sass" : "editor_ptx", v, l->source_file,
+                                                t.highlighted_line, sass, ui::live_scale(*l, t.allocated_registers), &view);
+  if (clicked >= 0) {
+    const ListedInstruction& ins = v[static_cast<std::size_t>(clicked)];
+    if (ins.line > 0 && source::same_source_file(ins.file, l->source_file)) {
+      t.code.goto_line = ins.line;
+      t.code.goto_column = 1;
+      t.line_from_click = ins.line;
+    }
+  }
+}
+
+void KernelEditor::draw_lower(Tab& t, const LabContext& ctx) {
+  if (t.listing_request)
+    if (auto l = listings_.get(*t.listing_request)) t.listing = std::move(l);
+  if (!ImGui::BeginTabBar("lower_pane")) return;
+  const Lower tabs[] = {Lower::Results, Lower::Ptx, Lower::Sass};
+  const char* names[] = {"Results", "PTX", "SASS"};
+  for (int i = 0; i < 3; ++i) {
+    const ImGuiTabItemFlags flags = t.select_lower && t.lower == tabs[i] ? ImGuiTabItemFlags_SetSelected : 0;
+    std::string label = names[i];
+    if (i > 0 && listing_stale()) label += " (stale)";
+    label += std::string("###lower") + names[i];
+    if (ImGui::BeginTabItem(label.c_str(), nullptr, flags)) {
+      if (!t.select_lower) t.lower = tabs[i];
+      ImGui::BeginChild("results", ImVec2(0, 0), false);
+      if (i == 0) draw_results(t, ctx);
+      else draw_listing_level(t, i == 2);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+  }
+  t.select_lower = false;
+  ImGui::EndTabBar();
+}
+
 void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, app::MessageLog& log,
                         EditorRequests& requests) {
   if (auto chosen = dialog_.draw()) {
@@ -586,13 +722,13 @@ void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, a
         std::vector<CodeMark> marks;
         for (const Diagnostic& d : t.diagnostics)
           marks.push_back({d.line, d.column, mark_kind(d.severity), custom::describe_at(d, t.title)});
-        const float results_h = em * (10.5f + 1.2f * std::min<std::size_t>(t.diagnostics.size(), 6));
+        // The lower pane (results, PTX, SASS) takes at least 45% of the height: instructions need rows.
+        const float results_h = std::max(em * (13.5f + 1.2f * std::min<std::size_t>(t.diagnostics.size(), 6)),
+                                         ImGui::GetContentRegionAvail().y * 0.45f);
         draw_code_editor(("code" + std::to_string(t.uid)).c_str(), t.code, marks,
                          ImVec2(0, std::max(em * 6, ImGui::GetContentRegionAvail().y - results_h)));
         ImGui::TextColored(ui::kDimColour, "line %d, column %d", t.code.cursor_line, t.code.cursor_column);
-        ImGui::BeginChild("results", ImVec2(0, 0), false);
-        draw_results(t, tctx);
-        ImGui::EndChild();
+        draw_lower(t, tctx);
         ImGui::EndTabItem();
       }
       if (!keep) closing.push_back(t.uid);

@@ -11,6 +11,13 @@
 // times, and for the GPU build its registers, shared memory and spills, are shown. The time
 // limit for user kernels (default 2 s) is set here.
 //
+// The lower pane has three tabs: Results (the above), PTX and SASS of the kernel being edited,
+// from the Source tab's listing (kernels/source, NVRTC in this process with line information,
+// nvdisasm for SASS and its live registers), made off the UI thread after each compile that
+// succeeds. The instructions of the line the cursor is on are highlighted; a click on an
+// instruction puts the cursor on its line. A compile that fails leaves the last good listing
+// shown, marked stale (so is one whose source was edited since).
+//
 // Files: open and save .cu files (recent kernel files kept beside recent images), a .cu dropped
 // on the window opens here, and --kernel-file does the same at start. A file opens on the lab
 // whose forms its kernel takes (any lab offering a user-kernel spec; the labs' list comes with
@@ -36,8 +43,10 @@
 #include "editor/kernel_file_dialog.hpp"
 #include "lab/lab.hpp"
 #include "lab/user_kernel_spec.hpp"
+#include "source/listing_worker.hpp"
 #include "state/recent_files.hpp"
 #include "ui/messages.hpp"
+#include "ui/source_panel.hpp"
 
 namespace bs::editor {
 
@@ -115,11 +124,24 @@ class KernelEditor {
   std::vector<Unsaved> unsaved() const;
   void restore_unsaved(const Unsaved& u);
 
-  bool busy() const;  // a compile or its first launch is in flight
+  bool busy() const;  // a compile or its first launch is in flight, or a listing is being made
   std::size_t tab_count() const { return tabs_.size(); }
   std::string active_lab() const;  // the lab of the tab in front ("" with no tab)
   const KernelFileOutcome& kernel_file_outcome() const { return kernel_file_outcome_; }
   void set_time_limit_s(double s);
+
+  // The lower pane's tabs.
+  enum class Lower { Results, Ptx, Sass };
+  // Brings a tab of the lower pane to the front on the next draw (the active kernel tab's).
+  void show_lower(Lower which);
+  // For tests and the window's redraw: the active tab's listing (null: none yet), whether it is
+  // stale (the last compile failed, or the source was edited since), and whether one is being made.
+  const KernelListing* listing() const;
+  bool listing_stale() const;
+  bool listing_pending() const;
+  Lower lower() const;
+  // The active tab's code widget (tests read the cursor and move it).
+  CodeEditorState* active_code();
 
  private:
   struct Tab {
@@ -144,6 +166,16 @@ class KernelEditor {
     bool from_kernel_file = false;     // --kernel-file: its outcome is remembered
     bool lab_from_source = false;      // a file: its lab is the one its kernel's form belongs to
     std::optional<Dim3> block;         // the block its next compile runs with (else the form's)
+    // The lower pane: its tab, and the listing of the last source that compiled.
+    Lower lower = Lower::Results;
+    bool select_lower = false;         // bring `lower` to the front on the next draw
+    std::optional<source::ListingRequest> listing_request;  // the last compile that succeeded
+    std::shared_ptr<const KernelListing> listing;           // its listing, once made
+    bool last_compile_failed = false;  // a compile error since the listing's source
+    unsigned allocated_registers = 0;  // the GPU build's, for the live-register bars (0: unknown)
+    int highlighted_line = 0;          // the line whose instructions are highlighted
+    int line_from_click = 0;           // a line the cursor went to from an instruction's click
+    ui::InstructionListState ptx_view, sass_view;
     bool dirty() const { return code.text != saved_text; }
   };
 
@@ -154,10 +186,12 @@ class KernelEditor {
   void resolve_lab(Tab& t, const LabLookup& labs, app::MessageLog& log);
   std::string lab_title(const std::string& lab) const;
   void start_compile(Tab& t, const LabContext& ctx, app::MessageLog& log);
-  void apply(const CompileDone& done, app::MessageLog& log, EditorRequests& requests);
+  void apply(const CompileDone& done, const LabLookup& labs, app::MessageLog& log, EditorRequests& requests);
   custom::GridRule grid_rule(const Tab& t) const;
   void draw_toolbar(Tab& t, const LabContext& ctx, app::MessageLog& log, EditorRequests& requests);
   void draw_results(Tab& t, const LabContext& ctx);
+  void draw_lower(Tab& t, const LabContext& ctx);
+  void draw_listing_level(Tab& t, bool sass);
   void remember(const std::filesystem::path& path);
 
   bool open_ = false;
@@ -168,6 +202,7 @@ class KernelEditor {
   int next_uid_ = 1;
   double time_limit_s_ = 2.0;
   CompileWorker worker_;
+  source::ListingWorker listings_;  // PTX and SASS of compiled tabs, off the UI thread
   KernelFileDialog dialog_;
   int save_as_uid_ = 0;  // the tab a Save-as dialog is for
   RecentFiles recent_;

@@ -48,6 +48,9 @@ void rebuild(const SourceInput& in, SourceViewState* st) {
       }
       if (!cur.empty()) st->source_lines.push_back(std::move(cur));
     }
+    st->line_live.clear();
+    if (in.listing && in.listing->live_status.ok())
+      st->line_live = source::max_live_per_line(in.listing->sass, want_file, static_cast<int>(st->source_lines.size()));
     st->profile = reinterpret_cast<const LineProfile*>(1);  // force the profile's part below
   }
   if (st->profile != in.profile) {
@@ -111,6 +114,32 @@ std::string compact(long long n) {
   return buf;
 }
 
+// The live-register cell of a SASS row: the count, then room for a bar painted over the row.
+constexpr int kLiveBarChars = 6;
+// A row without a count gets blanks when others have one (`column`), so the text stays aligned.
+std::string live_cell(const ListedInstruction& ins, bool column) {
+  if (ins.live_regs < 0) return column ? std::string(5 + kLiveBarChars, ' ') : std::string();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%4d %*s", ins.live_regs, kLiveBarChars, "");
+  return buf;
+}
+
+// The bar of a live cell: its length the share of `scale` registers, green to red as it fills.
+void paint_live_bar(ImDrawList* dl, ImVec2 at, float h, int live, int scale) {
+  if (live < 0 || scale <= 0) return;
+  const float full = ImGui::CalcTextSize("000000").x - 4;
+  const float f = std::min(1.0f, static_cast<float>(live) / static_cast<float>(scale));
+  const ImVec4 c = f > 0.9f ? ImVec4(1.0f, 0.4f, 0.35f, 0.9f) : f > 0.7f ? ImVec4(1.0f, 0.7f, 0.3f, 0.9f)
+                                                                       : ImVec4(0.4f, 0.75f, 0.5f, 0.9f);
+  dl->AddRect(ImVec2(at.x, at.y + 3), ImVec2(at.x + full, at.y + h - 3), ImGui::GetColorU32(kDimColour));
+  dl->AddRectFilled(ImVec2(at.x, at.y + 3), ImVec2(at.x + full * f, at.y + h - 3), ImGui::GetColorU32(c));
+}
+
+std::string file_name(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 // --- header -------------------------------------------------------------------------------------
 
 void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) {
@@ -125,6 +154,17 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
                   a.registers_per_thread, a.local_bytes_per_thread, a.static_shared_bytes,
                   in.shown->attributes_measured ? "cudaFuncGetAttributes" : "the CPU simulator's own: nothing compiled");
     ImGui::TextColored(kDimColour, "%s", buf);
+  }
+  {
+    const unsigned allocated = in.shown && in.shown->kernel == l.kernel && in.shown->attributes_measured
+                                   ? in.shown->attributes.registers_per_thread
+                                   : 0;
+    const std::string live = live_summary(l, allocated);
+    if (!live.empty()) {
+      if (l.live_status.ok()) ImGui::TextUnformatted(live.c_str());
+      else ImGui::TextColored(kDimColour, "%s", live.c_str());
+      if (!l.live_status.ok() && !l.live_status.hint.empty()) item_tooltip(l.live_status.hint.c_str());
+    }
   }
   // The button first, so it stays where it is whatever the line beside it says.
   // On the CPU simulator (the user's kernels only) the lines are counted, not sampled.
@@ -232,6 +272,10 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
   ImGui::TextUnformatted("CUDA source");
   ImGui::SameLine();
   ImGui::TextColored(kDimColour, "%s", st->shown_file.c_str());
+  if (!st->line_live.empty()) {
+    ImGui::SameLine();
+    ImGui::TextColored(kDimColour, "  (line, most live registers)");
+  }
   if (!st->file.empty()) {
     ImGui::SameLine();
     if (ImGui::SmallButton("back to the kernel's file")) {
@@ -248,7 +292,14 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
   const float row_h = ImGui::GetTextLineHeightWithSpacing();
   if (st->scroll_source && st->line > 0) scroll_to(st->line - 1, row_h);
   st->scroll_source = false;
-  const float num_w = ImGui::CalcTextSize("0000 ").x;
+  const float line_w = ImGui::CalcTextSize("0000 ").x;
+  // Life ranges: the most live registers of the line's instructions, after its number.
+  const bool live = !st->line_live.empty();
+  const float num_w = line_w + (live ? ImGui::CalcTextSize("000 ").x : 0);
+  const int scale = live ? live_scale(l, in.shown && in.shown->kernel == l.kernel && in.shown->attributes_measured
+                                             ? in.shown->attributes.registers_per_thread
+                                             : 0u)
+                         : 0;
   // Profiled: a bar, the share and the line's main stall reason, before the code (the code can be
   // long; the reason must be seen without scrolling).
   const float reason_w = profiled ? ImGui::CalcTextSize("short_scoreboard  ").x : 0;
@@ -296,6 +347,14 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
                       ImGui::GetColorU32(ls->sass.shared_wavefronts > ls->sass.shared_ideal ? kWarnColour : kDimColour), r);
         }
       }
+      if (live && line < static_cast<int>(st->line_live.size()) && st->line_live[static_cast<std::size_t>(line)] >= 0) {
+        const int n = st->line_live[static_cast<std::size_t>(line)];
+        char lv[16];
+        std::snprintf(lv, sizeof lv, "%3d", n);
+        const float f = scale > 0 ? static_cast<float>(n) / static_cast<float>(scale) : 0;
+        const ImVec4 c = f > 0.9f ? kErrorColour : f > 0.7f ? kWarnColour : ImVec4(0.45f, 0.75f, 0.55f, 1.0f);
+        dl->AddText(ImVec2(p.x + line_w, p.y), ImGui::GetColorU32(c), lv);
+      }
       if (profiled && ls && ls->samples > 0) {
         const float full = 40;
         const float bw = static_cast<float>(full * ls->share_pct / std::max(st->max_share, 1e-9));
@@ -314,6 +373,10 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
           }
       }
       dl->AddText(ImVec2(p.x + num_w + bar_w, p.y), ImGui::GetColorU32(ImGuiCol_Text), text.c_str());
+      if (live && ImGui::IsItemHovered() && !ls && line < static_cast<int>(st->line_live.size()) &&
+          st->line_live[static_cast<std::size_t>(line)] >= 0)
+        tooltip(("at most " + std::to_string(st->line_live[static_cast<std::size_t>(line)]) +
+                 " registers live at this line's instructions (nvdisasm's life ranges)").c_str());
       if (ls) {
         const std::string stalls = stall_names(ls->stalls, ls->samples, 3);
         dl->AddText(ImVec2(p.x + num_w + bar_w + text_w + 24, p.y), ImGui::GetColorU32(kWarnColour), stalls.c_str());
@@ -347,6 +410,11 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
     status_text(status);
     if (v.empty()) return;
   }
+  if (sass && l.live_status.ok())
+    ImGui::TextColored(kDimColour, "pc   line live (bar: of %d registers)",
+                       live_scale(l, in.shown && in.shown->kernel == l.kernel && in.shown->attributes_measured
+                                         ? in.shown->attributes.registers_per_thread
+                                         : 0u));
   // Where an instruction comes from. The listing names one frame of each instruction's inline
   // chain, the one in the kernel's own file; shown another file (a helper it inlines), SASS rows
   // take the profile's line for their pc instead (the innermost, where the code is written).
@@ -392,6 +460,9 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
       else
         std::snprintf(ln, sizeof ln, "   - ");
       row += ln;
+      std::string before_bar = row;
+      row += live_cell(ins, sass && l.live_status.ok());
+      before_bar += ins.live_regs >= 0 ? live_cell(ins, false).substr(0, 5) : std::string();
       row += "  " + ins.text;
       const bool selected = i == clicked || (mine && ins_line == st->line && st->line > 0);
       ImGui::PushID(i);
@@ -409,8 +480,19 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
       }
       if (emphasised) ImGui::PopStyleColor();
       ImGui::PopID();
+      if (sass && ins.live_regs >= 0)
+        paint_live_bar(ImGui::GetWindowDrawList(),
+                       ImVec2(ImGui::GetItemRectMin().x + ImGui::CalcTextSize(before_bar.c_str()).x,
+                              ImGui::GetItemRectMin().y),
+                       row_h, ins.live_regs, live_scale(l, in.shown && in.shown->kernel == l.kernel &&
+                                                                   in.shown->attributes_measured
+                                                               ? in.shown->attributes.registers_per_thread
+                                                               : 0u));
       if (ImGui::IsItemHovered()) {
         std::string tip = ins_file->empty() ? "no line information" : *ins_file + ":" + std::to_string(ins_line);
+        if (ins.live_regs >= 0)
+          tip += "\n" + std::to_string(ins.live_regs) + " registers live, " + std::to_string(ins.live_predicates) +
+                 " predicates, " + std::to_string(ins.live_uniform) + " uniform registers";
         if (!mine && !ins_file->empty()) tip += "\n(* another file than the one shown: an inlined helper)";
         if (profiled) {
           auto it = st->pc_samples.find(ins.pc_offset);
@@ -474,6 +556,84 @@ std::vector<LineSamples> lines_in_file(const KernelListing& listing, const LineP
   }
   std::stable_sort(out.begin(), out.end(), [](const LineSamples& x, const LineSamples& y) { return x.samples > y.samples; });
   return out;
+}
+
+std::string live_summary(const KernelListing& l, unsigned allocated) {
+  if (!l.sass_status.ok() && l.sass.empty()) return {};
+  if (!l.live_status.ok()) return "no register pressure: " + l.live_status.message;
+  const source::LivePeak p = source::peak_live(l.sass);
+  if (p.regs < 0) return "no register pressure: no instruction has a live-register count";
+  std::string s = "peak " + std::to_string(p.regs) + " live registers";
+  if (p.line > 0) s += " at line " + std::to_string(p.line) + " of " + file_name(p.file);
+  if (allocated > 0) s += "; " + std::to_string(allocated) + " allocated";
+  return s;
+}
+
+int live_scale(const KernelListing& l, unsigned allocated) {
+  if (allocated > 0) return static_cast<int>(allocated);
+  return std::max(1, source::peak_live(l.sass).regs);
+}
+
+int draw_instruction_list(const char* id, const std::vector<ListedInstruction>& v, const std::string& file, int line,
+                          bool sass, int scale, InstructionListState* state) {
+  int clicked_now = -1;
+  const bool any_live = sass && std::any_of(v.begin(), v.end(), [](const ListedInstruction& i) { return i.live_regs >= 0; });
+  if (any_live)
+    ImGui::TextColored(kDimColour, "pc   line live (of %d)", scale);
+  ImGui::BeginChild(id, ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  const float row_h = ImGui::GetTextLineHeightWithSpacing();
+  if (state->scroll && line > 0)
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (at_line(v[i], file, line)) {
+        scroll_to(static_cast<int>(i), row_h);
+        break;
+      }
+  state->scroll = false;
+  ImGuiListClipper clip;
+  clip.Begin(static_cast<int>(v.size()), row_h);
+  while (clip.Step())
+    for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+      const ListedInstruction& ins = v[static_cast<std::size_t>(i)];
+      const bool mine = source::same_source_file(ins.file, file);
+      std::string row;
+      if (sass) {
+        char pc[24];
+        std::snprintf(pc, sizeof pc, "%04llx ", ins.pc_offset);
+        row = pc;
+      }
+      char ln[16];
+      if (ins.line > 0) std::snprintf(ln, sizeof ln, mine ? "%4d " : "%4d*", ins.line);
+      else std::snprintf(ln, sizeof ln, "   - ");
+      row += ln;
+      const std::string before_bar = row + (sass && ins.live_regs >= 0 ? live_cell(ins, false).substr(0, 5) : std::string());
+      if (sass) row += live_cell(ins, scale > 0 && any_live);
+      row += "  " + ins.text;
+      const bool emphasised = i == state->clicked;
+      const bool selected = emphasised || (mine && line > 0 && ins.line == line);
+      ImGui::PushID(i);
+      if (emphasised) ImGui::PushStyleColor(ImGuiCol_Header, ImVec4(0.35f, 0.45f, 0.8f, 0.8f));
+      if (ImGui::Selectable(row.c_str(), selected)) {
+        state->clicked = i;
+        clicked_now = i;
+      }
+      if (emphasised) ImGui::PopStyleColor();
+      ImGui::PopID();
+      if (sass && ins.live_regs >= 0)
+        paint_live_bar(ImGui::GetWindowDrawList(),
+                       ImVec2(ImGui::GetItemRectMin().x + ImGui::CalcTextSize(before_bar.c_str()).x,
+                              ImGui::GetItemRectMin().y),
+                       row_h, ins.live_regs, scale);
+      if (ImGui::IsItemHovered()) {
+        std::string tip = ins.file.empty() ? "no line information" : ins.file + ":" + std::to_string(ins.line);
+        if (!mine && !ins.file.empty()) tip += "\n(* blockscope's generated entry, not your code)";
+        if (ins.live_regs >= 0)
+          tip += "\n" + std::to_string(ins.live_regs) + " registers live, " + std::to_string(ins.live_predicates) +
+                 " predicates, " + std::to_string(ins.live_uniform) + " uniform registers";
+        tooltip(tip.c_str());
+      }
+    }
+  ImGui::EndChild();
+  return clicked_now;
 }
 
 std::vector<int> instructions_at(const std::vector<ListedInstruction>& v, const std::string& file, int line) {

@@ -4,7 +4,9 @@
 // instruction selects its source line (and the other level's instructions of that line). Given a
 // LineProfile (the GPU's stall samples of the launch), the source gets a samples column (share
 // and a bar), hot lines are tinted, each sampled line names its top stall reasons, and a SASS
-// instruction's samples show on hover; without one the tab says why there is none.
+// instruction's samples show on hover; without one the tab says why there is none. Where
+// nvdisasm gave life ranges, each SASS row shows its live registers (a bar against the launch's
+// allocation), each source line the most of its instructions, and the header the kernel's peak.
 // Plain inputs, no shell, no lab.
 #pragma once
 #include <memory>
@@ -34,6 +36,7 @@ struct SourceViewState {
   std::vector<int> line_samples;  // per source line (index = line): index into `lines`, -1
   double max_share = 0;
   std::unordered_map<unsigned long long, int> pc_samples;  // SASS pc -> index into profile->instructions
+  std::vector<int> line_live;  // per source line of the file shown: most live registers, -1 unknown
 };
 
 struct SourceInput {
@@ -69,5 +72,24 @@ std::string embedded_path(const std::string& file);
 
 // The instructions of `v` listed at `line` of `file` (indices, in order).
 std::vector<int> instructions_at(const std::vector<ListedInstruction>& v, const std::string& file, int line);
+
+// Register pressure in words: "peak 118 live registers at line 42 of k7_warptile.hpp; 128
+// allocated" (`allocated` 0: not known), or why the listing has none ("" when it has no SASS).
+std::string live_summary(const KernelListing& listing, unsigned allocated);
+
+// The registers a SASS row shows its live count against: the launch's allocation when known
+// (cudaFuncGetAttributes), else the listing's peak.
+int live_scale(const KernelListing& listing, unsigned allocated);
+
+// One level (PTX or SASS) of a listing as a clipped list, for the kernel editor's lower pane:
+// each instruction with its source line ('*': another file than `file`), those of `line`
+// highlighted, SASS rows with their live registers and a bar against `scale` (live_scale). A
+// click returns the instruction's index (-1: none); `scroll` brings `line`'s first into view once.
+struct InstructionListState {
+  int clicked = -1;     // the instruction clicked last, drawn brighter
+  bool scroll = false;  // scroll to the first instruction of the line on the next draw
+};
+int draw_instruction_list(const char* id, const std::vector<ListedInstruction>& v, const std::string& file, int line,
+                          bool sass, int scale, InstructionListState* state);
 
 }  // namespace bs::ui

@@ -112,6 +112,11 @@ struct ListedInstruction {
   std::string text;                  // "LDG.E.128 R4, desc[UR6][R2.64] ;" / "ld.global.f32 ..."
   std::string file;                  // source file of the instruction, "" when unknown
   int line = 0;                      // 1-based source line, 0 when unknown
+  // Register pressure at this SASS instruction, as nvdisasm's life ranges count it (registers
+  // holding a value still to be read); -1: not known (PTX, or an nvdisasm without life ranges).
+  int live_regs = -1;        // general registers (R0, R1, ...; a 64-bit pair counts two)
+  int live_predicates = -1;  // predicates (P0..P6)
+  int live_uniform = -1;     // uniform registers (UR0, ...), one per warp rather than per thread
 };
 
 // The kernel at three levels. Each level is independent: a missing disassembler leaves `sass`
@@ -127,6 +132,9 @@ struct KernelListing {
   std::string function;       // the listed function's (mangled) name, e.g. "bs_entry"
   std::string ptx_origin;     // where the PTX came from: "NVRTC 13.0, sm_90a", "cuobjdump of ..."
   std::string sass_origin;    // "nvdisasm 13.0 of NVRTC's cubin", ...
+  // Life ranges: success when the SASS carries live-register counts; else why it does not (no
+  // SASS, an nvdisasm that prints none), while the SASS itself still shows.
+  Status live_status = Status::failure("no SASS, so no life ranges");
   double build_ms = 0;        // wall time to make this listing
 };
 

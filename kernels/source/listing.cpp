@@ -68,6 +68,7 @@ void list_builtin(const ListingRequest& r, KernelListing& l) {
                                    "no cubin in " + binary.string() + " has line information for " + base,
                                    "blockscope's CUDA targets compile with -lineinfo; rebuild it", "cuobjdump"))
                              : disassemble_cubin(tk, cubin, {}, r.source_file);
+    if (fns) l.live_status = add_life_ranges(tk, cubin, {}, *fns);
     if (!fns) {
       l.sass_status = fns.status();
     } else {
@@ -98,6 +99,7 @@ void list_builtin(const ListingRequest& r, KernelListing& l) {
     } else if (auto fns = disassemble_cubin(tk, cubin, function, r.source_file); !fns) {
       l.sass_status = fns.status();
     } else {
+      l.live_status = add_life_ranges(tk, cubin, function, *fns);
       // The launched function alone (a whole-cubin listing has the file's other kernels too).
       if (const AsmFunction* f = find_function(*fns, function)) l.sass = f->instructions;
       l.sass_origin = "nvdisasm of " + cubin.filename().string() + " (cuobjdump -xelf of " + binary.string() + ")";
@@ -186,6 +188,7 @@ void list_user(const ListingRequest& r, KernelListing& l) {
   } else if (auto fns = disassemble_cubin(tk, path, {}, custom::kUserFile); !fns) {
     l.sass_status = fns.status();
   } else {
+    l.live_status = add_life_ranges(tk, path, {}, *fns);
     l.sass = join(*fns, unit.entry, unit.traced_entry);
     l.sass_origin = "nvdisasm of NVRTC's cubin (" + out->arch + ")";
   }

@@ -1,5 +1,6 @@
 #include "source/listing_parse.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <map>
@@ -213,19 +214,80 @@ Result<std::vector<AsmFunction>> parse_ptx(std::string_view ptx, std::string_vie
   return functions;
 }
 
+namespace {
+
+// The groups of a life-range table row: the text between its '|' (after the "//").
+std::vector<std::string_view> table_fields(std::string_view row) {
+  std::vector<std::string_view> out;
+  std::size_t at = row.find('|');
+  while (at != std::string_view::npos) {
+    const std::size_t next = row.find('|', at + 1);
+    if (next == std::string_view::npos) break;
+    out.push_back(row.substr(at + 1, next - at - 1));
+    at = next;
+  }
+  return out;
+}
+
+// The header row naming the register files: every group one word of capitals ("GPR", "PRED",
+// "UGPR", "UPRED"). The row under it ("# 0 1 2 ...") and the rules (+----+) are not.
+bool register_file_names(std::string_view row, std::vector<std::string>& names) {
+  std::vector<std::string> found;
+  for (std::string_view f : table_fields(row)) {
+    f = trim(f);
+    if (f.empty()) return false;
+    for (char c : f)
+      if (!std::isupper(static_cast<unsigned char>(c))) return false;
+    found.emplace_back(f);
+  }
+  if (found.empty()) return false;
+  names = std::move(found);
+  return true;
+}
+
+// The live counts of one instruction's table row, by the header's names.
+void read_live_counts(std::string_view row, const std::vector<std::string>& names, ListedInstruction& ins) {
+  const std::vector<std::string_view> fields = table_fields(row);
+  for (std::size_t g = 0; g < fields.size() && g < names.size(); ++g) {
+    std::string_view f = trim(fields[g]);
+    long long n = 0;
+    if (!f.empty() && !read_int(f, n)) continue;  // not a count: leave it unknown
+    if (names[g] == "GPR") ins.live_regs = static_cast<int>(n);
+    else if (names[g] == "PRED") ins.live_predicates = static_cast<int>(n);
+    else if (names[g] == "UGPR") ins.live_uniform = static_cast<int>(n);
+  }
+  // A register file the function never uses has no group: none of it is live.
+  if (ins.live_regs >= 0 || ins.live_predicates >= 0 || ins.live_uniform >= 0) {
+    if (ins.live_regs < 0) ins.live_regs = 0;
+    if (ins.live_predicates < 0) ins.live_predicates = 0;
+    if (ins.live_uniform < 0) ins.live_uniform = 0;
+  }
+}
+
+}  // namespace
+
 Result<std::vector<AsmFunction>> parse_nvdisasm(std::string_view text, std::string_view prefer_file) {
   std::vector<AsmFunction> functions;
   std::vector<SourceFrame> frames;
+  std::vector<std::string> register_files;  // the life-range table's groups, from its header
   bool frames_used = false;  // an instruction took them: the next //## line starts a new chain
   for (std::string_view full : lines_of(text)) {
     const std::string_view line = trim(full);
     if (line.empty()) continue;
-    if (starts_with(line, ".text.") && line.back() == ':') {
-      functions.push_back(AsmFunction{std::string(line.substr(6, line.size() - 7)), false, {}});
+    // A label carries the life-range table's empty row after it: `.text.NAME:   // |    |`.
+    std::string_view label = line;
+    if (const std::size_t t = label.find("// |"); t != std::string_view::npos && t > 0) label = trim(label.substr(0, t));
+    if (starts_with(label, ".text.") && label.back() == ':') {
+      functions.push_back(AsmFunction{std::string(label.substr(6, label.size() - 7)), false, {}});
       frames.clear();
       frames_used = false;
       continue;
     }
+    if (starts_with(line, "// |")) {  // a header row of the life-range table (before the function)
+      register_file_names(line, register_files);
+      continue;
+    }
+    if (starts_with(line, "//----")) register_files.clear();  // a new section: its own header follows
     if (starts_with(line, "//## File")) {
       if (frames_used) {
         frames.clear();
@@ -257,16 +319,62 @@ Result<std::vector<AsmFunction>> parse_nvdisasm(std::string_view text, std::stri
     auto [p, ec] = std::from_chars(pc_text.data(), pc_text.data() + pc_text.size(), pc, 16);
     if (ec != std::errc() || p != pc_text.data() + pc_text.size()) continue;
     std::string_view body = trim(line.substr(close + 2));
+    std::string_view table;
+    if (const std::size_t t = body.find("// |"); t != std::string_view::npos) {
+      table = body.substr(t + 2);
+      body = trim(body.substr(0, t));
+    }
     if (const std::size_t c = body.find("/*"); c != std::string_view::npos) body = trim(body.substr(0, c));
     if (body.empty()) continue;
     const SourceFrame chosen = pick_frame(frames, prefer_file);
-    functions.back().instructions.push_back(ListedInstruction{pc, tidy(body), chosen.file, chosen.line});
+    ListedInstruction ins{pc, tidy(body), chosen.file, chosen.line};
+    if (!table.empty() && !register_files.empty()) read_live_counts(table, register_files, ins);
+    functions.back().instructions.push_back(std::move(ins));
     frames_used = true;
   }
   if (functions.empty())
     return Status::failure("no function found in the disassembly (expected nvdisasm's .text.NAME: sections)", "",
                            "parse_nvdisasm");
   return functions;
+}
+
+int merge_live(std::vector<AsmFunction>& functions, const std::vector<AsmFunction>& ranges) {
+  int matched = 0;
+  for (AsmFunction& f : functions) {
+    const AsmFunction* r = find_function(ranges, f.name);
+    if (!r) continue;
+    std::map<unsigned long long, const ListedInstruction*> at_pc;
+    for (const ListedInstruction& i : r->instructions) at_pc[i.pc_offset] = &i;
+    for (ListedInstruction& i : f.instructions) {
+      auto it = at_pc.find(i.pc_offset);
+      if (it == at_pc.end() || it->second->live_regs < 0) continue;
+      i.live_regs = it->second->live_regs;
+      i.live_predicates = it->second->live_predicates;
+      i.live_uniform = it->second->live_uniform;
+      ++matched;
+    }
+  }
+  return matched;
+}
+
+LivePeak peak_live(const std::vector<ListedInstruction>& sass) {
+  LivePeak p;
+  for (std::size_t i = 0; i < sass.size(); ++i)
+    if (sass[i].live_regs > p.regs) {
+      p.regs = sass[i].live_regs;
+      p.index = static_cast<int>(i);
+      p.file = sass[i].file;
+      p.line = sass[i].line;
+    }
+  return p;
+}
+
+std::vector<int> max_live_per_line(const std::vector<ListedInstruction>& sass, std::string_view file, int lines) {
+  std::vector<int> out(static_cast<std::size_t>(std::max(lines, 0)) + 1, -1);
+  for (const ListedInstruction& i : sass)
+    if (i.live_regs >= 0 && i.line > 0 && i.line <= lines && same_source_file(i.file, file))
+      out[static_cast<std::size_t>(i.line)] = std::max(out[static_cast<std::size_t>(i.line)], i.live_regs);
+  return out;
 }
 
 }  // namespace bs::source

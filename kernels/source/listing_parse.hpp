@@ -46,7 +46,31 @@ Result<std::vector<AsmFunction>> parse_ptx(std::string_view ptx, std::string_vie
 
 // Every function of an nvdisasm listing (`nvdisasm -c -g` or `-gi`), each instruction with its pc
 // offset and source line. Fails when no function is found.
+//
+// A listing with life ranges (`--print-life-ranges`, `--life-range-mode count|wide|narrow`) has a
+// trailing table after each instruction, `// | 6 ^ : ... |  1  | 3 ... |`, one group per register
+// file named in the function's header (`// | GPR | PRED | UGPR |`; a file the function never uses
+// has no group); each group starts with its count of live registers, blank for none. Those
+// counts fill the instructions' live_regs / live_predicates / live_uniform. (nvdisasm prints no
+// line information with life ranges, so a listing takes the two from two runs: merge_live.)
 Result<std::vector<AsmFunction>> parse_nvdisasm(std::string_view text, std::string_view prefer_file);
+
+// Copies the live counts of `ranges` (a life-range listing of the same cubin) onto the
+// instructions of `functions` with the same function and pc. Returns how many it matched.
+int merge_live(std::vector<AsmFunction>& functions, const std::vector<AsmFunction>& ranges);
+
+// The instruction with the most live general registers (the first of equals); -1: none known.
+struct LivePeak {
+  int regs = -1;
+  int index = -1;  // into the instructions
+  std::string file;
+  int line = 0;
+};
+LivePeak peak_live(const std::vector<ListedInstruction>& sass);
+
+// The most live general registers of any instruction at each line of `file` (index = line,
+// 0..lines); -1 where no instruction of that line has a count.
+std::vector<int> max_live_per_line(const std::vector<ListedInstruction>& sass, std::string_view file, int lines);
 
 // The function named `name` of `functions`, or nullptr.
 const AsmFunction* find_function(const std::vector<AsmFunction>& functions, std::string_view name);

@@ -109,6 +109,44 @@ Result<std::vector<AsmFunction>> disassemble_cubin(const Toolkit& toolkit, const
                          "", "nvdisasm");
 }
 
+Status add_life_ranges(const Toolkit& toolkit, const fs::path& cubin, std::string_view function,
+                       std::vector<AsmFunction>& functions) {
+  if (toolkit.nvdisasm.empty()) return missing_tool("nvdisasm", toolkit);
+  custom::CommandOptions options;
+  options.output_limit = kOutputLimit;
+  // The compact form first (counts only); an nvdisasm without --life-range-mode may still have
+  // --print-life-ranges (the wide table: the same counts, each group's first number).
+  const std::string nv = toolkit.nvdisasm.string();
+  std::vector<std::vector<std::string>> tries;
+  if (!function.empty()) tries.push_back({nv, "-c", "-lrm", "count", "-fun", std::string(function), cubin.string()});
+  tries.push_back({nv, "-c", "-lrm", "count", cubin.string()});
+  tries.push_back({nv, "-c", "-plr", cubin.string()});
+  std::string last;
+  for (const auto& argv : tries) {
+    auto r = custom::run_command(argv, kDisasmLimitS, options);
+    if (!r) return r.status();
+    if (r->timed_out)
+      return Status::failure("nvdisasm's life ranges took longer than " +
+                                 std::to_string(static_cast<int>(kDisasmLimitS)) + " s",
+                             "the SASS shows without them", "nvdisasm");
+    if (!(r->exit.exited && r->exit.code == 0)) {
+      last = "nvdisasm " + r->exit.describe() + ": " + tail(r->output);
+      continue;
+    }
+    auto ranges = parse_nvdisasm(r->output, {});
+    if (!ranges) {
+      last = ranges.status().message;
+      continue;
+    }
+    if (merge_live(functions, *ranges) > 0) return Status::success();
+    last = "its output has no live-register column for these functions";
+  }
+  return Status::failure("this nvdisasm gives no register life ranges (" + last + ")",
+                         "a newer CUDA toolkit's nvdisasm prints them (--print-life-ranges, --life-range-mode); "
+                         "install one or set CUDA_HOME to it. The SASS shows without them",
+                         "nvdisasm -lrm count");
+}
+
 Result<std::vector<fs::path>> extract_from_binary(const Toolkit& toolkit, const fs::path& binary, bool ptx) {
   if (toolkit.cuobjdump.empty()) return missing_tool("cuobjdump", toolkit);
   Extracted& e = extracted();

@@ -31,6 +31,14 @@ Status missing_tool(std::string_view tool, const Toolkit& toolkit);
 Result<std::vector<AsmFunction>> disassemble_cubin(const Toolkit& toolkit, const std::filesystem::path& cubin,
                                                    std::string_view function, std::string_view prefer_file);
 
+// Adds register pressure to `functions` (a listing of `cubin`): nvdisasm's life ranges
+// (`--life-range-mode count`, else `--print-life-ranges`) of the same cubin, merged by function
+// and pc (nvdisasm prints no line information beside life ranges, so it takes a second run).
+// A failure says why there are none (an nvdisasm without life ranges, a time-out); the listing
+// keeps its instructions either way.
+Status add_life_ranges(const Toolkit& toolkit, const std::filesystem::path& cubin, std::string_view function,
+                       std::vector<AsmFunction>& functions);
+
 // The cubins (ptx = false) or PTX files (ptx = true) a host binary embeds, extracted once per
 // binary into a temporary folder that lives as long as this process. An empty list: there are
 // none of that kind (a 90-real build embeds no PTX).

@@ -25,6 +25,7 @@
 #include "platform/window.hpp"
 #include "skips.hpp"
 #include "source/listing.hpp"
+#include "source/listing_parse.hpp"
 #include "ui/source_panel.hpp"
 #include "ui/theme.hpp"
 
@@ -169,6 +170,59 @@ std::string slurp(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// Register pressure in the tab: a listing made of nvdisasm's real output for a small kernel
+// (tests/source/data/life_ranges: its -gi listing and its life ranges), drawn with a launch whose
+// allocation is 10 registers; the header names the peak and its line, the source column each
+// line's most (as counted by the listing, checked against a count made here), SASS rows a bar.
+TEST_F(SourcePanel, LiveRegistersShowPerInstructionPerLineAndThePeakIsNamed) {
+  const std::string dir = std::string(BS_SOURCE_DIR) + "/tests/source/data/life_ranges/";
+  auto fns = source::parse_nvdisasm(slurp(dir + "saxpy.gi.txt"), "saxpy.cu");
+  auto ranges = source::parse_nvdisasm(slurp(dir + "saxpy.count.txt"), "");
+  ASSERT_TRUE(fns.ok() && ranges.ok());
+  ASSERT_GT(source::merge_live(*fns, *ranges), 0);
+  KernelListing l;
+  l.kernel = "custom:saxpy";
+  l.source_file = "saxpy.cu";
+  l.source = slurp(dir + "saxpy.cu");
+  l.function = fns->front().name;
+  l.sass = fns->front().instructions;
+  l.sass_status = l.live_status = Status::success();
+  l.sass_origin = "nvdisasm of a cubin compiled for sm_90 (checked-in output)";
+  l.ptx_status = Status::failure("not listed in this test");
+  LaunchRecord shown;
+  shown.kernel = l.kernel;
+  shown.attributes.registers_per_thread = 10;
+  shown.attributes_measured = true;
+  EXPECT_EQ(ui::live_summary(l, 10), "peak 6 live registers at line 6 of saxpy.cu; 10 allocated");
+  EXPECT_EQ(ui::live_scale(l, 10), 10);
+  EXPECT_EQ(ui::live_scale(l, 0), 6);  // no allocation known: against the peak
+  ui::SourceInput in;
+  in.listing = &l;
+  in.shown = &shown;
+  frame(in);
+  frame(in);
+  // Each line's most, counted here from the instructions, against the view's.
+  std::map<int, int> most;
+  for (const ListedInstruction& i : l.sass)
+    if (i.line > 0 && i.live_regs >= 0) most[i.line] = std::max(most[i.line], i.live_regs);
+  ASSERT_FALSE(state_.line_live.empty());
+  for (std::size_t line = 1; line < state_.line_live.size(); ++line) {
+    auto it = most.find(static_cast<int>(line));
+    EXPECT_EQ(state_.line_live[line], it == most.end() ? -1 : it->second) << "line " << line;
+  }
+  ImGuiWindow* src = child_named("source_lines");
+  ASSERT_NE(src, nullptr);
+  click(in, row_point(src, 5));  // line 6: its SASS rows are highlighted
+  frame(in);
+  save_png(*window_, "source_panel_live_registers");
+  // Without life ranges the header says why and the SASS still shows.
+  l.live_status = Status::failure("this nvdisasm gives no register life ranges (an old toolkit)");
+  EXPECT_EQ(ui::live_summary(l, 10), "no register pressure: this nvdisasm gives no register life ranges (an old toolkit)");
+  state_.listing = nullptr;
+  frame(in);
+  EXPECT_TRUE(state_.line_live.empty());
 }
 
 // A file's lines count what the listing's SASS places on them, inlined helpers included (as

@@ -169,6 +169,19 @@ TEST(UserListing, NvrtcsPtxMapsTheLoadsArithmeticAndStoreToTheirLinesOfTheBody) 
   }
   EXPECT_EQ(ldg, 3);
   EXPECT_EQ(stg, 1);
+  // Register pressure, where this nvdisasm prints life ranges (else the listing says why).
+  if (!l.live_status.ok()) {
+    EXPECT_NE(l.live_status.message.find("life ranges"), std::string::npos) << l.live_status.describe();
+    return;
+  }
+  const LivePeak peak = peak_live(l.sass);
+  EXPECT_GT(peak.regs, 2);
+  EXPECT_LT(peak.regs, 255);
+  const std::vector<int> per_line = max_live_per_line(l.sass, l.source_file, lines);
+  int top = -1;
+  for (int v : per_line) top = std::max(top, v);
+  EXPECT_LE(top, peak.regs);  // a line's maximum is at most the kernel's
+  EXPECT_GE(per_line[4], 1);  // the loads' line holds at least an address
 }
 
 TEST(UserListing, ASourceNoFormAcceptsSaysSoAndKeepsTheText) {

@@ -1,6 +1,7 @@
 // A built-in rung's listing on the GPU (label gpu): cuobjdump + nvdisasm list the SASS of the
 // function compiled from the rung's file out of this executable with each instruction's line in the rung's file; the
-// PTX is listed where the build embeds it, else ptx_status says why. Skips visibly without a
+// PTX is listed where the build embeds it, else ptx_status says why; its live registers (nvdisasm's
+// life ranges) peak within the registers the launch was allocated. Skips visibly without a
 // device, and without the toolkit's tools.
 #include <gtest/gtest.h>
 
@@ -64,6 +65,17 @@ TEST(BuiltInListingOnGpu, Gray1dSassComesFromThisExecutableWithLinesOfItsFile) {
   if (!l.ptx_status.ok()) {
     EXPECT_NE(l.ptx_status.message.find("PTX"), std::string::npos);
   }
+  // Register pressure: nvdisasm's life ranges, within what cudaFuncGetAttributes says the launch
+  // was allocated (the allocator never keeps more values live than it has registers).
+  ASSERT_TRUE(l.live_status.ok()) << l.live_status.describe();
+  const LivePeak peak = peak_live(l.sass);
+  std::printf("gray_1d_flat: peak %d live registers at %s:%d; %u allocated\n", peak.regs, peak.file.c_str(), peak.line,
+              rec.attributes.registers_per_thread);
+  EXPECT_GT(peak.regs, 2);
+  EXPECT_LE(peak.regs, static_cast<int>(rec.attributes.registers_per_thread));
+  int counted = 0;
+  for (const bs::ListedInstruction& i : l.sass) counted += i.live_regs >= 0;
+  EXPECT_GT(counted, static_cast<int>(l.sass.size()) / 2) << "most instructions should have a live count";
 }
 
 }  // namespace
