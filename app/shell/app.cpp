@@ -111,6 +111,7 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
   // the UI thread; the frames that follow show it once it ran (headless runs wait for it).
   app->editor_.open_at_start(app->options_.kernel_file, app->options_.kernel_time_limit_s,
                              app->state_.selection.block);
+  if (app->options_.source_tab) app->editor_.close_window();
   app->editor_.restore_unsaved(app->settings_.folder());
   return app;
 }

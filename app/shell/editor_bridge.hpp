@@ -33,6 +33,9 @@ class EditorBridge {
   void draw_file_menu();
   // "Edit kernel": the editor on the open lab's selected kernel.
   void edit_kernel();
+  // The editor's window closed (its kernel stays compiled and installed): --source with
+  // --kernel-file asks for the Source tab, which the window would cover.
+  void close_window() { editor_->close(); }
   // A .cu dropped or opened: the editor opens it on its lab, which the window then shows.
   void open_kernel_file(const std::filesystem::path& path);
   // A compile or its first launch is in flight.

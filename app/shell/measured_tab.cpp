@@ -27,6 +27,9 @@ std::string problem_key(const lab::Lab& lab) {
   const lab::ProblemInfo p = lab.problem();
   key += "|" + p.name + "|" + p.summary;
   for (const auto& [k, v] : lab.setting_values()) key += "|" + k + "=" + v;
+  // A user kernel rebuilt (an edit compiled) makes the copy stale: it holds the kernels as they
+  // were when it was forked.
+  key += "|kernels " + std::to_string(lab.kernels_version());
   return key;
 }
 

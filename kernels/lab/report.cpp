@@ -126,6 +126,10 @@ void line_profile_json(JsonWriter& j, const LineProfile& p) {
     j.end_object();
     return;
   }
+  // "stall_samples" (the GPU's PC sampling) or "executions" (the CPU simulator's counts per line:
+  // "samples" are then executions, and there are no stalls).
+  j.field("measure", p.measure == LineMeasure::Executions ? "executions" : "stall_samples");
+  if (!p.measure_note.empty()) j.field("measure_note", p.measure_note);
   j.field("function", p.function).field("device", p.device).field("sampling_period", p.sampling_period);
   j.field("total_samples", p.total_samples).field("dropped_samples", p.dropped_samples);
   j.field("launches", p.launches).field("profile_ms", p.profile_ms);

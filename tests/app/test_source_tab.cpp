@@ -132,9 +132,9 @@ TEST_F(SourcePanel, AClickedLineSelectsItsInstructionsAndAClickedInstructionItsL
   p.kernel = l.kernel;
   p.total_samples = 1000;
   p.launches = 1;
-  p.lines.push_back({"kernel.cu", target, 600, 60.0, {{"long_scoreboard", 400}, {"barrier", 150}, {"selected", 50}}});
-  p.lines.push_back({"kernel.cu", 2, 400, 40.0, {{"mio_throttle", 300}, {"math_pipe_throttle", 100}}});
-  p.instructions.push_back({9000 * 16, "kernel.cu", target, 600, {{"long_scoreboard", 400}}});
+  p.lines.push_back({"kernel.cu", target, 600, 60.0, {{"long_scoreboard", 400}, {"barrier", 150}, {"selected", 50}}, {}});
+  p.lines.push_back({"kernel.cu", 2, 400, 40.0, {{"mio_throttle", 300}, {"math_pipe_throttle", 100}}, {}});
+  p.instructions.push_back({9000 * 16, "kernel.cu", target, 600, {{"long_scoreboard", 400}}, {}});
   ui::SourceInput in;
   in.listing = &l;
   in.profile = &p;
@@ -253,7 +253,7 @@ TEST(SourceLines, AFilesLinesGatherTheInstructionsTheListingPlacesOnThem) {
     profile.instructions.push_back(is);
   }
   profile.total_samples = total;
-  profile.lines = {{"/x/kernels/core/shared_access.hpp", 120, total, 100.0, {{"long_scoreboard", total}}}};
+  profile.lines = {{"/x/kernels/core/shared_access.hpp", 120, total, 100.0, {{"long_scoreboard", total}}, {}}};
   const auto got = ui::lines_in_file(listing, profile, listing.source_file, false);
   long long seen = 0;
   for (const LineSamples& l : got) {

@@ -193,8 +193,8 @@ TEST_F(SassMetrics, SampleCountsTooAndSamplingStillWorksAfter) {
     const cudaError_t e = cudaDeviceSynchronize();
     return e == cudaSuccess ? Status::success() : Status::failure(cudaGetErrorString(e));
   };
-  auto first = sampler->sample(launch, {.min_samples = 2000, .max_launches = 4, .max_seconds = 5});
-  auto again = sampler->sample(launch, {.min_samples = 2000, .max_launches = 4, .max_seconds = 5, .sass_metrics = false});
+  auto first = sampler->sample(launch, {{.min_samples = 2000, .max_launches = 4, .max_seconds = 5}});
+  auto again = sampler->sample(launch, {{.min_samples = 2000, .max_launches = 4, .max_seconds = 5}, /*device*/ -1, /*sass_metrics*/ false});
   cudaFree(out);
   cudaFree(in);
   ASSERT_TRUE(first.ok()) << first.status().describe();

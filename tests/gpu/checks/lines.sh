@@ -30,6 +30,39 @@ step() {  # name command...
 }
 step sampling_gpu "$bundle/test_sampling_gpu" --gtest_color=no
 step source_gpu "$bundle/test_source_gpu" --gtest_color=no
+# Executed instructions and shared wavefronts per instruction (CUPTI's SASS metrics), and the
+# no-permission message of that API.
+# One process per test, as ctest runs them: on the H200 (driver 580) a second count in one process
+# with no PC sampling between fails in cuptiSassMetricsSetConfig (CUPTI_ERROR_OUT_OF_MEMORY) and
+# PC sampling gathers nothing after; blockscope always samples, then counts (kernels/sampling/NOTES.md).
+for t in ExecutedCountsAreWarpsTimesIterations StrideTwoSharedReadsTakeTwiceTheIdealWavefronts \
+         SampleCountsTooAndSamplingStillWorksAfter; do
+  step "sass_metrics_$t" env BLOCKSCOPE_REQUIRE_GPU=1 "$bundle/test_sass_metrics_gpu" --gtest_color=no --gtest_filter="*.$t"
+done
+step sass_metrics_cpu "$bundle/test_sass_metrics_cpu" --gtest_color=no
+# Register life ranges from this toolkit's nvcc and nvdisasm (the fresh-cubin test must run here).
+step life_ranges env BLOCKSCOPE_REQUIRE_GPU=1 "$bundle/test_source" --gtest_color=no --gtest_filter='LifeRanges.*'
+# A user kernel sampled in its runner process, per line of its own source.
+step user_lines_gpu env BLOCKSCOPE_REQUIRE_GPU=1 "$bundle/test_custom_gpu" --gtest_color=no \
+  --gtest_filter='UserLabGpu.AUserKernelIsSampled*:UserLabGpu.TheRepeats*:CustomGpu.Lecture*'
+cat >/tmp/bs_user_tiled.cu <<'CU'
+#define TW 16
+__global__ void matmul_tiled(float* m, float* n, float* out, int h, int w, int k) {
+    __shared__ float ms[TW][TW], ns[TW][TW];
+    int tr = threadIdx.y, tc = threadIdx.x;
+    int r = blockIdx.y*blockDim.y + tr, c = blockIdx.x*blockDim.x + tc;
+    float p = 0.0f;
+    for (int ph = 0; ph < cdiv(k, TW); ++ph) {
+        int idx = ph*TW;
+        ms[tr][tc] = ((r<h) && (idx+tc<k)) ? m[r*k + idx+tc] : 0.0f;
+        ns[tr][tc] = ((c<w) && (idx+tr<k)) ? n[(idx+tr)*w + c] : 0.0f;
+        __syncthreads();
+        for (int i=0; i<TW; ++i) p += ms[tr][i] * ns[i][tc];
+        __syncthreads();
+    }
+    if ((r<h) && (c<w)) out[r*w + c] = p;
+}
+CU
 step lines_vs_ncu bash "$bundle/lines_vs_ncu.sh" "$bundle" "$results"
 # A 4096 x 4096 image for the lecture's kernel at the size the issue times.
 python3 - <<'PY' >>"$out" 2>&1
@@ -52,6 +85,8 @@ step src_k3 "${H[@]}" --lab matmul --kernel k3_smem_tiled --matmul-size 4096x409
   --screenshot "$results/src_k3.png"
 step src_tc6 "${H[@]}" --lab matmul --set precision=bf16 --kernel tc6_cluster_multicast --matmul-size 4096x4096x4096 \
   --profile-lines --screenshot "$results/src_tc6.png"
+step src_user "${H[@]}" --lab matmul --matmul-size 2048x2048x2048 --kernel-file /tmp/bs_user_tiled.cu --block 16x16 \
+  --profile-lines --screenshot "$results/src_user.png"
 step cmp_gray2d "${H[@]}" --lab gray --kernel gray_2d --block 32x8 --compare-block 8x32 --screenshot "$results/cmp_gray2d.png"
 step src_noperm "${H[@]}" --lab gray --kernel gray_1d_flat --block 256 --profile-lines \
   --cupti "$bundle/libfake_cupti_no_permission.so" --screenshot "$results/src_noperm.png"
