@@ -210,9 +210,15 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   if (options.profile_lines) {
     const LaunchRecord& shown = app.shown_launch();
     if (auto p = app.source_tab().profile_of(shown)) {
-      std::printf("lines: %s [%s] %lld samples in %lld launches, %lld dropped; %.3f s from the request to the table",
-                  shown.kernel.c_str(), shown.config_label.c_str(), p->total_samples, p->launches, p->dropped_samples,
-                  app.source_tab().last_request_to_table_s());
+      if (p->measure == LineMeasure::Executions)
+        std::printf("lines: %s [%s] %lld line executions counted in %lld launch (CPU simulator, gcov); %.3f s from "
+                    "the request to the table",
+                    shown.kernel.c_str(), shown.config_label.c_str(), p->total_samples, p->launches,
+                    app.source_tab().last_request_to_table_s());
+      else
+        std::printf("lines: %s [%s] %lld samples in %lld launches, %lld dropped; %.3f s from the request to the table",
+                    shown.kernel.c_str(), shown.config_label.c_str(), p->total_samples, p->launches,
+                    p->dropped_samples, app.source_tab().last_request_to_table_s());
       for (std::size_t i = 0; i < p->lines.size() && i < 3; ++i) {
         const LineSamples& l = p->lines[i];
         const auto slash = l.file.rfind('/');

@@ -97,7 +97,9 @@ void SourceTab::update(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log
     }
   }
   if (lab.backend().kind != BackendKind::Cuda) lines_.drop_lab_copy();
-  if (request_ == Request::Waiting && shown.ok() && !shown.kernel.empty()) start_profile(lab, shown, log);
+  // --profile-lines with --kernel-file: the user's kernel, once it runs (the lab's own comes first).
+  const bool wanted = !wait_for_user_kernel_ || custom::is_user_kernel_id(shown.kernel);
+  if (request_ == Request::Waiting && shown.ok() && !shown.kernel.empty() && wanted) start_profile(lab, shown, log);
   // Shown once the listing is there too, so a headless screenshot has both.
   if (request_ == Request::ToShow && !waiting_ && frames_since_result_++ >= 1) request_ = Request::Shown;
 }
@@ -151,8 +153,8 @@ void SourceTab::draw(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log) 
   in.building = waiting_;
   if (auto it = profiles_.find(shown.kernel); it != profiles_.end()) in.profile = it->second.profile.get();
   if (shown.backend == BackendKind::CpuSimulation)
-    in.no_profile = "CPU backend (the simulator cannot sample stalls); on the GPU, profiling the launch samples "
-                    "where its warps wait, per line";
+    in.no_profile = "not counted yet (the CPU simulator has no stalls to sample: Count lines counts how often "
+                    "each line runs)";
   else
     in.no_profile = "not profiled yet (the GPU's PC sampling of this launch gives the stall samples per line)";
   if (pending_line_ > 0 && listing_ && view_.listing == listing_.get()) {

@@ -50,12 +50,16 @@ class SourceTab {
   double last_request_to_table_s() const { return last_request_to_table_s_; }
   // Samples the next launch shown (as --profile-lines does for the first).
   void profile_next_launch() { request_ = Request::Waiting; }
+  // The request at start waits for a user kernel's launch (--kernel-file with --profile-lines).
+  void wait_for_user_kernel() { wait_for_user_kernel_ = true; }
   // The samples of exactly this launch (kernel, configuration, problem), or null: Compare pins
   // a launch with them.
   std::shared_ptr<const LineProfile> profile_of(const LaunchRecord& r) const;
   // The tab waits for a listing (the window redraws at a low rate; headless keeps drawing).
   bool pending() const {
-    return waiting_ || pending_line_ > 0 || lines_.busy() || request_ == Request::Waiting || request_ == Request::ToShow;
+    // Running too: the worker may have finished after this frame's update took nothing.
+    return waiting_ || pending_line_ > 0 || lines_.busy() || request_ == Request::Waiting ||
+           request_ == Request::Running || request_ == Request::ToShow;
   }
   // Selects a line of the source once its listing is shown (--source-line).
   void select_line(int line) { pending_line_ = line; }
@@ -78,6 +82,7 @@ class SourceTab {
   Status sampler_problem_;
   std::function<void()> before_sampling_;
   enum class Request { None, Waiting, Running, ToShow, Shown } request_ = Request::None;
+  bool wait_for_user_kernel_ = false;
   int frames_since_result_ = 0;
   std::chrono::steady_clock::time_point profile_started_{};  // the click (or --profile-lines)
   double last_request_to_table_s_ = -1;

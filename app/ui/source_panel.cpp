@@ -213,7 +213,8 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
     ImGui::SameLine();
     ImGui::TextColored(kDimColour, "   (listing made in %s)", ms_text(l.build_ms).c_str());
   }
-  if (!in.profiling && in.profile && in.profile->status.ok()) {  // the SASS metrics' counts, or why none
+  // The SASS metrics' counts, or why none (a GPU profile's: the CPU simulator's counts are their own).
+  if (!in.profiling && in.profile && in.profile->status.ok() && in.profile->measure != LineMeasure::Executions) {
     const LineProfile& p = *in.profile;
     if (p.sass_status.ok()) {
       std::string counted = "counted: " + compact(p.sass_total.executed) + " warp instructions executed";
@@ -302,7 +303,11 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
                          : 0;
   // Profiled: a bar, the share and the line's main stall reason, before the code (the code can be
   // long; the reason must be seen without scrolling).
-  const float reason_w = profiled ? ImGui::CalcTextSize("short_scoreboard  ").x : 0;
+  // The CPU simulator's counts have no reasons: the line's executions stand there instead.
+  const bool executions = profiled && in.profile->measure == LineMeasure::Executions;
+  const float reason_w = executions ? ImGui::CalcTextSize("999.9M  ").x
+                         : profiled ? ImGui::CalcTextSize("short_scoreboard  ").x
+                                    : 0;
   // Counted (the SASS metrics): executed warp instructions, and shared wavefronts per ideal.
   const bool counted = profiled && in.profile->sass_status.ok();
   const bool shared = counted && in.profile->sass_has_shared;
@@ -363,6 +368,9 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
         char pct[16];
         std::snprintf(pct, sizeof pct, "%5.1f%%", ls->share_pct);
         dl->AddText(ImVec2(p.x + num_w + full + 4, p.y), ImGui::GetColorU32(ImGuiCol_Text), pct);
+        if (executions)
+          dl->AddText(ImVec2(p.x + num_w + bar_w - reason_w - exec_w - shared_w, p.y), ImGui::GetColorU32(kDimColour),
+                      compact(ls->samples).c_str());
         for (const StallSamples& r : ls->stalls)  // the largest reason that counts (not a subset)
           if (r.samples > 0 && r.reason.find("_not_issued") == std::string::npos) {
             const float x0 = p.x + num_w + bar_w - reason_w - exec_w - shared_w;
@@ -381,7 +389,6 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
         const std::string stalls = stall_names(ls->stalls, ls->samples, 3);
         dl->AddText(ImVec2(p.x + num_w + bar_w + text_w + 24, p.y), ImGui::GetColorU32(kWarnColour), stalls.c_str());
         if (ImGui::IsItemHovered()) {
-          const bool executions = in.profile && in.profile->measure == LineMeasure::Executions;
           std::string tip = std::to_string(ls->samples) + (executions ? " executions (" : " samples (") +
                             sig(ls->share_pct) + (executions ? "% of all lines')" : "% of the kernel's)") +
                             (executions ? "\n" + in.profile->measure_note
