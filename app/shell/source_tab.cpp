@@ -44,10 +44,11 @@ void SourceTab::set_sampler(sampling::SamplerHandle sampling, bool at_start) {
 
 Status SourceTab::refusal(const lab::Lab& lab, const LaunchRecord& shown) const {
   if (Status s = measured::lines_refusal(lab, shown.kernel); !s) return s;
-  // The user's kernels are sampled (or, on the CPU, counted) by their runner process.
+  // The user's kernels are sampled (or, on the CPU, counted) by their runner process; on the
+  // CPU a rung's lines are counted by blockscope-line-counter: neither needs this sampler.
   const lab::KernelInfo* k = lab.find_kernel(shown.kernel);
-  const bool in_runner = k && k->group == KernelGroup::Custom;
-  if (!sampler_problem_.ok() && !in_runner) return sampler_problem_;
+  const bool elsewhere = (k && k->group == KernelGroup::Custom) || lab.backend().kind != BackendKind::Cuda;
+  if (!sampler_problem_.ok() && !elsewhere) return sampler_problem_;
   if (!shown.ok()) return Status::failure("the launch shown did not run", "run it first");
   return Status::success();
 }
