@@ -152,8 +152,8 @@ void SourceTab::draw(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log) 
   in.building = waiting_;
   if (auto it = profiles_.find(shown.kernel); it != profiles_.end()) in.profile = it->second.profile.get();
   if (shown.backend == BackendKind::CpuSimulation)
-    in.no_profile = "CPU backend (the simulator cannot sample stalls); on the GPU, profiling the launch samples "
-                    "where its warps wait, per line";
+    in.no_profile = "not counted yet (Count lines: how often each line runs on the simulator; it has no warps "
+                    "stalling to sample, the GPU's Profile lines does)";
   else
     in.no_profile = "not profiled yet (the GPU's PC sampling of this launch gives the stall samples per line)";
   if (pending_line_ > 0 && listing_ && view_.listing == listing_.get()) {

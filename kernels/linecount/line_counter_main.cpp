@@ -205,9 +205,7 @@ Status dump_and_annotate(const fs::path& out) {
   return Status::success();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int count(int argc, char** argv) {
   auto args = parse_args(argc, argv);
   if (!args) return fail(args.status());
   auto made = make_lab(args->lab, args->workers);
@@ -232,6 +230,15 @@ int main(int argc, char** argv) {
               bs::block_text(rec.config.grid).c_str(), bs::block_text(rec.config.block).c_str(), rec.problem.c_str());
   std::printf("gcov: %s\nsource-dir: %s\ncompiler: %s -O0 --coverage\n", BS_GCOV_PATH, BS_SOURCE_DIR,
               BS_COUNTER_COMPILER);
-  std::fflush(stdout);
   return 0;
+}
+
+}  // namespace
+
+// Ends without libgcov's own write at exit: the counters are written once, by dump_and_annotate,
+// into --out; a count that failed before must not leave .gcda files in the build tree.
+int main(int argc, char** argv) {
+  const int code = count(argc, argv);
+  std::fflush(stdout);
+  std::_Exit(code);
 }
