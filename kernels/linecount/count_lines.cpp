@@ -219,6 +219,11 @@ Result<LineProfile> count_lines(lab::Lab& lab, const std::string& kernel, const 
   if (!f) return Status::failure("the line counter wrote no gcov text to " + out.path.string(), "", kCounterName);
   auto lines = parse_gcov_sources(text.str());
   if (!lines) return lines.status();
+  if (lines->empty())
+    return Status::failure("gcov read no executed line of " + kernel + "'s code (" + field(r->output, "ran") + ")",
+                           "are the sources still at " + field(r->output, "source-dir") +
+                               "? gcov reads each line from them",
+                           kCounterName);
 
   LineProfile p;
   p.measure = LineMeasure::Executions;
