@@ -44,10 +44,11 @@ void SourceTab::set_sampler(sampling::SamplerHandle sampling, bool at_start) {
 
 Status SourceTab::refusal(const lab::Lab& lab, const LaunchRecord& shown) const {
   if (Status s = measured::lines_refusal(lab, shown.kernel); !s) return s;
-  // The user's kernels are sampled (or, on the CPU, counted) by their runner process.
+  // The user's kernels are sampled (or, on the CPU, counted) by their runner process; on the
+  // CPU a rung's lines are counted by blockscope-line-counter: neither needs this sampler.
   const lab::KernelInfo* k = lab.find_kernel(shown.kernel);
-  const bool in_runner = k && k->group == KernelGroup::Custom;
-  if (!sampler_problem_.ok() && !in_runner) return sampler_problem_;
+  const bool elsewhere = (k && k->group == KernelGroup::Custom) || lab.backend().kind != BackendKind::Cuda;
+  if (!sampler_problem_.ok() && !elsewhere) return sampler_problem_;
   if (!shown.ok()) return Status::failure("the launch shown did not run", "run it first");
   return Status::success();
 }
@@ -153,8 +154,8 @@ void SourceTab::draw(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log) 
   in.building = waiting_;
   if (auto it = profiles_.find(shown.kernel); it != profiles_.end()) in.profile = it->second.profile.get();
   if (shown.backend == BackendKind::CpuSimulation)
-    in.no_profile = "not counted yet (the CPU simulator has no stalls to sample: Count lines counts how often "
-                    "each line runs)";
+    in.no_profile = "not counted yet (Count lines: how often each line runs on the simulator; it has no warps "
+                    "stalling to sample, the GPU's Profile lines does)";
   else
     in.no_profile = "not profiled yet (the GPU's PC sampling of this launch gives the stall samples per line)";
   if (pending_line_ > 0 && listing_ && view_.listing == listing_.get()) {

@@ -56,8 +56,9 @@ class SourceTab {
   // a launch with them.
   std::shared_ptr<const LineProfile> profile_of(const LaunchRecord& r) const;
   // The tab waits for a listing (the window redraws at a low rate; headless keeps drawing).
+  // Running too: the worker may be done with the result not yet taken (a count on the CPU ends
+  // between two frames), and headless must not stop there.
   bool pending() const {
-    // Running too: the worker may have finished after this frame's update took nothing.
     return waiting_ || pending_line_ > 0 || lines_.busy() || request_ == Request::Waiting ||
            request_ == Request::Running || request_ == Request::ToShow;
   }

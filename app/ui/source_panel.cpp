@@ -167,7 +167,7 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
     }
   }
   // The button first, so it stays where it is whatever the line beside it says.
-  // On the CPU simulator (the user's kernels only) the lines are counted, not sampled.
+  // On the CPU simulator the lines are counted, not sampled.
   const bool counting = in.shown && in.shown->backend == BackendKind::CpuSimulation;
   ImGui::BeginDisabled(!in.refusal.ok() || in.profiling);
   if (ImGui::SmallButton(in.profiling ? (counting ? "Counting..." : "Sampling...")
@@ -177,8 +177,9 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
   if (!in.refusal.ok())
     item_tooltip((in.refusal.message + (in.refusal.hint.empty() ? "" : "\n" + in.refusal.hint)).c_str());
   else if (counting)
-    item_tooltip("Count how often each line runs on the CPU simulator, every thread's executions added up: your "
-                 "kernel built again with GCC's coverage counters, one launch, read with gcov.");
+    item_tooltip("Count how often each line runs on the CPU simulator, every thread's executions added up: the "
+                 "kernel's code built again with GCC's coverage counters (a rung's in blockscope-line-counter, on "
+                 "random data of the same size), one launch, read with gcov.");
   else
     item_tooltip("Sample where this launch's warps wait (the GPU's PC sampling, a few launches, about half a second); "
                  "launches of the window pause meanwhile.");

@@ -1,5 +1,7 @@
 #include "measured/profile_lines.hpp"
 
+#include "linecount/count_lines.hpp"
+
 namespace bs::measured {
 
 Status lines_refusal(const lab::Lab& lab, std::string_view kernel) {
@@ -12,15 +14,11 @@ Status lines_refusal(const lab::Lab& lab, std::string_view kernel) {
     return Status::failure(k->label + " is a cudaMemcpy, not a kernel: there are no instructions to sample",
                            "sample one of the kernels", "profile_lines");
   if (lab.backend().kind != BackendKind::Cuda) {
-    // The simulator counts how often each line of a user kernel runs (its runner builds it once
-    // more with coverage counters); the rungs are compiled into blockscope, without them.
+    // The simulator has no warps stalling to sample, but it can count how often each line runs:
+    // a user kernel's runner builds it once more with coverage counters; the rungs are counted by
+    // blockscope-line-counter, which links the labs' simulator units built that way.
     if (k->group == KernelGroup::Custom) return Status::success();
-    return Status::failure(
-        "stall samples come from the GPU's PC sampling: the CPU backend simulates the grid and has no warps "
-        "stalling to sample. On the CPU, blockscope counts how often each line runs for your own kernels "
-        "(built again with coverage counters), not for the built-in rungs, which are compiled into blockscope",
-        "switch to the CUDA backend on an NVIDIA GPU, or count the lines of your own kernel (Edit kernel); the "
-        "source and PTX still show here");
+    return linecount::count_refusal(lab, kernel);
   }
   if (!sampling::pc_sampling_built())
     return Status::failure("this build of blockscope has no PC sampling (no CUPTI headers at build time)",
@@ -35,6 +33,12 @@ Result<LineProfile> profile_lines(lab::Lab& lab, const std::string& kernel, cons
   if (auto elsewhere = lab.profile_lines_elsewhere(kernel, config, options)) {
     if (elsewhere->ok() && elsewhere->value().device.empty()) elsewhere->value().device = lab.backend().label;
     return std::move(*elsewhere);
+  }
+  // A rung on the CPU: executions per line, counted in a process of its own.
+  if (lab.backend().kind != BackendKind::Cuda) {
+    auto counted = linecount::count_lines(lab, kernel, config);
+    if (counted) counted->device = lab.backend().label;
+    return counted;
   }
   if (!sampling.sampler) return sampling.problem;
   lab::RunOptions run;

@@ -7,8 +7,11 @@
 // Each sampled launch is lab.run with TimingPolicy::once(), no L2 flush, no trace, no
 // verification: one launch of the kernel (plus the lab's CUDA events), launched again until the
 // sampler has enough samples. The user's kernels are sampled by the runner process they run in
-// (Lab::profile_lines_elsewhere). Refused, with the reason: the CPU backend, the copy ceiling
-// (not a kernel).
+// (Lab::profile_lines_elsewhere). On the CPU backend nothing stalls to sample: each line's
+// executions are counted instead (LineMeasure::Executions), by the user kernel's runner or, for a
+// built-in rung, by blockscope-line-counter (linecount/count_lines.hpp). Refused, with the
+// reason: the copy ceiling (not a kernel), a library's kernel on the CPU, a build without the
+// line counter.
 #pragma once
 #include <string>
 #include <string_view>

@@ -81,14 +81,8 @@ TEST(MeasuredCpu, TheCpuBackendSaysCountersAreAGpuFeature) {
   EXPECT_FALSE(s.hint.empty());
 }
 
-TEST(MeasuredCpu, StallSamplesPerLineAreRefusedOnTheCpuWithTheReason) {
-  auto lab = gray_lab(37, 21, 2);
-  ASSERT_TRUE(lab);
-  const Status s = lines_refusal(*lab, "gray_1d_flat");
-  ASSERT_FALSE(s.ok());
-  EXPECT_TRUE(contains(s.message, "CPU backend")) << s.describe();
-  EXPECT_TRUE(contains(s.hint, "CUDA backend")) << s.hint;
-}
+// Lines on the CPU are counted, not sampled: tests/linecount (the rungs) and tests/custom (the
+// user's kernels).
 
 TEST(MeasuredCpu, BenchCountersOnTheCpuKeepTheResultsAndSayWhy) {
   auto lab = gray_lab(53, 29, 2);
