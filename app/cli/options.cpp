@@ -422,7 +422,8 @@ VIEW (window and headless)
   --source                  show the Source tab: the kernel's CUDA source, PTX and SASS side by side
   --source-line N           ... with line N of its source selected (its instructions highlighted)
   --profile-lines           ... and sample the first launch's warps (GPU PC sampling): stall samples
-                            and reasons per source line and per instruction
+                            and reasons per source line and per instruction; on the CPU backend,
+                            how often each line runs (the simulator's counts, gcov)
   --compare-block B         ... then launch and sample the same kernel with blockDim B, and pin the
                             two as A and B: Compare shows where their warps wait, line by line
   --set KEY=VALUE           a setting of the lab's problem, e.g. --set layout=rgba (grayscale:

@@ -392,9 +392,13 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
           r.lines = std::make_shared<const LineProfile>(p ? std::move(p).value()
                                                           : measured::lines_unavailable(p.status(), r.kernel));
           if (r.lines->ok()) {
-            std::fprintf(text, "  %-18s %-34s lines: %lld samples in %lld launches, %lld dropped, %.0f ms",
-                         r.kernel.c_str(), r.config_label.c_str(), r.lines->total_samples, r.lines->launches,
-                         r.lines->dropped_samples, r.lines->profile_ms);
+            if (r.lines->measure == LineMeasure::Executions)
+              std::fprintf(text, "  %-18s %-34s lines: %lld line executions counted (CPU simulator, gcov), %.0f ms",
+                           r.kernel.c_str(), r.config_label.c_str(), r.lines->total_samples, r.lines->profile_ms);
+            else
+              std::fprintf(text, "  %-18s %-34s lines: %lld samples in %lld launches, %lld dropped, %.0f ms",
+                           r.kernel.c_str(), r.config_label.c_str(), r.lines->total_samples, r.lines->launches,
+                           r.lines->dropped_samples, r.lines->profile_ms);
             for (std::size_t i = 0; i < r.lines->lines.size() && i < 3; ++i) {
               const LineSamples& ls = r.lines->lines[i];
               const std::size_t slash = ls.file.rfind('/');
