@@ -662,8 +662,8 @@ SourceAction draw_source_panel(const SourceInput& in, SourceViewState* st) {
   draw_header(in, st, &act);
   const ImGuiTableFlags flags = ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("source_columns", 3, flags, ImGui::GetContentRegionAvail())) return act;
-  ImGui::TableSetupColumn("source", ImGuiTableColumnFlags_WidthStretch, 2.0f);  // share, reason, counts, then the code
-  ImGui::TableSetupColumn("ptx", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+  ImGui::TableSetupColumn("source", ImGuiTableColumnFlags_WidthStretch, 2.6f);  // share, reason, counts, then the code
+  ImGui::TableSetupColumn("ptx", ImGuiTableColumnFlags_WidthStretch, 0.8f);
   ImGui::TableSetupColumn("sass", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableNextRow(0, ImGui::GetContentRegionAvail().y);
   ImGui::TableSetColumnIndex(0);
