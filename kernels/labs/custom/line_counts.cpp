@@ -3,12 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "labs/custom/process.hpp"
+#include "linecount/count_lines.hpp"
 #include "labs/custom/diagnostics.hpp"
 
 namespace bs::custom {
@@ -41,64 +41,29 @@ std::filesystem::path gcov_for(const HostCompiler& compiler) {
   return find_executable("gcov");
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 }  // namespace
 
 Result<std::vector<LineSamples>> parse_gcov_text(std::string_view text, std::string_view file) {
+  // One reader of gcov's text (the rungs' counter's): it counts a line once however many template
+  // instantiations gcov lists it under.
+  auto all = linecount::parse_gcov_sources(text);
+  if (!all) return all.status();
   std::vector<LineSamples> lines;
-  bool in_file = false, seen = false;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    // "  count:  lineno:source"
-    const std::size_t c1 = line.find(':');
-    if (c1 == std::string_view::npos) continue;
-    const std::size_t c2 = line.find(':', c1 + 1);
-    if (c2 == std::string_view::npos) continue;
-    const std::string_view count = trim(line.substr(0, c1));
-    const std::string_view number = trim(line.substr(c1 + 1, c2 - c1 - 1));
-    const std::string_view rest = line.substr(c2 + 1);
-    if (number == "0") {
-      if (rest.substr(0, 7) == "Source:") {
-        const std::string_view src = rest.substr(7);
-        in_file = src == file || (src.size() > file.size() && src.substr(src.size() - file.size()) == file &&
-                                  src[src.size() - file.size() - 1] == '/');
-        seen = seen || in_file;
-      }
-      continue;
+  for (LineSamples& l : *all) {
+    const std::string_view src = l.file;
+    const bool match = src == file || (src.size() > file.size() && src.substr(src.size() - file.size()) == file &&
+                                       src[src.size() - file.size() - 1] == '/');
+    if (match) {
+      l.file = std::string(file);
+      lines.push_back(std::move(l));
     }
-    if (!in_file || count == "-") continue;
-    int lineno = 0;
-    if (std::from_chars(number.data(), number.data() + number.size(), lineno).ec != std::errc()) continue;
-    long long executions = 0;
-    if (count.find_first_of("#=") == std::string_view::npos) {
-      std::string_view digits = count;
-      if (!digits.empty() && digits.back() == '*') digits.remove_suffix(1);  // "1*": a block unrun
-      if (std::from_chars(digits.data(), digits.data() + digits.size(), executions).ec != std::errc()) continue;
-    }
-    LineSamples l;
-    l.file = std::string(file);
-    l.line = lineno;
-    l.samples = executions;
-    lines.push_back(std::move(l));
   }
-  if (!seen)
-    return Status::failure("gcov said nothing of " + std::string(file), "", "gcov", "parse");
+  if (lines.empty()) return Status::failure("gcov said nothing of " + std::string(file), "", "gcov", "parse");
   long long total = 0;
   for (const LineSamples& l : lines) total += l.samples;
   for (LineSamples& l : lines)
     l.share_pct = total > 0 ? 100.0 * static_cast<double>(l.samples) / static_cast<double>(total) : 0;
-  std::stable_sort(lines.begin(), lines.end(),
-                   [](const LineSamples& a, const LineSamples& b) { return a.samples > b.samples; });
-  return lines;
+  return lines;  // most first, as parse_gcov_sources sorts them
 }
 
 Result<CountingObject> build_counting_object(const HostCompiler& compiler, std::string_view unit_text,
