@@ -36,11 +36,25 @@ __global__ void __launch_bounds__(Rung::kThreads, 1)
   }
 }
 
+// The pipeline-traced variant of the warp-specialized rungs (T4, T5, T6): the block recorder
+// around the same body run with a recording probe (pipeline_probe.cuh). Never timed as the rung.
+template <class Rung>
+__global__ void __launch_bounds__(Rung::kThreads, 1)
+    hopper_pipeline_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                           Bf16Args args, trace::DeviceBlockRecord* records, PipelineDeviceArgs events) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  trace::BlockRecorder recorder(records);
+  PipelineProbe probe;
+  probe.out = events;
+  Rung::block_probed(&map_a, &map_b, args, smem, probe);
+}
+
 namespace {
 
 struct HopperRung {
   const void* plain = nullptr;
   const void* traced = nullptr;
+  const void* pipeline = nullptr;  // the pipeline-traced variant, where the rung has one
   std::size_t smem = 0;
   int b_rows = 0;  // the TMA box of Bt it reads
 };
@@ -66,7 +80,9 @@ HopperRung hopper_rung(MatmulKernel k, const MatmulConfig& c) {
       visit_index<R::kCompiled>(R::compiled_index(c), [&](auto i) {
         using D = typename DeviceOf<R, decltype(i)::value>::type;
         r = {reinterpret_cast<const void*>(&hopper_kernel<D, false>),
-             reinterpret_cast<const void*>(&hopper_kernel<D, true>), D::kSmemBytes, D::kBRows};
+             reinterpret_cast<const void*>(&hopper_kernel<D, true>), nullptr, D::kSmemBytes, D::kBRows};
+        if constexpr (requires { &D::block_probed; })
+          r.pipeline = reinterpret_cast<const void*>(&hopper_pipeline_kernel<D>);
       });
   });
   return r;
@@ -134,12 +150,38 @@ Result<TcTensorMaps> encode(const Bf16Args& a) {
   return m;
 }
 
+namespace {
+Status launch_fn(const HopperRung& r, const void* fn, const LaunchConfig& lc, const Bf16Args& a,
+                 const TcTensorMaps& maps, trace::DeviceBlockRecord* records, PipelineDeviceArgs* events,
+                 cudaStream_t stream);
+}  // namespace
+
 Status launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& a,
               const TcTensorMaps& maps, trace::DeviceBlockRecord* records, cudaStream_t stream) {
   const HopperRung r = hopper_rung(k, c);
   if (!r.plain) return Status::failure("not a Hopper rung", "", "hopper launch");
+  return launch_fn(r, records ? r.traced : r.plain, lc, a, maps, records, nullptr, stream);
+}
+
+bool has_pipeline_trace(MatmulKernel k, const MatmulConfig& c) { return hopper_rung(k, c).pipeline != nullptr; }
+
+Status launch_pipeline(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& a,
+                       const TcTensorMaps& maps, trace::DeviceBlockRecord* records, PipelineDeviceArgs events,
+                       cudaStream_t stream) {
+  const HopperRung r = hopper_rung(k, c);
+  if (!r.pipeline)
+    return Status::failure("this rung has no pipeline-traced variant",
+                           "pick T4, T5 or T6 (the warp-specialized rungs)", "hopper launch_pipeline");
+  if (!records || !events.events || !events.attempted)
+    return Status::failure("a pipeline trace needs its block records and event buffer", "", "hopper launch_pipeline");
+  return launch_fn(r, r.pipeline, lc, a, maps, records, &events, stream);
+}
+
+namespace {
+Status launch_fn(const HopperRung& r, const void* fn, const LaunchConfig& lc, const Bf16Args& a,
+                 const TcTensorMaps& maps, trace::DeviceBlockRecord* records, PipelineDeviceArgs* events,
+                 cudaStream_t stream) {
   if (!maps.encoded) return Status::failure("the TMA descriptors of these matrices were not made", "", "hopper launch");
-  const void* fn = records ? r.traced : r.plain;
   BS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(r.smem)));
   const TensorMapBytes& mb = r.b_rows == 256 ? maps.b_256 : maps.b_128;
   cudaLaunchConfig_t cfg{};
@@ -155,10 +197,12 @@ Status launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, con
   cfg.attrs = attr;
   cfg.numAttrs = lc.cluster.volume() > 1 ? 1 : 0;
   Bf16Args args = a;
-  void* params[] = {const_cast<unsigned char*>(maps.a_128.bytes), const_cast<unsigned char*>(mb.bytes), &args, &records};
+  void* params[] = {const_cast<unsigned char*>(maps.a_128.bytes), const_cast<unsigned char*>(mb.bytes), &args,
+                    &records, events};
   BS_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn, params));
   return Status::success();
 }
+}  // namespace
 
 Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c) {
   const HopperRung r = hopper_rung(k, c);

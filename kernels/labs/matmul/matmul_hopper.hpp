@@ -9,6 +9,7 @@
 #include "core/launch.hpp"
 #include "core/status.hpp"
 #include "labs/matmul/matmul.hpp"
+#include "labs/matmul/pipeline_trace.hpp"
 #include "labs/matmul/tc_common.hpp"
 #include "trace/trace_record.hpp"
 
@@ -39,6 +40,13 @@ Result<TcTensorMaps> encode(const Bf16Args& args);
 // trace/block_trace.cuh), never timed. The Status is the launch's.
 Status launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& args,
               const TcTensorMaps& maps, trace::DeviceBlockRecord* records, cudaStream_t stream);
+// Whether configuration `c` of rung `k` has a pipeline-traced variant (T4, T5, T6).
+bool has_pipeline_trace(MatmulKernel k, const MatmulConfig& c);
+// Launches that variant: `records` one block record per block (trace/block_trace.cuh), `events`
+// the per-warpgroup event buffer (pipeline_trace.hpp), both zeroed by the caller.
+Status launch_pipeline(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& args,
+                       const TcTensorMaps& maps, trace::DeviceBlockRecord* records, PipelineDeviceArgs events,
+                       cudaStream_t stream);
 // cudaFuncGetAttributes of the plain wrapper, with max_dynamic_shared_bytes what the rung asks for.
 Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c);
 // cudaOccupancyMaxActiveClusters for `lc`'s block, cluster and shared memory: how many clusters

@@ -19,6 +19,11 @@ Status launch(MatmulKernel, const MatmulConfig&, const LaunchConfig&, const Bf16
               trace::DeviceBlockRecord*, cudaStream_t) {
   return not_built("launch");
 }
+bool has_pipeline_trace(MatmulKernel, const MatmulConfig&) { return false; }
+Status launch_pipeline(MatmulKernel, const MatmulConfig&, const LaunchConfig&, const Bf16Args&, const TcTensorMaps&,
+                       trace::DeviceBlockRecord*, PipelineDeviceArgs, cudaStream_t) {
+  return not_built("launch_pipeline");
+}
 Result<KernelAttributes> attributes(MatmulKernel, const MatmulConfig&) { return not_built("attributes"); }
 Result<int> max_active_clusters(MatmulKernel, const MatmulConfig&, const LaunchConfig&) {
   return not_built("max_active_clusters");

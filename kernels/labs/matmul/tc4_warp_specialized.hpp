@@ -17,6 +17,9 @@
 // shared memory, one block per SM; sm_90a.
 #pragma once
 #include "labs/matmul/tc3_wgmma.hpp"
+#if defined(BS_MATMUL_HOPPER_TU)
+#include "labs/matmul/pipeline_probe.cuh"
+#endif
 
 namespace bs::matmul {
 
@@ -31,11 +34,17 @@ struct Tc4Smem {
 inline constexpr unsigned kTc4StageBytes = (kTc4BM + kTc4BN) * kTc4BK * sizeof(Bf16);
 
 #if defined(BS_MATMUL_HOPPER_TU)
+// `probe`: NoPipelineProbe for the rung (empty calls: the same machine code as without them),
+// PipelineProbe for its pipeline-traced variant (pipeline_probe.cuh).
+template <class Probe = NoPipelineProbe>
 __device__ __forceinline__ void tc4_ws_block(const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                             const Bf16Args& a, unsigned char* raw) {
+                                             const Bf16Args& a, unsigned char* raw, Probe probe = {}) {
   using namespace hopper;
+  using Ev = PipelineEventKind;
   Tc4Smem* s = align_1024<Tc4Smem>(raw);
   const int warpgroup = static_cast<int>(threadIdx.x / 128), tid = static_cast<int>(threadIdx.x % 128);
+  const int tile = static_cast<int>(blockIdx.x + gridDim.x * blockIdx.y);
+  probe.bind(warpgroup);
   const int row0 = static_cast<int>(blockIdx.y) * kTc4BM, col0 = static_cast<int>(blockIdx.x) * kTc4BN;
   if (threadIdx.x == 0) {
     for (int st = 0; st < kTc4Stages; ++st) {
@@ -52,10 +61,13 @@ __device__ __forceinline__ void tc4_ws_block(const CUtensorMap* map_a, const CUt
     if (tid == 0) {
       for (int kt = 0; kt < slices; ++kt) {
         const int st = kt % kTc4Stages;
+        probe.at(Ev::EmptyWaitBegin, st, kt, tile);
         if (kt >= kTc4Stages) mbar_wait(&s->empty[st], static_cast<unsigned>((kt / kTc4Stages - 1) & 1));
+        probe.at(Ev::EmptyWaitEnd, st, kt, tile);
         mbar_arrive_expect_tx(&s->full[st], kTc4StageBytes);
         tma_load_2d(s->A[st], map_a, &s->full[st], kt * kTc4BK, row0);
         tma_load_2d(s->B[st], map_b, &s->full[st], kt * kTc4BK, col0);
+        probe.at(Ev::TmaIssued, st, kt, tile);
       }
     }
   } else {  // consumers 0 and 1: rows 64 c .. 64 c + 63 of the block tile
@@ -64,17 +76,25 @@ __device__ __forceinline__ void tc4_ws_block(const CUtensorMap* map_a, const CUt
     float d[kTc4BN / 2];
     for (int kt = 0; kt < slices; ++kt) {
       const int st = kt % kTc4Stages;
+      probe.at(Ev::FullWaitBegin, st, kt, tile);
       mbar_wait(&s->full[st], static_cast<unsigned>((kt / kTc4Stages) & 1));
+      probe.at(Ev::FullWaitEnd, st, kt, tile);
       wgmma_fence();
       const std::uint64_t da = sw128_descriptor(s->A[st] + c * 64 * kTc4BK), db = sw128_descriptor(s->B[st]);
 #pragma unroll
       for (int k = 0; k < kTc4BK / 16; ++k) wgmma_m64nNk16<kTc4BN>(d, da + 2 * k, db + 2 * k, kt > 0 || k > 0);
       wgmma_commit();
+      probe.at(Ev::WgmmaCommit, st, kt, tile);
       wgmma_wait<0>();
+      probe.at(Ev::WgmmaWaitEnd, st, kt, tile);
       if (tid == 0) mbar_arrive(&s->empty[st]);
+      probe.at(Ev::EmptyArrive, st, kt, tile);
     }
+    probe.at(Ev::EpilogueBegin, 0, slices, tile);
     store_wgmma_tile<kTc4BN>(d, a, row0 + 64 * c, col0);
+    probe.at(Ev::EpilogueEnd, 0, slices, tile);
   }
+  probe.finish();
 }
 #endif  // BS_MATMUL_HOPPER_TU
 
@@ -138,6 +158,11 @@ struct Tc4WarpSpecialized : HopperRungBase {
 #if defined(BS_MATMUL_HOPPER_TU)
   __device__ static void block(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args, unsigned char* smem) {
     tc4_ws_block(a, b, args, smem);
+  }
+  // The pipeline-traced variant (MatmulLab::trace_pipeline): the same body with a recording probe.
+  __device__ static void block_probed(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args,
+                                      unsigned char* smem, PipelineProbe probe) {
+    tc4_ws_block(a, b, args, smem, probe);
   }
 #endif
 };

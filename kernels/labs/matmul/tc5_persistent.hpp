@@ -42,15 +42,18 @@ inline int grouped_index(int tm, int tn, int tiles_m, int tiles_n) {
 // of the 256 rows and multicasts it into the shared memory of all (rung 6, ClusterSize 2). A
 // stage may then be refilled only when the consumers of every block of the cluster are done
 // with it, so each consumer arrives on the "empty" barrier of every block.
-template <int ClusterSize>
+// `probe`: as tc4_ws_block's (NoPipelineProbe: the rung; PipelineProbe: its traced variant).
+template <int ClusterSize, class Probe = NoPipelineProbe>
 __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                                    const Bf16Args& a, unsigned char* raw) {
+                                                    const Bf16Args& a, unsigned char* raw, Probe probe = {}) {
   using namespace hopper;
+  using Ev = PipelineEventKind;
   static_assert(kTc4BN % (ClusterSize * 64) == 0);
   constexpr int kTileM = kTc4BM * ClusterSize, kBRowsPerBlock = kTc4BN / ClusterSize;
   Tc4Smem* s = align_1024<Tc4Smem>(raw);
   const int warpgroup = static_cast<int>(threadIdx.x / 128), tid = static_cast<int>(threadIdx.x % 128);
   const unsigned rank = ClusterSize > 1 ? cluster_cta_rank() : 0;
+  probe.bind(warpgroup);
   if (threadIdx.x == 0) {
     for (int st = 0; st < kTc4Stages; ++st) {
       mbar_init(&s->full[st], 1);
@@ -76,7 +79,9 @@ __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, co
         const int row0 = tm * kTileM + static_cast<int>(rank) * kTc4BM, col0 = tn * kTc4BN;
         for (int kt = 0; kt < slices; ++kt, ++it) {
           const int st = it % kTc4Stages;
+          probe.at(Ev::EmptyWaitBegin, st, kt, t);
           if (it >= kTc4Stages) mbar_wait(&s->empty[st], static_cast<unsigned>((it / kTc4Stages - 1) & 1));
+          probe.at(Ev::EmptyWaitEnd, st, kt, t);
           mbar_arrive_expect_tx(&s->full[st], kTc4StageBytes);  // A, and every part of Bt
           tma_load_2d(s->A[st], map_a, &s->full[st], kt * kTc4BK, row0);
           for (int h = 0; h < kTc4BN / 128; ++h) {  // 128-row boxes of Bt
@@ -89,6 +94,7 @@ __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, co
               tma_load_2d(s->B[st] + part * kTc4BK, map_b, &s->full[st], kt * kTc4BK, col0 + part);
             }
           }
+          probe.at(Ev::TmaIssued, st, kt, t);
         }
       }
     }
@@ -103,23 +109,31 @@ __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, co
       const int row0 = tm * kTileM + static_cast<int>(rank) * kTc4BM, col0 = tn * kTc4BN;
       for (int kt = 0; kt < slices; ++kt, ++it) {
         const int st = it % kTc4Stages;
+        probe.at(Ev::FullWaitBegin, st, kt, t);
         mbar_wait(&s->full[st], static_cast<unsigned>((it / kTc4Stages) & 1));
+        probe.at(Ev::FullWaitEnd, st, kt, t);
         wgmma_fence();
         const std::uint64_t da = sw128_descriptor(s->A[st] + c * 64 * kTc4BK), db = sw128_descriptor(s->B[st]);
 #pragma unroll
         for (int k = 0; k < kTc4BK / 16; ++k) wgmma_m64nNk16<kTc4BN>(d, da + 2 * k, db + 2 * k, kt > 0 || k > 0);
         wgmma_commit();
+        probe.at(Ev::WgmmaCommit, st, kt, t);
         wgmma_wait<0>();
+        probe.at(Ev::WgmmaWaitEnd, st, kt, t);
         // The stage is free again, in every block of the cluster: thread b tells block b.
         if constexpr (ClusterSize > 1) {
           if (tid < ClusterSize) mbar_arrive_cluster(&s->empty[st], static_cast<unsigned>(tid));
         } else {
           if (tid == 0) mbar_arrive(&s->empty[st]);
         }
+        probe.at(Ev::EmptyArrive, st, kt, t);
       }
+      probe.at(Ev::EpilogueBegin, 0, slices, t);
       store_wgmma_tile<kTc4BN>(d, a, row0 + 64 * c, col0);
+      probe.at(Ev::EpilogueEnd, 0, slices, t);
     }
   }
+  probe.finish();
   if constexpr (ClusterSize > 1) {
     __syncwarp();
     cluster_sync();  // no block leaves while another may still write into its memory
@@ -141,6 +155,11 @@ struct PersistentDevice {
 #if defined(BS_MATMUL_HOPPER_TU)
   __device__ static void block(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args, unsigned char* smem) {
     tc_persistent_block<ClusterSize>(a, b, args, smem);
+  }
+  // The pipeline-traced variant (MatmulLab::trace_pipeline).
+  __device__ static void block_probed(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args,
+                                      unsigned char* smem, PipelineProbe probe) {
+    tc_persistent_block<ClusterSize>(a, b, args, smem, probe);
   }
 #endif
 };
