@@ -12,6 +12,7 @@
 #include "core/status.hpp"
 #include "lab/lab.hpp"
 #include "labs/matmul/matmul.hpp"
+#include "labs/matmul/pipeline_trace.hpp"
 
 namespace bs::matmul {
 
@@ -60,6 +61,16 @@ class MatmulEngine {
                                       const LaunchConfig& lc, float* out) = 0;
   virtual Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c,
                                                         const LaunchConfig& lc, float* out) = 0;
+  // The pipeline-traced variant of a warp-specialized Hopper rung (T4, T5, T6) into `out`, timed
+  // with CUDA events: its block records and `capacity` events a warpgroup (pipeline_trace.hpp).
+  // The CPU simulator has no Hopper rungs, so it refuses.
+  virtual Result<PipelineRaw> launch_pipeline_traced(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
+                                                     float* out, std::uint32_t capacity) {
+    (void)k, (void)c, (void)lc, (void)out, (void)capacity;
+    return Status::failure("the CPU simulation has no Hopper rungs (wgmma, TMA and mbarriers run on sm_90a only), "
+                           "so there is no pipeline to record",
+                           "switch to the CUDA backend on a Hopper GPU (--backend cuda)", "launch_pipeline_traced");
+  }
   // The library anchors (cuBLAS) into `out`; not available on the CPU.
   virtual bool has_library() const = 0;
   virtual Result<double> library_timed(Library which, float* out) = 0;

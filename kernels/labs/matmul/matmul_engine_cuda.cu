@@ -346,6 +346,66 @@ class CudaEngine final : public MatmulEngine {
     return buffer->collect(backend_.limits.sm_count);
   }
 
+  Result<PipelineRaw> launch_pipeline_traced(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
+                                             float* out, std::uint32_t capacity) override {
+    if (Status s = can_launch(k); !s) return s;
+    if (matmul_kernel_info(k).needs != RungNeeds::Sm90a || !hopper_host::has_pipeline_trace(k, c))
+      return Status::failure(matmul_kernel_info(k).id + " has no pipeline-traced variant",
+                             "pick T4, T5 or T6 (the warp-specialized rungs)", "launch_pipeline_traced");
+    if (capacity == 0) return Status::failure("a pipeline trace needs room for events", "", "launch_pipeline_traced");
+    const std::size_t blocks = lc.grid.volume(), lanes = blocks * kPipelineWarpgroups;
+    auto records = cuda::DeviceBuffer<trace::DeviceBlockRecord>::allocate(blocks);
+    if (!records) return records.status();
+    auto events = cuda::DeviceBuffer<PipelineEvent>::allocate(lanes * capacity);
+    if (!events) return events.status();
+    auto attempted = cuda::DeviceBuffer<std::uint32_t>::allocate(lanes);
+    if (!attempted) return attempted.status();
+    BS_CUDA_TRY(cudaMemset(records->get(), 0, records->bytes()));
+    BS_CUDA_TRY(cudaMemset(attempted->get(), 0, attempted->bytes()));
+    const Bf16Args args{a16_.get(), bt16_.get(), out, M_, N_, K_, bf16_row_pitch(K_)};
+    PipelineDeviceArgs where{events->get(), attempted->get(), capacity};
+    timer_.start();
+    const Status launched = hopper_host::launch_pipeline(k, c, lc, args, maps_, records->get(), where, nullptr);
+    timer_.stop();
+    if (!launched) return launched;
+    BS_CUDA_TRY(cudaGetLastError());
+    auto ms = timer_.elapsed_ms();
+    if (!ms) return ms.status();
+    std::vector<trace::DeviceBlockRecord> host_records(blocks);
+    std::vector<std::uint32_t> host_attempted(lanes);
+    std::vector<PipelineEvent> host_events(lanes * capacity);
+    BS_CUDA_TRY(cudaMemcpy(host_records.data(), records->get(), records->bytes(), cudaMemcpyDeviceToHost));
+    BS_CUDA_TRY(cudaMemcpy(host_attempted.data(), attempted->get(), attempted->bytes(), cudaMemcpyDeviceToHost));
+    BS_CUDA_TRY(cudaMemcpy(host_events.data(), events->get(), events->bytes(), cudaMemcpyDeviceToHost));
+    // The block records' own checks (one write per block, start <= end, SM ids on the device).
+    auto checked = trace::records_to_trace(host_records, lc.grid, backend_.limits.sm_count);
+    if (!checked) return checked.status();
+    PipelineRaw raw;
+    raw.grid = lc.grid;
+    raw.cluster = lc.cluster;
+    raw.event_ms = static_cast<double>(ms.value());
+    raw.capacity = capacity;
+    raw.blocks.resize(blocks);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const trace::DeviceBlockRecord& r = host_records[b];
+      raw.blocks[b].block = (*checked)[b].block;
+      raw.blocks[b].sm = r.smid;
+      raw.blocks[b].start_ns = r.start_ns;
+      raw.blocks[b].end_ns = r.end_ns;
+      raw.blocks[b].cluster_rank =
+          (r.cluster_flags & trace::kClusterRead) && r.cluster_blocks > 1 ? static_cast<int>(r.cluster_rank) : -1;
+    }
+    raw.attempted = host_attempted;
+    raw.lanes.resize(lanes);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const std::size_t kept = std::min<std::size_t>(host_attempted[l], capacity);
+      raw.lanes[l].assign(host_events.begin() + static_cast<std::ptrdiff_t>(l * capacity),
+                          host_events.begin() + static_cast<std::ptrdiff_t>(l * capacity + kept));
+    }
+    raw.source = "recorded on " + backend_.limits.name;
+    return raw;
+  }
+
   bool has_library() const override { return true; }
   Result<double> library_timed(Library which, float* out) override {
     const float one = 1.0f, zero = 0.0f;

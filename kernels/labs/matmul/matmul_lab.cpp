@@ -379,6 +379,81 @@ LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
   return rec;
 }
 
+bool MatmulLab::has_pipeline(std::string_view kernel) {
+  return kernel == "tc4_warp_specialized" || kernel == "tc5_persistent" || kernel == "tc6_cluster_multicast";
+}
+
+Result<MatmulLab::PipelineRun> MatmulLab::trace_pipeline(std::string_view kernel, const KernelConfig& config,
+                                                         const PipelineCapture& capture) {
+  if (!has_pipeline(kernel))
+    return Status::failure("'" + std::string(kernel) + "' has no pipeline to record: the Pipeline view shows the "
+                               "warp-specialized rungs' producer and consumers",
+                           "pick T4 (tc4_warp_specialized), T5 or T6 with precision=bf16", "trace_pipeline");
+  if (backend_.kind != BackendKind::Cuda)
+    return engine_->launch_pipeline_traced(MatmulKernel{}, MatmulConfig{}, LaunchConfig{}, nullptr, 0).status();
+  PipelineRun run;
+  run.plan = plan(kernel, config);
+  if (!run.plan.ok()) return run.plan.status;
+  const auto [k, mc] = *resolve(kernel, config);
+  const MatmulKernelInfo& info = matmul_kernel_info(k);
+  const std::uint32_t capacity = pipeline_capacity(run.plan, capture);
+  auto raw = engine_->launch_pipeline_traced(k, mc, run.plan.config, engine_->own_output(), capacity);
+  if (!raw) return raw.status();
+  run.raw = std::move(raw.value());
+  run.raw.kernel = info.id;
+  run.raw.config = mc.label;
+  run.raw.M = spec_.M, run.raw.N = spec_.N, run.raw.K = spec_.K;
+  run.raw.stages = kTc4Stages;
+  run.raw.persistent = info.persistent;
+  std::vector<float> got(static_cast<std::size_t>(spec_.M) * spec_.N);
+  if (Status s = engine_->download(got.data()); !s) return s;
+  run.check = to_check(verify(got.data(), reference_.data(), spec_.M, spec_.N, scale_));
+  run.check.against = reference_note_;
+  return run;
+}
+
+Result<Timing> MatmulLab::time_pipeline_traced(std::string_view kernel, const KernelConfig& config,
+                                               const TimingPolicy& policy, const PipelineCapture& capture) {
+  if (!has_pipeline(kernel) || backend_.kind != BackendKind::Cuda) {
+    auto r = trace_pipeline(kernel, config, capture);  // the same refusal, with its reason
+    if (!r) return r.status();
+  }
+  const LaunchRecord planned = plan(kernel, config);
+  if (!planned.ok()) return planned.status;
+  const auto [k, mc] = *resolve(kernel, config);
+  const std::uint32_t capacity = pipeline_capacity(planned, capture);
+  Timing t;
+  t.clock = engine_->clock();
+  Status s = lab::measure(
+      policy, t,
+      [&]() -> Result<double> {
+        auto raw = engine_->launch_pipeline_traced(k, mc, planned.config, engine_->own_output(), capacity);
+        if (!raw) return raw.status();
+        return raw->event_ms;
+      },
+      [&] { return engine_->flush_l2(); });
+  if (!s) return s;
+  return t;
+}
+
+std::uint32_t MatmulLab::pipeline_capacity(const LaunchRecord& planned, const PipelineCapture& capture) const {
+  const MatmulKernelInfo* info = find_matmul_kernel(planned.kernel);
+  // The events each warpgroup will write: slices per tile x tiles per block (persistent rungs:
+  // the tiles of the grouped order dealt round-robin to the clusters resident).
+  const LaunchConfig& lc = planned.config;
+  const int slices = (spec_.K + kTc4BK - 1) / kTc4BK;
+  int tiles = 1;
+  if (info && info->persistent) {
+    const int cs = static_cast<int>(std::max(1u, lc.cluster.x));
+    const long long all = static_cast<long long>((spec_.M + kTc4BM * cs - 1) / (kTc4BM * cs)) *
+                          ((spec_.N + kTc4BN - 1) / kTc4BN);
+    const long long clusters = std::max(1u, lc.grid.x / static_cast<unsigned>(cs));
+    tiles = static_cast<int>((all + clusters - 1) / clusters);
+  }
+  const std::uint32_t needed = std::max(pipeline_events_needed(0, slices, tiles), pipeline_events_needed(1, slices, tiles));
+  return std::max(1u, std::min(needed, capture.max_events_per_warpgroup));
+}
+
 std::size_t MatmulLab::output_bytes() const {
   return static_cast<std::size_t>(spec_.M) * spec_.N * sizeof(float);
 }

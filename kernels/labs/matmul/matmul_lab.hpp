@@ -15,6 +15,7 @@
 #include "lab/lab.hpp"
 #include "labs/matmul/matmul.hpp"
 #include "labs/matmul/matmul_shared.hpp"
+#include "labs/matmul/pipeline_trace.hpp"
 
 namespace bs::matmul {
 
@@ -100,6 +101,25 @@ class MatmulLab final : public lab::Lab {
                                                               const SharedModelOptions& options = {}) const;
   // lab::Lab: the model's wavefronts of the whole launch, for the Measured tab.
   std::optional<mapping::SharedTotals> shared_memory_model(const LaunchRecord& launch, std::string* sample) const override;
+  // The warp-specialized pipeline, recorded (pipeline_trace.hpp): one launch of the
+  // pipeline-traced variant of T4, T5 or T6 (CUDA backend only; the simulator has no Hopper
+  // rungs and says so), its event buffer sized from the launch (slices x tiles a block, capped at
+  // `capture`), verified against the reference like any launch (`check`).
+  struct PipelineRun {
+    PipelineRaw raw;
+    Check check;
+    LaunchRecord plan;  // the launch as planned (grid as launched, clusters)
+  };
+  Result<PipelineRun> trace_pipeline(std::string_view kernel, const KernelConfig& config,
+                                     const PipelineCapture& capture = {});
+  // The traced variant's cost: `policy` (the one timing policy, lab/measure.hpp) applied to
+  // launches of the pipeline-traced variant, each timed with CUDA events around the launch alone
+  // (its buffers are allocated and read back outside the timed region). Compare its median with
+  // run()'s median of the plain rung under the same policy.
+  Result<Timing> time_pipeline_traced(std::string_view kernel, const KernelConfig& config, const TimingPolicy& policy,
+                                      const PipelineCapture& capture = {});
+  // Whether `kernel` has a pipeline-traced variant (T4, T5, T6), whatever the backend.
+  static bool has_pipeline(std::string_view kernel);
   // Device pointers for heatmaps drawn by CUDA (nullptr on the CPU backend).
   const float* device_a() const;
   const float* device_b() const;
@@ -113,6 +133,7 @@ class MatmulLab final : public lab::Lab {
                                                         unsigned warp, int k) const;
   MatmulLab(lab::Backend backend, std::unique_ptr<MatmulEngine> engine);
   void rebuild_kernel_list();
+  std::uint32_t pipeline_capacity(const LaunchRecord& planned, const PipelineCapture& capture) const;
 
   lab::Backend backend_;
   std::unique_ptr<MatmulEngine> engine_;

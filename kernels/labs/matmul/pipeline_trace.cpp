@@ -195,7 +195,8 @@ constexpr SpanRule kRules[] = {
 
 // Per block, the event times in nanoseconds: %globaltimer, or, where the timer ticks coarsely,
 // the SM's clock mapped onto it by a least-squares line through every event of the block
-// (t = a + b * cycles; the clock is the SM's own, shared by its warpgroups).
+// (t = a + b * cycles; the clock is the SM's own, shared by its warpgroups), plus half a tick:
+// the timer shows the last tick, so an event happened on average half a tick after it.
 std::vector<std::vector<double>> event_times(const PipelineRaw& raw, std::uint64_t tick, std::uint64_t base,
                                              bool* refined) {
   std::vector<std::vector<double>> t(raw.lanes.size());
@@ -217,7 +218,7 @@ std::vector<std::vector<double>> event_times(const PipelineRaw& raw, std::uint64
       }
     const double den = n * sxx - sx * sx;
     if (n < 8 || den <= 0) continue;
-    const double slope = (n * sxy - sx * sy) / den, icpt = (sy - slope * sx) / n;
+    const double slope = (n * sxy - sx * sy) / den, icpt = (sy - slope * sx) / n + 0.5 * double(tick);
     if (!(slope > 0)) continue;
     for (int wg = 0; wg < kPipelineWarpgroups; ++wg) {
       const std::size_t l = b * kPipelineWarpgroups + wg;
