@@ -323,7 +323,7 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     } else if (a == "--panel") {
       BS_VALUE(v, a);
       const std::optional<Panel> panel = v == "stats" ? Panel::Launch : panel_of_word(v);  // "stats": the old word
-      if (!panel) return usage("--panel takes timings, launch, schedule, memory, runs or measured");
+      if (!panel) return usage("--panel takes timings, launch, schedule, memory, runs, measured or pipeline");
       o.state.panel = *panel;
       o.state.panel_given = true;
     } else if (a == "--set") {
@@ -418,7 +418,7 @@ VIEW (window and headless)
   --overlay off|lines|block|warp|sm   grid overlay: block lines, colour by block, warp or SM
   --hover X,Y               inspect this element (as if the mouse were over it)
   --pin X,Y                 pin this element (matmul: X = column, Y = row of C)
-  --panel timings|launch|schedule|memory|runs|measured
+  --panel timings|launch|schedule|memory|runs|measured|pipeline
   --source                  show the Source tab: the kernel's CUDA source, PTX and SASS side by side
   --source-line N           ... with line N of its source selected (its instructions highlighted)
   --profile-lines           ... and sample the first launch's warps (GPU PC sampling): stall samples

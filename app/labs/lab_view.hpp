@@ -85,6 +85,13 @@ class LabView {
                          ViewRequests& requests) = 0;
   // The Memory tab: the inspected warp's requests in `shown`.
   virtual void draw_memory(const LaunchRecord& shown, ViewContext& ctx) = 0;
+  // The Pipeline tab: the recorded hand-overs of a warp-specialized launch, where the lab has
+  // such kernels (matmul's T4..T6); other labs say they have none.
+  virtual void draw_pipeline(const LaunchRecord& shown, ViewContext& ctx) {
+    (void)shown, (void)ctx;
+    ImGui::TextWrapped("This lab has no warp-specialized kernels: the Pipeline tab shows the matmul lab's T4, T5 "
+                       "and T6 (precision=bf16, on a Hopper GPU).");
+  }
   // The Compare tab: `record`'s data with its own launch overlay in a `size` rectangle at the
   // cursor; `slot` (0 = A, 1 = B) keeps each pane's resources apart; the thread that stores
   // `inspect` is highlighted. Returns the element under the mouse.

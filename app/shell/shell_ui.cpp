@@ -334,6 +334,7 @@ void ShellUi::draw_side_panel(LabSlot& s) {
     case Panel::Schedule: ui::draw_schedule_panel(in); break;
     case Panel::Memory: s.view->draw_memory(st.shown, ctx); break;
     case Panel::Measured: measured_.draw(s.view->lab(), st.shown, messages_); break;
+    case Panel::Pipeline: s.view->draw_pipeline(st.shown, ctx); break;
     case Panel::Runs:
       if (auto chosen_run = ui::draw_runs_panel(in)) host_.choose(s, chosen_run->first, chosen_run->second);
       break;

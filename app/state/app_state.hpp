@@ -40,7 +40,7 @@ std::optional<E> value_of_word(const Word<E> (&words)[N], std::string_view word)
     if (word == w.word) return w.value;
   return std::nullopt;
 }
-enum class Panel { Timings, Launch, Schedule, Memory, Runs, Measured };
+enum class Panel { Timings, Launch, Schedule, Memory, Runs, Measured, Pipeline };
 
 // The side tabs, in their order: the word the command line, the settings file and the status
 // file use for each, and its tab's title. The one table of panel names.
@@ -52,7 +52,8 @@ struct PanelName {
 inline constexpr PanelName kPanelNames[] = {
     {Panel::Timings, "timings", "Timings"}, {Panel::Launch, "launch", "Launch"},
     {Panel::Schedule, "schedule", "Schedule"}, {Panel::Memory, "memory", "Memory"},
-    {Panel::Runs, "runs", "Runs"}, {Panel::Measured, "measured", "Measured"}};
+    {Panel::Runs, "runs", "Runs"}, {Panel::Measured, "measured", "Measured"},
+    {Panel::Pipeline, "pipeline", "Pipeline"}};
 inline const char* panel_word(Panel p) {
   for (const PanelName& n : kPanelNames)
     if (n.panel == p) return n.word;

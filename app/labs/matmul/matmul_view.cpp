@@ -74,6 +74,13 @@ std::vector<LabOption> MatmulView::options() {
                  if (!d) return Status::failure("--matmul-phase takes a K-tile index from 0, not '" + v + "'");
                  return Status::success();
                }});
+  o.push_back({"--matmul-pipeline-trace", "FILE",
+               "show the pipeline trace FILE in the Pipeline tab (written by a pipeline-traced launch: "
+               "tests/matmul/test_pipeline_gpu with BS_PIPELINE_TRACE_DIR) instead of recording one",
+               [](const std::string& v) {
+                 if (v.empty()) return Status::failure("--matmul-pipeline-trace takes a file name");
+                 return Status::success();
+               }});
   o.push_back({"--matmul-colour", "C",
                "colour C's block tiles by: none, block, cluster (thread block cluster) or sm (the "
                "SM a traced launch recorded)",
@@ -115,6 +122,7 @@ Result<std::unique_ptr<LabView>> MatmulView::create(std::unique_ptr<lab::Lab> la
   if (const std::string* s = opt("--matmul-bank-request"))
     if (auto d = lab::parse_dims(*s, 1, 1, 100'000'000)) v->state_.bank_request = static_cast<int>((*d)[0]);
   if (const std::string* s = opt("--matmul-colour")) v->state_.tile_colour = *s;
+  if (const std::string* s = opt("--matmul-pipeline-trace")) v->pipeline_file_ = *s;
   if (const std::string* s = opt("--matmul-phase"))
     if (auto d = lab::parse_dims(*s, 1, 1, 1'000'000)) v->state_.phase = static_cast<int>((*d)[0]);
   return std::unique_ptr<LabView>(std::move(v));

@@ -64,6 +64,7 @@ class MatmulView final : public LabView {
   void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx,
                  ViewRequests& requests) override;
   void draw_memory(const LaunchRecord& shown, ViewContext& ctx) override;
+  void draw_pipeline(const LaunchRecord& shown, ViewContext& ctx) override;  // matmul_view_pipeline.cpp
   std::optional<PixelPos> draw_record(const LaunchRecord& record, int slot, ImVec2 size,
                                       std::optional<PixelPos> inspect, ViewContext& ctx) override;
   std::optional<PixelPos> inspected() const override;
@@ -150,6 +151,20 @@ class MatmulView final : public LabView {
     Status status;
   };
   TileColours tile_colours_;
+  // The Pipeline tab (matmul_view_pipeline.cpp): a recording of the shown T4..T6 launch, or the
+  // file --matmul-pipeline-trace names; and the time axis shown.
+  struct PipelineCache {
+    std::string key;  // what it was recorded for (launch and problem), or the file
+    Status status;    // why there is none
+    std::optional<matmul::PipelineRaw> raw;
+    std::optional<matmul::PipelineAnalysis> analysis;
+    std::optional<Check> check;  // the recorded launch's verification (none for a file)
+  };
+  PipelineCache pipeline_;
+  std::string pipeline_file_;
+  double pipeline_t0_ = 0, pipeline_t1_ = 0;  // ns shown; t1 <= t0: the whole recording
+  float pipeline_scroll_ = 0;
+  void record_pipeline(const LaunchRecord& shown);
   // The M N K fields being typed (draw_problem): applied together when the keyboard leaves them.
   std::array<int, 3> size_staged_{0, 0, 0};
   bool size_staging_ = false, size_edited_ = false, size_active_last_frame_ = false;

@@ -275,6 +275,7 @@ Result<PipelineAnalysis> analyse_pipeline(const PipelineRaw& raw) {
     }
   }
   if (base == ~0ull) base = 0;
+  a.base_ns = base;
   a.timer_tick_ns = tick == ~0ull ? 0 : tick;
   bool refined = false;
   const auto times = event_times(raw, a.timer_tick_ns, base, &refined);

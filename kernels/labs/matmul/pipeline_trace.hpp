@@ -181,6 +181,7 @@ struct PipelineAnalysis {
   std::uint64_t timer_tick_ns = 0;  // smallest positive step between two events of one lane
   std::uint32_t dropped = 0;        // events past the capacity, over all lanes
   std::uint64_t end_ns = 0;         // the latest end (relative), for the view's axis
+  std::uint64_t base_ns = 0;        // the absolute %globaltimer every relative time counts from
   // The order check: every consumer's wait on a stage ends no earlier than its producer began
   // issuing that stage (same block, same pass over the ring). `order_violations` counts the
   // slices where it did not; `order_checked` the pairs compared.
