@@ -35,8 +35,15 @@ struct PipelineProbe {
     slots = out.events + lane * out.capacity;
     recorder = threadIdx.x % 128 == 0;
   }
+  // The warp's active lanes meet again after the recording lane's stores (__syncwarp on the
+  // mask at entry: the whole warp in a consumer, where wgmma's .aligned instructions follow;
+  // lane 0 alone in the producer's single-thread loop).
   __device__ __forceinline__ void at(PipelineEventKind kind, int stage, int slice, int tile) {
-    if (!recorder) return;
+    const unsigned active = __activemask();
+    if (recorder) record(kind, stage, slice, tile);
+    __syncwarp(active);
+  }
+  __device__ __forceinline__ void record(PipelineEventKind kind, int stage, int slice, int tile) {
     if (count < out.capacity) {
       std::uint32_t clk;
       asm volatile("mov.u32 %0, %%clock;" : "=r"(clk));
