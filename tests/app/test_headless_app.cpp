@@ -290,3 +290,56 @@ TEST_F(HeadlessApp, GpuZeroCopyInteropOutputEqualsReference) {
 }
 
 }  // namespace
+
+// The Pipeline tab draws a recording loaded with --matmul-pipeline-trace (the CPU cannot launch
+// T4): a trace written here by hand, one block on SM 3 with 5 slices whose consumers wait on full
+// barriers for most of each slice, must paint that span's colour (235, 95, 70) and the wgmma
+// wait's (60, 170, 85) in the side tabs; a file that is not a trace leaves the app running.
+TEST_F(HeadlessApp, PipelineTabDrawsALoadedTrace) {
+  std::string t = "blockscope-pipeline-trace 1\nkernel tc4_warp_specialized\nconfig hand-written\n"
+                  "size 128 256 320\ngrid 1 1 1\ncluster 1 1 1\nstages 3\npersistent 0\nevent_ms 0.00002\n"
+                  "capacity 64\nblock 0 3 1000 20000 -1\n";
+  const std::uint64_t T = 1000;
+  std::string producer, consumer[2];
+  int np = 0, nc = 0;
+  for (int s = 0; s < 5; ++s) {
+    const std::uint64_t b = T + 3000ull * s;  // slice s: the consumers wait 2000 ns, wgmma 900 ns
+    producer += "e 1 " + std::to_string(s % 3) + " " + std::to_string(s) + " 0 " + std::to_string(b) + " 0\n";
+    producer += "e 2 " + std::to_string(s % 3) + " " + std::to_string(s) + " 0 " + std::to_string(b + 10) + " 0\n";
+    producer += "e 3 " + std::to_string(s % 3) + " " + std::to_string(s) + " 0 " + std::to_string(b + 60) + " 0\n";
+    np += 3;
+    for (auto& c : consumer) {
+      const std::uint64_t times[5] = {b, b + 2000, b + 2050, b + 2950, b + 2990};
+      for (int k = 0; k < 5; ++k)
+        c += "e " + std::to_string(4 + k) + " " + std::to_string(s % 3) + " " + std::to_string(s) + " 0 " +
+             std::to_string(times[k]) + " 0\n";
+    }
+    nc += 5;
+  }
+  t += "lane 0 0 " + std::to_string(np) + " " + std::to_string(np) + "\n" + producer;
+  t += "lane 0 1 " + std::to_string(nc) + " " + std::to_string(nc) + "\n" + consumer[0];
+  t += "lane 0 2 " + std::to_string(nc) + " " + std::to_string(nc) + "\n" + consumer[1];
+  const fs::path trace = dir_ / "hand.trace", shot = dir_ / "pipeline.png";
+  std::ofstream(trace) << t;
+  auto r = run("--headless --backend cpu --lab matmul --frames 3 --panel pipeline --matmul-pipeline-trace " +
+               quote(trace.string()) + " --screenshot " + quote(shot.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  bs::Rgba8Image s = load(shot);
+  ASSERT_GT(s.width, 0);
+  std::size_t wait_full = 0, wgmma = 0;
+  for (int y = 0; y < s.height; ++y)
+    for (int x = s.width * 2 / 3; x < s.width; ++x) {  // the side tabs
+      const std::uint8_t* p = &s.rgba[(static_cast<std::size_t>(y) * s.width + x) * 4];
+      wait_full += p[0] == 235 && p[1] == 95 && p[2] == 70;
+      wgmma += p[0] == 60 && p[1] == 170 && p[2] == 85;
+    }
+  // Two consumer rows of 5 waits of 2000 ns in a 15 us axis: hundreds of pixels; the legend
+  // swatches alone are a few dozen.
+  EXPECT_GT(wait_full, 400u);
+  EXPECT_GT(wgmma, 150u);
+  EXPECT_GT(wait_full, wgmma);  // the waits are longer than the wgmma waits
+  std::ofstream(dir_ / "bad.trace") << "not a trace\n";
+  auto bad = run("--headless --backend cpu --lab matmul --frames 2 --panel pipeline --matmul-pipeline-trace " +
+                 quote((dir_ / "bad.trace").string()) + " --screenshot " + quote((dir_ / "bad.png").string()));
+  EXPECT_EQ(bad.exit_code, 0) << bad.output;
+}

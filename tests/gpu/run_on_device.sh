@@ -93,6 +93,10 @@ if want core; then
   step headless_app_gpu    "$bundle/test_headless_app" --gtest_color=no --gtest_filter='*Gpu*'
   step matmul_gpu_tests    "$bundle/test_matmul_gpu" --gtest_color=no
   step matmul_tc_gpu_tests "$bundle/test_matmul_tc_gpu" --gtest_color=no
+  # The warp-specialized pipeline (issue 20): prints the cost/coverage table, writes its JSON and
+  # the 4096^3 recordings (for --matmul-pipeline-trace) into RESULTS.
+  step pipeline_gpu_tests  env BS_PIPELINE_JSON="$results/pipeline_check.json" BS_PIPELINE_TRACE_DIR="$results" \
+                           "$bundle/test_pipeline_gpu" --gtest_color=no
   step matmul_lab_gpu      "$bundle/test_matmul_lab_headless" --gtest_color=no --gtest_filter='*Gpu*'
   step matmul_heatmap_gpu  "$bundle/test_matmul_heatmap_gpu" --gtest_color=no
   step sweep_app_gpu       "$bundle/test_sweep_app" --gtest_color=no --gtest_filter='*Gpu*'
@@ -110,6 +114,8 @@ if want core; then
                            --overlay block --hover 300,200 --zoom 8 --panel launch --screenshot "$results/shot_vec16.png"
   step screenshot_matmul   "$bundle/blockscope" --headless --backend cuda --lab matmul --frames 6 --hover 1500,900 \
                            --kernel k7_warptile --panel schedule --screenshot "$results/shot_matmul_schedule.png"
+  step screenshot_pipeline "$bundle/blockscope" --headless --backend cuda --lab matmul --set precision=bf16 --frames 6 \
+                           --kernel tc4_warp_specialized --panel pipeline --screenshot "$results/shot_pipeline_t4.png"
   for layout in planar rgba; do
     step "bench_gray_$layout" "$bundle/blockscope" bench gray --backend cuda --size 8192x8192 --size 3840x2160 \
                            --set layout=$layout --repeats 30 --warmup 5 --json "$results/bench_gray_$layout.json"
