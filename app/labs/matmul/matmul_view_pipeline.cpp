@@ -108,6 +108,7 @@ void MatmulView::draw_pipeline(const LaunchRecord& shown, ViewContext&) {
               raw.cluster.volume() > 1 ? (", clusters of " + std::to_string(raw.cluster.volume())).c_str() : "");
   ImGui::TextColored(ui::kDimColour, "%s%s", raw.source.c_str(),
                      pipeline_file_.empty() ? "" : " (a recording loaded from a file, not the launch shown)");
+  if (!raw.config.empty()) ImGui::TextColored(ui::kDimColour, "%s", raw.config.c_str());
   ImGui::TextWrapped("%s", an.sentence.c_str());
   if (pipeline_.check)
     ImGui::TextColored(pipeline_.check->passed() ? ui::kOkColour : ui::kErrorColour, "Traced launch verified: %s",
@@ -119,15 +120,21 @@ void MatmulView::draw_pipeline(const LaunchRecord& shown, ViewContext&) {
                        ns_text(raw.event_ms * 1e6).c_str(), ns_text(double(an.coverage.extent_ns)).c_str(),
                        100 * an.coverage.extent_ratio, ns_text(double(an.coverage.busiest_sm_ns)).c_str(),
                        100 * an.coverage.busiest_ratio, an.order_checked - an.order_violations, an.order_checked);
-  // Legend.
+  // Legend: swatch and name, wrapping to a new line where the next would not fit.
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
   for (int k = 0; k < static_cast<int>(SpanKind::Count); ++k) {
+    if (k > 0) {
+      const float need = em * 0.9f + ImGui::GetStyle().ItemSpacing.x * 2 +
+                         ImGui::CalcTextSize(to_string(static_cast<SpanKind>(k))).x;
+      ImGui::SameLine();
+      if (ImGui::GetCursorScreenPos().x + need > right) ImGui::NewLine();
+    }
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + em * 0.2f), ImVec2(p.x + em * 0.8f, p.y + em),
                                               span_colour(static_cast<SpanKind>(k)));
     ImGui::Dummy(ImVec2(em * 0.9f, em));
     ImGui::SameLine();
     ImGui::TextUnformatted(to_string(static_cast<SpanKind>(k)));
-    if (k + 1 < static_cast<int>(SpanKind::Count)) ImGui::SameLine();
   }
 
   // The timeline: rows are (SM, warpgroup); blocks of an SM follow each other along the rows.
