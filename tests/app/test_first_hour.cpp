@@ -411,7 +411,7 @@ class Shortcuts : public ::testing::Test {
 TEST_F(Shortcuts, TheStatusFileNamesEverySideTabAsTheCommandLineDoes) {
   const std::vector<LabFlags> flags = lab_flags(built_in_labs());
   // The words `blockscope --help` documents for --panel.
-  for (const char* word : {"timings", "launch", "schedule", "memory", "runs", "measured"}) {
+  for (const char* word : {"timings", "launch", "schedule", "memory", "runs", "measured", "pipeline"}) {
     SCOPED_TRACE(word);
     auto parsed = parse_command_line({"--headless", "--panel", word}, flags);
     ASSERT_TRUE(parsed.ok()) << parsed.status().describe();
