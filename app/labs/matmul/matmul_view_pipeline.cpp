@@ -140,10 +140,13 @@ void MatmulView::draw_pipeline(const LaunchRecord& shown, ViewContext&) {
   // The timeline: rows are (SM, warpgroup); blocks of an SM follow each other along the rows.
   const double total = std::max<double>(1.0, double(an.end_ns));
   if (pipeline_t1_ <= pipeline_t0_) pipeline_t0_ = 0, pipeline_t1_ = total;
-  const float label_w = em * 4.2f, row_h = std::max(3.0f, em * 0.42f), sm_gap = em * 0.25f;
-  const float sm_h = 3 * row_h + sm_gap;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float height = std::max(em * 8, avail.y - em * 1.4f);
+  // Rows as tall as fit the SMs in the height (a few SMs: readable rows), at least 0.42 em.
+  const float label_w = em * 4.2f, sm_gap = em * 0.25f;
+  const float fit_h = (height - em * 1.2f) / std::max<float>(1.0f, float(an.sms.size())) - sm_gap;
+  const float row_h = std::clamp(fit_h / 3.0f, std::max(3.0f, em * 0.42f), em * 1.1f);
+  const float sm_h = 3 * row_h + sm_gap;
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float width = std::max(em * 10, avail.x);
   ImGui::InvisibleButton("pipeline_timeline", ImVec2(width, height));
