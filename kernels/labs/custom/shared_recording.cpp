@@ -127,7 +127,8 @@ Result<RecordingObject> build_recording_object(const HostCompiler& compiler, std
   // process that did not start with it.
   std::vector<std::string> compile = {compiler.path.string()};
   for (std::string& f : unit_flags(compiler, "-O1")) compile.push_back(std::move(f));
-  for (const char* f : {"-g", "-fsanitize=thread", "-c", "unit.cpp", "-o", "unit.o"}) compile.push_back(f);
+  // DWARF 4: binutils 2.40's addr2line names some DWARF 5 line entries by the unit's file, not the #line one.
+  for (const char* f : {"-gdwarf-4", "-fsanitize=thread", "-c", "unit.cpp", "-o", "unit.o"}) compile.push_back(f);
   const std::vector<std::string> link = {compiler.path.string(), "-shared", "-Wl,-z,defs", "unit.o", "-o",
                                          "recording.so", "-lm"};
   CommandOptions in_dir;
