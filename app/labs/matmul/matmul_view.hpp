@@ -119,10 +119,15 @@ class MatmulView final : public LabView {
   // matmul_view_banks.cpp: the Memory tab's shared-memory banks
   void draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp);
   void draw_swizzle_maps(matmul::MatmulKernel kernel);
+  // The request selector and the banks x wavefronts grid of banks_.recorded (with the model where
+  // there is one); false when there is nothing to draw.
+  bool draw_bank_requests(bool with_model);
+  void draw_user_banks(const LaunchRecord& shown, Dim3 block, unsigned warp);
   struct BankCache {
     std::string key;  // launch, block, warp, problem: what the requests below belong to
     Status status;    // why there is no recording
     std::vector<SharedRequest> recorded, modelled, unswizzled;
+    std::string note;  // user kernels: how it was recorded, the __shared__ arrays
   };
   static constexpr unsigned kBankRequestsRecorded = 4096;
 
