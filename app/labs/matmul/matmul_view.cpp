@@ -76,10 +76,13 @@ std::vector<LabOption> MatmulView::options() {
                }});
   o.push_back({"--matmul-colour", "C",
                "colour C's block tiles by: none, block, cluster (thread block cluster) or sm (the "
-               "SM a traced launch recorded)",
+               "SM a traced launch recorded); or its elements by warpgroup, warp, lane or mma (the "
+               "tensor-core instruction tile)",
                [](const std::string& v) {
-                 if (v == "none" || v == "block" || v == "cluster" || v == "sm") return Status::success();
-                 return Status::failure("--matmul-colour takes none, block, cluster or sm, not '" + v + "'");
+                 for (const char* c : {"none", "block", "cluster", "sm", "warpgroup", "warp", "lane", "mma"})
+                   if (v == c) return Status::success();
+                 return Status::failure("--matmul-colour takes none, block, cluster, sm, warpgroup, warp, lane or mma, not '" +
+                                        v + "'");
                }});
   return o;
 }
@@ -120,7 +123,7 @@ Result<std::unique_ptr<LabView>> MatmulView::create(std::unique_ptr<lab::Lab> la
   return std::unique_ptr<LabView>(std::move(v));
 }
 
-MatmulView::~MatmulView() = default;
+MatmulView::~MatmulView() { report_view_cost(); }
 
 Status MatmulView::set_lab(std::unique_ptr<lab::Lab> lab, ViewContext&) {
   auto* mm = lab::layer<matmul::MatmulLab>(*lab);
@@ -528,8 +531,14 @@ void MatmulView::draw_view_options(ViewContext&, ViewRequests&) {
        "and the cluster dims. Without clusters every block is its own cluster."},
       {"sm", "SM", "Tiles coloured by the SM that ran their block (%smid), from a traced launch: tick "
                    "'Record the block schedule'."},
+      {"warpgroup", "warpgroup", "Elements of C by the warpgroup (4 warps, one wgmma) that holds them: T3..T6."},
+      {"warp", "warp", "Elements of C by the warp whose lanes hold them in their accumulators."},
+      {"lane", "lane", "Elements of C by the lane that holds them: the mma fragment layout (zoom in to see it)."},
+      {"mma", "mma tile", "Elements of C by the tensor-core instruction tile that produces them: 16 x 8 "
+                          "(mma.m16n8k16, T1/T2) or 64 x N (wgmma, T3..T6)."},
   };
   for (const Choice& c : kChoices) {
+    if (&c == &kChoices[4]) ImGui::TextUnformatted("colour elements by");  // the tensor-core levels
     ImGui::SameLine();
     if (ImGui::RadioButton(c.label, state_.tile_colour == c.value)) state_.tile_colour = c.value;
     ui::item_tooltip(c.tip);
