@@ -49,6 +49,11 @@ FragmentProbe make_operand_probe(int M, int N, int K) {
   return p;
 }
 
+std::pair<int, int> operand_probe_size(MatmulKernel kernel, const MatmulConfig& config, int M, int N) {
+  const MatmulGeometry g = matmul_geometry(kernel, config);
+  return {std::max(M, g.block_rows), std::max(N, g.block_cols)};
+}
+
 bool has_fragment_record(MatmulKernel kernel) {
   bool on = false;
   with_rung(kernel, [&]<class R>() { on = R::kFragments; });
@@ -318,8 +323,12 @@ Result<FragmentRecord> simulate_fragment_record(MatmulKernel kernel, const Matmu
   FragmentRecord rec = empty_fragment_record(kernel, config, lc, M, N, K);
   sim::GridSimulator simulator(workers);
   if (Status s = simulate_probe(simulator, kernel, config, lc, make_fragment_probe(M, N, K), rec, false); !s) return s;
-  if (!rec.operands.a.empty())
-    if (Status s = simulate_probe(simulator, kernel, config, lc, make_operand_probe(M, N, K), rec, true); !s) return s;
+  if (!rec.operands.a.empty()) {
+    const auto [Mo, No] = operand_probe_size(kernel, config, M, N);
+    const LaunchConfig olc = matmul_launch_config(kernel, config, Mo, No, Kp);
+    if (Status s = simulate_probe(simulator, kernel, config, olc, make_operand_probe(Mo, No, K), rec, true); !s)
+      return s;
+  }
   rec.on_gpu = false;
   rec.how = "Recorded by the CPU simulator running " + info.id +
             "'s own body on probe operands whose product encodes each element's place in its block tile "

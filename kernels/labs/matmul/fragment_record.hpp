@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/launch.hpp"
@@ -32,7 +33,9 @@
 
 namespace bs::matmul {
 
-// T2's operand record: per warp of block (0, 0), at the first k-step (k = 0..15 of K).
+// T2's operand record: per warp of block (0, 0), at the first k-step (k = 0..15 of K), from a
+// launch of its own on at least one whole block tile (operand_probe_size), so every warp's lanes
+// receive real elements even where the problem is smaller than a tile.
 //   a[(warp * rows + r) * 16 + k]  who received A[block row0 + first_row[warp] + r][k]
 //   b[(warp * 16 + k) * cols + n]  who received B[k][block col0 + first_col[warp] + n]
 // tag.reg is the BF16 element of the lane's operand registers: A: e = (4 i + q) * 2 + half for
@@ -118,6 +121,8 @@ struct FragmentProbe {
 // K is raised to 16 where smaller (the probe needs two k columns, the operand record one k-step).
 FragmentProbe make_fragment_probe(int M, int N, int K);
 FragmentProbe make_operand_probe(int M, int N, int K);
+// The size the operand probe runs at: M and N raised to one block tile of `kernel`.
+std::pair<int, int> operand_probe_size(MatmulKernel kernel, const MatmulConfig& config, int M, int N);
 // An empty record sized for the launch: tags -1, hits 0, tile_block -1, the fields filled in.
 FragmentRecord empty_fragment_record(MatmulKernel kernel, const MatmulConfig& config, const LaunchConfig& lc,
                                      int M, int N, int K);

@@ -129,7 +129,7 @@ BS_HD bool decode_operand(std::uint16_t bits, int* i, int* k) {
 BS_HD void tag_operand(const FragmentSink& s, bool a_side, std::uint16_t bits, int first, int warp, int thread,
                        int reg) {
   FragmentTag* out = a_side ? s.a_fed : s.b_fed;
-  if (!out) return;
+  if (!out || bits == 0) return;  // 0: past the matrix's edge
   int i = 0, k = 0;
   const int extent = a_side ? s.warp_rows : s.warp_cols;
   if (!decode_operand(bits, &i, &k) || frag_detail::wrap(i - first, kProbeRowPeriod) >= extent) {

@@ -370,7 +370,11 @@ class CudaEngine final : public MatmulEngine {
     cudaStream_t stream = nullptr;
     BS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     Status s = tagged_probe(k, c, lc, make_fragment_probe(M, N, K), rec, false, stream);
-    if (s && !rec.operands.a.empty()) s = tagged_probe(k, c, lc, make_operand_probe(M, N, K), rec, true, stream);
+    if (s && !rec.operands.a.empty()) {  // T2: on at least one whole block tile (operand_probe_size)
+      const auto [Mo, No] = operand_probe_size(k, c, M, N);
+      s = tagged_probe(k, c, matmul_launch_config(k, c, Mo, No, rec.K), make_operand_probe(Mo, No, K), rec, true,
+                       stream);
+    }
     cudaStreamDestroy(stream);
     if (!s) return s;
     rec.on_gpu = true;
