@@ -13,6 +13,7 @@
 
 #include "labs/matmul/fragment_record.hpp"
 #include "labs/matmul/matmul_engine.hpp"
+#include "labs/matmul/matmul_lab.hpp"
 #include "matmul_test_support.hpp"
 
 namespace bs::matmul {
@@ -191,6 +192,47 @@ TEST(MatmulFrags, TheCpuEngineRecordsThroughTheSimulator) {
   auto hopper = engine->record_fragments(MatmulKernel::Tc3Wgmma, matmul_kernel_info(MatmulKernel::Tc3Wgmma).configs.front(),
                                          lc, 70, 90, 20);
   EXPECT_FALSE(hopper.ok());
+}
+
+// The lab's method the views call: records once, caches, leaves the lab's C alone, refuses FP32
+// rungs with the reason.
+TEST(MatmulFrags, TheLabRecordsOnceAndLeavesItsOwnResultAlone) {
+  lab::Backend b;
+  b.kind = BackendKind::CpuSimulation;
+  b.sim_workers = 2;
+  b.limits = sim::simulator_limits(2);
+  auto created = MatmulLab::create(b);
+  ASSERT_TRUE(created.ok()) << created.status().describe();
+  MatmulLab& lab = **created;
+  ASSERT_TRUE(lab.set_setting("precision", "bf16").ok());
+  ASSERT_TRUE(lab.set_matrices({37, 53, 41, Pattern::Uniform, Pattern::Uniform, testing::test_seed()}).ok());
+  KernelConfig kc;
+  kc.compiled = 0;
+  lab::RunOptions options;
+  options.verify = true;
+  const LaunchRecord shown = lab.run("tc2_mma_sync", kc, options);
+  ASSERT_TRUE(shown.ok()) << shown.status.describe();
+  std::vector<float> before(37 * 53), after(37 * 53);
+  ASSERT_TRUE(lab.download_output(before.data()).ok());
+  EXPECT_EQ(lab.cached_fragment_record(shown), nullptr);
+  auto rec = lab.fragment_record(shown);
+  ASSERT_TRUE(rec.ok()) << rec.status().describe();
+  EXPECT_EQ(lab.cached_fragment_record(shown), *rec);
+  auto again = lab.fragment_record(shown);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *rec);  // the same record, not a second probe
+  ASSERT_TRUE(lab.download_output(after.data()).ok());
+  EXPECT_EQ(before, after);
+  EXPECT_TRUE(shown.check.passed()) << shown.check.note;
+  auto model = lab.fragment_model(shown);
+  ASSERT_TRUE(model.ok());
+  EXPECT_TRUE(compare_with_model(**rec, *model).all_agree());
+
+  ASSERT_TRUE(lab.set_setting("precision", "fp32").ok());
+  ASSERT_TRUE(lab.set_matrices({37, 53, 41, Pattern::Uniform, Pattern::Uniform, 3}).ok());
+  const LaunchRecord fp32 = lab.run("k1_naive", kc, {});
+  auto refused = lab.fragment_record(fp32);
+  EXPECT_FALSE(refused.ok());
 }
 
 }  // namespace
