@@ -420,6 +420,7 @@ void MatmulView::draw_toolbar(const LaunchRecord& shown) {
 
 void MatmulView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext&, ViewRequests&) {
   const auto t0 = std::chrono::steady_clock::now();
+  poll_fragment_record(shown);
   draw_heatmaps(shown, selection_ran);
   note_view_cost(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }

@@ -85,8 +85,17 @@ bool MatmulView::draw_fragment_text(const LaunchRecord& shown, long long row, lo
   for (const std::string& line : h->lines) ImGui::TextColored(level, "%s", line.c_str());
   // The record beside the model: a tagged launch says which thread and register held the element.
   const auto recorded = recorded_fragment(shown, row, col);
+  const FragmentResult* result = fragment_result(shown);
   if (!recorded) {
-    ImGui::TextColored(ui::kDimColour, "drawn from the PTX ISA model: this launch recorded no fragment tags");
+    if (result && !result->status.ok())
+      ImGui::TextColored(ui::kErrorColour, "no record: %s", result->status.message.c_str());
+    else if (state_.fragments == "record" && fragment_job_.valid())
+      ImGui::TextColored(ui::kDimColour, "drawn from the PTX ISA model; the tagged launch is running");
+    else
+      ImGui::TextColored(ui::kDimColour, "drawn from the PTX ISA model: no fragment tags recorded (tick 'record fragment tags')");
+  } else if (recorded->reg < 0) {
+    ImGui::TextColored(ui::kErrorColour, "recorded %s: no register held this element; the PTX ISA model says lane %u reg %d",
+                       recorded->where.c_str(), h->place.lane, h->place.reg);
   } else if (recorded->thread == h->place.thread && recorded->reg == h->place.reg) {
     ImGui::TextColored(ui::kOkColour, "recorded %s: thread %u reg %d, as the model says", recorded->where.c_str(),
                        recorded->thread, recorded->reg);
@@ -97,10 +106,61 @@ bool MatmulView::draw_fragment_text(const LaunchRecord& shown, long long row, lo
   return true;
 }
 
-std::optional<MatmulView::RecordedFragment> MatmulView::recorded_fragment(const LaunchRecord&, long long,
-                                                                          long long) const {
-  // The tagged launch (FragmentRecord, branch `frags`) plugs in here; until then the model alone.
-  return std::nullopt;
+std::string MatmulView::fragment_key(const LaunchRecord& shown) const {
+  const auto& m = lab_->spec();
+  return shown.kernel + "|" + std::to_string(shown.request.compiled) + "|" + std::to_string(shown.config.grid.x) + "," +
+         std::to_string(shown.config.grid.y) + "," + std::to_string(shown.config.cluster.x) + "|" +
+         std::to_string(m.M) + "x" + std::to_string(m.N) + "x" + std::to_string(m.K);
+}
+
+void MatmulView::wait_fragment_job() {
+  if (fragment_job_.valid()) fragment_job_.wait();
+}
+
+// Starts the tagged launch of `shown` when asked for and not yet recorded; collects it once done.
+// One job at a time: a newer launch waits for the running one to end.
+void MatmulView::poll_fragment_record(const LaunchRecord& shown) {
+  if (fragment_job_.valid() &&
+      fragment_job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    fragment_result_ = fragment_job_.get();
+    fragment_result_key_ = fragment_job_key_;
+  }
+  if (state_.fragments != "record" || !shown.ok() || fragment_job_.valid()) return;
+  const auto what = lab_->resolve(shown.kernel, shown.request);
+  if (!what || !matmul::has_fragment_record(what->first)) return;
+  const std::string key = fragment_key(shown);
+  if (key == fragment_result_key_) return;
+  fragment_job_key_ = key;
+  matmul::MatmulLab* lab = lab_;
+  fragment_job_ = std::async(std::launch::async, [lab, shown]() {
+    FragmentResult r;
+    auto rec = lab->fragment_record(shown);
+    if (!rec) {
+      r.status = rec.status();
+      return r;
+    }
+    r.record = *rec;
+    if (auto model = lab->fragment_model(shown)) r.comparison = matmul::compare_with_model(*r.record, *model);
+    else r.status = model.status();
+    return r;
+  });
+}
+
+const MatmulView::FragmentResult* MatmulView::fragment_result(const LaunchRecord& shown) const {
+  if (!fragment_result_ || state_.fragments != "record" || fragment_result_key_ != fragment_key(shown)) return nullptr;
+  return &*fragment_result_;
+}
+
+std::optional<MatmulView::RecordedFragment> MatmulView::recorded_fragment(const LaunchRecord& shown, long long row,
+                                                                          long long col) const {
+  const FragmentResult* r = fragment_result(shown);
+  if (!r || !r->record || row < 0 || col < 0 || row >= r->record->M || col >= r->record->N) return std::nullopt;
+  const matmul::FragmentTag t = r->record->at(static_cast<int>(row), static_cast<int>(col));
+  RecordedFragment f;
+  f.thread = t.thread < 0 ? ~0u : static_cast<unsigned>(t.thread);
+  f.reg = t.reg;
+  f.where = r->record->on_gpu ? "on the GPU" : "by the simulator";
+  return f;
 }
 
 // 2. The A and B panels: what the hovered element's lane fed into the instruction at the k-step
@@ -223,12 +283,26 @@ void MatmulView::draw_fragment_colours(ImDrawList* dl, const LaunchRecord& shown
       const ImVec2 uv1(static_cast<float>((col1 - base_c) / fc.keys.cols), static_cast<float>((row1 - base_r) / fc.keys.rows));
       dl->AddImage(tex(fc.texture.id()), p0, p1, uv0, uv1);
     }
-    const bool recorded = false;  // a tagged launch's record: see recorded_fragment
     const std::string what_key = state_.tile_colour == "mma" ? "mma instruction tile" : state_.tile_colour;
-    note = what_key + " (" + std::to_string(fc.keys.distinct) + " per block): " +
-           (recorded ? "as the tagged launch recorded it" : "the PTX ISA model (no fragment tags recorded)");
+    note = what_key + " (" + std::to_string(fc.keys.distinct) + " per block): the PTX ISA model";
+    if (const FragmentResult* r = fragment_result(shown); r && r->record) {
+      // The record beside the model: where they agree everywhere the model's colours are the
+      // record's; where not, the first differing elements are ringed in red.
+      note += std::string("; recorded ") + (r->record->on_gpu ? "on the GPU" : "by the simulator") + ": " +
+              r->comparison.summary();
+      for (const matmul::FragmentDifference& d : r->comparison.first) {
+        const ImVec2 q0(c0.x + d.col * ew, c0.y + d.row * eh);
+        dl->AddRect({q0.x - 2, q0.y - 2}, {q0.x + ew + 2, q0.y + eh + 2}, IM_COL32(255, 60, 60, 255), 0, 0, 2.0f);
+      }
+    } else if (state_.fragments == "record" && fragment_job_.valid()) {
+      note += "; the tagged launch is running";
+    } else {
+      note += " (no fragment tags recorded)";
+    }
   }
-  label(dl, text_at, IM_COL32(235, 235, 240, 255), note);
+  const FragmentResult* r = fragment_result(shown);
+  const bool differ = r && r->record && !r->comparison.all_agree();
+  label(dl, text_at, differ ? IM_COL32(255, 110, 110, 255) : IM_COL32(235, 235, 240, 255), note);
   // A key for the few-coloured choices: a swatch per warpgroup or warp.
   if (fc.keys.distinct > 0 && fc.keys.distinct <= 12 && note.find("zoom in") == std::string::npos) {
     float x = text_at.x;
@@ -237,7 +311,7 @@ void MatmulView::draw_fragment_colours(ImDrawList* dl, const LaunchRecord& shown
       std::uint8_t rgb[3];
       key_rgb(k, rgb);
       dl->AddRectFilled({x, y}, {x + s, y + s}, IM_COL32(rgb[0], rgb[1], rgb[2], 230));
-      char num[8];
+      char num[16];
       std::snprintf(num, sizeof num, "%u", k);
       dl->AddText({x + s + 2, y}, IM_COL32(235, 235, 240, 255), num);
       x += s + ImGui::CalcTextSize(num).x + 8;
