@@ -187,7 +187,7 @@ void MatmulView::draw_fed_fragments(ImDrawList* dl, const LaunchRecord& shown, l
     if (q.y - p.y < 3) p.y -= 1.5f, q.y += 1.5f;
     dl->AddRect(p, q, colour, 0, 0, 2.0f);
   };
-  const ImU32 magenta = IM_COL32(255, 90, 220, 255), magenta_fill = IM_COL32(255, 90, 220, 150);
+  const ImU32 magenta = IM_COL32(255, 90, 220, 255), magenta_fill = IM_COL32(255, 90, 220, 235);
   const ImU32 green = IM_COL32(120, 255, 140, 255);
   // The instruction's tile of C.
   const matmul::CRect mma{h->block_row0 + h->place.tile_r, h->block_col0 + h->place.tile_c, h->place.mma_m,
@@ -206,11 +206,13 @@ void MatmulView::draw_fed_fragments(ImDrawList* dl, const LaunchRecord& shown, l
       if (r.row >= m.M || r.col >= m.K) continue;  // padding: zeros past the matrix
       const auto b = rect(a0, a1, m.M, m.K, r);
       dl->AddRectFilled(b.first, b.second, magenta_fill);
+      dl->AddRect(b.first, b.second, IM_COL32(255, 255, 255, 255));
     }
     for (const matmul::CRect& r : f.b) {
       if (r.row >= m.K || r.col >= m.N) continue;
       const auto b = rect(b0, b1, m.K, m.N, r);
       dl->AddRectFilled(b.first, b.second, magenta_fill);
+      dl->AddRect(b.first, b.second, IM_COL32(255, 255, 255, 255));
     }
     note = "lane " + std::to_string(h->place.lane) + " fed 8 A and 4 B elements of " + matmul::mma_name(h->place) +
            " (k-step " + std::to_string(h->step) + ")";
