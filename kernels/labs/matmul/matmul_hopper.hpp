@@ -8,6 +8,7 @@
 
 #include "core/launch.hpp"
 #include "core/status.hpp"
+#include "labs/matmul/fragment_tags.hpp"
 #include "labs/matmul/matmul.hpp"
 #include "labs/matmul/tc_common.hpp"
 #include "trace/trace_record.hpp"
@@ -39,6 +40,10 @@ Result<TcTensorMaps> encode(const Bf16Args& args);
 // trace/block_trace.cuh), never timed. The Status is the launch's.
 Status launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& args,
               const TcTensorMaps& maps, trace::DeviceBlockRecord* records, cudaStream_t stream);
+// The tagged variant of the same kernel (fragment_record.hpp): `args` and `maps` are the probe's
+// buffers, `sink` where the tags go (device memory). Not timed, never on the lab's own C.
+Status launch_tagged(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& args,
+                     const TcTensorMaps& maps, const TagFragments& sink, cudaStream_t stream);
 // cudaFuncGetAttributes of the plain wrapper, with max_dynamic_shared_bytes what the rung asks for.
 Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c);
 // cudaOccupancyMaxActiveClusters for `lc`'s block, cluster and shared memory: how many clusters

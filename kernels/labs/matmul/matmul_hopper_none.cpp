@@ -19,6 +19,10 @@ Status launch(MatmulKernel, const MatmulConfig&, const LaunchConfig&, const Bf16
               trace::DeviceBlockRecord*, cudaStream_t) {
   return not_built("launch");
 }
+Status launch_tagged(MatmulKernel, const MatmulConfig&, const LaunchConfig&, const Bf16Args&, const TcTensorMaps&,
+                     const TagFragments&, cudaStream_t) {
+  return not_built("launch_tagged (fragment tags of the Hopper rungs)");
+}
 Result<KernelAttributes> attributes(MatmulKernel, const MatmulConfig&) { return not_built("attributes"); }
 Result<int> max_active_clusters(MatmulKernel, const MatmulConfig&, const LaunchConfig&) {
   return not_built("max_active_clusters");

@@ -31,8 +31,9 @@ struct Tc4Smem {
 inline constexpr unsigned kTc4StageBytes = (kTc4BM + kTc4BN) * kTc4BK * sizeof(Bf16);
 
 #if defined(BS_MATMUL_HOPPER_TU)
+template <class Sink = NoFragmentSink>
 __device__ __forceinline__ void tc4_ws_block(const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                             const Bf16Args& a, unsigned char* raw) {
+                                             const Bf16Args& a, unsigned char* raw, const Sink& sink = Sink{}) {
   using namespace hopper;
   Tc4Smem* s = align_1024<Tc4Smem>(raw);
   const int warpgroup = static_cast<int>(threadIdx.x / 128), tid = static_cast<int>(threadIdx.x % 128);
@@ -73,6 +74,7 @@ __device__ __forceinline__ void tc4_ws_block(const CUtensorMap* map_a, const CUt
       wgmma_wait<0>();
       if (tid == 0) mbar_arrive(&s->empty[st]);
     }
+    tag_wgmma_tile<kTc4BN>(sink, d, row0, col0, 0);
     store_wgmma_tile<kTc4BN>(d, a, row0 + 64 * c, col0);
   }
 }
@@ -138,6 +140,10 @@ struct Tc4WarpSpecialized : HopperRungBase {
 #if defined(BS_MATMUL_HOPPER_TU)
   __device__ static void block(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args, unsigned char* smem) {
     tc4_ws_block(a, b, args, smem);
+  }
+  __device__ static void block_tagged(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args,
+                                      unsigned char* smem, const TagFragments& sink) {
+    tc4_ws_block(a, b, args, smem, sink);
   }
 #endif
 };
