@@ -47,6 +47,16 @@ struct OperandRecord {
   bool empty() const { return a.empty() && b.empty(); }
 };
 
+// The operand elements one thread fed in (the A and B panels of a hovered C element): A elements
+// as (row in the block tile, k), B elements as (k, column in the block tile), k in 0..15 of the
+// first k-step (every later k-step repeats the pattern 16 columns of K further on).
+struct FedElement {
+  bool a = true;
+  int row = 0, col = 0;
+  int reg = -1;  // BF16 element index: register reg / 2, half reg % 2
+};
+std::vector<FedElement> fed_by(const OperandRecord& record, int thread);
+
 struct FragmentRecord {
   std::string kernel;                // LaunchRecord::kernel
   std::string config_label;
