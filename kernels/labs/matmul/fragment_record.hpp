@@ -19,6 +19,16 @@
 //                is nothing to record, and a_fed / b_fed stay empty.
 // Also the block that held each block tile (tile_block): for the persistent rungs (T5, T6) which
 // resident block took which tile, as it happened.
+//
+// For a view (hover on C[row][col] of the shown launch `shown`):
+//   auto rec = lab.cached_fragment_record(shown);      // UI thread; null until a worker ran
+//                                                      // lab.fragment_record(shown) once
+//   const FragmentTag& t = rec->at(row, col);          // t.thread < 0: nobody held it
+//   warpgroup t.thread / 128, warp t.thread / 32, lane t.thread % 32, register t.reg;
+//   block rec->tile_block[(row / rec->tile_rows) * ceil(N / tile_cols) + col / tile_cols];
+//   fed_by(rec->operands, t.thread): the A and B elements that lane fed in (T2);
+//   ModelTag m = model(row, col) with model = lab.fragment_model(shown): say so where they differ;
+//   rec->how: the paragraph that says what ran (GPU or simulator, the WMMA caveat).
 #pragma once
 #include <cstdint>
 #include <functional>
