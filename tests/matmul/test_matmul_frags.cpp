@@ -125,6 +125,40 @@ TEST(MatmulFrags, SwappingTwoLanesInTheModelFailsOnExactlyTheirElements) {
   }
 }
 
+// T2's operand record: a lane fed 8 A elements per mma tile row block (4 tiles: 32) and 4 B
+// elements per 8-column tile (4 tiles: 16), at the places mma's layouts give; swapping two lanes
+// in the operand model fails on exactly their elements.
+TEST(MatmulFrags, T2OperandsFedByOneLaneAndASwappedModelFails) {
+  auto rec = simulate_fragment_record(MatmulKernel::Tc2MmaSync, matmul_kernel_info(MatmulKernel::Tc2MmaSync).configs.front(),
+                                      37, 53, 41, 2);
+  ASSERT_TRUE(rec.ok()) << rec.status().describe();
+  const int thread = 5 * 32 + 9;  // warp 5 = (wm 1, wn 1), lane 9: g = 2, t = 1
+  const std::vector<FedElement> fed = fed_by(rec->operands, thread);
+  std::set<std::pair<int, int>> a, b;
+  for (const FedElement& f : fed) (f.a ? a : b).insert({f.row, f.col});
+  EXPECT_EQ(a.size(), 32u);
+  EXPECT_EQ(b.size(), 16u);
+  // By hand from the PTX ISA's figures: A rows g, g + 8 of each 16-row tile, k = 2t, 2t + 1, 2t + 8,
+  // 2t + 9; B k = 2t, 2t + 1, 2t + 8, 2t + 9 of column g of each 8-column tile.
+  for (int i = 0; i < 4; ++i)
+    for (int r : {2, 10})
+      for (int k : {2, 3, 10, 11}) EXPECT_TRUE(a.count({64 + 16 * i + r, k})) << "A " << 64 + 16 * i + r << "," << k;
+  for (int j = 0; j < 4; ++j)
+    for (int k : {2, 3, 10, 11}) EXPECT_TRUE(b.count({k, 32 + 8 * j + 2})) << "B " << k << "," << 32 + 8 * j + 2;
+  auto model = operand_model(MatmulKernel::Tc2MmaSync);
+  ASSERT_TRUE(model.ok());
+  OperandRecord swapped = *model;
+  long long theirs = 0;
+  for (auto* side : {&swapped.a, &swapped.b})
+    for (FragmentTag& t : *side) {
+      if (t.thread == 3) t.thread = 7, ++theirs;
+      else if (t.thread == 7) t.thread = 3, ++theirs;
+    }
+  const OperandComparison oc = compare_operands(rec->operands, swapped);
+  EXPECT_EQ(oc.elements - oc.agree, theirs);
+  EXPECT_EQ(theirs, 2 * (32 + 16));
+}
+
 // The record comes from the registers' values: the same body on a probe whose product names
 // other elements gives other tags. Shift the probe's columns by one (Bt[j] holds column j + 1's
 // code): every element is then tagged by the holder of its left neighbour, so the comparison

@@ -191,6 +191,21 @@ Result<OperandRecord> operand_model(MatmulKernel kernel) {
   return o;
 }
 
+std::vector<FedElement> fed_by(const OperandRecord& o, int thread) {
+  std::vector<FedElement> v;
+  const int w = thread / 32;
+  if (w < 0 || w >= o.warps || o.a.empty() || o.b.empty()) return v;
+  for (int r = 0; r < o.rows; ++r)
+    for (int k = 0; k < kOperandK; ++k)
+      if (const FragmentTag& t = o.a[(static_cast<std::size_t>(w) * o.rows + r) * kOperandK + k]; t.thread == thread)
+        v.push_back({true, o.first_row[static_cast<std::size_t>(w)] + r, k, t.reg});
+  for (int k = 0; k < kOperandK; ++k)
+    for (int n = 0; n < o.cols; ++n)
+      if (const FragmentTag& t = o.b[(static_cast<std::size_t>(w) * kOperandK + k) * o.cols + n]; t.thread == thread)
+        v.push_back({false, k, o.first_col[static_cast<std::size_t>(w)] + n, t.reg});
+  return v;
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. The comparison
 // ---------------------------------------------------------------------------------------------

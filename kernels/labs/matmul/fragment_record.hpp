@@ -19,6 +19,16 @@
 //                is nothing to record, and a_fed / b_fed stay empty.
 // Also the block that held each block tile (tile_block): for the persistent rungs (T5, T6) which
 // resident block took which tile, as it happened.
+//
+// For a view (hover on C[row][col] of the shown launch `shown`):
+//   auto rec = lab.cached_fragment_record(shown);      // UI thread; null until a worker ran
+//                                                      // lab.fragment_record(shown) once
+//   const FragmentTag& t = rec->at(row, col);          // t.thread < 0: nobody held it
+//   warpgroup t.thread / 128, warp t.thread / 32, lane t.thread % 32, register t.reg;
+//   block rec->tile_block[(row / rec->tile_rows) * ceil(N / tile_cols) + col / tile_cols];
+//   fed_by(rec->operands, t.thread): the A and B elements that lane fed in (T2);
+//   ModelTag m = model(row, col) with model = lab.fragment_model(shown): say so where they differ;
+//   rec->how: the paragraph that says what ran (GPU or simulator, the WMMA caveat).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -46,6 +56,16 @@ struct OperandRecord {
   std::vector<FragmentTag> a, b;
   bool empty() const { return a.empty() && b.empty(); }
 };
+
+// The operand elements one thread fed in (the A and B panels of a hovered C element): A elements
+// as (row in the block tile, k), B elements as (k, column in the block tile), k in 0..15 of the
+// first k-step (every later k-step repeats the pattern 16 columns of K further on).
+struct FedElement {
+  bool a = true;
+  int row = 0, col = 0;
+  int reg = -1;  // BF16 element index: register reg / 2, half reg % 2
+};
+std::vector<FedElement> fed_by(const OperandRecord& record, int thread);
 
 struct FragmentRecord {
   std::string kernel;                // LaunchRecord::kernel

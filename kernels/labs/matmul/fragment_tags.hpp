@@ -90,6 +90,10 @@ BS_HD int wrap(int v, int period) { return ((v % period) + period) % period; }
 BS_HD void tag_accumulator(const FragmentSink& s, float v, int row_base, int col_base, int thread, int reg,
                            int block) {
   if (!s.c) return;
+  if (!(v >= 0.0f && v < 65536.0f)) {  // NaN, negative or too large: no probe value
+    if (s.counters) frag_detail::add(&s.counters[0], 1);
+    return;
+  }
   const int iv = static_cast<int>(v);
   const int r1 = iv >> 8;
   if (static_cast<float>(iv) != v || r1 < 1 || r1 > kProbeRowPeriod) {

@@ -75,10 +75,16 @@ template <int N_, class Sink>
 __device__ __forceinline__ void tag_wgmma_tile(const Sink& sink, const float (&d)[N_ / 2], int row_base,
                                                int col_base, int reg0) {
   if constexpr (Sink::kOn) {
-    const int block = static_cast<int>(blockIdx.x + gridDim.x * blockIdx.y);
+    // The registers' values copied out once, then one loop (not unrolled) decodes them: the
+    // decoder is compiled once per kernel, not N_ / 2 times (the build compiles this file for
+    // every compiled configuration).
+    float held[N_ / 2];
 #pragma unroll
+    for (int r = 0; r < N_ / 2; ++r) held[r] = d[r];
+    const int block = static_cast<int>(blockIdx.x + gridDim.x * blockIdx.y);
+#pragma unroll 1
     for (int r = 0; r < N_ / 2; ++r)
-      tag_accumulator(sink.s, d[r], row_base, col_base, static_cast<int>(threadIdx.x), reg0 + r, block);
+      tag_accumulator(sink.s, held[r], row_base, col_base, static_cast<int>(threadIdx.x), reg0 + r, block);
   }
 }
 
