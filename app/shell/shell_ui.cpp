@@ -289,7 +289,10 @@ void ShellUi::draw_data_tab(LabSlot& s) {
   } else {
     const LaunchState& st = s.launch;
     const bool selection_ran = st.last.ok() || st.last.kernel.empty();
-    s.view->draw_data(st.shown, selection_ran, ctx, requests);
+    // A selection this backend cannot run (the Hopper rungs on the CPU) still has its tiles and
+    // fragment layouts: the view gets its refused record and draws them by the model.
+    const bool layout_only = !st.last.ok() && st.last.status.call == "can_run";
+    s.view->draw_data(layout_only ? st.last : st.shown, selection_ran, ctx, requests);
   }
   if (requests.relaunch) s.launch.dirty = true;
 }

@@ -124,6 +124,14 @@ Result<CUcontext> current_context() {
   return ctx;
 }
 
+Result<CUcontext> device_context(int device) {
+  if (device >= 0)
+    if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess)
+      return Status::failure(std::string("the CUDA device could not be made current: ") + cudaGetErrorString(e),
+                             "", "cudaSetDevice", cudaGetErrorName(e));
+  return current_context();
+}
+
 std::mutex& profile_lock() {
   static std::mutex m;
   return m;

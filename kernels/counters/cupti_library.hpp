@@ -98,6 +98,10 @@ Result<const CuptiApi*> load_cupti(const std::string& path);
 // links libcuda), or why there is none.
 Result<CUcontext> current_context();
 
+// Makes `device` current on this thread first (cudaSetDevice; a negative device keeps the one
+// already current), then current_context(): what a profiler that may run on a worker thread needs.
+Result<CUcontext> device_context(int device);
+
 // One profile at a time in the process: the range profiler and PC sampling each own the
 // context's profiling hardware while they run, and must not interleave.
 std::mutex& profile_lock();

@@ -184,6 +184,23 @@ class Lab {
     return std::nullopt;
   }
 
+  // One warp's shared-memory requests recorded where the lab records them in another process (a
+  // user kernel, labs/custom/shared_recording.hpp): warp `warp` of block `block` of `launch`, the
+  // i-th access of every lane a request, with the user's source line. nullopt for a kernel this
+  // lab does not record that way (the matmul rungs record through their own lab).
+  struct SharedRequests {
+    std::vector<SharedRequest> requests;
+    std::vector<std::string> variables;  // "Ms at byte 0, 1024 bytes"
+    bool truncated = false;
+    std::string note;  // how it was recorded
+  };
+  virtual std::optional<Result<SharedRequests>> recorded_shared_requests_elsewhere(const LaunchRecord& launch,
+                                                                                  Dim3 block, unsigned warp,
+                                                                                  unsigned max_requests) {
+    (void)launch, (void)block, (void)warp, (void)max_requests;
+    return std::nullopt;
+  }
+
   virtual Result<std::unique_ptr<Lab>> fork() const = 0;
 
   // Stall samples per source line of `kernel`'s launches where another process makes them: the

@@ -148,11 +148,7 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch,
   const auto started = Clock::now();
   const counters::CuptiApi& api = *impl_->api;
   std::lock_guard profiling(counters::profile_lock());
-  if (options.device >= 0)
-    if (const cudaError_t e = cudaSetDevice(options.device); e != cudaSuccess)
-      return Status::failure(std::string("the CUDA device could not be made current: ") + cudaGetErrorString(e),
-                             "", "cudaSetDevice", cudaGetErrorName(e));
-  auto ctx_r = counters::current_context();
+  auto ctx_r = counters::device_context(options.device);
   if (!ctx_r) return ctx_r.status();
   CUcontext ctx = ctx_r.value();
 

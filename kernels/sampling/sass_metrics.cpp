@@ -186,11 +186,7 @@ Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOpti
     }
   } unset{api, static_cast<std::uint32_t>(device)};
 
-  if (options.device >= 0)
-    if (const cudaError_t e = cudaSetDevice(options.device); e != cudaSuccess)
-      return Status::failure(std::string("the CUDA device could not be made current: ") + cudaGetErrorString(e),
-                             "", "cudaSetDevice", cudaGetErrorName(e));
-  auto ctx_r = counters::current_context();
+  auto ctx_r = counters::device_context(options.device);
   if (!ctx_r) return ctx_r.status();
   CUcontext ctx = ctx_r.value();
   // CUPTI patches functions only while no kernel is in flight.

@@ -114,6 +114,43 @@ TEST_F(MatmulLabHeadless, ScreenshotShowsTheHeatmapsAndTheRunIsVerified) {
   EXPECT_GT(v.amber, 400u) << "the hovered block's tile outline should be visible";
 }
 
+// Colour C by lane (and, for a wgmma rung the CPU cannot run, by warp, from the model): the
+// overlay covers C's elements, so the screenshot's view differs from the same run without it
+// over much of C.
+std::size_t differing_pixels(const bs::Rgba8Image& a, const bs::Rgba8Image& b) {
+  std::size_t n = 0;
+  if (a.width != b.width || a.height != b.height) return 0;
+  for (int y = a.height / 20; y < a.height * 19 / 20; ++y)
+    for (int x = a.width * 22 / 100; x < a.width * 72 / 100; ++x) {
+      const std::size_t i = (static_cast<std::size_t>(y) * a.width + x) * 4;
+      int d = 0;
+      for (int c = 0; c < 3; ++c) d = std::max(d, std::abs(int{a.rgba[i + c]} - int{b.rgba[i + c]}));
+      n += d > 30;
+    }
+  return n;
+}
+
+TEST_F(MatmulLabHeadless, ColourByLaneAndByWarpCoverCsElements) {
+  struct Case {
+    const char* kernel;
+    const char* colour;
+    int exit_code;  // T3 is refused on the CPU (exit 1) but still drawn by the model
+  };
+  for (const Case& c : {Case{"tc2_mma_sync", "lane", 0}, Case{"tc3_wgmma", "warp", 1}}) {
+    bs::Rgba8Image shots[2];
+    for (int i = 0; i < 2; ++i) {
+      const fs::path shot = dir_ / (std::string(c.kernel) + std::to_string(i) + ".png");
+      auto r = run(std::string("--headless --backend cpu --lab matmul --set precision=bf16 --frames 4 --matmul-size 99x75x61") +
+                   " --kernel " + c.kernel + " --matmul-seed " + std::to_string(seed_) + " --pin 37,21 --matmul-colour " +
+                   (i == 0 ? "none" : c.colour) + " --screenshot " + quote(shot.string()));
+      ASSERT_EQ(r.exit_code, c.exit_code) << r.output;
+      shots[i] = load(shot);
+    }
+    // C is drawn about 190 x 250 pixels or more at this size: most of it changes colour.
+    EXPECT_GT(differing_pixels(shots[0], shots[1]), 20000u) << c.kernel << " coloured by " << c.colour;
+  }
+}
+
 // The Memory tab's bank view: a warp's shared request drawn as 32 banks x wavefronts, each cell
 // filled with its lane's colour (HSV lane / 32, 0.55, 0.85: max channel ~217, min ~98, unlike the
 // global sectors' cells and the swizzle maps). It appears for a rung that stages tiles in shared

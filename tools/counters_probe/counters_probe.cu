@@ -1,4 +1,4 @@
-// counters_probe: profiles the lecture's grayscale kernels and two matmul rungs with blockscope's
+// counters_probe: profiles the lecture's grayscale kernels and the matmul rungs with blockscope's
 // CounterSession and prints what the hardware counted, as JSON, beside the napkin math. It is the
 // blockscope half of compare_with_ncu.sh, which runs the same kernels under Nsight Compute.
 //
@@ -16,6 +16,8 @@
 //                                      "none": leave the L2 as the previous pass left it
 //   counters_probe --cupti PATH        load this libcupti instead of searching
 //   counters_probe --kernels gray_1d_flat,k1_naive --gray 4096x4096 --matmul 1024
+//   counters_probe --kernels k3_smem_tiled,k4_blocktile_1d,k5_blocktile_2d,k6_vectorized,k7_warptile,tc2_mma_sync
+//                                      the rungs that use shared memory (bank-conflict rows)
 //
 // Besides the counters it times 200 plain launches of the first kernel with CUDA events, once
 // while the session exists and once after it is gone, to show what an open session costs the
@@ -49,6 +51,12 @@
 #include "labs/grayscale/gray_2d.hpp"
 #include "labs/matmul/k1_naive.hpp"
 #include "labs/matmul/k2_uncoalesced.hpp"
+#include "labs/matmul/k3_smem_tiled.hpp"
+#include "labs/matmul/k4_blocktile_1d.hpp"
+#include "labs/matmul/k5_blocktile_2d.hpp"
+#include "labs/matmul/k6_vectorized.hpp"
+#include "labs/matmul/k7_warptile.hpp"
+#include "labs/matmul/tc2_mma_sync.hpp"
 
 __global__ void probe_gray_1d_flat(bs::gray::GrayArgs a) {
   bs::gray::gray_1d_flat_thread(bs::DeviceCtx::from_builtins(), a);
@@ -64,6 +72,27 @@ __global__ void probe_k2_uncoalesced(bs::matmul::MatmulArgs a) {
   bs::matmul::NoSmem none;
   bs::matmul::k2_uncoalesced_thread(bs::DeviceCtx::from_builtins(), none, a);
 }
+
+// The rungs that stage tiles in shared memory, for the bank-conflict rows (issue 20): one compiled
+// configuration each, the body run as the lab's CUDA wrapper runs it (static shared struct).
+// k3..k7 reach shared memory only through the load/store pipe (LDS/STS), so the counters see
+// every access; T2's loads are ldmatrix (load/store pipe too), its stores cp.async (not counted
+// as shared stores: op_ldgsts).
+#define BS_PROBE_RUNG(NAME, RUNG, INDEX)                                              \
+  inline constexpr std::size_t kProbeIndex_##NAME = INDEX;                            \
+  __global__ void __launch_bounds__(bs::matmul::RUNG::At<INDEX>::threads)             \
+      probe_##NAME(bs::matmul::RUNG::Args a) {                                         \
+    using At = bs::matmul::RUNG::At<INDEX>;                                           \
+    __shared__ typename At::Smem s;                                                   \
+    At::body(bs::DeviceCtx::from_builtins(), s, a);                                   \
+  }
+BS_PROBE_RUNG(k3_smem_tiled, K3SmemTiled, 1)  // T = 16, the lecture's tile
+BS_PROBE_RUNG(k4_blocktile_1d, K4Blocktile1D, 0)
+BS_PROBE_RUNG(k5_blocktile_2d, K5Blocktile2D, 0)
+BS_PROBE_RUNG(k6_vectorized, K6Vectorized, 0)
+BS_PROBE_RUNG(k7_warptile, K7Warptile, bs::matmul::kK7FastestConfig)
+BS_PROBE_RUNG(tc2_mma_sync, Tc2MmaSync, 0)
+#undef BS_PROBE_RUNG
 
 namespace {
 
@@ -125,6 +154,7 @@ double count_sectors_per_request(long long threads_per_block, long long blocks, 
 struct Data {
   DeviceBuffer<std::uint8_t> rgb, gray;
   DeviceBuffer<float> A, B, C;
+  DeviceBuffer<bs::matmul::Bf16> A16, Bt16;  // T2's operands: M x ld and N x ld, row-major
 };
 
 Status make_data(const Options& o, Data& d) {
@@ -151,7 +181,49 @@ Status make_data(const Options& o, Data& d) {
   BS_CUDA_TRY(cudaMemcpy(d.A.get(), f.data(), mm * sizeof(float), cudaMemcpyHostToDevice));
   for (auto& x : f) x = u(rng);
   BS_CUDA_TRY(cudaMemcpy(d.B.get(), f.data(), mm * sizeof(float), cudaMemcpyHostToDevice));
+  // BF16 operands for T2, padded to its row pitch.
+  const std::size_t ld = static_cast<std::size_t>(bs::matmul::bf16_row_pitch(o.matmul));
+  for (auto* buf : {&d.A16, &d.Bt16}) {
+    auto b = DeviceBuffer<bs::matmul::Bf16>::allocate(static_cast<std::size_t>(o.matmul) * ld);
+    if (!b) return b.status();
+    *buf = std::move(b.value());
+    std::vector<bs::matmul::Bf16> h(static_cast<std::size_t>(o.matmul) * ld);
+    for (auto& x : h) x = bs::matmul::float_to_bf16(u(rng));
+    BS_CUDA_TRY(cudaMemcpy(buf->get(), h.data(), h.size() * sizeof(h[0]), cudaMemcpyHostToDevice));
+  }
   return Status::success();
+}
+
+// A shared-memory rung's case: its launch with the lab's grid rule for its configuration. No
+// napkin DRAM or sector figures (the bank-conflict rows are what these cases are for). False for
+// an unknown kernel.
+template <class R, std::size_t I, class Kernel>
+void set_rung_case(Case& c, Kernel* kernel, const typename R::Args& args, int M) {
+  const auto configs = R::info().configs;
+  bs::matmul::MatmulConfig config = configs.at(I);
+  const bs::LaunchConfig lc = R::launch_config(config, M, M, M);
+  c.grid = dim3(lc.grid.x, lc.grid.y, lc.grid.z);
+  c.block = dim3(lc.block.x, lc.block.y, lc.block.z);
+  c.launch = [grid = c.grid, block = c.block, kernel, args, name = "probe_" + c.kernel] {
+    kernel<<<grid, block>>>(args);
+    return bs::cuda::to_status(cudaGetLastError(), name.c_str());
+  };
+}
+
+bool add_shared_rung(Case& c, const std::string& k, const bs::matmul::MatmulArgs& m, Data& d, const Options& o) {
+  using namespace bs::matmul;
+  const int M = o.matmul;
+  if (k == "k3_smem_tiled") set_rung_case<K3SmemTiled, kProbeIndex_k3_smem_tiled>(c, probe_k3_smem_tiled, m, M);
+  else if (k == "k4_blocktile_1d") set_rung_case<K4Blocktile1D, kProbeIndex_k4_blocktile_1d>(c, probe_k4_blocktile_1d, m, M);
+  else if (k == "k5_blocktile_2d") set_rung_case<K5Blocktile2D, kProbeIndex_k5_blocktile_2d>(c, probe_k5_blocktile_2d, m, M);
+  else if (k == "k6_vectorized") set_rung_case<K6Vectorized, kProbeIndex_k6_vectorized>(c, probe_k6_vectorized, m, M);
+  else if (k == "k7_warptile") set_rung_case<K7Warptile, kProbeIndex_k7_warptile>(c, probe_k7_warptile, m, M);
+  else if (k == "tc2_mma_sync") {
+    const Bf16Args b{d.A16.get(), d.Bt16.get(), d.C.get(), M, M, M, bf16_row_pitch(M)};
+    set_rung_case<Tc2MmaSync, kProbeIndex_tc2_mma_sync>(c, probe_tc2_mma_sync, b, M);
+  } else
+    return false;
+  return true;
 }
 
 std::vector<Case> make_cases(const Options& o, Data& d) {
@@ -266,7 +338,7 @@ std::vector<Case> make_cases(const Options& o, Data& d) {
         long long row, col;
         return rc(b, t, row, col) ? c0 + 4 * (row * M + col) : -1;
       });
-    } else {
+    } else if (!add_shared_rung(c, k, m, d, o)) {
       continue;
     }
     std::ostringstream cfg;

@@ -74,6 +74,13 @@ std::vector<LabOption> MatmulView::options() {
                  if (!d) return Status::failure("--matmul-phase takes a K-tile index from 0, not '" + v + "'");
                  return Status::success();
                }});
+  o.push_back({"--matmul-fragments", "F",
+               "tensor-core rungs: model (the PTX ISA layouts) or record (also run the rung's tagged "
+               "variant once and draw what the GPU or the simulator recorded beside the model)",
+               [](const std::string& v) {
+                 if (v == "model" || v == "record") return Status::success();
+                 return Status::failure("--matmul-fragments takes model or record, not '" + v + "'");
+               }});
   o.push_back({"--matmul-pipeline-trace", "FILE",
                "show the pipeline trace FILE in the Pipeline tab (written by a pipeline-traced launch: "
                "tests/matmul/test_pipeline_gpu with BS_PIPELINE_TRACE_DIR) instead of recording one",
@@ -83,10 +90,13 @@ std::vector<LabOption> MatmulView::options() {
                }});
   o.push_back({"--matmul-colour", "C",
                "colour C's block tiles by: none, block, cluster (thread block cluster) or sm (the "
-               "SM a traced launch recorded)",
+               "SM a traced launch recorded); or its elements by warpgroup, warp, lane or mma (the "
+               "tensor-core instruction tile)",
                [](const std::string& v) {
-                 if (v == "none" || v == "block" || v == "cluster" || v == "sm") return Status::success();
-                 return Status::failure("--matmul-colour takes none, block, cluster or sm, not '" + v + "'");
+                 for (const char* c : {"none", "block", "cluster", "sm", "warpgroup", "warp", "lane", "mma"})
+                   if (v == c) return Status::success();
+                 return Status::failure("--matmul-colour takes none, block, cluster, sm, warpgroup, warp, lane or mma, not '" +
+                                        v + "'");
                }});
   return o;
 }
@@ -122,18 +132,24 @@ Result<std::unique_ptr<LabView>> MatmulView::create(std::unique_ptr<lab::Lab> la
   if (const std::string* s = opt("--matmul-bank-request"))
     if (auto d = lab::parse_dims(*s, 1, 1, 100'000'000)) v->state_.bank_request = static_cast<int>((*d)[0]);
   if (const std::string* s = opt("--matmul-colour")) v->state_.tile_colour = *s;
+  if (const std::string* s = opt("--matmul-fragments")) v->state_.fragments = *s;
   if (const std::string* s = opt("--matmul-pipeline-trace")) v->pipeline_file_ = *s;
   if (const std::string* s = opt("--matmul-phase"))
     if (auto d = lab::parse_dims(*s, 1, 1, 1'000'000)) v->state_.phase = static_cast<int>((*d)[0]);
   return std::unique_ptr<LabView>(std::move(v));
 }
 
-MatmulView::~MatmulView() = default;
+MatmulView::~MatmulView() {
+  wait_fragment_job();  // it reads the lab
+  report_view_cost();
+}
 
 Status MatmulView::set_lab(std::unique_ptr<lab::Lab> lab, ViewContext&) {
   auto* mm = lab::layer<matmul::MatmulLab>(*lab);
   if (!mm) return Status::failure("the matmul view needs the matmul lab", "", "MatmulView::set_lab");
   for (Heatmap& h : maps_) h = Heatmap{};  // their CUDA-registered buffers belong to the old backend
+  wait_fragment_job();                       // a tagged launch reads the old lab
+  fragment_result_.reset(), fragment_result_key_.clear();
   stack_ = std::move(lab);
   lab_ = mm;
   built_once_ = false;  // the next update() builds the matrices on the new backend
@@ -330,6 +346,7 @@ std::map<std::string, std::string> MatmulView::option_values() const {
   if (state_.pattern_a == state_.pattern_b) o["--matmul-pattern"] = state_.pattern_a;
   o["--matmul-seed"] = std::to_string(state_.seed);
   o["--matmul-colour"] = state_.tile_colour;
+  o["--matmul-fragments"] = state_.fragments;
   return o;
 }
 
@@ -536,12 +553,24 @@ void MatmulView::draw_view_options(ViewContext&, ViewRequests&) {
        "and the cluster dims. Without clusters every block is its own cluster."},
       {"sm", "SM", "Tiles coloured by the SM that ran their block (%smid), from a traced launch: tick "
                    "'Record the block schedule'."},
+      {"warpgroup", "warpgroup", "Elements of C by the warpgroup (4 warps, one wgmma) that holds them: T3..T6."},
+      {"warp", "warp", "Elements of C by the warp whose lanes hold them in their accumulators."},
+      {"lane", "lane", "Elements of C by the lane that holds them: the mma fragment layout (zoom in to see it)."},
+      {"mma", "mma tile", "Elements of C by the tensor-core instruction tile that produces them: 16 x 8 "
+                          "(mma.m16n8k16, T1/T2) or 64 x N (wgmma, T3..T6)."},
   };
   for (const Choice& c : kChoices) {
+    if (&c == &kChoices[4]) ImGui::TextUnformatted("colour elements by");  // the tensor-core levels
     ImGui::SameLine();
     if (ImGui::RadioButton(c.label, state_.tile_colour == c.value)) state_.tile_colour = c.value;
     ui::item_tooltip(c.tip);
   }
+  bool record = state_.fragments == "record";
+  if (ImGui::Checkbox("record fragment tags", &record)) state_.fragments = record ? "record" : "model";
+  ui::item_tooltip("Tensor-core rungs: run the rung's tagged variant once for the launch shown (on a "
+                   "worker thread: the GPU for T1..T6, the simulator for T1 and T2) and draw who held "
+                   "each element of C as recorded, beside the PTX ISA model; where they differ, the "
+                   "view says so.");
   const bool fit = view_.zoom <= 0;
   if (fit) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.30f, 0.50f, 0.30f, 1));
   if (ImGui::Button("Fit")) view_.zoom = 0, view_.center_x = view_.center_y = -1;

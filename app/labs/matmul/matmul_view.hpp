@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,7 @@
 #include "gfx/heatmap.hpp"
 #include "gfx/interop.hpp"
 #include "labs/lab_view.hpp"
+#include "labs/matmul/matmul_fragments.hpp"
 #include "labs/matmul/matmul_heatmap.hpp"
 #include "labs/matmul/matmul_lab.hpp"
 #include "labs/matmul/matmul_tiles.hpp"
@@ -38,10 +40,16 @@ struct MatmulViewState {
   std::string pattern_a = "uniform", pattern_b = "uniform";
   std::uint64_t seed = 1;   // A from seed, B from seed + 1
   int phase = 0;            // the K tile the shared-memory view shows
+  int k_step = 0;           // tensor-core rungs: the mma k-step (of 16) inside that K tile
+  // Tensor-core rungs: "model" draws the PTX ISA layouts alone; "record" also runs the rung's
+  // tagged variant once per launch shown (a worker thread) and draws the record beside the model;
+  // --matmul-fragments.
+  std::string fragments = "model";
   bool block_lines = true;  // block tile boundaries over C and |C - reference|
   int bank_request = 0;     // the shared-memory request the bank view shows (program order)
   // Colour C's block tiles by what ran them: "none", "block", "cluster" (the block's thread block
-  // cluster) or "sm" (the SM a traced launch recorded); --matmul-colour.
+  // cluster) or "sm" (the SM a traced launch recorded); or C's elements by who holds them:
+  // "warpgroup", "warp", "lane" or "mma" (the instruction tile); --matmul-colour.
   std::string tile_colour = "none";
 };
 
@@ -117,13 +125,47 @@ class MatmulView final : public LabView {
   // come from (matmul_view_draw.cpp).
   void draw_tile_colours(ImDrawList* dl, const LaunchRecord& shown, ImVec2 c0, ImVec2 c1);
   void draw_inspector_text(const LaunchRecord& shown, long long row, long long col, bool pinned);
+  // matmul_view_fragments.cpp: the tensor-core hierarchy (hover lines, fed fragments, colours by
+  // warpgroup, warp, lane or mma tile), from the model with the record beside it.
+  struct RecordedFragment {
+    unsigned thread = 0;  // linear thread in the block
+    int reg = -1;
+    std::string where;    // "on the GPU", "by the simulator"
+  };
+  bool fragment_colouring() const;
+  bool layout_only(const LaunchRecord& shown) const;
+  int shown_k_step(const matmul::MatmulGeometry& g) const;
+  std::optional<matmul::FragmentHierarchy> hierarchy_of(const LaunchRecord& shown, long long row, long long col) const;
+  std::optional<RecordedFragment> recorded_fragment(const LaunchRecord& shown, long long row, long long col) const;
+  bool draw_fragment_text(const LaunchRecord& shown, long long row, long long col);
+  void draw_fed_fragments(ImDrawList* dl, const LaunchRecord& shown, long long row, long long col, ImVec2 a0, ImVec2 a1,
+                          ImVec2 b0, ImVec2 b1, ImVec2 c0, ImVec2 c1);
+  void draw_fragment_colours(ImDrawList* dl, const LaunchRecord& shown, ImVec2 c0, ImVec2 c1);
+  // The tagged launch of the launch shown (state_.fragments == "record"): started on a worker
+  // thread, polled each frame; the record and its comparison with the model once done.
+  struct FragmentResult {
+    std::shared_ptr<const matmul::FragmentRecord> record;
+    matmul::FragmentComparison comparison;
+    Status status;
+  };
+  std::string fragment_key(const LaunchRecord& shown) const;
+  void poll_fragment_record(const LaunchRecord& shown);
+  const FragmentResult* fragment_result(const LaunchRecord& shown) const;
+  void wait_fragment_job();
+  void note_view_cost(double ms);
+  void report_view_cost() const;
   // matmul_view_banks.cpp: the Memory tab's shared-memory banks
   void draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp);
   void draw_swizzle_maps(matmul::MatmulKernel kernel);
+  // The request selector and the banks x wavefronts grid of banks_.recorded (with the model where
+  // there is one); false when there is nothing to draw.
+  bool draw_bank_requests(bool with_model);
+  void draw_user_banks(const LaunchRecord& shown, Dim3 block, unsigned warp);
   struct BankCache {
     std::string key;  // launch, block, warp, problem: what the requests below belong to
     Status status;    // why there is no recording
     std::vector<SharedRequest> recorded, modelled, unswizzled;
+    std::string note;  // user kernels: how it was recorded, the __shared__ arrays
   };
   static constexpr unsigned kBankRequestsRecorded = 4096;
 
@@ -151,6 +193,18 @@ class MatmulView final : public LabView {
     Status status;
   };
   TileColours tile_colours_;
+  // The element colours of the launch shown: one block's keys and their repeating texture.
+  struct FragmentColours {
+    std::string key;
+    matmul::FragmentKeys keys;
+    GlTexture texture;
+    Status status;
+  };
+  FragmentColours fragment_colours_;
+  std::vector<double> view_costs_;  // the data view's CPU time per frame (ms)
+  std::string fragment_job_key_, fragment_result_key_;
+  std::future<FragmentResult> fragment_job_;
+  std::optional<FragmentResult> fragment_result_;
   // The Pipeline tab (matmul_view_pipeline.cpp): a recording of the shown T4..T6 launch, or the
   // file --matmul-pipeline-trace names; and the time axis shown.
   struct PipelineCache {

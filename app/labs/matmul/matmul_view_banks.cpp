@@ -126,7 +126,10 @@ void draw_tile_map(const char* title, const mapping::TileBankMap& m) {
 
 void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp) {
   const auto what = lab_->resolve(shown.kernel, shown.request);
-  if (!what) return;
+  if (!what) {
+    draw_user_banks(shown, block, warp);
+    return;
+  }
   const matmul::MatmulKernel kernel = what->first;
   const bool hopper = matmul::matmul_kernel_info(kernel).needs == matmul::RungNeeds::Sm90a;
   if (!matmul::has_shared_model(kernel) && !hopper) return;
@@ -171,10 +174,21 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
     ui::status_text(banks_.status);
     return;
   }
+  if (!draw_bank_requests(true)) return;
+  if (kernel == matmul::MatmulKernel::Tc2MmaSync) draw_swizzle_maps(kernel);
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextColored(ui::kDimColour,
+                     "Counters (Measured tab) count ld.shared, ldmatrix and st.shared wavefronts and bank conflicts "
+                     "in the load/store pipe; cp.async's shared writes are counted apart (LDGSTS). TMA writes and "
+                     "wgmma operand reads do not go through the load/store pipe: no LSU counter sees them.");
+  ImGui::PopTextWrapPos();
+}
+
+bool MatmulView::draw_bank_requests(bool with_model) {
   const auto& reqs = banks_.recorded;
   if (reqs.empty()) {
     ImGui::TextColored(ui::kDimColour, "this warp made no shared-memory request");
-    return;
+    return false;
   }
   // The request selector: a slider over program order, and a jump to each distinct line.
   int& sel = state_.bank_request;
@@ -187,7 +201,7 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
   ImGui::SetNextItemWidth(em * 12);
   ImGui::SliderInt("request", &sel, 0, static_cast<int>(reqs.size()) - 1);
   ui::item_tooltip("The i-th shared-memory access of every lane of this warp, in program order (every lane of these "
-                   "rungs takes the same path). The arrows step one request.");
+                   "kernels takes the same path). The arrows step one request.");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(-1);
   if (ImGui::BeginCombo("##bank_site", "jump to a line...")) {
@@ -209,7 +223,9 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
   if (b.conflicts() == 0) ImGui::TextColored(ui::kOkColour, "conflict-free");
   else ImGui::TextColored(ui::kWarnColour, "%.3g-way bank conflict (%u extra)", b.ways(), b.conflicts());
   // The model's count of the same request.
-  if (static_cast<std::size_t>(sel) < banks_.modelled.size()) {
+  if (!with_model) {
+    ImGui::TextColored(ui::kDimColour, "no model: a user kernel's requests are known only from this recording");
+  } else if (static_cast<std::size_t>(sel) < banks_.modelled.size()) {
     const mapping::BankRequest m = mapping::bank_request(banks_.modelled[static_cast<std::size_t>(sel)]);
     const bool same = m.wavefronts == b.wavefronts && m.ideal_wavefronts == b.ideal_wavefronts;
     ImGui::TextColored(same ? ui::kDimColour : ui::kWarnColour, "model (index expressions): %u wavefronts, ideal %u%s",
@@ -228,12 +244,54 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
                          u.ideal_wavefronts, u.ways());
     draw_bank_grid("##banks_unswizzled", u);
   }
-  if (kernel == matmul::MatmulKernel::Tc2MmaSync) draw_swizzle_maps(kernel);
+  return true;
+}
+
+// A user kernel's requests: recorded by its runner from the kernel built with access hooks
+// (labs/custom/shared_recording.hpp), the block run alone on the CPU simulator; no model.
+void MatmulView::draw_user_banks(const LaunchRecord& shown, Dim3 block, unsigned warp) {
+  const std::string key = "user|" + shown.kernel + "|" + shown.config_label + "|" + std::to_string(block.x) + "," +
+                          std::to_string(block.y) + "|" + std::to_string(warp) + "|" +
+                          std::to_string(lab_->generation()) + "|" + std::to_string(stack_->kernels_version());
+  if (banks_.key != key) {
+    banks_ = BankCache{};
+    banks_.key = key;
+    auto rec = stack_->recorded_shared_requests_elsewhere(shown, block, warp, kBankRequestsRecorded);
+    if (!rec) {
+      banks_.status = Status::failure("", "", "", "none");  // not a kernel recorded elsewhere: draw nothing
+    } else if (!*rec) {
+      banks_.status = rec->status();
+    } else {
+      banks_.recorded = std::move((*rec)->requests);
+      banks_.note = std::move((*rec)->note);
+      for (const std::string& v : (*rec)->variables) banks_.note += (banks_.note.empty() ? "" : "; ") + v;
+    }
+  }
+  if (banks_.status.code == "none") return;
+  ImGui::Separator();
+  ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "Shared memory: warp %u of block (%u, %u), 32 banks x wavefronts",
+                     warp, block.x, block.y);
+  ui::help_marker("Shared memory has 32 banks of 4-byte words; each bank delivers one word per wavefront. Lanes "
+                  "reading the same word share it (a broadcast, marked in the corner); different words in one bank "
+                  "take one more wavefront each (a bank conflict). Recorded by the CPU simulator: your kernel built "
+                  "once more with a hook on every load and store (-fsanitize=thread's instrumentation, without its "
+                  "runtime), this block run alone, the accesses inside its __shared__ arrays kept lane by lane; "
+                  "the line is your source's. Each __shared__ array is placed at a 128-byte boundary; the GPU may "
+                  "place them elsewhere, which changes the bank a row starts in, not a request's conflicts.");
+  if (!banks_.status.ok()) {
+    ui::status_text(banks_.status);
+    return;
+  }
+  if (!banks_.note.empty()) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(ui::kDimColour, "%s", banks_.note.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  if (!draw_bank_requests(false)) return;
   ImGui::PushTextWrapPos(0);
   ImGui::TextColored(ui::kDimColour,
-                     "Counters (Measured tab) count ld.shared, ldmatrix and st.shared wavefronts and bank conflicts "
-                     "in the load/store pipe; cp.async's shared writes are counted apart (LDGSTS). TMA writes and "
-                     "wgmma operand reads do not go through the load/store pipe: no LSU counter sees them.");
+                     "Counters (Measured tab) count ld.shared and st.shared wavefronts and bank conflicts in the "
+                     "load/store pipe of the whole launch on the GPU.");
   ImGui::PopTextWrapPos();
 }
 

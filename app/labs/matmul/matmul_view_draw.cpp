@@ -16,6 +16,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -212,15 +213,21 @@ void MatmulView::draw_inspector_text(const LaunchRecord& shown, long long row, l
   ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.35f, 1.0f), "C[%lld][%lld]", e.row, e.col);
   ImGui::SameLine();
   ImGui::TextColored(kDimColour, "row %lld, column %lld%s", e.row, e.col, pinned ? "  (pinned)" : "");
-  const auto got = c_value(e.row, e.col);
+  // A rung refused on this backend (T3..T6 on the CPU) computed nothing: no value to show.
+  const auto got = shown.ok() ? c_value(e.row, e.col) : std::nullopt;
   const std::size_t i = static_cast<std::size_t>(e.row) * m.N + static_cast<std::size_t>(e.col);
   const auto& ref = lab_->reference();
   if (got && i < ref.size())
     ImGui::Text("= %.6g   reference %.6g   |err| %.2g", *got, ref[i], std::fabs(static_cast<double>(*got) - ref[i]));
   else if (i < ref.size())
     ImGui::Text("reference %.6g", ref[i]);
-  ImGui::Text("block (%u, %u) of grid (%u, %u)", e.block_idx.x, e.block_idx.y, shown.config.grid.x, shown.config.grid.y);
-  if (e.owner) {
+  if (!shown.ok()) ImGui::TextColored(kDimColour, "not run on this backend: the layout by the model");
+  // Tensor-core rungs: cluster -> block -> warpgroup -> warp -> lane -> register, the mma tile
+  // and the k-step (matmul_view_fragments.cpp); the other rungs: the block and the thread.
+  const bool fragments = draw_fragment_text(shown, e.row, e.col);
+  if (!fragments)
+    ImGui::Text("block (%u, %u) of grid (%u, %u)", e.block_idx.x, e.block_idx.y, shown.config.grid.x, shown.config.grid.y);
+  if (e.owner && !fragments) {
     const auto& o = *e.owner;
     const int outputs = g.thread_rows * g.thread_cols;
     if (shown.config.block.y > 1)
@@ -387,6 +394,22 @@ void MatmulView::draw_toolbar(const LaunchRecord& shown) {
     const int k0 = state_.phase * g.k_step, k1 = std::min(m.K, k0 + g.k_step);
     ImGui::TextColored(ImVec4(0.35f, 0.88f, 1.0f, 1.0f), "k %d..%d in shared memory%s", k0, k1 - 1,
                        g.stages == 2 ? " (+ the next, loading)" : "");
+    const auto what = lab_->resolve(shown.kernel, shown.request);
+    if (what && matmul::matmul_kernel_info(what->first).precision == matmul::Precision::Bf16 && g.k_step >= 32) {
+      // The tensor cores take K 16 at a time: which mma k-step of this tile the A and B panels show.
+      const int steps = g.k_step / 16;
+      state_.k_step = std::clamp(state_.k_step, 0, steps - 1);
+      ImGui::SameLine();
+      ImGui::TextUnformatted("  mma k-step");
+      ImGui::SameLine();
+      char kfmt[48];
+      std::snprintf(kfmt, sizeof kfmt, "%%d of 0..%d", steps - 1);
+      ImGui::SetNextItemWidth(em * 8);
+      ImGui::SliderInt("##kstep", &state_.k_step, 0, steps - 1, kfmt);
+      ui::item_tooltip("Each mma or wgmma instruction multiplies a K slice of 16: the shared-memory tile "
+                       "holds several. Hover a C element: the A and B panels show what its lane fed in "
+                       "(mma.sync) or what the warpgroup's wgmma read from shared memory at this k-step.");
+    }
   } else if (shown.ok()) {
     ImGui::TextColored(kDimColour, shown.config.grid.x == 0 ? "a library kernel: its tiles are its own"
                                                             : "no shared memory: every operand comes from global memory");
@@ -396,7 +419,10 @@ void MatmulView::draw_toolbar(const LaunchRecord& shown) {
 }
 
 void MatmulView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext&, ViewRequests&) {
+  const auto t0 = std::chrono::steady_clock::now();
+  poll_fragment_record(shown);
   draw_heatmaps(shown, selection_ran);
+  note_view_cost(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
 void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
@@ -472,13 +498,21 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
 
   // Block tiles over C and the error map: only for a launch that ran (the one these heatmaps
   // show), never for a refused configuration.
-  const auto geometry = shown.ok() ? geometry_of(shown) : std::nullopt;
+  const bool model_only = layout_only(shown);
+  const auto geometry = shown.ok() || model_only ? geometry_of(shown) : std::nullopt;
   const matmul::MatmulGeometry g = geometry.value_or(matmul::MatmulGeometry{});
-  const bool have_run = geometry.has_value() && have_output_;
-  if (have_run && state_.tile_colour != "none") draw_tile_colours(dl, shown, L.c.box.p0, L.c.box.p1);
+  const bool have_run = geometry.has_value() && (have_output_ || model_only);
+  if (have_run && fragment_colouring()) draw_fragment_colours(dl, shown, L.c.box.p0, L.c.box.p1);
+  else if (have_run && state_.tile_colour != "none") draw_tile_colours(dl, shown, L.c.box.p0, L.c.box.p1);
   if (state_.block_lines && have_run)
     for (const MatrixPanel* p : {&L.c, &L.err}) draw_grid_lines(dl, *p, g.block_rows, g.block_cols, IM_COL32(255, 205, 70, 255));
-  if (!selection_ran && have_run) {
+  if (model_only) {
+    const std::string note = shown.kernel + " does not run on this backend: its tiles and fragments by the model, over no result";
+    const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
+    const ImVec2 at(L.c.box.p0.x, L.c.box.p1.y + 4);
+    dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(60, 40, 10, 220), 3);
+    dl->AddText(at, IM_COL32(255, 205, 90, 255), note.c_str());
+  } else if (!selection_ran && have_run) {
     const std::string note = "tiles: the last launch that ran (" + shown.kernel + ", " + shown.config_label + ")";
     const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
     const ImVec2 at(L.c.box.p0.x, L.c.box.p1.y + 4);
@@ -561,6 +595,8 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
       dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(10, 12, 16, 215), 3);
       dl->AddText(at, cyan, label);
     }
+    // Tensor-core rungs: the instruction's tile of C and what the lane fed it (or wgmma's slices).
+    draw_fed_fragments(dl, shown, e.row, e.col, L.a.box.p0, L.a.box.p1, L.b.box.p0, L.b.box.p1, L.c.box.p0, L.c.box.p1);
     dl->PopClipRect();
     if (mouse_element_) {
       ImGui::BeginTooltip();
@@ -573,7 +609,8 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
       if (card.w() > 0 && zoom <= 1.0f) {
         ImGui::SetCursorScreenPos({card.p0.x, card.p0.y + em * 0.3f});
         ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.06f, 0.07f, 0.09f, 0.92f));
-        const float lines = 12.0f * ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().WindowPadding.y;
+        const float lines = (hierarchy_of(shown, e.row, e.col) ? 19.0f : 12.0f) * ImGui::GetTextLineHeightWithSpacing() +
+                            2 * ImGui::GetStyle().WindowPadding.y;
         ImGui::BeginChild("matmul_inspector", {card.w() - em * 0.5f, std::min(card.h() - em * 0.5f, lines)}, true,
                           ImGuiWindowFlags_NoScrollbar);
         ImGui::PushTextWrapPos(0.0f);

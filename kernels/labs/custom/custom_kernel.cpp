@@ -5,6 +5,7 @@
 //      observing launch; the outcome as a LaunchRecord
 #include "labs/custom/custom_kernel.hpp"
 
+#include <algorithm>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "labs/custom/codegen.hpp"
 #include "labs/custom/host_compiler.hpp"
 #include "labs/custom/line_counts.hpp"
+#include "labs/custom/shared_recording.hpp"
 #include "labs/custom/runner_client.hpp"
 #include "labs/custom/source_parse.hpp"
 #include "labs/custom/wrong_elements.hpp"
@@ -787,6 +789,97 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
     out.wrong = wrong_elements(rec.check, rec.owners.get(), rec.config.grid, rec.config.block);
   }
   return done(Status::success());
+}
+
+Result<SharedRecordingResult> CustomKernel::record_shared(const Problem& problem, const RunRequest& request,
+                                                          Dim3 block, unsigned warp, unsigned max_per_lane) {
+  std::lock_guard lock(mutex_);
+  if (info_.target != Target::Cpu)
+    return Status::failure("shared-memory accesses are recorded on the CPU simulator; this is the GPU build",
+                           "record with the kernel's CPU build", "record_shared");
+  if (!problem.data()) return Status::failure("no problem to run on", "", "record_shared");
+  if (problem.form() != info_.form.id)
+    return Status::failure("this kernel takes form " + info_.form.id + ", the problem is packed for another",
+                           "", "record_shared");
+  auto grid = grid_for(problem, request);
+  if (!grid) return grid.status();
+  LaunchConfig config{*grid, request.block};
+  if (Status s = validate_launch(config, info_.limits, nullptr); !s) return s;
+  if (!recording_) {
+    auto hc = engine_->host_compiler();
+    if (!hc) return hc.status();
+    auto made = build_recording_object(*hc, cpu_unit_, engine_->options.compile_time_limit_s);
+    if (!made) return made.status();
+    recording_ = std::shared_ptr<const RecordingObject>(new RecordingObject(std::move(*made)),
+                                                        [](const RecordingObject* o) {
+                                                          remove_recording_object(*o);
+                                                          delete o;
+                                                        });
+  }
+  bool restarted = false;
+  if (Status s = ensure_runner(restarted); !s) return s;
+  if (Status s = ensure_problem(problem); !s) {
+    drop_runner();
+    return s;
+  }
+  wire::RecordSharedHead h;
+  h.launch.grid[0] = grid->x, h.launch.grid[1] = grid->y, h.launch.grid[2] = grid->z;
+  h.launch.block[0] = request.block.x, h.launch.block[1] = request.block.y, h.launch.block[2] = request.block.z;
+  h.launch.workers = 1;
+  h.block[0] = block.x, h.block[1] = block.y, h.block[2] = block.z;
+  h.warp = warp;
+  h.max_per_lane = max_per_lane;
+  wire::Writer w;
+  w.pod(h).str(recording_->library.string());
+  // One block with a call per access: well within a launch's limit for the lecture's sizes; the
+  // recording build's first load is in it too.
+  auto f = runner_->call(wire::Msg::RecordShared, w.bytes(), wire::Msg::SharedRecorded, 2 * request.time_limit_s + 10);
+  if (!f) {
+    drop_runner();
+    return Status::failure("recording the block's shared-memory accesses ended the kernel's process: " +
+                               f.status().message,
+                           "blockscope and its data are unaffected; the next run starts a fresh process",
+                           "RecordShared", f.status().code);
+  }
+  wire::SharedRecorded got;
+  if (!wire::decode(f->payload, got)) {
+    drop_runner();
+    return Status::failure("the kernel runner sent a malformed SharedRecorded", "", "RecordShared", "protocol");
+  }
+  if (!got.head.ok) return Status::failure(got.message, got.hint, "RecordShared", "shared_recording");
+  // The lines of the pcs, with one addr2line call.
+  std::vector<unsigned long long> pcs;
+  for (const wire::SharedAccessRow& a : got.accesses) pcs.push_back(a.pc);
+  std::sort(pcs.begin(), pcs.end());
+  pcs.erase(std::unique(pcs.begin(), pcs.end()), pcs.end());
+  auto lines = lines_of_pcs(*recording_, pcs, engine_->options.compile_time_limit_s);
+  if (!lines) return lines.status();
+  SharedRecordingResult out;
+  out.lanes = got.head.lanes;
+  out.truncated = got.head.truncated != 0;
+  for (std::size_t i = 0; i < got.variables.size(); ++i)
+    out.variables.push_back(got.variable_names[i] + " at byte " + std::to_string(got.variables[i].offset) + ", " +
+                            std::to_string(got.variables[i].bytes) + " bytes");
+  std::vector<std::vector<SharedAccess>> lanes(32);
+  for (const wire::SharedAccessRow& a : got.accesses) {
+    if (a.lane >= 32) continue;
+    SharedAccess s;
+    s.index = a.index;
+    s.offset = a.offset;
+    s.bytes = a.bytes;
+    s.op = a.write ? SharedOp::Store : SharedOp::Load;
+    const SourceLine& where = (*lines)[a.pc];
+    const std::string var = a.variable >= 0 && static_cast<std::size_t>(a.variable) < got.variable_names.size()
+                                ? got.variable_names[static_cast<std::size_t>(a.variable)]
+                                : std::string("?");
+    s.site = SharedSite{interned(var), interned(where.file), where.line};
+    lanes[a.lane].push_back(s);  // rows come in each lane's program order
+  }
+  out.requests = group_requests(lanes);
+  out.note = "recorded by the CPU simulator: block (" + std::to_string(block.x) + ", " + std::to_string(block.y) +
+             ", " + std::to_string(block.z) + ") run alone, the kernel built with access hooks (" +
+             recording_->compiler + ")";
+  return out;
 }
 
 }  // namespace bs::custom

@@ -173,6 +173,8 @@ struct RunOutcome {
 class Engine;
 class RunnerProcess;
 struct CountingObject;
+struct RecordingObject;
+struct SharedRecordingResult;
 struct EngineState;
 
 class CustomKernel {
@@ -187,6 +189,14 @@ class CustomKernel {
   // refusal, a fault (Status::sticky, owner Child), a timeout or a dead runner is record.status;
   // the kernel stays usable afterwards. Thread-safe (runs are serialised per kernel).
   RunOutcome run(const Problem& problem, const RunRequest& request);
+
+  // CPU builds: the shared-memory accesses of warp `warp` of block `block` of the launch `request`
+  // makes on `problem`, as requests (the i-th access of every lane) with the user's source line
+  // (shared_recording.hpp: the kernel built once more with access hooks, that block run alone).
+  // A kernel without __shared__ variables, a block or warp outside the launch, a GPU build: a
+  // Status saying so.
+  Result<SharedRecordingResult> record_shared(const Problem& problem, const RunRequest& request, Dim3 block,
+                                              unsigned warp, unsigned max_per_lane = 4096);
 
   // The grid `request` launches on `problem`.
   Result<Dim3> grid_for(const Problem& problem, const RunRequest& request) const;
@@ -210,6 +220,7 @@ class CustomKernel {
   std::filesystem::path so_;  // CPU: the shared object
   std::string cpu_unit_;      // CPU: the unit it was built from (a counting build is made of it)
   std::shared_ptr<const CountingObject> counting_;  // CPU: made at the first line count
+  std::shared_ptr<const RecordingObject> recording_;  // CPU: made at the first shared recording
 
   std::mutex mutex_;
   std::unique_ptr<RunnerProcess> runner_;

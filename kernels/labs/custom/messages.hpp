@@ -321,4 +321,59 @@ inline bool decode(std::string_view b, Lines& m) {
   return r.ok();
 }
 
+// One warp's shared-memory accesses in one block (CPU: the kernel's recording build, see
+// shared_recording.hpp). The runner runs that block alone and keeps, per lane, the accesses that
+// fall in the block's __shared__ variables, in program order.
+struct RecordSharedHead {
+  LaunchHead launch;
+  std::uint32_t block[3] = {0, 0, 0};
+  std::uint32_t warp = 0;
+  std::uint32_t max_per_lane = 4096;
+};
+struct SharedAccessRow {
+  std::uint32_t lane = 0;
+  std::uint32_t index = 0;       // the lane's count of shared accesses before this one
+  std::int64_t offset = 0;       // bytes from the block's shared base (the runner's layout)
+  std::uint32_t bytes = 4;
+  std::uint32_t write = 0;
+  std::uint64_t pc = 0;          // the access's address in the recording build, from its load base
+  std::int32_t variable = -1;    // index into SharedRecorded::variables
+  std::uint32_t pad = 0;
+};
+struct SharedVariableRow {
+  std::int64_t offset = 0;  // where the runner laid it out (a 128-byte boundary each)
+  std::int64_t bytes = 0;
+};
+struct SharedRecordedHead {
+  std::uint32_t ok = 0;
+  std::uint32_t truncated = 0;   // a lane made more than max_per_lane accesses
+  std::uint32_t lanes = 0;       // lanes the warp has in this block
+  std::uint32_t pad = 0;
+};
+struct SharedRecorded {
+  SharedRecordedHead head;
+  std::string message, hint;
+  std::vector<std::string> variable_names;  // the user's names ("Ms")
+  std::vector<SharedVariableRow> variables;
+  std::vector<SharedAccessRow> accesses;
+};
+inline std::string encode(const SharedRecorded& m) {
+  Writer w;
+  w.pod(m.head).str(m.message).str(m.hint).pod(static_cast<std::uint64_t>(m.variable_names.size()));
+  for (const std::string& n : m.variable_names) w.str(n);
+  w.vec(m.variables).vec(m.accesses);
+  return w.bytes();
+}
+inline bool decode(std::string_view b, SharedRecorded& m) {
+  Reader r(b);
+  m.head = r.pod<SharedRecordedHead>();
+  m.message = r.str();
+  m.hint = r.str();
+  const auto n = r.pod<std::uint64_t>();
+  for (std::uint64_t i = 0; r.ok() && i < n && i < 4096; ++i) m.variable_names.push_back(r.str());
+  m.variables = r.vec<SharedVariableRow>();
+  m.accesses = r.vec<SharedAccessRow>();
+  return r.ok() && m.variables.size() == m.variable_names.size();
+}
+
 }  // namespace bs::custom::wire

@@ -89,6 +89,8 @@ const char* to_string(Msg m) {
     case Msg::FlushL2: return "FlushL2";
     case Msg::Fetch: return "Fetch";
     case Msg::SampleLines: return "SampleLines";
+    case Msg::RecordShared: return "RecordShared";
+    case Msg::SharedRecorded: return "SharedRecorded";
     case Msg::Lines: return "Lines";
   }
   return "?";

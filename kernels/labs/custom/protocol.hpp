@@ -27,9 +27,9 @@
 
 namespace bs::custom::wire {
 
-// 3: SampleLines (stall samples per source line of the loaded kernel); 2: one launch per request (Launch, FlushL2, Fetch), the parent's timing policy; 1 and before:
+// 4: RecordShared (one warp's shared-memory accesses, for the bank view); 3: SampleLines (stall samples per source line of the loaded kernel); 2: one launch per request (Launch, FlushL2, Fetch), the parent's timing policy; 1 and before:
 // the runner's own repeat loop (Run).
-inline constexpr std::uint32_t kProtocolVersion = 3;
+inline constexpr std::uint32_t kProtocolVersion = 4;
 
 enum class Msg : std::uint32_t {
   Hello = 1,   // parent: its protocol version -> Info
@@ -47,6 +47,8 @@ enum class Msg : std::uint32_t {
   Fetch,       // parent: the outputs into the shared output memory -> Ack
   SampleLines, // parent: sample launches per source line (GPU: CUPTI PC sampling) -> Lines
   Lines,
+  RecordShared,    // parent: one block of the recording build, one warp's shared accesses -> SharedRecorded
+  SharedRecorded,
 };
 
 const char* to_string(Msg m);

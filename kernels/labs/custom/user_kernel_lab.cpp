@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "labs/custom/shared_recording.hpp"
 #include "labs/custom/source_parse.hpp"
 #include "labs/custom/wrong_elements.hpp"
 #include "mapping/thread_map.hpp"
@@ -289,6 +290,32 @@ std::optional<Result<LineProfile>> UserKernelLab::profile_lines_elsewhere(std::s
   p.kernel = planned.kernel;
   if (!p.ok()) return Result<LineProfile>(p.status);
   return Result<LineProfile>(std::move(p));
+}
+
+std::optional<Result<lab::Lab::SharedRequests>> UserKernelLab::recorded_shared_requests_elsewhere(
+    const LaunchRecord& launch, Dim3 block, unsigned warp, unsigned max_requests) {
+  using R = Result<SharedRequests>;
+  if (!is_user_kernel_id(launch.kernel)) return inner_->recorded_shared_requests_elsewhere(launch, block, warp, max_requests);
+  const auto k = book_->find(launch.kernel);
+  if (!k) return R(Status::failure("there is no user kernel '" + launch.kernel + "'", "", "record_shared"));
+  auto problem = user_problem(k->form);
+  if (!problem) return R(problem.status());
+  // Recorded on the CPU simulator whatever the backend: the same source, the launch's own grid.
+  auto cpu = book_->build(k->id, Target::Cpu);
+  if (!cpu) return R(Status::failure("the CPU build (which records shared memory) failed: " + cpu.status().message,
+                                     cpu.status().hint, "record_shared"));
+  RunRequest req;
+  req.block = launch.config.block;
+  req.grid = GridRule::fixed_grid(launch.config.grid);
+  req.time_limit_s = book_->time_limit_s();
+  auto got = (*cpu)->record_shared(*problem, req, block, warp, max_requests);
+  if (!got) return R(got.status());
+  SharedRequests out;
+  out.requests = std::move(got->requests);
+  out.variables = std::move(got->variables);
+  out.truncated = got->truncated;
+  out.note = std::move(got->note);
+  return R(std::move(out));
 }
 
 LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& config, const lab::RunOptions& options) {

@@ -96,6 +96,9 @@ class UserKernelLab final : public lab::Lab {
   Result<std::unique_ptr<lab::Lab>> fork() const override;
   std::optional<Result<LineProfile>> profile_lines_elsewhere(std::string_view kernel, const KernelConfig& config,
                                                              const LineSampling& sampling) override;
+  std::optional<Result<SharedRequests>> recorded_shared_requests_elsewhere(const LaunchRecord& launch, Dim3 block,
+                                                                          unsigned warp,
+                                                                          unsigned max_requests) override;
   Status set_random_problem(std::string_view size) override { return inner_->set_random_problem(size); }
   std::string size_syntax() const override { return inner_->size_syntax(); }
   std::vector<std::string> default_sizes() const override { return inner_->default_sizes(); }

@@ -11,6 +11,7 @@
 #include "core/launch_record.hpp"
 #include "core/status.hpp"
 #include "lab/lab.hpp"
+#include "labs/matmul/fragment_record.hpp"
 #include "labs/matmul/matmul.hpp"
 #include "labs/matmul/pipeline_trace.hpp"
 
@@ -61,6 +62,13 @@ class MatmulEngine {
                                       const LaunchConfig& lc, float* out) = 0;
   virtual Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c,
                                                         const LaunchConfig& lc, float* out) = 0;
+  // Fragment tags (fragment_record.hpp): the tagged variant of tensor-core rung `k` launched as
+  // `lc` on PROBE operands of M x N x K (its own buffers: the lab's A, B and C are not touched),
+  // and the tags its threads recorded. GPU: T1..T6 (T3..T6 need sm_90a); CPU: T1 and T2 through
+  // the simulator, the Hopper rungs refused with the reason. Safe to call from a thread other
+  // than the one launching the lab's kernels (own simulator, own stream).
+  virtual Result<FragmentRecord> record_fragments(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
+                                                  int M, int N, int K) = 0;
   // The pipeline-traced variant of a warp-specialized Hopper rung (T4, T5, T6) into `out`, timed
   // with CUDA events: its block records and `capacity` events a warpgroup (pipeline_trace.hpp).
   // The CPU simulator has no Hopper rungs, so it refuses.

@@ -82,6 +82,11 @@ class CpuEngine final : public MatmulEngine {
     return std::move(r.schedule);
   }
 
+  Result<FragmentRecord> record_fragments(MatmulKernel k, const MatmulConfig& c, const LaunchConfig&, int M,
+                                          int N, int K) override {
+    return simulate_fragment_record(k, c, M, N, K, backend_.sim_workers);
+  }
+
   bool has_library() const override { return false; }
   Result<double> library_timed(Library, float*) override {
     return Status::failure("cuBLAS runs on the GPU only", "use the CUDA backend", "library_timed");

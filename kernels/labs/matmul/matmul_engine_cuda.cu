@@ -58,6 +58,17 @@ __global__ void __launch_bounds__(R::template At<I>::threads, R::template At<I>:
 }
 #undef BS_RUNG_WRAPPER_BODY
 
+// The tagged variant (fragment_record.hpp) of the rungs with a per-thread body and fragments (T1,
+// T2): the same body on probe operands, its epilogue recording who held each element. Compiled
+// once per such rung, launched only by record_fragments.
+template <class R, std::size_t I>
+__global__ void __launch_bounds__(R::template At<I>::threads)
+    tagged_rung_kernel(typename R::Args a, TagFragments sink) {
+  using At = typename R::template At<I>;
+  __shared__ typename At::Smem s;
+  At::tagged_body(DeviceCtx::from_builtins(), s, a, sink);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 2. Dispatch: the addresses of the plain and traced instantiations for a configuration, both
 //    nullptr if not compiled (or a Hopper rung: matmul_hopper.cu).
@@ -346,8 +357,48 @@ class CudaEngine final : public MatmulEngine {
     return buffer->collect(backend_.limits.sm_count);
   }
 
+  Result<FragmentRecord> record_fragments(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, int M,
+                                          int N, int K) override {
+    BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
+    const MatmulKernelInfo& info = matmul_kernel_info(k);
+    if (!has_fragment_record(k))
+      return Status::failure(info.id + " holds C in no tensor-core fragments", "pick a tensor-core rung",
+                             "record_fragments");
+    if (Status s = can_run_device(info); !s) return s;
+    if (Status s = check_matmul_sizes(M, N, K); !s) return s;
+    FragmentRecord rec = empty_fragment_record(k, c, lc, M, N, K);
+    cudaStream_t stream = nullptr;
+    BS_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    Status s = tagged_probe(k, c, lc, make_fragment_probe(M, N, K), rec, false, stream);
+    if (s && !rec.operands.a.empty()) {  // T2: on at least one whole block tile (operand_probe_size)
+      const auto [Mo, No] = operand_probe_size(k, c, M, N);
+      s = tagged_probe(k, c, matmul_launch_config(k, c, Mo, No, rec.K), make_operand_probe(Mo, No, K), rec, true,
+                       stream);
+    }
+    cudaStreamDestroy(stream);
+    if (!s) return s;
+    rec.on_gpu = true;
+    rec.how = "Recorded on " + backend_.limits.name + " by a tagged variant of " + info.id +
+              " (the same kernel code, one more instantiation) run on probe operands whose product encodes each "
+              "element's place in its block tile (C = 256 (row mod 128 + 1) + col mod 256, exact in BF16 and "
+              "FP32): each thread decoded the values its accumulator registers held and wrote its thread and "
+              "register there. The lab's own matrices and C were not touched." +
+              std::string(k == MatmulKernel::Tc1Wmma
+                              ? " WMMA keeps its accumulator layout opaque: the model beside it is mma.m16n8k16's C "
+                                "layout twice, which the ISA does not promise for WMMA; the record shows what this "
+                                "GPU and compiler really do."
+                              : "") +
+              std::string(info.needs == RungNeeds::Sm90a
+                              ? " wgmma reads A and B from shared memory, not from lanes: no operand record."
+                              : "") +
+              (rec.K != K ? " K was raised to " + std::to_string(rec.K) + " for the probe (one full k-step)."
+                          : std::string());
+    return rec;
+  }
+
   Result<PipelineRaw> launch_pipeline_traced(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
                                              float* out, std::uint32_t capacity) override {
+    BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
     if (Status s = can_launch(k); !s) return s;
     if (matmul_kernel_info(k).needs != RungNeeds::Sm90a || !hopper_host::has_pipeline_trace(k, c))
       return Status::failure(matmul_kernel_info(k).id + " has no pipeline-traced variant",
@@ -468,6 +519,97 @@ class CudaEngine final : public MatmulEngine {
 
  private:
   static dim3 dim(const Dim3& d) { return dim3(d.x, d.y, d.z); }
+
+  // can_run without the lab's own matrices: what the device and the build offer.
+  Status can_run_device(const MatmulKernelInfo& info) const {
+    if (info.needs == RungNeeds::Sm90a) {
+      const DeviceLimits& l = backend_.limits;
+      if (l.compute_major != 9 || l.compute_minor != 0 || !hopper_host::built()) return can_run(info);
+      return Status::success();
+    }
+    return can_run(info);
+  }
+
+  // One probe through the tagged variant, on its own buffers; the tags into `rec`.
+  Status tagged_probe(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const FragmentProbe& p,
+                      FragmentRecord& rec, bool operands, cudaStream_t stream) {
+    const std::size_t mn = static_cast<std::size_t>(p.M) * p.N;
+    auto a = cuda::DeviceBuffer<Bf16>::allocate(p.a.size());
+    if (!a) return a.status();
+    auto bt = cuda::DeviceBuffer<Bf16>::allocate(p.bt.size());
+    if (!bt) return bt.status();
+    auto out = cuda::DeviceBuffer<float>::allocate(mn);
+    if (!out) return out.status();
+    auto tags = cuda::DeviceBuffer<FragmentTag>::allocate(operands ? 1 : mn);
+    if (!tags) return tags.status();
+    auto hits = cuda::DeviceBuffer<unsigned>::allocate(operands ? 1 : mn);
+    if (!hits) return hits.status();
+    auto tiles = cuda::DeviceBuffer<int>::allocate(std::max<std::size_t>(1, rec.tile_block.size()));
+    if (!tiles) return tiles.status();
+    auto counters = cuda::DeviceBuffer<unsigned>::allocate(2);
+    if (!counters) return counters.status();
+    auto fed_a = cuda::DeviceBuffer<FragmentTag>::allocate(std::max<std::size_t>(1, rec.operands.a.size()));
+    if (!fed_a) return fed_a.status();
+    auto fed_b = cuda::DeviceBuffer<FragmentTag>::allocate(std::max<std::size_t>(1, rec.operands.b.size()));
+    if (!fed_b) return fed_b.status();
+    BS_CUDA_TRY(cudaMemcpyAsync(a->get(), p.a.data(), a->bytes(), cudaMemcpyHostToDevice, stream));
+    BS_CUDA_TRY(cudaMemcpyAsync(bt->get(), p.bt.data(), bt->bytes(), cudaMemcpyHostToDevice, stream));
+    BS_CUDA_TRY(cudaMemsetAsync(out->get(), 0, out->bytes(), stream));
+    BS_CUDA_TRY(cudaMemsetAsync(tags->get(), 0xff, tags->bytes(), stream));  // FragmentTag{-1, -1}
+    BS_CUDA_TRY(cudaMemsetAsync(hits->get(), 0, hits->bytes(), stream));
+    BS_CUDA_TRY(cudaMemsetAsync(tiles->get(), 0xff, tiles->bytes(), stream));  // -1
+    BS_CUDA_TRY(cudaMemsetAsync(counters->get(), 0, counters->bytes(), stream));
+    BS_CUDA_TRY(cudaMemsetAsync(fed_a->get(), 0xff, fed_a->bytes(), stream));
+    BS_CUDA_TRY(cudaMemsetAsync(fed_b->get(), 0xff, fed_b->bytes(), stream));
+
+    TagFragments sink;
+    FragmentSink& s = sink.s;
+    s.M = p.M, s.N = p.N;
+    s.counters = counters->get();
+    if (operands) {
+      s.a_fed = fed_a->get(), s.b_fed = fed_b->get();
+      s.warp_rows = rec.operands.rows, s.warp_cols = rec.operands.cols;
+    } else {
+      s.c = tags->get(), s.hits = hits->get();
+      s.tile_block = rec.tile_block.empty() ? nullptr : tiles->get();
+      s.tile_rows = rec.tile_rows, s.tile_cols = rec.tile_cols;
+      s.tiles_n = static_cast<int>(ceil_div_u(p.N, rec.tile_cols));
+    }
+    const Bf16Args args{a->get(), bt->get(), out->get(), p.M, p.N, p.K, p.ld};
+    if (matmul_kernel_info(k).needs == RungNeeds::Sm90a) {
+      auto maps = hopper_host::encode(args);
+      if (!maps) return maps.status();
+      if (Status st = hopper_host::launch_tagged(k, c, lc, args, *maps, sink, stream); !st) return st;
+    } else {
+      const void* fn = nullptr;
+      with_config(k, c, [&]<class R, std::size_t I>() {
+        if constexpr (R::kFragments) fn = reinterpret_cast<const void*>(&tagged_rung_kernel<R, I>);
+      });
+      if (!fn) return Status::failure("no tagged kernel for " + describe(k, c), "", "record_fragments");
+      Bf16Args launch_args = args;
+      void* params[] = {&launch_args, &sink};
+      BS_CUDA_TRY(cudaLaunchKernel(fn, dim(lc.grid), dim(lc.block), params, 0, stream));
+    }
+    BS_CUDA_TRY(cudaGetLastError());
+    BS_CUDA_TRY(cudaStreamSynchronize(stream));  // a fault inside the tagged kernel surfaces here
+    unsigned host_counters[2] = {0, 0};
+    BS_CUDA_TRY(cudaMemcpy(host_counters, counters->get(), sizeof host_counters, cudaMemcpyDeviceToHost));
+    rec.undecodable += host_counters[0];
+    if (operands) {
+      BS_CUDA_TRY(cudaMemcpy(rec.operands.a.data(), fed_a->get(), rec.operands.a.size() * sizeof(FragmentTag),
+                             cudaMemcpyDeviceToHost));
+      BS_CUDA_TRY(cudaMemcpy(rec.operands.b.data(), fed_b->get(), rec.operands.b.size() * sizeof(FragmentTag),
+                             cudaMemcpyDeviceToHost));
+      return Status::success();
+    }
+    rec.tile_conflicts += host_counters[1];
+    BS_CUDA_TRY(cudaMemcpy(rec.c.data(), tags->get(), tags->bytes(), cudaMemcpyDeviceToHost));
+    BS_CUDA_TRY(cudaMemcpy(rec.hits.data(), hits->get(), hits->bytes(), cudaMemcpyDeviceToHost));
+    if (!rec.tile_block.empty())
+      BS_CUDA_TRY(cudaMemcpy(rec.tile_block.data(), tiles->get(), rec.tile_block.size() * sizeof(int),
+                             cudaMemcpyDeviceToHost));
+    return Status::success();
+  }
 
   // A rung of the other precision has no buffers here (the lab refuses it before this).
   Status can_launch(MatmulKernel k) const {

@@ -1,5 +1,6 @@
 // The Hopper tensor-core rungs (tc3: wgmma + TMA, tc4: warp-specialized, tc5: persistent, tc6:
-// clusters with multicast): one __global__ wrapper template, plain and traced, instantiated for
+// clusters with multicast): one __global__ wrapper template, plain and traced, and a tagged one
+// (fragment_record.hpp: the probe launch that records who held each element of C), instantiated for
 // every compiled configuration of every rung whose traits say kHopper (matmul_registry.hpp; a
 // rung with several names each one's device code as Traits::Device<I>, e.g. tc6's cluster
 // sizes); the TMA descriptors; launches with dynamic shared memory and clusters. Compiled for sm_90a only (wgmma and setmaxnreg exist
@@ -36,6 +37,15 @@ __global__ void __launch_bounds__(Rung::kThreads, 1)
   }
 }
 
+// The tagged variant: the same block on probe operands, its epilogue recording fragment tags.
+template <class Rung>
+__global__ void __launch_bounds__(Rung::kThreads, 1)
+    hopper_tagged_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                         Bf16Args args, TagFragments sink) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  Rung::block_tagged(&map_a, &map_b, args, smem, sink);
+}
+
 // The pipeline-traced variant of the warp-specialized rungs (T4, T5, T6): the block recorder
 // around the same body run with a recording probe (pipeline_probe.cuh). Never timed as the rung.
 template <class Rung>
@@ -54,6 +64,7 @@ namespace {
 struct HopperRung {
   const void* plain = nullptr;
   const void* traced = nullptr;
+  const void* tagged = nullptr;
   const void* pipeline = nullptr;  // the pipeline-traced variant, where the rung has one
   std::size_t smem = 0;
   int b_rows = 0;  // the TMA box of Bt it reads
@@ -80,7 +91,8 @@ HopperRung hopper_rung(MatmulKernel k, const MatmulConfig& c) {
       visit_index<R::kCompiled>(R::compiled_index(c), [&](auto i) {
         using D = typename DeviceOf<R, decltype(i)::value>::type;
         r = {reinterpret_cast<const void*>(&hopper_kernel<D, false>),
-             reinterpret_cast<const void*>(&hopper_kernel<D, true>), nullptr, D::kSmemBytes, D::kBRows};
+             reinterpret_cast<const void*>(&hopper_kernel<D, true>),
+             reinterpret_cast<const void*>(&hopper_tagged_kernel<D>), nullptr, D::kSmemBytes, D::kBRows};
         if constexpr (requires { &D::block_probed; })
           r.pipeline = reinterpret_cast<const void*>(&hopper_pipeline_kernel<D>);
       });
@@ -203,6 +215,32 @@ Status launch_fn(const HopperRung& r, const void* fn, const LaunchConfig& lc, co
   return Status::success();
 }
 }  // namespace
+
+Status launch_tagged(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& a,
+                     const TcTensorMaps& maps, const TagFragments& sink, cudaStream_t stream) {
+  const HopperRung r = hopper_rung(k, c);
+  if (!r.tagged) return Status::failure("not a Hopper rung", "", "hopper launch_tagged");
+  if (!maps.encoded) return Status::failure("the TMA descriptors of the probe were not made", "", "hopper launch_tagged");
+  BS_CUDA_TRY(cudaFuncSetAttribute(r.tagged, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(r.smem)));
+  const TensorMapBytes& mb = r.b_rows == 256 ? maps.b_256 : maps.b_128;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(lc.grid.x, lc.grid.y, lc.grid.z);
+  cfg.blockDim = dim3(lc.block.x, lc.block.y, lc.block.z);
+  cfg.dynamicSmemBytes = lc.dynamic_shared_bytes;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = lc.cluster.x;
+  attr[0].val.clusterDim.y = lc.cluster.y;
+  attr[0].val.clusterDim.z = lc.cluster.z;
+  cfg.attrs = attr;
+  cfg.numAttrs = lc.cluster.volume() > 1 ? 1 : 0;
+  Bf16Args args = a;
+  TagFragments s = sink;
+  void* params[] = {const_cast<unsigned char*>(maps.a_128.bytes), const_cast<unsigned char*>(mb.bytes), &args, &s};
+  BS_CUDA_TRY(cudaLaunchKernelExC(&cfg, r.tagged, params));
+  return Status::success();
+}
 
 Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c) {
   const HopperRung r = hopper_rung(k, c);

@@ -8,6 +8,7 @@
 
 #include "core/launch.hpp"
 #include "core/status.hpp"
+#include "labs/matmul/fragment_tags.hpp"
 #include "labs/matmul/matmul.hpp"
 #include "labs/matmul/pipeline_trace.hpp"
 #include "labs/matmul/tc_common.hpp"
@@ -40,6 +41,10 @@ Result<TcTensorMaps> encode(const Bf16Args& args);
 // trace/block_trace.cuh), never timed. The Status is the launch's.
 Status launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& args,
               const TcTensorMaps& maps, trace::DeviceBlockRecord* records, cudaStream_t stream);
+// The tagged variant of the same kernel (fragment_record.hpp): `args` and `maps` are the probe's
+// buffers, `sink` where the tags go (device memory). Not timed, never on the lab's own C.
+Status launch_tagged(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& args,
+                     const TcTensorMaps& maps, const TagFragments& sink, cudaStream_t stream);
 // Whether configuration `c` of rung `k` has a pipeline-traced variant (T4, T5, T6).
 bool has_pipeline_trace(MatmulKernel k, const MatmulConfig& c);
 // Launches that variant: `records` one block record per block (trace/block_trace.cuh), `events`

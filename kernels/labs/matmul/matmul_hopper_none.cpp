@@ -19,6 +19,9 @@ Status launch(MatmulKernel, const MatmulConfig&, const LaunchConfig&, const Bf16
               trace::DeviceBlockRecord*, cudaStream_t) {
   return not_built("launch");
 }
+Status launch_tagged(MatmulKernel, const MatmulConfig&, const LaunchConfig&, const Bf16Args&, const TcTensorMaps&,
+                     const TagFragments&, cudaStream_t) {
+  return not_built("launch_tagged (fragment tags of the Hopper rungs)");
 bool has_pipeline_trace(MatmulKernel, const MatmulConfig&) { return false; }
 Status launch_pipeline(MatmulKernel, const MatmulConfig&, const LaunchConfig&, const Bf16Args&, const TcTensorMaps&,
                        trace::DeviceBlockRecord*, PipelineDeviceArgs, cudaStream_t) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 #include <random>
 
 #include "lab/measure.hpp"
@@ -140,8 +141,14 @@ Check to_check(const Verification& v) {
   return c;
 }
 
+struct MatmulLab::FragmentCache {
+  std::mutex mutex;       // guards `entries` (and one recording at a time)
+  std::mutex recording;
+  std::vector<std::pair<std::string, std::shared_ptr<const FragmentRecord>>> entries;  // newest last
+};
+
 MatmulLab::MatmulLab(lab::Backend backend, std::unique_ptr<MatmulEngine> engine)
-    : backend_(std::move(backend)), engine_(std::move(engine)) {
+    : backend_(std::move(backend)), engine_(std::move(engine)), fragments_(std::make_shared<FragmentCache>()) {
   rebuild_kernel_list();
   status_ = Status::failure("no matrices yet", "choose M, N and K", "matmul lab");
 }
@@ -752,6 +759,52 @@ Status MatmulLab::set_matrices(const MatrixSpec& spec) {
   ready_ = true;
   status_ = Status::success();
   return Status::success();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fragment tags (fragment_record.hpp)
+// ---------------------------------------------------------------------------------------------
+
+std::string MatmulLab::fragment_key(const LaunchRecord& r) const {
+  const LaunchConfig& lc = r.config;
+  return r.kernel + "|" + r.config_label + "|" + std::to_string(r.data_height) + "x" + std::to_string(r.data_width) +
+         "x" + std::to_string(spec_.K) + "|" + to_string(lc.grid) + "|" + to_string(lc.cluster);
+}
+
+std::shared_ptr<const FragmentRecord> MatmulLab::cached_fragment_record(const LaunchRecord& r) const {
+  const std::string key = fragment_key(r);
+  std::lock_guard<std::mutex> lock(fragments_->mutex);
+  for (const auto& [k, rec] : fragments_->entries)
+    if (k == key) return rec;
+  return nullptr;
+}
+
+Result<std::shared_ptr<const FragmentRecord>> MatmulLab::fragment_record(const LaunchRecord& r) {
+  if (auto hit = cached_fragment_record(r)) return hit;
+  const auto what = resolve(r.kernel, r.request);
+  if (!what || !ready_ || !r.ok())
+    return Status::failure("no launch of a tensor-core rung to record", "run one of T1..T6 first", "fragment_record");
+  if (!has_fragment_record(what->first))
+    return Status::failure(r.kernel + " holds C in no tensor-core fragments: its threads keep plain registers",
+                           "pick a tensor-core rung (precision=bf16, T1..T6)", "fragment_record");
+  std::lock_guard<std::mutex> one_at_a_time(fragments_->recording);
+  if (auto hit = cached_fragment_record(r)) return hit;  // recorded while this call waited
+  auto rec = engine_->record_fragments(what->first, what->second, r.config, static_cast<int>(r.data_height),
+                                       static_cast<int>(r.data_width), spec_.K);
+  if (!rec) return rec.status();
+  auto shared = std::make_shared<const FragmentRecord>(std::move(rec.value()));
+  std::lock_guard<std::mutex> lock(fragments_->mutex);
+  auto& entries = fragments_->entries;
+  entries.emplace_back(fragment_key(r), shared);
+  if (entries.size() > 4) entries.erase(entries.begin());
+  return std::shared_ptr<const FragmentRecord>(shared);
+}
+
+Result<FragmentModel> MatmulLab::fragment_model(const LaunchRecord& r) const {
+  const auto what = resolve(r.kernel, r.request);
+  if (!what) return Status::failure("no launch of a tensor-core rung", "", "fragment_model");
+  return matmul::fragment_model(what->first, what->second, r.config, static_cast<int>(r.data_height),
+                                static_cast<int>(r.data_width));
 }
 
 const float* MatmulLab::device_a() const { return engine_->device_a(); }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lab/lab.hpp"
+#include "labs/matmul/fragment_record.hpp"
 #include "labs/matmul/matmul.hpp"
 #include "labs/matmul/matmul_shared.hpp"
 #include "labs/matmul/pipeline_trace.hpp"
@@ -101,6 +102,17 @@ class MatmulLab final : public lab::Lab {
                                                               const SharedModelOptions& options = {}) const;
   // lab::Lab: the model's wavefronts of the whole launch, for the Measured tab.
   std::optional<mapping::SharedTotals> shared_memory_model(const LaunchRecord& launch, std::string* sample) const override;
+  // Fragment tags of the launch `shown` (a tensor-core rung; fragment_record.hpp): who held each
+  // element of C, recorded by the rung's tagged variant on probe operands (the GPU: T1..T6; the
+  // simulator: T1, T2), once per kernel, configuration, grid and size, then cached (the last
+  // four). The first call takes a probe launch (on the CPU, a simulation of the whole grid): call
+  // it from a worker thread, never the UI's; it is thread-safe and touches neither the lab's
+  // matrices nor its C. cached_fragment_record never records: the UI thread's way to ask.
+  Result<std::shared_ptr<const FragmentRecord>> fragment_record(const LaunchRecord& shown);
+  std::shared_ptr<const FragmentRecord> cached_fragment_record(const LaunchRecord& shown) const;
+  // The PTX ISA model of the same launch, to draw beside the record (cheap after the first call
+  // per rung: one block tile's owners are cached).
+  Result<FragmentModel> fragment_model(const LaunchRecord& shown) const;
   // The warp-specialized pipeline, recorded (pipeline_trace.hpp): one launch of the
   // pipeline-traced variant of T4, T5 or T6 (CUDA backend only; the simulator has no Hopper
   // rungs and says so), its event buffer sized from the launch (slices x tiles a block, capped at
@@ -132,6 +144,8 @@ class MatmulLab final : public lab::Lab {
   std::vector<mapping::WarpAccess> tile_loader_accesses(MatmulKernel kernel, const MatmulConfig& config, Dim3 block,
                                                         unsigned warp, int k) const;
   MatmulLab(lab::Backend backend, std::unique_ptr<MatmulEngine> engine);
+  struct FragmentCache;  // matmul_lab.cpp
+  std::string fragment_key(const LaunchRecord& shown) const;
   void rebuild_kernel_list();
   std::uint32_t pipeline_capacity(const LaunchRecord& planned, const PipelineCapture& capture) const;
 
@@ -150,6 +164,7 @@ class MatmulLab final : public lab::Lab {
   std::uint64_t generation_ = 0;
   Precision precision_ = Precision::Fp32;
   std::uint64_t kernels_version_ = 0;
+  std::shared_ptr<FragmentCache> fragments_;
 };
 
 }  // namespace bs::matmul

@@ -124,6 +124,7 @@ struct RungBase {
   using Args = MatmulArgs;
   static constexpr bool kBody = true;
   static constexpr bool kHopper = false;
+  static constexpr bool kFragments = false;  // a tagged variant records its fragments (fragment_record.hpp)
   static constexpr std::size_t kCompiled = 1;
   static int compiled_index(const MatmulConfig&) { return 0; }
   static unsigned threads(const TileParams&) { return 0; }

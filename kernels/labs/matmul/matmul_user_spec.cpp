@@ -152,6 +152,34 @@ __global__ void matmul_ks(float *m, float *n, float *out, int h, int w, int k) {
     if (r<h && c<w) out[r*w + c] = p;
 }
 )"},
+      {"matmul_tiled_conflict", "Matmul, shared-memory tiles with a bank conflict (on purpose)", "matmul",
+       {32, 32, 1}, 0,
+       R"(// The tiled matmul with a bank conflict on purpose (see the Memory tab's bank view). Its n tile
+// is stored transposed, nt[tc][tr]: a warp is the 32 threads of one row tr (tc = 0..31), so its
+// store nt[tc][tr] and its read nt[tc][i] touch addresses 32 floats (128 bytes) apart, all in
+// one bank: 32 wavefronts where 1 would do. The lecture's tiled matmul reads ns[i][tc] instead,
+// 32 consecutive words: one wavefront. Pad the row to spread the column over all 32 banks:
+// __shared__ float nt[tw][tw + 1];
+// Needs blockDim = (tw, tw): run it with 32 x 32 blocks.
+constexpr int tw = 32;
+
+__global__ void matmul_conflict(float *m, float *n, float *out, int h, int w, int k) {
+    __shared__ float ms[tw][tw], nt[tw][tw];
+    int tc=threadIdx.x, tr=threadIdx.y;
+    int r=blockIdx.y*blockDim.y+tr, c=blockIdx.x*blockDim.x+tc;
+
+    float p=0.0f;
+    for (int ph=0; ph < cdiv(k,tw); ++ph) {
+        int idx = ph*tw;
+        ms[tr][tc] = r<h && idx+tc<k ? m[ tc+idx + r*k ] : 0.0f;
+        nt[tc][tr] = c<w && idx+tr<k ? n[(tr+idx)*w + c] : 0.0f;  // a column: 32-way
+        __syncthreads();
+        for (int i=0; i<tw; ++i) p += ms[tr][i] * nt[tc][i];      // a column: 32-way
+        __syncthreads();
+    }
+    if (r<h && c<w) out[r*w + c] = p;
+}
+)"},
       {"matmul_mma_bf16", "Matmul, BF16 tensor cores (mma.sync)", "matmul_bf16", {128, 1, 1}, 0,
        R"(// A first tensor-core kernel: mma.sync.m16n8k16, BF16 in, FP32 accumulate (the T2 rung's
 // instruction, without its pipeline). A block of 4 warps computes a 32 x 32 tile of out, each

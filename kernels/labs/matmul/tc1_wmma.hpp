@@ -14,6 +14,7 @@
 // barriers per K step).
 // Launch: block (128, 1, 1), grid (ceil(N / 64), ceil(M / 64)); any M, N, K; needs sm_80.
 #pragma once
+#include "labs/matmul/fragment_tags.hpp"
 #include "labs/matmul/matmul_rung.hpp"
 #include "labs/matmul/tc_warp_ops.hpp"
 
@@ -50,8 +51,10 @@ BS_HD void store_chunk16(Bf16* p, const Chunk16& c) {
 #endif
 }
 
-template <class Ctx>
-BS_HD void tc1_wmma_thread(const Ctx& t, Tc1Smem& s, const Bf16Args& a) {
+// `sink`: NoFragmentSink for the rung as it runs; TagFragments for its tagged variant (the probe
+// launch of fragment_record.hpp), which also records who held each accumulator.
+template <class Ctx, class Sink = NoFragmentSink>
+BS_HD void tc1_wmma_thread(const Ctx& t, Tc1Smem& s, const Bf16Args& a, const Sink& sink = Sink{}) {
   const int tid = static_cast<int>(linear_thread_in_block(t)), warp = tid >> 5, lane = tid & 31;
   const int wm = warp >> 1, wn = warp & 1;  // 2 x 2 warps of 32 x 32
   const int row0 = static_cast<int>(t.blockIdx.y) * kTc1Tile;
@@ -82,6 +85,19 @@ BS_HD void tc1_wmma_thread(const Ctx& t, Tc1Smem& s, const Bf16Args& a) {
     t.sync();
   }
 
+  // Tagged variant: each lane decodes the values its accumulator fragments hold (frag.x[e], the
+  // layout CUDA keeps opaque) into the elements they are; register (2 i + j) * 8 + e.
+  if constexpr (Sink::kOn) {
+#if BS_TC_DEVICE
+    static_assert(WmmaC::num_elements == 8);
+#endif
+    const int block = static_cast<int>(t.blockIdx.x + t.gridDim.x * t.blockIdx.y);
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j)
+        for (int e = 0; e < 8; ++e)
+          tag_accumulator(sink.s, acc[i][j].x[e], row0, col0, tid, (i * 2 + j) * 8 + e, block);
+  }
+
   // Epilogue: fragment -> the warp's staging tile -> C, element by element within bounds.
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
@@ -100,6 +116,7 @@ BS_HD void tc1_wmma_thread(const Ctx& t, Tc1Smem& s, const Bf16Args& a) {
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct Tc1Wmma : TcRungBase {
+  static constexpr bool kFragments = true;  // a tagged body (fragment_record.hpp)
   static constexpr const char* kConfig = "64 x 64 tile, 4 warps of 2 x 2 WMMA 16x16x16 | 128 threads";
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
@@ -159,6 +176,10 @@ struct Tc1Wmma : TcRungBase {
     static constexpr int min_blocks = 0;
     template <class Ctx>
     static BS_HD void body(const Ctx& t, Smem& s, const Bf16Args& a) { tc1_wmma_thread(t, s, a); }
+    template <class Ctx>
+    static BS_HD void tagged_body(const Ctx& t, Smem& s, const Bf16Args& a, const TagFragments& sink) {
+      tc1_wmma_thread(t, s, a, sink);
+    }
   };
 };
 

@@ -16,6 +16,7 @@
 // through registers, so it reaches well under the wgmma rungs.
 // Launch: block (256, 1, 1), grid (ceil(N / 128), ceil(M / 128)); 48 KB shared; needs sm_80.
 #pragma once
+#include "labs/matmul/fragment_tags.hpp"
 #include "labs/matmul/matmul_rung.hpp"
 #include "labs/matmul/tc_warp_ops.hpp"
 
@@ -32,8 +33,11 @@ static_assert(sizeof(Tc2Smem) == 48 * 1024);
 // Byte offset of 16-byte chunk c (0..3) of row r in a swizzled tile.
 BS_HD int tc2_swizzle(int r, int c) { return r * 64 + ((c ^ ((r >> 1) & 3)) << 4); }
 
-template <class Ctx>
-BS_HD void tc2_mma_sync_thread(const Ctx& t, Tc2Smem& s, const Bf16Args& a) {
+// `sink`: NoFragmentSink for the rung as it runs; TagFragments for its tagged variant (the probe
+// launches of fragment_record.hpp), which also records who held each accumulator and, at the
+// first k-step of block (0, 0), which lane received which operand element.
+template <class Ctx, class Sink = NoFragmentSink>
+BS_HD void tc2_mma_sync_thread(const Ctx& t, Tc2Smem& s, const Bf16Args& a, const Sink& sink = Sink{}) {
   const int tid = static_cast<int>(linear_thread_in_block(t)), warp = tid >> 5, lane = tid & 31;
   const int wm = warp >> 2, wn = warp & 3;  // 2 x 4 warps of 64 x 32
   const int row0 = static_cast<int>(t.blockIdx.y) * kTc2BM;
@@ -78,12 +82,31 @@ BS_HD void tc2_mma_sync_thread(const Ctx& t, Tc2Smem& s, const Bf16Args& a) {
         ldmatrix_x4(t, Bs + tc2_swizzle(n, kk * 2 + ((lane >> 3) & 1)), r4, "Bs + swizzle(n, 2kk + lane/8%2)");
         bf[2 * p][0] = r4[0], bf[2 * p][1] = r4[1], bf[2 * p + 1][0] = r4[2], bf[2 * p + 1][1] = r4[3];
       }
+      if constexpr (Sink::kOn) {
+        if (kt == 0 && kk == 0 && t.blockIdx.x == 0 && t.blockIdx.y == 0)
+          for (int h = 0; h < 2; ++h) {
+            for (int i = 0; i < 4; ++i)
+              for (int q = 0; q < 4; ++q)
+                tag_operand(sink.s, true, static_cast<std::uint16_t>(af[i][q] >> (16 * h)), wm * 64, warp, tid,
+                            (4 * i + q) * 2 + h);
+            for (int j = 0; j < 4; ++j)
+              for (int q = 0; q < 2; ++q)
+                tag_operand(sink.s, false, static_cast<std::uint16_t>(bf[j][q] >> (16 * h)), wn * 32, warp, tid,
+                            (2 * j + q) * 2 + h);
+          }
+      }
       for (int i = 0; i < 4; ++i)
         for (int j = 0; j < 4; ++j) mma_bf16_16816(t, af[i], bf[j], acc[i][j]);
     }
   }
   cp_async_wait<0>();
 
+  if constexpr (Sink::kOn) {  // each lane decodes the values its accumulators hold
+    const int block = static_cast<int>(t.blockIdx.x + t.gridDim.x * t.blockIdx.y);
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j)
+        for (int e = 0; e < 4; ++e) tag_accumulator(sink.s, acc[i][j][e], row0, col0, tid, 16 * i + 4 * j + e, block);
+  }
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j)
       for (int e = 0; e < 4; ++e) {
@@ -98,6 +121,7 @@ BS_HD void tc2_mma_sync_thread(const Ctx& t, Tc2Smem& s, const Bf16Args& a) {
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct Tc2MmaSync : TcRungBase {
+  static constexpr bool kFragments = true;  // a tagged body (fragment_record.hpp)
   static constexpr const char* kConfig = "128 x 128 tile, 8 warps of 64 x 32, BK=32, 3 cp.async stages | 256 threads";
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
@@ -153,6 +177,10 @@ struct Tc2MmaSync : TcRungBase {
     static constexpr int min_blocks = 0;
     template <class Ctx>
     static BS_HD void body(const Ctx& t, Smem& s, const Bf16Args& a) { tc2_mma_sync_thread(t, s, a); }
+    template <class Ctx>
+    static BS_HD void tagged_body(const Ctx& t, Smem& s, const Bf16Args& a, const TagFragments& sink) {
+      tc2_mma_sync_thread(t, s, a, sink);
+    }
   };
 };
 

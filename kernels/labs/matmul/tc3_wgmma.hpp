@@ -18,6 +18,7 @@
 // The device code is compiled in matmul_hopper.cu only (BS_MATMUL_HOPPER_TU, sm_90a); the traits
 // at the end are plain C++ that every backend reads.
 #pragma once
+#include "labs/matmul/fragment_tags.hpp"
 #include "labs/matmul/matmul_rung.hpp"
 #include "labs/matmul/tc_common.hpp"
 #if defined(BS_MATMUL_HOPPER_TU)
@@ -67,8 +68,29 @@ __device__ __forceinline__ void store_wgmma_tile(const float (&d)[N_ / 2], const
   }
 }
 
+// The tagged variant's epilogue (fragment_tags.hpp): each thread decodes the values its
+// accumulator registers d[0 .. N_ / 2) hold into the elements they are, and records (threadIdx.x,
+// reg0 + r) there. Nothing for the untagged rung.
+template <int N_, class Sink>
+__device__ __forceinline__ void tag_wgmma_tile(const Sink& sink, const float (&d)[N_ / 2], int row_base,
+                                               int col_base, int reg0) {
+  if constexpr (Sink::kOn) {
+    // The registers' values copied out once, then one loop (not unrolled) decodes them: the
+    // decoder is compiled once per kernel, not N_ / 2 times (the build compiles this file for
+    // every compiled configuration).
+    float held[N_ / 2];
+#pragma unroll
+    for (int r = 0; r < N_ / 2; ++r) held[r] = d[r];
+    const int block = static_cast<int>(blockIdx.x + gridDim.x * blockIdx.y);
+#pragma unroll 1
+    for (int r = 0; r < N_ / 2; ++r)
+      tag_accumulator(sink.s, held[r], row_base, col_base, static_cast<int>(threadIdx.x), reg0 + r, block);
+  }
+}
+
+template <class Sink = NoFragmentSink>
 __device__ __forceinline__ void tc3_wgmma_block(const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                                const Bf16Args& a, unsigned char* raw) {
+                                                const Bf16Args& a, unsigned char* raw, const Sink& sink = Sink{}) {
   using namespace hopper;
   Tc3Smem* s = align_1024<Tc3Smem>(raw);
   const int tid = static_cast<int>(threadIdx.x);
@@ -101,7 +123,10 @@ __device__ __forceinline__ void tc3_wgmma_block(const CUtensorMap* map_a, const 
     __syncthreads();  // the tiles are read: thread 0 may overwrite them
   }
 #pragma unroll
-  for (int m = 0; m < 2; ++m) store_wgmma_tile<kTc3BN>(d[m], a, row0 + 64 * m, col0);
+  for (int m = 0; m < 2; ++m) {
+    tag_wgmma_tile<kTc3BN>(sink, d[m], row0, col0, m * (kTc3BN / 2));
+    store_wgmma_tile<kTc3BN>(d[m], a, row0 + 64 * m, col0);
+  }
 }
 #endif  // BS_MATMUL_HOPPER_TU
 
@@ -119,6 +144,7 @@ inline Result<ElementOwner> warpgroup_owner(ElementOwner o, long long row0, long
 // What the Hopper rungs share: BF16, device code only (no simulator body), launched by
 // matmul_hopper.cu with dynamic shared memory.
 struct HopperRungBase : TcRungBase {
+  static constexpr bool kFragments = true;  // a tagged block (block_tagged), matmul_hopper.cu
   static constexpr bool kBody = false;
   static constexpr bool kHopper = true;
   static constexpr bool kPersistent = false;
@@ -180,6 +206,10 @@ struct Tc3Wgmma : HopperRungBase {
 #if defined(BS_MATMUL_HOPPER_TU)
   __device__ static void block(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args, unsigned char* smem) {
     tc3_wgmma_block(a, b, args, smem);
+  }
+  __device__ static void block_tagged(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args,
+                                      unsigned char* smem, const TagFragments& sink) {
+    tc3_wgmma_block(a, b, args, smem, sink);
   }
 #endif
 };

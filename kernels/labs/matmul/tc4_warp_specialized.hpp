@@ -34,11 +34,13 @@ struct Tc4Smem {
 inline constexpr unsigned kTc4StageBytes = (kTc4BM + kTc4BN) * kTc4BK * sizeof(Bf16);
 
 #if defined(BS_MATMUL_HOPPER_TU)
-// `probe`: NoPipelineProbe for the rung (empty calls: the same machine code as without them),
+// `sink`: NoFragmentSink for the rung, TagFragments for its tagged variant; `probe`:
+// NoPipelineProbe for the rung (empty calls: the same machine code as without them),
 // PipelineProbe for its pipeline-traced variant (pipeline_probe.cuh).
-template <class Probe = NoPipelineProbe>
+template <class Sink = NoFragmentSink, class Probe = NoPipelineProbe>
 __device__ __forceinline__ void tc4_ws_block(const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                             const Bf16Args& a, unsigned char* raw, Probe probe = {}) {
+                                             const Bf16Args& a, unsigned char* raw, const Sink& sink = Sink{},
+                                             Probe probe = {}) {
   using namespace hopper;
   using Ev = PipelineEventKind;
   Tc4Smem* s = align_1024<Tc4Smem>(raw);
@@ -91,6 +93,7 @@ __device__ __forceinline__ void tc4_ws_block(const CUtensorMap* map_a, const CUt
       probe.at(Ev::EmptyArrive, st, kt, tile);
     }
     probe.at(Ev::EpilogueBegin, 0, slices, tile);
+    tag_wgmma_tile<kTc4BN>(sink, d, row0, col0, 0);
     store_wgmma_tile<kTc4BN>(d, a, row0 + 64 * c, col0);
     probe.at(Ev::EpilogueEnd, 0, slices, tile);
   }
@@ -159,10 +162,14 @@ struct Tc4WarpSpecialized : HopperRungBase {
   __device__ static void block(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args, unsigned char* smem) {
     tc4_ws_block(a, b, args, smem);
   }
+  __device__ static void block_tagged(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args,
+                                      unsigned char* smem, const TagFragments& sink) {
+    tc4_ws_block(a, b, args, smem, sink);
+  }
   // The pipeline-traced variant (MatmulLab::trace_pipeline): the same body with a recording probe.
   __device__ static void block_probed(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args,
                                       unsigned char* smem, PipelineProbe probe) {
-    tc4_ws_block(a, b, args, smem, probe);
+    tc4_ws_block(a, b, args, smem, NoFragmentSink{}, probe);
   }
 #endif
 };

@@ -42,10 +42,11 @@ inline int grouped_index(int tm, int tn, int tiles_m, int tiles_n) {
 // of the 256 rows and multicasts it into the shared memory of all (rung 6, ClusterSize 2). A
 // stage may then be refilled only when the consumers of every block of the cluster are done
 // with it, so each consumer arrives on the "empty" barrier of every block.
-// `probe`: as tc4_ws_block's (NoPipelineProbe: the rung; PipelineProbe: its traced variant).
-template <int ClusterSize, class Probe = NoPipelineProbe>
+// `sink` and `probe`: as tc4_ws_block's (the rung passes neither).
+template <int ClusterSize, class Sink = NoFragmentSink, class Probe = NoPipelineProbe>
 __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                                    const Bf16Args& a, unsigned char* raw, Probe probe = {}) {
+                                                    const Bf16Args& a, unsigned char* raw, const Sink& sink = Sink{},
+                                                    Probe probe = {}) {
   using namespace hopper;
   using Ev = PipelineEventKind;
   static_assert(kTc4BN % (ClusterSize * 64) == 0);
@@ -129,6 +130,7 @@ __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, co
         probe.at(Ev::EmptyArrive, st, kt, t);
       }
       probe.at(Ev::EpilogueBegin, 0, slices, t);
+      tag_wgmma_tile<kTc4BN>(sink, d, row0, col0, 0);
       store_wgmma_tile<kTc4BN>(d, a, row0 + 64 * c, col0);
       probe.at(Ev::EpilogueEnd, 0, slices, t);
     }
@@ -146,7 +148,8 @@ __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, co
 // ---------------------------------------------------------------------------------------------
 // One compiled kernel: the persistent body with clusters of ClusterSize blocks. Rung 5 is
 // PersistentDevice<1>; rung 6 offers 2 (its own), 4, and 1 (rung 5's kernel, the same machine
-// code, as the baseline); matmul_hopper.cu instantiates each once, plain and traced.
+// code, as the baseline); matmul_hopper.cu instantiates each once, plain, traced and tagged
+// (fragment_record.hpp).
 template <int ClusterSize>
 struct PersistentDevice {
   static constexpr unsigned kThreads = 384;
@@ -156,10 +159,14 @@ struct PersistentDevice {
   __device__ static void block(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args, unsigned char* smem) {
     tc_persistent_block<ClusterSize>(a, b, args, smem);
   }
+  __device__ static void block_tagged(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args,
+                                      unsigned char* smem, const TagFragments& sink) {
+    tc_persistent_block<ClusterSize>(a, b, args, smem, sink);
+  }
   // The pipeline-traced variant (MatmulLab::trace_pipeline).
   __device__ static void block_probed(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args,
                                       unsigned char* smem, PipelineProbe probe) {
-    tc_persistent_block<ClusterSize>(a, b, args, smem, probe);
+    tc_persistent_block<ClusterSize>(a, b, args, smem, NoFragmentSink{}, probe);
   }
 #endif
 };

@@ -14,7 +14,7 @@
 #                     the measured sectors per load
 #   measured.txt      every step's verdict and output: the gpu tests, bench --counters (the
 #                     counters of each result), the ncu comparison (gated) and at 4096^2 (not
-#                     gated), the DRAM-writes history, the wall time of one profiled launch,
+#                     gated), the shared-memory rungs' bank conflicts against ncu (gated), the DRAM-writes history, the wall time of one profiled launch,
 #                     the no-permission messages
 # Each step is limited to 2 minutes. Exit 1 if any step failed.
 set -u
@@ -181,6 +181,11 @@ echo "==== ncu_compare_4096 (not gated)" >>"$out"
 REPEATS=5 PROBE_ARGS="--gray 4096x4096 --kernels gray_1d_flat,gray_2d" timeout 120 \
   "$bundle/compare_with_ncu.sh" "$bundle/counters_probe" "$work/ncu_4096" >>"$out" 2>&1
 echo "---- ncu_compare_4096: rc=$? (1: a gated row missed; see NOTES.md)" >>"$out"
+# Issue 20's bank check: the rungs that stage tiles in shared memory through the load/store pipe
+# (k3..k7; T2's ldmatrix loads), their shared-memory bank conflicts and wavefronts against ncu,
+# gated at 2% (compare_with_ncu.py's shared rows only: GATE=shared).
+GATE=shared REPEATS=3 PROBE_ARGS="--matmul 4096 --kernels k3_smem_tiled,k4_blocktile_1d,k5_blocktile_2d,k6_vectorized,k7_warptile,tc2_mma_sync" \
+  step_limit=400 step ncu_compare_banks "$bundle/compare_with_ncu.sh" "$bundle/counters_probe" "$work/ncu_banks"
 step dram_writes_history "$bundle/dram_writes_history.sh" "$bundle/counters_probe" "$work/history"
 
 # Summary.

@@ -52,6 +52,16 @@ class Backend {
   // the parent reads them with gcov. profile.status says why not.
   virtual wire::Lines sample_lines(const wire::SampleLinesHead& request, const std::string& counting_object,
                                    const ProblemMaps& maps) = 0;
+  // CPU: one block of `recording_object` (the kernel built with access hooks, shared_recording.hpp)
+  // run alone; warp `warp`'s accesses to the block's __shared__ variables, lane by lane. The
+  // kernel itself is loaded back afterwards. GPU: refused (the parent asks a CPU runner).
+  virtual wire::SharedRecorded record_shared(const wire::RecordSharedHead& request,
+                                             const std::string& recording_object, const ProblemMaps& maps) {
+    (void)request, (void)recording_object, (void)maps;
+    wire::SharedRecorded r;
+    r.message = "shared-memory accesses are recorded by the CPU simulator, not on the GPU";
+    return r;
+  }
 };
 
 std::unique_ptr<Backend> make_cpu_backend();

@@ -8,19 +8,26 @@
 //   - out-of-bounds accesses: the views call out_of_bounds(), which throws OutOfBoundsStop; the
 //     first one is kept (block, thread, buffer, index, size) and the launch is cancelled;
 //   - owners: stores through an output view write the storing thread's id (cpu_prelude.h).
+#include <cxxabi.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <link.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
 #include "labs/custom/prelude/custom_abi.h"
 #include "labs/custom/runner/runner.hpp"
 #include "simulator/grid_simulator.hpp"
+#include "simulator/shared_recorder.hpp"
 
 namespace bs::custom::runner {
 
@@ -73,6 +80,123 @@ int find_tls(dl_phdr_info* info, std::size_t, void* data) {
   for (int i = 0; i < info->dlpi_phnum; ++i)
     if (info->dlpi_phdr[i].p_type == PT_TLS) q->memsz = info->dlpi_phdr[i].p_memsz;
   return 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recording shared-memory accesses (RecordShared)
+// ---------------------------------------------------------------------------------------------
+// The recording build's hooks (shared_recording.cpp) call shared_hook() for every load and store
+// the kernel's unit makes. The ones inside the block's __shared__ variables (thread_local in the
+// unit: this worker's TLS block of the unit, from t_shared_tls) made by the recorded warp are kept.
+
+// A __shared__ variable of the unit: where its storage is in the unit's TLS block, where the
+// recording places it (variables in the unit's order, each at a 128-byte boundary).
+struct SharedVariable {
+  std::string name;
+  long long tls_offset = 0, bytes = 0, offset = 0;
+};
+
+struct SharedRecording {
+  std::vector<SharedVariable> variables;
+  unsigned warp = 0;
+  unsigned max_per_lane = 4096;
+  const char* load_base = nullptr;
+  std::mutex mutex;  // one block runs, on one worker; the lock only guards against surprises
+  std::vector<wire::SharedAccessRow> rows;
+  unsigned per_lane[32] = {};
+  bool truncated = false;
+};
+
+std::atomic<SharedRecording*> g_recording{nullptr};
+thread_local unsigned char* t_shared_tls = nullptr;  // this worker's TLS block of the unit
+
+void shared_hook(const void* p, unsigned bytes, int write, const void* pc, const bs_thread_ctx* ctx) {
+  SharedRecording* rec = g_recording.load(std::memory_order_relaxed);
+  if (!rec || !t_shared_tls) return;
+  const long long off = static_cast<const unsigned char*>(p) - t_shared_tls;
+  const SharedVariable* var = nullptr;
+  for (const SharedVariable& v : rec->variables)
+    if (off >= v.tls_offset && off < v.tls_offset + v.bytes) var = &v;
+  if (!var) return;  // not a __shared__ variable (the prelude's own thread_locals, the stack, ...)
+  // Only inside a __shared__ variable is ctx certain to be the running thread's.
+  const unsigned long long lin =
+      ctx->threadIdx.x + static_cast<unsigned long long>(ctx->blockDim.x) *
+                             (ctx->threadIdx.y + static_cast<unsigned long long>(ctx->blockDim.y) * ctx->threadIdx.z);
+  if (lin / 32 != rec->warp) return;
+  const unsigned lane = static_cast<unsigned>(lin % 32);
+  std::lock_guard lock(rec->mutex);
+  if (rec->per_lane[lane] >= rec->max_per_lane) {
+    rec->truncated = true;
+    return;
+  }
+  wire::SharedAccessRow row;
+  row.lane = lane;
+  row.index = rec->per_lane[lane]++;
+  row.offset = var->offset + (off - var->tls_offset);
+  row.bytes = bytes;
+  row.write = write ? 1 : 0;
+  // The return address is just after the hook's call: one byte back is inside the access's
+  // instruction sequence, so addr2line names its line.
+  row.pc = static_cast<std::uint64_t>(static_cast<const char*>(pc) - rec->load_base - 1);
+  row.variable = static_cast<std::int32_t>(var - rec->variables.data());
+  rec->rows.push_back(row);
+}
+
+// The thread-local symbols of the shared object at `path` (its .symtab, else .dynsym): every one
+// but the prelude's own (bs_tls_*) is a __shared__ variable of the user's source. st_value of a
+// TLS symbol is its offset in the module's TLS block.
+std::vector<SharedVariable> shared_variables(const std::string& path, std::string& error) {
+  std::vector<SharedVariable> out;
+  std::ifstream f(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (bytes.size() < sizeof(Elf64_Ehdr) || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0 ||
+      bytes[EI_CLASS] != ELFCLASS64) {
+    error = "the recording build " + path + " is not a 64-bit ELF shared object";
+    return out;
+  }
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, bytes.data(), sizeof eh);
+  auto section = [&](unsigned i) {
+    Elf64_Shdr sh{};
+    const std::size_t at = eh.e_shoff + static_cast<std::size_t>(i) * eh.e_shentsize;
+    if (at + sizeof sh <= bytes.size()) std::memcpy(&sh, bytes.data() + at, sizeof sh);
+    return sh;
+  };
+  for (const unsigned type : {static_cast<unsigned>(SHT_SYMTAB), static_cast<unsigned>(SHT_DYNSYM)}) {
+    for (unsigned i = 0; i < eh.e_shnum; ++i) {
+      const Elf64_Shdr sh = section(i);
+      if (sh.sh_type != type || sh.sh_entsize != sizeof(Elf64_Sym)) continue;
+      const Elf64_Shdr strtab = section(sh.sh_link);
+      for (std::size_t k = 0; k < sh.sh_size / sizeof(Elf64_Sym); ++k) {
+        Elf64_Sym sym;
+        const std::size_t at = sh.sh_offset + k * sizeof(Elf64_Sym);
+        if (at + sizeof sym > bytes.size()) break;
+        std::memcpy(&sym, bytes.data() + at, sizeof sym);
+        if (ELF64_ST_TYPE(sym.st_info) != STT_TLS || sym.st_size == 0) continue;
+        if (strtab.sh_offset + sym.st_name >= bytes.size()) continue;
+        const std::string raw(bytes.c_str() + strtab.sh_offset + sym.st_name);
+        if (raw.find("bs_tls_") != std::string::npos) continue;
+        // "_ZZ19tiled_matmul_kernelPfS_S_iiiE2Ms" -> "tiled_matmul_kernel(...)::Ms" -> "Ms"
+        std::string name = raw;
+        int st = 0;
+        if (char* d = abi::__cxa_demangle(raw.c_str(), nullptr, nullptr, &st)) {
+          name = d;
+          std::free(d);
+        }
+        if (const auto colons = name.rfind("::"); colons != std::string::npos) name = name.substr(colons + 2);
+        out.push_back({name, static_cast<long long>(sym.st_value), static_cast<long long>(sym.st_size), 0});
+      }
+      if (!out.empty()) break;
+    }
+    if (!out.empty()) break;
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.tls_offset < b.tls_offset; });
+  long long next = 0;
+  for (SharedVariable& v : out) {
+    v.offset = (next + 127) / 128 * 128;
+    next = v.offset + v.bytes;
+  }
+  return out;
 }
 
 class CpuBackend final : public Backend {
@@ -201,6 +325,12 @@ class CpuBackend final : public Backend {
     options.uses_barriers = uses_barriers_;
     options.cancel = &stop;
     options.record_schedule = launch.observe && launch.trace;
+    std::optional<sim::SharedRecorder> only;  // RecordShared: the recorded block alone
+    if (only_block_) {
+      only.emplace(std::vector<unsigned long long>{*only_block_}, 1);
+      only->run_only_recorded = true;
+      options.shared_recorder = &*only;
+    }
     LaunchConfig config;
     config.grid = Dim3{launch.grid[0], launch.grid[1], launch.grid[2]};
     config.block = Dim3{launch.block[0], launch.block[1], launch.block[2]};
@@ -286,6 +416,89 @@ class CpuBackend final : public Backend {
     return out;
   }
 
+  wire::SharedRecorded record_shared(const wire::RecordSharedHead& request, const std::string& recording_object,
+                                     const ProblemMaps& maps) override {
+    wire::SharedRecorded out;
+    if (recording_object.empty() || loaded_path_.empty()) {
+      out.message = "no recording build of the kernel was given";
+      return out;
+    }
+    SharedRecording rec;
+    std::string error;
+    rec.variables = shared_variables(recording_object, error);
+    if (!error.empty()) {
+      out.message = error;
+      return out;
+    }
+    if (rec.variables.empty()) {
+      out.message = "this kernel declares no __shared__ memory: there are no shared-memory requests to show";
+      out.hint = "the bank view shows kernels that stage data in __shared__ arrays, such as the lecture's tiled "
+                 "matmul (Edit kernel > templates)";
+      return out;
+    }
+    const wire::LaunchHead& h = request.launch;
+    for (int d = 0; d < 3; ++d)
+      if (request.block[d] >= h.grid[d]) {
+        out.message = "block (" + std::to_string(request.block[0]) + ", " + std::to_string(request.block[1]) + ", " +
+                      std::to_string(request.block[2]) + ") is outside the grid";
+        return out;
+      }
+    const unsigned long long threads = 1ull * h.block[0] * h.block[1] * h.block[2];
+    if (request.warp * 32ull >= threads) {
+      out.message = "warp " + std::to_string(request.warp) + " is outside the block (" + std::to_string(threads) +
+                    " threads)";
+      return out;
+    }
+    out.head.lanes = static_cast<std::uint32_t>(std::min<unsigned long long>(32, threads - request.warp * 32ull));
+    rec.warp = request.warp;
+    rec.max_per_lane = std::max(1u, request.max_per_lane);
+    // The recording build in place of the kernel for one launch of one block, then the kernel back.
+    const std::string kernel = loaded_path_;
+    const bool barriers = uses_barriers_;
+    wire::Loaded recording = load_cpu(recording_object, barriers);
+    auto set_hook = recording.head.ok ? reinterpret_cast<void (*)(decltype(&shared_hook))>(
+                                            dlsym(handle_, "bs_set_shared_hook"))
+                                      : nullptr;
+    if (!set_hook) {
+      out.message = recording.head.ok ? "the recording build has no bs_set_shared_hook"
+                                      : "the recording build of the kernel could not be loaded: " + recording.message;
+      load_cpu(kernel, barriers);
+      return out;
+    }
+    Dl_info where{};
+    dladdr(reinterpret_cast<void*>(set_hook), &where);
+    rec.load_base = static_cast<const char*>(where.dli_fbase);
+    only_block_ = request.block[0] + static_cast<unsigned long long>(h.grid[0]) *
+                                         (request.block[1] + static_cast<unsigned long long>(h.grid[1]) * request.block[2]);
+    g_recording = &rec;
+    set_hook(&shared_hook);
+    wire::LaunchHead one = h;
+    one.observe = 0;
+    one.workers = 1;
+    const wire::Launched ran = launch(one, maps);
+    set_hook(nullptr);
+    g_recording = nullptr;
+    only_block_.reset();
+    const wire::Loaded back = load_cpu(kernel, barriers);
+    if (!ran.head.ok) {
+      out.message = "the recorded block did not finish: " + ran.message;
+      out.hint = ran.hint;
+      return out;
+    }
+    if (!back.head.ok) {
+      out.message = "the kernel could not be loaded again: " + back.message;
+      return out;
+    }
+    for (const SharedVariable& v : rec.variables) {
+      out.variable_names.push_back(v.name);
+      out.variables.push_back({v.offset, v.bytes});
+    }
+    out.accesses = std::move(rec.rows);
+    out.head.truncated = rec.truncated ? 1 : 0;
+    out.head.ok = 1;
+    return out;
+  }
+
  private:
   // Refills the calling OS thread's TLS block of the kernel's unit: the block's __shared__.
   static void fresh_shared(void* handle, void* (*touch)(), std::size_t bytes, unsigned generation) {
@@ -298,6 +511,7 @@ class CpuBackend final : public Backend {
       tls_generation = generation;
     }
     if (tls) std::memset(tls, 0xFF, bytes);
+    t_shared_tls = static_cast<unsigned char*>(tls);
   }
 
   sim::GridSimulator sim_;
@@ -307,6 +521,7 @@ class CpuBackend final : public Backend {
   std::size_t tls_bytes_ = 0;
   bool uses_barriers_ = false;
   std::string loaded_path_;  // the shared object loaded now
+  std::optional<unsigned long long> only_block_;  // RecordShared: run this linear block alone
   unsigned generation_ = 0;
 };
 

@@ -118,6 +118,17 @@ int serve(int sock, runner::Backend& backend) {
         if (result.head.fatal) return 3;  // a poisoned CUDA context: blockscope starts another
         break;
       }
+      case wire::Msg::RecordShared: {
+        wire::Reader r(f.payload);
+        const auto request = r.pod<wire::RecordSharedHead>();
+        const std::string object = r.str();
+        wire::SharedRecorded result;
+        if (!r.ok()) result.message = "malformed RecordShared";
+        else if (!maps.ready) result.message = "no problem set";
+        else result = backend.record_shared(request, object, maps);
+        sent = wire::send(sock, wire::Msg::SharedRecorded, wire::encode(result));
+        break;
+      }
       case wire::Msg::FlushL2: {
         const std::string error = maps.ready ? backend.flush_l2(maps) : std::string("no problem set");
         sent = wire::send(sock, wire::Msg::Ack, wire::encode_ack(error.empty(), error));
