@@ -13,6 +13,8 @@
 #   measured tests/gpu/checks/measured.sh (hardware counters, the Measured tab, against ncu)
 #   lines    tests/gpu/checks/lines.sh    (stall samples per line: against ncu's source page, the
 #            Source tab's screenshots, the request-to-table time)
+#   tensor   tests/gpu/checks/tensor.sh   (see the tensor cores: the screenshots of issue 20, the
+#            fragment tags and the pipeline's tables, the data view's cost at 8192^3)
 #   sweep    tests/gpu/checks/sweep.sh    (sweeps: wall time, frames, heatmap, bars, NVTX)
 #   last     the 3000-launch CUDA soak, compute-sanitizer (sanitize.sh), then your own kernel
 #            (tests/gpu/checks/custom.sh: NVRTC, a faulting and an endless kernel in runner
@@ -93,6 +95,8 @@ if want core; then
   step headless_app_gpu    "$bundle/test_headless_app" --gtest_color=no --gtest_filter='*Gpu*'
   step matmul_gpu_tests    "$bundle/test_matmul_gpu" --gtest_color=no
   step matmul_tc_gpu_tests "$bundle/test_matmul_tc_gpu" --gtest_color=no
+  # Fragment tags recorded on the GPU against the PTX ISA model (issue 20): prints the table.
+  step matmul_frags_gpu    "$bundle/test_matmul_frags_gpu" --gtest_color=no
   # The warp-specialized pipeline (issue 20): prints the cost/coverage table, writes its JSON and
   # the 4096^3 recordings (for --matmul-pipeline-trace) into RESULTS.
   step pipeline_gpu_tests  env BS_PIPELINE_JSON="$results/pipeline_check.json" BS_PIPELINE_TRACE_DIR="$results" \
@@ -127,6 +131,7 @@ if want core; then
 fi
 if want measured; then STEP_TIMEOUT=560 step measured_check bash "$bundle/measured.sh" "$bundle" "$results"; fi
 if want lines;    then STEP_TIMEOUT=560 step lines_check    bash "$bundle/lines.sh" "$bundle" "$results"; fi
+if want tensor;   then STEP_TIMEOUT=560 step tensor_check   bash "$bundle/tensor.sh" "$bundle" "$results"; fi
 if want sweep;    then STEP_TIMEOUT=560 step sweep_check    bash "$bundle/sweep.sh" "$bundle" "$results"; fi
 if want last; then
   step soak_gpu_test       "$bundle/test_soak" --gtest_color=no --gtest_filter='*GpuRunOf3000*'

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/median.hpp"
 #include "labs/matmul/matmul_fragments.hpp"
 #include "labs/matmul/matmul_view.hpp"
 #include "ui/panels.hpp"
@@ -331,9 +332,9 @@ void MatmulView::report_view_cost() const {
   const char* env = std::getenv("BLOCKSCOPE_VIEW_COST");
   if (!env || !*env || view_costs_.size() < 2) return;
   std::vector<double> v(view_costs_.begin() + 1, view_costs_.end());  // the first frame warms up
-  std::sort(v.begin(), v.end());
+  const double worst = *std::max_element(v.begin(), v.end());
   std::fprintf(stderr, "matmul view: data view CPU time per frame: median %.3f ms, max %.3f ms over %zu frames\n",
-               v[v.size() / 2], v.back(), v.size());
+               median_of(v), worst, v.size());
 }
 
 }  // namespace bs::app
