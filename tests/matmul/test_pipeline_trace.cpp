@@ -5,6 +5,7 @@
 // CPU simulator's refusal.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -325,6 +326,39 @@ TEST(PipelineTrace, TheCpuSimulatorRefusesWithTheReason) {
   auto k3 = (*lab)->trace_pipeline("k3_smem_tiled", KernelConfig{});
   ASSERT_FALSE(k3.ok());
   EXPECT_NE(k3.status().message.find("no pipeline to record"), std::string::npos);
+}
+
+// The device reads %globaltimer at one event in eight: place_by_clock gives the others their
+// times from the SM clock. Two blocks, each on its own clock (offset and rate differ, one wraps
+// through 2^32), timer readings at every 8th event of each warpgroup: every event must land on
+// the line the block's clock follows, worked out here from the rates, within a nanosecond. A
+// third block with a single timer reading cannot be fitted and is counted.
+TEST(PipelineTrace, EventsWithoutATimerReadingArePlacedByTheirBlocksClock) {
+  PipelineRaw r;
+  r.lanes.resize(9);
+  struct Clock { std::uint32_t c0; double ns_per_cycle; std::uint64_t t0; };
+  const Clock clocks[2] = {{1000u, 0.505, 5'000'000}, {0xFFFFF000u, 0.51, 5'000'300}};  // the second wraps
+  std::vector<std::vector<std::uint64_t>> expected(9);
+  for (int b = 0; b < 2; ++b)
+    for (int wg = 0; wg < 3; ++wg) {
+      auto& lane = r.lanes[b * 3 + wg];
+      const int n = 37 + 5 * wg;  // odd counts, not multiples of 8
+      for (int i = 0; i < n; ++i) {
+        const std::uint32_t cycles = static_cast<std::uint32_t>(97 * i + 13 * wg + 3 * (i % 3));
+        const std::uint64_t t = clocks[b].t0 + static_cast<std::uint64_t>(std::llround(cycles * clocks[b].ns_per_cycle));
+        PipelineEvent e = ev(K::FullWaitEnd, 0, i, 0, i % 8 == 0 ? t : 0, clocks[b].c0 + cycles);
+        lane.push_back(e);
+        expected[b * 3 + wg].push_back(t);
+      }
+    }
+  r.lanes[6] = {ev(K::FullWaitEnd, 0, 0, 0, 7'000'000, 50), ev(K::FullWaitEnd, 0, 1, 0, 0, 90)};
+  EXPECT_EQ(place_by_clock(r), 1u);  // block 2: one reading, one event left at 0
+  for (int l = 0; l < 6; ++l)
+    for (std::size_t i = 0; i < r.lanes[l].size(); ++i)
+      EXPECT_NEAR(static_cast<double>(r.lanes[l][i].t_ns), static_cast<double>(expected[l][i]), 1.0)
+          << "lane " << l << " event " << i;
+  EXPECT_EQ(r.lanes[6][0].t_ns, 7'000'000u);
+  EXPECT_EQ(r.lanes[6][1].t_ns, 0u);
 }
 
 }  // namespace

@@ -453,6 +453,10 @@ class CudaEngine final : public MatmulEngine {
       raw.lanes[l].assign(host_events.begin() + static_cast<std::ptrdiff_t>(l * capacity),
                           host_events.begin() + static_cast<std::ptrdiff_t>(l * capacity + kept));
     }
+    if (const std::size_t unplaced = place_by_clock(raw); unplaced > 0)
+      return Status::failure(std::to_string(unplaced) + " pipeline events could not be placed in time: their block "
+                             "recorded fewer than two %globaltimer readings to fit its clock to",
+                             "", "place_by_clock");
     raw.source = "recorded on " + backend_.limits.name;
     return raw;
   }

@@ -230,6 +230,45 @@ std::vector<std::vector<double>> event_times(const PipelineRaw& raw, std::uint64
   return t;
 }
 
+}  // namespace
+
+std::size_t place_by_clock(PipelineRaw& raw) {
+  std::size_t unplaced = 0;
+  for (std::size_t b = 0; b * kPipelineWarpgroups < raw.lanes.size(); ++b) {
+    const PipelineEvent* first = nullptr;  // the block's first event with both readings
+    for (int wg = 0; wg < kPipelineWarpgroups; ++wg)
+      for (const PipelineEvent& e : raw.lanes[b * kPipelineWarpgroups + wg])
+        if (e.t_ns != 0 && (!first || e.t_ns < first->t_ns)) first = &e;
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    if (first)
+      for (int wg = 0; wg < kPipelineWarpgroups; ++wg)
+        for (const PipelineEvent& e : raw.lanes[b * kPipelineWarpgroups + wg]) {
+          if (e.t_ns == 0) continue;
+          const double x = static_cast<double>(static_cast<std::int32_t>(e.clock - first->clock));
+          const double y = static_cast<double>(static_cast<std::int64_t>(e.t_ns - first->t_ns));
+          n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
+        }
+    const double den = n * sxx - sx * sx;
+    const bool fitted = n >= 2 && den > 0;
+    const double slope = fitted ? (n * sxy - sx * sy) / den : 0, icpt = fitted ? (sy - slope * sx) / n : 0;
+    const std::uint32_t clock0 = first ? first->clock : 0;
+    const std::uint64_t t0 = first ? first->t_ns : 0;
+    for (int wg = 0; wg < kPipelineWarpgroups; ++wg)
+      for (PipelineEvent& e : raw.lanes[b * kPipelineWarpgroups + wg]) {
+        if (e.t_ns != 0) continue;
+        if (!fitted || !(slope > 0)) {
+          ++unplaced;
+          continue;
+        }
+        const double dt = icpt + slope * static_cast<double>(static_cast<std::int32_t>(e.clock - clock0));
+        e.t_ns = static_cast<std::uint64_t>(static_cast<double>(t0) + std::max(dt, -static_cast<double>(t0)));
+      }
+  }
+  return unplaced;
+}
+
+namespace {
+
 std::uint64_t as_ns(double v) { return v <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(v)); }
 
 }  // namespace

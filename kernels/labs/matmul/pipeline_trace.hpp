@@ -112,6 +112,14 @@ struct PipelineRaw {
 //   block <linear> <sm> <start_ns> <end_ns> <cluster_rank>      (one per block, in order)
 //   lane <linear> <warpgroup> <attempted> <kept>                 then <kept> lines:
 //   e <kind> <stage> <slice> <tile> <t_ns> <clock>
+// The device reads %globaltimer at one event in eight (and at each epilogue's end) and the SM's
+// clock at every event, because the timer is slow to read. This gives every event with t_ns = 0
+// its time: per block, a least-squares line t = a + b * clock through the block's events that
+// read both (the clock is the SM's, shared by the block's warpgroups; 32-bit differences, so a
+// wrap in between is harmless). A block with fewer than two such events keeps its zeros, and
+// the count of those is returned.
+std::size_t place_by_clock(PipelineRaw& raw);
+
 std::string write_pipeline_text(const PipelineRaw& raw);
 Result<PipelineRaw> read_pipeline_text(const std::string& text, const std::string& name);
 Result<PipelineRaw> load_pipeline_file(const std::string& path);
