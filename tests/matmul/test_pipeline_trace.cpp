@@ -357,6 +357,8 @@ TEST(PipelineTrace, EventsWithoutATimerReadingArePlacedByTheirBlocksClock) {
     for (std::size_t i = 0; i < r.lanes[l].size(); ++i)
       EXPECT_NEAR(static_cast<double>(r.lanes[l][i].t_ns), static_cast<double>(expected[l][i]), 1.0)
           << "lane " << l << " event " << i;
+  for (int l = 0; l < 6; ++l)  // the clock's order, readings included
+    for (std::size_t i = 1; i < r.lanes[l].size(); ++i) EXPECT_LE(r.lanes[l][i - 1].t_ns, r.lanes[l][i].t_ns);
   EXPECT_EQ(r.lanes[6][0].t_ns, 7'000'000u);
   EXPECT_EQ(r.lanes[6][1].t_ns, 0u);
 }

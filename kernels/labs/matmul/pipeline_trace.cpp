@@ -253,11 +253,13 @@ std::size_t place_by_clock(PipelineRaw& raw) {
     const double slope = fitted ? (n * sxy - sx * sy) / den : 0, icpt = fitted ? (sy - slope * sx) / n : 0;
     const std::uint32_t clock0 = first ? first->clock : 0;
     const std::uint64_t t0 = first ? first->t_ns : 0;
+    // Every event of a fitted block is placed on the line, the ones with a reading too: two
+    // events a few cycles apart keep their order (the clock's), which a reading beside a fitted
+    // neighbour would not (the line's residuals are tens of ns: the timer's tick and read).
     for (int wg = 0; wg < kPipelineWarpgroups; ++wg)
       for (PipelineEvent& e : raw.lanes[b * kPipelineWarpgroups + wg]) {
-        if (e.t_ns != 0) continue;
         if (!fitted || !(slope > 0)) {
-          ++unplaced;
+          if (e.t_ns == 0) ++unplaced;
           continue;
         }
         const double dt = icpt + slope * static_cast<double>(static_cast<std::int32_t>(e.clock - clock0));

@@ -113,11 +113,11 @@ struct PipelineRaw {
 //   lane <linear> <warpgroup> <attempted> <kept>                 then <kept> lines:
 //   e <kind> <stage> <slice> <tile> <t_ns> <clock>
 // The device reads %globaltimer at one event in eight (and at each epilogue's end) and the SM's
-// clock at every event, because the timer is slow to read. This gives every event with t_ns = 0
-// its time: per block, a least-squares line t = a + b * clock through the block's events that
-// read both (the clock is the SM's, shared by the block's warpgroups; 32-bit differences, so a
-// wrap in between is harmless). A block with fewer than two such events keeps its zeros, and
-// the count of those is returned.
+// clock at every event, because the timer is slow to read. This places every event of a block
+// on a least-squares line t = a + b * clock through the block's events that read both (the
+// clock is the SM's, shared by the block's warpgroups; 32-bit differences, so a wrap in between
+// is harmless), the readings' own events too, so the events keep the clock's order. A block with
+// fewer than two readings keeps its times, and the count of its events left at 0 is returned.
 std::size_t place_by_clock(PipelineRaw& raw);
 
 std::string write_pipeline_text(const PipelineRaw& raw);
