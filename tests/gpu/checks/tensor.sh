@@ -56,9 +56,9 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$out" 2>&1
 app=("$bundle/blockscope" --headless --backend cuda --lab matmul --window-size 1600x1000)
 bf16=(--set precision=bf16)
 
-step shot_t3_hover "${app[@]}" "${bf16[@]}" --kernel tc3_wgmma --matmul-size 150x200x64 --pin 150,100 \
+step shot_t3_hover "${app[@]}" "${bf16[@]}" --kernel tc3_wgmma --matmul-size 150x200x256 --pin 150,100 \
   --matmul-fragments record --matmul-colour warp --frames 240 --screenshot "$results/shot_t3_hover.png"
-step shot_t2_hover "${app[@]}" "${bf16[@]}" --kernel tc2_mma_sync --matmul-size 41x47x33 --pin 37,21 \
+step shot_t2_hover "${app[@]}" "${bf16[@]}" --kernel tc2_mma_sync --matmul-size 41x47x150 --pin 37,21 \
   --matmul-fragments record --matmul-colour lane --frames 240 --screenshot "$results/shot_t2_hover.png"
 step shot_banks_k3 "${app[@]}" --kernel k3_smem_tiled --config 2 --matmul-size 1024x1024x1024 --pin 5,3 \
   --panel memory --matmul-bank-request 1 --frames 30 --screenshot "$results/shot_banks_k3.png"
