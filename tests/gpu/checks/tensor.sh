@@ -14,6 +14,8 @@
 #                          C coloured by lane, the record beside the model
 #   shot_banks_k3.png      the Memory tab's bank view of k3 (tile 32): conflict-free
 #   shot_banks_user.png    the same for a user kernel that stores and reads its tile by column
+#                          (at 256^3: the recording replays one block of the user kernel on the
+#                          CPU build, which takes matrices up to M*N*K = 2^27)
 #                          (the editor's "shared-memory tiles with a bank conflict" template)
 #   shot_swizzle_t2.png    T2's bank map before and after its XOR swizzle
 #   shot_swizzle_t3.png    T3's 128-byte TMA swizzle map
@@ -60,9 +62,9 @@ step shot_t3_hover "${app[@]}" "${bf16[@]}" --kernel tc3_wgmma --matmul-size 150
   --matmul-fragments record --matmul-colour warp --frames 240 --screenshot "$results/shot_t3_hover.png"
 step shot_t2_hover "${app[@]}" "${bf16[@]}" --kernel tc2_mma_sync --matmul-size 41x47x150 --pin 37,21 \
   --matmul-fragments record --matmul-colour lane --frames 240 --screenshot "$results/shot_t2_hover.png"
-step shot_banks_k3 "${app[@]}" --kernel k3_smem_tiled --config 2 --matmul-size 1024x1024x1024 --pin 5,3 \
+step shot_banks_k3 "${app[@]}" --kernel k3_smem_tiled --config 2 --matmul-size 256x256x256 --pin 5,3 \
   --panel memory --matmul-bank-request 1 --frames 30 --screenshot "$results/shot_banks_k3.png"
-step shot_banks_user "${app[@]}" --kernel-file "$bundle/conflict.cu" --block 32x32 --matmul-size 1024x1024x1024 \
+step shot_banks_user "${app[@]}" --kernel-file "$bundle/conflict.cu" --block 32x32 --matmul-size 256x256x256 \
   --pin 5,3 --panel memory --matmul-bank-request 1 --frames 30 --screenshot "$results/shot_banks_user.png"
 step shot_swizzle_t2 "${app[@]}" "${bf16[@]}" --kernel tc2_mma_sync --matmul-size 1024x1024x1024 --pin 5,3 \
   --panel memory --frames 30 --screenshot "$results/shot_swizzle_t2.png"
