@@ -19,6 +19,7 @@
 #include "device/cuda_device.hpp"
 #include "labs/matmul/fragment_record.hpp"
 #include "labs/matmul/matmul_lab.hpp"
+#include "gpu_lab_support.hpp"
 #include "matmul_test_support.hpp"
 #include "skips.hpp"
 
@@ -27,43 +28,10 @@ namespace {
 
 using testing::Shape;
 
-struct SharedLab {
-  std::unique_ptr<MatmulLab> lab;
-  Status why_not;
-};
-SharedLab& shared_lab() {
-  static SharedLab shared = [] {
-    SharedLab s;
-    auto limits = cuda_device_limits(0);
-    if (!limits) {
-      s.why_not = limits.status();
-      return s;
-    }
-    lab::Backend b;
-    b.kind = BackendKind::Cuda;
-    b.cuda_device = 0;
-    b.limits = limits.value();
-    auto created = MatmulLab::create(b);
-    if (!created) {
-      s.why_not = created.status();
-      return s;
-    }
-    s.lab = std::move(created.value());
-    if (Status st = s.lab->set_setting("precision", "bf16"); !st) {
-      s.why_not = st;
-      s.lab.reset();
-    }
-    return s;
-  }();
-  return shared;
-}
-
-class ReleaseLabAtEnd : public ::testing::Environment {
- public:
-  void TearDown() override { shared_lab().lab.reset(); }
-};
+using testing::SharedLab;
+SharedLab& shared_lab() { return testing::shared_gpu_lab(Precision::Bf16); }
 [[maybe_unused]] ::testing::Environment* const release_lab_at_end =
-    ::testing::AddGlobalTestEnvironment(new ReleaseLabAtEnd);
+    ::testing::AddGlobalTestEnvironment(new testing::ReleaseGpuLabAtEnd(&shared_lab));
 
 #define REQUIRE_GPU()                                 \
   MatmulLab* lab = shared_lab().lab.get();            \

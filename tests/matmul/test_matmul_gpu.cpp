@@ -15,6 +15,7 @@
 #include "device/cuda_device.hpp"
 #include "labs/matmul/matmul.hpp"
 #include "labs/matmul/matmul_lab.hpp"
+#include "gpu_lab_support.hpp"
 #include "matmul_test_support.hpp"
 #include "skips.hpp"
 
@@ -24,40 +25,10 @@ namespace {
 using testing::Problem;
 using testing::Shape;
 
-// One lab for the whole process: creating a CUDA context and a cuBLAS handle per test would
-// dominate the run time. Null (with the reason) when there is no usable device.
-struct SharedLab {
-  std::unique_ptr<MatmulLab> lab;
-  Status why_not;
-};
-SharedLab& shared_lab() {
-  static SharedLab shared = [] {
-    SharedLab s;
-    auto limits = cuda_device_limits(0);
-    if (!limits) {
-      s.why_not = limits.status();
-      return s;
-    }
-    lab::Backend b;
-    b.kind = BackendKind::Cuda;
-    b.cuda_device = 0;
-    b.limits = limits.value();
-    auto created = MatmulLab::create(b);
-    if (created) s.lab = std::move(created.value());
-    else s.why_not = created.status();
-    return s;
-  }();
-  return shared;
-}
-
-// Releases the lab (buffers, cuBLAS handle, context use) after the last test, before the CUDA
-// runtime tears down at exit, so compute-sanitizer's leak check sees everything freed.
-class ReleaseLabAtEnd : public ::testing::Environment {
- public:
-  void TearDown() override { shared_lab().lab.reset(); }
-};
+using testing::SharedLab;
+SharedLab& shared_lab() { return testing::shared_gpu_lab(Precision::Fp32); }
 [[maybe_unused]] ::testing::Environment* const release_lab_at_end =
-    ::testing::AddGlobalTestEnvironment(new ReleaseLabAtEnd);
+    ::testing::AddGlobalTestEnvironment(new testing::ReleaseGpuLabAtEnd(&shared_lab));
 
 #define REQUIRE_GPU()                                 \
   MatmulLab* lab = shared_lab().lab.get();            \
