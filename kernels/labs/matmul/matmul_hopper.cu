@@ -163,16 +163,18 @@ Result<TcTensorMaps> encode(const Bf16Args& a) {
 }
 
 namespace {
+// Launches `fn` (one of the rung's kernels) with the rung's shared memory and the launch's grid,
+// block and cluster: parameters (map A, map B, args, *third, *fourth), a null pointer where the
+// kernel takes fewer.
 Status launch_fn(const HopperRung& r, const void* fn, const LaunchConfig& lc, const Bf16Args& a,
-                 const TcTensorMaps& maps, trace::DeviceBlockRecord* records, PipelineDeviceArgs* events,
-                 cudaStream_t stream);
+                 const TcTensorMaps& maps, void* third, void* fourth, cudaStream_t stream);
 }  // namespace
 
 Status launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& a,
               const TcTensorMaps& maps, trace::DeviceBlockRecord* records, cudaStream_t stream) {
   const HopperRung r = hopper_rung(k, c);
   if (!r.plain) return Status::failure("not a Hopper rung", "", "hopper launch");
-  return launch_fn(r, records ? r.traced : r.plain, lc, a, maps, records, nullptr, stream);
+  return launch_fn(r, records ? r.traced : r.plain, lc, a, maps, &records, nullptr, stream);
 }
 
 bool has_pipeline_trace(MatmulKernel k, const MatmulConfig& c) { return hopper_rung(k, c).pipeline != nullptr; }
@@ -186,13 +188,12 @@ Status launch_pipeline(MatmulKernel k, const MatmulConfig& c, const LaunchConfig
                            "pick T4, T5 or T6 (the warp-specialized rungs)", "hopper launch_pipeline");
   if (!records || !events.events || !events.attempted)
     return Status::failure("a pipeline trace needs its block records and event buffer", "", "hopper launch_pipeline");
-  return launch_fn(r, r.pipeline, lc, a, maps, records, &events, stream);
+  return launch_fn(r, r.pipeline, lc, a, maps, &records, &events, stream);
 }
 
 namespace {
 Status launch_fn(const HopperRung& r, const void* fn, const LaunchConfig& lc, const Bf16Args& a,
-                 const TcTensorMaps& maps, trace::DeviceBlockRecord* records, PipelineDeviceArgs* events,
-                 cudaStream_t stream) {
+                 const TcTensorMaps& maps, void* third, void* fourth, cudaStream_t stream) {
   if (!maps.encoded) return Status::failure("the TMA descriptors of these matrices were not made", "", "hopper launch");
   BS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(r.smem)));
   const TensorMapBytes& mb = r.b_rows == 256 ? maps.b_256 : maps.b_128;
@@ -210,7 +211,7 @@ Status launch_fn(const HopperRung& r, const void* fn, const LaunchConfig& lc, co
   cfg.numAttrs = lc.cluster.volume() > 1 ? 1 : 0;
   Bf16Args args = a;
   void* params[] = {const_cast<unsigned char*>(maps.a_128.bytes), const_cast<unsigned char*>(mb.bytes), &args,
-                    &records, events};
+                    third, fourth};
   BS_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn, params));
   return Status::success();
 }
@@ -220,26 +221,8 @@ Status launch_tagged(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& 
                      const TcTensorMaps& maps, const TagFragments& sink, cudaStream_t stream) {
   const HopperRung r = hopper_rung(k, c);
   if (!r.tagged) return Status::failure("not a Hopper rung", "", "hopper launch_tagged");
-  if (!maps.encoded) return Status::failure("the TMA descriptors of the probe were not made", "", "hopper launch_tagged");
-  BS_CUDA_TRY(cudaFuncSetAttribute(r.tagged, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(r.smem)));
-  const TensorMapBytes& mb = r.b_rows == 256 ? maps.b_256 : maps.b_128;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(lc.grid.x, lc.grid.y, lc.grid.z);
-  cfg.blockDim = dim3(lc.block.x, lc.block.y, lc.block.z);
-  cfg.dynamicSmemBytes = lc.dynamic_shared_bytes;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = lc.cluster.x;
-  attr[0].val.clusterDim.y = lc.cluster.y;
-  attr[0].val.clusterDim.z = lc.cluster.z;
-  cfg.attrs = attr;
-  cfg.numAttrs = lc.cluster.volume() > 1 ? 1 : 0;
-  Bf16Args args = a;
   TagFragments s = sink;
-  void* params[] = {const_cast<unsigned char*>(maps.a_128.bytes), const_cast<unsigned char*>(mb.bytes), &args, &s};
-  BS_CUDA_TRY(cudaLaunchKernelExC(&cfg, r.tagged, params));
-  return Status::success();
+  return launch_fn(r, r.tagged, lc, a, maps, &s, nullptr, stream);
 }
 
 Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c) {
