@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -312,6 +314,40 @@ TEST(PipelineTrace, EventsNeededCountsEverySliceAndTile) {
   EXPECT_EQ(pipeline_events_needed(2, 3, 7), 7u * 17u);
 }
 
+// The device's 16-byte events (one vector store each) decode to the fields they were packed from,
+// and the timer's low 32 bits get back their high bits from the block's start, also where the
+// low bits wrapped between the start and the event. Packed here by hand (slice in bits 0..19,
+// stage 20..23, kind 24..27, timer read 28), not with the device's packer, which is checked too.
+TEST(PipelineTrace, DeviceEventsDecodeToTheirFieldsAndTheFullTimer) {
+  const unsigned seed = std::random_device{}();
+  std::printf("seed %u\n", seed);
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 4000; ++i) {
+    SCOPED_TRACE(i);
+    // Starts anywhere, a quarter of them just below a multiple of 2^32 so the event's low bits wrap.
+    std::uint64_t start = (rng() % (1ull << 50)) + (1ull << 40);
+    if (i % 4 == 0) start = (start & ~0xffffffffull) - rng() % 5000;
+    const std::uint64_t t = start + rng() % (i % 3 == 0 ? 20000 : (1ull << 31) - 1);
+    const int slice = static_cast<int>(rng() % (1u << 20)), stage = static_cast<int>(rng() % 4);
+    const auto kind = static_cast<K>(1 + rng() % (static_cast<int>(K::Count) - 1));
+    const bool read = rng() % 2 == 0;
+    PipelineDeviceEvent d;
+    d.clock = static_cast<std::uint32_t>(rng());
+    d.tile = static_cast<std::uint32_t>(rng() % 100000);
+    d.bits = static_cast<std::uint32_t>(slice) | static_cast<std::uint32_t>(stage) << 20 |
+             static_cast<std::uint32_t>(kind) << 24 | (read ? 1u << 28 : 0u);
+    d.timer_lo = read ? static_cast<std::uint32_t>(t) : 0u;
+    ASSERT_EQ(pipeline_event_bits(kind, stage, slice) | (read ? kPipelineTimerRead : 0u), d.bits);
+    const PipelineEvent e = decode_pipeline_event(d, start);
+    EXPECT_EQ(e.clock, d.clock);
+    EXPECT_EQ(e.tile, d.tile);
+    EXPECT_EQ(e.slice, static_cast<std::uint32_t>(slice));
+    EXPECT_EQ(e.stage, stage);
+    EXPECT_EQ(e.kind, static_cast<std::uint8_t>(kind));
+    EXPECT_EQ(e.t_ns, read ? t : 0u) << "start " << start;
+  }
+}
+
 TEST(PipelineTrace, TheCpuSimulatorRefusesWithTheReason) {
   lab::Backend cpu;
   cpu.kind = BackendKind::CpuSimulation;
@@ -323,6 +359,9 @@ TEST(PipelineTrace, TheCpuSimulatorRefusesWithTheReason) {
   auto r = (*lab)->trace_pipeline("tc4_warp_specialized", KernelConfig{});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message.find("no Hopper rungs"), std::string::npos) << r.status().describe();
+  auto cost = (*lab)->pipeline_cost("tc4_warp_specialized", KernelConfig{}, TimingPolicy::once());
+  ASSERT_FALSE(cost.ok());
+  EXPECT_NE(cost.status().message.find("no Hopper rungs"), std::string::npos) << cost.status().describe();
   auto k3 = (*lab)->trace_pipeline("k3_smem_tiled", KernelConfig{});
   ASSERT_FALSE(k3.ok());
   EXPECT_NE(k3.status().message.find("no pipeline to record"), std::string::npos);

@@ -213,6 +213,8 @@ class MatmulView final : public LabView {
     std::optional<matmul::PipelineRaw> raw;
     std::optional<matmul::PipelineAnalysis> analysis;
     std::optional<Check> check;  // the recorded launch's verification (none for a file)
+    std::optional<matmul::MatmulLab::PipelineCost> cost;  // traced against plain (none for a file)
+    Status cost_status;                                   // why there is no cost
   };
   PipelineCache pipeline_;
   std::string pipeline_file_;

@@ -68,6 +68,10 @@ void MatmulView::record_pipeline(const LaunchRecord& shown) {
     }
     pipeline_.raw = std::move(run->raw);
     pipeline_.check = run->check;
+    // What the recording costs the kernel, measured beside it: 11 launches of each, one policy.
+    auto cost = lab_->pipeline_cost(shown.kernel, shown.request, TimingPolicy::fixed(11, 2));
+    if (cost) pipeline_.cost = cost.value();
+    else pipeline_.cost_status = cost.status();
   }
   auto a = matmul::analyse_pipeline(*pipeline_.raw);
   if (!a) {
@@ -120,6 +124,20 @@ void MatmulView::draw_pipeline(const LaunchRecord& shown, ViewContext&) {
                        ns_text(raw.event_ms * 1e6).c_str(), ns_text(double(an.coverage.extent_ns)).c_str(),
                        100 * an.coverage.extent_ratio, ns_text(double(an.coverage.busiest_sm_ns)).c_str(),
                        100 * an.coverage.busiest_ratio, an.order_checked - an.order_violations, an.order_checked);
+  if (pipeline_.cost) {
+    const auto& c = *pipeline_.cost;
+    const double pct = 100 * c.overhead();
+    ImGui::TextColored(pct <= 5 ? ui::kOkColour : ui::kErrorColour,
+                       "What the trace costs: %s traced against %s plain (medians of %d launches each, L2 flushed "
+                       "between): %+.1f%%%s",
+                       ns_text(c.traced.median_ms * 1e6).c_str(), ns_text(c.plain.median_ms * 1e6).c_str(),
+                       c.traced.repeats(), pct,
+                       pct <= 5 ? ", within 5%: the recording shows the kernel as it runs"
+                                : ", more than 5%: the recording runs slower than the rung, read its waits with care");
+  } else if (pipeline_file_.empty() && !pipeline_.cost_status.ok()) {
+    ImGui::TextColored(ui::kDimColour, "The trace's cost was not measured: %s",
+                       pipeline_.cost_status.message.c_str());
+  }
   // Legend: swatch and name, wrapping to a new line where the next would not fit.
   const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
   for (int k = 0; k < static_cast<int>(SpanKind::Count); ++k) {

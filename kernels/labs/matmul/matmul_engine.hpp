@@ -75,6 +75,16 @@ class MatmulEngine {
   virtual Result<PipelineRaw> launch_pipeline_traced(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
                                                      float* out, std::uint32_t capacity) {
     (void)k, (void)c, (void)lc, (void)out, (void)capacity;
+    return no_pipeline_here();
+  }
+  // The same launch timed as launch_timed times the rung (CUDA events around the launch alone),
+  // with nothing read back: what the trace costs the kernel, measured the way the rung is.
+  virtual Result<double> time_pipeline_launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
+                                              float* out, std::uint32_t capacity) {
+    (void)k, (void)c, (void)lc, (void)out, (void)capacity;
+    return no_pipeline_here();
+  }
+  static Status no_pipeline_here() {
     return Status::failure("the CPU simulation has no Hopper rungs (wgmma, TMA and mbarriers run on sm_90a only), "
                            "so there is no pipeline to record",
                            "switch to the CUDA backend on a Hopper GPU (--backend cuda)", "launch_pipeline_traced");

@@ -396,45 +396,39 @@ class CudaEngine final : public MatmulEngine {
     return rec;
   }
 
+  Result<double> time_pipeline_launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, float* out,
+                                      std::uint32_t capacity) override {
+    auto ms = launch_pipeline(k, c, lc, out, capacity);
+    if (!ms) return ms.status();
+    if (Status s = pipeline_buffers_.clear(lc.grid.volume(), lc.grid.volume() * kPipelineWarpgroups); !s) return s;
+    return ms;
+  }
+
   Result<PipelineRaw> launch_pipeline_traced(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
                                              float* out, std::uint32_t capacity) override {
-    BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
-    if (Status s = can_launch(k); !s) return s;
-    if (matmul_kernel_info(k).needs != RungNeeds::Sm90a || !hopper_host::has_pipeline_trace(k, c))
-      return Status::failure(matmul_kernel_info(k).id + " has no pipeline-traced variant",
-                             "pick T4, T5 or T6 (the warp-specialized rungs)", "launch_pipeline_traced");
-    if (capacity == 0) return Status::failure("a pipeline trace needs room for events", "", "launch_pipeline_traced");
-    const std::size_t blocks = lc.grid.volume(), lanes = blocks * kPipelineWarpgroups;
-    auto records = cuda::DeviceBuffer<trace::DeviceBlockRecord>::allocate(blocks);
-    if (!records) return records.status();
-    auto events = cuda::DeviceBuffer<PipelineEvent>::allocate(lanes * capacity);
-    if (!events) return events.status();
-    auto attempted = cuda::DeviceBuffer<std::uint32_t>::allocate(lanes);
-    if (!attempted) return attempted.status();
-    BS_CUDA_TRY(cudaMemset(records->get(), 0, records->bytes()));
-    BS_CUDA_TRY(cudaMemset(attempted->get(), 0, attempted->bytes()));
-    const Bf16Args args{a16_.get(), bt16_.get(), out, M_, N_, K_, bf16_row_pitch(K_)};
-    PipelineDeviceArgs where{events->get(), attempted->get(), capacity};
-    timer_.start();
-    const Status launched = hopper_host::launch_pipeline(k, c, lc, args, maps_, records->get(), where, nullptr);
-    timer_.stop();
-    if (!launched) return launched;
-    BS_CUDA_TRY(cudaGetLastError());
-    auto ms = timer_.elapsed_ms();
+    auto ms = launch_pipeline(k, c, lc, out, capacity);
     if (!ms) return ms.status();
+    const std::size_t blocks = lc.grid.volume(), lanes = blocks * kPipelineWarpgroups;
+    trace::DeviceBlockRecord* const records = pipeline_buffers_.records.get();
     std::vector<trace::DeviceBlockRecord> host_records(blocks);
     std::vector<std::uint32_t> host_attempted(lanes);
-    std::vector<PipelineEvent> host_events(lanes * capacity);
-    BS_CUDA_TRY(cudaMemcpy(host_records.data(), records->get(), records->bytes(), cudaMemcpyDeviceToHost));
-    BS_CUDA_TRY(cudaMemcpy(host_attempted.data(), attempted->get(), attempted->bytes(), cudaMemcpyDeviceToHost));
-    BS_CUDA_TRY(cudaMemcpy(host_events.data(), events->get(), events->bytes(), cudaMemcpyDeviceToHost));
+    std::vector<PipelineDeviceEvent> host_events(lanes * capacity);
+    BS_CUDA_TRY(cudaMemcpy(host_records.data(), records, blocks * sizeof(trace::DeviceBlockRecord),
+                           cudaMemcpyDeviceToHost));
+    BS_CUDA_TRY(cudaMemcpy(host_attempted.data(), pipeline_buffers_.attempted.get(), lanes * sizeof(std::uint32_t),
+                           cudaMemcpyDeviceToHost));
+    BS_CUDA_TRY(cudaMemcpy(host_events.data(), pipeline_buffers_.events.get(),
+                           host_events.size() * sizeof(PipelineDeviceEvent), cudaMemcpyDeviceToHost));
+    // Zeroed again for the next launch now, not just before it: a block or warpgroup that never
+    // wrote shows as zeros, and no memset runs between the last launch's work and the timed one.
+    if (Status s = pipeline_buffers_.clear(blocks, lanes); !s) return s;
     // The block records' own checks (one write per block, start <= end, SM ids on the device).
     auto checked = trace::records_to_trace(host_records, lc.grid, backend_.limits.sm_count);
     if (!checked) return checked.status();
     PipelineRaw raw;
     raw.grid = lc.grid;
     raw.cluster = lc.cluster;
-    raw.event_ms = static_cast<double>(ms.value());
+    raw.event_ms = ms.value();
     raw.capacity = capacity;
     raw.blocks.resize(blocks);
     for (std::size_t b = 0; b < blocks; ++b) {
@@ -450,8 +444,10 @@ class CudaEngine final : public MatmulEngine {
     raw.lanes.resize(lanes);
     for (std::size_t l = 0; l < lanes; ++l) {
       const std::size_t kept = std::min<std::size_t>(host_attempted[l], capacity);
-      raw.lanes[l].assign(host_events.begin() + static_cast<std::ptrdiff_t>(l * capacity),
-                          host_events.begin() + static_cast<std::ptrdiff_t>(l * capacity + kept));
+      const std::uint64_t start = host_records[l / kPipelineWarpgroups].start_ns;
+      raw.lanes[l].reserve(kept);
+      for (std::size_t i = 0; i < kept; ++i)
+        raw.lanes[l].push_back(decode_pipeline_event(host_events[l * capacity + i], start));
     }
     if (const std::size_t unplaced = place_by_clock(raw); unplaced > 0)
       return Status::failure(std::to_string(unplaced) + " pipeline events could not be placed in time: their block "
@@ -647,6 +643,65 @@ class CudaEngine final : public MatmulEngine {
   Status maps_error_;
   Precision precision_ = Precision::Fp32;
   cuda::EventTimer timer_;
+  // The pipeline-traced launch into the kept buffers, timed like launch_timed: the events around
+  // the launch alone, the buffers ready beforehand.
+  Result<double> launch_pipeline(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, float* out,
+                                 std::uint32_t capacity) {
+    BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
+    if (Status s = can_launch(k); !s) return s;
+    if (matmul_kernel_info(k).needs != RungNeeds::Sm90a || !hopper_host::has_pipeline_trace(k, c))
+      return Status::failure(matmul_kernel_info(k).id + " has no pipeline-traced variant",
+                             "pick T4, T5 or T6 (the warp-specialized rungs)", "launch_pipeline_traced");
+    if (capacity == 0) return Status::failure("a pipeline trace needs room for events", "", "launch_pipeline_traced");
+    if ((K_ + kTc4BK - 1) / kTc4BK >= (1 << kPipelineSliceBits))
+      return Status::failure("a pipeline trace numbers at most 2^20 k-slices a tile", "use a smaller K",
+                             "launch_pipeline_traced");
+    const std::size_t blocks = lc.grid.volume(), lanes = blocks * kPipelineWarpgroups;
+    // The buffers stay between launches (grown when a launch needs more): allocating and freeing
+    // them around each launch synchronised with the device, and a wait on the host then counted
+    // as the trace's cost.
+    if (Status s = pipeline_buffers_.reserve(blocks, lanes * capacity, lanes); !s) return s;
+    const Bf16Args args{a16_.get(), bt16_.get(), out, M_, N_, K_, bf16_row_pitch(K_)};
+    PipelineDeviceArgs where{pipeline_buffers_.events.get(), pipeline_buffers_.attempted.get(), capacity};
+    timer_.start();
+    const Status launched =
+        hopper_host::launch_pipeline(k, c, lc, args, maps_, pipeline_buffers_.records.get(), where, nullptr);
+    timer_.stop();
+    if (!launched) return launched;
+    BS_CUDA_TRY(cudaGetLastError());
+    auto ms = timer_.elapsed_ms();  // synchronises: a fault inside the kernel surfaces here
+    if (!ms) return ms.status();
+    return static_cast<double>(ms.value());
+  }
+
+  // The pipeline trace's device buffers, kept between launches (launch_pipeline_traced).
+  struct PipelineBuffers {
+    cuda::DeviceBuffer<trace::DeviceBlockRecord> records;
+    cuda::DeviceBuffer<PipelineDeviceEvent> events;
+    cuda::DeviceBuffer<std::uint32_t> attempted;
+    // Records and counts are zero whenever no launch is in flight: zeroed when allocated, and
+    // again after each launch's readback.
+    Status reserve(std::size_t blocks, std::size_t events_needed, std::size_t lanes) {
+      if (Status s = grow(records, blocks, true); !s) return s;
+      if (Status s = grow(events, events_needed, false); !s) return s;
+      return grow(attempted, lanes, true);
+    }
+    Status clear(std::size_t blocks, std::size_t lanes) {
+      BS_CUDA_TRY(cudaMemsetAsync(records.get(), 0, blocks * sizeof(trace::DeviceBlockRecord)));
+      BS_CUDA_TRY(cudaMemsetAsync(attempted.get(), 0, lanes * sizeof(std::uint32_t)));
+      return Status::success();
+    }
+    template <class T>
+    static Status grow(cuda::DeviceBuffer<T>& b, std::size_t n, bool zeroed) {
+      if (b.size() >= n) return Status::success();
+      b = {};  // free the smaller one first
+      auto bigger = cuda::DeviceBuffer<T>::allocate(n);
+      if (!bigger) return bigger.status();
+      b = std::move(bigger.value());
+      if (zeroed) BS_CUDA_TRY(cudaMemset(b.get(), 0, b.bytes()));
+      return Status::success();
+    }
+  } pipeline_buffers_;
   cuda::L2Flusher flusher_;
   Status flush_error_;
   int M_ = 0, N_ = 0, K_ = 0;

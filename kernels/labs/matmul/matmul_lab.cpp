@@ -434,13 +434,28 @@ Result<Timing> MatmulLab::time_pipeline_traced(std::string_view kernel, const Ke
   Status s = lab::measure(
       policy, t,
       [&]() -> Result<double> {
-        auto raw = engine_->launch_pipeline_traced(k, mc, planned.config, engine_->own_output(), capacity);
-        if (!raw) return raw.status();
-        return raw->event_ms;
+        return engine_->time_pipeline_launch(k, mc, planned.config, engine_->own_output(), capacity);
       },
       [&] { return engine_->flush_l2(); });
   if (!s) return s;
   return t;
+}
+
+Result<MatmulLab::PipelineCost> MatmulLab::pipeline_cost(std::string_view kernel, const KernelConfig& config,
+                                                          const TimingPolicy& policy, const PipelineCapture& capture) {
+  auto traced = time_pipeline_traced(kernel, config, policy, capture);  // refuses with the reason first
+  if (!traced) return traced.status();
+  const LaunchRecord planned = plan(kernel, config);
+  const auto [k, mc] = *resolve(kernel, config);
+  PipelineCost cost;
+  cost.traced = traced.value();
+  cost.plain.clock = engine_->clock();
+  Status s = lab::measure(
+      policy, cost.plain,
+      [&]() -> Result<double> { return engine_->launch_timed(k, mc, planned.config, engine_->own_output()); },
+      [&] { return engine_->flush_l2(); });
+  if (!s) return s;
+  return cost;
 }
 
 std::uint32_t MatmulLab::pipeline_capacity(const LaunchRecord& planned, const PipelineCapture& capture) const {

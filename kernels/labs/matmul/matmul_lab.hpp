@@ -125,11 +125,21 @@ class MatmulLab final : public lab::Lab {
   Result<PipelineRun> trace_pipeline(std::string_view kernel, const KernelConfig& config,
                                      const PipelineCapture& capture = {});
   // The traced variant's cost: `policy` (the one timing policy, lab/measure.hpp) applied to
-  // launches of the pipeline-traced variant, each timed with CUDA events around the launch alone
-  // (its buffers are allocated and read back outside the timed region). Compare its median with
-  // run()'s median of the plain rung under the same policy.
+  // launches of the pipeline-traced variant, each timed with CUDA events around the launch alone,
+  // as run() times the rung: its buffers are kept between launches and nothing is read back
+  // between them (MatmulEngine::time_pipeline_launch). Compare its median with run()'s median of
+  // the plain rung under the same policy.
   Result<Timing> time_pipeline_traced(std::string_view kernel, const KernelConfig& config, const TimingPolicy& policy,
                                       const PipelineCapture& capture = {});
+  // What the trace costs: the plain rung and its pipeline-traced variant, each timed under
+  // `policy` the way run() times the rung (CUDA events around the launch alone, L2 flushed
+  // between launches), one after the other on the same matrices. The Pipeline tab shows it.
+  struct PipelineCost {
+    Timing plain, traced;
+    double overhead() const { return plain.median_ms > 0 ? traced.median_ms / plain.median_ms - 1.0 : 0.0; }
+  };
+  Result<PipelineCost> pipeline_cost(std::string_view kernel, const KernelConfig& config, const TimingPolicy& policy,
+                                     const PipelineCapture& capture = {});
   // Whether `kernel` has a pipeline-traced variant (T4, T5, T6), whatever the backend.
   static bool has_pipeline(std::string_view kernel);
   // Device pointers for heatmaps drawn by CUDA (nullptr on the CPU backend).

@@ -2,10 +2,21 @@
 // probe the warp-specialized bodies (tc4_ws_block, tc_persistent_block) take as a template
 // parameter. NoPipelineProbe is what the plain rungs pass: its calls are empty inline functions,
 // so the plain kernels compile to the same machine code as before the probe existed (checked
-// by comparing their SASS; kernels/labs/matmul/NOTES.md). PipelineProbe is the traced variant's:
-// one thread per warpgroup (lane 0 of its first warp) reads the SM clock (and, now and then,
-// %globaltimer) and writes an event into its warpgroup's capped slice of the buffer; the count of attempted events is
-// kept in a register and written once, at finish().
+// by comparing their SASS; kernels/labs/matmul/NOTES.md). PipelineProbe is the traced variant's.
+//
+// Where the cost is. A consumer's critical path runs from wgmma.wait_group to its next stage's
+// wgmmas: the arrive on "empty", the wait on "full". An event written there (a branch to the
+// recording lane, address arithmetic, stores, reconvergence) holds up the whole warpgroup, since
+// wgmma is .aligned over its four warps; five of them a k-slice were the bulk of what made T4..T6
+// 40-80% slower in the first version. So the body only *stamps* there: every thread reads the SM clock into
+// a register (stamp<K>, one fixed-latency read, no branch), and the events are *written* later,
+// where the warp would wait anyway: a consumer writes its slice's events after committing its
+// wgmmas (the tensor cores work meanwhile), the producer after issuing its TMA copies.
+// now<K> stamps and writes at once, for events off the critical path; those also read
+// %globaltimer now and then (every kTimerEvery-th k-slice, and each epilogue's end): the readings
+// anchor the clock to the timer, and place_by_clock (pipeline_trace.hpp) places the others.
+// An event is one 16-byte vector store (PipelineDeviceEvent): the 24-byte PipelineEvent took four
+// stores and its address arithmetic. The steps and what each one bought, measured: NOTES.md.
 #pragma once
 #include <cstdint>
 
@@ -14,61 +25,84 @@
 
 namespace bs::matmul {
 
+using PipelineEv = PipelineEventKind;
+
 struct NoPipelineProbe {
   __device__ __forceinline__ void bind(int) {}
-  __device__ __forceinline__ void at(PipelineEventKind, int, int, int) {}
+  template <PipelineEv... K>
+  __device__ __forceinline__ void stamp() {}
+  template <PipelineEv... K>
+  __device__ __forceinline__ void write(int, int, int) {}
+  template <PipelineEv K>
+  __device__ __forceinline__ void now(int, int, int) {}
   __device__ __forceinline__ void finish() {}
 };
 
 struct PipelineProbe {
   PipelineDeviceArgs out;
-  PipelineEvent* slots = nullptr;
-  std::uint32_t count = 0;
+  PipelineDeviceEvent* begin = nullptr;  // the warpgroup's slots
+  PipelineDeviceEvent* next = nullptr;   // where the next event goes (counts on past the end)
   bool recorder = false;
+  // The last stamp of each kind (indexed only by constants: registers, not local memory).
+  std::uint32_t stamped[static_cast<int>(PipelineEv::Count)] = {};
 
-  // The calling thread's warpgroup: its slice of the buffer; lane 0 of the warpgroup records.
+  // The calling thread's warpgroup: its slots, and whether this thread records: in the producer
+  // the thread that runs its loop (thread 0); in a consumer lane 0 of its *second* warp, because
+  // thread 0 (and in clusters thread 1) arrive on the "empty" barriers, and an arrive has release
+  // semantics: it waits until the arriving thread's earlier stores, the events among them, are
+  // performed. Recording from an arriving thread cost T6 4% (H100, 4096^3); from lane 32, 1%.
   __device__ __forceinline__ void bind(int warpgroup) {
     const unsigned long long block =
         blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
                          (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
     const unsigned long long lane = block * kPipelineWarpgroups + static_cast<unsigned>(warpgroup);
-    slots = out.events + lane * out.capacity;
-    recorder = threadIdx.x % 128 == 0;
+    begin = next = out.events + lane * out.capacity;
+    recorder = threadIdx.x % 128 == (warpgroup == 0 ? 0u : 32u);
   }
-  // The warp's active lanes meet again after the recording lane's stores (__syncwarp on the
-  // mask at entry: the whole warp in a consumer, where wgmma's .aligned instructions follow;
-  // lane 0 alone in the producer's single-thread loop).
-  __device__ __forceinline__ void at(PipelineEventKind kind, int stage, int slice, int tile) {
+  static constexpr std::uint32_t kTimerEvery = 8;
+  __device__ __forceinline__ static std::uint32_t sm_clock() { return static_cast<std::uint32_t>(clock64()); }
+
+  // One clock reading for the kinds K...: events that happen within a few instructions of each
+  // other with nothing to wait for between them.
+  template <PipelineEv... K>
+  __device__ __forceinline__ void stamp() {
+    const std::uint32_t c = sm_clock();
+    ((stamped[static_cast<int>(K)] = c), ...);
+  }
+  // Writes the stamped events K..., in that order, for (stage, slice, tile). The warp's active
+  // lanes meet again after the recording lane's stores (__syncwarp on the mask at entry: the
+  // whole warp in a consumer, where wgmma's .aligned instructions follow; lane 0 alone in the
+  // producer's single-thread loop).
+  template <PipelineEv... K>
+  __device__ __forceinline__ void write(int stage, int slice, int tile) {
     const unsigned active = __activemask();
-    if (recorder) record(kind, stage, slice, tile);
+    if (recorder) (record(stamped[static_cast<int>(K)], 0, pipeline_event_bits(K, stage, slice), tile), ...);
     __syncwarp(active);
   }
-  // Reading %globaltimer costs far more than the SM clock (the first version read it at every
-  // event: T4..T6 ran 42-74% slower on an H200). So every event reads the clock (clock64's low
-  // word, a fixed-latency read), and only one event in kTimerEvery, and each epilogue's end, also
-  // reads %globaltimer: those anchor the clock to the timer; place_by_clock (pipeline_trace.hpp)
-  // places the others on the host. t_ns = 0 marks an event without its own timer reading.
-  static constexpr std::uint32_t kTimerEvery = 8;
-  __device__ __forceinline__ void record(PipelineEventKind kind, int stage, int slice, int tile) {
-    if (count < out.capacity) {
-      PipelineEvent e;
-      e.clock = static_cast<std::uint32_t>(clock64());
-      e.t_ns = count % kTimerEvery == 0 || kind == PipelineEventKind::EpilogueEnd ? trace::global_timer_ns() : 0;
-      e.slice = static_cast<std::uint32_t>(slice);
-      e.tile = static_cast<std::uint32_t>(tile);
-      e.kind = static_cast<std::uint8_t>(kind);
-      e.stage = static_cast<std::uint8_t>(stage);
-      e.pad = 0;
-      slots[count] = e;
+  template <PipelineEv K>
+  __device__ __forceinline__ void now(int stage, int slice, int tile) {
+    const unsigned active = __activemask();
+    if (recorder) {
+      const std::uint32_t clock = sm_clock();
+      const std::uint32_t bits = pipeline_event_bits(K, stage, slice);
+      if (slice % kTimerEvery == 0 || K == PipelineEv::EpilogueEnd)
+        record(clock, static_cast<std::uint32_t>(trace::global_timer_ns()), bits | kPipelineTimerRead, tile);
+      else
+        record(clock, 0, bits, tile);
     }
-    ++count;
+    __syncwarp(active);
+  }
+  __device__ __forceinline__ void record(std::uint32_t clock, std::uint32_t timer_lo, std::uint32_t bits, int tile) {
+    if (next < begin + out.capacity)
+      *reinterpret_cast<uint4*>(next) = make_uint4(clock, timer_lo, static_cast<std::uint32_t>(tile), bits);
+    ++next;
   }
   __device__ __forceinline__ void finish() {
     if (!recorder) return;
     const unsigned long long block =
         blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
                          (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
-    out.attempted[block * kPipelineWarpgroups + threadIdx.x / 128] = count;
+    out.attempted[block * kPipelineWarpgroups + threadIdx.x / 128] = static_cast<std::uint32_t>(next - begin);
   }
 };
 

@@ -48,6 +48,25 @@ std::uint32_t pipeline_events_needed(int warpgroup, int slices, int tiles) {
   return static_cast<std::uint32_t>(std::min<long long>(n, 0xffffffffLL));
 }
 
+PipelineEvent decode_pipeline_event(const PipelineDeviceEvent& d, std::uint64_t block_start_ns) {
+  PipelineEvent e;
+  e.clock = d.clock;
+  e.tile = d.tile;
+  e.slice = d.bits & ((1u << kPipelineSliceBits) - 1);
+  e.stage = static_cast<std::uint8_t>((d.bits >> kPipelineSliceBits) & 0xfu);
+  e.kind = static_cast<std::uint8_t>((d.bits >> 24) & 0xfu);
+  if (d.bits & kPipelineTimerRead) {
+    // The 64-bit value with these low bits nearest the block's start (the event comes after it,
+    // by far less than 2^31 ns).
+    const std::uint64_t high = block_start_ns & ~0xffffffffull;
+    std::uint64_t t = high | d.timer_lo;
+    if (t + 0x80000000ull < block_start_ns) t += 0x100000000ull;
+    else if (t > block_start_ns + 0x80000000ull && t >= 0x100000000ull) t -= 0x100000000ull;
+    e.t_ns = t;
+  }
+  return e;
+}
+
 // ---------------------------------------------------------------------------------------------
 // 1. The record and its text file
 // ---------------------------------------------------------------------------------------------

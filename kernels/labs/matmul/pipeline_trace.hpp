@@ -1,9 +1,11 @@
 // The warp-specialized pipeline, measured: what a pipeline-traced launch of T4, T5 or T6 writes
-// (one capped event buffer per block and warpgroup, %globaltimer at each hand-over), and the
+// (one capped event buffer per block and warpgroup, the SM clock at each hand-over), and the
 // analysis the Pipeline view and the checks read. Plain C++ (no CUDA): the device side is
 // pipeline_probe.cuh, the launch is MatmulLab::trace_pipeline.
 //
-// What is recorded. One thread per warpgroup records (lane 0 of the warpgroup's first warp):
+// What is recorded. One thread per warpgroup records (the producer's thread 0; lane 0 of each
+// consumer's second warp: pipeline_probe.cuh says why, and why most events are stamped where they
+// happen and written a little later):
 //   producer (warpgroup 0), per k-slice it issues:
 //     EmptyWaitBegin  before it waits on the stage's "empty" barrier (a wait of zero length for
 //                     the first pass over the ring, where nothing is waited on)
@@ -13,12 +15,16 @@
 //     FullWaitBegin / FullWaitEnd   around its wait on the stage's "full" barrier
 //     WgmmaCommit     after its wgmmas on the stage were issued and committed
 //     WgmmaWaitEnd    after wgmma.wait_group 0 (the stage's products are in the accumulators)
-//     EmptyArrive     after it arrived on the stage's "empty" barrier
+//     EmptyArrive     its arrive on the stage's "empty" barrier, issued right after: one clock
+//                     reading serves both, and the next slice's FullWaitBegin too (nothing
+//                     between them waits)
 //   and per output tile: EpilogueBegin / EpilogueEnd around its stores of C (the recording
 //   thread's own stores: the other threads of the warpgroup finish about together).
 // Each event carries the stage, the k-slice within the tile and the tile (T4: the block's linear
-// id; T5/T6: the tile's index in the grouped order), the %globaltimer nanoseconds and the low 32
-// bits of the SM's clock64 (cycles: finer than the timer's tick; see PipelineRaw::timer_tick_ns).
+// id; T5/T6: the tile's index in the grouped order) and the low 32 bits of the SM's clock64
+// (cycles: finer than the timer's tick; see PipelineRaw::timer_tick_ns). Every eighth k-slice's
+// TMA issue and commit, and each epilogue's end, also read %globaltimer; place_by_clock puts the
+// others on the timer's scale.
 //
 // When a buffer is full. Each warpgroup has `capacity` slots; it keeps the first `capacity`
 // events and counts the rest (`attempted` - `capacity` were dropped). The host sizes the
@@ -53,9 +59,9 @@ enum class PipelineEventKind : std::uint8_t {
 };
 const char* to_string(PipelineEventKind k);
 
-// One event, as the device writes it (24 bytes).
+// One event, as the analysis reads it (24 bytes).
 struct PipelineEvent {
-  std::uint64_t t_ns = 0;   // %globaltimer
+  std::uint64_t t_ns = 0;   // %globaltimer (read on the device, or placed by its clock: place_by_clock)
   std::uint32_t clock = 0;  // low 32 bits of clock64 on the block's SM
   std::uint32_t slice = 0;  // k-slice within the tile
   std::uint32_t tile = 0;   // T4: linear block id; persistent rungs: tile index in grouped order
@@ -63,12 +69,35 @@ struct PipelineEvent {
   std::uint8_t stage = 0;   // ring slot, slice % stages (over all tiles for persistent rungs)
   std::uint16_t pad = 0;
 };
-static_assert(sizeof(PipelineEvent) == 24, "the device and host layouts must agree");
+static_assert(sizeof(PipelineEvent) == 24);
+
+// One event as the device writes it: 16 bytes, one vector store (pipeline_probe.cuh says why
+// each instruction counts). The timer's low 32 bits only, where it was read: the block's
+// recorded start (64 bits) gives the rest, since no kernel runs for 2^32 ns.
+struct PipelineDeviceEvent {
+  std::uint32_t clock = 0;     // low 32 bits of clock64
+  std::uint32_t timer_lo = 0;  // low 32 bits of %globaltimer, where bits has kTimerRead
+  std::uint32_t tile = 0;
+  std::uint32_t bits = 0;      // slice | stage << 20 | kind << 24 | kTimerRead
+};
+static_assert(sizeof(PipelineDeviceEvent) == 16, "the device and host layouts must agree");
+inline constexpr int kPipelineSliceBits = 20;  // slices of a tile: K up to 64 x 2^20
+inline constexpr std::uint32_t kPipelineTimerRead = 1u << 28;
+constexpr std::uint32_t pipeline_event_bits(PipelineEventKind kind, int stage, int slice) {
+  return (static_cast<std::uint32_t>(slice) & ((1u << kPipelineSliceBits) - 1)) |
+         (static_cast<std::uint32_t>(stage) & 0xfu) << kPipelineSliceBits |
+         (static_cast<std::uint32_t>(kind) & 0xfu) << 24;
+}
+static_assert(static_cast<int>(PipelineEventKind::Count) <= 16);
+// The event `d` of a block whose recorder read `block_start_ns` (the 64-bit timer) at its start:
+// the timer's high bits are the ones that put it nearest that start. t_ns = 0 where the device
+// read only the clock.
+PipelineEvent decode_pipeline_event(const PipelineDeviceEvent& d, std::uint64_t block_start_ns);
 
 // Where the device writes: events[(block * warpgroups + wg) * capacity + i], and the number of
 // events each warpgroup attempted in attempted[block * warpgroups + wg].
 struct PipelineDeviceArgs {
-  PipelineEvent* events = nullptr;
+  PipelineDeviceEvent* events = nullptr;
   std::uint32_t* attempted = nullptr;
   std::uint32_t capacity = 0;
 };

@@ -63,39 +63,44 @@ __device__ __forceinline__ void tc4_ws_block(const CUtensorMap* map_a, const CUt
     if (tid == 0) {
       for (int kt = 0; kt < slices; ++kt) {
         const int st = kt % kTc4Stages;
-        probe.at(Ev::EmptyWaitBegin, st, kt, tile);
+        probe.template stamp<Ev::EmptyWaitBegin>();
         if (kt >= kTc4Stages) mbar_wait(&s->empty[st], static_cast<unsigned>((kt / kTc4Stages - 1) & 1));
-        probe.at(Ev::EmptyWaitEnd, st, kt, tile);
+        probe.template stamp<Ev::EmptyWaitEnd>();
         mbar_arrive_expect_tx(&s->full[st], kTc4StageBytes);
         tma_load_2d(s->A[st], map_a, &s->full[st], kt * kTc4BK, row0);
         tma_load_2d(s->B[st], map_b, &s->full[st], kt * kTc4BK, col0);
-        probe.at(Ev::TmaIssued, st, kt, tile);
+        probe.template write<Ev::EmptyWaitBegin, Ev::EmptyWaitEnd>(st, kt, tile);
+        probe.template now<Ev::TmaIssued>(st, kt, tile);
       }
     }
   } else {  // consumers 0 and 1: rows 64 c .. 64 c + 63 of the block tile
     warpgroup_regs_up<kConsumerRegs>();
     const int c = warpgroup - 1;
     float d[kTc4BN / 2];
+    probe.template stamp<Ev::FullWaitBegin>();  // later slices: stamped with the wait before
     for (int kt = 0; kt < slices; ++kt) {
       const int st = kt % kTc4Stages;
-      probe.at(Ev::FullWaitBegin, st, kt, tile);
       mbar_wait(&s->full[st], static_cast<unsigned>((kt / kTc4Stages) & 1));
-      probe.at(Ev::FullWaitEnd, st, kt, tile);
+      probe.template stamp<Ev::FullWaitEnd>();
       wgmma_fence();
       const std::uint64_t da = sw128_descriptor(s->A[st] + c * 64 * kTc4BK), db = sw128_descriptor(s->B[st]);
 #pragma unroll
       for (int k = 0; k < kTc4BK / 16; ++k) wgmma_m64nNk16<kTc4BN>(d, da + 2 * k, db + 2 * k, kt > 0 || k > 0);
       wgmma_commit();
-      probe.at(Ev::WgmmaCommit, st, kt, tile);
+      // The tensor cores work: the probe writes what it stamped (pipeline_probe.cuh).
+      if (kt > 0) probe.template write<Ev::WgmmaWaitEnd, Ev::EmptyArrive>((kt - 1) % kTc4Stages, kt - 1, tile);
+      probe.template write<Ev::FullWaitBegin, Ev::FullWaitEnd>(st, kt, tile);
+      probe.template now<Ev::WgmmaCommit>(st, kt, tile);
       wgmma_wait<0>();
-      probe.at(Ev::WgmmaWaitEnd, st, kt, tile);
+      // One clock reading: the products are in; the arrive and the next slice's wait follow at once.
+      probe.template stamp<Ev::WgmmaWaitEnd, Ev::EmptyArrive, Ev::FullWaitBegin>();
       if (tid == 0) mbar_arrive(&s->empty[st]);
-      probe.at(Ev::EmptyArrive, st, kt, tile);
     }
-    probe.at(Ev::EpilogueBegin, 0, slices, tile);
+    if (slices > 0) probe.template write<Ev::WgmmaWaitEnd, Ev::EmptyArrive>((slices - 1) % kTc4Stages, slices - 1, tile);
+    probe.template now<Ev::EpilogueBegin>(0, slices, tile);
     tag_wgmma_tile<kTc4BN>(sink, d, row0, col0, 0);
     store_wgmma_tile<kTc4BN>(d, a, row0 + 64 * c, col0);
-    probe.at(Ev::EpilogueEnd, 0, slices, tile);
+    probe.template now<Ev::EpilogueEnd>(0, slices, tile);
   }
   probe.finish();
 }

@@ -80,9 +80,9 @@ __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, co
         const int row0 = tm * kTileM + static_cast<int>(rank) * kTc4BM, col0 = tn * kTc4BN;
         for (int kt = 0; kt < slices; ++kt, ++it) {
           const int st = it % kTc4Stages;
-          probe.at(Ev::EmptyWaitBegin, st, kt, t);
+          probe.template stamp<Ev::EmptyWaitBegin>();
           if (it >= kTc4Stages) mbar_wait(&s->empty[st], static_cast<unsigned>((it / kTc4Stages - 1) & 1));
-          probe.at(Ev::EmptyWaitEnd, st, kt, t);
+          probe.template stamp<Ev::EmptyWaitEnd>();
           mbar_arrive_expect_tx(&s->full[st], kTc4StageBytes);  // A, and every part of Bt
           tma_load_2d(s->A[st], map_a, &s->full[st], kt * kTc4BK, row0);
           for (int h = 0; h < kTc4BN / 128; ++h) {  // 128-row boxes of Bt
@@ -95,7 +95,8 @@ __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, co
               tma_load_2d(s->B[st] + part * kTc4BK, map_b, &s->full[st], kt * kTc4BK, col0 + part);
             }
           }
-          probe.at(Ev::TmaIssued, st, kt, t);
+          probe.template write<Ev::EmptyWaitBegin, Ev::EmptyWaitEnd>(st, kt, t);
+          probe.template now<Ev::TmaIssued>(st, kt, t);
         }
       }
     }
@@ -108,31 +109,36 @@ __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, co
       int tm, tn;
       grouped_tile(t, tiles_m, tiles_n, &tm, &tn);
       const int row0 = tm * kTileM + static_cast<int>(rank) * kTc4BM, col0 = tn * kTc4BN;
+      probe.template stamp<Ev::FullWaitBegin>();  // later slices: stamped with the wait before
       for (int kt = 0; kt < slices; ++kt, ++it) {
         const int st = it % kTc4Stages;
-        probe.at(Ev::FullWaitBegin, st, kt, t);
         mbar_wait(&s->full[st], static_cast<unsigned>((it / kTc4Stages) & 1));
-        probe.at(Ev::FullWaitEnd, st, kt, t);
+        probe.template stamp<Ev::FullWaitEnd>();
         wgmma_fence();
         const std::uint64_t da = sw128_descriptor(s->A[st] + c * 64 * kTc4BK), db = sw128_descriptor(s->B[st]);
 #pragma unroll
         for (int k = 0; k < kTc4BK / 16; ++k) wgmma_m64nNk16<kTc4BN>(d, da + 2 * k, db + 2 * k, kt > 0 || k > 0);
         wgmma_commit();
-        probe.at(Ev::WgmmaCommit, st, kt, t);
+        // The tensor cores work: the probe writes what it stamped (pipeline_probe.cuh).
+        if (kt > 0) probe.template write<Ev::WgmmaWaitEnd, Ev::EmptyArrive>((it - 1) % kTc4Stages, kt - 1, t);
+        probe.template write<Ev::FullWaitBegin, Ev::FullWaitEnd>(st, kt, t);
+        probe.template now<Ev::WgmmaCommit>(st, kt, t);
         wgmma_wait<0>();
-        probe.at(Ev::WgmmaWaitEnd, st, kt, t);
+        // One clock reading: the products are in; the arrive and the next slice's wait follow at once.
+        probe.template stamp<Ev::WgmmaWaitEnd, Ev::EmptyArrive, Ev::FullWaitBegin>();
         // The stage is free again, in every block of the cluster: thread b tells block b.
         if constexpr (ClusterSize > 1) {
           if (tid < ClusterSize) mbar_arrive_cluster(&s->empty[st], static_cast<unsigned>(tid));
         } else {
           if (tid == 0) mbar_arrive(&s->empty[st]);
         }
-        probe.at(Ev::EmptyArrive, st, kt, t);
       }
-      probe.at(Ev::EpilogueBegin, 0, slices, t);
+      if (slices > 0)
+        probe.template write<Ev::WgmmaWaitEnd, Ev::EmptyArrive>((it - 1) % kTc4Stages, slices - 1, t);
+      probe.template now<Ev::EpilogueBegin>(0, slices, t);
       tag_wgmma_tile<kTc4BN>(sink, d, row0, col0, 0);
       store_wgmma_tile<kTc4BN>(d, a, row0 + 64 * c, col0);
-      probe.at(Ev::EpilogueEnd, 0, slices, t);
+      probe.template now<Ev::EpilogueEnd>(0, slices, t);
     }
   }
   probe.finish();
