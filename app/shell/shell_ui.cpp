@@ -324,11 +324,22 @@ void ShellUi::draw_side_panel(LabSlot& s) {
   in.limits = &backend.limits;
   in.backend = backend.kind;
   in.copy_note = backend.copy_note;
+  ViewContext ctx = host_.context();
   if (!st.shown.ok() || st.shown.kernel.empty()) {
-    ImGui::TextColored(ui::kDimColour, "No launch has run yet.");
+    // The Pipeline tab can show a recording loaded from a file, or say why it records nothing,
+    // without a launch; the other tabs describe a launch.
+    if (state_.panel == Panel::Pipeline) {
+      ImGui::PushTextWrapPos(0.0f);
+      s.view->draw_pipeline(st.shown, ctx);
+      ImGui::PopTextWrapPos();
+    } else if (!st.shown.kernel.empty() && !st.shown.ok()) {
+      ImGui::TextColored(ui::kDimColour, "The last launch (%s) did not run: %s", st.shown.kernel.c_str(),
+                         st.shown.status.message.c_str());
+    } else {
+      ImGui::TextColored(ui::kDimColour, "No launch has run yet.");
+    }
     return;
   }
-  ViewContext ctx = host_.context();
   // Every line of the panels wraps at the panel's edge rather than running under it.
   ImGui::PushTextWrapPos(0.0f);
   switch (state_.panel) {
