@@ -44,21 +44,12 @@ work="$(mktemp -d -t bs_custom.XXXXXX)"
 log="$work/log.txt"
 : >"$log"
 
-# CUDA's libraries and EGL as run_on_device.sh finds them.
-cuda_libs=/usr/local/cuda/lib64
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do [ -e "$d/libcublas.so.13" ] && cuda_libs="$d"; done
-export LD_LIBRARY_PATH="$bundle/lib:$cuda_libs:${LD_LIBRARY_PATH:-}"
-for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json /usr/share/glvnd/egl_vendor.d/10_nvidia.json; do
-  [ -e "$f" ] && { export __EGL_VENDOR_LIBRARY_FILENAMES="$f"; break; }
-done
-export BLOCKSCOPE_EXE="$bundle/blockscope"
-export BLOCKSCOPE_KERNEL_RUNNER="$bundle/blockscope-kernel-runner"
-export XDG_CONFIG_HOME="$work/config" XDG_CACHE_HOME="$work/cache"
+source "$(dirname "$0")/common.sh"
+checks_env "$bundle" "$work"
 
-declare -a verdicts
-failed=0
 # step NAME EXPECTED_RC PATTERN... -- COMMAND...: the step passes when the command exits with
-# EXPECTED_RC and its output holds every PATTERN (grep -E); the matching lines are printed.
+# EXPECTED_RC and its output holds every PATTERN (grep -E); the matching lines are printed
+# (common.sh's step, replaced: this check asks for a given exit code and given lines).
 step() {
   local name=$1 want=$2; shift 2
   local patterns=()

@@ -25,30 +25,10 @@ out="$results/measured.txt"
 work="$(mktemp -d -t bs_measured.XXXXXX)"
 : >"$out"
 
-# CUDA's libraries and EGL as run_on_device.sh finds them.
-cuda_libs=/usr/local/cuda/lib64
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do [ -e "$d/libcublas.so.13" ] && cuda_libs="$d"; done
-export LD_LIBRARY_PATH="$bundle/lib:$cuda_libs:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
-for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json /usr/share/glvnd/egl_vendor.d/10_nvidia.json; do
-  [ -e "$f" ] && { export __EGL_VENDOR_LIBRARY_FILENAMES="$f"; break; }
-done
-export BLOCKSCOPE_EXE="$bundle/blockscope"
+step_default_limit=120
+source "$(dirname "$0")/common.sh"
+checks_env "$bundle" "$work"
 export BS_FAKE_CUPTI="$bundle/libfake_cupti_no_permission.so"
-export XDG_CONFIG_HOME="$work/config"
-
-declare -a verdicts
-failed=0
-step() {  # name command...: output into measured.txt, a verdict line for the summary
-  local name=$1; shift
-  echo "==== $name: $*" >>"$out"
-  local t0; t0=$(date +%s.%N)
-  timeout "${step_limit:-120}" "$@" >>"$out" 2>&1
-  local rc=$?
-  local dt; dt=$(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')")
-  [ $rc -eq 0 ] || failed=1
-  verdicts+=("$(printf '%-26s %s (%ss)' "$name" "$([ $rc -eq 0 ] && echo ok || echo "FAILED rc=$rc")" "$dt")")
-  echo "---- $name: rc=$rc, ${dt}s" >>"$out"
-}
 
 {
   echo "== $(date -u +%FT%TZ)"

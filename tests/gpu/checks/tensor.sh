@@ -20,7 +20,7 @@
 #   shot_swizzle_t2.png    T2's bank map before and after its XOR swizzle
 #   shot_swizzle_t3.png    T3's 128-byte TMA swizzle map
 #   shot_cluster_t6.png    T6's schedule grouped by cluster (recorded %clusterid, %smid)
-#   shot_pipeline_t5.png   T5's Pipeline tab (T4's is in core)
+#   shot_pipeline_t4.png   T4's Pipeline tab, with what the trace costs; shot_pipeline_t5.png T5's
 #   tensor.txt             every step's verdict and output, with the view-cost lines
 # Exit 1 if any step failed.
 set -u
@@ -31,28 +31,10 @@ out="$results/tensor.txt"
 work="$(mktemp -d -t bs_tensor.XXXXXX)"
 : >"$out"
 
-cuda_libs=/usr/local/cuda/lib64
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do [ -e "$d/libcublas.so.13" ] && cuda_libs="$d"; done
-export LD_LIBRARY_PATH="$bundle/lib:$cuda_libs:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}"
-for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json /usr/share/glvnd/egl_vendor.d/10_nvidia.json; do
-  [ -e "$f" ] && { export __EGL_VENDOR_LIBRARY_FILENAMES="$f"; break; }
-done
-export BLOCKSCOPE_KERNEL_RUNNER="$bundle/blockscope-kernel-runner"
-export XDG_CONFIG_HOME="$work/config"
+step_default_limit=90
+source "$(dirname "$0")/common.sh"
+checks_env "$bundle" "$work"
 
-declare -a verdicts
-failed=0
-step() {
-  local name=$1; shift
-  echo "==== $name: $*" >>"$out"
-  local t0; t0=$(date +%s.%N)
-  timeout "${step_limit:-90}" "$@" >>"$out" 2>&1
-  local rc=$?
-  local dt; dt=$(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')")
-  [ $rc -eq 0 ] || failed=1
-  verdicts+=("$(printf '%-26s %s (%ss)' "$name" "$([ $rc -eq 0 ] && echo ok || echo "FAILED rc=$rc")" "$dt")")
-  echo "---- $name: rc=$rc, ${dt}s" >>"$out"
-}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$out" 2>&1
 
 app=("$bundle/blockscope" --headless --backend cuda --lab matmul --window-size 1600x1000)
@@ -72,8 +54,10 @@ step shot_swizzle_t3 "${app[@]}" "${bf16[@]}" --kernel tc3_wgmma --matmul-size 1
   --panel memory --frames 30 --screenshot "$results/shot_swizzle_t3.png"
 step shot_cluster_t6 "${app[@]}" "${bf16[@]}" --kernel tc6_cluster_multicast --matmul-size 4096x4096x4096 \
   --matmul-colour cluster --panel schedule --frames 30 --screenshot "$results/shot_cluster_t6.png"
-step shot_pipeline_t5 "${app[@]}" "${bf16[@]}" --kernel tc5_persistent --matmul-size 4096x4096x4096 \
-  --panel pipeline --frames 30 --screenshot "$results/shot_pipeline_t5.png"
+for rung in tc4_warp_specialized:t4 tc5_persistent:t5; do
+  step "shot_pipeline_${rung#*:}" "${app[@]}" "${bf16[@]}" --kernel "${rung%:*}" --matmul-size 4096x4096x4096 \
+    --panel pipeline --frames 30 --screenshot "$results/shot_pipeline_${rung#*:}.png"
+done
 
 # The data view's CPU time per frame at 8192^3 (BLOCKSCOPE_VIEW_COST=1: the median on stderr):
 # hover on, C coloured by lane, fitted and zoomed in; then with the recorded tags.
