@@ -159,6 +159,48 @@ TEST(MatmulFrags, T2OperandsFedByOneLaneAndASwappedModelFails) {
   EXPECT_EQ(theirs, 2 * (32 + 16));
 }
 
+// The A and B panels with "record" on draw what the record says the hovered element's lane fed
+// into its instruction (recorded_feed): for every element of an odd-sized C (two blocks' tiles,
+// edges included) and two k-steps, the simulator's record gives exactly the model's 8 A and 4 B
+// cells; a record with two lanes swapped disagrees for the elements those lanes hold, and only
+// there.
+TEST(MatmulFrags, T2RecordedFeedIsTheModelsForEveryElementAndASwappedRecordIsNot) {
+  const MatmulKernel k = MatmulKernel::Tc2MmaSync;
+  const MatmulConfig& c = matmul_kernel_info(k).configs.front();
+  const int M = 131, N = 149, K = 45;
+  auto rec = simulate_fragment_record(k, c, M, N, K, 2);
+  ASSERT_TRUE(rec.ok()) << rec.status().describe();
+  ASSERT_FALSE(rec->operands.empty());
+  OperandRecord swapped = rec->operands;
+  for (auto* side : {&swapped.a, &swapped.b})
+    for (FragmentTag& t : *side) t.thread = t.thread == 3 ? 7 : t.thread == 7 ? 3 : t.thread;
+  const LaunchConfig lc = matmul_launch_config(k, c, M, N, rec->K);
+  long long checked = 0, swapped_disagree = 0, swapped_lanes = 0;
+  for (int row = 0; row < M; row += 3)
+    for (int col = 0; col < N; col += 2)
+      for (int step : {0, 1}) {
+        auto h = fragment_hierarchy(k, c, lc, M, N, rec->K, row, col, step);
+        ASSERT_TRUE(h.ok()) << h.status().describe();
+        const FedOperands model = fed_operands(h->place, h->block_row0, h->block_col0, h->step);
+        const RecordedFeed f = recorded_feed(rec->operands, h->place, h->block_row0, h->block_col0, h->step, model);
+        ASSERT_TRUE(f.agrees) << "C[" << row << "][" << col << "] step " << step << ": " << f.a.size() << " A, "
+                              << f.b.size() << " B recorded";
+        EXPECT_EQ(f.a.size(), 8u);
+        EXPECT_EQ(f.b.size(), 4u);
+        ++checked;
+        const bool theirs = h->place.thread == 3 || h->place.thread == 7;
+        const RecordedFeed g = recorded_feed(swapped, h->place, h->block_row0, h->block_col0, h->step, model);
+        swapped_lanes += theirs;
+        swapped_disagree += !g.agrees;
+        if (!theirs) {
+          EXPECT_TRUE(g.agrees) << "thread " << h->place.thread << " was not swapped";
+        }
+      }
+  EXPECT_GT(checked, 3000);
+  EXPECT_GT(swapped_lanes, 0);
+  EXPECT_EQ(swapped_disagree, swapped_lanes);
+}
+
 // The record comes from the registers' values: the same body on a probe whose product names
 // other elements gives other tags. Shift the probe's columns by one (Bt[j] holds column j + 1's
 // code): every element is then tagged by the holder of its left neighbour, so the comparison

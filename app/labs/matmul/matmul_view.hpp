@@ -137,6 +137,10 @@ class MatmulView final : public LabView {
   int shown_k_step(const matmul::MatmulGeometry& g) const;
   std::optional<matmul::FragmentHierarchy> hierarchy_of(const LaunchRecord& shown, long long row, long long col) const;
   std::optional<RecordedFragment> recorded_fragment(const LaunchRecord& shown, long long row, long long col) const;
+  // T2 with "record" on: what the record says the lane holding `h`'s element fed into its
+  // instruction (ldmatrix), beside the model's `model`; null where there is no operand record.
+  std::optional<matmul::RecordedFeed> recorded_operands(const LaunchRecord& shown, const matmul::FragmentHierarchy& h,
+                                                        const matmul::FedOperands& model, bool* on_gpu) const;
   bool draw_fragment_text(const LaunchRecord& shown, long long row, long long col);
   void draw_fed_fragments(ImDrawList* dl, const LaunchRecord& shown, long long row, long long col, ImVec2 a0, ImVec2 a1,
                           ImVec2 b0, ImVec2 b1, ImVec2 c0, ImVec2 c1);

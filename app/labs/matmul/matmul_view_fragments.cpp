@@ -40,10 +40,15 @@ void key_rgb(std::uint32_t key, std::uint8_t rgb[3]) {
   rgb[2] = static_cast<std::uint8_t>(b * 255);
 }
 
+// A note on a dark plate at `at`, kept inside the visible part of the panel: moved left where it
+// would run past the right edge, and wrapped into lines where it is wider than the panel.
 void label(ImDrawList* dl, ImVec2 at, ImU32 colour, const std::string& text) {
-  const ImVec2 ts = ImGui::CalcTextSize(text.c_str());
+  const float left = dl->GetClipRectMin().x + 3, right = dl->GetClipRectMax().x - 3;
+  const float wrap = std::max(ImGui::GetFontSize() * 8, right - left);
+  const ImVec2 ts = ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap);
+  at.x = std::max(left, std::min(at.x, right - ts.x));
   dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(10, 12, 16, 215), 3);
-  dl->AddText(at, colour, text.c_str());
+  dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), at, colour, text.c_str(), nullptr, wrap);
 }
 
 }  // namespace
@@ -104,7 +109,31 @@ bool MatmulView::draw_fragment_text(const LaunchRecord& shown, long long row, lo
     ImGui::TextColored(ui::kErrorColour, "recorded %s: lane %u reg %d; the PTX ISA model says lane %u reg %d",
                        recorded->where.c_str(), recorded->thread % 32, recorded->reg, h->place.lane, h->place.reg);
   }
+  // T2: the operands too (which lane ldmatrix gave which A and B element).
+  const matmul::FedOperands model = matmul::fed_operands(h->place, h->block_row0, h->block_col0, h->step);
+  bool on_gpu = false;
+  if (const auto feed = recorded_operands(shown, *h, model, &on_gpu)) {
+    const char* where = on_gpu ? "on the GPU" : "by the simulator";
+    if (feed->agrees)
+      ImGui::TextColored(ui::kOkColour, "its %zu A and %zu B elements (ldmatrix), recorded %s: as the model says",
+                         feed->a.size(), feed->b.size(), where);
+    else
+      ImGui::TextColored(ui::kErrorColour,
+                         "its A and B elements (ldmatrix), recorded %s: %zu A and %zu B, not the model's (its cells "
+                         "outlined in yellow in A and B)",
+                         where, feed->a.size(), feed->b.size());
+  }
   return true;
+}
+
+std::optional<matmul::RecordedFeed> MatmulView::recorded_operands(const LaunchRecord& shown,
+                                                                  const matmul::FragmentHierarchy& h,
+                                                                  const matmul::FedOperands& model, bool* on_gpu) const {
+  if (state_.fragments != "record" || model.from_shared) return std::nullopt;
+  const std::shared_ptr<const matmul::FragmentRecord> rec = lab_->cached_fragment_record(shown);
+  if (!rec || rec->operands.empty()) return std::nullopt;
+  *on_gpu = rec->on_gpu;
+  return matmul::recorded_feed(rec->operands, h.place, h.block_row0, h.block_col0, h.step, model);
 }
 
 std::string MatmulView::fragment_key(const LaunchRecord& shown) const {
@@ -203,20 +232,31 @@ void MatmulView::draw_fed_fragments(ImDrawList* dl, const LaunchRecord& shown, l
     note = "wgmma reads A " + std::to_string(f.a_tile.rows) + "x16 and B 16x" + std::to_string(f.b_tile.cols) +
            " from shared memory, not from lanes (k-step " + std::to_string(h->step) + ")";
   } else if (a_cell >= 3 && b_cell >= 3) {
-    for (const matmul::CRect& r : f.a) {
-      if (r.row >= m.M || r.col >= m.K) continue;  // padding: zeros past the matrix
-      const auto b = rect(a0, a1, m.M, m.K, r);
-      dl->AddRectFilled(b.first, b.second, magenta_fill);
-      dl->AddRect(b.first, b.second, IM_COL32(255, 255, 255, 255));
-    }
-    for (const matmul::CRect& r : f.b) {
-      if (r.row >= m.K || r.col >= m.N) continue;
-      const auto b = rect(b0, b1, m.K, m.N, r);
-      dl->AddRectFilled(b.first, b.second, magenta_fill);
-      dl->AddRect(b.first, b.second, IM_COL32(255, 255, 255, 255));
-    }
-    note = "lane " + std::to_string(h->place.lane) + " fed 8 A and 4 B elements of " + matmul::mma_name(h->place) +
-           " (k-step " + std::to_string(h->step) + ")";
+    // T2 with "record" on: the cells the recorded ldmatrix loads gave this lane; the model's
+    // outlined beside them where the two differ.
+    bool on_gpu = false;
+    const std::optional<matmul::RecordedFeed> recorded = recorded_operands(shown, *h, f, &on_gpu);
+    auto cells = [&](const std::vector<matmul::CRect>& v, bool a_side, bool filled) {
+      for (const matmul::CRect& r : v) {
+        if (a_side ? (r.row >= m.M || r.col >= m.K) : (r.row >= m.K || r.col >= m.N)) continue;  // padding
+        const auto b = a_side ? rect(a0, a1, m.M, m.K, r) : rect(b0, b1, m.K, m.N, r);
+        if (filled) {
+          dl->AddRectFilled(b.first, b.second, magenta_fill);
+          dl->AddRect(b.first, b.second, IM_COL32(255, 255, 255, 255));
+        } else {
+          dl->AddRect(b.first, b.second, IM_COL32(255, 220, 60, 255), 0, 0, 2.0f);
+        }
+      }
+    };
+    const bool from_record = recorded.has_value();
+    cells(from_record ? recorded->a : f.a, true, true);
+    cells(from_record ? recorded->b : f.b, false, true);
+    if (from_record && !recorded->agrees) cells(f.a, true, false), cells(f.b, false, false);
+    note = "lane " + std::to_string(h->place.lane) + " fed " +
+           (from_record ? std::to_string(recorded->a.size()) + " A and " + std::to_string(recorded->b.size())
+                        : std::string("8 A and 4")) +
+           " B elements of " + matmul::mma_name(h->place) + " (k-step " + std::to_string(h->step) + ")" +
+           (!from_record ? ", by the model" : recorded->agrees ? ", recorded" : ", recorded: not the model's");
   } else {
     note = "lane " + std::to_string(h->place.lane) + "'s A 16x16 and B 16x8 tiles, k-step " + std::to_string(h->step) +
            ": zoom in to see its elements";

@@ -206,6 +206,29 @@ std::vector<FedElement> fed_by(const OperandRecord& o, int thread) {
   return v;
 }
 
+RecordedFeed recorded_feed(const OperandRecord& record, const FragmentPlace& p, long long block_row0,
+                           long long block_col0, int step, const FedOperands& model) {
+  RecordedFeed f;
+  auto inside = [](const CRect& t, long long r, long long c) {
+    return r >= t.row && r < t.row + t.rows && c >= t.col && c < t.col + t.cols;
+  };
+  const long long k0 = static_cast<long long>(kOperandK) * step;
+  for (const FedElement& e : fed_by(record, static_cast<int>(p.thread))) {
+    const long long r = e.a ? block_row0 + e.row : k0 + e.row, c = e.a ? k0 + e.col : block_col0 + e.col;
+    if (inside(e.a ? model.a_tile : model.b_tile, r, c)) (e.a ? f.a : f.b).push_back({r, c, 1, 1});
+  }
+  auto cells = [](const std::vector<CRect>& v) {
+    std::vector<std::pair<long long, long long>> out;
+    for (const CRect& r : v)
+      for (long long i = 0; i < r.rows; ++i)
+        for (long long j = 0; j < r.cols; ++j) out.push_back({r.row + i, r.col + j});
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  f.agrees = !f.a.empty() && cells(f.a) == cells(model.a) && cells(f.b) == cells(model.b);
+  return f;
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. The comparison
 // ---------------------------------------------------------------------------------------------

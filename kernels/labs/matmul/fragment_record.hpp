@@ -40,6 +40,7 @@
 #include "core/status.hpp"
 #include "labs/matmul/fragment_tags.hpp"
 #include "labs/matmul/matmul.hpp"
+#include "labs/matmul/matmul_fragments.hpp"
 
 namespace bs::matmul {
 
@@ -66,6 +67,17 @@ struct FedElement {
   int reg = -1;  // BF16 element index: register reg / 2, half reg % 2
 };
 std::vector<FedElement> fed_by(const OperandRecord& record, int thread);
+
+// What the record says the element's lane fed into the instruction the model names (T2): the
+// record's elements of thread p.thread that fall in the model's A and B tiles at k-step `step`
+// (the record is of the first k-step; later ones repeat it 16 columns of K on), as 1 x 1 cells of
+// A and B, and whether they are exactly the model's (`model`: fed_operands of the same place).
+struct RecordedFeed {
+  std::vector<CRect> a, b;
+  bool agrees = false;
+};
+RecordedFeed recorded_feed(const OperandRecord& record, const FragmentPlace& p, long long block_row0,
+                           long long block_col0, int step, const FedOperands& model);
 
 struct FragmentRecord {
   std::string kernel;                // LaunchRecord::kernel
