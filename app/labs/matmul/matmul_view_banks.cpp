@@ -122,6 +122,20 @@ void draw_tile_map(const char* title, const mapping::TileBankMap& m) {
   }
 }
 
+// The two maps side by side where the panel is wide enough for both, else one under the other.
+void draw_before_after(const char* before_title, const mapping::TileBankMap& before, const char* after_title,
+                       const mapping::TileBankMap& after) {
+  const float em = ImGui::GetFontSize();
+  const float avail = ImGui::GetContentRegionAvail().x;
+  ImGui::BeginGroup();
+  draw_tile_map(before_title, before);
+  ImGui::EndGroup();
+  if (2 * ImGui::GetItemRectSize().x + em * 2 <= avail) ImGui::SameLine(0, em * 2);
+  ImGui::BeginGroup();
+  draw_tile_map(after_title, after);
+  ImGui::EndGroup();
+}
+
 }  // namespace
 
 void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp) {
@@ -296,7 +310,6 @@ void MatmulView::draw_user_banks(const LaunchRecord& shown, Dim3 block, unsigned
 }
 
 void MatmulView::draw_swizzle_maps(matmul::MatmulKernel kernel) {
-  const float em = ImGui::GetFontSize();
   if (kernel == matmul::MatmulKernel::Tc2MmaSync) {
     ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "T2's A tile: first bank of each 16-byte chunk, rows 0-15");
     ui::help_marker("A row of the tile is 64 bytes (32 BF16), so rows 2 apart start 128 bytes apart, in the same "
@@ -305,13 +318,7 @@ void MatmulView::draw_swizzle_maps(matmul::MatmulKernel kernel) {
                     "banks.");
     const auto plain = mapping::tile_bank_map(16, 4, [](int r, int c) { return r * 64LL + 16 * c; });
     const auto swz = mapping::tile_bank_map(16, 4, [](int r, int c) { return static_cast<long long>(matmul::tc2_swizzle(r, c)); });
-    ImGui::BeginGroup();
-    draw_tile_map("before (chunk c at c)", plain);
-    ImGui::EndGroup();
-    ImGui::SameLine(0, em * 2);
-    ImGui::BeginGroup();
-    draw_tile_map("after: c ^ ((r / 2) % 4)", swz);
-    ImGui::EndGroup();
+    draw_before_after("before (chunk c at c)", plain, "after: c ^ ((r / 2) % 4)", swz);
     return;
   }
   ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "128-byte TMA swizzle: first bank of each 16-byte chunk, rows 0-7");
@@ -321,13 +328,7 @@ void MatmulView::draw_swizzle_maps(matmul::MatmulKernel kernel) {
                   "driver's definition, not recorded: the copy engine writes these tiles and wgmma reads them.");
   const auto plain = mapping::tile_bank_map(8, 8, [](int r, int c) { return r * 128LL + 16 * c; });
   const auto swz = mapping::tile_bank_map(8, 8, mapping::tma_swizzle_128b);
-  ImGui::BeginGroup();
-  draw_tile_map("before (no swizzle)", plain);
-  ImGui::EndGroup();
-  ImGui::SameLine(0, em * 2);
-  ImGui::BeginGroup();
-  draw_tile_map("after: c ^ (r % 8)", swz);
-  ImGui::EndGroup();
+  draw_before_after("before (no swizzle)", plain, "after: c ^ (r % 8)", swz);
 }
 
 }  // namespace bs::app
