@@ -663,6 +663,7 @@ class CudaEngine final : public MatmulEngine {
     if (Status s = pipeline_buffers_.reserve(blocks, lanes * capacity, lanes); !s) return s;
     const Bf16Args args{a16_.get(), bt16_.get(), out, M_, N_, K_, bf16_row_pitch(K_)};
     PipelineDeviceArgs where{pipeline_buffers_.events.get(), pipeline_buffers_.attempted.get(), capacity};
+    if (Status s = hopper_host::prepare_pipeline(k, c); !s) return s;  // loaded before the events start
     timer_.start();
     const Status launched =
         hopper_host::launch_pipeline(k, c, lc, args, maps_, pipeline_buffers_.records.get(), where, nullptr);

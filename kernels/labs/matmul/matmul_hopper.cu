@@ -179,6 +179,13 @@ Status launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, con
 
 bool has_pipeline_trace(MatmulKernel k, const MatmulConfig& c) { return hopper_rung(k, c).pipeline != nullptr; }
 
+Status prepare_pipeline(MatmulKernel k, const MatmulConfig& c) {
+  const HopperRung r = hopper_rung(k, c);
+  if (!r.pipeline) return Status::failure("this rung has no pipeline-traced variant", "", "hopper prepare_pipeline");
+  BS_CUDA_TRY(cudaFuncSetAttribute(r.pipeline, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(r.smem)));
+  return Status::success();
+}
+
 Status launch_pipeline(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& a,
                        const TcTensorMaps& maps, trace::DeviceBlockRecord* records, PipelineDeviceArgs events,
                        cudaStream_t stream) {

@@ -47,6 +47,9 @@ Status launch_tagged(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& 
                      const TcTensorMaps& maps, const TagFragments& sink, cudaStream_t stream);
 // Whether configuration `c` of rung `k` has a pipeline-traced variant (T4, T5, T6).
 bool has_pipeline_trace(MatmulKernel k, const MatmulConfig& c);
+// Readies that variant for launch (loads it, where modules load lazily, and sets its shared
+// memory), so a launch timed right after does not time the loading.
+Status prepare_pipeline(MatmulKernel k, const MatmulConfig& c);
 // Launches that variant: `records` one block record per block (trace/block_trace.cuh), `events`
 // the per-warpgroup event buffer (pipeline_trace.hpp), both zeroed by the caller.
 Status launch_pipeline(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& args,
