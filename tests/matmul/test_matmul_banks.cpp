@@ -9,6 +9,7 @@
 #include <iostream>
 #include <random>
 
+#include "labs/matmul/matmul_lab.hpp"
 #include "labs/matmul/matmul_shared.hpp"
 #include "mapping/shared_banks.hpp"
 #include "matmul_test_support.hpp"
@@ -185,6 +186,53 @@ TEST(SharedBanksRecorded, LaunchTotalsScaleTheSampleToTheGrid) {
   EXPECT_DOUBLE_EQ(m->totals.ld_requests, 16.0 * 8 * 4 * 32);
   EXPECT_DOUBLE_EQ(m->totals.ld_wavefronts, m->totals.ld_requests);
   EXPECT_DOUBLE_EQ(m->totals.ld_conflicts(), 0.0);
+}
+
+// The lab's replay of one block (MatmulLab::recorded_shared_requests, the Memory tab's) packs and
+// touches only what that block reads; its requests equal those of a replay over fully packed
+// matrices (record_shared on Buffers, as above), for the first, an interior and the last (edge)
+// block of an odd-sized problem, every warp, FP32 rungs and T2.
+TEST(SharedBanksRecorded, TheLabsOneBlockReplayEqualsAReplayOverTheWholeMatrices) {
+  bs::lab::Backend cpu;
+  cpu.kind = bs::BackendKind::CpuSimulation;
+  cpu.sim_workers = 1;
+  cpu.limits = bs::sim::simulator_limits(1);
+  const Shape s{301, 269, 71};
+  for (MatmulKernel k : {MatmulKernel::SmemTiled, MatmulKernel::Vectorized, MatmulKernel::Tc2MmaSync}) {
+    const MatmulKernelInfo& info = matmul_kernel_info(k);
+    SCOPED_TRACE(info.id);
+    auto created = MatmulLab::create(cpu);
+    ASSERT_TRUE(created.ok()) << created.status().describe();
+    MatmulLab& lab = **created;
+    ASSERT_TRUE(lab.set_setting("precision", bs::matmul::to_string(info.precision)).ok());
+    ASSERT_TRUE(lab.set_matrices({s.M, s.N, s.K, Pattern::Uniform, Pattern::Normal, 7}).ok());
+    bs::LaunchRecord shown;
+    shown.kernel = info.id;
+    shown.request.compiled = 0;
+    shown.request.block = Dim3{16, 16, 1};  // k3 takes any block; the others ignore it
+    const auto what = lab.resolve(shown.kernel, shown.request);
+    ASSERT_TRUE(what.has_value());
+    const MatmulConfig c = what->second;
+    Buffers buf(s, info.precision);
+    const bs::LaunchConfig lc = matmul_launch_config(k, c, s.M, s.N, s.K);
+    const auto blocks = sample_blocks(lc);
+    auto whole = record_shared(k, c, buf.b, s.M, s.N, s.K, blocks, 4096);
+    ASSERT_TRUE(whole.ok()) << whole.status().describe();
+    const unsigned warps = static_cast<unsigned>(lc.block.volume() / 32);
+    for (Dim3 b : blocks)
+      for (unsigned w = 0; w < warps; ++w) {
+        auto got = lab.recorded_shared_requests(shown, b, w, 4096);
+        ASSERT_TRUE(got.ok()) << got.status().describe();
+        const unsigned long long lin = b.x + static_cast<unsigned long long>(lc.grid.x) * b.y;
+        const auto want = bs::group_requests((*whole)->warp_lanes(lin, w));
+        ASSERT_EQ(got->size(), want.size()) << "block (" << b.x << "," << b.y << ") warp " << w;
+        ASSERT_FALSE(want.empty());
+        for (std::size_t i = 0; i < want.size(); ++i) {
+          EXPECT_EQ((*got)[i].lane_offset, want[i].lane_offset) << "request " << i;
+          EXPECT_EQ((*got)[i].label(), want[i].label()) << "request " << i;
+        }
+      }
+  }
 }
 
 }  // namespace

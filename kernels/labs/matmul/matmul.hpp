@@ -66,6 +66,10 @@ void round_to_bf16(std::vector<float>& m);
 // BF16, and B (K x N) transposed to N rows of pitch(K), pad columns zero.
 std::vector<Bf16> pack_bf16_rows(const float* a, int rows, int cols);
 std::vector<Bf16> pack_bf16_transposed(const float* b, int K, int N);
+// The same for rows r0..r1-1 of A (columns n0..n1-1 of B) only, into `out` laid out as above
+// (rows x bf16_row_pitch(cols), N x bf16_row_pitch(K)); the other rows are not touched.
+void pack_bf16_rows_into(const float* a, int cols, int r0, int r1, Bf16* out);
+void pack_bf16_transposed_into(const float* b, int K, int N, int n0, int n1, Bf16* out);
 
 // C = A * B on the CPU: blocked (4 rows x 256 columns of C per task), split over `threads`
 // std::threads (0: one per hardware thread), accumulating in DOUBLE and rounding once to float.

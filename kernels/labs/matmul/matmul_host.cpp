@@ -138,21 +138,30 @@ void round_to_bf16(std::vector<float>& m) {
   for (float& v : m) v = bf16_to_float(float_to_bf16(v));
 }
 
-std::vector<Bf16> pack_bf16_rows(const float* a, int rows, int cols) {
+void pack_bf16_rows_into(const float* a, int cols, int r0, int r1, Bf16* out) {
   const int ld = bf16_row_pitch(cols);
-  std::vector<Bf16> out(static_cast<std::size_t>(rows) * ld);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c)
-      out[static_cast<std::size_t>(r) * ld + c] = float_to_bf16(a[static_cast<std::size_t>(r) * cols + c]);
+  for (int r = r0; r < r1; ++r)
+    for (int c = 0; c < ld; ++c)
+      out[static_cast<std::size_t>(r) * ld + c] =
+          c < cols ? float_to_bf16(a[static_cast<std::size_t>(r) * cols + c]) : Bf16{};
+}
+
+void pack_bf16_transposed_into(const float* b, int K, int N, int n0, int n1, Bf16* out) {
+  const int ld = bf16_row_pitch(K);
+  for (int n = n0; n < n1; ++n)
+    for (int k = 0; k < ld; ++k)
+      out[static_cast<std::size_t>(n) * ld + k] = k < K ? float_to_bf16(b[static_cast<std::size_t>(k) * N + n]) : Bf16{};
+}
+
+std::vector<Bf16> pack_bf16_rows(const float* a, int rows, int cols) {
+  std::vector<Bf16> out(static_cast<std::size_t>(rows) * bf16_row_pitch(cols));
+  pack_bf16_rows_into(a, cols, 0, rows, out.data());
   return out;
 }
 
 std::vector<Bf16> pack_bf16_transposed(const float* b, int K, int N) {
-  const int ld = bf16_row_pitch(K);
-  std::vector<Bf16> out(static_cast<std::size_t>(N) * ld);
-  for (int k = 0; k < K; ++k)
-    for (int n = 0; n < N; ++n)
-      out[static_cast<std::size_t>(n) * ld + k] = float_to_bf16(b[static_cast<std::size_t>(k) * N + n]);
+  std::vector<Bf16> out(static_cast<std::size_t>(N) * bf16_row_pitch(K));
+  pack_bf16_transposed_into(b, K, N, 0, N, out.data());
   return out;
 }
 

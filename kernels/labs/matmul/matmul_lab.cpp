@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <random>
 
@@ -849,14 +851,31 @@ Result<std::vector<SharedRequest>> MatmulLab::recorded_shared_requests(const Lau
                            info.simulated ? "" : "this rung runs on Hopper GPUs only: its tiles are written by TMA",
                            "recorded_shared_requests");
   const int M = spec_.M, N = spec_.N, K = spec_.K;
-  std::vector<float> C(static_cast<std::size_t>(M) * N);
-  std::vector<Bf16> a16, bt16;
+  // Only this block runs (record_shared), so C and the BF16 copies of A and B are allocated at
+  // full size but left untouched except for the block's tile and the rows of A and columns of B
+  // it reads: at 8192^3, zeroing C and packing all of A and B took T2's Memory tab 6 s on the UI
+  // thread (an H200 run, stop 30). malloc'd, not value-initialised: untouched pages cost nothing.
+  const MatmulGeometry g = matmul_geometry(k, mc);
+  const int r0 = std::min(M, static_cast<int>(block.y) * g.block_rows), r1 = std::min(M, r0 + g.block_rows);
+  const int c0 = std::min(N, static_cast<int>(block.x) * g.block_cols), c1 = std::min(N, c0 + g.block_cols);
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  auto scratch = [](std::size_t bytes) { return std::unique_ptr<void, Free>(std::malloc(std::max<std::size_t>(bytes, 1))); };
+  const auto C = scratch(static_cast<std::size_t>(M) * N * sizeof(float));
+  std::unique_ptr<void, Free> a16, bt16;
+  if (!C) return Status::failure("no host memory for the bank view's replay", "", "recorded_shared_requests");
   MatmulBuffers b;
-  b.f32 = MatmulArgs{a_.data(), b_.data(), C.data(), M, N, K};
+  b.f32 = MatmulArgs{a_.data(), b_.data(), static_cast<float*>(C.get()), M, N, K};
   if (info.precision == Precision::Bf16) {
-    a16 = pack_bf16_rows(a_.data(), M, K);
-    bt16 = pack_bf16_transposed(b_.data(), K, N);
-    b.bf16 = Bf16Args{a16.data(), bt16.data(), C.data(), M, N, K, bf16_row_pitch(K)};
+    const std::size_t ld = static_cast<std::size_t>(bf16_row_pitch(K));
+    a16 = scratch(static_cast<std::size_t>(M) * ld * sizeof(Bf16));
+    bt16 = scratch(static_cast<std::size_t>(N) * ld * sizeof(Bf16));
+    if (!a16 || !bt16) return Status::failure("no host memory for the bank view's replay", "", "recorded_shared_requests");
+    pack_bf16_rows_into(a_.data(), K, r0, r1, static_cast<Bf16*>(a16.get()));
+    pack_bf16_transposed_into(b_.data(), K, N, c0, c1, static_cast<Bf16*>(bt16.get()));
+    b.bf16 = Bf16Args{static_cast<Bf16*>(a16.get()), static_cast<Bf16*>(bt16.get()), static_cast<float*>(C.get()),
+                      M, N, K, static_cast<int>(ld)};
   }
   auto rec = record_shared(k, mc, b, M, N, K, {block}, max_requests);
   if (!rec) return rec.status();
