@@ -85,6 +85,9 @@ class LabView {
                          ViewRequests& requests) = 0;
   // The Memory tab: the inspected warp's requests in `shown`.
   virtual void draw_memory(const LaunchRecord& shown, ViewContext& ctx) = 0;
+  // Whether the view waits on work of its own on another thread (a recording for a tab): the
+  // window then draws a few frames a second, to show the result once it is there.
+  virtual bool background_work() const { return false; }
   // The Pipeline tab: the recorded hand-overs of a warp-specialized launch, where the lab has
   // such kernels (matmul's T4..T6); other labs say they have none.
   virtual void draw_pipeline(const LaunchRecord& shown, ViewContext& ctx) {

@@ -299,6 +299,7 @@ double App::idle_wait_s() const {
   if (editor_.busy()) every(0.25);
   if (measured_.busy() || measured_.profile_pending()) every(0.25);
   if (ui_.source_tab().pending()) every(0.25);
+  if (s.view && s.view->background_work()) every(0.25);
   n.progress_period_s = period;
   // A notice in the status bar goes when its time is up.
   if (const double notice = ui_.notice_left_s(); notice > 0) n.deadline_s = notice;

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <cstdint>
+#include <chrono>
 #include <future>
 #include <memory>
 #include <optional>
@@ -73,6 +74,7 @@ class MatmulView final : public LabView {
                  ViewRequests& requests) override;
   void draw_memory(const LaunchRecord& shown, ViewContext& ctx) override;
   void draw_pipeline(const LaunchRecord& shown, ViewContext& ctx) override;  // matmul_view_pipeline.cpp
+  bool background_work() const override { return banks_.job.valid() || fragment_job_.valid(); }
   std::optional<PixelPos> draw_record(const LaunchRecord& record, int slot, ImVec2 size,
                                       std::optional<PixelPos> inspect, ViewContext& ctx) override;
   std::optional<PixelPos> inspected() const override;
@@ -170,8 +172,16 @@ class MatmulView final : public LabView {
     Status status;    // why there is no recording
     std::vector<SharedRequest> recorded, modelled, unswizzled;
     std::string note;  // user kernels: how it was recorded, the __shared__ arrays
+    // The built-in rungs' recording, running on a worker (MatmulLab::shared_replay_job) until
+    // `recorded` is filled; `since` when it started.
+    std::future<Result<std::vector<SharedRequest>>> job;
+    std::chrono::steady_clock::time_point since;
   };
   static constexpr unsigned kBankRequestsRecorded = 4096;
+  // Recordings started for a block or warp no longer shown: kept until they finish (a future of
+  // std::async would otherwise wait for its job in its destructor, on the UI thread).
+  std::vector<std::future<Result<std::vector<SharedRequest>>>> abandoned_bank_jobs_;
+  void take_bank_job(bool wait_briefly);
 
   std::unique_ptr<lab::Lab> stack_;  // the lab as the shell sees it (possibly wrapped)
   matmul::MatmulLab* lab_ = nullptr;  // the matmul lab inside it: matrices, reference, geometry

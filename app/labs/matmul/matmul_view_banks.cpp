@@ -172,11 +172,19 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
                           std::to_string(block.y) + "|" + std::to_string(warp) + "|" + std::to_string(s.M) + "x" +
                           std::to_string(s.N) + "x" + std::to_string(s.K) + "|" + std::to_string(lab_->generation());
   if (banks_.key != key) {
+    if (banks_.job.valid()) abandoned_bank_jobs_.push_back(std::move(banks_.job));
     banks_ = BankCache{};
     banks_.key = key;
-    auto rec = lab_->recorded_shared_requests(shown, block, warp, kBankRequestsRecorded);
-    if (rec) banks_.recorded = std::move(rec.value());
-    else banks_.status = rec.status();
+    // The block is replayed on the CPU simulator on a worker: seconds for a T2 block at 8192^3.
+    // A small one is done within the first frame's short wait and drawn at once.
+    auto job = lab_->shared_replay_job(shown, block, warp, kBankRequestsRecorded);
+    if (!job) {
+      banks_.status = job.status();
+    } else {
+      banks_.job = std::async(std::launch::async, std::move(job.value()));
+      banks_.since = std::chrono::steady_clock::now();
+      take_bank_job(true);
+    }
     if (auto m = lab_->modelled_shared_requests(shown, block, warp)) banks_.modelled = std::move(m.value());
     if (kernel == matmul::MatmulKernel::Tc2MmaSync) {
       matmul::SharedModelOptions o;
@@ -184,11 +192,20 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
       if (auto m = lab_->modelled_shared_requests(shown, block, warp, o)) banks_.unswizzled = std::move(m.value());
     }
   }
+  take_bank_job(false);
   if (!banks_.status.ok()) {
     ui::status_text(banks_.status);
     return;
   }
-  if (!draw_bank_requests(true)) return;
+  if (banks_.job.valid()) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - banks_.since).count();
+    ImGui::TextColored(ui::kDimColour,
+                       "Recording: block (%u, %u) replayed on the CPU simulator for its shared-memory requests, "
+                       "%.1f s so far (all of K: a long K takes seconds; the window stays live)",
+                       block.x, block.y, s);
+  } else if (!draw_bank_requests(true)) {
+    return;
+  }
   if (kernel == matmul::MatmulKernel::Tc2MmaSync) draw_swizzle_maps(kernel);
   ImGui::PushTextWrapPos(0);
   ImGui::TextColored(ui::kDimColour,
@@ -307,6 +324,17 @@ void MatmulView::draw_user_banks(const LaunchRecord& shown, Dim3 block, unsigned
                      "Counters (Measured tab) count ld.shared and st.shared wavefronts and bank conflicts in the "
                      "load/store pipe of the whole launch on the GPU.");
   ImGui::PopTextWrapPos();
+}
+
+// The recording, once its worker is done (after up to 200 ms of waiting when asked); and the
+// abandoned ones that have finished, let go.
+void MatmulView::take_bank_job(bool wait_briefly) {
+  using namespace std::chrono_literals;
+  std::erase_if(abandoned_bank_jobs_, [](auto& f) { return f.wait_for(0s) == std::future_status::ready; });
+  if (!banks_.job.valid() || banks_.job.wait_for(wait_briefly ? 200ms : 0s) != std::future_status::ready) return;
+  auto rec = banks_.job.get();
+  if (rec) banks_.recorded = std::move(rec.value());
+  else banks_.status = rec.status();
 }
 
 void MatmulView::draw_swizzle_maps(matmul::MatmulKernel kernel) {

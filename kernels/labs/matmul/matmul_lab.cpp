@@ -841,6 +841,13 @@ float* MatmulLab::device_output() {
 
 Result<std::vector<SharedRequest>> MatmulLab::recorded_shared_requests(const LaunchRecord& r, Dim3 block,
                                                                        unsigned warp, unsigned max_requests) const {
+  auto job = shared_replay_job(r, block, warp, max_requests);
+  if (!job) return job.status();
+  return (*job)();
+}
+
+Result<MatmulLab::SharedReplay> MatmulLab::shared_replay_job(const LaunchRecord& r, Dim3 block, unsigned warp,
+                                                             unsigned max_requests) const {
   const auto what = resolve(r.kernel, r.request);
   if (!what || !ready_) return Status::failure("no matmul launch of the ladder to record", "", "recorded_shared_requests");
   const auto [k, mc] = *what;
@@ -851,37 +858,58 @@ Result<std::vector<SharedRequest>> MatmulLab::recorded_shared_requests(const Lau
                            info.simulated ? "" : "this rung runs on Hopper GPUs only: its tiles are written by TMA",
                            "recorded_shared_requests");
   const int M = spec_.M, N = spec_.N, K = spec_.K;
-  // Only this block runs (record_shared), so C and the BF16 copies of A and B are allocated at
-  // full size but left untouched except for the block's tile and the rows of A and columns of B
-  // it reads: at 8192^3, zeroing C and packing all of A and B took T2's Memory tab 6 s on the UI
-  // thread (an H200 run, stop 30). malloc'd, not value-initialised: untouched pages cost nothing.
+  // Only this block runs (record_shared), so the matrices are allocated at full size but left
+  // untouched except for the rows of A and columns of B the block reads and its tile of C:
+  // malloc'd, not value-initialised, so the untouched pages cost nothing. (Zeroing a 256 MB C and
+  // packing all of A and B took 6 s at 8192^3.) The copies are the job's own: the lab may change
+  // its matrices while the job runs.
   const MatmulGeometry g = matmul_geometry(k, mc);
   const int r0 = std::min(M, static_cast<int>(block.y) * g.block_rows), r1 = std::min(M, r0 + g.block_rows);
   const int c0 = std::min(N, static_cast<int>(block.x) * g.block_cols), c1 = std::min(N, c0 + g.block_cols);
-  struct Free {
-    void operator()(void* p) const { std::free(p); }
+  struct Scratch {
+    struct Free {
+      void operator()(void* p) const { std::free(p); }
+    };
+    std::unique_ptr<void, Free> a, b, c, a16, bt16;
+    static std::unique_ptr<void, Free> make(std::size_t bytes) {
+      return std::unique_ptr<void, Free>(std::malloc(std::max<std::size_t>(bytes, 1)));
+    }
   };
-  auto scratch = [](std::size_t bytes) { return std::unique_ptr<void, Free>(std::malloc(std::max<std::size_t>(bytes, 1))); };
-  const auto C = scratch(static_cast<std::size_t>(M) * N * sizeof(float));
-  std::unique_ptr<void, Free> a16, bt16;
-  if (!C) return Status::failure("no host memory for the bank view's replay", "", "recorded_shared_requests");
-  MatmulBuffers b;
-  b.f32 = MatmulArgs{a_.data(), b_.data(), static_cast<float*>(C.get()), M, N, K};
+  auto s = std::make_shared<Scratch>();
+  const std::size_t MK = static_cast<std::size_t>(M) * K, KN = static_cast<std::size_t>(K) * N;
+  s->a = Scratch::make(MK * sizeof(float));
+  s->b = Scratch::make(KN * sizeof(float));
+  s->c = Scratch::make(static_cast<std::size_t>(M) * N * sizeof(float));
+  if (!s->a || !s->b || !s->c)
+    return Status::failure("no host memory for the bank view's replay", "", "recorded_shared_requests");
+  float* const A = static_cast<float*>(s->a.get());
+  float* const B = static_cast<float*>(s->b.get());
+  for (int row = r0; row < r1; ++row)
+    std::copy_n(a_.data() + static_cast<std::size_t>(row) * K, K, A + static_cast<std::size_t>(row) * K);
+  for (int kk = 0; kk < K; ++kk)
+    std::copy(b_.data() + static_cast<std::size_t>(kk) * N + c0, b_.data() + static_cast<std::size_t>(kk) * N + c1,
+              B + static_cast<std::size_t>(kk) * N + c0);
+  MatmulBuffers bufs;
+  bufs.f32 = MatmulArgs{A, B, static_cast<float*>(s->c.get()), M, N, K};
   if (info.precision == Precision::Bf16) {
     const std::size_t ld = static_cast<std::size_t>(bf16_row_pitch(K));
-    a16 = scratch(static_cast<std::size_t>(M) * ld * sizeof(Bf16));
-    bt16 = scratch(static_cast<std::size_t>(N) * ld * sizeof(Bf16));
-    if (!a16 || !bt16) return Status::failure("no host memory for the bank view's replay", "", "recorded_shared_requests");
-    pack_bf16_rows_into(a_.data(), K, r0, r1, static_cast<Bf16*>(a16.get()));
-    pack_bf16_transposed_into(b_.data(), K, N, c0, c1, static_cast<Bf16*>(bt16.get()));
-    b.bf16 = Bf16Args{static_cast<Bf16*>(a16.get()), static_cast<Bf16*>(bt16.get()), static_cast<float*>(C.get()),
-                      M, N, K, static_cast<int>(ld)};
+    s->a16 = Scratch::make(static_cast<std::size_t>(M) * ld * sizeof(Bf16));
+    s->bt16 = Scratch::make(static_cast<std::size_t>(N) * ld * sizeof(Bf16));
+    if (!s->a16 || !s->bt16)
+      return Status::failure("no host memory for the bank view's replay", "", "recorded_shared_requests");
+    pack_bf16_rows_into(A, K, r0, r1, static_cast<Bf16*>(s->a16.get()));
+    pack_bf16_transposed_into(B, K, N, c0, c1, static_cast<Bf16*>(s->bt16.get()));
+    bufs.bf16 = Bf16Args{static_cast<Bf16*>(s->a16.get()), static_cast<Bf16*>(s->bt16.get()),
+                         static_cast<float*>(s->c.get()), M, N, K, static_cast<int>(ld)};
   }
-  auto rec = record_shared(k, mc, b, M, N, K, {block}, max_requests);
-  if (!rec) return rec.status();
   const LaunchConfig lc = matmul_launch_config(k, mc, M, N, K);
   const unsigned long long lin = block.x + static_cast<unsigned long long>(lc.grid.x) * block.y;
-  return group_requests((*rec)->warp_lanes(lin, warp));
+  return SharedReplay([s, bufs, k = k, mc = mc, M, N, K, block, lin, warp,
+                       max_requests]() -> Result<std::vector<SharedRequest>> {
+    auto rec = record_shared(k, mc, bufs, M, N, K, {block}, max_requests);
+    if (!rec) return rec.status();
+    return group_requests((*rec)->warp_lanes(lin, warp));
+  });
 }
 
 Result<std::vector<SharedRequest>> MatmulLab::modelled_shared_requests(const LaunchRecord& r, Dim3 block, unsigned warp,

@@ -8,6 +8,7 @@
 //   LaunchRecord r = lab->run("k5_blocktile_2d", {.compiled = 1}, {});
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -98,6 +99,13 @@ class MatmulLab final : public lab::Lab {
   // the rung's index expressions, with `options` (the swizzle off for a "before" picture).
   Result<std::vector<SharedRequest>> recorded_shared_requests(const LaunchRecord& launch, Dim3 block, unsigned warp,
                                                               unsigned max_requests = 4096) const;
+  // The same recording as a job to run on another thread: made here (it copies the rows of A
+  // and columns of B the block reads, so it never touches the lab again), run anywhere, once.
+  // A T2 block at 8192^3 is 134 M simulated multiply-adds, seconds on the CPU: the Memory tab runs
+  // the job on a worker instead of its frame.
+  using SharedReplay = std::function<Result<std::vector<SharedRequest>>()>;
+  Result<SharedReplay> shared_replay_job(const LaunchRecord& launch, Dim3 block, unsigned warp,
+                                         unsigned max_requests = 4096) const;
   Result<std::vector<SharedRequest>> modelled_shared_requests(const LaunchRecord& launch, Dim3 block, unsigned warp,
                                                               const SharedModelOptions& options = {}) const;
   // lab::Lab: the model's wavefronts of the whole launch, for the Measured tab.
