@@ -337,14 +337,7 @@ class CudaEngine final : public MatmulEngine {
   Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
                               float* out) override {
     if (Status s = can_launch(k); !s) return s;
-    timer_.start();
-    const Status launched = launch(k, c, lc, out, nullptr);
-    timer_.stop();
-    if (!launched) return launched;
-    BS_CUDA_TRY(cudaGetLastError());
-    auto ms = timer_.elapsed_ms();  // synchronises: a fault inside the kernel surfaces here
-    if (!ms) return ms.status();
-    return static_cast<double>(ms.value());
+    return event_timed([&] { return launch(k, c, lc, out, nullptr); });
   }
 
   Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c,
@@ -664,9 +657,17 @@ class CudaEngine final : public MatmulEngine {
     const Bf16Args args{a16_.get(), bt16_.get(), out, M_, N_, K_, bf16_row_pitch(K_)};
     PipelineDeviceArgs where{pipeline_buffers_.events.get(), pipeline_buffers_.attempted.get(), capacity};
     if (Status s = hopper_host::prepare_pipeline(k, c); !s) return s;  // loaded before the events start
+    return event_timed([&] {
+      return hopper_host::launch_pipeline(k, c, lc, args, maps_, pipeline_buffers_.records.get(), where, nullptr);
+    });
+  }
+
+  // CUDA events around `launch` (a call that enqueues a kernel and returns its Status) and
+  // nothing else: how launch_timed times the rungs and launch_pipeline their traced variants.
+  template <class Launch>
+  Result<double> event_timed(Launch&& launch) {
     timer_.start();
-    const Status launched =
-        hopper_host::launch_pipeline(k, c, lc, args, maps_, pipeline_buffers_.records.get(), where, nullptr);
+    const Status launched = launch();
     timer_.stop();
     if (!launched) return launched;
     BS_CUDA_TRY(cudaGetLastError());
