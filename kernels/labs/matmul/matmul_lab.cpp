@@ -860,9 +860,10 @@ Result<MatmulLab::SharedReplay> MatmulLab::shared_replay_job(const LaunchRecord&
   const int M = spec_.M, N = spec_.N, K = spec_.K;
   // Only this block runs (record_shared), so the matrices are allocated at full size but left
   // untouched except for the rows of A and columns of B the block reads and its tile of C:
-  // malloc'd, not value-initialised, so the untouched pages cost nothing. (Zeroing a 256 MB C and
-  // packing all of A and B took 6 s at 8192^3.) The copies are the job's own: the lab may change
-  // its matrices while the job runs.
+  // malloc'd, not value-initialised, so the untouched pages cost nothing (at 8192^3 that saved
+  // about 290 MB of resident memory; the seconds a T2 block takes are its simulation over all of
+  // K, which is why the Memory tab runs this job on a worker). The copies are the job's own: the
+  // lab may change its matrices while the job runs.
   const MatmulGeometry g = matmul_geometry(k, mc);
   const int r0 = std::min(M, static_cast<int>(block.y) * g.block_rows), r1 = std::min(M, r0 + g.block_rows);
   const int c0 = std::min(N, static_cast<int>(block.x) * g.block_cols), c1 = std::min(N, c0 + g.block_cols);
