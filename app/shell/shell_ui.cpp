@@ -326,15 +326,19 @@ void ShellUi::draw_side_panel(LabSlot& s) {
   in.copy_note = backend.copy_note;
   ViewContext ctx = host_.context();
   if (!st.shown.ok() || st.shown.kernel.empty()) {
-    // The Pipeline tab can show a recording loaded from a file, or say why it records nothing,
-    // without a launch; the other tabs describe a launch.
+    // No launch has run: the latest attempt (`last`, refused) says why. The Pipeline tab can
+    // still show a recording loaded from a file, or say why it records nothing for that attempt;
+    // the other tabs describe a launch that ran.
+    const LaunchRecord& attempt = st.shown.kernel.empty() ? st.last : st.shown;
     if (state_.panel == Panel::Pipeline) {
       ImGui::PushTextWrapPos(0.0f);
-      s.view->draw_pipeline(st.shown, ctx);
+      s.view->draw_pipeline(attempt, ctx);
       ImGui::PopTextWrapPos();
-    } else if (!st.shown.kernel.empty() && !st.shown.ok()) {
-      ImGui::TextColored(ui::kDimColour, "The last launch (%s) did not run: %s", st.shown.kernel.c_str(),
-                         st.shown.status.message.c_str());
+    } else if (!attempt.kernel.empty() && !attempt.ok()) {
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextColored(ui::kDimColour, "No launch has run yet: the last one (%s) did not run: %s",
+                         attempt.kernel.c_str(), attempt.status.message.c_str());
+      ImGui::PopTextWrapPos();
     } else {
       ImGui::TextColored(ui::kDimColour, "No launch has run yet.");
     }
