@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "counters/counter_errors.hpp"
@@ -19,6 +20,17 @@
 namespace bs::sampling {
 namespace {
 
+// The stand-in libcupti: BS_FAKE_CUPTI when set (tests/gpu/run_on_device.sh sets it), else the
+// one beside this executable (the GPU bundle puts it there), else the build tree's, whose path
+// CMake gave at build time. Never only the build machine's path: the bundle runs elsewhere.
+std::string fake_cupti() {
+  if (const char* env = std::getenv("BS_FAKE_CUPTI"); env && *env) return env;
+  std::error_code ec;
+  const auto beside = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "libfake_cupti_no_permission.so";
+  if (!ec && std::filesystem::exists(beside, ec)) return beside.string();
+  return FAKE_CUPTI_PATH;
+}
+
 TEST(SassMetricsNoPermission, CountingSaysTheCauseAndTheDriverOption) {
   ASSERT_TRUE(sass_metrics_built());
   bool launched = false;
@@ -27,7 +39,7 @@ TEST(SassMetricsNoPermission, CountingSaysTheCauseAndTheDriverOption) {
         launched = true;
         return Status::success();
       },
-      {.cupti_library = FAKE_CUPTI_PATH, .device = 0});
+      {.cupti_library = fake_cupti(), .device = 0});
   ASSERT_FALSE(got.ok());
   EXPECT_FALSE(launched) << "nothing is launched once the configuration is refused";
   EXPECT_EQ(got.status().code, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES") << got.status().describe();
@@ -37,13 +49,13 @@ TEST(SassMetricsNoPermission, CountingSaysTheCauseAndTheDriverOption) {
 }
 
 TEST(SassMetricsNoPermission, TheProfileKeepsItsSamplesAndSaysWhyNoCounts) {
-  auto sampler = PcSampler::create({.cupti_library = FAKE_CUPTI_PATH});
+  auto sampler = PcSampler::create({.cupti_library = fake_cupti()});
   ASSERT_TRUE(sampler.ok()) << sampler.status().describe();
   LineProfile p;
   p.function = "k";
   p.total_samples = 123;
   p.lines.push_back({"f.cu", 4, 123, 100.0, {{"barrier", 123}}, {}});
-  add_sass_metrics(p, **sampler, [] { return Status::success(); }, {.cupti_library = FAKE_CUPTI_PATH, .device = 0});
+  add_sass_metrics(p, **sampler, [] { return Status::success(); }, {.cupti_library = fake_cupti(), .device = 0});
   EXPECT_FALSE(p.sass_status.ok());
   EXPECT_EQ(p.sass_status.code, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES") << p.sass_status.describe();
   EXPECT_EQ(p.total_samples, 123);
@@ -54,10 +66,10 @@ TEST(SassMetricsNoPermission, TheProfileKeepsItsSamplesAndSaysWhyNoCounts) {
 TEST(SassMetricsSwitch, OffByTheEnvironmentSaysHowToTurnItOn) {
   ::setenv("BLOCKSCOPE_SASS_METRICS", "0", 1);
   LineProfile p;
-  auto sampler = PcSampler::create({.cupti_library = FAKE_CUPTI_PATH});
+  auto sampler = PcSampler::create({.cupti_library = fake_cupti()});
   ASSERT_TRUE(sampler.ok()) << sampler.status().describe();
   bool launched = false;
-  add_sass_metrics(p, **sampler, [&] { launched = true; return Status::success(); }, {.cupti_library = FAKE_CUPTI_PATH});
+  add_sass_metrics(p, **sampler, [&] { launched = true; return Status::success(); }, {.cupti_library = fake_cupti()});
   ::unsetenv("BLOCKSCOPE_SASS_METRICS");
   EXPECT_FALSE(launched);
   EXPECT_NE(p.sass_status.message.find("BLOCKSCOPE_SASS_METRICS=0"), std::string::npos) << p.sass_status.describe();

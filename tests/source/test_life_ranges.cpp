@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "skips.hpp"
+#include "test_data.hpp"
 #include "source/listing_parse.hpp"
 #include "source/toolkit.hpp"
 
@@ -27,10 +28,14 @@ namespace {
 using namespace bs::source;
 namespace fs = std::filesystem;
 
-const fs::path kData = fs::path(BS_SOURCE_DIR) / "tests/source/data/life_ranges";
+// Beside the executable (build/tests/test_data, or the GPU bundle's test_data), never the source
+// path of the machine that built it.
+const fs::path kData = bs::test::test_data("source/life_ranges");
 
 std::string read_text(const fs::path& p) {
+  EXPECT_FALSE(kData.empty()) << "test_data/source/life_ranges is not beside the test executable";
   std::ifstream in(p, std::ios::binary);
+  EXPECT_TRUE(in) << "cannot read " << p;
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -200,6 +205,7 @@ TEST(LifeRanges, ASpillingKernelRunsAtItsRegisterCapAndSpillsWhereThePressureIs)
 
 TEST(LifeRanges, AListingWithoutTheTableLeavesEveryCountUnknown) {
   const auto fns = parse_or_fail(read_text(kData / "saxpy.gi.txt"), "");
+  ASSERT_EQ(fns.size(), 1u);
   EXPECT_EQ(peak_live(fns.front().instructions).regs, -1);
   EXPECT_EQ(max_live_per_line(fns.front().instructions, "saxpy.cu", 9), std::vector<int>(10, -1));
   // A life-range listing of another function adds nothing.
