@@ -174,6 +174,7 @@ App::~App() {
 
 void App::frame() {
   const auto frame_start = std::chrono::steady_clock::now();
+  phases_.begin_frame(frame_start);
   window_.poll_events();
   const std::vector<Window::KeyPress> presses = feed_input();
   // Problems the platform survived (an X error from a drag source that vanished mid-drag).
@@ -184,6 +185,7 @@ void App::frame() {
     else dropped.emplace_back(p);
   }
   intake_.enqueue(std::move(dropped));
+  phases_.end_phase(FramePhases::kInput);
   // While a profile runs, its passes must be the only work on the GPU (shell/measured_tab.hpp):
   // no launches, uploads or new labs until it is done; the window keeps drawing. A sweep that is
   // copying a lab's data needs the lab left as it is: new images wait.
@@ -195,8 +197,10 @@ void App::frame() {
   if (auto fault = experiments_->poll()) host_.handle_device_fault(*fault);
   export_finished_sweep();
   editor_.update();
+  phases_.end_phase(FramePhases::kResults);
   launch_step();
   compare_script_step();
+  phases_.end_phase(FramePhases::kLaunch);
 
   ImGuiIO& io = ImGui::GetIO();
   const auto [fb_w, fb_h] = window_.framebuffer_size();
@@ -214,6 +218,7 @@ void App::frame() {
     ImGui::NewFrame();
     ui_.draw(presses);
     ImGui::Render();
+    phases_.end_phase(FramePhases::kUi);
     window_.bind_default_framebuffer();
     glViewport(0, 0, fb_w, fb_h);
     glClearColor(0.08f, 0.09f, 0.11f, 1.0f);
@@ -229,6 +234,7 @@ void App::frame() {
     glFinish();
     experiments_->sweep_go();
   }
+  phases_.end_phase(FramePhases::kGl);
   host_.set_frame(host_.frame() + 1);
   if (status_writer_) write_status_file();
   settings_.save_if_changed(host_, false);
@@ -383,7 +389,10 @@ void App::launch_step() {
   if (!experiments_->sweeping()) launches_.step(s, problem, state_.trace_schedule, ctx);
 }
 
-void App::present() { window_.swap_buffers(); }
+void App::present() {
+  window_.swap_buffers();
+  phases_.end_phase(FramePhases::kPresent);
+}
 
 // The window with --sweep and --json/--csv: the sweep's results are written once it ends (headless
 // runs write them on exit, run_modes.cpp), so a script can compare it with `blockscope sweep`.

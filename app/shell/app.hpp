@@ -30,6 +30,7 @@
 #include "shell/compute_session.hpp"
 #include "shell/editor_bridge.hpp"
 #include "shell/frame_pacer.hpp"
+#include "shell/frame_phases.hpp"
 #include "shell/image_intake.hpp"
 #include "shell/input_queue.hpp"
 #include "shell/lab_host.hpp"
@@ -68,6 +69,8 @@ class App {
   void wait_for_next_frame();
   // How long wait_for_next_frame() would sleep now, in seconds (0: draw at once).
   double idle_wait_s() const;
+  // Where the frames' time went, per phase (frame_phases.hpp): headless runs print it at exit.
+  const FramePhases& frame_phases() const { return phases_; }
   bool should_close() { return window_.should_close(); }
   bool loading() const { return intake_.busy(); }
 
@@ -169,6 +172,7 @@ class App {
   ShellUi ui_;
   InputQueue input_;
   FramePacer pacer_;
+  FramePhases phases_;  // where each frame's time went (frame_phases.hpp)
   bool frame_had_input_ = false;
   std::size_t activity_seen_ = 0;  // messages and records at the last frame: a change means a frame to settle
   std::optional<StatusFileWriter> status_writer_;  // --status-file

@@ -180,6 +180,10 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   std::printf("gl: %s | %s | %s\n", (*window)->gl_renderer().c_str(), (*window)->gl_version().c_str(),
               (*window)->platform_description().c_str());
   std::printf("interop: %s\n", app.interop_mode().c_str());
+  // Where each frame's time went (shell/frame_phases.hpp): budgets.json's frame figures name the
+  // phase that grew.
+  if (const std::string phases = app.frame_phases().summary(); !phases.empty())
+    std::printf("frame phases (ms): %s\n", phases.c_str());
   if (app.device_faulted()) std::printf("device fault: recovered on the CPU simulation\n");
   std::printf("%s\n", app.summary().c_str());
   if (options.sweep) {

@@ -199,6 +199,7 @@ SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) 
     }
     report(true, &p);
     const auto point_start = Clock::now();
+    if (launched == 0) out.first_point_s = seconds_since(t0);
     LaunchRecord rec;
     {
       NvtxRange range("sweep point " + p.kernel + " " + p.label);

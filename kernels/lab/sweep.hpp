@@ -100,6 +100,7 @@ struct SweepResult {
   Status fault;             // a sticky device fault that stopped the sweep
   std::string note;         // why it is incomplete, in a sentence
   double wall_s = 0;            // the whole sweep, clock measurements included
+  double first_point_s = 0;     // from the sweep's start to its first launched point's start
   double kernel_ms_total = 0;   // the sum of every timed repeat of every point
 
   bool simulated() const { return backend == to_string(BackendKind::CpuSimulation); }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 
+#include "core/parallel.hpp"
 #include "lab/measure.hpp"
 #include "lab/size_text.hpp"
 #include "labs/grayscale/gray_common.hpp"
@@ -329,22 +330,39 @@ Status GrayLab::set_random_problem(std::string_view size) {
   } catch (const std::bad_alloc&) {
     return Status::failure("not enough host memory for a " + std::string(size) + " image", "", "size");
   }
-  // Fresh random pixels: never time or check on zeros.
-  std::mt19937_64 rng(std::random_device{}());
-  for (std::size_t i = 0; i < rgba.size(); i += 8) {
-    const std::uint64_t v = rng();
-    std::memcpy(rgba.data() + i, &v, std::min<std::size_t>(8, rgba.size() - i));
-  }
-  return set_image(rgba.data(), w, h, "random " + std::string(size));
+  // Fresh random pixels: never time or check on zeros. Each 4 MiB chunk has its own generator,
+  // seeded from one fresh seed and the chunk's index, so the host's cores make it together.
+  const std::uint64_t seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  parallel_chunks(rgba.size(), 1ull << 22, [&](std::size_t begin, std::size_t end) {
+    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                      static_cast<std::uint32_t>(begin >> 22)};
+    std::mt19937_64 rng(seq);
+    for (std::size_t i = begin; i < end; i += 8) {
+      const std::uint64_t v = rng();
+      std::memcpy(rgba.data() + i, &v, std::min<std::size_t>(8, end - i));
+    }
+  });
+  return install_image(std::move(rgba), w, h, "random " + std::string(size));
 }
 
 Status GrayLab::set_image(const std::uint8_t* rgba, int width, int height, std::string name) {
   if (!rgba || width <= 0 || height <= 0)
     return Status::failure("empty image", "", "GrayLab::set_image");
-  const std::size_t n = static_cast<std::size_t>(width) * height;
-  std::vector<std::uint8_t> copy, planar, reference;
+  std::vector<std::uint8_t> copy;
   try {
-    copy.assign(rgba, rgba + 4 * n);
+    copy.assign(rgba, rgba + 4 * static_cast<std::size_t>(width) * height);
+  } catch (const std::bad_alloc&) {
+    return Status::failure("not enough host memory for a " + std::to_string(width) + " x " +
+                               std::to_string(height) + " image",
+                           "choose a smaller image", "GrayLab::set_image");
+  }
+  return install_image(std::move(copy), width, height, std::move(name));
+}
+
+Status GrayLab::install_image(std::vector<std::uint8_t> rgba, int width, int height, std::string name) {
+  const std::size_t n = static_cast<std::size_t>(width) * height;
+  std::vector<std::uint8_t> planar, reference;
+  try {
     planar.resize(3 * n);
     reference.resize(n);
   } catch (const std::bad_alloc&) {
@@ -352,10 +370,10 @@ Status GrayLab::set_image(const std::uint8_t* rgba, int width, int height, std::
                                std::to_string(height) + " image",
                            "choose a smaller image", "GrayLab::set_image");
   }
-  rgba_to_planar_rgb(rgba, width, height, planar.data());
-  gray_reference(rgba, width, height, reference.data());
-  if (Status s = engine_->upload(planar, copy, reference, width, height); !s) return s;
-  rgba_ = std::move(copy);
+  rgba_to_planar_rgb(rgba.data(), width, height, planar.data());
+  gray_reference(rgba.data(), width, height, reference.data());
+  if (Status s = engine_->upload(planar, rgba, reference, width, height); !s) return s;
+  rgba_ = std::move(rgba);
   reference_ = std::move(reference);
   name_ = std::move(name);
   width_ = width;

@@ -73,6 +73,9 @@ class GrayLab final : public lab::Lab {
   std::uint64_t generation() const { return generation_; }
 
  private:
+  // set_image's second half, taking the pixels it keeps (a random problem's are not copied).
+  Status install_image(std::vector<std::uint8_t> rgba, int width, int height, std::string name);
+
   GrayLab(lab::Backend backend, std::unique_ptr<GrayEngine> engine);
 
   lab::Backend backend_;

@@ -1,11 +1,10 @@
 // Matrices, the CPU reference and verification: the parts of the lab that need no kernel.
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <thread>
 
+#include "core/parallel.hpp"
 #include "labs/matmul/matmul.hpp"
 
 namespace bs::matmul {
@@ -40,25 +39,6 @@ float element(Pattern p, std::uint64_t seed, long long i, long long j, long long
       return static_cast<float>((3 * i + 5 * j) % 17 - 8) / 8.0f;
   }
   return 0.0f;
-}
-
-unsigned worker_count(unsigned requested, unsigned long long work_items) {
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const unsigned want = requested ? requested : hw;
-  return static_cast<unsigned>(std::max<unsigned long long>(1, std::min<unsigned long long>(want, work_items)));
-}
-
-// Runs body(task) for task in [0, tasks) on `workers` threads (the caller is one of them).
-template <class Body>
-void parallel_tasks(unsigned workers, unsigned long long tasks, Body&& body) {
-  std::atomic<unsigned long long> next{0};
-  auto loop = [&] {
-    for (unsigned long long t; (t = next.fetch_add(1, std::memory_order_relaxed)) < tasks;) body(t);
-  };
-  std::vector<std::thread> threads;
-  for (unsigned w = 1; w < workers; ++w) threads.emplace_back(loop);
-  loop();
-  for (auto& t : threads) t.join();
 }
 
 std::string format_g(double v) {
