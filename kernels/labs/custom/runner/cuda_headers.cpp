@@ -23,9 +23,16 @@ bool is_dir(const fs::path& p) {
   return fs::is_directory(p, ec);
 }
 
-// "/usr/local/cuda/lib64/../include" -> "/usr/local/cuda/include" (lexically, links kept: the
-// user recognises the path they installed).
-std::string tidy(const fs::path& p) { return p.lexically_normal().string(); }
+// "/usr/local/cuda/lib64/../include" -> "/usr/local/cuda/include": lexically, links kept (the
+// user recognises the path they installed), unless ".." went back through a link (lib64 ->
+// targets/x86_64-linux/lib), where only the real path names the same folder.
+std::string tidy(const fs::path& p) {
+  const fs::path lexical = p.lexically_normal();
+  std::error_code ec;
+  if (!fs::exists(p, ec) || fs::equivalent(lexical, p, ec)) return lexical.string();
+  const fs::path real = fs::weakly_canonical(p, ec);
+  return ec ? lexical.string() : real.string();
+}
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);
@@ -196,14 +203,14 @@ std::string explain_nvrtc_log(std::string_view log, const CudaHeaderSearch& head
         out += "cannot include \"" + header + "\": " + std::string(kTorchNote);
       } else {
         out += "cannot open \"" + header + "\": it is in none of the folders NVRTC searched (" +
-               headers.folders_text() + ")";
+               headers.folders_text();
         if (!headers.found()) {
-          out += "; no CUDA toolkit's headers were found (looked in ";
+          out += "): no CUDA toolkit's headers were found (looked in ";
           for (std::size_t s = 0; s < headers.searched.size(); ++s)
             out += (s ? "; " : "") + headers.searched[s];
           out += ")";
         } else {
-          out += ", CUDA's headers of " + headers.chosen_by;
+          out += "; the CUDA toolkit chosen by " + headers.chosen_by + ")";
         }
         out += ". To use another CUDA toolkit's headers, start blockscope with "
                "BLOCKSCOPE_CUDA_HOME=/path/to/cuda (the folder with include/)";
