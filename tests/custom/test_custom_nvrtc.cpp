@@ -340,6 +340,31 @@ TEST_F(Nvrtc, TorchsHostApiInAKernelIsNamedAsSuch) {
   EXPECT_NE(use.diagnostics[0].message.find("torch's host API"), std::string::npos);
 }
 
+// An error inside a header the user included (here libcu++'s comparison, instantiated by the
+// user's `a < a` on a type without `<`) is put at the user's line that reached it.
+TEST_F(Nvrtc, AnErrorInsideAnIncludedHeaderIsAtTheUsersLineThatReachedIt) {
+  const std::string src =
+      "#include <cuda/std/array>\n"
+      "struct Pixel { unsigned char v; };\n"
+      "__global__ void gray(unsigned char* x, unsigned char* out, int n) {\n"
+      "    cuda::std::array<Pixel, 2> a{};\n"
+      "    const bool less = a < a;\n"
+      "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "    if (i < n) out[i] = less ? 0 : x[i];\n"
+      "}\n";
+  const Compiled k = compile(src, gray_forms());
+  ASSERT_TRUE(k.parsed);
+  EXPECT_FALSE(k.out.ok);
+  ASSERT_FALSE(k.diagnostics.empty()) << k.out.log;
+  const Diagnostic& d = k.diagnostics[0];
+  std::printf("[ message ] %s\n", describe(d).c_str());
+  EXPECT_TRUE(d.is_error());
+  EXPECT_EQ(d.line, 5);
+  EXPECT_NE(d.message.find("[in " + headers.include_dirs.back()), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("reached from this line"), std::string::npos) << d.message;
+  EXPECT_EQ(d.message.find("blockscope's"), std::string::npos) << "not blockscope's code: " << d.message;
+}
+
 // After includes (one inside #if), an error is still at the user's own line.
 TEST_F(Nvrtc, ErrorsAfterIncludesAreAtTheUsersLines) {
   const std::string src =
