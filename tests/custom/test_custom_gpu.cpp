@@ -219,7 +219,7 @@ TEST_F(CustomGpu, KernelsIncludingCudasHeadersMatchTheirReferencesOnOddSizes) {
   auto gray = gray_problem(img);
   ASSERT_TRUE(gray.ok());
   const auto ref = gray_in_double(img);
-  for (const char* file : {"nvrtc_fp16_gray.cu", "nvrtc_cuda_std.cu"}) {
+  for (const char* file : {"nvrtc_fp16_gray.cu", "nvrtc_cuda_std.cu", "nvrtc_std_headers.cu"}) {
     SCOPED_TRACE(file);
     auto k = compile(kernel_file(file), gray_forms());
     ASSERT_TRUE(k);

@@ -256,7 +256,7 @@ TEST_F(Nvrtc, KernelsIncludingCudasHeadersCompileForSm90a) {
     bool matmul;  // else gray
   };
   const Case cases[] = {
-      {"nvrtc_fp16_gray.cu", false},   {"nvrtc_cuda_std.cu", false},    {"nvrtc_bf16_convert.cu", true},
+      {"nvrtc_fp16_gray.cu", false},   {"nvrtc_cuda_std.cu", false},    {"nvrtc_std_headers.cu", false},    {"nvrtc_bf16_convert.cu", true},
       {"nvrtc_wmma_bf16.cu", true},    {"nvrtc_cg_reduce.cu", true},    {"nvrtc_pipeline.cu", true},
       {"nvrtc_barrier.cu", true},      {"nvrtc_cub_reduce.cu", true},   {"nvrtc_cub_load.cu", true},
   };

@@ -92,6 +92,69 @@ std::vector<int> NvrtcLibrary::supported_archs() const {
   return archs;
 }
 
+namespace {
+
+#define BS_STD_INTS                                                                              \
+  "namespace std {\n"                                                                          \
+  "using ::int8_t; using ::int16_t; using ::int32_t; using ::int64_t;\n"                          \
+  "using ::uint8_t; using ::uint16_t; using ::uint32_t; using ::uint64_t;\n"                      \
+  "using ::intptr_t; using ::uintptr_t; using ::intmax_t; using ::uintmax_t; using ::size_t;\n"   \
+  "}\n"
+
+#define BS_STD_MATH                                                                              \
+  "#ifndef BS_STD_MATH_STAND_IN\n#define BS_STD_MATH_STAND_IN\n"                                   \
+  "namespace std {\n"                                                                          \
+  "using ::abs; using ::fabs; using ::fabsf; using ::sqrt; using ::sqrtf; using ::rsqrt;\n"      \
+  "using ::exp; using ::expf; using ::exp2; using ::log; using ::logf; using ::log2; using ::log10;\n" \
+  "using ::pow; using ::powf; using ::fma; using ::fmaf; using ::fmod; using ::trunc; using ::cbrt;\n" \
+  "using ::fmin; using ::fminf; using ::fmax; using ::fmaxf; using ::hypot; using ::copysign;\n" \
+  "using ::floor; using ::floorf; using ::ceil; using ::ceilf; using ::round; using ::roundf;\n" \
+  "using ::sin; using ::sinf; using ::cos; using ::cosf; using ::tan; using ::tanh; using ::tanhf;\n" \
+  "using ::asin; using ::acos; using ::atan; using ::atan2; using ::sinh; using ::cosh; using ::erf;\n" \
+  "using ::isnan; using ::isinf; using ::isfinite; using ::signbit;\n"                          \
+  "template <class T> __host__ __device__ constexpr const T& min(const T& a, const T& b) { return b < a ? b : a; }\n" \
+  "template <class T> __host__ __device__ constexpr const T& max(const T& a, const T& b) { return a < b ? b : a; }\n" \
+  "}\n#endif\n"
+
+// <float.h>'s macros for IEEE binary32 and binary64 (libcu++'s cfloat is empty under NVRTC).
+#define BS_FLOAT_H                                                                               \
+  "#ifndef FLT_MAX\n"                                                                           \
+  "#define FLT_RADIX 2\n#define FLT_MANT_DIG 24\n#define FLT_DIG 6\n#define FLT_MIN_EXP (-125)\n" \
+  "#define FLT_MAX_EXP 128\n#define FLT_MAX 3.40282347e+38F\n#define FLT_MIN 1.17549435e-38F\n" \
+  "#define FLT_EPSILON 1.19209290e-7F\n#define FLT_TRUE_MIN 1.40129846e-45F\n"                  \
+  "#define DBL_MANT_DIG 53\n#define DBL_DIG 15\n#define DBL_MIN_EXP (-1021)\n#define DBL_MAX_EXP 1024\n" \
+  "#define DBL_MAX 1.7976931348623157e+308\n#define DBL_MIN 2.2250738585072014e-308\n"          \
+  "#define DBL_EPSILON 2.2204460492503131e-16\n#define DBL_TRUE_MIN 4.9406564584124654e-324\n"  \
+  "#endif\n"
+
+constexpr const char* kBuiltIn = "// blockscope: built into device code under NVRTC, nothing to include\n";
+
+constexpr StandInHeader kStandIns[] = {
+    {"cstdio", kBuiltIn},
+    {"stdio.h", kBuiltIn},
+    {"cassert", kBuiltIn},
+    {"assert.h", kBuiltIn},
+    {"math.h", kBuiltIn},
+    {"cmath", "// blockscope: the math functions are built into device code; their std:: names\n" BS_STD_MATH},
+    {"algorithm", "// blockscope: std::min and std::max for device code\n" BS_STD_MATH},
+    {"stdint.h", "#include <cuda/std/cstdint>\n"},
+    {"cstdint", "#include <cuda/std/cstdint>\n" BS_STD_INTS},
+    {"stddef.h", "#include <cuda/std/cstddef>\n"},
+    {"cstddef", "#include <cuda/std/cstddef>\n"},
+    {"limits.h", "#include <cuda/std/climits>\n"},
+    {"climits", "#include <cuda/std/climits>\n"},
+    {"float.h", BS_FLOAT_H},
+    {"cfloat", BS_FLOAT_H},
+};
+
+#undef BS_STD_INTS
+#undef BS_STD_MATH
+#undef BS_FLOAT_H
+
+}  // namespace
+
+std::span<const StandInHeader> standard_header_stand_ins() { return kStandIns; }
+
 std::vector<std::string> nvrtc_options(const std::string& arch_option, const CudaHeaderSearch& headers) {
   std::vector<std::string> o{arch_option, "--device-as-default-execution-space", "--std=c++17",
                              "--generate-line-info"};
@@ -113,7 +176,13 @@ NvrtcLibrary::Output NvrtcLibrary::compile(const std::string& unit, const NvrtcT
     out.options = nvrtc_options(arch_option, headers);
     std::vector<const char*> argv;
     for (const std::string& o : out.options) argv.push_back(o.c_str());
-    nvrtcResult r = api_->create(&prog, unit.c_str(), "blockscope-kernel.cu", 0, nullptr, nullptr);
+    std::vector<const char*> texts, names;
+    for (const StandInHeader& h : standard_header_stand_ins()) {
+      texts.push_back(h.text);
+      names.push_back(h.name);
+    }
+    nvrtcResult r = api_->create(&prog, unit.c_str(), "blockscope-kernel.cu", static_cast<int>(texts.size()),
+                                 texts.data(), names.data());
     if (r != NVRTC_SUCCESS) return r;
     return api_->compile(prog, static_cast<int>(argv.size()), argv.data());
   };

@@ -5,6 +5,7 @@
 // a machine with no GPU (NVRTC needs none).
 #pragma once
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,19 @@ class NvrtcLibrary {
   std::string error_, loaded_from_, path_;
   int major_ = 0, minor_ = 0;
 };
+
+// NVRTC has no C or C++ standard library, yet kernels include <cstdio> for printf, <cstdint>,
+// <cmath>, <climits>, <cfloat>, <cassert> as a matter of course. Each of these names (and its
+// ".h" form) is given to NVRTC as an in-memory header: nothing where device code has the function
+// built in (printf, assert, the math functions), libcu++'s own header under NVRTC (cuda/std/
+// cstdint, cstddef, climits) where it has the types and macros, <float.h>'s macros written out
+// (libcu++'s cfloat is empty under NVRTC), and std:: names for the common ones (std::uint32_t,
+// std::sqrt, std::min ...). Not <cmath> from libcu++: that one costs seconds.
+struct StandInHeader {
+  const char* name;  // as included: "cstdint"
+  const char* text;
+};
+std::span<const StandInHeader> standard_header_stand_ins();
 
 // The options every user kernel is compiled with, after the architecture: see the README's
 // "Compiling". `--device-as-default-execution-space` lets helpers pasted without __device__ be
