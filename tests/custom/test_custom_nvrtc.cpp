@@ -183,6 +183,13 @@ TEST(ExplainNvrtcLog, AMissingHeaderNamesTheFoldersAndHowToChooseAnotherToolkit)
   EXPECT_NE(msg.find("no CUDA toolkit's headers were found"), std::string::npos) << msg;
   EXPECT_NE(msg.find("/usr/local/cuda/include (the default place): no such folder"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("no directories in search list"), std::string::npos) << msg;
+  // The standard library is not a toolkit's: another toolkit would not help.
+  const std::string vec = explain_nvrtc_log("kernel.cu(2): catastrophic error: cannot open source file \"vector\"\n", s);
+  EXPECT_NE(vec.find("without the C and C++ standard library"), std::string::npos) << vec;
+  EXPECT_NE(vec.find("<cuda/std/array>"), std::string::npos) << vec;
+  EXPECT_EQ(vec.find("BLOCKSCOPE_CUDA_HOME"), std::string::npos) << vec;
+  const std::string lib = explain_nvrtc_log("kernel.cu(2): catastrophic error: cannot open source file \"stdlib.h\"\n", s);
+  EXPECT_NE(lib.find("without the C and C++ standard library"), std::string::npos) << lib;
   // Lines that are not about headers pass unchanged.
   const std::string other = "kernel.cu(4): error: identifier \"q\" is undefined\n  q = 1;\n  ^\n";
   EXPECT_EQ(explain_nvrtc_log(other, s), other);

@@ -164,6 +164,18 @@ bool is_torch_header(std::string_view h) {
   return h == "torch.h" || h == "Python.h";
 }
 
+// A C or C++ standard library header (<vector>, <stdlib.h>): no folder of a toolkit has it for
+// NVRTC, so pointing at another toolkit would not help.
+bool is_standard_library_header(std::string_view h) {
+  if (h.find('/') != std::string_view::npos) return false;
+  if (h.find('.') == std::string_view::npos) return !h.empty() && std::islower(static_cast<unsigned char>(h[0]));
+  for (std::string_view c : {"stdlib.h", "string.h", "stdbool.h", "time.h", "ctype.h", "errno.h",
+                             "signal.h", "stdarg.h", "wchar.h", "locale.h", "setjmp.h", "iso646.h",
+                             "inttypes.h", "complex.h", "fenv.h", "tgmath.h", "uchar.h", "unistd.h"})
+    if (h == c) return true;
+  return false;
+}
+
 constexpr std::string_view kTorchNote =
     "torch's host API (torch/extension.h, torch::Tensor, at::) is not available in a kernel: "
     "blockscope compiles the device code alone and launches the kernel itself with the lab's "
@@ -201,6 +213,12 @@ std::string explain_nvrtc_log(std::string_view log, const CudaHeaderSearch& head
       out += l.head;
       if (is_torch_header(header)) {
         out += "cannot include \"" + header + "\": " + std::string(kTorchNote);
+      } else if (is_standard_library_header(header)) {
+        out += "cannot include \"" + header +
+               "\": NVRTC compiles device code without the C and C++ standard library (host "
+               "code); libcu++ has device versions of many of its headers as <cuda/std/...> "
+               "(e.g. <cuda/std/array>, <cuda/std/span>, <cuda/std/utility>), and printf, assert "
+               "and the math functions need no include";
       } else {
         out += "cannot open \"" + header + "\": it is in none of the folders NVRTC searched (" +
                headers.folders_text();
