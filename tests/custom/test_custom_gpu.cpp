@@ -16,6 +16,7 @@
 #include "labs/grayscale/gray_lab.hpp"
 #include "gpu_skip.hpp"
 #include "labs/custom/codegen.hpp"
+#include "labs/custom/runner/nvrtc_compile.hpp"
 #include "labs/custom/runner/nvrtc_target.hpp"
 #include "labs/custom/source_parse.hpp"
 
@@ -526,25 +527,28 @@ TEST_F(UserLabGpu, AFaultIsTheChildsAndTheSweepGoesOnWithTheAppsContextIntact) {
   }
 }
 
-// NVRTC with `option` on a generated unit: its log, and whether it compiled to a cubin.
+// NVRTC with `option` on a generated unit, through the runner's own compile (NvrtcLibrary: the
+// same options, CUDA's headers and standard-header stand-ins): its log, and whether it compiled to
+// a cubin.
 struct NvrtcRun {
   bool ok = false;
   std::string log;
 };
 NvrtcRun nvrtc_compile(const std::string& unit, const std::string& option) {
   NvrtcRun out;
-  nvrtcProgram prog;
-  if (nvrtcCreateProgram(&prog, unit.c_str(), "blockscope-kernel.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return out;
-  const char* opts[] = {option.c_str(), "--device-as-default-execution-space", "--std=c++17", "--generate-line-info"};
-  const nvrtcResult r = nvrtcCompileProgram(prog, 4, opts);
-  std::size_t n = 0;
-  nvrtcGetProgramLogSize(prog, &n);
-  out.log.assign(n, '\0');
-  nvrtcGetProgramLog(prog, out.log.data());
-  std::size_t cubin = 0;
-  nvrtcGetCUBINSize(prog, &cubin);
-  out.ok = r == NVRTC_SUCCESS && cubin > 0;
-  nvrtcDestroyProgram(&prog);
+  const NvrtcLibrary lib = NvrtcLibrary::open("/usr/local/cuda/lib64");
+  if (!lib.ok()) {
+    out.log = lib.error();
+    return out;
+  }
+  NvrtcTarget target;
+  target.ok = true;
+  target.option = option;
+  target.arch = option.substr(option.find('=') + 1);
+  const NvrtcLibrary::Output o =
+      lib.compile(unit, target, find_cuda_headers(cuda_header_inputs_from_environment(lib.path())));
+  out.ok = o.ok && !o.image.empty();
+  out.log = o.log;
   return out;
 }
 
