@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include "custom_test_support.hpp"
 #include "device/cuda_device.hpp"
@@ -14,6 +16,7 @@
 #include "labs/grayscale/gray_lab.hpp"
 #include "gpu_skip.hpp"
 #include "labs/custom/codegen.hpp"
+#include "labs/custom/runner/nvrtc_compile.hpp"
 #include "labs/custom/runner/nvrtc_target.hpp"
 #include "labs/custom/source_parse.hpp"
 
@@ -152,6 +155,82 @@ TEST_F(CustomGpu, TheBf16MmaTemplateMatchesTheDoubleProductOfItsBf16Numbers) {
   const auto got = floats_of(r.output);
   for (std::size_t e = 0; e < exact.size(); ++e) ASSERT_NEAR(got[e], exact[e], 1e-4 * kk) << e;
   print_info(k->info().name.c_str(), k->info());
+}
+
+// Kernels that include CUDA's headers (tests/custom/kernels/nvrtc_*.cu, compiled without a device
+// in test_custom_nvrtc), run here and verified on odd sizes with fresh random data against the
+// test's own double-precision reference: WMMA BF16, cooperative groups, cuda_fp16, cuda_bf16,
+// cuda/pipeline, cuda/barrier, cuda/std and CUB's block primitives.
+std::string kernel_file(const char* name) {
+  std::ifstream f(source_dir() + "/tests/custom/kernels/" + name);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST_F(CustomGpu, KernelsIncludingCudasHeadersMatchTheirReferencesOnOddSizes) {
+  const std::uint32_t seed = fresh_seed();
+  std::printf("[ seed ] %u\n", seed);
+  const int h = 77, w = 61, kk = 93;
+  const auto m = random_matrix(h, kk, seed), n = random_matrix(kk, w, seed + 1);
+  auto fp32 = matmul_problem(m, n, h, w, kk);
+  ASSERT_TRUE(fp32.ok()) << fp32.status().describe();
+  const std::vector<double> exact = product_in_double(m, n, h, w, kk);
+
+  auto mb = m, nb = n;
+  matmul::round_to_bf16(mb), matmul::round_to_bf16(nb);
+  const std::vector<double> exact_bf16 = product_in_double(mb, nb, h, w, kk);
+  const lab::UserForm* bf16_form = matmul::user_kernel_spec().find_form("matmul_bf16");
+  ASSERT_NE(bf16_form, nullptr);
+  auto packed = matmul::pack_user_problem(*bf16_form, mb, nb, h, w, kk,
+                                          std::vector<float>(exact_bf16.begin(), exact_bf16.end()),
+                                          matmul::error_scale(mb.data(), nb.data(), h, w, kk), "double product");
+  ASSERT_TRUE(packed.ok()) << packed.status().describe();
+  auto bf16 = Problem::create(std::move(packed.value()));
+  ASSERT_TRUE(bf16.ok());
+
+  struct Case {
+    const char* file;
+    Dim3 block;
+    bool use_bf16;
+  };
+  const Case matmuls[] = {
+      {"nvrtc_wmma_bf16.cu", {128, 1, 1}, true},     {"nvrtc_bf16_convert.cu", {128, 1, 1}, true},
+      {"nvrtc_cg_reduce.cu", {32, 8, 1}, false},     {"nvrtc_pipeline.cu", {16, 16, 1}, false},
+      {"nvrtc_barrier.cu", {16, 16, 1}, false},      {"nvrtc_cub_reduce.cu", {32, 8, 1}, false},
+      {"nvrtc_cub_load.cu", {128, 1, 1}, false},
+  };
+  for (const Case& c : matmuls) {
+    SCOPED_TRACE(c.file);
+    auto k = compile(kernel_file(c.file), matmul_forms());
+    ASSERT_TRUE(k);
+    RunRequest req;
+    req.block = c.block;
+    RunOutcome r = k->run(c.use_bf16 ? *bf16 : *fp32, req);
+    ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
+    EXPECT_TRUE(r.record.check.passed()) << r.record.check.summary();
+    const auto got = floats_of(r.output);
+    const std::vector<double>& ref = c.use_bf16 ? exact_bf16 : exact;
+    ASSERT_EQ(got.size(), ref.size());
+    for (std::size_t e = 0; e < ref.size(); ++e) ASSERT_NEAR(got[e], ref[e], 1e-4 * kk) << e;
+    print_info(c.file, k->info());
+  }
+
+  const PlanarImage img = random_image(333, 71, seed + 2);
+  auto gray = gray_problem(img);
+  ASSERT_TRUE(gray.ok());
+  const auto ref = gray_in_double(img);
+  for (const char* file : {"nvrtc_fp16_gray.cu", "nvrtc_cuda_std.cu", "nvrtc_std_headers.cu"}) {
+    SCOPED_TRACE(file);
+    auto k = compile(kernel_file(file), gray_forms());
+    ASSERT_TRUE(k);
+    RunOutcome r = k->run(*gray, RunRequest{});
+    ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
+    EXPECT_TRUE(r.record.check.passed()) << r.record.check.summary();
+    ASSERT_EQ(r.output.size(), ref.size());
+    for (std::size_t i = 0; i < ref.size(); ++i) ASSERT_LE(std::abs(int(r.output[i]) - int(ref[i])), 1) << i;
+    print_info(file, k->info());
+  }
 }
 
 TEST_F(CustomGpu, TheTracedEntryGivesOneRecordPerBlock) {
@@ -448,25 +527,28 @@ TEST_F(UserLabGpu, AFaultIsTheChildsAndTheSweepGoesOnWithTheAppsContextIntact) {
   }
 }
 
-// NVRTC with `option` on a generated unit: its log, and whether it compiled to a cubin.
+// NVRTC with `option` on a generated unit, through the runner's own compile (NvrtcLibrary: the
+// same options, CUDA's headers and standard-header stand-ins): its log, and whether it compiled to
+// a cubin.
 struct NvrtcRun {
   bool ok = false;
   std::string log;
 };
 NvrtcRun nvrtc_compile(const std::string& unit, const std::string& option) {
   NvrtcRun out;
-  nvrtcProgram prog;
-  if (nvrtcCreateProgram(&prog, unit.c_str(), "blockscope-kernel.cu", 0, nullptr, nullptr) != NVRTC_SUCCESS) return out;
-  const char* opts[] = {option.c_str(), "--device-as-default-execution-space", "--std=c++17", "--generate-line-info"};
-  const nvrtcResult r = nvrtcCompileProgram(prog, 4, opts);
-  std::size_t n = 0;
-  nvrtcGetProgramLogSize(prog, &n);
-  out.log.assign(n, '\0');
-  nvrtcGetProgramLog(prog, out.log.data());
-  std::size_t cubin = 0;
-  nvrtcGetCUBINSize(prog, &cubin);
-  out.ok = r == NVRTC_SUCCESS && cubin > 0;
-  nvrtcDestroyProgram(&prog);
+  const NvrtcLibrary lib = NvrtcLibrary::open("/usr/local/cuda/lib64");
+  if (!lib.ok()) {
+    out.log = lib.error();
+    return out;
+  }
+  NvrtcTarget target;
+  target.ok = true;
+  target.option = option;
+  target.arch = option.substr(option.find('=') + 1);
+  const NvrtcLibrary::Output o =
+      lib.compile(unit, target, find_cuda_headers(cuda_header_inputs_from_environment(lib.path())));
+  out.ok = o.ok && !o.image.empty();
+  out.log = o.log;
   return out;
 }
 

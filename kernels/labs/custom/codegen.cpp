@@ -1,6 +1,7 @@
 #include "labs/custom/codegen.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 namespace bs::custom {
 namespace {
@@ -24,7 +25,80 @@ void entry_params(const lab::UserForm& s, std::string& decl, std::string& call) 
   }
 }
 
+// Where a line leaves a /* comment open; strings, character literals and // comments are
+// skipped so their slashes and stars do not count.
+bool ends_in_block_comment(std::string_view line, bool in_comment) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (in_comment) {
+      if (line[i] == '*' && i + 1 < line.size() && line[i + 1] == '/') {
+        in_comment = false;
+        ++i;
+      }
+      continue;
+    }
+    const char c = line[i];
+    if (c == '/' && i + 1 < line.size() && line[i + 1] == '/') return false;
+    if (c == '/' && i + 1 < line.size() && line[i + 1] == '*') {
+      in_comment = true;
+      ++i;
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < line.size() && line[i] != c; ++i)
+        if (line[i] == '\\') ++i;
+    }
+  }
+  return in_comment;
+}
+
+// The directive's name when the line is a preprocessing directive ("include", "endif"), else "".
+std::string_view directive_of(std::string_view line) {
+  std::size_t i = line.find_first_not_of(" \t");
+  if (i == std::string_view::npos || line[i] != '#') return {};
+  i = line.find_first_not_of(" \t", i + 1);
+  if (i == std::string_view::npos) return {};
+  std::size_t end = i;
+  while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_'))
+    ++end;
+  return line.substr(i, end - i);
+}
+
 }  // namespace
+
+std::string with_includes_outside_global(std::string_view user_source) {
+  const std::string file = "\"" + std::string(kUserFile) + "\"";
+  std::string out;
+  out.reserve(user_source.size() + 256);
+  bool in_comment = false, continued = false, protected_any = false;
+  int line_no = 0;
+  std::size_t at = 0;
+  while (at < user_source.size()) {
+    std::size_t end = user_source.find('\n', at);
+    const bool last = end == std::string_view::npos;
+    if (last) end = user_source.size();
+    const std::string_view line = user_source.substr(at, end - at);
+    ++line_no;
+    const std::string_view directive = in_comment || continued ? std::string_view() : directive_of(line);
+    if (directive == "include") {
+      // CUDA's own headers keep their __global__ (and see no __device__ in its place).
+      out += "#undef __global__\n#define __global__ __location__(global)\n";
+      out += "#line " + std::to_string(line_no) + " " + file + "\n";
+      out += line;
+      out += "\n#undef __global__\n#define __global__ __device__\n";
+      out += "#line " + std::to_string(line_no + 1) + " " + file;
+      protected_any = true;
+    } else {
+      out += line;
+      // A protected include inside an #if group that was skipped skipped its #line too: set the
+      // line again after each branch and the group's end.
+      if (protected_any && (directive == "else" || directive == "elif" || directive == "endif"))
+        out += "\n#line " + std::to_string(line_no + 1) + " " + file;
+    }
+    if (!last) out += '\n';
+    in_comment = ends_in_block_comment(line, in_comment);
+    continued = !line.empty() && line.back() == '\\';
+    at = end + 1;
+  }
+  return out;
+}
 
 GeneratedUnit make_gpu_unit(std::string_view user_source, const ParsedKernel& kernel) {
   GeneratedUnit u;
@@ -35,7 +109,7 @@ GeneratedUnit make_gpu_unit(std::string_view user_source, const ParsedKernel& ke
   if (!kernel.form.gpu_prelude.empty()) u.text += with_final_newline(kernel.form.gpu_prelude);
   u.text += "#undef __global__\n#define __global__ __device__\n";
   u.text += "#line 1 \"" + std::string(kUserFile) + "\"\n";
-  u.text += with_final_newline(user_source);
+  u.text += with_final_newline(with_includes_outside_global(user_source));
   u.text += "#undef __global__\n#define __global__ __location__(global)\n";
   u.text += "#line 1 \"blockscope-entry\"\n";
   u.text += "extern \"C\" __global__ void bs_entry(" + decl + ") {\n  " + kernel.name + "(" +

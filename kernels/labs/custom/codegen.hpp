@@ -7,7 +7,7 @@
 //   prelude          the block recorder (restated from kernels/trace/block_trace.cuh), cdiv,
 //                    then the form's own gpu_prelude (what its element types need)
 //   #define __global__ __device__      the user's kernel becomes a device function...
-//   user source
+//   user source      each #include in it sees CUDA's own __global__ (with_includes_outside_global)
 //   #define __global__ __location__(global)   ...restored for:
 //   extern "C" __global__ void bs_entry(<form's parameters>)          calls it (timed)
 //   extern "C" __global__ void bs_entry_traced(<...>, bs_block_record*)  same, inside a
@@ -36,6 +36,12 @@ struct GeneratedUnit {
   std::string entry = "bs_entry";
   std::string traced_entry = "bs_entry_traced";  // GPU only
 };
+
+// The user's source for the GPU unit: each #include line is wrapped in directives that give
+// CUDA's headers their own __global__ for the time of the include (the user's kernel is compiled
+// with __global__ defined as __device__), then `#line` directives give the lines after it their
+// user's numbers again. Only directives are added, so an #include inside #if stays inside it.
+std::string with_includes_outside_global(std::string_view user_source);
 
 GeneratedUnit make_gpu_unit(std::string_view user_source, const ParsedKernel& kernel);
 GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& kernel);

@@ -226,6 +226,33 @@ std::vector<Diagnostic> parse_nvrtc_log(std::string_view log, Anchor anchor) {
       d.message = std::string(message);
       d.origin = "NVRTC";
       out.push_back(std::move(d));
+    } else if (sev != Diagnostic::Severity::Note && file.rfind("blockscope-", 0) != 0) {
+      // In a header the user included (cub, libcu++, ...): at the user's line that instantiated
+      // it, from NVRTC's "detected during ... at line N of kernel.cu" (the last such line, the
+      // user's own call), else at the kernel's signature.
+      int user_line = 0;
+      for (std::size_t j = i + 1; j < lines.size(); ++j) {
+        const std::string_view next = lines[j];
+        if (next.find("): error") != std::string_view::npos ||
+            next.find("): warning") != std::string_view::npos ||
+            next.find("): catastrophic error") != std::string_view::npos)
+          break;
+        const std::string of_user = " of " + std::string(kUserFile);
+        const std::size_t at = next.find(" at line ");
+        if (at == std::string_view::npos || next.substr(next.size() - std::min(next.size(), of_user.size())) != of_user)
+          continue;
+        int n = 0;
+        const std::size_t from = at + 9, to = next.size() - of_user.size();
+        if (to > from && parse_int(next.substr(from, to - from), n)) user_line = n;
+      }
+      Diagnostic d;
+      d.line = user_line > 0 ? user_line : anchor.line;
+      d.column = user_line > 0 ? 0 : anchor.column;
+      d.severity = sev;
+      d.origin = "NVRTC";
+      d.message = std::string(message) + " [in " + std::string(file) + ", line " + std::to_string(lineno) +
+                  (user_line > 0 ? ", reached from this line]" : ", a header your kernel includes]");
+      out.push_back(std::move(d));
     } else if (sev != Diagnostic::Severity::Note) {
       out.push_back(generated_code_diagnostic(sev, file, lineno, message, "NVRTC", anchor));
     }

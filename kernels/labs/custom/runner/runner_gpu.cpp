@@ -10,11 +10,11 @@
 // both cost only this process; blockscope's own context (its built-in kernels, its GL interop) is
 // never touched. NVRTC runs here too, so a compiler crash or hang is also only this process's.
 //
-// NVRTC is opened with dlopen, not linked: without it the runner still starts, loads kernels that
-// were compiled before, and answers "NVRTC is missing" with what to install.
+// NVRTC is opened with dlopen, not linked (nvrtc_compile.hpp): without it the runner still starts,
+// loads kernels that were compiled before, and answers "NVRTC is missing" with what to install.
+// CUDA's headers come from the toolkit that NVRTC belongs to, or the one the environment names
+// (cuda_headers.hpp).
 #include <cuda_runtime.h>
-#include <dlfcn.h>
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -25,6 +25,7 @@
 
 #include "device/event_timer.hpp"
 #include "device/l2_flush.hpp"
+#include "labs/custom/runner/nvrtc_compile.hpp"
 #include "labs/custom/runner/nvrtc_target.hpp"
 #include "labs/custom/runner/runner.hpp"
 #include "sampling/pc_sampler.hpp"
@@ -43,72 +44,6 @@ double ms_since(Clock::time_point t0) {
 std::string cuda_error(cudaError_t e) {
   return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
 }
-
-// NVRTC's entry points, from whichever libnvrtc this machine has.
-struct Nvrtc {
-  void* lib = nullptr;
-  std::string loaded_from, error;
-  decltype(&nvrtcCreateProgram) create = nullptr;
-  decltype(&nvrtcCompileProgram) compile = nullptr;
-  decltype(&nvrtcDestroyProgram) destroy = nullptr;
-  decltype(&nvrtcGetProgramLogSize) log_size = nullptr;
-  decltype(&nvrtcGetProgramLog) log = nullptr;
-  decltype(&nvrtcGetCUBINSize) cubin_size = nullptr;
-  decltype(&nvrtcGetCUBIN) cubin = nullptr;
-  decltype(&nvrtcGetPTXSize) ptx_size = nullptr;
-  decltype(&nvrtcGetPTX) ptx = nullptr;
-  decltype(&nvrtcVersion) version = nullptr;
-  decltype(&nvrtcGetNumSupportedArchs) num_archs = nullptr;
-  decltype(&nvrtcGetSupportedArchs) archs = nullptr;
-  decltype(&nvrtcGetErrorString) error_string = nullptr;
-
-  bool open() {
-    std::vector<std::string> tries;
-    if (const char* env = std::getenv("BLOCKSCOPE_NVRTC"); env && *env) {
-      tries.push_back(env);
-    } else {
-      tries = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", BS_NVRTC_DIR "/libnvrtc.so",
-               "/usr/local/cuda/lib64/libnvrtc.so"};
-    }
-    for (const std::string& t : tries) {
-      lib = dlopen(t.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (lib) {
-        loaded_from = t;
-        break;
-      }
-    }
-    if (!lib) {
-      std::string list;
-      for (const std::string& t : tries) list += (list.empty() ? "" : ", ") + t;
-      error = "NVRTC, CUDA's runtime compiler, is not installed (tried " + list +
-              "). Install it (Debian/Ubuntu with NVIDIA's repository: the cuda-nvrtc package of "
-              "your CUDA version, e.g. `apt install cuda-nvrtc-13-0`; or the CUDA toolkit) or set "
-              "BLOCKSCOPE_NVRTC to the path of libnvrtc.so";
-      return false;
-    }
-#define BS_SYM(field, name)                                                   \
-  field = reinterpret_cast<decltype(field)>(dlsym(lib, #name));               \
-  if (!field) {                                                               \
-    error = loaded_from + " lacks " #name ": an NVRTC too old for blockscope"; \
-    return false;                                                             \
-  }
-    BS_SYM(create, nvrtcCreateProgram)
-    BS_SYM(compile, nvrtcCompileProgram)
-    BS_SYM(destroy, nvrtcDestroyProgram)
-    BS_SYM(log_size, nvrtcGetProgramLogSize)
-    BS_SYM(log, nvrtcGetProgramLog)
-    BS_SYM(cubin_size, nvrtcGetCUBINSize)
-    BS_SYM(cubin, nvrtcGetCUBIN)
-    BS_SYM(ptx_size, nvrtcGetPTXSize)
-    BS_SYM(ptx, nvrtcGetPTX)
-    BS_SYM(version, nvrtcVersion)
-    BS_SYM(num_archs, nvrtcGetNumSupportedArchs)
-    BS_SYM(archs, nvrtcGetSupportedArchs)
-    BS_SYM(error_string, nvrtcGetErrorString)
-#undef BS_SYM
-    return true;
-  }
-};
 
 wire::Attr attributes_of(cudaKernel_t k) {
   wire::Attr a;
@@ -134,15 +69,17 @@ class GpuBackend final : public Backend {
     const auto t0 = Clock::now();
     info_.head.backend = wire::Backend::Gpu;
     init_cuda();
-    if (nvrtc_.open()) {
-      int major = 0, minor = 0;
-      nvrtc_.version(&major, &minor);
+    nvrtc_ = NvrtcLibrary::open(BS_NVRTC_DIR);
+    if (nvrtc_.ok()) {
       info_.head.nvrtc_ok = 1;
-      info_.head.nvrtc_major = major;
-      info_.head.nvrtc_minor = minor;
-      info_.nvrtc_message = nvrtc_.loaded_from;
+      info_.head.nvrtc_major = nvrtc_.major();
+      info_.head.nvrtc_minor = nvrtc_.minor();
+      info_.nvrtc_message = nvrtc_.loaded_from();
+      // CUDA's headers for the user's #includes: those of the toolkit this NVRTC came from,
+      // unless the environment names another (cuda_headers.hpp).
+      headers_ = find_cuda_headers(cuda_header_inputs_from_environment(nvrtc_.path()));
     } else {
-      info_.nvrtc_message = nvrtc_.error;
+      info_.nvrtc_message = nvrtc_.error();
     }
     info_.head.init_ms = ms_since(t0);
   }
@@ -164,61 +101,20 @@ class GpuBackend final : public Backend {
       return c;
     }
     const int cc = info_.head.cc_major * 10 + info_.head.cc_minor;
-    int n = 0;
-    nvrtc_.num_archs(&n);
-    std::vector<int> archs(static_cast<std::size_t>(std::max(n, 0)));
-    if (n > 0) nvrtc_.archs(archs.data());
-    const NvrtcTarget target = nvrtc_target(cc, archs);
+    const NvrtcTarget target = nvrtc_target(cc, nvrtc_.supported_archs());
     if (!target.ok) {
       c.log = "this NVRTC (" + std::to_string(info_.head.nvrtc_major) + "." +
               std::to_string(info_.head.nvrtc_minor) + ") cannot compile for compute capability " +
               std::to_string(info_.head.cc_major) + "." + std::to_string(info_.head.cc_minor);
       return c;
     }
-    c.arch = target.arch;
-    c.head.is_ptx = target.ptx ? 1 : 0;
-    const auto t0 = Clock::now();
-    nvrtcProgram prog = nullptr;
-    nvrtcResult r = nvrtc_.create(&prog, unit.c_str(), "blockscope-kernel.cu", 0, nullptr, nullptr);
-    if (r != NVRTC_SUCCESS) {
-      c.log = std::string("nvrtcCreateProgram: ") + nvrtc_.error_string(r);
-      return c;
-    }
-    const char* options[] = {target.option.c_str(), "--device-as-default-execution-space", "--std=c++17",
-                             "--generate-line-info"};
-    r = nvrtc_.compile(prog, static_cast<int>(std::size(options)), options);
-    if (r == NVRTC_ERROR_INVALID_OPTION && !target.fallback.empty()) {
-      // An NVRTC that lists the architecture but not its arch-specific variant.
-      nvrtc_.destroy(&prog);
-      nvrtc_.create(&prog, unit.c_str(), "blockscope-kernel.cu", 0, nullptr, nullptr);
-      options[0] = target.fallback.c_str();
-      c.arch = target.fallback.substr(target.fallback.find('=') + 1);
-      r = nvrtc_.compile(prog, static_cast<int>(std::size(options)), options);
-    }
-    std::size_t log_size = 0;
-    nvrtc_.log_size(prog, &log_size);
-    if (log_size > 1) {
-      c.log.resize(log_size);
-      nvrtc_.log(prog, c.log.data());
-      c.log.resize(std::strlen(c.log.c_str()));
-    }
-    if (r == NVRTC_SUCCESS) {
-      std::size_t size = 0;
-      if (!target.ptx) {
-        nvrtc_.cubin_size(prog, &size);
-        c.image.resize(size);
-        nvrtc_.cubin(prog, c.image.data());
-      } else {
-        nvrtc_.ptx_size(prog, &size);
-        c.image.resize(size);
-        nvrtc_.ptx(prog, c.image.data());
-      }
-      c.head.ok = 1;
-    } else if (c.log.empty()) {
-      c.log = std::string("nvrtcCompileProgram: ") + nvrtc_.error_string(r);
-    }
-    nvrtc_.destroy(&prog);
-    c.head.compile_ms = ms_since(t0);
+    NvrtcLibrary::Output out = nvrtc_.compile(unit, target, headers_);
+    c.arch = std::move(out.arch);
+    c.head.is_ptx = out.ptx ? 1 : 0;
+    c.head.ok = out.ok ? 1 : 0;
+    c.log = std::move(out.log);
+    c.image = std::move(out.image);
+    c.head.compile_ms = out.ms;
     if (!c.head.ok) return c;
 
     wire::Loaded l = load_gpu(c.image, c.head.is_ptx);
@@ -539,7 +435,8 @@ class GpuBackend final : public Backend {
 
   int device_;
   wire::Info info_;
-  Nvrtc nvrtc_;
+  NvrtcLibrary nvrtc_;
+  CudaHeaderSearch headers_;
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t plain_ = nullptr, traced_ = nullptr;
   std::vector<void*> buffers_;
