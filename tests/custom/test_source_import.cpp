@@ -8,6 +8,7 @@
 #include "custom_test_support.hpp"
 #include "labs/custom/json_reader.hpp"
 #include "labs/custom/source_import.hpp"
+#include "labs/custom/source_parse.hpp"
 
 namespace bs::custom {
 namespace {
@@ -52,11 +53,6 @@ bool has_note(const std::vector<std::string>& notes, std::string_view part) {
   for (const std::string& n : notes)
     if (n.find(part) != std::string::npos) return true;
   return false;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 constexpr const char* kPrelude = R"PY(cuda_begin = r'''
@@ -130,7 +126,7 @@ other = load_inline("y", "", u"__global__ void k2(unsigned char* x, unsigned cha
   EXPECT_TRUE(k1->error.empty());
   const ImportedKernel* k2 = find(*r, "k2");
   ASSERT_TRUE(k2);  // load_inline's third positional argument
-  EXPECT_EQ(k2->line, 12);
+  EXPECT_EQ(k2->line, 17);
 }
 
 TEST(SourceImport, KeepsWhatTheKernelUsesTransitivelyAndDropsTheLauncher) {

@@ -400,10 +400,10 @@ void scan_python(std::string_view code, int cell, PyScan& scan) {
       b = e + 1;
       continue;
     }
-    for (std::size_t i = b; i + 1 < e; ++i) {
+    for (std::size_t i = b; i < e; ++i) {
       if (t[i].k == Tok::K::Str && t[i].str.text.find("__global__") != std::string::npos)
         scan.fallback.push_back({t[i].str, cell, "a string holding __global__", ""});
-      if (t[i].k != Tok::K::Name || !is_op(t[i + 1], "(")) continue;
+      if (i + 1 >= e || t[i].k != Tok::K::Name || !is_op(t[i + 1], "(")) continue;
       const std::string& f = t[i].text;
       const auto wrapper = scan.wrappers.find(f);
       if (f != "load_inline" && f != "load" && f != "RawKernel" && f != "RawModule" && f != "SourceModule" &&
