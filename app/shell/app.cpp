@@ -19,6 +19,7 @@
 
 #include "device/nvtx_range.hpp"
 #include "editor/kernel_files.hpp"
+#include "labs/custom/source_import.hpp"
 #include "labs/custom/user_kernels.hpp"
 
 namespace bs::app {
@@ -106,12 +107,17 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
   // --kernel names a kernel the lab does not have: a bad command line, as for bench and sweep
   // (not a warning and another kernel).
   // A user kernel (custom:NAME) joins the lab once --kernel-file compiled, after this.
-  const bool user_kernel = custom::is_user_kernel_id(app->state_.selection.kernel) && !app->options_.kernel_file.empty();
+  // With a notebook or .py file, --kernel NAME picks one of its kernels (custom:NAME once it ran).
+  std::string& asked = app->state_.selection.kernel;
+  const bool imported = custom::is_python_source_file(app->options_.kernel_file);
+  const std::string pick = imported ? asked : std::string();
+  if (imported && !asked.empty() && !custom::is_user_kernel_id(asked)) asked = custom::user_kernel_id(asked);
+  const bool user_kernel = custom::is_user_kernel_id(asked) && !app->options_.kernel_file.empty();
   if (Status s = app->host_.check_selection_request(); !s && !user_kernel) return s;
   // --kernel-file: opened in the editor on the lab its kernel belongs to, compiled and run off
   // the UI thread; the frames that follow show it once it ran (headless runs wait for it).
   app->editor_.open_at_start(app->options_.kernel_file, app->options_.kernel_time_limit_s,
-                             app->state_.selection.block);
+                             app->state_.selection.block, pick);
   if (app->options_.source_tab) app->editor_.close_window();
   app->editor_.restore_unsaved(app->settings_.folder());
   return app;
