@@ -103,16 +103,16 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
   // Images named on the command line load before the first frame, so headless runs and
   // screenshots show them; later drops go through the background loader.
   if (Status s = app->intake_.load_at_start(app->options_.images); !s) return s;
-  if (Status s = app->host_.open_lab(app->state_.lab); !s) app->messages_.error(s);
-  // --kernel names a kernel the lab does not have: a bad command line, as for bench and sweep
-  // (not a warning and another kernel).
-  // A user kernel (custom:NAME) joins the lab once --kernel-file compiled, after this.
   // With a notebook or .py file, --kernel NAME picks one of its kernels (custom:NAME once it ran).
   std::string& asked = app->state_.selection.kernel;
   const bool imported = custom::is_python_source_file(app->options_.kernel_file);
   const std::string pick = imported ? asked : std::string();
   if (imported && !asked.empty() && !custom::is_user_kernel_id(asked)) asked = custom::user_kernel_id(asked);
-  const bool user_kernel = custom::is_user_kernel_id(asked) && !app->options_.kernel_file.empty();
+  if (Status s = app->host_.open_lab(app->state_.lab); !s) app->messages_.error(s);
+  // --kernel names a kernel the lab does not have: a bad command line, as for bench and sweep
+  // (not a warning and another kernel).
+  // A user kernel (custom:NAME) joins the lab once --kernel-file compiled, after this.
+  const bool user_kernel = custom::is_user_kernel_id(app->state_.selection.kernel) && !app->options_.kernel_file.empty();
   if (Status s = app->host_.check_selection_request(); !s && !user_kernel) return s;
   // --kernel-file: opened in the editor on the lab its kernel belongs to, compiled and run off
   // the UI thread; the frames that follow show it once it ran (headless runs wait for it).
