@@ -308,10 +308,11 @@ void KernelEditor::settle_kernel_file(bool ok, const std::string& message, const
   const bool first = o.message.empty();
   // Several kernels: ok when all are; the first failure's message leads, the others follow.
   o.ok = first ? ok : o.ok && ok;
+  // One line per kernel (the run modes print the message indented under the file's name).
   if (first) o.message = message;
-  else if (!ok) o.message = message + "; " + o.message;
-  else o.message += "; " + message;
-  if (!build.empty()) o.build += (o.build.empty() ? "" : "; ") + build;
+  else if (!ok) o.message = message + "\n  " + o.message;
+  else o.message += "\n  " + message;
+  if (!build.empty()) o.build += (o.build.empty() ? "" : "\n") + build;
   o.done = --kernel_file_pending_ == 0;
 }
 
@@ -593,8 +594,8 @@ void KernelEditor::draw_results(Tab& t, const LabContext& ctx) {
   ImGui::TextColored(colour, "%s", t.status.empty() ? "not compiled yet: Compile (Ctrl+Enter or F5)" : t.status.c_str());
   if (!t.compiled_info.empty()) ImGui::TextColored(ui::kDimColour, "%s", t.compiled_info.c_str());
   if (!t.import_notes.empty() &&
-      ImGui::TreeNode("import_notes", "From the notebook: %d note%s on what was left out", static_cast<int>(t.import_notes.size()),
-                      t.import_notes.size() == 1 ? "" : "s")) {
+      ImGui::TreeNodeEx("import_notes", ImGuiTreeNodeFlags_DefaultOpen, "From the notebook: %d note%s on what was left out",
+                        static_cast<int>(t.import_notes.size()), t.import_notes.size() == 1 ? "" : "s")) {
     for (const std::string& n : t.import_notes) ImGui::TextColored(ui::kDimColour, "%s", n.c_str());
     ImGui::TreePop();
   }
