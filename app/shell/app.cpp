@@ -92,6 +92,11 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
                                          LabCatalog catalog, sampling::SamplerHandle sampling) {
   if (catalog.empty()) return Status::failure("no labs to open", "", "App::create");
   std::unique_ptr<App> app(new App(window, std::move(options), std::move(compute), std::move(catalog)));
+  // With a notebook or .py file, --kernel NAME picks one of its kernels for the editor, which
+  // selects it once it ran; the lab, opened before that, is asked for no kernel.
+  const bool imported = custom::is_python_source_file(app->options_.kernel_file);
+  const std::string pick = imported ? app->state_.selection.kernel : std::string();
+  if (imported) app->state_.selection.kernel.clear();
   app->ui_.source_tab().set_sampler(std::move(sampling), app->options_.profile_lines);
   if (app->options_.profile_lines && !app->options_.kernel_file.empty()) app->ui_.source_tab().wait_for_user_kernel();
   if (app->options_.compare_block) app->compare_script_ = CompareScript::WaitA;
@@ -103,11 +108,6 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
   // Images named on the command line load before the first frame, so headless runs and
   // screenshots show them; later drops go through the background loader.
   if (Status s = app->intake_.load_at_start(app->options_.images); !s) return s;
-  // With a notebook or .py file, --kernel NAME picks one of its kernels (custom:NAME once it ran).
-  std::string& asked = app->state_.selection.kernel;
-  const bool imported = custom::is_python_source_file(app->options_.kernel_file);
-  const std::string pick = imported ? asked : std::string();
-  if (imported && !asked.empty() && !custom::is_user_kernel_id(asked)) asked = custom::user_kernel_id(asked);
   if (Status s = app->host_.open_lab(app->state_.lab); !s) app->messages_.error(s);
   // --kernel names a kernel the lab does not have: a bad command line, as for bench and sweep
   // (not a warning and another kernel).
