@@ -276,7 +276,7 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
       o.status_file_path = v;
     } else if (a == "--kernel-file") {
       BS_VALUE(v, a);
-      if (v.empty()) return usage("--kernel-file needs a .cu file");
+      if (v.empty()) return usage("--kernel-file needs a .cu, .ipynb or .py file");
       o.kernel_file = v;  // read (with its limits) when the lab opens; a bad file is exit code 1
     } else if (a == "--kernel-time-limit") {
       BS_VALUE(v, a);
@@ -407,7 +407,9 @@ LAB AND KERNEL (in any order)
                             kernels/labs/custom/README.md): compiled for the backend, run on the
                             lab's data and verified; it joins the lab's kernels as custom:NAME
                             (window, headless, bench, sweep). Exit 1 when it does not compile (the
-                            message names the line), its result is wrong, or it was stopped
+                            message names the line), its result is wrong, or it was stopped.
+                            A notebook or Python file (.ipynb, .py: load_inline, CuPy) opens every
+                            kernel found in it; --kernel NAME picks one
   --kernel-time-limit S     stop a launch of your kernel after S seconds (default 2)
 )" + lab_lines + R"(
 VIEW (window and headless)

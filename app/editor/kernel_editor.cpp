@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "editor/kernel_files.hpp"
+#include "labs/custom/source_import.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 #include "source/listing_parse.hpp"
 #include "ui/widgets.hpp"
@@ -184,6 +185,7 @@ void KernelEditor::edit(const LabContext& ctx, app::MessageLog& log) {
 }
 
 Status KernelEditor::open_file(const fs::path& path, const std::string& fallback_lab, app::MessageLog& log) {
+  if (custom::is_python_source_file(path)) return open_imported(path, fallback_lab, log, {}, nullptr);
   auto text = read_kernel_file(path);
   if (!text) {
     Status s = text.status();
@@ -219,19 +221,99 @@ Status KernelEditor::open_file(const fs::path& path, const std::string& fallback
   return Status::success();
 }
 
+Status KernelEditor::open_imported(const fs::path& path, const std::string& fallback_lab, app::MessageLog& log,
+                                   const std::string& only, std::vector<int>* opened) {
+  const std::string file = path.filename().string();
+  auto found = custom::import_kernel_file(path);
+  if (!found) {
+    Status s = found.status();
+    s.message = "Cannot open the kernels of " + file + ": " + s.message;
+    log.error(s);
+    return s;
+  }
+  const std::string wanted = custom::is_user_kernel_id(only) ? only.substr(custom::kUserKernelPrefix.size()) : only;
+  std::string names;
+  for (const custom::ImportedKernel& k : found->kernels) names += (names.empty() ? "" : ", ") + k.name;
+  if (!wanted.empty() && std::none_of(found->kernels.begin(), found->kernels.end(),
+                                      [&](const custom::ImportedKernel& k) { return k.name == wanted; })) {
+    Status s = Status::failure(file + " has no kernel named " + wanted, "it has: " + names, "--kernel");
+    log.error(s);
+    return s;
+  }
+  for (const std::string& n : found->notes) log.warn(file + ", " + n);
+  for (const custom::ImportedKernel& k : found->kernels) {
+    if (!wanted.empty() && k.name != wanted) continue;
+    std::string lab = fallback_lab;
+    if (user_labs_)
+      if (const custom::UserLab* belongs = user_labs_->lab_of_source(k.source, fallback_lab)) lab = belongs->id;
+    const std::string title = k.name + " (" + file + ")";
+    // Opened again: the same tab, unless its edits would be lost.
+    Tab* t = nullptr;
+    for (Tab& existing : tabs_)
+      if (existing.title == title && existing.path.empty()) t = &existing;
+    if (t && t->dirty() && t->code.text != k.source) {
+      log.warn(title + " is open with unsaved changes: kept them (close the tab to reload it)");
+      continue;
+    }
+    if (!t) t = &new_tab(lab, title);
+    t->lab = lab;
+    replace_text(t->code, k.source);
+    t->saved_text = k.source;  // as the file has it: not an unsaved edit (Ctrl+S saves it as a .cu)
+    t->imported = true;
+    t->import_notes = k.notes;
+    t->lab_from_source = !user_labs_;
+    active_uid_ = select_uid_ = t->uid;
+    if (opened) opened->push_back(t->uid);
+    if (!k.error.empty()) {
+      t->state = Tab::State::Failed;
+      t->status = k.error;
+      log.error(Status::failure(k.error, "edit the kernel in its tab, then Compile", "import"));
+      continue;
+    }
+    t->compile_requested = true;
+    if (user_labs_)
+      log.info("Opened " + k.name + " from " + file + ", " + k.origin + " (" + lab_title(t->lab) + " lab): compiling; " +
+               std::to_string(k.notes.size()) + " note" + (k.notes.size() == 1 ? "" : "s") + " on what was left out");
+  }
+  open_ = true;
+  remember(path);
+  return Status::success();
+}
+
 Status KernelEditor::open_kernel_file(const fs::path& path, const std::string& fallback_lab, app::MessageLog& log,
-                                      std::optional<Dim3> block) {
-  Status s = open_file(path, fallback_lab, log);
+                                      std::optional<Dim3> block, const std::string& kernel) {
+  std::vector<int> opened;
+  const bool imported = custom::is_python_source_file(path);
+  Status s = imported ? open_imported(path, fallback_lab, log, kernel, &opened) : open_file(path, fallback_lab, log);
   kernel_file_outcome_ = {};
+  kernel_file_pending_ = 0;
   if (!s) {
     kernel_file_outcome_ = {true, false, s.message, {}};
     return s;
   }
-  if (Tab* t = active()) {
-    t->from_kernel_file = true;
-    t->block = block;
-  }
+  if (!imported) opened.push_back(active_uid_);
+  kernel_file_pending_ = static_cast<int>(opened.size());
+  for (int uid : opened)
+    if (Tab* t = tab(uid)) {
+      t->block = block;
+      if (t->compile_requested) t->from_kernel_file = true;
+      else settle_kernel_file(false, t->status, {});  // refused before compiling (torch in device code)
+    }
   return s;
+}
+
+void KernelEditor::settle_kernel_file(bool ok, const std::string& message, const std::string& build) {
+  if (kernel_file_pending_ <= 0) return;
+  KernelFileOutcome& o = kernel_file_outcome_;
+  const bool first = o.message.empty();
+  // Several kernels: ok when all are; the first failure's message leads, the others follow.
+  o.ok = first ? ok : o.ok && ok;
+  // One line per kernel (the run modes print the message indented under the file's name).
+  if (first) o.message = message;
+  else if (!ok) o.message = message + "\n  " + o.message;
+  else o.message += "\n  " + message;
+  if (!build.empty()) o.build += (o.build.empty() ? "" : "\n") + build;
+  o.done = --kernel_file_pending_ == 0;
 }
 
 std::string KernelEditor::active_lab() const {
@@ -296,7 +378,7 @@ void KernelEditor::start_compile(Tab& t, const LabContext& ctx, app::MessageLog&
     t.state = Tab::State::Failed;
     t.status = "the " + lab_title(t.lab) + " lab is not open, or takes no kernels of your own";
     log.warn(t.status);
-    if (t.from_kernel_file) kernel_file_outcome_ = {true, false, t.status, {}};
+    if (t.from_kernel_file) settle_kernel_file(false, t.status, {});
     t.from_kernel_file = false;
     return;
   }
@@ -343,7 +425,9 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
   Tab* t = tab(done.tab);
   if (!t) return;  // closed meanwhile
   const custom::TrialResult& r = done.result;
-  const std::string file = t->path.empty() ? std::string("kernel.cu") : t->path.filename().string();
+  const std::string file = !t->path.empty() ? t->path.filename().string()
+                           : t->imported ? t->title  // from a notebook: "NAME (FILE)"
+                                                      : std::string("kernel.cu");
   // The lower pane's PTX and SASS: listed for every source that compiles (its launch may still
   // fail: the code is what it is); a compile error keeps the last listing, marked stale.
   t->last_compile_failed = !r.compile.ok();
@@ -382,7 +466,7 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
                                               : "fix it and compile again; the last working kernel keeps running",
                                r.compile.ok() ? "launch" : "compile", r.compile.ok() ? r.run->record.status.code : r.compile.status.code);
     log.error(s);
-    if (first_of_file) kernel_file_outcome_ = {true, false, t->status, t->compiled_info};
+    if (first_of_file) settle_kernel_file(false, t->status, t->compiled_info);
     return;
   }
   // It compiled and its launch finished: it joins the lab (replacing its older version) and is
@@ -405,7 +489,7 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
   sel.kernel = r.kernel.id;
   sel.config.block = r.run ? r.run->record.config.block : r.kernel.block;
   requests.select = sel;
-  if (first_of_file) kernel_file_outcome_ = {true, !wrong, t->status, t->compiled_info};
+  if (first_of_file) settle_kernel_file(!wrong, t->status, t->compiled_info);
 }
 
 EditorRequests KernelEditor::update(const LabLookup& labs, app::MessageLog& log) {
@@ -509,6 +593,12 @@ void KernelEditor::draw_results(Tab& t, const LabContext& ctx) {
   ImGui::PushTextWrapPos(0);
   ImGui::TextColored(colour, "%s", t.status.empty() ? "not compiled yet: Compile (Ctrl+Enter or F5)" : t.status.c_str());
   if (!t.compiled_info.empty()) ImGui::TextColored(ui::kDimColour, "%s", t.compiled_info.c_str());
+  if (!t.import_notes.empty() &&
+      ImGui::TreeNodeEx("import_notes", ImGuiTreeNodeFlags_DefaultOpen, "From the notebook: %d note%s on what was left out",
+                        static_cast<int>(t.import_notes.size()), t.import_notes.size() == 1 ? "" : "s")) {
+    for (const std::string& n : t.import_notes) ImGui::TextColored(ui::kDimColour, "%s", n.c_str());
+    ImGui::TreePop();
+  }
   if (custom::UserKernelLab* user = user_lab(ctx); user && !t.installed_id.empty() && ctx.kernel == t.installed_id &&
                                                    !user->owners_note().empty())
     ImGui::TextColored(ui::kDimColour, "who stores what: %s", user->owners_note().c_str());

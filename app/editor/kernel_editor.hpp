@@ -19,7 +19,9 @@
 // shown, marked stale (so is one whose source was edited since).
 //
 // Files: open and save .cu files (recent kernel files kept beside recent images), a .cu dropped
-// on the window opens here, and --kernel-file does the same at start. A file opens on the lab
+// on the window opens here, and --kernel-file does the same at start. A notebook (.ipynb) or
+// Python file (.py) opens one tab per kernel found in it (labs/custom/source_import.hpp), each
+// with the notes on what was left out (torch launchers, includes); its tabs save as .cu files. A file opens on the lab
 // whose forms its kernel takes (any lab offering a user-kernel spec; the labs' list comes with
 // the labs, custom::UserLabs). A file that cannot be read is a message; nothing open changes.
 //
@@ -99,9 +101,10 @@ class KernelEditor {
   // read leaves everything as it was and says why.
   Status open_file(const std::filesystem::path& path, const std::string& fallback_lab, app::MessageLog& log);
   // --kernel-file: open_file, and remember the outcome of its first compile and launch, which
-  // uses `block` when given (the command line's --block).
+  // uses `block` when given (the command line's --block). A notebook or Python file: `kernel`
+  // names the one kernel to open (empty: all; the outcome is ok when every one verified).
   Status open_kernel_file(const std::filesystem::path& path, const std::string& fallback_lab, app::MessageLog& log,
-                          std::optional<Dim3> block = std::nullopt);
+                          std::optional<Dim3> block = std::nullopt, const std::string& kernel = {});
   // The action behind the Compile button, Ctrl+Enter and F5: compiles the active tab.
   void compile();
   // Saves the active tab (to its file; a new one opens Save as).
@@ -165,6 +168,8 @@ class KernelEditor {
     int waited_for_data = 0;           // frames a compile waited for the lab's data
     bool from_kernel_file = false;     // --kernel-file: its outcome is remembered
     bool lab_from_source = false;      // a file: its lab is the one its kernel's form belongs to
+    bool imported = false;             // from a notebook or .py (its title names the file)
+    std::vector<std::string> import_notes;  // what was left out of it, and why
     std::optional<Dim3> block;         // the block its next compile runs with (else the form's)
     // The lower pane: its tab, and the listing of the last source that compiled.
     Lower lower = Lower::Results;
@@ -193,6 +198,12 @@ class KernelEditor {
   void draw_lower(Tab& t, const LabContext& ctx);
   void draw_listing_level(Tab& t, bool sass);
   void remember(const std::filesystem::path& path);
+  // A notebook or .py file: one tab per kernel found (only `only` when given); `opened` gets
+  // the tabs' uids.
+  Status open_imported(const std::filesystem::path& path, const std::string& fallback_lab, app::MessageLog& log,
+                       const std::string& only, std::vector<int>* opened);
+  // One --kernel-file tab finished (or could not start): the outcome is done when all have.
+  void settle_kernel_file(bool ok, const std::string& message, const std::string& build);
 
   bool open_ = false;
   bool focused_ = false;
@@ -208,6 +219,7 @@ class KernelEditor {
   RecentFiles recent_;
   std::filesystem::path recent_path_;
   KernelFileOutcome kernel_file_outcome_;
+  int kernel_file_pending_ = 0;  // --kernel-file tabs whose first compile and launch are to come
   // The labs that take user kernels, as the first lab the editor reached knows them.
   std::shared_ptr<const custom::UserLabs> user_labs_;
 };

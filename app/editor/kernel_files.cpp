@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "lab/report.hpp"
+#include "labs/custom/source_import.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 
 namespace bs::editor {
@@ -32,7 +33,7 @@ bool valid_utf8(std::string_view s) {
 bool is_kernel_file(const fs::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  return ext == ".cu" || ext == ".cuh";
+  return ext == ".cu" || ext == ".cuh" || custom::is_python_source_file(path);
 }
 
 Result<std::string> read_kernel_file(const fs::path& path) {
@@ -67,11 +68,35 @@ fs::path default_recent_kernels_path() {
   return dir.empty() ? fs::path() : dir / "recent_kernels.txt";
 }
 
-Result<std::string> install_kernel_file(lab::Lab& lab, const fs::path& path, double time_limit_s, std::string* log) {
+namespace {
+
+// A notebook's or .py file's kernel for `lab`: the one named `kernel`, else the first the lab takes.
+Result<std::string> imported_kernel(custom::UserKernelLab& user, std::string_view lab, const fs::path& path,
+                                    const std::string& kernel) {
+  auto found = custom::import_kernel_file(path);
+  if (!found) return found.status();
+  const std::string wanted = custom::is_user_kernel_id(kernel) ? kernel.substr(custom::kUserKernelPrefix.size()) : kernel;
+  for (const custom::ImportedKernel& k : found->kernels) {
+    if (wanted.empty() ? user.book().labs().lab_of_source(k.source, lab) == nullptr ||
+                             user.book().labs().lab_of_source(k.source, lab)->id != lab
+                       : k.name != wanted)
+      continue;
+    if (!k.error.empty()) return Status::failure(k.error, "", "--kernel-file");
+    return k.source;
+  }
+  return Status::failure(path.filename().string() + (wanted.empty() ? " has no kernel the " + std::string(lab) + " lab takes"
+                                                                     : " has no kernel named " + wanted),
+                         "", "--kernel-file");
+}
+
+}  // namespace
+
+Result<std::string> install_kernel_file(lab::Lab& lab, const fs::path& path, double time_limit_s, std::string* log,
+                                        const std::string& kernel) {
   auto* user = lab::layer<custom::UserKernelLab>(lab);
   if (!user)
     return Status::failure("the " + std::string(lab.title()) + " lab takes no kernels of your own", "", "--kernel-file");
-  auto text = read_kernel_file(path);
+  auto text = custom::is_python_source_file(path) ? imported_kernel(*user, lab.id(), path, kernel) : read_kernel_file(path);
   if (!text) return text.status();
   // A kernel another lab takes is refused with that lab's name, before any compiler runs.
   if (const custom::UserLab* belongs = user->book().labs().lab_of_source(*text, lab.id());

@@ -19,6 +19,7 @@
 
 #include "device/nvtx_range.hpp"
 #include "editor/kernel_files.hpp"
+#include "labs/custom/source_import.hpp"
 #include "labs/custom/user_kernels.hpp"
 
 namespace bs::app {
@@ -91,6 +92,11 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
                                          LabCatalog catalog, sampling::SamplerHandle sampling) {
   if (catalog.empty()) return Status::failure("no labs to open", "", "App::create");
   std::unique_ptr<App> app(new App(window, std::move(options), std::move(compute), std::move(catalog)));
+  // With a notebook or .py file, --kernel NAME picks one of its kernels for the editor, which
+  // selects it once it ran; the lab, opened before that, is asked for no kernel.
+  const bool imported = custom::is_python_source_file(app->options_.kernel_file);
+  const std::string pick = imported ? app->state_.selection.kernel : std::string();
+  if (imported) app->state_.selection.kernel.clear();
   app->ui_.source_tab().set_sampler(std::move(sampling), app->options_.profile_lines);
   if (app->options_.profile_lines && !app->options_.kernel_file.empty()) app->ui_.source_tab().wait_for_user_kernel();
   if (app->options_.compare_block) app->compare_script_ = CompareScript::WaitA;
@@ -111,7 +117,7 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
   // --kernel-file: opened in the editor on the lab its kernel belongs to, compiled and run off
   // the UI thread; the frames that follow show it once it ran (headless runs wait for it).
   app->editor_.open_at_start(app->options_.kernel_file, app->options_.kernel_time_limit_s,
-                             app->state_.selection.block);
+                             app->state_.selection.block, pick);
   if (app->options_.source_tab) app->editor_.close_window();
   app->editor_.restore_unsaved(app->settings_.folder());
   return app;

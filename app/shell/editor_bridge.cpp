@@ -27,10 +27,11 @@ editor::LabContext EditorBridge::lab_context(const std::string& id) {
   return c;
 }
 
-void EditorBridge::open_at_start(const fs::path& file, double time_limit_s, const std::optional<Dim3>& block) {
+void EditorBridge::open_at_start(const fs::path& file, double time_limit_s, const std::optional<Dim3>& block,
+                                 const std::string& kernel) {
   editor_->set_time_limit_s(time_limit_s);
   if (file.empty()) return;
-  if (Status s = editor_->open_kernel_file(file, host_.current().id(), messages_, block); s) show_editor_lab();
+  if (Status s = editor_->open_kernel_file(file, host_.current().id(), messages_, block, kernel); s) show_editor_lab();
 }
 
 void EditorBridge::update() {

@@ -25,7 +25,9 @@ class EditorBridge {
 
   // --kernel-file: opened in the editor on the lab its kernel belongs to, compiled and run off
   // the UI thread; the lab it belongs to is opened.
-  void open_at_start(const std::filesystem::path& file, double time_limit_s, const std::optional<Dim3>& block);
+  // A notebook or .py file: `kernel` (--kernel) picks one of its kernels, else all open.
+  void open_at_start(const std::filesystem::path& file, double time_limit_s, const std::optional<Dim3>& block,
+                     const std::string& kernel = {});
   // Every frame: the editor's finished compiles and launches.
   void update();
   // The editor's pane, and its items of the File menu.

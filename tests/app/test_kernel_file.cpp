@@ -239,6 +239,62 @@ TEST_F(KernelFile, BenchTimesAUserKernelBesideTheLabsOwnAndWritesItsJson) {
   EXPECT_NE(o.output.find("holds a matmul kernel"), std::string::npos) << o.output;
 }
 
+// The lecture-style notebook (assets/notebooks, issue 32): each kernel found in its load_inline
+// strings runs in the lab its signature names, verified; --kernel picks one; without it all run.
+fs::path sample_notebook() { return fs::path(bs::custom::test::source_dir()) / "assets/notebooks/lecture_kernels.ipynb"; }
+
+TEST_F(KernelFile, TheLectureStyleNotebooksKernelsRunVerifiedEachInItsLab) {
+  std::vector<std::uint8_t> rgb;
+  const int w = 211, h = 67;
+  const fs::path img = image(w, h, &rgb), out = dir_ / "out.png";
+  auto g = headless(quote(img) + " --kernel-file " + quote(sample_notebook()) +
+                    " --kernel rgb_to_grayscale_2d_kernel --block 16x8 --output " + quote(out));
+  ASSERT_EQ(g.exit_code, 0) << g.output;
+  EXPECT_NE(g.output.find("launch: custom:rgb_to_grayscale_2d_kernel [block 16x8"), std::string::npos) << g.output;
+  EXPECT_NE(g.output.find("check: correct"), std::string::npos) << g.output;
+  expect_gray(out, rgb, w, h);
+  auto m = headless("--kernel-file " + quote(sample_notebook()) + " --kernel matmul_tiled_k --matmul-size 45x37x29 --block 16x16");
+  ASSERT_EQ(m.exit_code, 0) << m.output;
+  EXPECT_NE(m.output.find("lab: matmul"), std::string::npos) << m.output;
+  EXPECT_NE(m.output.find("launch: custom:matmul_tiled_k [block 16x16, grid 3x3]"), std::string::npos) << m.output;
+  EXPECT_NE(m.output.find("check: correct"), std::string::npos) << m.output;
+  // All four: exit 0 only when every one verified.
+  auto all = headless("--kernel-file " + quote(sample_notebook()) + " --matmul-size 45x37x29 --frames 4");
+  EXPECT_EQ(all.exit_code, 0) << all.output;
+  for (const char* k : {"rgb_to_grayscale_kernel", "rgb_to_grayscale_2d_kernel", "matmul_k", "matmul_tiled_k"})
+    EXPECT_TRUE(std::regex_search(all.output, std::regex("\\n  " + std::string(k) + " compiled for the CPU simulator[^\\n]*, correct\\n")))
+        << k << "\n" << all.output;
+}
+
+TEST_F(KernelFile, BadNotebooksAreRefusedNamingTheFileAndTheSampleStillRuns) {
+  const fs::path broken = write("broken.ipynb", "{\"cells\": [\n  {\"cell_type\": \"code\" \"source\": []}\n]}\n");
+  auto r = headless("--kernel-file " + quote(broken));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("broken.ipynb is not JSON: line 2, column 24"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("check: correct"), std::string::npos) << "the sample still runs\n" << r.output;
+  const fs::path none = write("none.py", "import torch\nprint('no kernels here')\n");
+  auto n = headless("--kernel-file " + quote(none));
+  EXPECT_EQ(n.exit_code, 1) << n.output;
+  EXPECT_NE(n.output.find("none.py holds no CUDA kernel"), std::string::npos) << n.output;
+  auto pick = headless("--kernel-file " + quote(sample_notebook()) + " --kernel nope");
+  EXPECT_EQ(pick.exit_code, 1) << pick.output;
+  EXPECT_NE(pick.output.find("has no kernel named nope"), std::string::npos) << pick.output;
+}
+
+// On the GPU machine: the notebook's tiled matmul, compiled by NVRTC, verified.
+TEST_F(KernelFile, GpuTheNotebooksKernelsAreVerified) {
+  for (const char* k : {"rgb_to_grayscale_kernel", "matmul_tiled_k"}) {
+    auto r = run("--headless --backend cuda --frames 3 --kernel-file " + quote(sample_notebook()) + " --kernel " + k +
+                     " --matmul-size 1025x513x257",
+                 env_);
+    if (r.exit_code == 4) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
+    ASSERT_EQ(r.exit_code, 0) << k << "\n" << r.output;
+    EXPECT_NE(r.output.find("compiled for the GPU"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(std::string("launch: custom:") + k), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("check: correct"), std::string::npos) << r.output;
+  }
+}
+
 // On the GPU machine: NVRTC builds the lecture's kernel, the result is verified and reaches GL.
 TEST_F(KernelFile, GpuTheLecturesKernelCompiledByNvrtcIsVerified) {
   std::vector<std::uint8_t> rgb;
