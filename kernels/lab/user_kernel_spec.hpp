@@ -49,7 +49,7 @@ struct UserParam {
   // What the elements' bits are when `type` only carries them ("bf16": unsigned short holding
   // BF16 patterns), so a kernel may name the type that means those bytes (__nv_bfloat16*);
   // labs/custom/element_types.hpp has the table. Empty: the type means itself.
-  std::string bits;
+  std::string bits = {};
   bool pointer() const { return role != Role::Int; }
 };
 

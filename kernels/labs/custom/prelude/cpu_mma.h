@@ -94,10 +94,6 @@ inline void bs_wmma_check_ldm(unsigned ldm, int bytes) {
     bs_fail("wmma: ldm must be a multiple of 16 bytes (8 BF16/FP16 or 4 FP32 elements), as on the GPU");
 }
 
-template <class Use, int M, int N, int K, class T, class V>
-inline void fill_fragment(fragment<Use, M, N, K, T, void>& f, const V& v) {
-  for (int e = 0; e < fragment<Use, M, N, K, T, void>::num_elements; ++e) f.x[e] = T(v);
-}
 template <class Use, int M, int N, int K, class T, class L, class V>
 inline void fill_fragment(fragment<Use, M, N, K, T, L>& f, const V& v) {
   for (int e = 0; e < fragment<Use, M, N, K, T, L>::num_elements; ++e) f.x[e] = T(v);
