@@ -329,7 +329,10 @@ __global__ void k(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* bt, 
   EXPECT_NE(cpu.text.find("k(bs_in<const __nv_bfloat16> a, bs_in<const __nv_bfloat16> bt, bs_out<float> out"), std::string::npos);
   EXPECT_NE(cpu.text.find("BS_CPU_CUDA_BF16_H"), std::string::npos) << "the bf16 section is appended";
   EXPECT_EQ(cpu.text.find("BS_CPU_MMA_H"), std::string::npos) << "wmma only when <mma.h> is included";
-  EXPECT_EQ(cpu.text.find("#include <cuda_bf16.h>"), std::string::npos) << "the include line is blanked";
+  const std::size_t user = cpu.text.find("#line 1 \"kernel.cu\"");
+  ASSERT_NE(user, std::string::npos);
+  EXPECT_EQ(cpu.text.find("#include <cuda_bf16.h>", user), std::string::npos) << "the include line is blanked";
+  EXPECT_EQ(cpu.text.compare(user, 44, "#line 1 \"kernel.cu\"\n                      \n"), 0) << "same line, blank";
   const GeneratedUnit gpu = make_gpu_unit(src, *p.kernel);
   EXPECT_NE(gpu.text.find("k((const __nv_bfloat16*)bs_a0, (const __nv_bfloat16*)bs_a1, bs_a2"), std::string::npos) << gpu.text;
 }
