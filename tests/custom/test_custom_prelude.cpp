@@ -329,6 +329,15 @@ __global__ void k(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* bt, 
   EXPECT_NE(cpu.text.find("k(bs_in<const __nv_bfloat16> a, bs_in<const __nv_bfloat16> bt, bs_out<float> out"), std::string::npos);
   EXPECT_NE(cpu.text.find("BS_CPU_CUDA_BF16_H"), std::string::npos) << "the bf16 section is appended";
   EXPECT_EQ(cpu.text.find("BS_CPU_MMA_H"), std::string::npos) << "wmma only when <mma.h> is included";
+  EXPECT_EQ(cpu.text.find("BS_CPU_WARP_H"), std::string::npos) << "the warp operations only when used";
+  const std::string shfl = R"(__global__ void k(float* m, float* n, float* out, int h, int w, int k) {
+    out[0] = __shfl_down_sync(0xffffffffu, m[0], 1);
+}
+)";
+  const ParseResult ps = parse_kernel_source(shfl, matmul_forms());
+  ASSERT_TRUE(ps.ok());
+  EXPECT_TRUE(ps.kernel->uses_barriers);
+  EXPECT_NE(make_cpu_unit(shfl, *ps.kernel).text.find("BS_CPU_WARP_H"), std::string::npos);
   const std::size_t user = cpu.text.find("#line 1 \"kernel.cu\"");
   ASSERT_NE(user, std::string::npos);
   EXPECT_EQ(cpu.text.find("#include <cuda_bf16.h>", user), std::string::npos) << "the include line is blanked";

@@ -8,8 +8,18 @@
 namespace bs::custom {
 namespace {
 
-constexpr std::string_view kFp16 = "cpu_cuda_fp16.h", kBf16 = "cpu_cuda_bf16.h",
+constexpr std::string_view kFp16 = "cpu_cuda_fp16.h", kBf16 = "cpu_cuda_bf16.h", kWarp = "cpu_warp.h",
                            kMma = "cpu_mma.h", kCg = "cpu_cooperative_groups.h";
+
+// A word that needs cpu_warp.h: a warp-synchronous operation.
+bool is_warp_word(std::string_view w) {
+  static constexpr std::string_view kPrefixes[] = {"__shfl", "__reduce_", "__match_", "__syncthreads_"};
+  for (std::string_view p : kPrefixes)
+    if (w.starts_with(p)) return true;
+  static constexpr std::string_view kWords[] = {"__syncwarp",   "__ballot_sync", "__any_sync",   "__all_sync",
+                                                "__uni_sync",   "__activemask",  "__lanemask_lt"};
+  return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
+}
 
 // The one table: a header the simulator provides, and the prelude files it needs.
 struct Provided {
@@ -161,13 +171,6 @@ CpuSourcePlan plan_cpu_source(std::string_view source) {
     }
     start = end + 1;
   }
-  // Sections in dependency order: fp16, bf16, mma, cooperative groups.
-  const std::string_view order[] = {kFp16, kBf16, kMma, kCg};
-  std::vector<std::string> sorted;
-  for (std::string_view s : order)
-    if (std::find(plan.sections.begin(), plan.sections.end(), s) != plan.sections.end()) sorted.emplace_back(s);
-  plan.sections = std::move(sorted);
-
   // Constructs, in code only (comments, strings and preprocessor lines blanked).
   const std::string code = blank_non_code(source);
   line = 1;
@@ -186,6 +189,7 @@ CpuSourcePlan plan_cpu_source(std::string_view source) {
     std::size_t j = i + 1;
     while (j < code.size() && (std::isalnum(static_cast<unsigned char>(code[j])) || code[j] == '_')) ++j;
     const std::string_view word(code.data() + i, j - i);
+    if (is_warp_word(word)) want(kWarp);
     for (const RefusedWord& r : kRefusedWords)
       if (word == r.word) {
         plan.refusals.push_back(error_at(line, static_cast<int>(i - line_start + 1), refusal_text(line, r.what)));
@@ -193,6 +197,17 @@ CpuSourcePlan plan_cpu_source(std::string_view source) {
       }
     i = j;
   }
+  // Sections in dependency order: fp16, bf16, the warp operations (wmma and cooperative groups
+  // are built on them), mma, cooperative groups.
+  auto has = [&](std::string_view s) {
+    return std::find(plan.sections.begin(), plan.sections.end(), s) != plan.sections.end();
+  };
+  if (has(kMma) || has(kCg)) want(kWarp);
+  const std::string_view order[] = {kFp16, kBf16, kWarp, kMma, kCg};
+  std::vector<std::string> sorted;
+  for (std::string_view s : order)
+    if (has(s)) sorted.emplace_back(s);
+  plan.sections = std::move(sorted);
   return plan;
 }
 

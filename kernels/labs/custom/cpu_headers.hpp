@@ -5,6 +5,9 @@
 //   <cooperative_groups/reduce.h>) become blank lines (line numbers kept) and switch on the
 //   matching prelude file, appended after cpu_prelude.h: a kernel pays for WMMA or
 //   cooperative_groups only when it includes them.
+// - The warp-synchronous operations (cpu_warp.h) are appended when the kernel names one
+//   (__shfl_*, __ballot_sync, __syncwarp, __syncthreads_count, ...) or includes <mma.h> or
+//   <cooperative_groups.h>.
 // - Headers whose content the core prelude already is (<cuda_runtime.h>, <cuda.h>,
 //   <device_launch_parameters.h>, ...) become blank lines.
 // - Headers and constructs it cannot honestly run thread by thread (CUB, CUTLASS/CuTe, libcu++'s
