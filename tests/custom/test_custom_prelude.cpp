@@ -74,6 +74,57 @@ TEST_F(CustomPrelude, WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInpu
   for (std::size_t e = 0; e < exact.size(); ++e) ASSERT_NEAR(got[e], exact[e], 1e-5 * kk) << e;
 }
 
+// Every wmma shape the simulator has (m16n16k16, m32n8k16, m8n32k16): one warp loads A row-major
+// and B col-major from __shared__, starts from fill_fragment(0.5), scales the result through
+// .x[] and stores it col-major; compared with the double product of the BF16 inputs.
+constexpr const char* kWmmaShape = R"(#include <mma.h>
+#include <cuda_bf16.h>
+using namespace nvcuda;
+constexpr int M = SHAPE_M, N = SHAPE_N, K = 16;
+__global__ void wmma_shape(float* m, float* n, float* out, int h, int w, int k) {
+    __shared__ __nv_bfloat16 a[M * K], b[K * N];
+    if (blockIdx.x != 0 || blockIdx.y != 0) return;
+    for (int i = threadIdx.x; i < M * K; i += 32) a[i] = __float2bfloat16(m[i]);
+    for (int i = threadIdx.x; i < K * N; i += 32) b[(i % N) * K + i / N] = __float2bfloat16(n[i]);
+    __syncwarp();
+    wmma::fragment<wmma::matrix_a, M, N, K, __nv_bfloat16, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, M, N, K, __nv_bfloat16, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, M, N, K, float> acc;
+    wmma::load_matrix_sync(fa, a, K);
+    wmma::load_matrix_sync(fb, b, K);
+    wmma::fill_fragment(acc, 0.5f);
+    wmma::mma_sync(acc, fa, fb, acc);
+    for (int e = 0; e < acc.num_elements; ++e) acc.x[e] *= 2.0f;
+    wmma::store_matrix_sync(out, acc, M, wmma::mem_col_major);
+}
+)";
+
+TEST_F(CustomPrelude, EveryWmmaShapeComputesTheProductWithItsLayouts) {
+  const std::uint32_t seed = fresh_seed();
+  for (const auto& [mm, nn] : {std::pair{16, 16}, std::pair{32, 8}, std::pair{8, 32}}) {
+    SCOPED_TRACE("m" + std::to_string(mm) + "n" + std::to_string(nn) + "k16");
+    auto m = random_matrix(mm, 16, seed), n = random_matrix(16, nn, seed + 3);
+    matmul::round_to_bf16(m), matmul::round_to_bf16(n);
+    auto problem = matmul_problem(m, n, mm, nn, 16);
+    ASSERT_TRUE(problem.ok());
+    std::string src = kWmmaShape;
+    src.replace(src.find("SHAPE_M"), 7, std::to_string(mm));
+    src.replace(src.find("SHAPE_N"), 7, std::to_string(nn));
+    auto k = compile(src, matmul_forms());
+    ASSERT_TRUE(k);
+    RunRequest req;
+    req.block = {32, 1, 1};
+    RunOutcome r = k->run(*problem, req);
+    ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
+    const auto got = floats_of(r.output);
+    const auto exact = product_in_double(m, n, mm, nn, 16);
+    for (int row = 0; row < mm; ++row)
+      for (int c = 0; c < nn; ++c)
+        ASSERT_NEAR(got[static_cast<std::size_t>(c) * mm + row], 2 * (0.5 + exact[static_cast<std::size_t>(row) * nn + c]), 1e-5)
+            << row << ", " << c;
+  }
+}
+
 // A reduction with cooperative_groups (tiled_partition<32> + cg::reduce) and the same with
 // __shfl_xor_sync, on the FP32 form: w = 45 leaves a partial warp of columns, k = 61 a partial
 // stride; block 32 x 4 with h = 37 leaves rows past h.
