@@ -116,6 +116,72 @@ inline void proof_EveryWmmaShapeComputesTheProductWithItsLayouts(Engine& engine,
   }
 }
 
+// The fragment layouts, element by element: each lane's .x[] after load_matrix_sync from
+// matrices holding their own indices (FP16: exact up to 2048), against the layouts an H200 gave
+// (written out here as formulas; group g = lane / 4, thread t = lane % 4).
+constexpr const char* kWmmaLayout = R"(#include <mma.h>
+#include <cuda_fp16.h>
+using namespace nvcuda;
+constexpr int M = SHAPE_M, N = SHAPE_N;
+__global__ void wmma_layout(float* m, float* n, float* out, int h, int w, int k) {
+    __shared__ __half a[M * 16], b[16 * N];
+    __shared__ float c[M * N];
+    if (blockIdx.x != 0 || blockIdx.y != 0) return;
+    for (int i = threadIdx.x; i < M * 16; i += 32) a[i] = __float2half((float)i);
+    for (int i = threadIdx.x; i < 16 * N; i += 32) b[i] = __float2half((float)i);
+    for (int i = threadIdx.x; i < M * N; i += 32) c[i] = (float)i;
+    __syncwarp();
+    wmma::fragment<wmma::matrix_a, M, N, 16, __half, wmma::row_major> x;
+    wmma::fragment<wmma::matrix_b, M, N, 16, __half, wmma::row_major> y;
+    wmma::fragment<wmma::accumulator, M, N, 16, float> z;
+    wmma::load_matrix_sync(x, a, 16);
+    wmma::load_matrix_sync(y, b, N);
+    wmma::load_matrix_sync(z, c, N, wmma::mem_row_major);
+    for (int e = 0; e < 32; ++e) {
+        out[threadIdx.x * 32 + e] = e < x.num_elements ? __half2float(x.x[e]) : -1.0f;
+        out[(32 + threadIdx.x) * 32 + e] = e < y.num_elements ? __half2float(y.x[e]) : -1.0f;
+        out[(64 + threadIdx.x) * 32 + e] = e < z.num_elements ? z.x[e] : -1.0f;
+    }
+}
+)";
+
+inline void proof_WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem(Engine& engine, Target target) {
+  for (const auto& [mm, nn] : {std::pair{16, 16}, std::pair{32, 8}, std::pair{8, 32}}) {
+    SCOPED_TRACE("m" + std::to_string(mm) + "n" + std::to_string(nn) + "k16");
+    const int h = 96, w = 32;
+    auto problem = matmul_problem(random_matrix(h, 16, 1), random_matrix(16, w, 2), h, w, 16);
+    ASSERT_TRUE(problem.ok());
+    std::string src = kWmmaLayout;
+    src.replace(src.find("SHAPE_M"), 7, std::to_string(mm));
+    src.replace(src.find("SHAPE_N"), 7, std::to_string(nn));
+    auto k = compile_for(engine, target, src, matmul_forms());
+    ASSERT_TRUE(k);
+    RunRequest req;
+    req.block = {32, 1, 1};
+    RunOutcome r = k->run(*problem, req);
+    ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
+    const auto got = floats_of(r.output);
+    for (int lane = 0; lane < 32; ++lane) {
+      const int g = lane / 4, t = lane % 4;
+      for (int e = 0; e < mm * 16 / 32; ++e) {  // A (mm x 16)
+        int row = g + 8 * ((e / 2) % 2) + 16 * (e / 8), col = 2 * t + e % 2 + 8 * ((e / 4) % 2);
+        if (mm == 8) row = g, col = 2 * t + e % 2 + 8 * (e / 2);
+        ASSERT_EQ(got[lane * 32 + e], static_cast<float>(row * 16 + col)) << "A, lane " << lane << ", x[" << e << "]";
+      }
+      for (int e = 0; e < 16 * nn / 32; ++e) {  // B (16 x nn)
+        int row = 2 * t + e % 2 + 8 * ((e / 2) % 2), col = g + 8 * (e / 4);
+        if (mm == 8) row = 2 * t + e % 2 + 8 * ((e / 4) % 2), col = g + 8 * ((e / 2) % 2) + 16 * (e / 8);
+        ASSERT_EQ(got[(32 + lane) * 32 + e], static_cast<float>(row * nn + col)) << "B, lane " << lane << ", x[" << e << "]";
+      }
+      for (int e = 0; e < mm * nn / 32; ++e) {  // C (mm x nn)
+        int row = g + 8 * ((e / 2) % 2) + (mm == 32 ? 16 * (e / 4) : 0), col = 2 * t + e % 2 + (mm == 16 ? 8 * (e / 4) : 0);
+        if (mm == 8) row = 2 * t + e % 2, col = g + 8 * (e / 2);
+        ASSERT_EQ(got[(64 + lane) * 32 + e], static_cast<float>(row * nn + col)) << "C, lane " << lane << ", x[" << e << "]";
+      }
+    }
+  }
+}
+
 // A reduction with cooperative_groups (tiled_partition<32> + cg::reduce) and the same with
 // __shfl_xor_sync, on the FP32 form: w = 45 leaves a partial warp of columns, k = 61 a partial
 // stride; block 32 x 4 with h = 37 leaves rows past h.

@@ -50,6 +50,7 @@ void print_info(const char* what, const CompiledInfo& i) {
 // simulator; the shuffle semantics are checked against the hardware here.
 TEST_F(CustomGpu, WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs) { proof_WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs(engine, Target::Gpu); }
 TEST_F(CustomGpu, EveryWmmaShapeComputesTheProductWithItsLayouts) { proof_EveryWmmaShapeComputesTheProductWithItsLayouts(engine, Target::Gpu); }
+TEST_F(CustomGpu, WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem) { proof_WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem(engine, Target::Gpu); }
 TEST_F(CustomGpu, WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct) { proof_WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct(engine, Target::Gpu); }
 TEST_F(CustomGpu, AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly) { proof_AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly(engine, Target::Gpu); }
 TEST_F(CustomGpu, ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks) { proof_ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks(engine, Target::Gpu); }

@@ -32,6 +32,7 @@ class CustomPrelude : public ::testing::Test {
 // The proofs shared with the GPU (prelude_proofs.hpp), on the CPU simulator.
 TEST_F(CustomPrelude, WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs) { proof_WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs(engine, Target::Cpu); }
 TEST_F(CustomPrelude, EveryWmmaShapeComputesTheProductWithItsLayouts) { proof_EveryWmmaShapeComputesTheProductWithItsLayouts(engine, Target::Cpu); }
+TEST_F(CustomPrelude, WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem) { proof_WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem(engine, Target::Cpu); }
 TEST_F(CustomPrelude, WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct) { proof_WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct(engine, Target::Cpu); }
 TEST_F(CustomPrelude, AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly) { proof_AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly(engine, Target::Cpu); }
 TEST_F(CustomPrelude, ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks) { proof_ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks(engine, Target::Cpu); }

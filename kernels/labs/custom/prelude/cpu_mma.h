@@ -8,9 +8,10 @@
 //                       x[6..7] = A[g+8][2t+8..]                    (m32: a second one, rows +16)
 //   matrix_b (16 x 8 pieces, n / 8 of them): x[4p..4p+1] = B[2t..2t+1][8p+g], x[4p+2..] = B[2t+8..][8p+g]
 //   accumulator (16 x 8 pieces): x[..0..1] = C[g][8p+2t..], x[..2..3] = C[g+8][8p+2t..]
-//   m8n32k16 uses the rows g only (A: x[0..1] = A[g][2t..], x[2..3] = A[g][2t+8..]; C: 2 a piece).
-// num_elements is therefore 8 for every m16n16k16 fragment (a GPU may keep FP16 A and B twice,
-// 16 elements, on some architectures: a kernel that indexes .x of A or B by hand is not portable).
+//   m8n32k16 is m32n8k16 transposed (see bs_position).
+// These are the layouts an H200 gives BF16 fragments (checked element by element, all three
+// shapes). num_elements is M*K/32, K*N/32 and M*N/32 (8 for every m16n16k16 fragment); the GPU
+// keeps FP16 A and B twice (16 elements, the second 8 a copy), which the simulator does not.
 //
 // load_matrix_sync, mma_sync and store_matrix_sync are warp-collective, as on the GPU: every lane
 // of the warp must call them (the simulator's warp barrier; a lane that does not is reported as a
@@ -68,23 +69,29 @@ class fragment {
   T x[num_elements];
 };
 
-// (row, col) in the fragment's matrix of element e of lane `lane` (the layout above).
+// (row, col) in the fragment's matrix of element e of lane `lane` (the layout above). m8n32k16
+// is m32n8k16 transposed, as the hardware holds it (D^T = B^T A^T): its A is m32n8's B, its B
+// m32n8's A and its accumulator m32n8's, each with row and column swapped (read from an H200).
 template <class Use, int M, int N, int K> inline void bs_position(unsigned lane, int e, int& row, int& col) {
+  if (M == 8) {
+    if (bs_is_same_use<Use, matrix_a>::value) bs_position<matrix_b, 32, 8, 16>(lane, e, col, row);
+    else if (bs_is_same_use<Use, matrix_b>::value) bs_position<matrix_a, 32, 8, 16>(lane, e, col, row);
+    else bs_position<accumulator, 32, 8, 16>(lane, e, col, row);
+    return;
+  }
   const int g = (int)lane / 4, t = (int)lane % 4;
-  const int rows16 = M == 8 ? 8 : 16;  // rows of one m16n8k16 (or m8) piece
-  if (bs_is_same_use<Use, matrix_a>::value) {
-    const int per = rows16 == 16 ? 8 : 4, tile = e / per, f = e % per;
-    row = 16 * tile + g + (rows16 == 16 ? 8 * ((f / 2) % 2) : 0);
-    col = 2 * t + f % 2 + 8 * (rows16 == 16 ? f / 4 : f / 2);
-  } else if (bs_is_same_use<Use, matrix_b>::value) {
+  if (bs_is_same_use<Use, matrix_a>::value) {  // 16 x 16 pieces, stacked along m
+    const int tile = e / 8, f = e % 8;
+    row = 16 * tile + g + 8 * ((f / 2) % 2);
+    col = 2 * t + f % 2 + 8 * (f / 4);
+  } else if (bs_is_same_use<Use, matrix_b>::value) {  // 16 x 8 pieces along n
     const int p = e / 4, f = e % 4;
     row = 2 * t + f % 2 + 8 * (f / 2);
     col = 8 * p + g;
-  } else {
-    const int per = rows16 == 16 ? 4 : 2, pieces_n = N / 8, piece = e / per, f = e % per;
-    const int mt = piece / pieces_n, nt = piece % pieces_n;
-    row = 16 * mt + g + (rows16 == 16 ? 8 * (f / 2) : 0);
-    col = 8 * nt + 2 * t + f % 2;
+  } else {  // 16 x 8 pieces, n fastest
+    const int pieces_n = N / 8, piece = e / 4, f = e % 4;
+    row = 16 * (piece / pieces_n) + g + 8 * (f / 2);
+    col = 8 * (piece % pieces_n) + 2 * t + f % 2;
   }
 }
 
