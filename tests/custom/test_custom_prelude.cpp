@@ -12,6 +12,7 @@
 #include "custom_test_support.hpp"
 #include "prelude_proofs.hpp"
 #include "labs/custom/codegen.hpp"
+#include "labs/custom/cpu_headers.hpp"
 #include "labs/custom/source_parse.hpp"
 
 namespace bs::custom {
@@ -101,6 +102,39 @@ TEST_F(CustomPrelude, AHeaderThatExistsNowhereGetsTheCompilersOwnMessage) {
   bool named = false;
   for (const Diagnostic& d : c.diagnostics) named |= d.line == 1 && d.message.find("no_such_header_bs.h") != std::string::npos;
   EXPECT_TRUE(named) << diagnostics_text(c);
+}
+
+// Each construct the simulator cannot run is named with its line, and only code counts: `asm` in a
+// comment or a string is not refused.
+TEST(CustomPreludeRefusals, EachConstructIsNamedWithItsLineAndCommentsDoNotCount) {
+  const std::string src = R"(#include <cuda/pipeline>
+#include <cuda/std/atomic>
+#include <cute/tensor.hpp>
+// asm("trap;") in a comment, "asm" in a string:
+const char* s = "asm volatile";
+__global__ void __cluster_dims__(2, 1, 1) k(float* out) {
+    namespace cg = cooperative_groups;
+    cg::this_grid().sync();
+    auto g = cg::coalesced_threads();
+}
+)";
+  const CpuSourcePlan plan = plan_cpu_source(src);
+  std::vector<std::pair<int, std::string>> got;
+  for (const Diagnostic& d : plan.refusals) got.emplace_back(d.line, d.message.substr(0, d.message.find(" is not available")));
+  const std::vector<std::pair<int, std::string>> want = {
+      {1, "line 1: <cuda/pipeline> (cuda::pipeline (asynchronous copies))"},
+      {2, "line 2: <cuda/std/atomic> (libcu++ (use the standard C++ header, e.g. <cstdint>, instead))"},
+      {3, "line 3: <cute/tensor.hpp> (CuTe)"},
+      {6, "line 6: thread block clusters (`__cluster_dims__`)"},
+      {8, "line 8: grid-wide groups (`this_grid`: they need a cooperative launch)"},
+      {9, "line 9: `coalesced_threads()` (the simulator runs a warp's lanes one after another, so it cannot know "
+          "which lanes are converged)"}};
+  EXPECT_EQ(got, want);
+  // The headers it provides become blank lines of the same length, and switch their sections on.
+  const CpuSourcePlan ok = plan_cpu_source("#include <cooperative_groups.h>\n#include <cuda_fp16.h>\nint x;\n");
+  EXPECT_TRUE(ok.refusals.empty());
+  EXPECT_EQ(ok.source, std::string(31, ' ') + "\n" + std::string(22, ' ') + "\nint x;\n");
+  EXPECT_EQ(ok.sections, (std::vector<std::string>{"cpu_cuda_fp16.h", "cpu_warp.h", "cpu_cooperative_groups.h"}));
 }
 
 // Forms by meaning: the BF16 form's `unsigned short*` (BF16 bit patterns) takes __nv_bfloat16*
