@@ -251,7 +251,7 @@ inline void proof_AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly(Eng
 // Shuffles (with width < 32), votes, partial masks, __reduce_add_sync and __syncthreads_count,
 // each on one row of a 10 x 96 problem with blocks of 48 threads (so the second warp of every
 // block has 16 lanes), against CUDA's documented semantics written out here.
-constexpr const char* kWarpOps = R"(#include <cuda_runtime.h>
+constexpr const char* kWarpOps = R"(// warp operations need no header: NVRTC and the simulator both know them
 __global__ void warp_ops(float* m, float* n, float* out, int h, int w, int k) {
     const int r = blockIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned lane = threadIdx.x % 32;
