@@ -46,6 +46,10 @@ struct UserParam {
   unsigned elem_size = 0;  // pointers: bytes per element
   std::string name;        // the lecture's name, for messages; an Int receives the size so named
   std::string meaning;     // "planar RGB input, 3n bytes"
+  // What the elements' bits are when `type` only carries them ("bf16": unsigned short holding
+  // BF16 patterns), so a kernel may name the type that means those bytes (__nv_bfloat16*);
+  // labs/custom/element_types.hpp has the table. Empty: the type means itself.
+  std::string bits = {};
   bool pointer() const { return role != Role::Int; }
 };
 

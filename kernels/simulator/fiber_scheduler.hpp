@@ -26,22 +26,35 @@ class FiberScheduler {
 
   // Called from inside a fiber by HostCtx::sync().
   void arrive_at_barrier();
+  // Called from inside a fiber by HostCtx::sync_warp(mask): returns once every lane of the
+  // caller's warp named in `mask` (those that exist in the block and have not finished) waits
+  // with the same mask. The caller's own lane is always part of it.
+  void arrive_at_warp_barrier(unsigned mask);
   // HostCtx::warp_scratch(): warp `warp`'s part of this block's exchange area.
   unsigned char* warp_scratch(unsigned warp);
 
  private:
+  enum class Wait { None, Block, Warp };
   struct Fiber {
     ucontext_t context{};
     std::unique_ptr<unsigned char[]> stack;
     HostCtx ctx;
     bool done = false;
+    Wait wait = Wait::None;
+    unsigned mask = 0;  // Wait::Warp: the lanes it waits with (normalised: existing lanes, own bit)
   };
+  // Lanes of warp `warp` that exist in a block of `n` threads, as a mask.
+  static unsigned lanes_of(std::size_t warp, std::size_t n);
+  // Releases every group of lanes waiting at a warp barrier whose mask is complete.
+  bool release_warp_groups();
+  std::string warp_deadlock(const HostCtx& block_ctx) const;
   static void entry(unsigned self_lo, unsigned self_hi);
   void switch_to_fiber(Fiber& f);
   void switch_to_scheduler();
 
   static constexpr std::size_t kStackBytes = 128 * 1024;
   std::vector<Fiber> fibers_;
+  std::size_t threads_ = 0;  // of the block now running
   ucontext_t scheduler_{};
   Fiber* current_ = nullptr;
   const GridSimulator::ErasedKernel* kernel_ = nullptr;

@@ -39,10 +39,14 @@ struct HostCtx {
   Dim3 blockIdx, threadIdx, blockDim, gridDim;
   FiberScheduler* barrier = nullptr;
   void sync() const;
+  // __syncwarp(mask): waits for the lanes of this thread's warp named in `mask` (fibers only,
+  // as sync(); FiberScheduler::arrive_at_warp_barrier says when a group is released).
+  void sync_warp(unsigned mask) const;
   // 2 KB shared by the 32 lanes of this thread's warp, where warp-collective operations (mma,
   // ldmatrix: labs/matmul/tc_warp_ops.hpp) swap registers between two sync()s. Needs
   // `uses_barriers` (the lanes must all reach the exchange): MissingBarrierSupport otherwise.
   unsigned char* warp_scratch() const;
+  unsigned char* warp_scratch_of(unsigned warp) const;  // another warp's (block-wide exchanges)
   static constexpr std::size_t kWarpScratchBytes = 32 * 64;
   // The block's shared-memory log when SimOptions::shared_recorder records this block, else
   // null: shared_access (core/shared_access.hpp) then costs one test.

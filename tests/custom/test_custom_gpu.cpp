@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "custom_test_support.hpp"
+#include "prelude_proofs.hpp"
 #include "device/cuda_device.hpp"
 #include "lab/sweep.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
@@ -46,6 +47,16 @@ void print_info(const char* what, const CompiledInfo& i) {
               i.attributes.registers_per_thread, i.attributes.static_shared_bytes,
               i.attributes.local_bytes_per_thread, i.traced_attributes.registers_per_thread);
 }
+
+// Issue 32's kernels as people write them (tests/custom/kernels/*.cu and prelude_proofs.hpp),
+// compiled by NVRTC with CUDA's headers and checked against the same references as on the CPU
+// simulator; the shuffle semantics are checked against the hardware here.
+TEST_F(CustomGpu, WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs) { proof_WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs(engine, Target::Gpu); }
+TEST_F(CustomGpu, EveryWmmaShapeComputesTheProductWithItsLayouts) { proof_EveryWmmaShapeComputesTheProductWithItsLayouts(engine, Target::Gpu); }
+TEST_F(CustomGpu, WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem) { proof_WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem(engine, Target::Gpu); }
+TEST_F(CustomGpu, WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct) { proof_WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct(engine, Target::Gpu); }
+TEST_F(CustomGpu, AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly) { proof_AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly(engine, Target::Gpu); }
+TEST_F(CustomGpu, ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks) { proof_ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks(engine, Target::Gpu); }
 
 TEST_F(CustomGpu, EditToResultOfTheLecturesGray1DOnTheSampleUnderASecond) {
   const PlanarImage img = sample_image();

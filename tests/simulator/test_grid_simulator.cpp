@@ -180,3 +180,51 @@ TEST(GridSimulatorValidation, RefusesShapesCudaWouldRefuse) {
 }
 
 }  // namespace
+
+// The warp barrier (HostCtx::sync_warp): lanes named by a mask meet; two halves of a warp with
+// their own masks proceed apart; a lane that exited does not hold the others; a partial warp
+// (48 threads: the second warp has 16 lanes) meets with the lanes it has.
+TEST(GridSimulatorBarriers, WarpBarrierMeetsTheLanesItsMaskNames) {
+  GridSimulator sim(2);
+  SimOptions opt;
+  opt.uses_barriers = true;
+  const unsigned blocks = 3, n = 48;
+  std::vector<int> slot(blocks * n, -1), got(blocks * n, -2);
+  auto r = sim.run(
+      LaunchConfig{{blocks, 1, 1}, {n, 1, 1}},
+      [&](const HostCtx& t) {
+        const unsigned b = t.blockIdx.x, i = t.threadIdx.x, lane = i % 32;
+        if (i == 31) return;  // exits: the full-mask barrier below must not wait for it
+        slot[b * n + i] = static_cast<int>(1000 * b + i);
+        t.sync_warp(lane < 16 ? 0x0000ffffu : 0xffff0000u);
+        const unsigned partner = i - lane + (lane / 16 * 16) + (lane % 16 + 1) % 16;
+        got[b * n + i] = partner == 31 ? 0 : slot[b * n + partner];
+        t.sync_warp(0xffffffffu);
+      },
+      opt);
+  ASSERT_TRUE(r.status.ok()) << r.status.describe();
+  for (unsigned b = 0; b < blocks; ++b)
+    for (unsigned i = 0; i < n; ++i) {
+      if (i == 31) continue;
+      const unsigned lane = i % 32, partner = i - lane + (lane / 16 * 16) + (lane % 16 + 1) % 16;
+      ASSERT_EQ(got[b * n + i], partner == 31 ? 0 : static_cast<int>(1000 * b + partner)) << b << " " << i;
+    }
+}
+
+TEST(GridSimulatorBarriers, LanesAtAWarpBarrierAndABlockBarrierAreReportedAsADeadlock) {
+  GridSimulator sim(1);
+  SimOptions opt;
+  opt.uses_barriers = true;
+  auto r = sim.run(
+      LaunchConfig{{1, 1, 1}, {64, 1, 1}},
+      [&](const HostCtx& t) {
+        if (t.threadIdx.x == 37) t.sync();
+        else t.sync_warp(0xffffffffu);
+      },
+      opt);
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.message.find("warp-synchronous deadlock in block (0, 0, 0), warp 1: lane 0 waits"),
+            std::string::npos) << r.status.message;
+  EXPECT_NE(r.status.message.find("but lane 5, named in that mask, waits at __syncthreads()"), std::string::npos)
+      << r.status.message;
+}

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "labs/custom/cpu_headers.hpp"
+
 namespace bs::custom {
 namespace {
 
@@ -12,8 +14,11 @@ std::string with_final_newline(std::string_view s) {
   return out;
 }
 
-// "unsigned char* bs_a0, unsigned char* bs_a1, int bs_a2" and "bs_a0, bs_a1, bs_a2".
-void entry_params(const lab::UserForm& s, std::string& decl, std::string& call) {
+// "unsigned char* bs_a0, unsigned char* bs_a1, int bs_a2" and "bs_a0, bs_a1, bs_a2". A pointer
+// the kernel types differently with the same bytes (element_types.hpp: `const __nv_bfloat16*`
+// for the form's `unsigned short*`) is passed with a cast to the kernel's type.
+void entry_params(const lab::UserForm& s, const std::vector<KernelParam>& kernel, std::string& decl,
+                  std::string& call) {
   for (std::size_t i = 0; i < s.params.size(); ++i) {
     const std::string name = "bs_a" + std::to_string(i);
     if (i) {
@@ -21,7 +26,10 @@ void entry_params(const lab::UserForm& s, std::string& decl, std::string& call) 
       call += ", ";
     }
     decl += s.params[i].type + (s.params[i].pointer() ? "* " : " ") + name;
-    call += name;
+    if (s.params[i].pointer() && i < kernel.size() && kernel[i].type != s.params[i].type)
+      call += "(" + std::string(kernel[i].is_const ? "const " : "") + kernel[i].type + "*)" + name;
+    else
+      call += name;
   }
 }
 
@@ -103,7 +111,7 @@ std::string with_includes_outside_global(std::string_view user_source) {
 GeneratedUnit make_gpu_unit(std::string_view user_source, const ParsedKernel& kernel) {
   GeneratedUnit u;
   std::string decl, call;
-  entry_params(kernel.form, decl, call);
+  entry_params(kernel.form, kernel.params, decl, call);
   u.text = "#line 1 \"blockscope-prelude\"\n";
   u.text += with_final_newline(embedded_text("gpu_prelude.cuh"));
   if (!kernel.form.gpu_prelude.empty()) u.text += with_final_newline(kernel.form.gpu_prelude);
@@ -124,8 +132,12 @@ GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& ke
   GeneratedUnit u;
   const lab::UserForm& spec = kernel.form;
 
+  // CUDA's headers: blank the ones the simulator provides (same length: offsets stay valid) and
+  // refuse what it cannot run.
+  CpuSourcePlan plan = plan_cpu_source(user_source);
+  u.refusals = std::move(plan.refusals);
   // Rewrite the pointer parameters' types, last first so earlier offsets stay valid.
-  std::string source(user_source);
+  std::string source = std::move(plan.source);
   std::vector<std::size_t> order(kernel.params.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -135,8 +147,9 @@ GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& ke
     const KernelParam& p = kernel.params[i];
     if (!p.pointer || i >= spec.params.size()) continue;
     const bool output = spec.params[i].role == lab::UserParam::Role::Output;
+    // The kernel's own element type (same bytes as the form's: source_parse matched them).
     std::string view = std::string(output ? "bs_out<" : "bs_in<") + (p.is_const ? "const " : "") +
-                       std::string(spec.params[i].type) + "> ";
+                       p.type + "> ";
     const std::size_t type_end = p.name.empty() ? p.end : p.name_begin;
     const std::size_t old_length = type_end - p.begin;
     source.replace(p.begin, old_length, view);
@@ -158,6 +171,7 @@ GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& ke
   u.text = "#line 1 \"blockscope-prelude\"\n";
   u.text += with_final_newline(embedded_text("custom_abi.h"));
   u.text += with_final_newline(embedded_text("cpu_prelude.h"));
+  for (const std::string& section : plan.sections) u.text += with_final_newline(embedded_text(section));
   if (!spec.cpu_prelude.empty()) u.text += with_final_newline(spec.cpu_prelude);
   u.text += "#line 1 \"" + std::string(kUserFile) + "\"\n";
   u.text += with_final_newline(source);

@@ -16,6 +16,8 @@
 //
 // CPU (g++/clang++ into a shared object the runner loads):
 //   custom_abi.h + cpu_prelude.h    CUDA's built-ins over the simulator's per-thread context,
+//                                   then the CUDA headers' stand-ins the kernel includes
+//                                   (cpu_headers.hpp: their #include lines become blank lines),
 //                                   then the form's own cpu_prelude
 //   user source, with only the kernel's pointer parameter TYPES rewritten to bounds-checked
 //   views (`float* out` -> `bs_out<float> out`); the ColumnMap undoes the column shift
@@ -24,6 +26,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "labs/custom/diagnostics.hpp"
 #include "labs/custom/source_parse.hpp"
@@ -35,6 +38,9 @@ struct GeneratedUnit {
   ColumnMap columns;            // user columns changed by the rewrite (CPU only)
   std::string entry = "bs_entry";
   std::string traced_entry = "bs_entry_traced";  // GPU only
+  // CPU only: what the simulator cannot run (cpu_headers.hpp), found before compiling; when not
+  // empty the unit must not be compiled.
+  std::vector<Diagnostic> refusals;
 };
 
 // The user's source for the GPU unit: each #include line is wrapped in directives that give

@@ -260,6 +260,10 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
       return finish(hc.status());
     }
     const GeneratedUnit unit = make_cpu_unit(source, pk);
+    if (!unit.refusals.empty()) {
+      for (const Diagnostic& d : unit.refusals) res.diagnostics.push_back(d);
+      return finish(Status::failure(unit.refusals.front().message, "", "blockscope", "cpu_unsupported"));
+    }
     auto so = build_shared_object(*hc, unit.text, opt.cache_dir, opt.cpu_optimisation,
                                   opt.compile_time_limit_s);
     if (!so) {

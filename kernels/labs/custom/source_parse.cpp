@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "labs/custom/element_types.hpp"
+
 namespace bs::custom {
 namespace {
 
@@ -77,6 +79,19 @@ std::string normalise_type(const std::vector<std::string_view>& words) {
   if (s == "unsigned long long int") return "unsigned long long";
   if (s == "std::size_t") return "size_t";
   return s;
+}
+
+// A word that means the threads of a warp or block meet: the simulator must then run the block's
+// threads as fibers (__syncthreads*, warp shuffles and votes, __syncwarp, wmma, cooperative_groups).
+bool is_collective_word(std::string_view w) {
+  static constexpr std::string_view kPrefixes[] = {"__syncthreads", "__shfl", "__reduce_", "__match_"};
+  for (std::string_view p : kPrefixes)
+    if (w.starts_with(p)) return true;
+  static constexpr std::string_view kWords[] = {
+      "__syncwarp", "__ballot_sync", "__any_sync", "__all_sync", "__uni_sync", "wmma", "nvcuda",
+      "load_matrix_sync", "store_matrix_sync", "mma_sync", "cooperative_groups", "this_thread_block",
+      "tiled_partition", "thread_block_tile"};
+  return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
 }
 
 bool is_integer_type(std::string_view t) {
@@ -165,7 +180,7 @@ using Role = lab::UserParam::Role;
 
 bool param_matches(const KernelParam& p, const lab::UserParam& f) {
   if (f.role == Role::Int) return !p.pointer && is_integer_type(p.type);
-  return p.pointer && p.type == f.type && (f.role == Role::Input || !p.is_const);
+  return p.pointer && same_bytes(p.type, f) && (f.role == Role::Input || !p.is_const);
 }
 
 bool matches(const Candidate& c, const lab::UserForm& s) {
@@ -193,6 +208,9 @@ std::string mismatch_detail(const Candidate& c, const lab::UserForm& s) {
            expected_text(s.params[i]) + "`";
     if (s.params[i].role == Role::Output && c.params[i].is_const) out += " (not const: it is written)";
     if (s.params[i].role == Role::Int) out += " (or another integer type)";
+    if (const std::string why = other_meaning(c.params[i].type, s.params[i]); !why.empty()) out += " (" + why + ")";
+    else if (const ElementSpelling* e = element_spelling(s.params[i]); e && e->spellings.size() > 1 && s.params[i].pointer())
+      out += " (or " + std::string(e->spellings[e->spellings.size() > 2 ? 2 : 1]) + "*: the same bytes)";
   }
   return out;
 }
@@ -269,7 +287,7 @@ ParseResult parse_kernel_source(std::string_view source, std::span<const lab::Us
   for (std::size_t t = 0; t < toks.size(); ++t) {
     const Token& tok = toks[t];
     if (tok.kind != Token::Ident) continue;
-    if (tok.text.starts_with("__syncthreads")) uses_barriers = true;
+    if (is_collective_word(tok.text)) uses_barriers = true;
     if (tok.text == "__shared__") {
       uses_shared = true;
       if (t > 0 && toks[t - 1].text == "extern") {

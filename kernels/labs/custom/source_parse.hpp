@@ -43,7 +43,8 @@ struct ParsedKernel {
   lab::UserForm form;  // the form it matched
   SourcePos pos;  // of the name
   std::vector<KernelParam> params;
-  bool uses_barriers = false;  // __syncthreads anywhere: the simulator runs threads as fibers
+  bool uses_barriers = false;  // __syncthreads, a warp collective, wmma or cooperative_groups
+                               // anywhere: the simulator runs the block's threads as fibers
   bool uses_shared = false;    // __shared__ anywhere
 };
 

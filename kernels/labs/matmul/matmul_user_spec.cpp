@@ -97,8 +97,8 @@ std::vector<lab::UserForm> make_forms() {
   lab::UserForm t;
   t.id = "matmul_bf16";
   t.title = "matmul, BF16 in, FP32 out (tensor cores)";
-  t.params = {{Role::Input, "unsigned short", 2, "a", "left matrix, h x ld BF16 bit patterns, row-major"},
-              {Role::Input, "unsigned short", 2, "bt", "right matrix transposed, w x ld BF16 bit patterns, row-major"},
+  t.params = {{Role::Input, "unsigned short", 2, "a", "left matrix, h x ld BF16 bit patterns, row-major", "bf16"},
+              {Role::Input, "unsigned short", 2, "bt", "right matrix transposed, w x ld BF16 bit patterns, row-major", "bf16"},
               {Role::Output, "float", 4, "out", "product, h x w, row-major FP32"},
               {Role::Int, "int", 0, "h", "rows of a and out"},
               {Role::Int, "int", 0, "w", "rows of bt, columns of out"},

@@ -6,6 +6,13 @@
 //   2. __shared__ and __syncthreads()
 //   3. Bounds-checked views of the kernel's pointer arguments (and the owner record)
 //   4. Device functions the lecture's kernels use: math, min/max, cdiv, atomics
+//   5. CUDA's bit and arithmetic intrinsics (__float_as_uint, __popc, __fmaf_rn, ...)
+//
+// Sections that follow only when the kernel needs them (cpu_headers.cpp decides, codegen.cpp
+// appends): cpu_warp.h (warp-synchronous operations: when the kernel names one, or includes
+// <mma.h> or <cooperative_groups.h>), and for CUDA's headers, whose #include line becomes a blank
+// one: cpu_cuda_fp16.h (<cuda_fp16.h>), cpu_cuda_bf16.h (<cuda_bf16.h>), cpu_mma.h (<mma.h>),
+// cpu_cooperative_groups.h (<cooperative_groups.h>).
 //
 // It follows custom_abi.h in the generated unit and includes nothing but <math.h>, so a kernel
 // compiles in well under a second. Everything here is read by the user when a diagnostic points
@@ -30,6 +37,24 @@ extern "C" int printf(const char*, ...);
 #define __grid_constant__
 
 typedef bs_u3 uint3;
+// CUDA's vector types (vector_types.h) and their make_ functions, aligned as on the GPU.
+#define BS_VEC2(T, N, A) struct __attribute__((aligned(A))) N##2 { T x, y; }; \
+  inline N##2 make_##N##2(T x, T y) { N##2 v; v.x = x; v.y = y; return v; }
+#define BS_VEC4(T, N, A) struct __attribute__((aligned(A))) N##4 { T x, y, z, w; }; \
+  inline N##4 make_##N##4(T x, T y, T z, T w) { N##4 v; v.x = x; v.y = y; v.z = z; v.w = w; return v; }
+#define BS_VEC3(T, N) struct N##3 { T x, y, z; }; \
+  inline N##3 make_##N##3(T x, T y, T z) { N##3 v; v.x = x; v.y = y; v.z = z; return v; }
+BS_VEC2(float, float, 8) BS_VEC4(float, float, 16) BS_VEC3(float, float)
+BS_VEC2(int, int, 8) BS_VEC4(int, int, 16) BS_VEC3(int, int)
+BS_VEC2(unsigned, uint, 8) BS_VEC4(unsigned, uint, 16)
+BS_VEC2(double, double, 16) BS_VEC4(double, double, 16)
+BS_VEC2(unsigned char, uchar, 2) BS_VEC4(unsigned char, uchar, 4) BS_VEC3(unsigned char, uchar)
+BS_VEC2(short, short, 4) BS_VEC4(short, short, 8)
+BS_VEC2(unsigned short, ushort, 4) BS_VEC4(unsigned short, ushort, 8)
+#undef BS_VEC2
+#undef BS_VEC3
+#undef BS_VEC4
+inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { uint3 v; v.x = x; v.y = y; v.z = z; return v; }
 struct dim3 {
   unsigned x, y, z;
   constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
@@ -250,35 +275,158 @@ inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : 
 template <class T> inline T __ldg(const T* p) { return *p; }
 
 // Atomics: blocks run concurrently on the simulator's workers, so these are real atomics.
-template <class T> inline T bs_atomic_add(T* p, T v) {
+template <class T, class F> inline T bs_atomic_update(T* p, F f) {
   T old, want;
   __atomic_load(p, &old, __ATOMIC_RELAXED);
-  do { want = old + v; } while (!__atomic_compare_exchange(p, &old, &want, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+  do { want = f(old); } while (!__atomic_compare_exchange(p, &old, &want, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
   return old;
 }
-inline int atomicAdd(int* p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
-inline unsigned atomicAdd(unsigned* p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
-inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
-  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
-}
+template <class T> inline T bs_atomic_add(T* p, T v) { return bs_atomic_update(p, [v](T o) { return (T)(o + v); }); }
+#define BS_ATOMIC_INT(T)                                                                          \
+  inline T atomicAdd(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }            \
+  inline T atomicSub(T* p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); }            \
+  inline T atomicAnd(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_RELAXED); }            \
+  inline T atomicOr(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }              \
+  inline T atomicXor(T* p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); }            \
+  inline T atomicMax(T* p, T v) { return bs_atomic_update(p, [v](T o) { return o < v ? v : o; }); } \
+  inline T atomicMin(T* p, T v) { return bs_atomic_update(p, [v](T o) { return v < o ? v : o; }); }
+BS_ATOMIC_INT(int) BS_ATOMIC_INT(unsigned) BS_ATOMIC_INT(unsigned long long) BS_ATOMIC_INT(long long)
+#undef BS_ATOMIC_INT
 inline float atomicAdd(float* p, float v) { return bs_atomic_add(p, v); }
 inline double atomicAdd(double* p, double v) { return bs_atomic_add(p, v); }
-inline int atomicMax(int* p, int v) {
-  int old = __atomic_load_n(p, __ATOMIC_RELAXED);
-  while (old < v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+inline float atomicSub(float* p, float v) { return bs_atomic_add(p, -v); }
+// atomicInc/atomicDec as CUDA defines them: wrap to 0 past `limit`, to `limit` below 0 or past it.
+inline unsigned atomicInc(unsigned* p, unsigned limit) {
+  return bs_atomic_update(p, [limit](unsigned o) { return o >= limit ? 0u : o + 1u; });
+}
+inline unsigned atomicDec(unsigned* p, unsigned limit) {
+  return bs_atomic_update(p, [limit](unsigned o) { return (o == 0u || o > limit) ? limit : o - 1u; });
+}
+template <class T> inline T atomicExch(T* p, T v) {
+  T old;
+  __atomic_exchange(p, &v, &old, __ATOMIC_RELAXED);
   return old;
 }
-inline int atomicMin(int* p, int v) {
-  int old = __atomic_load_n(p, __ATOMIC_RELAXED);
-  while (old > v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
-  return old;
-}
-template <class T> inline T atomicExch(T* p, T v) { return __atomic_exchange_n(p, v, __ATOMIC_RELAXED); }
 template <class T> inline T atomicCAS(T* p, T expected, T desired) {
-  __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  __atomic_compare_exchange(p, &expected, &desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   return expected;
 }
 // atomicAdd(&out[i], v) and atomicAdd(out + i, v) on an output argument: checked and recorded.
-template <class T, class V> inline T atomicAdd(bs_out<T> p, V v) { return atomicAdd(p[0].bs_store_address(), (T)v); }
-template <class T, class V> inline T atomicMax(bs_out<T> p, V v) { return atomicMax(p[0].bs_store_address(), (T)v); }
-template <class T, class V> inline T atomicMin(bs_out<T> p, V v) { return atomicMin(p[0].bs_store_address(), (T)v); }
+#define BS_ATOMIC_VIEW(name)                                                               \
+  template <class T, class V> inline T name(bs_out<T> p, V v) { return name(p[0].bs_store_address(), (T)v); } \
+  template <class T, class V> inline T name(bs_in<T> p, V v) { return name(&p[0], (T)v); }
+BS_ATOMIC_VIEW(atomicAdd) BS_ATOMIC_VIEW(atomicSub) BS_ATOMIC_VIEW(atomicMax) BS_ATOMIC_VIEW(atomicMin)
+BS_ATOMIC_VIEW(atomicAnd) BS_ATOMIC_VIEW(atomicOr) BS_ATOMIC_VIEW(atomicXor) BS_ATOMIC_VIEW(atomicExch)
+BS_ATOMIC_VIEW(atomicInc) BS_ATOMIC_VIEW(atomicDec)
+#undef BS_ATOMIC_VIEW
+template <class T, class V, class W> inline T atomicCAS(bs_out<T> p, V e, W d) {
+  return atomicCAS(p[0].bs_store_address(), (T)e, (T)d);
+}
+#define atomicAdd_block atomicAdd
+#define atomicAdd_system atomicAdd
+
+// ---------------------------------------------------------------------------------------------
+// 5. CUDA's bit and arithmetic intrinsics
+// ---------------------------------------------------------------------------------------------
+// Reinterpretations copy the bits (no conversion); the _rn/_rz forms are the CPU's IEEE
+// arithmetic, which rounds to nearest even as the GPU's _rn does (the _rz/_ru/_rd roundings are
+// computed to nearest too: the simulator says so here rather than pretend).
+template <class To, class From> inline To bs_bits(From f) {
+  static_assert(sizeof(To) == sizeof(From), "same size");
+  To t;
+  __builtin_memcpy(&t, &f, sizeof t);
+  return t;
+}
+inline unsigned __float_as_uint(float x) { return bs_bits<unsigned>(x); }
+inline float __uint_as_float(unsigned x) { return bs_bits<float>(x); }
+inline int __float_as_int(float x) { return bs_bits<int>(x); }
+inline float __int_as_float(int x) { return bs_bits<float>(x); }
+inline long long __double_as_longlong(double x) { return bs_bits<long long>(x); }
+inline double __longlong_as_double(long long x) { return bs_bits<double>(x); }
+inline int __double2hiint(double x) { return (int)(bs_bits<unsigned long long>(x) >> 32); }
+inline int __double2loint(double x) { return (int)bs_bits<unsigned long long>(x); }
+inline double __hiloint2double(int hi, int lo) {
+  return bs_bits<double>(((unsigned long long)(unsigned)hi << 32) | (unsigned)lo);
+}
+inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+inline float __fmaf_rz(float a, float b, float c) { return fmaf(a, b, c); }
+inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline float __frcp_rn(float a) { return 1.0f / a; }
+inline float __fsqrt_rn(float a) { return sqrtf(a); }
+inline float __frsqrt_rn(float a) { return 1.0f / sqrtf(a); }
+inline float __exp10f(float x) { return powf(10.0f, x); }
+inline float __log2f(float x) { return log2f(x); }
+inline float __log10f(float x) { return log10f(x); }
+inline float __tanf(float x) { return tanf(x); }
+inline void __sincosf(float x, float* s, float* c) { *s = sinf(x); *c = cosf(x); }
+inline void sincosf(float x, float* s, float* c) { *s = sinf(x); *c = cosf(x); }
+inline float exp10f(float x) { return powf(10.0f, x); }
+inline float rcbrtf(float x) { return 1.0f / cbrtf(x); }
+inline float normcdff(float x) { return 0.5f * erfcf(-x * 0.70710678118654752f); }
+inline double __saturate(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
+inline int __float2int_rn(float x) { return (int)nearbyintf(x); }
+inline int __float2int_rz(float x) { return (int)x; }
+inline int __float2int_rd(float x) { return (int)floorf(x); }
+inline int __float2int_ru(float x) { return (int)ceilf(x); }
+inline unsigned __float2uint_rn(float x) { return (unsigned)nearbyintf(x); }
+inline float __int2float_rn(int x) { return (float)x; }
+inline float __uint2float_rn(unsigned x) { return (float)x; }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
+  return r;
+}
+inline unsigned long long __brevll(unsigned long long x) {
+  return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32));
+}
+inline int __mul24(int a, int b) {  // the low 32 bits of the product of a's and b's low 24 bits
+  return (int)((unsigned)((long long)((a << 8) >> 8) * (long long)((b << 8) >> 8)));
+}
+inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xffffffu) * (b & 0xffffffu); }
+inline int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+inline long long __mul64hi(long long a, long long b) { return (long long)(((__int128)a * b) >> 64); }
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long v = ((unsigned long long)y << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= (unsigned)((v >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+  return r;
+}
+inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)((((unsigned long long)hi << 32 | lo) << (s & 31u)) >> 32);
+}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)(((unsigned long long)hi << 32 | lo) >> (s & 31u));
+}
+inline int __sad(int a, int b, unsigned c) { return (int)((a > b ? (unsigned)(a - b) : (unsigned)(b - a)) + c); }
+inline unsigned __usad(unsigned a, unsigned b, unsigned c) { return (a > b ? a - b : b - a) + c; }
+inline int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+inline int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+template <class T> inline T __ldcg(const T* p) { return *p; }
+template <class T> inline T __ldca(const T* p) { return *p; }
+template <class T> inline T __ldcs(const T* p) { return *p; }
+template <class T> inline T __ldlu(const T* p) { return *p; }
+template <class T> inline T __ldcv(const T* p) { return *p; }
+template <class T> inline void __stcg(T* p, T v) { *p = v; }
+template <class T> inline void __stcs(T* p, T v) { *p = v; }
+template <class T> inline void __stwb(T* p, T v) { *p = v; }
+inline void __nanosleep(unsigned) {}
+template <class T> inline T __ldg(bs_in<T> p) { return p[0]; }
+template <class T> inline T __ldg(bs_in<const T> p) { return p[0]; }
+#define __builtin_assume(x) ((void)0)
+#define __assume(x) ((void)0)

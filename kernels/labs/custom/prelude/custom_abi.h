@@ -12,9 +12,11 @@
 #ifndef BS_CUSTOM_ABI_H
 #define BS_CUSTOM_ABI_H
 
-#define BS_CUSTOM_ABI_VERSION 1
+#define BS_CUSTOM_ABI_VERSION 2  // 2: warp barrier, warp exchange, fail
 #define BS_CUSTOM_MAX_BUFFERS 4
 #define BS_CUSTOM_MAX_INTS 4
+// Bytes of a warp's exchange area (warp_exchange): lane slots, then room for a WMMA tile pair.
+#define BS_WARP_EXCHANGE_BYTES 2048
 
 // Access kinds an out-of-bounds report can name.
 #define BS_ACCESS_UNKNOWN 0  // through an input pointer: a read or a write, the view cannot tell
@@ -49,6 +51,15 @@ struct bs_launch_args {
   // catches; the unit is compiled with exceptions, so the kernel's frames unwind cleanly).
   void (*out_of_bounds)(const struct bs_thread_ctx* ctx, int buffer, long long index,
                         long long count, int access);
+  // __syncwarp(mask): the simulator's warp barrier (the lanes of the caller's warp named in mask).
+  void (*warp_sync)(void* host, unsigned mask);
+  // Warp `warp`'s exchange area in the calling block (BS_WARP_EXCHANGE_BYTES), outside the unit's
+  // TLS so it never counts as the kernel's __shared__: warp collectives write own slot, warp_sync,
+  // read, warp_sync.
+  unsigned char* (*warp_exchange)(void* host, unsigned warp);
+  // Stops the launch with a message (a misuse the simulator can name: a wmma ldm that is not a
+  // multiple of 8, a tile size cooperative_groups does not have). Throws, as out_of_bounds does.
+  void (*fail)(const struct bs_thread_ctx* ctx, const char* message);
 };
 
 #endif

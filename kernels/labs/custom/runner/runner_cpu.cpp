@@ -68,6 +68,24 @@ void out_of_bounds(const bs_thread_ctx* ctx, int buffer, long long index, long l
 }
 
 void barrier(void* host) { static_cast<const sim::HostCtx*>(host)->sync(); }
+void warp_sync(void* host, unsigned mask) { static_cast<const sim::HostCtx*>(host)->sync_warp(mask); }
+unsigned char* warp_exchange(void* host, unsigned warp) {
+  static_assert(sim::HostCtx::kWarpScratchBytes >= BS_WARP_EXCHANGE_BYTES);
+  return static_cast<const sim::HostCtx*>(host)->warp_scratch_of(warp);
+}
+
+// Called by the prelude for a misuse it can name; stops the launch like an out-of-bounds access.
+struct KernelFailStop : std::runtime_error {
+  explicit KernelFailStop(std::string m) : std::runtime_error(std::move(m)) {}
+};
+void fail(const bs_thread_ctx* ctx, const char* message) {
+  std::string m = message ? message : "the kernel stopped";
+  if (ctx)
+    m = "block (" + std::to_string(ctx->blockIdx.x) + ", " + std::to_string(ctx->blockIdx.y) + ", " +
+        std::to_string(ctx->blockIdx.z) + "), thread (" + std::to_string(ctx->threadIdx.x) + ", " +
+        std::to_string(ctx->threadIdx.y) + ", " + std::to_string(ctx->threadIdx.z) + "): " + m;
+  throw KernelFailStop(m);
+}
 
 struct TlsLookup {
   std::size_t modid;
@@ -281,10 +299,14 @@ class CpuBackend final : public Backend {
       args.ints[i] = maps.head.ints[i];
     args.barrier = &barrier;
     args.out_of_bounds = &out_of_bounds;
+    args.warp_sync = &warp_sync;
+    args.warp_exchange = &warp_exchange;
+    args.fail = &fail;
 
     std::atomic<bool> stop{false};
     std::mutex oob_mutex;
     wire::OutOfBounds first_oob;
+    std::string first_fail;
     const CpuThreadFn fn = thread_fn_;
     void* handle = handle_;
     void* (*touch)() = touch_;
@@ -317,6 +339,13 @@ class CpuBackend final : public Backend {
         if (!t.barrier) throw;  // plain loop: stop the block here (the simulator catches it)
         // As a fiber, return: the block's other threads then fail at their barrier, and the
         // launch stops; nothing may unwind past the fiber's entry.
+      } catch (const KernelFailStop& e) {
+        {
+          std::lock_guard lock(oob_mutex);
+          if (first_fail.empty()) first_fail = e.what();
+        }
+        stop = true;
+        if (!t.barrier) throw;
       }
     };
 
@@ -341,6 +370,11 @@ class CpuBackend final : public Backend {
       result.head.oob = first_oob;
       result.message = "out-of-bounds access";
       result.code = "out_of_bounds";
+      return result;
+    }
+    if (!first_fail.empty()) {
+      result.message = first_fail;
+      result.code = "simulator";
       return result;
     }
     if (!r.status.ok()) {
