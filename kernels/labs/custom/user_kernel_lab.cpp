@@ -13,6 +13,7 @@
 #include "labs/custom/source_parse.hpp"
 #include "labs/custom/wrong_elements.hpp"
 #include "mapping/thread_map.hpp"
+#include "measured/profile_launch.hpp"
 
 namespace bs::custom {
 
@@ -288,6 +289,29 @@ std::optional<Result<LineProfile>> UserKernelLab::profile_lines_elsewhere(std::s
   p.kernel = planned.kernel;
   if (!p.ok()) return Result<LineProfile>(p.status);
   return Result<LineProfile>(std::move(p));
+}
+
+std::optional<Result<lab::Lab::CountersElsewhere>> UserKernelLab::profile_counters_elsewhere(
+    std::string_view kernel, const KernelConfig& config, const CounterRequest& request) {
+  using R = Result<CountersElsewhere>;
+  if (!is_user_kernel_id(kernel)) return inner_->profile_counters_elsewhere(kernel, config, request);
+  const auto k = book_->find(kernel);
+  if (!k) return R(plan(kernel, config).status);
+  std::shared_ptr<CustomKernel> build;
+  std::optional<Problem> problem;
+  LaunchRecord planned = plan_user(*k, config, &build, &problem);
+  if (!planned.ok()) return R(planned.status);
+  RunRequest req;
+  req.block = config.block;
+  req.grid = GridRule::fixed_grid(planned.config.grid);  // what plan computed, rule or fixed
+  req.time_limit_s = book_->time_limit_s();
+  req.workers = inner_->backend().sim_workers;
+  auto m = build->profile_counters(*problem, req, request);
+  if (!m) return R(m.status());
+  CountersElsewhere out;
+  out.counters = measured::from_measurement(*m);
+  out.launch = std::move(planned);
+  return R(std::move(out));
 }
 
 std::optional<Result<lab::Lab::SharedRequests>> UserKernelLab::recorded_shared_requests_elsewhere(

@@ -114,6 +114,11 @@ class UserKernelLab final : public lab::Lab {
   Result<std::unique_ptr<lab::Lab>> fork() const override;
   std::optional<Result<LineProfile>> profile_lines_elsewhere(std::string_view kernel, const KernelConfig& config,
                                                              const LineSampling& sampling) override;
+  // A user kernel's counters, read in its runner (CustomKernel::profile_counters), with the
+  // planned record of the profiled launch for the model half.
+  std::optional<Result<CountersElsewhere>> profile_counters_elsewhere(std::string_view kernel,
+                                                                      const KernelConfig& config,
+                                                                      const CounterRequest& request) override;
   std::optional<Result<SharedRequests>> recorded_shared_requests_elsewhere(const LaunchRecord& launch, Dim3 block,
                                                                           unsigned warp,
                                                                           unsigned max_requests) override;
