@@ -106,10 +106,13 @@ TEST(CpuFindings, TheyArriveFromTheWorkerAfterTheCallerWentOnAndGiveTheMapping) 
   EXPECT_TRUE(worker.take().empty());
   EXPECT_EQ(f.book->stored_build(k.id, Target::Cpu), nullptr);
 
+  EXPECT_TRUE(worker.busy());
   std::ofstream(f.gate) << "open\n";
   worker.wait_idle();
   EXPECT_FALSE(worker.pending());
+  EXPECT_TRUE(worker.busy()) << "finished, not yet taken";
   const auto found = worker.take();
+  EXPECT_FALSE(worker.busy());
   ASSERT_EQ(found.size(), 1u) << "one job per launch shape";
   EXPECT_EQ(found[0].first, "shape");
   const CpuFindings& d = found[0].second;

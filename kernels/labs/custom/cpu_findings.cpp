@@ -87,6 +87,11 @@ bool CpuFindingsWorker::pending(const std::string& key) const {
          std::any_of(queue_.begin(), queue_.end(), [&](const auto& q) { return q.first == key; });
 }
 
+bool CpuFindingsWorker::busy() const {
+  std::lock_guard lock(mutex_);
+  return !running_.empty() || !queue_.empty() || !done_.empty();
+}
+
 std::vector<std::pair<std::string, CpuFindings>> CpuFindingsWorker::take() {
   std::lock_guard lock(mutex_);
   return std::exchange(done_, {});

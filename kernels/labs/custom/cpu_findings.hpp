@@ -59,6 +59,8 @@ class CpuFindingsWorker {
   void submit(std::string key, Job job);
   // A job waiting or running for `key` (or for any key when empty).
   bool pending(const std::string& key = {}) const;
+  // A job waiting or running, or findings finished and not yet taken.
+  bool busy() const;
   // The findings finished since the last call, in the order they finished.
   std::vector<std::pair<std::string, CpuFindings>> take();
   // Blocks until no job is waiting or running (tools and tests; never the UI thread).

@@ -84,8 +84,9 @@ class UserKernelLab final : public lab::Lab {
   // window; issue 32). Off (the default: bench, sweeps' forks, tests): a run makes them first.
   void set_findings_in_background(bool on) { findings_in_background_ = on; }
   bool findings_in_background() const { return findings_in_background_; }
-  // A CPU build or replay is in hand for a launch that already returned.
-  bool findings_pending() const { return findings_worker_ && findings_worker_->pending(); }
+  // A CPU build or replay is in hand for a launch that already returned, or its findings wait
+  // for take_findings (the run modes must not stop between the two).
+  bool findings_pending() const { return findings_worker_ && findings_worker_->busy(); }
   // Keeps the findings that arrived since the last call; how many. The next run of their launch
   // shape uses them (its record gets the mapping, or fails with the replay's out-of-bounds
   // report), so a caller showing a user kernel relaunches when this is not 0.
