@@ -49,11 +49,6 @@ void CompileWorker::loop() {
     done.tab = job.tab;
     done.book = job.book;
     done.result = custom::compile_and_try(engine, job.request);
-    // A GPU kernel that runs is built for the CPU simulator too, before it joins the lab: the
-    // lab replays its launches there for who stores what (and stray accesses), and must not
-    // compile that build on the UI thread.
-    if (job.also_cpu_build && done.result.runs())
-      done.cpu_build = engine.compile(job.request.source, job.request.forms, custom::Target::Cpu).kernel;
     std::lock_guard lock(mutex_);
     done_.push_back(std::move(done));
     running_ = false;

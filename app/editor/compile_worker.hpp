@@ -1,8 +1,9 @@
 // The editor's Compile, off the UI thread: one worker thread compiles the source and runs it
 // once on the lab's data, verified (custom::compile_and_try), while the window keeps drawing and
 // the last working kernel keeps running. A newer request for the same tab replaces one still
-// waiting. On the GPU, the same source is built for the CPU simulator too, so the lab can replay
-// its launches there for who stores what (the GPU records no owners) and for stray accesses.
+// waiting. On the GPU, the CPU build the lab replays launches on (who stores what, stray
+// accesses) is not made here: the result would wait for g++ (issue 32). The lab makes it on its
+// own worker after the GPU result is shown (labs/custom/cpu_findings.hpp).
 #pragma once
 #include <condition_variable>
 #include <deque>
@@ -19,14 +20,12 @@ struct CompileJob {
   int tab = 0;  // which editor tab asked
   std::shared_ptr<custom::UserKernelBook> book;
   custom::TrialRequest request;
-  bool also_cpu_build = false;  // GPU compiles: the CPU build the lab derives owners from
 };
 
 struct CompileDone {
   int tab = 0;
   std::shared_ptr<custom::UserKernelBook> book;
   custom::TrialResult result;
-  std::shared_ptr<custom::CustomKernel> cpu_build;  // GPU compiles: the same source for the CPU
 };
 
 class CompileWorker {

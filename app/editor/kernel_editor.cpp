@@ -414,7 +414,6 @@ void KernelEditor::start_compile(Tab& t, const LabContext& ctx, app::MessageLog&
   }
   t.waited_for_data = 0;
   t.block.reset();  // the command line's block is for the first compile only
-  job.also_cpu_build = r.target == custom::Target::Gpu;
   t.state = Tab::State::Compiling;
   t.status = std::string("compiling for the ") + custom::to_string(r.target) + "...";
   worker_.submit(std::move(job));
@@ -472,7 +471,6 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
   // It compiled and its launch finished: it joins the lab (replacing its older version) and is
   // selected. A renamed kernel's old entry goes, unless another tab installed it.
   done.book->install(r.kernel, r.compile.kernel);
-  done.book->add_build(r.kernel.id, done.cpu_build);
   if (!t->installed_id.empty() && t->installed_id != r.kernel.id) {
     const bool shared = std::any_of(tabs_.begin(), tabs_.end(), [&](const Tab& o) {
       return o.uid != t->uid && o.installed_id == t->installed_id;

@@ -99,6 +99,7 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
   if (imported) app->state_.selection.kernel.clear();
   app->ui_.source_tab().set_sampler(std::move(sampling), app->options_.profile_lines);
   if (app->options_.profile_lines && !app->options_.kernel_file.empty()) app->ui_.source_tab().wait_for_user_kernel();
+  if (app->options_.profile && !app->options_.kernel_file.empty()) app->measured_.wait_for_user_kernel();
   if (app->options_.compare_block) app->compare_script_ = CompareScript::WaitA;
   // Under the command line: flags win (state/user_settings.hpp).
   app->settings_.load(app->options_.config_dir, window.glfw_handle() != nullptr, app->host_.lab_ids());

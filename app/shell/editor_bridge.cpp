@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <utility>
 
 #include "editor/kernel_files.hpp"
+#include "labs/custom/user_kernel_lab.hpp"
 
 namespace bs::app {
 namespace fs = std::filesystem;
@@ -35,7 +37,30 @@ void EditorBridge::open_at_start(const fs::path& file, double time_limit_s, cons
 }
 
 void EditorBridge::update() {
+  take_cpu_findings();
   apply(editor_->update([this](const std::string& id) { return lab_context(id); }, messages_));
+}
+
+void EditorBridge::take_cpu_findings() {
+  for (LabSlot& s : host_.slots()) {
+    if (!s.view) continue;
+    auto* user = lab::layer<custom::UserKernelLab>(s.view->lab());
+    if (!user) continue;
+    user->set_findings_in_background(true);  // this lab runs on the UI thread
+    if (user->take_findings() > 0 && custom::is_user_kernel_id(s.kernel)) {
+      s.launch.dirty = true;  // the next launch uses them (its record says what they found)
+      s.launch.check_for.clear();
+    }
+  }
+}
+
+bool EditorBridge::cpu_findings_pending() const {
+  for (const LabSlot& s : host_.slots()) {
+    if (!s.view) continue;
+    if (const auto* user = lab::layer<custom::UserKernelLab>(std::as_const(*s.view).lab()); user && user->findings_pending())
+      return true;
+  }
+  return false;
 }
 
 void EditorBridge::draw() {

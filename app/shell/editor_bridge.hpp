@@ -40,8 +40,9 @@ class EditorBridge {
   void close_window() { editor_->close(); }
   // A .cu dropped or opened: the editor opens it on its lab, which the window then shows.
   void open_kernel_file(const std::filesystem::path& path);
-  // A compile or its first launch is in flight.
-  bool busy() const { return editor_->busy(); }
+  // A compile or its first launch is in flight, or a lab is still finding a shown GPU launch's
+  // owners and stray accesses on the CPU simulator (the run modes wait for both).
+  bool busy() const { return editor_->busy() || cpu_findings_pending(); }
   // Quitting keeps the editor's unsaved tabs in `folder`/unsaved (the settings folder); the next
   // start gives them back (and says so) and removes the kept copies.
   void keep_unsaved(const std::filesystem::path& folder);
@@ -49,6 +50,12 @@ class EditorBridge {
 
  private:
   void apply(const editor::EditorRequests& r);
+  // The CUDA backend's CPU findings (labs/custom/cpu_findings.hpp): every lab's user kernels find
+  // them on a worker, so an edit's GPU result shows without waiting for g++ and a replay; when
+  // they arrive, the lab's user kernel relaunches and its record gets the mapping, or fails with
+  // the replay's out-of-bounds report.
+  void take_cpu_findings();
+  bool cpu_findings_pending() const;
   void show_editor_lab();  // open the lab of the editor's kernel where the window shows another
   void show_lab(const std::string& lab);  // open `lab` unless it is the one shown
 

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "labs/custom/user_kernels.hpp"
 #include "measured/profile_launch.hpp"
 #include "ui/measured_panel.hpp"
 #include "ui/widgets.hpp"
@@ -54,7 +55,8 @@ void MeasuredTab::update(lab::Lab& lab, const LaunchRecord& shown, MessageLog& l
   }
   // A lab copy on a GPU the app no longer computes on is memory for nothing.
   if (lab.backend().kind != BackendKind::Cuda) worker_.drop_lab_copy();
-  if (request_ == Request::Waiting && shown.ok() && !shown.kernel.empty()) start(lab, shown, log);
+  const bool wanted = !wait_for_user_kernel_ || custom::is_user_kernel_id(shown.kernel);
+  if (request_ == Request::Waiting && shown.ok() && !shown.kernel.empty() && wanted) start(lab, shown, log);
   if (request_ == Request::ToShow && frames_since_result_++ >= 1) request_ = Request::Shown;
 }
 

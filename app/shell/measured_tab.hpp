@@ -39,6 +39,9 @@ class MeasuredTab {
   void draw(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log);
   // Headless --profile: true until the profile asked for has finished and a frame has shown it.
   bool profile_pending() const;
+  // --profile with --kernel-file: the profile asked for is the user kernel's (profiled in its
+  // runner process), not the lab's kernel shown while it compiles.
+  void wait_for_user_kernel() { wait_for_user_kernel_ = true; }
   // Lets go of the counter session until the next profile (the Source tab samples meanwhile:
   // CUPTI's PC sampling gathers nothing while a range profiler session exists).
   void release_counters() { worker_.release_session(); }
@@ -55,6 +58,7 @@ class MeasuredTab {
   std::string model_key_;
   LaunchCounters model_;
   enum class Request { None, Waiting, Running, ToShow, Shown } request_ = Request::None;
+  bool wait_for_user_kernel_ = false;
   int frames_since_result_ = 0;
 };
 

@@ -21,6 +21,15 @@ struct CounterStall {
   double share_pct = 0.0;         // of all stalled cycles
 };
 
+// What a profile made in another process asks for (a user kernel's runner, issue 32): the metric
+// set and L2 handling of counters::CounterOptions and ProfileOptions, as plain data.
+struct CounterRequest {
+  bool stall_reasons = true, throughput = true;
+  bool flush_l2 = true;
+  bool evict_read_only = false;  // counters::L2Eviction::Read instead of ReadAndDiscard
+  std::string cupti_library;     // "": the session's own search
+};
+
 struct LaunchCounters {
   static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 

@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/launch_counters.hpp"
 #include "core/launch_record.hpp"
 #include "core/line_profile.hpp"
 #include "core/status.hpp"
@@ -210,6 +211,22 @@ class Lab {
                                                                      const KernelConfig& config,
                                                                      const LineSampling& sampling) {
     (void)kernel, (void)config, (void)sampling;
+    return std::nullopt;
+  }
+
+  // Hardware counters of one launch of `kernel` where another process launches it (a user
+  // kernel's runner reads them with the same range profiler, labs/custom/counters_wire.hpp):
+  // the measured half of LaunchCounters, and the planned record of that launch (grid, block,
+  // attributes, the lab's byte count) for the model half. nullopt for a kernel this process
+  // launches: measured::profile_launch profiles lab.run here.
+  struct CountersElsewhere {
+    LaunchCounters counters;
+    LaunchRecord launch;
+  };
+  virtual std::optional<Result<CountersElsewhere>> profile_counters_elsewhere(std::string_view kernel,
+                                                                              const KernelConfig& config,
+                                                                              const CounterRequest& request) {
+    (void)kernel, (void)config, (void)request;
     return std::nullopt;
   }
 

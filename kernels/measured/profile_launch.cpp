@@ -52,13 +52,34 @@ Status profile_refusal(const lab::Lab& lab, std::string_view kernel) {
         k->label + " is a cudaMemcpy, not a kernel: the range profiler measures kernels",
         "profile one of the kernels; the copy is the ceiling they are measured against",
         "profile_launch");
-  if (k->group == KernelGroup::Custom)
-    return Status::failure(
-        "user kernels run in a runner process of their own, and blockscope's counters read "
-        "the launches of its own process",
-        "profile the kernel with Nsight Compute: ncu --target-processes all blockscope ...",
-        "profile_launch");
+  // A user kernel launches in its runner process, which reads its counters with the same range
+  // profiler (Lab::profile_counters_elsewhere): no refusal here.
   return Status::success();
+}
+
+CounterRequest counter_request(const counters::CounterSession& session, const counters::ProfileOptions& options) {
+  CounterRequest r;
+  const auto& names = session.metric_names();
+  auto any = [&](std::string_view part) {
+    return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });
+  };
+  r.stall_reasons = any("warps_issue_stalled");
+  r.throughput = any("sm__throughput");
+  r.flush_l2 = options.flush_l2;
+  r.evict_read_only = options.eviction == counters::L2Eviction::Read;
+  r.cupti_library = session.cupti_path();
+  return r;
+}
+
+std::optional<Result<LaunchCounters>> profile_elsewhere(lab::Lab& lab, const std::string& kernel,
+                                                       const KernelConfig& config, const CounterRequest& request,
+                                                       const LaunchRecord* model_record) {
+  auto elsewhere = lab.profile_counters_elsewhere(kernel, config, request);
+  if (!elsewhere) return std::nullopt;
+  if (!*elsewhere) return Result<LaunchCounters>(elsewhere->status());
+  LaunchCounters c = (*elsewhere)->counters;
+  add_model(c, lab, model_record ? *model_record : (*elsewhere)->launch);
+  return Result<LaunchCounters>(std::move(c));
 }
 
 Result<LaunchCounters> profile_launch(lab::Lab& lab, const std::string& kernel,
@@ -66,6 +87,12 @@ Result<LaunchCounters> profile_launch(lab::Lab& lab, const std::string& kernel,
                                       const LaunchRecord* model_record, std::atomic<int>* passes_done,
                                       const counters::ProfileOptions& options) {
   if (Status s = profile_refusal(lab, kernel); !s) return s;
+  // A kernel launched in another process (a user kernel's runner): profiled there with the same
+  // metrics and L2 handling as this session's, compared here with the same model.
+  if (auto elsewhere = profile_elsewhere(lab, kernel, config, counter_request(session, options), model_record)) {
+    if (passes_done && *elsewhere) passes_done->fetch_add((*elsewhere)->passes, std::memory_order_relaxed);
+    return std::move(*elsewhere);
+  }
   // A configuration the lab refuses fails the first pass with the lab's reason (planning it here
   // first would touch the device before the session has made it current on this thread).
 

@@ -11,13 +11,16 @@
 // flush, no schedule trace, no verification (each lab's run() then makes one launch of the
 // kernel, plus CUDA events around it; cuBLAS's SGEMM and CUB's transform are one kernel each for
 // the lab's problems, and a library that splits its work into several kernels is reported as
-// such). The copy ceiling (a cudaMemcpy, not a kernel) and user kernels (they run in a runner
-// process of their own) are refused with the reason.
+// such). The copy ceiling (a cudaMemcpy, not a kernel) is refused with the reason. A user kernel
+// runs in a runner process of its own: its launch is profiled there, by the same counters code
+// with this session's metric set and L2 handling (Lab::profile_counters_elsewhere, issue 32), and
+// compared here with the same model (the lab's bytes, the planned launch's occupancy).
 //
 // The model side: LaunchRecord::bytes_moved; sectors per request from lab.warp_accesses over a
 // sample of the launch's warps (model_sectors); theoretical occupancy from mapping/occupancy.
 #pragma once
 #include <atomic>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +34,7 @@ namespace bs::measured {
 
 // Why `kernel` of `lab` cannot be profiled, before anything runs (success when it can): the CPU
 // backend (counters are a GPU feature), a build without counters, an unknown kernel, the copy
-// ceiling, a user kernel.
+// ceiling.
 Status profile_refusal(const lab::Lab& lab, std::string_view kernel);
 
 // Bytes in decimal units, as DRAM traffic is quoted ("50.3 MB"); `b` finite.
@@ -48,6 +51,18 @@ Result<LaunchCounters> profile_launch(lab::Lab& lab, const std::string& kernel,
                                       const LaunchRecord* model_record = nullptr,
                                       std::atomic<int>* passes_done = nullptr,
                                       const counters::ProfileOptions& options = {});
+
+// What a profile made in another process asks for: `session`'s metric set (stall reasons and
+// throughput shares, read from its metric names), `options`' L2 handling and its libcupti.
+CounterRequest counter_request(const counters::CounterSession& session, const counters::ProfileOptions& options);
+
+// profile_launch's path for a kernel launched in another process (a user kernel's runner), which
+// needs no session of this process: the lab's profile_counters_elsewhere, then the same model
+// half as for the lab's own kernels (`model_record`, else the planned launch it returned).
+// nullopt: `kernel` launches in this process.
+std::optional<Result<LaunchCounters>> profile_elsewhere(lab::Lab& lab, const std::string& kernel,
+                                                       const KernelConfig& config, const CounterRequest& request,
+                                                       const LaunchRecord* model_record = nullptr);
 
 // A LaunchCounters that says why there are none (bench and sweep results carry it).
 LaunchCounters unavailable(Status why);

@@ -5,6 +5,7 @@
 #include <nvrtc.h>
 #include <stdlib.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -15,6 +16,8 @@
 #include "lab/sweep.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 #include "labs/grayscale/gray_lab.hpp"
+#include "counters/counters.hpp"
+#include "measured/profile_launch.hpp"
 #include "gpu_skip.hpp"
 #include "labs/custom/codegen.hpp"
 #include "labs/custom/runner/nvrtc_compile.hpp"
@@ -468,6 +471,96 @@ TEST_F(UserLabGpu, AUserKernelIsSampledPerLineOfItsOwnSourceInItsRunner) {
 // A flush that cannot happen is an error, never a record claiming a cold L2: with the device's
 // memory taken (by this process), the runner cannot allocate its flush buffer (2 x L2) and the
 // run fails saying so; with the memory back, the same run flushes and says so.
+// Issue 32: in the window the GPU result comes first; the CPU build and its replay of the launch
+// (who stores what, an overrun the GPU does not fault on) arrive from the lab's worker, and the
+// next run's record uses them: the lecture's 1D mapping, or the replay's out-of-bounds report.
+TEST_F(UserLabGpu, TheGpuResultComesFirstAndTheCpuFindingsUpdateItsRecord) {
+  const int w = 61, h = 37, n = w * h;  // 2257 pixels: thread n exists with block 384
+  auto lab = cuda_gray_lab(book, w, h, fresh_seed());
+  ASSERT_TRUE(lab);
+  auto* user = lab::layer<UserKernelLab>(*lab);
+  user->set_findings_in_background(true);
+  ASSERT_TRUE(compile_install(*lab, kLectureGray1D).runs());
+  KernelConfig cfg;
+  cfg.block = {384, 1, 1};
+  lab::RunOptions o;
+  o.verify = true;
+  const LaunchRecord first = lab->run("custom:rgb_to_grayscale_kernel", cfg, o);
+  ASSERT_TRUE(first.ok()) << first.status.describe();
+  EXPECT_TRUE(first.check.passed());
+  // The run handed the findings of this launch shape to the worker and returned: no mapping yet,
+  // and the note says why.
+  EXPECT_EQ(first.scheme.kind, IndexScheme::Kind::Recorded);
+  EXPECT_FALSE(first.owners);
+  EXPECT_NE(user->owners_note().find("being recorded"), std::string::npos) << user->owners_note();
+  user->wait_for_findings();
+  const LaunchRecord later = lab->run("custom:rgb_to_grayscale_kernel", cfg, o);
+  ASSERT_TRUE(later.ok()) << later.status.describe();
+  EXPECT_EQ(later.scheme.kind, IndexScheme::flat().kind) << user->owners_note();
+  std::printf("[ findings ] first record: %s; after the CPU findings: %s (%s)\n", describe(first.scheme).c_str(),
+              describe(later.scheme).c_str(), user->owners_note().c_str());
+
+  // An off-by-one guard: the GPU finishes (no fault), the findings fail the next record with the
+  // replay's block, thread and index.
+  std::string off = kLectureGray1D;
+  off.replace(off.find("i<n"), 3, "i<=n");
+  ASSERT_TRUE(compile_install(*lab, off).compile.ok());
+  const LaunchRecord gpu_only = lab->run("custom:rgb_to_grayscale_kernel", cfg, o);
+  user->wait_for_findings();
+  const LaunchRecord caught = lab->run("custom:rgb_to_grayscale_kernel", cfg, o);
+  ASSERT_FALSE(caught.ok()) << "the replay's report must fail the record";
+  EXPECT_EQ(caught.status.code, "out_of_bounds");
+  const std::string want = "thread (" + std::to_string(n % 384) + ", 0, 0) of block (" + std::to_string(n / 384) +
+                           ", 0, 0) accessed x[" + std::to_string(3 * n) + "]";
+  EXPECT_NE(caught.status.message.find(want), std::string::npos) << caught.status.message;
+  std::printf("[ findings ] off-by-one: GPU record %s; after the findings: %s\n",
+              gpu_only.ok() ? "ok" : gpu_only.status.message.c_str(), caught.status.message.c_str());
+}
+
+// Issue 32: the Measured tab's counters of a user kernel, read by the range profiler in its runner
+// process (ProfileCounters), against the same arithmetic launched as the lab's own rung in this
+// process and profiled here: the lecture's 1D kernel and gray_1d_flat read the same 3n bytes.
+// Gated as the rungs are against ncu (DRAM bytes read within 2%); the model half is the lab's.
+TEST_F(UserLabGpu, AUserKernelsCountersAreReadInItsRunnerAndMatchTheRungs) {
+  const int w = 8192, h = 8192;  // the output (64 MiB) is more than the L2, as in the ncu gate
+  const double n = static_cast<double>(w) * h;
+  auto lab = cuda_gray_lab(book, w, h, fresh_seed());
+  ASSERT_TRUE(lab);
+  ASSERT_TRUE(lab->set_setting("layout", "planar").ok());
+  ASSERT_TRUE(compile_install(*lab, kLectureGray1D).runs());
+  KernelConfig cfg;
+  cfg.block = {256, 1, 1};
+  LaunchCounters rung;
+  {
+    auto session = counters::CounterSession::create(0);
+    ASSERT_TRUE(session.ok()) << session.status().describe();
+    auto c = measured::profile_launch(*lab, "gray_1d_flat", cfg, **session);
+    ASSERT_TRUE(c.ok()) << c.status().describe();
+    rung = *c;
+  }  // this process's session goes before the runner's exists
+  auto user = measured::profile_elsewhere(*lab, "custom:rgb_to_grayscale_kernel", cfg, CounterRequest{});
+  ASSERT_TRUE(user.has_value()) << "a user kernel is profiled in its runner";
+  ASSERT_TRUE(user->ok()) << user->status().describe();
+  const LaunchCounters& c = user->value();
+  std::printf("[ counters ] user kernel in its runner: read %.0f B, written %.0f B, occupancy %.2f%%, %d passes, "
+              "%.0f ms; gray_1d_flat here: read %.0f B, written %.0f B, occupancy %.2f%%; the lab counts %.0f B\n",
+              c.dram_read_bytes, c.dram_write_bytes, c.achieved_occupancy_pct, c.passes, c.profile_wall_ms,
+              rung.dram_read_bytes, rung.dram_write_bytes, rung.achieved_occupancy_pct, c.model_bytes);
+  EXPECT_FALSE(c.device.empty());
+  EXPECT_GT(c.passes, 1);
+  EXPECT_NEAR(c.dram_read_bytes, 3 * n, 0.02 * 3 * n) << "the 3 input planes, read once";
+  EXPECT_NEAR(c.dram_read_bytes, rung.dram_read_bytes, 0.02 * rung.dram_read_bytes);
+  EXPECT_NEAR(c.achieved_occupancy_pct, rung.achieved_occupancy_pct, 5.0);
+  EXPECT_EQ(c.model_bytes, 4 * n) << "the lab's own count, as for its rungs";
+  EXPECT_TRUE(std::isfinite(c.theoretical_occupancy_pct));
+  // The runner goes on: the next run is verified.
+  lab::RunOptions o;
+  o.verify = true;
+  const LaunchRecord after = lab->run("custom:rgb_to_grayscale_kernel", cfg, o);
+  ASSERT_TRUE(after.ok()) << after.status.describe();
+  EXPECT_TRUE(after.check.passed());
+}
+
 TEST_F(UserLabGpu, AnL2FlushThatCannotHappenFailsTheRunInsteadOfBeingClaimed) {
   const PlanarImage img = random_image(1031, 517, fresh_seed());
   auto p = gray_problem(img);

@@ -18,7 +18,7 @@ bins=(app/blockscope app/blockscope-selftest app/blockscope-kernel-runner app/pl
 rm -f "$out"/lib/libcublas* "$out"/lib/libcudart* "$out"/lib/libnvrtc*
 # The counters' comparison with Nsight Compute runs there from the bundle (CUPTI itself is loaded
 # at run time from the machine's toolkit, so it never travels).
-cp "$(dirname "$0")"/../../tools/counters_probe/{compare_with_ncu.sh,compare_with_ncu.py,dram_writes_history.sh} "$out/"
+cp "$(dirname "$0")"/../../tools/counters_probe/{compare_with_ncu.sh,compare_with_ncu.py,dram_writes_history.sh,user_kernel_vs_ncu.sh} "$out/"
 cp "$(dirname "$0")"/../../tools/lines_vs_ncu/{lines_vs_ncu.sh,compare_lines.py} "$out/"
 # The files the tests read, beside them (tests/support/test_data.hpp): the sample image, the shaders.
 cp -r "$build/tests/test_data" "$out/"

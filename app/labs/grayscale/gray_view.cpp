@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "device/nvtx_range.hpp"
+#include "labs/custom/user_kernel_lab.hpp"
 #include "mapping/explain.hpp"
 #include "mapping/schedule.hpp"
 #include "platform/png.hpp"
@@ -449,8 +450,13 @@ void GrayView::draw_inspector(const LaunchRecord& shown, PixelPos px, bool pinne
                      out.c_str(), i < ref.size() ? std::to_string(ref[i]).c_str() : "-");
   auto owner = stack_->owner(shown, px.x, px.y);
   if (!owner && shown.scheme.kind == IndexScheme::Kind::Recorded && !shown.owners) {
-    // A user kernel on the GPU: nothing records its stores there.
-    ImGui::TextColored(ui::kDimColour, "who stores it is not recorded for this launch (run it on the CPU simulator)");
+    // A user kernel on the GPU: nothing records its stores there; the CPU simulator's replay of
+    // the launch may still be on its way (labs/custom/cpu_findings.hpp).
+    const auto* user = lab::layer<custom::UserKernelLab>(*stack_);
+    ImGui::TextColored(ui::kDimColour, "%s",
+                       user && user->findings_pending()
+                           ? "who stores it is being recorded: the CPU simulator is replaying this launch"
+                           : "who stores it is not recorded for this launch (run it on the CPU simulator)");
     return;
   }
   if (!owner) {

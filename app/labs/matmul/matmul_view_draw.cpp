@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "labs/custom/user_kernel_lab.hpp"
 #include "labs/matmul/matmul_owner.hpp"
 #include "labs/matmul/matmul_view.hpp"
 #include "ui/panels.hpp"
@@ -204,6 +205,9 @@ void MatmulView::draw_inspector_text(const LaunchRecord& shown, long long row, l
     if (const auto o = stack_->owner(shown, col, row))
       ImGui::Text("stored by thread (%u, %u) of block (%u, %u)", o->thread.thread.x, o->thread.thread.y,
                   o->thread.block.x, o->thread.block.y);
+    else if (const auto* user = lab::layer<custom::UserKernelLab>(*stack_); user && user->findings_pending())
+      ImGui::TextColored(kDimColour, "which thread stores it is being recorded: the CPU simulator is replaying "
+                                     "this launch");
     else
       ImGui::TextColored(kDimColour, "which thread stores it is not recorded for this launch");
     return;

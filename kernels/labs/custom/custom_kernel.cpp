@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "labs/custom/codegen.hpp"
+#include "labs/custom/counters_wire.hpp"
 #include "labs/custom/host_compiler.hpp"
 #include "labs/custom/line_counts.hpp"
 #include "labs/custom/shared_recording.hpp"
@@ -884,6 +885,61 @@ Result<SharedRecordingResult> CustomKernel::record_shared(const Problem& problem
              ", " + std::to_string(block.z) + ") run alone, the kernel built with access hooks (" +
              recording_->compiler + ")";
   return out;
+}
+
+Result<counters::Measurement> CustomKernel::profile_counters(const Problem& problem, const RunRequest& request,
+                                                             const CounterRequest& what) {
+  std::lock_guard lock(mutex_);
+  if (!problem.data()) return Status::failure("no problem to run on", "", "profile_counters");
+  if (problem.form() != info_.form.id)
+    return Status::failure("this kernel takes form " + info_.form.id + ", the problem is packed for another", "",
+                           "profile_counters");
+  auto grid = grid_for(problem, request);
+  if (!grid) return grid.status();
+  LaunchConfig config{*grid, request.block};
+  if (Status s = validate_launch(config, info_.limits, info_.attributes_measured ? &info_.attributes : nullptr); !s)
+    return s;
+  bool restarted = false;
+  if (Status s = ensure_runner(restarted); !s) return s;
+  if (Status s = ensure_problem(problem); !s) {
+    drop_runner();
+    return s;
+  }
+  wire::ProfileCountersHead h;
+  h.launch.grid[0] = grid->x, h.launch.grid[1] = grid->y, h.launch.grid[2] = grid->z;
+  h.launch.block[0] = request.block.x, h.launch.block[1] = request.block.y, h.launch.block[2] = request.block.z;
+  h.launch.workers = request.workers;
+  h.stall_reasons = what.stall_reasons ? 1 : 0;
+  h.throughput = what.throughput ? 1 : 0;
+  h.flush_l2 = what.flush_l2 ? 1 : 0;
+  h.eviction = what.evict_read_only ? 1 : 0;
+  wire::Writer w;
+  w.pod(h).str(what.cupti_library);
+  // About 15 passes of one launch each, CUPTI's first load and the session's setup in that
+  // process: each pass within the launch limit, and 30 s for the profiler's own work.
+  const double limit = 20 * request.time_limit_s + 30;
+  auto f = runner_->call(wire::Msg::ProfileCounters, w.bytes(), wire::Msg::Counters, limit);
+  if (!f) {
+    drop_runner();
+    Status s = Status::failure("profiling the kernel ended its process: " + f.status().message,
+                               "blockscope and its data are unaffected; the next run starts a fresh process",
+                               "ProfileCounters", f.status().code);
+    s.owner = FaultOwner::Child;
+    return s;
+  }
+  wire::Counters got;
+  if (!wire::decode(f->payload, got)) {
+    drop_runner();
+    return Status::failure("the kernel runner sent malformed Counters", "", "ProfileCounters", "protocol");
+  }
+  if (got.head.fatal) drop_runner();  // its context is gone; the next run starts a fresh one
+  if (!got.head.ok) {
+    Status s = got.status.ok() ? Status::failure("no counters were read", "", "ProfileCounters") : got.status;
+    s.owner = FaultOwner::Child;
+    s.sticky = got.head.fatal != 0;
+    return s;
+  }
+  return std::move(got.measurement);
 }
 
 }  // namespace bs::custom

@@ -40,7 +40,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/launch_counters.hpp"
 #include "core/launch_record.hpp"
+#include "counters/counters.hpp"
 #include "core/line_profile.hpp"
 #include "core/timing.hpp"
 #include "labs/custom/diagnostics.hpp"
@@ -197,6 +199,13 @@ class CustomKernel {
   // Status saying so.
   Result<SharedRecordingResult> record_shared(const Problem& problem, const RunRequest& request, Dim3 block,
                                               unsigned warp, unsigned max_per_lane = 4096);
+
+  // GPU: the range profiler's counters of one launch of the kernel on `problem` (its grid and
+  // block from `request`), read in its runner process by kernels/counters' CounterSession
+  // (ProfileCounters, counters_wire.hpp). The CPU build answers that counters are the GPU's. A
+  // fault while profiling ends the runner as a fault in a launch does (sticky, FaultOwner::Child).
+  Result<counters::Measurement> profile_counters(const Problem& problem, const RunRequest& request,
+                                                 const CounterRequest& what);
 
   // The grid `request` launches on `problem`.
   Result<Dim3> grid_for(const Problem& problem, const RunRequest& request) const;

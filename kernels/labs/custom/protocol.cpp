@@ -92,6 +92,8 @@ const char* to_string(Msg m) {
     case Msg::RecordShared: return "RecordShared";
     case Msg::SharedRecorded: return "SharedRecorded";
     case Msg::Lines: return "Lines";
+    case Msg::ProfileCounters: return "ProfileCounters";
+    case Msg::Counters: return "Counters";
   }
   return "?";
 }

@@ -27,9 +27,10 @@
 
 namespace bs::custom::wire {
 
+// 5: ProfileCounters (the range profiler's counters of one launch, counters_wire.hpp, issue 32);
 // 4: RecordShared (one warp's shared-memory accesses, for the bank view); 3: SampleLines (stall samples per source line of the loaded kernel); 2: one launch per request (Launch, FlushL2, Fetch), the parent's timing policy; 1 and before:
 // the runner's own repeat loop (Run).
-inline constexpr std::uint32_t kProtocolVersion = 4;
+inline constexpr std::uint32_t kProtocolVersion = 5;
 
 enum class Msg : std::uint32_t {
   Hello = 1,   // parent: its protocol version -> Info
@@ -49,6 +50,8 @@ enum class Msg : std::uint32_t {
   Lines,
   RecordShared,    // parent: one block of the recording build, one warp's shared accesses -> SharedRecorded
   SharedRecorded,
+  ProfileCounters,  // parent: one launch profiled by the range profiler (GPU) -> Counters
+  Counters,
 };
 
 const char* to_string(Msg m);

@@ -13,6 +13,7 @@
 #include "labs/custom/source_parse.hpp"
 #include "labs/custom/wrong_elements.hpp"
 #include "mapping/thread_map.hpp"
+#include "measured/profile_launch.hpp"
 
 namespace bs::custom {
 
@@ -30,7 +31,8 @@ std::string grid_rule_text(const UserKernel& k) {
 }
 
 // The CPU simulator replays a GPU launch for its owners only when that costs well under a second
-// (the UI thread waits for it, once per launch shape): 2^24 thread-steps (lab::UserProblem's
+// (on a worker in the window; where findings are not in the background the run waits for it, once
+// per launch shape): 2^24 thread-steps (lab::UserProblem's
 // replay_work: 2^22 pixels of grayscale, 2^24 multiply-adds of matmul).
 constexpr double kReplayWorkCap = 1 << 24;
 
@@ -232,40 +234,37 @@ LaunchRecord UserKernelLab::plan(std::string_view kernel, const KernelConfig& co
   return plan_user(*k, config, nullptr, nullptr);
 }
 
-UserKernelLab::DerivedOwners UserKernelLab::derive_owners_on_cpu(const UserKernel& k, const Problem& problem,
-                                                                 const LaunchConfig& launched,
-                                                                 const RunRequest& gpu_request) {
+std::optional<CpuFindings> UserKernelLab::cpu_findings(const UserKernel& k, const Problem& problem,
+                                                       const LaunchConfig& launched, const RunRequest& gpu_request) {
   const std::string key = std::to_string(std::hash<std::string>{}(k.source)) + "|" + block_text(launched.block) + "|" +
                           block_text(launched.grid) + "|" + problem_key_;
+  take_findings();  // those that arrived meanwhile
   if (auto it = derived_.find(key); it != derived_.end()) return it->second;
-  DerivedOwners d;
   if (problem.spec().replay_work > kReplayWorkCap) {
+    CpuFindings d;
     d.note = "the data is too large to replay on the CPU simulator for owners";
-  } else if (auto cpu = book_->build(k.id, Target::Cpu); !cpu) {
-    d.note = "the CPU build (for owners) failed: " + cpu.status().message;
-  } else {
-    RunRequest req = gpu_request;
-    req.grid = GridRule::fixed_grid(launched.grid);  // exactly the GPU's grid, whatever the rule
-    req.timed = false;  // one launch, the observing one: its owners, no time
-    req.trace = false;
-    req.verify = false;
-    req.record_owners = true;
-    req.time_limit_s = std::min(1.0, book_->time_limit_s());
-    RunOutcome r = (*cpu)->run(problem, req);
-    if (r.out_of_bounds) {
-      d.out_of_bounds = r.out_of_bounds;
-      d.note = "the CPU simulator's replay of this launch stopped: " + r.out_of_bounds->describe();
-    } else if (!r.record.ok() || !r.record.owners) {
-      d.note = "the CPU simulator's replay for owners did not finish: " + r.record.status.message;
-    } else if (auto s = closed_form_scheme(r.record.config, *r.record.owners)) {
-      d.scheme = *s;
-      d.note = "owners from the CPU simulator's run of the same source: " + describe(*s);
-    } else {
-      d.note = "the CPU simulator's run of the same source shows no closed-form mapping";
-    }
+    return derived_[key] = d;
   }
-  derived_[key] = d;
-  return d;
+  // Copies of what it reads: the job may run on the worker while this lab goes on.
+  auto job = [book = book_, k, problem, launched, workers = gpu_request.workers, limit = book_->time_limit_s()] {
+    return find_on_cpu(*book, k, problem, launched, workers, limit);
+  };
+  if (!findings_in_background_) return derived_[key] = job();
+  if (!findings_worker_) findings_worker_ = std::make_unique<CpuFindingsWorker>();
+  findings_worker_->submit(key, std::move(job));
+  return std::nullopt;
+}
+
+std::size_t UserKernelLab::take_findings() {
+  if (!findings_worker_) return 0;
+  auto arrived = findings_worker_->take();
+  for (auto& [key, found] : arrived) derived_[key] = std::move(found);
+  return arrived.size();
+}
+
+std::size_t UserKernelLab::wait_for_findings() {
+  if (findings_worker_) findings_worker_->wait_idle();
+  return take_findings();
 }
 
 std::optional<Result<LineProfile>> UserKernelLab::profile_lines_elsewhere(std::string_view kernel,
@@ -290,6 +289,29 @@ std::optional<Result<LineProfile>> UserKernelLab::profile_lines_elsewhere(std::s
   p.kernel = planned.kernel;
   if (!p.ok()) return Result<LineProfile>(p.status);
   return Result<LineProfile>(std::move(p));
+}
+
+std::optional<Result<lab::Lab::CountersElsewhere>> UserKernelLab::profile_counters_elsewhere(
+    std::string_view kernel, const KernelConfig& config, const CounterRequest& request) {
+  using R = Result<CountersElsewhere>;
+  if (!is_user_kernel_id(kernel)) return inner_->profile_counters_elsewhere(kernel, config, request);
+  const auto k = book_->find(kernel);
+  if (!k) return R(plan(kernel, config).status);
+  std::shared_ptr<CustomKernel> build;
+  std::optional<Problem> problem;
+  LaunchRecord planned = plan_user(*k, config, &build, &problem);
+  if (!planned.ok()) return R(planned.status);
+  RunRequest req;
+  req.block = config.block;
+  req.grid = GridRule::fixed_grid(planned.config.grid);  // what plan computed, rule or fixed
+  req.time_limit_s = book_->time_limit_s();
+  req.workers = inner_->backend().sim_workers;
+  auto m = build->profile_counters(*problem, req, request);
+  if (!m) return R(m.status());
+  CountersElsewhere out;
+  out.counters = measured::from_measurement(*m);
+  out.launch = std::move(planned);
+  return R(std::move(out));
 }
 
 std::optional<Result<lab::Lab::SharedRequests>> UserKernelLab::recorded_shared_requests_elsewhere(
@@ -365,17 +387,22 @@ LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& con
     owners_note_ = s ? "recorded by the CPU simulator: " + describe(*s)
                      : "recorded by the CPU simulator: no closed-form mapping, the inspector reads the record";
   } else if (target() == Target::Gpu) {
-    const DerivedOwners d = derive_owners_on_cpu(*k, *problem, rec.config, req);
-    if (d.scheme) rec.scheme = *d.scheme;
-    owners_note_ = d.note;
-    if (d.out_of_bounds) {
-      // The GPU finished (a small overrun does not fault), but the kernel is wrong: say where.
-      rec.status = Status::failure(
-          "out-of-bounds (found by replaying this launch on the CPU simulator): " + d.out_of_bounds->describe(),
-          "the GPU did not fault: the stray access landed in memory nothing checks. Check the kernel's guard "
-          "(i < n, not i <= n) and its index arithmetic",
-          "run", "out_of_bounds");
-      return rec;
+    const std::optional<CpuFindings> d = cpu_findings(*k, *problem, rec.config, req);
+    if (!d) {
+      owners_note_ = "being recorded: the CPU simulator is building the same source and replaying this launch (the "
+                     "mapping, and any out-of-bounds access the GPU did not fault on, arrive when it is done)";
+    } else {
+      if (d->scheme) rec.scheme = *d->scheme;
+      owners_note_ = d->note;
+      if (d->out_of_bounds) {
+        // The GPU finished (a small overrun does not fault), but the kernel is wrong: say where.
+        rec.status = Status::failure(
+            "out-of-bounds (found by replaying this launch on the CPU simulator): " + d->out_of_bounds->describe(),
+            "the GPU did not fault: the stray access landed in memory nothing checks. Check the kernel's guard "
+            "(i < n, not i <= n) and its index arithmetic",
+            "run", "out_of_bounds");
+        return rec;
+      }
     }
   }
   // The first wrong element and the thread that stored it.

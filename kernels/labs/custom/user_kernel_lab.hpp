@@ -27,7 +27,10 @@
 //     else the record keeps the recorded owners (IndexScheme::Recorded) for the inspector. The GPU
 //     records none, so on the CUDA backend the same source's CPU build is run once per launch
 //     shape on the same data (when that is small enough) and its owners give the scheme; when
-//     that cannot be done the record says Recorded with no owners and the views say so;
+//     that cannot be done the record says Recorded with no owners and the views say so. In the
+//     window that build and replay run on a worker (set_findings_in_background, cpu_findings.hpp):
+//     the GPU record is shown at once, without owners, and owners_note() says they are being
+//     recorded; take_findings() says when they arrived, and the next run uses them;
 //   - an out-of-bounds access stops a CPU launch with its block and thread. On the GPU a small
 //     overrun does not fault (it lands in memory nobody checks), so the CPU replay above also
 //     catches it, and the GPU record fails with the replay's report;
@@ -46,6 +49,7 @@
 
 #include "lab/lab.hpp"
 #include "lab/user_kernel_spec.hpp"
+#include "labs/custom/cpu_findings.hpp"
 #include "labs/custom/user_kernels.hpp"
 
 namespace bs::custom {
@@ -75,6 +79,21 @@ class UserKernelLab final : public lab::Lab {
   // from the CPU simulator's run of the same source: 2D", or why there are none).
   const std::string& owners_note() const { return owners_note_; }
 
+  // CUDA backend: the CPU build and replay that find a new launch shape's owners and stray
+  // accesses run on a worker, so a run returns its GPU result without waiting for them (the
+  // window; issue 32). Off (the default: bench, sweeps' forks, tests): a run makes them first.
+  void set_findings_in_background(bool on) { findings_in_background_ = on; }
+  bool findings_in_background() const { return findings_in_background_; }
+  // A CPU build or replay is in hand for a launch that already returned, or its findings wait
+  // for take_findings (the run modes must not stop between the two).
+  bool findings_pending() const { return findings_worker_ && findings_worker_->busy(); }
+  // Keeps the findings that arrived since the last call; how many. The next run of their launch
+  // shape uses them (its record gets the mapping, or fails with the replay's out-of-bounds
+  // report), so a caller showing a user kernel relaunches when this is not 0.
+  std::size_t take_findings();
+  // Blocks until no findings are pending, then takes them (tools and tests, never the UI thread).
+  std::size_t wait_for_findings();
+
   // lab::Lab
   lab::Lab* wrapped() override { return inner_.get(); }
   // Changes when a user kernel is installed or rebuilt, and when the wrapped lab's own list
@@ -96,6 +115,11 @@ class UserKernelLab final : public lab::Lab {
   Result<std::unique_ptr<lab::Lab>> fork() const override;
   std::optional<Result<LineProfile>> profile_lines_elsewhere(std::string_view kernel, const KernelConfig& config,
                                                              const LineSampling& sampling) override;
+  // A user kernel's counters, read in its runner (CustomKernel::profile_counters), with the
+  // planned record of the profiled launch for the model half.
+  std::optional<Result<CountersElsewhere>> profile_counters_elsewhere(std::string_view kernel,
+                                                                      const KernelConfig& config,
+                                                                      const CounterRequest& request) override;
   std::optional<Result<SharedRequests>> recorded_shared_requests_elsewhere(const LaunchRecord& launch, Dim3 block,
                                                                           unsigned warp,
                                                                           unsigned max_requests) override;
@@ -113,17 +137,13 @@ class UserKernelLab final : public lab::Lab {
   }
 
  private:
-  // Owners of a launch shape derived from the CPU build (GPU backend), per problem generation.
-  struct DerivedOwners {
-    std::optional<IndexScheme> scheme;  // nullopt: no closed form, or could not be derived
-    std::string note;
-    std::optional<OutOfBoundsReport> out_of_bounds;  // the replay hit a stray access
-  };
   LaunchRecord base_record(std::string_view kernel, const KernelConfig& config) const;
   LaunchRecord plan_user(const UserKernel& k, const KernelConfig& config, std::shared_ptr<CustomKernel>* build,
                          std::optional<Problem>* problem);
-  DerivedOwners derive_owners_on_cpu(const UserKernel& k, const Problem& problem, const LaunchConfig& launched,
-                                     const RunRequest& req);
+  // The CPU findings of a launch shape (GPU backend): made now, or known already; nullopt while
+  // they are being made on the worker.
+  std::optional<CpuFindings> cpu_findings(const UserKernel& k, const Problem& problem, const LaunchConfig& launched,
+                                          const RunRequest& req);
   Status copy_output(const std::vector<std::uint8_t>& bytes, void* output) const;
   // The spec's generation and the lab's settings: what a pack depends on.
   std::string problem_key() const;
@@ -139,7 +159,10 @@ class UserKernelLab final : public lab::Lab {
   std::vector<std::uint8_t> last_output_;  // the last user kernel's result (download_output)
   bool last_was_user_ = false;
   std::string owners_note_;
-  std::map<std::string, DerivedOwners> derived_;  // source hash | block | grid | generation
+  std::map<std::string, CpuFindings> derived_;  // source hash | block | grid | generation
+  bool findings_in_background_ = false;
+  // Last: destroyed first, so its job in hand finishes while the rest of the lab still exists.
+  std::unique_ptr<CpuFindingsWorker> findings_worker_;
 };
 
 // Wraps `inner` with the kernels of `book` when it offers a user-kernel spec (what the catalog

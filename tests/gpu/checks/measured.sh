@@ -4,9 +4,11 @@
 #
 #   tests/gpu/checks/measured.sh BUNDLE RESULTS
 #
-# BUNDLE (tests/gpu/make_bundle.sh) needs: blockscope, counters_probe, compare_with_ncu.{sh,py},
-# libfake_cupti_no_permission.so, test_measured_gpu, test_measured_app, test_counters_gpu.
-# Writes 3 files into RESULTS:
+# BUNDLE (tests/gpu/make_bundle.sh) needs: blockscope, blockscope-kernel-runner, counters_probe,
+# compare_with_ncu.{sh,py}, user_kernel_vs_ncu.sh, libfake_cupti_no_permission.so,
+# test_measured_gpu, test_measured_app, test_counters_gpu, test_custom_gpu.
+# Writes 4 files into RESULTS (measured_tab_user_kernel.png: the tab on the lecture's 1D kernel
+# from a --kernel-file, the built-in sample, issue 32):
 #   measured_tab.png  the Measured tab after --profile, side by side: k1_naive (coalesced),
 #                     k2_uncoalesced (uncoalesced), both 1024^3 block 32x32, and k1_naive with the
 #                     stand-in libcupti that refuses like the driver refuses a non-admin user
@@ -167,6 +169,18 @@ echo "---- ncu_compare_4096: rc=$? (1: a gated row missed; see NOTES.md)" >>"$ou
 GATE=shared REPEATS=3 PROBE_ARGS="--matmul 4096 --kernels k3_smem_tiled,k4_blocktile_1d,k5_blocktile_2d,k6_vectorized,k7_warptile,tc2_mma_sync" \
   step_limit=400 step ncu_compare_banks "$bundle/compare_with_ncu.sh" "$bundle/counters_probe" "$work/ncu_banks"
 step dram_writes_history "$bundle/dram_writes_history.sh" "$bundle/counters_probe" "$work/history"
+# Issue 32: a user kernel's counters, read in its runner process (the Measured tab's path for user
+# kernels), against ncu --target-processes all on the runner's launches of the same kernel, gated
+# as the rungs are (DRAM bytes 2%, occupancy 2 points); then the engine's test of that path and
+# the Measured tab on a user kernel (the screenshot shows its rows beside the lab's model).
+step_limit=400 step user_kernel_vs_ncu "$bundle/user_kernel_vs_ncu.sh" "$bundle/blockscope" "$work/user_ncu"
+step test_custom_gpu_counters "$bundle/test_custom_gpu" --gtest_color=no --gtest_filter='*Counters*'
+printf '%s\n' '__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {' \
+  '    int i = blockIdx.x*blockDim.x + threadIdx.x;' \
+  '    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];' '}' >"$work/gray_1d.cu"
+step tab_user_kernel "$bundle/blockscope" --headless --backend cuda \
+  --kernel-file "$work/gray_1d.cu" --block 256 --panel measured --profile --window-size 1600x1000 \
+  --screenshot "$results/measured_tab_user_kernel.png"
 
 # Summary.
 {

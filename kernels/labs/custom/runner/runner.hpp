@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "labs/custom/counters_wire.hpp"
 #include "labs/custom/messages.hpp"
 
 namespace bs::custom::runner {
@@ -55,6 +56,17 @@ class Backend {
   // CPU: one block of `recording_object` (the kernel built with access hooks, shared_recording.hpp)
   // run alone; warp `warp`'s accesses to the block's __shared__ variables, lane by lane. The
   // kernel itself is loaded back afterwards. GPU: refused (the parent asks a CPU runner).
+  // GPU: the range profiler's counters of one launch of the plain entry (kernels/counters'
+  // CounterSession in this process, CUPTI loaded at the first request). CPU: refused (counters
+  // are the GPU's), as blockscope refuses them for its own kernels on the simulator.
+  virtual wire::Counters profile_counters(const wire::ProfileCountersHead& request, const std::string& cupti_library,
+                                          const ProblemMaps& maps) {
+    (void)request, (void)cupti_library, (void)maps;
+    wire::Counters r;
+    r.status = counters::gpu_feature_status();
+    r.status.call.clear();  // no call failed: the backend has no counters
+    return r;
+  }
   virtual wire::SharedRecorded record_shared(const wire::RecordSharedHead& request,
                                              const std::string& recording_object, const ProblemMaps& maps) {
     (void)request, (void)recording_object, (void)maps;

@@ -317,6 +317,11 @@ class GpuBackend final : public Backend {
     return out;
   }
 
+  wire::Counters profile_counters(const wire::ProfileCountersHead& request, const std::string& cupti_library,
+                                  const ProblemMaps& maps) override {
+    return profile_counters_here(request, cupti_library, maps);
+  }
+
   std::string flush_l2(const ProblemMaps& maps) override {
     if (!info_.head.cuda_ok) return "no usable CUDA device: " + info_.cuda_message;
     if (buffers_.size() != maps.head.nbuffers) return "the problem is not on the GPU";
@@ -352,6 +357,67 @@ class GpuBackend final : public Backend {
   }
 
  private:
+  // ProfileCounters (issue 32): the Measured tab's counters of one launch of the plain entry, read
+  // by kernels/counters' CounterSession in this process (made for the request, so a runner never
+  // asked loads no CUPTI, and released after it). Each pass of
+  // the profile is exactly one cudaLaunchKernel, as the session requires: the outputs are reset
+  // once before the profile, not per pass (a reset is a launch of its own).
+  wire::Counters profile_counters_here(const wire::ProfileCountersHead& request, const std::string& cupti_library,
+                                       const ProblemMaps& maps) {
+    wire::Counters out;
+    auto fail = [&](Status s) {
+      out.status = std::move(s);
+      return out;
+    };
+    if (!info_.head.cuda_ok) return fail(Status::failure("no usable CUDA device: " + info_.cuda_message));
+    if (!plain_) return fail(Status::failure("no kernel loaded"));
+    if (buffers_.size() != maps.head.nbuffers) return fail(Status::failure("the problem is not on the GPU"));
+    // One CUPTI client at a time in this process: PC sampling gathers nothing while a range
+    // profiler session exists (shell/measured_tab.hpp), so the sampler goes (the next SampleLines
+    // makes it again) and the session lives for this profile only.
+    sampler_.reset();
+    counters::CounterOptions o;
+    o.stall_reasons = request.stall_reasons != 0;
+    o.throughput = request.throughput != 0;
+    o.cupti_library = cupti_library;
+    auto session = counters::CounterSession::create(device_, o);
+    if (!session) return fail(session.status());
+    std::vector<int> ints(maps.head.ints, maps.head.ints + maps.head.nints);
+    std::vector<void*> params = parameters(ints);
+    const wire::LaunchHead& h = request.launch;
+    const dim3 grid(h.grid[0], h.grid[1], h.grid[2]);
+    const dim3 block(h.block[0], h.block[1], h.block[2]);
+    outputs_fresh_ = false;
+    cudaError_t reset = reset_outputs_on_device(maps);
+    if (reset == cudaSuccess) reset = cudaDeviceSynchronize();
+    if (reset != cudaSuccess) {
+      out.head.fatal = cuda::is_sticky(reset) ? 1 : 0;
+      cudaGetLastError();
+      return fail(Status::failure("resetting the outputs before the profile failed: " + cuda_error(reset)));
+    }
+    auto launch_once = [&]() -> Status {
+      cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(plain_), grid, block, params.data(), 0, nullptr);
+      if (e != cudaSuccess) {
+        out.head.fatal = cuda::is_sticky(e) ? 1 : 0;
+        Status s = Status::failure("the kernel failed while it was profiled: " + cuda_error(e), "",
+                                   "cudaLaunchKernel", cudaGetErrorName(e));
+        cudaGetLastError();
+        return s;
+      }
+      return Status::success();
+    };
+    counters::ProfileOptions po;
+    po.flush_l2 = request.flush_l2 != 0;
+    po.eviction = request.eviction == 1 ? counters::L2Eviction::Read : counters::L2Eviction::ReadAndDiscard;
+    auto m = (*session)->profile(launch_once, po);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess && cuda::is_sticky(e)) out.head.fatal = 1;
+    if (!m) return fail(m.status());
+    out.measurement = std::move(m).value();
+    if (out.measurement.device.empty()) out.measurement.device = info_.device_name;
+    out.head.ok = 1;
+    return out;
+  }
+
   // The kernel's arguments: a pointer to each buffer's device pointer, then to each integer.
   std::vector<void*> parameters(std::vector<int>& ints) {
     std::vector<void*> params;

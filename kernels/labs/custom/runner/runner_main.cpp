@@ -118,6 +118,18 @@ int serve(int sock, runner::Backend& backend) {
         if (result.head.fatal) return 3;  // a poisoned CUDA context: blockscope starts another
         break;
       }
+      case wire::Msg::ProfileCounters: {
+        wire::Reader r(f.payload);
+        const auto request = r.pod<wire::ProfileCountersHead>();
+        const std::string cupti = r.str();
+        wire::Counters result;
+        if (!r.ok()) result.status = bs::Status::failure("malformed ProfileCounters");
+        else if (!maps.ready) result.status = bs::Status::failure("no problem set");
+        else result = backend.profile_counters(request, cupti, maps);
+        sent = wire::send(sock, wire::Msg::Counters, wire::encode(result));
+        if (result.head.fatal) return 3;  // a poisoned CUDA context: blockscope starts another
+        break;
+      }
       case wire::Msg::RecordShared: {
         wire::Reader r(f.payload);
         const auto request = r.pod<wire::RecordSharedHead>();
