@@ -55,6 +55,7 @@ inline void proof_WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs(E
   EXPECT_EQ(k->info().form.id, "matmul_bf16");
   EXPECT_TRUE(k->info().uses_barriers) << "wmma is warp-collective: the block runs as fibers";
   RunRequest req;
+  req.time_limit_s = 60;  // a loaded 2-core CI machine (ASan too) simulates slowly: the proofs check results, not speed
   req.block = {128, 1, 1};
   RunOutcome r = k->run(*problem, req);
   ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
@@ -104,6 +105,7 @@ inline void proof_EveryWmmaShapeComputesTheProductWithItsLayouts(Engine& engine,
     auto k = compile_for(engine, target, src, matmul_forms());
     ASSERT_TRUE(k);
     RunRequest req;
+    req.time_limit_s = 60;  // a loaded 2-core CI machine (ASan too) simulates slowly: the proofs check results, not speed
     req.block = {32, 1, 1};
     RunOutcome r = k->run(*problem, req);
     ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
@@ -157,6 +159,7 @@ inline void proof_WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem(Engine& engine, 
     auto k = compile_for(engine, target, src, matmul_forms());
     ASSERT_TRUE(k);
     RunRequest req;
+    req.time_limit_s = 60;  // a loaded 2-core CI machine (ASan too) simulates slowly: the proofs check results, not speed
     req.block = {32, 1, 1};
     RunOutcome r = k->run(*problem, req);
     ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
@@ -198,6 +201,7 @@ inline void proof_WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoublePr
     ASSERT_TRUE(k);
     EXPECT_EQ(k->info().form.id, "matmul");
     RunRequest req;
+    req.time_limit_s = 60;  // a loaded 2-core CI machine (ASan too) simulates slowly: the proofs check results, not speed
     req.block = {32, 4, 1};
     RunOutcome r = k->run(*problem, req);
     ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
@@ -240,6 +244,7 @@ inline void proof_AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly(Eng
   auto k = compile_for(engine, target, kernel_file("half_gray.cu"), gray_forms());
   ASSERT_TRUE(k);
   RunRequest req;
+  req.time_limit_s = 60;  // a loaded 2-core CI machine (ASan too) simulates slowly: the proofs check results, not speed
   req.block = {96, 1, 1};
   RunOutcome r = k->run(*problem, req);
   ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
@@ -286,6 +291,7 @@ inline void proof_ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialM
   ASSERT_TRUE(k);
   EXPECT_TRUE(k->info().uses_barriers);
   RunRequest req;
+  req.time_limit_s = 60;  // a loaded 2-core CI machine (ASan too) simulates slowly: the proofs check results, not speed
   req.block = {static_cast<unsigned>(block), 1, 1};
   RunOutcome r = k->run(*problem, req);
   ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
