@@ -95,7 +95,8 @@ lab::ProblemInfo GrayLab::problem() const {
   p.summary = name_ + ", " + std::to_string(width_) + " x " + std::to_string(height_) + ", " +
               (layout_ == GrayLayout::Planar ? "planar RGB" : "RGBA") + " (" + gray_bytes_note(layout_) + ")";
   if (backend_.copy_gbs > 0)
-    p.ceilings.push_back({"device-to-device copy", backend_.copy_gbs, ThroughputUnit::GBPerS, backend_.copy_note});
+    p.ceilings.push_back({"device-to-device copy", backend_.copy_gbs, ThroughputUnit::GBPerS, backend_.copy_note,
+                          /*problem: measured once, bounds every image*/ ""});
   return p;
 }
 
