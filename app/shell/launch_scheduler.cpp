@@ -102,9 +102,9 @@ LaunchScheduler::ContinuousPlan LaunchScheduler::continuous_plan(const LabSlot& 
   p.period_s = automatic ? std::max(kSimPeriodS, repeat_cost_s_ / kRepeatShare) : sim_period_s_;
   const double since = std::chrono::duration<double>(now() - st.launched_at).count();
   p.wait_s = std::max(0.0, p.period_s - since);
-  if (automatic)
-    std::snprintf(buf, sizeof buf, "relaunching every %.2g s (simulation; a repeat costs %.2g s of CPU)", p.period_s,
-                  repeat_cost_s_);
+  if (automatic && repeat_cost_s_ > 0)
+    std::snprintf(buf, sizeof buf, "relaunching every %.2g s (simulation: a repeat and its frame cost %.2g s of CPU)",
+                  p.period_s, repeat_cost_s_);
   else
     std::snprintf(buf, sizeof buf, "relaunching every %g s (simulation)", p.period_s);
   p.says = buf;
