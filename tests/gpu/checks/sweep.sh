@@ -22,10 +22,12 @@ bundle="$(cd "${1:?usage: sweep.sh BUNDLE RESULTS}" && pwd)"
 results="${2:?usage: sweep.sh BUNDLE RESULTS}"
 mkdir -p "$results"
 bs="$bundle/blockscope"
-# Overridable for a dry run on a machine without a GPU (SWEEP_BACKEND=cpu SWEEP_GRAY=97x61 ...).
+# Overridable for a dry run on a machine without a GPU (SWEEP_BACKEND=cpu SWEEP_GRAY=97x61
+# SWEEP_MM=64x64x64 SWEEP_UHD=64x36 ...).
 backend="${SWEEP_BACKEND:-cuda}"
 gray="${SWEEP_GRAY:-8192x8192}"
 mm="${SWEEP_MM:-4096x4096x4096}"
+uhd="${SWEEP_UHD:-3840x2160}"
 work="$(mktemp -d)"
 export XDG_CONFIG_HOME="$work/config"
 summary=()
@@ -143,7 +145,7 @@ fi
 
 # Headless frames relaunching every frame (continuous runs, unpaced headless): (220 - 20 frames) / 200,
 # so the start and the image's decode cancel, at 8192 x 8192 and 3840 x 2160.
-python3 - "$work/uhd.png" 3840x2160 <<'EOF'
+python3 - "$work/uhd.png" "$uhd" <<'EOF'
 import struct, sys, zlib
 w, h = (int(v) for v in sys.argv[2].split("x"))
 row = bytes((x * 7 + c * 85) & 255 for x in range(w) for c in range(3))
@@ -153,7 +155,7 @@ with open(sys.argv[1], "wb") as f:
     f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)))
     f.write(chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
 EOF
-for img in big:$gray uhd:3840x2160; do
+for img in big:$gray uhd:$uhd; do
   file="$work/${img%%:*}.png"; size="${img#*:}"
   [ -s "$file" ] || continue
   echo "==== headless frames, relaunch every frame, gray_2d on $size"
