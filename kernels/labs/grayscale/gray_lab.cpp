@@ -300,8 +300,21 @@ Result<std::unique_ptr<lab::Lab>> GrayLab::fork() const {
   if (!engine) return engine.status();
   std::unique_ptr<GrayLab> copy(new GrayLab(backend_, std::move(engine.value())));
   copy->layout_ = layout_;
-  if (width_ > 0)
-    if (Status s = copy->set_image(rgba_.data(), width_, height_, name_); !s) return s;
+  if (width_ > 0) {
+    // The same image without another copy of it where the engine can share (the CPU simulation);
+    // else uploaded again (the GPU: the fork's own device buffers).
+    if (auto shared = engine_->fork_sharing_inputs()) {
+      copy->engine_ = std::move(shared.value());
+      copy->rgba_ = rgba_;
+      copy->reference_ = reference_;
+      copy->name_ = name_;
+      copy->width_ = width_;
+      copy->height_ = height_;
+      ++copy->generation_;
+    } else if (Status s = copy->set_image(rgba_->data(), width_, height_, name_); !s) {
+      return s;
+    }
+  }
   return std::unique_ptr<lab::Lab>(std::move(copy));
 }
 
@@ -356,8 +369,8 @@ Status GrayLab::set_image(const std::uint8_t* rgba, int width, int height, std::
   rgba_to_planar_rgb(rgba, width, height, planar.data());
   gray_reference(rgba, width, height, reference.data());
   if (Status s = engine_->upload(planar, copy, reference, width, height); !s) return s;
-  rgba_ = std::move(copy);
-  reference_ = std::move(reference);
+  rgba_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(copy));
+  reference_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(reference));
   name_ = std::move(name);
   width_ = width;
   height_ = height;
