@@ -15,6 +15,7 @@ class ForwardingWindow : public Window {
   void poll_events() override { inner_.poll_events(); }
   void wait_events(double timeout_s) override { inner_.wait_events(timeout_s); }
   void wake() override { inner_.wake(); }
+  bool focused() override { return inner_.focused(); }
   void swap_buffers() override { inner_.swap_buffers(); }
   std::pair<int, int> framebuffer_size() override { return inner_.framebuffer_size(); }
   void resize(int width, int height) override { inner_.resize(width, height); }

@@ -136,6 +136,8 @@ class GlfwWindow final : public Window {
     poll_events();
   }
 
+  bool focused() override { return glfwGetWindowAttrib(window_, GLFW_FOCUSED) != 0; }
+
   // glfwPostEmptyEvent may be called from any thread (GLFW's thread-safety notes).
   void wake() override { glfwPostEmptyEvent(); }
 

@@ -50,6 +50,10 @@ class Window {
   // poll_events(). This is how an idle window costs nothing. Headless: returns at once (the run
   // modes pace their own frames).
   virtual void wait_events(double timeout_s) { (void)timeout_s; }
+  // Whether the window has the keyboard focus (another window has not taken it). Headless
+  // windows always have it. The GPU's continuous runs pause while the window has not.
+  virtual bool focused() { return true; }
+
   // Any thread: ends a wait_events() in progress, or makes the next one return at once (a worker
   // finished something the window should show). Headless: no-op.
   virtual void wake() {}

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 
 #include "device/nvtx_range.hpp"
 #include "editor/kernel_files.hpp"
@@ -53,6 +54,13 @@ void map_glfw_keys(ImGuiIO& io) {
   io.KeyMap[ImGuiKey_Z] = GLFW_KEY_Z;
 }
 
+// The CPU time this process has used, every thread included, in seconds.
+double process_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -72,7 +80,10 @@ App::App(Window& window, CliOptions options, ComputeSession compute, LabCatalog 
           .now = {},
           .on_fault = [this](const Status& fault) { host_.handle_device_fault(fault); },
           // A launch the worker finished: the window, asleep in the event loop, draws it at once.
-          .wake = [this] { window_.wake(); }}),
+          .wake = [this] { window_.wake(); },
+          // In the window continuous runs are paced and pause while nobody looks; headless runs
+          // (--frames, the benchmarks) relaunch every frame.
+          .paced = window.glfw_handle() != nullptr}),
       host_(state_, messages_, std::move(compute), std::move(catalog), launches_, window.glfw_handle() == nullptr),
       intake_(host_, messages_),
       editor_(host_, launches_, messages_, window.glfw_handle() != nullptr),
@@ -184,6 +195,7 @@ void App::frame() {
   phases_.begin_frame(frame_start);
   window_.poll_events();
   const std::vector<Window::KeyPress> presses = feed_input();
+  launches_.attention(frame_had_input_, window_.focused());
   // Problems the platform survived (an X error from a drag source that vanished mid-drag).
   for (auto& line : window_.take_platform_warnings()) messages_.warn(std::move(line));
   std::vector<fs::path> dropped;
@@ -249,7 +261,8 @@ void App::frame() {
   // not while a sweep measures: each input still draws its frame, and nothing else does (the
   // "Sweeping ..." message started a quarter second of frames back to back, which a software
   // renderer drew on every core while the sweep timed its first points on the CPU).
-  const std::size_t activity = messages_.added() + launches_.records_kept();
+  // A continuous repeat is not news: the frame that took it showed it.
+  const std::size_t activity = messages_.added() + launches_.news_kept();
   const auto now = std::chrono::steady_clock::now();
   pacer_.drew(now, !experiments_->sweeping() && (frame_had_input_ || activity != activity_seen_));
   activity_seen_ = activity;
@@ -301,12 +314,22 @@ double App::idle_wait_s() const {
   const LaunchState& st = s.launch;
   const bool sweeping = experiments_->sweeping();
   // A launch due, continuous runs between launches, a lab's view still to make, --sweep to start.
-  n.every_frame = sweep_on_start_ || (!s.view && s.failure.ok()) ||
-                  (!sweeping && (st.dirty || (st.continuous && !st.paused_slow && st.last.ok() && !st.in_flight)));
+  // Continuous runs paced (the CPU simulation in the window): a frame when the next is due.
+  using Mode = LaunchScheduler::ContinuousPlan::Mode;
+  const LaunchScheduler::ContinuousPlan plan = launches_.continuous_plan(s, host_.backend().kind);
+  const bool repeats = !sweeping && !st.in_flight && plan.mode == Mode::EveryFrame;
+  n.every_frame = sweep_on_start_ || (!s.view && s.failure.ok()) || (!sweeping && st.dirty) || repeats;
   // Work elsewhere: its progress at a low rate (a sweep's lowest: it must not compete with it).
   double period = 0;
   auto every = [&](double p) { period = period > 0 ? std::min(period, p) : p; };
-  if (launches_.in_flight()) every(0.5);
+  auto by = [&](double d) { n.deadline_s = n.deadline_s >= 0 ? std::min(n.deadline_s, d) : d; };
+  // A launch on the worker: its end wakes the window; one slower than kSlowLaunchMs is shown as
+  // running (the status bar's "simulating ... s"), its progress twice a second.
+  if (launches_.in_flight()) {
+    const double ran_s = launches_.running_ms() / 1000, slow_s = LaunchScheduler::kSlowLaunchMs / 1000;
+    if (ran_s >= slow_s) every(0.5);
+    else by(slow_s - ran_s);
+  }
   if (sweeping) every(1.0);
   if (intake_.busy()) every(0.2);
   if (editor_.busy()) every(0.25);
@@ -315,7 +338,8 @@ double App::idle_wait_s() const {
   if (s.view && s.view->background_work()) every(0.25);
   n.progress_period_s = period;
   // A notice in the status bar goes when its time is up.
-  if (const double notice = ui_.notice_left_s(); notice > 0) n.deadline_s = notice;
+  if (const double notice = ui_.notice_left_s(); notice > 0) by(notice);
+  if (!sweeping && !st.in_flight && plan.mode == Mode::Every) by(plan.wait_s);
   return pacer_.wait_s(n, std::chrono::steady_clock::now());
 }
 
@@ -366,7 +390,32 @@ void App::compare_script_step() {
 }
 
 void App::wait_for_next_frame() {
+  // A paced repeat whose result frame is drawn: what it cost the process (the launch on the
+  // worker and the frame, which a software renderer draws on every core) sets the automatic period.
+  if (repeat_cpu_start_ && !host_.current().launch.in_flight) {
+    if (!frame_had_input_) launches_.repeat_cost(process_cpu_s() - *repeat_cpu_start_);
+    repeat_cpu_start_.reset();
+  }
   if (const double wait = idle_wait_s(); wait > 0) window_.wait_events(wait);
+  // A paced repeat due, and nothing else: it starts without a frame of its own, and the window
+  // sleeps again until the worker wakes it with the result (one frame per repeat, not two).
+  if (start_due_repeat())
+    if (const double wait = idle_wait_s(); wait > 0) window_.wait_events(wait);
+}
+
+bool App::start_due_repeat() {
+  input_.push(window_.take_input_events());  // input that arrived meanwhile: it gets its frame
+  LabSlot& s = host_.current();
+  if (input_.pending() || sweeping() || measured_.busy() || ui_.source_tab().busy() || !s.view ||
+      s.launch.dirty || s.launch.in_flight)
+    return false;
+  const LaunchScheduler::ContinuousPlan plan = launches_.continuous_plan(s, host_.backend().kind);
+  if (plan.mode != LaunchScheduler::ContinuousPlan::Mode::Every || plan.wait_s > 0) return false;
+  ViewContext ctx = host_.context();
+  const double cpu = process_cpu_s();
+  launches_.step(s, s.view->lab().problem(), state_.trace_schedule, ctx);
+  if (s.launch.in_flight) repeat_cpu_start_ = cpu;
+  return s.launch.in_flight;
 }
 
 // The open lab: its view rebuilds its problem if a setting changed, then the launch scheduler

@@ -151,6 +151,11 @@ class App {
   Status init_gl_and_imgui();
   void launch_step();        // the open lab: its problem updated, then the launch policy
   void compare_script_step();  // --compare-block: A profiled, B launched and profiled, both pinned
+  // Continuous runs paced on the worker (the CPU simulation in the window): a repeat that is due
+  // while nothing else asks for a frame starts here, between frames; the frame that shows its
+  // result is the only one it costs. True when one started.
+  bool start_due_repeat();
+  std::optional<double> repeat_cpu_start_;  // the process's CPU seconds when a paced repeat started
   // This frame's share of the window's input, handed to ImGui; returns the key presses in it
   // (for the shortcuts).
   std::vector<Window::KeyPress> feed_input();

@@ -21,12 +21,13 @@ struct LaunchState {
   std::string check_for;         // the kernel|config|problem `check` belongs to
   int problem_gen = 0;           // bumped whenever the lab's problem changes (the fork's key)
   bool dirty = true;             // launch at the next frame (the selection or the data changed)
-  bool continuous = true;        // relaunch every frame
+  bool continuous = true;        // relaunch repeatedly (paced in the window: LaunchScheduler)
   bool in_flight = false;        // its launch runs on the worker thread
   bool no_async = false;         // its view or lab cannot take runs made elsewhere
   bool paused_slow = false;      // continuous runs paused: one launch took too long
   double slow_ms = 0;            // how long that launch took
   std::chrono::steady_clock::time_point verified_at{};
+  std::chrono::steady_clock::time_point launched_at{};  // when its latest launch started
 };
 
 struct LabSlot {

@@ -1,5 +1,6 @@
 #include "shell/launch_scheduler.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "device/cuda_device.hpp"
@@ -23,7 +24,9 @@ std::string problem_key(const LabSlot& s) {
   return key;
 }
 
-LaunchScheduler::LaunchScheduler(Options options) : options_(std::move(options)), async_(options_.wake) {}
+LaunchScheduler::LaunchScheduler(Options options) : options_(std::move(options)), async_(options_.wake) {
+  last_input_ = now();  // a window that opens counts as touched
+}
 
 LaunchScheduler::Clock::time_point LaunchScheduler::now() const {
   return options_.now ? options_.now() : Clock::now();
@@ -31,8 +34,10 @@ LaunchScheduler::Clock::time_point LaunchScheduler::now() const {
 
 void LaunchScheduler::step(LabSlot& s, const lab::ProblemInfo& problem, bool trace_schedule, ViewContext& ctx) {
   LaunchState& st = s.launch;
-  const bool continuous = st.continuous && !st.paused_slow && st.last.ok();
-  if (problem.ready && (st.dirty || continuous)) {
+  const ContinuousPlan plan = continuous_plan(s, ctx.backend.kind);
+  const bool repeat = plan.mode == ContinuousPlan::Mode::EveryFrame ||
+                      (plan.mode == ContinuousPlan::Mode::Every && plan.wait_s <= 0);
+  if (problem.ready && (st.dirty || repeat)) {
     relaunch(s, trace_schedule, ctx);
   } else if (!problem.ready && st.dirty) {
     // Nothing to run on: the selection's record says why (the problem's own reason).
@@ -41,7 +46,74 @@ void LaunchScheduler::step(LabSlot& s, const lab::ProblemInfo& problem, bool tra
     st.last.refused = true;
     st.dirty = false;
     ++records_kept_;
+    ++news_kept_;
   }
+}
+
+void LaunchScheduler::attention(bool had_input, bool focused) {
+  if (had_input) last_input_ = now();
+  focused_ = focused;
+}
+
+LaunchScheduler::ContinuousPlan LaunchScheduler::continuous_plan(const LabSlot& s, BackendKind backend) const {
+  using Mode = ContinuousPlan::Mode;
+  const LaunchState& st = s.launch;
+  ContinuousPlan p;
+  char buf[112];
+  if (!st.continuous) {
+    p.says = "continuous runs off: launches when something changes";
+    return p;
+  }
+  if (st.paused_slow) {
+    p.mode = Mode::PausedSlow;
+    std::snprintf(buf, sizeof buf, "continuous runs paused: one launch took %.0f ms", st.slow_ms);
+    p.says = buf;
+    return p;
+  }
+  if (!st.last.ok()) {
+    p.says = "continuous runs wait: the last launch did not run";
+    return p;
+  }
+  const bool sim = backend == BackendKind::CpuSimulation;
+  if (!options_.paced) {
+    p.mode = Mode::EveryFrame;
+    p.says = "relaunching every frame";
+    return p;
+  }
+  if (!sim && !focused_) {
+    p.mode = Mode::Paused;
+    p.says = "idle: continuous runs paused while the window is in the background";
+    return p;
+  }
+  if (std::chrono::duration<double>(now() - last_input_).count() >= kIdlePauseS) {
+    p.mode = Mode::Paused;
+    std::snprintf(buf, sizeof buf, "idle: continuous runs paused, nothing touched for %.0f s (move the mouse to resume)",
+                  kIdlePauseS);
+    p.says = buf;
+    return p;
+  }
+  if (!sim || sim_period_s_ == 0) {
+    p.mode = Mode::EveryFrame;
+    p.says = sim ? "relaunching one after another (simulation)" : "relaunching every frame";
+    return p;
+  }
+  p.mode = Mode::Every;
+  const bool automatic = sim_period_s_ < 0;
+  p.period_s = automatic ? std::max(kSimPeriodS, repeat_cost_s_ / kRepeatShare) : sim_period_s_;
+  const double since = std::chrono::duration<double>(now() - st.launched_at).count();
+  p.wait_s = std::max(0.0, p.period_s - since);
+  if (automatic && repeat_cost_s_ > 0)
+    std::snprintf(buf, sizeof buf, "relaunching every %.2g s (simulation: a repeat and its frame cost %.2g s of CPU)",
+                  p.period_s, repeat_cost_s_);
+  else
+    std::snprintf(buf, sizeof buf, "relaunching every %g s (simulation)", p.period_s);
+  p.says = buf;
+  return p;
+}
+
+void LaunchScheduler::repeat_cost(double cpu_s) {
+  if (!(cpu_s >= 0)) return;
+  repeat_cost_s_ = repeat_cost_s_ > 0 ? 0.5 * repeat_cost_s_ + 0.5 * cpu_s : cpu_s;
 }
 
 // The options of an interactive launch: once, traced when the selection is new, verified when
@@ -61,6 +133,7 @@ void LaunchScheduler::relaunch(LabSlot& s, bool trace_schedule, ViewContext& ctx
   const bool changed = st.dirty;
   if (st.in_flight && !changed) return;  // continuous runs wait for the launch in flight
   st.dirty = false;
+  st.launched_at = now();
   if (launch_async(s, changed, trace_schedule, ctx)) return;
   const lab::RunOptions options = run_options(s, changed, trace_schedule);
   const std::string key = check_key(s.kernel, s.config, s.view->lab().problem().summary);
@@ -77,6 +150,7 @@ void LaunchScheduler::keep_record(LabSlot& s, LaunchRecord rec, double pipeline_
                                   const std::string& key, ViewContext& ctx) {
   LaunchState& st = s.launch;
   ++records_kept_;
+  if (changed || !rec.ok()) ++news_kept_;
   if (!rec.ok()) {
     // Said once per configuration, not once per frame.
     if (changed || st.last.ok()) {
@@ -138,6 +212,7 @@ void LaunchScheduler::cancel(LabSlot& s, ViewContext& ctx) {
   st.last = std::move(rec);
   st.dirty = false;
   ++records_kept_;
+  ++news_kept_;
   ctx.messages.info("Cancelled the simulation of " + s.kernel + " after " + buf + " s");
 }
 

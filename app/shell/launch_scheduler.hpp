@@ -13,6 +13,12 @@
 //    verdict of its configuration's last check on the same data.
 //  - A simulated launch slower than kSlowLaunchMs pauses continuous runs (the window would
 //    stutter), and says so.
+//  - Continuous runs in the window are paced (Options::paced; headless runs relaunch every frame):
+//    on the CPU simulation a repeat runs once every `sim_period_s()` (2 s unless the user picks
+//    another; a change still launches at once), on the GPU every frame while the window has the
+//    focus; on both they pause while the window is in the background (GPU) or nobody has touched
+//    it for kIdlePauseS, and resume at the next input. `continuous_plan` says which, for the
+//    frame pacer and the status bar: an untouched window with the defaults costs next to nothing.
 //  - In the window, the CPU simulation launches on a worker thread (shell/async_launch.hpp) on a
 //    fork of the lab, so frames keep coming; its result is shown only if it is still what the slot
 //    asks for. GPU launches and headless runs launch on the frame loop.
@@ -43,6 +49,31 @@ class LaunchScheduler {
   static constexpr double kSlowLaunchMs = 150;
   // After a configuration's first (verified) run, its repeats are re-verified this often.
   static constexpr double kVerifyPeriodS = 1.0;
+  // Continuous runs in the window: a simulated repeat this often by default (a launch of tens of
+  // ms and its frame every 2 s is ~2% of a core, where one after another kept both cores busy)...
+  static constexpr double kSimPeriodS = 2.0;
+  // Automatic (the default): at least kSimPeriodS apart, and further apart when a repeat and the
+  // frame that shows it cost more than this share of one core (a software-rendered frame of a
+  // large window costs a tenth of a second of CPU: every 2 s would be 5-10% of a core).
+  static constexpr double kRepeatShare = 0.02;
+  static constexpr double kAutoPeriod = -1;  // sim_period_s(): automatic
+  // ...and none at all once nobody has touched the window for this long (both backends).
+  static constexpr double kIdlePauseS = 30.0;
+
+  // What continuous runs of a slot do now, and the status bar's words for it.
+  struct ContinuousPlan {
+    enum class Mode {
+      Off,         // not continuous (or its last attempt did not run): launches when asked
+      EveryFrame,  // a repeat every frame (the GPU, headless runs, or the user's choice)
+      Every,       // a repeat every `period_s` (the CPU simulation in the window)
+      Paused,      // the window is idle or in the background: repeats wait for input
+      PausedSlow,  // one launch took too long for continuous runs
+    };
+    Mode mode = Mode::Off;
+    double period_s = 0;  // Every: the period
+    double wait_s = 0;    // Every: seconds until the next repeat is due (0: due now)
+    std::string says;     // e.g. "relaunching every 2 s (simulation)"
+  };
 
   struct Options {
     bool async_on_cpu = false;               // the window: the CPU simulation runs on the worker
@@ -50,6 +81,7 @@ class LaunchScheduler {
     std::function<Clock::time_point()> now;  // the clock (tests pass their own); empty: steady_clock
     std::function<void(const Status&)> on_fault;  // a sticky device fault seen in a record
     std::function<void()> wake;  // from the worker thread: a launch finished (the window draws it)
+    bool paced = false;          // the window: continuous runs paced and paused (see above)
   };
 
   explicit LaunchScheduler(Options options);
@@ -57,6 +89,20 @@ class LaunchScheduler {
   // Once a frame, for the open lab with its problem as it is now: launches if the policy says so
   // (see above), or records why nothing can run.
   void step(LabSlot& s, const lab::ProblemInfo& problem, bool trace_schedule, ViewContext& ctx);
+  // What continuous runs of `s` do now (see ContinuousPlan), on `backend`.
+  ContinuousPlan continuous_plan(const LabSlot& s, BackendKind backend) const;
+  // The window, once a frame: whether it had input (a key, the mouse moving...) and whether it
+  // has the focus. Input resumes paused continuous runs.
+  void attention(bool had_input, bool focused);
+  // How often the CPU simulation's continuous runs repeat in the window: kAutoPeriod (automatic,
+  // the default), 0 (one after another) or seconds.
+  double sim_period_s() const { return sim_period_s_; }
+  void set_sim_period_s(double s) { sim_period_s_ = s < 0 ? kAutoPeriod : s; }
+  // What one paced repeat cost the process, in CPU seconds (the launch and the frame showing it;
+  // the window measures it): the automatic period keeps repeats under kRepeatShare of a core.
+  void repeat_cost(double cpu_s);
+  double repeat_cost_s() const { return repeat_cost_s_; }
+
   // Launches `s`'s selection now (on the worker in the window's CPU simulation).
   void relaunch(LabSlot& s, bool trace_schedule, ViewContext& ctx);
   // A launch the worker finished: kept and shown if it is still what its slot asks for.
@@ -86,6 +132,9 @@ class LaunchScheduler {
   double running_ms() const { return async_.running_ms(); }
   // Records kept so far (attempts that ran or were refused): a change counter for the window.
   std::size_t records_kept() const { return records_kept_; }
+  // Those of them that are news (not a continuous repeat that ran): a repeat needs one frame to
+  // show it, news the settling frames after it (shell/frame_pacer.hpp).
+  std::size_t news_kept() const { return news_kept_; }
 
  private:
   Clock::time_point now() const;
@@ -96,6 +145,11 @@ class LaunchScheduler {
   Options options_;
   TimingBook timings_;
   std::size_t records_kept_ = 0;
+  std::size_t news_kept_ = 0;
+  double sim_period_s_ = kAutoPeriod;
+  double repeat_cost_s_ = 0;  // smoothed
+  bool focused_ = true;
+  Clock::time_point last_input_{};
   AsyncLaunch async_;  // the CPU simulation's launches in the window
 };
 

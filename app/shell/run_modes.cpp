@@ -366,7 +366,7 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
       std::fflush(text);
       for (const auto& c : problem.ceilings) {
         bool have = false;
-        for (const auto& h : header.ceilings) have |= h.name == c.name;
+        for (const auto& h : header.ceilings) have |= h.name == c.name && h.problem == c.problem;
         if (!have) header.ceilings.push_back(c);
       }
       auto got = lab::run_bench(l, spec, [&](const LaunchRecord& r) {

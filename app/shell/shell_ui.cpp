@@ -191,11 +191,37 @@ void ShellUi::draw_left_panel(LabSlot& s) {
   }
   if (ui::draw_result_card(r)) launches_.cancel(s, ctx);
   if (ImGui::Checkbox("Run continuously", &st.continuous)) st.paused_slow = false;
-  ui::item_tooltip("Relaunch every frame so the timings fill up. Off: relaunch only when something "
-                   "changes. Every new configuration is verified at once, its repeats every second.");
+  ui::item_tooltip("Relaunch the selection so its timings fill up: on the GPU every frame while the window has "
+                   "the focus, on the CPU simulation at the period below it; both pause after a while without "
+                   "input (the status bar says). Off: relaunch only when something changes. Every new "
+                   "configuration is verified at once, its repeats every second.");
   ImGui::SameLine();
   if (ImGui::Button("Run once")) st.dirty = true;
   ui::item_tooltip("Ctrl+R or F5");
+  if (st.continuous && host_.backend().kind == BackendKind::CpuSimulation) {
+    // The simulation's repeats cost a core while they run: how often is the user's choice.
+    static constexpr std::pair<double, const char*> kPeriods[] = {{LaunchScheduler::kAutoPeriod, "every 2 s or more"},
+                                                                   {0.5, "every 0.5 s"},
+                                                                   {2.0, "every 2 s"},
+                                                                   {10.0, "every 10 s"},
+                                                                   {0.0, "one after another"}};
+    const char* shown = kPeriods[0].second;
+    for (const auto& [p, name] : kPeriods)
+      if (p == launches_.sim_period_s()) shown = name;
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted("repeats");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+    if (ImGui::BeginCombo("##continuous_period", shown)) {
+      for (const auto& [p, name] : kPeriods)
+        if (ImGui::Selectable(name, p == launches_.sim_period_s())) launches_.set_sim_period_s(p);
+      ImGui::EndCombo();
+    }
+    ui::item_tooltip("How often the CPU simulation relaunches while Run continuously is on. Every 2 s or more (the "
+                     "default): every 2 s, or further apart when a repeat and its frame cost more than 2% of a "
+                     "core (the status bar says the period). One after another keeps a core busy simulating. A "
+                     "change to the selection or the data launches at once whatever this says.");
+  }
   experiments_.draw_controls(experiments_host(s));
   ImGui::Separator();
   ImGui::TextUnformatted("VIEW");

@@ -62,6 +62,16 @@ void ShellUi::draw_status_bar(LabSlot& s) {
             (last.check.passed() ? "correct" : last.check.failed() ? "WRONG" : "not checked");
     if (last.check.failed()) colour = ui::kErrorColour;
   }
+  // What the window does next with the selection: continuous runs paced, paused or off.
+  if (s.view && notice_.empty() && !(s.launch.in_flight && launches_.running_ms() > LaunchScheduler::kSlowLaunchMs) &&
+      !last.kernel.empty()) {
+    state += "  |  " + launches_.continuous_plan(s, host_.backend().kind).says;
+    if (tip.empty())
+      tip = "Run continuously relaunches the selection so its timings fill up. In the window the CPU simulation "
+            "repeats it every few seconds (Controls: the period), the GPU every frame while the window has the "
+            "focus; both pause after " +
+            ui::sig(LaunchScheduler::kIdlePauseS, 2) + " s without input, and any change launches at once.";
+  }
   // 3. Facts worth a glance, where there is room after the state: what a frame costs to draw,
   // how results reach the screen, the GL renderer. They go before the state is cut.
   const std::string fps = "frame " + ui::ms_text(frame_ms_);

@@ -35,7 +35,7 @@ void merge_into(lab::SweepResult& total, lab::SweepResult part, bool first) {
   total.suggestions.insert(total.suggestions.end(), part.suggestions.begin(), part.suggestions.end());
   for (const auto& c : part.ceilings) {
     bool have = false;
-    for (const auto& h : total.ceilings) have |= h.name == c.name;
+    for (const auto& h : total.ceilings) have |= h.name == c.name && h.problem == c.problem;
     if (!have) total.ceilings.push_back(c);
   }
   total.planned += part.planned;

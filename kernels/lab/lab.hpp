@@ -88,6 +88,10 @@ struct KernelInfo {
   bool uses_barriers = false;       // __syncthreads (the simulator runs its threads as fibers)
   bool timed_only = false;  // a library anchor (CUB, cuBLAS): timed and verified; its grid is
                             // not ours to draw
+  // KernelGroup::Ceiling: whether it bounds the other kernels of its problem (the copy bounds the
+  // grayscale kernels: their %ceil). False: timed beside them for comparison only, as the FP32
+  // cuBLAS runs beside the BF16 ladder (a BF16 kernel may beat TF32 cuBLAS: that is no ceiling).
+  bool bounds_others = true;
   std::string unavailable;  // why this backend cannot run it (a GPU without the instructions it
                             // needs, the simulator for device-only rungs); empty: it can. Still
                             // listed, so its layouts draw; a run is refused with this reason.
@@ -100,6 +104,10 @@ struct Ceiling {
   double value = 0;   // in `unit`
   ThroughputUnit unit = ThroughputUnit::GBPerS;  // compared with the record's throughput in that unit
   std::string note;   // how it was measured or derived
+  // The records it bounds (LaunchRecord::problem, e.g. "4096x4096x4096 bf16"); empty: every record
+  // of the lab. A bench over several sizes or precisions lists each problem's own ceilings, and a
+  // record is divided only by its own problem's.
+  std::string problem;
 };
 
 // What the lab holds now.

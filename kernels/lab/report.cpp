@@ -298,7 +298,7 @@ Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
   if (!r.ok() || r.timing.median_ms <= 0) return s;
   s.throughput = r.throughput(unit);
   for (const Ceiling& c : ceilings)
-    if (c.value > 0) {
+    if (c.value > 0 && (c.problem.empty() || c.problem == r.problem)) {
       const double t = r.throughput(c.unit);
       s.of_ceiling.emplace_back(c.name, t / c.value);
     }
@@ -307,7 +307,7 @@ Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
   // fairest: same size, same clocks, same moment.
   std::vector<std::pair<std::string, double>> same_run;
   for (const KernelInfo& k : kernels) {
-    if (k.group != KernelGroup::Ceiling) continue;
+    if (k.group != KernelGroup::Ceiling || !k.bounds_others) continue;
     double best_t = 0;
     for (const LaunchRecord& o : all)
       if (o.ok() && o.kernel == k.id && o.problem == r.problem && o.timing.median_ms > 0)
@@ -605,6 +605,7 @@ std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>
   for (const Ceiling& c : h.ceilings) {
     j.begin_object();
     j.field("name", c.name).field("value", c.value).field("unit", unit_text(c.unit)).field("note", c.note);
+    if (!c.problem.empty()) j.field("problem", c.problem);
     j.end_object();
   }
   j.end_array();
@@ -645,9 +646,23 @@ std::string results_table(const ResultsHeader& h, const std::vector<LaunchRecord
   std::string t = "device: " + h.device + "  (" + h.versions + ")\n";
   char line[512];
   for (const Ceiling& c : h.ceilings) {
-    std::snprintf(line, sizeof line, "%s: %.1f %s (%s)\n", c.name.c_str(), c.value, unit_text(c.unit),
-                  c.note.c_str());
+    const std::string name = c.problem.empty() ? c.name : c.name + " [" + c.problem + "]";
+    std::snprintf(line, sizeof line, "%s: %.1f %s (%s)\n", name.c_str(), c.value, unit_text(c.unit), c.note.c_str());
     t += line;
+  }
+  // What the %ceil column divides by, named as the ceilings above are: each row's first ceiling
+  // (its problem's own; the same-run copy first where there is one).
+  std::vector<std::string> column_of;
+  for (const LaunchRecord& r : records) {
+    const Shares s = shares(r, records, h.ceilings, unit, kernels);
+    if (s.of_ceiling.empty()) continue;
+    const std::string& name = s.of_ceiling.front().first;
+    if (std::find(column_of.begin(), column_of.end(), name) == column_of.end()) column_of.push_back(name);
+  }
+  if (!column_of.empty()) {
+    t += "%ceil: each row's share of ";
+    for (std::size_t i = 0; i < column_of.size(); ++i) t += (i ? (i + 1 == column_of.size() ? " or " : ", ") : "") + column_of[i];
+    t += " (its own problem's)\n";
   }
   // +-95%: the half-width of the median's 95% confidence interval, as a share of the median;
   // %ceil and %lib: "-" where there is no ceiling or library kernel to compare with.

@@ -60,6 +60,30 @@ class Scheduler : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
+  // The window's scheduler as the App makes it: CPU launches on the worker, continuous runs paced.
+  LaunchScheduler make_window() {
+    LaunchScheduler::Options o;
+    o.async_on_cpu = true;
+    o.paced = true;
+    o.now = [this] { return clock_.t; };
+    return LaunchScheduler(o);
+  }
+  // `seconds` of a window's frames at 60 a second on `backend`, nobody touching it: each frame
+  // takes what the worker finished and steps the scheduler. The worker's launch is waited for
+  // before the clock moves on (the fake lab's runs move the clock too). Returns the runs made.
+  std::size_t frames_for(LaunchScheduler& sched, std::vector<LabSlot>& slots, const lab::Backend& backend,
+                         double seconds) {
+    const std::size_t before = script_->runs.size();
+    ViewContext ctx{messages_, backend, false, 0};
+    for (int f = 0; f < std::max(1, static_cast<int>(seconds * 60)); ++f) {
+      sched.take_async_result(slots, ctx);
+      sched.step(slots[0], slots[0].view->lab().problem(), true, ctx);
+      for (int i = 0; i < 300000 && sched.in_flight(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      clock_.advance_ms(1000.0 / 60);
+    }
+    sched.take_async_result(slots, ctx);
+    return script_->runs.size() - before;
+  }
   void step(LaunchScheduler& sched, LabSlot& s, const lab::Backend& backend, bool trace = true) {
     ViewContext ctx{messages_, backend, true, 0};
     sched.step(s, s.view->lab().problem(), trace, ctx);
@@ -324,6 +348,87 @@ TEST_F(Scheduler, GpuLaunchesStayOnTheFrameLoopInTheWindow) {
   step(sched, s, gpu_);
   EXPECT_EQ(seen_->launches, 1);
   EXPECT_FALSE(s.launch.in_flight);
+}
+
+// Issue 34: a new user's window (the CPU simulation, "Run continuously" on by default) relaunched
+// the unchanged selection one launch after another, about 24 a second, which kept both cores of
+// a laptop busy with nobody at it. In the window the simulation now repeats at its period, a
+// change still launches at once, and after kIdlePauseS without input the repeats stop until the
+// next input.
+TEST_F(Scheduler, TheWindowsDefaultsOnTheSimulationRepeatAtTheirPeriodNotEveryFrame) {
+  LaunchScheduler sched = make_window();
+  std::vector<LabSlot> slots;
+  slots.push_back(slot_on(cpu_));
+  ASSERT_TRUE(slots[0].launch.continuous) << "the defaults a new user gets";
+  ASSERT_GT(LaunchScheduler::kSimPeriodS, 0.5);
+  const double seconds = 10;
+  const std::size_t runs = frames_for(sched, slots, cpu_, seconds);
+  EXPECT_GE(seen_->results_shown, 1) << "the first launch ran on the worker and was shown";
+  // The first launch, then one repeat per period: 6 in 10 s at 2 s (600 one after another).
+  EXPECT_LE(runs, static_cast<std::size_t>(seconds / LaunchScheduler::kSimPeriodS) + 1) << "repeats at full rate";
+  EXPECT_GE(runs, static_cast<std::size_t>(seconds / LaunchScheduler::kSimPeriodS) - 1)
+      << "continuous runs still repeat (live timings)";
+  using Mode = LaunchScheduler::ContinuousPlan::Mode;
+  const LaunchScheduler::ContinuousPlan plan = sched.continuous_plan(slots[0], cpu_.kind);
+  EXPECT_EQ(plan.mode, Mode::Every);
+  EXPECT_LE(plan.wait_s, LaunchScheduler::kSimPeriodS);
+  EXPECT_NE(plan.says.find("every 2 s"), std::string::npos) << plan.says;
+
+  // A change launches at once, whatever the period.
+  const std::size_t before = script_->runs.size();
+  slots[0].kernel = "k2";
+  slots[0].launch.dirty = true;
+  frames_for(sched, slots, cpu_, 1.0 / 60);
+  ASSERT_GT(script_->runs.size(), before);
+  EXPECT_EQ(script_->runs[before].kernel, "k2");
+
+  // Nobody touches the window: once kIdlePauseS has passed the repeats stop and the plan says so.
+  frames_for(sched, slots, cpu_, LaunchScheduler::kIdlePauseS);
+  EXPECT_EQ(sched.continuous_plan(slots[0], cpu_.kind).mode, Mode::Paused);
+  EXPECT_NE(sched.continuous_plan(slots[0], cpu_.kind).says.find("paused"), std::string::npos);
+  EXPECT_EQ(frames_for(sched, slots, cpu_, 10), 0u) << "an untouched window relaunched";
+  // Input resumes them.
+  sched.attention(true, true);
+  EXPECT_GE(frames_for(sched, slots, cpu_, LaunchScheduler::kSimPeriodS + 0.1), 1u);
+
+  // The automatic period (the default) keeps a repeat and its frame under kRepeatShare of a core:
+  // 0.2 s of CPU each (a software-rendered frame) puts them 10 s apart.
+  sched.repeat_cost(0.2);
+  EXPECT_NEAR(sched.continuous_plan(slots[0], cpu_.kind).period_s, 0.2 / LaunchScheduler::kRepeatShare, 1e-9);
+  sched.attention(true, true);
+  EXPECT_LE(frames_for(sched, slots, cpu_, 20), 3u);
+  // The user's choice of period: one after another is the old behaviour, still there on request.
+  sched.set_sim_period_s(0);
+  sched.attention(true, true);
+  EXPECT_GT(frames_for(sched, slots, cpu_, 1), 30u);
+}
+
+// On the GPU the window's continuous runs relaunch every frame while it has the focus, none while
+// another window has it, and again when it comes back.
+TEST_F(Scheduler, TheWindowsGpuRepeatsEveryFrameWhileFocusedAndPausesInTheBackground) {
+  LaunchScheduler sched = make_window();
+  std::vector<LabSlot> slots;
+  slots.push_back(slot_on(gpu_));
+  EXPECT_EQ(frames_for(sched, slots, gpu_, 1), 60u);
+  sched.attention(true, /*focused=*/false);
+  EXPECT_EQ(frames_for(sched, slots, gpu_, 1), 0u) << "relaunched while the window was in the background";
+  EXPECT_NE(sched.continuous_plan(slots[0], gpu_.kind).says.find("background"), std::string::npos);
+  slots[0].launch.dirty = true;  // a change still launches
+  EXPECT_EQ(frames_for(sched, slots, gpu_, 1.0 / 60), 1u);
+  sched.attention(true, true);
+  EXPECT_EQ(frames_for(sched, slots, gpu_, 1), 60u);
+  // Untouched for kIdlePauseS: paused on the GPU too.
+  frames_for(sched, slots, gpu_, LaunchScheduler::kIdlePauseS);
+  EXPECT_EQ(frames_for(sched, slots, gpu_, 1), 0u);
+}
+
+// Headless runs (--frames, the benchmarks) are not paced: each frame relaunches.
+TEST_F(Scheduler, HeadlessContinuousRunsRelaunchEveryFrameWhateverTheClock) {
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(cpu_);
+  clock_.advance_ms(LaunchScheduler::kIdlePauseS * 2000);
+  for (int f = 0; f < 10; ++f) step(sched, s, cpu_);
+  EXPECT_EQ(script_->runs.size(), 10u);
 }
 
 }  // namespace

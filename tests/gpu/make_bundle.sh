@@ -24,6 +24,8 @@ cp "$(dirname "$0")"/../../tools/lines_vs_ncu/{lines_vs_ncu.sh,compare_lines.py}
 cp -r "$build/tests/test_data" "$out/"
 # The per-issue GPU checks (tests/gpu/checks/*.sh) and the sanitizer script run from the bundle.
 cp "$(dirname "$0")"/checks/*.sh "$(dirname "$0")"/sanitize.sh "$out/"
+# The budgets and their checker (run_on_device.sh prints each figure beside its budget).
+cp "$(dirname "$0")"/../../budgets.json "$(dirname "$0")"/../../tools/budgets/check_budgets.py "$out/"
 # The user kernel with a bank conflict on purpose (tensor.sh's bank view), from the editor's
 # template of that name, so the check runs what a user gets.
 python3 - "$(dirname "$0")/../../kernels/labs/matmul/matmul_user_spec.cpp" >"$out/conflict.cu" <<'PY'

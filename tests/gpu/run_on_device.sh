@@ -26,6 +26,8 @@
 #            stops starting runs after SOAK_BUDGET_S (default 480) and the next call with the same
 #            RESULTS carries on. Its step passes once 20 runs are recorded and all passed, and
 #            says "incomplete" (exit 2) while fewer are. Before the fault-leaving parts.
+#   (every part but soakloop and fault ends with the budgets step: tools/budgets/check_budgets.py
+#   on RESULTS, each figure of budgets.json found there beside its limit, failing on one missed)
 #   fault    the fault injection, alone, on a fresh machine (it leaves the same state; after
 #            custom.sh it hung too), and give the machine back after it.
 # Every test runs with BLOCKSCOPE_REQUIRE_GPU=1: a GPU test that would skip (no device, no
@@ -169,6 +171,13 @@ if want fault; then
   # Last, because it leaves the GPU recovering from a real fault: a sticky fault is reported and
   # the app carries on on the CPU.
   step gpu_fault_recovery  "$bundle/blockscope-selftest" fault --output "$results/fault_after.png"
+fi
+# The budgets (budgets.json): each figure this run and earlier parts left in RESULTS beside its
+# limit, and a line for each one missed (the step fails then: a regression is seen at its run).
+if [ "$part" != soakloop ] && [ "$part" != fault ]; then
+  step budgets python3 "$bundle/check_budgets.py" "$results" --budgets "$bundle/budgets.json" \
+                       --json "$results/budgets_${part}.json"
+  tac "$log" | sed -n '/^budgets: /,/^budget  /p' | tac  # the table just written, to the console
 fi
 echo
 printf '%s\n' "${verdicts[@]}" | tee -a "$log"

@@ -127,6 +127,37 @@ TEST(GrayLab, AWrongOutputIsCaughtAndNamesItsPixels) {
   EXPECT_EQ(c.first_bad[1].y, 16);
 }
 
+// Issue 34: the window's worker launches on a fork of the lab, which held a second copy of the
+// image in every layout (14 bytes a pixel: 3.6 GB at 16384^2). On the CPU simulation the fork
+// shares the lab's read-only inputs and owns only its output; its results are still its own
+// (the contract test checks its bytes), and a new image in the lab leaves the fork's alone.
+TEST(GrayLab, AForkOnTheSimulationSharesTheImageAndOwnsItsOutput) {
+  auto lab = cpu_lab(1);
+  const int w = 37, h = 11;
+  const auto rgba = random_rgba(w, h, fresh_seed());
+  ASSERT_TRUE(lab->set_image(rgba.data(), w, h, "shared").ok());
+  auto forked = lab->fork();
+  ASSERT_TRUE(forked.ok()) << forked.status().describe();
+  auto* fork = dynamic_cast<GrayLab*>(forked.value().get());
+  ASSERT_NE(fork, nullptr);
+  EXPECT_EQ(fork->rgba().data(), lab->rgba().data()) << "the fork copied the image";
+  EXPECT_EQ(fork->reference().data(), lab->reference().data()) << "the fork copied the reference";
+  EXPECT_EQ(fork->image_name(), "shared");
+  std::vector<std::uint8_t> a(static_cast<std::size_t>(w) * h), b(a.size());
+  bs::lab::RunOptions oa, ob;
+  oa.output = a.data();
+  ob.output = b.data();
+  ASSERT_TRUE(lab->run("gray_2d", bs::KernelConfig{Dim3{8, 4, 1}}, oa).check.passed());
+  ASSERT_TRUE(fork->run("gray_2d", bs::KernelConfig{Dim3{8, 4, 1}}, ob).check.passed());
+  EXPECT_EQ(a, b);
+  // A new image in the lab: the fork keeps the one it was made with, and still checks against it.
+  const auto other = random_rgba(w, h, fresh_seed() + 1);
+  ASSERT_TRUE(lab->set_image(other.data(), w, h, "other").ok());
+  EXPECT_NE(fork->rgba().data(), lab->rgba().data());
+  EXPECT_EQ(fork->rgba(), rgba);
+  EXPECT_TRUE(fork->run("gray_1d_flat", bs::KernelConfig{Dim3{64, 1, 1}}, {}).check.passed());
+}
+
 TEST(GrayLab, RandomProblemsAreFreshAndOfTheSizeAsked) {
   auto lab = cpu_lab(1);
   ASSERT_TRUE(lab->set_random_problem("33x7").ok());

@@ -52,7 +52,7 @@ class FakeLab final : public bs::test::LabWithoutMemoryModel {
     p.width = 100;
     p.height = 60;
     p.throughput_unit = ThroughputUnit::GBPerS;
-    p.ceilings.push_back({"copy", 10.0, ThroughputUnit::GBPerS, "made up"});
+    p.ceilings.push_back({"copy", 10.0, ThroughputUnit::GBPerS, "made up", ""});
     return p;
   }
 

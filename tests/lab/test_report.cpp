@@ -72,7 +72,7 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 struct Fixture {
   std::vector<LaunchRecord> records;
   std::vector<KernelInfo> kernels;
-  std::vector<Ceiling> ceilings{{"device-to-device copy", 3000.0, ThroughputUnit::GBPerS, "measured"}};
+  std::vector<Ceiling> ceilings{{"device-to-device copy", 3000.0, ThroughputUnit::GBPerS, "measured", ""}};
   DeviceLimits limits;
   std::uint32_t seed = std::random_device{}();
 
@@ -373,6 +373,87 @@ TEST(Report, TheTableSaysDashWithoutACeilingAndTheIntervalInPercent) {
   char ci[32];
   std::snprintf(ci, sizeof ci, "%.2f%%", 100 * r.timing.relative_ci());
   EXPECT_NE(line.find(ci), std::string::npos) << "the interval as a share of the median (" << ci << "): " << line;
+}
+
+// Issue 34: a bench over both matmul precisions printed T6 (BF16 tensor cores) at 185% "%ceil":
+// the column divided by the FP32 cuBLAS runs timed beside the BF16 ladder (a BF16 kernel rightly
+// beats TF32 cuBLAS) while the header named the BF16 tensor-core peak, and a merged header
+// divided each problem's rows by the first problem's ceilings. Made-up figures, shares checked
+// by hand: each row against its own problem's peak, never above 100%.
+TEST(Report, EachRowsCeilingIsItsOwnPrecisionsPeakAndTheTableNamesIt) {
+  auto kernel = [](std::string id, KernelGroup g, bool bounds = true) {
+    KernelInfo k;
+    k.id = std::move(id);
+    k.group = g;
+    k.bounds_others = bounds;
+    return k;
+  };
+  const std::vector<KernelInfo> kernels = {kernel("k7_warptile", KernelGroup::Ladder),
+                                           kernel("t6_wgmma", KernelGroup::Ladder),
+                                           kernel("cublas_bf16", KernelGroup::Library),
+                                           kernel("cublas_tf32", KernelGroup::Ceiling, /*bounds_others=*/false)};
+  const double flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
+  auto rec = [&](std::string id, std::string problem, double gflops) {
+    LaunchRecord r;
+    r.lab = "matmul";
+    r.kernel = std::move(id);
+    r.problem = std::move(problem);
+    r.flops = flops;
+    r.timing.samples_ms = {flops / (gflops * 1e6)};
+    summarize(r.timing);
+    r.check.state = Check::State::Passed;
+    return r;
+  };
+  // As a bench lists them: the FP32 problem's ceilings first, then the BF16 problem's.
+  ResultsHeader h;
+  h.device = "a made-up GPU";
+  h.ceilings = {{"FP32 peak", 60000, ThroughputUnit::GflopPerS, "made up", "4096x4096x4096"},
+                {"cuBLAS SGEMM", 50000, ThroughputUnit::GflopPerS, "made up", "4096x4096x4096"},
+                {"BF16 tensor-core peak", 900000, ThroughputUnit::GflopPerS, "made up", "4096x4096x4096 bf16"},
+                {"cuBLAS BF16", 700000, ThroughputUnit::GflopPerS, "made up", "4096x4096x4096 bf16"}};
+  const std::vector<LaunchRecord> records = {rec("k7_warptile", "4096x4096x4096", 45000),
+                                             rec("t6_wgmma", "4096x4096x4096 bf16", 630000),
+                                             rec("cublas_tf32", "4096x4096x4096 bf16", 340000)};
+  const Shares k7 = shares(records[0], records, h.ceilings, ThroughputUnit::GflopPerS, kernels);
+  const Shares t6 = shares(records[1], records, h.ceilings, ThroughputUnit::GflopPerS, kernels);
+  ASSERT_FALSE(t6.of_ceiling.empty());
+  EXPECT_EQ(t6.of_ceiling.front().first, "BF16 tensor-core peak");
+  EXPECT_NEAR(t6.of_ceiling.front().second, 630000.0 / 900000, 1e-9);
+  for (const auto& [name, share] : t6.of_ceiling) {
+    EXPECT_LE(share, 1.0) << name << ": a BF16 row above a ceiling of its own";
+    EXPECT_TRUE(name != "FP32 peak" && name != "cuBLAS SGEMM") << "an FP32 ceiling bounds a BF16 row: " << name;
+  }
+  EXPECT_EQ(t6.of_ceiling.size(), 2u) << "the BF16 peak and cuBLAS BF16, nothing of the FP32 problem";
+  ASSERT_FALSE(k7.of_ceiling.empty());
+  EXPECT_EQ(k7.of_ceiling.front().first, "FP32 peak");
+  EXPECT_NEAR(k7.of_ceiling.front().second, 0.75, 1e-9);
+  EXPECT_EQ(k7.of_ceiling.size(), 2u);
+
+  const std::string table = results_table(h, records, ThroughputUnit::GflopPerS, kernels);
+  const std::size_t row = table.find("t6_wgmma");
+  ASSERT_NE(row, std::string::npos) << table;
+  const std::string line = table.substr(row, table.find('\n', row) - row);
+  EXPECT_NE(line.find("70.0%"), std::string::npos) << "T6's %ceil is 630/900 of the BF16 peak: " << line;
+  EXPECT_EQ(line.find("185"), std::string::npos) << line;
+  // The header says what the column divides by, in the ceilings' own names.
+  const std::size_t says = table.find("%ceil: each row's share of ");
+  ASSERT_NE(says, std::string::npos) << table;
+  const std::string said = table.substr(says, table.find('\n', says) - says);
+  EXPECT_NE(said.find("FP32 peak"), std::string::npos) << said;
+  EXPECT_NE(said.find("BF16 tensor-core peak"), std::string::npos) << said;
+  EXPECT_EQ(said.find("tf32"), std::string::npos) << said;
+  EXPECT_NE(table.find("BF16 tensor-core peak [4096x4096x4096 bf16]: 900000.0"), std::string::npos) << table;
+
+  // The JSON's of_ceiling for T6: the same two ceilings, the peak first.
+  ResultsHeader jh = h;
+  const std::string json = results_json(jh, records, ThroughputUnit::GflopPerS, kernels);
+  auto doc = bs::test::parse_json(json);
+  ASSERT_TRUE(doc) << json;
+  const auto& t6_json = doc->at("results").at(1);
+  ASSERT_EQ(t6_json.at("kernel").str, "t6_wgmma");
+  const auto& of = t6_json.at("of_ceiling");
+  EXPECT_NEAR(of.at("BF16 tensor-core peak").number, 0.7, 1e-9);
+  EXPECT_FALSE(of.has("cublas_tf32 (same run)")) << json;
 }
 
 TEST(Report, SweepJsonCarriesTheSweepObjectAndTheClock) {

@@ -67,6 +67,13 @@ class GrayEngine {
 
   // A fresh engine on the same backend (with no data), for Lab::fork.
   virtual Result<std::unique_ptr<GrayEngine>> clone() const = 0;
+  // An engine on the same backend holding the same data, sharing this one's inputs (read-only
+  // for every kernel) and owning only its output, for Lab::fork: a fork of a 16384^2 image
+  // then costs its output's bytes, not another copy of the image. Engines that cannot share
+  // (device memory) fail: the fork uploads the data again.
+  virtual Result<std::unique_ptr<GrayEngine>> fork_sharing_inputs() const {
+    return Status::failure("this engine does not share its inputs", "", "fork_sharing_inputs");
+  }
 };
 
 std::unique_ptr<GrayEngine> make_cpu_engine(const lab::Backend& backend);

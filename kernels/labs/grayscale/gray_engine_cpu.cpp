@@ -3,6 +3,7 @@
 // launch. Buffers are 256-byte aligned like cudaMalloc's, so the vector rungs take the same
 // scalar heads and tails here as on the GPU.
 #include <cstring>
+#include <memory>
 #include <new>
 #include <optional>
 #include <utility>
@@ -70,17 +71,18 @@ class CpuEngine final : public GrayEngine {
     std::memcpy(p->data(), planar.data(), 3 * n);
     std::memcpy(q->data(), rgba.data(), 4 * n);
     std::memset(o->data(), 0, n);
-    planar_ = std::move(*p);
-    rgba_ = std::move(*q);
+    planar_ = std::make_shared<const AlignedBytes>(std::move(*p));
+    rgba_ = std::make_shared<const AlignedBytes>(std::move(*q));
     result_ = std::move(*o);
-    reference_ = reference;
+    reference_ = std::make_shared<const std::vector<std::uint8_t>>(reference);
     width_ = width;
     height_ = height;
     return Status::success();
   }
 
   GrayArgs args(std::uint8_t* out) const override {
-    return GrayArgs{planar_.data(), out, width_, height_, width_ * height_, rgba_.data()};
+    return GrayArgs{planar_ ? planar_->data() : nullptr, out, width_, height_, width_ * height_,
+                    rgba_ ? rgba_->data() : nullptr};
   }
   std::uint8_t* own_output() override { return result_.data(); }
   Status download(std::uint8_t* host) override {
@@ -114,18 +116,38 @@ class CpuEngine final : public GrayEngine {
   bool simulated() const override { return true; }
 
   Check verify(const std::uint8_t* out) override {
-    return compare_with_reference(out, reference_.data(), static_cast<long long>(width_) * height_, width_);
+    return compare_with_reference(out, reference_ ? reference_->data() : nullptr,
+                                  static_cast<long long>(width_) * height_, width_);
   }
 
   Result<std::unique_ptr<GrayEngine>> clone() const override {
     return std::unique_ptr<GrayEngine>(std::make_unique<CpuEngine>(backend_));
   }
 
+  // The fork on the worker thread reads the same image: it shares the inputs (nothing writes
+  // them after upload) and owns only its output.
+  Result<std::unique_ptr<GrayEngine>> fork_sharing_inputs() const override {
+    auto e = std::make_unique<CpuEngine>(backend_);
+    auto o = AlignedBytes::make(result_.size());
+    if (!o)
+      return Status::failure("not enough host memory for the simulator's output", "choose a smaller image",
+                             "GrayEngine::fork_sharing_inputs");
+    std::memset(o->data(), 0, result_.size());
+    e->planar_ = planar_;
+    e->rgba_ = rgba_;
+    e->reference_ = reference_;
+    e->result_ = std::move(*o);
+    e->width_ = width_;
+    e->height_ = height_;
+    return std::unique_ptr<GrayEngine>(std::move(e));
+  }
+
  private:
   lab::Backend backend_;
   mutable sim::GridSimulator simulator_;
-  AlignedBytes planar_, rgba_, result_;
-  std::vector<std::uint8_t> reference_;
+  std::shared_ptr<const AlignedBytes> planar_, rgba_;  // shared with forks (read-only)
+  std::shared_ptr<const std::vector<std::uint8_t>> reference_;
+  AlignedBytes result_;
   int width_ = 0, height_ = 0;
 };
 

@@ -96,7 +96,8 @@ lab::ProblemInfo GrayLab::problem() const {
   p.summary = name_ + ", " + std::to_string(width_) + " x " + std::to_string(height_) + ", " +
               (layout_ == GrayLayout::Planar ? "planar RGB" : "RGBA") + " (" + gray_bytes_note(layout_) + ")";
   if (backend_.copy_gbs > 0)
-    p.ceilings.push_back({"device-to-device copy", backend_.copy_gbs, ThroughputUnit::GBPerS, backend_.copy_note});
+    p.ceilings.push_back({"device-to-device copy", backend_.copy_gbs, ThroughputUnit::GBPerS, backend_.copy_note,
+                          /*problem: measured once, bounds every image*/ ""});
   return p;
 }
 
@@ -300,8 +301,21 @@ Result<std::unique_ptr<lab::Lab>> GrayLab::fork() const {
   if (!engine) return engine.status();
   std::unique_ptr<GrayLab> copy(new GrayLab(backend_, std::move(engine.value())));
   copy->layout_ = layout_;
-  if (width_ > 0)
-    if (Status s = copy->set_image(rgba_.data(), width_, height_, name_); !s) return s;
+  if (width_ > 0) {
+    // The same image without another copy of it where the engine can share (the CPU simulation);
+    // else uploaded again (the GPU: the fork's own device buffers).
+    if (auto shared = engine_->fork_sharing_inputs()) {
+      copy->engine_ = std::move(shared.value());
+      copy->rgba_ = rgba_;
+      copy->reference_ = reference_;
+      copy->name_ = name_;
+      copy->width_ = width_;
+      copy->height_ = height_;
+      ++copy->generation_;
+    } else if (Status s = copy->set_image(rgba_->data(), width_, height_, name_); !s) {
+      return s;
+    }
+  }
   return std::unique_ptr<lab::Lab>(std::move(copy));
 }
 
@@ -373,8 +387,8 @@ Status GrayLab::install_image(std::vector<std::uint8_t> rgba, int width, int hei
   rgba_to_planar_rgb(rgba.data(), width, height, planar.data());
   gray_reference(rgba.data(), width, height, reference.data());
   if (Status s = engine_->upload(planar, rgba, reference, width, height); !s) return s;
-  rgba_ = std::move(rgba);
-  reference_ = std::move(reference);
+  rgba_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(rgba));
+  reference_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(reference));
   name_ = std::move(name);
   width_ = width;
   height_ = height;

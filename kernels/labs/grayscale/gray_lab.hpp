@@ -65,9 +65,9 @@ class GrayLab final : public lab::Lab {
   int width() const { return width_; }
   int height() const { return height_; }
   const std::string& image_name() const { return name_; }
-  const std::vector<std::uint8_t>& rgba() const { return rgba_; }
+  const std::vector<std::uint8_t>& rgba() const { return *rgba_; }
   // The double-precision reference of the loaded image (width * height bytes).
-  const std::vector<std::uint8_t>& reference() const { return reference_; }
+  const std::vector<std::uint8_t>& reference() const { return *reference_; }
   // Changes whenever set_image installs an image (labs that copy the data, e.g. the user's own
   // kernels, know when to copy it again).
   std::uint64_t generation() const { return generation_; }
@@ -81,7 +81,9 @@ class GrayLab final : public lab::Lab {
   lab::Backend backend_;
   std::unique_ptr<GrayEngine> engine_;
   std::vector<lab::KernelInfo> kernels_;
-  std::vector<std::uint8_t> rgba_, reference_;
+  // The image and its reference: read-only once set, shared with forks (never null).
+  std::shared_ptr<const std::vector<std::uint8_t>> rgba_ = std::make_shared<const std::vector<std::uint8_t>>(),
+                                                   reference_ = rgba_;
   std::string name_;
   int width_ = 0, height_ = 0;
   GrayLayout layout_ = GrayLayout::Planar;

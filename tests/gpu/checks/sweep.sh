@@ -13,16 +13,21 @@
 #   4. A matmul sweep of k7_warptile's compiled configurations at 4096^3 in the UI
 #      -> RESULTS/sweep_matmul_bars.png, and its summary.
 #   5. Where nsys exists: blockscope's NVTX ranges (each sweep point, the clock) by name.
-# Every step is under 2 minutes; two files go to RESULTS; the summary is printed at the end.
+#   Budgets (budgets.json): the first CLI sweep kept as RESULTS/sweep_gray_cli.json; a one-point
+#   sweep against a one-frame headless start, and headless frames relaunching every frame at
+#   8192^2 and 3840x2160, timed here into RESULTS/budget_figures.json; the budget table at the end.
+# Every step is under 2 minutes; the summary and the budget table are printed at the end.
 set -u
 bundle="$(cd "${1:?usage: sweep.sh BUNDLE RESULTS}" && pwd)"
 results="${2:?usage: sweep.sh BUNDLE RESULTS}"
 mkdir -p "$results"
 bs="$bundle/blockscope"
-# Overridable for a dry run on a machine without a GPU (SWEEP_BACKEND=cpu SWEEP_GRAY=97x61 ...).
+# Overridable for a dry run on a machine without a GPU (SWEEP_BACKEND=cpu SWEEP_GRAY=97x61
+# SWEEP_MM=64x64x64 SWEEP_UHD=64x36 ...).
 backend="${SWEEP_BACKEND:-cuda}"
 gray="${SWEEP_GRAY:-8192x8192}"
 mm="${SWEEP_MM:-4096x4096x4096}"
+uhd="${SWEEP_UHD:-3840x2160}"
 work="$(mktemp -d)"
 export XDG_CONFIG_HOME="$work/config"
 summary=()
@@ -93,6 +98,22 @@ if [ -s "$work/gray1.json" ] && [ -s "$work/gray2.json" ]; then
   else say "repeated sweep: the best DIFFERS ($b1 / $b2) and they do not tie"; fi
 fi
 
+# The figures budgets.json reads (tools/budgets/check_budgets.py): the first CLI sweep kept, and
+# what this script times itself in RESULTS/budget_figures.json.
+[ -s "$work/gray1.json" ] && cp "$work/gray1.json" "$results/sweep_gray_cli.json"
+figures="$results/budget_figures.json"
+record() { python3 "$bundle/check_budgets.py" --record "$1" "$2" --note "$3" --into "$figures"; }
+seconds_of() {  # command... -> its wall seconds on stdout (its own output to the log)
+  local t0 t1; t0=$(date +%s.%N); "$@" >> "$work/timed.log" 2>&1; t1=$(date +%s.%N)
+  python3 -c "print(f'{$t1 - $t0:.4f}')"
+}
+# A one-point sweep against a one-frame headless start, both on the lab's default data (the sample).
+echo "==== one-point sweep vs one-frame headless start"
+start_s=$(seconds_of timeout 60 "$bs" --headless --backend "$backend" --frames 1 --kernel gray_2d --block 32x8)
+sweep1_s=$(seconds_of timeout 60 "$bs" sweep gray --backend "$backend" --kernel gray_2d --blocks 32x8 --json "$work/one.json")
+over=$(python3 -c "print(f'{$sweep1_s - $start_s:.4f}')")
+say "one-point sweep ${sweep1_s} s, one-frame headless start ${start_s} s: ${over} s more"
+record one_point_sweep_over_headless_start_s "$over" "sweep gray --kernel gray_2d --blocks 32x8 minus --headless --frames 1, the sample image"
 # 3. The UI: the same sweep with the window rendering throughout, on an 8192 x 8192 image.
 echo "==== headless --sweep gray_2d $gray"
 python3 - "$work/big.png" "$gray" <<'EOF'
@@ -122,6 +143,28 @@ else
   say "gray UI sweep: FAILED rc=$rc"; tail -20 "$work/gray_ui.log"
 fi
 
+# Headless frames relaunching every frame (continuous runs, unpaced headless): (220 - 20 frames) / 200,
+# so the start and the image's decode cancel, at 8192 x 8192 and 3840 x 2160.
+python3 - "$work/uhd.png" "$uhd" <<'EOF'
+import struct, sys, zlib
+w, h = (int(v) for v in sys.argv[2].split("x"))
+row = bytes((x * 7 + c * 85) & 255 for x in range(w) for c in range(3))
+raw = b"".join(b"\x00" + row for _ in range(h))
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)))
+    f.write(chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
+EOF
+for img in big:$gray uhd:$uhd; do
+  file="$work/${img%%:*}.png"; size="${img#*:}"
+  [ -s "$file" ] || continue
+  echo "==== headless frames, relaunch every frame, gray_2d on $size"
+  f20=$(seconds_of timeout 100 "$bs" --headless --backend "$backend" "$file" --kernel gray_2d --block 32x8 --frames 20)
+  f220=$(seconds_of timeout 100 "$bs" --headless --backend "$backend" "$file" --kernel gray_2d --block 32x8 --frames 220)
+  ms=$(python3 -c "print(f'{($f220 - $f20) * 1000 / 200:.3f}')")
+  say "headless frame relaunching every frame on $size: $ms ms (220 frames $f220 s, 20 frames $f20 s)"
+  record "headless_frame_ms_$size" "$ms" "(220 - 20 frames) / 200, gray_2d 32x8, --headless --backend $backend"
+done
 # 4. Matmul: k7_warptile's compiled configurations at 4096^3, a bar chart.
 echo "==== headless --sweep matmul k7_warptile $mm"
 timeout 110 "$bs" --headless --backend "$backend" --lab matmul --matmul-size "$mm" --kernel k7_warptile --sweep \
@@ -160,4 +203,7 @@ fi
 echo
 echo "==== sweep summary"
 printf '%s\n' "${summary[@]}"
+echo
+echo "==== budgets (budgets.json) with what this run measured"
+python3 "$bundle/check_budgets.py" "$results" --budgets "$bundle/budgets.json" || true  # run_on_device.sh's step judges
 rm -rf "$work"
