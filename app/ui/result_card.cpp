@@ -41,7 +41,7 @@ bool draw_result_card(const ResultInput& in) {
     ImGui::TextColored(cancelled ? kWarnColour : kErrorColour,
                        cancelled ? "Cancelled: nothing to show" : last->refused ? "Refused before launch: nothing ran" : "Launch failed");
     status_text(last->status);
-    if (in.shown && in.shown->ok())
+    if (in.shown && in.shown->ok() && !in.shown->kernel.empty())
       ImGui::TextColored(kDimColour, "The views show the last launch that ran: %s, %s.",
                          in.shown->kernel.c_str(), in.shown->config_label.c_str());
     ImGui::PopTextWrapPos();

@@ -270,7 +270,9 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
   if (info && info->precision != precision_) {
     rec.status = Status::failure(info->id + " multiplies " + (info->precision == Precision::Bf16 ? "BF16" : "FP32") +
                                      " matrices; the problem is " + to_string(precision_),
-                                 std::string("set precision=") + to_string(info->precision), "MatmulLab::plan");
+                                 std::string("pick a kernel of the ") + to_string(precision_) + " list, or set precision to " +
+                                     to_string(info->precision) + " to run it",
+                                 "MatmulLab::plan");
     return rec;
   }
   if (!info) {

@@ -1,0 +1,152 @@
+// Issue 36, "The first hour, three", in the App without a real window: the whole App on a
+// headless (EGL) context behind a window whose input the test queues (user_window.hpp), as the
+// GLFW window queues a user's; what it reads is the text the App drew (screen_text.hpp). One test
+// per item that a test in the App can catch; item 2's selection rule on fake labs is also in
+// test_shell_rooms (the lab host), item 13's in the input queue's tests, and item 4's there too
+// (the launch scheduler with the window's worker, which a headless App launches without).
+//   item 1   rows of choices never run past the controls panel's edge (default and smallest size)
+//   item 2   switching precision selects a kernel of the new list; no internal names, no empty fields
+//   item 3   a drag pans the matmul data view
+//   item 6   the exported sweep chart carries its whole caption, wrapped
+//   item 8   the pinned card keeps clear of the note beside B, and scrolls with a scrollbar
+//   item 9   a marked A or B cell names its lane, register and element on hover
+//   item 13  Ctrl+Enter typed quickly compiles (Ctrl let go in the same frame, or never sent)
+//   item 12  the editor shows the block and grid its kernel launches with, and changes the block
+#include <gtest/gtest.h>
+
+#include <imgui_internal.h>  // the windows' content sizes, the active item
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "cpu_app.hpp"
+#include "experiments/exports.hpp"
+#include "experiments/sweep_model.hpp"
+#include "image/image_loader.hpp"
+#include "labs/matmul/matmul_view.hpp"
+#include "screen_text.hpp"
+#include "shell/app.hpp"
+#include "skips.hpp"
+#include "user_window.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace bs;
+using namespace bs::app;
+using bs::app::test::ScreenText;
+using bs::app::test::UserWindow;
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("bs_firsthour36_" + std::to_string(::getpid()) + "_" + name + "_" +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// The child window of the main window whose name starts with `name` ("controls", "view"), from
+// the frame drawn last; null when it was not drawn (a folded panel).
+ImGuiWindow* child_window(const std::string& name) {
+  ImGuiContext& g = *ImGui::GetCurrentContext();
+  for (ImGuiWindow* w : g.Windows)
+    if (w->Active && std::string(w->Name).find("/" + name + "_") != std::string::npos) return w;
+  return nullptr;
+}
+
+class FirstHourThree : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = fresh_dir("app"); }
+  void TearDown() override {
+    app_.reset();
+    window_.reset();
+    headless_.reset();
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  void start(std::string lab, int width = 1600, int height = 1000) { start_with(std::move(lab), {}, width, height); }
+  // T1 (WMMA) on M x N x K, as --set precision=bf16 --kernel tc1_wmma --matmul-size give it.
+  void start_t1(const std::string& size, int width = 1600, int height = 1000) {
+    CliOptions o;
+    o.state.lab_settings["matmul"]["precision"] = "bf16";
+    o.state.selection.kernel = "tc1_wmma";
+    o.state.lab_options["--matmul-size"] = size;
+    start_with("matmul", std::move(o), width, height);
+  }
+  void start_with(std::string lab, CliOptions options, int width, int height) {
+    auto headless = make_headless_window(width, height);
+    if (!headless) BS_SKIP_NO_GL() << "no headless OpenGL context: " << headless.status().describe();
+    headless_ = std::move(headless.value());
+    window_ = std::make_unique<UserWindow>(*headless_);
+    options.config_dir = (dir_ / "cfg").string();
+    options.state.lab = lab;
+    options.state.lab_given = true;
+    auto app = bs::app::test::open_cpu_app(*window_, options);
+    ASSERT_TRUE(app.ok()) << app.status().describe();
+    app_ = std::move(app.value());
+    steps(3);
+  }
+  void steps(int n) {
+    for (int i = 0; i < n; ++i) {
+      app_->frame();
+      app_->present();
+    }
+  }
+  // A launch ran on the lab's data as it is now (a changed problem clears the records).
+  bool ran() const { return !app_->shown_launch().kernel.empty() && app_->shown_launch().ok() && !app_->launch_in_flight(); }
+  // The window as it is now, into $BS_SHOTS_DIR/NAME.png when that is set (to look at).
+  void shot(const std::string& name) {
+    if (const char* d = std::getenv("BS_SHOTS_DIR"); d && *d) {
+      const Status st = app_->write_screenshot(fs::path(d) / (name + ".png"));
+      EXPECT_TRUE(st.ok()) << st.describe();
+    }
+  }
+  // Frames until `done` holds (the worker's launches finish on their own time), at most 120 s.
+  template <class F>
+  bool frames_until(F done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (done()) return true;
+      steps(1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return done();
+  }
+
+  fs::path dir_;
+  std::unique_ptr<Window> headless_;
+  std::unique_ptr<UserWindow> window_;
+  std::unique_ptr<App> app_;
+};
+
+// Item 2: bf16 picked while k3 was selected left k3 selected and every launch refused, the card
+// reading "... / MatmulLab::plan / set precision=fp32 / The views show the last launch that ran:
+// , ." The nearest kernel of the bf16 list is selected and runs, and the card shows no internal
+// function name and no empty fields.
+TEST_F(FirstHourThree, SwitchingPrecisionSelectsAKernelOfTheNewList) {
+  start("matmul");
+  ScreenText screen;
+  const lab::KernelInfo* k3 = app_->current_view()->lab().find_kernel("k3_smem_tiled");
+  ASSERT_NE(k3, nullptr);
+  ASSERT_TRUE(app_->select(k3->id, app_->current_view()->lab().default_config(*k3)).ok());
+  ASSERT_TRUE(frames_until([&] { return app_->shown_launch().kernel == "k3_smem_tiled"; })) << app_->summary();
+  app_->change_setting("precision", "bf16");
+  ASSERT_TRUE(frames_until([&] { return ran(); })) << app_->summary();
+  steps(2);
+  EXPECT_EQ(app_->last_launch().kernel, "tc1_wmma") << "T3 of the new list needs a Hopper GPU: the first rung";
+  EXPECT_TRUE(app_->last_launch().ok()) << app_->last_launch().status.describe();
+  ASSERT_TRUE(screen.shows("precision")) << "the capture reads the controls:\n" << screen.last();
+  EXPECT_FALSE(screen.shows("Refused")) << screen.last();
+  EXPECT_FALSE(screen.shows("MatmulLab::")) << screen.last();
+  EXPECT_FALSE(screen.shows(": , .")) << screen.last();
+  shot("item2_bf16_after_k3");
+  // Back to fp32: the same rule the other way.
+  app_->change_setting("precision", "fp32");
+  ASSERT_TRUE(frames_until([&] { return ran(); })) << app_->summary();
+  EXPECT_EQ(app_->last_launch().kernel.rfind("k1", 0), 0u) << app_->last_launch().kernel << ": " << app_->summary();
+}
+
+}  // namespace
