@@ -622,7 +622,7 @@ void KernelEditor::draw_listing_level(Tab& t, bool sass) {
 void KernelEditor::draw_lower(Tab& t, const LabContext& ctx) {
   if (t.listing_request)
     if (auto l = listings_.get(*t.listing_request)) t.listing = std::move(l);
-  if (!ImGui::BeginTabBar("lower_pane")) return;
+  if (!ImGui::BeginTabBar("lower_pane", ImGuiTabBarFlags_FittingPolicyScroll)) return;
   const Lower tabs[] = {Lower::Results, Lower::Ptx, Lower::Sass};
   const char* names[] = {"Results", "PTX", "SASS"};
   for (int i = 0; i < 3; ++i) {

@@ -122,6 +122,27 @@ class FirstHourThree : public ::testing::Test {
   std::unique_ptr<App> app_;
 };
 
+// Item 1: at the default panel width the matmul lab's "colour elements by" row showed
+// "warpgroup", "wa..." and nothing said "lane" and "mma tile" were past the edge. Every row of
+// the controls panel fits its width (it wraps), at the default size and at the smallest.
+TEST_F(FirstHourThree, RowsOfChoicesWrapInsideTheControlsPanel) {
+  for (const auto& [w, h] : {std::pair{1600, 1000}, std::pair{kMinWindowWidth, kMinWindowHeight}}) {
+    SCOPED_TRACE(std::to_string(w) + " x " + std::to_string(h));
+    start("matmul", w, h);
+    steps(3);
+    ImGuiWindow* controls = child_window("controls");
+    ASSERT_NE(controls, nullptr) << "the controls panel is open at this size";
+    const float room = controls->ContentRegionRect.GetWidth();
+    // A pixel or two of rounding (a row of buttons sized to share the width); the rows that ran
+    // past the edge did by whole choices, tens of pixels.
+    EXPECT_LE(controls->ContentSize.x, room + 3.0f)
+        << "something in the controls panel runs " << controls->ContentSize.x - room << " px past its edge";
+    app_.reset();
+    window_.reset();
+    headless_.reset();
+  }
+}
+
 // Item 2: bf16 picked while k3 was selected left k3 selected and every launch refused, the card
 // reading "... / MatmulLab::plan / set precision=fp32 / The views show the last launch that ran:
 // , ." The nearest kernel of the bf16 list is selected and runs, and the card shows no internal
