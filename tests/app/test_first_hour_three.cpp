@@ -170,4 +170,31 @@ TEST_F(FirstHourThree, SwitchingPrecisionSelectsAKernelOfTheNewList) {
   EXPECT_EQ(app_->last_launch().kernel.rfind("k1", 0), 0u) << app_->last_launch().kernel << ": " << app_->summary();
 }
 
+// Item 3: the matmul view's hint says "drag to pan"; a left drag did nothing (the grayscale lab
+// pans). It pans now, from fit too, and the release after a drag pins nothing.
+TEST_F(FirstHourThree, ADragPansTheMatmulView) {
+  start("matmul");
+  steps(3);
+  ImGuiWindow* view = child_window("view");
+  ASSERT_NE(view, nullptr);
+  ASSERT_LE(app_->current_view()->view_state().zoom, 0.0f) << "the view starts fitted";
+  ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 at{view->Pos.x + view->Size.x * 0.6f, view->Pos.y + view->Size.y * 0.6f};
+  io.MousePos = at;
+  steps(1);
+  io.MouseDown[0] = true;
+  steps(1);
+  for (int i = 1; i <= 8; ++i) {
+    io.MousePos = ImVec2(at.x + 10.0f * i, at.y + 6.0f * i);
+    steps(1);
+  }
+  io.MouseDown[0] = false;
+  steps(2);
+  const ViewState& v = app_->current_view()->view_state();
+  EXPECT_GT(v.zoom, 0.0f) << "a drag leaves fit";
+  EXPECT_LT(v.center_x, 0.5f) << "dragging right moves the matrices right: the centre moves left";
+  EXPECT_LT(v.center_y, 0.5f);
+  EXPECT_FALSE(v.pinned.has_value()) << "a drag is not a click";
+}
+
 }  // namespace

@@ -460,9 +460,15 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
     view_.zoom = zoom <= 1.0f ? 0 : zoom;
     view_.center_x = cx, view_.center_y = cy;
   }
-  if (hovered && ImGui::IsMouseDragging(ImGuiMouseButton_Right) && zoom > 1.0f) {
+  // Drag pans, with either button (as in the grayscale lab), from fit too: the view then leaves
+  // fit at 1x, moved. A press that starts on the view makes it the active item, so the drag
+  // keeps panning when the pointer leaves the view.
+  const bool dragging = (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) ||
+                        (hovered && ImGui::IsMouseDragging(ImGuiMouseButton_Right));
+  if (dragging && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
     cx -= io.MouseDelta.x / (area.x * zoom);
     cy -= io.MouseDelta.y / (area.y * zoom);
+    view_.zoom = zoom;
     view_.center_x = cx, view_.center_y = cy;
   }
   const ImVec2 canvas{area.x * zoom, area.y * zoom};
@@ -525,7 +531,8 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
     if (!hovered) break;
     if (auto e = p->element(mouse)) mouse_element_ = PixelPos{e->second, e->first};
   }
-  if (mouse_element_ && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).x == 0) {
+  const ImVec2 dragged = ImGui::GetMouseDragDelta(ImGuiMouseButton_Left);
+  if (mouse_element_ && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && dragged.x == 0 && dragged.y == 0) {
     auto& pin = view_.pinned;
     if (pin && *pin == *mouse_element_) pin.reset();
     else pin = mouse_element_;
