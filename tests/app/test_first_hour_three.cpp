@@ -197,4 +197,32 @@ TEST_F(FirstHourThree, ADragPansTheMatmulView) {
   EXPECT_FALSE(v.pinned.has_value()) << "a drag is not a click";
 }
 
+// Item 12: the learner's kernel ran at 16 x 16 while the controls showed 32 x 8 for the built-in
+// one, and the editor never said which. Its toolbar shows the block and the grid the kernel
+// launches with (the grid as the launch shown really had it: the screenshot, the editor being a
+// window the text capture does not reach), and a block typed there relaunches with it.
+TEST_F(FirstHourThree, TheEditorShowsAndChangesTheBlockItsKernelLaunchesWith) {
+  start("gray");
+  app_->edit_kernel();
+  steps(2);
+  editor::KernelEditor& ed = app_->kernel_editor();
+  ASSERT_TRUE(ed.is_open());
+  ed.compile();
+  ASSERT_TRUE(frames_until([&] {
+    return !ed.busy() && app_->shown_launch().ok() && app_->shown_launch().kernel.rfind("custom", 0) == 0;
+  })) << app_->summary();
+  steps(2);
+  const LaunchRecord first = app_->shown_launch();
+  const Dim3 other = first.config.block == Dim3{64, 1, 1} ? Dim3{128, 1, 1} : Dim3{64, 1, 1};
+  ed.set_launch_block(other);
+  ASSERT_TRUE(frames_until([&] {
+    return app_->shown_launch().ok() && app_->shown_launch().config.block == other && !app_->launch_in_flight();
+  })) << app_->summary();
+  steps(2);
+  const LaunchRecord second = app_->shown_launch();
+  EXPECT_EQ(second.kernel, first.kernel) << "the same kernel, relaunched";
+  EXPECT_NE(second.config.grid.x, first.config.grid.x);
+  shot("item12_editor_launch_shape");
+}
+
 }  // namespace
