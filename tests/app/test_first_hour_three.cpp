@@ -197,6 +197,69 @@ TEST_F(FirstHourThree, ADragPansTheMatmulView) {
   EXPECT_FALSE(v.pinned.has_value()) << "a drag is not a click";
 }
 
+// Item 8: the pinned card covered the note above B ("lane N's A 16x16 and B 16x8 tiles...") and
+// was cut mid-sentence with no scrollbar. The card starts below the note, and scrolls visibly.
+TEST_F(FirstHourThree, ThePinnedCardKeepsClearOfTheNoteAndScrollsVisibly) {
+  start_t1("512x512x512");
+  ASSERT_TRUE(frames_until([&] { return ran(); })) << app_->summary();
+  auto* view = dynamic_cast<MatmulView*>(app_->current_view());
+  ASSERT_NE(view, nullptr);
+  view->view_state().pinned = PixelPos{300, 200};  // what a click on C[200][300] pins
+  steps(3);
+  ASSERT_TRUE(view->fed_note().has_value()) << "no note beside B for the pinned element";
+  ImGuiWindow* card = child_window("matmul_inspector");
+  ASSERT_NE(card, nullptr) << "no pinned card at this size";
+  const auto [n0, n1] = *view->fed_note();
+  const ImVec2 c0 = card->Pos, c1{card->Pos.x + card->Size.x, card->Pos.y + card->Size.y};
+  const bool overlap = n0.x < c1.x && n1.x > c0.x && n0.y < c1.y && n1.y > c0.y;
+  EXPECT_FALSE(overlap) << "note " << n0.x << "," << n0.y << " .. " << n1.x << "," << n1.y << "; card " << c0.x << ","
+                        << c0.y << " .. " << c1.x << "," << c1.y;
+  shot("item8_pinned_card");
+  if (card->ContentSize.y > card->InnerRect.GetHeight() + 1) {
+    EXPECT_TRUE(card->ScrollbarY) << "the card's text is cut with no scrollbar to say so";
+  }
+}
+
+// Item 9: the marks on A and B showed which cells a lane feeds, not which register holds each.
+// Hovering a marked cell names the lane, the register and the element, checked here against the
+// PTX ISA's m16n8k16 .bf16 fragment tables (groupID = lane / 4, threadID_in_group = lane % 4).
+TEST_F(FirstHourThree, AMarkedOperandCellNamesItsLaneAndRegister) {
+  start_t1("32x32x32");
+  ScreenText screen;
+  ASSERT_TRUE(frames_until([&] { return ran(); })) << app_->summary();
+  auto* view = dynamic_cast<MatmulView*>(app_->current_view());
+  ASSERT_NE(view, nullptr);
+  view->view_state().pinned = PixelPos{13, 21};  // C[21][13]
+  steps(3);
+  const std::vector<MatmulView::FedMark> marks = view->fed_marks();
+  ASSERT_EQ(marks.size(), 12u) << "8 A and 4 B cells";
+  ImGuiIO& io = ImGui::GetIO();
+  for (const MatmulView::FedMark& k : marks) {
+    io.MousePos = ImVec2((k.p0.x + k.p1.x) / 2, (k.p0.y + k.p1.y) / 2);
+    steps(2);
+    const long long g = k.lane / 4, t = k.lane % 4;
+    int element = 0;
+    if (k.a_side) {  // a_i: row g (+8 for i = 2,3,6,7), col 2t + (i & 1) (+8 for i >= 4)
+      const long long r = k.row % 16, c = k.col % 16;
+      EXPECT_EQ(r % 8, g) << "A[" << k.row << "][" << k.col << "] is not lane " << k.lane << "'s";
+      EXPECT_EQ(c % 8 / 2, t);
+      element = 4 * (c >= 8) + 2 * (r >= 8) + static_cast<int>(c % 2);
+    } else {  // b_i: row (k) 2t + (i & 1) (+8 for i >= 2), col (n) g
+      const long long r = k.row % 16, c = k.col % 8;
+      EXPECT_EQ(c, g) << "B[" << k.row << "][" << k.col << "] is not lane " << k.lane << "'s";
+      EXPECT_EQ(r % 8 / 2, t);
+      element = 2 * (r >= 8) + static_cast<int>(r % 2);
+    }
+    const std::string want = std::string(k.a_side ? "A" : "B") + "[" + std::to_string(k.row) + "][" +
+                             std::to_string(k.col) + "]: lane " + std::to_string(k.lane) + ", register " +
+                             (k.a_side ? "a" : "b") + std::to_string(element / 2) + ", " +
+                             (element % 2 ? "high" : "low") + " half";
+    EXPECT_TRUE(screen.shows(want)) << "hovering the mark shows no '" << want << "':\n" << screen.last();
+    if (&k == &marks.front()) shot("item9_hover_a");
+    if (!k.a_side && &k == &marks.back()) shot("item9_hover_b");
+  }
+}
+
 // Item 12: the learner's kernel ran at 16 x 16 while the controls showed 32 x 8 for the built-in
 // one, and the editor never said which. Its toolbar shows the block and the grid the kernel
 // launches with (the grid as the launch shown really had it: the screenshot, the editor being a
