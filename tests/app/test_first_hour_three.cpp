@@ -288,4 +288,42 @@ TEST_F(FirstHourThree, TheEditorShowsAndChangesTheBlockItsKernelLaunchesWith) {
   shot("item12_editor_launch_shape");
 }
 
+// Item 6: the exported sweep chart's caption was cut after "... | time |": the device and the
+// SIMULATED label never reached the PNG. At the smallest window the caption is wider than the
+// chart: it wraps onto more lines, all inside the exported image.
+TEST_F(FirstHourThree, TheExportedSweepChartCarriesItsWholeCaption) {
+  start("gray", kMinWindowWidth, kMinWindowHeight);
+  ASSERT_TRUE(app_->select("gray_2d", KernelConfig{Dim3{32, 8, 1}}).ok());
+  steps(2);
+  app_->state().sweep.all_blocks = false;
+  app_->state().sweep.ladder = false;
+  app_->state().sweep.block_list = "32x8,16x16";
+  ASSERT_TRUE(app_->start_sweep().ok());
+  ASSERT_TRUE(frames_until([&] { return !app_->sweeping(); })) << "the sweep did not finish";
+  steps(3);
+  ASSERT_NE(app_->sweep_result(), nullptr);
+  const fs::path png = dir_ / "chart.png";
+  const Status exported = app_->export_to(ExportWhat::HeatmapPng, png);
+  ASSERT_TRUE(exported.ok()) << exported.describe();
+  auto img = load_image_file(png, LoadLimits{});
+  ASSERT_TRUE(img.ok()) << img.status().describe();
+  const std::string caption = sweep_chart_caption(*app_->sweep_result(), "gray_2d", HeatmapMetric::Time);
+  ASSERT_NE(caption.find("SIMULATED"), std::string::npos) << caption;
+  const float em = ImGui::GetFontSize();
+  ASSERT_GT(ImGui::CalcTextSize(caption.c_str()).x, img->width) << "the test needs a caption wider than the chart";
+  // The caption's own colour (the simulated one) in the PNG: rows of text, spanning more than one line.
+  int top = -1, bottom = -1;
+  for (int y = 0; y < img->height; ++y)
+    for (int x = 0; x < img->width; ++x) {
+      const std::uint8_t* p = &img->rgba[(static_cast<std::size_t>(y) * img->width + x) * 4];
+      if (p[0] == 255 && p[1] == 200 && p[2] == 90) {
+        if (top < 0) top = y;
+        bottom = y;
+      }
+    }
+  ASSERT_GE(top, 0) << "no caption in the PNG";
+  EXPECT_GT(bottom - top, 1.5f * em) << "the caption is one cut line (" << caption << ")";
+  if (const char* d = std::getenv("BS_SHOTS_DIR"); d && *d) fs::copy_file(png, fs::path(d) / "item6_chart.png", fs::copy_options::overwrite_existing);
+}
+
 }  // namespace
