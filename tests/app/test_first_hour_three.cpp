@@ -288,6 +288,41 @@ TEST_F(FirstHourThree, TheEditorShowsAndChangesTheBlockItsKernelLaunchesWith) {
   shot("item12_editor_launch_shape");
 }
 
+// Item 13: ctrl+Return sent within a few milliseconds inserted a newline instead of compiling.
+// Ctrl pressed in one frame and let go right after Enter in the next; and a Ctrl+Enter whose
+// modifier came only with the key (a synthetic event). Both compile, the code unchanged.
+TEST_F(FirstHourThree, CtrlEnterTypedQuicklyCompilesInTheEditor) {
+  start("gray");
+  app_->edit_kernel();
+  steps(3);
+  editor::KernelEditor& ed = app_->kernel_editor();
+  ASSERT_TRUE(ed.has_keyboard()) << "the editor takes the keyboard when it opens";
+  ASSERT_NE(ed.active_code(), nullptr);
+  const std::string code = ed.active_code()->text;
+  using Event = UserWindow::Event;
+  for (const bool with_ctrl_events : {true, false}) {
+    SCOPED_TRACE(with_ctrl_events ? "Ctrl's own events" : "the modifier on the key alone");
+    ASSERT_TRUE(frames_until([&] { return !ed.busy(); }));
+    if (with_ctrl_events) {
+      window_->events.push_back({Event::Kind::Key, GLFW_KEY_LEFT_CONTROL, Event::Press, 0, 0, 0});
+      steps(1);
+      window_->events.push_back({Event::Kind::Key, GLFW_KEY_ENTER, Event::Press, GLFW_MOD_CONTROL, 0, 0});
+      window_->events.push_back({Event::Kind::Key, GLFW_KEY_LEFT_CONTROL, Event::Release, GLFW_MOD_CONTROL, 0, 0});
+      window_->events.push_back({Event::Kind::Key, GLFW_KEY_ENTER, Event::Release, 0, 0, 0});
+    } else {
+      window_->key(GLFW_KEY_ENTER, GLFW_MOD_CONTROL);
+    }
+    bool compiling = false;
+    for (int i = 0; i < 10 && !compiling; ++i) {
+      steps(1);
+      compiling = ed.busy();
+    }
+    EXPECT_TRUE(compiling) << "Ctrl+Enter did not compile";
+    EXPECT_EQ(ed.active_code()->text, code) << "Ctrl+Enter typed a newline";
+  }
+  ASSERT_TRUE(frames_until([&] { return !ed.busy(); }));
+}
+
 // Item 6: the exported sweep chart's caption was cut after "... | time |": the device and the
 // SIMULATED label never reached the PNG. At the smallest window the caption is wider than the
 // chart: it wraps onto more lines, all inside the exported image.
