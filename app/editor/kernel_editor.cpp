@@ -369,6 +369,10 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
   t->diagnostics = r.compile.diagnostics;
   t->compiled_info = describe_build(r);
   t->status = r.summary(file);
+  // What the compile said (and the run, verified) is the news: the lower pane shows Results, not
+  // the PTX or SASS it was left on.
+  t->lower = Lower::Results;
+  t->select_lower = true;
   const bool first_of_file = t->from_kernel_file;
   t->from_kernel_file = false;
   // Compiled, and its launch finished (or there was no data to launch it on): it can join.

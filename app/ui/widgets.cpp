@@ -5,12 +5,17 @@
 #include <cstdio>
 
 #include "mapping/memory_access.hpp"
+#include "ui/layout.hpp"
 
 namespace bs::ui {
 
 void help_marker(const char* text) {
-  ImGui::SameLine();
+  // Whole, never wrapped into "(?" and ")" on two lines: beside the item where it fits, else at
+  // the start of the next line.
+  same_line_if_fits(ImGui::CalcTextSize("(?)").x);
+  ImGui::PushTextWrapPos(-1.0f);
   ImGui::TextDisabled("(?)");
+  ImGui::PopTextWrapPos();
   item_tooltip(text);
 }
 
