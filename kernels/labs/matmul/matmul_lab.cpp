@@ -18,6 +18,7 @@
 #include "labs/matmul/matmul_engine.hpp"
 #include "labs/matmul/matmul_owner.hpp"
 #include "mapping/thread_map.hpp"
+#include "simulator/cancellable.hpp"
 
 namespace bs::matmul {
 namespace {
@@ -345,6 +346,8 @@ LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
   const bool library = anchor != nullptr;
   std::optional<std::pair<MatmulKernel, MatmulConfig>> what;
   if (!library) what = resolve(kernel, config);
+  // A simulated launch stops between blocks once the run is cancelled (its traced one too).
+  const sim::CancelScope<MatmulEngine> cancellable(engine_.get(), options.cancel);
   Status timed = lab::measure(
       options.timing, rec.timing,
       [&]() -> Result<double> {
