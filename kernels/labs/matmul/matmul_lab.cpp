@@ -271,7 +271,7 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
   if (info && info->precision != precision_) {
     rec.status = Status::failure(info->id + " multiplies " + (info->precision == Precision::Bf16 ? "BF16" : "FP32") +
                                      " matrices; the problem is " + to_string(precision_),
-                                 std::string("pick a kernel of the ") + to_string(precision_) + " list, or set precision to " +
+                                 std::string("pick a kernel of the ") + to_string(precision_) + " list, or set precision=" +
                                      to_string(info->precision) + " to run it",
                                  "MatmulLab::plan");
     return rec;
