@@ -395,9 +395,7 @@ void KernelEditor::start_compile(Tab& t, const LabContext& ctx, app::MessageLog&
   r.time_limit_s = time_limit_s_;
   r.grid = grid_rule(t);
   r.fixed_blocks_per_sm = t.grid_mode == 1 ? static_cast<unsigned>(std::max(1, t.per_sm)) : 0;
-  if (!t.installed_id.empty() && ctx.kernel == t.installed_id) r.block = ctx.config.block;  // as the user set it
-  else if (t.block) r.block = *t.block;
-  else if (const auto* tp = user->spec().find_template(t.template_id)) r.block = tp->block;
+  if (const auto block = launch_block(t, ctx)) r.block = *block;
   // The lab's data, packed on this thread for the form the source's kernel takes (the worker
   // must not touch the lab). No form: the compile says why.
   if (const lab::UserForm* form = user->form_of(t.code.text)) {
@@ -454,6 +452,10 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
   t->diagnostics = r.compile.diagnostics;
   t->compiled_info = describe_build(r);
   t->status = r.summary(file);
+  // What the compile said (and the run, verified) is the news: the lower pane shows Results, not
+  // the PTX or SASS it was left on.
+  t->lower = Lower::Results;
+  t->select_lower = true;
   const bool first_of_file = t->from_kernel_file;
   t->from_kernel_file = false;
   // Compiled, and its launch finished (or there was no data to launch it on): it can join.
@@ -572,6 +574,7 @@ void KernelEditor::draw_toolbar(Tab& t, const LabContext& ctx, app::MessageLog& 
       requests.relaunch = true;
     }
   }
+  draw_launch_shape(t, ctx, requests);
   ImGui::SameLine(0, em);
   float limit = static_cast<float>(time_limit_s_);
   ImGui::SetNextItemWidth(em * 7);
@@ -581,6 +584,73 @@ void KernelEditor::draw_toolbar(Tab& t, const LabContext& ctx, app::MessageLog& 
   }
   ui::item_tooltip("A launch of your kernel running longer than this is stopped (its process is killed) and "
                    "reported; blockscope and its data are unaffected.");
+}
+
+void KernelEditor::set_launch_block(Dim3 block) {
+  if (Tab* t = active()) {
+    t->block = block;
+    t->block_changed = true;
+  }
+}
+
+std::optional<Dim3> KernelEditor::launch_block(const Tab& t, const LabContext& ctx) const {
+  if (!t.installed_id.empty() && ctx.kernel == t.installed_id) return ctx.config.block;  // as the user set it
+  if (t.block) return t.block;
+  if (custom::UserKernelLab* user = user_lab(ctx))
+    if (const auto* tp = user->spec().find_template(t.template_id)) return tp->block;
+  return std::nullopt;
+}
+
+// The block and grid the next launch of this tab's kernel uses, the block editable: a kernel
+// that ran at 16 x 16 while the controls showed 32 x 8 for the built-in one read as a mystery
+// until the learner knew which block it had (an out-of-bounds thread (0, 15, 0), say).
+void KernelEditor::draw_launch_shape(Tab& t, const LabContext& ctx, EditorRequests& requests) {
+  const float em = ImGui::GetFontSize();
+  const std::optional<Dim3> block = launch_block(t, ctx);
+  ImGui::TextUnformatted("blockDim");
+  ImGui::SameLine();
+  if (!t.block_editing) {
+    const Dim3 b = block.value_or(Dim3{256, 1, 1});
+    t.block_field[0] = static_cast<int>(b.x), t.block_field[1] = static_cast<int>(b.y), t.block_field[2] = static_cast<int>(b.z);
+  }
+  ImGui::SetNextItemWidth(em * 9);
+  const bool enter = ImGui::InputInt3("##launch_block", t.block_field, ImGuiInputTextFlags_EnterReturnsTrue);
+  t.block_editing = ImGui::IsItemActive();
+  const bool apply = enter || ImGui::IsItemDeactivatedAfterEdit();
+  ui::item_tooltip("The block your kernel launches with (x, y, z): the one selected in the lab for a kernel that "
+                   "ran, else the template's. Change it here (Enter): it relaunches, or the next compile uses it. "
+                   "Shapes CUDA refuses are refused before launch with the reason.");
+  if (apply) {
+    t.block = Dim3{static_cast<unsigned>(std::max(1, t.block_field[0])), static_cast<unsigned>(std::max(1, t.block_field[1])),
+                   static_cast<unsigned>(std::max(1, t.block_field[2]))};
+    t.block_changed = true;
+    t.block_editing = false;
+  }
+  // A new block: the kernel that ran relaunches with it; one not compiled yet takes it at its
+  // next compile.
+  if (t.block_changed && t.block) {
+    t.block_changed = false;
+    if (!t.installed_id.empty() && ctx.kernel == t.installed_id) {
+      EditorRequests::Select sel;
+      sel.lab = t.lab;
+      sel.kernel = t.installed_id;
+      sel.config = ctx.config;
+      sel.config.block = *t.block;
+      requests.select = sel;
+    }
+  }
+  ImGui::SameLine(0, em);
+  const bool selected = !t.installed_id.empty() && ctx.kernel == t.installed_id;
+  if (selected && ctx.shown_grid)
+    ImGui::Text("gridDim = (%u, %u, %u)", ctx.shown_grid->x, ctx.shown_grid->y, ctx.shown_grid->z);
+  else if (t.grid_mode == 1)
+    ImGui::TextColored(ui::kDimColour, "gridDim: %d blocks per SM", t.per_sm);
+  else if (t.grid_mode == 2)
+    ImGui::Text("gridDim = (%d, %d, 1)", t.fixed_grid[0], t.fixed_grid[1]);
+  else
+    ImGui::TextColored(ui::kDimColour, "gridDim: the form's rule, from the data");
+  ui::item_tooltip(selected ? "The grid of the launch shown (as it really launched)."
+                            : "Known once the kernel compiles and runs: the grid rule above applied to the lab's data.");
 }
 
 void KernelEditor::draw_results(Tab& t, const LabContext& ctx) {
@@ -710,7 +780,7 @@ void KernelEditor::draw_listing_level(Tab& t, bool sass) {
 void KernelEditor::draw_lower(Tab& t, const LabContext& ctx) {
   if (t.listing_request)
     if (auto l = listings_.get(*t.listing_request)) t.listing = std::move(l);
-  if (!ImGui::BeginTabBar("lower_pane")) return;
+  if (!ImGui::BeginTabBar("lower_pane", ImGuiTabBarFlags_FittingPolicyScroll)) return;
   const Lower tabs[] = {Lower::Results, Lower::Ptx, Lower::Sass};
   const char* names[] = {"Results", "PTX", "SASS"};
   for (int i = 0; i < 3; ++i) {

@@ -59,6 +59,7 @@ struct LabContext {
   lab::Lab* lab = nullptr;      // the lab as the shell runs it (null: the lab could not open)
   std::string kernel;           // the selection in it
   KernelConfig config;
+  std::optional<Dim3> shown_grid;  // the grid of the launch shown, when it is the selection's
 };
 using LabLookup = std::function<LabContext(const std::string& lab_id)>;
 
@@ -107,6 +108,10 @@ class KernelEditor {
                           std::optional<Dim3> block = std::nullopt, const std::string& kernel = {});
   // The action behind the Compile button, Ctrl+Enter and F5: compiles the active tab.
   void compile();
+  // What the toolbar's blockDim field does with a block typed into it (tests type through this):
+  // the active tab's kernel relaunches with it if it is the one selected, else its next compile
+  // uses it.
+  void set_launch_block(Dim3 block);
   // Saves the active tab (to its file; a new one opens Save as).
   void save(app::MessageLog& log);
 
@@ -171,6 +176,9 @@ class KernelEditor {
     bool imported = false;             // from a notebook or .py (its title names the file)
     std::vector<std::string> import_notes;  // what was left out of it, and why
     std::optional<Dim3> block;         // the block its next compile runs with (else the form's)
+    int block_field[3] = {0, 0, 0};    // the toolbar's block field while it has the keyboard
+    bool block_editing = false;
+    bool block_changed = false;        // the toolbar's block changed: relaunch with it
     // The lower pane: its tab, and the listing of the last source that compiled.
     Lower lower = Lower::Results;
     bool select_lower = false;         // bring `lower` to the front on the next draw
@@ -193,6 +201,10 @@ class KernelEditor {
   void start_compile(Tab& t, const LabContext& ctx, app::MessageLog& log);
   void apply(const CompileDone& done, const LabLookup& labs, app::MessageLog& log, EditorRequests& requests);
   custom::GridRule grid_rule(const Tab& t) const;
+  // The block the tab's kernel launches with: the selection's when its installed kernel is the
+  // one selected (as the user set it), else the command line's, else its template's.
+  std::optional<Dim3> launch_block(const Tab& t, const LabContext& ctx) const;
+  void draw_launch_shape(Tab& t, const LabContext& ctx, EditorRequests& requests);
   void draw_toolbar(Tab& t, const LabContext& ctx, app::MessageLog& log, EditorRequests& requests);
   void draw_results(Tab& t, const LabContext& ctx);
   void draw_lower(Tab& t, const LabContext& ctx);

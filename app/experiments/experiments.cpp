@@ -256,7 +256,7 @@ std::optional<LoadRequest> Experiments::draw_centre(const ExperimentsHost& host,
   std::optional<LoadRequest> load;
   chart_visible_ = false;
   LabSweep& ls = of(host.lab_id);
-  if (!ImGui::BeginTabBar("centre_tabs")) return load;
+  if (!ImGui::BeginTabBar("centre_tabs", ImGuiTabBarFlags_FittingPolicyScroll)) return load;  // arrows, never clipped labels
   if (ImGui::BeginTabItem("Data")) {
     draw_data();
     ImGui::EndTabItem();

@@ -140,10 +140,15 @@ void draw_point_details(const LaunchRecord& r, const PointFacts& f, ThroughputUn
 
 namespace {
 
-void draw_caption(ImDrawList* dl, ImVec2 at, float width, const std::string& caption, bool simulated) {
-  ImGui::PushClipRect(at, ImVec2(at.x + width, at.y + ImGui::GetFontSize() * 1.4f), true);
-  dl->AddText(at, simulated ? IM_COL32(255, 200, 90, 255) : IM_COL32(200, 210, 225, 255), caption.c_str());
-  ImGui::PopClipRect();
+// The caption wrapped to `width`, whole (its end names the device and says SIMULATED: a cut
+// caption lost both from the exported PNG). Returns the height it takes, chart gap included.
+float draw_caption(ImDrawList* dl, ImVec2 at, float width, const std::string& caption, bool simulated) {
+  const float em = ImGui::GetFontSize();
+  const float wrap = std::max(em * 8, width);
+  dl->AddText(ImGui::GetFont(), em, at, simulated ? IM_COL32(255, 200, 90, 255) : IM_COL32(200, 210, 225, 255),
+              caption.c_str(), nullptr, wrap);
+  const ImVec2 ts = ImGui::CalcTextSize(caption.c_str(), nullptr, false, wrap);
+  return std::max(em * 1.4f, ts.y + em * 0.4f);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -157,9 +162,9 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
   const float em = ImGui::GetFontSize();
   const ImVec2 origin0 = ImGui::GetCursorScreenPos();
   const float avail_w = ImGui::GetContentRegionAvail().x;
-  draw_caption(dl, origin0, avail_w, sweep_chart_caption(r, g.kernel, metric), r.simulated());
-  const ImVec2 origin(origin0.x, origin0.y + em * 1.4f);  // the chart under its caption
-  height -= em * 1.4f;
+  const float caption_h = draw_caption(dl, origin0, avail_w, sweep_chart_caption(r, g.kernel, metric), r.simulated());
+  const ImVec2 origin(origin0.x, origin0.y + caption_h);  // the chart under its caption
+  height -= caption_h;
   const float left = em * 6.0f, top = em * 2.6f, bottom = em * 1.0f, right = em * 5.5f;
   const std::size_t nx = g.xs.size(), ny = g.ys.size();
   if (nx == 0 || ny == 0) return;
@@ -273,12 +278,14 @@ void draw_bars(const SweepViewInput& in, const BarChart& chart, const std::strin
   const lab::SweepResult& r = *in.result;
   const float em = ImGui::GetFontSize();
   const float row_h = em * 1.45f;
-  const float h = std::min(height, row_h * chart.bars.size() + em * 2.4f);
+  const std::string caption = sweep_chart_caption(r, kernel, metric);
+  const float caption_extra =
+      ImGui::CalcTextSize(caption.c_str(), nullptr, false, std::max(em * 8, ImGui::GetContentRegionAvail().x)).y - em;
+  const float h = std::min(height, row_h * chart.bars.size() + em * 2.4f + std::max(0.0f, caption_extra));
   ImGui::BeginChild("bars", ImVec2(0, h), false);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float w = ImGui::GetContentRegionAvail().x;
-  draw_caption(dl, ImGui::GetCursorScreenPos(), w, sweep_chart_caption(r, kernel, metric), r.simulated());
-  ImGui::Dummy(ImVec2(w, em * 1.4f));
+  ImGui::Dummy(ImVec2(w, draw_caption(dl, ImGui::GetCursorScreenPos(), w, caption, r.simulated())));
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float label_w = std::min(em * 19, w * 0.42f), value_w = em * 5.5f;
   const float x0 = origin.x + label_w + em * 0.5f, x1 = origin.x + w - value_w;

@@ -273,6 +273,7 @@ Result<std::unique_ptr<Window>> make_glfw_window(int width, int height, const st
     return status;
   }
   glfwMakeContextCurrent(window);
+  glfwSetWindowSizeLimits(window, kMinWindowWidth, kMinWindowHeight, GLFW_DONT_CARE, GLFW_DONT_CARE);
   // Owns the window, glfwTerminate and the error reporter from here.
   auto result = std::make_unique<GlfwWindow>(window, std::move(x11_errors));
 

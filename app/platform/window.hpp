@@ -30,6 +30,11 @@ struct GLFWwindow;
 
 namespace bs {
 
+// The smallest window blockscope is laid out for (the GLFW window refuses to shrink below it):
+// every control still fits its panel there, wrapping where a row would not.
+inline constexpr int kMinWindowWidth = 800;
+inline constexpr int kMinWindowHeight = 600;
+
 class Window {
  public:
   virtual ~Window() = default;

@@ -282,10 +282,17 @@ std::vector<Window::KeyPress> App::feed_input() {
       case Kind::Key:
         // As ImGui's GLFW backend does with a key event (imgui_impl_glfw.cpp, 1.86).
         if (e.code >= 0 && e.code < IM_ARRAYSIZE(io.KeysDown)) io.KeysDown[e.code] = e.action != Window::InputEvent::Release;
-        io.KeyCtrl = io.KeysDown[GLFW_KEY_LEFT_CONTROL] || io.KeysDown[GLFW_KEY_RIGHT_CONTROL];
-        io.KeyShift = io.KeysDown[GLFW_KEY_LEFT_SHIFT] || io.KeysDown[GLFW_KEY_RIGHT_SHIFT];
-        io.KeyAlt = io.KeysDown[GLFW_KEY_LEFT_ALT] || io.KeysDown[GLFW_KEY_RIGHT_ALT];
-        io.KeySuper = io.KeysDown[GLFW_KEY_LEFT_SUPER] || io.KeysDown[GLFW_KEY_RIGHT_SUPER];
+        {
+          // The modifiers a key carries are the truth of its moment: they count with the keys
+          // held, so Ctrl+Enter is Ctrl+Enter even where no event said Ctrl went down (a
+          // modifier's own event carries the state before it, so it counts by the keys alone).
+          const bool modifier = e.code >= GLFW_KEY_LEFT_SHIFT && e.code <= GLFW_KEY_RIGHT_SUPER;
+          const int held = modifier ? 0 : e.mods;
+          io.KeyCtrl = io.KeysDown[GLFW_KEY_LEFT_CONTROL] || io.KeysDown[GLFW_KEY_RIGHT_CONTROL] || (held & GLFW_MOD_CONTROL);
+          io.KeyShift = io.KeysDown[GLFW_KEY_LEFT_SHIFT] || io.KeysDown[GLFW_KEY_RIGHT_SHIFT] || (held & GLFW_MOD_SHIFT);
+          io.KeyAlt = io.KeysDown[GLFW_KEY_LEFT_ALT] || io.KeysDown[GLFW_KEY_RIGHT_ALT] || (held & GLFW_MOD_ALT);
+          io.KeySuper = io.KeysDown[GLFW_KEY_LEFT_SUPER] || io.KeysDown[GLFW_KEY_RIGHT_SUPER] || (held & GLFW_MOD_SUPER);
+        }
         if (e.action == Window::InputEvent::Press) presses.push_back({e.code, e.mods});
         break;
       case Kind::Char: io.AddInputCharacter(static_cast<unsigned>(e.code)); break;

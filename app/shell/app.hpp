@@ -110,6 +110,10 @@ class App {
   // and configuration, install an image as a finished drop does, ask for a relaunch.
   Status open_lab(const std::string& id) { return host_.open_lab(id); }
   Status select(const std::string& kernel, const KernelConfig& config) { return host_.select(kernel, config); }
+  // One of the open lab's problem settings, as its combo in the controls changes it.
+  void change_setting(const std::string& key, const std::string& value) {
+    host_.change_setting(host_.current(), key, value);
+  }
   Status install_image_for_test(Rgba8Image image) { return host_.install_image(std::move(image)); }
   void request_relaunch() { host_.current().launch.dirty = true; }
   LabView* current_view() { return host_.current().view.get(); }

@@ -26,6 +26,8 @@ editor::LabContext EditorBridge::lab_context(const std::string& id) {
   c.lab = &s->view->lab();
   c.kernel = s->kernel;
   c.config = s->config;
+  const LaunchRecord& shown = s->launch.shown;
+  if (shown.ok() && shown.kernel == s->kernel && shown.config.block == s->config.block) c.shown_grid = shown.config.grid;
   return c;
 }
 

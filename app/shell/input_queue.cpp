@@ -43,6 +43,10 @@ std::vector<InputQueue::Event> InputQueue::next_frame() {
       if (seen(keys_changed, e.code)) break;  // its second change: the next frame
       const bool acts = e.action == Event::Press && !is_modifier(e.code);
       if (acts && typed) break;  // after the characters typed before it
+      // A modifier that changes after a key press in the frame waits for the next one: ImGui
+      // reads the modifiers once a frame, so Ctrl let go just after Enter (Ctrl pressed a frame
+      // earlier) made that Enter a plain one, a newline instead of a compile.
+      if (acted && is_modifier(e.code)) break;
       keys_changed.push_back(e.code);
       acted = acted || acts;
       hold_chars_ = hold_chars_ || acts;

@@ -6,6 +6,8 @@
 //   - no key that ImGui reads as a key (Tab, Enter, Backspace, arrows, Home, End, Escape, the
 //     modifiers, any key with Ctrl, Alt or Super) and no mouse button changes twice: each frame
 //     sees each press and each release;
+//   - no modifier changes after such a key's press: the frame sees the modifiers as they were
+//     when the key went down (Ctrl+Enter stays Ctrl+Enter however quickly Ctrl is let go);
 //   - typed characters and those keys' presses do not mix: a field takes "8" before it sees the
 //     Enter that follows it, and a Tab before the characters meant for the next field;
 //   - the frame after such a key press or a click takes no characters: the field the keyboard

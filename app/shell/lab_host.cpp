@@ -168,12 +168,51 @@ void LabHost::choose(LabSlot& s, const std::string& kernel, const KernelConfig& 
   s.launch.dirty = true;
 }
 
+namespace {
+
+bool is_rung(const lab::KernelInfo& k) { return k.group == KernelGroup::Lecture || k.group == KernelGroup::Ladder; }
+
+// Where `kernel` stands on the lab's ladder (0 for the first rung); 0 for a kernel off the ladder.
+std::size_t rung_number(const lab::Lab& lab, const std::string& kernel) {
+  std::size_t n = 0;
+  for (const lab::KernelInfo& k : lab.kernels()) {
+    if (!is_rung(k)) continue;
+    if (k.id == kernel) return n;
+    ++n;
+  }
+  return 0;
+}
+
+// The kernel of the lab's list nearest to rung `rung` of another list: the rung of the same
+// number where this backend can run it, else the first rung it can run, else the first kernel.
+const lab::KernelInfo* nearest_rung(const lab::Lab& lab, std::size_t rung) {
+  const lab::KernelInfo* first_runnable = nullptr;
+  std::size_t n = 0;
+  for (const lab::KernelInfo& k : lab.kernels()) {
+    if (!is_rung(k)) continue;
+    if (n++ == rung && k.unavailable.empty()) return &k;
+    if (!first_runnable && k.unavailable.empty()) first_runnable = &k;
+  }
+  if (first_runnable) return first_runnable;
+  return lab.kernels().empty() ? nullptr : &lab.kernels().front();
+}
+
+}  // namespace
+
 void LabHost::change_setting(LabSlot& s, const std::string& key, const std::string& value) {
+  const std::size_t rung = rung_number(s.view->lab(), s.kernel);
   if (Status st = s.view->lab().set_setting(key, value); !st) {
     messages_.error(st);
     return;
   }
   state_.lab_settings[s.id()][key] = value;
+  // A setting that swaps the kernel list (the matmul lab's precision) takes the selection to the
+  // nearest kernel of the new list, never leaves one the lab would refuse.
+  if (!s.view->lab().find_kernel(s.kernel))
+    if (const lab::KernelInfo* k = nearest_rung(s.view->lab(), rung)) {
+      s.kernel = k->id;
+      s.config = s.view->lab().default_config(*k);
+    }
   problem_changed(s);
 }
 

@@ -198,7 +198,7 @@ void LaunchScheduler::keep_record(LabSlot& s, LaunchRecord rec, double pipeline_
   st.shown.schedule_simulated = schedule_simulated;
 }
 
-void LaunchScheduler::cancel(LabSlot& s, ViewContext& ctx) {
+void LaunchScheduler::cancel(LabSlot& s, ViewContext& ctx, bool keep_continuous) {
   LaunchState& st = s.launch;
   if (!st.in_flight) return;
   const double ran_s = async_.running_ms() / 1000;
@@ -210,7 +210,9 @@ void LaunchScheduler::cancel(LabSlot& s, ViewContext& ctx) {
                                "Run once (Ctrl+R) runs it again", "cancel", "cancelled");
   rec.refused = false;
   st.last = std::move(rec);
-  st.dirty = false;
+  // Continuous runs of fast launches start the next one at once; a slow one stays stopped (as
+  // if continuous runs had paused for it), so Escape still stops a simulation one waits for.
+  st.dirty = keep_continuous && st.continuous && !st.paused_slow && ran_s * 1000 < kSlowLaunchMs;
   ++records_kept_;
   ++news_kept_;
   ctx.messages.info("Cancelled the simulation of " + s.kernel + " after " + buf + " s");

@@ -110,8 +110,9 @@ class LaunchScheduler {
 
   // The user stopped the launch of `s` running on the worker: it is cancelled, the views keep the
   // last launch that ran, the latest attempt says it was cancelled (and continuous runs wait
-  // for the user to run it again).
-  void cancel(LabSlot& s, ViewContext& ctx);
+  // for the user to run it again). `keep_continuous` (Escape, which may be pressed with nothing
+  // else to close): continuous runs go on as they were, unless the launch stopped was a slow one.
+  void cancel(LabSlot& s, ViewContext& ctx, bool keep_continuous = false);
   // A sweep starts: the worker's launch, if any, stops (the sweep must not share the CPU with it).
   void stop_worker() { async_.cancel(); }
 

@@ -87,7 +87,7 @@ void ShellUi::handle_escape() {
   else if (host_.current().launch.in_flight) {
     // A slow simulation the user did not mean to wait for (the result card's Cancel).
     ViewContext ctx = host_.context();
-    launches_.cancel(host_.current(), ctx);
+    launches_.cancel(host_.current(), ctx, true);  // continuous runs go on as they were
   }
 }
 

@@ -54,8 +54,9 @@ void ShellUi::draw_status_bar(LabSlot& s) {
   } else if (last.kernel.empty()) {
     state = s.view->lab().problem().ready ? "ready" : "no data yet";
   } else if (!last.ok()) {
-    state = last.kernel + (last.refused ? " refused: " : " failed: ") + last.status.message;
-    colour = last.refused ? ui::kWarnColour : ui::kErrorColour;
+    const bool cancelled = last.status.code == "cancelled";  // the user stopped it: no failure
+    state = last.kernel + (cancelled ? " " : last.refused ? " refused: " : " failed: ") + last.status.message;
+    if (!cancelled) colour = last.refused ? ui::kWarnColour : ui::kErrorColour;
     tip = last.status.message + (last.status.hint.empty() ? "" : "\n\n" + last.status.hint);
   } else {
     state = last.kernel + ", " + last.config_label + ": " + ui::ms_text(last.timing.median_ms) + ", " +

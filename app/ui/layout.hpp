@@ -44,4 +44,11 @@ bool splitter(const char* id, float width, float height, float em, float* width_
 // `width`: the room for them (0: the rest of the line).
 int wrapping_tabs(const char* id, const std::vector<std::string>& labels, int current, float width = 0);
 
+// Before an item `width` wide that follows another in a row of choices (radio buttons): on the
+// same line where it fits in the window's content region, else at the start of the next, so the
+// row wraps instead of running past the panel's edge with nothing to say so.
+void same_line_if_fits(float width);
+// How wide ImGui::RadioButton(label) is.
+float radio_width(const char* label);
+
 }  // namespace bs::ui

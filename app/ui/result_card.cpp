@@ -38,10 +38,16 @@ bool draw_result_card(const ResultInput& in) {
   }
   if (last && !last->ok() && !last->kernel.empty()) {
     const bool cancelled = last->status.code == "cancelled";
-    ImGui::TextColored(cancelled ? kWarnColour : kErrorColour,
-                       cancelled ? "Cancelled: nothing to show" : last->refused ? "Refused before launch: nothing ran" : "Launch failed");
-    status_text(last->status);
-    if (in.shown && in.shown->ok())
+    if (cancelled) {
+      // The user stopped it: said in the normal colour, not as a failure.
+      ImGui::TextUnformatted("Cancelled: nothing new to show");
+      ImGui::TextUnformatted(last->status.message.c_str());
+      ImGui::TextColored(kDimColour, "%s", last->status.hint.c_str());
+    } else {
+      ImGui::TextColored(kErrorColour, last->refused ? "Refused before launch: nothing ran" : "Launch failed");
+      status_text(last->status);
+    }
+    if (in.shown && in.shown->ok() && !in.shown->kernel.empty())
       ImGui::TextColored(kDimColour, "The views show the last launch that ran: %s, %s.",
                          in.shown->kernel.c_str(), in.shown->config_label.c_str());
     ImGui::PopTextWrapPos();

@@ -5,12 +5,17 @@
 #include <cstdio>
 
 #include "mapping/memory_access.hpp"
+#include "ui/layout.hpp"
 
 namespace bs::ui {
 
 void help_marker(const char* text) {
-  ImGui::SameLine();
+  // Whole, never wrapped into "(?" and ")" on two lines: beside the item where it fits, else at
+  // the start of the next line.
+  same_line_if_fits(ImGui::CalcTextSize("(?)").x);
+  ImGui::PushTextWrapPos(-1.0f);
   ImGui::TextDisabled("(?)");
+  ImGui::PopTextWrapPos();
   item_tooltip(text);
 }
 
@@ -81,7 +86,9 @@ void status_text(const Status& s) {
   if (s.ok()) return;
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextColored(kErrorColour, "%s", s.message.c_str());
-  if (!s.call.empty() || !s.code.empty())
+  // The call beside a library's error name ("cudaMalloc: cudaErrorMemoryAllocation") is for the
+  // learner to look up; without one it is blockscope's own function, not the learner's business.
+  if (!s.code.empty())
     ImGui::TextColored(kDimColour, "%s%s%s", s.call.c_str(), s.call.empty() || s.code.empty() ? "" : ": ",
                        s.code.c_str());
   if (!s.hint.empty()) ImGui::TextColored(kWarnColour, "%s", s.hint.c_str());

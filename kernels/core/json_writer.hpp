@@ -29,8 +29,10 @@ class JsonWriter {
   JsonWriter& value(double d) {
     value_prefix();
     if (!std::isfinite(d)) { out_ += "null"; return *this; }
+    // Ten significant digits: 6 rounded a wave count of 24520.03 to 24520 (and any figure above
+    // a million lost its units); 17 would print measuring noise as digits.
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", d);
+    std::snprintf(buf, sizeof buf, "%.10g", d);
     out_ += buf;
     return *this;
   }

@@ -52,10 +52,17 @@ Extracted& extracted() {
 Toolkit find_toolkit() {
   Toolkit t;
   std::vector<fs::path> dirs;
+  // Each folder once (CUDA_HOME, the build's toolkit and the default are often the same one: a
+  // message listed /usr/local/cuda/bin three times).
+  auto add = [&](const fs::path& d) {
+    fs::path n = d.lexically_normal();
+    if (!n.has_filename()) n = n.parent_path();  // "/usr/local/cuda/bin/" is "/usr/local/cuda/bin"
+    if (std::find(dirs.begin(), dirs.end(), n) == dirs.end()) dirs.push_back(n);
+  };
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* v = std::getenv(var); v && *v) dirs.push_back(fs::path(v) / "bin");
-  if (std::string_view(BS_CUDA_BIN_DIR).size()) dirs.push_back(BS_CUDA_BIN_DIR);
-  dirs.push_back("/usr/local/cuda/bin");
+    if (const char* v = std::getenv(var); v && *v) add(fs::path(v) / "bin");
+  if (std::string_view(BS_CUDA_BIN_DIR).size()) add(BS_CUDA_BIN_DIR);
+  add("/usr/local/cuda/bin");
   for (const fs::path& d : dirs) t.searched += (t.searched.empty() ? "" : ", ") + d.string();
   t.searched += ", $PATH";
   auto find = [&](const char* name) {

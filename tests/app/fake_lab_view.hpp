@@ -54,16 +54,24 @@ class FakeLab final : public bs::test::LabWithoutMemoryModel {
       k.block_rank = 1;
       k.default_block = {128, 1, 1};
       kernels_.push_back(k);
+      // The other precision's list: the same rungs as "t_<id>", the second one beyond this
+      // backend (as the tensor-core ladder's T3 is beyond the simulator).
+      k.id = k.label = "t_" + id;
+      if (other_kernels_.size() == 1) k.unavailable = "needs a made-up GPU";
+      other_kernels_.push_back(k);
     }
   }
 
   std::string data = "data A";  // the problem's summary: install_image and settings change it
   std::string layout = "planar";
+  std::string precision = "fp32";  // bf16 swaps the kernel list for the "t_" one
 
   std::string_view id() const override { return "fake"; }
   std::string_view title() const override { return "Fake"; }
   const lab::Backend& backend() const override { return backend_; }
-  const std::vector<lab::KernelInfo>& kernels() const override { return kernels_; }
+  const std::vector<lab::KernelInfo>& kernels() const override {
+    return precision == "bf16" ? other_kernels_ : kernels_;
+  }
   lab::ProblemInfo problem() const override {
     lab::ProblemInfo p;
     p.throughput_unit = ThroughputUnit::GBPerS;
@@ -124,9 +132,14 @@ class FakeLab final : public bs::test::LabWithoutMemoryModel {
   std::string size_syntax() const override { return "none"; }
   std::vector<std::string> default_sizes() const override { return {}; }
   std::vector<lab::Setting> settings() const override {
-    return {lab::Setting{"layout", "layout", "the layout", {"planar", "rgba"}, layout}};
+    return {lab::Setting{"layout", "layout", "the layout", {"planar", "rgba"}, layout},
+            lab::Setting{"precision", "precision", "the kernel list", {"fp32", "bf16"}, precision}};
   }
   Status set_setting(std::string_view key, std::string_view value) override {
+    if (key == "precision" && (value == "fp32" || value == "bf16")) {
+      precision = std::string(value);
+      return Status::success();
+    }
     if (key != "layout" || (value != "planar" && value != "rgba"))
       return Status::failure("layout takes planar or rgba, not '" + std::string(value) + "'", "", "fake");
     layout = std::string(value);
@@ -137,6 +150,7 @@ class FakeLab final : public bs::test::LabWithoutMemoryModel {
   lab::Backend backend_;
   std::shared_ptr<FakeScript> script_;
   std::vector<lab::KernelInfo> kernels_;
+  std::vector<lab::KernelInfo> other_kernels_;
 };
 
 // What the fake view was asked to do.

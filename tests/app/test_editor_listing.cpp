@@ -163,6 +163,10 @@ TEST_F(EditorListing, PtxAndSassOfTheEditedKernelFollowTheCursorAndAFailedCompil
   ed().compile();
   ASSERT_TRUE(frames_until([&] { return !ed().busy(); }, 120));
   frame();
+  frame();
+  // Issue 36, item 15: the compile's outcome is the news: the lower pane shows Results, not the
+  // SASS it was left on.
+  EXPECT_EQ(ed().lower(), editor::KernelEditor::Lower::Results);
   EXPECT_EQ(ed().listing(), before);
   EXPECT_EQ(ed().listing()->source, good);
   EXPECT_TRUE(ed().listing_stale());

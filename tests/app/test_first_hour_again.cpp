@@ -30,9 +30,9 @@
 #include "cpu_app.hpp"
 #include "app_runner.hpp"
 #include "json_reader.hpp"
-#include "platform/forwarding_window.hpp"
 #include "shell/app.hpp"
 #include "skips.hpp"
+#include "user_window.hpp"
 
 namespace {
 
@@ -41,6 +41,7 @@ namespace runner = bs::app::test;
 using namespace bs;
 using namespace bs::app;
 using Event = Window::InputEvent;
+using bs::app::test::UserWindow;
 
 fs::path fresh_dir(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("bs_firsthour24_" + std::to_string(::getpid()) + "_" + name + "_" +
@@ -54,38 +55,6 @@ std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
-
-// The headless window with a user's input and drops queued by the test, all delivered at once
-// (as GLFW delivers what was typed between two slow frames).
-class UserWindow final : public ForwardingWindow {
- public:
-  using ForwardingWindow::ForwardingWindow;
-  std::vector<Event> events;
-  std::vector<std::string> drops;
-  std::vector<Event> take_input_events() override {
-    std::vector<Event> e;
-    e.swap(events);
-    return e;
-  }
-  std::vector<std::string> take_dropped_paths() override {
-    std::vector<std::string> d;
-    d.swap(drops);
-    return d;
-  }
-  void key(int code, int mods = 0) {
-    events.push_back({Event::Kind::Key, code, Event::Press, mods, 0, 0});
-    events.push_back({Event::Kind::Key, code, Event::Release, mods, 0, 0});
-  }
-  // What GLFW gives for typing `text`: each character's key press, the character, the release.
-  void type(const std::string& text) {
-    for (char c : text) {
-      const int code = c >= '0' && c <= '9' ? GLFW_KEY_0 + (c - '0') : GLFW_KEY_A + (c - 'a');
-      events.push_back({Event::Kind::Key, code, Event::Press, 0, 0, 0});
-      events.push_back({Event::Kind::Char, c, Event::Press, 0, 0, 0});
-      events.push_back({Event::Kind::Key, code, Event::Release, 0, 0, 0});
-    }
-  }
-};
 
 class FirstHourAgain : public ::testing::Test {
  protected:

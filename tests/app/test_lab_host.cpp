@@ -94,6 +94,30 @@ TEST_F(Host, SettingsAskedForReachTheLabAndARefusedOneIsSaidAndDropped) {
   EXPECT_EQ(state_.lab_settings["nums"]["layout"], "planar");
 }
 
+// Issue 36 item 2: a setting that swaps the kernel list (the matmul lab's precision) selects the
+// nearest kernel of the new list: the rung of the same number where the backend runs it, else the
+// first rung; never a kernel of the old list that every launch would refuse.
+TEST_F(Host, ASettingThatSwapsTheKernelListSelectsTheNearestKernelOfTheNewList) {
+  state_.lab = "nums";
+  make(cpu_backend());
+  ASSERT_TRUE(host_->open_lab("nums").ok());
+  LabSlot& s = host_->current();
+  ASSERT_TRUE(host_->select("n1", KernelConfig{Dim3{64, 1, 1}}).ok());
+  host_->change_setting(s, "precision", "bf16");
+  EXPECT_EQ(s.kernel, "t_n1") << "the same rung of the new list";
+  EXPECT_EQ(s.config.block, (Dim3{128, 1, 1})) << "with that kernel's default configuration";
+  EXPECT_TRUE(s.launch.dirty);
+  EXPECT_EQ(messages_.errors(), 0u);
+  host_->change_setting(s, "precision", "fp32");
+  ASSERT_TRUE(host_->select("n2", KernelConfig{Dim3{64, 1, 1}}).ok());
+  host_->change_setting(s, "precision", "bf16");
+  EXPECT_EQ(s.kernel, "t_n1") << "rung 2 of the new list is beyond this backend: the first rung it runs";
+  // A setting that keeps the list keeps the selection.
+  host_->change_setting(s, "layout", "rgba");
+  EXPECT_EQ(s.kernel, "t_n1");
+  EXPECT_NE(s.view->lab().find_kernel(s.kernel), nullptr);
+}
+
 TEST_F(Host, AnImageGoesToTheFirstLabThatTakesImagesWhichIsThenOpen) {
   state_.lab = "nums";
   make(cpu_backend());

@@ -319,6 +319,35 @@ TEST_F(Scheduler, ASimulationOnTheWorkerCanBeCancelledAndTheViewsKeepTheLaunchTh
   EXPECT_EQ(script_->runs.size(), runs);
 }
 
+// Issue 36, item 4: Escape pressed with nothing to close cancelled the quick launch in flight,
+// called it a failure and left continuous runs stopped with their checkbox ticked. Escape's
+// cancel says "cancelled" as news (no error) and continuous runs go on; a slow one stays stopped.
+TEST_F(Scheduler, EscapesCancelKeepsContinuousRunsGoingAndIsNoError) {
+  LaunchScheduler sched = make(/*async_on_cpu=*/true);
+  std::vector<LabSlot> slots = one_slot_on_the_worker(sched);
+  LabSlot& s = slots[0];
+  wait_for_worker(sched, slots);
+  ASSERT_TRUE(s.launch.shown.ok());
+  s.launch.continuous = true;
+  script_->until_cancelled = true;  // the next launch runs until stopped
+  step(sched, s, cpu_);
+  ASSERT_TRUE(s.launch.in_flight);
+  const std::size_t errors = messages_.errors();
+  ViewContext ctx{messages_, cpu_, false, 0};
+  sched.cancel(s, ctx, /*keep_continuous=*/true);  // at once: a quick launch
+  for (int i = 0; i < 30000 && sched.in_flight(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  sched.take_async_result(slots, ctx);
+  EXPECT_EQ(s.launch.last.status.code, "cancelled");
+  EXPECT_EQ(messages_.errors(), errors) << "a cancel is not an error";
+  EXPECT_TRUE(s.launch.continuous);
+  script_->until_cancelled = false;
+  step(sched, s, cpu_);
+  EXPECT_TRUE(s.launch.in_flight) << "continuous runs go on";
+  wait_for_worker(sched, slots);
+  sched.take_async_result(slots, ctx);  // the worker may have ended after the last look
+  EXPECT_TRUE(s.launch.last.ok()) << s.launch.last.status.describe();
+}
+
 // Issue 24, item 15: a warning or error is the news until a later new launch runs; repeats of
 // the same launch are not news.
 TEST_F(Scheduler, ANewLaunchThatRanEndsTheNewsOfAnEarlierRefusal) {

@@ -177,6 +177,39 @@ TEST(InputQueue, ShortcutsWithModifiersKeepTheirModifierDownInTheirFrame) {
   EXPECT_EQ(w_presses_with_ctrl, 2);
 }
 
+// Issue 36, item 13: Ctrl+Enter typed within a few milliseconds inserted a newline. With Ctrl
+// pressed in an earlier frame, the frame that took Enter's press also took Ctrl's release, so
+// ImGui saw Enter without Ctrl. The frame of a key press sees the modifiers of its moment.
+TEST(InputQueue, AModifierLetGoJustAfterAKeyStaysDownInThatKeysFrame) {
+  InputQueue q;
+  q.push({key(GLFW_KEY_LEFT_CONTROL, Event::Press)});
+  (void)q.next_frame();  // Ctrl down, a frame drawn
+  q.push({key(GLFW_KEY_ENTER, Event::Press, GLFW_MOD_CONTROL), key(GLFW_KEY_LEFT_CONTROL, Event::Release, GLFW_MOD_CONTROL),
+          key(GLFW_KEY_ENTER, Event::Release), key(GLFW_KEY_LEFT_CONTROL, Event::Press),
+          key(GLFW_KEY_A, Event::Press, GLFW_MOD_CONTROL), key(GLFW_KEY_LEFT_CONTROL, Event::Release, GLFW_MOD_CONTROL),
+          key(GLFW_KEY_A, Event::Release)});
+  bool ctrl = true;
+  int presses = 0, presses_with_ctrl = 0;
+  std::vector<std::vector<Event>> frames;
+  while (q.pending()) {
+    frames.push_back(q.next_frame());
+    ASSERT_LT(frames.size(), 20u);
+    // ImGui reads the modifiers once a frame: as they are at the frame's end.
+    bool ctrl_at_end = ctrl;
+    for (const Event& x : frames.back())
+      if (x.code == GLFW_KEY_LEFT_CONTROL) ctrl_at_end = x.action == Event::Press;
+    for (const Event& x : frames.back())
+      if ((x.code == GLFW_KEY_ENTER || x.code == GLFW_KEY_A) && x.action == Event::Press) {
+        ++presses;
+        presses_with_ctrl += ctrl_at_end;
+      }
+    ctrl = ctrl_at_end;
+  }
+  EXPECT_EQ(presses, 2);
+  EXPECT_EQ(presses_with_ctrl, 2) << "Ctrl+Enter and Ctrl+A each reach ImGui with Ctrl down in their frame";
+  EXPECT_FALSE(ctrl);
+}
+
 TEST(InputQueue, RandomTypingIsNeverLostNorReorderedAndRepeatsAreImGuis) {
   std::mt19937 rng(std::random_device{}());
   const int keys[] = {GLFW_KEY_A, GLFW_KEY_1, GLFW_KEY_TAB, GLFW_KEY_ENTER, GLFW_KEY_BACKSPACE, GLFW_KEY_LEFT_SHIFT,

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/json_reader.hpp"
+#include "core/json_writer.hpp"
 #include "lab/report.hpp"
 #include "lab/sweep.hpp"
 
@@ -353,6 +354,13 @@ TEST(Report, LargeCountsAreWrittenExactly) {
   EXPECT_EQ(rows[1][static_cast<std::size_t>(col)], want_bytes);
   // Fractions keep their 6 significant digits.
   EXPECT_EQ(json.find("e+"), std::string::npos) << "no count in exponent form: " << json;
+}
+
+// Issue 36, item 15: the JSON rounded a wave count of 24520.03 to 24520 (6 significant digits).
+TEST(Report, JsonKeepsTheFiguresDigits) {
+  bs::JsonWriter j;
+  j.begin_object().field("waves", 24520.03).field("ms", 0.123456789).field("big", 123456789.5).end_object();
+  EXPECT_EQ(j.str(), "{\"waves\":24520.03,\"ms\":0.123456789,\"big\":123456789.5}");
 }
 
 // Issue 24, item 13: the text table says "-" where there is nothing to compare with (no ceiling),

@@ -168,6 +168,32 @@ void check_hover(MatmulKernel k, int M, int N, int K, std::uint32_t seed) {
   }
 }
 
+// Issue 36, item 10: T1's hover said an element is held by one lane but "stored by lane 15
+// through the warp's staging tile" without saying why. It names the holder first, the storing
+// lane second, and says in the same line that WMMA's store goes through the staging tile.
+TEST(MatmulFragments, T1HoverSaysWhyTheStoringLaneIsNotTheHolder) {
+  const MatmulKernel k = MatmulKernel::Tc1Wmma;
+  const Forward f = forward_map(k);
+  const MatmulConfig config = matmul_kernel_info(k).configs.at(0);
+  const int M = 128, N = 128, K = 64;
+  const LaunchConfig lc = matmul_launch_config(k, config, M, N, K);
+  for (const auto& [row, col] : {std::pair{0, 0}, std::pair{5, 9}, std::pair{17, 50}, std::pair{100, 77}}) {
+    auto h = fragment_hierarchy(k, config, lc, M, N, K, row, col, 0);
+    ASSERT_TRUE(h) << h.status().message;
+    std::string all;
+    for (const std::string& l : h->lines) all += l + "\n";
+    // Lane l of the epilogue copies elements l, l + 32, ... of the 16 x 16 staging tile.
+    const int stored_by = ((row % 16) * 16 + col % 16) % 32;
+    const int held_by = f.get(row % f.rows, col % f.cols).thread % 32;
+    const std::string line = "held by lane " + std::to_string(held_by) + ", stored to C by lane " + std::to_string(stored_by);
+    const std::size_t at = all.find(line);
+    ASSERT_NE(at, std::string::npos) << "no '" << line << "' in\n" << all;
+    const std::string rest = all.substr(at, all.find('\n', at) - at);
+    EXPECT_NE(rest.find("staging tile"), std::string::npos) << rest;
+    EXPECT_NE(rest.find("store_matrix_sync"), std::string::npos) << "the sentence says why: " << rest;
+  }
+}
+
 TEST(MatmulFragments, HoverLinesForT2AtAnOddSize) { check_hover(MatmulKernel::Tc2MmaSync, 331, 277, 97, 5); }
 TEST(MatmulFragments, HoverLinesForT3AtAnOddSize) { check_hover(MatmulKernel::Tc3Wgmma, 261, 389, 75, 9); }
 

@@ -244,6 +244,24 @@ TEST(LifeRanges, AnNvdisasmWithoutLifeRangesSaysWhyAndTheSassStays) {
   EXPECT_EQ(peak_live(fns->front().instructions).regs, -1);
 }
 
+// Issue 36, item 15: the message naming where the toolkit was looked for listed the same folder
+// three times (CUDA_HOME, the build's toolkit and the default were one folder). Each once.
+TEST(LifeRanges, TheFoldersSearchedForTheToolkitAreEachNamedOnce) {
+  const char* old = std::getenv("CUDA_HOME");
+  const std::string kept = old ? old : "";
+  ::setenv("CUDA_HOME", "/usr/local/cuda/", 1);
+  const Toolkit tk = find_toolkit();
+  if (old) ::setenv("CUDA_HOME", kept.c_str(), 1);
+  else ::unsetenv("CUDA_HOME");
+  std::size_t count = 0;
+  for (std::size_t at = tk.searched.find("/usr/local/cuda/bin"); at != std::string::npos;
+       at = tk.searched.find("/usr/local/cuda/bin", at + 1))
+    ++count;
+  EXPECT_EQ(count, 1u) << tk.searched;
+  const bs::Status missing = missing_tool("nvdisasm", tk);
+  EXPECT_EQ(missing.message.find("/usr/local/cuda/bin, /usr/local/cuda/bin"), std::string::npos) << missing.message;
+}
+
 // A fresh cubin, now: nvcc and nvdisasm of one toolkit, through the listing's own calls.
 TEST(LifeRanges, AFreshCubinsCountsEqualItsWideTableWhereTheToolkitIsHere) {
   const Toolkit tk = find_toolkit();

@@ -9,6 +9,7 @@
 #include "lab/size_text.hpp"
 #include "mapping/explain.hpp"
 #include "platform/png.hpp"
+#include "ui/layout.hpp"
 #include "ui/panels.hpp"
 #include "ui/widgets.hpp"
 
@@ -561,7 +562,7 @@ void MatmulView::draw_view_options(ViewContext&, ViewRequests&) {
   };
   for (const Choice& c : kChoices) {
     if (&c == &kChoices[4]) ImGui::TextUnformatted("colour elements by");  // the tensor-core levels
-    ImGui::SameLine();
+    ui::same_line_if_fits(ui::radio_width(c.label));  // the row wraps in a narrow panel
     if (ImGui::RadioButton(c.label, state_.tile_colour == c.value)) state_.tile_colour = c.value;
     ui::item_tooltip(c.tip);
   }

@@ -78,6 +78,19 @@ class MatmulView final : public LabView {
   std::optional<PixelPos> draw_record(const LaunchRecord& record, int slot, ImVec2 size,
                                       std::optional<PixelPos> inspect, ViewContext& ctx) override;
   std::optional<PixelPos> inspected() const override;
+
+  // This frame's draw records of the tensor-core operands (the hover reads them, tests too): the
+  // A and B cells marked for the inspected element's lane, each with its element of the lane's
+  // fragment (A: 0..7 in a0..a3, B: 0..3 in b0..b1, two a register), and the note beside B.
+  struct FedMark {
+    ImVec2 p0, p1;  // on screen
+    bool a_side = true;
+    int element = 0;
+    long long row = 0, col = 0;  // in A (M x K) or B (K x N)
+    unsigned lane = 0;
+  };
+  const std::vector<FedMark>& fed_marks() const { return fed_marks_; }
+  const std::optional<std::pair<ImVec2, ImVec2>>& fed_note() const { return fed_note_; }
   ViewState& view_state() override { return view_; }
   void zoom_by(float factor) override;
   bool show_result(const LaunchRecord& record, const std::vector<std::uint8_t>& output, ViewContext& ctx) override;
@@ -197,6 +210,9 @@ class MatmulView final : public LabView {
   Heatmap maps_[kMapCount];
   GlTexture legend_values_, legend_errors_;
   std::optional<PixelPos> mouse_element_;
+  // Where this frame's note beside B went (the pinned card keeps clear of it): min and max.
+  std::optional<std::pair<ImVec2, ImVec2>> fed_note_;
+  std::vector<FedMark> fed_marks_;
   BankCache banks_;
   // The tile colours of the launch shown, kept while the launch and the choice stay the same.
   struct TileColours {

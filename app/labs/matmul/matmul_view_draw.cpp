@@ -432,6 +432,8 @@ void MatmulView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewCo
 void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
   const float em = ImGui::GetFontSize();
   mouse_element_.reset();
+  fed_note_.reset();
+  fed_marks_.clear();
   if (!lab_->ready()) {
     ImGui::TextColored(kDimColour, "No matrices to show.");
     ui::status_text(lab_->status());
@@ -464,9 +466,15 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
     view_.zoom = zoom <= 1.0f ? 0 : zoom;
     view_.center_x = cx, view_.center_y = cy;
   }
-  if (hovered && ImGui::IsMouseDragging(ImGuiMouseButton_Right) && zoom > 1.0f) {
+  // Drag pans, with either button (as in the grayscale lab), from fit too: the view then leaves
+  // fit at 1x, moved. A press that starts on the view makes it the active item, so the drag
+  // keeps panning when the pointer leaves the view.
+  const bool dragging = (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) ||
+                        (hovered && ImGui::IsMouseDragging(ImGuiMouseButton_Right));
+  if (dragging && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
     cx -= io.MouseDelta.x / (area.x * zoom);
     cy -= io.MouseDelta.y / (area.y * zoom);
+    view_.zoom = zoom;
     view_.center_x = cx, view_.center_y = cy;
   }
   const ImVec2 canvas{area.x * zoom, area.y * zoom};
@@ -529,7 +537,8 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
     if (!hovered) break;
     if (auto e = p->element(mouse)) mouse_element_ = PixelPos{e->second, e->first};
   }
-  if (mouse_element_ && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && ImGui::GetMouseDragDelta(ImGuiMouseButton_Left).x == 0) {
+  const ImVec2 dragged = ImGui::GetMouseDragDelta(ImGuiMouseButton_Left);
+  if (mouse_element_ && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && dragged.x == 0 && dragged.y == 0) {
     auto& pin = view_.pinned;
     if (pin && *pin == *mouse_element_) pin.reset();
     else pin = mouse_element_;
@@ -607,16 +616,22 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
       draw_inspector_text(shown, e.row, e.col, false);
       ImGui::EndTooltip();
     } else {
-      const Box& card = L.corner.w() >= em * 17 && L.corner.h() >= em * 10 ? L.corner
-                        : L.spare.w() >= em * 17 && L.spare.h() >= em * 10 ? L.spare
-                                                                           : Box{};
+      Box card = L.corner.w() >= em * 17 && L.corner.h() >= em * 10 ? L.corner
+                 : L.spare.w() >= em * 17 && L.spare.h() >= em * 10 ? L.spare
+                                                                    : Box{};
+      // The card never covers the view's own labels: the note beside B (moved left into the
+      // corner where it would run past the edge) keeps its place, the card starts below it.
+      if (card.w() > 0 && fed_note_ && fed_note_->first.x < card.p1.x && fed_note_->second.x > card.p0.x &&
+          fed_note_->first.y < card.p1.y && fed_note_->second.y > card.p0.y)
+        card.p0.y = fed_note_->second.y + em * 0.2f;
+      if (card.h() < em * 6) card = Box{};
       if (card.w() > 0 && zoom <= 1.0f) {
         ImGui::SetCursorScreenPos({card.p0.x, card.p0.y + em * 0.3f});
         ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.06f, 0.07f, 0.09f, 0.92f));
         const float lines = (hierarchy_of(shown, e.row, e.col) ? 19.0f : 12.0f) * ImGui::GetTextLineHeightWithSpacing() +
                             2 * ImGui::GetStyle().WindowPadding.y;
-        ImGui::BeginChild("matmul_inspector", {card.w() - em * 0.5f, std::min(card.h() - em * 0.5f, lines)}, true,
-                          ImGuiWindowFlags_NoScrollbar);
+        // Taller content than room scrolls, with its scrollbar showing that it does.
+        ImGui::BeginChild("matmul_inspector", {card.w() - em * 0.5f, std::min(card.h() - em * 0.5f, lines)}, true);
         ImGui::PushTextWrapPos(0.0f);
         draw_inspector_text(shown, e.row, e.col, view_.pinned.has_value());
         ImGui::PopTextWrapPos();

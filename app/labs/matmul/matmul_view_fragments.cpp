@@ -42,13 +42,14 @@ void key_rgb(std::uint32_t key, std::uint8_t rgb[3]) {
 
 // A note on a dark plate at `at`, kept inside the visible part of the panel: moved left where it
 // would run past the right edge, and wrapped into lines where it is wider than the panel.
-void label(ImDrawList* dl, ImVec2 at, ImU32 colour, const std::string& text) {
+std::pair<ImVec2, ImVec2> label(ImDrawList* dl, ImVec2 at, ImU32 colour, const std::string& text) {
   const float left = dl->GetClipRectMin().x + 3, right = dl->GetClipRectMax().x - 3;
   const float wrap = std::max(ImGui::GetFontSize() * 8, right - left);
   const ImVec2 ts = ImGui::CalcTextSize(text.c_str(), nullptr, false, wrap);
   at.x = std::max(left, std::min(at.x, right - ts.x));
   dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(10, 12, 16, 215), 3);
   dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), at, colour, text.c_str(), nullptr, wrap);
+  return {{at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}};
 }
 
 }  // namespace
@@ -252,6 +253,31 @@ void MatmulView::draw_fed_fragments(ImDrawList* dl, const LaunchRecord& shown, l
     cells(from_record ? recorded->a : f.a, true, true);
     cells(from_record ? recorded->b : f.b, false, true);
     if (from_record && !recorded->agrees) cells(f.a, true, false), cells(f.b, false, false);
+    // Hover on a marked cell: which register of the lane holds it (the PTX ISA's m16n8k16
+    // fragments: A element e in register a(e / 2), B element e in b(e / 2), two BF16 a register,
+    // element e % 2 in the low half). By the model's cells: the record, where shown, is drawn
+    // beside them.
+    for (bool a_side : {true, false})
+      for (std::size_t e = 0; e < (a_side ? f.a : f.b).size(); ++e) {
+        const matmul::CRect& r = (a_side ? f.a : f.b)[e];
+        if (a_side ? (r.row >= m.M || r.col >= m.K) : (r.row >= m.K || r.col >= m.N)) continue;  // padding
+        const auto b = a_side ? rect(a0, a1, m.M, m.K, r) : rect(b0, b1, m.K, m.N, r);
+        fed_marks_.push_back({b.first, b.second, a_side, static_cast<int>(e), r.row, r.col, h->place.lane});
+      }
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    for (const FedMark& k : fed_marks_) {
+      if (!ImGui::IsWindowHovered() || mouse.x < k.p0.x || mouse.y < k.p0.y || mouse.x >= k.p1.x || mouse.y >= k.p1.y)
+        continue;
+      const std::size_t count = k.a_side ? f.a.size() : f.b.size();
+      ImGui::BeginTooltip();
+      ImGui::Text("%s[%lld][%lld]: lane %u, register %c%d, %s half", k.a_side ? "A" : "B", k.row, k.col, k.lane,
+                  k.a_side ? 'a' : 'b', k.element / 2, k.element % 2 ? "high" : "low");
+      ImGui::TextColored(ui::kDimColour, "element %d of the %zu %s elements the lane feeds %s at k-step %d", k.element,
+                         count, k.a_side ? "A" : "B", matmul::mma_name(h->place).c_str(), h->step);
+      ImGui::TextColored(ui::kDimColour, "Each .b32 register holds two BF16: element 2i in the low half, 2i+1 in the high.");
+      ImGui::EndTooltip();
+      break;
+    }
     note = "lane " + std::to_string(h->place.lane) + " fed " +
            (from_record ? std::to_string(recorded->a.size()) + " A and " + std::to_string(recorded->b.size())
                         : std::string("8 A and 4")) +
@@ -262,7 +288,7 @@ void MatmulView::draw_fed_fragments(ImDrawList* dl, const LaunchRecord& shown, l
            ": zoom in to see its elements";
   }
   const auto bt = rect(b0, b1, m.K, m.N, f.b_tile);
-  label(dl, {std::max(b0.x, std::min(bt.second.x + 6, b1.x + 6)), std::max(b0.y, bt.first.y)}, magenta, note);
+  fed_note_ = label(dl, {std::max(b0.x, std::min(bt.second.x + 6, b1.x + 6)), std::max(b0.y, bt.first.y)}, magenta, note);
 }
 
 // 3. C coloured by warpgroup, warp, lane or mma tile: one block's keys in a repeating texture,

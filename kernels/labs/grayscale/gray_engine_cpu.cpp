@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "labs/grayscale/gray_engine.hpp"
+#include "simulator/cancellable.hpp"
 #include "simulator/grid_simulator.hpp"
 
 namespace bs::gray {
@@ -50,7 +51,7 @@ class AlignedBytes {
   std::size_t size_ = 0;
 };
 
-class CpuEngine final : public GrayEngine {
+class CpuEngine final : public GrayEngine, public sim::Cancellable {
  public:
   explicit CpuEngine(const lab::Backend& backend) : backend_(backend), simulator_(backend.sim_workers) {}
 
@@ -91,7 +92,9 @@ class CpuEngine final : public GrayEngine {
   }
 
   Result<double> launch_timed(GrayRung r, GrayLayout l, const LaunchConfig& config, const GrayArgs& a) override {
-    sim::SimResult s = simulate_gray_rung(simulator_, r, l, config, a, {});
+    sim::SimOptions o;
+    o.cancel = cancel_;
+    sim::SimResult s = simulate_gray_rung(simulator_, r, l, config, a, o);
     if (!s.status) return s.status;
     return s.elapsed_ms;
   }
@@ -100,6 +103,7 @@ class CpuEngine final : public GrayEngine {
                                                 const GrayArgs& a) override {
     sim::SimOptions o;
     o.record_schedule = true;
+    o.cancel = cancel_;
     sim::SimResult s = simulate_gray_rung(simulator_, r, l, config, a, o);
     if (!s.status) return s.status;
     return std::move(s.schedule);
@@ -114,6 +118,7 @@ class CpuEngine final : public GrayEngine {
     return "steady_clock, CPU simulation (" + std::to_string(simulator_.workers()) + " workers)";
   }
   bool simulated() const override { return true; }
+  void set_cancel(const std::atomic<bool>* cancel) override { cancel_ = cancel; }
 
   Check verify(const std::uint8_t* out) override {
     return compare_with_reference(out, reference_ ? reference_->data() : nullptr,
@@ -145,6 +150,7 @@ class CpuEngine final : public GrayEngine {
  private:
   lab::Backend backend_;
   mutable sim::GridSimulator simulator_;
+  const std::atomic<bool>* cancel_ = nullptr;  // the run's, while a run holds it (sim::CancelScope)
   std::shared_ptr<const AlignedBytes> planar_, rgba_;  // shared with forks (read-only)
   std::shared_ptr<const std::vector<std::uint8_t>> reference_;
   AlignedBytes result_;

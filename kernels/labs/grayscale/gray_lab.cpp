@@ -12,6 +12,7 @@
 #include "lab/size_text.hpp"
 #include "labs/grayscale/gray_common.hpp"
 #include "labs/grayscale/gray_engine.hpp"
+#include "simulator/cancellable.hpp"
 
 namespace bs::gray {
 namespace {
@@ -208,6 +209,8 @@ LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config,
   if (auto sc = gray_rung_scheme(r, layout_, args)) rec.scheme = *sc;
   rec.timing.clock = engine_->clock();
   rec.timing.simulated = engine_->simulated();
+  // A simulated launch stops between blocks once the run is cancelled (its traced one too).
+  const sim::CancelScope<GrayEngine> cancellable(engine_.get(), options.cancel);
   Status timed = lab::measure(
       options.timing, rec.timing, [&] { return engine_->launch_timed(r, layout_, rec.config, args); },
       [&] { return engine_->flush_l2(); }, options.cancel);

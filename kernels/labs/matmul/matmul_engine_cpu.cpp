@@ -6,6 +6,7 @@
 
 #include "labs/matmul/matmul_engine.hpp"
 #include "labs/matmul/matmul.hpp"
+#include "simulator/cancellable.hpp"
 #include "simulator/grid_simulator.hpp"
 
 namespace bs::matmul {
@@ -13,7 +14,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-class CpuEngine final : public MatmulEngine {
+class CpuEngine final : public MatmulEngine, public sim::Cancellable {
  public:
   explicit CpuEngine(const lab::Backend& backend) : backend_(backend), simulator_(backend.sim_workers) {}
 
@@ -68,7 +69,9 @@ class CpuEngine final : public MatmulEngine {
 
   Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
                               float* out) override {
-    sim::SimResult r = simulate_kernel(simulator_, k, c, lc, {}, buffers(out));
+    sim::SimOptions o;
+    o.cancel = cancel_;
+    sim::SimResult r = simulate_kernel(simulator_, k, c, lc, o, buffers(out));
     if (!r.status) return r.status;
     return r.elapsed_ms;
   }
@@ -77,6 +80,7 @@ class CpuEngine final : public MatmulEngine {
                                                 const LaunchConfig& lc, float* out) override {
     sim::SimOptions o;
     o.record_schedule = true;
+    o.cancel = cancel_;
     sim::SimResult r = simulate_kernel(simulator_, k, c, lc, o, buffers(out));
     if (!r.status) return r.status;
     return std::move(r.schedule);
@@ -96,6 +100,7 @@ class CpuEngine final : public MatmulEngine {
     return "steady_clock, CPU simulation (" + std::to_string(simulator_.workers()) + " workers)";
   }
   bool simulated() const override { return true; }
+  void set_cancel(const std::atomic<bool>* cancel) override { cancel_ = cancel; }
   double peak_gflops(Precision, std::string*) const override { return 0; }
 
   Result<std::unique_ptr<MatmulEngine>> clone() const override {
@@ -112,6 +117,7 @@ class CpuEngine final : public MatmulEngine {
 
   lab::Backend backend_;
   sim::GridSimulator simulator_;
+  const std::atomic<bool>* cancel_ = nullptr;  // the run's, while a run holds it (sim::CancelScope)
   std::vector<float> a_, b_, c_;
   std::vector<Bf16> a16_, bt16_;  // BF16 matrices: the tensor-core rungs' layouts
   int M_ = 0, N_ = 0, K_ = 0;

@@ -184,9 +184,11 @@ Result<FragmentHierarchy> fragment_hierarchy(MatmulKernel kernel, const MatmulCo
                     s(p.kind == MmaKind::Wgmma ? p.mma_n / 2 * p.mma_count : p.kind == MmaKind::Wmma ? 32 : 64) +
                     " FP32 accumulators");
   if (p.kind == MmaKind::Wmma)
-    h.lines.push_back("  stored by lane " + s(p.store_lane) +
-                      " through the warp's staging tile (WMMA's own layout is opaque: the model is the two "
-                      "mma.m16n8k16 it compiles to)");
+    h.lines.push_back("  held by lane " + s(p.lane) + ", stored to C by lane " + s(p.store_lane) +
+                      ": WMMA's store (store_matrix_sync) writes the whole fragment to the warp's 16 x 16 "
+                      "staging tile in shared memory, then each lane l copies elements l, l + 32, ... of that tile "
+                      "to C within bounds, so the lane that stores an element is seldom the lane that held it "
+                      "(WMMA's own register layout is opaque: the model is the two mma.m16n8k16 it compiles to)");
   const long long tr = h.block_row0 + p.tile_r, tc = h.block_col0 + p.tile_c;
   h.lines.push_back(mma_name(p) + " tile " + s(p.mma_index) + " of the " + s(p.mma_count) + " of its " +
                     (p.kind == MmaKind::Wgmma ? "warpgroup" : "warp") + "'s " + s(p.owner_rows) + " x " +

@@ -18,6 +18,7 @@
 #include "labs/matmul/matmul_engine.hpp"
 #include "labs/matmul/matmul_owner.hpp"
 #include "mapping/thread_map.hpp"
+#include "simulator/cancellable.hpp"
 
 namespace bs::matmul {
 namespace {
@@ -278,7 +279,9 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
   if (info && info->precision != precision_) {
     rec.status = Status::failure(info->id + " multiplies " + (info->precision == Precision::Bf16 ? "BF16" : "FP32") +
                                      " matrices; the problem is " + to_string(precision_),
-                                 std::string("set precision=") + to_string(info->precision), "MatmulLab::plan");
+                                 std::string("pick a kernel of the ") + to_string(precision_) + " list, or set precision=" +
+                                     to_string(info->precision) + " to run it",
+                                 "MatmulLab::plan");
     return rec;
   }
   if (!info) {
@@ -351,6 +354,8 @@ LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
   const bool library = anchor != nullptr;
   std::optional<std::pair<MatmulKernel, MatmulConfig>> what;
   if (!library) what = resolve(kernel, config);
+  // A simulated launch stops between blocks once the run is cancelled (its traced one too).
+  const sim::CancelScope<MatmulEngine> cancellable(engine_.get(), options.cancel);
   Status timed = lab::measure(
       options.timing, rec.timing,
       [&]() -> Result<double> {
