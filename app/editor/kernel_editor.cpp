@@ -58,8 +58,10 @@ std::string describe_build(const custom::TrialResult& r) {
            " B local memory per thread (spills and stack" + (a.local_bytes_per_thread > 0 ? ": check for spills" : ": none") +
            ")" + "; traced entry " + std::to_string(i.traced_attributes.registers_per_thread) + " registers";
   } else {
-    s += i.uses_shared ? "\n__shared__ per block: " + std::to_string(i.cpu_shared_bytes) +
-                             " B (per simulator worker thread); registers and spills: compile on the GPU"
+    s += i.uses_shared ? "\n__shared__ per block: " + std::to_string(i.attributes.static_shared_bytes) +
+                             " B, as CUDA allocates it (the simulator keeps each block's copy in " +
+                             std::to_string(i.cpu_shared_bytes) +
+                             " B of thread-local storage); registers and spills: compile on the GPU"
                        : std::string("\nno __shared__ memory; registers and spills: compile on the GPU");
   }
   return s;

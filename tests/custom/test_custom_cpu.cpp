@@ -8,6 +8,7 @@
 
 #include "custom_test_support.hpp"
 #include "labs/custom/protocol.hpp"
+#include "mapping/launch_stats.hpp"
 
 namespace bs::custom {
 namespace {
@@ -186,6 +187,59 @@ __global__ void k(unsigned char* x, unsigned char* out, int n) {
       if (t == 0) ASSERT_EQ(r.output[i], 201) << "block " << b << " did not start from fresh shared memory";
       else ASSERT_EQ(r.output[i], img.planar[b * 64 + 63 - t]) << "block " << b << " thread " << t;
     }
+}
+
+// The Launch tab's "shared / block" and its occupancy read the record's static shared memory: on
+// the CPU simulator that is the kernel's own __shared__ variables, as CUDA allocates them (the
+// unit's thread-local block also holds the prelude's variables and was reported instead, or
+// nothing: issue 36 item 7). A kernel with 11000 floats of tiles is then limited by shared
+// memory, as the same kernel is on a GPU.
+TEST_F(CustomCpu, TheRecordCarriesTheKernelsStaticSharedMemoryAndOccupancyFollowsIt) {
+  const std::string small = R"(
+__global__ void k(unsigned char* x, unsigned char* out, int n) {
+    __shared__ float ms[16][16], ns[16][16];
+    int i = blockIdx.x*blockDim.x + threadIdx.x;
+    ms[threadIdx.x % 16][0] = 1.0f; ns[0][threadIdx.x % 16] = 2.0f;
+    __syncthreads();
+    if (i < n) out[i] = (unsigned char)(ms[threadIdx.x % 16][0] + ns[0][threadIdx.x % 16]);
+}
+)";
+  const std::string big = R"(
+__global__ void k(unsigned char* x, unsigned char* out, int n) {
+    __shared__ float tiles[11000];
+    __shared__ int count;
+    int i = blockIdx.x*blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) count = 0;
+    tiles[threadIdx.x] = 1.0f;
+    __syncthreads();
+    if (i < n) out[i] = (unsigned char)(tiles[threadIdx.x] + count);
+}
+)";
+  const PlanarImage img = random_image(67, 5, fresh_seed());
+  auto problem = gray_problem(img);
+  struct Case { const std::string* src; std::size_t bytes; };
+  for (const Case& c : {Case{&small, 2 * 16 * 16 * sizeof(float)}, Case{&big, 11000 * sizeof(float) + sizeof(int)}}) {
+    auto k = compile(*c.src, gray_forms());
+    ASSERT_TRUE(k);
+    RunRequest req;
+    req.block = {128, 1, 1};
+    req.verify = false;
+    RunOutcome r = k->run(*problem, req);
+    ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
+    EXPECT_EQ(r.record.attributes.static_shared_bytes, c.bytes);
+    EXPECT_GT(k->info().cpu_shared_bytes, 0u);
+    // Occupancy on the default CUDA limits, from the record as the Launch tab computes it.
+    const DeviceLimits sm90 = DeviceLimits::cuda_defaults();
+    const auto st = mapping::compute_stats(r.record.scheme, r.record.config, r.record.data_width,
+                                           r.record.data_height, r.record.attributes, sm90,
+                                           r.record.owners.get());
+    EXPECT_EQ(st.shared_per_block, c.bytes);
+    if (c.bytes > 40000) {
+      // 128 threads: 16 blocks by threads; shared memory allows far fewer.
+      EXPECT_LT(st.occupancy.blocks_by_shared_memory, st.occupancy.blocks_by_threads);
+      EXPECT_EQ(st.occupancy.active_blocks_per_sm, st.occupancy.blocks_by_shared_memory);
+    }
+  }
 }
 
 TEST_F(CustomCpu, ASyntaxErrorIsReportedAtItsLineAndColumn) {

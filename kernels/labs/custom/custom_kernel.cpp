@@ -309,6 +309,9 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
                                     "", "LoadCpu", "load"));
     info.load_ms = loaded.head.load_ms;
     info.cpu_shared_bytes = loaded.head.tls_bytes;
+    // What CUDA would allocate for the kernel's __shared__ variables (the runner reads them from
+    // the unit's symbols): the Launch tab's shared / block and its occupancy use it.
+    info.attributes.static_shared_bytes = static_cast<std::size_t>(loaded.head.plain.static_shared);
     k->runner_ = std::move(*runner);
   } else {
     auto runner = state_->take(wire::Backend::Gpu);

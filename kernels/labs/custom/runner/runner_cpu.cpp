@@ -269,6 +269,15 @@ class CpuBackend final : public Backend {
     if (dlinfo(handle_, RTLD_DI_TLS_MODID, &q.modid) == 0 && q.modid != 0)
       dl_iterate_phdr(&find_tls, &q);
     tls_bytes_ = q.memsz;
+    // The kernel's static __shared__ as CUDA allocates it: its own variables' bytes, without the
+    // prelude's thread-locals (the unit's TLS block holds both; issue 36 item 7: the Launch tab
+    // said 0 B and its occupancy ignored the kernel's tiles).
+    {
+      std::string unused;
+      std::uint64_t bytes = 0;
+      for (const SharedVariable& v : shared_variables(path, unused)) bytes += static_cast<std::uint64_t>(v.bytes);
+      l.head.plain.static_shared = bytes;
+    }
     uses_barriers_ = uses_barriers;
     loaded_path_ = path;
     ++generation_;
