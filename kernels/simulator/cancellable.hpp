@@ -14,11 +14,15 @@ class Cancellable {
   virtual void set_cancel(const std::atomic<bool>* cancel) = 0;
 };
 
-// The flag on `engine` (when it is Cancellable) for a scope, taken off after.
+// The flag on `engine` (when it is Cancellable) for a scope, taken off after. A run already
+// cancelled when it starts keeps lab::measure's contract (one repeat, so there is a record, then
+// it stops: kernels/lab/measure.hpp), as the user kernels' runner does; a cancel that arrives
+// while it runs stops the simulation between blocks.
 template <class Engine>
 class CancelScope {
  public:
   CancelScope(Engine* engine, const std::atomic<bool>* cancel) : target_(dynamic_cast<Cancellable*>(engine)) {
+    if (cancel && cancel->load(std::memory_order_relaxed)) target_ = nullptr;
     if (target_) target_->set_cancel(cancel);
   }
   ~CancelScope() {

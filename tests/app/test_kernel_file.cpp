@@ -241,7 +241,7 @@ TEST_F(KernelFile, BenchTimesAUserKernelBesideTheLabsOwnAndWritesItsJson) {
 
 // The lecture-style notebook (assets/notebooks, issue 32): each kernel found in its load_inline
 // strings runs in the lab its signature names, verified; --kernel picks one; without it all run.
-fs::path sample_notebook() { return fs::path(bs::custom::test::source_dir()) / "assets/notebooks/lecture_kernels.ipynb"; }
+fs::path sample_notebook() { return bs::custom::test::repo_file("assets/notebooks/lecture_kernels.ipynb"); }
 
 TEST_F(KernelFile, TheLectureStyleNotebooksKernelsRunVerifiedEachInItsLab) {
   std::vector<std::uint8_t> rgb;

@@ -18,6 +18,7 @@
 
 #include "labs/custom/custom_kernel.hpp"
 #include "labs/grayscale/gray_user_spec.hpp"
+#include "test_data.hpp"
 #include "labs/matmul/matmul_user_spec.hpp"
 
 namespace bs::custom::test {
@@ -27,6 +28,15 @@ namespace bs::custom::test {
 inline std::string source_dir() {
   if (const char* env = std::getenv("BLOCKSCOPE_SOURCE_DIR"); env && *env) return env;
   return BS_SOURCE_DIR;
+}
+
+// A file of the repository the tests read (the user kernels in tests/custom/kernels, the sample
+// notebooks): beside the test executable first (test_data/<relative>, copied by the build and
+// carried by the GPU bundle), else the source tree, so a test on the GPU machine never reads the
+// build machine's paths.
+inline std::string repo_file(const std::string& relative) {
+  if (const auto p = bs::test::test_data(relative); !p.empty()) return p.string();
+  return source_dir() + "/" + relative;
 }
 
 inline std::uint32_t fresh_seed() {

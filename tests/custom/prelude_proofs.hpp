@@ -16,7 +16,7 @@
 namespace bs::custom::test {
 
 inline std::string kernel_file(const std::string& name) {
-  std::ifstream in(source_dir() + "/tests/custom/kernels/" + name);
+  std::ifstream in(repo_file(std::string("tests/custom/kernels/") + name));
   EXPECT_TRUE(in) << "cannot read tests/custom/kernels/" << name;
   std::stringstream s;
   s << in.rdbuf();

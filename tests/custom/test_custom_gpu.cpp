@@ -176,7 +176,7 @@ TEST_F(CustomGpu, TheBf16MmaTemplateMatchesTheDoubleProductOfItsBf16Numbers) {
 // test's own double-precision reference: WMMA BF16, cooperative groups, cuda_fp16, cuda_bf16,
 // cuda/pipeline, cuda/barrier, cuda/std and CUB's block primitives.
 std::string kernel_file(const char* name) {
-  std::ifstream f(source_dir() + "/tests/custom/kernels/" + name);
+  std::ifstream f(repo_file(std::string("tests/custom/kernels/") + name));
   std::stringstream s;
   s << f.rdbuf();
   return s.str();

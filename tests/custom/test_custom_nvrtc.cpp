@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 using namespace test;
 
 std::string read_kernel(const std::string& name) {
-  std::ifstream f(source_dir() + "/tests/custom/kernels/" + name);
+  std::ifstream f(repo_file(std::string("tests/custom/kernels/") + name));
   std::stringstream s;
   s << f.rdbuf();
   return s.str();

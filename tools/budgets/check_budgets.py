@@ -83,7 +83,10 @@ def figure(budget, results_dir):
     else:
         doc = load_json(path)
         for key, want in src.get("when", {}).items():
-            if walk(doc, key) != want:
+            got = walk(doc, key)
+            # Names as the tools print them ("CUDA", "cuda"): compared without case.
+            same = got.lower() == want.lower() if isinstance(got, str) and isinstance(want, str) else got == want
+            if not same:
                 return None, f"not measured ({src['file']} has {key}={walk(doc, key)!r}, not {want!r})"
         if "records" in src:
             records = walk(doc, src["records"]) or []
