@@ -32,6 +32,16 @@ const char* to_string(Target t) { return t == Target::Gpu ? "GPU" : "CPU simulat
 
 namespace {
 
+// The launch shape every request to the runner carries (a run, a shared-memory recording, a
+// counter profile).
+wire::LaunchHead launch_head(Dim3 grid, Dim3 block, unsigned workers) {
+  wire::LaunchHead h;
+  h.grid[0] = grid.x, h.grid[1] = grid.y, h.grid[2] = grid.z;
+  h.block[0] = block.x, h.block[1] = block.y, h.block[2] = block.z;
+  h.workers = workers;
+  return h;
+}
+
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
@@ -446,6 +456,17 @@ Status CustomKernel::ensure_runner(bool& restarted) {
   return Status::success();
 }
 
+// A runner holding `problem`: a runner that cannot take it is dropped (the next request starts a
+// fresh one).
+Status CustomKernel::ready_for(const Problem& problem, bool& restarted) {
+  if (Status s = ensure_runner(restarted); !s) return s;
+  if (Status s = ensure_problem(problem); !s) {
+    drop_runner();
+    return s;
+  }
+  return Status::success();
+}
+
 Status CustomKernel::ensure_problem(const Problem& problem) {
   const auto& d = problem.data();
   if (problem_ == d) return Status::success();
@@ -573,11 +594,7 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
   // Owner ids are 32-bit (OwnerMap): a grid with more threads than that records none.
   const bool owners = cpu && request.record_owners && rec.config.total_threads() < OwnerMap::kNobody;
 
-  if (Status s = ensure_runner(out.runner_restarted); !s) return done(s);
-  if (Status s = ensure_problem(problem); !s) {
-    drop_runner();
-    return done(s);
-  }
+  if (Status s = ready_for(problem, out.runner_restarted); !s) return done(s);
 
   // One launch in the runner. A failure is the Status the record carries, in the user's terms;
   // what the runner reports structurally (an out-of-bounds access) goes into `out`.
@@ -649,10 +666,7 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
     return s;
   };
 
-  wire::LaunchHead h;
-  h.grid[0] = rec.config.grid.x, h.grid[1] = rec.config.grid.y, h.grid[2] = rec.config.grid.z;
-  h.block[0] = request.block.x, h.block[1] = request.block.y, h.block[2] = request.block.z;
-  h.workers = request.workers;
+  wire::LaunchHead h = launch_head(rec.config.grid, request.block, request.workers);
   h.record_bytes = sizeof(trace::DeviceBlockRecord);
 
   if (request.sample_lines) {
@@ -825,15 +839,9 @@ Result<SharedRecordingResult> CustomKernel::record_shared(const Problem& problem
                                                         });
   }
   bool restarted = false;
-  if (Status s = ensure_runner(restarted); !s) return s;
-  if (Status s = ensure_problem(problem); !s) {
-    drop_runner();
-    return s;
-  }
+  if (Status s = ready_for(problem, restarted); !s) return s;
   wire::RecordSharedHead h;
-  h.launch.grid[0] = grid->x, h.launch.grid[1] = grid->y, h.launch.grid[2] = grid->z;
-  h.launch.block[0] = request.block.x, h.launch.block[1] = request.block.y, h.launch.block[2] = request.block.z;
-  h.launch.workers = 1;
+  h.launch = launch_head(*grid, request.block, 1);
   h.block[0] = block.x, h.block[1] = block.y, h.block[2] = block.z;
   h.warp = warp;
   h.max_per_lane = max_per_lane;
@@ -903,15 +911,9 @@ Result<counters::Measurement> CustomKernel::profile_counters(const Problem& prob
   if (Status s = validate_launch(config, info_.limits, info_.attributes_measured ? &info_.attributes : nullptr); !s)
     return s;
   bool restarted = false;
-  if (Status s = ensure_runner(restarted); !s) return s;
-  if (Status s = ensure_problem(problem); !s) {
-    drop_runner();
-    return s;
-  }
+  if (Status s = ready_for(problem, restarted); !s) return s;
   wire::ProfileCountersHead h;
-  h.launch.grid[0] = grid->x, h.launch.grid[1] = grid->y, h.launch.grid[2] = grid->z;
-  h.launch.block[0] = request.block.x, h.launch.block[1] = request.block.y, h.launch.block[2] = request.block.z;
-  h.launch.workers = request.workers;
+  h.launch = launch_head(*grid, request.block, request.workers);
   h.stall_reasons = what.stall_reasons ? 1 : 0;
   h.throughput = what.throughput ? 1 : 0;
   h.flush_l2 = what.flush_l2 ? 1 : 0;

@@ -217,6 +217,7 @@ class CustomKernel {
   CustomKernel() = default;
   Status ensure_runner(bool& restarted);
   Status ensure_problem(const Problem& problem);
+  Status ready_for(const Problem& problem, bool& restarted);  // both of the above
   void drop_runner();
 
   std::shared_ptr<EngineState> engine_;
