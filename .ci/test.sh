@@ -20,7 +20,7 @@ echo "== tests (under a virtual X display, so the window, X and GL tests run too
 # (tests/support/skips.hpp). Without xvfb-run there is no display, so they may only skip.
 # .ci/run sets BLOCKSCOPE_REQUIRE_GL=1; run by hand, it is on where xvfb-run is installed.
 xvfb=()
-command -v xvfb-run >/dev/null && xvfb=(xvfb-run -a -s "-screen 0 1600x1000x24")
+command -v xvfb-run >/dev/null && xvfb=(xvfb-run -a -s "-screen 0 1600x1000x24 -noreset")
 if [ -z "${BLOCKSCOPE_REQUIRE_GL:-}" ]; then
   BLOCKSCOPE_REQUIRE_GL=0
   [ ${#xvfb[@]} -gt 0 ] && BLOCKSCOPE_REQUIRE_GL=1

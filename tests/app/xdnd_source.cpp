@@ -12,6 +12,8 @@
 #include <X11/Xutil.h>  // XGetPixel, XDestroyImage
 #include <poll.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -263,7 +265,12 @@ Source::~Source() { vanish(); }
 
 std::unique_ptr<Source> Source::open(std::string* why) {
   auto impl = std::make_unique<Impl>();
-  impl->display = XOpenDisplay(nullptr);
+  // An Xvfb started without -noreset resets when its last client leaves, and refuses connections
+  // for that moment; parallel tests come and go, so a refusal is retried for a few seconds.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!(impl->display = XOpenDisplay(nullptr)) && std::getenv("DISPLAY") &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   if (!impl->display) {
     *why = "cannot open the X display (DISPLAY is not set or not reachable)";
     return nullptr;
