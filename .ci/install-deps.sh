@@ -11,6 +11,7 @@ packages=(
   fonts-dejavu-core fonts-droid-fallback              # UI text at any size; CJK file names
   libgtest-dev libbenchmark-dev                       # tests
   clang libclang-rt-14-dev                            # the loader's fuzzer (libFuzzer) and sanitizer runs
+  clang-format                                        # the house style, checked by ctest (tools/format)
 )
 missing=()
 for p in "${packages[@]}"; do
