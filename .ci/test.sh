@@ -13,6 +13,19 @@ jobs=$(nproc)
 .ci/install-deps.sh
 
 echo "== build (build/, warnings as errors)"
+# CUDA code is compiled once, for one architecture: the GPUs of this machine where it has any
+# (their compute capabilities), else Hopper (sm_90, which also builds the sm_90a tensor-core rungs), so
+# every CUDA file still compiles and links here. CUDAARCHS overrides; the app's own default
+# build (README) keeps four architectures.
+if [ -z "${CUDAARCHS:-}" ]; then
+  caps=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d '. ' | sort -u || true)
+  if [ -n "$caps" ]; then
+    export CUDAARCHS=$(printf '%s-real;' $caps | sed 's/;$//')
+  else
+    export CUDAARCHS=90-real
+  fi
+fi
+echo "CUDA architectures: $CUDAARCHS"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBLOCKSCOPE_WERROR=ON
 cmake --build build -j"$jobs"
 echo "== tests (under a virtual X display, so the window, X and GL tests run too)"
