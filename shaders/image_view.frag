@@ -17,6 +17,8 @@
 //                    (G = gridDim.x * T, K = per_thread), block = q / (T K), thread = q % T.
 //                    The lecture's 1D kernel: vector = K = 1, so block = e / T, thread = e % T;
 //   mapping 1, 2D:   block = (x / bdx, y / bdy), thread = (x % bdx, y % bdy).
+//   mapping 2, 2D with x down the rows (the global x index is the row): the same with x and y
+//                    of the pixel swapped, block = (y / bdx, x / bdy), thread = (y % bdx, x % bdy).
 // All of it is integer arithmetic on uint, as on the GPU. Pixels the grid does not reach are
 // hatched red: that is what a launch that is too small looks like.
 
@@ -34,7 +36,7 @@ uniform bool u_draw_split_line;
 uniform bool u_nearest;          // texelFetch (crisp) when magnified, bilinear when minified
 
 uniform int u_overlay_mode;      // 0 off, 1 block lines, 2 colour by block, 3 by warp, 4 by SM
-uniform int u_mapping;           // 0 flat, 1 2D
+uniform int u_mapping;           // 0 flat, 1 2D, 2 2D with x down the rows
 uniform uvec4 u_flat;            // flat: vector, per_thread, head, tail
 uniform bool u_grid_stride;      // flat: passes repeat a whole grid further on
 uniform int u_highlight_thread;  // global linear thread id whose pixels are outlined, -1 none
@@ -92,10 +94,12 @@ Cell cell_at(ivec2 p) {
     c.key = uvec2(c.block, 0u);
     c.covered = c.covered && c.block < u_grid.x * u_grid.y * u_grid.z;
   } else {
-    uint bx = x / u_block.x;
-    uint by = y / u_block.y;
+    uint gx = u_mapping == 2 ? y : x;  // the global x and y indices of the thread
+    uint gy = u_mapping == 2 ? x : y;
+    uint bx = gx / u_block.x;
+    uint by = gy / u_block.y;
     c.block = bx + by * u_grid.x;
-    c.thread = x % u_block.x + (y % u_block.y) * u_block.x;
+    c.thread = gx % u_block.x + (gy % u_block.y) * u_block.x;
     c.key = uvec2(bx, by);
     c.covered = bx < u_grid.x && by < u_grid.y;
     c.unit = y * uint(u_domain.x) + x;
@@ -171,8 +175,8 @@ float fade_for_extent(float extent_in_output_pixels) {
 
 float block_line_alpha(vec2 img, ivec2 pix) {
   float W = float(u_domain.x);
-  if (u_mapping == 1) {
-    float bdx = float(u_block.x), bdy = float(u_block.y);
+  if (u_mapping != 0) {  // block edges every blockDim along each axis (swapped for mapping 2)
+    float bdx = float(u_mapping == 2 ? u_block.y : u_block.x), bdy = float(u_mapping == 2 ? u_block.x : u_block.y);
     float v = line_coverage(distance_to_multiple(img.x, bdx) * u_zoom) * fade_for_extent(bdx * u_zoom);
     float h = line_coverage(distance_to_multiple(img.y, bdy) * u_zoom) * fade_for_extent(bdy * u_zoom);
     return max(v, h);
@@ -205,7 +209,7 @@ float block_line_alpha(vec2 img, ivec2 pix) {
 // As those lines fade, neighbouring blocks are told apart by a faint tint of every other block
 // (darker on every other pair), so a block still reads as its run of pixels along a row.
 float thin_block_tint(Cell c) {
-  if (u_mapping == 1) return 0.0;
+  if (u_mapping != 0) return 0.0;
   uint threads = u_block.x * u_block.y * u_block.z;
   float run = float(threads) * float(max(u_flat.x, 1u) * max(u_flat.y, 1u));
   float rows_on_screen = max(1.0, run / float(u_domain.x)) * u_zoom;

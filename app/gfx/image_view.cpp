@@ -109,7 +109,8 @@ Status ImageViewRenderer::render(const ImageViewParams& view, const OverlayParam
 
   const bool overlay_on = overlay.mode != OverlayParams::Off;
   if (overlay_on) {
-    if (overlay.mapping != 0 && overlay.mapping != 1) return invalid("overlay mapping must be 0 (flat) or 1 (2D)");
+    if (overlay.mapping < 0 || overlay.mapping > 2)
+      return invalid("overlay mapping must be 0 (flat), 1 (2D) or 2 (2D, x down the rows)");
     if (overlay.mapping == 0 && (overlay.vector == 0 || overlay.per_thread == 0))
       return invalid("a flat overlay needs vector and per_thread >= 1");
     for (int d = 0; d < 3; ++d) {

@@ -52,6 +52,8 @@ struct OverlayParams {
   //     (e - head) / vector, whose block and thread follow from per_thread and grid_stride; the
   //     lecture's 1D kernel is vector = per_thread = 1: block = e / T, thread = e % T.
   // 1 = 2D: block = (x / block[0], y / block[1]), thread = (x % block[0], y % block[1]).
+  // 2 = 2D with x down the rows (IndexScheme::Grid2DTransposed): the same with the pixel's x and
+  //     y swapped, block = (y / block[0], x / block[1]).
   int mapping = 1;
   unsigned vector = 1, per_thread = 1;  // flat only
   bool grid_stride = false;             // flat only

@@ -113,6 +113,31 @@ TEST_F(GlTest, ColourByBlock2dGivesEachBlockOneColour) {
   EXPECT_EQ(colours.size(), 7u * 11u);
 }
 
+// Mapping 2 (x down the rows, IndexScheme::Grid2DTransposed): a block of 8 x 4 threads covers 8
+// rows and 4 columns, and a warp of it is 4 columns of 8 rows.
+TEST_F(GlTest, ColourByBlockAndWarpWithXDownTheRows) {
+  std::mt19937 rng(39);
+  Scene scene = random_scene(37, 29, rng);
+  auto renderer = ImageViewRenderer::create();
+  ASSERT_TRUE(renderer.ok());
+  OverlayParams o = launch_2d(8, 4, scene.h, scene.w);  // the grid covers rows with x, columns with y
+  o.mapping = 2;
+  o.image_w = scene.w;
+  o.image_h = scene.h;
+  o.mode = OverlayParams::ColourByBlock;
+  auto out = render(renderer.value(), scene, o);
+  EXPECT_GT(expect_colour_partition_matches(out, scene.w, scene.h, [](int x, int y) { return std::pair{y / 8, x / 4}; }),
+            50);
+  o = launch_2d(8, 8, scene.h, scene.w);
+  o.mapping = 2;
+  o.image_w = scene.w;
+  o.image_h = scene.h;
+  o.mode = OverlayParams::ColourByWarp;
+  out = render(renderer.value(), scene, o);
+  // Linear thread (y % 8) + 8 (x % 8): warp 0 is columns 0-3 of a block, warp 1 columns 4-7.
+  expect_colour_partition_matches(out, scene.w, scene.h, [](int x, int y) { return ((y % 8) + 8 * (x % 8)) / 32; });
+}
+
 TEST_F(GlTest, ColourByWarpFollowsTheLinearThreadIndex) {
   std::mt19937 rng(32);
   Scene scene = random_scene(45, 29, rng);
@@ -366,7 +391,7 @@ TEST_F(GlTest, InvalidOverlaysAreAStatus) {
   o.block[1] = 0;
   EXPECT_FALSE(renderer->render(view, o).ok());
   o.block[1] = 1;
-  o.mapping = 2;
+  o.mapping = 3;
   EXPECT_FALSE(renderer->render(view, o).ok());
   o.mapping = 1;
   auto rgba_texture = GlTexture::create_rgba8(4, 1);

@@ -28,7 +28,7 @@
 #include "gray_test_support.hpp"
 #include "labs/grayscale/gray_reference.hpp"
 #include "labs/grayscale/gray_ladder.hpp"
-#include "labs/grayscale/gray_ladder_bodies.hpp"
+#include "labs/grayscale/gray_registry.hpp"
 #include "mapping/occupancy.hpp"
 #include "simulator/grid_simulator.hpp"
 
@@ -46,8 +46,8 @@ using bs::LaunchConfig;
 
 std::vector<GrayRung> kernel_rungs() {
   std::vector<GrayRung> r;
-  for (const auto& info : gray_rungs())
-    if (!info.library_anchor) r.push_back(info.rung);
+  for (const GrayRung& rung : gray_rungs())
+    if (rung.body) r.push_back(rung);
   return r;
 }
 
@@ -109,19 +109,19 @@ struct Buffers {
   }
 };
 
-std::string what(GrayRung r, GrayLayout l, const Image& im, Dim3 block, unsigned so, unsigned oo) {
-  return std::string(rung_info(r).id) + " " + to_string(l) + " " + std::to_string(im.w) + "x" +
+std::string what(const GrayRung& r, GrayLayout l, const Image& im, Dim3 block, unsigned so, unsigned oo) {
+  return r.info.id + " " + to_string(l) + " " + std::to_string(im.w) + "x" +
          std::to_string(im.h) + " block " + bs::to_string(block) + " src+" + std::to_string(so) +
          " out+" + std::to_string(oo) + " (seed " + std::to_string(im.seed) + ")";
 }
 
-LaunchConfig rule_config(GrayRung r, GrayLayout l, Dim3 block, int w, int h,
+LaunchConfig rule_config(const GrayRung& r, GrayLayout l, Dim3 block, int w, int h,
                          const bs::DeviceLimits& limits) {
-  return gray_rung_launch_config(r, l, block, w, h, limits, bs::KernelAttributes{});
+  return r.launch_config(l, block, w, h, limits, bs::KernelAttributes{});
 }
 
-std::vector<Dim3> blocks_for(GrayRung r, std::size_t n) {
-  if (rung_info(r).block_rank == 2) {
+std::vector<Dim3> blocks_for(const GrayRung& r, std::size_t n) {
+  if (r.info.block_rank == 2) {
     std::vector<Dim3> b{{16, 16, 1}, {7, 13, 1}, {32, 8, 1}};
     if (n <= 100000) b.push_back({1, 1, 1});
     return b;
@@ -152,7 +152,7 @@ TEST_P(LadderOnSimulator, EveryRungAndLayoutIsExactAtEveryAlignment) {
   const std::size_t n = im.expected.size();
   const bs::DeviceLimits limits = bs::sim::simulator_limits(simulator().workers());
   const std::pair<unsigned, unsigned> offsets[] = {{0, 0}, {1, 5}, {7, 15}, {15, 1}, {3, 8}, {12, 4}};
-  for (GrayRung r : kernel_rungs())
+  for (const GrayRung& r : kernel_rungs())
     for (GrayLayout l : kGrayLayouts)
       for (Dim3 block : blocks_for(r, n))
         for (auto [so, oo] : offsets) {
@@ -161,7 +161,7 @@ TEST_P(LadderOnSimulator, EveryRungAndLayoutIsExactAtEveryAlignment) {
           ASSERT_TRUE(check_gray_rung_launch(r, l, cfg, s.w, s.h, limits, nullptr).ok())
               << what(r, l, im, block, so, oo) << ": "
               << check_gray_rung_launch(r, l, cfg, s.w, s.h, limits, nullptr).describe();
-          const auto res = simulate_gray_rung(simulator(), r, l, cfg, b.args);
+          const auto res = r.simulate(simulator(), l, cfg, b.args, {});
           ASSERT_TRUE(res.status.ok()) << res.status.describe();
           std::vector<std::uint8_t> got(b.out.data(), b.out.data() + n);
           for (std::size_t i = 0; i < n; ++i)
@@ -217,7 +217,7 @@ std::uint32_t scheme_owner(const IndexScheme& s, const LaunchConfig& c, long lon
 }
 
 // Runs each thread of the launch alone and records which pixels it wrote.
-std::vector<std::uint32_t> recorded_owners(GrayRung r, GrayLayout l, const LaunchConfig& c,
+std::vector<std::uint32_t> recorded_owners(const GrayRung& r, GrayLayout l, const LaunchConfig& c,
                                            Buffers& b) {
   const std::size_t n = static_cast<std::size_t>(b.args.n);
   std::vector<std::uint32_t> owner(n, kNobody);
@@ -235,7 +235,7 @@ std::vector<std::uint32_t> recorded_owners(GrayRung r, GrayLayout l, const Launc
               t.gridDim = c.grid;
               const unsigned long long lb = bx + 1ull * c.grid.x * (by + 1ull * c.grid.y * bz);
               const auto g = static_cast<std::uint32_t>(lb * T + bs::linear_thread_in_block(t));
-              with_gray_rung(r, l, [&]<GrayRung R, GrayLayout L>() { gray_rung_body<R, L>(t, b.args); });
+              r.thread(l, t, b.args);
               for (std::size_t e = 0; e < n; ++e) {
                 if (b.out.data()[e] == 0xff) continue;
                 EXPECT_EQ(owner[e], kNobody) << "pixel " << e << " written by threads " << owner[e]
@@ -257,21 +257,21 @@ TEST(LadderOwnership, EachPixelIsWrittenByTheThreadTheIndexSchemeNames) {
   for (SizeCase s : sizes) {
     const Image im = random_image(s.w, s.h);
     const long long n = static_cast<long long>(s.w) * s.h;
-    for (GrayRung r : kernel_rungs())
+    for (const GrayRung& r : kernel_rungs())
       for (GrayLayout l : kGrayLayouts)
         for (auto [so, oo] : offsets) {
           std::vector<Dim3> blocks;
-          if (rung_info(r).block_rank == 2)
+          if (r.info.block_rank == 2)
             blocks.assign(std::begin(grid_blocks), std::end(grid_blocks));
           else
             blocks.assign(std::begin(flat_blocks), std::end(flat_blocks));
           for (Dim3 block : blocks) {
             std::vector<LaunchConfig> configs{rule_config(r, l, block, s.w, s.h, limits)};
-            if (rung_info(r).grid_stride)  // fixed grids: several passes, head/tail loops
+            if (r.info.fixed_grid_allowed)  // fixed grids: several passes, head/tail loops
               for (unsigned g : {1u, 2u, 3u}) configs.push_back(LaunchConfig{{g, 1, 1}, block, 0});
             for (const LaunchConfig& c : configs) {
               Buffers b(im, l, so, oo);
-              const auto scheme = gray_rung_scheme(r, l, b.args);
+              const auto scheme = r.scheme(l, b.args);
               ASSERT_TRUE(scheme.has_value());
               const auto owners = recorded_owners(r, l, c, b);
               for (long long e = 0; e < n; ++e) {
@@ -411,7 +411,7 @@ TEST(LadderGuardPages, NoRungReadsOrWritesPastItsBuffers) {
     for (int h : {1, 3, 7}) {
       const Image im = random_image(w, h);
       const std::size_t n = im.expected.size();
-      for (GrayRung r : kernel_rungs())
+      for (const GrayRung& r : kernel_rungs())
         for (GrayLayout l : kGrayLayouts) {
           const auto& bytes = l == GrayLayout::Planar ? im.planar : im.rgba;
           GuardedBuffer src(bytes.size()), out(n);
@@ -424,9 +424,9 @@ TEST(LadderGuardPages, NoRungReadsOrWritesPastItsBuffers) {
           a.n = w * h;
           a.out = out.data();
           (l == GrayLayout::Planar ? a.planar_rgb : a.rgba) = src.data();
-          const Dim3 block = rung_info(r).block_rank == 2 ? Dim3{8, 4, 1} : Dim3{32, 1, 1};
+          const Dim3 block = r.info.block_rank == 2 ? Dim3{8, 4, 1} : Dim3{32, 1, 1};
           const auto cfg = rule_config(r, l, block, w, h, limits);
-          ASSERT_TRUE(simulate_gray_rung(simulator(), r, l, cfg, a).status.ok());
+          ASSERT_TRUE(r.simulate(simulator(), l, cfg, a, {}).status.ok());
           ASSERT_TRUE(std::equal(im.expected.begin(), im.expected.end(), out.data()))
               << what(r, l, im, block, 0, 0);
         }
@@ -455,74 +455,75 @@ TEST(LadderLaunchRules, IdsAreStableAndUnique) {
                        "gray_vec16",   "gray_grid_stride", "cub_transform"};
   ASSERT_EQ(gray_rungs().size(), std::size(ids));
   for (std::size_t i = 0; i < std::size(ids); ++i) {
-    EXPECT_EQ(gray_rungs()[i].id, ids[i]);
-    EXPECT_EQ(static_cast<std::size_t>(gray_rungs()[i].rung), i);
-    EXPECT_EQ(gray_rung_from_id(ids[i]), gray_rungs()[i].rung);
+    EXPECT_EQ(gray_rungs()[i].info.id, ids[i]);
+    EXPECT_EQ(gray_rungs()[i].kernel, static_cast<GrayKernel>(i));
+    EXPECT_EQ(find_gray_rung(gray_rungs(), ids[i]), &gray_rungs()[i]);
   }
-  EXPECT_FALSE(gray_rung_from_id("gray_nope").has_value());
+  EXPECT_EQ(find_gray_rung(gray_rungs(), "gray_nope"), nullptr);
   EXPECT_EQ(gray_layout_from_name("rgba"), GrayLayout::Rgba);
-  EXPECT_TRUE(rung_info(GrayRung::CubTransform).library_anchor);
+  EXPECT_TRUE(gray_rung(GrayKernel::CubTransform).info.timed_only);
+  EXPECT_FALSE(gray_rung(GrayKernel::CubTransform).body);
 }
 
 TEST(LadderLaunchRules, GridStrideGridIsOneWaveOfResidentBlocks) {
   const bs::DeviceLimits d = h200_like();
   bs::KernelAttributes k;
   k.registers_per_thread = 32;  // 8 blocks of 256 threads fit (2048 threads per SM)
-  auto c = gray_rung_launch_config(GrayRung::GridStride, GrayLayout::Planar, {256, 1, 1}, 8192,
+  auto c = gray_rung(GrayKernel::GridStride).launch_config(GrayLayout::Planar, {256, 1, 1}, 8192,
                                    8192, d, k);
   EXPECT_EQ(c.grid, (Dim3{132 * 8, 1, 1}));
   k.registers_per_thread = 72;  // 2304 registers per warp: 7 warps per sub-partition, 3 blocks
-  c = gray_rung_launch_config(GrayRung::GridStride, GrayLayout::Planar, {256, 1, 1}, 8192, 8192, d,
+  c = gray_rung(GrayKernel::GridStride).launch_config(GrayLayout::Planar, {256, 1, 1}, 8192, 8192, d,
                               k);
   EXPECT_EQ(c.grid, (Dim3{132 * 3, 1, 1}));
   // A small image needs fewer blocks than one wave: 100 x 100 planar is 625 chunks of 16 pixels.
-  c = gray_rung_launch_config(GrayRung::GridStride, GrayLayout::Planar, {256, 1, 1}, 100, 100, d,
+  c = gray_rung(GrayKernel::GridStride).launch_config(GrayLayout::Planar, {256, 1, 1}, 100, 100, d,
                               k);
   EXPECT_EQ(c.grid, (Dim3{3, 1, 1}));
   // The non-looping vector rung covers every chunk: 8192^2 / 16 chunks of 256 threads.
-  c = gray_rung_launch_config(GrayRung::Vec16, GrayLayout::Planar, {256, 1, 1}, 8192, 8192, d, k);
+  c = gray_rung(GrayKernel::Vec16).launch_config(GrayLayout::Planar, {256, 1, 1}, 8192, 8192, d, k);
   EXPECT_EQ(c.grid, (Dim3{8192u * 8192u / 16 / 256, 1, 1}));
-  c = gray_rung_launch_config(GrayRung::Vec16, GrayLayout::Rgba, {256, 1, 1}, 8192, 8192, d, k);
+  c = gray_rung(GrayKernel::Vec16).launch_config(GrayLayout::Rgba, {256, 1, 1}, 8192, 8192, d, k);
   EXPECT_EQ(c.grid, (Dim3{8192u * 8192u / 16 / 256, 1, 1}));
-  c = gray_rung_launch_config(GrayRung::Ilp4, GrayLayout::Rgba, {128, 1, 1}, 1023, 767, d, k);
+  c = gray_rung(GrayKernel::Ilp4).launch_config(GrayLayout::Rgba, {128, 1, 1}, 1023, 767, d, k);
   EXPECT_EQ(c.grid, (Dim3{static_cast<unsigned>(bs::ceil_div(1023 * 767, 512)), 1, 1}));
 }
 
 TEST(LadderLaunchRules, RefusalsSayWhy) {
   const bs::DeviceLimits d = h200_like();
   // 2D with z extent.
-  auto c = gray_rung_launch_config(GrayRung::Grid2D, GrayLayout::Rgba, {8, 8, 2}, 64, 64, d, {});
-  auto s = check_gray_rung_launch(GrayRung::Grid2D, GrayLayout::Rgba, c, 64, 64, d, nullptr);
+  auto c = gray_rung(GrayKernel::Grid2D).launch_config(GrayLayout::Rgba, {8, 8, 2}, 64, 64, d, {});
+  auto s = check_gray_rung_launch(gray_rung(GrayKernel::Grid2D), GrayLayout::Rgba, c, 64, 64, d, nullptr);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message.find("blockDim.z"), std::string::npos) << s.message;
   // A fixed grid too small for a rung that does not loop.
-  c = gray_rung_launch_config(GrayRung::Vec16, GrayLayout::Planar, {256, 1, 1}, 1023, 767, d, {});
+  c = gray_rung(GrayKernel::Vec16).launch_config(GrayLayout::Planar, {256, 1, 1}, 1023, 767, d, {});
   c.grid.x -= 1;
-  s = check_gray_rung_launch(GrayRung::Vec16, GrayLayout::Planar, c, 1023, 767, d, nullptr);
+  s = check_gray_rung_launch(gray_rung(GrayKernel::Vec16), GrayLayout::Planar, c, 1023, 767, d, nullptr);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message.find("too small"), std::string::npos) << s.message;
   // ... but any grid is fine for a grid-stride rung, as long as it is (x, 1, 1).
   c.grid = {1, 1, 1};
-  EXPECT_TRUE(check_gray_rung_launch(GrayRung::GridStride, GrayLayout::Planar, c, 1023, 767, d,
+  EXPECT_TRUE(check_gray_rung_launch(gray_rung(GrayKernel::GridStride), GrayLayout::Planar, c, 1023, 767, d,
                                      nullptr).ok());
   c.grid = {4, 2, 1};
-  s = check_gray_rung_launch(GrayRung::GridStride, GrayLayout::Planar, c, 1023, 767, d, nullptr);
+  s = check_gray_rung_launch(gray_rung(GrayKernel::GridStride), GrayLayout::Planar, c, 1023, 767, d, nullptr);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message.find("y or z extent"), std::string::npos) << s.message;
   // CUDA's own rules still apply, and no image is refused first.
-  c = gray_rung_launch_config(GrayRung::Ilp4, GrayLayout::Planar, {2048, 1, 1}, 64, 64, d, {});
-  s = check_gray_rung_launch(GrayRung::Ilp4, GrayLayout::Planar, c, 64, 64, d, nullptr);
+  c = gray_rung(GrayKernel::Ilp4).launch_config(GrayLayout::Planar, {2048, 1, 1}, 64, 64, d, {});
+  s = check_gray_rung_launch(gray_rung(GrayKernel::Ilp4), GrayLayout::Planar, c, 64, 64, d, nullptr);
   EXPECT_EQ(s.code, "cudaErrorInvalidConfiguration");
-  s = check_gray_rung_launch(GrayRung::Ilp4, GrayLayout::Planar, c, 0, 0, d, nullptr);
+  s = check_gray_rung_launch(gray_rung(GrayKernel::Ilp4), GrayLayout::Planar, c, 0, 0, d, nullptr);
   EXPECT_NE(s.message.find("no image"), std::string::npos);
   // The library anchor has no grid of ours and no simulator body.
-  c = gray_rung_launch_config(GrayRung::CubTransform, GrayLayout::Planar, {256, 1, 1}, 64, 64, d, {});
+  c = gray_rung(GrayKernel::CubTransform).launch_config(GrayLayout::Planar, {256, 1, 1}, 64, 64, d, {});
   EXPECT_EQ(c.grid, (Dim3{0, 0, 0}));
-  EXPECT_FALSE(gray_rung_scheme(GrayRung::CubTransform, GrayLayout::Planar, GrayArgs{}).has_value());
+  const GrayRung& cub = gray_rung(GrayKernel::CubTransform);
+  EXPECT_FALSE(cub.scheme(GrayLayout::Planar, GrayArgs{}).has_value());
   GrayArgs a{};
-  EXPECT_FALSE(simulate_gray_rung(simulator(), GrayRung::CubTransform, GrayLayout::Planar,
-                                  LaunchConfig{{1, 1, 1}, {1, 1, 1}, 0}, a)
-                   .status.ok());
+  EXPECT_FALSE(cub.simulate(simulator(), GrayLayout::Planar, LaunchConfig{{1, 1, 1}, {1, 1, 1}, 0}, a, {}).status.ok());
+  EXPECT_EQ(cub.thread, nullptr);
 }
 
 TEST(LadderLaunchRules, BytesCountedPerLayout) {

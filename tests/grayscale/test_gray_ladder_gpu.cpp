@@ -74,8 +74,8 @@ struct DeviceBytes {
   }
 };
 
-std::string what(GrayRung r, GrayLayout l, const Image& im, Dim3 block, unsigned so, unsigned oo) {
-  return std::string(rung_info(r).id) + " " + to_string(l) + " " + std::to_string(im.w) + "x" +
+std::string what(const GrayRung& r, GrayLayout l, const Image& im, Dim3 block, unsigned so, unsigned oo) {
+  return r.info.id + " " + to_string(l) + " " + std::to_string(im.w) + "x" +
          std::to_string(im.h) + " block " + bs::to_string(block) + " src+" + std::to_string(so) +
          " out+" + std::to_string(oo) + " (seed " + std::to_string(im.seed) + ")";
 }
@@ -94,19 +94,19 @@ TEST(GrayLadderOnGpu, EveryRungAndLayoutIsBitExactWithTheSimulatorAtEveryAlignme
   for (auto [w, h] : sizes) {
     const Image im = random_image(w, h);
     const std::size_t n = im.expected.size();
-    for (const auto& info : gray_rungs())
+    for (const GrayRung& rung : gray_rungs())
       for (GrayLayout l : kGrayLayouts) {
-        const GrayRung r = info.rung;
+        const GrayRung& r = rung;
         bs::KernelAttributes attrs;
-        if (!info.library_anchor) {
+        if (rung.body) {
           auto a = gray_rung_attributes(r, l);
           ASSERT_TRUE(a.ok()) << a.status().describe();
           attrs = a.value();
-          EXPECT_EQ(attrs.local_bytes_per_thread, 0u) << info.id << " spills to local memory";
+          EXPECT_EQ(attrs.local_bytes_per_thread, 0u) << rung.info.id << " spills to local memory";
         }
-        std::vector<Dim3> blocks{info.default_block};
-        if (!info.library_anchor)
-          blocks.push_back(info.block_rank == 2 ? Dim3{7, 13, 1} : Dim3{100, 1, 1});
+        std::vector<Dim3> blocks{rung.info.default_block};
+        if (rung.body)
+          blocks.push_back(rung.info.block_rank == 2 ? Dim3{7, 13, 1} : Dim3{100, 1, 1});
         for (Dim3 block : blocks)
           for (auto [so, oo] : offsets) {
             SCOPED_TRACE(what(r, l, im, block, so, oo));
@@ -126,7 +126,7 @@ TEST(GrayLadderOnGpu, EveryRungAndLayoutIsBitExactWithTheSimulatorAtEveryAlignme
             (l == GrayLayout::Planar ? a.planar_rgb : a.rgba) = src.p;
 
             const LaunchConfig cfg =
-                gray_rung_launch_config(r, l, block, w, h, limits.value(), attrs);
+                r.launch_config(l, block, w, h, limits.value(), attrs);
             const auto refusal = check_gray_rung_launch(r, l, cfg, w, h, limits.value(), &attrs);
             ASSERT_TRUE(refusal.ok()) << refusal.describe();
             const auto launched = launch_gray_rung(r, l, cfg, a, nullptr, nullptr);
@@ -140,7 +140,7 @@ TEST(GrayLadderOnGpu, EveryRungAndLayoutIsBitExactWithTheSimulatorAtEveryAlignme
                   << "pixel " << i << (from_gpu[i] == 0xff ? " never written" : " != gray_value");
             expect_matches_reference(im.rgba, w, h, from_gpu, what(r, l, im, block, so, oo).c_str(),
                                      im.seed);
-            if (!info.library_anchor) {
+            if (rung.body) {
               // The simulator, on host buffers at the same misalignments, with the simulator's
               // own grid (the GPU's grid-stride grid comes from the device).
               HostBytes hs(bytes.size(), so), ho(n, oo);
@@ -149,11 +149,11 @@ TEST(GrayLadderOnGpu, EveryRungAndLayoutIsBitExactWithTheSimulatorAtEveryAlignme
               GrayArgs ha = a;
               ha.out = ho.p;
               (l == GrayLayout::Planar ? ha.planar_rgb : ha.rgba) = hs.p;
-              EXPECT_EQ(gray_rung_plan(r, l, ha).head, gray_rung_plan(r, l, a).head);
-              EXPECT_EQ(gray_rung_plan(r, l, ha).tail, gray_rung_plan(r, l, a).tail);
+              EXPECT_EQ(r.plan(l, ha).head, r.plan(l, a).head);
+              EXPECT_EQ(r.plan(l, ha).tail, r.plan(l, a).tail);
               const LaunchConfig scfg =
-                  gray_rung_launch_config(r, l, block, w, h, sim_limits, bs::KernelAttributes{});
-              ASSERT_TRUE(simulate_gray_rung(sim, r, l, scfg, ha).status.ok());
+                  r.launch_config(l, block, w, h, sim_limits, bs::KernelAttributes{});
+              ASSERT_TRUE(r.simulate(sim, l, scfg, ha, {}).status.ok());
               ASSERT_EQ(0, std::memcmp(from_gpu.data(), ho.p, n))
                   << "GPU and simulator disagree";
             }
@@ -170,10 +170,10 @@ TEST(GrayLadderOnGpu, TracedWrappersRecordEveryBlockOnceAndComputeTheSamePixels)
   ASSERT_TRUE(limits.ok());
   const Image im = random_image(1023, 767);
   const std::size_t n = im.expected.size();
-  for (const auto& info : gray_rungs()) {
-    if (info.library_anchor) continue;
+  for (const GrayRung& rung : gray_rungs()) {
+    if (!rung.body) continue;
     for (GrayLayout l : kGrayLayouts) {
-      SCOPED_TRACE(std::string(info.id) + " " + to_string(l));
+      SCOPED_TRACE(rung.info.id + " " + to_string(l));
       const auto& bytes = l == GrayLayout::Planar ? im.planar : im.rgba;
       DeviceBytes src = DeviceBytes::make(bytes.size(), 0), out = DeviceBytes::make(n, 3);
       ASSERT_EQ(cudaMemcpy(src.p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
@@ -185,13 +185,13 @@ TEST(GrayLadderOnGpu, TracedWrappersRecordEveryBlockOnceAndComputeTheSamePixels)
       a.n = im.w * im.h;
       a.out = out.p;
       (l == GrayLayout::Planar ? a.planar_rgb : a.rgba) = src.p;
-      auto attrs = gray_rung_attributes(info.rung, l);
+      auto attrs = gray_rung_attributes(rung, l);
       ASSERT_TRUE(attrs.ok());
-      const LaunchConfig cfg = gray_rung_launch_config(info.rung, l, info.default_block, im.w,
+      const LaunchConfig cfg = rung.launch_config(l, rung.info.default_block, im.w,
                                                        im.h, limits.value(), attrs.value());
       auto trace = bs::trace::TraceBuffer::allocate(cfg.grid);
       ASSERT_TRUE(trace.ok()) << trace.status().describe();
-      ASSERT_TRUE(launch_gray_rung(info.rung, l, cfg, a, trace->records(), nullptr).ok());
+      ASSERT_TRUE(launch_gray_rung(rung, l, cfg, a, trace->records(), nullptr).ok());
       auto schedule = trace->collect(limits->sm_count);
       ASSERT_TRUE(schedule.ok()) << schedule.status().describe();
       EXPECT_EQ(schedule->size(), cfg.total_blocks());
@@ -204,16 +204,16 @@ TEST(GrayLadderOnGpu, TracedWrappersRecordEveryBlockOnceAndComputeTheSamePixels)
 
 TEST(GrayLadderOnGpu, AttributesComeFromTheCompiledKernels) {
   BS_SKIP_WITHOUT_GPU();
-  for (const auto& info : gray_rungs())
+  for (const GrayRung& rung : gray_rungs())
     for (GrayLayout l : kGrayLayouts) {
-      auto a = gray_rung_attributes(info.rung, l);
-      if (info.library_anchor) {
+      auto a = gray_rung_attributes(rung, l);
+      if (!rung.body) {
         EXPECT_FALSE(a.ok());
         continue;
       }
       ASSERT_TRUE(a.ok()) << a.status().describe();
-      EXPECT_GT(a->registers_per_thread, 0u) << info.id;
-      EXPECT_GE(a->max_threads_per_block, 256u) << info.id;
+      EXPECT_GT(a->registers_per_thread, 0u) << rung.info.id;
+      EXPECT_GE(a->max_threads_per_block, 256u) << rung.info.id;
     }
 }
 

@@ -38,7 +38,7 @@ int line_count(const std::string& text) {
 std::set<std::string> rung_files() {
   std::set<std::string> files;
   for (const auto& r : bs::gray::gray_rungs())
-    if (!r.library_anchor) files.insert(std::string(r.file));
+    if (r.body) files.insert(r.info.file);
   for (auto p : {bs::matmul::Precision::Fp32, bs::matmul::Precision::Bf16})
     for (const auto& k : bs::matmul::matmul_kernels(p)) files.insert(k.file);
   return files;

@@ -3,7 +3,7 @@
 // For each image size (default 8192x8192 and 3840x2160) and layout (planar, RGBA), in one run:
 //   copy      cudaMemcpyAsync device-to-device moving the same bytes (read + write) as the kernels:
 //             the ceiling the targets are measured against
-//   cub       cub::DeviceTransform::Transform (the library anchor, launch_gray_cub)
+//   cub       cub::DeviceTransform::Transform (the library anchor, GrayCubTransform::launch_cuda)
 //   rungs     every rung of the ladder through the product's own path (grid rule, attributes,
 //             launch_gray_rung)
 //   x:*       exploratory variants of the same bodies (chunks per thread, pixels per chunk, cache
@@ -176,28 +176,27 @@ std::vector<Variant> variants(const Setup& s, bool rungs_only) {
     };
     out.push_back(copy);
   }
-  for (const auto& info : gray_rungs()) {
+  for (const GrayRung& rung : gray_rungs()) {
     Variant v;
-    v.name = std::string(info.id);
-    v.kind = info.library_anchor ? "library" : "rung";
+    v.name = rung.info.id;
+    v.kind = rung.body ? "rung" : "library";
     LaunchConfig cfg;
-    if (!info.library_anchor) {
-      auto attrs = gray_rung_attributes(info.rung, s.layout);
+    if (rung.body) {
+      auto attrs = gray_rung_attributes(rung, s.layout);
       if (!attrs) {
         std::fprintf(stderr, "%s\n", attrs.status().describe().c_str());
         std::exit(1);
       }
       v.regs = static_cast<int>(attrs->registers_per_thread);
-      cfg = gray_rung_launch_config(info.rung, s.layout, info.default_block, s.w, s.h, s.limits,
-                                    attrs.value());
+      cfg = rung.launch_config(s.layout, rung.info.default_block, s.w, s.h, s.limits, attrs.value());
       v.config = to_string(cfg.grid) + " x " + to_string(cfg.block);
     } else {
       v.config = "CUB's";
     }
-    const GrayRung r = info.rung;
+    const GrayRung* r = &rung;  // gray_rungs() lives as long as the program
     const GrayLayout l = s.layout;
     v.launch = [r, l, cfg](const GrayArgs& a, void*, cudaStream_t st) {
-      if (Status st2 = launch_gray_rung(r, l, cfg, a, nullptr, st); !st2) {
+      if (Status st2 = launch_gray_rung(*r, l, cfg, a, nullptr, st); !st2) {
         std::fprintf(stderr, "launch failed: %s\n", st2.describe().c_str());
         std::exit(1);
       }

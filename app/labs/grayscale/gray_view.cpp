@@ -304,7 +304,13 @@ std::optional<PixelPos> GrayView::inspected() const {
 OverlayParams GrayView::overlay_params(const LaunchRecord& rec) const {
   OverlayParams o;
   if (!rec.ok() || rec.kernel.empty() || !shown_ || rec.config.grid.x == 0) return o;
-  if (rec.scheme.kind != IndexScheme::Kind::Flat && rec.scheme.kind != IndexScheme::Kind::Grid2D) return o;
+  // The shader's mappings (gfx/image_view.hpp) are the schemes with a closed form over pixels; the
+  // rung's traits chose the scheme (the library anchor and the copy have none to draw).
+  int mapping = -1;
+  if (rec.scheme.kind == IndexScheme::Kind::Flat) mapping = 0;
+  if (rec.scheme.kind == IndexScheme::Kind::Grid2D) mapping = 1;
+  if (rec.scheme.kind == IndexScheme::Kind::Grid2DTransposed) mapping = 2;
+  if (mapping < 0) return o;
   switch (view_.overlay) {
     case OverlayMode::Off: o.mode = OverlayParams::Off; break;
     case OverlayMode::BlockLines: o.mode = OverlayParams::BlockLines; break;
@@ -312,7 +318,7 @@ OverlayParams GrayView::overlay_params(const LaunchRecord& rec) const {
     case OverlayMode::ColourByWarp: o.mode = OverlayParams::ColourByWarp; break;
     case OverlayMode::ColourBySm: o.mode = OverlayParams::ColourBySm; break;
   }
-  o.mapping = rec.scheme.kind == IndexScheme::Kind::Flat ? 0 : 1;
+  o.mapping = mapping;
   o.vector = rec.scheme.vector;
   o.per_thread = rec.scheme.per_thread;
   o.grid_stride = rec.scheme.grid_stride;

@@ -17,6 +17,7 @@
 #pragma once
 #include "core/exec.hpp"
 #include "labs/grayscale/gray_common.hpp"
+#include "labs/grayscale/gray_rung.hpp"
 
 namespace bs::gray {
 
@@ -31,5 +32,24 @@ BS_HD void gray_1d_flat_thread(const Ctx& t, const GrayArgs& a) {
     if (i < a.n) a.out[i] = gray_value(a.rgba[4ll * i], a.rgba[4ll * i + 1], a.rgba[4ll * i + 2]);
   }
 }
+
+// The rung: the flat defaults (one pixel per thread, grid ceil(n / (blockDim.x*y*z))).
+struct GrayFlat1D : GrayRungBase<GrayFlat1D> {
+  static lab::KernelInfo info() {
+    lab::KernelInfo i;
+    i.id = "gray_1d_flat";
+    i.label = "1. 1D over flattened pixels (lecture)";
+    i.teaches = "One thread per flattened pixel, one byte per load: the baseline, far from the memory limit "
+                "because each thread has only three bytes in flight.";
+    i.file = "kernels/labs/grayscale/gray_1d_flat.hpp";
+    i.group = KernelGroup::Lecture;
+    i.block_rank = 1;
+    i.presets = gray_flat_presets();
+    i.grid_rule = "ceil(n / (blockDim.x*y*z))";
+    return i;
+  }
+  template <GrayLayout L, class Ctx>
+  static BS_HD void body(const Ctx& t, const GrayArgs& a) { gray_1d_flat_thread<L>(t, a); }
+};
 
 }  // namespace bs::gray

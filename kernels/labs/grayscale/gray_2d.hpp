@@ -15,6 +15,7 @@
 #pragma once
 #include "core/exec.hpp"
 #include "labs/grayscale/gray_common.hpp"
+#include "labs/grayscale/gray_rung.hpp"
 
 namespace bs::gray {
 
@@ -30,5 +31,34 @@ BS_HD void gray_2d_thread(const Ctx& t, const GrayArgs& a) {
       a.out[i] = gray_value(a.rgba[4ll * i], a.rgba[4ll * i + 1], a.rgba[4ll * i + 2]);
   }
 }
+
+// The rung: x over columns, y over rows (IndexScheme::grid2d), grid (ceil(w / bx), ceil(h / by)).
+struct Gray2D : GrayRungBase<Gray2D> {
+  static constexpr std::string_view kUserTemplate = "gray_2d";
+  static lab::KernelInfo info() {
+    lab::KernelInfo i;
+    i.id = "gray_2d";
+    i.label = "2. 2D blocks over (x, y) (lecture)";
+    i.teaches = "Blocks are rectangles of the image; partial blocks line the right and bottom edges.";
+    i.file = "kernels/labs/grayscale/gray_2d.hpp";
+    i.group = KernelGroup::Lecture;
+    i.block_rank = 2;
+    i.default_block = Dim3{16, 16, 1};
+    i.presets = gray_2d_presets();
+    i.grid_rule = "(ceil(width / blockDim.x), ceil(height / blockDim.y))";
+    return i;
+  }
+  template <GrayLayout L, class Ctx>
+  static BS_HD void body(const Ctx& t, const GrayArgs& a) { gray_2d_thread<L>(t, a); }
+  static LaunchConfig launch_config(GrayLayout, Dim3 block, int width, int height, const DeviceLimits&,
+                                    const KernelAttributes&) {
+    return gray_2d_launch_config(block, width, height, false);
+  }
+  static Status check(GrayLayout, const LaunchConfig& c, int width, int height, const DeviceLimits& limits,
+                      const KernelAttributes* kernel) {
+    return check_gray_2d_launch(info().id, c, width, height, limits, kernel, false);
+  }
+  static std::optional<IndexScheme> scheme(GrayLayout, const GrayArgs&) { return IndexScheme::grid2d(); }
+};
 
 }  // namespace bs::gray

@@ -11,7 +11,7 @@
 #include <cub/device/device_transform.cuh>
 
 #include "device/cuda_status.hpp"
-#include "labs/grayscale/gray_ladder_cuda.hpp"
+#include "labs/grayscale/gray_cub.hpp"
 
 namespace bs::gray {
 namespace {
@@ -35,7 +35,7 @@ struct GrayFromRgba {
 
 }  // namespace
 
-Status launch_gray_cub(GrayLayout l, const GrayArgs& a, cudaStream_t stream) {
+Status GrayCubTransform::launch_cuda(GrayLayout l, const GrayArgs& a, cudaStream_t stream) {
   if (a.n <= 0) return Status::failure("no image", "", "launch_gray_cub");
   cudaError_t e;
   if (l == GrayLayout::Planar) {

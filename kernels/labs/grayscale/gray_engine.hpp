@@ -25,12 +25,12 @@ class GrayEngine {
 
   // The compiled kernel's attributes (cudaFuncGetAttributes) or the simulator's none; `measured`
   // says which. The library anchor has none of ours.
-  virtual Result<KernelAttributes> attributes(GrayRung r, GrayLayout l, bool* measured) = 0;
+  virtual Result<KernelAttributes> attributes(const GrayRung& rung, GrayLayout l, bool* measured) = 0;
 
   // cudaOccupancyMaxPotentialBlockSize for the rung's compiled kernel: (min grid, block size);
   // the simulator has no registers to ask about, so it says why not.
-  virtual Result<std::pair<int, int>> suggested_block(GrayRung r, GrayLayout l) {
-    (void)r, (void)l;
+  virtual Result<std::pair<int, int>> suggested_block(const GrayRung& rung, GrayLayout l) {
+    (void)rung, (void)l;
     return Status::failure("the CPU simulation has no occupancy API to ask", "", "suggested_block");
   }
 
@@ -46,11 +46,11 @@ class GrayEngine {
   virtual Status download(std::uint8_t* host) = 0;  // own_output() to host
 
   // One launch, timed by this backend's clock (ms).
-  virtual Result<double> launch_timed(GrayRung r, GrayLayout l, const LaunchConfig& config,
+  virtual Result<double> launch_timed(const GrayRung& rung, GrayLayout l, const LaunchConfig& config,
                                       const GrayArgs& args) = 0;
   // One more launch of the traced form (the same body), untimed: who ran each block, when, and
   // how many threads each block really ran.
-  virtual Result<std::vector<BlockTrace>> launch_traced(GrayRung r, GrayLayout l, const LaunchConfig& config,
+  virtual Result<std::vector<BlockTrace>> launch_traced(const GrayRung& rung, GrayLayout l, const LaunchConfig& config,
                                                         const GrayArgs& args) = 0;
   // The ceiling timed in the same run: a device-to-device copy of `bytes` out of the RGBA source
   // (the lab asks for half the bytes a kernel moves, so the copy reads and writes as much), and

@@ -55,10 +55,9 @@ class CpuEngine final : public GrayEngine, public sim::Cancellable {
  public:
   explicit CpuEngine(const lab::Backend& backend) : backend_(backend), simulator_(backend.sim_workers) {}
 
-  Result<KernelAttributes> attributes(GrayRung r, GrayLayout, bool* measured) override {
+  Result<KernelAttributes> attributes(const GrayRung& rung, GrayLayout, bool* measured) override {
     *measured = false;
-    if (rung_info(r).library_anchor)
-      return Status::failure(std::string(rung_info(r).id) + " runs on the GPU only", "", "attributes");
+    if (!rung.body) return Status::failure(rung.info.id + " runs on the GPU only", "", "attributes");
     return KernelAttributes{};  // the simulator has no registers to run out of
   }
 
@@ -91,20 +90,20 @@ class CpuEngine final : public GrayEngine, public sim::Cancellable {
     return Status::success();
   }
 
-  Result<double> launch_timed(GrayRung r, GrayLayout l, const LaunchConfig& config, const GrayArgs& a) override {
+  Result<double> launch_timed(const GrayRung& rung, GrayLayout l, const LaunchConfig& config, const GrayArgs& a) override {
     sim::SimOptions o;
     o.cancel = cancel_;
-    sim::SimResult s = simulate_gray_rung(simulator_, r, l, config, a, o);
+    sim::SimResult s = rung.simulate(simulator_, l, config, a, o);
     if (!s.status) return s.status;
     return s.elapsed_ms;
   }
 
-  Result<std::vector<BlockTrace>> launch_traced(GrayRung r, GrayLayout l, const LaunchConfig& config,
+  Result<std::vector<BlockTrace>> launch_traced(const GrayRung& rung, GrayLayout l, const LaunchConfig& config,
                                                 const GrayArgs& a) override {
     sim::SimOptions o;
     o.record_schedule = true;
     o.cancel = cancel_;
-    sim::SimResult s = simulate_gray_rung(simulator_, r, l, config, a, o);
+    sim::SimResult s = rung.simulate(simulator_, l, config, a, o);
     if (!s.status) return s.status;
     return std::move(s.schedule);
   }

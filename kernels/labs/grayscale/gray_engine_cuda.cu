@@ -57,14 +57,14 @@ class CudaEngine final : public GrayEngine {
     return Status::success();
   }
 
-  Result<KernelAttributes> attributes(GrayRung r, GrayLayout l, bool* measured) override {
+  Result<KernelAttributes> attributes(const GrayRung& rung, GrayLayout l, bool* measured) override {
     *measured = true;
-    return gray_rung_attributes(r, l);
+    return gray_rung_attributes(rung, l);
   }
 
-  Result<std::pair<int, int>> suggested_block(GrayRung r, GrayLayout l) override {
+  Result<std::pair<int, int>> suggested_block(const GrayRung& rung, GrayLayout l) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
-    return gray_rung_suggested_block(r, l);
+    return gray_rung_suggested_block(rung, l);
   }
 
   Status upload(const std::vector<std::uint8_t>& planar, const std::vector<std::uint8_t>& rgba,
@@ -103,11 +103,10 @@ class CudaEngine final : public GrayEngine {
     return Status::success();
   }
 
-  Result<double> launch_timed(GrayRung r, GrayLayout l, const LaunchConfig& c, const GrayArgs& a) override {
+  Result<double> launch_timed(const GrayRung& rung, GrayLayout l, const LaunchConfig& c, const GrayArgs& a) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
     timer_.start();
-    const Status launched = rung_info(r).library_anchor ? launch_gray_cub(l, a, nullptr)
-                                                        : launch_gray_rung(r, l, c, a, nullptr, nullptr);
+    const Status launched = launch_gray_rung(rung, l, c, a, nullptr, nullptr);
     timer_.stop();
     if (!launched) return launched;
     auto ms = timer_.elapsed_ms();  // synchronises: execution errors surface here
@@ -115,13 +114,13 @@ class CudaEngine final : public GrayEngine {
     return static_cast<double>(ms.value());
   }
 
-  Result<std::vector<BlockTrace>> launch_traced(GrayRung r, GrayLayout l, const LaunchConfig& c,
+  Result<std::vector<BlockTrace>> launch_traced(const GrayRung& rung, GrayLayout l, const LaunchConfig& c,
                                                 const GrayArgs& a) override {
-    if (rung_info(r).library_anchor)
+    if (!rung.body)
       return Status::failure("a library kernel's blocks are not ours to trace", "", "launch_traced");
     auto buffer = trace::TraceBuffer::allocate(c.grid);
     if (!buffer) return buffer.status();
-    if (Status s = launch_gray_rung(r, l, c, a, buffer->records(), nullptr); !s) return s;
+    if (Status s = launch_gray_rung(rung, l, c, a, buffer->records(), nullptr); !s) return s;
     return buffer->collect(backend_.limits.sm_count);
   }
 

@@ -25,6 +25,7 @@
 // head and tail pixel e belongs to thread e mod G (see core/index_scheme.hpp).
 #pragma once
 #include "labs/grayscale/gray_vec16.hpp"
+#include "labs/grayscale/gray_rung.hpp"
 
 namespace bs::gray {
 
@@ -62,5 +63,27 @@ template <GrayLayout L, class Ctx>
 BS_HD void gray_grid_stride_thread(const Ctx& t, const GrayArgs& a) {
   gray_grid_stride_loop<L, kGridStrideChunks, CacheHint::Default>(t, a);
 }
+
+// The rung: rung 4's traits, K chunks a pass, a grid of one wave of resident blocks (any fixed
+// grid accepted: it loops).
+struct GrayGridStride : GrayVec16Base<GrayGridStride> {
+  static constexpr unsigned kPerThread = kGridStrideChunks;
+  static constexpr bool kGridStride = true;
+  static constexpr std::string_view kUserTemplate = "gray_grid_stride";
+  static lab::KernelInfo info() {
+    lab::KernelInfo i;
+    i.id = "gray_grid_stride";
+    i.label = "5. grid-stride loop, grid from the device";
+    i.teaches = "One wave of blocks (SMs x resident blocks) loops over the image in 16-pixel chunks: the form "
+                "production kernels use, with a grid that no longer depends on the image.";
+    i.file = "kernels/labs/grayscale/gray_grid_stride.hpp";
+    i.block_rank = 1;
+    i.presets = gray_flat_presets();
+    i.grid_rule = "min(SMs x resident blocks per SM, blocks the image needs)";
+    return i;
+  }
+  template <GrayLayout L, class Ctx>
+  static BS_HD void body(const Ctx& t, const GrayArgs& a) { gray_grid_stride_thread<L>(t, a); }
+};
 
 }  // namespace bs::gray

@@ -24,6 +24,7 @@
 #pragma once
 #include "core/exec.hpp"
 #include "labs/grayscale/gray_common.hpp"
+#include "labs/grayscale/gray_rung.hpp"
 
 namespace bs::gray {
 
@@ -60,5 +61,24 @@ template <GrayLayout L, class Ctx>
 BS_HD void gray_ilp4_thread(const Ctx& t, const GrayArgs& a) {
   gray_ilp_thread<L, kIlpPixels>(t, a);
 }
+
+// The rung: flat, K = 4 pixels a thread (IndexScheme::per_thread), grid ceil(n / (4T)).
+struct GrayIlp4 : GrayRungBase<GrayIlp4> {
+  static constexpr unsigned kPerThread = kIlpPixels;
+  static lab::KernelInfo info() {
+    lab::KernelInfo i;
+    i.id = "gray_ilp4";
+    i.label = "3. 4 pixels per thread";
+    i.teaches = "Each thread loads 4 pixels (T apart, still coalesced) before using any: 4x the bytes in flight "
+                "per thread and 4x fewer blocks.";
+    i.file = "kernels/labs/grayscale/gray_ilp4.hpp";
+    i.block_rank = 1;
+    i.presets = gray_flat_presets();
+    i.grid_rule = "ceil(n / (4 * blockDim.x*y*z))";
+    return i;
+  }
+  template <GrayLayout L, class Ctx>
+  static BS_HD void body(const Ctx& t, const GrayArgs& a) { gray_ilp4_thread<L>(t, a); }
+};
 
 }  // namespace bs::gray

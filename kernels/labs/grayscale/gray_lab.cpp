@@ -19,30 +19,11 @@ namespace {
 
 constexpr std::string_view kCopyId = "copy";
 
-std::vector<lab::KernelInfo> build_kernel_list(bool gpu) {
+// The rungs this backend runs (a body for the simulator; a CUDA build for the GPU), then the copy.
+std::vector<lab::KernelInfo> build_kernel_list(const std::vector<GrayRung>& ladder, bool gpu) {
   std::vector<lab::KernelInfo> out;
-  for (const GrayRungInfo& r : gray_rungs()) {
-    if (r.library_anchor && !gpu) continue;  // CUB runs on the GPU only
-    lab::KernelInfo i;
-    i.id = std::string(r.id);
-    i.label = std::string(r.label);
-    i.teaches = std::string(r.teaches);
-    i.file = std::string(r.file);
-    i.group = r.group;
-    i.block_rank = r.block_rank;
-    i.default_block = r.default_block;
-    i.grid_rule = std::string(r.grid_rule);
-    i.fixed_grid_allowed = r.grid_stride;
-    if (r.library_anchor) {
-      i.style = lab::ConfigStyle::Compiled;
-      i.configs.push_back({"CUB's own choice", Dim3{0, 0, 0}});
-      i.timed_only = true;
-    } else {
-      i.style = lab::ConfigStyle::FreeBlock;
-      i.presets = gray_rung_presets(r.rung);
-    }
-    out.push_back(std::move(i));
-  }
+  for (const GrayRung& r : ladder)
+    if (gpu ? r.kernel.has_value() : r.body) out.push_back(r.info);
   if (gpu) {
     // The ceiling, in the same run and on the same problem: what moving these bytes costs with
     // no arithmetic at all.
@@ -64,14 +45,15 @@ std::vector<lab::KernelInfo> build_kernel_list(bool gpu) {
 
 }  // namespace
 
-GrayLab::GrayLab(lab::Backend backend, std::unique_ptr<GrayEngine> engine)
+GrayLab::GrayLab(lab::Backend backend, std::unique_ptr<GrayEngine> engine, std::vector<GrayRung> ladder)
     : backend_(std::move(backend)),
       engine_(std::move(engine)),
-      kernels_(build_kernel_list(backend_.kind == BackendKind::Cuda)) {}
+      ladder_(std::move(ladder)),
+      kernels_(build_kernel_list(ladder_, backend_.kind == BackendKind::Cuda)) {}
 
 GrayLab::~GrayLab() = default;
 
-Result<std::unique_ptr<GrayLab>> GrayLab::create(const lab::Backend& backend) {
+Result<std::unique_ptr<GrayLab>> GrayLab::create(const lab::Backend& backend, std::vector<GrayRung> ladder) {
   std::unique_ptr<GrayEngine> engine;
   if (backend.kind == BackendKind::Cuda) {
     auto e = make_cuda_engine(backend);
@@ -80,7 +62,11 @@ Result<std::unique_ptr<GrayLab>> GrayLab::create(const lab::Backend& backend) {
   } else {
     engine = make_cpu_engine(backend);
   }
-  return std::unique_ptr<GrayLab>(new GrayLab(backend, std::move(engine)));
+  return std::unique_ptr<GrayLab>(new GrayLab(backend, std::move(engine), std::move(ladder)));
+}
+
+const GrayRung* GrayLab::rung_of(std::string_view kernel) const {
+  return find_kernel(kernel) ? find_gray_rung(ladder_, kernel) : nullptr;
 }
 
 lab::ProblemInfo GrayLab::problem() const {
@@ -137,46 +123,46 @@ LaunchRecord GrayLab::plan(std::string_view kernel, const KernelConfig& config) 
     if (width_ <= 0) rec.status = Status::failure("no image loaded", "drop an image on the window", "GrayLab::plan");
     return rec;
   }
-  const auto r = gray_rung_from_id(kernel);
-  if (!r || !find_kernel(kernel)) {
+  const GrayRung* rung = rung_of(kernel);
+  if (!rung) {
     rec.status = Status::failure("the grayscale lab has no kernel '" + std::string(kernel) + "'" +
-                                     (r ? " on " + backend_.label : std::string()),
+                                     (find_gray_rung(ladder_, kernel) ? " on " + backend_.label : std::string()),
                                  "pick one of the kernel list", "GrayLab::plan");
     return rec;
   }
-  const GrayRungInfo& info = rung_info(*r);
-  rec.bytes_moved = gray_bytes_moved(layout_, width_, height_);
-  rec.bytes_note = gray_bytes_note(layout_);
-  rec.flops = gray_flops(width_, height_);
+  const GrayCounts counts = rung->counts(layout_, width_, height_);
+  rec.bytes_moved = counts.bytes_moved;
+  rec.bytes_note = counts.bytes_note;
+  rec.flops = counts.flops;
   if (width_ <= 0) {
     rec.status = Status::failure("no image loaded", "drop an image on the window", "GrayLab::plan");
     return rec;
   }
-  if (info.library_anchor) {
-    rec.config_label = "CUB's own choice";
+  if (rung->info.timed_only) {  // a library anchor: its own grid, nothing of ours to draw
+    rec.config_label = rung->info.configs.empty() ? rec.config_label : rung->info.configs.front().label;
     rec.scheme = IndexScheme::tiled(0, 0);
     return rec;
   }
-  auto attrs = engine_->attributes(*r, layout_, &rec.attributes_measured);
+  auto attrs = engine_->attributes(*rung, layout_, &rec.attributes_measured);
   if (!attrs) {
     rec.status = attrs.status();
     return rec;
   }
   rec.attributes = attrs.value();
-  rec.config = gray_rung_launch_config(*r, layout_, config.block, width_, height_, backend_.limits, rec.attributes);
+  rec.config = rung->launch_config(layout_, config.block, width_, height_, backend_.limits, rec.attributes);
   if (config.fixed_grid()) {
-    if (!info.grid_stride) {
+    if (!rung->info.fixed_grid_allowed) {
       rec.status = Status::failure(
-          std::string(info.id) + " computes its grid from the image (" + std::string(info.grid_rule) +
-              "); a fixed grid " + to_string(config.grid) + " would leave pixels uncomputed or compute them twice",
+          rung->info.id + " computes its grid from the image (" + rung->info.grid_rule + "); a fixed grid " +
+              to_string(config.grid) + " would leave pixels uncomputed or compute them twice",
           "use the grid-stride kernel for a fixed grid, or leave the grid to the kernel's rule", "check_gray_launch");
       return rec;
     }
     rec.config.grid = config.grid;
   }
-  rec.status = check_gray_rung_launch(*r, layout_, rec.config, width_, height_, backend_.limits,
+  rec.status = check_gray_rung_launch(*rung, layout_, rec.config, width_, height_, backend_.limits,
                                       rec.attributes_measured ? &rec.attributes : nullptr);
-  if (auto sc = gray_rung_scheme(*r, layout_, engine_->args(engine_->own_output()))) rec.scheme = *sc;
+  if (auto sc = rung->scheme(layout_, engine_->args(engine_->own_output()))) rec.scheme = *sc;
   return rec;
 }
 
@@ -201,25 +187,25 @@ LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config,
     if (options.verify) rec.check = engine_->verify_copy(bytes);
     return rec;
   }
-  const GrayRung r = *gray_rung_from_id(rec.kernel);
+  const GrayRung& rung = *rung_of(rec.kernel);
   std::uint8_t* out = options.output ? static_cast<std::uint8_t*>(options.output) : engine_->own_output();
   const GrayArgs args = engine_->args(out);
   // The scheme of the buffers this launch really uses (a vector rung's head and tail follow
   // where the output starts).
-  if (auto sc = gray_rung_scheme(r, layout_, args)) rec.scheme = *sc;
+  if (auto sc = rung.scheme(layout_, args)) rec.scheme = *sc;
   rec.timing.clock = engine_->clock();
   rec.timing.simulated = engine_->simulated();
   // A simulated launch stops between blocks once the run is cancelled (its traced one too).
   const sim::CancelScope<GrayEngine> cancellable(engine_.get(), options.cancel);
   Status timed = lab::measure(
-      options.timing, rec.timing, [&] { return engine_->launch_timed(r, layout_, rec.config, args); },
+      options.timing, rec.timing, [&] { return engine_->launch_timed(rung, layout_, rec.config, args); },
       [&] { return engine_->flush_l2(); }, options.cancel);
   if (!timed) {
     rec.status = timed;
     return rec;
   }
-  if (options.trace_schedule && !rung_info(r).library_anchor) {
-    auto schedule = engine_->launch_traced(r, layout_, rec.config, args);
+  if (options.trace_schedule && rung.body) {
+    auto schedule = engine_->launch_traced(rung, layout_, rec.config, args);
     if (!schedule) {
       rec.status = schedule.status();
       return rec;
@@ -236,73 +222,29 @@ Status GrayLab::download_output(void* host) {
   return engine_->download(static_cast<std::uint8_t*>(host));
 }
 
-std::optional<mapping::ElementOwner> GrayLab::owner(const LaunchRecord& r, long long x,
-                                                    long long y) const {
-  return mapping::owner_of(r.scheme, r.config, r.data_width, r.data_height, x, y);
+// The inspector's, the overlay's and the Memory tab's questions go to the rung that ran (the
+// record names it); a record of no rung of ours (the copy) gets the defaults, which answer from
+// its scheme.
+std::optional<mapping::ElementOwner> GrayLab::owner(const LaunchRecord& r, long long x, long long y) const {
+  const GrayRung* rung = find_gray_rung(ladder_, r.kernel);
+  return rung ? rung->owner(r, x, y) : mapping::owner_of(r.scheme, r.config, r.data_width, r.data_height, x, y);
 }
 
-std::vector<mapping::WarpAccess> GrayLab::warp_accesses(const LaunchRecord& r, Dim3 block,
-                                                        unsigned warp, int step) const {
-  using mapping::kNoAccess;
-  using mapping::kWarpSize;
-  std::vector<mapping::WarpAccess> out;
-  const long long n = r.data_width * r.data_height;
+std::vector<mapping::WarpAccess> GrayLab::warp_accesses(const LaunchRecord& r, Dim3 block, unsigned warp,
+                                                        int step) const {
   // The layout this launch read (its record's settings), not the one selected now.
   GrayLayout layout = GrayLayout::Planar;
   for (const auto& [k, v] : r.settings)
     if (k == "layout")
       if (auto l = gray_layout_from_name(v)) layout = *l;
-  // first[l]: the first pixel lane l handles in this request (-1: none); `pixels` per lane.
-  std::vector<long long> first(kWarpSize, -1);
-  unsigned pixels = 1;
-  if (r.scheme.kind == IndexScheme::Kind::Flat) {
-    // Every lane's chunk of this pass (step) and its first slot; vector accesses move `vector`
-    // pixels per lane.
-    const auto lanes = mapping::flat_lane_chunks(r.scheme, r.config, r.data_width, r.data_height,
-                                                 block, warp, step, 0);
-    pixels = std::max(1u, r.scheme.vector);
-    for (unsigned l = 0; l < kWarpSize; ++l)
-      if (lanes[l].count > 0) first[l] = lanes[l].first;
-  } else if (r.scheme.kind == IndexScheme::Kind::Grid2D) {
-    const auto lanes = mapping::warp_lanes(r.scheme, r.config, r.data_width, r.data_height, block, warp);
-    for (unsigned l = 0; l < kWarpSize; ++l)
-      if (lanes[l] && lanes[l]->in_range) first[l] = lanes[l]->y * r.data_width + lanes[l]->x;
-  } else {
-    return out;  // the library anchor and the copy: not our accesses
-  }
-  bool any = false;
-  for (long long f : first) any |= f >= 0;
-  if (!any) return out;
-  // Byte offsets in a buffer of `stride` bytes per pixel (plus `base`), `part` 16-byte pieces
-  // into each lane's run.
-  auto offsets = [&](long long base, long long stride, long long piece) {
-    std::vector<long long> a(kWarpSize, kNoAccess);
-    for (unsigned l = 0; l < kWarpSize; ++l)
-      if (first[l] >= 0) a[l] = base + stride * first[l] + piece;
-    return a;
-  };
-  if (layout == GrayLayout::Planar) {
-    out.push_back(mapping::make_warp_access("read R  x[i]", "planar_rgb", false, pixels, offsets(0, 1, 0)));
-    out.push_back(mapping::make_warp_access("read G  x[i + n]", "planar_rgb", false, pixels, offsets(n, 1, 0)));
-    out.push_back(mapping::make_warp_access("read B  x[i + 2n]", "planar_rgb", false, pixels, offsets(2 * n, 1, 0)));
-  } else {
-    // 4 bytes per pixel: a lane's run of `pixels` pixels is 4 * pixels bytes, read 16 at a time
-    // when it is wider than one 16-byte access.
-    const unsigned bytes = 4 * pixels;
-    const unsigned piece = std::min(bytes, 16u);
-    for (unsigned p = 0; p < bytes; p += piece) {
-      const std::string label = bytes <= 16 ? "read RGBA  x[4i]" : "read RGBA  x[4i + " + std::to_string(p) + "]";
-      out.push_back(mapping::make_warp_access(label, "rgba", false, piece, offsets(0, 4, p)));
-    }
-  }
-  out.push_back(mapping::make_warp_access("write   out[i]", "out", true, pixels, offsets(0, 1, 0)));
-  return out;
+  const GrayRung* rung = find_gray_rung(ladder_, r.kernel);
+  return rung ? rung->warp_accesses(r, layout, block, warp, step) : gray_warp_accesses(r, layout, block, warp, step);
 }
 
 Result<std::unique_ptr<lab::Lab>> GrayLab::fork() const {
   auto engine = engine_->clone();
   if (!engine) return engine.status();
-  std::unique_ptr<GrayLab> copy(new GrayLab(backend_, std::move(engine.value())));
+  std::unique_ptr<GrayLab> copy(new GrayLab(backend_, std::move(engine.value()), ladder_));
   copy->layout_ = layout_;
   if (width_ > 0) {
     // The same image without another copy of it where the engine can share (the CPU simulation);
@@ -323,9 +265,9 @@ Result<std::unique_ptr<lab::Lab>> GrayLab::fork() const {
 }
 
 std::optional<lab::BlockSuggestion> GrayLab::suggested_block(std::string_view kernel) {
-  const auto r = gray_rung_from_id(kernel);
-  if (!r || !find_kernel(kernel) || rung_info(*r).library_anchor) return std::nullopt;
-  auto s = engine_->suggested_block(*r, layout_);
+  const GrayRung* rung = rung_of(kernel);
+  if (!rung || !rung->body) return std::nullopt;
+  auto s = engine_->suggested_block(*rung, layout_);
   if (!s || s->second <= 0) return std::nullopt;
   lab::BlockSuggestion out;
   out.min_grid = static_cast<unsigned>(s->first);

@@ -6,6 +6,7 @@
 // and sweeps see one lab::Lab.
 //
 //   auto lab = bs::gray::GrayLab::create(backend);          // lab::Backend: CUDA or CPU
+//   (GrayLab::create(backend, gray_ladder_with<MyRung>())  // the ladder and a rung of a test's)
 //   lab->set_image(rgba, w, h, "photo.png");                 // kept only if everything succeeds
 //   LaunchRecord r = lab->run("gray_2d", {Dim3{32, 8, 1}}, {});
 //   r.config.grid, r.timing.median_ms, r.check.passed(), r.scheme ...
@@ -25,7 +26,9 @@ class GrayEngine;  // gray_engine.hpp: the backend half
 
 class GrayLab final : public lab::Lab {
  public:
-  static Result<std::unique_ptr<GrayLab>> create(const lab::Backend& backend);
+  // `ladder`: the rungs it offers (gray_ladder.hpp); the copy ceiling joins them on a GPU.
+  static Result<std::unique_ptr<GrayLab>> create(const lab::Backend& backend,
+                                                 std::vector<GrayRung> ladder = gray_rungs());
   ~GrayLab() override;
 
   // lab::Lab
@@ -76,10 +79,13 @@ class GrayLab final : public lab::Lab {
   // set_image's second half, taking the pixels it keeps (a random problem's are not copied).
   Status install_image(std::vector<std::uint8_t> rgba, int width, int height, std::string name);
 
-  GrayLab(lab::Backend backend, std::unique_ptr<GrayEngine> engine);
+  GrayLab(lab::Backend backend, std::unique_ptr<GrayEngine> engine, std::vector<GrayRung> ladder);
+  // The rung `kernel` names, where this backend lists it (nullptr: the copy, or unknown).
+  const GrayRung* rung_of(std::string_view kernel) const;
 
   lab::Backend backend_;
   std::unique_ptr<GrayEngine> engine_;
+  std::vector<GrayRung> ladder_;
   std::vector<lab::KernelInfo> kernels_;
   // The image and its reference: read-only once set, shared with forks (never null).
   std::shared_ptr<const std::vector<std::uint8_t>> rgba_ = std::make_shared<const std::vector<std::uint8_t>>(),

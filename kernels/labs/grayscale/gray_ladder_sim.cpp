@@ -1,22 +1,23 @@
-// The CPU backend of the ladder: the rung's own body (gray_ladder_bodies.hpp) for every thread.
-#include "labs/grayscale/gray_ladder_bodies.hpp"
-#include "simulator/grid_simulator.hpp"
+// The product's ladder, one GrayRung a line of BS_GRAY_RUNGS (gray_registry.hpp). Built in this
+// unit so the simulator's instantiations of every rung's body (make_gray_rung's simulate and
+// thread) live here: the line counter compiles this unit with coverage counters
+// (kernels/linecount/CMakeLists.txt), so its counts are the rungs' own lines.
+#include "labs/grayscale/gray_ladder.hpp"
+#include "labs/grayscale/gray_registry.hpp"
 
 namespace bs::gray {
 
-sim::SimResult simulate_gray_rung(sim::GridSimulator& simulator, GrayRung r, GrayLayout l,
-                                  const LaunchConfig& config, const GrayArgs& args,
-                                  sim::SimOptions options) {
-  sim::SimResult result;
-  const bool ran = with_gray_rung(r, l, [&]<GrayRung R, GrayLayout L>() {
-    result = simulator.run(
-        config, [&args](const sim::HostCtx& t) { gray_rung_body<R, L>(t, args); }, options);
-  });
-  if (!ran)
-    result.status = Status::failure(
-        std::string(rung_info(r).id) + " is a library anchor: it runs on the GPU only",
-        "pick one of the ladder's own kernels for the CPU simulation", "simulate_gray_rung");
-  return result;
+const std::vector<GrayRung>& gray_rungs() {
+  static const std::vector<GrayRung> ladder = [] {  // immutable once built
+    std::vector<GrayRung> v;
+    for (int k = 0; k < kGrayKernelCount; ++k)
+      with_rung(static_cast<GrayKernel>(k), [&]<class R>() {
+        v.push_back(make_gray_rung<R>());
+        v.back().kernel = static_cast<GrayKernel>(k);
+      });
+    return v;
+  }();
+  return ladder;
 }
 
 }  // namespace bs::gray

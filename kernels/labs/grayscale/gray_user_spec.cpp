@@ -83,9 +83,9 @@ class GraySpec final : public lab::UserKernelSpec {
   const std::vector<lab::UserForm>& forms() const override { return forms_; }
   const std::vector<lab::UserTemplate>& templates() const override { return templates_; }
   std::string template_for(std::string_view kernel) const override {
-    if (kernel == "gray_2d") return "gray_2d";
-    if (kernel == "gray_grid_stride") return "gray_grid_stride";
-    return "gray_1d";  // the lecture's first kernel: the ladder's other rungs start from it
+    // The rung's own choice (its traits' kUserTemplate); the lecture's first kernel for the rest.
+    const GrayRung* rung = find_gray_rung(gray_rungs(), kernel);
+    return rung ? std::string(rung->user_template) : "gray_1d";
   }
   std::uint64_t generation(const lab::Lab& l) const override {
     const auto* g = lab::layer<GrayLab>(l);

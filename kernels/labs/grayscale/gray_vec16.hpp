@@ -40,6 +40,7 @@
 #pragma once
 #include "core/exec.hpp"
 #include "labs/grayscale/gray_common.hpp"
+#include "labs/grayscale/gray_rung.hpp"
 
 namespace bs::gray {
 
@@ -109,5 +110,36 @@ BS_HD void gray_vec16_thread(const Ctx& t, const GrayArgs& a) {
     a.out[e] = gray_pixel<L>(a, e);
   }
 }
+
+// What the two 16-byte rungs (this one and gray_grid_stride.hpp) share in their traits: P pixels
+// per access and the plan's scalar head and tail, which follow where the buffers start.
+template <class R>
+struct GrayVec16Base : GrayRungBase<R> {
+  static unsigned vector(GrayLayout l) {
+    return l == GrayLayout::Planar ? kVecPixels<GrayLayout::Planar> : kVecPixels<GrayLayout::Rgba>;
+  }
+  static GrayVecPlan plan(GrayLayout l, const GrayArgs& a) {
+    return l == GrayLayout::Planar ? gray_vec_plan<GrayLayout::Planar, kVecPixels<GrayLayout::Planar>>(a)
+                                   : gray_vec_plan<GrayLayout::Rgba, kVecPixels<GrayLayout::Rgba>>(a);
+  }
+};
+
+// The rung: flat, 16 pixels per access, head and tail from the plan, grid ceil(n / (16T)).
+struct GrayVec16 : GrayVec16Base<GrayVec16> {
+  static lab::KernelInfo info() {
+    lab::KernelInfo i;
+    i.id = "gray_vec16";
+    i.label = "4. 16-byte loads and stores";
+    i.teaches = "Each thread converts 16 pixels with 16-byte accesses (aligned on the output, misaligned planes "
+                "funnel-shifted), with a scalar head and tail for any width and alignment.";
+    i.file = "kernels/labs/grayscale/gray_vec16.hpp";
+    i.block_rank = 1;
+    i.presets = gray_flat_presets();
+    i.grid_rule = "ceil(n / (16 * blockDim.x*y*z))";
+    return i;
+  }
+  template <GrayLayout L, class Ctx>
+  static BS_HD void body(const Ctx& t, const GrayArgs& a) { gray_vec16_thread<L>(t, a); }
+};
 
 }  // namespace bs::gray
