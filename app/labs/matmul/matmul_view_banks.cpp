@@ -188,7 +188,7 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
     if (auto m = lab_->modelled_shared_requests(shown, block, warp)) banks_.modelled = std::move(m.value());
     if (kernel == matmul::MatmulKernel::Tc2MmaSync) {
       matmul::SharedModelOptions o;
-      o.tc2_swizzle = false;
+      o.swizzle = false;
       if (auto m = lab_->modelled_shared_requests(shown, block, warp, o)) banks_.unswizzled = std::move(m.value());
     }
   }

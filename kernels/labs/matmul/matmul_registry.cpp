@@ -14,6 +14,10 @@ std::vector<MatmulKernelInfo> build_registry() {
     with_rung(static_cast<MatmulKernel>(k), [&]<class R>() {
       MatmulKernelInfo i = R::info();
       i.kernel = static_cast<MatmulKernel>(k);
+      i.shared_model = R::kSharedModel;
+      i.swizzled_shared = R::kSwizzledShared;
+      i.fragments = R::kFragments;
+      i.pipeline = R::kPipeline;
       r.push_back(std::move(i));
     });
   return r;

@@ -75,6 +75,12 @@ struct MatmulKernelInfo {
   std::string grid_rule;    // how the grid follows from M, N (and the device)
   bool lecture = false;     // the lecture's own kernel (the kernel list's first group)
   int gpu_default_config = 0;  // the configuration it opens with on a GPU
+  // What the views can ask of it beyond its launch: read from its traits by the registry (the
+  // rung's info() leaves them alone), so a view asks these, never the rung's id.
+  bool shared_model = false;    // kSharedModel: the bank view's model of its shared requests
+  bool swizzled_shared = false; // kSwizzledShared: its shared layout is XOR-swizzled (a before/after)
+  bool fragments = false;       // kFragments: a tagged variant records which lane held each element
+  bool pipeline = false;        // kPipeline: a traced variant records its warp-specialized pipeline
 };
 
 // What one block and one thread of this configuration own, for the UI's overlays (block -> C
@@ -125,6 +131,9 @@ struct RungBase {
   static constexpr bool kBody = true;
   static constexpr bool kHopper = false;
   static constexpr bool kFragments = false;  // a tagged variant records its fragments (fragment_record.hpp)
+  static constexpr bool kSharedModel = false;  // shared_lane(): its shared requests, modelled (shared_model.hpp)
+  static constexpr bool kSwizzledShared = false;
+  static constexpr bool kPipeline = false;     // a pipeline-traced variant (block_probed, matmul_hopper.cu)
   static constexpr std::size_t kCompiled = 1;
   static int compiled_index(const MatmulConfig&) { return 0; }
   static unsigned threads(const TileParams&) { return 0; }

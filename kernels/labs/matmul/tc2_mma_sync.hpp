@@ -18,6 +18,7 @@
 #pragma once
 #include "labs/matmul/fragment_tags.hpp"
 #include "labs/matmul/matmul_rung.hpp"
+#include "labs/matmul/shared_model.hpp"
 #include "labs/matmul/tc_warp_ops.hpp"
 
 namespace bs::matmul {
@@ -169,6 +170,45 @@ struct Tc2MmaSync : TcRungBase {
       const FragCoord f = mma_c_coord(lane, reg & 3);
       return FragCoord{(reg >> 4) * 16 + f.row, ((reg >> 2) & 3) * 8 + f.col};
     });
+  }
+  // The shared-memory model (shared_model.hpp): A[3][128 rows x 64 bytes], B[3][...], 16-byte
+  // chunk c of row r at r*64 + 16 (c ^ (r/2 % 4)) (tc2_swizzle; options.swizzle = false stores the
+  // chunks in order, the "before" picture).
+  static constexpr bool kSharedModel = true;
+  static constexpr bool kSwizzledShared = true;
+  static void shared_lane(SharedLane l, const MatmulConfig&, int K, int tid, const SharedModelOptions& o) {
+    const int row_bytes = 64 + 4 * o.pad_words;
+    const long long tile = 128LL * row_bytes;
+    auto swz = [&](int r, int c) -> long long {
+      return static_cast<long long>(r) * row_bytes + ((o.swizzle ? (c ^ ((r >> 1) & 3)) : c) << 4);
+    };
+    const long long b_base = 3 * tile;
+    const int warp = tid >> 5, lane = tid & 31, wm = warp >> 2, wn = warp & 3;
+    const int slices = model_ceil_div(K, 32);
+    auto load_slice = [&](int stage) {
+      for (int i = tid; i < 128 * 4; i += 256) {
+        const int r = i >> 2, c = i & 3;
+        l.add(stage * tile + swz(r, c), 16, SharedOp::AsyncCopy, "A[stage] + swizzle(r, c)");
+        l.add(b_base + stage * tile + swz(r, c), 16, SharedOp::AsyncCopy, "B[stage] + swizzle(r, c)");
+      }
+    };
+    for (int st = 0; st < 2; ++st)
+      if (st < slices) load_slice(st);
+    for (int kt = 0; kt < slices; ++kt) {
+      if (kt + 2 < slices) load_slice((kt + 2) % 3);
+      const int stage = kt % 3;
+      for (int kk = 0; kk < 2; ++kk) {
+        for (int i = 0; i < 4; ++i) {
+          const int r = wm * 64 + i * 16 + (lane & 7) + 8 * ((lane >> 3) & 1);
+          l.add(stage * tile + swz(r, kk * 2 + (lane >> 4)), 16, SharedOp::LdMatrix, "As + swizzle(r, 2kk + lane/16)");
+        }
+        for (int q = 0; q < 2; ++q) {
+          const int n = wn * 32 + q * 16 + (lane & 7) + 8 * (lane >> 4);
+          l.add(b_base + stage * tile + swz(n, kk * 2 + ((lane >> 3) & 1)), 16, SharedOp::LdMatrix,
+                "Bs + swizzle(n, 2kk + lane/8%2)");
+        }
+      }
+    }
   }
   template <std::size_t>
   struct At {

@@ -126,6 +126,7 @@ inline MatmulGeometry tc4_geometry(int block_rows) {
 }
 
 struct Tc4WarpSpecialized : HopperRungBase {
+  static constexpr bool kPipeline = true;  // block_probed below
   static constexpr unsigned kThreads = 384;
   static constexpr std::size_t kSmemBytes = kAlignedSmemBytes<Tc4Smem>;
   static constexpr int kBRows = 256;

@@ -179,6 +179,7 @@ struct PersistentDevice {
 
 struct PersistentRungBase : HopperRungBase {
   static constexpr bool kPersistent = true;
+  static constexpr bool kPipeline = true;  // block_probed (T5 below, T6 through its Device)
   static constexpr unsigned kThreads = 384;
   static constexpr std::size_t kSmemBytes = kAlignedSmemBytes<Tc4Smem>;
   static constexpr int kBRows = 128;
