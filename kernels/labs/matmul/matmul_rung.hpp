@@ -29,6 +29,7 @@
 #include "core/launch.hpp"
 #include "core/status.hpp"
 #include "labs/matmul/matmul_common.hpp"
+#include "labs/matmul/fragment_place.hpp"
 #include "labs/matmul/matmul_configs.hpp"
 #include "labs/matmul/tc_common.hpp"
 
@@ -139,6 +140,17 @@ struct RungBase {
   static unsigned threads(const TileParams&) { return 0; }
   static Status check(const MatmulConfig&, const DeviceLimits&) { return Status::success(); }
   static const MatmulArgs& args(const MatmulBuffers& b) { return b.f32; }
+  static Result<FragmentPlace> fragment_place(int, int) {
+    return Status::failure("an FP32 rung: no tensor-core fragments (each thread's outputs are its own registers)",
+                           "pick a tensor-core rung (T1..T6, --set precision=bf16)", "fragment_place");
+  }
+  // Fragment records (fragment_record.hpp): whether owner() names the lane that HOLDS an element
+  // (false where the epilogue stores it from another lane, T1's staging tile: then the model
+  // reads fragment_place); the warps whose operand feeds a tagged run records (T2's ldmatrix;
+  // 0: none); and a sentence the record's paragraph adds.
+  static constexpr bool kOwnerHolds = true;
+  static constexpr int kOperandWarps = 0;
+  static constexpr const char* kFragmentNote = "";
 };
 
 // Tensor-core rungs: BF16 buffers, one compiled configuration whose block is fixed.

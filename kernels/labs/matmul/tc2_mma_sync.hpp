@@ -210,6 +210,29 @@ struct Tc2MmaSync : TcRungBase {
       }
     }
   }
+  // The fragment layout (fragment_place.hpp). Block 128 x 128: warps 2 x 4 of 64 x 32, each 4 x 4
+  // mma tiles of 16 x 8; register 16 i + 4 j + e (owner() above).
+  static Result<FragmentPlace> fragment_place(int r, int c) {
+    if (r < 0 || c < 0 || r >= kTc2BM || c >= kTc2BN) return fragment_outside(r, c, kTc2BM, kTc2BN);
+    FragmentPlace p;
+    const int wm = r / 64, wn = c / 32, i = (r % 64) / 16, j = (c % 32) / 8;
+    const LaneReg lr = mma_c_owner(r % 16, c % 8);
+    p.kind = MmaKind::MmaSync;
+    p.warp = static_cast<unsigned>(wm * 4 + wn), p.lane = lr.lane, p.thread = p.warp * 32 + p.lane;
+    p.reg = i * 16 + j * 4 + lr.e;
+    p.store_lane = static_cast<int>(p.lane);
+    p.mma_m = 16, p.mma_n = 8;
+    p.tile_r = r - r % 16, p.tile_c = c - c % 8, p.in_r = r % 16, p.in_c = c % 8;
+    p.mma_index = i * 4 + j, p.mma_count = 16;
+    p.owner_r = wm * 64, p.owner_c = wn * 32, p.owner_rows = 64, p.owner_cols = 32;
+    return p;
+  }
+  // The operand record (fragment_record.hpp): ldmatrix hands each lane its A and B elements, so
+  // a tagged run records who received which, for the 8 warps; warp w's tile starts (w / 4) warp
+  // tiles down and (w % 4) across.
+  static constexpr int kOperandWarps = 8;
+  static int operand_first_row(int w, const MatmulGeometry& g) { return (w >> 2) * g.warp_rows; }
+  static int operand_first_col(int w, const MatmulGeometry& g) { return (w & 3) * g.warp_cols; }
   template <std::size_t>
   struct At {
     using Smem = Tc2Smem;

@@ -195,6 +195,7 @@ struct PersistentRungBase : HopperRungBase {
     return lc;
   }
   static MatmulGeometry geometry(const MatmulConfig&) { return tc4_geometry(kTc4BM); }
+  static Result<FragmentPlace> fragment_place(int r, int c) { return tc4_fragment_place(r, c); }
   static std::size_t shared_bytes(const MatmulConfig&) { return kSmemBytes; }
   static IndexScheme scheme(const MatmulConfig&) {
     IndexScheme s = IndexScheme::tiled(kTc4BN, kTc4BM);
