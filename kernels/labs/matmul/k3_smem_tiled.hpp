@@ -54,6 +54,7 @@ BS_HD void k3_smem_tiled_thread(const Ctx& t, K3Smem<T>& s, const MatmulArgs& a)
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct K3SmemTiled : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::PhaseTile;
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k3_smem_tiled";

@@ -65,6 +65,7 @@ BS_HD void k4_blocktile_1d_thread(const Ctx& t, K4Smem<BM, BN, BK>& s, const Mat
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct K4Blocktile1D : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::BlockTile;
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k4_blocktile_1d";

@@ -74,6 +74,7 @@ BS_HD void k5_blocktile_2d_thread(const Ctx& t, K5Smem<BM, BN, BK>& s, const Mat
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct K5Blocktile2D : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::BlockTile;
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k5_blocktile_2d";

@@ -127,6 +127,8 @@ BS_HD void k6_vectorized_thread(const Ctx& t, K6Smem<BM, BN, BK>& s, const Matmu
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct K6Vectorized : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::BlockTile;
+  static constexpr int kLoadFloats = 4;  // float4
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k6_vectorized";

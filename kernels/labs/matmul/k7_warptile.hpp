@@ -281,6 +281,9 @@ BS_HD void k7_warptile_thread(const Ctx& t, K7Smem<BM, BN, BK>& s, const MatmulA
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct K7Warptile : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::BlockTile;
+  static constexpr int kLoadFloats = 4;  // float4
+  static constexpr bool kStoreFromOwner = true;  // a lane's outputs are spread over its warp tile
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k7_warptile";

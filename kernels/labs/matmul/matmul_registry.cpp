@@ -69,10 +69,12 @@ MatmulConfig make_config(MatmulKernel kernel, const TileParams& tile) {
 }
 
 MatmulConfig make_block_config(MatmulKernel kernel, Dim3 block) {
-  if (kernel == MatmulKernel::SmemTiled) return K3SmemTiled::config_of(block);
   MatmulConfig c;
   c.block = block;
-  c.label = describe(kernel, c);
+  with_rung(kernel, [&]<class R>() {
+    if constexpr (requires { R::config_of(block); }) c = R::config_of(block);  // the block implies a tile
+    else c.label = R::describe(c);
+  });
   return c;
 }
 

@@ -14,6 +14,11 @@
 //   static Status check(const MatmulConfig&, const DeviceLimits&);  refusals of its own
 //   static IndexScheme scheme(const MatmulConfig&);            how its threads own C
 //   static Result<ElementOwner> owner(const MatmulConfig&, int row, int col);   who stores C[row][col]
+//   static MatmulConfig config_of(Dim3 block);   optional: where a free block implies a tile (rung 3)
+//   kGlobalLoads, kLoadFloats, kStoreFromOwner: how its warps read A and B (the Memory tab)
+//   kSharedModel + shared_lane (shared_model.hpp), fragment_place + kOwnerHolds, kOperandWarps,
+//   kFragmentNote (fragment_place.hpp, fragment_record.hpp), kFragments, kPipeline: what the
+//   views can show of it; RungBase below says the defaults (a rung without them)
 //   kCompiled, compiled_index(config), and At<I> (Smem, threads, min_blocks, body): the compiled
 //   instantiations, for rungs with a per-thread body (kBody) that the simulator and the generic
 //   CUDA wrappers run; kHopper rungs are launched by matmul_hopper.cu instead.
@@ -126,8 +131,20 @@ inline unsigned ceil_div_u(int n, int d) {
   return d > 0 && n > 0 ? static_cast<unsigned>((static_cast<long long>(n) + d - 1) / d) : 0u;
 }
 
+// How a rung's warps read A and B from global memory, for the Memory tab's model of a warp's
+// requests (MatmulLab::warp_accesses).
+enum class GlobalLoads {
+  Direct,      // each thread reads A[row][k] and B[k][col] itself, at the place its scheme gives it
+  PhaseTile,   // each thread copies one element of A's and of B's T x T tile a phase (tile = block)
+  BlockTile,   // the block's threads copy the BM x BK and BK x BN tiles in strided items
+  Bf16Chunks,  // the block's threads copy the BF16 tiles in 16-byte chunks (cp.async, TMA)
+};
+
 // Defaults of the traits: FP32, one compiled configuration, no refusals of its own.
 struct RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::Direct;
+  static constexpr int kLoadFloats = 1;          // floats per load item (float4 rungs: 4)
+  static constexpr bool kStoreFromOwner = false;  // a lane's first store of C from owner(), not its patch
   using Args = MatmulArgs;
   static constexpr bool kBody = true;
   static constexpr bool kHopper = false;
@@ -155,6 +172,7 @@ struct RungBase {
 
 // Tensor-core rungs: BF16 buffers, one compiled configuration whose block is fixed.
 struct TcRungBase : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::Bf16Chunks;
   using Args = Bf16Args;
   static const Bf16Args& args(const MatmulBuffers& b) { return b.bf16; }
 };
