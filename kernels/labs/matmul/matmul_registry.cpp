@@ -18,6 +18,7 @@ std::vector<MatmulKernelInfo> build_registry() {
       i.swizzled_shared = R::kSwizzledShared;
       i.fragments = R::kFragments;
       i.pipeline = R::kPipeline;
+      i.swizzle = R::swizzle_map();
       r.push_back(std::move(i));
     });
   return r;

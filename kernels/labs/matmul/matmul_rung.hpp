@@ -64,6 +64,17 @@ struct MatmulConfig {
   std::string label;  // human string, e.g. "BM=128 BN=128 BK=8 TM=8 TN=8 | 256 threads"
 };
 
+// A picture of a rung's swizzled shared-memory layout for the bank view: the first `rows` rows of
+// a tile of `chunks` 16-byte chunks a row, at their plain offsets and where the rung stores them.
+// Empty (plain == nullptr) where the rung has none.
+struct SwizzleMap {
+  std::string title, help, before, after;
+  bool modelled = false;  // drawn from a definition (TMA), not from a recording
+  int rows = 0, chunks = 0;
+  long long (*plain)(int r, int c) = nullptr;
+  long long (*swizzled)(int r, int c) = nullptr;
+};
+
 struct MatmulKernelInfo {
   MatmulKernel kernel{};  // filled in by the registry
   std::string id;         // "k1_naive" ... "tc6_cluster_multicast": LaunchRecord::kernel, JSON, CLI
@@ -87,6 +98,7 @@ struct MatmulKernelInfo {
   bool swizzled_shared = false; // kSwizzledShared: its shared layout is XOR-swizzled (a before/after)
   bool fragments = false;       // kFragments: a tagged variant records which lane held each element
   bool pipeline = false;        // kPipeline: a traced variant records its warp-specialized pipeline
+  SwizzleMap swizzle;           // swizzle_map(): its shared layout's swizzle, drawn before and after
 };
 
 // What one block and one thread of this configuration own, for the UI's overlays (block -> C
@@ -152,6 +164,7 @@ struct RungBase {
   static constexpr bool kSharedModel = false;  // shared_lane(): its shared requests, modelled (shared_model.hpp)
   static constexpr bool kSwizzledShared = false;
   static constexpr bool kPipeline = false;     // a pipeline-traced variant (block_probed, matmul_hopper.cu)
+  static SwizzleMap swizzle_map() { return {}; }
   static constexpr std::size_t kCompiled = 1;
   static int compiled_index(const MatmulConfig&) { return 0; }
   static unsigned threads(const TileParams&) { return 0; }

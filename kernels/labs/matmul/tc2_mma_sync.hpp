@@ -176,6 +176,18 @@ struct Tc2MmaSync : TcRungBase {
   // chunks in order, the "before" picture).
   static constexpr bool kSharedModel = true;
   static constexpr bool kSwizzledShared = true;
+  static SwizzleMap swizzle_map() {
+    SwizzleMap m;
+    m.title = "T2's A tile: first bank of each 16-byte chunk, rows 0-15";
+    m.help = "A row of the tile is 64 bytes (32 BF16), so rows 2 apart start 128 bytes apart, in the same banks: the "
+             "8 rows one ldmatrix phase reads at one chunk fall on 2 groups of 4 banks. T2 stores chunk c of row r "
+             "at chunk c ^ ((r / 2) % 4) (tc2_swizzle): the same 8 rows now cover all 32 banks.";
+    m.before = "before (chunk c at c)", m.after = "after: c ^ ((r / 2) % 4)";
+    m.rows = 16, m.chunks = 4;
+    m.plain = [](int r, int c) { return r * 64LL + 16 * c; };
+    m.swizzled = [](int r, int c) { return static_cast<long long>(tc2_swizzle(r, c)); };
+    return m;
+  }
   static void shared_lane(SharedLane l, const MatmulConfig&, int K, int tid, const SharedModelOptions& o) {
     const int row_bytes = 64 + 4 * o.pad_words;
     const long long tile = 128LL * row_bytes;

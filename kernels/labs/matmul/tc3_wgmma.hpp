@@ -149,6 +149,20 @@ struct HopperRungBase : TcRungBase {
   static constexpr bool kHopper = true;
   static constexpr bool kPersistent = false;
   static constexpr unsigned kClusterSize = 1;
+  // TMA writes the tiles with CU_TENSOR_MAP_SWIZZLE_128B.
+  static SwizzleMap swizzle_map() {
+    SwizzleMap m;
+    m.title = "128-byte TMA swizzle: first bank of each 16-byte chunk, rows 0-7";
+    m.help = "CU_TENSOR_MAP_SWIZZLE_128B: rows of 128 bytes; in each 1024-byte atom of 8 rows, chunk c of row r is "
+             "stored at chunk c ^ (r % 8), so a column of 8 rows spans all 32 banks. Drawn from the CUDA driver's "
+             "definition, not recorded: the copy engine writes these tiles and wgmma reads them.";
+    m.before = "before (no swizzle)", m.after = "after: c ^ (r % 8)";
+    m.modelled = true;
+    m.rows = 8, m.chunks = 8;
+    m.plain = [](int r, int c) { return r * 128LL + 16 * c; };
+    m.swizzled = [](int r, int c) { return static_cast<long long>(r) * 128 + ((c ^ (r & 7)) << 4); };
+    return m;
+  }
   static Status check(const MatmulConfig&, const DeviceLimits&) { return Status::success(); }
 };
 
