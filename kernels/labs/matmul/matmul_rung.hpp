@@ -17,7 +17,7 @@
 //   static MatmulConfig config_of(Dim3 block);   optional: where a free block implies a tile (rung 3)
 //   kGlobalLoads, kLoadFloats, kStoreFromOwner: how its warps read A and B (the Memory tab)
 //   kSharedModel + shared_lane (shared_model.hpp), fragment_place + kOwnerHolds, kOperandWarps,
-//   kFragmentNote (fragment_place.hpp, fragment_record.hpp), kFragments, kPipeline: what the
+//   kFragmentNote (fragment_place.hpp, fragment_record.hpp), kFragments, kPipeline, swizzle_map(): what the
 //   views can show of it; RungBase below says the defaults (a rung without them)
 //   kCompiled, compiled_index(config), and At<I> (Smem, threads, min_blocks, body): the compiled
 //   instantiations, for rungs with a per-thread body (kBody) that the simulator and the generic
