@@ -152,7 +152,7 @@ TEST(SharedBanksRecorded, MmaSyncRungMatchesTheModelAtTwoSizes) {
 TEST(SharedBanksRecorded, APerturbedModelFailsTheComparison) {
   const MatmulConfig t2 = matmul_kernel_info(MatmulKernel::Tc2MmaSync).configs[0];
   SharedModelOptions no_swizzle;
-  no_swizzle.tc2_swizzle = false;
+  no_swizzle.swizzle = false;
   Comparison cmp = compare(MatmulKernel::Tc2MmaSync, t2, Shape{130, 67, 75}, no_swizzle);
   EXPECT_LT(cmp.agree, cmp.requests) << "T2 without the swizzle agreed with the recording";
 

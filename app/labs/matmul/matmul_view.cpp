@@ -625,10 +625,12 @@ void MatmulView::draw_memory(const LaunchRecord& shown, ViewContext&) {
                          total, ideal);
     draw_banks(shown, owner->thread.block, owner->thread.warp_in_block);
   }
-  // The lecture's lesson side by side: the same element in the coalesced and uncoalesced mapping.
+  // The lecture's lesson side by side: the same element in the coalesced and uncoalesced mapping
+  // (the rungs that take any block: their threads read A and B themselves).
   const Dim3 block{16, 16, 1};
-  for (const char* id : {"k1_naive", "k2_uncoalesced"}) {
-    if (shown.kernel == id) continue;
+  for (const matmul::MatmulKernelInfo& rung : matmul::matmul_kernels(matmul::Precision::Fp32)) {
+    if (!rung.any_block || shown.kernel == rung.id) continue;
+    const char* id = rung.id.c_str();
     KernelConfig cfg;
     cfg.block = block;
     LaunchRecord plan = stack_->plan(id, cfg);

@@ -175,7 +175,7 @@ class MatmulView final : public LabView {
   void report_view_cost() const;
   // matmul_view_banks.cpp: the Memory tab's shared-memory banks
   void draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp);
-  void draw_swizzle_maps(matmul::MatmulKernel kernel);
+  void draw_swizzle_maps(const matmul::SwizzleMap& map);
   // The request selector and the banks x wavefronts grid of banks_.recorded (with the model where
   // there is one); false when there is nothing to draw.
   bool draw_bank_requests(bool with_model);

@@ -145,7 +145,8 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
     return;
   }
   const matmul::MatmulKernel kernel = what->first;
-  const bool hopper = matmul::matmul_kernel_info(kernel).needs == matmul::RungNeeds::Sm90a;
+  const matmul::MatmulKernelInfo& info = matmul::matmul_kernel_info(kernel);
+  const bool hopper = info.needs == matmul::RungNeeds::Sm90a;  // TMA fills its tiles, wgmma reads them
   if (!matmul::has_shared_model(kernel) && !hopper) return;
   ImGui::Separator();
   ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "Shared memory: warp %u of block (%u, %u), 32 banks x wavefronts",
@@ -155,7 +156,7 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
                   "take one more wavefront each (a bank conflict). 8-byte accesses are served a half-warp at a time, "
                   "16-byte accesses (float4, ldmatrix rows, cp.async) a quarter-warp at a time (q0..q3). Recorded "
                   "by the CPU simulator from the rung's own body; the model beside it is written from the rung's "
-                  "index expressions (kernels/labs/matmul/matmul_shared.cpp).");
+                  "index expressions (shared_lane in the rung's own file).");
   if (hopper) {
     ImGui::PushTextWrapPos(0);
     ImGui::TextColored(ui::kDimColour, "%s fills its tiles with TMA and feeds wgmma straight from shared memory: "
@@ -163,7 +164,7 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
                                        "record and no LSU counter sees them. Its tiles use the 128-byte TMA swizzle:",
                        shown.kernel.c_str());
     ImGui::PopTextWrapPos();
-    draw_swizzle_maps(kernel);
+    if (info.swizzle.plain) draw_swizzle_maps(info.swizzle);
     return;
   }
   // The requests, recorded once per launch, block and warp (re-running one block on the CPU).
@@ -186,9 +187,9 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
       take_bank_job(true);
     }
     if (auto m = lab_->modelled_shared_requests(shown, block, warp)) banks_.modelled = std::move(m.value());
-    if (kernel == matmul::MatmulKernel::Tc2MmaSync) {
+    if (info.swizzled_shared) {
       matmul::SharedModelOptions o;
-      o.tc2_swizzle = false;
+      o.swizzle = false;
       if (auto m = lab_->modelled_shared_requests(shown, block, warp, o)) banks_.unswizzled = std::move(m.value());
     }
   }
@@ -206,7 +207,7 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
   } else if (!draw_bank_requests(true)) {
     return;
   }
-  if (kernel == matmul::MatmulKernel::Tc2MmaSync) draw_swizzle_maps(kernel);
+  if (info.swizzle.plain) draw_swizzle_maps(info.swizzle);
   ImGui::PushTextWrapPos(0);
   ImGui::TextColored(ui::kDimColour,
                      "Counters (Measured tab) count ld.shared, ldmatrix and st.shared wavefronts and bank conflicts "
@@ -337,26 +338,13 @@ void MatmulView::take_bank_job(bool wait_briefly) {
   else banks_.status = rec.status();
 }
 
-void MatmulView::draw_swizzle_maps(matmul::MatmulKernel kernel) {
-  if (kernel == matmul::MatmulKernel::Tc2MmaSync) {
-    ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "T2's A tile: first bank of each 16-byte chunk, rows 0-15");
-    ui::help_marker("A row of the tile is 64 bytes (32 BF16), so rows 2 apart start 128 bytes apart, in the same "
-                    "banks: the 8 rows one ldmatrix phase reads at one chunk fall on 2 groups of 4 banks. T2 stores "
-                    "chunk c of row r at chunk c ^ ((r / 2) % 4) (tc2_swizzle): the same 8 rows now cover all 32 "
-                    "banks.");
-    const auto plain = mapping::tile_bank_map(16, 4, [](int r, int c) { return r * 64LL + 16 * c; });
-    const auto swz = mapping::tile_bank_map(16, 4, [](int r, int c) { return static_cast<long long>(matmul::tc2_swizzle(r, c)); });
-    draw_before_after("before (chunk c at c)", plain, "after: c ^ ((r / 2) % 4)", swz);
-    return;
-  }
-  ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "128-byte TMA swizzle: first bank of each 16-byte chunk, rows 0-7");
-  ImGui::TextColored(ui::kWarnColour, "model: TMA writes are not seen by the load/store pipe");
-  ui::help_marker("CU_TENSOR_MAP_SWIZZLE_128B: rows of 128 bytes; in each 1024-byte atom of 8 rows, chunk c of row r "
-                  "is stored at chunk c ^ (r % 8), so a column of 8 rows spans all 32 banks. Drawn from the CUDA "
-                  "driver's definition, not recorded: the copy engine writes these tiles and wgmma reads them.");
-  const auto plain = mapping::tile_bank_map(8, 8, [](int r, int c) { return r * 128LL + 16 * c; });
-  const auto swz = mapping::tile_bank_map(8, 8, mapping::tma_swizzle_128b);
-  draw_before_after("before (no swizzle)", plain, "after: c ^ (r % 8)", swz);
+void MatmulView::draw_swizzle_maps(const matmul::SwizzleMap& m) {
+  ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "%s", m.title.c_str());
+  if (m.modelled) ImGui::TextColored(ui::kWarnColour, "model: TMA writes are not seen by the load/store pipe");
+  ui::help_marker(m.help.c_str());
+  const auto plain = mapping::tile_bank_map(m.rows, m.chunks, m.plain);
+  const auto swz = mapping::tile_bank_map(m.rows, m.chunks, m.swizzled);
+  draw_before_after(m.before.c_str(), plain, m.after.c_str(), swz);
 }
 
 }  // namespace bs::app

@@ -54,6 +54,12 @@ std::pair<int, int> operand_probe_size(MatmulKernel kernel, const MatmulConfig& 
   return {std::max(M, g.block_rows), std::max(N, g.block_cols)};
 }
 
+std::string fragment_note(MatmulKernel kernel) {
+  std::string note;
+  with_rung(kernel, [&]<class R>() { note = R::kFragmentNote; });
+  return note;
+}
+
 bool has_fragment_record(MatmulKernel kernel) {
   bool on = false;
   with_rung(kernel, [&]<class R>() { on = R::kFragments; });
@@ -74,41 +80,24 @@ FragmentRecord empty_fragment_record(MatmulKernel kernel, const MatmulConfig& co
   if (r.tile_rows > 0 && r.tile_cols > 0)
     r.tile_block.assign(static_cast<std::size_t>(ceil_div_u(M, r.tile_rows)) * ceil_div_u(N, r.tile_cols), -1);
   r.launch = lc;
-  if (kernel == MatmulKernel::Tc2MmaSync) {
-    OperandRecord& o = r.operands;
-    o.warps = 8, o.rows = g.warp_rows, o.cols = g.warp_cols;
-    for (int w = 0; w < o.warps; ++w) {
-      o.first_row.push_back((w >> 2) * g.warp_rows);
-      o.first_col.push_back((w & 3) * g.warp_cols);
+  with_rung(kernel, [&]<class R>() {
+    if constexpr (R::kOperandWarps > 0) {
+      OperandRecord& o = r.operands;
+      o.warps = R::kOperandWarps, o.rows = g.warp_rows, o.cols = g.warp_cols;
+      for (int w = 0; w < o.warps; ++w) {
+        o.first_row.push_back(R::operand_first_row(w, g));
+        o.first_col.push_back(R::operand_first_col(w, g));
+      }
+      o.a.assign(static_cast<std::size_t>(o.warps) * o.rows * kOperandK, FragmentTag{});
+      o.b.assign(static_cast<std::size_t>(o.warps) * kOperandK * o.cols, FragmentTag{});
     }
-    o.a.assign(static_cast<std::size_t>(o.warps) * o.rows * kOperandK, FragmentTag{});
-    o.b.assign(static_cast<std::size_t>(o.warps) * kOperandK * o.cols, FragmentTag{});
-  }
+  });
   return r;
 }
 
 // ---------------------------------------------------------------------------------------------
 // 2. The model
 // ---------------------------------------------------------------------------------------------
-namespace {
-
-// T1's accumulators, as fragments: warp (wm, wn) holds 2 x 2 WMMA fragments of 16 x 16, each the
-// mma.m16n8k16 C layout twice (x[0..3]: columns 0-7, x[4..7]: columns 8-15). The traits' owner of
-// T1 names the thread that STORES the element through the staging tile, a different question.
-FragmentTag tc1_fragment(int r, int c) {
-  const int wm = r / 32, wn = c / 32, i = (r % 32) / 16, j = (c % 32) / 16;
-  const int fr = r % 16, fc = c % 16, h = fc / 8;
-  for (int lane = 0; lane < 32; ++lane)
-    for (int e = 0; e < 4; ++e) {
-      const FragCoord f = mma_c_coord(lane, e);
-      if (f.row == fr && f.col == fc % 8)
-        return {static_cast<std::int16_t>((wm * 2 + wn) * 32 + lane), static_cast<std::int16_t>((i * 2 + j) * 8 + 4 * h + e)};
-    }
-  return {};
-}
-
-}  // namespace
-
 Result<FragmentModel> fragment_model(MatmulKernel kernel, const MatmulConfig& config, const LaunchConfig& lc,
                                      int M, int N) {
   if (!has_fragment_record(kernel))
@@ -117,9 +106,10 @@ Result<FragmentModel> fragment_model(MatmulKernel kernel, const MatmulConfig& co
   const MatmulGeometry g = matmul_geometry(kernel, config);
   if (g.block_rows <= 0 || g.block_cols <= 0 || M <= 0 || N <= 0)
     return Status::failure("an empty tile or problem", "", "fragment_model");
-  // Who holds each element of one block tile: the same for every tile (T1: the fragment layout;
-  // T2..T6: the traits' owner of the first tile, whose thread and register do not depend on the
-  // tile). The owner search is slow per element, so it runs once here, not per lookup.
+  // Who holds each element of one block tile: the same for every tile (the traits' owner of the
+  // first tile, whose thread and register do not depend on the tile; where the owner is the lane
+  // that stores rather than holds, kOwnerHolds false (T1), the traits' fragment layout). The owner
+  // search is slow per element, so it runs once here, not per lookup.
   const int tr = g.block_rows, tc = g.block_cols;
   static std::mutex cache_mutex;  // the tables, once per rung and configuration
   static std::map<std::pair<int, std::string>, std::shared_ptr<const std::vector<FragmentTag>>> cache;
@@ -131,11 +121,15 @@ Result<FragmentModel> fragment_model(MatmulKernel kernel, const MatmulConfig& co
   }
   auto table = std::make_shared<std::vector<FragmentTag>>(cached ? 0 : static_cast<std::size_t>(tr) * tc);
   const bool persistent = matmul_kernel_info(kernel).persistent;
+  bool owner_holds = true;
+  with_rung(kernel, [&]<class R>() { owner_holds = R::kOwnerHolds; });
   for (int r = 0; !cached && r < tr; ++r)
     for (int c = 0; c < tc; ++c) {
       FragmentTag& t = (*table)[static_cast<std::size_t>(r) * tc + c];
-      if (kernel == MatmulKernel::Tc1Wmma) {
-        t = tc1_fragment(r, c);
+      if (!owner_holds) {
+        auto p = fragment_place(kernel, r, c);
+        if (!p) return p.status();
+        t = {static_cast<std::int16_t>(p->thread), static_cast<std::int16_t>(p->reg)};
         continue;
       }
       // A tile-sized problem, so the first tile is whole whatever M and N are.
@@ -168,7 +162,9 @@ Result<FragmentModel> fragment_model(MatmulKernel kernel, const MatmulConfig& co
 }
 
 Result<OperandRecord> operand_model(MatmulKernel kernel) {
-  if (kernel != MatmulKernel::Tc2MmaSync)
+  int warps = 0;
+  with_rung(kernel, [&]<class R>() { warps = R::kOperandWarps; });
+  if (warps == 0)
     return Status::failure(matmul_kernel_info(kernel).id + ": the operand record is T2's (ldmatrix into mma.sync "
                                                            "registers); wgmma reads its operands from shared memory",
                            "", "operand_model");
@@ -373,10 +369,7 @@ Result<FragmentRecord> simulate_fragment_record(MatmulKernel kernel, const Matmu
             "(C = 256 (row mod 128 + 1) + col mod 256); every simulated lane decoded the values its accumulator "
             "registers held. The simulator's warp operations follow the PTX ISA layouts, so this checks the "
             "body's index arithmetic and the simulator; the GPU's record checks the hardware." +
-            std::string(kernel == MatmulKernel::Tc1Wmma
-                            ? " WMMA's accumulator layout is opaque in CUDA: the model is mma.m16n8k16's C layout "
-                              "twice, which the ISA does not promise for WMMA."
-                            : "") +
+            fragment_note(kernel) +
             (Kp != K ? " K was raised to " + std::to_string(Kp) + " for the probe (one full k-step)." : std::string());
   return rec;
 }

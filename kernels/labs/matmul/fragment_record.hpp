@@ -141,6 +141,8 @@ OperandComparison compare_operands(const OperandRecord& record, const OperandRec
 
 // Whether a rung has a tagged variant at all, and which backend records it.
 bool has_fragment_record(MatmulKernel kernel);
+// The sentence the rung's traits add to a record's `how` ("" for most; T1: WMMA's opaque layout).
+std::string fragment_note(MatmulKernel kernel);
 
 // ---------------------------------------------------------------------------------------------
 // What the engines share (matmul_engine_cpu.cpp, matmul_engine_cuda.cu)

@@ -15,6 +15,7 @@
 #pragma once
 #include "labs/matmul/matmul_common.hpp"
 #include "labs/matmul/matmul_rung.hpp"
+#include "labs/matmul/shared_model.hpp"
 
 namespace bs::matmul {
 
@@ -53,6 +54,7 @@ BS_HD void k3_smem_tiled_thread(const Ctx& t, K3Smem<T>& s, const MatmulArgs& a)
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct K3SmemTiled : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::PhaseTile;
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k3_smem_tiled";
@@ -113,6 +115,23 @@ struct K3SmemTiled : RungBase {
   static IndexScheme scheme(const MatmulConfig&) { return IndexScheme::grid2d(); }
   static Result<ElementOwner> owner(const MatmulConfig& c, int row, int col) {
     return one_output_owner(c, row, col, false);
+  }
+  // The shared-memory model (shared_model.hpp): thread (tx, ty) stores As[ty][tx], Bs[ty][tx],
+  // then reads As[ty][k] and Bs[k][tx] for k < T; ceil(K / T) phases.
+  static constexpr bool kSharedModel = true;
+  static void shared_lane(SharedLane l, const MatmulConfig& c, int K, int tid, const SharedModelOptions& o) {
+    constexpr long long F = kFloatBytes;
+    const int T = static_cast<int>(c.block.x);
+    const int tx = tid % T, ty = tid / T, row = T + o.pad_words;
+    const long long bs = static_cast<long long>(T) * row * F;
+    for (int p = 0; p < model_ceil_div(K, T); ++p) {
+      l.add((ty * row + tx) * F, 4, SharedOp::Store, "As[ty][tx]");
+      l.add(bs + (ty * row + tx) * F, 4, SharedOp::Store, "Bs[ty][tx]");
+      for (int k = 0; k < T; ++k) {
+        l.add((ty * row + k) * F, 4, SharedOp::Load, "As[ty][k]");
+        l.add(bs + (k * row + tx) * F, 4, SharedOp::Load, "Bs[k][tx]");
+      }
+    }
   }
   template <std::size_t I>
   struct At {

@@ -13,6 +13,7 @@
 #pragma once
 #include "labs/matmul/matmul_common.hpp"
 #include "labs/matmul/matmul_rung.hpp"
+#include "labs/matmul/shared_model.hpp"
 
 namespace bs::matmul {
 
@@ -64,6 +65,7 @@ BS_HD void k4_blocktile_1d_thread(const Ctx& t, K4Smem<BM, BN, BK>& s, const Mat
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct K4Blocktile1D : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::BlockTile;
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k4_blocktile_1d";
@@ -104,6 +106,24 @@ struct K4Blocktile1D : RungBase {
   // tcol = tid % BN, trow = tid / BN; rows row0 + trow*TM .. + TM of column col0 + tcol
   static Result<ElementOwner> owner(const MatmulConfig& c, int row, int col) {
     return patch_owner(c, row, col, c.tile.TM, 1);
+  }
+  // The shared-memory model (shared_model.hpp): As[BM][BK], Bs[BK][BN] filled by strided loops,
+  // then per k one Bs word and TM As words.
+  static constexpr bool kSharedModel = true;
+  static void shared_lane(SharedLane l, const MatmulConfig& c, int K, int tid, const SharedModelOptions& o) {
+    constexpr long long F = kFloatBytes;
+    const TileParams& p = c.tile;
+    const int threads = (p.BM / p.TM) * p.BN, tcol = tid % p.BN, trow = tid / p.BN;
+    const int rowa = p.BK + o.pad_words, rowb = p.BN + o.pad_words;
+    const long long bs = static_cast<long long>(p.BM) * rowa * F;
+    for (int t = 0; t < model_ceil_div(K, p.BK); ++t) {
+      fill_plain_tiles(l, p, threads, tid, rowa, rowb, bs);
+      for (int k = 0; k < p.BK; ++k) {
+        l.add(bs + (static_cast<long long>(k) * rowb + tcol) * F, 4, SharedOp::Load, "Bs[k][tcol]");
+        for (int m = 0; m < p.TM; ++m)
+          l.add((static_cast<long long>(trow * p.TM + m) * rowa + k) * F, 4, SharedOp::Load, "As[trow*TM + m][k]");
+      }
+    }
   }
   template <std::size_t I>
   struct At {

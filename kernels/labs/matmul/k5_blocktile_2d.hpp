@@ -13,6 +13,7 @@
 #pragma once
 #include "labs/matmul/matmul_common.hpp"
 #include "labs/matmul/matmul_rung.hpp"
+#include "labs/matmul/shared_model.hpp"
 
 namespace bs::matmul {
 
@@ -73,6 +74,7 @@ BS_HD void k5_blocktile_2d_thread(const Ctx& t, K5Smem<BM, BN, BK>& s, const Mat
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct K5Blocktile2D : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::BlockTile;
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k5_blocktile_2d";
@@ -112,6 +114,26 @@ struct K5Blocktile2D : RungBase {
   // tcol = tid % (BN / TN), trow = tid / (BN / TN); a TM x TN patch at (trow*TM, tcol*TN)
   static Result<ElementOwner> owner(const MatmulConfig& c, int row, int col) {
     return patch_owner(c, row, col, c.tile.TM, c.tile.TN);
+  }
+  // The shared-memory model (shared_model.hpp): the tiles as rung 4, then per k TM As words and
+  // TN Bs words.
+  static constexpr bool kSharedModel = true;
+  static void shared_lane(SharedLane l, const MatmulConfig& c, int K, int tid, const SharedModelOptions& o) {
+    constexpr long long F = kFloatBytes;
+    const TileParams& p = c.tile;
+    const int per_row = p.BN / p.TN, threads = (p.BM / p.TM) * per_row;
+    const int tcol = tid % per_row, trow = tid / per_row;
+    const int rowa = p.BK + o.pad_words, rowb = p.BN + o.pad_words;
+    const long long bs = static_cast<long long>(p.BM) * rowa * F;
+    for (int t = 0; t < model_ceil_div(K, p.BK); ++t) {
+      fill_plain_tiles(l, p, threads, tid, rowa, rowb, bs);
+      for (int k = 0; k < p.BK; ++k) {
+        for (int m = 0; m < p.TM; ++m)
+          l.add((static_cast<long long>(trow * p.TM + m) * rowa + k) * F, 4, SharedOp::Load, "As[trow*TM + m][k]");
+        for (int n = 0; n < p.TN; ++n)
+          l.add(bs + (static_cast<long long>(k) * rowb + tcol * p.TN + n) * F, 4, SharedOp::Load, "Bs[k][tcol*TN + n]");
+      }
+    }
   }
   template <std::size_t I>
   struct At {

@@ -18,6 +18,7 @@
 #pragma once
 #include "labs/matmul/matmul_common.hpp"
 #include "labs/matmul/matmul_rung.hpp"
+#include "labs/matmul/shared_model.hpp"
 
 namespace bs::matmul {
 
@@ -126,6 +127,8 @@ BS_HD void k6_vectorized_thread(const Ctx& t, K6Smem<BM, BN, BK>& s, const Matmu
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct K6Vectorized : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::BlockTile;
+  static constexpr int kLoadFloats = 4;  // float4
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k6_vectorized";
@@ -165,6 +168,35 @@ struct K6Vectorized : RungBase {
   // tcol = tid % (BN / TN), trow = tid / (BN / TN); a TM x TN patch at (trow*TM, tcol*TN)
   static Result<ElementOwner> owner(const MatmulConfig& c, int row, int col) {
     return patch_owner(c, row, col, c.tile.TM, c.tile.TN);
+  }
+  // The shared-memory model (shared_model.hpp): As transposed, As[BK][BM]; the A float4 of
+  // element i goes to column r = i / (BK/4), rows c..c+3 = (i % (BK/4)) * 4 + 0..3 as four 4-byte
+  // stores; B float4s as 16-byte stores; float4 loads of both.
+  static constexpr bool kSharedModel = true;
+  static void shared_lane(SharedLane l, const MatmulConfig& c, int K, int tid, const SharedModelOptions& o) {
+    constexpr long long F = kFloatBytes;
+    const TileParams& p = c.tile;
+    const int per_row = p.BN / p.TN, threads = (p.BM / p.TM) * per_row;
+    const int tcol = tid % per_row, trow = tid / per_row;
+    const int rowa = p.BM + o.pad_words, rowb = p.BN + o.pad_words;
+    const long long bs = static_cast<long long>(p.BK) * rowa * F;
+    for (int t = 0; t < model_ceil_div(K, p.BK); ++t) {
+      for (int i = tid; i < p.BM * p.BK / 4; i += threads) {
+        const int r = i / (p.BK / 4), cc = (i % (p.BK / 4)) * 4;
+        for (int j = 0; j < 4; ++j)
+          l.add((static_cast<long long>(cc + j) * rowa + r) * F, 4, SharedOp::Store, "As[c + j][r]");
+      }
+      for (int i = tid; i < p.BK * p.BN / 4; i += threads) {
+        const int r = i / (p.BN / 4), cc = (i % (p.BN / 4)) * 4;
+        l.add(bs + (static_cast<long long>(r) * rowb + cc) * F, 16, SharedOp::Store, "Bs[r][c..c+3]");
+      }
+      for (int k = 0; k < p.BK; ++k) {
+        for (int m = 0; m < p.TM; m += 4)
+          l.add((static_cast<long long>(k) * rowa + trow * p.TM + m) * F, 16, SharedOp::Load, "As[k][trow*TM + m..+3]");
+        for (int n = 0; n < p.TN; n += 4)
+          l.add(bs + (static_cast<long long>(k) * rowb + tcol * p.TN + n) * F, 16, SharedOp::Load, "Bs[k][tcol*TN + n..+3]");
+      }
+    }
   }
   template <std::size_t I>
   struct At {

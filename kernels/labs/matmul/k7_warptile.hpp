@@ -38,6 +38,7 @@
 #include "labs/matmul/k6_vectorized.hpp"  // load4_guarded, store4_guarded
 #include "labs/matmul/matmul_common.hpp"
 #include "labs/matmul/matmul_rung.hpp"
+#include "labs/matmul/shared_model.hpp"
 
 namespace bs::matmul {
 
@@ -280,6 +281,9 @@ BS_HD void k7_warptile_thread(const Ctx& t, K7Smem<BM, BN, BK>& s, const MatmulA
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct K7Warptile : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::BlockTile;
+  static constexpr int kLoadFloats = 4;  // float4
+  static constexpr bool kStoreFromOwner = true;  // a lane's outputs are spread over its warp tile
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k7_warptile";
@@ -325,6 +329,55 @@ struct K7Warptile : RungBase {
   // lane_n; a lane's (TM / 4) x (TN / 4) fragments of 4 x 4 sit kSubM = WM / (TM / 4) rows and
   // kSubN = WN / (TN / 4) columns apart, its first at (lane_m * 4, lane_n * 4).
   static Result<ElementOwner> owner(const MatmulConfig& c, int row, int col);
+  // The shared-memory model (shared_model.hpp): As[2][BK][BM + padA], Bs[2][BK][BN]; padA = 4
+  // where both stages still fit in 48 KB. Prologue: tile 0's B (cp.async) and A (transposing
+  // stores) into stage 0; then per tile: the next tile's B into the other stage, BK steps of
+  // fragment loads, the next tile's A stores.
+  static constexpr bool kSharedModel = true;
+  static void shared_lane(SharedLane l, const MatmulConfig& cfg, int K, int tid, const SharedModelOptions& o) {
+    constexpr long long F = kFloatBytes;
+    const TileParams& p = cfg.tile;
+    const int warps_n = p.BN / p.WN, threads = (p.BM / p.WM) * warps_n * 32;
+    const int pad_a = 2 * p.BK * (p.BM + 4 + p.BN) * 4 <= 48 * 1024 ? 4 : 0;
+    const int rowa = p.BM + pad_a + o.pad_words, rowb = p.BN + o.pad_words;
+    const long long a_stage = static_cast<long long>(p.BK) * rowa * F, b_stage = static_cast<long long>(p.BK) * rowb * F;
+    const long long bs = 2 * a_stage;
+    const int loads_a = p.BM * p.BK / 4 / threads, loads_b = p.BK * p.BN / 4 / threads;
+    const int warp = tid / 32, lane = tid % 32;
+    const int lanes_n = p.WN / p.TN, sub_m = p.WM / (p.TM / 4), sub_n = p.WN / (p.TN / 4);
+    const int a_col = (warp / warps_n) * p.WM + (lane / lanes_n) * 4;
+    const int b_col = (warp % warps_n) * p.WN + (lane % lanes_n) * 4;
+    auto copy_b = [&](int stage) {
+      for (int j = 0; j < loads_b; ++j) {
+        const int i = tid + j * threads, r = i / (p.BN / 4), c = (i % (p.BN / 4)) * 4;
+        l.add(bs + stage * b_stage + (static_cast<long long>(r) * rowb + c) * F, 16, SharedOp::AsyncCopy, "Bs[r][c..c+3]");
+      }
+    };
+    auto stash_a = [&](int stage) {
+      for (int j = 0; j < loads_a; ++j) {
+        const int i = tid + j * threads, r = i / (p.BK / 4), c = (i % (p.BK / 4)) * 4;
+        for (int e = 0; e < 4; ++e)
+          l.add(stage * a_stage + (static_cast<long long>(c + e) * rowa + r) * F, 4, SharedOp::Store, "As[c + e][r]");
+      }
+    };
+    const int tiles = model_ceil_div(K, p.BK);
+    copy_b(0);
+    stash_a(0);
+    for (int t = 0; t < tiles; ++t) {
+      const int stage = t & 1;
+      const bool next = t + 1 < tiles;
+      if (next) copy_b(stage ^ 1);
+      for (int k = 0; k < p.BK; ++k) {
+        for (int f = 0; f < p.TM / 4; ++f)
+          l.add(stage * a_stage + (static_cast<long long>(k) * rowa + a_col + f * sub_m) * F, 16, SharedOp::Load,
+                "As[k][a_col + f*kSubM..+3]");
+        for (int f = 0; f < p.TN / 4; ++f)
+          l.add(bs + stage * b_stage + (static_cast<long long>(k) * rowb + b_col + f * sub_n) * F, 16, SharedOp::Load,
+                "Bs[k][b_col + f*kSubN..+3]");
+      }
+      if (next) stash_a(stage ^ 1);
+    }
+  }
   template <std::size_t I>
   struct At {
     static constexpr TileParams P = kK7Params[I];

@@ -376,11 +376,7 @@ class CudaEngine final : public MatmulEngine {
               "element's place in its block tile (C = 256 (row mod 128 + 1) + col mod 256, exact in BF16 and "
               "FP32): each thread decoded the values its accumulator registers held and wrote its thread and "
               "register there. The lab's own matrices and C were not touched." +
-              std::string(k == MatmulKernel::Tc1Wmma
-                              ? " WMMA keeps its accumulator layout opaque: the model beside it is mma.m16n8k16's C "
-                                "layout twice, which the ISA does not promise for WMMA; the record shows what this "
-                                "GPU and compiler really do."
-                              : "") +
+              fragment_note(k) +
               std::string(info.needs == RungNeeds::Sm90a
                               ? " wgmma reads A and B from shared memory, not from lanes: no operand record."
                               : "") +

@@ -3,110 +3,15 @@
 #include <algorithm>
 
 #include "labs/matmul/matmul_owner.hpp"
+#include "labs/matmul/matmul_registry.hpp"
 #include "mapping/cluster.hpp"
 
 namespace bs::matmul {
-namespace {
-
-// The C layout of mma.m16n8 (tc_common.hpp's mma_c_coord) inverted: element (r, c) of a 16 x 8
-// tile is held by lane 4 (r % 8) + c / 2 in its register 2 (r / 8) + c % 2.
-struct LaneReg {
-  unsigned lane;
-  int e;
-};
-LaneReg mma_c_owner(int r, int c) {
-  return {static_cast<unsigned>((r % 8) * 4 + c / 2), (r / 8) * 2 + c % 2};
-}
-
-Status outside(int r, int c, int rows, int cols) {
-  return Status::failure("(" + std::to_string(r) + ", " + std::to_string(c) + ") is outside the block's " +
-                             std::to_string(rows) + " x " + std::to_string(cols) + " tile",
-                         "", "fragment_place");
-}
-
-// A wgmma m64nNk16 accumulator tile at (tile_r, tile_c) of the block's tile, held by the
-// warpgroup whose threads start at `first_thread`; (r, c) inside it; `reg_base` the first of its
-// N / 2 registers in the thread's accumulators.
-FragmentPlace wgmma_place(int n, int tile_r, int tile_c, int r, int c, int warpgroup, unsigned first_thread,
-                          int reg_base) {
-  FragmentPlace p;
-  p.kind = MmaKind::Wgmma;
-  p.warpgroup = warpgroup;
-  const int w = r / 16;  // warp w of the group holds rows 16 w .. 16 w + 15
-  const LaneReg lr = mma_c_owner(r % 16, c % 8);
-  p.thread = first_thread + static_cast<unsigned>(w) * 32 + lr.lane;
-  p.warp = p.thread / 32, p.lane = lr.lane;
-  p.reg = reg_base + (c / 8) * 4 + lr.e;
-  p.store_lane = static_cast<int>(p.lane);
-  p.mma_m = 64, p.mma_n = n;
-  p.tile_r = tile_r, p.tile_c = tile_c, p.in_r = r, p.in_c = c;
-  return p;
-}
-
-}  // namespace
 
 Result<FragmentPlace> fragment_place(MatmulKernel kernel, int r, int c) {
-  FragmentPlace p;
-  switch (kernel) {
-    case MatmulKernel::Tc1Wmma: {
-      // Block 64 x 64: warps 2 x 2 of 32 x 32, each 2 x 2 WMMA fragments of 16 x 16, each two
-      // mma.m16n8k16 halves (columns 0-7, 8-15): acc[i][j].x[4 h + e] (tc1_wmma.hpp, tc_warp_ops.hpp).
-      if (r < 0 || c < 0 || r >= kTc1Tile || c >= kTc1Tile) return outside(r, c, kTc1Tile, kTc1Tile);
-      const int wm = r / 32, wn = c / 32, i = (r % 32) / 16, j = (c % 32) / 16;
-      const int fr = r % 16, fc = c % 16, h = fc / 8;
-      const LaneReg lr = mma_c_owner(fr, fc % 8);
-      p.kind = MmaKind::Wmma;
-      p.warp = static_cast<unsigned>(wm * 2 + wn), p.lane = lr.lane, p.thread = p.warp * 32 + p.lane;
-      p.reg = (i * 2 + j) * 8 + 4 * h + lr.e;
-      p.store_lane = (fr * 16 + fc) % 32;  // the epilogue: lane l copies elements l, l + 32, ...
-      p.mma_m = 16, p.mma_n = 8, p.wmma_m = 16, p.wmma_n = 16;
-      p.tile_r = r - fr, p.tile_c = c - fc + 8 * h, p.in_r = fr, p.in_c = fc % 8;
-      p.mma_index = ((i * 2 + j) * 2) + h, p.mma_count = 8;
-      p.owner_r = wm * 32, p.owner_c = wn * 32, p.owner_rows = p.owner_cols = 32;
-      return p;
-    }
-    case MatmulKernel::Tc2MmaSync: {
-      // Block 128 x 128: warps 2 x 4 of 64 x 32, each 4 x 4 mma tiles of 16 x 8; register
-      // 16 i + 4 j + e (tc2_mma_sync.hpp's owner).
-      if (r < 0 || c < 0 || r >= kTc2BM || c >= kTc2BN) return outside(r, c, kTc2BM, kTc2BN);
-      const int wm = r / 64, wn = c / 32, i = (r % 64) / 16, j = (c % 32) / 8;
-      const LaneReg lr = mma_c_owner(r % 16, c % 8);
-      p.kind = MmaKind::MmaSync;
-      p.warp = static_cast<unsigned>(wm * 4 + wn), p.lane = lr.lane, p.thread = p.warp * 32 + p.lane;
-      p.reg = i * 16 + j * 4 + lr.e;
-      p.store_lane = static_cast<int>(p.lane);
-      p.mma_m = 16, p.mma_n = 8;
-      p.tile_r = r - r % 16, p.tile_c = c - c % 8, p.in_r = r % 16, p.in_c = c % 8;
-      p.mma_index = i * 4 + j, p.mma_count = 16;
-      p.owner_r = wm * 64, p.owner_c = wn * 32, p.owner_rows = 64, p.owner_cols = 32;
-      return p;
-    }
-    case MatmulKernel::Tc3Wgmma: {
-      // Block 128 x 128, one warpgroup issuing two m64n128k16 (rows 0-63: registers 0-63, rows
-      // 64-127: registers 64-127).
-      if (r < 0 || c < 0 || r >= kTc3BM || c >= kTc3BN) return outside(r, c, kTc3BM, kTc3BN);
-      const int half = r / 64;
-      p = wgmma_place(kTc3BN, 64 * half, 0, r % 64, c, 0, 0, half * (kTc3BN / 2));
-      p.mma_index = half, p.mma_count = 2;
-      p.owner_r = 0, p.owner_c = 0, p.owner_rows = kTc3BM, p.owner_cols = kTc3BN;
-      return p;
-    }
-    case MatmulKernel::Tc4WarpSpecialized:
-    case MatmulKernel::Tc5Persistent:
-    case MatmulKernel::Tc6ClusterMulticast: {
-      // Block tile 128 x 256: warpgroup 0 produces (TMA), consumer c = warpgroup c + 1 holds rows
-      // 64 c .. 64 c + 63 as one m64n256k16 accumulator (tc4_warp_specialized.hpp).
-      if (r < 0 || c < 0 || r >= kTc4BM || c >= kTc4BN) return outside(r, c, kTc4BM, kTc4BN);
-      const int consumer = r / 64;
-      p = wgmma_place(kTc4BN, 64 * consumer, 0, r % 64, c, 1 + consumer, 128u * static_cast<unsigned>(1 + consumer), 0);
-      p.mma_index = 0, p.mma_count = 1;
-      p.owner_r = 64 * consumer, p.owner_c = 0, p.owner_rows = 64, p.owner_cols = kTc4BN;
-      return p;
-    }
-    default:
-      return Status::failure("an FP32 rung: no tensor-core fragments (each thread's outputs are its own registers)",
-                             "pick a tensor-core rung (T1..T6, --set precision=bf16)", "fragment_place");
-  }
+  Result<FragmentPlace> p = Status::failure("no such rung", "", "fragment_place");
+  with_rung(kernel, [&]<class R>() { p = R::fragment_place(r, c); });
+  return p;
 }
 
 std::string mma_name(const FragmentPlace& p) {
@@ -175,9 +80,9 @@ Result<FragmentHierarchy> fragment_hierarchy(MatmulKernel kernel, const MatmulCo
                     ", cols " + range(h.block_col0, g.block_cols));
   if (p.warpgroup >= 0)
     h.lines.push_back("warpgroup " + s(p.warpgroup) + " (threads " + range(128LL * p.warpgroup, 128) + ")" +
-                      (p.warpgroup > 0 && kernel != MatmulKernel::Tc3Wgmma ? ", consumer " + s(p.warpgroup - 1) +
-                                                                                 " (warpgroup 0 is the TMA producer)"
-                                                                           : ""));
+                      (p.producer && p.warpgroup > 0 ? ", consumer " + s(p.warpgroup - 1) +
+                                                                       " (warpgroup 0 is the TMA producer)"
+                                                                 : ""));
   h.lines.push_back("warp " + s(p.warp) + (p.warpgroup >= 0 ? " (warp " + s(p.warp % 4) + " of its warpgroup)" : "") +
                     ", lane " + s(p.lane) + ", thread " + s(p.thread));
   h.lines.push_back("accumulator register " + s(p.reg) + " of the lane's " +

@@ -17,36 +17,13 @@
 #include <vector>
 
 #include "core/status.hpp"
+#include "labs/matmul/fragment_place.hpp"
 #include "labs/matmul/matmul.hpp"
 
 namespace bs::matmul {
 
-// The tensor-core instruction a rung's accumulators come from.
-enum class MmaKind {
-  None,     // FP32 rungs: no tensor cores
-  Wmma,     // T1: nvcuda::wmma 16x16x16, compiled to two mma.m16n8k16 (the simulator's layout)
-  MmaSync,  // T2: mma.sync.aligned.m16n8k16
-  Wgmma,    // T3..T6: wgmma.mma_async.m64nNk16, a warpgroup of 4 warps
-};
-
-// One element of C inside its block's tile (r, c from the tile's corner), by the model.
-struct FragmentPlace {
-  MmaKind kind = MmaKind::None;
-  int warpgroup = -1;          // in the block (wgmma rungs; T4..T6: 0 is the producer); -1: none
-  unsigned warp = 0;           // warp in the block
-  unsigned lane = 0;           // lane in the warp
-  unsigned thread = 0;         // linear thread in the block
-  int reg = -1;                // the accumulator register (index into the thread's FP32 accumulators)
-  int store_lane = -1;         // T1: the lane that stores it through the staging tile (else = lane)
-  int mma_m = 0, mma_n = 0;    // the instruction's tile of C (16 x 8, or 64 x N); k is always 16
-  int wmma_m = 0, wmma_n = 0;  // T1: the WMMA fragment (16 x 16) the mma tile is half of
-  int tile_r = 0, tile_c = 0;  // the instruction tile's corner, in the block's tile
-  int in_r = 0, in_c = 0;      // the element inside the instruction tile
-  int mma_index = 0, mma_count = 0;  // which instruction tile of its warp's (warpgroup's) tile
-  int owner_r = 0, owner_c = 0, owner_rows = 0, owner_cols = 0;  // that warp (warpgroup) tile
-};
-
-// The closed form for `kernel`; refuses FP32 rungs (no fragments) and (r, c) outside the tile.
+// The closed form of `kernel`'s traits (fragment_place.hpp); refuses FP32 rungs (no fragments) and
+// (r, c) outside the tile.
 Result<FragmentPlace> fragment_place(MatmulKernel kernel, int r, int c);
 
 // "mma.sync.m16n8k16", "wgmma.m64n256k16", "wmma 16x16x16 (2 x mma.m16n8k16)".

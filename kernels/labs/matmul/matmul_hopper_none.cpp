@@ -22,6 +22,7 @@ Status launch(MatmulKernel, const MatmulConfig&, const LaunchConfig&, const Bf16
 Status launch_tagged(MatmulKernel, const MatmulConfig&, const LaunchConfig&, const Bf16Args&, const TcTensorMaps&,
                      const TagFragments&, cudaStream_t) {
   return not_built("launch_tagged (fragment tags of the Hopper rungs)");
+}
 bool has_pipeline_trace(MatmulKernel, const MatmulConfig&) { return false; }
 Status prepare_pipeline(MatmulKernel, const MatmulConfig&) { return not_built("prepare_pipeline"); }
 Status launch_pipeline(MatmulKernel, const MatmulConfig&, const LaunchConfig&, const Bf16Args&, const TcTensorMaps&,

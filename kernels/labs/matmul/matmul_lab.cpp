@@ -17,6 +17,7 @@
 #include "lab/size_text.hpp"
 #include "labs/matmul/matmul_engine.hpp"
 #include "labs/matmul/matmul_owner.hpp"
+#include "labs/matmul/matmul_registry.hpp"
 #include "mapping/thread_map.hpp"
 #include "simulator/cancellable.hpp"
 
@@ -402,7 +403,8 @@ LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
 }
 
 bool MatmulLab::has_pipeline(std::string_view kernel) {
-  return kernel == "tc4_warp_specialized" || kernel == "tc5_persistent" || kernel == "tc6_cluster_multicast";
+  const MatmulKernelInfo* info = find_matmul_kernel(kernel);
+  return info && info->pipeline;
 }
 
 Result<MatmulLab::PipelineRun> MatmulLab::trace_pipeline(std::string_view kernel, const KernelConfig& config,
@@ -591,14 +593,20 @@ std::vector<mapping::WarpAccess> MatmulLab::tile_loader_accesses(MatmulKernel ke
   using mapping::kNoAccess;
   using mapping::kWarpSize;
   std::vector<mapping::WarpAccess> out;
-  if (matmul_kernel_info(kern).precision == Precision::Bf16) return bf16_loader_accesses(kern, mc, block, warp, k);
+  GlobalLoads kind = GlobalLoads::Direct;
+  int width_floats = 1;
+  bool store_from_owner = false;
+  with_rung(kern, [&]<class R>() {
+    kind = R::kGlobalLoads, width_floats = R::kLoadFloats, store_from_owner = R::kStoreFromOwner;
+  });
+  if (kind == GlobalLoads::Bf16Chunks) return bf16_loader_accesses(kern, mc, block, warp, k);
   const TileParams& t = mc.tile;
   if (t.BM <= 0 || t.BN <= 0 || t.BK <= 0) return out;
   const long long M = spec_.M, N = spec_.N, K = spec_.K;
   constexpr long long F = sizeof(float);
   const long long threads = mc.block.volume();
-  const bool vec = kern == MatmulKernel::Vectorized || kern == MatmulKernel::Warptile;
-  const long long width = vec ? 4 : 1;  // floats per item
+  const bool vec = width_floats > 1;
+  const long long width = width_floats;  // floats per item
   const long long k0 = (k / t.BK) * t.BK;
   const long long row0 = static_cast<long long>(block.y) * t.BM, col0 = static_cast<long long>(block.x) * t.BN;
   auto loads = [&](const char* name, const char* buffer, long long items, long long per_row, bool is_a) {
@@ -632,7 +640,7 @@ std::vector<mapping::WarpAccess> MatmulLab::tile_loader_accesses(MatmulKernel ke
     const long long tid = static_cast<long long>(warp) * kWarpSize + l;
     if (tid >= threads) continue;
     long long row = -1, col = -1;
-    if (kern == MatmulKernel::Warptile) {
+    if (store_from_owner) {
       continue;  // filled below from the owner map
     } else {
       const long long per_row = t.BN / tn;
@@ -641,7 +649,7 @@ std::vector<mapping::WarpAccess> MatmulLab::tile_loader_accesses(MatmulKernel ke
     }
     if (row < M && col < N) c[l] = (row * N + col) * F, any = true;
   }
-  if (kern == MatmulKernel::Warptile) {
+  if (store_from_owner) {
     // Scan the block's tile once for the first output of each lane of this warp.
     std::vector<std::pair<long long, long long>> first(kWarpSize, {-1, -1});
     for (long long r = row0; r < std::min(M, row0 + t.BM); ++r)
@@ -667,9 +675,10 @@ std::vector<mapping::WarpAccess> MatmulLab::warp_accesses(const LaunchRecord& r,
   const auto what = resolve(r.kernel, r.request);
   if (!what || !ready_ || k < 0 || k >= spec_.K) return out;
   const MatmulKernel kern = what->first;
-  if (kern != MatmulKernel::Naive && kern != MatmulKernel::Uncoalesced &&
-      kern != MatmulKernel::SmemTiled)
-    return tile_loader_accesses(kern, what->second, block, warp, k);
+  GlobalLoads kind = GlobalLoads::Direct;
+  with_rung(kern, [&]<class R>() { kind = R::kGlobalLoads; });
+  const bool tiled = kind == GlobalLoads::PhaseTile;
+  if (kind != GlobalLoads::Direct && !tiled) return tile_loader_accesses(kern, what->second, block, warp, k);
   const auto lanes = mapping::warp_lanes(r.scheme, r.config, spec_.N, spec_.M, block, warp);
   if (!lanes[0]) return out;
   const long long M = spec_.M, N = spec_.N, K = spec_.K;
@@ -677,7 +686,7 @@ std::vector<mapping::WarpAccess> MatmulLab::warp_accesses(const LaunchRecord& r,
   std::vector<long long> a(kWarpSize, kNoAccess), b(kWarpSize, kNoAccess), c(kWarpSize, kNoAccess);
   for (unsigned l = 0; l < kWarpSize; ++l) {
     if (!lanes[l]) continue;
-    if (kern == MatmulKernel::SmemTiled) {
+    if (tiled) {
       // Phase k / T: thread (tx, ty) loads A[row][k0 + tx] and B[k0 + ty][col].
       const long long T = r.config.block.x, k0 = (k / T) * T;
       const long long tx = lanes[l]->thread.x, ty = lanes[l]->thread.y;
@@ -694,7 +703,6 @@ std::vector<mapping::WarpAccess> MatmulLab::warp_accesses(const LaunchRecord& r,
     b[l] = (static_cast<long long>(k) * N + col) * F;
     c[l] = (row * N + col) * F;
   }
-  const bool tiled = kern == MatmulKernel::SmemTiled;
   out.push_back(mapping::make_warp_access(tiled ? "load  A[row][k0 + tx] to shared" : "load  A[row][k]",
                                           "A", false, F, std::move(a)));
   out.push_back(mapping::make_warp_access(tiled ? "load  B[k0 + ty][col] to shared" : "load  B[k][col]",

@@ -14,6 +14,11 @@ std::vector<MatmulKernelInfo> build_registry() {
     with_rung(static_cast<MatmulKernel>(k), [&]<class R>() {
       MatmulKernelInfo i = R::info();
       i.kernel = static_cast<MatmulKernel>(k);
+      i.shared_model = R::kSharedModel;
+      i.swizzled_shared = R::kSwizzledShared;
+      i.fragments = R::kFragments;
+      i.pipeline = R::kPipeline;
+      i.swizzle = R::swizzle_map();
       r.push_back(std::move(i));
     });
   return r;
@@ -65,10 +70,12 @@ MatmulConfig make_config(MatmulKernel kernel, const TileParams& tile) {
 }
 
 MatmulConfig make_block_config(MatmulKernel kernel, Dim3 block) {
-  if (kernel == MatmulKernel::SmemTiled) return K3SmemTiled::config_of(block);
   MatmulConfig c;
   c.block = block;
-  c.label = describe(kernel, c);
+  with_rung(kernel, [&]<class R>() {
+    if constexpr (requires { R::config_of(block); }) c = R::config_of(block);  // the block implies a tile
+    else c.label = R::describe(c);
+  });
   return c;
 }
 

@@ -25,6 +25,16 @@
 #include "labs/matmul/tc5_persistent.hpp"
 #include "labs/matmul/tc6_cluster_multicast.hpp"
 
+// Rungs a build adds after the ladder without this file naming them: a target that defines
+// BS_MATMUL_EXTRA_RUNGS_HEADER (a header that includes the rung files and defines
+// BS_MATMUL_EXTRA_RUNGS(X) as their X lines) builds the lab with them at the end of its list.
+// bs_matmul_lab_with_rung() in CMakeLists.txt writes that header; tests/matmul_extra uses it.
+#if defined(BS_MATMUL_EXTRA_RUNGS_HEADER)
+#include BS_MATMUL_EXTRA_RUNGS_HEADER
+#else
+#define BS_MATMUL_EXTRA_RUNGS(X)
+#endif
+
 // X(enumerator of MatmulKernel, traits), in ladder order.
 #define BS_MATMUL_RUNGS(X)                   \
   X(Naive, K1Naive)                          \
@@ -39,7 +49,8 @@
   X(Tc3Wgmma, Tc3Wgmma)                      \
   X(Tc4WarpSpecialized, Tc4WarpSpecialized)  \
   X(Tc5Persistent, Tc5Persistent)            \
-  X(Tc6ClusterMulticast, Tc6ClusterMulticast)
+  X(Tc6ClusterMulticast, Tc6ClusterMulticast) \
+  BS_MATMUL_EXTRA_RUNGS(X)
 
 namespace bs::matmul {
 

@@ -14,6 +14,11 @@
 //   static Status check(const MatmulConfig&, const DeviceLimits&);  refusals of its own
 //   static IndexScheme scheme(const MatmulConfig&);            how its threads own C
 //   static Result<ElementOwner> owner(const MatmulConfig&, int row, int col);   who stores C[row][col]
+//   static MatmulConfig config_of(Dim3 block);   optional: where a free block implies a tile (rung 3)
+//   kGlobalLoads, kLoadFloats, kStoreFromOwner: how its warps read A and B (the Memory tab)
+//   kSharedModel + shared_lane (shared_model.hpp), fragment_place + kOwnerHolds, kOperandWarps,
+//   kFragmentNote (fragment_place.hpp, fragment_record.hpp), kFragments, kPipeline, swizzle_map(): what the
+//   views can show of it; RungBase below says the defaults (a rung without them)
 //   kCompiled, compiled_index(config), and At<I> (Smem, threads, min_blocks, body): the compiled
 //   instantiations, for rungs with a per-thread body (kBody) that the simulator and the generic
 //   CUDA wrappers run; kHopper rungs are launched by matmul_hopper.cu instead.
@@ -29,6 +34,7 @@
 #include "core/launch.hpp"
 #include "core/status.hpp"
 #include "labs/matmul/matmul_common.hpp"
+#include "labs/matmul/fragment_place.hpp"
 #include "labs/matmul/matmul_configs.hpp"
 #include "labs/matmul/tc_common.hpp"
 
@@ -58,6 +64,17 @@ struct MatmulConfig {
   std::string label;  // human string, e.g. "BM=128 BN=128 BK=8 TM=8 TN=8 | 256 threads"
 };
 
+// A picture of a rung's swizzled shared-memory layout for the bank view: the first `rows` rows of
+// a tile of `chunks` 16-byte chunks a row, at their plain offsets and where the rung stores them.
+// Empty (plain == nullptr) where the rung has none.
+struct SwizzleMap {
+  std::string title, help, before, after;
+  bool modelled = false;  // drawn from a definition (TMA), not from a recording
+  int rows = 0, chunks = 0;
+  long long (*plain)(int r, int c) = nullptr;
+  long long (*swizzled)(int r, int c) = nullptr;
+};
+
 struct MatmulKernelInfo {
   MatmulKernel kernel{};  // filled in by the registry
   std::string id;         // "k1_naive" ... "tc6_cluster_multicast": LaunchRecord::kernel, JSON, CLI
@@ -75,6 +92,13 @@ struct MatmulKernelInfo {
   std::string grid_rule;    // how the grid follows from M, N (and the device)
   bool lecture = false;     // the lecture's own kernel (the kernel list's first group)
   int gpu_default_config = 0;  // the configuration it opens with on a GPU
+  // What the views can ask of it beyond its launch: read from its traits by the registry (the
+  // rung's info() leaves them alone), so a view asks these, never the rung's id.
+  bool shared_model = false;    // kSharedModel: the bank view's model of its shared requests
+  bool swizzled_shared = false; // kSwizzledShared: its shared layout is XOR-swizzled (a before/after)
+  bool fragments = false;       // kFragments: a tagged variant records which lane held each element
+  bool pipeline = false;        // kPipeline: a traced variant records its warp-specialized pipeline
+  SwizzleMap swizzle;           // swizzle_map(): its shared layout's swizzle, drawn before and after
 };
 
 // What one block and one thread of this configuration own, for the UI's overlays (block -> C
@@ -119,21 +143,49 @@ inline unsigned ceil_div_u(int n, int d) {
   return d > 0 && n > 0 ? static_cast<unsigned>((static_cast<long long>(n) + d - 1) / d) : 0u;
 }
 
+// How a rung's warps read A and B from global memory, for the Memory tab's model of a warp's
+// requests (MatmulLab::warp_accesses).
+enum class GlobalLoads {
+  Direct,      // each thread reads A[row][k] and B[k][col] itself, at the place its scheme gives it
+  PhaseTile,   // each thread copies one element of A's and of B's T x T tile a phase (tile = block)
+  BlockTile,   // the block's threads copy the BM x BK and BK x BN tiles in strided items
+  Bf16Chunks,  // the block's threads copy the BF16 tiles in 16-byte chunks (cp.async, TMA)
+};
+
 // Defaults of the traits: FP32, one compiled configuration, no refusals of its own.
 struct RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::Direct;
+  static constexpr int kLoadFloats = 1;          // floats per load item (float4 rungs: 4)
+  static constexpr bool kStoreFromOwner = false;  // a lane's first store of C from owner(), not its patch
   using Args = MatmulArgs;
   static constexpr bool kBody = true;
   static constexpr bool kHopper = false;
   static constexpr bool kFragments = false;  // a tagged variant records its fragments (fragment_record.hpp)
+  static constexpr bool kSharedModel = false;  // shared_lane(): its shared requests, modelled (shared_model.hpp)
+  static constexpr bool kSwizzledShared = false;
+  static constexpr bool kPipeline = false;     // a pipeline-traced variant (block_probed, matmul_hopper.cu)
+  static SwizzleMap swizzle_map() { return {}; }
   static constexpr std::size_t kCompiled = 1;
   static int compiled_index(const MatmulConfig&) { return 0; }
   static unsigned threads(const TileParams&) { return 0; }
   static Status check(const MatmulConfig&, const DeviceLimits&) { return Status::success(); }
   static const MatmulArgs& args(const MatmulBuffers& b) { return b.f32; }
+  static Result<FragmentPlace> fragment_place(int, int) {
+    return Status::failure("an FP32 rung: no tensor-core fragments (each thread's outputs are its own registers)",
+                           "pick a tensor-core rung (T1..T6, --set precision=bf16)", "fragment_place");
+  }
+  // Fragment records (fragment_record.hpp): whether owner() names the lane that HOLDS an element
+  // (false where the epilogue stores it from another lane, T1's staging tile: then the model
+  // reads fragment_place); the warps whose operand feeds a tagged run records (T2's ldmatrix;
+  // 0: none); and a sentence the record's paragraph adds.
+  static constexpr bool kOwnerHolds = true;
+  static constexpr int kOperandWarps = 0;
+  static constexpr const char* kFragmentNote = "";
 };
 
 // Tensor-core rungs: BF16 buffers, one compiled configuration whose block is fixed.
 struct TcRungBase : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::Bf16Chunks;
   using Args = Bf16Args;
   static const Bf16Args& args(const MatmulBuffers& b) { return b.bf16; }
 };

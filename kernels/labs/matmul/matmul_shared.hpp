@@ -3,7 +3,7 @@
 //   recorded   the simulator runs the rung's own body for the chosen blocks with a
 //              sim::SharedRecorder attached; each lane's accesses come back in program order
 //              (core/shared_access.hpp), with the source line of each;
-//   modelled   written here from each rung's index expressions (the tile layouts, the loops'
+//   modelled   written in each rung's traits (shared_lane) from its index expressions (the tile layouts, the loops'
 //              trip counts, the lane -> row / column mapping), without running anything.
 //
 // The two are different computations of the same thing: the checks (tests/matmul/
@@ -17,19 +17,13 @@
 
 #include "core/shared_access.hpp"
 #include "labs/matmul/matmul.hpp"
+#include "labs/matmul/shared_model.hpp"
 #include "mapping/shared_banks.hpp"
 #include "simulator/shared_recorder.hpp"
 
 namespace bs::matmul {
 
-// Changes to the model, for the "before" pictures and for the tests that show a wrong model
-// fails the comparison.
-struct SharedModelOptions {
-  bool tc2_swizzle = true;  // T2's XOR index; false: chunks stored in order
-  int pad_words = 0;        // extra 4-byte words at the end of every row of the shared tiles
-};
-
-// Whether the rung stages tiles in shared memory the way this file models (k3..k7, T2).
+// Whether the rung's traits model its shared-memory requests (MatmulKernelInfo::shared_model).
 bool has_shared_model(MatmulKernel kernel);
 
 // Each lane's accesses (32 lists) of warp `warp` of block `block` in an M x N x K launch.

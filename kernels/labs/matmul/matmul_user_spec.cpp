@@ -234,9 +234,9 @@ class MatmulSpec final : public lab::UserKernelSpec {
   const std::vector<lab::UserForm>& forms() const override { return forms_; }
   const std::vector<lab::UserTemplate>& templates() const override { return templates_; }
   std::string template_for(std::string_view kernel) const override {
-    if (kernel == "k1_naive" || kernel == "k2_uncoalesced" || kernel == kCublasId) return "matmul_naive";
-    if (const MatmulKernelInfo* k = find_matmul_kernel(kernel); (k && k->precision == Precision::Bf16) ||
-                                                                kernel == kCublasBf16Id)
+    const MatmulKernelInfo* k = find_matmul_kernel(kernel);
+    if ((k && k->any_block) || kernel == kCublasId) return "matmul_naive";  // a thread per element of C
+    if ((k && k->precision == Precision::Bf16) || kernel == kCublasBf16Id)
       return "matmul_mma_bf16";  // the tensor-core ladder starts from one mma.sync kernel
     return "matmul_tiled";  // shared-memory tiles: where the ladder from rung 3 on starts
   }

@@ -169,6 +169,30 @@ struct Tc1Wmma : TcRungBase {
           o.outputs.push_back({o.warp_tile.row + i * 16 + q / 16, o.warp_tile.col + j * 16 + q % 16, 1, 1});
     return o;
   }
+  // The fragment layout (fragment_place.hpp). Block 64 x 64: warps 2 x 2 of 32 x 32, each 2 x 2
+  // WMMA fragments of 16 x 16, each two mma.m16n8k16 halves (columns 0-7, 8-15):
+  // acc[i][j].x[4 h + e] (tc_warp_ops.hpp). owner() above names the lane that STORES an element
+  // through the staging tile, not the lane that holds it (kOwnerHolds).
+  static Result<FragmentPlace> fragment_place(int r, int c) {
+    if (r < 0 || c < 0 || r >= kTc1Tile || c >= kTc1Tile) return fragment_outside(r, c, kTc1Tile, kTc1Tile);
+    FragmentPlace p;
+    const int wm = r / 32, wn = c / 32, i = (r % 32) / 16, j = (c % 32) / 16;
+    const int fr = r % 16, fc = c % 16, h = fc / 8;
+    const LaneReg lr = mma_c_owner(fr, fc % 8);
+    p.kind = MmaKind::Wmma;
+    p.warp = static_cast<unsigned>(wm * 2 + wn), p.lane = lr.lane, p.thread = p.warp * 32 + p.lane;
+    p.reg = (i * 2 + j) * 8 + 4 * h + lr.e;
+    p.store_lane = (fr * 16 + fc) % 32;  // the epilogue: lane l copies elements l, l + 32, ...
+    p.mma_m = 16, p.mma_n = 8, p.wmma_m = 16, p.wmma_n = 16;
+    p.tile_r = r - fr, p.tile_c = c - fc + 8 * h, p.in_r = fr, p.in_c = fc % 8;
+    p.mma_index = ((i * 2 + j) * 2) + h, p.mma_count = 8;
+    p.owner_r = wm * 32, p.owner_c = wn * 32, p.owner_rows = p.owner_cols = 32;
+    return p;
+  }
+  static constexpr bool kOwnerHolds = false;
+  static constexpr const char* kFragmentNote =
+      " WMMA keeps its accumulator layout opaque in CUDA: the model beside it is mma.m16n8k16's C layout twice, "
+      "which the ISA does not promise for WMMA; the record shows what this compiler and backend really do.";
   template <std::size_t>
   struct At {
     using Smem = Tc1Smem;

@@ -18,6 +18,7 @@
 #pragma once
 #include "labs/matmul/fragment_tags.hpp"
 #include "labs/matmul/matmul_rung.hpp"
+#include "labs/matmul/shared_model.hpp"
 #include "labs/matmul/tc_warp_ops.hpp"
 
 namespace bs::matmul {
@@ -170,6 +171,80 @@ struct Tc2MmaSync : TcRungBase {
       return FragCoord{(reg >> 4) * 16 + f.row, ((reg >> 2) & 3) * 8 + f.col};
     });
   }
+  // The shared-memory model (shared_model.hpp): A[3][128 rows x 64 bytes], B[3][...], 16-byte
+  // chunk c of row r at r*64 + 16 (c ^ (r/2 % 4)) (tc2_swizzle; options.swizzle = false stores the
+  // chunks in order, the "before" picture).
+  static constexpr bool kSharedModel = true;
+  static constexpr bool kSwizzledShared = true;
+  static SwizzleMap swizzle_map() {
+    SwizzleMap m;
+    m.title = "T2's A tile: first bank of each 16-byte chunk, rows 0-15";
+    m.help = "A row of the tile is 64 bytes (32 BF16), so rows 2 apart start 128 bytes apart, in the same banks: the "
+             "8 rows one ldmatrix phase reads at one chunk fall on 2 groups of 4 banks. T2 stores chunk c of row r "
+             "at chunk c ^ ((r / 2) % 4) (tc2_swizzle): the same 8 rows now cover all 32 banks.";
+    m.before = "before (chunk c at c)", m.after = "after: c ^ ((r / 2) % 4)";
+    m.rows = 16, m.chunks = 4;
+    m.plain = [](int r, int c) { return r * 64LL + 16 * c; };
+    m.swizzled = [](int r, int c) { return static_cast<long long>(tc2_swizzle(r, c)); };
+    return m;
+  }
+  static void shared_lane(SharedLane l, const MatmulConfig&, int K, int tid, const SharedModelOptions& o) {
+    const int row_bytes = 64 + 4 * o.pad_words;
+    const long long tile = 128LL * row_bytes;
+    auto swz = [&](int r, int c) -> long long {
+      return static_cast<long long>(r) * row_bytes + ((o.swizzle ? (c ^ ((r >> 1) & 3)) : c) << 4);
+    };
+    const long long b_base = 3 * tile;
+    const int warp = tid >> 5, lane = tid & 31, wm = warp >> 2, wn = warp & 3;
+    const int slices = model_ceil_div(K, 32);
+    auto load_slice = [&](int stage) {
+      for (int i = tid; i < 128 * 4; i += 256) {
+        const int r = i >> 2, c = i & 3;
+        l.add(stage * tile + swz(r, c), 16, SharedOp::AsyncCopy, "A[stage] + swizzle(r, c)");
+        l.add(b_base + stage * tile + swz(r, c), 16, SharedOp::AsyncCopy, "B[stage] + swizzle(r, c)");
+      }
+    };
+    for (int st = 0; st < 2; ++st)
+      if (st < slices) load_slice(st);
+    for (int kt = 0; kt < slices; ++kt) {
+      if (kt + 2 < slices) load_slice((kt + 2) % 3);
+      const int stage = kt % 3;
+      for (int kk = 0; kk < 2; ++kk) {
+        for (int i = 0; i < 4; ++i) {
+          const int r = wm * 64 + i * 16 + (lane & 7) + 8 * ((lane >> 3) & 1);
+          l.add(stage * tile + swz(r, kk * 2 + (lane >> 4)), 16, SharedOp::LdMatrix, "As + swizzle(r, 2kk + lane/16)");
+        }
+        for (int q = 0; q < 2; ++q) {
+          const int n = wn * 32 + q * 16 + (lane & 7) + 8 * (lane >> 4);
+          l.add(b_base + stage * tile + swz(n, kk * 2 + ((lane >> 3) & 1)), 16, SharedOp::LdMatrix,
+                "Bs + swizzle(n, 2kk + lane/8%2)");
+        }
+      }
+    }
+  }
+  // The fragment layout (fragment_place.hpp). Block 128 x 128: warps 2 x 4 of 64 x 32, each 4 x 4
+  // mma tiles of 16 x 8; register 16 i + 4 j + e (owner() above).
+  static Result<FragmentPlace> fragment_place(int r, int c) {
+    if (r < 0 || c < 0 || r >= kTc2BM || c >= kTc2BN) return fragment_outside(r, c, kTc2BM, kTc2BN);
+    FragmentPlace p;
+    const int wm = r / 64, wn = c / 32, i = (r % 64) / 16, j = (c % 32) / 8;
+    const LaneReg lr = mma_c_owner(r % 16, c % 8);
+    p.kind = MmaKind::MmaSync;
+    p.warp = static_cast<unsigned>(wm * 4 + wn), p.lane = lr.lane, p.thread = p.warp * 32 + p.lane;
+    p.reg = i * 16 + j * 4 + lr.e;
+    p.store_lane = static_cast<int>(p.lane);
+    p.mma_m = 16, p.mma_n = 8;
+    p.tile_r = r - r % 16, p.tile_c = c - c % 8, p.in_r = r % 16, p.in_c = c % 8;
+    p.mma_index = i * 4 + j, p.mma_count = 16;
+    p.owner_r = wm * 64, p.owner_c = wn * 32, p.owner_rows = 64, p.owner_cols = 32;
+    return p;
+  }
+  // The operand record (fragment_record.hpp): ldmatrix hands each lane its A and B elements, so
+  // a tagged run records who received which, for the 8 warps; warp w's tile starts (w / 4) warp
+  // tiles down and (w % 4) across.
+  static constexpr int kOperandWarps = 8;
+  static int operand_first_row(int w, const MatmulGeometry& g) { return (w >> 2) * g.warp_rows; }
+  static int operand_first_col(int w, const MatmulGeometry& g) { return (w & 3) * g.warp_cols; }
   template <std::size_t>
   struct At {
     using Smem = Tc2Smem;

@@ -149,6 +149,20 @@ struct HopperRungBase : TcRungBase {
   static constexpr bool kHopper = true;
   static constexpr bool kPersistent = false;
   static constexpr unsigned kClusterSize = 1;
+  // TMA writes the tiles with CU_TENSOR_MAP_SWIZZLE_128B.
+  static SwizzleMap swizzle_map() {
+    SwizzleMap m;
+    m.title = "128-byte TMA swizzle: first bank of each 16-byte chunk, rows 0-7";
+    m.help = "CU_TENSOR_MAP_SWIZZLE_128B: rows of 128 bytes; in each 1024-byte atom of 8 rows, chunk c of row r is "
+             "stored at chunk c ^ (r % 8), so a column of 8 rows spans all 32 banks. Drawn from the CUDA driver's "
+             "definition, not recorded: the copy engine writes these tiles and wgmma reads them.";
+    m.before = "before (no swizzle)", m.after = "after: c ^ (r % 8)";
+    m.modelled = true;
+    m.rows = 8, m.chunks = 8;
+    m.plain = [](int r, int c) { return r * 128LL + 16 * c; };
+    m.swizzled = [](int r, int c) { return static_cast<long long>(r) * 128 + ((c ^ (r & 7)) << 4); };
+    return m;
+  }
   static Status check(const MatmulConfig&, const DeviceLimits&) { return Status::success(); }
 };
 
@@ -190,6 +204,16 @@ struct Tc3Wgmma : HopperRungBase {
   static IndexScheme scheme(const MatmulConfig&) { return IndexScheme::tiled(kTc3BN, kTc3BM); }
   // Rows 0-63 of the tile are the first wgmma half's, 64-127 the second's: one warpgroup holds
   // both (registers 0-63, then 64-127).
+  // The fragment layout (fragment_place.hpp). Block 128 x 128, one warpgroup issuing two
+  // m64n128k16 (rows 0-63: registers 0-63, rows 64-127: registers 64-127).
+  static Result<FragmentPlace> fragment_place(int r, int c) {
+    if (r < 0 || c < 0 || r >= kTc3BM || c >= kTc3BN) return fragment_outside(r, c, kTc3BM, kTc3BN);
+    const int half = r / 64;
+    FragmentPlace p = wgmma_place(kTc3BN, 64 * half, 0, r % 64, c, 0, 0, half * (kTc3BN / 2));
+    p.mma_index = half, p.mma_count = 2;
+    p.owner_r = 0, p.owner_c = 0, p.owner_rows = kTc3BM, p.owner_cols = kTc3BN;
+    return p;
+  }
   static Result<ElementOwner> owner(const MatmulConfig& c, int row, int col) {
     auto cell = block_cell(geometry(c), row, col);
     if (!cell) return cell.status();

@@ -117,6 +117,19 @@ inline Result<ElementOwner> tc4_tile_owner(ElementOwner o, long long row0, long 
   return w;
 }
 
+// The fragment layout (fragment_place.hpp) of T4..T6's block tile 128 x 256: warpgroup 0
+// produces (TMA), consumer c = warpgroup c + 1 holds rows 64 c .. 64 c + 63 as one m64n256k16
+// accumulator.
+inline Result<FragmentPlace> tc4_fragment_place(int r, int c) {
+  if (r < 0 || c < 0 || r >= kTc4BM || c >= kTc4BN) return fragment_outside(r, c, kTc4BM, kTc4BN);
+  const int consumer = r / 64;
+  FragmentPlace p = wgmma_place(kTc4BN, 64 * consumer, 0, r % 64, c, 1 + consumer, 128u * static_cast<unsigned>(1 + consumer), 0);
+  p.producer = true;
+  p.mma_index = 0, p.mma_count = 1;
+  p.owner_r = 64 * consumer, p.owner_c = 0, p.owner_rows = 64, p.owner_cols = kTc4BN;
+  return p;
+}
+
 inline MatmulGeometry tc4_geometry(int block_rows) {
   MatmulGeometry g;
   g.block_rows = block_rows, g.block_cols = kTc4BN, g.k_step = kTc4BK, g.stages = kTc4Stages;
@@ -126,6 +139,7 @@ inline MatmulGeometry tc4_geometry(int block_rows) {
 }
 
 struct Tc4WarpSpecialized : HopperRungBase {
+  static constexpr bool kPipeline = true;  // block_probed below
   static constexpr unsigned kThreads = 384;
   static constexpr std::size_t kSmemBytes = kAlignedSmemBytes<Tc4Smem>;
   static constexpr int kBRows = 256;
@@ -163,6 +177,7 @@ struct Tc4WarpSpecialized : HopperRungBase {
     o.block = cell->block;
     return tc4_tile_owner(o, cell->row0, cell->col0, cell->r, cell->c);
   }
+  static Result<FragmentPlace> fragment_place(int r, int c) { return tc4_fragment_place(r, c); }
 #if defined(BS_MATMUL_HOPPER_TU)
   __device__ static void block(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args, unsigned char* smem) {
     tc4_ws_block(a, b, args, smem);

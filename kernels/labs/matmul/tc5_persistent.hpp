@@ -179,6 +179,7 @@ struct PersistentDevice {
 
 struct PersistentRungBase : HopperRungBase {
   static constexpr bool kPersistent = true;
+  static constexpr bool kPipeline = true;  // block_probed (T5 below, T6 through its Device)
   static constexpr unsigned kThreads = 384;
   static constexpr std::size_t kSmemBytes = kAlignedSmemBytes<Tc4Smem>;
   static constexpr int kBRows = 128;
@@ -194,6 +195,7 @@ struct PersistentRungBase : HopperRungBase {
     return lc;
   }
   static MatmulGeometry geometry(const MatmulConfig&) { return tc4_geometry(kTc4BM); }
+  static Result<FragmentPlace> fragment_place(int r, int c) { return tc4_fragment_place(r, c); }
   static std::size_t shared_bytes(const MatmulConfig&) { return kSmemBytes; }
   static IndexScheme scheme(const MatmulConfig&) {
     IndexScheme s = IndexScheme::tiled(kTc4BN, kTc4BM);
