@@ -33,7 +33,7 @@
 
 #include "lab/lab.hpp"
 #include "lab/size_text.hpp"
-#include "labs/custom/process.hpp"
+#include "toolchain/process.hpp"
 #include "labs/grayscale/gray_lab.hpp"
 #include "labs/matmul/matmul_lab.hpp"
 #include "simulator/grid_simulator.hpp"
@@ -192,10 +192,10 @@ Status dump_and_annotate(const fs::path& out) {
     return Status::failure(std::string("the sources this line counter was built from are gone (") + BS_SOURCE_DIR +
                                "/kernels): gcov reads each line's text from them",
                            "run blockscope from a build of its source tree");
-  bs::custom::CommandOptions in_out;
+  bs::toolchain::CommandOptions in_out;
   in_out.cwd = out;
   in_out.output_limit = std::size_t{64} << 20;
-  auto r = bs::custom::run_command(argv, 120, in_out);
+  auto r = bs::toolchain::run_command(argv, 120, in_out);
   if (!r) return r.status();
   if (r->timed_out || !r->exit.exited || r->exit.code != 0)
     return Status::failure("gcov could not read the counters (" + r->exit.describe() + "): " + r->output.substr(0, 2000));

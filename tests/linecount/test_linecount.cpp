@@ -87,59 +87,6 @@ void expect_consistent(const LineProfile& p) {
   EXPECT_GE(p.lines.front().samples, p.lines.back().samples) << "most executions first";
 }
 
-// ---- gcov's text ---------------------------------------------------------------------------
-
-TEST(GcovText, EveryFileIsReadAndATemplatesLinesCountOnce) {
-  // As gcov -t writes it: a header whose template has two instantiations (listed again after the
-  // summed line), a unit, and a header none of whose code ran.
-  const std::string text =
-      "        -:    0:Source:kernels/a.hpp\n"
-      "        -:    0:Graph:/tmp/x/a.gcno\n"
-      "        -:    0:Runs:1\n"
-      "        -:    1:template <class T>\n"
-      "       12:    2:T add(T a, T b) {\n"
-      "      12*:    3:  return a + b;\n"
-      "------------------\n"
-      "_Z3addIiET_S0_S0_:\n"
-      "        7:    2:T add(T a, T b) {\n"
-      "        7:    3:  return a + b;\n"
-      "------------------\n"
-      "_Z3addIdET_S0_S0_:\n"
-      "        5:    2:T add(T a, T b) {\n"
-      "        5:    3:  return a + b;\n"
-      "------------------\n"
-      "    #####:    4:  never();\n"
-      "        -:    0:Source:kernels/b.cpp\n"
-      "        1:    9:int main() {\n"
-      "    =====:   10:  throw;\n"
-      "       40:   11:  for (;;) x:y;\n"
-      "        -:    0:Source:kernels/cold.hpp\n"
-      "    #####:    3:  cold();\n";
-  auto got = parse_gcov_sources(text);
-  ASSERT_TRUE(got) << got.status().describe();
-  const std::vector<LineSamples>& lines = *got;
-  auto find = [&](const std::string& file, int line) -> const LineSamples* {
-    for (const LineSamples& l : lines)
-      if (l.file == file && l.line == line) return &l;
-    return nullptr;
-  };
-  ASSERT_TRUE(find("kernels/a.hpp", 2));
-  EXPECT_EQ(find("kernels/a.hpp", 2)->samples, 12);  // the sum, not 12 + 7 + 5
-  EXPECT_EQ(find("kernels/a.hpp", 3)->samples, 12);
-  ASSERT_TRUE(find("kernels/a.hpp", 4));
-  EXPECT_EQ(find("kernels/a.hpp", 4)->samples, 0);
-  EXPECT_FALSE(find("kernels/a.hpp", 1)) << "a line without code";
-  ASSERT_TRUE(find("kernels/b.cpp", 11));
-  EXPECT_EQ(find("kernels/b.cpp", 11)->samples, 40);
-  EXPECT_EQ(find("kernels/b.cpp", 10)->samples, 0);
-  EXPECT_FALSE(find("kernels/cold.hpp", 3)) << "a file that did not run is left out";
-  EXPECT_EQ(lines.size(), 6u);
-  EXPECT_EQ(lines.front().samples, 40);
-  const double total = 12 + 12 + 1 + 40;
-  EXPECT_NEAR(find("kernels/b.cpp", 11)->share_pct, 100.0 * 40 / total, 1e-9);
-  EXPECT_FALSE(parse_gcov_sources("no gcov here\n"));
-}
-
 // ---- counted launches ------------------------------------------------------------------------
 
 // gray_1d_flat: i = blockIdx.x * threads + thread; `if (i < n)` on every launched thread, the

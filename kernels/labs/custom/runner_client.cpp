@@ -33,7 +33,7 @@ Result<std::filesystem::path> find_runner(const std::filesystem::path& option) {
     if (const char* env = std::getenv("BLOCKSCOPE_KERNEL_RUNNER"); env && *env) {
       if (usable(env)) return std::filesystem::path(env);
     } else {
-      if (const auto here = executable_dir(); !here.empty() && usable(here / kRunnerName))
+      if (const auto here = toolchain::executable_dir(); !here.empty() && usable(here / kRunnerName))
         return here / kRunnerName;
       if (usable(BS_RUNNER_BUILD_PATH)) return std::filesystem::path(BS_RUNNER_BUILD_PATH);
     }
@@ -53,13 +53,13 @@ Result<std::unique_ptr<RunnerProcess>> RunnerProcess::start(const std::filesyste
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return Status::failure("cannot create a socket for the kernel runner", "", "socketpair");
-  SpawnSpec spec;
+  toolchain::SpawnSpec spec;
   constexpr int kChildSocket = 3;
   spec.argv = {exe.string(), "--socket=" + std::to_string(kChildSocket),
                std::string("--backend=") + (backend == wire::Backend::Gpu ? "gpu" : "cpu"),
                "--device=" + std::to_string(cuda_device), "--parent=" + std::to_string(getpid())};
   spec.inherit = {{sv[1], kChildSocket}};
-  auto child = spawn(spec);
+  auto child = toolchain::spawn(spec);
   close(sv[1]);
   if (!child) {
     close(sv[0]);
@@ -89,7 +89,7 @@ Result<wire::Frame> RunnerProcess::exchange(wire::Msg request, const std::string
                                             wire::Msg answer, double step_limit_s,
                                             const std::vector<int>& fds) {
   auto died = [&](const std::string& doing) {
-    const ExitInfo e = child_.wait();
+    const toolchain::ExitInfo e = child_.wait();
     return Status::failure("the kernel runner died " + doing + ": it " + e.describe(), "",
                            wire::to_string(request), "died");
   };

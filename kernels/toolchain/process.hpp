@@ -14,7 +14,7 @@
 
 #include "core/status.hpp"
 
-namespace bs::custom {
+namespace bs::toolchain {
 
 using Clock = std::chrono::steady_clock;
 
@@ -82,4 +82,4 @@ std::filesystem::path find_executable(std::string_view name);
 // The folder of the running executable (/proc/self/exe), empty if unknown.
 std::filesystem::path executable_dir();
 
-}  // namespace bs::custom
+}  // namespace bs::toolchain

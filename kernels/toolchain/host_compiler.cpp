@@ -1,4 +1,4 @@
-#include "labs/custom/host_compiler.hpp"
+#include "toolchain/host_compiler.hpp"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace bs::custom {
+namespace bs::toolchain {
 namespace {
 
 constexpr const char* kInstall =
@@ -177,4 +177,4 @@ Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std
   return so;
 }
 
-}  // namespace bs::custom
+}  // namespace bs::toolchain

@@ -1,4 +1,4 @@
-#include "labs/custom/process.hpp"
+#include "toolchain/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace bs::custom {
+namespace bs::toolchain {
 namespace {
 
 const char* signal_meaning(int sig) {
@@ -221,4 +221,4 @@ std::filesystem::path executable_dir() {
   return ec ? std::filesystem::path() : exe.parent_path();
 }
 
-}  // namespace bs::custom
+}  // namespace bs::toolchain
