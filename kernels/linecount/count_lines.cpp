@@ -1,7 +1,5 @@
 #include "linecount/count_lines.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -11,7 +9,7 @@
 #include "lab/size_text.hpp"
 #include "toolchain/gcov.hpp"
 #include "toolchain/process.hpp"
-#include "toolchain/temp_folder.hpp"
+#include "toolchain/files.hpp"
 
 namespace bs::linecount {
 namespace {
@@ -53,32 +51,18 @@ Result<std::string> problem_size(lab::Lab& lab, const std::string& kernel, const
 }  // namespace
 
 Result<fs::path> find_counter(const fs::path& option) {
-  std::vector<fs::path> tried;
-  auto usable = [&](const fs::path& p) {
-    if (p.empty()) return false;
-    tried.push_back(p);
-    return access(p.c_str(), X_OK) == 0;
-  };
   const std::string built = BS_LINE_COUNTER_BUILD_PATH;
-  if (!option.empty()) {
-    if (usable(option)) return option;
-  } else if (const char* env = std::getenv("BLOCKSCOPE_LINE_COUNTER"); env && *env) {
-    if (usable(env)) return fs::path(env);
-  } else {
-    if (built.empty())
-      return Status::failure(
-          "this build of blockscope has no line counter (it needs GCC's coverage counters: configured with "
-          "BLOCKSCOPE_LINE_COUNTER=OFF, or another compiler), so it cannot count the built-in rungs' lines on the CPU",
-          "configure with GCC and -DBLOCKSCOPE_LINE_COUNTER=ON, or use the CUDA backend's stall samples",
-          "find_counter", "no_line_counter");
-    if (const fs::path here = toolchain::executable_dir(); !here.empty() && usable(here / kCounterName))
-      return here / kCounterName;
-    if (usable(built)) return fs::path(built);
-  }
-  std::string list;
-  for (const fs::path& p : tried) list += (list.empty() ? "" : ", ") + p.string();
+  const char* env = std::getenv("BLOCKSCOPE_LINE_COUNTER");
+  if (option.empty() && !(env && *env) && built.empty())
+    return Status::failure(
+        "this build of blockscope has no line counter (it needs GCC's coverage counters: configured with "
+        "BLOCKSCOPE_LINE_COUNTER=OFF, or another compiler), so it cannot count the built-in rungs' lines on the CPU",
+        "configure with GCC and -DBLOCKSCOPE_LINE_COUNTER=ON, or use the CUDA backend's stall samples",
+        "find_counter", "no_line_counter");
+  const auto s = toolchain::find_helper(kCounterName, option, "BLOCKSCOPE_LINE_COUNTER", built);
+  if (!s.found.empty()) return s.found;
   return Status::failure(std::string("the built-in rungs' lines are counted by ") + kCounterName +
-                             ", which was not found (looked at " + list + ")",
+                             ", which was not found (looked at " + s.looked_at + ")",
                          std::string("build it (cmake --build build --target ") + kCounterName +
                              ") and keep it next to blockscope, or set BLOCKSCOPE_LINE_COUNTER to its path",
                          "find_counter", "no_line_counter");

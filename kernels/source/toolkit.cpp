@@ -1,14 +1,11 @@
 #include "source/toolkit.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 
+#include "toolchain/files.hpp"
 #include "toolchain/process.hpp"
 
 namespace bs::source {
@@ -19,24 +16,13 @@ constexpr double kExtractLimitS = 120;   // cuobjdump over the whole executable
 constexpr double kDisasmLimitS = 60;     // nvdisasm of one cubin
 constexpr std::size_t kOutputLimit = 256u << 20;
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string tail(const std::string& s, std::size_t n = 400) { return s.size() > n ? "..." + s.substr(s.size() - n) : s; }
 
 // The extracted files of each binary, kept for the life of the process and removed at its end.
 struct Extracted {
   std::mutex mutex;
-  fs::path root;
+  toolchain::TempFolder root;
   std::map<std::string, std::vector<fs::path>> by_key;  // binary | kind
-  ~Extracted() {
-    std::error_code ec;
-    if (!root.empty()) fs::remove_all(root, ec);
-  }
 };
 Extracted& extracted() {
   static Extracted e;
@@ -122,13 +108,12 @@ Result<std::vector<fs::path>> extract_from_binary(const toolchain::Toolkit& tool
   const std::string key = binary.string() + (ptx ? "|ptx" : "|elf");
   if (auto it = e.by_key.find(key); it != e.by_key.end()) return it->second;
   std::error_code ec;
-  if (e.root.empty()) {
-    std::string templ = (fs::temp_directory_path(ec) / "blockscope-listing-XXXXXX").string();
-    if (!mkdtemp(templ.data()))
-      return Status::failure("cannot make a temporary folder for the extracted cubins", "", "mkdtemp");
-    e.root = templ;
+  if (e.root.path().empty()) {
+    auto made = toolchain::TempFolder::make("blockscope-listing");
+    if (!made) return Status::failure("cannot make a temporary folder for the extracted cubins", "", "mkdtemp");
+    e.root = std::move(*made);
   }
-  const fs::path dir = e.root / std::to_string(e.by_key.size());
+  const fs::path dir = e.root.path() / std::to_string(e.by_key.size());
   fs::create_directories(dir, ec);
   toolchain::CommandOptions options;
   options.cwd = dir;
@@ -152,7 +137,7 @@ Result<std::vector<fs::path>> extract_from_binary(const toolchain::Toolkit& tool
 fs::path file_containing(const std::vector<fs::path>& files, std::string_view needle, std::string_view prefer) {
   fs::path found;
   for (const fs::path& f : files) {
-    if (read_file(f).find(needle) == std::string::npos) continue;
+    if (toolchain::read_text(f).find(needle) == std::string::npos) continue;
     if (prefer.empty() || f.filename().string().find(prefer) != std::string::npos) return f;
     if (found.empty()) found = f;
   }

@@ -11,27 +11,20 @@
 #include <random>
 
 #include "custom_test_support.hpp"
+#include "lab/catalog.hpp"
 #include "lab/bench.hpp"
 #include "lab/report.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 #include "labs/grayscale/gray_lab.hpp"
 #include "labs/matmul/matmul_lab.hpp"
 #include "mapping/thread_map.hpp"
-#include "simulator/grid_simulator.hpp"
 
 namespace bs::custom {
 namespace {
 
 using namespace test;
 
-lab::Backend cpu_backend() {
-  lab::Backend b;
-  b.kind = BackendKind::CpuSimulation;
-  b.sim_workers = 2;
-  b.limits = sim::simulator_limits(2);
-  b.label = "CPU simulation (test)";
-  return b;
-}
+lab::Backend cpu_backend() { return lab::cpu_simulation(2, "test"); }
 
 std::vector<std::uint8_t> random_rgba(int w, int h, std::uint32_t seed) {
   std::mt19937 rng(seed);

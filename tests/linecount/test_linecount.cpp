@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "lab/catalog.hpp"
 #include "labs/grayscale/gray_lab.hpp"
 #include "labs/matmul/matmul_lab.hpp"
 #include "linecount/count_lines.hpp"
 #include "measured/profile_lines.hpp"
-#include "simulator/grid_simulator.hpp"
 #include "skips.hpp"
 
 namespace bs::linecount {
@@ -24,14 +24,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 std::uint32_t fresh_seed() { return std::random_device{}(); }
 
-lab::Backend cpu_backend() {
-  lab::Backend b;
-  b.kind = BackendKind::CpuSimulation;
-  b.sim_workers = 2;
-  b.limits = sim::simulator_limits(2);
-  b.label = "CPU simulation (test)";
-  return b;
-}
+lab::Backend cpu_backend() { return lab::cpu_simulation(2, "test"); }
 
 std::unique_ptr<lab::Lab> gray_lab(const std::string& size) {
   auto l = gray::GrayLab::create(cpu_backend());
@@ -196,7 +189,7 @@ TEST(LineCounter, ProfileLinesOnTheCpuCountsARung) {
   ASSERT_TRUE(got) << got.status().describe();
   EXPECT_EQ(got->measure, LineMeasure::Executions);
   EXPECT_EQ(got->kernel, "gray_2d");
-  EXPECT_EQ(got->device, "CPU simulation (test)");
+  EXPECT_EQ(got->device, "CPU simulation (2 workers, test)");
   const std::string rung = "kernels/labs/grayscale/gray_2d.hpp";
   EXPECT_EQ(executions(*got, rung, line_of(rung, "if (c < a.width && r < a.height)")), 48 * 32);
 }

@@ -17,7 +17,7 @@
 #include "skips.hpp"
 #include "toolchain/gcov.hpp"
 #include "toolchain/host_compiler.hpp"
-#include "toolchain/temp_folder.hpp"
+#include "toolchain/files.hpp"
 
 namespace bs::toolchain {
 namespace {

@@ -3,7 +3,7 @@
 #include "labs/custom/diagnostics.hpp"
 #include "toolchain/gcov.hpp"
 #include "toolchain/process.hpp"
-#include "toolchain/temp_folder.hpp"
+#include "toolchain/files.hpp"
 
 namespace bs::custom {
 namespace {

@@ -22,29 +22,12 @@ Clock::time_point after(double seconds) {
 }  // namespace
 
 Result<std::filesystem::path> find_runner(const std::filesystem::path& option) {
-  std::vector<std::filesystem::path> tried;
-  auto usable = [&](const std::filesystem::path& p) {
-    tried.push_back(p);
-    return !p.empty() && access(p.c_str(), X_OK) == 0;
-  };
-  if (!option.empty()) {
-    if (usable(option)) return option;
-  } else {
-    if (const char* env = std::getenv("BLOCKSCOPE_KERNEL_RUNNER"); env && *env) {
-      if (usable(env)) return std::filesystem::path(env);
-    } else {
-      if (const auto here = toolchain::executable_dir(); !here.empty() && usable(here / kRunnerName))
-        return here / kRunnerName;
-      if (usable(BS_RUNNER_BUILD_PATH)) return std::filesystem::path(BS_RUNNER_BUILD_PATH);
-    }
-  }
-  std::string list;
-  for (const auto& p : tried) list += (list.empty() ? "" : ", ") + p.string();
-  return Status::failure(std::string("user kernels cannot run: ") + kRunnerName +
-                             " was not found (looked at " + list + ")",
-                         std::string("install it next to blockscope, or set "
-                                     "BLOCKSCOPE_KERNEL_RUNNER to its path"),
-                         "find_runner", "no_runner");
+  const auto s = toolchain::find_helper(kRunnerName, option, "BLOCKSCOPE_KERNEL_RUNNER", BS_RUNNER_BUILD_PATH);
+  if (!s.found.empty()) return s.found;
+  return Status::failure(std::string("user kernels cannot run: ") + kRunnerName + " was not found (looked at " +
+                             s.looked_at + ")",
+                         "install it next to blockscope, or set BLOCKSCOPE_KERNEL_RUNNER to its path", "find_runner",
+                         "no_runner");
 }
 
 Result<std::unique_ptr<RunnerProcess>> RunnerProcess::start(const std::filesystem::path& exe,

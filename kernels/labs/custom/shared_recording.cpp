@@ -8,7 +8,7 @@
 
 #include "labs/custom/diagnostics.hpp"
 #include "toolchain/process.hpp"
-#include "toolchain/temp_folder.hpp"
+#include "toolchain/files.hpp"
 
 namespace bs::custom {
 namespace {

@@ -1,9 +1,11 @@
-// A temporary folder of one's own (mkdtemp under the system's temporary folder), removed with
-// everything in it when its owner lets it go; and the build that uses one: a generated C++ unit
-// compiled and linked into a shared object there, with the host compiler's flags, each step a
-// child process with a time limit. The counting build of a user's kernel (gcov counters) and its
-// recording build (shared-memory access hooks) are two such builds.
+// The files the tools read and write: a text file in and out, a temporary folder of one's own
+// (mkdtemp under the system's temporary folder) removed with everything in it when its owner lets
+// it go, and the build that uses one: a generated C++ unit compiled and linked into a shared
+// object there with the host compiler's flags, each step a child process with a time limit. The
+// counting build of a user's kernel (gcov counters) and its recording build (shared-memory access
+// hooks) are two such builds.
 //
+//   std::string text = read_text(path);                           // "" when it cannot be read
 //   auto folder = TempFolder::make("blockscope-count");        // removed when `folder` goes
 //   auto built = build_in_temp_folder(compiler, spec, 60);     // built->dir holds unit.cpp, X.so
 #pragma once
@@ -17,6 +19,9 @@
 #include "toolchain/host_compiler.hpp"
 
 namespace bs::toolchain {
+
+std::string read_text(const std::filesystem::path& path);
+bool write_text(const std::filesystem::path& path, std::string_view text);  // false: not written
 
 class TempFolder {
  public:

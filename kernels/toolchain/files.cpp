@@ -1,21 +1,26 @@
-#include "toolchain/temp_folder.hpp"
+#include "toolchain/files.hpp"
 
 #include <stdlib.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "toolchain/process.hpp"
 
 namespace bs::toolchain {
-namespace {
 
-bool write_text(const std::filesystem::path& p, std::string_view text) {
-  std::ofstream f(p, std::ios::binary);
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+bool write_text(const std::filesystem::path& path, std::string_view text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(text.data(), static_cast<std::streamsize>(text.size()));
   return static_cast<bool>(f);
 }
-
-}  // namespace
 
 Result<TempFolder> TempFolder::make(std::string_view prefix) {
   std::error_code ec;
