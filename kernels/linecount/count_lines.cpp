@@ -1,18 +1,15 @@
 #include "linecount/count_lines.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
-#include <charconv>
 #include <cstdlib>
 #include <fstream>
-#include <map>
-#include <set>
 #include <sstream>
 
 #include "lab/size_text.hpp"
-#include "labs/custom/process.hpp"
+#include "toolchain/gcov.hpp"
+#include "toolchain/process.hpp"
+#include "toolchain/files.hpp"
 
 namespace bs::linecount {
 namespace {
@@ -51,43 +48,21 @@ Result<std::string> problem_size(lab::Lab& lab, const std::string& kernel, const
   return size;
 }
 
-struct TempDir {
-  fs::path path;
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
-
 }  // namespace
 
 Result<fs::path> find_counter(const fs::path& option) {
-  std::vector<fs::path> tried;
-  auto usable = [&](const fs::path& p) {
-    if (p.empty()) return false;
-    tried.push_back(p);
-    return access(p.c_str(), X_OK) == 0;
-  };
   const std::string built = BS_LINE_COUNTER_BUILD_PATH;
-  if (!option.empty()) {
-    if (usable(option)) return option;
-  } else if (const char* env = std::getenv("BLOCKSCOPE_LINE_COUNTER"); env && *env) {
-    if (usable(env)) return fs::path(env);
-  } else {
-    if (built.empty())
-      return Status::failure(
-          "this build of blockscope has no line counter (it needs GCC's coverage counters: configured with "
-          "BLOCKSCOPE_LINE_COUNTER=OFF, or another compiler), so it cannot count the built-in rungs' lines on the CPU",
-          "configure with GCC and -DBLOCKSCOPE_LINE_COUNTER=ON, or use the CUDA backend's stall samples",
-          "find_counter", "no_line_counter");
-    if (const fs::path here = custom::executable_dir(); !here.empty() && usable(here / kCounterName))
-      return here / kCounterName;
-    if (usable(built)) return fs::path(built);
-  }
-  std::string list;
-  for (const fs::path& p : tried) list += (list.empty() ? "" : ", ") + p.string();
+  const char* env = std::getenv("BLOCKSCOPE_LINE_COUNTER");
+  if (option.empty() && !(env && *env) && built.empty())
+    return Status::failure(
+        "this build of blockscope has no line counter (it needs GCC's coverage counters: configured with "
+        "BLOCKSCOPE_LINE_COUNTER=OFF, or another compiler), so it cannot count the built-in rungs' lines on the CPU",
+        "configure with GCC and -DBLOCKSCOPE_LINE_COUNTER=ON, or use the CUDA backend's stall samples",
+        "find_counter", "no_line_counter");
+  const auto s = toolchain::find_helper(kCounterName, option, "BLOCKSCOPE_LINE_COUNTER", built);
+  if (!s.found.empty()) return s.found;
   return Status::failure(std::string("the built-in rungs' lines are counted by ") + kCounterName +
-                             ", which was not found (looked at " + list + ")",
+                             ", which was not found (looked at " + s.looked_at + ")",
                          std::string("build it (cmake --build build --target ") + kCounterName +
                              ") and keep it next to blockscope, or set BLOCKSCOPE_LINE_COUNTER to its path",
                          "find_counter", "no_line_counter");
@@ -108,65 +83,6 @@ Status count_refusal(const lab::Lab& lab, std::string_view kernel, const fs::pat
   return Status::success();
 }
 
-Result<std::vector<LineSamples>> parse_gcov_sources(std::string_view text) {
-  struct FileLines {
-    std::map<int, long long> count;  // first listing of each line
-    long long total = 0;
-  };
-  std::map<std::string, FileLines> files;
-  FileLines* in = nullptr;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
-    // "  count:  lineno:source"
-    const std::size_t c1 = line.find(':');
-    if (c1 == std::string_view::npos) continue;
-    const std::size_t c2 = line.find(':', c1 + 1);
-    if (c2 == std::string_view::npos) continue;
-    const std::string_view count = trim(line.substr(0, c1));
-    const std::string_view number = trim(line.substr(c1 + 1, c2 - c1 - 1));
-    const std::string_view rest = line.substr(c2 + 1);
-    if (number == "0") {
-      if (rest.substr(0, 7) == "Source:") in = &files[std::string(rest.substr(7))];
-      continue;
-    }
-    if (!in || count == "-") continue;
-    int lineno = 0;
-    if (std::from_chars(number.data(), number.data() + number.size(), lineno).ec != std::errc() || lineno <= 0)
-      continue;
-    long long executions = 0;
-    if (count.find_first_of("#=") == std::string_view::npos) {
-      std::string_view digits = count;
-      if (!digits.empty() && digits.back() == '*') digits.remove_suffix(1);  // "12*": a block of it unrun
-      if (std::from_chars(digits.data(), digits.data() + digits.size(), executions).ec != std::errc()) continue;
-    }
-    if (in->count.emplace(lineno, executions).second) in->total += executions;
-  }
-  if (files.empty())
-    return Status::failure("gcov's text names no source file", "", "gcov", "parse");
-  std::vector<LineSamples> lines;
-  long long total = 0;
-  for (const auto& [file, f] : files) {
-    if (f.total == 0) continue;  // a header the unit includes, none of whose code ran
-    total += f.total;
-    for (const auto& [lineno, n] : f.count) {
-      LineSamples l;
-      l.file = file;
-      l.line = lineno;
-      l.samples = n;
-      lines.push_back(std::move(l));
-    }
-  }
-  for (LineSamples& l : lines)
-    l.share_pct = total > 0 ? 100.0 * static_cast<double>(l.samples) / static_cast<double>(total) : 0;
-  std::stable_sort(lines.begin(), lines.end(),
-                   [](const LineSamples& a, const LineSamples& b) { return a.samples > b.samples; });
-  return lines;
-}
-
 Result<LineProfile> count_lines(lab::Lab& lab, const std::string& kernel, const KernelConfig& config,
                                 const CountOptions& options) {
   const auto started = std::chrono::steady_clock::now();
@@ -176,15 +92,14 @@ Result<LineProfile> count_lines(lab::Lab& lab, const std::string& kernel, const 
   auto size = problem_size(lab, kernel, config);
   if (!size) return size.status();
 
-  TempDir out;
-  std::string tmpl = (fs::temp_directory_path() / "blockscope-count-XXXXXX").string();
-  if (!mkdtemp(tmpl.data()))
+  auto folder = toolchain::TempFolder::make("blockscope-count");
+  if (!folder)
     return Status::failure("cannot make a folder for the line counts in " + fs::temp_directory_path().string(),
                            "is the disk full?", "count_lines");
-  out.path = tmpl;
+  const fs::path& out = folder->path();
 
   std::vector<std::string> argv = {counter->string(), "--lab", std::string(lab.id()), "--kernel", kernel,
-                                   "--size", *size, "--out", out.path.string()};
+                                   "--size", *size, "--out", out.string()};
   if (config.compiled >= 0) {
     argv.insert(argv.end(), {"--config", std::to_string(config.compiled)});
   } else {
@@ -198,9 +113,9 @@ Result<LineProfile> count_lines(lab::Lab& lab, const std::string& kernel, const 
   for (const auto& [key, value] : lab.setting_values()) argv.insert(argv.end(), {"--set", key + "=" + value});
   if (lab.backend().sim_workers > 0) argv.insert(argv.end(), {"--workers", std::to_string(lab.backend().sim_workers)});
 
-  custom::CommandOptions in_out;
-  in_out.cwd = out.path;
-  auto r = custom::run_command(argv, options.time_limit_s, in_out);
+  toolchain::CommandOptions in_out;
+  in_out.cwd = out;
+  auto r = toolchain::run_command(argv, options.time_limit_s, in_out);
   if (!r) return r.status();
   if (r->timed_out)
     return Status::failure("counting the lines of " + kernel + " took longer than " +
@@ -213,11 +128,11 @@ Result<LineProfile> count_lines(lab::Lab& lab, const std::string& kernel, const 
     return Status::failure(std::string(kCounterName) + " " + r->exit.describe() + ": " + r->output.substr(0, 2000),
                            "", kCounterName);
   }
-  std::ifstream f(out.path / "gcov.txt", std::ios::binary);
+  std::ifstream f(out / "gcov.txt", std::ios::binary);
   std::stringstream text;
   text << f.rdbuf();
-  if (!f) return Status::failure("the line counter wrote no gcov text to " + out.path.string(), "", kCounterName);
-  auto lines = parse_gcov_sources(text.str());
+  if (!f) return Status::failure("the line counter wrote no gcov text to " + out.string(), "", kCounterName);
+  auto lines = toolchain::parse_gcov_sources(text.str());
   if (!lines) return lines.status();
   if (lines->empty())
     return Status::failure("gcov read no executed line of " + kernel + "'s code (" + field(r->output, "ran") + ")",

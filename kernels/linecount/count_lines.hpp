@@ -42,10 +42,4 @@ struct CountOptions {
 Result<LineProfile> count_lines(lab::Lab& lab, const std::string& kernel, const KernelConfig& config,
                                 const CountOptions& options = {});
 
-// gcov's annotated text (gcov -t) of several sources: the executions of each line of every file
-// that ran at all ("#####" is 0, lines gcov marks "-" have no code and are left out), most first,
-// share_pct of the whole. Only the first listing of a line counts (gcov may list a template's
-// lines again per instantiation).
-Result<std::vector<LineSamples>> parse_gcov_sources(std::string_view text);
-
 }  // namespace bs::linecount

@@ -5,6 +5,9 @@
 // build's .gcno files copied beside them, and gcov turns them into annotated text (gcov.txt)
 // that blockscope reads (count_lines.hpp).
 //
+// The lab is made from the catalog (labs/built_in_labs.hpp), on the CPU simulation; its rungs' lines
+// are counted where its simulator unit is one of the counted units (CMakeLists.txt).
+//
 //   blockscope-line-counter --lab gray --kernel gray_2d --block 32x8 --size 37x23
 //                           [--set layout=planar] [--grid GxGxG] [--workers N] --out DIR
 //   blockscope-line-counter --lab matmul --kernel k3_smem_tiled --config 0 --size 67x45x33 --out DIR
@@ -18,7 +21,6 @@
 //   error: <message> / fix: <hint>                 (exit code 2) when it could not count
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -27,16 +29,14 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
+#include "lab/catalog.hpp"
 #include "lab/lab.hpp"
 #include "lab/size_text.hpp"
-#include "labs/custom/process.hpp"
-#include "labs/grayscale/gray_lab.hpp"
-#include "labs/matmul/matmul_lab.hpp"
-#include "simulator/grid_simulator.hpp"
+#include "labs/built_in_labs.hpp"
+#include "toolchain/process.hpp"
 
 extern "C" void __gcov_dump(void);
 extern "C" void __gcov_reset(void);
@@ -75,8 +75,9 @@ Result<Args> parse_args(int argc, char** argv) {
   Args a;
   auto bad = [](std::string why) {
     return Status::failure(std::move(why),
-                           "usage: blockscope-line-counter --lab gray|matmul --kernel ID (--block BxBxB | --config N) "
-                           "--size SIZE [--grid GxGxG] [--set key=value] [--workers N] --out DIR");
+                           "usage: blockscope-line-counter --lab " + bs::lab::catalog_ids(bs::labs::built_in_labs(), "|") +
+                               " --kernel ID (--block BxBxB | --config N) --size SIZE [--grid GxGxG] [--set key=value] "
+                               "[--workers N] --out DIR");
   };
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -121,26 +122,6 @@ Result<Args> parse_args(int argc, char** argv) {
   if (a.have_block == a.have_config) return bad("give --block or --config (one of them)");
   if (!fs::path(a.out).is_absolute()) return bad("--out must be an absolute folder");
   return a;
-}
-
-Result<std::unique_ptr<bs::lab::Lab>> make_lab(const std::string& id, unsigned workers) {
-  bs::lab::Backend b;
-  b.kind = bs::BackendKind::CpuSimulation;
-  b.sim_workers = workers ? workers : std::max(1u, std::thread::hardware_concurrency());
-  b.limits = bs::sim::simulator_limits(b.sim_workers);
-  b.label = "CPU simulation (" + std::to_string(b.sim_workers) + " workers, counting lines)";
-  if (id == "gray") {
-    auto l = bs::gray::GrayLab::create(b);
-    if (!l) return l.status();
-    return std::unique_ptr<bs::lab::Lab>(std::move(l.value()));
-  }
-  if (id == "matmul") {
-    auto l = bs::matmul::MatmulLab::create(b);
-    if (!l) return l.status();
-    return std::unique_ptr<bs::lab::Lab>(std::move(l.value()));
-  }
-  return Status::failure("the line counter has no lab '" + id + "' (it counts the gray and matmul labs' rungs)",
-                         "count a kernel of the grayscale or matmul lab");
 }
 
 std::vector<fs::path> counted_objects() {
@@ -192,10 +173,10 @@ Status dump_and_annotate(const fs::path& out) {
     return Status::failure(std::string("the sources this line counter was built from are gone (") + BS_SOURCE_DIR +
                                "/kernels): gcov reads each line's text from them",
                            "run blockscope from a build of its source tree");
-  bs::custom::CommandOptions in_out;
+  bs::toolchain::CommandOptions in_out;
   in_out.cwd = out;
   in_out.output_limit = std::size_t{64} << 20;
-  auto r = bs::custom::run_command(argv, 120, in_out);
+  auto r = bs::toolchain::run_command(argv, 120, in_out);
   if (!r) return r.status();
   if (r->timed_out || !r->exit.exited || r->exit.code != 0)
     return Status::failure("gcov could not read the counters (" + r->exit.describe() + "): " + r->output.substr(0, 2000));
@@ -208,7 +189,8 @@ Status dump_and_annotate(const fs::path& out) {
 int count(int argc, char** argv) {
   auto args = parse_args(argc, argv);
   if (!args) return fail(args.status());
-  auto made = make_lab(args->lab, args->workers);
+  auto made = bs::lab::make_lab(bs::labs::built_in_labs(), args->lab,
+                                bs::lab::cpu_simulation(args->workers, "counting lines"));
   if (!made) return fail(made.status());
   bs::lab::Lab& lab = **made;
   for (const auto& [key, value] : args->settings)

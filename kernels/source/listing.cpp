@@ -11,8 +11,8 @@
 #include "labs/custom/diagnostics.hpp"
 #include "labs/custom/source_parse.hpp"
 #include "source/listing_parse.hpp"
-#include "source/nvrtc_compile.hpp"
 #include "source/toolkit.hpp"
+#include "toolchain/nvrtc_compile.hpp"
 
 namespace bs::source {
 namespace fs = std::filesystem;
@@ -52,7 +52,7 @@ void list_builtin(const ListingRequest& r, KernelListing& l) {
     l.sass_status = why;
     return;
   }
-  const Toolkit tk = find_toolkit();
+  const toolchain::Toolkit tk = toolchain::find_toolkit();
   const fs::path binary = r.binary.empty() ? fs::read_symlink("/proc/self/exe") : r.binary;
   // SASS: the cubin holding the function, then nvdisasm of that function. Without its name (a
   // runtime without cudaFuncGetName), the functions compiled from the rung's file are found by
@@ -150,7 +150,7 @@ void list_user(const ListingRequest& r, KernelListing& l) {
   }
   const custom::GeneratedUnit unit = custom::make_gpu_unit(r.user_source, *parsed.kernel);
   l.function = unit.entry;
-  auto out = nvrtc_compile(unit.text, r.cc);
+  auto out = toolchain::compile_for_listing(unit.text, r.cc);
   if (!out) {
     l.ptx_status = out.status();
     l.sass_status = Status::failure("no cubin: NVRTC did not compile the kernel", out.status().hint, "nvrtc");
@@ -169,9 +169,9 @@ void list_user(const ListingRequest& r, KernelListing& l) {
                                     "install a CUDA toolkit that knows the device", "nvrtc");
     return;
   }
-  const Toolkit tk = find_toolkit();
+  const toolchain::Toolkit tk = toolchain::find_toolkit();
   if (tk.nvdisasm.empty()) {
-    l.sass_status = missing_tool("nvdisasm", tk);
+    l.sass_status = toolchain::missing_tool("nvdisasm", tk);
     return;
   }
   std::error_code ec;

@@ -1,19 +1,12 @@
 #include "source/toolkit.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 
-#include "labs/custom/process.hpp"
-
-#ifndef BS_CUDA_BIN_DIR
-#define BS_CUDA_BIN_DIR ""
-#endif
+#include "toolchain/files.hpp"
+#include "toolchain/process.hpp"
 
 namespace bs::source {
 namespace fs = std::filesystem;
@@ -23,24 +16,13 @@ constexpr double kExtractLimitS = 120;   // cuobjdump over the whole executable
 constexpr double kDisasmLimitS = 60;     // nvdisasm of one cubin
 constexpr std::size_t kOutputLimit = 256u << 20;
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::string tail(const std::string& s, std::size_t n = 400) { return s.size() > n ? "..." + s.substr(s.size() - n) : s; }
 
 // The extracted files of each binary, kept for the life of the process and removed at its end.
 struct Extracted {
   std::mutex mutex;
-  fs::path root;
+  toolchain::TempFolder root;
   std::map<std::string, std::vector<fs::path>> by_key;  // binary | kind
-  ~Extracted() {
-    std::error_code ec;
-    if (!root.empty()) fs::remove_all(root, ec);
-  }
 };
 Extracted& extracted() {
   static Extracted e;
@@ -49,45 +31,10 @@ Extracted& extracted() {
 
 }  // namespace
 
-Toolkit find_toolkit() {
-  Toolkit t;
-  std::vector<fs::path> dirs;
-  // Each folder once (CUDA_HOME, the build's toolkit and the default are often the same one: a
-  // message listed /usr/local/cuda/bin three times).
-  auto add = [&](const fs::path& d) {
-    fs::path n = d.lexically_normal();
-    if (!n.has_filename()) n = n.parent_path();  // "/usr/local/cuda/bin/" is "/usr/local/cuda/bin"
-    if (std::find(dirs.begin(), dirs.end(), n) == dirs.end()) dirs.push_back(n);
-  };
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* v = std::getenv(var); v && *v) add(fs::path(v) / "bin");
-  if (std::string_view(BS_CUDA_BIN_DIR).size()) add(BS_CUDA_BIN_DIR);
-  add("/usr/local/cuda/bin");
-  for (const fs::path& d : dirs) t.searched += (t.searched.empty() ? "" : ", ") + d.string();
-  t.searched += ", $PATH";
-  auto find = [&](const char* name) {
-    for (const fs::path& d : dirs) {
-      const fs::path p = d / name;
-      if (access(p.c_str(), X_OK) == 0) return p;
-    }
-    return custom::find_executable(name);
-  };
-  t.cuobjdump = find("cuobjdump");
-  t.nvdisasm = find("nvdisasm");
-  return t;
-}
-
-Status missing_tool(std::string_view tool, const Toolkit& toolkit) {
-  return Status::failure("the CUDA toolkit's " + std::string(tool) + " was not found (looked in " + toolkit.searched + ")",
-                         "install it (Debian/Ubuntu with NVIDIA's repository: `apt install cuda-" + std::string(tool) +
-                             "-13-0`, or the whole CUDA toolkit) or set CUDA_HOME to the toolkit's folder",
-                         std::string(tool));
-}
-
-Result<std::vector<AsmFunction>> disassemble_cubin(const Toolkit& toolkit, const fs::path& cubin,
+Result<std::vector<AsmFunction>> disassemble_cubin(const toolchain::Toolkit& toolkit, const fs::path& cubin,
                                                    std::string_view function, std::string_view prefer_file) {
-  if (toolkit.nvdisasm.empty()) return missing_tool("nvdisasm", toolkit);
-  custom::CommandOptions options;
+  if (toolkit.nvdisasm.empty()) return toolchain::missing_tool("nvdisasm", toolkit);
+  toolchain::CommandOptions options;
   options.output_limit = kOutputLimit;
   // Newest form first: inlined frames (-gi) of one function; older nvdisasms lack -gi or a
   // function name for -fun, so fall back step by step.
@@ -98,7 +45,7 @@ Result<std::vector<AsmFunction>> disassemble_cubin(const Toolkit& toolkit, const
   tries.push_back({nv, "-c", "-g", cubin.string()});
   std::string last;
   for (const auto& argv : tries) {
-    auto r = custom::run_command(argv, kDisasmLimitS, options);
+    auto r = toolchain::run_command(argv, kDisasmLimitS, options);
     if (!r) return r.status();
     if (r->timed_out)
       return Status::failure("nvdisasm took longer than " + std::to_string(static_cast<int>(kDisasmLimitS)) + " s",
@@ -116,10 +63,10 @@ Result<std::vector<AsmFunction>> disassemble_cubin(const Toolkit& toolkit, const
                          "", "nvdisasm");
 }
 
-Status add_life_ranges(const Toolkit& toolkit, const fs::path& cubin, std::string_view function,
+Status add_life_ranges(const toolchain::Toolkit& toolkit, const fs::path& cubin, std::string_view function,
                        std::vector<AsmFunction>& functions) {
-  if (toolkit.nvdisasm.empty()) return missing_tool("nvdisasm", toolkit);
-  custom::CommandOptions options;
+  if (toolkit.nvdisasm.empty()) return toolchain::missing_tool("nvdisasm", toolkit);
+  toolchain::CommandOptions options;
   options.output_limit = kOutputLimit;
   // The compact form first (counts only); an nvdisasm without --life-range-mode may still have
   // --print-life-ranges (the wide table: the same counts, each group's first number).
@@ -130,7 +77,7 @@ Status add_life_ranges(const Toolkit& toolkit, const fs::path& cubin, std::strin
   tries.push_back({nv, "-c", "-plr", cubin.string()});
   std::string last;
   for (const auto& argv : tries) {
-    auto r = custom::run_command(argv, kDisasmLimitS, options);
+    auto r = toolchain::run_command(argv, kDisasmLimitS, options);
     if (!r) return r.status();
     if (r->timed_out)
       return Status::failure("nvdisasm's life ranges took longer than " +
@@ -154,25 +101,24 @@ Status add_life_ranges(const Toolkit& toolkit, const fs::path& cubin, std::strin
                          "nvdisasm -lrm count");
 }
 
-Result<std::vector<fs::path>> extract_from_binary(const Toolkit& toolkit, const fs::path& binary, bool ptx) {
-  if (toolkit.cuobjdump.empty()) return missing_tool("cuobjdump", toolkit);
+Result<std::vector<fs::path>> extract_from_binary(const toolchain::Toolkit& toolkit, const fs::path& binary, bool ptx) {
+  if (toolkit.cuobjdump.empty()) return toolchain::missing_tool("cuobjdump", toolkit);
   Extracted& e = extracted();
   std::lock_guard lock(e.mutex);
   const std::string key = binary.string() + (ptx ? "|ptx" : "|elf");
   if (auto it = e.by_key.find(key); it != e.by_key.end()) return it->second;
   std::error_code ec;
-  if (e.root.empty()) {
-    std::string templ = (fs::temp_directory_path(ec) / "blockscope-listing-XXXXXX").string();
-    if (!mkdtemp(templ.data()))
-      return Status::failure("cannot make a temporary folder for the extracted cubins", "", "mkdtemp");
-    e.root = templ;
+  if (e.root.path().empty()) {
+    auto made = toolchain::TempFolder::make("blockscope-listing");
+    if (!made) return Status::failure("cannot make a temporary folder for the extracted cubins", "", "mkdtemp");
+    e.root = std::move(*made);
   }
-  const fs::path dir = e.root / std::to_string(e.by_key.size());
+  const fs::path dir = e.root.path() / std::to_string(e.by_key.size());
   fs::create_directories(dir, ec);
-  custom::CommandOptions options;
+  toolchain::CommandOptions options;
   options.cwd = dir;
   // -xelf all / -xptx all write every embedded cubin / PTX file into the working folder.
-  auto r = custom::run_command({toolkit.cuobjdump.string(), ptx ? "-xptx" : "-xelf", "all", binary.string()},
+  auto r = toolchain::run_command({toolkit.cuobjdump.string(), ptx ? "-xptx" : "-xelf", "all", binary.string()},
                                kExtractLimitS, options);
   if (!r) return r.status();
   if (r->timed_out) return Status::failure("cuobjdump took longer than 120 s on " + binary.string(), "", "cuobjdump");
@@ -191,7 +137,7 @@ Result<std::vector<fs::path>> extract_from_binary(const Toolkit& toolkit, const 
 fs::path file_containing(const std::vector<fs::path>& files, std::string_view needle, std::string_view prefer) {
   fs::path found;
   for (const fs::path& f : files) {
-    if (read_file(f).find(needle) == std::string::npos) continue;
+    if (toolchain::read_text(f).find(needle) == std::string::npos) continue;
     if (prefer.empty() || f.filename().string().find(prefer) != std::string::npos) return f;
     if (found.empty()) found = f;
   }

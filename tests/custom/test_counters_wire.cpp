@@ -7,11 +7,11 @@
 #include <cmath>
 
 #include "custom_test_support.hpp"
+#include "lab/catalog.hpp"
 #include "labs/custom/counters_wire.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 #include "labs/grayscale/gray_lab.hpp"
 #include "measured/profile_launch.hpp"
-#include "simulator/grid_simulator.hpp"
 
 namespace bs::custom {
 namespace {
@@ -97,11 +97,7 @@ TEST(CountersWire, ACpuRunnerAnswersProfileCountersAsTheSimulatorAnswersForRungs
   TempDir cache;
   auto engine = std::make_shared<Engine>(options_with_cache(cache.path));
   auto book = std::make_shared<UserKernelBook>(engine, nullptr);
-  lab::Backend b;
-  b.kind = BackendKind::CpuSimulation;
-  b.sim_workers = 2;
-  b.limits = sim::simulator_limits(2);
-  auto g = gray::GrayLab::create(b);
+  auto g = gray::GrayLab::create(lab::cpu_simulation(2));
   ASSERT_TRUE(g.ok());
   std::vector<std::uint8_t> rgba(37 * 23 * 4, 77);
   ASSERT_TRUE((*g)->set_image(rgba.data(), 37, 23, "flat").ok());

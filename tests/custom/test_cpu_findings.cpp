@@ -11,10 +11,10 @@
 #include <random>
 
 #include "custom_test_support.hpp"
+#include "lab/catalog.hpp"
 #include "labs/custom/cpu_findings.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 #include "labs/grayscale/gray_lab.hpp"
-#include "simulator/grid_simulator.hpp"
 
 namespace bs::custom {
 namespace {
@@ -47,11 +47,7 @@ struct Fixture {
     o.host_compiler = gated_compiler(dir.path, gate).string();
     engine = std::make_shared<Engine>(o);
     book = std::make_shared<UserKernelBook>(engine, nullptr);
-    lab::Backend b;
-    b.kind = BackendKind::CpuSimulation;
-    b.sim_workers = 2;
-    b.limits = sim::simulator_limits(2);
-    auto g = gray::GrayLab::create(b);
+    auto g = gray::GrayLab::create(lab::cpu_simulation(2));
     EXPECT_TRUE(g.ok());
     std::mt19937 rng(fresh_seed());
     std::vector<std::uint8_t> rgba(static_cast<std::size_t>(w) * h * 4);

@@ -20,14 +20,15 @@
 #include "measured/profile_launch.hpp"
 #include "gpu_skip.hpp"
 #include "labs/custom/codegen.hpp"
-#include "labs/custom/runner/nvrtc_compile.hpp"
-#include "labs/custom/runner/nvrtc_target.hpp"
+#include "toolchain/nvrtc_compile.hpp"
+#include "toolchain/nvrtc_target.hpp"
 #include "labs/custom/source_parse.hpp"
 
 namespace bs::custom {
 namespace {
 
 using namespace test;
+using namespace toolchain;  // NVRTC and its target choice
 
 
 class CustomGpu : public ::testing::Test {

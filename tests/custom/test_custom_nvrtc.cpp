@@ -1,5 +1,5 @@
 // User kernels that include CUDA's headers, compiled by NVRTC the way the GPU runner compiles them
-// (make_gpu_unit, then NvrtcLibrary::compile with the headers cuda_headers.hpp finds), for
+// (make_gpu_unit, then NvrtcLibrary::compile with the headers cuda_toolkit.hpp finds), for
 // sm_90a: NVRTC needs no device, so this runs on any machine with libnvrtc and skips visibly
 // without it. The same kernels run and are verified on a GPU in test_custom_gpu.cpp.
 //
@@ -14,8 +14,8 @@
 #include "custom_test_support.hpp"
 #include "labs/custom/codegen.hpp"
 #include "labs/custom/diagnostics.hpp"
-#include "labs/custom/runner/cuda_headers.hpp"
-#include "labs/custom/runner/nvrtc_compile.hpp"
+#include "toolchain/cuda_toolkit.hpp"
+#include "toolchain/nvrtc_compile.hpp"
 #include "labs/custom/source_parse.hpp"
 #include "skips.hpp"
 
@@ -24,6 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace test;
+using namespace toolchain;  // NVRTC and the CUDA header search
 
 std::string read_kernel(const std::string& name) {
   std::ifstream f(repo_file(std::string("tests/custom/kernels/") + name));

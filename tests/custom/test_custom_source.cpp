@@ -10,13 +10,14 @@
 #include "custom_test_support.hpp"
 #include "labs/custom/codegen.hpp"
 #include "labs/custom/diagnostics.hpp"
-#include "labs/custom/runner/nvrtc_target.hpp"
+#include "toolchain/nvrtc_target.hpp"
 #include "labs/custom/source_parse.hpp"
 
 namespace bs::custom {
 namespace {
 
 using namespace test;
+using namespace toolchain;  // NVRTC and its target choice
 
 TEST(CustomParse, LectureGray1DMatchesWithItsNameAndForm) {
   const auto r = parse_kernel_source(template_source("gray_1d"), gray_forms());

@@ -6,13 +6,14 @@
 #include <fstream>
 
 #include "custom_test_support.hpp"
-#include "labs/custom/json_reader.hpp"
+#include "toolchain/json_reader.hpp"
 #include "labs/custom/source_import.hpp"
 #include "labs/custom/source_parse.hpp"
 
 namespace bs::custom {
 namespace {
 using namespace test;
+using namespace toolchain;  // the JSON reader
 namespace fs = std::filesystem;
 
 // A notebook with these code cells (each a list of lines, as Jupyter saves them).

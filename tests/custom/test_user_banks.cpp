@@ -9,25 +9,18 @@
 #include <random>
 
 #include "custom_test_support.hpp"
+#include "lab/catalog.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 #include "labs/grayscale/gray_lab.hpp"
 #include "labs/matmul/matmul_lab.hpp"
 #include "mapping/shared_banks.hpp"
-#include "simulator/grid_simulator.hpp"
 
 namespace bs::custom {
 namespace {
 
 using namespace test;
 
-lab::Backend cpu_backend() {
-  lab::Backend b;
-  b.kind = BackendKind::CpuSimulation;
-  b.sim_workers = 2;
-  b.limits = sim::simulator_limits(2);
-  b.label = "CPU simulation (test)";
-  return b;
-}
+lab::Backend cpu_backend() { return lab::cpu_simulation(2, "test"); }
 
 // Line numbers below are this source's (kernel.cu).
 constexpr const char* kBanks = R"(__global__ void banks(unsigned char* x, unsigned char* out, int n) {

@@ -11,28 +11,20 @@
 #include <random>
 
 #include "custom_test_support.hpp"
+#include "lab/catalog.hpp"
 #include "lab/bench.hpp"
 #include "lab/report.hpp"
-#include "labs/custom/line_counts.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 #include "labs/grayscale/gray_lab.hpp"
 #include "labs/matmul/matmul_lab.hpp"
 #include "mapping/thread_map.hpp"
-#include "simulator/grid_simulator.hpp"
 
 namespace bs::custom {
 namespace {
 
 using namespace test;
 
-lab::Backend cpu_backend() {
-  lab::Backend b;
-  b.kind = BackendKind::CpuSimulation;
-  b.sim_workers = 2;
-  b.limits = sim::simulator_limits(2);
-  b.label = "CPU simulation (test)";
-  return b;
-}
+lab::Backend cpu_backend() { return lab::cpu_simulation(2, "test"); }
 
 std::vector<std::uint8_t> random_rgba(int w, int h, std::uint32_t seed) {
   std::mt19937 rng(seed);
@@ -150,35 +142,6 @@ TEST_F(UserLab, OnTheCpuEachLineOfAUserKernelIsCountedAsItRan) {
   EXPECT_TRUE(after.check.passed()) << after.check.summary();
   // A built-in rung runs in this process: no runner counts it.
   EXPECT_FALSE(lab->profile_lines_elsewhere("gray_1d_flat", {Dim3{bx, 1, 1}}, {}).has_value());
-}
-
-// gcov's annotated text, as `gcov -t` prints it for two sources: the counts of kernel.cu's lines
-// only, "#####" as 0, "1*" as 1, lines without code left out.
-TEST(LineCounts, GcovsTextGivesTheCountsOfTheNamedFileOnly) {
-  const std::string text =
-      "        -:    0:Source:kernel.cu\n"
-      "        -:    0:Graph:./unit.gcno\n"
-      "        -:    0:Runs:1\n"
-      "     6767:    2:    int i = blockIdx.x;\n"
-      "    #####:    3:    dead();\n"
-      "       1*:    4:    if (x) y();\n"
-      "        -:    5:}\n"
-      "   123456:    9:  hot();\n"
-      "        -:    0:Source:unit.cpp\n"
-      "       99:    2:extern int other;\n";
-  auto lines = parse_gcov_text(text, "kernel.cu");
-  ASSERT_TRUE(lines) << lines.status().describe();
-  ASSERT_EQ(lines->size(), 4u);
-  EXPECT_EQ((*lines)[0].line, 9);
-  EXPECT_EQ((*lines)[0].samples, 123456);
-  EXPECT_EQ((*lines)[1].line, 2);
-  EXPECT_EQ((*lines)[1].samples, 6767);
-  EXPECT_EQ((*lines)[2].line, 4);
-  EXPECT_EQ((*lines)[2].samples, 1);
-  EXPECT_EQ((*lines)[3].line, 3);
-  EXPECT_EQ((*lines)[3].samples, 0);
-  EXPECT_NEAR((*lines)[0].share_pct, 100.0 * 123456 / (123456 + 6767 + 1), 1e-9);
-  EXPECT_FALSE(parse_gcov_text(text, "missing.cu")) << "a file gcov did not name is an error";
 }
 
 TEST_F(UserLab, TheLecturesGray1DIsAKernelOfTheLabVerifiedMappedAndCopiedToTheView) {

@@ -1,5 +1,5 @@
-// The lab contract, checked on every lab the same way: the built-in grayscale and matmul labs and
-// the test-only vector-add lab, each on the CPU simulation with fresh random data of odd sizes.
+// The lab contract, checked on every lab the same way: every lab of the catalog and the test-only
+// vector-add lab, each on the CPU simulation with fresh random data of odd sizes.
 // For every kernel (library anchors excepted: they have no grid of ours) and each configuration
 // tried, a run must
 //   - launch exactly what plan() said, and name its lab, kernel and settings;
@@ -14,54 +14,38 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <functional>
 #include <random>
 #include <set>
 
-#include "labs/grayscale/gray_lab.hpp"
-#include "labs/matmul/matmul_lab.hpp"
-#include "simulator/grid_simulator.hpp"
+#include "lab/catalog.hpp"
+#include "lab/size_text.hpp"
+#include "labs/built_in_labs.hpp"
 #include "vadd_lab.hpp"
 
 namespace {
 
 using namespace bs;
 
-lab::Backend cpu_backend() {
-  lab::Backend b;
-  b.kind = BackendKind::CpuSimulation;
-  b.sim_workers = 2;
-  b.limits = sim::simulator_limits(2);
-  b.label = "CPU simulation (contract test)";
-  return b;
+// Every lab of the catalog (labs/built_in_labs.hpp), and the test-only vector add through its
+// registry line of the same shape.
+lab::Catalog every_lab() {
+  lab::Catalog c = labs::built_in_labs();
+  c.push_back(test::vadd_lab_entry());
+  return c;
 }
 
-struct LabCase {
-  const char* name;
-  std::function<Result<std::unique_ptr<lab::Lab>>()> make;
-  std::string size;
-};
-
-std::vector<LabCase> lab_cases() {
+// A fresh random size of odd extents in the lab's own syntax, with as many extents as its first
+// default size has ("4099": N; "1024x768": WxH; "512x512x512": MxNxK).
+std::string odd_size(const lab::Lab& l) {
   std::mt19937 rng(std::random_device{}());
   auto odd = [&](int lo, int hi) { return 2 * std::uniform_int_distribution<int>(lo / 2, hi / 2)(rng) + 1; };
-  return {
-      {"gray",
-       [] {
-         auto l = gray::GrayLab::create(cpu_backend());
-         if (!l) return Result<std::unique_ptr<lab::Lab>>(l.status());
-         return Result<std::unique_ptr<lab::Lab>>(std::unique_ptr<lab::Lab>(std::move(l.value())));
-       },
-       std::to_string(odd(21, 61)) + "x" + std::to_string(odd(9, 31))},
-      {"matmul",
-       [] {
-         auto l = matmul::MatmulLab::create(cpu_backend());
-         if (!l) return Result<std::unique_ptr<lab::Lab>>(l.status());
-         return Result<std::unique_ptr<lab::Lab>>(std::unique_ptr<lab::Lab>(std::move(l.value())));
-       },
-       std::to_string(odd(17, 41)) + "x" + std::to_string(odd(17, 41)) + "x" + std::to_string(odd(5, 19))},
-      {"vadd", [] { return bs::test::VaddLab::create(cpu_backend()); }, std::to_string(odd(301, 1201))},
-  };
+  const auto dims = lab::parse_dims(l.default_sizes().front(), 1, 3);
+  switch (dims ? dims->size() : 0) {
+    case 1: return std::to_string(odd(301, 1201));
+    case 2: return std::to_string(odd(21, 61)) + "x" + std::to_string(odd(9, 31));
+    default:
+      return std::to_string(odd(17, 41)) + "x" + std::to_string(odd(17, 41)) + "x" + std::to_string(odd(5, 19));
+  }
 }
 
 // The configurations tried: the default and, for free blocks, the last preset (or a compiled
@@ -86,12 +70,16 @@ void check_every_kernel(lab::Lab& l, const lab::ProblemInfo& problem, int& kerne
 class LabContract : public ::testing::TestWithParam<int> {};
 
 TEST_P(LabContract, EveryKernelKeepsTheContract) {
-  const LabCase c = lab_cases()[static_cast<std::size_t>(GetParam())];
-  SCOPED_TRACE(std::string(c.name) + " at " + c.size);
-  auto made = c.make();
+  const lab::CatalogEntry entry = every_lab()[static_cast<std::size_t>(GetParam())];
+  auto made = entry.create(lab::cpu_simulation(2, "contract test"));
   ASSERT_TRUE(made.ok()) << made.status().describe();
   lab::Lab& l = *made.value();
-  ASSERT_TRUE(l.set_random_problem(c.size).ok());
+  EXPECT_EQ(l.id(), entry.id) << "the registry line names its lab";
+  EXPECT_EQ(l.title(), entry.title);
+  EXPECT_EQ(l.user_kernel_spec(), entry.user_kernels) << "the line offers what the lab offers";
+  const std::string size = odd_size(l);
+  SCOPED_TRACE(entry.id + " at " + size);
+  ASSERT_TRUE(l.set_random_problem(size).ok());
   const lab::ProblemInfo problem = l.problem();
   ASSERT_TRUE(problem.ready);
   ASSERT_GT(problem.width, 0);
@@ -196,7 +184,7 @@ void check_every_kernel(lab::Lab& l, const lab::ProblemInfo& problem, int& kerne
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Labs, LabContract, ::testing::Values(0, 1, 2),
-                         [](const auto& info) { return std::string(lab_cases()[info.param].name); });
+INSTANTIATE_TEST_SUITE_P(Labs, LabContract, ::testing::Range(0, static_cast<int>(every_lab().size())),
+                         [](const auto& info) { return every_lab()[static_cast<std::size_t>(info.param)].id; });
 
 }  // namespace

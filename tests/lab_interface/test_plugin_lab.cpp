@@ -14,7 +14,11 @@
 #include <set>
 
 #include "../app/json_reader.hpp"
+#include "cli/options.hpp"
+#include "lab/catalog.hpp"
+#include "labs/built_in_labs.hpp"
 #include "labs/catalog.hpp"
+#include "labs/custom/user_kernel_lab.hpp"
 #include "platform/window.hpp"
 #include "shell/app.hpp"
 #include "shell/compute_session.hpp"
@@ -73,6 +77,32 @@ class PluginLab : public ::testing::Test {
   std::unique_ptr<Window> window_;
   std::unique_ptr<App> app_;
 };
+
+// The app's catalog is the one catalog of labs with a view each: the same ids and titles in the
+// same order, each lab made through it on the CPU being the lab its line names, with the user's
+// own kernels joined exactly where the line offers them. No GL needed.
+TEST(AppCatalog, EveryLabOfTheCatalogHasItsView) {
+  const lab::Catalog labs = bs::labs::built_in_labs();
+  const LabCatalog app = built_in_labs();
+  ASSERT_EQ(app.size(), labs.size());
+  ASSERT_GE(labs.size(), 2u);
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    SCOPED_TRACE(labs[i].id);
+    EXPECT_EQ(app[i].id, labs[i].id);
+    EXPECT_EQ(app[i].title, labs[i].title);
+    EXPECT_TRUE(app[i].make_view);
+    auto made = app[i].make_lab(lab::cpu_simulation(1, "catalog test"));
+    ASSERT_TRUE(made.ok()) << made.status().describe();
+    EXPECT_EQ((*made)->id(), labs[i].id);
+    EXPECT_EQ(lab::layer<custom::UserKernelLab>(**made) != nullptr, labs[i].user_kernels != nullptr);
+  }
+  // The command line's labs are the catalog's (cli/options.hpp takes them as data).
+  const std::vector<LabFlags> flags = lab_flags(app);
+  ASSERT_EQ(flags.size(), labs.size());
+  for (std::size_t i = 0; i < labs.size(); ++i) EXPECT_EQ(flags[i].id, labs[i].id);
+  const std::string help = help_text(flags);
+  EXPECT_NE(help.find("(LAB: " + lab::catalog_ids(labs) + ")"), std::string::npos) << help;
+}
 
 TEST_F(PluginLab, TheShellLaunchesVerifiesTimesAndTracesALabItHasNeverHeardOf) {
   const Dim3 block{96, 1, 1};  // 3001 elements: ceil(3001 / 96) = 32 blocks, the last 25 busy

@@ -12,9 +12,9 @@
 #include <filesystem>
 #include <random>
 
+#include "lab/catalog.hpp"
 #include "lab/user_kernel_spec.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
-#include "simulator/grid_simulator.hpp"
 #include "vadd_lab.hpp"
 
 namespace {
@@ -33,19 +33,10 @@ struct TempDir {
   }
 };
 
-lab::Backend cpu_backend() {
-  lab::Backend b;
-  b.kind = BackendKind::CpuSimulation;
-  b.sim_workers = 2;
-  b.limits = sim::simulator_limits(2);
-  b.label = "CPU simulation (test)";
-  return b;
-}
-
 class VaddUser : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto v = test::VaddLab::create(cpu_backend());
+    auto v = test::vadd_lab_entry().create(lab::cpu_simulation(2, "test"));
     ASSERT_TRUE(v.ok()) << v.status().describe();
     const std::string n = std::to_string(4001 + 2 * (std::random_device{}() % 48));  // odd, fresh
     ASSERT_TRUE((*v)->set_random_problem(n).ok());
@@ -79,11 +70,8 @@ class VaddUser : public ::testing::Test {
     o.cache_dir = cache_.path;
     return std::make_shared<custom::Engine>(o);
   }();
-  std::shared_ptr<const custom::UserLabs> labs_ = [] {
-    auto v = test::VaddLab::create(cpu_backend());
-    return std::make_shared<const custom::UserLabs>(
-        custom::UserLabs{{{"vadd", "Vector add", v.ok() ? (*v)->user_kernel_spec() : nullptr}}});
-  }();
+  std::shared_ptr<const custom::UserLabs> labs_ =
+      std::make_shared<const custom::UserLabs>(custom::user_labs_of({test::vadd_lab_entry()}));
   std::shared_ptr<custom::UserKernelBook> book_ = std::make_shared<custom::UserKernelBook>(engine_, labs_);
   std::unique_ptr<lab::Lab> lab_;
   custom::UserKernelLab* user_ = nullptr;

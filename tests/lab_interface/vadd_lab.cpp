@@ -33,6 +33,10 @@ Result<std::unique_ptr<lab::Lab>> VaddLab::create(const lab::Backend& backend) {
   return std::unique_ptr<lab::Lab>(std::move(l));
 }
 
+lab::CatalogEntry vadd_lab_entry() {
+  return {"vadd", "Vector add", &lab::create_as_lab<VaddLab>, &vadd_user_kernel_spec()};
+}
+
 lab::ProblemInfo VaddLab::problem() const {
   lab::ProblemInfo p;
   p.ready = !a_.empty();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/catalog.hpp"
 #include "lab/lab.hpp"
 #include "simulator/grid_simulator.hpp"
 
@@ -53,6 +54,12 @@ class VaddLab final : public lab::Lab {
   std::unique_ptr<sim::GridSimulator> simulator_;
   std::uint64_t generation_ = 0;
 };
+
+// The lab's registry line, the same shape as each built-in lab's (labs/built_in_labs.cpp): the
+// contract tests, the user-kernel tests and the app's catalog in test_plugin_lab all take it.
+lab::CatalogEntry vadd_lab_entry();
+// Its offer to the user's own kernels (vadd_user_spec.cpp).
+const lab::UserKernelSpec& vadd_user_kernel_spec();
 
 // The lab's counts and its check, one of each: plan() and run() use them, and so does the
 // user-kernel spec. c against a + b summed in double and rounded once (exactly equal).

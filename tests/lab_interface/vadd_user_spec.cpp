@@ -83,9 +83,11 @@ class VaddSpec final : public lab::UserKernelSpec {
 
 }  // namespace
 
-const lab::UserKernelSpec* VaddLab::user_kernel_spec() const {
+const lab::UserKernelSpec& vadd_user_kernel_spec() {
   static const VaddSpec spec;
-  return &spec;
+  return spec;
 }
+
+const lab::UserKernelSpec* VaddLab::user_kernel_spec() const { return &vadd_user_kernel_spec(); }
 
 }  // namespace bs::test

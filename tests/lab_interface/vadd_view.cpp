@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "labs/catalog.hpp"
 #include "platform/png.hpp"
 #include "ui/panels.hpp"
 #include "ui/widgets.hpp"
@@ -116,8 +117,6 @@ std::vector<std::uint8_t> VaddView::read_output(int* width, int* height) {
   return out;
 }
 
-LabEntry vadd_entry() {
-  return LabEntry{"vadd", "Vector add", &VaddLab::create, &VaddView::create, {}};
-}
+LabEntry vadd_entry() { return app::with_views({vadd_lab_entry()}, {{"vadd", &VaddView::create}}).front(); }
 
 }  // namespace bs::test

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "lab/catalog.hpp"
 #include "labs/grayscale/gray_lab.hpp"
 #include "labs/matmul/matmul_lab.hpp"
 #include "linecount/count_lines.hpp"
 #include "measured/profile_lines.hpp"
-#include "simulator/grid_simulator.hpp"
 #include "skips.hpp"
 
 namespace bs::linecount {
@@ -24,14 +24,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 std::uint32_t fresh_seed() { return std::random_device{}(); }
 
-lab::Backend cpu_backend() {
-  lab::Backend b;
-  b.kind = BackendKind::CpuSimulation;
-  b.sim_workers = 2;
-  b.limits = sim::simulator_limits(2);
-  b.label = "CPU simulation (test)";
-  return b;
-}
+lab::Backend cpu_backend() { return lab::cpu_simulation(2, "test"); }
 
 std::unique_ptr<lab::Lab> gray_lab(const std::string& size) {
   auto l = gray::GrayLab::create(cpu_backend());
@@ -85,59 +78,6 @@ void expect_consistent(const LineProfile& p) {
   EXPECT_NEAR(share, 100.0, 1e-6);
   ASSERT_FALSE(p.lines.empty());
   EXPECT_GE(p.lines.front().samples, p.lines.back().samples) << "most executions first";
-}
-
-// ---- gcov's text ---------------------------------------------------------------------------
-
-TEST(GcovText, EveryFileIsReadAndATemplatesLinesCountOnce) {
-  // As gcov -t writes it: a header whose template has two instantiations (listed again after the
-  // summed line), a unit, and a header none of whose code ran.
-  const std::string text =
-      "        -:    0:Source:kernels/a.hpp\n"
-      "        -:    0:Graph:/tmp/x/a.gcno\n"
-      "        -:    0:Runs:1\n"
-      "        -:    1:template <class T>\n"
-      "       12:    2:T add(T a, T b) {\n"
-      "      12*:    3:  return a + b;\n"
-      "------------------\n"
-      "_Z3addIiET_S0_S0_:\n"
-      "        7:    2:T add(T a, T b) {\n"
-      "        7:    3:  return a + b;\n"
-      "------------------\n"
-      "_Z3addIdET_S0_S0_:\n"
-      "        5:    2:T add(T a, T b) {\n"
-      "        5:    3:  return a + b;\n"
-      "------------------\n"
-      "    #####:    4:  never();\n"
-      "        -:    0:Source:kernels/b.cpp\n"
-      "        1:    9:int main() {\n"
-      "    =====:   10:  throw;\n"
-      "       40:   11:  for (;;) x:y;\n"
-      "        -:    0:Source:kernels/cold.hpp\n"
-      "    #####:    3:  cold();\n";
-  auto got = parse_gcov_sources(text);
-  ASSERT_TRUE(got) << got.status().describe();
-  const std::vector<LineSamples>& lines = *got;
-  auto find = [&](const std::string& file, int line) -> const LineSamples* {
-    for (const LineSamples& l : lines)
-      if (l.file == file && l.line == line) return &l;
-    return nullptr;
-  };
-  ASSERT_TRUE(find("kernels/a.hpp", 2));
-  EXPECT_EQ(find("kernels/a.hpp", 2)->samples, 12);  // the sum, not 12 + 7 + 5
-  EXPECT_EQ(find("kernels/a.hpp", 3)->samples, 12);
-  ASSERT_TRUE(find("kernels/a.hpp", 4));
-  EXPECT_EQ(find("kernels/a.hpp", 4)->samples, 0);
-  EXPECT_FALSE(find("kernels/a.hpp", 1)) << "a line without code";
-  ASSERT_TRUE(find("kernels/b.cpp", 11));
-  EXPECT_EQ(find("kernels/b.cpp", 11)->samples, 40);
-  EXPECT_EQ(find("kernels/b.cpp", 10)->samples, 0);
-  EXPECT_FALSE(find("kernels/cold.hpp", 3)) << "a file that did not run is left out";
-  EXPECT_EQ(lines.size(), 6u);
-  EXPECT_EQ(lines.front().samples, 40);
-  const double total = 12 + 12 + 1 + 40;
-  EXPECT_NEAR(find("kernels/b.cpp", 11)->share_pct, 100.0 * 40 / total, 1e-9);
-  EXPECT_FALSE(parse_gcov_sources("no gcov here\n"));
 }
 
 // ---- counted launches ------------------------------------------------------------------------
@@ -249,7 +189,7 @@ TEST(LineCounter, ProfileLinesOnTheCpuCountsARung) {
   ASSERT_TRUE(got) << got.status().describe();
   EXPECT_EQ(got->measure, LineMeasure::Executions);
   EXPECT_EQ(got->kernel, "gray_2d");
-  EXPECT_EQ(got->device, "CPU simulation (test)");
+  EXPECT_EQ(got->device, "CPU simulation (2 workers, test)");
   const std::string rung = "kernels/labs/grayscale/gray_2d.hpp";
   EXPECT_EQ(executions(*got, rung, line_of(rung, "if (c < a.width && r < a.height)")), 48 * 32);
 }

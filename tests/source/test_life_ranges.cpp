@@ -26,6 +26,7 @@
 namespace {
 
 using namespace bs::source;
+using namespace bs::toolchain;  // the CUDA toolkit's tools, found
 namespace fs = std::filesystem;
 
 // Beside the executable (build/tests/test_data, or the GPU bundle's test_data), never the source

@@ -21,6 +21,7 @@
 namespace {
 
 using namespace bs::source;
+using namespace bs::toolchain;  // the CUDA toolkit's tools, found
 
 std::string read_repo_file(const std::string& rel) {
   std::ifstream in(std::string(BS_SOURCE_DIR) + "/" + rel, std::ios::binary);

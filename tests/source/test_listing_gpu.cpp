@@ -15,6 +15,7 @@
 namespace {
 
 using namespace bs::source;
+using namespace bs::toolchain;  // the CUDA toolkit's tools, found
 
 TEST(BuiltInListingOnGpu, Gray1dSassComesFromThisExecutableWithLinesOfItsFile) {
   BS_SKIP_WITHOUT_GPU();

@@ -8,7 +8,7 @@
 
 #include "skips.hpp"
 #include "source/listing_parse.hpp"
-#include "source/nvrtc_compile.hpp"
+#include "toolchain/nvrtc_compile.hpp"
 
 namespace {
 
@@ -296,7 +296,7 @@ TEST(ParsePtx, NvrtcsPtxOfAFreshKernelMapsEveryInstructionToALineOfItsSource) {
       "    acc += a[(i + k) % n];\n"                           // 6
       "  if (i < n) b[i] = twice(acc);\n"                      // 7
       "}\n";                                                   // 8
-  auto out = nvrtc_compile("#line 1 \"odd.cu\"\n" + source, 0);
+  auto out = bs::toolchain::compile_for_listing("#line 1 \"odd.cu\"\n" + source, 0);
   if (!out) BS_SKIP() << "NVRTC is not usable here: " << out.status().describe();
   auto fns = parse_ptx(out->ptx, "odd.cu");
   ASSERT_TRUE(fns.ok()) << fns.status().describe();

@@ -16,7 +16,7 @@
 
 #include "labs/custom/codegen.hpp"
 #include "labs/custom/counters_wire.hpp"
-#include "labs/custom/host_compiler.hpp"
+#include "toolchain/host_compiler.hpp"
 #include "labs/custom/line_counts.hpp"
 #include "labs/custom/shared_recording.hpp"
 #include "labs/custom/runner_client.hpp"
@@ -118,7 +118,7 @@ struct EngineState {
   EngineOptions options;
   std::mutex mutex;
   std::unique_ptr<RunnerProcess> spare[2];
-  std::optional<HostCompiler> host;  // found once; a miss is asked again next time
+  std::optional<toolchain::HostCompiler> host;  // found once; a miss is asked again next time
 
   Result<std::filesystem::path> runner_path() { return find_runner(options.runner); }
 
@@ -149,10 +149,10 @@ struct EngineState {
     return r;
   }
 
-  Result<HostCompiler> host_compiler() {
+  Result<toolchain::HostCompiler> host_compiler() {
     std::lock_guard lock(mutex);
     if (host) return *host;
-    auto found = find_host_compiler(options.host_compiler);
+    auto found = toolchain::find_host_compiler(options.host_compiler);
     if (found) host = *found;
     return found;
   }
@@ -163,7 +163,7 @@ struct EngineState {
 // ---------------------------------------------------------------------------------------------
 
 Engine::Engine(EngineOptions options) : state_(std::make_shared<EngineState>()) {
-  if (options.cache_dir.empty()) options.cache_dir = default_cache_dir();
+  if (options.cache_dir.empty()) options.cache_dir = toolchain::default_cache_dir();
   state_->options = std::move(options);
 }
 
@@ -275,7 +275,7 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
       for (const Diagnostic& d : unit.refusals) res.diagnostics.push_back(d);
       return finish(Status::failure(unit.refusals.front().message, "", "blockscope", "cpu_unsupported"));
     }
-    auto so = build_shared_object(*hc, unit.text, opt.cache_dir, opt.cpu_optimisation,
+    auto so = toolchain::build_shared_object(*hc, unit.text, opt.cache_dir, opt.cpu_optimisation,
                                   opt.compile_time_limit_s);
     if (!so) {
       res.diagnostics.push_back(backend_diagnostic(so.status(), "blockscope"));

@@ -75,7 +75,7 @@ struct CompilerStatus {
 
 struct EngineOptions {
   std::filesystem::path runner;     // empty: find_runner's search (runner_client.hpp)
-  std::filesystem::path cache_dir;  // empty: default_cache_dir() (host_compiler.hpp)
+  std::filesystem::path cache_dir;  // empty: toolchain::default_cache_dir() (toolchain/host_compiler.hpp)
   std::string host_compiler;        // empty: $BLOCKSCOPE_CXX, else c++, g++, clang++ on PATH
   std::string cpu_optimisation = "-O2";
   int cuda_device = 0;

@@ -19,7 +19,7 @@
 
 #include "core/line_profile.hpp"
 #include "core/status.hpp"
-#include "labs/custom/host_compiler.hpp"
+#include "toolchain/host_compiler.hpp"
 
 namespace bs::custom {
 
@@ -30,16 +30,12 @@ struct CountingObject {
   std::string compiler;           // "g++ 12.2.0 -O0 --coverage"
 };
 
-Result<CountingObject> build_counting_object(const HostCompiler& compiler, std::string_view unit_text,
+Result<CountingObject> build_counting_object(const toolchain::HostCompiler& compiler, std::string_view unit_text,
                                              std::string_view user_source, double time_limit_s);
 // Forgets the counts of earlier launches (gcov adds a launch's counts to those already written).
 void clear_line_counts(const CountingObject& object);
 // The counts the last launch wrote, per line of kernel.cu.
 Result<LineProfile> read_line_counts(const CountingObject& object, double time_limit_s);
 void remove_counting_object(const CountingObject& object);
-
-// gcov's annotated text (gcov -t) of several sources: the executions of each line of `file`,
-// most first (lines gcov marks as having no code, "-", are left out; "#####" is 0).
-Result<std::vector<LineSamples>> parse_gcov_text(std::string_view text, std::string_view file);
 
 }  // namespace bs::custom

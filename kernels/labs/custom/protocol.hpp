@@ -14,6 +14,7 @@
 // field (runners from before versioning answer 0 or 1 there); the parent refuses a runner that
 // speaks another version, naming both (a stale runner left next to a newer blockscope).
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -23,7 +24,12 @@
 #include <vector>
 
 #include "core/status.hpp"
-#include "labs/custom/process.hpp"
+#include "toolchain/process.hpp"
+
+namespace bs::custom {
+// The clock of the wire's deadlines and of every time the engine and the runner measure.
+using Clock = std::chrono::steady_clock;
+}  // namespace bs::custom
 
 namespace bs::custom::wire {
 

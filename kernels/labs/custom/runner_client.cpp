@@ -22,29 +22,12 @@ Clock::time_point after(double seconds) {
 }  // namespace
 
 Result<std::filesystem::path> find_runner(const std::filesystem::path& option) {
-  std::vector<std::filesystem::path> tried;
-  auto usable = [&](const std::filesystem::path& p) {
-    tried.push_back(p);
-    return !p.empty() && access(p.c_str(), X_OK) == 0;
-  };
-  if (!option.empty()) {
-    if (usable(option)) return option;
-  } else {
-    if (const char* env = std::getenv("BLOCKSCOPE_KERNEL_RUNNER"); env && *env) {
-      if (usable(env)) return std::filesystem::path(env);
-    } else {
-      if (const auto here = executable_dir(); !here.empty() && usable(here / kRunnerName))
-        return here / kRunnerName;
-      if (usable(BS_RUNNER_BUILD_PATH)) return std::filesystem::path(BS_RUNNER_BUILD_PATH);
-    }
-  }
-  std::string list;
-  for (const auto& p : tried) list += (list.empty() ? "" : ", ") + p.string();
-  return Status::failure(std::string("user kernels cannot run: ") + kRunnerName +
-                             " was not found (looked at " + list + ")",
-                         std::string("install it next to blockscope, or set "
-                                     "BLOCKSCOPE_KERNEL_RUNNER to its path"),
-                         "find_runner", "no_runner");
+  const auto s = toolchain::find_helper(kRunnerName, option, "BLOCKSCOPE_KERNEL_RUNNER", BS_RUNNER_BUILD_PATH);
+  if (!s.found.empty()) return s.found;
+  return Status::failure(std::string("user kernels cannot run: ") + kRunnerName + " was not found (looked at " +
+                             s.looked_at + ")",
+                         "install it next to blockscope, or set BLOCKSCOPE_KERNEL_RUNNER to its path", "find_runner",
+                         "no_runner");
 }
 
 Result<std::unique_ptr<RunnerProcess>> RunnerProcess::start(const std::filesystem::path& exe,
@@ -53,13 +36,13 @@ Result<std::unique_ptr<RunnerProcess>> RunnerProcess::start(const std::filesyste
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return Status::failure("cannot create a socket for the kernel runner", "", "socketpair");
-  SpawnSpec spec;
+  toolchain::SpawnSpec spec;
   constexpr int kChildSocket = 3;
   spec.argv = {exe.string(), "--socket=" + std::to_string(kChildSocket),
                std::string("--backend=") + (backend == wire::Backend::Gpu ? "gpu" : "cpu"),
                "--device=" + std::to_string(cuda_device), "--parent=" + std::to_string(getpid())};
   spec.inherit = {{sv[1], kChildSocket}};
-  auto child = spawn(spec);
+  auto child = toolchain::spawn(spec);
   close(sv[1]);
   if (!child) {
     close(sv[0]);
@@ -89,7 +72,7 @@ Result<wire::Frame> RunnerProcess::exchange(wire::Msg request, const std::string
                                             wire::Msg answer, double step_limit_s,
                                             const std::vector<int>& fds) {
   auto died = [&](const std::string& doing) {
-    const ExitInfo e = child_.wait();
+    const toolchain::ExitInfo e = child_.wait();
     return Status::failure("the kernel runner died " + doing + ": it " + e.describe(), "",
                            wire::to_string(request), "died");
   };

@@ -15,7 +15,7 @@
 
 #include "core/status.hpp"
 #include "labs/custom/messages.hpp"
-#include "labs/custom/process.hpp"
+#include "toolchain/process.hpp"
 
 namespace bs::custom {
 
@@ -44,11 +44,11 @@ class RunnerProcess {
   Result<wire::Info> info(double limit_s);
 
  private:
-  RunnerProcess(ChildProcess child, int socket, wire::Backend backend, std::filesystem::path exe)
+  RunnerProcess(toolchain::ChildProcess child, int socket, wire::Backend backend, std::filesystem::path exe)
       : child_(std::move(child)), socket_(socket), backend_(backend), exe_(std::move(exe)) {}
   Result<wire::Frame> exchange(wire::Msg request, const std::string& payload, wire::Msg answer,
                                double step_limit_s, const std::vector<int>& fds);
-  ChildProcess child_;
+  toolchain::ChildProcess child_;
   int socket_ = -1;
   wire::Backend backend_;
   std::filesystem::path exe_;

@@ -1,15 +1,14 @@
 #include "labs/custom/shared_recording.hpp"
 
-#include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <mutex>
 #include <set>
 #include <sstream>
 
 #include "labs/custom/diagnostics.hpp"
-#include "labs/custom/process.hpp"
+#include "toolchain/process.hpp"
+#include "toolchain/files.hpp"
 
 namespace bs::custom {
 namespace {
@@ -75,17 +74,11 @@ BS_ATOMICS(64, unsigned long long)
 #undef BS_NOSAN
 )";
 
-bool write_text(const std::filesystem::path& p, std::string_view text) {
-  std::ofstream f(p, std::ios::binary);
-  f.write(text.data(), static_cast<std::streamsize>(text.size()));
-  return static_cast<bool>(f);
-}
-
 // The addr2line beside the compiler (binutils), else on PATH.
-std::filesystem::path addr2line_for(const HostCompiler& compiler) {
+std::filesystem::path addr2line_for(const toolchain::HostCompiler& compiler) {
   std::error_code ec;
   if (auto beside = compiler.path.parent_path() / "addr2line"; std::filesystem::exists(beside, ec)) return beside;
-  return find_executable("addr2line");
+  return toolchain::find_executable("addr2line");
 }
 
 }  // namespace
@@ -101,7 +94,7 @@ const char* interned(std::string_view s) {
   return it->c_str();
 }
 
-Result<RecordingObject> build_recording_object(const HostCompiler& compiler, std::string_view unit_text,
+Result<RecordingObject> build_recording_object(const toolchain::HostCompiler& compiler, std::string_view unit_text,
                                                double time_limit_s) {
   RecordingObject o;
   o.addr2line = addr2line_for(compiler);
@@ -109,49 +102,31 @@ Result<RecordingObject> build_recording_object(const HostCompiler& compiler, std
     return Status::failure("recording shared-memory accesses needs addr2line (to name each access's line), which "
                            "is not installed",
                            "install binutils (Debian: apt install binutils)", "shared recording");
-  std::string tmpl = (std::filesystem::temp_directory_path() / "blockscope-shared-XXXXXX").string();
-  if (!mkdtemp(tmpl.data()))
-    return Status::failure("cannot make a folder for the recording build in " +
-                               std::filesystem::temp_directory_path().string(),
-                           "is the disk full?", "shared recording");
-  o.dir = tmpl;
-  std::string unit(unit_text);
-  unit += kHooks;
-  if (!write_text(o.dir / "unit.cpp", unit)) {
-    remove_recording_object(o);
-    return Status::failure("cannot write the recording build's source to " + o.dir.string(), "is the disk full?",
-                           "shared recording");
-  }
-  // Compiled with the instrumentation, linked without its runtime (the hooks above stand in for
-  // it): a link with -fsanitize=thread would pull in libtsan, which cannot be loaded into a
-  // process that did not start with it.
-  std::vector<std::string> compile = {compiler.path.string()};
-  for (std::string& f : unit_flags(compiler, "-O1")) compile.push_back(std::move(f));
-  // DWARF 4: binutils 2.40's addr2line names some DWARF 5 line entries by the unit's file, not the #line one.
-  for (const char* f : {"-gdwarf-4", "-fsanitize=thread", "-c", "unit.cpp", "-o", "unit.o"}) compile.push_back(f);
-  const std::vector<std::string> link = {compiler.path.string(), "-shared", "-Wl,-z,defs", "unit.o", "-o",
-                                         "recording.so", "-lm"};
-  CommandOptions in_dir;
-  in_dir.cwd = o.dir;
-  const std::vector<std::string>* steps[] = {&compile, &link};
-  for (const std::vector<std::string>* argv : steps) {
-    auto r = run_command(*argv, time_limit_s, in_dir);
-    if (!r || r->timed_out || !r->exit.exited || r->exit.code != 0) {
-      const std::string why = !r ? r.status().message : r->timed_out ? "it did not finish" : r->output;
-      remove_recording_object(o);
-      return Status::failure("the recording build of the kernel (-fsanitize=thread, for its shared-memory "
-                             "accesses) failed: " + why.substr(0, 2000),
-                             "this needs GCC 8+ or Clang 9+", compiler.name, "shared_recording_build");
-    }
-  }
+  // Compiled with the instrumentation, linked without its runtime (the hooks stand in for it): a
+  // link with -fsanitize=thread would pull in libtsan, which cannot be loaded into a process that
+  // did not start with it. DWARF 4: binutils 2.40's addr2line names some DWARF 5 line entries by
+  // the unit's file, not the #line one.
+  toolchain::TempFolderBuild spec;
+  spec.what = "the recording build";
+  spec.prefix = "blockscope-shared";
+  spec.unit = std::string(unit_text) + kHooks;
+  spec.optimisation = "-O1";
+  spec.compile_flags = {"-gdwarf-4", "-fsanitize=thread"};
+  spec.link_flags = {"-Wl,-z,defs"};
+  spec.library = "recording.so";
+  spec.failure_note = " (-fsanitize=thread, for its shared-memory accesses)";
+  spec.failure_hint = "this needs GCC 8+ or Clang 9+";
+  spec.failure_code = "shared_recording_build";
+  auto built = toolchain::build_in_temp_folder(compiler, spec, time_limit_s);
+  if (!built) return built.status();
+  o.dir = built->dir;
   o.library = o.dir / "recording.so";
   o.compiler = compiler.name + " -O1 -fsanitize=thread, without its runtime (" + compiler.version + ")";
   return o;
 }
 
 void remove_recording_object(const RecordingObject& object) {
-  std::error_code ec;
-  if (!object.dir.empty()) std::filesystem::remove_all(object.dir, ec);
+  toolchain::remove_folder(object.dir);
 }
 
 Result<std::map<unsigned long long, SourceLine>> lines_of_pcs(const RecordingObject& object,
@@ -165,7 +140,7 @@ Result<std::map<unsigned long long, SourceLine>> lines_of_pcs(const RecordingObj
     std::snprintf(hex, sizeof hex, "0x%llx", pc);
     argv.push_back(hex);
   }
-  auto r = run_command(argv, time_limit_s, {});
+  auto r = toolchain::run_command(argv, time_limit_s, {});
   if (!r) return r.status();
   if (r->timed_out || !r->exit.exited || r->exit.code != 0)
     return Status::failure("addr2line could not read the recording build: " + r->output.substr(0, 1000), "",

@@ -36,7 +36,7 @@
 
 #include "core/shared_access.hpp"
 #include "core/status.hpp"
-#include "labs/custom/host_compiler.hpp"
+#include "toolchain/host_compiler.hpp"
 
 namespace bs::custom {
 
@@ -50,7 +50,7 @@ struct RecordingObject {
 // The hooks appended to the unit (uninstrumented); exported for tests and the README.
 std::string_view recording_hooks_text();
 
-Result<RecordingObject> build_recording_object(const HostCompiler& compiler, std::string_view unit_text,
+Result<RecordingObject> build_recording_object(const toolchain::HostCompiler& compiler, std::string_view unit_text,
                                                double time_limit_s);
 void remove_recording_object(const RecordingObject& object);
 

@@ -14,7 +14,7 @@
 #include <set>
 #include <variant>
 
-#include "labs/custom/json_reader.hpp"
+#include "toolchain/json_reader.hpp"
 #include "labs/custom/source_parse.hpp"
 
 namespace bs::custom {
@@ -853,20 +853,20 @@ Result<ImportResult> import_kernel_sources(std::string_view bytes, std::string_v
   if (ext == ".cu" || ext == ".cuh") {
     cuda_cells.push_back({StrVal{std::string(bytes), {{0, 1}}, false}, 0, "the file", ""});
   } else if (ext == ".ipynb") {
-    auto doc = parse_json(bytes);
+    auto doc = toolchain::parse_json(bytes);
     if (!doc) return Status::failure(file + " is not JSON: " + doc.status().message, "a notebook is a JSON file: is it "
                                      "saved completely?", "import");
-    const JsonValue& cells = doc->at("cells");
+    const toolchain::JsonValue& cells = doc->at("cells");
     if (!cells.is_array())
       return Status::failure(file + " is JSON but not a Jupyter notebook (it has no \"cells\" list)", "", "import");
     int n = 0;
-    for (const JsonValue& cell : cells.items) {
+    for (const toolchain::JsonValue& cell : cells.items) {
       ++n;
       if (cell.at("cell_type").str != "code") continue;
       std::string code;
-      const JsonValue& src = cell.at("source");
+      const toolchain::JsonValue& src = cell.at("source");
       if (src.is_string()) code = src.str;
-      for (const JsonValue& line : src.items) code += line.str;
+      for (const toolchain::JsonValue& line : src.items) code += line.str;
       // Cell magics: %%writefile x.cu and %%cuda cells are CUDA; other %% cells are not Python.
       std::string first = code.substr(0, code.find('\n'));
       if (first.rfind("%%", 0) == 0) {

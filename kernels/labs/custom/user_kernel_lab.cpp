@@ -507,4 +507,25 @@ std::unique_ptr<lab::Lab> with_user_kernels(std::unique_ptr<lab::Lab> inner, std
   return std::make_unique<UserKernelLab>(std::move(inner), std::move(book));
 }
 
+UserLabs user_labs_of(const lab::Catalog& catalog) {
+  UserLabs labs;
+  for (const lab::CatalogEntry& e : catalog)
+    if (e.user_kernels) labs.labs.push_back(UserLab{e.id, e.title, e.user_kernels});
+  return labs;
+}
+
+lab::Catalog with_user_kernels(lab::Catalog catalog, std::shared_ptr<Engine> engine) {
+  auto labs = std::make_shared<const UserLabs>(user_labs_of(catalog));
+  for (lab::CatalogEntry& e : catalog) {
+    if (!e.user_kernels) continue;
+    auto book = std::make_shared<UserKernelBook>(engine, labs);
+    e.create = [create = std::move(e.create), book](const lab::Backend& b) -> Result<std::unique_ptr<lab::Lab>> {
+      auto l = create(b);
+      if (!l) return l.status();
+      return with_user_kernels(std::move(l.value()), book);
+    };
+  }
+  return catalog;
+}
+
 }  // namespace bs::custom

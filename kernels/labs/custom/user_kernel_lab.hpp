@@ -47,6 +47,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/catalog.hpp"
 #include "lab/lab.hpp"
 #include "lab/user_kernel_spec.hpp"
 #include "labs/custom/cpu_findings.hpp"
@@ -168,6 +169,15 @@ class UserKernelLab final : public lab::Lab {
 // Wraps `inner` with the kernels of `book` when it offers a user-kernel spec (what the catalog
 // does for every lab); returns `inner` as it is when it offers none.
 std::unique_ptr<lab::Lab> with_user_kernels(std::unique_ptr<lab::Lab> inner, std::shared_ptr<UserKernelBook> book);
+
+// The labs of a catalog that take the user's kernels (CatalogEntry::user_kernels), as the book
+// knows them: which lab a dropped .cu belongs to.
+UserLabs user_labs_of(const lab::Catalog& catalog);
+
+// `catalog` with the user's kernels: one engine (its spare runner processes, its compile cache)
+// and one book per lab that offers a spec, shared by that lab's objects on every backend (so a
+// switch of compute keeps them); each such entry's create wraps its lab (with_user_kernels).
+lab::Catalog with_user_kernels(lab::Catalog catalog, std::shared_ptr<Engine> engine);
 
 // Copies `bytes` host bytes to `dst`, which is device memory on the CUDA backend (a mapped GL
 // buffer or a lab's device buffer) and host memory on the CPU.

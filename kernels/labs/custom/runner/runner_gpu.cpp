@@ -1,5 +1,5 @@
 // The GPU backend of blockscope-kernel-runner: NVRTC compiles the unit for this device's exact
-// architecture (sm_90a on Hopper: nvrtc_target.hpp), the CUDA runtime loads it
+// architecture (sm_90a on Hopper: toolchain/nvrtc_target.hpp), the CUDA runtime loads it
 // (cudaLibraryLoadData) into this process's own context, and each Launch request is one
 // cudaLaunchKernel, timed alone with the project's one event timer (device/event_timer.hpp). The
 // L2 flush is the project's one flusher (device/l2_flush.hpp); a flush buffer that cannot be had
@@ -13,7 +13,7 @@
 // NVRTC is opened with dlopen, not linked (nvrtc_compile.hpp): without it the runner still starts,
 // loads kernels that were compiled before, and answers "NVRTC is missing" with what to install.
 // CUDA's headers come from the toolkit that NVRTC belongs to, or the one the environment names
-// (cuda_headers.hpp).
+// (toolchain/cuda_toolkit.hpp).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -25,14 +25,11 @@
 
 #include "device/event_timer.hpp"
 #include "device/l2_flush.hpp"
-#include "labs/custom/runner/nvrtc_compile.hpp"
-#include "labs/custom/runner/nvrtc_target.hpp"
+#include "toolchain/nvrtc_compile.hpp"
+#include "toolchain/nvrtc_target.hpp"
 #include "labs/custom/runner/runner.hpp"
 #include "sampling/pc_sampler.hpp"
 
-#ifndef BS_NVRTC_DIR
-#define BS_NVRTC_DIR "/usr/local/cuda/lib64"
-#endif
 
 namespace bs::custom::runner {
 namespace {
@@ -69,15 +66,15 @@ class GpuBackend final : public Backend {
     const auto t0 = Clock::now();
     info_.head.backend = wire::Backend::Gpu;
     init_cuda();
-    nvrtc_ = NvrtcLibrary::open(BS_NVRTC_DIR);
+    nvrtc_ = toolchain::NvrtcLibrary::open();
     if (nvrtc_.ok()) {
       info_.head.nvrtc_ok = 1;
       info_.head.nvrtc_major = nvrtc_.major();
       info_.head.nvrtc_minor = nvrtc_.minor();
       info_.nvrtc_message = nvrtc_.loaded_from();
       // CUDA's headers for the user's #includes: those of the toolkit this NVRTC came from,
-      // unless the environment names another (cuda_headers.hpp).
-      headers_ = find_cuda_headers(cuda_header_inputs_from_environment(nvrtc_.path()));
+      // unless the environment names another (toolchain/cuda_toolkit.hpp).
+      headers_ = toolchain::find_cuda_headers(toolchain::cuda_header_inputs_from_environment(nvrtc_.path()));
     } else {
       info_.nvrtc_message = nvrtc_.error();
     }
@@ -101,14 +98,14 @@ class GpuBackend final : public Backend {
       return c;
     }
     const int cc = info_.head.cc_major * 10 + info_.head.cc_minor;
-    const NvrtcTarget target = nvrtc_target(cc, nvrtc_.supported_archs());
+    const toolchain::NvrtcTarget target = toolchain::nvrtc_target(cc, nvrtc_.supported_archs());
     if (!target.ok) {
       c.log = "this NVRTC (" + std::to_string(info_.head.nvrtc_major) + "." +
               std::to_string(info_.head.nvrtc_minor) + ") cannot compile for compute capability " +
               std::to_string(info_.head.cc_major) + "." + std::to_string(info_.head.cc_minor);
       return c;
     }
-    NvrtcLibrary::Output out = nvrtc_.compile(unit, target, headers_);
+    toolchain::NvrtcLibrary::Output out = nvrtc_.compile(unit, target, headers_);
     c.arch = std::move(out.arch);
     c.head.is_ptx = out.ptx ? 1 : 0;
     c.head.ok = out.ok ? 1 : 0;
@@ -501,8 +498,8 @@ class GpuBackend final : public Backend {
 
   int device_;
   wire::Info info_;
-  NvrtcLibrary nvrtc_;
-  CudaHeaderSearch headers_;
+  toolchain::NvrtcLibrary nvrtc_;
+  toolchain::CudaHeaderSearch headers_;
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t plain_ = nullptr, traced_ = nullptr;
   std::vector<void*> buffers_;

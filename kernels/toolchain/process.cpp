@@ -1,4 +1,4 @@
-#include "labs/custom/process.hpp"
+#include "toolchain/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace bs::custom {
+namespace bs::toolchain {
 namespace {
 
 const char* signal_meaning(int sig) {
@@ -221,4 +221,25 @@ std::filesystem::path executable_dir() {
   return ec ? std::filesystem::path() : exe.parent_path();
 }
 
-}  // namespace bs::custom
+HelperSearch find_helper(std::string_view name, const std::filesystem::path& option, const char* env_var,
+                         const std::filesystem::path& build_path) {
+  HelperSearch s;
+  auto usable = [&](const std::filesystem::path& p) {
+    if (p.empty()) return false;
+    s.looked_at += (s.looked_at.empty() ? "" : ", ") + p.string();
+    if (access(p.c_str(), X_OK) != 0) return false;
+    s.found = p;
+    return true;
+  };
+  const char* env = std::getenv(env_var);
+  if (!option.empty()) {
+    usable(option);
+  } else if (env && *env) {
+    usable(env);
+  } else if (const std::filesystem::path here = executable_dir(); here.empty() || !usable(here / name)) {
+    usable(build_path);
+  }
+  return s;
+}
+
+}  // namespace bs::toolchain

@@ -1,18 +1,22 @@
-// NVRTC as the runner uses it, without the CUDA runtime or a device: open libnvrtc (dlopen, so a
-// machine without it still runs the rest), find CUDA's headers for it (cuda_headers.hpp), and
-// compile a generated unit for one target (nvrtc_target.hpp) with the options every user kernel
-// gets. The GPU runner calls this and loads the image; tests call it to compile real kernels on
-// a machine with no GPU (NVRTC needs none).
+// NVRTC, the one way blockscope calls it, without the CUDA runtime or a device: open libnvrtc
+// (dlopen, never linked, so a machine without it still runs the rest and the build needs no CUDA
+// headers), find CUDA's headers for it (cuda_toolkit.hpp), and compile a generated unit for one
+// target (nvrtc_target.hpp) with the options every user kernel gets. The GPU runner calls it and
+// loads the image; the Source tab's listing of a user kernel calls it in blockscope's own process
+// (compile_for_listing: the same unit, headers and options, so the listing is the code that
+// runs); tests call it to compile real kernels on a machine with no GPU (NVRTC needs none).
 #pragma once
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "labs/custom/runner/cuda_headers.hpp"
-#include "labs/custom/runner/nvrtc_target.hpp"
+#include "core/status.hpp"
 
-namespace bs::custom {
+#include "toolchain/cuda_toolkit.hpp"
+#include "toolchain/nvrtc_target.hpp"
+
+namespace bs::toolchain {
 
 // libnvrtc's entry points, opened at run time. Closes nothing: the library stays for the
 // process's life, as NVRTC's own state expects.
@@ -21,6 +25,7 @@ class NvrtcLibrary {
   // $BLOCKSCOPE_NVRTC when set, else libnvrtc.so.13, .12, .so, then `build_dir`/libnvrtc.so and
   // /usr/local/cuda/lib64/libnvrtc.so.
   static NvrtcLibrary open(const std::string& build_dir);
+  static NvrtcLibrary open();  // `build_dir`: the library folder of the toolkit this build used
 
   bool ok() const { return ok_; }
   const std::string& error() const { return error_; }       // why not ok, with what to install
@@ -36,12 +41,13 @@ class NvrtcLibrary {
     std::string arch;          // what it was compiled for: "sm_90a"
     std::string log;           // NVRTC's log, explained (explain_nvrtc_log)
     std::string image;         // the cubin or PTX
+    std::string ptx_text;      // the PTX also, when compile() was asked for it (with_ptx)
     std::vector<std::string> options;  // as given to nvrtcCompileProgram
     double ms = 0;             // nvrtcCreateProgram to the image in hand
   };
   // Compiles `unit` ("blockscope-kernel.cu") for `target` with the headers of `headers`.
   Output compile(const std::string& unit, const NvrtcTarget& target,
-                 const CudaHeaderSearch& headers) const;
+                 const CudaHeaderSearch& headers, bool with_ptx = false) const;
 
  private:
   struct Api;
@@ -69,4 +75,16 @@ std::span<const StandInHeader> standard_header_stand_ins();
 // called from the kernel; CUDA's headers mark their own functions, so it changes nothing there.
 std::vector<std::string> nvrtc_options(const std::string& arch_option, const CudaHeaderSearch& headers);
 
-}  // namespace bs::custom
+// A user kernel's unit compiled for a listing: its PTX, and its cubin beside it (the SASS to
+// disassemble), with `--generate-line-info` as always. `cc`: 10 * major + minor of the device it
+// runs on; 0: no device (sm_90, the architecture blockscope's tensor-core ladder is written for).
+struct NvrtcListing {
+  std::string ptx;
+  std::string cubin;    // empty when the target is a virtual architecture (PTX only)
+  std::string arch;     // "sm_90a"
+  std::string version;  // "NVRTC 13.0"
+  std::string log;      // warnings
+};
+Result<NvrtcListing> compile_for_listing(const std::string& unit, int cc);
+
+}  // namespace bs::toolchain

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "core/status.hpp"
-#include "labs/custom/process.hpp"
+#include "toolchain/process.hpp"
 
-namespace bs::custom {
+namespace bs::toolchain {
 
 struct HostCompiler {
   std::filesystem::path path;
@@ -59,4 +59,4 @@ std::vector<std::string> unit_flags(const HostCompiler& compiler, std::string_vi
 // The cache key: 64-bit FNV-1a of its parts, as 16 hex digits.
 std::string cache_key(std::initializer_list<std::string_view> parts);
 
-}  // namespace bs::custom
+}  // namespace bs::toolchain

@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-namespace bs::custom {
+namespace bs::toolchain {
 
 struct NvrtcTarget {
   bool ok = false;          // false: this NVRTC knows nothing at or below the device
@@ -45,4 +45,4 @@ inline NvrtcTarget nvrtc_target(int cc, std::span<const int> supported) {
   return t;
 }
 
-}  // namespace bs::custom
+}  // namespace bs::toolchain

@@ -1,8 +1,8 @@
-#include "labs/custom/json_reader.hpp"
+#include "toolchain/json_reader.hpp"
 
 #include <cstdlib>
 
-namespace bs::custom {
+namespace bs::toolchain {
 
 const JsonValue& JsonValue::at(const std::string& key) const {
   static const JsonValue null_value;  // immutable: the one "missing" answer
@@ -223,4 +223,4 @@ class Parser {
 
 Result<JsonValue> parse_json(std::string_view text) { return Parser(text).document(); }
 
-}  // namespace bs::custom
+}  // namespace bs::toolchain

@@ -1,11 +1,20 @@
-#include "labs/custom/runner/cuda_headers.hpp"
+#include "toolchain/cuda_toolkit.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
-namespace bs::custom {
+#include "toolchain/process.hpp"
+
+#ifndef BS_CUDA_BIN_DIR
+#define BS_CUDA_BIN_DIR ""
+#endif
+
+namespace bs::toolchain {
 namespace {
 
 namespace fs = std::filesystem;
@@ -105,6 +114,41 @@ CudaHeaderSearch find_cuda_headers(const CudaHeaderInputs& in) {
     if (!d.empty() && s.try_include(d, "the toolkit blockscope was built with")) return s.result;
   s.try_root("/usr/local/cuda", "the default place");
   return s.result;
+}
+
+Toolkit find_toolkit() {
+  Toolkit t;
+  std::vector<fs::path> dirs;
+  // Each folder once (CUDA_HOME, the build's toolkit and the default are often the same one: a
+  // message listed /usr/local/cuda/bin three times).
+  auto add = [&](const fs::path& d) {
+    fs::path n = d.lexically_normal();
+    if (!n.has_filename()) n = n.parent_path();  // "/usr/local/cuda/bin/" is "/usr/local/cuda/bin"
+    if (std::find(dirs.begin(), dirs.end(), n) == dirs.end()) dirs.push_back(n);
+  };
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* v = std::getenv(var); v && *v) add(fs::path(v) / "bin");
+  if (std::string_view(BS_CUDA_BIN_DIR).size()) add(BS_CUDA_BIN_DIR);
+  add("/usr/local/cuda/bin");
+  for (const fs::path& d : dirs) t.searched += (t.searched.empty() ? "" : ", ") + d.string();
+  t.searched += ", $PATH";
+  auto find = [&](const char* name) {
+    for (const fs::path& d : dirs) {
+      const fs::path p = d / name;
+      if (access(p.c_str(), X_OK) == 0) return p;
+    }
+    return find_executable(name);
+  };
+  t.cuobjdump = find("cuobjdump");
+  t.nvdisasm = find("nvdisasm");
+  return t;
+}
+
+Status missing_tool(std::string_view tool, const Toolkit& toolkit) {
+  return Status::failure("the CUDA toolkit's " + std::string(tool) + " was not found (looked in " + toolkit.searched + ")",
+                         "install it (Debian/Ubuntu with NVIDIA's repository: `apt install cuda-" + std::string(tool) +
+                             "-13-0`, or the whole CUDA toolkit) or set CUDA_HOME to the toolkit's folder",
+                         std::string(tool));
 }
 
 CudaHeaderInputs cuda_header_inputs_from_environment(std::string nvrtc_library) {
@@ -244,4 +288,4 @@ std::string explain_nvrtc_log(std::string_view log, const CudaHeaderSearch& head
   return out;
 }
 
-}  // namespace bs::custom
+}  // namespace bs::toolchain

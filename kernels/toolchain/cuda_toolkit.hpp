@@ -1,3 +1,7 @@
+// The CUDA toolkit, found at run time: its headers for NVRTC (find_cuda_headers) and its binary
+// tools, cuobjdump and nvdisasm (find_toolkit). One finder of each, for the runner, the Source
+// tab and the tests.
+//
 // Where NVRTC finds CUDA's own headers (cuda_fp16.h, mma.h, cooperative_groups.h, CCCL's cub/,
 // cuda/std/, cuda/pipeline) when it compiles a user's kernel. NVRTC has no search path of its
 // own: without -I options `#include <mma.h>` fails with "no directories in search list".
@@ -17,11 +21,29 @@
 //
 // Plain C++ on the file system (no CUDA headers, no device), so it is tested on any machine.
 #pragma once
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace bs::custom {
+#include "core/status.hpp"
+
+namespace bs::toolchain {
+
+// The toolkit's binary tools, run as child processes (process.hpp) with a time limit, so a hung
+// tool costs a listing, never the app: cuobjdump pulls the cubins and PTX out of a host binary,
+// nvdisasm disassembles a cubin with the source line of each instruction.
+struct Toolkit {
+  std::filesystem::path cuobjdump, nvdisasm;  // empty: not found
+  std::string searched;                       // where we looked, for the message
+};
+
+// Looks in $CUDA_HOME/bin, $CUDA_PATH/bin, the toolkit blockscope was built with,
+// /usr/local/cuda/bin, then $PATH.
+Toolkit find_toolkit();
+
+// "the CUDA toolkit's nvdisasm was not found (looked in ...)" with the fix as the hint.
+Status missing_tool(std::string_view tool, const Toolkit& toolkit);
 
 // What the search looks at; from the process (cuda_header_inputs_from_environment) or a test.
 struct CudaHeaderInputs {
@@ -60,4 +82,4 @@ CudaHeaderInputs cuda_header_inputs_from_environment(std::string nvrtc_library);
 // Each message stays on its own "file(line): error: ..." line, so the user's line is kept.
 std::string explain_nvrtc_log(std::string_view log, const CudaHeaderSearch& headers);
 
-}  // namespace bs::custom
+}  // namespace bs::toolchain

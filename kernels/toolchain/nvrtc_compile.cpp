@@ -1,30 +1,45 @@
-#include "labs/custom/runner/nvrtc_compile.hpp"
+#include "toolchain/nvrtc_compile.hpp"
 
 #include <dlfcn.h>
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 
-namespace bs::custom {
+#ifndef BS_NVRTC_DIR
+#define BS_NVRTC_DIR "/usr/local/cuda/lib64"
+#endif
+
+namespace bs::toolchain {
+namespace {
+
+// NVRTC's C API, declared here so that a build without the CUDA headers compiles this file too
+// (the library is found at run time). nvrtcResult is an enum: an int in the C ABI.
+using nvrtcProgram = struct NvrtcProgramOpaque*;
+using nvrtcResult = int;
+constexpr nvrtcResult NVRTC_SUCCESS = 0;
+constexpr nvrtcResult NVRTC_ERROR_INVALID_OPTION = 5;
+
+}  // namespace
 
 struct NvrtcLibrary::Api {
-  decltype(&nvrtcCreateProgram) create = nullptr;
-  decltype(&nvrtcCompileProgram) compile = nullptr;
-  decltype(&nvrtcDestroyProgram) destroy = nullptr;
-  decltype(&nvrtcGetProgramLogSize) log_size = nullptr;
-  decltype(&nvrtcGetProgramLog) log = nullptr;
-  decltype(&nvrtcGetCUBINSize) cubin_size = nullptr;
-  decltype(&nvrtcGetCUBIN) cubin = nullptr;
-  decltype(&nvrtcGetPTXSize) ptx_size = nullptr;
-  decltype(&nvrtcGetPTX) ptx = nullptr;
-  decltype(&nvrtcVersion) version = nullptr;
-  decltype(&nvrtcGetNumSupportedArchs) num_archs = nullptr;
-  decltype(&nvrtcGetSupportedArchs) archs = nullptr;
-  decltype(&nvrtcGetErrorString) error_string = nullptr;
+  nvrtcResult (*create)(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*) = nullptr;
+  nvrtcResult (*compile)(nvrtcProgram, int, const char* const*) = nullptr;
+  nvrtcResult (*destroy)(nvrtcProgram*) = nullptr;
+  nvrtcResult (*log_size)(nvrtcProgram, std::size_t*) = nullptr;
+  nvrtcResult (*log)(nvrtcProgram, char*) = nullptr;
+  nvrtcResult (*cubin_size)(nvrtcProgram, std::size_t*) = nullptr;
+  nvrtcResult (*cubin)(nvrtcProgram, char*) = nullptr;
+  nvrtcResult (*ptx_size)(nvrtcProgram, std::size_t*) = nullptr;
+  nvrtcResult (*ptx)(nvrtcProgram, char*) = nullptr;
+  nvrtcResult (*version)(int*, int*) = nullptr;
+  nvrtcResult (*num_archs)(int*) = nullptr;
+  nvrtcResult (*archs)(int*) = nullptr;
+  const char* (*error_string)(nvrtcResult) = nullptr;
 };
+
+NvrtcLibrary NvrtcLibrary::open() { return open(BS_NVRTC_DIR); }
 
 NvrtcLibrary NvrtcLibrary::open(const std::string& build_dir) {
   NvrtcLibrary n;
@@ -163,7 +178,7 @@ std::vector<std::string> nvrtc_options(const std::string& arch_option, const Cud
 }
 
 NvrtcLibrary::Output NvrtcLibrary::compile(const std::string& unit, const NvrtcTarget& target,
-                                           const CudaHeaderSearch& headers) const {
+                                           const CudaHeaderSearch& headers, bool with_ptx) const {
   Output out;
   if (!ok_) {
     out.log = error_;
@@ -208,6 +223,12 @@ NvrtcLibrary::Output NvrtcLibrary::compile(const std::string& unit, const NvrtcT
   }
   if (r == NVRTC_SUCCESS) {
     std::size_t size = 0;
+    if (with_ptx && !target.ptx) {
+      api_->ptx_size(prog, &size);
+      out.ptx_text.assign(size, '\0');
+      api_->ptx(prog, out.ptx_text.data());
+      out.ptx_text.resize(std::strlen(out.ptx_text.c_str()));
+    }
     if (!target.ptx) {
       api_->cubin_size(prog, &size);
       out.image.resize(size);
@@ -216,6 +237,7 @@ NvrtcLibrary::Output NvrtcLibrary::compile(const std::string& unit, const NvrtcT
       api_->ptx_size(prog, &size);
       out.image.resize(size);
       api_->ptx(prog, out.image.data());
+      if (with_ptx) out.ptx_text.assign(out.image.c_str());
     }
     out.ok = true;
   } else if (out.log.empty()) {
@@ -226,4 +248,24 @@ NvrtcLibrary::Output NvrtcLibrary::compile(const std::string& unit, const NvrtcT
   return out;
 }
 
-}  // namespace bs::custom
+Result<NvrtcListing> compile_for_listing(const std::string& unit, int cc) {
+  const NvrtcLibrary lib = NvrtcLibrary::open();
+  if (!lib.ok()) return Status::failure(lib.error(), "", "dlopen");
+  NvrtcListing out;
+  out.version = "NVRTC " + std::to_string(lib.major()) + "." + std::to_string(lib.minor());
+  const NvrtcTarget target = nvrtc_target(cc > 0 ? cc : 90, lib.supported_archs());
+  if (!target.ok)
+    return Status::failure(out.version + " cannot compile for compute capability " + std::to_string(cc / 10) + "." +
+                               std::to_string(cc % 10),
+                           "", "nvrtcGetSupportedArchs");
+  NvrtcLibrary::Output o = lib.compile(unit, target, find_cuda_headers(cuda_header_inputs_from_environment(lib.path())),
+                                       /*with_ptx=*/true);
+  if (!o.ok) return Status::failure(out.version + " did not compile the kernel: " + o.log, "", "nvrtcCompileProgram");
+  out.ptx = std::move(o.ptx_text);
+  if (!o.ptx) out.cubin = std::move(o.image);
+  out.arch = std::move(o.arch);
+  out.log = std::move(o.log);
+  return out;
+}
+
+}  // namespace bs::toolchain

@@ -1,32 +1,19 @@
-#include "labs/custom/host_compiler.hpp"
+#include "toolchain/host_compiler.hpp"
 
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
-namespace bs::custom {
+#include "toolchain/files.hpp"
+
+namespace bs::toolchain {
 namespace {
 
 constexpr const char* kInstall =
     "install a C++ compiler (Debian/Ubuntu: `sudo apt install g++`; Fedora: `sudo dnf install "
     "gcc-c++`), or set BLOCKSCOPE_CXX to one";
-
-bool write_file(const std::filesystem::path& p, std::string_view text) {
-  std::ofstream f(p, std::ios::binary | std::ios::trunc);
-  f.write(text.data(), static_cast<std::streamsize>(text.size()));
-  return static_cast<bool>(f);
-}
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // A folder we can write: the cache, or a private temporary one.
 std::filesystem::path writable(const std::filesystem::path& want) {
@@ -138,7 +125,7 @@ Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std
     so.ok = true;
     so.cache_hit = true;
     so.path = lib;
-    so.log = read_file(log);
+    so.log = read_text(log);
     so.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     return so;
   }
@@ -147,7 +134,7 @@ Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std
   const std::string tag = "." + std::to_string(getpid()) + ".tmp";
   const std::filesystem::path src_tmp = src.string() + tag;
   const std::filesystem::path lib_tmp = lib.string() + tag;
-  if (!write_file(src_tmp, unit))
+  if (!write_text(src_tmp, unit))
     return Status::failure("cannot write the kernel's source to " + dir.string(), "is the disk full?",
                            "build_shared_object");
   std::filesystem::rename(src_tmp, src, ec);
@@ -162,7 +149,7 @@ Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std
   so.timed_out = r->timed_out;
   so.exit = r->exit;
   if (!r->timed_out && r->exit.exited && r->exit.code == 0) {
-    write_file(log, so.log);
+    write_text(log, so.log);
     std::filesystem::rename(lib_tmp, lib, ec);
     if (ec)
       return Status::failure("cannot store the compiled kernel in " + dir.string() + ": " +
@@ -177,4 +164,4 @@ Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std
   return so;
 }
 
-}  // namespace bs::custom
+}  // namespace bs::toolchain

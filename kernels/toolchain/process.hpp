@@ -14,7 +14,7 @@
 
 #include "core/status.hpp"
 
-namespace bs::custom {
+namespace bs::toolchain {
 
 using Clock = std::chrono::steady_clock;
 
@@ -82,4 +82,15 @@ std::filesystem::path find_executable(std::string_view name);
 // The folder of the running executable (/proc/self/exe), empty if unknown.
 std::filesystem::path executable_dir();
 
-}  // namespace bs::custom
+// A program of blockscope's own that it starts (the kernel runner, the line counter): `option`
+// when given, else $`env_var` when set, else `name` beside this executable, else `build_path`
+// (where this build put it). `found` is empty when none of them is executable; `looked_at`
+// names the places tried, for the message.
+struct HelperSearch {
+  std::filesystem::path found;
+  std::string looked_at;  // "/opt/bs/blockscope-kernel-runner, /build/app/blockscope-kernel-runner"
+};
+HelperSearch find_helper(std::string_view name, const std::filesystem::path& option, const char* env_var,
+                         const std::filesystem::path& build_path);
+
+}  // namespace bs::toolchain

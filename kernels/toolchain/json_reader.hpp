@@ -2,7 +2,7 @@
 // notebook (.ipynb) dropped on the window. The one writer is kernels/core/json_writer.hpp; the
 // tests have their own reader (tests/app/json_reader.hpp), so a bug in one is not mirrored here.
 //
-//   auto v = bs::custom::parse_json(text);         // a value, or where and why it is not JSON
+//   auto v = bs::toolchain::parse_json(text);         // a value, or where and why it is not JSON
 //   if (!v) v.status().message;                    // "line 3, column 14: expected ',' or '}'"
 //   for (const JsonValue& cell : v->at("cells").items) cell.at("source");
 //
@@ -16,7 +16,7 @@
 
 #include "core/status.hpp"
 
-namespace bs::custom {
+namespace bs::toolchain {
 
 struct JsonValue {
   enum class Kind { Null, Bool, Number, String, Array, Object } kind = Kind::Null;
@@ -35,4 +35,4 @@ struct JsonValue {
 
 Result<JsonValue> parse_json(std::string_view text);
 
-}  // namespace bs::custom
+}  // namespace bs::toolchain
