@@ -96,7 +96,7 @@ class App {
   }
   // The Source tab (issue 22): shown, waiting for its listing (headless keeps drawing frames),
   // and its state for tests; show_line_profile() hands it the PC sampler's per-line samples.
-  void show_source_tab() { ui_.show_source_tab(); }
+  void show_source_tab() { state_.centre = Panel::Source; }
   bool source_pending() const { return ui_.source_tab().pending(); }
   SourceTab& source_tab() { return ui_.source_tab(); }
   void show_line_profile(LineProfile profile) { ui_.source_tab().show_profile(std::move(profile)); }

@@ -186,7 +186,6 @@ class FakeView final : public LabView {
   void draw_problem(ViewContext&, ViewRequests&) override {}
   void draw_view_options(ViewContext&, ViewRequests&) override {}
   void draw_data(const LaunchRecord&, bool, ViewContext&, ViewRequests&) override {}
-  void draw_memory(const LaunchRecord&, ViewContext&) override {}
   std::optional<PixelPos> inspected() const override { return std::nullopt; }
   ViewState& view_state() override { return view_; }
   bool accepts_images() const override { return takes_images_; }
