@@ -368,12 +368,7 @@ std::vector<Tab> ShellUi::open_tabs(const LabSlot& s, std::optional<Dock> dock) 
   for (const Tab& t : tabs_) take(t);
   if (s.view)
     for (const Tab& t : s.view->tabs()) take(t);
-  auto order = [](Panel p) {
-    for (std::size_t i = 0; i < std::size(kPanelNames); ++i)
-      if (kPanelNames[i].panel == p) return i;
-    return std::size(kPanelNames);
-  };
-  std::stable_sort(out.begin(), out.end(), [&](const Tab& a, const Tab& b) { return order(a.panel) < order(b.panel); });
+  std::stable_sort(out.begin(), out.end(), [](const Tab& a, const Tab& b) { return a.panel < b.panel; });
   return out;
 }
 

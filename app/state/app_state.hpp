@@ -5,6 +5,7 @@
 // which the lab's catalog entry defines and checks.
 #pragma once
 #include <cstddef>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -61,11 +62,14 @@ inline constexpr PanelName kPanelNames[] = {
     {Panel::Schedule, "schedule", "Schedule", Dock::Side}, {Panel::Memory, "memory", "Memory", Dock::Side},
     {Panel::Runs, "runs", "Runs", Dock::Side},            {Panel::Measured, "measured", "Measured", Dock::Side},
     {Panel::Pipeline, "pipeline", "Pipeline", Dock::Side}};
-inline const PanelName& panel_name(Panel p) {
-  for (const PanelName& n : kPanelNames)
-    if (n.panel == p) return n;
-  return kPanelNames[0];
+// The table lists the tabs in Panel's order: a tab's entry is at its value, and tabs sort by it.
+constexpr bool panel_table_in_order() {
+  for (std::size_t i = 0; i < std::size(kPanelNames); ++i)
+    if (static_cast<std::size_t>(kPanelNames[i].panel) != i) return false;
+  return true;
 }
+static_assert(panel_table_in_order(), "kPanelNames lists the tabs in Panel's order");
+inline const PanelName& panel_name(Panel p) { return kPanelNames[static_cast<std::size_t>(p)]; }
 inline const char* panel_word(Panel p) { return panel_name(p).word; }
 inline std::optional<Panel> panel_of_word(std::string_view word) {
   for (const PanelName& n : kPanelNames)
