@@ -323,9 +323,17 @@ Result<CliOptions> parse_command_line(const std::vector<std::string>& args, cons
     } else if (a == "--panel") {
       BS_VALUE(v, a);
       const std::optional<Panel> panel = v == "stats" ? Panel::Launch : panel_of_word(v);  // "stats": the old word
-      if (!panel) return usage("--panel takes timings, launch, schedule, memory, runs, measured or pipeline");
-      o.state.panel = *panel;
-      o.state.panel_given = true;
+      if (!panel) {
+        std::string words;
+        for (const PanelName& n : kPanelNames) words += std::string(words.empty() ? "" : ", ") + n.word;
+        return usage("--panel takes a tab's name: " + words);
+      }
+      if (panel_name(*panel).dock == Dock::Centre) {
+        o.state.centre = *panel;
+      } else {
+        o.state.panel = *panel;
+        o.state.panel_given = true;
+      }
     } else if (a == "--set") {
       BS_VALUE(v, a);
       const auto eq = v.find('=');
@@ -420,7 +428,8 @@ VIEW (window and headless)
   --overlay off|lines|block|warp|sm   grid overlay: block lines, colour by block, warp or SM
   --hover X,Y               inspect this element (as if the mouse were over it)
   --pin X,Y                 pin this element (matmul: X = column, Y = row of C)
-  --panel timings|launch|schedule|memory|runs|measured|pipeline
+  --panel timings|launch|schedule|memory|runs|measured|pipeline   the side tab shown
+  --panel data|sweep|compare|source                               ... or the centre's
   --source                  show the Source tab: the kernel's CUDA source, PTX and SASS side by side
   --source-line N           ... with line N of its source selected (its instructions highlighted)
   --profile-lines           ... and sample the first launch's warps (GPU PC sampling): stall samples

@@ -1,7 +1,7 @@
 // Section index
 //   1. starting, polling and the point being measured
 //   2. the controls (Sweep, its settings, the progress, Cancel)
-//   3. the centre's tabs (Data, Sweep, Compare)
+//   3. the centre's tabs (Sweep, Compare)
 //   4. pins
 //   5. exports
 #include "experiments/experiments.hpp"
@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cctype>
 #include <cmath>
+#include <utility>
 
 #include "device/cuda_device.hpp"
 #include "lab/report.hpp"
@@ -252,80 +253,72 @@ void Experiments::draw_controls(const ExperimentsHost& host) {
 // 3. the centre's tabs
 // ---------------------------------------------------------------------------------------------
 
-std::optional<LoadRequest> Experiments::draw_centre(const ExperimentsHost& host, const std::function<void()>& draw_data) {
+bool Experiments::take_front(const std::string& lab_id, Panel tab) {
+  LabSweep& ls = of(lab_id);
+  bool& flag = tab == Panel::Sweep ? ls.select_sweep_tab : ls.select_compare_tab;
+  return std::exchange(flag, false);
+}
+
+std::optional<LoadRequest> Experiments::draw_sweep_tab(const ExperimentsHost& host) {
   std::optional<LoadRequest> load;
   chart_visible_ = false;
   LabSweep& ls = of(host.lab_id);
-  if (!ImGui::BeginTabBar("centre_tabs", ImGuiTabBarFlags_FittingPolicyScroll)) return load;  // arrows, never clipped labels
-  if (ImGui::BeginTabItem("Data")) {
-    draw_data();
-    ImGui::EndTabItem();
+  const bool running_here = sweeping_lab(host.lab_id);
+  if (!ls.result) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(ui::kDimColour, "No sweep yet. Press Sweep in the left panel to run the selected kernel over "
+                                       "every block shape (or every compiled configuration); the heatmap fills in "
+                                       "here as the points finish.");
+    ImGui::PopTextWrapPos();
+    return load;
   }
-  const bool running_here = runner_.running() && runner_.lab_id() == host.lab_id;
-  const std::string sweep_label = std::string(running_here ? "Sweep (running)" : "Sweep") + "###sweep_tab";
-  if (ImGui::BeginTabItem(sweep_label.c_str(), nullptr, ls.select_sweep_tab ? ImGuiTabItemFlags_SetSelected : 0)) {
-    if (!ls.result) {
-      ImGui::PushTextWrapPos(0);
-      ImGui::TextColored(ui::kDimColour, "No sweep yet. Press Sweep in the left panel to run the selected kernel over "
-                                         "every block shape (or every compiled configuration); the heatmap fills in "
-                                         "here as the points finish.");
-      ImGui::PopTextWrapPos();
-    } else {
-      SweepViewInput in;
-      in.result = &*ls.result;
-      if (ls.facts.size() != ls.result->records.size()) ls.facts = point_facts(*ls.result);
-      in.facts = &ls.facts;
-      in.running = running_here;
-      in.metric = &settings_.metric;
-      if (running_here) {
-        const SweepRunner::Progress p = runner_.progress();
-        if (p.sweep.measuring) in.measuring = p.sweep.current;
-      }
-      // Its own scrolling region: the chart fits the tab, the notes under it scroll.
-      ImGui::BeginChild("sweep_result", ImVec2(0, 0), false);
-      const SweepViewAction act = draw_sweep_view(in, &ls.view, &chart_min_, &chart_max_);
-      ImGui::EndChild();
-      chart_visible_ = chart_max_.x > chart_min_.x;
-      auto record = [&](int i) -> const LaunchRecord& { return ls.result->records[static_cast<std::size_t>(i)]; };
-      if (act.load >= 0) load = LoadRequest{record(act.load).kernel, record(act.load).request};
-      if (act.pin_a >= 0) pin(host.lab_id, 0, record(act.pin_a), "sweep");
-      if (act.pin_b >= 0) pin(host.lab_id, 1, record(act.pin_b), "sweep");
-    }
-    ImGui::EndTabItem();
+  SweepViewInput in;
+  in.result = &*ls.result;
+  if (ls.facts.size() != ls.result->records.size()) ls.facts = point_facts(*ls.result);
+  in.facts = &ls.facts;
+  in.running = running_here;
+  in.metric = &settings_.metric;
+  if (running_here) {
+    const SweepRunner::Progress p = runner_.progress();
+    if (p.sweep.measuring) in.measuring = p.sweep.current;
   }
-  ls.select_sweep_tab = false;
-  if (ImGui::BeginTabItem("Compare", nullptr, ls.select_compare_tab ? ImGuiTabItemFlags_SetSelected : 0)) {
-    CompareInput in;
-    in.a = &ls.a;
-    in.b = &ls.b;
-    in.lab = host.lab;
-    in.limits = host.lab ? &host.lab->backend().limits : nullptr;
-    if (host.lab) {
-      const lab::ProblemInfo p = host.lab->problem();
-      in.unit = p.throughput_unit;
-      in.ceilings = p.ceilings;
-    }
-    in.draw_data = host.draw_record;
-    in.inspected = host.inspected;
-    in.have_current = host.shown && host.shown->ok() && !host.shown->kernel.empty();
-    const CompareAction act = draw_compare_view(in, &ls.compare);
-    if (act.pin_current >= 0 && in.have_current) pin_current(host, act.pin_current);
-    if (act.load >= 0) {
-      const std::optional<Pin>& p = act.load == 0 ? ls.a : ls.b;
-      if (p) load = LoadRequest{p->record.kernel, p->record.request};
-    }
-    if (act.clear == 0) ls.a.reset();
-    if (act.clear == 1) ls.b.reset();
-    if (act.swap) std::swap(ls.a, ls.b);
-    ImGui::EndTabItem();
+  // Its own scrolling region: the chart fits the tab, the notes under it scroll.
+  ImGui::BeginChild("sweep_result", ImVec2(0, 0), false);
+  const SweepViewAction act = draw_sweep_view(in, &ls.view, &chart_min_, &chart_max_);
+  ImGui::EndChild();
+  chart_visible_ = chart_max_.x > chart_min_.x;
+  auto record = [&](int i) -> const LaunchRecord& { return ls.result->records[static_cast<std::size_t>(i)]; };
+  if (act.load >= 0) load = LoadRequest{record(act.load).kernel, record(act.load).request};
+  if (act.pin_a >= 0) pin(host.lab_id, 0, record(act.pin_a), "sweep");
+  if (act.pin_b >= 0) pin(host.lab_id, 1, record(act.pin_b), "sweep");
+  return load;
+}
+
+std::optional<LoadRequest> Experiments::draw_compare_tab(const ExperimentsHost& host) {
+  std::optional<LoadRequest> load;
+  LabSweep& ls = of(host.lab_id);
+  CompareInput in;
+  in.a = &ls.a;
+  in.b = &ls.b;
+  in.lab = host.lab;
+  in.limits = host.lab ? &host.lab->backend().limits : nullptr;
+  if (host.lab) {
+    const lab::ProblemInfo p = host.lab->problem();
+    in.unit = p.throughput_unit;
+    in.ceilings = p.ceilings;
   }
-  ls.select_compare_tab = false;
-  if (host.draw_source &&
-      ImGui::BeginTabItem("Source", nullptr, host.select_source ? ImGuiTabItemFlags_SetSelected : 0)) {
-    host.draw_source();
-    ImGui::EndTabItem();
+  in.draw_data = host.draw_record;
+  in.inspected = host.inspected;
+  in.have_current = host.shown && host.shown->ok() && !host.shown->kernel.empty();
+  const CompareAction act = draw_compare_view(in, &ls.compare);
+  if (act.pin_current >= 0 && in.have_current) pin_current(host, act.pin_current);
+  if (act.load >= 0) {
+    const std::optional<Pin>& p = act.load == 0 ? ls.a : ls.b;
+    if (p) load = LoadRequest{p->record.kernel, p->record.request};
   }
-  ImGui::EndTabBar();
+  if (act.clear == 0) ls.a.reset();
+  if (act.clear == 1) ls.b.reset();
+  if (act.swap) std::swap(ls.a, ls.b);
   return load;
 }
 

@@ -5,8 +5,8 @@
 //
 // Per frame the shell calls poll() (new points, the finished result, a device fault to handle),
 // asks sweeping() before relaunching (the GPU is shared: the window's own launches pause while a
-// sweep measures), asks forking() before changing a lab's problem, and draws draw_controls() and
-// draw_centre(). Export requests that need the rendered frame (PNGs) come back to the shell,
+// sweep measures), asks forking() before changing a lab's problem, and draws draw_controls() and,
+// as two of its centre tabs (ui/tab.hpp), draw_sweep_tab() and draw_compare_tab(). Export requests that need the rendered frame (PNGs) come back to the shell,
 // which cuts them from the frame after it is rendered.
 #pragma once
 #include <imgui.h>
@@ -24,6 +24,7 @@
 #include "experiments/sweep_view.hpp"
 #include "state/sweep_settings.hpp"
 #include "ui/messages.hpp"
+#include "ui/tab.hpp"
 
 namespace bs::app {
 
@@ -42,18 +43,9 @@ struct ExperimentsHost {
   // The shell's start of a sweep (the window's own launch stops, the frames settle no more); the
   // Sweep button calls it. Empty: the button starts the sweep here.
   std::function<Status()> start_sweep;
-  // The shell's Source tab (the kernel's source, PTX and SASS), drawn after Compare; empty: none.
-  std::function<void()> draw_source;
-  bool select_source = false;  // select the Source tab this frame
   // The Source tab's stall samples of exactly this launch, or null: a pinned launch carries them
   // (Compare's per-line diff). Empty: none.
   std::function<std::shared_ptr<const LineProfile>(const LaunchRecord&)> lines_of;
-};
-
-// A configuration to load into the lab's controls.
-struct LoadRequest {
-  std::string kernel;
-  KernelConfig config;
 };
 
 class Experiments {
@@ -84,9 +76,17 @@ class Experiments {
   // The Sweep button, its settings and, while one runs, the progress with the time left and
   // Cancel.
   void draw_controls(const ExperimentsHost& host);
-  // The centre's tabs: Data (drawn by `draw_data`), Sweep, Compare and the host's Source. Returns a configuration
-  // to load into the lab when the user clicked one.
-  std::optional<LoadRequest> draw_centre(const ExperimentsHost& host, const std::function<void()>& draw_data);
+  // The Sweep tab (the heatmap of the host lab's sweep, live while it runs) and the Compare tab
+  // (the two pins). Each returns a configuration to load into the lab when the user clicked one.
+  std::optional<LoadRequest> draw_sweep_tab(const ExperimentsHost& host);
+  std::optional<LoadRequest> draw_compare_tab(const ExperimentsHost& host);
+  // True once after a sweep of `lab_id` started or ended (its Sweep tab comes to the front), or
+  // after both pins were set (Compare).
+  bool take_front(const std::string& lab_id, Panel tab);
+  // Frames the Sweep tab is not drawn: its chart is not on screen (no PNG of it).
+  void sweep_tab_hidden() { chart_visible_ = false; }
+  // The Sweep tab's title note while the sweep of `lab_id` runs.
+  bool sweeping_lab(const std::string& lab_id) const { return runner_.running() && runner_.lab_id() == lab_id; }
   // Where the sweep's chart was drawn last (screen coordinates), for its PNG.
   std::pair<ImVec2, ImVec2> chart_rect() const { return {chart_min_, chart_max_}; }
   bool chart_visible() const { return chart_visible_; }

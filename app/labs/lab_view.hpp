@@ -3,8 +3,8 @@
 // schedule and runs tabs, the status bar, compute switching and the headless outputs, and it
 // reaches a lab only through this interface and lab::Lab. A view draws the lab's own things: the
 // problem's controls (an image, matrices), its data with the launch overlay and the inspector,
-// and its memory view; it also gets the lab's results onto the screen (GL textures, through
-// CUDA-GL interop where it can).
+// and the tabs it adds (its memory view); it also gets the lab's results onto the screen (GL
+// textures, through CUDA-GL interop where it can).
 //
 // A lab joins the app through a catalog entry (LabEntry): how to make its lab::Lab for a backend,
 // its view for that lab, and the command-line options only it reads. main() passes the built-in
@@ -26,6 +26,7 @@
 #include "lab/lab.hpp"
 #include "state/app_state.hpp"
 #include "ui/messages.hpp"
+#include "ui/tab.hpp"
 
 namespace bs::app {
 
@@ -83,18 +84,12 @@ class LabView {
   // overlay shows the last launch that ran.
   virtual void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx,
                          ViewRequests& requests) = 0;
-  // The Memory tab: the inspected warp's requests in `shown`.
-  virtual void draw_memory(const LaunchRecord& shown, ViewContext& ctx) = 0;
-  // Whether the view waits on work of its own on another thread (a recording for a tab): the
-  // window then draws a few frames a second, to show the result once it is there.
-  virtual bool background_work() const { return false; }
-  // The Pipeline tab: the recorded hand-overs of a warp-specialized launch, where the lab has
-  // such kernels (matmul's T4..T6); other labs say they have none.
-  virtual void draw_pipeline(const LaunchRecord& shown, ViewContext& ctx) {
-    (void)shown, (void)ctx;
-    ImGui::TextWrapped("This lab has no warp-specialized kernels: the Pipeline tab shows the matmul lab's T4, T5 "
-                       "and T6 (precision=bf16, on a Hopper GPU).");
-  }
+  // Whether the data view waits on work of its own on another thread (a recording it draws): the
+  // shell's Data tab then wakes the window a few times a second, to show the result once it is there.
+  virtual bool data_pending() const { return false; }
+  // The tabs this lab adds to the shell's (ui/tab.hpp): the Memory view of its data, matmul's
+  // Pipeline; asked each frame, drawn while the lab is open. Their lambdas may hold `this`.
+  virtual std::vector<Tab> tabs() { return {}; }
   // The Compare tab: `record`'s data with its own launch overlay in a `size` rectangle at the
   // cursor; `slot` (0 = A, 1 = B) keeps each pane's resources apart; the thread that stores
   // `inspect` is highlighted. Returns the element under the mouse.

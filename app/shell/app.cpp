@@ -95,7 +95,7 @@ App::App(Window& window, CliOptions options, ComputeSession compute, LabCatalog 
                        [this] { return sweeping(); }}),
       sweep_on_start_(options_.sweep) {
   if (!options_.status_file_path.empty()) status_writer_.emplace(options_.status_file_path);
-  if (options_.source_tab) ui_.show_source_tab();
+  if (options_.source_tab) state_.centre = Panel::Source;
   if (options_.source_line > 0) ui_.source_tab().select_line(options_.source_line);
 }
 
@@ -337,12 +337,11 @@ double App::idle_wait_s() const {
     if (ran_s >= slow_s) every(0.5);
     else by(slow_s - ran_s);
   }
-  if (sweeping) every(1.0);
   if (intake_.busy()) every(0.2);
   if (editor_.busy()) every(0.25);
-  if (measured_.busy() || measured_.profile_pending()) every(0.25);
-  if (ui_.source_tab().pending()) every(0.25);
-  if (s.view && s.view->background_work()) every(0.25);
+  // The tabs with work on another thread (a sweep, a profile, a listing, a lab's recording) say
+  // how often to show its progress (ui/tab.hpp).
+  if (const double tabs = ui_.background_s(); tabs > 0) every(tabs);
   n.progress_period_s = period;
   // A notice in the status bar goes when its time is up.
   if (const double notice = ui_.notice_left_s(); notice > 0) by(notice);

@@ -94,12 +94,10 @@ class App {
   bool profile_pending() const {
     return measured_.profile_pending() || (compare_script_ != CompareScript::Off && compare_script_ != CompareScript::Done);
   }
-  // The Source tab (issue 22): shown, waiting for its listing (headless keeps drawing frames),
-  // and its state for tests; show_line_profile() hands it the PC sampler's per-line samples.
-  void show_source_tab() { ui_.show_source_tab(); }
+  // The Source tab (issue 22): waiting for its listing (headless keeps drawing frames), and its
+  // state for tests (state().centre shows it).
   bool source_pending() const { return ui_.source_tab().pending(); }
   SourceTab& source_tab() { return ui_.source_tab(); }
-  void show_line_profile(LineProfile profile) { ui_.source_tab().show_profile(std::move(profile)); }
   std::string interop_mode() const;
   bool device_faulted() const { return host_.device_faulted(); }
   const std::string& backend_label() const { return host_.backend().label; }

@@ -24,8 +24,11 @@ ShellUi::ShellUi(ShellRooms r, ShellActions actions)
       experiments_(r.experiments),
       measured_(r.measured),
       settings_(r.settings),
-      actions_(std::move(actions)) {
+      actions_(std::move(actions)),
+      centre_shown_(state_.centre),
+      side_shown_(state_.panel) {
   register_shortcuts();
+  make_shell_tabs();
   source_.set_before_sampling([this] { measured_.release_counters(); });
 }
 
@@ -274,25 +277,7 @@ std::map<std::string, std::string> ShellUi::kernel_figures(const LabSlot& s) con
 void ShellUi::draw_centre(LabSlot& s) {
   data_visible_ = false;
   if (!s.view) return;
-  // Data, Sweep and Compare tabs; a configuration clicked in a sweep or a pin is loaded.
-  bool source_drawn = false;
-  ExperimentsHost eh = experiments_host(s);
-  if (eh.draw_source) {
-    eh.draw_source = [&, draw = eh.draw_source] {
-      source_drawn = true;
-      draw();
-    };
-  }
-  auto load = experiments_.draw_centre(eh, [&] { draw_data_tab(s); });
-  if (!source_drawn) source_.hidden();
-  else select_source_tab_ = false;
-  if (load) {
-    if (s.view->lab().find_kernel(load->kernel)) {
-      host_.choose(s, load->kernel, load->config);
-      s.launch.paused_slow = false;
-      messages_.info("Loaded " + load->kernel + " " + block_text(load->config.block) + " into the lab");
-    }
-  }
+  draw_dock(s, Dock::Centre, state_.centre);
 }
 
 // The data with the overlay of the last launch, or, while this lab is being swept, of the point
@@ -328,62 +313,130 @@ void ShellUi::draw_side_panel(LabSlot& s) {
   ui::item_tooltip("Fold the side tabs (Ctrl+]); drag the edge beside them to resize them");
   ImGui::SameLine();
   if (!s.view) return;
-  // Tabs that wrap in a narrow panel instead of clipping their names; the state picks the tab
-  // (the command line, the settings, a click).
-  std::vector<std::string> names;
-  int current_tab = 0;
-  for (const PanelName& t : kPanelNames) {
-    if (t.panel == state_.panel) current_tab = static_cast<int>(names.size());
-    names.emplace_back(t.title);
+  draw_dock(s, Dock::Side, state_.panel);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tabs: the shell's own and the open lab's, one list (ui/tab.hpp)
+// ---------------------------------------------------------------------------------------------
+
+void ShellUi::make_shell_tabs() {
+  auto side = [this](Panel p, void (*draw)(const ui::SideInput&)) {
+    return Tab{.panel = p, .draw = [this, draw](TabContext&) { draw(side_input(host_.current())); }, .needs_launch = true};
+  };
+  Tab data{.panel = Panel::Data, .draw = [this](TabContext&) { draw_data_tab(host_.current()); }};
+  data.background_s = [this] {
+    const LabSlot& s = host_.current();
+    return s.view && s.view->data_pending() ? 0.25 : 0.0;
+  };
+  Tab sweep{.panel = Panel::Sweep,
+            .draw = [this](TabContext& c) { c.load = experiments_.draw_sweep_tab(experiments_host(host_.current())); }};
+  // A sweep's progress, at its lowest rate: the window must not compete with what it measures.
+  sweep.background_s = [this] { return experiments_.sweeping() ? 1.0 : 0.0; };
+  sweep.title_note = [this] { return experiments_.sweeping_lab(host_.current().id()) ? std::string(" (running)") : ""; };
+  sweep.wants_front = [this] { return experiments_.take_front(host_.current().id(), Panel::Sweep); };
+  sweep.hidden = [this] { experiments_.sweep_tab_hidden(); };
+  Tab compare{.panel = Panel::Compare,
+              .draw = [this](TabContext& c) { c.load = experiments_.draw_compare_tab(experiments_host(host_.current())); }};
+  compare.wants_front = [this] { return experiments_.take_front(host_.current().id(), Panel::Compare); };
+  Tab source{.panel = Panel::Source,
+             .draw = [this](TabContext&) {
+               const LabSlot& s = host_.current();
+               source_.draw(s.view->lab(), s.launch.shown, messages_);
+             }};
+  source.background_s = [this] { return source_.pending() ? 0.25 : 0.0; };
+  source.hidden = [this] { source_.hidden(); };
+  Tab runs{.panel = Panel::Runs,
+           .draw = [this](TabContext& c) {
+             if (auto run = ui::draw_runs_panel(side_input(host_.current()))) c.load = LoadRequest{run->first, run->second};
+           },
+           .needs_launch = true};
+  Tab measured{.panel = Panel::Measured,
+               .draw = [this](TabContext& c) { measured_.draw(host_.current().view->lab(), c.shown, messages_); },
+               .needs_launch = true};
+  measured.background_s = [this] { return measured_.busy() || measured_.profile_pending() ? 0.25 : 0.0; };
+  tabs_ = {std::move(data), std::move(sweep), std::move(compare), std::move(source),
+           side(Panel::Timings, ui::draw_timings_panel), side(Panel::Launch, ui::draw_launch_stats_panel),
+           side(Panel::Schedule, ui::draw_schedule_panel), std::move(runs), std::move(measured)};
+}
+
+std::vector<Tab> ShellUi::open_tabs(const LabSlot& s, std::optional<Dock> dock) const {
+  std::vector<Tab> out;
+  auto take = [&](const Tab& t) {
+    if (!dock || panel_name(t.panel).dock == *dock) out.push_back(t);
+  };
+  for (const Tab& t : tabs_) take(t);
+  if (s.view)
+    for (const Tab& t : s.view->tabs()) take(t);
+  std::stable_sort(out.begin(), out.end(), [](const Tab& a, const Tab& b) { return a.panel < b.panel; });
+  return out;
+}
+
+double ShellUi::background_s() const {
+  double period = 0;
+  for (const Tab& t : open_tabs(host_.current()))
+    if (const double p = t.background_s ? t.background_s() : 0; p > 0) period = period > 0 ? std::min(period, p) : p;
+  return period;
+}
+
+// The tab strip of one dock (wrapping, never clipped) and its chosen tab. The state picks the tab
+// (the command line, the settings, a click); a tab the open lab lacks (matmul's Pipeline while the
+// Grayscale lab is open) shows the first instead and stays the choice for when it is back.
+void ShellUi::draw_dock(LabSlot& s, Dock dock, Panel& chosen) {
+  std::vector<Tab> tabs = open_tabs(s, dock);
+  if (tabs.empty()) return;
+  for (const Tab& t : tabs)
+    if (t.wants_front && t.wants_front()) chosen = t.panel;
+  int current = 0;
+  std::vector<std::string> titles;
+  for (const Tab& t : tabs) {
+    if (t.panel == chosen) current = static_cast<int>(titles.size());
+    titles.push_back(panel_name(t.panel).title + (t.title_note ? t.title_note() : std::string()));
   }
-  const int chosen = ui::wrapping_tabs("side_tabs", names, current_tab);
-  state_.panel = kPanelNames[chosen].panel;
+  const int clicked = ui::wrapping_tabs(dock == Dock::Centre ? "centre_tabs" : "side_tabs", titles, current);
+  if (clicked != current) chosen = tabs[static_cast<std::size_t>(clicked)].panel;
+  for (int i = 0; i < static_cast<int>(tabs.size()); ++i)
+    if (i != clicked && tabs[static_cast<std::size_t>(i)].hidden) tabs[static_cast<std::size_t>(i)].hidden();
+  const Tab& tab = tabs[static_cast<std::size_t>(clicked)];
+  (dock == Dock::Centre ? centre_shown_ : side_shown_) = tab.panel;
+
   const LaunchState& st = s.launch;
-  const lab::ProblemInfo problem = s.view->lab().problem();
+  // The last launch that ran; while none has, the latest attempt (refused), which says why.
+  TabContext ctx{st.shown.kernel.empty() ? st.last : st.shown, std::nullopt};
+  const bool ran = st.shown.ok() && !st.shown.kernel.empty();
+  // Every line of the side panel wraps at its edge rather than running under it.
+  if (dock == Dock::Side) ImGui::PushTextWrapPos(0.0f);
+  if (tab.needs_launch && !ran) {
+    if (!ctx.shown.kernel.empty() && !ctx.shown.ok())
+      ImGui::TextColored(ui::kDimColour, "No launch has run yet: the last one (%s) did not run: %s",
+                         ctx.shown.kernel.c_str(), ctx.shown.status.message.c_str());
+    else
+      ImGui::TextColored(ui::kDimColour, "No launch has run yet.");
+  } else {
+    tab.draw(ctx);
+  }
+  if (dock == Dock::Side) ImGui::PopTextWrapPos();
+  if (ctx.load && s.view->lab().find_kernel(ctx.load->kernel)) {
+    host_.choose(s, ctx.load->kernel, ctx.load->config);
+    s.launch.paused_slow = false;
+    messages_.info("Loaded " + ctx.load->kernel + " " + block_text(ctx.load->config.block) + " into the lab");
+  }
+}
+
+ui::SideInput ShellUi::side_input(const LabSlot& s) {
+  const LaunchState& st = s.launch;
+  side_problem_ = s.view->lab().problem();
   const lab::Backend& backend = host_.backend();
   ui::SideInput in;
   in.shown = &st.shown;
   in.book = &launches_.timings();
   in.entry = st.shown.ok() ? launches_.timings().find(key_of(st.shown)) : nullptr;
-  in.problem = &problem;
+  in.problem = &side_problem_;
   in.kernels = &s.view->lab().kernels();
   in.limits = &backend.limits;
   in.backend = backend.kind;
   in.copy_note = backend.copy_note;
-  ViewContext ctx = host_.context();
-  if (!st.shown.ok() || st.shown.kernel.empty()) {
-    // No launch has run: the latest attempt (`last`, refused) says why. The Pipeline tab can
-    // still show a recording loaded from a file, or say why it records nothing for that attempt;
-    // the other tabs describe a launch that ran.
-    const LaunchRecord& attempt = st.shown.kernel.empty() ? st.last : st.shown;
-    if (state_.panel == Panel::Pipeline) {
-      ImGui::PushTextWrapPos(0.0f);
-      s.view->draw_pipeline(attempt, ctx);
-      ImGui::PopTextWrapPos();
-    } else if (!attempt.kernel.empty() && !attempt.ok()) {
-      ImGui::PushTextWrapPos(0.0f);
-      ImGui::TextColored(ui::kDimColour, "No launch has run yet: the last one (%s) did not run: %s",
-                         attempt.kernel.c_str(), attempt.status.message.c_str());
-      ImGui::PopTextWrapPos();
-    } else {
-      ImGui::TextColored(ui::kDimColour, "No launch has run yet.");
-    }
-    return;
-  }
-  // Every line of the panels wraps at the panel's edge rather than running under it.
-  ImGui::PushTextWrapPos(0.0f);
-  switch (state_.panel) {
-    case Panel::Timings: ui::draw_timings_panel(in); break;
-    case Panel::Launch: ui::draw_launch_stats_panel(in); break;
-    case Panel::Schedule: ui::draw_schedule_panel(in); break;
-    case Panel::Memory: s.view->draw_memory(st.shown, ctx); break;
-    case Panel::Measured: measured_.draw(s.view->lab(), st.shown, messages_); break;
-    case Panel::Pipeline: s.view->draw_pipeline(st.shown, ctx); break;
-    case Panel::Runs:
-      if (auto chosen_run = ui::draw_runs_panel(in)) host_.choose(s, chosen_run->first, chosen_run->second);
-      break;
-  }
-  ImGui::PopTextWrapPos();
+  return in;
 }
 
 ExperimentsHost ShellUi::experiments_host(LabSlot& s) {
@@ -403,9 +456,7 @@ ExperimentsHost ShellUi::experiments_host(LabSlot& s) {
   };
   h.inspected = s.view->inspected();
   h.start_sweep = actions_.start_sweep;
-  h.draw_source = [this, view] { source_.draw(view->lab(), host_.current().launch.shown, messages_); };
   h.lines_of = [this](const LaunchRecord& r) { return source_.profile_of(r); };
-  h.select_source = select_source_tab_;  // until the tab is drawn
   return h;
 }
 
@@ -434,7 +485,8 @@ StatusReport::Ui ShellUi::status_ui() const {
   ui.text_scale = state_.layout.text_scale;
   ui.left_open = state_.layout.left_open;
   ui.side_open = state_.layout.side_open;
-  ui.panel = panel_word(state_.panel);
+  ui.panel = panel_word(side_shown_);
+  ui.centre = panel_word(centre_shown_);
   ui.popup_open = !ImGui::GetCurrentContext()->OpenPopupStack.empty();
   ui.state = state_line_;
   ui.notice = notice_;

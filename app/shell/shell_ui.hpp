@@ -35,6 +35,7 @@
 #include "ui/fonts.hpp"
 #include "ui/messages.hpp"
 #include "ui/panels.hpp"
+#include "ui/tab.hpp"
 
 namespace bs::app {
 
@@ -88,6 +89,12 @@ class ShellUi {
   // The UI's part of the status file.
   StatusReport::Ui status_ui() const;
 
+  // The tabs of the open lab `s` (the shell's and its view's), of one dock or both, in the order of
+  // the table of tab names.
+  std::vector<Tab> open_tabs(const LabSlot& s, std::optional<Dock> dock = std::nullopt) const;
+  // How often the window should wake to show the open tabs' work in progress (the shortest
+  // period any of them asks for, seconds); 0: none has any.
+  double background_s() const;
   const ShortcutRegistry& shortcuts() const { return shortcuts_; }
   // A new warning or error shows in the status bar, in its colour, this long (seconds).
   static constexpr double kNoticeS = 10;
@@ -95,8 +102,7 @@ class ShellUi {
   double notice_left_s() const;
   // View > Reset to defaults, for the UI: the kernel pickers' typing and the text size.
   void reset_to_defaults();
-  // The centre's Source tab (issue 22): selected at the next frame; its state for the App.
-  void show_source_tab() { select_source_tab_ = true; }
+  // The centre's Source tab (issue 22): its state, for the App.
   SourceTab& source_tab() { return source_; }
   const SourceTab& source_tab() const { return source_; }
 
@@ -107,6 +113,9 @@ class ShellUi {
   void draw_centre(LabSlot& s);
   void draw_data_tab(LabSlot& s);
   void draw_side_panel(LabSlot& s);
+  void make_shell_tabs();
+  void draw_dock(LabSlot& s, Dock dock, Panel& chosen);
+  ui::SideInput side_input(const LabSlot& s);
   std::map<std::string, std::string> kernel_figures(const LabSlot& s) const;
   void open_file_browser();
   // shell_ui_menus.cpp
@@ -134,7 +143,9 @@ class ShellUi {
   ShellActions actions_;
 
   SourceTab source_;
-  bool select_source_tab_ = false;
+  std::vector<Tab> tabs_;  // the shell's own tabs (make_shell_tabs); the open lab's view adds its own
+  Panel centre_shown_, side_shown_;  // the tabs drawn last (the status file)
+  lab::ProblemInfo side_problem_;  // the problem the side tabs' input points to
   ShortcutRegistry shortcuts_;
   ui::FileBrowser file_browser_;
   std::map<std::string, ui::PickerState> pickers_;  // per lab id: blockDim being typed

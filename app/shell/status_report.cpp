@@ -65,6 +65,7 @@ std::string status_report_json(const StatusReport& r, bool with_frame) {
     w.field("help", r.ui->help).field("file_browser", r.ui->file_browser).field("messages_window", r.ui->messages_window);
     w.field("fullscreen", r.ui->fullscreen).field("text_scale", static_cast<double>(r.ui->text_scale));
     w.field("left_open", r.ui->left_open).field("side_open", r.ui->side_open).field("panel", r.ui->panel);
+    w.field("centre", r.ui->centre);
     w.field("launch_in_flight", r.ui->launch_in_flight).field("popup_open", r.ui->popup_open);
     w.field("state", r.ui->state).field("notice", r.ui->notice);
     w.field("frame_ms", std::round(r.ui->frame_ms * 10) / 10);

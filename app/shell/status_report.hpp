@@ -14,7 +14,8 @@
 //                                         or new data ran after a warning or an error)
 //    "messages":[{"level":"info","text":"..."}, ...],               (the last 20, oldest first)
 //    "ui":{"help":false,"file_browser":false,"messages_window":false,"fullscreen":false,
-//          "text_scale":1,"left_open":true,"side_open":true,"panel":"launch",
+//          "text_scale":1,"left_open":true,"side_open":true,"panel":"launch","centre":"data",
+//                                         (the side and centre tabs shown, as --panel names them)
 //          "launch_in_flight":false,"popup_open":false,
 //          "state":"gray_2d, 32x8: 1.23 ms, correct",               (the status bar's line)
 //          "notice":"Could not load notes.txt: ...",                 (a new warning or error the
@@ -75,7 +76,7 @@ struct StatusReport {
     bool help = false, file_browser = false, messages_window = false, fullscreen = false;
     float text_scale = 1;
     bool left_open = true, side_open = true;
-    std::string panel;
+    std::string panel, centre;  // the side and the centre tab shown
     bool launch_in_flight = false;  // a launch runs on the worker thread
     bool popup_open = false;        // a menu, combo or popup is open
     std::string state;              // the status bar's line about the open lab's selection

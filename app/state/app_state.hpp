@@ -5,6 +5,7 @@
 // which the lab's catalog entry defines and checks.
 #pragma once
 #include <cstddef>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -40,25 +41,36 @@ std::optional<E> value_of_word(const Word<E> (&words)[N], std::string_view word)
     if (word == w.word) return w.value;
   return std::nullopt;
 }
-enum class Panel { Timings, Launch, Schedule, Memory, Runs, Measured, Pipeline };
+// The window's tabs (ui/tab.hpp): the centre's beside the data, the side panel's beside it.
+enum class Dock { Centre, Side };
+enum class Panel { Data, Sweep, Compare, Source, Timings, Launch, Schedule, Memory, Runs, Measured, Pipeline };
 
-// The side tabs, in their order: the word the command line, the settings file and the status
-// file use for each, and its tab's title. The one table of panel names.
+// Every tab, in its dock's order: the word the command line (--panel), the settings file and the
+// status file use for it, its title and where it docks. The one table of tab names: the shell's
+// tabs and those a lab adds (Memory, Pipeline) are named here, so a tab the table lacks cannot be
+// asked for.
 struct PanelName {
   Panel panel;
   const char* word;
   const char* title;
+  Dock dock;
 };
 inline constexpr PanelName kPanelNames[] = {
-    {Panel::Timings, "timings", "Timings"}, {Panel::Launch, "launch", "Launch"},
-    {Panel::Schedule, "schedule", "Schedule"}, {Panel::Memory, "memory", "Memory"},
-    {Panel::Runs, "runs", "Runs"}, {Panel::Measured, "measured", "Measured"},
-    {Panel::Pipeline, "pipeline", "Pipeline"}};
-inline const char* panel_word(Panel p) {
-  for (const PanelName& n : kPanelNames)
-    if (n.panel == p) return n.word;
-  return "";
+    {Panel::Data, "data", "Data", Dock::Centre},          {Panel::Sweep, "sweep", "Sweep", Dock::Centre},
+    {Panel::Compare, "compare", "Compare", Dock::Centre}, {Panel::Source, "source", "Source", Dock::Centre},
+    {Panel::Timings, "timings", "Timings", Dock::Side},   {Panel::Launch, "launch", "Launch", Dock::Side},
+    {Panel::Schedule, "schedule", "Schedule", Dock::Side}, {Panel::Memory, "memory", "Memory", Dock::Side},
+    {Panel::Runs, "runs", "Runs", Dock::Side},            {Panel::Measured, "measured", "Measured", Dock::Side},
+    {Panel::Pipeline, "pipeline", "Pipeline", Dock::Side}};
+// The table lists the tabs in Panel's order: a tab's entry is at its value, and tabs sort by it.
+constexpr bool panel_table_in_order() {
+  for (std::size_t i = 0; i < std::size(kPanelNames); ++i)
+    if (static_cast<std::size_t>(kPanelNames[i].panel) != i) return false;
+  return true;
 }
+static_assert(panel_table_in_order(), "kPanelNames lists the tabs in Panel's order");
+inline const PanelName& panel_name(Panel p) { return kPanelNames[static_cast<std::size_t>(p)]; }
+inline const char* panel_word(Panel p) { return panel_name(p).word; }
 inline std::optional<Panel> panel_of_word(std::string_view word) {
   for (const PanelName& n : kPanelNames)
     if (word == n.word) return n.panel;
@@ -120,7 +132,8 @@ struct AppState {
   SelectionRequest selection;     // for `lab`, applied when it opens
   ViewState view;                 // for `lab`'s view
   bool view_given = false;        // the command line set some of `view`
-  Panel panel = Panel::Launch;
+  Panel panel = Panel::Launch;    // the side tab shown (kept between launches)
+  Panel centre = Panel::Data;     // the centre tab shown (--panel data|sweep|compare|source, --source)
   std::map<std::string, std::string> lab_options;  // "--matmul-size" -> "512x512x512", ...
   // Per lab id: the problem's settings (lab::Setting) asked for, e.g. gray: layout -> rgba.
   std::map<std::string, std::map<std::string, std::string>> lab_settings;

@@ -19,7 +19,8 @@ const std::vector<std::pair<const char*, CompareMode>> kCompare = words_of(kComp
 const std::vector<std::pair<const char*, OverlayMode>> kOverlay = words_of(kOverlayWords);
 const std::vector<std::pair<const char*, Panel>> kPanel = [] {
   std::vector<std::pair<const char*, Panel>> words;
-  for (const PanelName& n : kPanelNames) words.emplace_back(n.word, n.panel);
+  for (const PanelName& n : kPanelNames)
+    if (n.dock == Dock::Side) words.emplace_back(n.word, n.panel);  // the side tab is kept; the centre starts at Data
   return words;
 }();
 const std::vector<std::pair<const char*, HeatmapMetric>> kMetric = {

@@ -186,8 +186,10 @@ class FakeView final : public LabView {
   void draw_problem(ViewContext&, ViewRequests&) override {}
   void draw_view_options(ViewContext&, ViewRequests&) override {}
   void draw_data(const LaunchRecord&, bool, ViewContext&, ViewRequests&) override {}
-  void draw_memory(const LaunchRecord&, ViewContext&) override {}
   std::optional<PixelPos> inspected() const override { return std::nullopt; }
+  // The tabs this lab adds (none unless a test gives some).
+  std::vector<Tab> added_tabs;
+  std::vector<Tab> tabs() override { return added_tabs; }
   ViewState& view_state() override { return view_; }
   bool accepts_images() const override { return takes_images_; }
   Status install_image(Rgba8Image image, ViewContext&) override {

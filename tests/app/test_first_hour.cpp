@@ -406,9 +406,12 @@ class Shortcuts : public ::testing::Test {
   std::unique_ptr<App> app_;
 };
 
-// The status file names the side tab shown with the word the command line takes for it (the
-// Measured tab was "other" while the status file kept its own copy of the names).
-TEST_F(Shortcuts, TheStatusFileNamesEverySideTabAsTheCommandLineDoes) {
+// The status file names the tabs shown with the word the command line takes for them (the
+// Measured tab was "other" while the status file kept its own copy of the names). The matmul lab
+// is open: it adds Memory and Pipeline, so every side tab exists.
+TEST_F(Shortcuts, TheStatusFileNamesEveryTabAsTheCommandLineDoes) {
+  ASSERT_TRUE(app_->open_lab("matmul").ok());
+  step();
   const std::vector<LabFlags> flags = lab_flags(built_in_labs());
   // The words `blockscope --help` documents for --panel.
   for (const char* word : {"timings", "launch", "schedule", "memory", "runs", "measured", "pipeline"}) {
@@ -418,6 +421,14 @@ TEST_F(Shortcuts, TheStatusFileNamesEverySideTabAsTheCommandLineDoes) {
     app_->state().panel = parsed->state.panel;
     step();
     EXPECT_EQ(status().at("ui").at("panel").str, word);
+  }
+  for (const char* word : {"sweep", "compare", "source", "data"}) {
+    SCOPED_TRACE(word);
+    auto parsed = parse_command_line({"--headless", "--panel", word}, flags);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().describe();
+    app_->state().centre = parsed->state.centre;
+    step();
+    EXPECT_EQ(status().at("ui").at("centre").str, word);
   }
 }
 

@@ -87,7 +87,13 @@ void VaddView::draw_data(const LaunchRecord& shown, bool, ViewContext&, ViewRequ
   }
 }
 
-void VaddView::draw_memory(const LaunchRecord& shown, ViewContext&) {
+std::vector<app::Tab> VaddView::tabs() {
+  return {app::Tab{.panel = app::Panel::Memory,
+                   .draw = [this](app::TabContext& c) { draw_memory(c.shown); },
+                   .needs_launch = true}};
+}
+
+void VaddView::draw_memory(const LaunchRecord& shown) {
   const auto px = inspected();
   if (!px || !shown.ok()) {
     ImGui::TextColored(ui::kDimColour, "Hover an element to see its warp's requests.");

@@ -24,7 +24,8 @@ class VaddView final : public app::LabView {
   void draw_view_options(app::ViewContext& ctx, app::ViewRequests& requests) override;
   void draw_data(const LaunchRecord& shown, bool selection_ran, app::ViewContext& ctx,
                  app::ViewRequests& requests) override;
-  void draw_memory(const LaunchRecord& shown, app::ViewContext& ctx) override;
+  std::vector<app::Tab> tabs() override;  // Memory: the inspected warp's requests
+  void draw_memory(const LaunchRecord& shown);
   std::optional<app::PixelPos> inspected() const override;
   app::ViewState& view_state() override { return view_; }
   Status write_output_png(const std::filesystem::path& path) override;

@@ -570,7 +570,11 @@ std::optional<PixelPos> GrayView::draw_record(const LaunchRecord& record, int sl
 // 5. the memory tab
 // ---------------------------------------------------------------------------------------------
 
-void GrayView::draw_memory(const LaunchRecord& shown, ViewContext&) {
+std::vector<Tab> GrayView::tabs() {
+  return {Tab{.panel = Panel::Memory, .draw = [this](TabContext& c) { draw_memory(c.shown); }, .needs_launch = true}};
+}
+
+void GrayView::draw_memory(const LaunchRecord& shown) {
   using mapping::Concept;
   const auto px = inspected();
   if (!px) {

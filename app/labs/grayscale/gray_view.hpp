@@ -36,7 +36,8 @@ class GrayView final : public LabView {
   void draw_view_options(ViewContext& ctx, ViewRequests& requests) override;
   void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx,
                  ViewRequests& requests) override;
-  void draw_memory(const LaunchRecord& shown, ViewContext& ctx) override;
+  std::vector<Tab> tabs() override;  // Memory: the inspected warp's requests
+  void draw_memory(const LaunchRecord& shown);
   std::optional<PixelPos> draw_record(const LaunchRecord& record, int slot, ImVec2 size,
                                       std::optional<PixelPos> inspect, ViewContext& ctx) override;
   std::optional<PixelPos> inspected() const override;

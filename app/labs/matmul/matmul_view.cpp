@@ -586,7 +586,15 @@ void MatmulView::draw_view_options(ViewContext&, ViewRequests&) {
   }
 }
 
-void MatmulView::draw_memory(const LaunchRecord& shown, ViewContext&) {
+std::vector<Tab> MatmulView::tabs() {
+  Tab memory{.panel = Panel::Memory, .draw = [this](TabContext& c) { draw_memory(c.shown); }, .needs_launch = true};
+  memory.background_s = [this] { return banks_.job.valid() ? 0.25 : 0.0; };
+  // A recording loaded from a file shows before any launch ran; else the tab says why none records.
+  Tab pipeline{.panel = Panel::Pipeline, .draw = [this](TabContext& c) { draw_pipeline(c.shown); }};
+  return {std::move(memory), std::move(pipeline)};
+}
+
+void MatmulView::draw_memory(const LaunchRecord& shown) {
   const auto inspected_element = inspected();
   if (!lab_->ready() || !inspected_element) {
     ImGui::TextColored(ui::kDimColour, "Hover an element of C (or pin one) to see its warp's requests.");

@@ -72,9 +72,12 @@ class MatmulView final : public LabView {
   void draw_view_options(ViewContext& ctx, ViewRequests& requests) override;
   void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx,
                  ViewRequests& requests) override;
-  void draw_memory(const LaunchRecord& shown, ViewContext& ctx) override;
-  void draw_pipeline(const LaunchRecord& shown, ViewContext& ctx) override;  // matmul_view_pipeline.cpp
-  bool background_work() const override { return banks_.job.valid() || fragment_job_.valid(); }
+  // Its tabs: Memory (the inspected warp's requests, its bank recording made on a worker) and
+  // Pipeline (a warp-specialized launch's recorded hand-overs, matmul_view_pipeline.cpp).
+  std::vector<Tab> tabs() override;
+  void draw_memory(const LaunchRecord& shown);
+  void draw_pipeline(const LaunchRecord& shown);
+  bool data_pending() const override { return fragment_job_.valid(); }  // the fragments' recording
   std::optional<PixelPos> draw_record(const LaunchRecord& record, int slot, ImVec2 size,
                                       std::optional<PixelPos> inspect, ViewContext& ctx) override;
   std::optional<PixelPos> inspected() const override;

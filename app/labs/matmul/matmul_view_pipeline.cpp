@@ -82,7 +82,7 @@ void MatmulView::record_pipeline(const LaunchRecord& shown) {
   pipeline_t0_ = 0, pipeline_t1_ = 0;
 }
 
-void MatmulView::draw_pipeline(const LaunchRecord& shown, ViewContext&) {
+void MatmulView::draw_pipeline(const LaunchRecord& shown) {
   const float em = ImGui::GetFontSize();
   // What to show: the file, else a recording of the shown launch (made once per launch and
   // problem; a T4 recording at 4096^3 is one launch and a 20 MB copy).
