@@ -140,6 +140,71 @@ TEST(GcovText, EveryFileIsReadAndATemplatesLinesCountOnce) {
   EXPECT_FALSE(parse_gcov_sources("no gcov here\n"));
 }
 
+// The simulator's stand-ins for warp instructions (a file with kFoldMarker) fold into the kernel
+// lines that call them, in proportion to how often each line ran, through a helper of another
+// file that only they call; a helper the kernel calls itself stays where it is.
+TEST(GcovText, StandInsFoldIntoTheKernelLinesThatCallThem) {
+  const std::string text =
+      "        -:    0:Source:kernels/k.hpp\n"
+      "        -:    1:template <class Ctx>\n"
+      "       10:    2:void kernel(const Ctx& t) {\n"
+      "       30:    3:  for (int i = 0; i < 3; ++i) mma(t, a);\n"
+      "       10:    4:  mma(t, b);\n"
+      "       10:    5:  int x = helper(1);\n"
+      "       10:    6:}\n"
+      "        -:    0:Source:kernels/ops.hpp\n"
+      "        -:    1:// linecount: fold into the calling line.\n"
+      "        -:    2:template <class Ctx>\n"
+      "       40:    3:void mma(const Ctx& t, int v) {\n"
+      "      640:    4:  for (int k = 0; k < 16; ++k) emulate(v, k);\n"
+      "       40:    5:}\n"
+      "      600:    6:void emulate(int v, int k) { acc += layout(k) * v; }\n"
+      "        -:    0:Source:kernels/common.hpp\n"
+      "      600:    1:int layout(int e) {\n"
+      "      600:    2:  return e * 2;\n"
+      "      600:    3:}\n"
+      "       10:    4:int helper(int e) { return e; }\n";
+  auto got = parse_gcov_sources(text);
+  ASSERT_TRUE(got) << got.status().describe();
+  auto find = [&](const std::string& file, int line) -> const LineSamples* {
+    for (const LineSamples& l : *got)
+      if (l.file == file && l.line == line) return &l;
+    return nullptr;
+  };
+  // By hand: layout (1800, called only by the stand-in emulate) and emulate (600) fold into mma
+  // (40 + 640 + 40 of its own): 3120, split 30 : 10 between the kernel's lines 3 and 4.
+  ASSERT_TRUE(find("kernels/k.hpp", 3) && find("kernels/k.hpp", 4));
+  EXPECT_EQ(find("kernels/k.hpp", 3)->folded, 2340);
+  EXPECT_EQ(find("kernels/k.hpp", 4)->folded, 780);
+  EXPECT_EQ(find("kernels/k.hpp", 3)->samples, 30 + 2340);
+  EXPECT_EQ(find("kernels/k.hpp", 4)->samples, 10 + 780);
+  EXPECT_EQ(find("kernels/k.hpp", 2)->folded, 0);
+  for (int l = 3; l <= 6; ++l) EXPECT_FALSE(find("kernels/ops.hpp", l)) << "stand-in line " << l << " folded away";
+  for (int l = 1; l <= 3; ++l) EXPECT_FALSE(find("kernels/common.hpp", l)) << "a helper only the stand-ins call";
+  ASSERT_TRUE(find("kernels/common.hpp", 4)) << "a helper the kernel calls keeps its line";
+  EXPECT_EQ(find("kernels/common.hpp", 4)->samples, 10);
+  long long sum = 0;
+  double share = 0;
+  for (const LineSamples& l : *got) sum += l.samples, share += l.share_pct;
+  EXPECT_NEAR(share, 100.0, 1e-6);
+  EXPECT_EQ(got->front().file, "kernels/k.hpp") << "the hottest line is the kernel's";
+  EXPECT_EQ(got->front().line, 3);
+  const long long raw = 10 + 30 + 10 + 10 + 10 + 40 + 640 + 40 + 600 + 3 * 600 + 10;
+  EXPECT_EQ(sum, raw) << "folding moves executions, it neither loses nor adds any";
+  // Without the marker nothing folds: the stand-in's loop is the hottest line, as gcov counts it.
+  std::string plain = text;
+  plain.replace(plain.find("linecount: fold"), 15, "an ordinary one");
+  auto unfolded = parse_gcov_sources(plain);
+  ASSERT_TRUE(unfolded);
+  long long unfolded_sum = 0;
+  for (const LineSamples& l : *unfolded) {
+    unfolded_sum += l.samples;
+    EXPECT_EQ(l.folded, 0);
+  }
+  EXPECT_EQ(unfolded_sum, raw);
+  EXPECT_EQ(unfolded->front().file, "kernels/ops.hpp");
+}
+
 // ---- counted launches ------------------------------------------------------------------------
 
 // gray_1d_flat: i = blockIdx.x * threads + thread; `if (i < n)` on every launched thread, the
@@ -237,6 +302,45 @@ TEST(LineCounter, K3InnerProductRunsTilesTimesTheTileOnEveryThread) {
       << "the rung's loads run inside shared_access.hpp";
   // The hottest line is the rung's: the inner product (or a load it makes).
   EXPECT_TRUE(p.lines.front().file == rung || p.lines.front().file == access) << p.lines.front().file;
+}
+
+// Issue 36 item 11: T1 (WMMA) counted on the CPU. The simulator's lane-by-lane WMMA and mma.sync
+// (tc_warp_ops.hpp, and the fragment layouts of tc_common.hpp that only they call) fold into T1's
+// own lines, so the hottest lines are the rung's: its mma line holds most of the executions.
+TEST(LineCounter, T1sHottestLinesAreTheRungsWithTheTensorCoreStandInsFoldedIn) {
+  SKIP_WITHOUT_COUNTER();
+  std::mt19937 rng(fresh_seed());
+  const int M = 33 + 2 * static_cast<int>(rng() % 20), N = 31 + 2 * static_cast<int>(rng() % 20),
+            K = 17 + 2 * static_cast<int>(rng() % 20);
+  const std::string size = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+  auto lab = matmul_lab(size);
+  ASSERT_TRUE(lab);
+  ASSERT_TRUE(lab->set_setting("precision", "bf16")) << size;
+  KernelConfig kc;
+  kc.compiled = 0;
+  auto got = count_lines(*lab, "tc1_wmma", kc);
+  ASSERT_TRUE(got) << got.status().describe() << " " << size;
+  const LineProfile& p = *got;
+  expect_consistent(p);
+  const std::string rung = "kernels/labs/matmul/tc1_wmma.hpp";
+  for (const LineSamples& l : p.lines) {
+    EXPECT_NE(l.file, "kernels/labs/matmul/tc_warp_ops.hpp") << "line " << l.line << " was not folded";
+    if (l.file != rung) {
+      EXPECT_EQ(l.folded, 0) << l.file << ":" << l.line;
+    }
+  }
+  for (int i = 0; i < 3 && i < static_cast<int>(p.lines.size()); ++i)
+    EXPECT_EQ(p.lines[static_cast<std::size_t>(i)].file, rung) << "hot line " << i;
+  const int mma = line_of(rung, "wmma_mma(t, acc[i][j], fa[i], fb[j]);");
+  const LineSamples* mma_line = nullptr;
+  for (const LineSamples& l : p.lines)
+    if (l.file == rung && l.line == mma) mma_line = &l;
+  ASSERT_TRUE(mma_line);
+  EXPECT_EQ(&p.lines.front(), mma_line) << "the mma line is the hottest";
+  EXPECT_GT(mma_line->folded, 0);
+  EXPECT_GT(mma_line->samples - mma_line->folded, 0) << "its own executions are still counted";
+  EXPECT_GT(mma_line->share_pct, 50.0);
+  EXPECT_TRUE(contains(p.measure_note, "counted on the kernel lines that call them")) << p.measure_note;
 }
 
 // Through measured::profile_lines, as the Source tab and bench --lines reach it: the CPU backend
