@@ -62,11 +62,11 @@ struct LineSamples {
   int line = 0;
   long long samples = 0;
   double share_pct = 0;                // of all samples of the kernel
+  std::vector<StallSamples> stalls;    // largest first
+  SassCounts sass;                     // the line's instructions summed (LineProfile::sass_status)
   long long folded = 0;                // of `samples` (CPU line counts): executions of the
                                        // simulator's stand-ins for the warp instructions this
                                        // line calls (linecount::kFoldMarker), folded into it
-  std::vector<StallSamples> stalls;    // largest first
-  SassCounts sass;                     // the line's instructions summed (LineProfile::sass_status)
 };
 
 // How long to sample a launch: launched again until `min_samples`, `max_launches` or
