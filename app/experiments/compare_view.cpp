@@ -149,6 +149,8 @@ CompareAction draw_compare_view(const CompareInput& in, CompareState* st) {
         ImGui::TextColored(ui::kWarnColour, "A and B ran on different problems (%s / %s)", pins[0]->record.problem.c_str(),
                            pins[1]->record.problem.c_str());
       if (ta.simulated || tb.simulated) ImGui::TextColored(ui::kWarnColour, "simulated timings: CPU time, not a GPU's");
+      if (const std::string changed = load_changed(ta, tb); !changed.empty())
+        ImGui::TextColored(ui::kWarnColour, "A and B: %s.", changed.c_str());
       ImGui::PopTextWrapPos();
     }
     const LineProfile* la = pins[0]->record.lines.get();

@@ -252,6 +252,12 @@ NoiseFacts noise_facts(const lab::SweepResult& r, const std::vector<PointFacts>&
     if (best >= 0 && static_cast<int>(i) != best && lab::rankable(rec) &&
         rec.timing.overlaps(r.records[static_cast<std::size_t>(best)].timing))
       ++n.ties_with_best;
+    if (best >= 0 && static_cast<int>(i) != best)
+      if (std::string changed = load_changed(rec.timing, r.records[static_cast<std::size_t>(best)].timing);
+          !changed.empty()) {
+        ++n.load_changed_from_best;
+        if (n.load_note.empty()) n.load_note = std::move(changed);
+      }
   }
   (void)facts;
   n.measured = repeats.size();

@@ -87,6 +87,10 @@ struct NoiseFacts {
   int min_repeats = 0, max_repeats = 0, median_repeats = 0;
   double median_spread = 0, worst_spread = 0;  // the 95% CI's half width over the median
   std::size_t measured = 0, ties_with_best = 0;
+  // Simulated points timed under another machine load than the best's (core/timing.hpp's
+  // load_changed): they do not rank against it; `load_note` is the first such pair's sentence.
+  std::size_t load_changed_from_best = 0;
+  std::string load_note;
 };
 NoiseFacts noise_facts(const lab::SweepResult& r, const std::vector<PointFacts>& facts,
                        const std::string& kernel);

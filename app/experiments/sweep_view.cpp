@@ -370,6 +370,9 @@ void draw_noise(const lab::SweepResult& r, const std::vector<PointFacts>& facts,
                          n.ties_with_best == 1 ? "" : "s", n.ties_with_best == 1 ? "s" : "");
     else
       ImGui::TextColored(ui::kDimColour, "No other point's interval overlaps the best's: the best is ranked first with 95%% confidence.");
+    if (n.load_changed_from_best > 0)
+      ImGui::TextColored(ui::kWarnColour, "%zu point%s timed under another machine load than the best: %s.",
+                         n.load_changed_from_best, n.load_changed_from_best == 1 ? "" : "s", n.load_note.c_str());
   }
   if (r.clock_mhz_before > 0 || r.clock_mhz_after > 0) {
     const double drift = r.clock_mhz_before > 0 && r.clock_mhz_after > 0 ? r.clock_mhz_after / r.clock_mhz_before - 1 : 0;

@@ -95,7 +95,10 @@ struct ViewState {
   float zoom = 0;               // screen pixels per data element; 0 = fit to the view
   float center_x = -1, center_y = -1;  // data position at the view's centre; <0 = the centre
   OverlayMode overlay = OverlayMode::ColourByBlock;
-  float overlay_opacity = 0.45f;
+  // A quarter: the block colours read at once and the photo under them stays the picture (at
+  // 0.45 the default colour-by-block stripes hid it until the learner found the slider; issue 36
+  // item 15). A saved choice keeps its own value.
+  float overlay_opacity = 0.25f;
   std::optional<PixelPos> hover;   // forced hover (command line); the mouse overrides it
   std::optional<PixelPos> pinned;  // a clicked (pinned) element
 };

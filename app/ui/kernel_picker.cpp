@@ -71,8 +71,8 @@ bool typed_block(Dim3* block, PickerState* st, float em) {
 
 // The slider's text: its value, or the typed value when that is beyond the slider's range (the
 // slider and the typed field show the same shape: 2048 typed is "2048", not a slider at 1024).
-std::string slider_format(unsigned value, unsigned max) {
-  return value > max ? std::to_string(value) + " (beyond the slider)" : std::string("%d");
+std::string slider_text(unsigned value, unsigned max) {
+  return value > max ? std::to_string(value) + " (beyond the slider)" : std::to_string(value);
 }
 
 }  // namespace
@@ -190,13 +190,15 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
               static_cast<int>(std::min(config->block.z, 64u))};
   ImGui::PushItemWidth(-em * 1.5f);
   bool slid = false;
-  slid |= ImGui::SliderInt("x", &b[0], 1, 1024, slider_format(config->block.x, 1024).c_str(), ImGuiSliderFlags_Logarithmic);
+  // The values beside the sliders, not under their knobs (issue 36 item 15).
+  slid |= slider_int_beside("x", &b[0], 1, 1024, slider_text(config->block.x, 1024), ImGuiSliderFlags_Logarithmic);
   if (current->block_rank >= 2 || config->block.y != 1)
-    slid |= ImGui::SliderInt("y", &b[1], 1, 1024, slider_format(config->block.y, 1024).c_str(), ImGuiSliderFlags_Logarithmic);
+    slid |= slider_int_beside("y", &b[1], 1, 1024, slider_text(config->block.y, 1024), ImGuiSliderFlags_Logarithmic);
   if (current->block_rank >= 3 || config->block.z != 1)
-    slid |= ImGui::SliderInt("z", &b[2], 1, 64, slider_format(config->block.z, 64).c_str(), ImGuiSliderFlags_Logarithmic);
+    slid |= slider_int_beside("z", &b[2], 1, 64, slider_text(config->block.z, 64), ImGuiSliderFlags_Logarithmic);
   ImGui::PopItemWidth();
   if (slid) {
+    st->typed_note.clear();  // a shape chosen another way: the typed one's refusal is old news
     config->block = Dim3{static_cast<unsigned>(std::max(1, b[0])), static_cast<unsigned>(std::max(1, b[1])),
                          static_cast<unsigned>(std::max(1, b[2]))};
     st->staging = false;
@@ -212,6 +214,7 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
     if (choose_button((preset_label(p) + "##preset").c_str(), p == config->block, bw) && p != config->block) {
       config->block = p;
       st->staging = false;
+      st->typed_note.clear();
       changed = true;
     }
   }

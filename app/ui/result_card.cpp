@@ -36,6 +36,12 @@ bool draw_result_card(const ResultInput& in) {
       ImGui::TextColored(kDimColour, "No figures until it finishes.");
     ImGui::Separator();
   }
+  // While a new launch runs, the last one's error is not said beside it (issue 36 item 15: a
+  // refusal stayed under "Simulating ..." as if the new run had failed too).
+  if (!in.running.empty() && last && !last->ok()) {
+    ImGui::PopTextWrapPos();
+    return cancel;
+  }
   if (last && !last->ok() && !last->kernel.empty()) {
     const bool cancelled = last->status.code == "cancelled";
     if (cancelled) {
@@ -97,8 +103,14 @@ bool draw_result_card(const ResultInput& in) {
     ImGui::TextColored(kErrorColour, "%s", r.check.summary().c_str());
   item_tooltip(("Checked against " + r.check.against + ".\n" + r.check.summary() +
                 (r.check.note.empty() ? "" : "\n" + r.check.note)).c_str());
-  if (r.timing.simulated)
+  if (r.timing.simulated) {
     ImGui::TextColored(kWarnColour, "simulated on the CPU: times are the simulator's, not a GPU's");
+    if (r.timing.others_load >= 0) {
+      ImGui::TextColored(kDimColour, "while timed, other programs kept %.1f cores busy", r.timing.others_load);
+      item_tooltip("A CPU simulation's time stretches with what else the machine runs (up to about 10x on a "
+                   "busy two-core machine). The Runs tab and Compare mark times taken under different loads.");
+    }
+  }
   if (r.timing.simulated && in.uses_barriers) {
     ImGui::TextColored(kWarnColour, "This rung synchronises its threads (__syncthreads): the simulator runs "
                                     "each block's threads as fibers and switches at every barrier, which "

@@ -35,7 +35,7 @@ std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideIn
                      shown.problem.c_str());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
-  bool any_barriers = false;
+  bool any_barriers = false, any_load_change = false;
   const float table_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 4;
   if (!ImGui::BeginTable("runs", 5, flags, ImVec2(0, std::max(ImGui::GetFontSize() * 6, table_h)))) return chosen;
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -73,6 +73,15 @@ std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideIn
       ImGui::SameLine();
       ImGui::TextColored(kWarnColour, "~");
     }
+    // Simulated times stretch with the machine's load: a row timed under another load than the
+    // best's does not rank against it (core/machine_load.hpp).
+    if (const std::string changed = i > 0 ? load_changed(e.last.timing, rows.front()->last.timing) : std::string();
+        !changed.empty()) {
+      ImGui::SameLine();
+      ImGui::TextColored(kWarnColour, "load");
+      item_tooltip(("Against the best (first row): " + changed + ".").c_str());
+      any_load_change = true;
+    }
     ImGui::TableNextColumn();
     const double t = m > 0 ? e.last.counted(unit) / (m * 1e6) : 0;
     if (e.last.check.failed()) ImGui::TextColored(kDimColour, "---");
@@ -99,6 +108,9 @@ std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideIn
     ImGui::TextColored(kWarnColour, "* synchronises its threads (__syncthreads): the CPU simulation runs "
                                     "them as fibers and switches at every barrier, so these rungs are "
                                     "far slower here than on a GPU; do not rank the ladder by them.");
+  if (any_load_change)
+    ImGui::TextColored(kWarnColour, "load: timed while the machine was busier or quieter than for the best; "
+                                    "run both again to rank them (simulated times stretch with the load).");
   (void)best_lo;
   return chosen;
 }

@@ -392,6 +392,10 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
         if (ImGui::IsItemHovered()) {
           std::string tip = std::to_string(ls->samples) + (executions ? " executions (" : " samples (") +
                             sig(ls->share_pct) + (executions ? "% of all lines')" : "% of the kernel's)") +
+                            (ls->folded > 0 ? "\nof which " + std::to_string(ls->folded) +
+                                                  " are the simulator's lane-by-lane stand-in for the warp "
+                                                  "instruction this line calls (one instruction on the GPU)"
+                                            : std::string()) +
                             (executions ? "\n" + in.profile->measure_note
                                         : "\n" + stall_names(ls->stalls, ls->samples, 8));
           if (const std::string c = sass_text(*in.profile, ls->sass); !c.empty()) tip += "\n" + c;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <string>
 
 #include "mapping/memory_access.hpp"
 #include "ui/layout.hpp"
@@ -17,6 +19,28 @@ void help_marker(const char* text) {
   ImGui::TextDisabled("(?)");
   ImGui::PopTextWrapPos();
   item_tooltip(text);
+}
+
+bool slider_int_beside(const char* label, int* v, int lo, int hi, const std::string& value, int flags) {
+  const float em = ImGui::GetFontSize();
+  const char* hidden = std::strstr(label, "##");
+  const char* end = hidden ? hidden : label + std::strlen(label);
+  const float label_w = end > label ? ImGui::CalcTextSize(label, end).x + ImGui::GetStyle().ItemInnerSpacing.x : 0.0f;
+  // Room for the value as it is and as wide as the range's largest, so the slider does not jump.
+  const float value_w = std::max(ImGui::CalcTextSize(value.c_str()).x,
+                                 ImGui::CalcTextSize(std::to_string(hi).c_str()).x) + em * 0.5f;
+  const float full = ImGui::CalcItemWidth();
+  ImGui::SetNextItemWidth(std::max(em * 3.0f, full - value_w));
+  ImGui::PushID(label);
+  const bool changed = ImGui::SliderInt("##slider", v, lo, hi, "", static_cast<ImGuiSliderFlags>(flags));
+  ImGui::PopID();
+  ImGui::SameLine(0, em * 0.4f);
+  ImGui::TextUnformatted(value.c_str());
+  if (label_w > 0) {
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::TextUnformatted(label, end);
+  }
+  return changed;
 }
 
 void item_tooltip(const char* text) {

@@ -27,6 +27,11 @@ void item_tooltip(const char* text);
 void tooltip(const char* text);
 // A label: value row with an optional explanation tooltip on both.
 void stat_row(const char* label, const std::string& value, const char* explanation = nullptr);
+
+// A slider with its value written beside it, never under its knob (ImGui writes the value in
+// the middle of the frame, where the knob passes over it): [----o----] value label. Takes the
+// item width as SliderInt would; returns true when the value changed.
+bool slider_int_beside(const char* label, int* v, int lo, int hi, const std::string& value, int flags = 0);
 // A number with `digits` significant digits, small ones included (0.0031, not 0.0), large ones
 // without a useless fraction: what every figure on screen uses.
 std::string sig(double v, int digits = 3);

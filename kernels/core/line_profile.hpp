@@ -64,6 +64,9 @@ struct LineSamples {
   double share_pct = 0;                // of all samples of the kernel
   std::vector<StallSamples> stalls;    // largest first
   SassCounts sass;                     // the line's instructions summed (LineProfile::sass_status)
+  long long folded = 0;                // of `samples` (CPU line counts): executions of the
+                                       // simulator's stand-ins for the warp instructions this
+                                       // line calls (toolchain::kFoldMarker), folded into it
 };
 
 // How long to sample a launch: launched again until `min_samples`, `max_launches` or

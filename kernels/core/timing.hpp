@@ -7,6 +7,8 @@
 // (device/) and steady_clock around each simulated launch on the CPU (simulator/).
 #pragma once
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,9 @@ struct Timing {
   bool l2_flushed = false;
   bool simulated = false;  // a CPU simulation's wall time, not a GPU's
   std::string clock;       // "CUDA events" or "steady_clock, CPU simulation (2 workers)"
+  // Simulated: the cores other programs kept busy while the repeats were timed
+  // (core/machine_load.hpp); -1 when not measured (a GPU's time, a launch too short to tell).
+  double others_load = -1;
 
   int repeats() const { return static_cast<int>(samples_ms.size()); }
   // Half the interval's width over the median: 0.01 means "median +- 1%".
@@ -64,6 +69,23 @@ struct Timing {
     return !(ci_high_ms < o.ci_low_ms || o.ci_high_ms < ci_low_ms);
   }
 };
+
+// Simulated times stretch with the machine's load (core/machine_load.hpp): when `a` and `b` were
+// both measured and other programs kept at least half a core more busy around one than around
+// the other, a sentence saying so ("" when the loads were alike or one is unknown).
+inline std::string load_changed(const Timing& a, const Timing& b) {
+  if (!a.simulated || !b.simulated || a.others_load < 0 || b.others_load < 0) return {};
+  if (std::abs(a.others_load - b.others_load) < 0.5) return {};
+  auto cores = [](double c) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f core%s", c, c >= 0.95 && c < 1.05 ? "" : "s");
+    return std::string(buf);
+  };
+  return "the machine's load changed between these simulated times: other programs kept " + cores(a.others_load) +
+         " busy during one and " + cores(b.others_load) +
+         " during the other, and a CPU simulation's time stretches with the load (up to about 10x on a busy "
+         "machine), so they do not rank the kernels";
+}
 
 // Fills median, range and interval from samples_ms.
 inline void summarize(Timing& t) {

@@ -6,7 +6,9 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <optional>
 
+#include "core/machine_load.hpp"
 #include "core/status.hpp"
 #include "core/timing.hpp"
 
@@ -31,6 +33,10 @@ Status measure(const TimingPolicy& policy, Timing& out, TimedOnce&& timed_once, 
   }
   const int max_repeats = std::max(policy.max_repeats, std::max(1, policy.min_repeats));
   const auto start = Clock::now();
+  // A simulated time stretches with what else the machine runs: say how busy it was.
+  std::optional<LoadProbe> load;
+  if (out.simulated) load.emplace();
+  out.others_load = -1;
   for (int r = 0; r < max_repeats; ++r) {
     if (cancelled() && !out.samples_ms.empty()) break;
     if (policy.flush_l2)
@@ -48,6 +54,7 @@ Status measure(const TimingPolicy& policy, Timing& out, TimedOnce&& timed_once, 
       break;
   }
   summarize(out);
+  if (load) out.others_load = load->others_cores();
   return Status::success();
 }
 

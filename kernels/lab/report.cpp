@@ -390,6 +390,10 @@ const std::vector<Field>& record_fields() {
       {"l2_flushed", "l2_flushed", [](R x) -> Cell { return x.r.timing.l2_flushed; }},
       {"clock", "clock", [](R x) -> Cell { return x.r.timing.clock; }},
       {"simulated", "simulated", [](R x) -> Cell { return x.r.timing.simulated; }},
+      // Simulated: the cores other programs kept busy while it was timed (core/machine_load.hpp);
+      // JSON only, so the CSV's columns keep their numbers.
+      {nullptr, "others_load_cores",
+       [](R x) -> Cell { return x.r.timing.others_load >= 0 ? Cell(x.r.timing.others_load) : Cell(); }},
       {"bytes", "bytes", [](R x) -> Cell { return x.r.bytes_moved; }},
       {nullptr, "bytes_note", [](R x) -> Cell { return x.r.bytes_note; }},
       {"flops", "flops", [](R x) -> Cell { return x.r.flops; }},

@@ -234,6 +234,31 @@ TEST(SweepModel, NoiseFacts) {
   EXPECT_NEAR(n.worst_spread, 0.02 / 1.0, 1e-12);
 }
 
+// Issue 36 item 14: simulated points timed while other programs kept the machine busier (or
+// quieter) than around the best are counted and said; alike loads, and GPU times, are not.
+TEST(SweepModel, NoiseFactsCountSimulatedPointsTimedUnderAnotherLoadThanTheBest) {
+  lab::SweepResult r = sample();
+  for (LaunchRecord& rec : r.records) {
+    rec.timing.simulated = true;
+    rec.timing.others_load = 0.2;
+  }
+  const NoiseFacts alike = noise_facts(r, point_facts(r), "gray_2d");
+  EXPECT_EQ(alike.load_changed_from_best, 0u);
+  EXPECT_TRUE(alike.load_note.empty());
+  // The best (record 2, 16x16) and records 0 and 4 timed under load: points 1 and 3 differ from it.
+  for (std::size_t i : {0u, 2u, 4u}) r.records[i].timing.others_load = 1.9;
+  const NoiseFacts n = noise_facts(r, point_facts(r), "gray_2d");
+  EXPECT_EQ(n.load_changed_from_best, 2u);
+  // Back to quiet for the best: now 0 and 4 differ from it (4 is wrong, but timed all the same).
+  r.records[2].timing.others_load = 0.2;
+  EXPECT_EQ(noise_facts(r, point_facts(r), "gray_2d").load_changed_from_best, 2u);
+  r.records[4].timing.others_load = 0.6;  // 0.4 cores from the best's: alike
+  EXPECT_EQ(noise_facts(r, point_facts(r), "gray_2d").load_changed_from_best, 1u);
+  EXPECT_NE(n.load_note.find("1.9 cores"), std::string::npos) << n.load_note;
+  for (LaunchRecord& rec : r.records) rec.timing.simulated = false;  // a GPU's times: never by load
+  EXPECT_EQ(noise_facts(r, point_facts(r), "gray_2d").load_changed_from_best, 0u);
+}
+
 TEST(SweepCli, SweepCommandFlags) {
   const std::vector<LabFlags> labs = {{"gray", "Grayscale", {}}, {"matmul", "Matmul", {}}};
   auto o = parse_command_line({"sweep", "gray", "--size", "8192x8192", "--kernel", "gray_2d", "--blocks",

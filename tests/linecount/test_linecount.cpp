@@ -179,6 +179,45 @@ TEST(LineCounter, K3InnerProductRunsTilesTimesTheTileOnEveryThread) {
   EXPECT_TRUE(p.lines.front().file == rung || p.lines.front().file == access) << p.lines.front().file;
 }
 
+// Issue 36 item 11: T1 (WMMA) counted on the CPU. The simulator's lane-by-lane WMMA and mma.sync
+// (tc_warp_ops.hpp, and the fragment layouts of tc_common.hpp that only they call) fold into T1's
+// own lines, so the hottest lines are the rung's: its mma line holds most of the executions.
+TEST(LineCounter, T1sHottestLinesAreTheRungsWithTheTensorCoreStandInsFoldedIn) {
+  SKIP_WITHOUT_COUNTER();
+  std::mt19937 rng(fresh_seed());
+  const int M = 33 + 2 * static_cast<int>(rng() % 20), N = 31 + 2 * static_cast<int>(rng() % 20),
+            K = 17 + 2 * static_cast<int>(rng() % 20);
+  const std::string size = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+  auto lab = matmul_lab(size);
+  ASSERT_TRUE(lab);
+  ASSERT_TRUE(lab->set_setting("precision", "bf16")) << size;
+  KernelConfig kc;
+  kc.compiled = 0;
+  auto got = count_lines(*lab, "tc1_wmma", kc);
+  ASSERT_TRUE(got) << got.status().describe() << " " << size;
+  const LineProfile& p = *got;
+  expect_consistent(p);
+  const std::string rung = "kernels/labs/matmul/tc1_wmma.hpp";
+  for (const LineSamples& l : p.lines) {
+    EXPECT_NE(l.file, "kernels/labs/matmul/tc_warp_ops.hpp") << "line " << l.line << " was not folded";
+    if (l.file != rung) {
+      EXPECT_EQ(l.folded, 0) << l.file << ":" << l.line;
+    }
+  }
+  for (int i = 0; i < 3 && i < static_cast<int>(p.lines.size()); ++i)
+    EXPECT_EQ(p.lines[static_cast<std::size_t>(i)].file, rung) << "hot line " << i;
+  const int mma = line_of(rung, "wmma_mma(t, acc[i][j], fa[i], fb[j]);");
+  const LineSamples* mma_line = nullptr;
+  for (const LineSamples& l : p.lines)
+    if (l.file == rung && l.line == mma) mma_line = &l;
+  ASSERT_TRUE(mma_line);
+  EXPECT_EQ(&p.lines.front(), mma_line) << "the mma line is the hottest";
+  EXPECT_GT(mma_line->folded, 0);
+  EXPECT_GT(mma_line->samples - mma_line->folded, 0) << "its own executions are still counted";
+  EXPECT_GT(mma_line->share_pct, 50.0);
+  EXPECT_TRUE(contains(p.measure_note, "counted on the kernel lines that call them")) << p.measure_note;
+}
+
 // Through measured::profile_lines, as the Source tab and bench --lines reach it: the CPU backend
 // counts a rung, and names the backend.
 TEST(LineCounter, ProfileLinesOnTheCpuCountsARung) {

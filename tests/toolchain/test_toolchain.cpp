@@ -108,6 +108,71 @@ TEST(GcovText, OneFilesCountsAreThatFilesOnly) {
 
 // ---- temporary folders ---------------------------------------------------------------------
 
+// The simulator's stand-ins for warp instructions (a file with kFoldMarker) fold into the kernel
+// lines that call them, in proportion to how often each line ran, through a helper of another
+// file that only they call; a helper the kernel calls itself stays where it is.
+TEST(GcovText, StandInsFoldIntoTheKernelLinesThatCallThem) {
+  const std::string text =
+      "        -:    0:Source:kernels/k.hpp\n"
+      "        -:    1:template <class Ctx>\n"
+      "       10:    2:void kernel(const Ctx& t) {\n"
+      "       30:    3:  for (int i = 0; i < 3; ++i) mma(t, a);\n"
+      "       10:    4:  mma(t, b);\n"
+      "       10:    5:  int x = helper(1);\n"
+      "       10:    6:}\n"
+      "        -:    0:Source:kernels/ops.hpp\n"
+      "        -:    1:// linecount: fold into the calling line.\n"
+      "        -:    2:template <class Ctx>\n"
+      "       40:    3:void mma(const Ctx& t, int v) {\n"
+      "      640:    4:  for (int k = 0; k < 16; ++k) emulate(v, k);\n"
+      "       40:    5:}\n"
+      "      600:    6:void emulate(int v, int k) { acc += layout(k) * v; }\n"
+      "        -:    0:Source:kernels/common.hpp\n"
+      "      600:    1:int layout(int e) {\n"
+      "      600:    2:  return e * 2;\n"
+      "      600:    3:}\n"
+      "       10:    4:int helper(int e) { return e; }\n";
+  auto got = parse_gcov_sources(text);
+  ASSERT_TRUE(got) << got.status().describe();
+  auto find = [&](const std::string& file, int line) -> const LineSamples* {
+    for (const LineSamples& l : *got)
+      if (l.file == file && l.line == line) return &l;
+    return nullptr;
+  };
+  // By hand: layout (1800, called only by the stand-in emulate) and emulate (600) fold into mma
+  // (40 + 640 + 40 of its own): 3120, split 30 : 10 between the kernel's lines 3 and 4.
+  ASSERT_TRUE(find("kernels/k.hpp", 3) && find("kernels/k.hpp", 4));
+  EXPECT_EQ(find("kernels/k.hpp", 3)->folded, 2340);
+  EXPECT_EQ(find("kernels/k.hpp", 4)->folded, 780);
+  EXPECT_EQ(find("kernels/k.hpp", 3)->samples, 30 + 2340);
+  EXPECT_EQ(find("kernels/k.hpp", 4)->samples, 10 + 780);
+  EXPECT_EQ(find("kernels/k.hpp", 2)->folded, 0);
+  for (int l = 3; l <= 6; ++l) EXPECT_FALSE(find("kernels/ops.hpp", l)) << "stand-in line " << l << " folded away";
+  for (int l = 1; l <= 3; ++l) EXPECT_FALSE(find("kernels/common.hpp", l)) << "a helper only the stand-ins call";
+  ASSERT_TRUE(find("kernels/common.hpp", 4)) << "a helper the kernel calls keeps its line";
+  EXPECT_EQ(find("kernels/common.hpp", 4)->samples, 10);
+  long long sum = 0;
+  double share = 0;
+  for (const LineSamples& l : *got) sum += l.samples, share += l.share_pct;
+  EXPECT_NEAR(share, 100.0, 1e-6);
+  EXPECT_EQ(got->front().file, "kernels/k.hpp") << "the hottest line is the kernel's";
+  EXPECT_EQ(got->front().line, 3);
+  const long long raw = 10 + 30 + 10 + 10 + 10 + 40 + 640 + 40 + 600 + 3 * 600 + 10;
+  EXPECT_EQ(sum, raw) << "folding moves executions, it neither loses nor adds any";
+  // Without the marker nothing folds: the stand-in's loop is the hottest line, as gcov counts it.
+  std::string plain = text;
+  plain.replace(plain.find("linecount: fold"), 15, "an ordinary one");
+  auto unfolded = parse_gcov_sources(plain);
+  ASSERT_TRUE(unfolded);
+  long long unfolded_sum = 0;
+  for (const LineSamples& l : *unfolded) {
+    unfolded_sum += l.samples;
+    EXPECT_EQ(l.folded, 0);
+  }
+  EXPECT_EQ(unfolded_sum, raw);
+  EXPECT_EQ(unfolded->front().file, "kernels/ops.hpp");
+}
+
 TEST(TempFolder, IsMadeEmptyAndGoesWithItsOwnerUnlessReleased) {
   fs::path gone, kept;
   {

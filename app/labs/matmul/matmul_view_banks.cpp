@@ -46,47 +46,59 @@ std::string lanes_text(const std::vector<unsigned>& lanes) {
 void draw_bank_grid(const char* id, const mapping::BankRequest& b) {
   const float em = ImGui::GetFontSize();
   const float label_w = b.phases > 1 ? em * 3.4f : em * 1.8f;
-  // As wide as the panel allows (up to 1.6 em a bank); the lane numbers shrink with the cells.
-  const float cell = std::clamp((ImGui::GetContentRegionAvail().x - label_w - 4) / 32.0f, em * 0.5f, em * 1.6f);
-  const float small = std::min(em, cell * 0.72f);
+  // As wide as the panel allows (up to 1.6 em a bank). The lane numbers keep at least 0.8 em (two
+  // digits need about that much width): where 32 banks in a row would make them smaller, the
+  // grid is drawn as two bands of 16 banks, one under the other (issue 36 item 15: the digits
+  // were 6 px tall in a narrow panel).
+  const float avail = ImGui::GetContentRegionAvail().x - label_w - 4;
+  const float min_cell = em * 1.1f;
+  const unsigned per_band = avail / 32.0f >= min_cell ? 32u : 16u;
+  const float cell = std::clamp(avail / static_cast<float>(per_band), min_cell, em * 1.6f);
+  const float small = std::clamp(cell * 0.72f, em * 0.8f, em);
   const float row_h = em * 1.15f;
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const int rows = static_cast<int>(b.rows.size());
-  ImGui::InvisibleButton(id, ImVec2(label_w + cell * 32, row_h * (rows + 1)));
+  const int bands = static_cast<int>(32 / per_band);
+  const float band_h = row_h * static_cast<float>(rows + 1) + (bands > 1 ? em * 0.4f : 0.0f);
+  ImGui::InvisibleButton(id, ImVec2(label_w + cell * static_cast<float>(per_band), band_h * static_cast<float>(bands)));
   const bool hovered = ImGui::IsItemHovered();
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 dim = ImGui::GetColorU32(ui::kDimColour);
-  // Bank numbers along the top, every 4 banks (a 16-byte chunk).
-  for (unsigned bank = 0; bank < 32; bank += 4) {
-    char t[16];
-    std::snprintf(t, sizeof t, "%u", bank);
-    dl->AddText(ImVec2(p0.x + label_w + bank * cell + 1, p0.y), dim, t);
-  }
   const mapping::BankCell* hot = nullptr;
   unsigned hot_bank = 0;
   int hot_row = -1;
-  for (int w = 0; w < rows; ++w) {
-    const float y = p0.y + row_h * (w + 1);
-    char t[32];
-    std::snprintf(t, sizeof t, b.phases > 1 ? "w%d q%u" : "w%d", w, b.phase_of_row[w]);
-    dl->AddText(ImVec2(p0.x, y), dim, t);
-    for (unsigned bank = 0; bank < 32; ++bank) {
-      const mapping::BankCell& c = b.rows[w][bank];
-      const ImVec2 c0(p0.x + label_w + bank * cell, y), c1(c0.x + cell - 1, y + row_h - 1);
-      if (c.word < 0) {
-        dl->AddRectFilled(c0, c1, IM_COL32(45, 47, 52, 255));
-      } else {
-        dl->AddRectFilled(c0, c1, lane_colour(c.lanes.front()));
-        char l[16];
-        std::snprintf(l, sizeof l, "%u", c.lanes.front());
-        dl->AddText(ImGui::GetFont(), small, ImVec2(c0.x + 1, c0.y + (row_h - small) * 0.5f), IM_COL32(10, 10, 10, 255), l);
-        if (c.lanes.size() > 1)  // a broadcast: a corner mark
-          dl->AddTriangleFilled(ImVec2(c1.x - em * 0.4f, c0.y), ImVec2(c1.x, c0.y), ImVec2(c1.x, c0.y + em * 0.4f),
-                                IM_COL32(255, 255, 255, 230));
+  for (int band = 0; band < bands; ++band) {
+    const float top = p0.y + band_h * static_cast<float>(band);
+    const unsigned first = static_cast<unsigned>(band) * per_band;
+    // Bank numbers along the top, every 4 banks (a 16-byte chunk).
+    for (unsigned bank = first; bank < first + per_band; bank += 4) {
+      char t[16];
+      std::snprintf(t, sizeof t, "%u", bank);
+      dl->AddText(ImVec2(p0.x + label_w + static_cast<float>(bank - first) * cell + 1, top), dim, t);
+    }
+    for (int w = 0; w < rows; ++w) {
+      const float y = top + row_h * static_cast<float>(w + 1);
+      char t[32];
+      std::snprintf(t, sizeof t, b.phases > 1 ? "w%d q%u" : "w%d", w, b.phase_of_row[w]);
+      dl->AddText(ImVec2(p0.x, y), dim, t);
+      for (unsigned bank = first; bank < first + per_band; ++bank) {
+        const mapping::BankCell& c = b.rows[w][bank];
+        const ImVec2 c0(p0.x + label_w + static_cast<float>(bank - first) * cell, y), c1(c0.x + cell - 1, y + row_h - 1);
+        if (c.word < 0) {
+          dl->AddRectFilled(c0, c1, IM_COL32(45, 47, 52, 255));
+        } else {
+          dl->AddRectFilled(c0, c1, lane_colour(c.lanes.front()));
+          char l[16];
+          std::snprintf(l, sizeof l, "%u", c.lanes.front());
+          dl->AddText(ImGui::GetFont(), small, ImVec2(c0.x + 1, c0.y + (row_h - small) * 0.5f), IM_COL32(10, 10, 10, 255), l);
+          if (c.lanes.size() > 1)  // a broadcast: a corner mark
+            dl->AddTriangleFilled(ImVec2(c1.x - em * 0.4f, c0.y), ImVec2(c1.x, c0.y), ImVec2(c1.x, c0.y + em * 0.4f),
+                                  IM_COL32(255, 255, 255, 230));
+        }
+        if (hovered && mouse.x >= c0.x && mouse.x < c0.x + cell && mouse.y >= c0.y && mouse.y < c0.y + row_h)
+          hot = &c, hot_bank = bank, hot_row = w;
       }
-      if (hovered && mouse.x >= c0.x && mouse.x < c0.x + cell && mouse.y >= c0.y && mouse.y < c0.y + row_h)
-        hot = &c, hot_bank = bank, hot_row = w;
     }
   }
   if (hot) {

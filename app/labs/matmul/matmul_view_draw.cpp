@@ -386,10 +386,10 @@ void MatmulView::draw_toolbar(const LaunchRecord& shown) {
     state_.phase = std::clamp(state_.phase, 0, phases - 1);
     ImGui::TextUnformatted("shared-memory phase");
     ImGui::SameLine();
-    char fmt[48];
-    std::snprintf(fmt, sizeof fmt, "%%d of 0..%d", phases - 1);
+    // The value beside the slider, not under its knob (issue 36 item 15).
     ImGui::SetNextItemWidth(em * 11);
-    ImGui::SliderInt("##phase", &state_.phase, 0, phases - 1, fmt);
+    ui::slider_int_beside("##phase", &state_.phase, 0, phases - 1,
+                          std::to_string(state_.phase) + " of 0.." + std::to_string(phases - 1));
     ui::item_tooltip("A shared-memory kernel walks K in slices of BK: in phase p each block copies "
                      "A[its rows][p*BK ..] and B[p*BK ..][its columns] into shared memory, waits at "
                      "__syncthreads, multiplies, and waits again. Hover (or pin) an element of C to see "
@@ -406,10 +406,9 @@ void MatmulView::draw_toolbar(const LaunchRecord& shown) {
       ImGui::SameLine();
       ImGui::TextUnformatted("  mma k-step");
       ImGui::SameLine();
-      char kfmt[48];
-      std::snprintf(kfmt, sizeof kfmt, "%%d of 0..%d", steps - 1);
       ImGui::SetNextItemWidth(em * 8);
-      ImGui::SliderInt("##kstep", &state_.k_step, 0, steps - 1, kfmt);
+      ui::slider_int_beside("##kstep", &state_.k_step, 0, steps - 1,
+                            std::to_string(state_.k_step) + " of 0.." + std::to_string(steps - 1));
       ui::item_tooltip("Each mma or wgmma instruction multiplies a K slice of 16: the shared-memory tile "
                        "holds several. Hover a C element: the A and B panels show what its lane fed in "
                        "(mma.sync) or what the warpgroup's wgmma read from shared memory at this k-step.");

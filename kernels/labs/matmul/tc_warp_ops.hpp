@@ -15,6 +15,9 @@
 //   wmma_*           nvcuda::wmma 16x16x16 BF16 fragments. Their layout is opaque in CUDA C++;
 //                    the simulator gives them the layout of the two mma.m16n8k16 the compiler
 //                    emits for them on sm_80 and later.
+//
+// linecount: fold into the calling line. (On the CPU, Count lines adds the executions of these
+// stand-ins to the kernel lines that call them: on the GPU each call is one instruction.)
 #pragma once
 #include <cstdint>
 #include <cstring>
