@@ -146,6 +146,12 @@ Result<LineProfile> count_lines(lab::Lab& lab, const std::string& kernel, const 
   p.measure_note = "executions per line on the CPU simulator, every thread's added up (gcov of " +
                    std::string(kCounterName) + (compiler.empty() ? "" : ", " + compiler) +
                    ", random data of the same size)";
+  for (const LineSamples& l : *lines)
+    if (l.folded > 0) {
+      p.measure_note += "; the simulator's lane-by-lane stand-ins for warp instructions (mma, ldmatrix, wmma) are "
+                        "counted on the kernel lines that call them, as each call is one instruction on the GPU";
+      break;
+    }
   p.kernel = kernel;
   p.lines = std::move(*lines);
   for (const LineSamples& l : p.lines) p.total_samples += l.samples;
