@@ -171,7 +171,7 @@ void ShellUi::draw_left_panel(LabSlot& s) {
   draw_settings(s);
   ImGui::EndDisabled();
   ImGui::Separator();
-  const std::map<std::string, std::string> figures = kernel_figures(s);
+  const auto figures = ui::kernel_figures(launches_.timings(), s.id(), s.launch.shown.problem, s.view->lab().problem());
   ui::PickerInput in{&s.view->lab().kernels(), &host_.backend().limits, &st.last, &figures};
   if (ui::draw_kernel_picker(in, &s.kernel, &s.config, &pickers_[s.id()])) {
     st.dirty = true;
@@ -249,31 +249,6 @@ void ShellUi::draw_settings(LabSlot& s) {
 
 // Beside each kernel in the list: the best median throughput its configurations reached on the
 // problem shown (this session, this device) and its share of the lab's first ceiling.
-std::map<std::string, std::string> ShellUi::kernel_figures(const LabSlot& s) const {
-  std::map<std::string, std::string> out;
-  const lab::ProblemInfo p = s.view->lab().problem();
-  const ThroughputUnit unit = p.throughput_unit;
-  const lab::Ceiling* ceiling = nullptr;
-  for (const lab::Ceiling& c : p.ceilings)
-    if (!ceiling && c.value > 0 && c.unit == p.throughput_unit) ceiling = &c;
-  std::map<std::string, double> best;
-  for (const TimingEntry& e : launches_.timings().entries()) {
-    if (e.key.lab != s.id() || e.key.problem != s.launch.shown.problem || e.last.check.failed()) continue;
-    const double ms = e.history.kernel_summary().median;
-    if (ms <= 0) continue;
-    const double t = e.last.counted(unit) / (ms * 1e6);
-    double& b = best[e.key.kernel];
-    b = std::max(b, t);
-  }
-  for (const auto& [kernel, t] : best) {
-    std::string text = t >= 1000 ? ui::sig(t / 1000, 3) + " " + unit_text_thousand(unit)
-                                 : ui::sig(t, 3) + " " + unit_text(unit);
-    if (ceiling) text += "  " + ui::sig(100 * t / ceiling->value, 3) + "%";
-    out[kernel] = text;
-  }
-  return out;
-}
-
 void ShellUi::draw_centre(LabSlot& s) {
   data_visible_ = false;
   if (!s.view) return;

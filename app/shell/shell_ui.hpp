@@ -116,7 +116,6 @@ class ShellUi {
   void make_shell_tabs();
   void draw_dock(LabSlot& s, Dock dock, Panel& chosen);
   ui::SideInput side_input(const LabSlot& s);
-  std::map<std::string, std::string> kernel_figures(const LabSlot& s) const;
   void open_file_browser();
   // shell_ui_menus.cpp
   void draw_menu_bar();

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "ui/panels.hpp"
+#include "core/units.hpp"
 #include "ui/widgets.hpp"
 
 namespace bs::ui {
@@ -77,6 +78,38 @@ std::string slider_text(unsigned value, unsigned max) {
 
 }  // namespace
 
+std::map<std::string, KernelFigure> kernel_figures(const app::TimingBook& book, const std::string& lab,
+                                                   const std::string& problem, const lab::ProblemInfo& info) {
+  const ThroughputUnit unit = info.throughput_unit;
+  const lab::Ceiling* ceiling = nullptr;
+  for (const lab::Ceiling& c : info.ceilings)
+    if (!ceiling && c.value > 0 && c.unit == unit) ceiling = &c;
+  struct Best {
+    double throughput = 0;
+    const Timing* timing = nullptr;
+  };
+  std::map<std::string, Best> best;
+  const Best* fastest = nullptr;
+  for (const app::TimingEntry& e : book.entries()) {
+    if (e.key.lab != lab || e.key.problem != problem || e.last.check.failed()) continue;
+    const double ms = e.history.kernel_summary().median;
+    if (ms <= 0) continue;
+    Best& b = best[e.key.kernel];
+    if (const double t = e.last.counted(unit) / (ms * 1e6); t > b.throughput) b = {t, &e.last.timing};
+  }
+  for (const auto& [kernel, b] : best)
+    if (!fastest || b.throughput > fastest->throughput) fastest = &b;
+  std::map<std::string, KernelFigure> out;
+  for (const auto& [kernel, b] : best) {
+    const double t = b.throughput;
+    KernelFigure& f = out[kernel];
+    f.text = t >= 1000 ? sig(t / 1000, 3) + " " + unit_text_thousand(unit) : sig(t, 3) + " " + unit_text(unit);
+    if (ceiling) f.text += "  " + sig(100 * t / ceiling->value, 3) + "%";
+    if (&b != fastest) f.load_note = load_changed(*b.timing, *fastest->timing);
+  }
+  return out;
+}
+
 bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig* config,
                         PickerState* st) {
   const float em = ImGui::GetFontSize();
@@ -93,11 +126,14 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
     if (k.group != group && k.group == KernelGroup::Library) ImGui::Separator();
     group = k.group;
     std::string label = k.label;
-    std::string figure;
+    std::string figure, load_note;
     if (in.figures)
-      if (auto f = in.figures->find(k.id); f != in.figures->end()) figure = f->second;
-    if (!k.unavailable.empty()) figure = "not here";  // the tooltip and the note below say why
-    const float figure_w = figure.empty() ? 0.0f : ImGui::CalcTextSize(figure.c_str()).x + 0.5f * em;
+      if (auto f = in.figures->find(k.id); f != in.figures->end()) figure = f->second.text, load_note = f->second.load_note;
+    if (!k.unavailable.empty()) figure = "not here", load_note.clear();  // the tooltip and the note below say why
+    const char* load_mark = " load";  // after the figure, in the warning colour, as in the Runs tab
+    const float figure_w = figure.empty() ? 0.0f
+                                          : ImGui::CalcTextSize(figure.c_str()).x + 0.5f * em +
+                                                (load_note.empty() ? 0.0f : ImGui::CalcTextSize(load_mark).x);
     const float room = label_room - figure_w;
     // Cut at a natural break first, with an ellipsis so a cut name reads as one.
     for (const char* cut : {" (", ", "})
@@ -132,15 +168,24 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
       changed = true;
     }
     const bool hovered_button = ImGui::IsItemHovered();
+    bool hovered_figure = false;
     if (!figure.empty()) {
-      ImGui::SameLine(right_edge - ImGui::CalcTextSize(figure.c_str()).x);
+      const float mark_w = load_note.empty() ? 0.0f : ImGui::CalcTextSize(load_mark).x;
+      ImGui::SameLine(right_edge - ImGui::CalcTextSize(figure.c_str()).x - mark_w);
       ImGui::TextColored(kDimColour, "%s", figure.c_str());
+      hovered_figure = ImGui::IsItemHovered();
+      if (!load_note.empty()) {
+        ImGui::SameLine(0, 0);
+        ImGui::TextColored(kWarnColour, "%s", load_mark);
+        hovered_figure = hovered_figure || ImGui::IsItemHovered();
+      }
     }
-    if (hovered_button || ImGui::IsItemHovered())
+    if (hovered_button || hovered_figure)
       tooltip((k.label + "\n\n" + k.teaches + "\n\n" + k.file + (k.grid_rule.empty() ? "" : "\n" + k.grid_rule) +
                (k.unavailable.empty() ? "" : "\n\nNot on this backend: " + k.unavailable) +
                (figure.empty() ? "" : "\n\nBest on this problem here (the fastest median of its "
-                                      "configurations, and its share of the ceiling): " + figure)).c_str());
+                                      "configurations, and its share of the ceiling): " + figure) +
+               (load_note.empty() ? "" : "\n\nAgainst the fastest kernel's best: " + load_note + ".")).c_str());
   }
   if (!current) return changed;
   ImGui::PushTextWrapPos(0.0f);

@@ -35,14 +35,25 @@ struct PickerState {
   std::string typed_note;  // why the last typed shape was not taken (a negative count), or ""
 };
 
+// What a kernel reached on this problem and device: "1.35 TB/s  34%" (the best median of its
+// configurations and its share of the lab's first ceiling), and, for simulated times, a sentence
+// when that best was timed under another machine load than the fastest kernel's (so the two do
+// not rank the kernels; core/timing.hpp load_changed), else "".
+struct KernelFigure {
+  std::string text;
+  std::string load_note;
+};
+
+// Each kernel's figure from the timings of `lab` on `problem` (kernels not run yet, and runs
+// that failed their check, have none).
+std::map<std::string, KernelFigure> kernel_figures(const app::TimingBook& book, const std::string& lab,
+                                                   const std::string& problem, const lab::ProblemInfo& info);
+
 struct PickerInput {
   const std::vector<lab::KernelInfo>* kernels = nullptr;
   const DeviceLimits* limits = nullptr;
   const LaunchRecord* last = nullptr;  // the latest attempt of the selection (may be refused)
-  // What each kernel reached on this problem and device, by kernel id ("1.35 TB/s  34%": the
-  // best median of its configurations and its share of the lab's first ceiling); shown beside
-  // its name. Kernels not run yet have none.
-  const std::map<std::string, std::string>* figures = nullptr;
+  const std::map<std::string, KernelFigure>* figures = nullptr;  // by kernel id, shown beside its name
 };
 
 // Edits *kernel and *config; returns true when either changed.

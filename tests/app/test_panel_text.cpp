@@ -2,7 +2,8 @@
 // the result card beside a launch in flight says nothing of the last attempt's error (issue 36
 // item 15: a stale refusal stayed beside a new run), and says how busy the machine was while a
 // simulated time was taken; the Runs tab marks a row timed under another load than the best's
-// (item 14), and only such a row.
+// (item 14), and only such a row; the kernel list's figures mark a kernel whose best was timed under
+// another load than the fastest kernel's best.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -28,6 +29,7 @@ LaunchRecord simulated_run(const std::string& kernel, double median_ms, double o
   summarize(r.timing);
   r.timing.others_load = others_load;
   r.check.against = "the CPU reference";
+  r.bytes_moved = 4.0 * 97 * 61;
   return r;
 }
 
@@ -88,6 +90,65 @@ TEST(RunsTab, ARowTimedUnderAnotherLoadThanTheBestsIsMarked) {
   const std::string marked = ui.frame([&] { ui::draw_runs_panel(in); });
   EXPECT_TRUE(has(marked, "gray_vec16")) << marked;
   EXPECT_TRUE(has(marked, "load: timed while the machine was busier or quieter")) << marked;
+}
+
+// The figures beside each kernel's name: its best median's throughput and share of the ceiling
+// (computed here from the records' bytes and medians), and a load mark only where that best was
+// timed under a load half a core or more away from the fastest kernel's best.
+TEST(KernelList, AFigureTimedUnderAnotherLoadThanTheFastestKernelsIsMarked) {
+  std::mt19937 rng(std::random_device{}());
+  const double quiet = 0.05 * static_cast<double>(rng() % 6);
+  const double fast_ms = 5.0 + static_cast<double>(rng() % 50) / 10.0;
+  app::TimingBook book;
+  LaunchRecord fastest = simulated_run("gray_vec16", fast_ms, quiet);
+  book.add(fastest, fast_ms + 1);
+  book.add(simulated_run("gray_vec16", 3 * fast_ms, quiet), 1);  // a slower configuration of it
+  LaunchRecord other = fastest;
+  other.config_label = "128 x 1 x 1";
+  book.add(other, 1);
+  book.add(simulated_run("gray_ilp4", 2 * fast_ms, quiet + 0.3), 1);  // alike: no mark
+  book.add(simulated_run("gray_2d", 4 * fast_ms, quiet + 1.5), 1);    // busier: marked
+  LaunchRecord wrong = simulated_run("gray_1d_flat", fast_ms / 2, quiet + 2);
+  wrong.check.state = Check::State::Failed;
+  book.add(wrong, 1);  // failed its check: no figure at all
+  lab::ProblemInfo info;
+  info.throughput_unit = ThroughputUnit::GBPerS;
+  const double ceiling = 0.01 + static_cast<double>(rng() % 100) / 1000.0;
+  info.ceilings.push_back(lab::Ceiling{"device-to-device copy", ceiling, ThroughputUnit::GBPerS, "", ""});
+  const auto figures = ui::kernel_figures(book, "gray", "97x61 planar", info);
+  ASSERT_EQ(figures.size(), 3u);
+  EXPECT_FALSE(figures.contains("gray_1d_flat"));
+  const double gbs = 4.0 * 97 * 61 / (fast_ms * 1e6);
+  double shown_gbs = 0, shown_share = 0;
+  ASSERT_EQ(std::sscanf(figures.at("gray_vec16").text.c_str(), "%lf GB/s %lf%%", &shown_gbs, &shown_share), 2)
+      << figures.at("gray_vec16").text;
+  EXPECT_NEAR(shown_gbs, gbs, 0.005 * gbs);  // three significant digits
+  EXPECT_NEAR(shown_share, 100 * gbs / ceiling, 0.005 * 100 * gbs / ceiling);
+  EXPECT_EQ(figures.at("gray_vec16").load_note, "");
+  EXPECT_EQ(figures.at("gray_ilp4").load_note, "");
+  EXPECT_TRUE(has(figures.at("gray_2d").load_note, "the machine's load changed")) << figures.at("gray_2d").load_note;
+  EXPECT_TRUE(ui::kernel_figures(book, "gray", "another problem", info).empty());
+
+  // The list draws the mark after the figure, and only for the marked kernel.
+  test::ImGuiFrames frames(ImVec2(520, 700));
+  std::vector<lab::KernelInfo> kernels(3);
+  kernels[0].id = "gray_2d", kernels[0].label = "2. 2D grid";
+  kernels[1].id = "gray_ilp4", kernels[1].label = "3. Four pixels a thread";
+  kernels[2].id = "gray_vec16", kernels[2].label = "4. 16-byte loads and stores";
+  std::string kernel = "gray_vec16";
+  KernelConfig config;
+  ui::PickerState state;
+  const DeviceLimits limits;
+  ui::PickerInput in{&kernels, &limits, nullptr, &figures};
+  const std::string text = frames.frame([&] { ui::draw_kernel_picker(in, &kernel, &config, &state); });
+  const auto line_of = [&](const std::string& label) {
+    const std::size_t at = text.find(label);
+    return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+  };
+  EXPECT_TRUE(has(line_of("2. 2D grid"), figures.at("gray_2d").text)) << text;
+  EXPECT_TRUE(line_of("2. 2D grid").ends_with("load")) << text;
+  EXPECT_TRUE(line_of("3. Four pixels").ends_with(figures.at("gray_ilp4").text)) << text;
+  EXPECT_TRUE(line_of("4. 16-byte").ends_with(figures.at("gray_vec16").text)) << text;
 }
 
 }  // namespace
