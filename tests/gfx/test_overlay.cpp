@@ -13,6 +13,7 @@
 #include "gfx/gl_objects.hpp"
 #include "gfx/image_view.hpp"
 #include "gl_test_support.hpp"
+#include "state/app_state.hpp"
 
 namespace {
 
@@ -398,6 +399,42 @@ TEST_F(GlTest, InvalidOverlaysAreAStatus) {
   ASSERT_TRUE(rgba_texture.ok());
   o.sm_of_block_texture = rgba_texture->id();  // not R32UI / R32F
   EXPECT_FALSE(renderer->render(view, o).ok());
+}
+
+// The view a new user gets (the default overlay mode and opacity of app/state's ViewState) keeps
+// the photo the picture: inside each block, pixels that differ in the image still differ on screen
+// by at least two thirds of their difference (the colour fill is the same over the whole block, so
+// what varies is the image's share). At 0.45, the default before, only 55% remained and the
+// stripes hid the photo until the learner found the opacity slider.
+TEST_F(GlTest, TheDefaultOverlayKeepsTwoThirdsOfThePhotosContrastInsideEachBlock) {
+  std::mt19937 rng(std::random_device{}());
+  const int w = 61 + static_cast<int>(rng() % 40), h = 37 + static_cast<int>(rng() % 30);
+  Scene scene = random_scene(w, h, rng);
+  auto renderer = ImageViewRenderer::create();
+  ASSERT_TRUE(renderer.ok());
+  const bs::app::ViewState defaults;
+  ASSERT_EQ(defaults.overlay, bs::app::OverlayMode::ColourByBlock);
+  OverlayParams o = launch_2d(16, 8, w, h);
+  o.mode = OverlayParams::ColourByBlock;
+  o.opacity = defaults.overlay_opacity;
+  const auto out = render(*renderer, scene, o);
+  // Pairs of horizontal neighbours in the same block, away from its edges (no block lines there).
+  double kept_sum = 0;
+  int pairs = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 1; x + 2 < w; ++x) {
+      if (x % 16 == 0 || (x + 1) % 16 == 0 || (x + 2) % 16 == 0 || y % 8 == 0 || y % 8 == 7) continue;
+      for (int c = 0; c < 3; ++c) {
+        const int in_diff = scene.pixels[(static_cast<size_t>(y) * w + x) * 4 + c] -
+                            scene.pixels[(static_cast<size_t>(y) * w + x + 1) * 4 + c];
+        if (std::abs(in_diff) < 40) continue;  // rounding matters less on large differences
+        const int out_diff = rgb_at(out, w, x, y)[c] - rgb_at(out, w, x + 1, y)[c];
+        kept_sum += static_cast<double>(out_diff) / in_diff;
+        ++pairs;
+      }
+    }
+  ASSERT_GT(pairs, 100);
+  EXPECT_GE(kept_sum / pairs, 2.0 / 3.0) << "the photo's contrast left under the default overlay";
 }
 
 }  // namespace
