@@ -10,7 +10,9 @@
 #include <string>
 
 #include "imgui_frames.hpp"
+#include "labs/matmul/matmul_view.hpp"
 #include "ui/panels.hpp"
+#include "ui/widgets.hpp"
 
 namespace {
 
@@ -149,6 +151,49 @@ TEST(KernelList, AFigureTimedUnderAnotherLoadThanTheFastestKernelsIsMarked) {
   EXPECT_TRUE(line_of("2. 2D grid").ends_with("load")) << text;
   EXPECT_TRUE(line_of("3. Four pixels").ends_with(figures.at("gray_ilp4").text)) << text;
   EXPECT_TRUE(line_of("4. 16-byte").ends_with(figures.at("gray_vec16").text)) << text;
+}
+
+// The Memory tab's bank grid at every panel width from a narrow side panel to a wide one: the lane
+// numbers never drop below 0.8 em, two digits fit in a cell, and the grid fits the width wherever
+// 16 banks a row can (at 32 a row in a narrow panel the digits were about 6 px).
+TEST(BankGrid, LaneNumbersKeepFourFifthsOfAnEmAndTheGridFitsItsPanel) {
+  for (const float em : {13.0f, 16.0f, 20.0f})
+    for (const bool phases : {false, true})
+      for (float width = 12 * em; width <= 100 * em; width += 3.7f) {
+        const app::BankGridLayout g = app::bank_grid_layout(width, em, phases);
+        SCOPED_TRACE(testing::Message() << "em " << em << ", width " << width << ", phases " << phases);
+        ASSERT_TRUE(g.per_band == 32 || g.per_band == 16);
+        EXPECT_GE(g.digits, 0.8f * em);
+        EXPECT_GE(g.cell, g.digits * 1.1f) << "two digits (about 0.55 em each at their size) fit a cell";
+        const float grid_w = g.label_w + g.cell * static_cast<float>(g.per_band);
+        if (g.label_w + 16 * 1.1f * em + 4 <= width) {
+          EXPECT_LE(grid_w, width);
+        }
+        if (g.per_band == 16) {
+          EXPECT_GT(g.label_w + 32 * 1.1f * em + 4, width) << "two bands only where 32 cells of 1.1 em do not fit";
+        }
+      }
+}
+
+// A slider whose value is written beside it, not under its knob: the value is its own item,
+// starting to the right of the slider's frame, and the slider itself draws no text.
+TEST(Widgets, ASlidersValueIsWrittenBesideItNotUnderItsKnob) {
+  std::mt19937 rng(std::random_device{}());
+  int v = 1 + static_cast<int>(rng() % 1024);
+  const std::string value = std::to_string(v);
+  test::ImGuiFrames ui(ImVec2(360, 200));
+  float start_x = 0, value_min_x = 0, item_w = 0;
+  const std::string text = ui.frame([&] {
+    item_w = ImGui::CalcItemWidth();
+    start_x = ImGui::GetCursorScreenPos().x;
+    ui::slider_int_beside("##bx", &v, 1, 1024, value);
+    value_min_x = ImGui::GetItemRectMin().x;  // the last item: the value's text
+  });
+  EXPECT_GE(value_min_x, start_x + 3 * ImGui::GetFontSize()) << "the value starts after the slider";
+  EXPECT_LE(value_min_x + ImGui::CalcTextSize(value.c_str()).x, start_x + item_w + 1) << "within the item's width";
+  std::size_t count = 0;
+  for (std::size_t at = text.find(value); at != std::string::npos; at = text.find(value, at + 1)) ++count;
+  EXPECT_EQ(count, 1u) << "written once, beside the slider, not also inside it\n" << text;
 }
 
 }  // namespace

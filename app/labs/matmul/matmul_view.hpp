@@ -54,6 +54,16 @@ struct MatmulViewState {
   std::string tile_colour = "none";
 };
 
+// The Memory tab's bank grid in `width` pixels: a label column, then banks of `cell` pixels with
+// the lane numbers at `digits` pixels. 32 banks a row where that keeps the digits at 0.8 em or
+// more, else two bands of 16 banks, one under the other (in a narrow panel 32 cells a row made
+// the digits about 6 px tall).
+struct BankGridLayout {
+  unsigned per_band = 32;
+  float label_w = 0, cell = 0, digits = 0;
+};
+BankGridLayout bank_grid_layout(float width, float em, bool phases);
+
 class MatmulView final : public LabView {
  public:
   enum Map { MapA, MapB, MapC, MapError, kMapCount };

@@ -42,19 +42,27 @@ std::string lanes_text(const std::vector<unsigned>& lanes) {
   return s;
 }
 
+}  // namespace
+
+BankGridLayout bank_grid_layout(float width, float em, bool phases) {
+  BankGridLayout g;
+  g.label_w = phases ? em * 3.4f : em * 1.8f;
+  const float avail = width - g.label_w - 4;
+  const float min_cell = em * 1.1f;
+  g.per_band = avail / 32.0f >= min_cell ? 32u : 16u;
+  g.cell = std::clamp(avail / static_cast<float>(g.per_band), min_cell, em * 1.6f);
+  g.digits = std::clamp(g.cell * 0.72f, em * 0.8f, em);
+  return g;
+}
+
+namespace {
+
 // 32 banks x wavefronts; returns nothing, draws a tooltip for the hovered cell.
 void draw_bank_grid(const char* id, const mapping::BankRequest& b) {
   const float em = ImGui::GetFontSize();
-  const float label_w = b.phases > 1 ? em * 3.4f : em * 1.8f;
-  // As wide as the panel allows (up to 1.6 em a bank). The lane numbers keep at least 0.8 em (two
-  // digits need about that much width): where 32 banks in a row would make them smaller, the
-  // grid is drawn as two bands of 16 banks, one under the other (issue 36 item 15: the digits
-  // were 6 px tall in a narrow panel).
-  const float avail = ImGui::GetContentRegionAvail().x - label_w - 4;
-  const float min_cell = em * 1.1f;
-  const unsigned per_band = avail / 32.0f >= min_cell ? 32u : 16u;
-  const float cell = std::clamp(avail / static_cast<float>(per_band), min_cell, em * 1.6f);
-  const float small = std::clamp(cell * 0.72f, em * 0.8f, em);
+  const BankGridLayout g = bank_grid_layout(ImGui::GetContentRegionAvail().x, em, b.phases > 1);
+  const float label_w = g.label_w, cell = g.cell, small = g.digits;
+  const unsigned per_band = g.per_band;
   const float row_h = em * 1.15f;
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const int rows = static_cast<int>(b.rows.size());
