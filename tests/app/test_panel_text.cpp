@@ -196,4 +196,60 @@ TEST(Widgets, ASlidersValueIsWrittenBesideItNotUnderItsKnob) {
   EXPECT_EQ(count, 1u) << "written once, beside the slider, not also inside it\n" << text;
 }
 
+// "(?)" after a label of any length in a panel that wraps its text (the left panel does): always
+// whole on one line, beside the label where it fits, else at the start of the next line; never
+// "(?" at the end of one line and ")" on the next.
+TEST(Widgets, AHelpMarkerIsNeverWrappedInTwo) {
+  test::ImGuiFrames ui(ImVec2(230, 2400));
+  std::vector<ImVec2> sizes, mins;
+  float right = 0, line = 0;
+  ui.frame([&] {
+    sizes.clear(), mins.clear();
+    right = ImGui::GetWindowContentRegionMax().x + ImGui::GetWindowPos().x;
+    line = ImGui::GetTextLineHeight();
+    ImGui::PushTextWrapPos(0.0f);
+    for (int n = 1; n <= 60; ++n) {
+      ImGui::TextUnformatted(std::string(static_cast<std::size_t>(n), 'x').c_str());
+      ui::help_marker("what this is");
+      sizes.push_back(ImGui::GetItemRectSize());
+      mins.push_back(ImGui::GetItemRectMin());
+    }
+    ImGui::PopTextWrapPos();
+  });
+  ASSERT_EQ(sizes.size(), 60u);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    EXPECT_LT(sizes[i].y, 1.5f * line) << "a label of " << i + 1 << " characters: the marker spans two lines";
+    EXPECT_LE(mins[i].x + sizes[i].x, right + 0.5f) << "a label of " << i + 1 << " characters";
+  }
+}
+
+// A kernel name cut to fit a narrow list ends in an ellipsis, and hovering it shows the whole name.
+TEST(KernelList, ACutNameEndsInAnEllipsisAndItsTooltipHasTheWholeName) {
+  std::vector<lab::KernelInfo> kernels(2);
+  kernels[0].id = "gray_1d_flat", kernels[0].label = "1. 1D over flattened pixels: one thread a pixel, the lecture's kernel";
+  kernels[1].id = "gray_2d", kernels[1].label = "2. 2D grid";
+  std::string kernel = "gray_2d";
+  KernelConfig config;
+  ui::PickerState state;
+  const DeviceLimits limits;
+  ui::PickerInput in{&kernels, &limits, nullptr, nullptr};
+  test::ImGuiFrames ui(ImVec2(240, 700));
+  ImVec2 row;  // the middle of the first kernel's row
+  const auto draw = [&] {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    row = ImVec2(p.x + 0.5f * ImGui::GetFrameHeight(),
+                 p.y + ImGui::GetTextLineHeightWithSpacing() + 0.5f * ImGui::GetFrameHeight());
+    ui::draw_kernel_picker(in, &kernel, &config, &state);
+  };
+  const std::string idle = ui.frame(draw);
+  const std::size_t at = idle.find("1. 1D over");
+  ASSERT_NE(at, std::string::npos) << idle;
+  const std::string shown = idle.substr(at, idle.find('\n', at) - at);
+  EXPECT_TRUE(shown.ends_with("...")) << shown;
+  EXPECT_LT(shown.size(), kernels[0].label.size()) << shown;
+  ImGui::GetIO().MousePos = row;
+  const std::string hovered = ui.frame(draw);
+  EXPECT_TRUE(has(hovered, kernels[0].label)) << hovered;
+}
+
 }  // namespace
