@@ -208,7 +208,7 @@ void App::frame() {
   // While a profile runs, its passes must be the only work on the GPU (shell/measured_tab.hpp):
   // no launches, uploads or new labs until it is done; the window keeps drawing. A sweep that is
   // copying a lab's data needs the lab left as it is: new images wait.
-  if (!measured_.busy() && !ui_.source_tab().busy() && !experiments_->forking()) intake_.take_loaded();
+  if (!ui_.device_held() && !experiments_->forking()) intake_.take_loaded();
   {
     ViewContext ctx = host_.context();
     launches_.take_async_result(host_.slots(), ctx);
@@ -412,7 +412,7 @@ void App::wait_for_next_frame() {
 bool App::start_due_repeat() {
   input_.push(window_.take_input_events());  // input that arrived meanwhile: it gets its frame
   LabSlot& s = host_.current();
-  if (input_.pending() || sweeping() || measured_.busy() || ui_.source_tab().busy() || !s.view ||
+  if (input_.pending() || sweeping() || ui_.device_held() || !s.view ||
       s.launch.dirty || s.launch.in_flight)
     return false;
   const LaunchScheduler::ContinuousPlan plan = launches_.continuous_plan(s, host_.backend().kind);
@@ -429,9 +429,8 @@ bool App::start_due_repeat() {
 // nor while a sweep measures (the GPU, or the CPU, is the sweep's).
 void App::launch_step() {
   LabSlot& s = host_.current();
-  if (s.view) measured_.update(s.view->lab(), s.launch.shown, messages_);
-  if (s.view) ui_.source_tab().update(s.view->lab(), s.launch.shown, messages_);
-  if (measured_.busy() || ui_.source_tab().busy() || !host_.ensure_view(s).ok()) {
+  ui_.follow_launch();
+  if (ui_.device_held() || !host_.ensure_view(s).ok()) {
     if (sweep_on_start_) {
       sweep_on_start_ = false;
       messages_.error(Status::failure("no sweep: the lab did not open", "", "--sweep"));

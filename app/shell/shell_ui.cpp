@@ -321,6 +321,8 @@ void ShellUi::make_shell_tabs() {
              }};
   source.background_s = [this] { return source_.pending() ? 0.25 : 0.0; };
   source.hidden = [this] { source_.hidden(); };
+  source.holds_device = [this] { return source_.busy(); };
+  source.follow = [this](lab::Lab& l, const LaunchRecord& shown, MessageLog& log) { source_.update(l, shown, log); };
   Tab runs{.panel = Panel::Runs,
            .draw = [this](TabContext& c) {
              if (auto run = ui::draw_runs_panel(side_input(host_.current()))) c.load = LoadRequest{run->first, run->second};
@@ -330,6 +332,8 @@ void ShellUi::make_shell_tabs() {
                .draw = [this](TabContext& c) { measured_.draw(host_.current().view->lab(), c.shown, messages_); },
                .needs_launch = true};
   measured.background_s = [this] { return measured_.busy() || measured_.profile_pending() ? 0.25 : 0.0; };
+  measured.holds_device = [this] { return measured_.busy(); };
+  measured.follow = [this](lab::Lab& l, const LaunchRecord& shown, MessageLog& log) { measured_.update(l, shown, log); };
   tabs_ = {std::move(data), std::move(sweep), std::move(compare), std::move(source),
            side(Panel::Timings, ui::draw_timings_panel), side(Panel::Launch, ui::draw_launch_stats_panel),
            side(Panel::Schedule, ui::draw_schedule_panel), std::move(runs), std::move(measured)};
@@ -352,6 +356,19 @@ double ShellUi::background_s() const {
   for (const Tab& t : open_tabs(host_.current()))
     if (const double p = t.background_s ? t.background_s() : 0; p > 0) period = period > 0 ? std::min(period, p) : p;
   return period;
+}
+
+bool ShellUi::device_held() const {
+  for (const Tab& t : open_tabs(host_.current()))
+    if (t.holds_device && t.holds_device()) return true;
+  return false;
+}
+
+void ShellUi::follow_launch() {
+  LabSlot& s = host_.current();
+  if (!s.view) return;
+  for (const Tab& t : open_tabs(s))
+    if (t.follow) t.follow(s.view->lab(), s.launch.shown, messages_);
 }
 
 // The tab strip of one dock (wrapping, never clipped) and its chosen tab. The state picks the tab

@@ -95,6 +95,10 @@ class ShellUi {
   // How often the window should wake to show the open tabs' work in progress (the shortest
   // period any of them asks for, seconds); 0: none has any.
   double background_s() const;
+  // A tab's work must be the only work on the device (Tab::holds_device): launches and new images wait.
+  bool device_held() const;
+  // Gives the open lab and its shown launch to every tab that follows launches (Tab::follow).
+  void follow_launch();
   const ShortcutRegistry& shortcuts() const { return shortcuts_; }
   // A new warning or error shows in the status bar, in its colour, this long (seconds).
   static constexpr double kNoticeS = 10;

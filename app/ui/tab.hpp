@@ -6,15 +6,19 @@
 // title, its dock and the word --panel, the settings and the status file use.
 //
 // A tab with work on another thread (a recording, a listing, a profile, a sweep) says so through
-// background_s, and the window wakes that often to show its progress: the frame loop's idle logic
-// asks the tabs and never lists them by hand.
+// background_s, and the window wakes that often to show its progress; a tab whose work must be
+// the only work on the device (a profile's passes) says so through holds_device, and a tab that
+// starts work from what ran gets each frame's launch through follow. The frame loop asks the tabs
+// and never lists them by hand.
 #pragma once
 #include <functional>
 #include <optional>
 #include <string>
 
 #include "core/launch_record.hpp"
+#include "lab/lab.hpp"
 #include "state/app_state.hpp"
+#include "ui/messages.hpp"
 
 namespace bs::app {
 
@@ -45,6 +49,12 @@ struct Tab {
   std::function<bool()> wants_front = {};
   // Called on frames the tab is not drawn (nothing waits on what nobody looks at).
   std::function<void()> hidden = {};
+  // True while its work must be the only work on the device and the lab's data (a profile's
+  // passes): the window's launches, repeats and new images wait.
+  std::function<bool()> holds_device = {};
+  // Every frame, drawn or not: the open lab and the launch it shows (a profile or a line count
+  // asked for that launch starts here).
+  std::function<void(lab::Lab&, const LaunchRecord& shown, MessageLog&)> follow = {};
 };
 
 }  // namespace bs::app
