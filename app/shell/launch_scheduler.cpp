@@ -134,6 +134,7 @@ void LaunchScheduler::relaunch(LabSlot& s, bool trace_schedule, ViewContext& ctx
   if (st.in_flight && !changed) return;  // continuous runs wait for the launch in flight
   st.dirty = false;
   st.launched_at = now();
+  st.expected_s = expected_s(s);
   if (launch_async(s, changed, trace_schedule, ctx)) return;
   const lab::RunOptions options = run_options(s, changed, trace_schedule);
   const std::string key = check_key(s.kernel, s.config, s.view->lab().problem().summary);
@@ -143,6 +144,14 @@ void LaunchScheduler::relaunch(LabSlot& s, bool trace_schedule, ViewContext& ctx
   if (options_.finish) options_.finish();
   const double pipeline_ms = std::chrono::duration<double, std::milli>(now() - t0).count();
   keep_record(s, std::move(rec), pipeline_ms, changed, options.verify, key, ctx);
+}
+
+double LaunchScheduler::expected_s(const LabSlot& s) const {
+  if (!s.view || s.view->lab().backend().kind != BackendKind::CpuSimulation) return 0;
+  const auto rate = sim_s_per_unit_.find(s.id() + "|" + s.kernel);
+  if (rate == sim_s_per_unit_.end()) return 0;
+  lab::Lab& l = s.view->lab();
+  return rate->second * l.plan(s.kernel, s.config).counted(l.problem().throughput_unit);
 }
 
 // What the views, the timings and the status bar keep of a launch, run here or on the worker.
@@ -171,6 +180,8 @@ void LaunchScheduler::keep_record(LabSlot& s, LaunchRecord rec, double pipeline_
     rec.check = st.check;  // the verdict of this configuration's last check, on the same data
   }
   timings_.add(rec, pipeline_ms);
+  if (const double counted = rec.counted(s.view->lab().problem().throughput_unit); rec.timing.simulated && counted > 0)
+    sim_s_per_unit_[s.id() + "|" + rec.kernel] = pipeline_ms / 1000 / counted;
   // A slow simulated launch relaunched every frame would keep both cores busy for nothing the
   // user reads: continuous runs pause and say why (the window itself stays live: the launch
   // runs on the worker thread).

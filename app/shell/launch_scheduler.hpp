@@ -29,6 +29,7 @@
 #pragma once
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -103,6 +104,13 @@ class LaunchScheduler {
   void repeat_cost(double cpu_s);
   double repeat_cost_s() const { return repeat_cost_s_; }
 
+  // How long a launch of `s`'s selection on the CPU simulation should take, in seconds: the time
+  // its kernel took per byte (or FLOP) counted on the last launch of it that ran, times what this
+  // one counts. 0 when unknown (no launch of the kernel ran yet, or not the CPU simulation).
+  // Launches expected to take kLongLaunchS or more are said in the status bar as they start.
+  double expected_s(const LabSlot& s) const;
+  static constexpr double kLongLaunchS = 2.0;
+
   // Launches `s`'s selection now (on the worker in the window's CPU simulation).
   void relaunch(LabSlot& s, bool trace_schedule, ViewContext& ctx);
   // A launch the worker finished: kept and shown if it is still what its slot asks for.
@@ -152,6 +160,9 @@ class LaunchScheduler {
   bool focused_ = true;
   Clock::time_point last_input_{};
   AsyncLaunch async_;  // the CPU simulation's launches in the window
+  // The CPU simulation's seconds per counted byte or FLOP, by lab and kernel, from the last launch
+  // of it that ran (the whole launch: timed repeats, check and trace, what the user waits for).
+  std::map<std::string, double> sim_s_per_unit_;
 };
 
 // What a fork of the lab is keyed by: the lab, its problem and settings, a counter bumped wherever

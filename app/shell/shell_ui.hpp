@@ -97,6 +97,7 @@ class ShellUi {
   double background_s() const;
   // A tab's work must be the only work on the device (Tab::holds_device): launches and new images wait.
   bool device_held() const;
+  bool long_launch(const LabSlot& s) const;
   // Gives the open lab and its shown launch to every tab that follows launches (Tab::follow).
   void follow_launch();
   const ShortcutRegistry& shortcuts() const { return shortcuts_; }

@@ -7,6 +7,13 @@
 
 namespace bs::app {
 
+// A launch on the worker worth saying in the status bar: one that has run for a while, or one
+// expected to take long from the start (an image of 16384^2 on the simulator).
+bool ShellUi::long_launch(const LabSlot& s) const {
+  return s.launch.in_flight && (launches_.running_ms() > LaunchScheduler::kSlowLaunchMs ||
+                                s.launch.expected_s >= LaunchScheduler::kLongLaunchS);
+}
+
 // The status bar shows the current state: the backend, how results reach the screen, and what
 // the open lab's selection did. The history of messages is in View > Messages.
 void ShellUi::draw_status_bar(LabSlot& s) {
@@ -46,11 +53,16 @@ void ShellUi::draw_status_bar(LabSlot& s) {
   } else if (!s.view) {
     state = s.failure.message;
     colour = ui::kErrorColour;
-  } else if (s.launch.in_flight && launches_.running_ms() > LaunchScheduler::kSlowLaunchMs) {
+  } else if (long_launch(s)) {
     state = "simulating " + launches_.running_kernel() + "... " + ui::sig(launches_.running_ms() / 1000.0, 2) + " s";
+    if (s.launch.expected_s >= LaunchScheduler::kLongLaunchS)
+      state += " of about " + ui::sig(s.launch.expected_s, 2) + " s (Escape cancels)";
     colour = ui::kWarnColour;
     tip = "The CPU simulation runs this launch on a worker thread; the window stays live. Changing the "
-          "selection cancels it.";
+          "selection or Escape cancels it." +
+          std::string(s.launch.expected_s > 0 ? " The time it should take is its kernel's speed on the last launch "
+                                                "of it that ran, per byte or FLOP, times what this one counts."
+                                              : "");
   } else if (last.kernel.empty()) {
     state = s.view->lab().problem().ready ? "ready" : "no data yet";
   } else if (!last.ok()) {
@@ -64,7 +76,7 @@ void ShellUi::draw_status_bar(LabSlot& s) {
     if (last.check.failed()) colour = ui::kErrorColour;
   }
   // What the window does next with the selection: continuous runs paced, paused or off.
-  if (s.view && notice_.empty() && !(s.launch.in_flight && launches_.running_ms() > LaunchScheduler::kSlowLaunchMs) &&
+  if (s.view && notice_.empty() && !long_launch(s) &&
       !last.kernel.empty()) {
     state += "  |  " + launches_.continuous_plan(s, host_.backend().kind).says;
     if (tip.empty())

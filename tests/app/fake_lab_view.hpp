@@ -39,6 +39,7 @@ struct FakeScript {
   std::string fault_code;        // non-empty: runs fail with this CUDA error code
   bool fault_sticky = true;      // ... one that leaves the context unusable (Status::sticky)
   bool until_cancelled = false;  // runs last until RunOptions::cancel is set (a slow simulation)
+  double bytes = 1e6;            // what a launch counts (plan and run)
   std::vector<RunSeen> runs;     // every run, in order
 };
 
@@ -96,6 +97,7 @@ class FakeLab final : public bs::test::LabWithoutMemoryModel {
     r.config.block = c.block;
     r.config.grid = {c.block.x ? static_cast<unsigned>((1000 + c.block.x - 1) / c.block.x) : 0, 1, 1};
     r.status = validate_launch(r.config, backend_.limits);
+    r.bytes_moved = script_->bytes;
     return r;
   }
   LaunchRecord run(std::string_view kernel, const KernelConfig& c, const lab::RunOptions& o) override {
@@ -118,7 +120,6 @@ class FakeLab final : public bs::test::LabWithoutMemoryModel {
       r.status.sticky = script_->fault_sticky;  // as device/cuda_status.hpp marks a real one
       return r;
     }
-    r.bytes_moved = 1e6;
     r.timing.samples_ms = {script_->run_ms};
     summarize(r.timing);
     r.timing.simulated = backend_.kind == BackendKind::CpuSimulation;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <thread>
 
 #include "fake_lab_view.hpp"
@@ -461,4 +463,32 @@ TEST_F(Scheduler, HeadlessContinuousRunsRelaunchEveryFrameWhateverTheClock) {
 }
 
 }  // namespace
+// A launch over much more data than the last one of its kernel says, as it starts, how long it
+// should take on the simulator (the status bar shows it at once for a 16384^2 image): the last
+// launch's time per byte counted, times this one's bytes.
+TEST_F(Scheduler, TheSimulatorsExpectedTimeIsTheLastLaunchsTimePerByteTimesThisOnesBytes) {
+  std::mt19937 rng(std::random_device{}());
+  LaunchScheduler sched = make();
+  LabSlot s = slot_on(cpu_);
+  s.launch.continuous = false;
+  EXPECT_EQ(sched.expected_s(s), 0) << "no launch of k1 has run";
+  script_->run_ms = static_cast<double>(10 + rng() % 90);
+  script_->bytes = 1e5 * static_cast<double>(1 + rng() % 9);
+  step(sched, s, cpu_);
+  ASSERT_TRUE(s.launch.shown.ok());
+  const double per_byte = script_->run_ms / 1000 / script_->bytes;
+  EXPECT_NEAR(sched.expected_s(s), script_->run_ms / 1000, 1e-9);
+  script_->bytes *= 64;  // a 64x larger image
+  EXPECT_NEAR(sched.expected_s(s), per_byte * script_->bytes, 1e-9);
+  s.launch.dirty = true;
+  step(sched, s, cpu_);
+  EXPECT_NEAR(s.launch.expected_s, per_byte * script_->bytes, 1e-9) << "set as the launch started";
+  s.kernel = "k2";
+  EXPECT_EQ(sched.expected_s(s), 0) << "k2 has not run";
+  LabSlot g = slot_on(gpu_);
+  step(sched, g, gpu_);
+  ASSERT_TRUE(g.launch.shown.ok());
+  EXPECT_EQ(sched.expected_s(g), 0) << "a GPU's launch is not simulated";
+}
+
 }  // namespace bs::app
