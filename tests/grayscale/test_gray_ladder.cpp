@@ -182,6 +182,16 @@ INSTANTIATE_TEST_SUITE_P(OddSizes, LadderOnSimulator,
                            return std::to_string(p.param.w) + "x" + std::to_string(p.param.h);
                          });
 
+// n a multiple of 16: at offsets (0, 0) every stream and the output are 16-byte aligned, the case a
+// rung may take a shorter path for (gray_vec16_ilp.hpp); several blocks of chunks, the last one
+// partly past the end. The other offsets take the general path on the same image.
+INSTANTIATE_TEST_SUITE_P(AlignedSizes, LadderOnSimulator,
+                         ::testing::Values(SizeCase{320, 41}, SizeCase{16, 1}, SizeCase{96, 2},
+                                           SizeCase{2048, 3}),
+                         [](const auto& p) {
+                           return std::to_string(p.param.w) + "x" + std::to_string(p.param.h);
+                         });
+
 // ------------------------------------------------------------------------------------------------
 // LadderOwnership
 // ------------------------------------------------------------------------------------------------
@@ -451,8 +461,8 @@ bs::DeviceLimits h200_like() {
 }
 
 TEST(LadderLaunchRules, IdsAreStableAndUnique) {
-  const char* ids[] = {"gray_1d_flat", "gray_2d",          "gray_ilp4",
-                       "gray_vec16",   "gray_grid_stride", "cub_transform"};
+  const char* ids[] = {"gray_1d_flat",     "gray_2d",        "gray_ilp4",    "gray_vec16",
+                       "gray_grid_stride", "gray_vec16_ilp", "cub_transform"};
   ASSERT_EQ(gray_rungs().size(), std::size(ids));
   for (std::size_t i = 0; i < std::size(ids); ++i) {
     EXPECT_EQ(gray_rungs()[i].info.id, ids[i]);
