@@ -259,7 +259,8 @@ std::vector<std::uint32_t> recorded_owners(const GrayRung& r, GrayLayout l, cons
 
 TEST(LadderOwnership, EachPixelIsWrittenByTheThreadTheIndexSchemeNames) {
   const bs::DeviceLimits limits = bs::sim::simulator_limits(2);
-  const SizeCase sizes[] = {{37, 3}, {1, 1}, {200, 1}, {5, 13}, {64, 4}, {31, 1}};
+  // 32 x 35: 70 chunks of 16, several blocks of K chunks per thread (and n % 16 == 0).
+  const SizeCase sizes[] = {{37, 3}, {1, 1}, {200, 1}, {5, 13}, {64, 4}, {31, 1}, {32, 35}};
   const Dim3 flat_blocks[] = {{32, 1, 1}, {7, 1, 1}, {4, 2, 2}};
   const Dim3 grid_blocks[] = {{8, 4, 1}, {3, 5, 1}};
   const std::pair<unsigned, unsigned> offsets[] = {{0, 0}, {5, 3}, {15, 9}, {2, 14}};
