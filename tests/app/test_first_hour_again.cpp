@@ -180,7 +180,7 @@ TEST_F(FirstHourAgain, KeysTypedFasterThanTheFramesReachTheFieldsAsTyped) {
   start();
   ASSERT_TRUE(app_->select("gray_2d", KernelConfig{Dim3{16, 16, 1}}).ok());
   steps(3);
-  click_field(52, 495);  // the typed blockDim.x field; all that follows is queued before a frame
+  click_field(52, 523);  // the typed blockDim.x field; all that follows is queued before a frame
   window_->type("32");
   window_->key(GLFW_KEY_TAB);
   window_->type("8");

@@ -190,7 +190,7 @@ TEST_F(FirstHourWindow, FastKeysReachTheFieldsAndAnIdleWindowStillAnswers) {
   std::this_thread::sleep_for(500ms);
   // A click on the typed blockDim.x field (the 1600 x 1000 layout) gives it the keyboard; the
   // keys follow at once, faster than the software-rendered window draws its frames.
-  ASSERT_TRUE(source_->click(window_, 52, 495));
+  ASSERT_TRUE(source_->click(window_, 52, 523));
   std::this_thread::sleep_for(300ms);
   for (const char* k : {"3", "2", "Tab", "8", "Return"}) ASSERT_TRUE(key(k));
   EXPECT_TRUE(wait([](const JsonValue& s) {

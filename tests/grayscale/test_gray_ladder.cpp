@@ -182,6 +182,16 @@ INSTANTIATE_TEST_SUITE_P(OddSizes, LadderOnSimulator,
                            return std::to_string(p.param.w) + "x" + std::to_string(p.param.h);
                          });
 
+// n a multiple of 16: at offsets (0, 0) every stream and the output are 16-byte aligned, the case a
+// rung may take a shorter path for (gray_vec16_ilp.hpp); several blocks of chunks, the last one
+// partly past the end. The other offsets take the general path on the same image.
+INSTANTIATE_TEST_SUITE_P(AlignedSizes, LadderOnSimulator,
+                         ::testing::Values(SizeCase{320, 41}, SizeCase{16, 1}, SizeCase{96, 2},
+                                           SizeCase{2048, 3}),
+                         [](const auto& p) {
+                           return std::to_string(p.param.w) + "x" + std::to_string(p.param.h);
+                         });
+
 // ------------------------------------------------------------------------------------------------
 // LadderOwnership
 // ------------------------------------------------------------------------------------------------
@@ -249,7 +259,8 @@ std::vector<std::uint32_t> recorded_owners(const GrayRung& r, GrayLayout l, cons
 
 TEST(LadderOwnership, EachPixelIsWrittenByTheThreadTheIndexSchemeNames) {
   const bs::DeviceLimits limits = bs::sim::simulator_limits(2);
-  const SizeCase sizes[] = {{37, 3}, {1, 1}, {200, 1}, {5, 13}, {64, 4}, {31, 1}};
+  // 32 x 35: 70 chunks of 16, several blocks of K chunks per thread (and n % 16 == 0).
+  const SizeCase sizes[] = {{37, 3}, {1, 1}, {200, 1}, {5, 13}, {64, 4}, {31, 1}, {32, 35}};
   const Dim3 flat_blocks[] = {{32, 1, 1}, {7, 1, 1}, {4, 2, 2}};
   const Dim3 grid_blocks[] = {{8, 4, 1}, {3, 5, 1}};
   const std::pair<unsigned, unsigned> offsets[] = {{0, 0}, {5, 3}, {15, 9}, {2, 14}};
@@ -451,8 +462,8 @@ bs::DeviceLimits h200_like() {
 }
 
 TEST(LadderLaunchRules, IdsAreStableAndUnique) {
-  const char* ids[] = {"gray_1d_flat", "gray_2d",          "gray_ilp4",
-                       "gray_vec16",   "gray_grid_stride", "cub_transform"};
+  const char* ids[] = {"gray_1d_flat",     "gray_2d",        "gray_ilp4",    "gray_vec16",
+                       "gray_grid_stride", "gray_vec16_ilp", "cub_transform"};
   ASSERT_EQ(gray_rungs().size(), std::size(ids));
   for (std::size_t i = 0; i < std::size(ids); ++i) {
     EXPECT_EQ(gray_rungs()[i].info.id, ids[i]);

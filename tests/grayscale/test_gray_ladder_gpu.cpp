@@ -87,7 +87,9 @@ TEST(GrayLadderOnGpu, EveryRungAndLayoutIsBitExactWithTheSimulatorAtEveryAlignme
   bs::sim::GridSimulator sim;
   const bs::DeviceLimits sim_limits = bs::sim::simulator_limits(sim.workers());
 
-  const std::vector<std::pair<int, int>> sizes{{1, 1},   {1, 5000}, {1023, 767}, {4000, 3},
+  // 4000 x 3 and 2048 x 33 (n a multiple of 16) at offsets (0, 0): every buffer 16-byte aligned,
+  // the case a rung may take a shorter path for; 2048 x 33 is several blocks of chunks.
+  const std::vector<std::pair<int, int>> sizes{{1, 1},   {1, 5000}, {1023, 767}, {4000, 3}, {2048, 33},
                                                {8191, 1}, {17, 3},  {33, 7},     {31, 1}};
   const std::pair<unsigned, unsigned> offsets[] = {{0, 0}, {1, 5}, {7, 15}, {15, 1}, {3, 8}};
   int compared = 0;

@@ -49,6 +49,26 @@ namespace bs::gray {
 template <GrayLayout L>
 inline constexpr int kVecPixels = 16;
 
+// The P gray bytes of one chunk, packed little-endian into P/4 words, from each source stream's
+// 4*NW words of it (already in place: aligned loads, or re-aligned ones). Shared by the vector
+// rungs.
+template <GrayLayout L, int P, class F, int NW>
+BS_HD void gray_convert_chunk(const std::uint32_t (&words)[GrayStreams<L>::kCount][4 * NW],
+                              std::uint32_t (&out)[P / 4]) {
+  BS_UNROLL
+  for (int q = 0; q < P / 4; ++q) out[q] = 0;
+  BS_UNROLL
+  for (int p = 0; p < P; ++p) {
+    std::uint32_t v;
+    if constexpr (L == GrayLayout::Planar) {
+      v = F::apply(byte_of(words[0][p / 4], p % 4), byte_of(words[1][p / 4], p % 4), byte_of(words[2][p / 4], p % 4));
+    } else {
+      v = F::apply(byte_of(words[0][p], 0), byte_of(words[0][p], 1), byte_of(words[0][p], 2));
+    }
+    out[p / 4] |= v << (8 * (p % 4));
+  }
+}
+
 // Converts K chunks of P pixels, chunks c0, c0 + stride, ..., those below plan.vectors: every
 // load of every chunk and stream first (so they are all in flight together), then re-alignment,
 // arithmetic and one aligned store per chunk. Shared by the vector rungs.
@@ -78,18 +98,8 @@ BS_HD void gray_vec_chunks(const GrayArgs& a, const GrayVecPlan& plan, long long
     std::uint32_t words[S::kCount][4 * NW];
     BS_UNROLL
     for (int s = 0; s < S::kCount; ++s) realign<NW>(raw[s][j], plan.shift[s], words[s]);
-    std::uint32_t out[P / 4] = {};
-    BS_UNROLL
-    for (int p = 0; p < P; ++p) {
-      std::uint32_t v;
-      if constexpr (L == GrayLayout::Planar) {
-        v = F::apply(byte_of(words[0][p / 4], p % 4), byte_of(words[1][p / 4], p % 4),
-                     byte_of(words[2][p / 4], p % 4));
-      } else {
-        v = F::apply(byte_of(words[0][p], 0), byte_of(words[0][p], 1), byte_of(words[0][p], 2));
-      }
-      out[p / 4] |= v << (8 * (p % 4));
-    }
+    std::uint32_t out[P / 4];
+    gray_convert_chunk<L, P, F, NW>(words, out);
     if constexpr (P == 16)
       store16<H>(a.out + px, Vec16{{out[0], out[1], out[2], out[3]}});
     else
