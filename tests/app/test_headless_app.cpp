@@ -226,7 +226,7 @@ TEST_F(HeadlessApp, BenchGrayOnTheCpuWritesJson) {
     seen.insert(r.at("kernel").str + "|" + std::to_string(r.at("block").at(0).number) +
                 "x" + std::to_string(r.at("block").at(1).number) + "|" + layout);
   }
-  for (const char* k : {"gray_1d_flat", "gray_2d", "gray_ilp4", "gray_vec16", "gray_grid_stride", "gray_vec16_ilp"})
+  for (const char* k : {"gray_1d_flat", "gray_2d", "gray_ilp4", "gray_vec16", "gray_grid_stride", "gray_vec16_aligned"})
     for (const char* layout : {"planar", "rgba"})
       for (auto [bx, by] : {std::pair{64, 1}, std::pair{16, 16}})
         EXPECT_EQ(seen.count(std::string(k) + "|" + std::to_string(double(bx)) + "x" + std::to_string(double(by)) +

@@ -183,7 +183,7 @@ INSTANTIATE_TEST_SUITE_P(OddSizes, LadderOnSimulator,
                          });
 
 // n a multiple of 16: at offsets (0, 0) every stream and the output are 16-byte aligned, the case a
-// rung may take a shorter path for (gray_vec16_ilp.hpp); several blocks of chunks, the last one
+// rung may take a shorter path for (gray_vec16_aligned.hpp); several blocks of chunks, the last one
 // partly past the end. The other offsets take the general path on the same image.
 INSTANTIATE_TEST_SUITE_P(AlignedSizes, LadderOnSimulator,
                          ::testing::Values(SizeCase{320, 41}, SizeCase{16, 1}, SizeCase{96, 2},
@@ -463,7 +463,7 @@ bs::DeviceLimits h200_like() {
 
 TEST(LadderLaunchRules, IdsAreStableAndUnique) {
   const char* ids[] = {"gray_1d_flat",     "gray_2d",        "gray_ilp4",    "gray_vec16",
-                       "gray_grid_stride", "gray_vec16_ilp", "cub_transform"};
+                       "gray_grid_stride", "gray_vec16_aligned", "cub_transform"};
   ASSERT_EQ(gray_rungs().size(), std::size(ids));
   for (std::size_t i = 0; i < std::size(ids); ++i) {
     EXPECT_EQ(gray_rungs()[i].info.id, ids[i]);

@@ -10,7 +10,7 @@
 #include "labs/grayscale/gray_grid_stride.hpp"
 #include "labs/grayscale/gray_ilp4.hpp"
 #include "labs/grayscale/gray_vec16.hpp"
-#include "labs/grayscale/gray_vec16_ilp.hpp"
+#include "labs/grayscale/gray_vec16_aligned.hpp"
 
 // X(enumerator of GrayKernel, traits), in ladder order. The last is not ours: CUB's
 // DeviceTransform, timed as the library anchor.
@@ -20,7 +20,7 @@
   X(Ilp4, GrayIlp4)                 \
   X(Vec16, GrayVec16)               \
   X(GridStride, GrayGridStride)     \
-  X(Vec16Ilp, GrayVec16Ilp)         \
+  X(Vec16Aligned, GrayVec16Aligned) \
   X(CubTransform, GrayCubTransform)
 
 namespace bs::gray {

@@ -1,50 +1,30 @@
-// Rung 6: several 16-byte chunks per thread, every load of them in flight before the first
-// store, and a short path to the first load when the buffers are aligned.
+// Rung 6: rung 4's 16-byte chunks with a short path for aligned buffers, and K chunks per thread.
 //
-//   K = kIlpChunks; block b of T threads owns the K*T chunks [b*K*T, (b+1)*K*T); its thread t
-//   converts chunks b*K*T + t, + T, + 2T, ... (K of them, T apart: each warp access stays 512
-//   contiguous bytes, as in rung 4)
-//     1. all K chunks' loads (planar: 3K x LDG.128; RGBA: 4K x LDG.128)
-//     2. then, chunk by chunk, the formula and one STG.128
 //   aligned buffers (every source stream and the output 16-byte aligned, n % 16 == 0: 3840 x 2160,
 //   8192 x 8192 from cudaMalloc): the plan is known without computing it (no head, no tail, no
-//   shifts, n / 16 chunks) and indices are 32-bit
+//   funnel shifts, n / 16 chunks) and the chunk numbers are 32-bit
 //   otherwise: rung 4's plan and body, one chunk at a time, and its scalar head and tail
+//   K = kIlpChunks chunks per thread, T apart (each warp access 512 contiguous bytes, as in rung 4),
+//   every load of them in flight before the first store
 //
-// What it changes from rung 4: the work per thread and the path to the first load. Rung 4 gives
-// each thread one chunk, so a 3840 x 2160 image is 518,400 threads: 4,050 blocks of 128, about
-// two waves of resident blocks on an H200 (132 SMs x 16 blocks of 128). Every thread first works
-// out the alignment plan (~80 PTX instructions, most of them 64-bit) before its first load. Here a
-// thread owns K chunks: K times fewer threads, each paying that setup once for K chunks, and with
-// K = 4 the same image is 1,013 blocks of 128, one wave if 8 blocks fit per SM (64 registers or
-// fewer).
+// What it changes from rung 4: the path to the first load. Every rung-4 thread first works out the
+// alignment plan (~80 PTX instructions, most of them 64-bit) before its first load; a launch that
+// moves 33 MB in ~12 us (3840 x 2160) pays that in full at its start.
 //
-// Why it should help at 3840 x 2160 (where rung 4 reaches 89% of a same-bytes copy and 98.5% at
-// 8192 x 8192: NOTES.md): a launch that moves 33 MB in ~12 us pays its ramp-up and drain in full.
-// With two waves, the first wave's blocks issue their loads together, wait together, and retire
-// together, and the second wave's loads only start after that: the memory pipeline drains and
-// refills in the middle of the kernel. With one wave every load of the image is issued in the
-// first microsecond and DRAM streams them back to back. Each thread holds 3K x 16 bytes in flight
-// (192 B at K = 4), so even at half occupancy an SM keeps ~190 KB in flight, far above the ~29 KB
-// Little's law asks for (NOTES.md). The aligned path drops the plan and the 64-bit index
-// arithmetic from the ~80 PTX instructions before the first load, which is what the first warps of
-// every SM wait behind at launch.
-//
-// What it costs: registers (the K chunks' words are live together: 3K x 4 planar), so fewer
-// threads per SM: ptxas (nvcc 13.0, sm_90) gives planar 32 / 56 / 56 / 64 registers at K = 1..4
-// (the aligned path alone: 32 / 40 / - / 64; the misaligned path, rung 4's code one chunk at a
-// time, sets the kernel's count at K = 2 and 3), RGBA 72 at K = 4. With K large the last blocks
-// are big, so SMs finish less evenly. At 8192 x 8192 (many waves whatever K is) it should match
-// rung 4, not beat it. Misaligned images run rung 4's code and should run about as fast as rung 4.
-//
-// The knobs below are what the probe varies (NOTES.md, "Closing the 4K gap"); their values are
-// the prediction until it has run on the GPU, then its best.
+// What it taught (H200, one probe run, flush method as in `blockscope bench`: a 2 x L2 memset
+// before each timed launch, median of 100; share of a same-bytes device-to-device copy timed the
+// same way; NOTES.md "Closing the 4K gap"):
+//   - The aligned path helps at 4K: K = 1, block 128, 91.8-92.1% of copy against rung 4's 89.1%
+//     (13.3 against 13.8 us); at 8192 x 8192 98.0-98.2% against 97.6%.
+//   - More chunks per thread (fewer, fuller blocks: one wave at K = 4) was the bet, and it lost:
+//     K = 2 89.7%, K = 4 78-80% at 4K; streaming and no-allocate cache hints did not change that.
+//   - The limit at 4K is the access pattern, not the arithmetic: the same loads and store with no
+//     formula reach 93.4% of copy, while a copy kernel reading one stream reaches 100-105%. Three
+//     planes read 8 MB apart are three DRAM streams; 95% of copy at 4K (issue 35) is not reached.
 //
 // Index scheme: Flat, vector 16, per_thread K (T apart), head and tail from GrayVecPlan (none for
 // aligned buffers); the grid is ceil(chunks / (K * T)), at least enough threads for the head and
 // tail.
-// Measured: TO BE MEASURED (H200, 3840 x 2160 and 8192 x 8192 planar, share of a same-bytes
-// device-to-device copy in the same run).
 #pragma once
 #include "labs/grayscale/gray_rung.hpp"
 #include "labs/grayscale/gray_vec16.hpp"
@@ -55,7 +35,7 @@ namespace bs::gray {
 // The knobs (one edit each; the probe's variants are these with other values)
 // ---------------------------------------------------------------------------------------------
 
-inline constexpr int kIlpChunks = 4;                         // K: chunks per thread, T apart
+inline constexpr int kIlpChunks = 1;                         // K: chunks per thread, T apart (1 measured best)
 inline constexpr CacheHint kIlpLoads = CacheHint::Default;   // aligned path's 16-byte loads
 inline constexpr CacheHint kIlpStores = CacheHint::Default;  // aligned path's 16-byte stores
 inline constexpr bool kIlpAlignedPath = true;                // false: rung 4's plan always, K chunks in flight
@@ -142,16 +122,17 @@ BS_HD void gray_vec16_ilp_thread(const Ctx& t, const GrayArgs& a) {
 
 // The rung: rung 4's traits with K chunks per thread (the grid rule and the index scheme follow
 // kPerThread).
-struct GrayVec16Ilp : GrayVec16Base<GrayVec16Ilp> {
+struct GrayVec16Aligned : GrayVec16Base<GrayVec16Aligned> {
   static constexpr unsigned kPerThread = kIlpChunks;
   static lab::KernelInfo info() {
     lab::KernelInfo i;
-    i.id = "gray_vec16_ilp";
-    i.label = "6. several 16-byte chunks per thread";
-    i.teaches = "Each thread converts K = " + std::to_string(kIlpChunks) +
-                " chunks of 16 pixels with all their loads in flight before its first store: K times fewer threads "
-                "and blocks, each paying its setup once (at K = 4 a 4K image is one wave of blocks on an H200).";
-    i.file = "kernels/labs/grayscale/gray_vec16_ilp.hpp";
+    i.id = "gray_vec16_aligned";
+    i.label = "6. 16-byte chunks, aligned fast path";
+    i.teaches = "Rung 4 when every buffer is 16-byte aligned and n is a multiple of 16: the alignment plan is known "
+                "without computing it (no head, tail or funnel shift, 32-bit chunk numbers), so each thread's first "
+                "load issues sooner; K = " + std::to_string(kIlpChunks) +
+                " chunk(s) per thread (more measured slower at 4K: the three planes' DRAM streams are the limit).";
+    i.file = "kernels/labs/grayscale/gray_vec16_aligned.hpp";
     i.block_rank = 1;
     i.default_block = Dim3{128, 1, 1};
     i.presets = gray_flat_presets();
