@@ -6,6 +6,8 @@
 // GPU's), our own busy work never counted as another program's, and the sentence for two times.
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 #include <chrono>
 #include <random>
 #include <string>
@@ -51,9 +53,16 @@ TEST(MachineLoad, OtherProgramsAreTheMachinesBusyTimeLessOursOverTheWallTime) {
 // A simulated time's repeats, each spinning this thread for 40 ms: the figure is filled, lies
 // within the machine's cores, and our own spinning (a core for the whole loop) is not in it.
 TEST(MachineLoad, TheTimingLoopSaysHowBusyTheMachineWasAroundASimulatedTime) {
+  // 40 ms of this thread's CPU time, not of the wall: on a busy machine (CI's two cores running
+  // tests in parallel) a wall-time spin gets only part of a core and "the spin was ours" failed.
   auto spin = []() -> Result<double> {
-    const auto start = std::chrono::steady_clock::now();
-    while (std::chrono::steady_clock::now() - start < 40ms) {
+    auto cpu_ms = [] {
+      timespec t{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+      return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+    };
+    const double start = cpu_ms();
+    while (cpu_ms() - start < 40) {
     }
     return 40.0;
   };
@@ -69,7 +78,8 @@ TEST(MachineLoad, TheTimingLoopSaysHowBusyTheMachineWasAroundASimulatedTime) {
   // The machine's own busy cores over the same period, read here: the others' share is part of it.
   const double wall = std::chrono::duration<double>(after.at - before.at).count();
   const double machine = (after.machine_busy_s - before.machine_busy_s) / wall;
-  EXPECT_LE(simulated.others_load, machine + 0.2) << "others never exceed the machine's own busy cores";
+  // The two readings span almost the same period; half a core covers what changes at their edges.
+  EXPECT_LE(simulated.others_load, machine + 0.5) << "others never exceed the machine's own busy cores";
   EXPECT_GE(after.ours_s - before.ours_s, 0.15) << "the spin was ours";
 
   Timing gpu;  // a GPU's time (CUDA events): the machine's load does not stretch it
