@@ -1,5 +1,5 @@
 // blockscope as a child process in a window, for the tests that drive the real window from
-// outside (tests/app/test_xdnd_drop.cpp, test_first_hour_window.cpp): started in a folder of its
+// outside (tests/app/test_xdnd_drop.cpp, test_window_input.cpp): started in a folder of its
 // own (its working directory and XDG_CONFIG_HOME, so the user's own settings are neither read
 // nor written), output to that folder's app.log.
 //

@@ -109,6 +109,8 @@ class FakeLab final : public bs::test::LabWithoutMemoryModel {
     }
     if (script_->clock) script_->clock->advance_ms(script_->run_ms);
     if (script_->until_cancelled) {
+      // A launch that runs until it is cancelled (at most 30 s): its running is the thing the
+      // scheduler's tests stop, so it sleeps between looks at the flag.
       for (int i = 0; i < 30000 && !(o.cancel && o.cancel->load()); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
       r.status = Status::failure("the launch was cancelled", "", "fake");

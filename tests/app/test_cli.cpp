@@ -69,8 +69,8 @@ TEST(Cli, StatusFileWorksInTheWindowAndHeadless) {
   EXPECT_EQ(headless->status_file_path, "/tmp/s t.json");
 }
 
-// The first-hour report: `--block 32x8 --kernel 2d` ran 16x16. The parser now only records what
-// was asked; every permutation of the same flags gives the same state.
+// `--block 32x8 --kernel 2d` once ran 16x16: the parser only records what was asked, so every
+// permutation of the same flags gives the same state.
 TEST(Cli, EveryOrderOfFlagsGivesTheSameState) {
   const std::vector<std::vector<std::string>> groups = {
       {"--kernel", "gray_2d"}, {"--block", "32x8"}, {"--lab", "gray"}, {"--overlay", "sm"},

@@ -3,7 +3,8 @@
 // and the last file that loads is shown. The soak once counted one load error short for a drop of
 // [valid, empty, truncated]: its truncated PNG had lost only IEND's CRC, which the loader accepts
 // (a whole image), so it loaded and replaced the valid one. These cases make that ordering on
-// purpose, on the CPU, with no timing involved.
+// purpose, on the CPU, with no timing involved. And what the user reads: a file that does not
+// load, dropped or given at the start, is said in the status bar's notice.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -11,14 +12,15 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <thread>
 
+#include "app_in_process.hpp"
 #include "cpu_app.hpp"
 #include "image/image_loader.hpp"
 #include "platform/forwarding_window.hpp"
 #include "platform/png.hpp"
 #include "shell/app.hpp"
 #include "skips.hpp"
+#include "wait_until.hpp"
 
 namespace bs::app {
 namespace {
@@ -75,8 +77,7 @@ class Drops : public ::testing::Test {
     for (const auto& f : files) window_->pending.push_back(f.string());
     app_->frame();
     app_->present();
-    for (int i = 0; i < 30000 && app_->loading(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    EXPECT_FALSE(app_->loading());
+    EXPECT_TRUE(bs::test::wait_until([&] { return !app_->loading(); })) << "the loader never finished";
     app_->frame();
     app_->present();
     return app_->messages().errors() - before;
@@ -110,6 +111,27 @@ TEST_F(Drops, APngMissingOnlyItsEndCrcLoadsAndIsShownNotCountedAsAnError) {
   EXPECT_EQ(drop({valid, empty, crc_gone}), 1u);
   EXPECT_EQ(shown(), "crc_gone.png") << "the last file that loads is shown";
   EXPECT_EQ(app_->current_view()->lab().problem().height, 37);
+}
+
+class DropNotices : public test::AppInProcess {};
+
+// A dropped file that does not load is said where the user looks (the status bar's notice), and
+// so is starting with only bad files (the sample is shown). The App's own window size and
+// status file (app_in_process.hpp), drops queued as GLFW's drop callback queues them.
+TEST_F(DropNotices, AFileThatDoesNotLoadIsSaidInTheStatusBar) {
+  std::ofstream(dir_ / "notes.txt") << "not an image\n";
+  CliOptions options;
+  options.images = {(dir_ / "notes.txt").string()};
+  start_with("gray", std::move(options));
+  EXPECT_NE(status().at("ui").at("notice").str.find("notes.txt"), std::string::npos)
+      << "started with only a bad file: " << status_text();
+  fs::create_directories(dir_ / "a folder");
+  window_->drops.push_back((dir_ / "a folder").string());
+  EXPECT_TRUE(frames_until([&] { return !app_->loading(); })) << "the loader never finished";
+  steps(3);
+  const auto s = status();
+  EXPECT_NE(s.at("ui").at("notice").str.find("a folder"), std::string::npos) << status_text();
+  EXPECT_EQ(s.at("ui").at("notice").str.find("is_directory"), std::string::npos) << "no internal codes";
 }
 
 }  // namespace

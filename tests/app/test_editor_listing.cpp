@@ -15,11 +15,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <map>
-#include <thread>
 
-#include "cpu_app.hpp"
+#include "app_in_process.hpp"
 #include "platform/png.hpp"
 #include "platform/window.hpp"
 #include "skips.hpp"
@@ -45,32 +43,14 @@ void save_png(Window& window, const std::string& name) {
   EXPECT_TRUE(write_png(std::filesystem::path(dir) / (name + ".png"), w, h, 4, px.data()).ok());
 }
 
-class EditorListing : public ::testing::Test {
+class EditorListing : public app::test::AppInProcess {
  protected:
   void SetUp() override {
-    auto w = make_headless_window(1600, 1000);
-    if (!w) BS_SKIP_NO_GL() << "no headless OpenGL context: " << w.status().describe();
-    window_ = std::move(w.value());
-    app::CliOptions options;
-    options.state.lab = "gray";
-    options.state.lab_given = true;
-    auto a = app::test::open_cpu_app(*window_, options);
-    ASSERT_TRUE(a.ok()) << a.status().describe();
-    app_ = std::move(a.value());
+    AppInProcess::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    start("gray");
   }
-  void frame() {
-    app_->frame();
-    app_->present();
-  }
-  bool frames_until(const std::function<bool()>& done, int seconds) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    while (std::chrono::steady_clock::now() < until) {
-      frame();
-      if (done()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
-  }
+  void frame() { steps(1); }
   void click(ImVec2 at) {
     ImGuiIO& io = ImGui::GetIO();
     io.MousePos = at;
@@ -81,9 +61,6 @@ class EditorListing : public ::testing::Test {
     frame();
   }
   editor::KernelEditor& ed() { return app_->kernel_editor(); }
-
-  std::unique_ptr<Window> window_;
-  std::unique_ptr<app::App> app_;
 };
 
 TEST_F(EditorListing, PtxAndSassOfTheEditedKernelFollowTheCursorAndAFailedCompileLeavesThemStale) {
@@ -94,7 +71,7 @@ TEST_F(EditorListing, PtxAndSassOfTheEditedKernelFollowTheCursorAndAFailedCompil
   ASSERT_NE(ed().active_code(), nullptr);
   const std::string good = ed().active_code()->text;
   ed().compile();
-  ASSERT_TRUE(frames_until([&] { return ed().listing() && !ed().busy(); }, 120))
+  ASSERT_TRUE(frames_until([&] { return ed().listing() && !ed().busy(); }))
       << "no listing within 120 s after the compile";
   const KernelListing& l = *ed().listing();
   EXPECT_EQ(l.source, good);
@@ -118,7 +95,7 @@ TEST_F(EditorListing, PtxAndSassOfTheEditedKernelFollowTheCursorAndAFailedCompil
   EXPECT_EQ(ed().lower(), editor::KernelEditor::Lower::Ptx);
   ImGuiWindow* ptx = window_named("editor_ptx");
   ASSERT_NE(ptx, nullptr) << "the PTX tab of the lower pane is not on screen";
-  save_png(*window_, "editor_ptx");
+  save_png(*headless_, "editor_ptx");
 
   // A click on a line of the code (the last line with PTX: its instructions are furthest down).
   const int line = first_at.rbegin()->first;
@@ -133,7 +110,7 @@ TEST_F(EditorListing, PtxAndSassOfTheEditedKernelFollowTheCursorAndAFailedCompil
   const float y = static_cast<float>(first_at[line]) * row;
   EXPECT_LE(ptx->Scroll.y, y);
   EXPECT_GE(ptx->Scroll.y + ptx->Size.y, y + row) << "the line's first PTX instruction was not brought into view";
-  save_png(*window_, "editor_ptx_line");
+  save_png(*headless_, "editor_ptx_line");
 
   // A click on an instruction of another line: the cursor goes to that line.
   int target = -1;
@@ -155,17 +132,16 @@ TEST_F(EditorListing, PtxAndSassOfTheEditedKernelFollowTheCursorAndAFailedCompil
   frame();
   frame();
   EXPECT_EQ(ed().lower(), editor::KernelEditor::Lower::Sass);
-  save_png(*window_, "editor_sass");
+  save_png(*headless_, "editor_sass");
 
   // A compile error: the listing stays (the good source's), marked stale.
   const KernelListing* before = ed().listing();
   editor::replace_text(*ed().active_code(), good + "\n__global__ void broken( { this is not CUDA }\n");
   ed().compile();
-  ASSERT_TRUE(frames_until([&] { return !ed().busy(); }, 120));
+  ASSERT_TRUE(frames_until([&] { return !ed().busy(); }));
   frame();
   frame();
-  // Issue 36, item 15: the compile's outcome is the news: the lower pane shows Results, not the
-  // SASS it was left on.
+  // The compile's outcome is the news: the lower pane shows Results, not the SASS it was left on.
   EXPECT_EQ(ed().lower(), editor::KernelEditor::Lower::Results);
   EXPECT_EQ(ed().listing(), before);
   EXPECT_EQ(ed().listing()->source, good);
@@ -173,7 +149,7 @@ TEST_F(EditorListing, PtxAndSassOfTheEditedKernelFollowTheCursorAndAFailedCompil
   ed().show_lower(editor::KernelEditor::Lower::Ptx);
   frame();
   frame();
-  save_png(*window_, "editor_stale");
+  save_png(*headless_, "editor_stale");
 }
 
 }  // namespace

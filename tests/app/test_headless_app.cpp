@@ -1,12 +1,15 @@
 // The whole app, run headless (EGL) the way a user or CI runs it: the screenshot really shows
 // the UI and the grayscale result, the kernel output read back from the GL texture equals the
-// reference, bad input gets its message while the app keeps what it has, and (label gpu) the
-// CUDA backend writes through zero-copy interop.
+// reference, bad input gets its message while the app keeps what it has, an unknown kernel is a
+// usage error naming the lab's kernels, `sweep` and `bench` keep stdout to the JSON alone, and
+// (label gpu) the CUDA backend writes through zero-copy interop.
 #include <gtest/gtest.h>
 
 #include <unistd.h>  // getpid
 
+#include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -180,8 +183,42 @@ TEST_F(HeadlessApp, NoDisplaySuggestsHeadlessAndBadFlagsAreUsageErrors) {
   EXPECT_NE(h.output.find("EXIT CODES"), std::string::npos);
 }
 
-// The first-hour report: `--block 32x8 --kernel 2d` silently ran 16x16, `--block 128 --kernel 1d`
-// ran 256. Both orders of the flags now launch the same, asked-for configuration.
+// An unknown kernel in the window's modes is a bad command line, as for bench and sweep.
+TEST(CommandLine, AnUnknownKernelExitsTwoAndListsTheLabsKernels) {
+  const auto r = run("--headless --backend cpu --frames 1 --kernel nope",
+                     "env -u BLOCKSCOPE_CONFIG_DIR XDG_CONFIG_HOME=/nonexistent");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no kernel 'nope'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("gray_2d"), std::string::npos) << "the lab's kernels are listed: " << r.output;
+  const auto m = run("--headless --backend cpu --frames 1 --lab matmul --kernel gray_2d",
+                     "env -u BLOCKSCOPE_CONFIG_DIR XDG_CONFIG_HOME=/nonexistent");
+  EXPECT_EQ(m.exit_code, 2) << m.output;
+  EXPECT_NE(m.output.find("k1_naive"), std::string::npos) << m.output;
+}
+
+// `blockscope sweep` without --json writes the JSON alone to stdout (the table and the
+// notes go to stderr), so a pipe can parse it; `bench` does the same.
+TEST(CommandLine, SweepAndBenchWithoutJsonKeepStdoutParseable) {
+  for (const char* cmd :
+       {"sweep gray --backend cpu --size 40x24 --kernel gray_2d --blocks 32x8,16x16",
+        "bench gray --backend cpu --size 40x24 --kernel gray_2d --block 32x8 --repeats 2 --set layout=planar"}) {
+    SCOPED_TRACE(cmd);
+    const std::string line = quote(executable()) + " " + cmd + " 2>/dev/null";
+    FILE* p = popen(line.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string out;
+    std::array<char, 4096> buf{};
+    while (std::fgets(buf.data(), buf.size(), p)) out += buf.data();
+    const int rc = pclose(p);
+    EXPECT_EQ(WEXITSTATUS(rc), 0) << out;
+    const auto doc = bs::test::parse_json(out);
+    ASSERT_TRUE(doc) << "stdout is not JSON alone:\n" << out.substr(0, 2000);
+    EXPECT_GE(doc->at("results").items.size(), 1u);
+  }
+}
+
+// `--block 32x8 --kernel 2d` once silently ran 16x16, and `--block 128 --kernel 1d` ran 256: both
+// orders of the flags launch the same, asked-for configuration.
 TEST_F(HeadlessApp, TheOrderOfFlagsDoesNotChangeWhatRuns) {
   for (const auto& [a, b, expect] :
        {std::tuple{"--block 32x8", "--kernel gray_2d", "launch: gray_2d [block 32x8]"},

@@ -12,6 +12,7 @@
 
 #include "fake_lab_view.hpp"
 #include "shell/lab_slot.hpp"
+#include "wait_until.hpp"
 
 namespace bs::app {
 namespace {
@@ -54,13 +55,21 @@ class Scheduler : public ::testing::Test {
     step(sched, slots[0], cpu_);
     return slots;
   }
-  // Polls the worker as the frame loop does, up to 30 s (a wait, not a timing).
+  // Polls the worker as the frame loop does until its result is shown (a wait, not a timing).
   void wait_for_worker(LaunchScheduler& sched, std::vector<LabSlot>& slots) {
     ViewContext ctx{messages_, cpu_, false, 0};
-    for (int i = 0; i < 30000 && (sched.in_flight() || seen_->results_shown == 0); ++i) {
-      sched.take_async_result(slots, ctx);
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    EXPECT_TRUE(bs::test::wait_until(
+        [&] {
+          sched.take_async_result(slots, ctx);
+          return !sched.in_flight() && seen_->results_shown > 0;
+        },
+        bs::test::kGenerousTimeout, std::chrono::milliseconds(1)))
+        << "the worker's result was never shown";
+  }
+  // Until the worker's launch has ended (its result not yet taken).
+  static bool worker_done(LaunchScheduler& sched) {
+    return bs::test::wait_until([&] { return !sched.in_flight(); }, bs::test::kGenerousTimeout,
+                                std::chrono::milliseconds(1));
   }
   // The window's scheduler as the App makes it: CPU launches on the worker, continuous runs paced.
   LaunchScheduler make_window() {
@@ -80,7 +89,9 @@ class Scheduler : public ::testing::Test {
     for (int f = 0; f < std::max(1, static_cast<int>(seconds * 60)); ++f) {
       sched.take_async_result(slots, ctx);
       sched.step(slots[0], slots[0].view->lab().problem(), true, ctx);
-      for (int i = 0; i < 300000 && sched.in_flight(); ++i) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      EXPECT_TRUE(bs::test::wait_until([&] { return !sched.in_flight(); }, bs::test::kGenerousTimeout,
+                                       std::chrono::microseconds(100)))
+          << "the worker's launch never ended";
       clock_.advance_ms(1000.0 / 60);
     }
     sched.take_async_result(slots, ctx);
@@ -278,7 +289,7 @@ TEST_F(Scheduler, AWorkerResultForAnOlderSelectionIsDroppedAndTheNewOneRuns) {
   std::vector<LabSlot> slots = one_slot_on_the_worker(sched);
   LabSlot& s = slots[0];
   s.kernel = "k2";  // changed while k1 runs; not yet relaunched
-  for (int i = 0; i < 30000 && sched.in_flight(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(worker_done(sched)) << "the worker's launch never ended";
   ViewContext ctx{messages_, cpu_, false, 0};
   sched.take_async_result(slots, ctx);
   EXPECT_EQ(seen_->results_shown, 0) << "k1's result is not shown under k2";
@@ -306,7 +317,7 @@ TEST_F(Scheduler, ASimulationOnTheWorkerCanBeCancelledAndTheViewsKeepTheLaunchTh
   EXPECT_EQ(s.launch.last.kernel, "k1") << "the figures are k1's while k2 runs (the card says so)";
   ViewContext ctx{messages_, cpu_, false, 0};
   sched.cancel(s, ctx);
-  for (int i = 0; i < 30000 && sched.in_flight(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(worker_done(sched)) << "the worker's launch never ended";
   sched.take_async_result(slots, ctx);
   EXPECT_FALSE(s.launch.in_flight);
   EXPECT_EQ(s.launch.last.kernel, "k2");
@@ -337,7 +348,7 @@ TEST_F(Scheduler, EscapesCancelKeepsContinuousRunsGoingAndIsNoError) {
   const std::size_t errors = messages_.errors();
   ViewContext ctx{messages_, cpu_, false, 0};
   sched.cancel(s, ctx, /*keep_continuous=*/true);  // at once: a quick launch
-  for (int i = 0; i < 30000 && sched.in_flight(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(worker_done(sched)) << "the worker's launch never ended";
   sched.take_async_result(slots, ctx);
   EXPECT_EQ(s.launch.last.status.code, "cancelled");
   EXPECT_EQ(messages_.errors(), errors) << "a cancel is not an error";

@@ -42,6 +42,12 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
+// The side tab the app said it showed in its last status (--status-file): the Measured tab's word.
+bool shows_the_measured_tab(const fs::path& status) {
+  auto v = bs::test::parse_json(read_file(status));
+  return v && v->at("ui").at("panel").str == "measured";
+}
+
 class MeasuredApp : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -93,12 +99,15 @@ TEST(MeasuredCli, MisplacedFlagsSayWhereTheyBelong) {
 // ---- the CPU backend -------------------------------------------------------------------------
 
 TEST_F(MeasuredApp, HeadlessProfileOnTheCpuSaysCountersAreAGpuFeatureAndRunsOn) {
-  const fs::path shot = dir_ / "measured.png";
-  const auto r = run("--headless --backend cpu --lab matmul --panel measured --profile --frames 3 "
-                     "--window-size 900x600 --screenshot " + quote(shot.string()));
+  const fs::path shot = dir_ / "measured.png", status = dir_ / "status.json";
+  const auto r =
+      run("--headless --backend cpu --lab matmul --panel measured --profile --frames 3 "
+          "--window-size 900x600 --screenshot " +
+          quote(shot.string()) + " --status-file " + quote(status.string()));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "hardware counters are a GPU feature")) << r.output;
   EXPECT_TRUE(contains(r.output, "check: correct")) << "the launch itself ran and was verified: " << r.output;
+  EXPECT_TRUE(shows_the_measured_tab(status)) << read_file(status);
   ASSERT_TRUE(fs::exists(shot)) << r.output;
   EXPECT_GT(fs::file_size(shot), 10000u);
 }
@@ -171,12 +180,15 @@ TEST_F(MeasuredApp, GpuBenchCountersBesideTheModel) {
 }
 
 TEST_F(MeasuredApp, GpuHeadlessProfileShowsTheTab) {
-  const fs::path shot = dir_ / "measured.png";
-  const auto r = run("--headless --backend cuda --lab matmul --matmul-size 1024x1024x1024 --kernel k2_uncoalesced --block 32x32 "
-                     "--panel measured --profile --screenshot " + quote(shot.string()));
+  const fs::path shot = dir_ / "measured.png", status = dir_ / "status.json";
+  const auto r =
+      run("--headless --backend cuda --lab matmul --matmul-size 1024x1024x1024 --kernel k2_uncoalesced --block 32x32 "
+          "--panel measured --profile --screenshot " +
+          quote(shot.string()) + " --status-file " + quote(status.string()));
   if (no_device(r)) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_FALSE(contains(r.output, "could not be read")) << r.output;
+  EXPECT_TRUE(shows_the_measured_tab(status)) << read_file(status);
   EXPECT_TRUE(fs::exists(shot));
 }
 

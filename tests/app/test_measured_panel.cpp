@@ -1,31 +1,39 @@
-// The Measured tab draws every state it can be in, on any machine: a profile beside the model, a
-// profile of an earlier launch, counters that could not be read (no permission), a profile in
-// progress, and the CPU backend's answer with the model alone. Rendered headless (EGL) through
-// ImGui's real renderer, so an ImGui assertion or a crash in any state fails the test. With
-// BS_MEASURED_PANEL_PNG=FOLDER the frames are written there as PNGs, to look at.
+// The Measured tab says what each of its states promises, read from the text a frame drew (the
+// tests' one ImGui harness, imgui_frames.hpp: no window, so it runs on any machine): a profile
+// beside the model (the launch it measured, the hardware's and blockscope's values of the counters
+// and their ratio, recomputed here from the synthetic counters, the main stall reasons); a profile
+// of an earlier launch folded away under the model of the launch shown; counters that could not
+// be read, with the driver's cause and its fix; a profile in progress (which pass, the app's
+// launches held); and the CPU backend's answer: the model alone, counters a GPU feature.
 #include <gtest/gtest.h>
 
-#include <epoxy/gl.h>
-#include <imgui.h>
-#include <imgui_impl_opengl3.h>
-
-#include <cstdlib>
-#include <filesystem>
+#include <cstdio>
 #include <memory>
-#include <set>
 #include <string>
 
 #include "counters/counter_errors.hpp"
 #include "counters/counters.hpp"
-#include "platform/png.hpp"
-#include "platform/window.hpp"
+#include "imgui_frames.hpp"
 #include "ui/measured_panel.hpp"
-#include "ui/theme.hpp"
-#include "skips.hpp"
 
 namespace {
 
 using namespace bs;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A figure as the tab prints it, computed here with the C library's "%.3g".
+std::string g3(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// A row of the counter table as ImGui's log writes a table row: "| counter | hardware | blockscope | ratio |".
+std::string row(const std::string& counter, const std::string& hardware, const std::string& model,
+                const std::string& ratio) {
+  return "| " + counter + " | " + hardware + " | " + model + " | " + ratio + " |";
+}
 
 LaunchRecord launch(const std::string& kernel, const std::string& config) {
   LaunchRecord r;
@@ -75,97 +83,85 @@ LaunchCounters measured(bool coalesced) {
   return c;
 }
 
-class MeasuredPanel : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto w = make_headless_window(420, 900);
-    if (!w) BS_SKIP_NO_GL() << "no headless GL: " << w.status().describe();
-    window_ = std::move(w.value());
-    ImGui::CreateContext();
-    ImGui::GetIO().IniFilename = nullptr;
-    ui::apply_theme(1.0f);
-    ASSERT_TRUE(ImGui_ImplOpenGL3_Init("#version 330 core"));
-    ready_ = true;
-  }
-  void TearDown() override {
-    if (ready_) {
-      ImGui_ImplOpenGL3_Shutdown();
-      ImGui::DestroyContext();
-    }
-  }
-
-  // Two frames (ImGui sizes tables in the first), the second kept as `name`.png when asked.
-  bool draw(const ui::MeasuredInput& in, const std::string& name) {
-    bool clicked = false;
-    for (int f = 0; f < 2; ++f) {
-      const auto [w, h] = window_->framebuffer_size();
-      ImGui_ImplOpenGL3_NewFrame();
-      ImGuiIO& io = ImGui::GetIO();
-      io.DisplaySize = ImVec2(static_cast<float>(w), static_cast<float>(h));
-      io.DeltaTime = 1.0f / 60.0f;
-      ImGui::NewFrame();
-      ImGui::SetNextWindowPos(ImVec2(0, 0));
-      ImGui::SetNextWindowSize(io.DisplaySize);
-      ImGui::Begin("side", nullptr, ImGuiWindowFlags_NoDecoration);
-      if (ImGui::BeginTabBar("tabs")) {
-        if (ImGui::BeginTabItem("Measured")) {
-          clicked |= ui::draw_measured_panel(in);
-          ImGui::EndTabItem();
-        }
-        ImGui::EndTabBar();
-      }
-      ImGui::End();
-      ImGui::Render();
-      window_->bind_default_framebuffer();
-      glViewport(0, 0, w, h);
-      glClearColor(0.08f, 0.09f, 0.11f, 1.0f);
-      glClear(GL_COLOR_BUFFER_BIT);
-      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-      EXPECT_GT(ImGui::GetDrawData()->TotalVtxCount, 500) << name << ": the panel drew next to nothing";
-    }
-    const auto [w, h] = window_->framebuffer_size();
-    const std::vector<std::uint8_t> px = window_->read_pixels_rgba();
-    std::set<std::uint32_t> colours;
-    for (std::size_t i = 0; i + 3 < px.size(); i += 4 * 97)
-      colours.insert(px[i] | px[i + 1] << 8 | px[i + 2] << 16);
-    EXPECT_GT(colours.size(), 8u) << name << ": the frame is (nearly) one colour";
-    if (const char* dir = std::getenv("BS_MEASURED_PANEL_PNG"); dir && *dir) {
-      std::filesystem::create_directories(dir);
-      EXPECT_TRUE(write_png(std::filesystem::path(dir) / (name + ".png"), w, h, 4, px.data()).ok());
-    }
-    window_->swap_buffers();
-    return clicked;
-  }
-
-  std::unique_ptr<Window> window_;
-  bool ready_ = false;
+// The tab as the side panel draws it, 420 px wide; the text of the frame, and whether the button
+// was pressed.
+struct Drawn {
+  std::string text;
+  bool clicked = false;
 };
+Drawn draw(const ui::MeasuredInput& in) {
+  test::ImGuiFrames frames(ImVec2(420, 900));
+  Drawn d;
+  d.text = frames.frame([&] { d.clicked |= ui::draw_measured_panel(in); });
+  return d;
+}
 
-TEST_F(MeasuredPanel, AProfileBesideTheModel) {
+TEST(MeasuredPanel, AProfileBesideTheModel) {
   for (bool coalesced : {true, false}) {
+    SCOPED_TRACE(coalesced ? "coalesced" : "uncoalesced");
     LaunchRecord shown = launch(coalesced ? "k1_naive" : "k2_uncoalesced", "block 32x32 | 1024 threads");
     LaunchRecord result = shown;
-    result.counters = std::make_shared<const LaunchCounters>(measured(coalesced));
+    const LaunchCounters c = measured(coalesced);
+    result.counters = std::make_shared<const LaunchCounters>(c);
     ui::MeasuredInput in;
     in.shown = &shown;
     in.result = &result;
-    EXPECT_FALSE(draw(in, coalesced ? "profile_k1" : "profile_k2")) << "nothing was clicked";
+    const Drawn d = draw(in);
+    const std::string& t = d.text;
+    EXPECT_FALSE(d.clicked) << "nothing was clicked";
+    // Which launch, on what, how it was measured.
+    EXPECT_TRUE(has(t, shown.kernel + ", block 32x32 | 1024 threads, on 1024x1024x1024")) << t;
+    EXPECT_TRUE(has(t, "NVIDIA H200 (GH100): 15 passes")) << t;
+    // The table: DRAM bytes measured (read + written) against the bytes counted, and their ratio.
+    const double dram = c.dram_read_bytes + c.dram_write_bytes;
+    EXPECT_TRUE(has(
+        t, row("DRAM bytes", g3(dram / 1e6) + " MB", g3(c.model_bytes / 1e6) + " MB", g3(dram / c.model_bytes) + "x")))
+        << t;
+    // Sectors per load: the hardware's sectors over its requests, beside the memory view's model.
+    const double ld = c.ld_sectors / c.ld_requests;
+    EXPECT_TRUE(has(t, row("sectors / load", g3(ld), g3(c.model_ld_sectors_per_request),
+                           g3(ld / c.model_ld_sectors_per_request) + "x")))
+        << t;
+    // Occupancy: achieved against theoretical, compared in percentage points.
+    char points[32];
+    std::snprintf(points, sizeof points, "%+.1f pt", c.achieved_occupancy_pct - c.theoretical_occupancy_pct);
+    EXPECT_TRUE(
+        has(t, row("occupancy", g3(c.achieved_occupancy_pct) + "%", g3(c.theoretical_occupancy_pct) + "%", points)))
+        << t;
+    // The main stall reason with its share, and the sentence on the largest disagreement.
+    EXPECT_TRUE(has(t, c.stalls.front().reason + "  " + g3(c.stalls.front().share_pct) + "%")) << t;
+    EXPECT_TRUE(has(t, "Where they disagree most")) << t;
+    EXPECT_TRUE(has(t, "Model sectors per request: " + c.sectors_sample)) << t;
+    EXPECT_FALSE(has(t, "Counters could not be read")) << t;
   }
 }
 
-TEST_F(MeasuredPanel, AnEarlierProfileAndTheModelOfTheLaunchShown) {
+TEST(MeasuredPanel, AnEarlierProfileAndTheModelOfTheLaunchShown) {
   LaunchRecord shown = launch("k2_uncoalesced", "block 16x16 | 256 threads");
   LaunchRecord result = launch("k1_naive", "block 32x32 | 1024 threads");
   result.counters = std::make_shared<const LaunchCounters>(measured(true));
-  LaunchCounters model = measured(false);
+  const LaunchCounters model = measured(false);
   ui::MeasuredInput in;
   in.shown = &shown;
   in.result = &result;
   in.model = &model;
-  draw(in, "earlier");
+  const std::string t = draw(in).text;
+  // The launch shown and blockscope's model of it, figure by figure.
+  EXPECT_TRUE(has(t, "k2_uncoalesced, block 16x16 | 256 threads, on 1024x1024x1024")) << t;
+  EXPECT_TRUE(has(t, "blockscope's model of this launch:")) << t;
+  EXPECT_TRUE(has(t, "bytes counted " + g3(model.model_bytes / 1e6) + " MB")) << t;
+  EXPECT_TRUE(has(t, "sectors / request load " + g3(model.model_ld_sectors_per_request) + ", store " +
+                         g3(model.model_st_sectors_per_request)))
+      << t;
+  EXPECT_TRUE(has(t, "occupancy (theory) " + g3(model.theoretical_occupancy_pct) + "%")) << t;
+  EXPECT_TRUE(has(t, "Press the button to measure it beside the hardware.")) << t;
+  // The earlier profile is named as not the launch shown, and folded: none of its figures.
+  EXPECT_TRUE(has(t, "Last profile: k1_naive, block 32x32 | 1024 threads (not the launch shown)")) << t;
+  EXPECT_FALSE(has(t, "DRAM bytes")) << t;
+  EXPECT_FALSE(has(t, "NVIDIA H200")) << t;
 }
 
-TEST_F(MeasuredPanel, NoPermissionSaysTheCauseAndTheFix) {
+TEST(MeasuredPanel, NoPermissionSaysTheCauseAndTheFix) {
   LaunchRecord shown = launch("k1_naive", "block 32x32 | 1024 threads");
   LaunchRecord result = shown;
   LaunchCounters c;
@@ -175,10 +171,15 @@ TEST_F(MeasuredPanel, NoPermissionSaysTheCauseAndTheFix) {
   ui::MeasuredInput in;
   in.shown = &shown;
   in.result = &result;
-  draw(in, "no_permission");
+  const std::string t = draw(in).text;
+  EXPECT_TRUE(has(t, "Counters could not be read.")) << t;
+  EXPECT_TRUE(has(t, "restricts profiling to administrators")) << "the cause: " << t;
+  EXPECT_TRUE(has(t, counters::kProfilingDriverOption)) << "the fix: " << t;
+  EXPECT_TRUE(has(t, "cuptiProfilerGetCounterAvailability: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES")) << t;
+  EXPECT_FALSE(has(t, "DRAM bytes")) << "no table without counters: " << t;
 }
 
-TEST_F(MeasuredPanel, ProgressWhileProfiling) {
+TEST(MeasuredPanel, ProgressWhileProfiling) {
   LaunchRecord shown = launch("k1_naive", "block 32x32 | 1024 threads");
   LaunchCounters model = measured(true);
   ui::MeasuredInput in;
@@ -191,10 +192,15 @@ TEST_F(MeasuredPanel, ProgressWhileProfiling) {
   in.progress.passes_total = 15;
   in.progress.elapsed_s = 0.2;
   in.launches_paused = true;
-  draw(in, "progress");
+  const std::string t = draw(in).text;
+  // Six passes done: the seventh of fifteen runs.
+  EXPECT_TRUE(has(t, "profiling k1_naive: pass 7 of 15, 0.2 s")) << t;
+  EXPECT_TRUE(has(t, "The app's own launches wait until the profile is done.")) << t;
+  EXPECT_FALSE(has(t, "Press the button")) << "a profile runs: nothing to press" << t;
+  EXPECT_TRUE(has(t, "blockscope's model of this launch:")) << "the model stays while it runs: " << t;
 }
 
-TEST_F(MeasuredPanel, TheCpuBackendShowsTheModelAndSaysCountersAreAGpuFeature) {
+TEST(MeasuredPanel, TheCpuBackendShowsTheModelAndSaysCountersAreAGpuFeature) {
   LaunchRecord shown = launch("k1_naive", "block 32x32 | 1024 threads");
   shown.backend = BackendKind::CpuSimulation;
   LaunchCounters model = measured(true);
@@ -202,7 +208,15 @@ TEST_F(MeasuredPanel, TheCpuBackendShowsTheModelAndSaysCountersAreAGpuFeature) {
   in.shown = &shown;
   in.model = &model;
   in.refusal = counters::gpu_feature_status();
-  draw(in, "cpu");
+  const std::string t = draw(in).text;
+  EXPECT_TRUE(has(t, in.refusal.message)) << t;
+  EXPECT_TRUE(has(t, "GPU feature")) << t;
+  EXPECT_TRUE(has(t, "blockscope's model of this launch:")) << t;
+  EXPECT_TRUE(has(t, "bytes counted " + g3(model.model_bytes / 1e6) + " MB")) << t;
+  EXPECT_TRUE(has(t, "waves " + g3(model.model_waves) + " (the last " + g3(model.model_last_wave_fill_pct) + "% full)"))
+      << t;
+  EXPECT_FALSE(has(t, "Press the button")) << "the CPU cannot be profiled: " << t;
+  EXPECT_FALSE(has(t, "DRAM bytes")) << t;
 }
 
 }  // namespace

@@ -1,33 +1,32 @@
-// The Source tab (issue 22). The panel alone, drawn headless through ImGui's real renderer with a
-// listing of odd sizes (a 12k-instruction SASS, lines mapped at random) and a LineProfile: a click
-// on a source line selects its PTX and SASS instructions and scrolls SASS to the first; a click on
-// a PTX instruction selects its source line. Then the App on the CPU backend: the Source tab
-// opens on gray_1d_flat with its embedded file, says why there is no PTX or SASS, and takes a
-// click on a line. BS_SOURCE_PANEL_PNG=FOLDER writes the frames as PNGs, to look at.
+// The Source tab. The panel alone, drawn in the tests' one ImGui harness (imgui_frames.hpp, no
+// window) with a listing of odd sizes (a 12k-instruction SASS, lines mapped at random) and a
+// LineProfile: a click on a source line selects its PTX and SASS instructions and scrolls SASS to
+// the first; a click on a PTX instruction selects its source line; register pressure per line and
+// its peak. Then the App on the CPU backend: the Source tab opens on gray_1d_flat with its
+// embedded file, says why there is no PTX or SASS, and takes a click on a line.
+// BS_SOURCE_PANEL_PNG=FOLDER writes the App's frame as a PNG, to look at.
 #include <gtest/gtest.h>
 
-#include <map>
-#include <epoxy/gl.h>
 #include <imgui.h>
-#include <imgui_impl_opengl3.h>
 #include <imgui_internal.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "cpu_app.hpp"
+#include "imgui_frames.hpp"
 #include "platform/png.hpp"
 #include "platform/window.hpp"
 #include "skips.hpp"
 #include "source/listing.hpp"
 #include "source/listing_parse.hpp"
 #include "ui/source_panel.hpp"
-#include "ui/theme.hpp"
+#include "wait_until.hpp"
 
 namespace {
 
@@ -57,40 +56,10 @@ void save_png(Window& window, const std::string& name) {
 
 class SourcePanel : public ::testing::Test {
  protected:
-  void SetUp() override {
-    auto w = make_headless_window(1500, 800);
-    if (!w) BS_SKIP_NO_GL() << "no headless GL: " << w.status().describe();
-    window_ = std::move(w.value());
-    ImGui::CreateContext();
-    ImGui::GetIO().IniFilename = nullptr;
-    ui::apply_theme(1.0f);
-    ASSERT_TRUE(ImGui_ImplOpenGL3_Init("#version 330 core"));
-    ready_ = true;
-  }
-  void TearDown() override {
-    if (ready_) {
-      ImGui_ImplOpenGL3_Shutdown();
-      ImGui::DestroyContext();
-    }
-  }
+  // One frame of the panel (a click is a frame with the button down, then one with it up).
   ui::SourceAction frame(const ui::SourceInput& in) {
-    const auto [w, h] = window_->framebuffer_size();
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(static_cast<float>(w), static_cast<float>(h));
-    io.DeltaTime = 1.0f / 60.0f;
-    ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(io.DisplaySize);
-    ImGui::Begin("centre", nullptr, ImGuiWindowFlags_NoDecoration);
-    const ui::SourceAction a = ui::draw_source_panel(in, &state_);
-    ImGui::End();
-    ImGui::Render();
-    window_->bind_default_framebuffer();
-    glViewport(0, 0, w, h);
-    glClearColor(0.08f, 0.09f, 0.11f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    ui::SourceAction a;
+    ui_.frame([&] { a = ui::draw_source_panel(in, &state_); }, 1);
     return a;
   }
   ui::SourceAction click(const ui::SourceInput& in, ImVec2 at) {
@@ -104,9 +73,8 @@ class SourcePanel : public ::testing::Test {
     return a;
   }
 
-  std::unique_ptr<Window> window_;
+  test::ImGuiFrames ui_{ImVec2(1500, 800)};
   ui::SourceViewState state_;
-  bool ready_ = false;
 };
 
 TEST_F(SourcePanel, AClickedLineSelectsItsInstructionsAndAClickedInstructionItsLine) {
@@ -153,7 +121,6 @@ TEST_F(SourcePanel, AClickedLineSelectsItsInstructionsAndAClickedInstructionItsL
   EXPECT_GE(sass->Scroll.y + sass->Size.y, 9001 * row) << "SASS was not scrolled to the line's first instruction";
   const std::vector<int> hits = ui::instructions_at(l.sass, l.source_file, target);
   EXPECT_EQ(hits, (std::vector<int>{9000, 9001}));
-  save_png(*window_, "source_panel_line");
 
   // A PTX instruction: its source line is selected.
   ImGuiWindow* ptx = child_named("ptx_lines");
@@ -216,7 +183,6 @@ TEST_F(SourcePanel, LiveRegistersShowPerInstructionPerLineAndThePeakIsNamed) {
   ASSERT_NE(src, nullptr);
   click(in, row_point(src, 5));  // line 6: its SASS rows are highlighted
   frame(in);
-  save_png(*window_, "source_panel_live_registers");
   // Without life ranges the header says why and the SASS still shows.
   l.live_status = Status::failure("this nvdisasm gives no register life ranges (an old toolkit)");
   EXPECT_EQ(ui::live_summary(l, 10), "no register pressure: this nvdisasm gives no register life ranges (an old toolkit)");
@@ -282,16 +248,16 @@ TEST(SourceTabApp, OnTheCpuTheTabShowsTheRungsFileSaysWhyNoSassAndTakesAClick) {
   ASSERT_TRUE(app.ok()) << app.status().describe();
   ASSERT_TRUE((*app)->select("gray_1d_flat", KernelConfig{}).ok());
   (*app)->request_relaunch();
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   const KernelListing* l = nullptr;
-  while (std::chrono::steady_clock::now() < until) {
-    (*app)->frame();
-    (*app)->present();
-    l = (*app)->source_tab().listing();
-    if (l && l->kernel == "gray_1d_flat" && !(*app)->source_pending()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  ASSERT_NE(l, nullptr) << "no listing within 60 s";
+  bs::test::wait_until(
+      [&] {
+        (*app)->frame();
+        (*app)->present();
+        l = (*app)->source_tab().listing();
+        return l && l->kernel == "gray_1d_flat" && !(*app)->source_pending();
+      },
+      bs::test::kGenerousTimeout, std::chrono::milliseconds(20));
+  ASSERT_NE(l, nullptr) << "no listing within two minutes";
   ASSERT_EQ(l->kernel, "gray_1d_flat");
   EXPECT_EQ(l->source_file, "kernels/labs/grayscale/gray_1d_flat.hpp");
   EXPECT_EQ(l->source, slurp(std::string(BS_SOURCE_DIR) + "/" + l->source_file));

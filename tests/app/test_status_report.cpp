@@ -1,7 +1,9 @@
 // The --status-file snapshot: FNV-1a 64 against the published test vectors, the JSON read back
 // by a reader written separately (json_reader.hpp), absent parts left out, and the writer's
 // promises: it writes only when something but the frame number changed, it replaces the file
-// whole (no .tmp left behind), and a folder that does not exist is a Status, not a crash.
+// whole (no .tmp left behind), and a folder that does not exist is a Status, not a crash. Then
+// the file the App in-process writes (app_in_process.hpp): every tab named with the word the
+// command line takes for it, and no old error once a new launch ran.
 #include <gtest/gtest.h>
 
 #include <unistd.h>  // getpid
@@ -11,7 +13,11 @@
 #include <iterator>
 #include <string>
 
+#include "app_in_process.hpp"
+#include "cli/options.hpp"
 #include "json_reader.hpp"
+#include "labs/catalog.hpp"
+#include "shell/run_modes.hpp"
 #include "shell/status_report.hpp"
 
 namespace {
@@ -113,6 +119,52 @@ TEST(StatusReport, AMissingFolderIsAStatus) {
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message.find("state.json"), std::string::npos) << s.describe();
   EXPECT_EQ(s.call, "--status-file");
+}
+
+// ---- the App's own status file ---------------------------------------------------------------
+
+using namespace bs;
+using namespace bs::app;
+
+class StatusFileOfTheApp : public bs::app::test::AppInProcess {};
+
+// The status file names the tabs shown with the word the command line takes for them (the
+// Measured tab was "other" while the status file kept its own copy of the names). The matmul lab
+// is open: it adds Memory and Pipeline, so every side tab exists.
+TEST_F(StatusFileOfTheApp, NamesEveryTabAsTheCommandLineDoes) {
+  start();
+  ASSERT_TRUE(app_->open_lab("matmul").ok());
+  steps(1);
+  const std::vector<LabFlags> flags = lab_flags(built_in_labs());
+  // The words `blockscope --help` documents for --panel.
+  for (const char* word : {"timings", "launch", "schedule", "memory", "runs", "measured", "pipeline"}) {
+    SCOPED_TRACE(word);
+    auto parsed = parse_command_line({"--headless", "--panel", word}, flags);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().describe();
+    app_->state().panel = parsed->state.panel;
+    steps(1);
+    EXPECT_EQ(status().at("ui").at("panel").str, word);
+  }
+  for (const char* word : {"sweep", "compare", "source", "data"}) {
+    SCOPED_TRACE(word);
+    auto parsed = parse_command_line({"--headless", "--panel", word}, flags);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().describe();
+    app_->state().centre = parsed->state.centre;
+    steps(1);
+    EXPECT_EQ(status().at("ui").at("centre").str, word);
+  }
+}
+
+// After a refused shape, a shape that runs: the status file's message is no longer the refusal.
+TEST_F(StatusFileOfTheApp, ForgetsAnOldErrorOnceANewLaunchRan) {
+  start();
+  ASSERT_TRUE(app_->select("gray_2d", KernelConfig{Dim3{33, 33, 1}}).ok());
+  steps(2);
+  EXPECT_NE(status().at("status_message").str.find("refused"), std::string::npos) << status_text();
+  ASSERT_TRUE(app_->select("gray_2d", KernelConfig{Dim3{32, 8, 1}}).ok());
+  steps(2);
+  ASSERT_TRUE(app_->last_launch().ok());
+  EXPECT_EQ(status().at("status_message").str.find("refused"), std::string::npos) << status_text();
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The headless window with a user's input and drops queued by the test, all delivered at once
-// (as GLFW delivers what was typed between two slow frames). Shared by the in-process App tests
-// that drive it as a user would (test_first_hour_again, test_first_hour_three).
+// (as GLFW delivers what was typed between two slow frames). The window of the in-process App
+// tests that drive it as a user would (app_in_process.hpp).
 #pragma once
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>

@@ -483,6 +483,9 @@ bool Source::click(unsigned long target, int x, int y) {
   if (!s.display) return false;
   XWarpPointer(s.display, None, target, 0, 0, 0, 0, x, y);
   XSync(s.display, False);
+  // A click paced as a hand makes it: the pointer arrives, then the button goes down, and comes up
+  // a moment later. This is input timing, not a wait for the app (whose state the drag source
+  // cannot see): the pauses stay.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the app sees the pointer there first
   XEvent e{};
   e.xbutton.display = s.display;

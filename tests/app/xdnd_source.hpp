@@ -96,7 +96,7 @@ class Source {
   void request_close(unsigned long target);
   // Presses and releases one key in `target` (an X keysym name such as "F1", "Escape", "o"),
   // with Control and/or Shift held, as synthetic KeyPress/KeyRelease events: what a user's
-  // keyboard sends, without needing the input focus (tests/app/test_first_hour_window.cpp).
+  // keyboard sends, without needing the input focus (tests/app/test_window_input.cpp).
   bool send_key(unsigned long target, const std::string& keysym, bool ctrl = false, bool shift = false);
   // A left click at (x, y) in `target`: the pointer moves there (apps read its position), then
   // a synthetic press and release.

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "experiments/sweep_runner.hpp"
 #include "grayscale/gray_test_support.hpp"
+#include "wait_until.hpp"
 
 namespace bs::app {
 namespace {
@@ -24,16 +26,17 @@ std::unique_ptr<gray::GrayLab> small_lab(int w, int h) {
 // Polls like the window does, once a frame.
 lab::SweepResult poll_until_done(SweepRunner& runner, std::vector<LaunchRecord>* seen,
                                  const std::function<void(std::size_t)>& each = {}) {
-  const auto deadline = std::chrono::steady_clock::now() + 120s;
-  while (std::chrono::steady_clock::now() < deadline) {
-    for (LaunchRecord& r : runner.take_new_records()) seen->push_back(std::move(r));
-    (void)runner.progress();
-    if (each) each(seen->size());
-    if (auto r = runner.take_result()) return *r;
-    std::this_thread::sleep_for(5ms);
-  }
-  ADD_FAILURE() << "the sweep did not finish";
-  return {};
+  std::optional<lab::SweepResult> result;
+  const bool done = bs::test::wait_until(
+      [&] {
+        for (LaunchRecord& r : runner.take_new_records()) seen->push_back(std::move(r));
+        (void)runner.progress();
+        if (each) each(seen->size());
+        return (result = runner.take_result()).has_value();
+      },
+      bs::test::kGenerousTimeout, 5ms);
+  if (!done) ADD_FAILURE() << "the sweep did not finish";
+  return result ? *result : lab::SweepResult{};
 }
 
 TEST(SweepRunner, MeasuresAForkAndStreamsItsPoints) {
@@ -46,7 +49,7 @@ TEST(SweepRunner, MeasuresAForkAndStreamsItsPoints) {
   ASSERT_TRUE(runner.start(*lab, spec).ok());
   runner.go();  // the window's frame is drawn
   EXPECT_FALSE(runner.start(*lab, spec).ok()) << "one sweep at a time";
-  while (runner.forking()) std::this_thread::sleep_for(1ms);
+  ASSERT_TRUE(bs::test::wait_until([&] { return !runner.forking(); })) << "the fork was never made";
   // The fork is made: the window's lab may load another image now.
   const auto other = gray::test::random_rgba(9, 5, gray::test::fresh_seed());
   ASSERT_TRUE(lab->set_image(other.data(), 9, 5, "other").ok());
@@ -92,9 +95,11 @@ TEST(SweepRunner, MeasuresNothingBeforeTheWindowSaysGo) {
   spec.blocks = lab::parse_block_list("8x8,16x4").shapes;
   spec.timing = TimingPolicy::until_stable(0.05, 1, 3, 5, 0);
   ASSERT_TRUE(runner.start(*lab, spec).ok());
-  while (runner.forking()) std::this_thread::sleep_for(1ms);
+  ASSERT_TRUE(bs::test::wait_until([&] { return !runner.forking(); })) << "the fork was never made";
   EXPECT_TRUE(runner.waiting_for_go());
-  std::this_thread::sleep_for(300ms);  // several sweeps of two points on 19 x 11 pixels
+  // Time for several sweeps of two points on 19 x 11 pixels, in which none may be timed: the
+  // wait is the thing tested, so this sleep stays.
+  std::this_thread::sleep_for(300ms);
   EXPECT_TRUE(runner.take_new_records().empty()) << "a point was timed before go()";
   EXPECT_EQ(runner.progress().sweep.done, 0u);
   runner.go();

@@ -10,6 +10,7 @@
 #include "fixtures.hpp"
 #include "image/async_image_loader.hpp"
 #include "test_support.hpp"
+#include "wait_until.hpp"
 
 namespace bs::test {
 namespace {
@@ -17,12 +18,7 @@ namespace {
 using namespace std::chrono_literals;
 
 bool wait_until_idle(const AsyncImageLoader& loader, std::chrono::seconds timeout = 60s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (loader.busy()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
+  return wait_until([&] { return !loader.busy(); }, timeout, 1ms);
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -204,7 +200,8 @@ TEST_F(AsyncImageLoaderTest, CancelAllDropsTheQueueAndTheLoaderStaysUsable) {
   write_png(big, 600, 400);
   AsyncImageLoader loader;
   loader.enqueue(std::vector<std::filesystem::path>(1000, big));
-  std::this_thread::sleep_for(5ms);
+  // Cancelled mid-queue: once the loader has decoded its first file.
+  ASSERT_TRUE(bs::test::wait_until([&] { return loader.progress().files_done > 0; })) << "the loader never started";
   loader.cancel_all();
   ASSERT_TRUE(wait_until_idle(loader, 10s));
   const std::size_t before_cancel = loader.take_finished().size();
@@ -229,7 +226,8 @@ TEST_F(AsyncImageLoaderTest, DestructorDoesNotWorkThroughTheQueue) {
   {
     AsyncImageLoader loader;
     loader.enqueue(std::vector<std::filesystem::path>(1000, big));
-    std::this_thread::sleep_for(5ms);
+    // Destroyed mid-queue: once the loader has decoded its first file.
+    ASSERT_TRUE(bs::test::wait_until([&] { return loader.progress().files_done > 0; })) << "the loader never started";
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
 }

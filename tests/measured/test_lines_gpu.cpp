@@ -19,6 +19,7 @@
 #include "measured/profile_lines.hpp"
 #include "cuda_labs.hpp"
 #include "skips.hpp"
+#include "wait_until.hpp"
 
 namespace bs::measured {
 namespace {
@@ -112,12 +113,9 @@ TEST(LinesGpu, TheWorkerSamplesOffTheCallingThread) {
   CounterWorker::Job job{"gray 1023x777", "gray_1d_flat", cfg, shown, CounterWorker::What::Lines};
   ASSERT_TRUE(worker.start(job, [&] { return lab->fork(); }).ok());
   std::optional<LaunchRecord> done;
-  const auto t0 = std::chrono::steady_clock::now();
-  while (!done && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
-    done = worker.take_finished();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_TRUE(done);
+  ASSERT_TRUE(bs::test::wait_until([&] { return (done = worker.take_finished()).has_value(); },
+                                   bs::test::kGenerousTimeout, std::chrono::milliseconds(5)))
+      << "the worker never finished";
   ASSERT_TRUE(done->lines);
   ASSERT_TRUE(done->lines->ok()) << done->lines->status.describe();
   EXPECT_GT(done->lines->total_samples, 0);

@@ -26,6 +26,7 @@
 #include "measured/profile_launch.hpp"
 #include "measured/profile_lines.hpp"
 #include "simulator/grid_simulator.hpp"
+#include "wait_until.hpp"
 
 namespace bs::measured {
 namespace {
@@ -175,11 +176,8 @@ TEST(MeasuredCpu, TheWorkerAnswersOnTheCpuAndForksOncePerProblem) {
     const std::string key = round < 2 ? "problem A" : "problem B";
     ASSERT_TRUE(worker.start({key, "gray_1d_flat", KernelConfig{}, shown}, fork).ok());
     std::optional<LaunchRecord> done;
-    for (int i = 0; i < 2000 && !done; ++i) {
-      done = worker.take_finished();
-      if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    ASSERT_TRUE(done) << "the worker never finished";
+    ASSERT_TRUE(bs::test::wait_until([&] { return (done = worker.take_finished()).has_value(); }))
+        << "the worker never finished";
     EXPECT_FALSE(worker.busy());
     ASSERT_TRUE(done->counters);
     EXPECT_TRUE(contains(done->counters->status.message, "GPU feature"));

@@ -23,6 +23,7 @@
 #include "measured/profile_launch.hpp"
 #include "cuda_labs.hpp"
 #include "skips.hpp"
+#include "wait_until.hpp"
 
 namespace bs::measured {
 namespace {
@@ -192,12 +193,9 @@ TEST(MeasuredGpu, TheWorkerProfilesOffTheCallingThread) {
   CounterWorker worker;
   ASSERT_TRUE(worker.start({"matmul 256", "k1_naive", cfg, shown}, [&] { return lab->fork(); }).ok());
   std::optional<LaunchRecord> done;
-  const auto t0 = std::chrono::steady_clock::now();
-  while (!done && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
-    done = worker.take_finished();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_TRUE(done);
+  ASSERT_TRUE(bs::test::wait_until([&] { return (done = worker.take_finished()).has_value(); },
+                                   bs::test::kGenerousTimeout, std::chrono::milliseconds(5)))
+      << "the worker never finished";
   ASSERT_TRUE(done->counters);
   EXPECT_TRUE(done->counters->measured()) << done->counters->status.describe();
   EXPECT_GT(done->counters->passes, 1);

@@ -160,7 +160,7 @@ TEST_F(SassMetrics, StrideTwoSharedReadsTakeTwiceTheIdealWavefronts) {
   SCOPED_TRACE(std::to_string(blocks) + " blocks of 64 threads (" + std::to_string(warps) + " warps), " +
                std::to_string(n) + " iterations");
   ASSERT_TRUE(p.sass_status.ok()) << "the SASS metrics API did not count: " << p.sass_status.describe();
-  if (!p.sass_has_shared) GTEST_SKIP() << "this chip's CUPTI lists no shared-memory wavefront metric with an ideal";
+  if (!p.sass_has_shared) BS_SKIP() << "this chip's CUPTI lists no shared-memory wavefront metric with an ideal";
   const LineSamples* one = line_of(p, kStride1Line);
   const LineSamples* two = line_of(p, kStride2Line);
   ASSERT_NE(one, nullptr) << "no counted instruction on line " << kStride1Line;

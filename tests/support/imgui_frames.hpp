@@ -6,7 +6,10 @@
 //   bs::test::ImGuiFrames ui({420, 900});
 //   const std::string text = ui.frame([&] { ui::draw_result_card(in); });
 //
-// Two frames per call (ImGui sizes tables and wrapped text in the first), the second's text kept.
+// Two frames per call (ImGui sizes tables and wrapped text in the first), the second's text kept;
+// a test that steps the mouse frame by frame (a click: the button down in one frame, up in the
+// next) asks for one. The context is current while the harness lives: a test sets ImGui::GetIO()'s
+// mouse and reads ImGui's windows between calls.
 #pragma once
 #include <imgui.h>
 
@@ -41,10 +44,10 @@ class ImGuiFrames {
   ImGuiFrames(const ImGuiFrames&) = delete;
   ImGuiFrames& operator=(const ImGuiFrames&) = delete;
 
-  // Draws `draw` inside one window the size of the display, twice; the text of the second frame.
+  // Draws `draw` inside one window the size of the display, `count` times; the text of the last.
   template <class Draw>
-  std::string frame(Draw&& draw) {
-    for (int f = 0; f < 2; ++f) {
+  std::string frame(Draw&& draw, int count = 2) {
+    for (int f = 0; f < count; ++f) {
       ImGui::NewFrame();
       ImGui::SetNextWindowPos(ImVec2(0, 0));
       ImGui::SetNextWindowSize(size_);
