@@ -67,8 +67,7 @@ class CudaEngine final : public GrayEngine {
     return gray_rung_suggested_block(rung, l);
   }
 
-  Status upload(const std::vector<std::uint8_t>& planar, const std::vector<std::uint8_t>& rgba,
-                const std::vector<std::uint8_t>& reference, int width, int height) override {
+  Status upload(SharedBytes planar, SharedBytes rgba, SharedBytes reference, int width, int height) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
     const std::size_t n = static_cast<std::size_t>(width) * height;
     // Allocate everything before freeing the old buffers: a failure keeps the loaded image.
@@ -80,9 +79,9 @@ class CudaEngine final : public GrayEngine {
     if (!ref) return ref.status();
     auto dst = cuda::DeviceBuffer<std::uint8_t>::allocate(n);
     if (!dst) return dst.status();
-    BS_CUDA_TRY(cudaMemcpy(src->get(), planar.data(), 3 * n, cudaMemcpyHostToDevice));
-    BS_CUDA_TRY(cudaMemcpy(src4->get(), rgba.data(), 4 * n, cudaMemcpyHostToDevice));
-    BS_CUDA_TRY(cudaMemcpy(ref->get(), reference.data(), n, cudaMemcpyHostToDevice));
+    BS_CUDA_TRY(cudaMemcpy(src->get(), planar->data(), 3 * n, cudaMemcpyHostToDevice));
+    BS_CUDA_TRY(cudaMemcpy(src4->get(), rgba->data(), 4 * n, cudaMemcpyHostToDevice));
+    BS_CUDA_TRY(cudaMemcpy(ref->get(), reference->data(), n, cudaMemcpyHostToDevice));
     BS_CUDA_TRY(cudaMemset(dst->get(), 0, n));
     planar_ = std::move(src.value());
     rgba_ = std::move(src4.value());
