@@ -213,6 +213,11 @@ TEST(GrayProblem, OnePassMakesRgbaPlanarAndReferenceAsTheyAreComputedAnotherWay)
           ASSERT_EQ(planar[0][c * n + i], rgba[0][4 * i + c]) << "pixel " << i << " channel " << c;
       }
       EXPECT_EQ(ref[0], independent_reference(rgba[0], w, h));
+      // Without planar (the GPU makes it on the device): the same RGBA and reference.
+      std::vector<std::uint8_t> rgba_only(4 * n), ref_only(n);
+      make_gray_problem(random ? nullptr : source.data(), seed, n, rgba_only.data(), nullptr, ref_only.data());
+      EXPECT_EQ(rgba_only, rgba[0]);
+      EXPECT_EQ(ref_only, ref[0]);
     }
   }
   // Random bits: the same seed gives the same image, another seed another; the bytes spread.

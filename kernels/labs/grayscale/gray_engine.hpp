@@ -35,10 +35,13 @@ class GrayEngine {
     return Status::failure("the CPU simulation has no occupancy API to ask", "", "suggested_block");
   }
 
-  // Takes the planar source (3n bytes), the RGBA source (4n) and the reference (n = width *
-  // height), read-only from now on: the simulation shares them, the GPU copies them to the device.
-  // On failure the previous ones stay.
+  // Takes the planar source (3n bytes; null where makes_planar()), the RGBA source (4n) and the
+  // reference (n = width * height), read-only from now on: the simulation shares them, the GPU
+  // copies them to the device. On failure the previous ones stay.
   virtual Status upload(SharedBytes planar, SharedBytes rgba, SharedBytes reference, int width, int height) = 0;
+  // Whether upload() makes the planar source itself from the RGBA one (the GPU, on the device: the
+  // host then makes and uploads 3 bytes a pixel less).
+  virtual bool makes_planar() const { return false; }
 
   // The kernel arguments for output `out` (this backend's memory); both sources filled.
   virtual GrayArgs args(std::uint8_t* out) const = 0;

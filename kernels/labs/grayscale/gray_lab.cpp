@@ -298,14 +298,14 @@ Status GrayLab::install_image(const std::uint8_t* source, std::uint64_t seed, in
   std::shared_ptr<HostVector<std::uint8_t>> rgba, planar, reference;
   try {
     rgba = std::make_shared<HostVector<std::uint8_t>>(4 * n);
-    planar = std::make_shared<HostVector<std::uint8_t>>(3 * n);
+    if (!engine_->makes_planar()) planar = std::make_shared<HostVector<std::uint8_t>>(3 * n);
     reference = std::make_shared<HostVector<std::uint8_t>>(n);
   } catch (const std::bad_alloc&) {
     return Status::failure("not enough host memory for a " + std::to_string(width) + " x " +
                                std::to_string(height) + " image",
                            "choose a smaller image", "GrayLab::set_image");
   }
-  make_gray_problem(source, seed, n, rgba->data(), planar->data(), reference->data());
+  make_gray_problem(source, seed, n, rgba->data(), planar ? planar->data() : nullptr, reference->data());
   made.end(source ? "copy + convert on the host" : "generate + convert on the host");
   if (Status s = engine_->upload(std::move(planar), rgba, reference, width, height); !s) return s;
   made.end("upload");

@@ -70,6 +70,7 @@ void make_gray_problem(const std::uint8_t* source, std::uint64_t seed, std::size
       }
     }
     for (std::size_t i = 0; i < count; ++i) gray[i] = gray_of(px + 4 * i);
+    if (!planar) return;
     std::uint8_t *const r = planar + begin, *const g = r + n, *const b = g + n;
     for (std::size_t i = 0; i < count; ++i) r[i] = px[4 * i], g[i] = px[4 * i + 1], b[i] = px[4 * i + 2];
   });

@@ -25,8 +25,9 @@ void gray_reference(const std::uint8_t* rgba, int width, int height, std::uint8_
 
 // A problem of n pixels made in one pass over the host's cores, each chunk while its bytes are in
 // cache: `rgba` copied from `source`, or, where source is null, the bytes of the SplitMix64 stream
-// `seed` starts (core/host_data.hpp); then `planar` and the reference `out` from it, as the two
-// functions above make them. The buffers may be uninitialised: the workers touch them first.
+// `seed` starts (core/host_data.hpp); then `planar` (unless null) and the reference `out` from it,
+// as the two functions above make them. The buffers may be uninitialised: the workers touch them
+// first.
 void make_gray_problem(const std::uint8_t* source, std::uint64_t seed, std::size_t n, std::uint8_t* rgba,
                        std::uint8_t* planar, std::uint8_t* out);
 
