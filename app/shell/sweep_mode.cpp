@@ -4,7 +4,6 @@
 // against it, the occupancy API's suggestion, wall time against the kernels' time, the SM clock
 // before and after) and the results through the one writer (lab/report.hpp).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <optional>
 
@@ -51,9 +50,9 @@ void merge_into(lab::SweepResult& total, lab::SweepResult part, bool first) {
 }  // namespace
 
 int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
-  using Clock = std::chrono::steady_clock;
-  auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
-  const auto t_open = Clock::now();
+  const std::string kOpening = "opening", kMaking = "making the problem", kSweeping = "sweeping";
+  StepTimes phases;  // kOpening, kMaking and kSweeping, summed over the sizes and settings
+  StepTimes making;  // the labs' own steps of kMaking (ProblemInfo::made)
   const BenchOptions& b = *options.bench;
   auto opened = open_command_lab(options, catalog);
   if (const int* code = std::get_if<int>(&opened)) return *code;
@@ -63,8 +62,8 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
   const bool gpu = session.backend.kind == BackendKind::Cuda;
   // Where the time before the first point goes (budgets.json: a one-point sweep within 0.3 s of
   // a one-frame headless start): printed with the summary.
-  const double open_s = since(t_open);
-  double problem_s = 0, sweep_s = 0, first_point_s = -1;
+  phases.end(kOpening);
+  double first_point_s = -1;
 
   std::optional<measured::BenchCounters> with_counters;
   if (b.counters) with_counters.emplace(counters::CounterOptions{.cupti_library = options.cupti_library});
@@ -112,13 +111,14 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
   const std::vector<std::string> sizes = b.sizes.empty() ? std::vector<std::string>{l.default_sizes().front()} : b.sizes;
   for (const std::string& size : sizes) {
     if (!total.fault.ok()) break;
-    const auto t_problem = Clock::now();
+    phases.mark = StepTimes::Clock::now();
     const Status made = l.set_random_problem(size);
-    problem_s += since(t_problem);
+    phases.end(kMaking);
     if (Status s = made; !s) {
       print_status(("size " + size).c_str(), s);
       return kExitUsage;
     }
+    making.add(l.problem().made);
     for (const auto& combo : combos.value()) {
       if (!total.fault.ok()) break;
       for (const auto& [key, value] : combo)
@@ -145,10 +145,10 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
         }
         std::fflush(text);
       };
-      const auto t_sweep = Clock::now();
+      phases.mark = StepTimes::Clock::now();
       lab::SweepResult part = lab::run_sweep(l, spec, hooks);
-      sweep_s += since(t_sweep);
-      if (first_point_s < 0) first_point_s = open_s + problem_s + part.first_point_s;
+      phases.end(kSweeping);
+      if (first_point_s < 0) first_point_s = phases.seconds(kOpening) + phases.seconds(kMaking) + part.first_point_s;
       // --counters: each point that ran is profiled once more, on the lab that still holds its
       // problem and settings (the timings above are unaffected: they were taken first).
       if (with_counters) {
@@ -169,9 +169,10 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
   }
 
   std::fprintf(text,
-               "process phases: opening the backend and the lab %.3f s | making the problem %.3f s | "
+               "process phases: opening the backend and the lab %.3f s | making the problem %.3f s (%s) | "
                "sweeping %.3f s (its first point started %.3f s after the command began)\n",
-               open_s, problem_s, sweep_s, std::max(0.0, first_point_s));
+               phases.seconds(kOpening), phases.seconds(kMaking), making.text().c_str(), phases.seconds(kSweeping),
+               std::max(0.0, first_point_s));
   const lab::ResultsHeader header = lab::sweep_header(total);
   const ThroughputUnit unit = total.unit;
   std::fputs(lab::results_table(header, total.records, unit, total.kernels).c_str(), text);

@@ -4,12 +4,15 @@
 // sweeps and exports report the same numbers the same way.
 //
 // The loop that applies the policy is lab/measure.hpp; the clocks are CUDA events on the GPU
-// (device/) and steady_clock around each simulated launch on the CPU (simulator/).
+// (device/) and steady_clock around each simulated launch on the CPU (simulator/). StepTimes
+// itemises host work that is not a launch (making a problem, a command's phases).
 #pragma once
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/median.hpp"
@@ -101,5 +104,46 @@ inline void summarize(Timing& t) {
   t.ci_low_ms = cl;
   t.ci_high_ms = ch;
 }
+
+// Where a host operation's wall time went, step by step (making a problem: "generate + convert
+// on the host", "upload"; a sweep command's process phases), so the step that got slower names
+// itself. Steps of one name add up (a loop's step stays one entry), in the order first ended.
+//
+//   StepTimes t;  make();  t.end("generate");  upload();  t.end("upload");
+//   t.text() -> "generate 0.912 s, upload 0.101 s"
+struct StepTimes {
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::pair<std::string, double>> steps;  // name, seconds
+  Clock::time_point mark = Clock::now();              // where the next step began
+
+  // Step `name` ended now; it began at the previous end (or at construction, or where `mark` was set).
+  void end(const std::string& name) {
+    const Clock::time_point now = Clock::now();
+    add(name, std::chrono::duration<double>(now - mark).count());
+    mark = now;
+  }
+  void add(const std::string& name, double s) {
+    for (auto& [n, v] : steps)
+      if (n == name) return void(v += s);
+    steps.emplace_back(name, s);
+  }
+  void add(const StepTimes& other) {
+    for (const auto& [n, v] : other.steps) add(n, v);
+  }
+  double seconds(const std::string& name) const {
+    for (const auto& [n, v] : steps)
+      if (n == name) return v;
+    return 0;
+  }
+  std::string text(const char* separator = ", ") const {
+    std::string out;
+    char buf[32];
+    for (const auto& [n, v] : steps) {
+      std::snprintf(buf, sizeof buf, " %.3f s", v);
+      out += (out.empty() ? "" : separator) + n + buf;
+    }
+    return out;
+  }
+};
 
 }  // namespace bs

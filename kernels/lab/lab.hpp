@@ -119,6 +119,7 @@ struct ProblemInfo {
   long long width = 0, height = 0;  // the data the overlay covers (the image; C)
   ThroughputUnit throughput_unit = ThroughputUnit::GBPerS;  // GB/s (memory-bound labs) or GFLOP/s
   std::vector<Ceiling> ceilings;
+  StepTimes made;  // how the problem was made, step by step ("generate + convert on the host", "upload")
 };
 
 // A choice about the problem that is not its size, e.g. the grayscale source's layout (planar or

@@ -249,7 +249,7 @@ TEST_F(UserLab, TheLecturesMatmulAndTheTiledTemplateAreVerifiedAgainstADoublePro
   spec.M = 37, spec.N = 45, spec.K = 29;  // odd, no multiple of 16
   spec.seed = seed;
   ASSERT_TRUE((*m)->set_matrices(spec).ok());
-  const std::vector<float> a = (*m)->a(), b = (*m)->b();
+  const std::vector<float> a((*m)->a().begin(), (*m)->a().end()), b((*m)->b().begin(), (*m)->b().end());
   auto lab = with_user_kernels(std::move(m.value()), matmul_book);
   for (const std::string& src : {std::string(kLectureMatmul), template_source("matmul_tiled")}) {
     TrialResult t = compile_into(*lab, src, {16, 16, 1});
@@ -304,7 +304,8 @@ TEST_F(UserLab, TheBf16MmaTemplateIsVerifiedOnTheSimulatorAndRefusedAtFp32) {
   EXPECT_NE(refused.status().hint.find("bf16"), std::string::npos) << refused.status().describe();
 
   ASSERT_TRUE(lab->set_setting("precision", "bf16").ok());
-  const std::vector<float> a = lab::layer<matmul::MatmulLab>(*lab)->a(), b = lab::layer<matmul::MatmulLab>(*lab)->b();
+  const auto* mm = lab::layer<matmul::MatmulLab>(*lab);
+  const std::vector<float> a(mm->a().begin(), mm->a().end()), b(mm->b().begin(), mm->b().end());
   TrialResult t = compile_into(*lab, src, {128, 1, 1});
   ASSERT_TRUE(t.runs()) << t.summary();
   KernelConfig cfg;

@@ -5,6 +5,9 @@
 // grid computed here by hand, never with the lab's own grid arithmetic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "gray_test_support.hpp"
 #include "labs/grayscale/gray_engine.hpp"
 
@@ -154,7 +157,7 @@ TEST(GrayLab, AForkOnTheSimulationSharesTheImageAndOwnsItsOutput) {
   const auto other = random_rgba(w, h, fresh_seed() + 1);
   ASSERT_TRUE(lab->set_image(other.data(), w, h, "other").ok());
   EXPECT_NE(fork->rgba().data(), lab->rgba().data());
-  EXPECT_EQ(fork->rgba(), rgba);
+  EXPECT_TRUE(std::ranges::equal(fork->rgba(), rgba));
   EXPECT_TRUE(fork->run("gray_1d_flat", bs::KernelConfig{Dim3{64, 1, 1}}, {}).check.passed());
 }
 
@@ -163,11 +166,101 @@ TEST(GrayLab, RandomProblemsAreFreshAndOfTheSizeAsked) {
   ASSERT_TRUE(lab->set_random_problem("33x7").ok());
   EXPECT_EQ(lab->width(), 33);
   EXPECT_EQ(lab->height(), 7);
-  const auto first = lab->rgba();
+  const std::vector<std::uint8_t> first(lab->rgba().begin(), lab->rgba().end());
+  EXPECT_NE(std::count(first.begin(), first.end(), 0), static_cast<long>(first.size()));
   ASSERT_TRUE(lab->set_random_problem("33x7").ok());
-  EXPECT_NE(first, lab->rgba());  // fresh random data each time
+  EXPECT_FALSE(std::ranges::equal(first, lab->rgba()));  // fresh random data each time
+  // Its reference is the formula's, and how it was made is itemised (the sweep prints it).
+  const std::vector<std::uint8_t> rgba(lab->rgba().begin(), lab->rgba().end());
+  EXPECT_TRUE(std::ranges::equal(lab->reference(), independent_reference(rgba, 33, 7)));
+  const bs::StepTimes made = lab->problem().made;
+  ASSERT_EQ(made.steps.size(), 2u);
+  EXPECT_EQ(made.steps[0].first, "generate + convert on the host");
+  EXPECT_EQ(made.steps[1].first, "upload");
   for (const char* bad : {"33", "0x7", "axb", "33x7x2", ""}) EXPECT_FALSE(lab->set_random_problem(bad).ok()) << bad;
   EXPECT_EQ(lab->width(), 33);  // a bad size keeps the problem
+}
+
+// Issue 34: a problem is made in one pass over the host's cores (make_gray_problem). Its three
+// outputs against ones computed here another way: the RGBA copied or generated, the planar
+// layout by index arithmetic, the reference by the double formula. Sizes whose chunks split
+// unevenly and whose last 8-byte word of random bits is cut short; every byte written (two
+// poison values give the same result); random bits fresh per seed, never all zeros, every byte
+// value present in every channel.
+TEST(GrayProblem, OnePassMakesRgbaPlanarAndReferenceAsTheyAreComputedAnotherWay) {
+  for (const ImageSize size : {ImageSize{1023, 767}, ImageSize{1, 1}, ImageSize{3, 1}, ImageSize{16385, 3}}) {
+    const int w = size.w, h = size.h;
+    const std::size_t n = static_cast<std::size_t>(w) * h;
+    const std::uint32_t seed = fresh_seed();
+    const auto source = random_rgba(w, h, seed);
+    for (const bool random : {false, true}) {
+      SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + (random ? " random" : " copied") + ", seed " +
+                   std::to_string(seed));
+      std::vector<std::uint8_t> rgba[2], planar[2], ref[2];
+      for (int poison : {0, 1}) {
+        rgba[poison].assign(4 * n, poison ? 0xff : 0);
+        planar[poison].assign(3 * n, poison ? 0xff : 0);
+        ref[poison].assign(n, poison ? 0xff : 0);
+        make_gray_problem(random ? nullptr : source.data(), seed, n, rgba[poison].data(), planar[poison].data(),
+                          ref[poison].data());
+      }
+      ASSERT_EQ(rgba[0], rgba[1]) << "a byte of RGBA was never written";
+      ASSERT_EQ(planar[0], planar[1]) << "a planar byte was never written";
+      ASSERT_EQ(ref[0], ref[1]) << "a reference byte was never written";
+      if (!random) { EXPECT_EQ(rgba[0], source); }
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t c = 0; c < 3; ++c)
+          ASSERT_EQ(planar[0][c * n + i], rgba[0][4 * i + c]) << "pixel " << i << " channel " << c;
+      }
+      EXPECT_EQ(ref[0], independent_reference(rgba[0], w, h));
+      // Without planar (the GPU makes it on the device): the same RGBA and reference.
+      std::vector<std::uint8_t> rgba_only(4 * n), ref_only(n);
+      make_gray_problem(random ? nullptr : source.data(), seed, n, rgba_only.data(), nullptr, ref_only.data());
+      EXPECT_EQ(rgba_only, rgba[0]);
+      EXPECT_EQ(ref_only, ref[0]);
+    }
+  }
+  // Random bits: the same seed gives the same image, another seed another; the bytes spread.
+  const std::size_t n = 1023 * 767;
+  std::vector<std::uint8_t> a(4 * n), b(4 * n), c(4 * n), planar(3 * n), ref(n);
+  const std::uint32_t seed = fresh_seed();
+  make_gray_problem(nullptr, seed, n, a.data(), planar.data(), ref.data());
+  make_gray_problem(nullptr, seed, n, b.data(), planar.data(), ref.data());
+  make_gray_problem(nullptr, seed + 1ull, n, c.data(), planar.data(), ref.data());
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  for (int channel = 0; channel < 4; ++channel) {
+    std::vector<int> seen(256, 0);
+    for (std::size_t i = 0; i < n; ++i) ++seen[a[4 * i + channel]];
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 0), 0) << "channel " << channel << ", seed " << seed;
+  }
+}
+
+// The reference reads three tables instead of the formula: prove that it gives the formula's
+// bytes exactly, for all 2^24 colours, through the lab (a 4096^2 image of every colour once).
+TEST(GrayProblem, TheReferenceIsTheDoubleFormulaExactlyForAll2To24Colours) {
+  constexpr int kSide = 4096;
+  std::vector<std::uint8_t> rgba(4ull * kSide * kSide);
+  const std::uint32_t seed = fresh_seed();
+  for (std::uint32_t i = 0; i < kSide * kSide; ++i) {
+    rgba[4ull * i + 0] = static_cast<std::uint8_t>(i), rgba[4ull * i + 1] = static_cast<std::uint8_t>(i >> 8);
+    rgba[4ull * i + 2] = static_cast<std::uint8_t>(i >> 16), rgba[4ull * i + 3] = static_cast<std::uint8_t>(i ^ seed);
+  }
+  auto lab = cpu_lab(1);
+  ASSERT_TRUE(lab->set_image(rgba.data(), kSide, kSide, "every colour").ok());
+  const auto ref = lab->reference();
+  ASSERT_EQ(ref.size(), static_cast<std::size_t>(kSide) * kSide);
+  std::size_t wrong = 0;
+  for (std::uint32_t i = 0; i < kSide * kSide; ++i) {
+    const double v = 0.2989 * (i & 0xff) + 0.5870 * ((i >> 8) & 0xff) + 0.1140 * (i >> 16);
+    if (ref[i] != static_cast<std::uint8_t>(std::floor(v)) && wrong++ < 5) {
+      ADD_FAILURE() << "r " << (i & 0xff) << " g " << ((i >> 8) & 0xff) << " b " << (i >> 16) << ": " << int(ref[i])
+                    << ", the formula says " << std::floor(v);
+    }
+  }
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_TRUE(std::ranges::equal(lab->rgba(), rgba));
+  EXPECT_EQ(lab->problem().made.steps.front().first, "copy + convert on the host");
 }
 
 }  // namespace

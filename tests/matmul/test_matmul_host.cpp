@@ -199,6 +199,31 @@ TEST(MatmulVerify, AcceptsFp32RoundingRejectsADroppedTerm) {
   EXPECT_EQ(bad.first_bad_col, 17);
 }
 
+// Issue 34: the error scale's rows of A and the BF16 rounding run on the host's cores, in chunks
+// (64 rows, 2^20 elements) that these shapes split unevenly; each value as computed here one at a
+// time.
+TEST(MatmulVerify, ErrorScaleAndBf16RoundingSplitOverCoresAsComputedOneByOne) {
+  const int M = 131, N = 517, K = 2100;
+  const auto A = generate_matrix(M, K, Pattern::Normal, test_seed() + 5);
+  const auto B = generate_matrix(K, N, Pattern::Normal, test_seed() + 6);
+  const ErrorScale scale = error_scale(A.data(), B.data(), M, N, K);
+  ASSERT_EQ(scale.a_row_norms.size(), static_cast<std::size_t>(M));
+  ASSERT_EQ(scale.b_col_norms.size(), static_cast<std::size_t>(N));
+  for (int i = 0; i < M; ++i) {
+    double sum = 0;
+    for (int k = 0; k < K; ++k) sum += static_cast<double>(A[i * K + k]) * A[i * K + k];
+    ASSERT_DOUBLE_EQ(scale.a_row_norms[i], std::sqrt(sum)) << "row " << i;
+  }
+  for (int j = 0; j < N; ++j) {
+    double sum = 0;
+    for (int k = 0; k < K; ++k) sum += static_cast<double>(B[k * N + j]) * B[k * N + j];
+    ASSERT_DOUBLE_EQ(scale.b_col_norms[j], std::sqrt(sum)) << "column " << j;
+  }
+  std::vector<float> rounded = B;  // 1.09 M elements: two chunks, the second short
+  round_to_bf16(rounded);
+  for (std::size_t e = 0; e < B.size(); ++e) ASSERT_EQ(rounded[e], bf16_to_float(float_to_bf16(B[e]))) << e;
+}
+
 TEST(MatmulVerify, WrongShapeIsNotAPass) {
   const testing::Problem p({4, 5, 6});
   const Verification v = verify(p.ref.data(), p.ref.data(), 5, 4, p.scale);

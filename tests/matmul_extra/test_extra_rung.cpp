@@ -80,8 +80,7 @@ TEST(ExtraRung, RunsOnTheSimulatorAndMatchesAnIndependentReference) {
     std::vector<float> c(static_cast<std::size_t>(spec.M) * spec.N);
     ASSERT_EQ(lab->output_bytes(), c.size() * sizeof(float));
     ASSERT_TRUE(lab->download_output(c.data()).ok());
-    const std::vector<float>& A = lab->a();
-    const std::vector<float>& B = lab->b();
+    const std::span<const float> A = lab->a(), B = lab->b();
     int bad = 0;
     for (int i = 0; i < spec.M; ++i)
       for (int j = 0; j < spec.N; ++j) {

@@ -2,8 +2,8 @@
 // comparison with the reference, once on the CUDA device (gray_engine_cuda.cu) and once on the
 // CPU grid simulator (gray_engine_cpu.cpp). The lab itself does everything that does not depend
 // on the backend (which rung, which grid, validation, the record), so the two engines stay small
-// and alike. Both hold the image in both layouts, 256-byte aligned (as cudaMalloc aligns), so a
-// vector rung's scalar head and tail are the same on the CPU as on the GPU.
+// and alike. Both hold the image in both layouts, 256-byte aligned (as cudaMalloc aligns, and
+// HostVector), so a vector rung's scalar head and tail are the same on the CPU as on the GPU.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -16,6 +16,7 @@
 #include "core/status.hpp"
 #include "lab/lab.hpp"
 #include "labs/grayscale/gray_ladder.hpp"
+#include "labs/grayscale/gray_reference.hpp"
 
 namespace bs::gray {
 
@@ -34,10 +35,13 @@ class GrayEngine {
     return Status::failure("the CPU simulation has no occupancy API to ask", "", "suggested_block");
   }
 
-  // Keeps the planar source, the RGBA source and the reference (n = width * height based); on
-  // failure the previous ones stay.
-  virtual Status upload(const std::vector<std::uint8_t>& planar, const std::vector<std::uint8_t>& rgba,
-                        const std::vector<std::uint8_t>& reference, int width, int height) = 0;
+  // Takes the planar source (3n bytes; null where makes_planar()), the RGBA source (4n) and the
+  // reference (n = width * height), read-only from now on: the simulation shares them, the GPU
+  // copies them to the device. On failure the previous ones stay.
+  virtual Status upload(SharedBytes planar, SharedBytes rgba, SharedBytes reference, int width, int height) = 0;
+  // Whether upload() makes the planar source itself from the RGBA one (the GPU, on the device: the
+  // host then makes and uploads 3 bytes a pixel less).
+  virtual bool makes_planar() const { return false; }
 
   // The kernel arguments for output `out` (this backend's memory); both sources filled.
   virtual GrayArgs args(std::uint8_t* out) const = 0;

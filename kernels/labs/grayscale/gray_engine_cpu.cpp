@@ -1,15 +1,14 @@
 // The grayscale lab on the CPU grid simulator: each rung's own body (the one the GPU runs)
 // called for every (blockIdx, threadIdx) of the launch, timed by steady_clock around each
-// launch. Buffers are 256-byte aligned like cudaMalloc's, so the vector rungs take the same
-// scalar heads and tails here as on the GPU.
+// launch. It reads the lab's own buffers, 256-byte aligned like cudaMalloc's, so the vector rungs
+// take the same scalar heads and tails here as on the GPU.
 #include <cstring>
 #include <memory>
-#include <new>
 #include <optional>
 #include <utility>
-#include <algorithm>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "labs/grayscale/gray_engine.hpp"
 #include "simulator/cancellable.hpp"
 #include "simulator/grid_simulator.hpp"
@@ -17,39 +16,12 @@
 namespace bs::gray {
 namespace {
 
-// Host bytes aligned as the GPU's allocations are.
-class AlignedBytes {
- public:
-  static constexpr std::size_t kAlign = 256;
-  AlignedBytes() = default;
-  static std::optional<AlignedBytes> make(std::size_t n) {
-    AlignedBytes b;
-    b.data_ = static_cast<std::uint8_t*>(::operator new(std::max<std::size_t>(n, 1), std::align_val_t(kAlign), std::nothrow));
-    if (!b.data_) return std::nullopt;
-    b.size_ = n;
-    return b;
-  }
-  AlignedBytes(AlignedBytes&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
-  AlignedBytes& operator=(AlignedBytes&& o) noexcept {
-    if (this != &o) {
-      release();
-      data_ = std::exchange(o.data_, nullptr);
-      size_ = std::exchange(o.size_, 0);
-    }
-    return *this;
-  }
-  ~AlignedBytes() { release(); }
-  std::uint8_t* data() const { return data_; }
-  std::size_t size() const { return size_; }
-
- private:
-  void release() {
-    if (data_) ::operator delete(data_, std::align_val_t(kAlign));
-    data_ = nullptr;
-  }
-  std::uint8_t* data_ = nullptr;
-  std::size_t size_ = 0;
-};
+// An output of n zero bytes, its pages first touched by the host's cores, not one of them.
+std::optional<HostVector<std::uint8_t>> zeroed_output(std::size_t n) try {
+  HostVector<std::uint8_t> o(n);
+  parallel_chunks(n, 1ull << 20, [&](std::size_t b, std::size_t e) { std::memset(o.data() + b, 0, e - b); });
+  return o;
+} catch (const std::bad_alloc&) { return std::nullopt; }
 
 class CpuEngine final : public GrayEngine, public sim::Cancellable {
  public:
@@ -61,20 +33,15 @@ class CpuEngine final : public GrayEngine, public sim::Cancellable {
     return KernelAttributes{};  // the simulator has no registers to run out of
   }
 
-  Status upload(const std::vector<std::uint8_t>& planar, const std::vector<std::uint8_t>& rgba,
-                const std::vector<std::uint8_t>& reference, int width, int height) override {
-    const std::size_t n = static_cast<std::size_t>(width) * height;
-    auto p = AlignedBytes::make(3 * n), q = AlignedBytes::make(4 * n), o = AlignedBytes::make(n);
-    if (!p || !q || !o)
-      return Status::failure("not enough host memory for the simulator's copy of the image",
-                             "choose a smaller image", "GrayEngine::upload");
-    std::memcpy(p->data(), planar.data(), 3 * n);
-    std::memcpy(q->data(), rgba.data(), 4 * n);
-    std::memset(o->data(), 0, n);
-    planar_ = std::make_shared<const AlignedBytes>(std::move(*p));
-    rgba_ = std::make_shared<const AlignedBytes>(std::move(*q));
+  Status upload(SharedBytes planar, SharedBytes rgba, SharedBytes reference, int width, int height) override {
+    auto o = zeroed_output(static_cast<std::size_t>(width) * height);
+    if (!o)
+      return Status::failure("not enough host memory for the simulator's output", "choose a smaller image",
+                             "GrayEngine::upload");
+    planar_ = std::move(planar);
+    rgba_ = std::move(rgba);
+    reference_ = std::move(reference);
     result_ = std::move(*o);
-    reference_ = std::make_shared<const std::vector<std::uint8_t>>(reference);
     width_ = width;
     height_ = height;
     return Status::success();
@@ -132,11 +99,10 @@ class CpuEngine final : public GrayEngine, public sim::Cancellable {
   // them after upload) and owns only its output.
   Result<std::unique_ptr<GrayEngine>> fork_sharing_inputs() const override {
     auto e = std::make_unique<CpuEngine>(backend_);
-    auto o = AlignedBytes::make(result_.size());
+    auto o = zeroed_output(result_.size());
     if (!o)
       return Status::failure("not enough host memory for the simulator's output", "choose a smaller image",
                              "GrayEngine::fork_sharing_inputs");
-    std::memset(o->data(), 0, result_.size());
     e->planar_ = planar_;
     e->rgba_ = rgba_;
     e->reference_ = reference_;
@@ -150,9 +116,8 @@ class CpuEngine final : public GrayEngine, public sim::Cancellable {
   lab::Backend backend_;
   mutable sim::GridSimulator simulator_;
   const std::atomic<bool>* cancel_ = nullptr;  // the run's, while a run holds it (sim::CancelScope)
-  std::shared_ptr<const AlignedBytes> planar_, rgba_;  // shared with forks (read-only)
-  std::shared_ptr<const std::vector<std::uint8_t>> reference_;
-  AlignedBytes result_;
+  SharedBytes planar_, rgba_, reference_;      // the lab's, shared with forks (read-only)
+  HostVector<std::uint8_t> result_;
   int width_ = 0, height_ = 0;
 };
 

@@ -1,8 +1,8 @@
-// The grayscale lab on a CUDA device: the planar source and the reference live in device
-// memory; launches are timed with CUDA events and checked with cudaGetLastError; the output is
-// compared with the reference on the device (one pass over 2n bytes, a few atomics), so even an
-// 8192 x 8192 result is verified every frame without a download. Only a wrong result is copied
-// back, to name its first wrong pixels exactly.
+// The grayscale lab on a CUDA device: the RGBA source, the planar one (made from it on the
+// device) and the reference live in device memory; launches are timed with CUDA events and
+// checked with cudaGetLastError; the output is compared with the reference on the device (one
+// pass over 2n bytes, a few atomics), so even an 8192 x 8192 result is verified every frame
+// without a download. Only a wrong result is copied back, to name its first wrong pixels exactly.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -42,6 +42,15 @@ __global__ void compare_kernel(const std::uint8_t* out, const std::uint8_t* ref,
   if (worst) atomicMax(&counters->worst, worst);
 }
 
+// The planar source from the RGBA one, on the device: the host makes and uploads only RGBA.
+__global__ void planar_from_rgba(const uchar4* rgba, std::uint8_t* planar, long long n) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const uchar4 p = rgba[i];
+    planar[i] = p.x, planar[i + n] = p.y, planar[i + 2 * n] = p.z;
+  }
+}
+
 class CudaEngine final : public GrayEngine {
  public:
   explicit CudaEngine(const lab::Backend& backend) : backend_(backend) {}
@@ -67,8 +76,8 @@ class CudaEngine final : public GrayEngine {
     return gray_rung_suggested_block(rung, l);
   }
 
-  Status upload(const std::vector<std::uint8_t>& planar, const std::vector<std::uint8_t>& rgba,
-                const std::vector<std::uint8_t>& reference, int width, int height) override {
+  bool makes_planar() const override { return true; }
+  Status upload(SharedBytes, SharedBytes rgba, SharedBytes reference, int width, int height) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
     const std::size_t n = static_cast<std::size_t>(width) * height;
     // Allocate everything before freeing the old buffers: a failure keeps the loaded image.
@@ -80,10 +89,15 @@ class CudaEngine final : public GrayEngine {
     if (!ref) return ref.status();
     auto dst = cuda::DeviceBuffer<std::uint8_t>::allocate(n);
     if (!dst) return dst.status();
-    BS_CUDA_TRY(cudaMemcpy(src->get(), planar.data(), 3 * n, cudaMemcpyHostToDevice));
-    BS_CUDA_TRY(cudaMemcpy(src4->get(), rgba.data(), 4 * n, cudaMemcpyHostToDevice));
-    BS_CUDA_TRY(cudaMemcpy(ref->get(), reference.data(), n, cudaMemcpyHostToDevice));
+    BS_CUDA_TRY(cudaMemcpy(src4->get(), rgba->data(), 4 * n, cudaMemcpyHostToDevice));
+    const auto blocks = static_cast<unsigned>(
+        std::min<long long>(8 * backend_.limits.sm_count + 1, static_cast<long long>(n + 255) / 256));
+    planar_from_rgba<<<blocks, 256>>>(reinterpret_cast<const uchar4*>(src4->get()), src->get(),
+                                      static_cast<long long>(n));
+    BS_CUDA_TRY(cudaGetLastError());
+    BS_CUDA_TRY(cudaMemcpy(ref->get(), reference->data(), n, cudaMemcpyHostToDevice));
     BS_CUDA_TRY(cudaMemset(dst->get(), 0, n));
+    BS_CUDA_TRY(cudaDeviceSynchronize());  // the planar copy's faults surface here, not in a later launch
     planar_ = std::move(src.value());
     rgba_ = std::move(src4.value());
     reference_ = std::move(ref.value());

@@ -4,10 +4,8 @@
 #include "labs/grayscale/gray_lab.hpp"
 
 #include <algorithm>
-#include <cstring>
-#include <random>
 
-#include "core/parallel.hpp"
+#include "core/host_data.hpp"
 #include "lab/measure.hpp"
 #include "lab/size_text.hpp"
 #include "labs/grayscale/gray_common.hpp"
@@ -77,6 +75,7 @@ lab::ProblemInfo GrayLab::problem() const {
     return p;
   }
   p.ready = true;
+  p.made = made_;
   p.name = name_;
   p.width = width_;
   p.height = height_;
@@ -282,58 +281,37 @@ Status GrayLab::set_random_problem(std::string_view size) {
   if (!d || (*d)[0] < 1 || (*d)[1] < 1)
     return Status::failure("'" + std::string(size) + "' is not an image size WxH (e.g. 8192x8192)",
                            "", "size");
-  const int w = static_cast<int>((*d)[0]), h = static_cast<int>((*d)[1]);
-  std::vector<std::uint8_t> rgba;
-  try {
-    rgba.resize(static_cast<std::size_t>(w) * h * 4);
-  } catch (const std::bad_alloc&) {
-    return Status::failure("not enough host memory for a " + std::string(size) + " image", "", "size");
-  }
-  // Fresh random pixels: never time or check on zeros. Each 4 MiB chunk has its own generator,
-  // seeded from one fresh seed and the chunk's index, so the host's cores make it together.
-  const std::uint64_t seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
-  parallel_chunks(rgba.size(), 1ull << 22, [&](std::size_t begin, std::size_t end) {
-    std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
-                      static_cast<std::uint32_t>(begin >> 22)};
-    std::mt19937_64 rng(seq);
-    for (std::size_t i = begin; i < end; i += 8) {
-      const std::uint64_t v = rng();
-      std::memcpy(rgba.data() + i, &v, std::min<std::size_t>(8, end - i));
-    }
-  });
-  return install_image(std::move(rgba), w, h, "random " + std::string(size));
+  // Fresh random pixels: never time or check on zeros.
+  return install_image(nullptr, fresh_seed(), static_cast<int>((*d)[0]), static_cast<int>((*d)[1]),
+                       "random " + std::string(size));
 }
 
 Status GrayLab::set_image(const std::uint8_t* rgba, int width, int height, std::string name) {
   if (!rgba || width <= 0 || height <= 0)
     return Status::failure("empty image", "", "GrayLab::set_image");
-  std::vector<std::uint8_t> copy;
-  try {
-    copy.assign(rgba, rgba + 4 * static_cast<std::size_t>(width) * height);
-  } catch (const std::bad_alloc&) {
-    return Status::failure("not enough host memory for a " + std::to_string(width) + " x " +
-                               std::to_string(height) + " image",
-                           "choose a smaller image", "GrayLab::set_image");
-  }
-  return install_image(std::move(copy), width, height, std::move(name));
+  return install_image(rgba, 0, width, height, std::move(name));
 }
 
-Status GrayLab::install_image(std::vector<std::uint8_t> rgba, int width, int height, std::string name) {
+Status GrayLab::install_image(const std::uint8_t* source, std::uint64_t seed, int width, int height, std::string name) {
+  StepTimes made;
   const std::size_t n = static_cast<std::size_t>(width) * height;
-  std::vector<std::uint8_t> planar, reference;
+  std::shared_ptr<HostVector<std::uint8_t>> rgba, planar, reference;
   try {
-    planar.resize(3 * n);
-    reference.resize(n);
+    rgba = std::make_shared<HostVector<std::uint8_t>>(4 * n);
+    if (!engine_->makes_planar()) planar = std::make_shared<HostVector<std::uint8_t>>(3 * n);
+    reference = std::make_shared<HostVector<std::uint8_t>>(n);
   } catch (const std::bad_alloc&) {
     return Status::failure("not enough host memory for a " + std::to_string(width) + " x " +
                                std::to_string(height) + " image",
                            "choose a smaller image", "GrayLab::set_image");
   }
-  rgba_to_planar_rgb(rgba.data(), width, height, planar.data());
-  gray_reference(rgba.data(), width, height, reference.data());
-  if (Status s = engine_->upload(planar, rgba, reference, width, height); !s) return s;
-  rgba_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(rgba));
-  reference_ = std::make_shared<const std::vector<std::uint8_t>>(std::move(reference));
+  make_gray_problem(source, seed, n, rgba->data(), planar ? planar->data() : nullptr, reference->data());
+  made.end(source ? "copy + convert on the host" : "generate + convert on the host");
+  if (Status s = engine_->upload(std::move(planar), rgba, reference, width, height); !s) return s;
+  made.end("upload");
+  rgba_ = std::move(rgba);
+  reference_ = std::move(reference);
+  made_ = std::move(made);
   name_ = std::move(name);
   width_ = width;
   height_ = height;

@@ -13,6 +13,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,16 +69,17 @@ class GrayLab final : public lab::Lab {
   int width() const { return width_; }
   int height() const { return height_; }
   const std::string& image_name() const { return name_; }
-  const std::vector<std::uint8_t>& rgba() const { return *rgba_; }
+  std::span<const std::uint8_t> rgba() const { return *rgba_; }
   // The double-precision reference of the loaded image (width * height bytes).
-  const std::vector<std::uint8_t>& reference() const { return *reference_; }
+  std::span<const std::uint8_t> reference() const { return *reference_; }
   // Changes whenever set_image installs an image (labs that copy the data, e.g. the user's own
   // kernels, know when to copy it again).
   std::uint64_t generation() const { return generation_; }
 
  private:
-  // set_image's second half, taking the pixels it keeps (a random problem's are not copied).
-  Status install_image(std::vector<std::uint8_t> rgba, int width, int height, std::string name);
+  // The image from `source`, or fresh random pixels from `seed` where it is null, made with its
+  // planar copy and reference in one pass (make_gray_problem) and handed to the engine.
+  Status install_image(const std::uint8_t* source, std::uint64_t seed, int width, int height, std::string name);
 
   GrayLab(lab::Backend backend, std::unique_ptr<GrayEngine> engine, std::vector<GrayRung> ladder);
   // The rung `kernel` names, where this backend lists it (nullptr: the copy, or unknown).
@@ -88,8 +90,8 @@ class GrayLab final : public lab::Lab {
   std::vector<GrayRung> ladder_;
   std::vector<lab::KernelInfo> kernels_;
   // The image and its reference: read-only once set, shared with forks (never null).
-  std::shared_ptr<const std::vector<std::uint8_t>> rgba_ = std::make_shared<const std::vector<std::uint8_t>>(),
-                                                   reference_ = rgba_;
+  SharedBytes rgba_ = std::make_shared<const HostVector<std::uint8_t>>(), reference_ = rgba_;
+  StepTimes made_;  // how the image was made (ProblemInfo::made)
   std::string name_;
   int width_ = 0, height_ = 0;
   GrayLayout layout_ = GrayLayout::Planar;

@@ -2,17 +2,33 @@
 // kernels read, and the reference every run is checked against. The kernels themselves, and
 // their table, are gray_ladder.hpp.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+
+#include "core/host_data.hpp"
 
 namespace bs::gray {
+
+// One of the lab's buffers (RGBA, planar, reference), read-only once made: the lab, its engine
+// and its forks share it.
+using SharedBytes = std::shared_ptr<const HostVector<std::uint8_t>>;
 
 // Converts interleaved RGBA8 (4 bytes per pixel) to the planar RGB layout the lecture reads:
 // all red bytes, then all green, then all blue.
 void rgba_to_planar_rgb(const std::uint8_t* rgba, int width, int height, std::uint8_t* planar);
 
-// The reference, computed another way: in double precision straight from RGBA, one pixel at a
-// time, with no grid at all. Kernel outputs may differ from it by at most 1 where float rounding
-// lands next to an integer.
+// The reference, computed another way: floor(0.2989 r + 0.5870 g + 0.1140 b) in double precision
+// straight from RGBA, one pixel at a time, with no grid at all. Kernel outputs may differ from it
+// by at most 1 where float rounding lands next to an integer.
 void gray_reference(const std::uint8_t* rgba, int width, int height, std::uint8_t* out);
+
+// A problem of n pixels made in one pass over the host's cores, each chunk while its bytes are in
+// cache: `rgba` copied from `source`, or, where source is null, the bytes of the SplitMix64 stream
+// `seed` starts (core/host_data.hpp); then `planar` (unless null) and the reference `out` from it,
+// as the two functions above make them. The buffers may be uninitialised: the workers touch them
+// first.
+void make_gray_problem(const std::uint8_t* source, std::uint64_t seed, std::size_t n, std::uint8_t* rgba,
+                       std::uint8_t* planar, std::uint8_t* out);
 
 }  // namespace bs::gray

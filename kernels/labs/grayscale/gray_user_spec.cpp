@@ -99,7 +99,9 @@ class GraySpec final : public lab::UserKernelSpec {
                              "set the source layout to planar", "user kernel");
     std::vector<std::uint8_t> planar(static_cast<std::size_t>(g->width()) * g->height() * 3);
     rgba_to_planar_rgb(g->rgba().data(), g->width(), g->height(), planar.data());
-    return pack_user_problem(form, std::move(planar), g->width(), g->height(), g->reference(), g->image_name());
+    const auto ref = g->reference();
+    return pack_user_problem(form, std::move(planar), g->width(), g->height(), {ref.begin(), ref.end()},
+                             g->image_name());
   }
 
  private:

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,7 +46,9 @@ bool pattern_from_string(std::string_view name, Pattern& out);  // "uniform", "n
 
 // rows x cols, row-major. Counter-based (element e's value depends only on seed and e), so the
 // same seed gives the same matrix on every machine and any sub-range can be generated alone.
+// fill_matrix writes it into `out` (rows * cols floats, may be uninitialised) on the host's cores.
 std::vector<float> generate_matrix(int rows, int cols, Pattern pattern, std::uint64_t seed);
+void fill_matrix(float* out, int rows, int cols, Pattern pattern, std::uint64_t seed);
 
 // Shapes the UI offers by name. The lecture's: an MNIST-sized layer, 10000 images x 784 pixels
 // times 784 x 10 weights (M = 10000, K = 784, N = 10).
@@ -61,7 +64,7 @@ Status check_matmul_sizes(long long M, long long N, long long K);
 
 // BF16 (Precision::Bf16): every element rounded to the nearest BF16 (ties to even), kept as
 // FP32 (exact), so references, views and verification see the numbers the tensor cores multiply.
-void round_to_bf16(std::vector<float>& m);
+void round_to_bf16(std::span<float> m);
 // The tensor-core rungs' layouts (tc_common.hpp): A (rows x cols) as rows of ld = pitch(cols)
 // BF16, and B (K x N) transposed to N rows of pitch(K), pad columns zero.
 std::vector<Bf16> pack_bf16_rows(const float* a, int rows, int cols);

@@ -4,10 +4,12 @@
 // does not depend on the backend.
 #pragma once
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/host_data.hpp"
 #include "core/launch_record.hpp"
 #include "core/status.hpp"
 #include "lab/lab.hpp"
@@ -30,12 +32,12 @@ class MatmulEngine {
   // and B (FP32; for Precision::Bf16 already rounded to BF16 by the lab, and packed here into
   // the tensor-core rungs' layouts, tc_common.hpp). On failure the previous matrices are gone
   // (the lab says so).
-  virtual Status set_matrices(const std::vector<float>& A, const std::vector<float>& B, int M,
-                              int N, int K, Precision precision) = 0;
+  virtual Status set_matrices(std::span<const float> A, std::span<const float> B, int M, int N, int K,
+                              Precision precision) = 0;
   // The reference product into `ref` (M * N floats, host) and what produced it; its median time
   // in *ms. GPU: cuBLAS SGEMM (FP32, tensor cores off), or cuBLAS BF16 for BF16 matrices; CPU:
   // cpu_reference (the BF16 values are exact in its double accumulation).
-  virtual Status reference(std::vector<float>& ref, double* ms, std::string* note) = 0;
+  virtual Status reference(HostVector<float>& ref, double* ms, std::string* note) = 0;
   // Whether this backend can run the rung at all (the simulator has no body for the Hopper
   // rungs; a GPU older than the rung needs; a build without sm_90a), with the reason.
   virtual Status can_run(const MatmulKernelInfo& info) const = 0;

@@ -18,11 +18,11 @@ class CpuEngine final : public MatmulEngine, public sim::Cancellable {
  public:
   explicit CpuEngine(const lab::Backend& backend) : backend_(backend), simulator_(backend.sim_workers) {}
 
-  Status set_matrices(const std::vector<float>& A, const std::vector<float>& B, int M, int N,
-                      int K, Precision precision) override {
+  Status set_matrices(std::span<const float> A, std::span<const float> B, int M, int N, int K,
+                      Precision precision) override {
     try {
-      a_ = A;
-      b_ = B;
+      a_.assign(A.begin(), A.end());
+      b_.assign(B.begin(), B.end());
       c_.assign(static_cast<std::size_t>(M) * N, 0.0f);
       a16_.clear(), bt16_.clear();
       if (precision == Precision::Bf16) {
@@ -37,8 +37,8 @@ class CpuEngine final : public MatmulEngine, public sim::Cancellable {
     return Status::success();
   }
 
-  Status reference(std::vector<float>& ref, double* ms, std::string* note) override {
-    ref.assign(static_cast<std::size_t>(M_) * N_, 0.0f);
+  Status reference(HostVector<float>& ref, double* ms, std::string* note) override {
+    ref.resize(static_cast<std::size_t>(M_) * N_);  // every element written by cpu_reference
     const auto t0 = Clock::now();
     if (Status s = cpu_reference(a_.data(), b_.data(), ref.data(), M_, N_, K_); !s) return s;
     *ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

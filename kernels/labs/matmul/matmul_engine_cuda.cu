@@ -187,8 +187,8 @@ class CudaEngine final : public MatmulEngine {
     return Status::success();
   }
 
-  Status set_matrices(const std::vector<float>& A, const std::vector<float>& B, int M, int N,
-                      int K, Precision precision) override {
+  Status set_matrices(std::span<const float> A, std::span<const float> B, int M, int N, int K,
+                      Precision precision) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
     a_.reset(), b_.reset(), c_.reset(), ref_.reset(), a16_.reset(), bt16_.reset();
     maps_ = TcTensorMaps{};
@@ -246,7 +246,7 @@ class CudaEngine final : public MatmulEngine {
     return Status::success();
   }
 
-  Status reference(std::vector<float>& ref, double* ms, std::string* note) override {
+  Status reference(HostVector<float>& ref, double* ms, std::string* note) override {
     // Fewer repeats for products that take cuBLAS itself a noticeable time (above 4096^3).
     const double mnk = static_cast<double>(M_) * N_ * K_;
     const int repeats = mnk > 0x1p39 ? 1 : mnk > 0x1p36 ? 3 : 5;

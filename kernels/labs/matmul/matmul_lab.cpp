@@ -212,6 +212,7 @@ lab::ProblemInfo MatmulLab::problem() const {
     return p;
   }
   p.ready = true;
+  p.made = made_;
   p.name = "A x B (" + size_text(spec_) + (precision_ == Precision::Bf16 ? ", BF16" : "") + ")";
   p.width = spec_.N;
   p.height = spec_.M;
@@ -783,21 +784,29 @@ Status MatmulLab::set_matrices(const MatrixSpec& spec) {
                                     " MiB of host memory, more than half of this machine's " +
                                     fixed(phys / (1 << 20), 0) + " MiB",
                                 "choose smaller sizes", "check_matmul_sizes"));
-  std::vector<float> a, b, ref;
+  StepTimes made;
+  HostVector<float> a, b;
   try {
-    a = generate_matrix(spec.M, spec.K, spec.a, spec.seed);
-    b = generate_matrix(spec.K, spec.N, spec.b, spec.seed + 1);
-    if (precision_ == Precision::Bf16) round_to_bf16(a), round_to_bf16(b);
+    a.resize(static_cast<std::size_t>(spec.M) * spec.K);
+    b.resize(static_cast<std::size_t>(spec.K) * spec.N);
   } catch (const std::bad_alloc&) {
     return fail(Status::failure("not enough host memory for A and B", "choose smaller sizes",
                                 "generate_matrix"));
   }
+  fill_matrix(a.data(), spec.M, spec.K, spec.a, spec.seed);
+  fill_matrix(b.data(), spec.K, spec.N, spec.b, spec.seed + 1);
+  if (precision_ == Precision::Bf16) round_to_bf16(a), round_to_bf16(b);
+  made.end("generate on the host");
   if (Status s = engine_->set_matrices(a, b, spec.M, spec.N, spec.K, precision_); !s) return fail(s);
+  made.end("upload");
   a_ = std::move(a);
   b_ = std::move(b);
   if (Status s = engine_->reference(reference_, &reference_ms_, &reference_note_); !s)
     return fail(s);
+  made.end(gpu ? "cuBLAS reference" : "CPU reference");
   scale_ = matmul::error_scale(a_.data(), b_.data(), spec.M, spec.N, spec.K);
+  made.end("error scale on the host");
+  made_ = std::move(made);
   ready_ = true;
   status_ = Status::success();
   return Status::success();

@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "core/host_data.hpp"
 #include "lab/lab.hpp"
 #include "labs/matmul/fragment_record.hpp"
 #include "labs/matmul/matmul.hpp"
@@ -82,9 +84,9 @@ class MatmulLab final : public lab::Lab {
   // Changes whenever set_matrices runs (labs that copy the data, e.g. the user's own kernels,
   // know when to copy it again).
   std::uint64_t generation() const { return generation_; }
-  const std::vector<float>& a() const { return a_; }
-  const std::vector<float>& b() const { return b_; }
-  const std::vector<float>& reference() const { return reference_; }
+  std::span<const float> a() const { return a_; }
+  std::span<const float> b() const { return b_; }
+  std::span<const float> reference() const { return reference_; }
   const ErrorScale& error_scale() const { return scale_; }
   double reference_ms() const { return reference_ms_; }
   const std::string& reference_note() const { return reference_note_; }
@@ -173,7 +175,8 @@ class MatmulLab final : public lab::Lab {
   MatrixSpec spec_;
   bool ready_ = false;
   Status status_;
-  std::vector<float> a_, b_, reference_;
+  HostVector<float> a_, b_, reference_;  // no zero-fill before they are written (core/host_data.hpp)
+  StepTimes made_;                       // how the matrices were made (ProblemInfo::made)
   ErrorScale scale_;
   double reference_ms_ = 0;
   std::string reference_note_;

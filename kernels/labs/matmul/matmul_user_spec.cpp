@@ -223,8 +223,8 @@ __global__ void mma_bf16(unsigned short* a, unsigned short* bt, float* out, int 
 }
 
 template <class T>
-std::vector<std::uint8_t> bytes_of(const std::vector<T>& v) {
-  std::vector<std::uint8_t> b(v.size() * sizeof(T));
+std::vector<std::uint8_t> bytes_of(std::span<const T> v) {
+  std::vector<std::uint8_t> b(v.size_bytes());
   if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());
   return b;
 }
@@ -252,7 +252,8 @@ class MatmulSpec final : public lab::UserKernelSpec {
       return Status::failure("a BF16 kernel multiplies the tensor-core ladder's matrices; the lab's precision is fp32",
                              "set the precision to bf16 (the matmul panel's precision box, or --set precision=bf16)",
                              "matmul user kernels");
-    return pack_user_problem(form, m->a(), m->b(), s.M, s.N, s.K, m->reference(), m->error_scale(),
+    const auto ref = m->reference();
+    return pack_user_problem(form, m->a(), m->b(), s.M, s.N, s.K, {ref.begin(), ref.end()}, m->error_scale(),
                              m->reference_note());
   }
 
@@ -270,9 +271,9 @@ const lab::UserKernelSpec& user_kernel_spec() {
 
 const lab::UserKernelSpec* MatmulLab::user_kernel_spec() const { return &matmul::user_kernel_spec(); }
 
-Result<lab::UserProblem> pack_user_problem(const lab::UserForm& form, const std::vector<float>& a,
-                                           const std::vector<float>& b, int M, int N, int K,
-                                           std::vector<float> reference, ErrorScale scale, std::string against) {
+Result<lab::UserProblem> pack_user_problem(const lab::UserForm& form, std::span<const float> a,
+                                           std::span<const float> b, int M, int N, int K, std::vector<float> reference,
+                                           ErrorScale scale, std::string against) {
   if (Status s = check_matmul_sizes(M, N, K); !s) return s;
   const auto fits = [](long long rows, long long cols) { return rows * cols <= INT_MAX; };
   if (!fits(M, K) || !fits(K, N) || !fits(M, N))
@@ -289,7 +290,7 @@ Result<lab::UserProblem> pack_user_problem(const lab::UserForm& form, const std:
   const bool bf16 = form.id == "matmul_bf16";
   if (bf16) {  // the tensor-core layouts (a and b should hold BF16 numbers: the reference is of them)
     p.sizes.emplace_back("ld", bf16_row_pitch(K));
-    p.inputs = {bytes_of(pack_bf16_rows(a.data(), M, K)), bytes_of(pack_bf16_transposed(b.data(), K, N))};
+    p.inputs = {bytes_of<Bf16>(pack_bf16_rows(a.data(), M, K)), bytes_of<Bf16>(pack_bf16_transposed(b.data(), K, N))};
   } else {
     p.inputs = {bytes_of(a), bytes_of(b)};
   }

@@ -17,6 +17,7 @@
 // warp's registers exchanged by the PTX ISA's layout on the CPU simulator. pack() refuses it
 // while the lab's precision is fp32. Nothing in kernels/labs/custom knows of it.
 #pragma once
+#include <span>
 #include <vector>
 
 #include "lab/user_kernel_spec.hpp"
@@ -28,8 +29,8 @@ const lab::UserKernelSpec& user_kernel_spec();
 
 // What pack() builds from the lab, on plain data (tests build it from their own matrices and
 // reference): a is M x K, b is K x N, reference M x N; `against` names the reference.
-Result<lab::UserProblem> pack_user_problem(const lab::UserForm& form, const std::vector<float>& a,
-                                           const std::vector<float>& b, int M, int N, int K,
-                                           std::vector<float> reference, ErrorScale scale, std::string against);
+Result<lab::UserProblem> pack_user_problem(const lab::UserForm& form, std::span<const float> a,
+                                           std::span<const float> b, int M, int N, int K, std::vector<float> reference,
+                                           ErrorScale scale, std::string against);
 
 }  // namespace bs::matmul

@@ -113,6 +113,7 @@ start_s=$(seconds_of timeout 60 "$bs" --headless --backend "$backend" --frames 1
 sweep1_s=$(seconds_of timeout 60 "$bs" sweep gray --backend "$backend" --kernel gray_2d --blocks 32x8 --json "$work/one.json")
 over=$(python3 -c "print(f'{$sweep1_s - $start_s:.4f}')")
 say "one-point sweep ${sweep1_s} s, one-frame headless start ${start_s} s: ${over} s more"
+say "  its $(grep '^process phases' "$work/timed.log" | tail -1)"  # where the sweep's time went
 record one_point_sweep_over_headless_start_s "$over" "sweep gray --kernel gray_2d --blocks 32x8 minus --headless --frames 1, the sample image"
 # 3. The UI: the same sweep with the window rendering throughout, on an 8192 x 8192 image.
 echo "==== headless --sweep gray_2d $gray"
