@@ -144,8 +144,8 @@ else
   say "gray UI sweep: FAILED rc=$rc"; tail -20 "$work/gray_ui.log"
 fi
 
-# Headless frames relaunching every frame (continuous runs, unpaced headless): (220 - 20 frames) / 200,
-# so the start and the image's decode cancel, at 8192 x 8192 and 3840 x 2160.
+# Headless frames relaunching every frame (continuous runs, unpaced headless) at 8192 x 8192 and
+# 3840 x 2160: the median frame of a 220-frame run, with (220 - 20 frames) / 200 beside it.
 python3 - "$work/uhd.png" "$uhd" <<'EOF'
 import struct, sys, zlib
 w, h = (int(v) for v in sys.argv[2].split("x"))
@@ -162,9 +162,15 @@ for img in big:$gray uhd:$uhd; do
   echo "==== headless frames, relaunch every frame, gray_2d on $size"
   f20=$(seconds_of timeout 100 "$bs" --headless --backend "$backend" "$file" --kernel gray_2d --block 32x8 --frames 20)
   f220=$(seconds_of timeout 100 "$bs" --headless --backend "$backend" "$file" --kernel gray_2d --block 32x8 --frames 220)
-  ms=$(python3 -c "print(f'{($f220 - $f20) * 1000 / 200:.3f}')")
-  say "headless frame relaunching every frame on $size: $ms ms (220 frames $f220 s, 20 frames $f20 s)"
-  record "headless_frame_ms_$size" "$ms" "(220 - 20 frames) / 200, gray_2d 32x8, --headless --backend $backend"
+  diff_ms=$(python3 -c "print(f'{($f220 - $f20) * 1000 / 200:.3f}')")
+  # The budget's figure is the 220-frame run's own median frame (its frame phases line): the
+  # difference of two whole processes moved from 0.5 to 7.3 ms between three runs of the same
+  # binary on one H200, as the processes' start-ups varied by more than 200 frames cost.
+  phases=$(grep "frame phases" "$work/timed.log" | tail -1)
+  ms=$(printf '%s\n' "$phases" | sed -n 's/.*| frame \([0-9.]*\) ms (median.*/\1/p')
+  [ -n "$ms" ] || ms=$diff_ms
+  say "headless frame relaunching every frame on $size: median $ms ms ($phases); (220 - 20 frames) / 200 of two processes: $diff_ms ms"
+  record "headless_frame_ms_$size" "$ms" "the median frame of a 220-frame run (its frame phases), gray_2d 32x8, --headless --backend $backend"
 done
 # 4. Matmul: k7_warptile's compiled configurations at 4096^3, a bar chart.
 echo "==== headless --sweep matmul k7_warptile $mm"
