@@ -351,24 +351,35 @@ std::vector<Tab> ShellUi::open_tabs(const LabSlot& s, std::optional<Dock> dock) 
   return out;
 }
 
+// Every open tab, the shell's and the open lab's, in no particular order: the frame loop asks them
+// several times a frame, so the shell's are visited where they are, not copied and sorted.
+template <class F>
+void ShellUi::each_tab(const LabSlot& s, F&& f) const {
+  for (const Tab& t : tabs_) f(t);
+  if (s.view)
+    for (const Tab& t : s.view->tabs()) f(t);
+}
+
 double ShellUi::background_s() const {
   double period = 0;
-  for (const Tab& t : open_tabs(host_.current()))
+  each_tab(host_.current(), [&](const Tab& t) {
     if (const double p = t.background_s ? t.background_s() : 0; p > 0) period = period > 0 ? std::min(period, p) : p;
+  });
   return period;
 }
 
 bool ShellUi::device_held() const {
-  for (const Tab& t : open_tabs(host_.current()))
-    if (t.holds_device && t.holds_device()) return true;
-  return false;
+  bool held = false;
+  each_tab(host_.current(), [&](const Tab& t) { held = held || (t.holds_device && t.holds_device()); });
+  return held;
 }
 
 void ShellUi::follow_launch() {
   LabSlot& s = host_.current();
   if (!s.view) return;
-  for (const Tab& t : open_tabs(s))
+  each_tab(s, [&](const Tab& t) {
     if (t.follow) t.follow(s.view->lab(), s.launch.shown, messages_);
+  });
 }
 
 // The tab strip of one dock (wrapping, never clipped) and its chosen tab. The state picks the tab

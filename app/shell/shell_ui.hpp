@@ -92,6 +92,8 @@ class ShellUi {
   // The tabs of the open lab `s` (the shell's and its view's), of one dock or both, in the order of
   // the table of tab names.
   std::vector<Tab> open_tabs(const LabSlot& s, std::optional<Dock> dock = std::nullopt) const;
+  template <class F>
+  void each_tab(const LabSlot& s, F&& f) const;
   // How often the window should wake to show the open tabs' work in progress (the shortest
   // period any of them asks for, seconds); 0: none has any.
   double background_s() const;
