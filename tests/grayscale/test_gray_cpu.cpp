@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "gray_test_support.hpp"
 #include "labs/grayscale/gray_engine.hpp"
@@ -120,14 +121,117 @@ TEST(GrayLab, AWrongOutputIsCaughtAndNamesItsPixels) {
   ASSERT_TRUE(lab->run("gray_2d", bs::KernelConfig{Dim3{8, 4, 1}}, opt).check.passed());
   out[5 * w + 3] = static_cast<std::uint8_t>(out[5 * w + 3] + 7);
   out[16 * w + 30] = static_cast<std::uint8_t>(out[16 * w + 30] ^ 0x80);
-  const bs::Check c = compare_with_reference(out.data(), lab->reference().data(), 1ll * w * h, w);
-  EXPECT_TRUE(c.failed());
-  EXPECT_EQ(c.mismatches, 2u);
-  ASSERT_EQ(c.first_bad.size(), 2u);
-  EXPECT_EQ(c.first_bad[0].x, 3);
-  EXPECT_EQ(c.first_bad[0].y, 5);
-  EXPECT_EQ(c.first_bad[1].x, 30);
-  EXPECT_EQ(c.first_bad[1].y, 16);
+  const auto ref = independent_reference(rgba, w, h);
+  std::vector<std::uint8_t> planar(3ull * w * h);
+  lab->copy_planar(planar.data());
+  for (const bs::Check& c : {compare_with_reference(out.data(), ref.data(), 1ll * w * h, w),
+                             compare_with_planar_reference(out.data(), planar.data(), 1ll * w * h, w)}) {
+    EXPECT_TRUE(c.failed());
+    EXPECT_EQ(c.mismatches, 2u);
+    ASSERT_EQ(c.first_bad.size(), 2u);
+    EXPECT_EQ(c.first_bad[0].x, 3);
+    EXPECT_EQ(c.first_bad[0].y, 5);
+    EXPECT_EQ(c.first_bad[1].x, 30);
+    EXPECT_EQ(c.first_bad[1].y, 16);
+  }
+}
+
+// Issue 34: the simulation checks against a reference made from planar RGB as it compares, in
+// parallel chunks (2^18 pixels) merged in order: on an image of several chunks with wrong
+// pixels scattered over them, the count, the worst error and the first wrong pixels in row-major
+// order are those a plain loop over an independent reference finds.
+TEST(GrayLab, TheCheckMadeFromPlanarRgbFindsWhatAPlainLoopFinds) {
+  const int w = 1237, h = 911;  // 4.3 chunks
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  const std::uint32_t seed = fresh_seed();
+  const auto rgba = random_rgba(w, h, seed);
+  auto out = independent_reference(rgba, w, h);
+  std::mt19937 rng(seed);
+  std::vector<std::size_t> bad;
+  for (int k = 0; k < 40; ++k) {
+    const std::size_t i = std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+    out[i] = static_cast<std::uint8_t>(out[i] + (k % 2 ? 2 : 250));  // 2 or -6 (mod 256)
+  }
+  const auto ref = independent_reference(rgba, w, h);
+  unsigned long long mismatches = 0;
+  int worst = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int d = std::abs(int(out[i]) - int(ref[i]));
+    worst = std::max(worst, d);
+    if (d > 1) {
+      ++mismatches;
+      bad.push_back(i);
+    }
+  }
+  std::vector<std::uint8_t> planar(3 * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int c = 0; c < 3; ++c) planar[c * n + i] = rgba[4 * i + c];
+  const bs::Check c = compare_with_planar_reference(out.data(), planar.data(), static_cast<long long>(n), w);
+  EXPECT_EQ(c.mismatches, mismatches) << "seed " << seed;
+  EXPECT_EQ(c.worst, worst);
+  ASSERT_EQ(c.first_bad.size(), std::min<std::size_t>(bad.size(), bs::Check::kMaxBad));
+  for (std::size_t k = 0; k < c.first_bad.size(); ++k) {
+    EXPECT_EQ(c.first_bad[k].x, static_cast<long long>(bad[k] % w));
+    EXPECT_EQ(c.first_bad[k].y, static_cast<long long>(bad[k] / w));
+    EXPECT_EQ(c.first_bad[k].want, ref[bad[k]]);
+  }
+  out = ref;
+  EXPECT_TRUE(compare_with_planar_reference(out.data(), planar.data(), static_cast<long long>(n), w).passed());
+}
+
+// Issue 34: the simulation keeps the image once, as planar RGB (3 bytes a pixel), with its alpha
+// bytes only where some pixel is not opaque, and RGBA only while that layout is chosen. What it
+// gives back (whole copies, single pixels, a view's samples, each pixel's reference) is the image
+// it was given, byte for byte, whichever way it is kept.
+TEST(GrayLab, TheSimulationKeepsTheImageOnceAndGivesItBackExactly) {
+  const int w = 53, h = 29;
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  const std::uint32_t seed = fresh_seed();
+  auto translucent = random_rgba(w, h, seed);
+  auto opaque = translucent;
+  for (std::size_t i = 0; i < n; ++i) opaque[4 * i + 3] = 255;
+  for (const auto* image : {&translucent, &opaque}) {
+    SCOPED_TRACE(image == &opaque ? "opaque" : "translucent");
+    auto lab = cpu_lab(1);
+    ASSERT_TRUE(lab->set_image(image->data(), w, h, "kept").ok());
+    const auto ref = independent_reference(*image, w, h);
+    for (const char* layout : {"planar", "rgba", "planar"}) {
+      SCOPED_TRACE(layout);
+      ASSERT_TRUE(lab->set_setting("layout", layout).ok());
+      std::vector<std::uint8_t> back(4 * n), planar(3 * n);
+      lab->copy_rgba(back.data());
+      lab->copy_planar(planar.data());
+      EXPECT_EQ(back, *image);
+      for (std::size_t i = 0; i < n; ++i)
+        for (int c = 0; c < 3; ++c) ASSERT_EQ(planar[c * n + i], (*image)[4 * i + c]);
+      for (int k = 0; k < 50; ++k) {
+        const int x = static_cast<int>((seed + 7u * k) % w), y = static_cast<int>((seed / 3 + 13u * k) % h);
+        const auto p = lab->pixel(x, y);
+        const std::size_t i = static_cast<std::size_t>(y) * w + x;
+        EXPECT_TRUE(std::equal(p.begin(), p.end(), image->begin() + 4 * i));
+        EXPECT_EQ(lab->reference_at(x, y), ref[i]);
+      }
+      // A view's samples: every third pixel from (-2, 5), clamped at the image's edges.
+      const int sw = 25, sh = 9, step = 3;
+      std::vector<std::uint8_t> samples(4 * sw * sh);
+      lab->sample_rgba(-2, 5, step, sw, sh, samples.data());
+      for (int j = 0; j < sh; ++j)
+        for (int i = 0; i < sw; ++i) {
+          const int x = std::clamp(-2 + i * step, 0, w - 1), y = std::clamp(5 + j * step, 0, h - 1);
+          ASSERT_TRUE(std::equal(samples.begin() + 4 * (j * sw + i), samples.begin() + 4 * (j * sw + i) + 4,
+                                 image->begin() + 4 * (static_cast<std::size_t>(y) * w + x)))
+              << i << ", " << j;
+        }
+      // Both layouts run and check against the image's own reference.
+      std::vector<std::uint8_t> out(n);
+      bs::lab::RunOptions o;
+      o.output = out.data();
+      const auto rec = lab->run("gray_1d_flat", bs::KernelConfig{Dim3{64, 1, 1}}, o);
+      ASSERT_TRUE(rec.ok()) << rec.status.describe();
+      EXPECT_TRUE(rec.check.passed());
+      for (std::size_t i = 0; i < n; ++i) ASSERT_LE(std::abs(int(out[i]) - int(ref[i])), 1) << i;
+    }
+  }
 }
 
 // Issue 34: the window's worker launches on a fork of the lab, which held a second copy of the
@@ -143,8 +247,11 @@ TEST(GrayLab, AForkOnTheSimulationSharesTheImageAndOwnsItsOutput) {
   ASSERT_TRUE(forked.ok()) << forked.status().describe();
   auto* fork = dynamic_cast<GrayLab*>(forked.value().get());
   ASSERT_NE(fork, nullptr);
-  EXPECT_EQ(fork->rgba().data(), lab->rgba().data()) << "the fork copied the image";
-  EXPECT_EQ(fork->reference().data(), lab->reference().data()) << "the fork copied the reference";
+  const std::size_t n = static_cast<std::size_t>(w) * h;
+  std::vector<std::uint8_t> lab_image(4 * n), fork_image(4 * n);
+  lab->copy_rgba(lab_image.data());
+  fork->copy_rgba(fork_image.data());
+  EXPECT_EQ(fork_image, lab_image);
   EXPECT_EQ(fork->image_name(), "shared");
   std::vector<std::uint8_t> a(static_cast<std::size_t>(w) * h), b(a.size());
   bs::lab::RunOptions oa, ob;
@@ -156,8 +263,8 @@ TEST(GrayLab, AForkOnTheSimulationSharesTheImageAndOwnsItsOutput) {
   // A new image in the lab: the fork keeps the one it was made with, and still checks against it.
   const auto other = random_rgba(w, h, fresh_seed() + 1);
   ASSERT_TRUE(lab->set_image(other.data(), w, h, "other").ok());
-  EXPECT_NE(fork->rgba().data(), lab->rgba().data());
-  EXPECT_TRUE(std::ranges::equal(fork->rgba(), rgba));
+  fork->copy_rgba(fork_image.data());
+  EXPECT_EQ(fork_image, rgba);
   EXPECT_TRUE(fork->run("gray_1d_flat", bs::KernelConfig{Dim3{64, 1, 1}}, {}).check.passed());
 }
 
@@ -166,13 +273,16 @@ TEST(GrayLab, RandomProblemsAreFreshAndOfTheSizeAsked) {
   ASSERT_TRUE(lab->set_random_problem("33x7").ok());
   EXPECT_EQ(lab->width(), 33);
   EXPECT_EQ(lab->height(), 7);
-  const std::vector<std::uint8_t> first(lab->rgba().begin(), lab->rgba().end());
+  std::vector<std::uint8_t> first(4 * 33 * 7), rgba(first.size());
+  lab->copy_rgba(first.data());
   EXPECT_NE(std::count(first.begin(), first.end(), 0), static_cast<long>(first.size()));
   ASSERT_TRUE(lab->set_random_problem("33x7").ok());
-  EXPECT_FALSE(std::ranges::equal(first, lab->rgba()));  // fresh random data each time
+  lab->copy_rgba(rgba.data());
+  EXPECT_NE(first, rgba);  // fresh random data each time
   // Its reference is the formula's, and how it was made is itemised (the sweep prints it).
-  const std::vector<std::uint8_t> rgba(lab->rgba().begin(), lab->rgba().end());
-  EXPECT_TRUE(std::ranges::equal(lab->reference(), independent_reference(rgba, 33, 7)));
+  const auto ref = independent_reference(rgba, 33, 7);
+  for (int y = 0; y < 7; ++y)
+    for (int x = 0; x < 33; ++x) EXPECT_EQ(lab->reference_at(x, y), ref[y * 33 + x]);
   const bs::StepTimes made = lab->problem().made;
   ASSERT_EQ(made.steps.size(), 2u);
   EXPECT_EQ(made.steps[0].first, "generate + convert on the host");
@@ -201,8 +311,8 @@ TEST(GrayProblem, OnePassMakesRgbaPlanarAndReferenceAsTheyAreComputedAnotherWay)
         rgba[poison].assign(4 * n, poison ? 0xff : 0);
         planar[poison].assign(3 * n, poison ? 0xff : 0);
         ref[poison].assign(n, poison ? 0xff : 0);
-        make_gray_problem(random ? nullptr : source.data(), seed, n, rgba[poison].data(), planar[poison].data(),
-                          ref[poison].data());
+        make_gray_problem(random ? nullptr : source.data(), seed, n,
+                          GrayBuffers{rgba[poison].data(), planar[poison].data(), nullptr, ref[poison].data()});
       }
       ASSERT_EQ(rgba[0], rgba[1]) << "a byte of RGBA was never written";
       ASSERT_EQ(planar[0], planar[1]) << "a planar byte was never written";
@@ -215,18 +325,25 @@ TEST(GrayProblem, OnePassMakesRgbaPlanarAndReferenceAsTheyAreComputedAnotherWay)
       EXPECT_EQ(ref[0], independent_reference(rgba[0], w, h));
       // Without planar (the GPU makes it on the device): the same RGBA and reference.
       std::vector<std::uint8_t> rgba_only(4 * n), ref_only(n);
-      make_gray_problem(random ? nullptr : source.data(), seed, n, rgba_only.data(), nullptr, ref_only.data());
+      make_gray_problem(random ? nullptr : source.data(), seed, n,
+                        GrayBuffers{rgba_only.data(), nullptr, nullptr, ref_only.data()});
       EXPECT_EQ(rgba_only, rgba[0]);
       EXPECT_EQ(ref_only, ref[0]);
+      // Without RGBA (the simulation keeps planar RGB and the alpha bytes): the same planes.
+      std::vector<std::uint8_t> planar_only(3 * n, 0x5a), alpha_only(n, 0x5a);
+      make_gray_problem(random ? nullptr : source.data(), seed, n,
+                        GrayBuffers{nullptr, planar_only.data(), alpha_only.data(), nullptr});
+      EXPECT_EQ(planar_only, planar[0]);
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(alpha_only[i], rgba[0][4 * i + 3]) << i;
     }
   }
   // Random bits: the same seed gives the same image, another seed another; the bytes spread.
   const std::size_t n = 1023 * 767;
   std::vector<std::uint8_t> a(4 * n), b(4 * n), c(4 * n), planar(3 * n), ref(n);
   const std::uint32_t seed = fresh_seed();
-  make_gray_problem(nullptr, seed, n, a.data(), planar.data(), ref.data());
-  make_gray_problem(nullptr, seed, n, b.data(), planar.data(), ref.data());
-  make_gray_problem(nullptr, seed + 1ull, n, c.data(), planar.data(), ref.data());
+  make_gray_problem(nullptr, seed, n, GrayBuffers{a.data(), planar.data(), nullptr, ref.data()});
+  make_gray_problem(nullptr, seed, n, GrayBuffers{b.data(), planar.data(), nullptr, ref.data()});
+  make_gray_problem(nullptr, seed + 1ull, n, GrayBuffers{c.data(), planar.data(), nullptr, ref.data()});
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
   for (int channel = 0; channel < 4; ++channel) {
@@ -248,18 +365,29 @@ TEST(GrayProblem, TheReferenceIsTheDoubleFormulaExactlyForAll2To24Colours) {
   }
   auto lab = cpu_lab(1);
   ASSERT_TRUE(lab->set_image(rgba.data(), kSide, kSide, "every colour").ok());
-  const auto ref = lab->reference();
-  ASSERT_EQ(ref.size(), static_cast<std::size_t>(kSide) * kSide);
+  // The three ways the lab makes a reference: in one pass with the problem (the GPU's), per pixel
+  // (the inspector's) and while checking (the simulation's, from planar RGB).
+  std::vector<std::uint8_t> ref(static_cast<std::size_t>(kSide) * kSide), planar(3 * ref.size());
+  make_gray_problem(rgba.data(), 0, ref.size(), GrayBuffers{nullptr, planar.data(), nullptr, ref.data()});
   std::size_t wrong = 0;
+  std::vector<std::uint8_t> formula(ref.size());
   for (std::uint32_t i = 0; i < kSide * kSide; ++i) {
     const double v = 0.2989 * (i & 0xff) + 0.5870 * ((i >> 8) & 0xff) + 0.1140 * (i >> 16);
-    if (ref[i] != static_cast<std::uint8_t>(std::floor(v)) && wrong++ < 5) {
+    formula[i] = static_cast<std::uint8_t>(std::floor(v));
+    if (ref[i] != formula[i] && wrong++ < 5) {
       ADD_FAILURE() << "r " << (i & 0xff) << " g " << ((i >> 8) & 0xff) << " b " << (i >> 16) << ": " << int(ref[i])
                     << ", the formula says " << std::floor(v);
     }
+    if (i % 4099 == 0) { EXPECT_EQ(lab->reference_at(i % kSide, i / kSide), formula[i]) << i; }
   }
   EXPECT_EQ(wrong, 0u);
-  EXPECT_TRUE(std::ranges::equal(lab->rgba(), rgba));
+  // Off by one where the formula is exact: the check from planar RGB must see every such pixel.
+  for (auto& v : formula) v = static_cast<std::uint8_t>(v ^ 2);
+  EXPECT_EQ(compare_with_planar_reference(formula.data(), planar.data(), 1ll * kSide * kSide, kSide).mismatches,
+            static_cast<unsigned long long>(kSide) * kSide);
+  std::vector<std::uint8_t> back(rgba.size());
+  lab->copy_rgba(back.data());
+  EXPECT_EQ(back, rgba);
   EXPECT_EQ(lab->problem().made.steps.front().first, "copy + convert on the host");
 }
 

@@ -35,17 +35,20 @@ class GrayEngine {
     return Status::failure("the CPU simulation has no occupancy API to ask", "", "suggested_block");
   }
 
-  // Takes the planar source (3n bytes; null where makes_planar()), the RGBA source (4n) and the
-  // reference (n = width * height), read-only from now on: the simulation shares them, the GPU
-  // copies them to the device. On failure the previous ones stay.
+  // Takes the sources, read-only from now on (n = width * height): the simulation shares them
+  // (planar RGB, 3n, always; RGBA, 4n, only while that layout is chosen; no reference: it checks
+  // against one made from planar RGB on the fly), the GPU copies them to the device (RGBA and the
+  // reference, n; planar null, as makes_planar()). Called again with the same image when the
+  // layout changes. On failure the previous ones stay.
   virtual Status upload(SharedBytes planar, SharedBytes rgba, SharedBytes reference, int width, int height) = 0;
   // Whether upload() makes the planar source itself from the RGBA one (the GPU, on the device: the
   // host then makes and uploads 3 bytes a pixel less).
   virtual bool makes_planar() const { return false; }
 
-  // The kernel arguments for output `out` (this backend's memory); both sources filled.
+  // The kernel arguments for output `out` (this backend's memory; null to plan); the sources held.
   virtual GrayArgs args(std::uint8_t* out) const = 0;
-  // Where run() writes by default (this backend's memory, width * height bytes).
+  // Where run() writes by default (this backend's memory, width * height bytes), made when first
+  // asked for (the window's simulation writes into its own buffer); null when it cannot be made.
   virtual std::uint8_t* own_output() = 0;
   virtual Status download(std::uint8_t* host) = 0;  // own_output() to host
 
@@ -84,8 +87,11 @@ std::unique_ptr<GrayEngine> make_cpu_engine(const lab::Backend& backend);
 // Fails (as a value) without CUDA or without the device.
 Result<std::unique_ptr<GrayEngine>> make_cuda_engine(const lab::Backend& backend);
 
-// The comparison both engines use on the host: out and ref of n bytes, row width `width`.
+// The comparisons made on the host: out and ref of n bytes, row width `width`; or out against
+// the reference made on the fly from planar RGB (3n bytes), so no reference need be kept.
 Check compare_with_reference(const std::uint8_t* out, const std::uint8_t* ref, long long n,
                              long long width);
+Check compare_with_planar_reference(const std::uint8_t* out, const std::uint8_t* planar, long long n,
+                                    long long width);
 
 }  // namespace bs::gray

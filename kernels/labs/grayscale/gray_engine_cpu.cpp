@@ -34,14 +34,10 @@ class CpuEngine final : public GrayEngine, public sim::Cancellable {
   }
 
   Status upload(SharedBytes planar, SharedBytes rgba, SharedBytes reference, int width, int height) override {
-    auto o = zeroed_output(static_cast<std::size_t>(width) * height);
-    if (!o)
-      return Status::failure("not enough host memory for the simulator's output", "choose a smaller image",
-                             "GrayEngine::upload");
+    if (static_cast<std::size_t>(width) * height != result_.size()) result_ = {};  // made when first asked for
     planar_ = std::move(planar);
     rgba_ = std::move(rgba);
     reference_ = std::move(reference);
-    result_ = std::move(*o);
     width_ = width;
     height_ = height;
     return Status::success();
@@ -51,8 +47,14 @@ class CpuEngine final : public GrayEngine, public sim::Cancellable {
     return GrayArgs{planar_ ? planar_->data() : nullptr, out, width_, height_, width_ * height_,
                     rgba_ ? rgba_->data() : nullptr};
   }
-  std::uint8_t* own_output() override { return result_.data(); }
+  std::uint8_t* own_output() override {
+    const std::size_t n = static_cast<std::size_t>(width_) * height_;
+    if (result_.size() != n)
+      if (auto o = zeroed_output(n)) result_ = std::move(*o);
+    return result_.size() == n && n > 0 ? result_.data() : nullptr;
+  }
   Status download(std::uint8_t* host) override {
+    if (!own_output()) return Status::failure("no output to download", "", "GrayEngine::download");
     std::memcpy(host, result_.data(), result_.size());
     return Status::success();
   }
@@ -87,8 +89,9 @@ class CpuEngine final : public GrayEngine, public sim::Cancellable {
   void set_cancel(const std::atomic<bool>* cancel) override { cancel_ = cancel; }
 
   Check verify(const std::uint8_t* out) override {
-    return compare_with_reference(out, reference_ ? reference_->data() : nullptr,
-                                  static_cast<long long>(width_) * height_, width_);
+    const long long n = static_cast<long long>(width_) * height_;
+    if (reference_) return compare_with_reference(out, reference_->data(), n, width_);
+    return compare_with_planar_reference(out, planar_->data(), n, width_);
   }
 
   Result<std::unique_ptr<GrayEngine>> clone() const override {
@@ -96,17 +99,12 @@ class CpuEngine final : public GrayEngine, public sim::Cancellable {
   }
 
   // The fork on the worker thread reads the same image: it shares the inputs (nothing writes
-  // them after upload) and owns only its output.
+  // them after upload) and owns only its output, made if it is asked for.
   Result<std::unique_ptr<GrayEngine>> fork_sharing_inputs() const override {
     auto e = std::make_unique<CpuEngine>(backend_);
-    auto o = zeroed_output(result_.size());
-    if (!o)
-      return Status::failure("not enough host memory for the simulator's output", "choose a smaller image",
-                             "GrayEngine::fork_sharing_inputs");
     e->planar_ = planar_;
     e->rgba_ = rgba_;
     e->reference_ = reference_;
-    e->result_ = std::move(*o);
     e->width_ = width_;
     e->height_ = height_;
     return std::unique_ptr<GrayEngine>(std::move(e));
@@ -117,7 +115,7 @@ class CpuEngine final : public GrayEngine, public sim::Cancellable {
   mutable sim::GridSimulator simulator_;
   const std::atomic<bool>* cancel_ = nullptr;  // the run's, while a run holds it (sim::CancelScope)
   SharedBytes planar_, rgba_, reference_;      // the lab's, shared with forks (read-only)
-  HostVector<std::uint8_t> result_;
+  HostVector<std::uint8_t> result_;            // own_output(), made when first asked for
   int width_ = 0, height_ = 0;
 };
 

@@ -4,8 +4,10 @@
 #include "labs/grayscale/gray_lab.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/host_data.hpp"
+#include "core/parallel.hpp"
 #include "lab/measure.hpp"
 #include "lab/size_text.hpp"
 #include "labs/grayscale/gray_common.hpp"
@@ -98,7 +100,27 @@ Status GrayLab::set_setting(std::string_view key, std::string_view value) {
   if (key != "layout") return Lab::set_setting(key, value);
   const auto l = gray_layout_from_name(value);
   if (!l) return lab::check_setting_value(settings().front(), value);
-  layout_ = *l;
+  return set_layout(*l);
+}
+
+Status GrayLab::set_layout(GrayLayout layout) {
+  // The simulation reads the image where it is kept: planar RGB always, RGBA only while chosen.
+  if (width_ > 0 && planar_ && (layout == GrayLayout::Rgba) != (rgba_ != nullptr)) {
+    SharedBytes rgba;
+    if (layout == GrayLayout::Rgba) {
+      try {
+        auto made = std::make_shared<HostVector<std::uint8_t>>(4 * static_cast<std::size_t>(width_) * height_);
+        copy_rgba(made->data());
+        rgba = std::move(made);
+      } catch (const std::bad_alloc&) {
+        return Status::failure("not enough host memory for the image's RGBA copy", "stay with planar",
+                               "GrayLab::set_layout");
+      }
+    }
+    if (Status s = engine_->upload(planar_, rgba, nullptr, width_, height_); !s) return s;
+    rgba_ = std::move(rgba);
+  }
+  layout_ = layout;
   return Status::success();
 }
 
@@ -161,7 +183,9 @@ LaunchRecord GrayLab::plan(std::string_view kernel, const KernelConfig& config) 
   }
   rec.status = check_gray_rung_launch(*rung, layout_, rec.config, width_, height_, backend_.limits,
                                       rec.attributes_measured ? &rec.attributes : nullptr);
-  if (auto sc = rung->scheme(layout_, engine_->args(engine_->own_output()))) rec.scheme = *sc;
+  // Every output is 256-byte aligned (cudaMalloc, HostVector), as a null one is: the plan's scheme
+  // needs no output made.
+  if (auto sc = rung->scheme(layout_, engine_->args(nullptr))) rec.scheme = *sc;
   return rec;
 }
 
@@ -188,6 +212,12 @@ LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config,
   }
   const GrayRung& rung = *rung_of(rec.kernel);
   std::uint8_t* out = options.output ? static_cast<std::uint8_t*>(options.output) : engine_->own_output();
+  if (!out) {
+    rec.status = Status::failure("not enough memory for the " + std::to_string(width_) + " x " +
+                                     std::to_string(height_) + " output",
+                                 "choose a smaller image", "GrayLab::run");
+    return rec;
+  }
   const GrayArgs args = engine_->args(out);
   // The scheme of the buffers this launch really uses (a vector rung's head and tail follow
   // where the output starts).
@@ -250,14 +280,22 @@ Result<std::unique_ptr<lab::Lab>> GrayLab::fork() const {
     // else uploaded again (the GPU: the fork's own device buffers).
     if (auto shared = engine_->fork_sharing_inputs()) {
       copy->engine_ = std::move(shared.value());
+      copy->planar_ = planar_;
+      copy->alpha_ = alpha_;
       copy->rgba_ = rgba_;
-      copy->reference_ = reference_;
       copy->name_ = name_;
       copy->width_ = width_;
       copy->height_ = height_;
       ++copy->generation_;
-    } else if (Status s = copy->set_image(rgba_->data(), width_, height_, name_); !s) {
-      return s;
+    } else {
+      try {
+        HostVector<std::uint8_t> rgba(4 * static_cast<std::size_t>(width_) * height_);
+        copy_rgba(rgba.data());
+        if (Status s = copy->set_image(rgba.data(), width_, height_, name_); !s) return s;
+      } catch (const std::bad_alloc&) {
+        return Status::failure("not enough host memory to copy the image for a second run", "choose a smaller image",
+                               "GrayLab::fork");
+      }
     }
   }
   return std::unique_ptr<lab::Lab>(std::move(copy));
@@ -295,22 +333,30 @@ Status GrayLab::set_image(const std::uint8_t* rgba, int width, int height, std::
 Status GrayLab::install_image(const std::uint8_t* source, std::uint64_t seed, int width, int height, std::string name) {
   StepTimes made;
   const std::size_t n = static_cast<std::size_t>(width) * height;
-  std::shared_ptr<HostVector<std::uint8_t>> rgba, planar, reference;
+  // The image once, in the form the engine reads: RGBA where it makes planar RGB itself (the GPU;
+  // the reference only until the engine has copied it), else planar RGB, the alpha bytes of an
+  // image that is not opaque, and RGBA only while that layout is chosen.
+  const bool takes_rgba = engine_->makes_planar();
+  std::shared_ptr<HostVector<std::uint8_t>> rgba, planar, alpha, reference;
   try {
-    rgba = std::make_shared<HostVector<std::uint8_t>>(4 * n);
-    if (!engine_->makes_planar()) planar = std::make_shared<HostVector<std::uint8_t>>(3 * n);
-    reference = std::make_shared<HostVector<std::uint8_t>>(n);
+    if (takes_rgba || layout_ == GrayLayout::Rgba) rgba = std::make_shared<HostVector<std::uint8_t>>(4 * n);
+    if (takes_rgba) reference = std::make_shared<HostVector<std::uint8_t>>(n);
+    if (!takes_rgba) planar = std::make_shared<HostVector<std::uint8_t>>(3 * n);
+    if (!takes_rgba && (!source || has_transparency(source, n))) alpha = std::make_shared<HostVector<std::uint8_t>>(n);
   } catch (const std::bad_alloc&) {
     return Status::failure("not enough host memory for a " + std::to_string(width) + " x " +
                                std::to_string(height) + " image",
                            "choose a smaller image", "GrayLab::set_image");
   }
-  make_gray_problem(source, seed, n, rgba->data(), planar ? planar->data() : nullptr, reference->data());
+  make_gray_problem(source, seed, n,
+                    GrayBuffers{rgba ? rgba->data() : nullptr, planar ? planar->data() : nullptr,
+                                alpha ? alpha->data() : nullptr, reference ? reference->data() : nullptr});
   made.end(source ? "copy + convert on the host" : "generate + convert on the host");
-  if (Status s = engine_->upload(std::move(planar), rgba, reference, width, height); !s) return s;
+  if (Status s = engine_->upload(planar, rgba, std::move(reference), width, height); !s) return s;
   made.end("upload");
+  planar_ = std::move(planar);
+  alpha_ = std::move(alpha);
   rgba_ = std::move(rgba);
-  reference_ = std::move(reference);
   made_ = std::move(made);
   name_ = std::move(name);
   width_ = width;
@@ -319,27 +365,100 @@ Status GrayLab::install_image(const std::uint8_t* source, std::uint64_t seed, in
   return Status::success();
 }
 
-Check compare_with_reference(const std::uint8_t* out, const std::uint8_t* ref, long long n,
-                             long long width) {
+std::array<std::uint8_t, 4> GrayLab::pixel(long long x, long long y) const {
+  const std::size_t n = static_cast<std::size_t>(width_) * height_, i = static_cast<std::size_t>(y) * width_ + x;
+  if (rgba_) return {(*rgba_)[4 * i], (*rgba_)[4 * i + 1], (*rgba_)[4 * i + 2], (*rgba_)[4 * i + 3]};
+  const std::uint8_t* p = planar_->data();
+  return {p[i], p[i + n], p[i + 2 * n], alpha_ ? (*alpha_)[i] : std::uint8_t{255}};
+}
+
+std::uint8_t GrayLab::reference_at(long long x, long long y) const {
+  const auto p = pixel(x, y);
+  return gray_reference_of(p[0], p[1], p[2]);
+}
+
+void GrayLab::sample_rgba(long long x0, long long y0, int step, int w, int h, std::uint8_t* out) const {
+  if (width_ <= 0 || w <= 0 || h <= 0) return;
+  parallel_chunks(static_cast<unsigned long long>(h), 16, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r) {
+      const long long y = std::clamp<long long>(y0 + static_cast<long long>(r) * step, 0, height_ - 1);
+      std::uint8_t* dst = out + 4 * r * static_cast<std::size_t>(w);
+      for (int c = 0; c < w; ++c) {
+        const long long x = std::clamp<long long>(x0 + static_cast<long long>(c) * step, 0, width_ - 1);
+        const auto p = pixel(x, y);
+        std::memcpy(dst + 4 * c, p.data(), 4);
+      }
+    }
+  });
+}
+
+void GrayLab::copy_rgba(std::uint8_t* out) const {
+  const std::size_t n = static_cast<std::size_t>(width_) * height_;
+  if (rgba_) std::memcpy(out, rgba_->data(), 4 * n);
+  else if (planar_) rgba_from_planar(planar_->data(), alpha_ ? alpha_->data() : nullptr, n, out);
+}
+
+void GrayLab::copy_planar(std::uint8_t* out) const {
+  const std::size_t n = static_cast<std::size_t>(width_) * height_;
+  if (planar_) std::memcpy(out, planar_->data(), 3 * n);
+  else if (rgba_) rgba_to_planar_rgb(rgba_->data(), width_, height_, out);
+}
+
+namespace {
+
+// out against ref(i) for i in [0, n), in parallel chunks merged in order: the measure, the
+// count, and the first wrong pixels in row-major order.
+template <class Ref>
+Check compare_gray(const std::uint8_t* out, long long n, long long width, const Ref& ref) {
   Check c;
   c.against = "double-precision CPU reference";
   c.measure = "max |out - ref|";
   c.limit = 1;
   c.checked = static_cast<unsigned long long>(n);
-  int worst = 0;
-  for (long long i = 0; i < n; ++i) {
-    const int d = std::abs(static_cast<int>(out[i]) - static_cast<int>(ref[i]));
-    worst = std::max(worst, d);
-    if (d > 1) {
-      ++c.mismatches;
-      if (c.first_bad.size() < Check::kMaxBad)
-        c.first_bad.push_back({i % width, i / width, static_cast<double>(out[i]),
-                               static_cast<double>(ref[i])});
+  constexpr unsigned long long kChunk = 1ull << 18;
+  const unsigned long long tasks = (static_cast<unsigned long long>(n) + kChunk - 1) / kChunk;
+  struct Part {
+    int worst = 0;
+    unsigned long long mismatches = 0;
+    std::vector<Check::Bad> bad;
+  };
+  std::vector<Part> parts(tasks);
+  parallel_tasks(worker_count(0, tasks), tasks, [&](unsigned long long t) {
+    Part& p = parts[t];
+    const long long end = std::min<long long>(n, static_cast<long long>((t + 1) * kChunk));
+    for (long long i = static_cast<long long>(t * kChunk); i < end; ++i) {
+      const int want = ref(i), d = std::abs(static_cast<int>(out[i]) - want);
+      p.worst = std::max(p.worst, d);
+      if (d > 1) {
+        ++p.mismatches;
+        if (p.bad.size() < Check::kMaxBad)
+          p.bad.push_back({i % width, i / width, static_cast<double>(out[i]), static_cast<double>(want)});
+      }
     }
+  });
+  int worst = 0;
+  for (const Part& p : parts) {
+    worst = std::max(worst, p.worst);
+    c.mismatches += p.mismatches;
+    for (const Check::Bad& b : p.bad)
+      if (c.first_bad.size() < Check::kMaxBad) c.first_bad.push_back(b);
   }
   c.worst = worst;
   c.state = c.mismatches == 0 ? Check::State::Passed : Check::State::Failed;
   return c;
+}
+
+}  // namespace
+
+Check compare_with_reference(const std::uint8_t* out, const std::uint8_t* ref, long long n, long long width) {
+  return compare_gray(out, n, width, [ref](long long i) { return static_cast<int>(ref[i]); });
+}
+
+Check compare_with_planar_reference(const std::uint8_t* out, const std::uint8_t* planar, long long n,
+                                    long long width) {
+  const std::uint8_t *r = planar, *g = planar + n, *b = planar + 2 * n;
+  return compare_gray(out, n, width,
+                      [=](long long i) { return static_cast<int>(gray_reference_of(r[i], g[i], b[i])); });
 }
 
 }  // namespace bs::gray

@@ -8,9 +8,11 @@
 //   auto lab = bs::gray::GrayLab::create(backend);          // lab::Backend: CUDA or CPU
 //   (GrayLab::create(backend, gray_ladder_with<MyRung>())  // the ladder and a rung of a test's)
 //   lab->set_image(rgba, w, h, "photo.png");                 // kept only if everything succeeds
+//   lab->pixel(x, y), lab->reference_at(x, y)               // read where the image is kept
 //   LaunchRecord r = lab->run("gray_2d", {Dim3{32, 8, 1}}, {});
 //   r.config.grid, r.timing.median_ms, r.check.passed(), r.scheme ...
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -60,25 +62,37 @@ class GrayLab final : public lab::Lab {
   Status set_setting(std::string_view key, std::string_view value) override;
   const lab::UserKernelSpec* user_kernel_spec() const override;  // gray_user_spec.hpp
 
-  // The problem. Converts RGBA8 to the layouts the kernels read, computes the reference and
-  // uploads both; on any failure the previous image stays loaded.
+  // The problem. Converts RGBA8 to the layouts the kernels read and hands it to the engine; on
+  // any failure the previous image stays loaded.
   Status set_image(const std::uint8_t* rgba, int width, int height, std::string name);
   // Which source the kernels read: planar (3 bytes read + 1 written per pixel) or RGBA (4 + 1).
-  void set_layout(GrayLayout layout) { layout_ = layout; }
+  // The simulation keeps the image once, as planar RGB: choosing RGBA makes its RGBA copy (which
+  // can fail for want of memory; the layout then stays).
+  Status set_layout(GrayLayout layout);
   GrayLayout layout() const { return layout_; }
   int width() const { return width_; }
   int height() const { return height_; }
   const std::string& image_name() const { return name_; }
-  std::span<const std::uint8_t> rgba() const { return *rgba_; }
-  // The double-precision reference of the loaded image (width * height bytes).
-  std::span<const std::uint8_t> reference() const { return *reference_; }
+
+  // The loaded image, read where it is kept (once per image: RGBA where the engine takes RGBA,
+  // else planar RGB, with its alpha bytes only if some pixel is not opaque), so a 16384^2 image
+  // costs its own bytes and not a copy per view. (x, y) must be inside the image.
+  std::array<std::uint8_t, 4> pixel(long long x, long long y) const;
+  // The reference of one pixel (gray_reference's formula).
+  std::uint8_t reference_at(long long x, long long y) const;
+  // The w x h pixels (x0 + i step, y0 + j step) as RGBA into `out` (4 w h bytes), clamped to the
+  // image: a view's texture of what it shows, at its resolution.
+  void sample_rgba(long long x0, long long y0, int step, int w, int h, std::uint8_t* out) const;
+  // Whole copies, made when asked: RGBA (4 w h bytes) and planar RGB (3 w h) into `out`.
+  void copy_rgba(std::uint8_t* out) const;
+  void copy_planar(std::uint8_t* out) const;
   // Changes whenever set_image installs an image (labs that copy the data, e.g. the user's own
   // kernels, know when to copy it again).
   std::uint64_t generation() const { return generation_; }
 
  private:
-  // The image from `source`, or fresh random pixels from `seed` where it is null, made with its
-  // planar copy and reference in one pass (make_gray_problem) and handed to the engine.
+  // The image from `source`, or fresh random pixels from `seed` where it is null, made in the
+  // form the engine reads in one pass (make_gray_problem) and handed to it.
   Status install_image(const std::uint8_t* source, std::uint64_t seed, int width, int height, std::string name);
 
   GrayLab(lab::Backend backend, std::unique_ptr<GrayEngine> engine, std::vector<GrayRung> ladder);
@@ -89,8 +103,10 @@ class GrayLab final : public lab::Lab {
   std::unique_ptr<GrayEngine> engine_;
   std::vector<GrayRung> ladder_;
   std::vector<lab::KernelInfo> kernels_;
-  // The image and its reference: read-only once set, shared with forks (never null).
-  SharedBytes rgba_ = std::make_shared<const HostVector<std::uint8_t>>(), reference_ = rgba_;
+  // The image, read-only once set and shared with forks: RGBA where the engine makes planar RGB
+  // itself (the GPU); else planar RGB, its alpha (only if not opaque) and, while the RGBA layout
+  // is chosen, its RGBA.
+  SharedBytes planar_, alpha_, rgba_;
   StepTimes made_;  // how the image was made (ProblemInfo::made)
   std::string name_;
   int width_ = 0, height_ = 0;

@@ -23,12 +23,29 @@ void rgba_to_planar_rgb(const std::uint8_t* rgba, int width, int height, std::ui
 // by at most 1 where float rounding lands next to an integer.
 void gray_reference(const std::uint8_t* rgba, int width, int height, std::uint8_t* out);
 
+// One pixel's reference: gray_reference's formula for (r, g, b).
+std::uint8_t gray_reference_of(std::uint8_t r, std::uint8_t g, std::uint8_t b);
+
+// Whether any of the n RGBA pixels is not opaque: its alpha bytes must then be kept beside the
+// planar RGB for the image to be rebuilt exactly (every kernel ignores alpha).
+bool has_transparency(const std::uint8_t* rgba, std::size_t n);
+
+// Where make_gray_problem writes; a null buffer is not made.
+struct GrayBuffers {
+  std::uint8_t* rgba = nullptr;       // 4n, interleaved as images load
+  std::uint8_t* planar = nullptr;     // 3n: all red bytes, then green, then blue
+  std::uint8_t* alpha = nullptr;      // n: the A bytes planar RGB does not keep
+  std::uint8_t* reference = nullptr;  // n
+};
+
 // A problem of n pixels made in one pass over the host's cores, each chunk while its bytes are in
-// cache: `rgba` copied from `source`, or, where source is null, the bytes of the SplitMix64 stream
-// `seed` starts (core/host_data.hpp); then `planar` (unless null) and the reference `out` from it,
-// as the two functions above make them. The buffers may be uninitialised: the workers touch them
-// first.
-void make_gray_problem(const std::uint8_t* source, std::uint64_t seed, std::size_t n, std::uint8_t* rgba,
-                       std::uint8_t* planar, std::uint8_t* out);
+// cache: RGBA copied from `source` (n pixels), or, where source is null, the bytes of the
+// SplitMix64 stream `seed` starts (core/host_data.hpp); then each buffer of `out` that is not null
+// from it, as the functions above make them. The buffers may be uninitialised: the workers touch
+// them first.
+void make_gray_problem(const std::uint8_t* source, std::uint64_t seed, std::size_t n, const GrayBuffers& out);
+
+// The RGBA image (4n bytes) back from planar RGB and its alpha bytes (null: opaque), in parallel.
+void rgba_from_planar(const std::uint8_t* planar, const std::uint8_t* alpha, std::size_t n, std::uint8_t* rgba);
 
 }  // namespace bs::gray

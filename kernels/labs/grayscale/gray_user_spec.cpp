@@ -97,11 +97,11 @@ class GraySpec final : public lab::UserKernelSpec {
     if (g->layout() != GrayLayout::Planar)
       return Status::failure("user kernels read the lecture's planar RGB (x[i], x[i+n], x[i+2n]), not RGBA",
                              "set the source layout to planar", "user kernel");
-    std::vector<std::uint8_t> planar(static_cast<std::size_t>(g->width()) * g->height() * 3);
-    rgba_to_planar_rgb(g->rgba().data(), g->width(), g->height(), planar.data());
-    const auto ref = g->reference();
-    return pack_user_problem(form, std::move(planar), g->width(), g->height(), {ref.begin(), ref.end()},
-                             g->image_name());
+    const std::size_t n = static_cast<std::size_t>(g->width()) * g->height();
+    std::vector<std::uint8_t> planar(3 * n), reference(n);
+    g->copy_planar(planar.data());
+    for (std::size_t i = 0; i < n; ++i) reference[i] = gray_reference_of(planar[i], planar[i + n], planar[i + 2 * n]);
+    return pack_user_problem(form, std::move(planar), g->width(), g->height(), std::move(reference), g->image_name());
   }
 
  private:
