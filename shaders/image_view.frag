@@ -29,6 +29,7 @@ uniform bool u_b_gray;
 uniform bool u_has_b;
 uniform ivec2 u_image_size;
 uniform vec2 u_centre;           // image position at the centre of the output
+uniform ivec3 u_texture_window;  // texel (i, j) of both images is pixel (x0 + i s, y0 + j s): (x0, y0, s)
 uniform float u_zoom;            // output pixels per image pixel
 uniform vec2 u_output_size;
 uniform float u_split_x;         // output x where B starts
@@ -254,12 +255,16 @@ void main() {
     bool use_b = u_has_b && frag.x >= u_split_x;
     vec4 texel;
     // Both textures are sampled (explicit LOD, outside any branch) and one is kept.
+    // The textures hold the whole image (x0 = y0 = 0, s = 1) or the window of it the view shows.
+    ivec2 origin = u_texture_window.xy;
+    int step = max(u_texture_window.z, 1);
     if (u_nearest) {
-      vec4 a = texelFetch(u_image_a, pix, 0);
-      vec4 b = texelFetch(u_image_b, pix, 0);
+      ivec2 t = clamp((pix - origin) / step, ivec2(0), textureSize(u_image_a, 0) - 1);
+      vec4 a = texelFetch(u_image_a, t, 0);
+      vec4 b = texelFetch(u_image_b, clamp(t, ivec2(0), textureSize(u_image_b, 0) - 1), 0);
       texel = use_b ? b : a;
     } else {
-      vec2 uv = img / vec2(u_image_size);
+      vec2 uv = (img - vec2(origin)) / (float(step) * vec2(textureSize(u_image_a, 0)));
       vec4 a = textureLod(u_image_a, uv, 0.0);
       vec4 b = textureLod(u_image_b, uv, 0.0);
       texel = use_b ? b : a;

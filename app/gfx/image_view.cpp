@@ -52,6 +52,45 @@ std::pair<double, double> image_to_output(const ImageViewParams& view, double x,
           (y - view.centre_y) * view.zoom + 0.5 * view.output_height};
 }
 
+bool TextureWindow::holds(const TextureWindow& v) const {
+  if (empty() || v.empty() || v.step != step) return false;
+  return v.x0 >= x0 && v.y0 >= y0 && v.x0 + 1LL * v.width * step <= x0 + 1LL * width * step &&
+         v.y0 + 1LL * v.height * step <= y0 + 1LL * height * step;
+}
+
+namespace {
+// The window of texels of `step` that covers image pixels [x0, x1) x [y0, y1), clamped to the image.
+TextureWindow window_over(double x0, double y0, double x1, double y1, int step, int image_w, int image_h) {
+  TextureWindow w;
+  w.step = step;
+  const long long left = std::clamp<long long>(static_cast<long long>(std::floor(x0)), 0, image_w);
+  const long long top = std::clamp<long long>(static_cast<long long>(std::floor(y0)), 0, image_h);
+  const long long right = std::clamp<long long>(static_cast<long long>(std::ceil(x1)), 0, image_w);
+  const long long bottom = std::clamp<long long>(static_cast<long long>(std::ceil(y1)), 0, image_h);
+  // Texels start on multiples of the step, so windows of one step sample the same pixels.
+  w.x0 = left / step * step;
+  w.y0 = top / step * step;
+  w.width = static_cast<int>((right - w.x0 + step - 1) / step);
+  w.height = static_cast<int>((bottom - w.y0 + step - 1) / step);
+  return w;
+}
+}  // namespace
+
+TextureWindow visible_window(const ImageViewParams& view) {
+  if (view.zoom <= 0 || view.output_width <= 0 || view.output_height <= 0) return {};
+  const int step = std::max(1, static_cast<int>(std::floor(1.0 / view.zoom)));
+  const auto [x0, y0] = output_to_image(view, 0, 0);
+  const auto [x1, y1] = output_to_image(view, view.output_width, view.output_height);
+  // One more pixel on each side: bilinear sampling reads the neighbour of an edge texel.
+  return window_over(x0 - step, y0 - step, x1 + step, y1 + step, step, view.image_width, view.image_height);
+}
+
+TextureWindow padded_window(const TextureWindow& v, int image_w, int image_h) {
+  if (v.empty()) return v;
+  const double w = 1.0 * v.width * v.step, h = 1.0 * v.height * v.step;
+  return window_over(v.x0 - w / 4, v.y0 - h / 4, v.x0 + w * 1.25, v.y0 + h * 1.25, v.step, image_w, image_h);
+}
+
 float zoom_to_fit(int image_w, int image_h, int output_w, int output_h) {
   if (image_w <= 0 || image_h <= 0 || output_w <= 0 || output_h <= 0) return 1.0f;
   return std::min(static_cast<float>(output_w) / static_cast<float>(image_w),
@@ -78,6 +117,7 @@ Result<ImageViewRenderer> ImageViewRenderer::create() {
   u.has_b = p.uniform("u_has_b");
   u.image_size = p.uniform("u_image_size");
   u.centre = p.uniform("u_centre");
+  u.texture_window = p.uniform("u_texture_window");
   u.zoom = p.uniform("u_zoom");
   u.output_size = p.uniform("u_output_size");
   u.split_x = p.uniform("u_split_x");
@@ -153,6 +193,8 @@ Status ImageViewRenderer::render(const ImageViewParams& view, const OverlayParam
   glUniform1i(u.has_b, has_b ? 1 : 0);
   glUniform2i(u.image_size, view.image_width, view.image_height);
   glUniform2f(u.centre, view.centre_x, view.centre_y);
+  glUniform3i(u.texture_window, static_cast<GLint>(view.texture_x0), static_cast<GLint>(view.texture_y0),
+              std::max(1, view.texture_step));
   glUniform1f(u.zoom, view.zoom);
   glUniform2f(u.output_size, static_cast<float>(view.output_width), static_cast<float>(view.output_height));
   const float split = std::clamp(view.split_fraction, 0.0f, 1.0f);

@@ -42,7 +42,30 @@ struct ImageViewParams {
   bool draw_split_line = true;
   int output_width = 0;      // render target size in pixels (use framebuffer pixels on HiDPI)
   int output_height = 0;
+  // The textures hold the whole image (the defaults), or a window of it (TextureWindow): texel
+  // (i, j) is image pixel (texture_x0 + i step, texture_y0 + j step).
+  long long texture_x0 = 0, texture_y0 = 0;
+  int texture_step = 1;
 };
+
+// The part of an image that textures hold when the whole image would cost too much memory (a
+// 16384^2 image is 1 GiB as RGBA8): what the view shows, one texel per `step` image pixels, the
+// step the zoom allows (at zoom 1/s or less, s pixels share an output pixel anyway). Texel (i, j)
+// is image pixel (x0 + i step, y0 + j step).
+struct TextureWindow {
+  long long x0 = 0, y0 = 0;
+  int step = 1;
+  int width = 0, height = 0;  // texels
+  bool empty() const { return width <= 0 || height <= 0; }
+  // Whether this window holds every texel `visible` needs: the same step, and its area inside.
+  bool holds(const TextureWindow& visible) const;
+};
+// What `view` shows of its image_width x image_height image, clamped to the image, at the step of
+// its zoom (max(1, floor(1 / zoom))).
+TextureWindow visible_window(const ImageViewParams& view);
+// `visible` widened by a quarter of its extent on every side (clamped to the image), so that
+// small pans are drawn from the texels already held.
+TextureWindow padded_window(const TextureWindow& visible, int image_w, int image_h);
 
 struct OverlayParams {
   enum Mode { Off, BlockLines, ColourByBlock, ColourByWarp, ColourBySm };
@@ -107,7 +130,7 @@ class ImageViewRenderer {
           centre = -1, zoom = -1, output_size = -1, split_x = -1, draw_split_line = -1, nearest = -1,
           overlay_mode = -1, mapping = -1, block = -1, grid = -1, domain = -1, highlight = -1,
           sm_kind = -1, sm_uint = -1, sm_float = -1, opacity = -1, flat = -1, grid_stride = -1,
-          highlight_thread = -1;
+          highlight_thread = -1, texture_window = -1;
   };
 
   GlProgram program_;

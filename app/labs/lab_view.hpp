@@ -133,6 +133,9 @@ class LabView {
   // The same bytes (one channel per element for images, the C heatmap's RGBA for matmul), for
   // the status file's digest; empty when there is no result yet.
   virtual std::vector<std::uint8_t> read_output(int* width, int* height) = 0;
+  // Changes whenever what read_output() returns may have changed (a digest made of it is good
+  // while this stays); nothing where the view does not count (then it is read every time).
+  virtual std::optional<std::uint64_t> output_generation() const { return std::nullopt; }
   // How results reach the screen: "CUDA-GL interop (zero-copy PBO)", the fallback and why, ...
   virtual std::string interop_mode() const = 0;
 };

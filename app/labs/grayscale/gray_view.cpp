@@ -49,13 +49,17 @@ Result<std::unique_ptr<LabView>> GrayView::create(std::unique_ptr<lab::Lab> lab,
 GrayView::~GrayView() = default;
 
 Status GrayView::build_shown(Rgba8Image image, ViewContext& ctx, Shown* out) {
-  auto original = GlTexture::create_rgba8(image.width, image.height, image.rgba.data());
-  if (!original) return original.status();
-  auto result = GlTexture::create_r8(image.width, image.height);
-  if (!result) return result.status();
-  out->original = std::move(original.value());
-  out->result = std::move(result.value());
-  out->result.set_gray_swizzle(true);
+  const bool simulated = lab_->backend().kind == BackendKind::CpuSimulation;
+  out->windowed = simulated && image.pixel_count() > full_texture_limit_;
+  if (!out->windowed) {
+    auto original = GlTexture::create_rgba8(image.width, image.height, image.rgba.data());
+    if (!original) return original.status();
+    auto result = GlTexture::create_r8(image.width, image.height);
+    if (!result) return result.status();
+    out->original = std::move(original.value());
+    out->result = std::move(result.value());
+    out->result.set_gray_swizzle(true);
+  }
   if (lab_->backend().kind == BackendKind::Cuda) {
     auto pbo = InteropPixelBuffer::create(image.width, image.height, 1);
     if (!pbo) return pbo.status();
@@ -64,11 +68,73 @@ Status GrayView::build_shown(Rgba8Image image, ViewContext& ctx, Shown* out) {
                         pbo->registration_status().describe());
     out->pixel_buffer.emplace(std::move(pbo.value()));
   }
-  if (lab_->backend().kind == BackendKind::CpuSimulation ||
-      (out->pixel_buffer && !out->pixel_buffer->interop_active()))
-    out->host_result.assign(image.pixel_count(), 0);
+  try {
+    if (simulated || (out->pixel_buffer && !out->pixel_buffer->interop_active()))
+      out->host_result.assign(image.pixel_count(), 0);
+  } catch (const std::bad_alloc&) {
+    return Status::failure("not enough memory to show a " + std::to_string(image.width) + " x " +
+                               std::to_string(image.height) + " result",
+                           "choose a smaller image", "GrayView::build_shown");
+  }
   out->image = std::move(image);
   return Status::success();
+}
+
+// A windowed view's textures: made again from the lab's image (sampled at the window's step)
+// and from host_result when the view shows what they do not hold, or the result changed.
+void GrayView::hold_window(ImageViewParams& params, ViewContext* ctx) {
+  if (!shown_ || !shown_->windowed) return;
+  Shown& img = *shown_;
+  const TextureWindow visible = visible_window(params);
+  const bool move = !img.window.holds(visible);
+  if (move || img.result_stale) {
+    const TextureWindow w = move ? padded_window(visible, img.image.width, img.image.height) : img.window;
+    if (w.empty()) return;
+    const std::size_t texels = static_cast<std::size_t>(w.width) * w.height;
+    Status st = Status::success();
+    if (move) {
+      std::vector<std::uint8_t> rgba(4 * texels);
+      lab_->sample_rgba(w.x0, w.y0, w.step, w.width, w.height, rgba.data());
+      auto t = GlTexture::create_rgba8(w.width, w.height, rgba.data());
+      if (t) img.original = std::move(t.value());
+      else st = t.status();
+    }
+    std::vector<std::uint8_t> gray(texels);
+    const long long W = img.image.width, H = img.image.height;
+    for (int j = 0; j < w.height; ++j) {
+      const long long y = std::min(H - 1, w.y0 + 1LL * j * w.step);
+      const std::uint8_t* row = img.host_result.data() + y * W;
+      for (int i = 0; i < w.width; ++i) gray[1LL * j * w.width + i] = row[std::min(W - 1, w.x0 + 1LL * i * w.step)];
+    }
+    if (st) {
+      if (move || img.result.width() != w.width || img.result.height() != w.height) {
+        auto t = GlTexture::create_r8(w.width, w.height, gray.data());
+        if (t) img.result = std::move(t.value()), img.result.set_gray_swizzle(true);
+        else st = t.status();
+      } else {
+        st = img.result.upload(gray.data());
+      }
+    }
+    if (!st) {
+      if (ctx) ctx->messages.error(st);
+      return;
+    }
+    img.window = w;
+    img.result_stale = false;
+  }
+  params.texture_x0 = img.window.x0;
+  params.texture_y0 = img.window.y0;
+  params.texture_step = img.window.step;
+}
+
+Status GrayView::upload_result() {
+  ++output_generation_;
+  Shown& img = *shown_;
+  if (img.windowed) {
+    img.result_stale = true;  // the next frame samples its window
+    return Status::success();
+  }
+  return img.result.upload(img.host_result.data());
 }
 
 // Everything that can fail happens before the old image is released, so a failure leaves the
@@ -81,10 +147,13 @@ Status GrayView::install_image(Rgba8Image image, ViewContext& ctx) {
     s.message = "could not load " + img.name + " into the compute backend: " + s.message;
     return s;
   }
+  // The lab holds the pixels now (once): the view reads them there.
+  std::vector<std::uint8_t>().swap(next.image.rgba);
   ctx.messages.info("Loaded " + img.name + " (" + std::to_string(img.width) + " x " +
                     std::to_string(img.height) + ", " + img.format + ")");
   const bool first = !shown_.has_value();
   shown_ = std::move(next);
+  ++output_generation_;
   texel_ = {};  // another image: no value read from the old texture stands
   sm_of_block_ = GlTexture();
   sm_texture_for_.clear();
@@ -103,7 +172,17 @@ Status GrayView::set_lab(std::unique_ptr<lab::Lab> lab, ViewContext& ctx) {
   auto* gray = lab::layer<gray::GrayLab>(*lab);
   if (!gray) return Status::failure("the grayscale view needs the grayscale lab", "", "GrayView::set_lab");
   std::optional<Rgba8Image> keep;
-  if (shown_) keep = std::move(shown_->image);
+  if (shown_) {
+    // The pixels, from the old lab, for the new one.
+    keep = std::move(shown_->image);
+    try {
+      keep->rgba.resize(4 * keep->pixel_count());
+      lab_->copy_rgba(keep->rgba.data());
+    } catch (const std::bad_alloc&) {
+      return Status::failure("not enough memory to move the image to the other backend", "choose a smaller image",
+                             "GrayView::set_lab");
+    }
+  }
   shown_.reset();  // its CUDA-registered buffer belongs to the old backend
   texel_ = {};
   stack_ = std::move(lab);
@@ -159,12 +238,12 @@ LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& con
     if (rec.ok())
       if (Status s = stack_->download_output(img.host_result.data()); !s) rec.status = s;
     if (rec.ok())
-      if (Status s = img.result.upload(img.host_result.data()); !s) rec.status = s;
+      if (Status s = upload_result(); !s) rec.status = s;
   } else {
     options.output = img.host_result.data();
     rec = stack_->run(kernel, config, options);
     if (rec.ok())
-      if (Status s = img.result.upload(img.host_result.data()); !s) rec.status = s;
+      if (Status s = upload_result(); !s) rec.status = s;
   }
   take_schedule(rec);
   return rec;
@@ -186,7 +265,7 @@ void GrayView::take_schedule(const LaunchRecord& rec) {
 bool GrayView::show_result(const LaunchRecord& rec, const std::vector<std::uint8_t>& output, ViewContext& ctx) {
   if (!shown_ || shown_->host_result.empty() || output.size() != shown_->host_result.size()) return false;
   std::copy(output.begin(), output.end(), shown_->host_result.begin());
-  if (Status s = shown_->result.upload(shown_->host_result.data()); !s) {
+  if (Status s = upload_result(); !s) {
     ctx.messages.error(s);
     return true;
   }
@@ -339,7 +418,7 @@ OverlayParams GrayView::overlay_params(const LaunchRecord& rec) const {
   return o;
 }
 
-void GrayView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext&, ViewRequests&) {
+void GrayView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx, ViewRequests&) {
   if (!shown_) {
     ImGui::TextColored(ui::kDimColour, "Drop an image here, or use File > Open image.");
     return;
@@ -369,6 +448,7 @@ void GrayView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewCont
     ImGui::SetCursorScreenPos(pane_origin);
     handle_input(pane_origin, pane_size, params);
     drawn_zoom_ = params.zoom;
+    hold_window(params, &ctx);
     if (Status s = renderer.render(params, overlay); !s) {
       ui::status_text(s);
       return;
@@ -447,13 +527,12 @@ void GrayView::draw_inspector(const LaunchRecord& shown, PixelPos px, bool pinne
   ImGui::Text("pixel (%lld, %lld)%s", px.x, px.y, pinned ? "  [pinned]" : "");
   const auto& img = shown_->image;
   const std::size_t i = static_cast<std::size_t>(px.y) * img.width + px.x;
-  const std::uint8_t* rgba = img.rgba.data() + 4 * i;
-  const auto& ref = lab_->reference();
+  const auto rgba = lab_->pixel(px.x, px.y);
   std::string out = "-";
   if (!shown_->host_result.empty()) out = std::to_string(shown_->host_result[i]);
   else out = gl_output_value(shown, px);  // the GPU wrote it straight into GL (interop)
-  ImGui::TextColored(ui::kDimColour, "RGB in (%u, %u, %u) -> gray out %s, reference %s", rgba[0], rgba[1], rgba[2],
-                     out.c_str(), i < ref.size() ? std::to_string(ref[i]).c_str() : "-");
+  ImGui::TextColored(ui::kDimColour, "RGB in (%u, %u, %u) -> gray out %s, reference %u", rgba[0], rgba[1], rgba[2],
+                     out.c_str(), lab_->reference_at(px.x, px.y));
   auto owner = stack_->owner(shown, px.x, px.y);
   if (!owner && shown.scheme.kind == IndexScheme::Kind::Recorded && !shown.owners) {
     // A user kernel on the GPU: nothing records its stores there; the CPU simulator's replay of
@@ -527,7 +606,7 @@ void GrayView::handle_input(const ImVec2& origin, const ImVec2& size, ImageViewP
 // The Compare tab's pane: the same image, zoom and centre as the data view, with `record`'s
 // overlay and the thread that stores `inspect` in that launch.
 std::optional<PixelPos> GrayView::draw_record(const LaunchRecord& record, int slot, ImVec2 size,
-                                              std::optional<PixelPos> inspect, ViewContext&) {
+                                              std::optional<PixelPos> inspect, ViewContext& ctx) {
   if (!shown_ || slot < 0 || slot > 1 || size.x < 2 || size.y < 2) {
     ImGui::Dummy(size);
     return std::nullopt;
@@ -545,6 +624,7 @@ std::optional<PixelPos> GrayView::draw_record(const LaunchRecord& record, int sl
   const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
   ImageViewParams params = view_params(std::max(1, static_cast<int>(size.x * fb.x)), std::max(1, static_cast<int>(size.y * fb.y)));
   if (view_.compare == CompareMode::SideBySide) params.split_fraction = 0.0f, params.draw_split_line = false;
+  hold_window(params, &ctx);
   OverlayParams overlay = overlay_params(record);
   overlay.highlight_block_linear = -1;
   overlay.highlight_thread = -1;
@@ -640,7 +720,7 @@ Status GrayView::write_output_png(const std::filesystem::path& path) {
   if (!shown_) return Status::failure("no image loaded", "", "--output");
   // Read back from the GL texture the view shows: this is what the kernel really delivered to
   // GL, through interop or the fallback.
-  std::vector<std::uint8_t> gray = read_texture_r8(shown_->result);
+  std::vector<std::uint8_t> gray = shown_->windowed ? shown_->host_result : read_texture_r8(shown_->result);
   if (gray.size() != shown_->image.pixel_count())
     return Status::failure("could not read the result texture back", "", "glGetTexImage");
   return write_png(path, shown_->image.width, shown_->image.height, 1, gray.data());
@@ -650,7 +730,8 @@ std::vector<std::uint8_t> GrayView::read_output(int* width, int* height) {
   if (!shown_) return {};
   *width = shown_->image.width;
   *height = shown_->image.height;
-  return read_texture_r8(shown_->result);
+  // A windowed texture holds part of the result: the whole is the host's, which it was made from.
+  return shown_->windowed ? shown_->host_result : read_texture_r8(shown_->result);
 }
 
 std::string GrayView::interop_mode() const {

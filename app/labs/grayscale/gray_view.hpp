@@ -45,24 +45,38 @@ class GrayView final : public LabView {
   void zoom_by(float factor) override;
   bool show_result(const LaunchRecord& record, const std::vector<std::uint8_t>& output, ViewContext& ctx) override;
   bool accepts_images() const override { return true; }
+  // Images of more pixels than this, on the simulation, are shown through windowed textures
+  // (default 4096^2); tests lower it to check the windowed path on small images.
+  void set_full_texture_limit(std::size_t pixels) { full_texture_limit_ = pixels; }
   Status install_image(Rgba8Image image, ViewContext& ctx) override;
   Status write_output_png(const std::filesystem::path& path) override;
   std::vector<std::uint8_t> read_output(int* width, int* height) override;
+  std::optional<std::uint64_t> output_generation() const override { return output_generation_; }
   std::string interop_mode() const override;
 
  private:
   GrayView() = default;
 
-  // The image on screen and the GL resources that show it.
+  // The image on screen and the GL resources that show it. Its pixels live in the lab (once);
+  // `image` keeps what the file was (size, name, format), not a copy of them.
   struct Shown {
-    Rgba8Image image;
-    GlTexture original;  // RGBA8
-    GlTexture result;    // R8, written by the kernel (through the PBO or from the host)
+    Rgba8Image image;    // rgba empty
+    GlTexture original;  // RGBA8: the whole image, or the window of it the view shows
+    GlTexture result;    // R8, written by the kernel (through the PBO or from the host), or its window
     std::optional<InteropPixelBuffer> pixel_buffer;  // CUDA backend only
     std::vector<std::uint8_t> host_result;           // CPU backend and the host-copy fallback
+    // A huge image on the simulation: the textures hold only the window the view shows (at its
+    // zoom's resolution), made again from the lab's image and host_result when the view leaves it.
+    bool windowed = false;
+    TextureWindow window;
+    bool result_stale = false;  // host_result changed since the window's result was made
   };
 
   Status build_shown(Rgba8Image image, ViewContext& ctx, Shown* out);
+  // Windowed textures: hold what `params` shows, and point params at the window.
+  void hold_window(ImageViewParams& params, ViewContext* ctx);
+  // The result's new pixels to GL: its whole texture, or its window.
+  Status upload_result();
   OverlayParams overlay_params(const LaunchRecord& shown) const;
   void handle_input(const ImVec2& origin, const ImVec2& size, ImageViewParams& params);
   ImageViewParams view_params(int out_w, int out_h) const;
@@ -88,6 +102,8 @@ class GrayView final : public LabView {
   ViewState view_;
   std::optional<PixelPos> mouse_pixel_;
   float drawn_zoom_ = 0;  // the zoom of the last frame drawn (fit resolved), for keyboard zoom
+  std::size_t full_texture_limit_ = std::size_t{4096} * 4096;
+  std::uint64_t output_generation_ = 0;  // counts results delivered and images shown
 };
 
 }  // namespace bs::app
