@@ -472,7 +472,7 @@ void App::export_finished_sweep() {
 // What the window shows, for scripts and tests (shell/status_report.hpp); written only when it
 // changed.
 void App::write_status_file() {
-  const StatusReport r = status_snapshot(host_, intake_, messages_, ui_.status_ui());
+  const StatusReport r = status_snapshot(host_, intake_, messages_, ui_.status_ui(), &status_digest_);
   if (Status st = status_writer_->update(r); !st && !status_write_failed_) {
     status_write_failed_ = true;
     messages_.error(st);

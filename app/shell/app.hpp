@@ -31,6 +31,7 @@
 #include "shell/editor_bridge.hpp"
 #include "shell/frame_pacer.hpp"
 #include "shell/frame_phases.hpp"
+#include "shell/headless_outputs.hpp"
 #include "shell/image_intake.hpp"
 #include "shell/input_queue.hpp"
 #include "shell/lab_host.hpp"
@@ -183,6 +184,7 @@ class App {
   bool frame_had_input_ = false;
   std::size_t activity_seen_ = 0;  // messages and records at the last frame: a change means a frame to settle
   std::optional<StatusFileWriter> status_writer_;  // --status-file
+  OutputDigestCache status_digest_;                // its result digest, made once per result
   bool status_write_failed_ = false;               // said once, not every frame
   std::string imgui_ini_path_;
   bool imgui_ready_ = false;

@@ -65,7 +65,7 @@ std::string launch_summary(const LabHost& host) {
 }
 
 StatusReport status_snapshot(LabHost& host, const ImageIntake& intake, const MessageLog& messages,
-                             StatusReport::Ui ui) {
+                             StatusReport::Ui ui, OutputDigestCache* cache) {
   StatusReport r;
   r.frame = host.frame();
   LabSlot& s = host.current();
@@ -80,9 +80,15 @@ StatusReport status_snapshot(LabHost& host, const ImageIntake& intake, const Mes
     r.launch = StatusReport::Launch{last.kernel, last.config.grid, last.config.block, last.ok(), last.status.message};
     // The result read back from GL, as --output does: what the kernel really delivered to the screen.
     if (s.view && last.ok()) {
-      int w = 0, h = 0;
-      const std::vector<std::uint8_t> out = s.view->read_output(&w, &h);
-      if (!out.empty()) r.output = StatusReport::Output{fnv1a64(out.data(), out.size()), w, h};
+      const std::optional<std::uint64_t> gen = s.view->output_generation();
+      if (cache && gen && cache->lab == r.lab && cache->generation == *gen) {
+        r.output = cache->output;
+      } else {
+        int w = 0, h = 0;
+        const std::vector<std::uint8_t> out = s.view->read_output(&w, &h);
+        if (!out.empty()) r.output = StatusReport::Output{fnv1a64(out.data(), out.size()), w, h};
+        if (cache && gen) *cache = OutputDigestCache{r.lab, *gen, r.output};
+      }
     }
   }
   if (const Message* m = messages.current()) r.status_message = m->text;

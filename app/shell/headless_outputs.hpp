@@ -31,7 +31,14 @@ std::string launch_summary(const LabHost& host);
 
 // What the window shows, for --status-file: the open lab, its data, its latest attempt and the
 // result's digest, the messages; `ui` is the shell UI's own part.
+// The result's digest, kept while the view's output_generation() stays: a 16384^2 result is not
+// read back and hashed every frame.
+struct OutputDigestCache {
+  std::string lab;
+  std::uint64_t generation = 0;
+  std::optional<StatusReport::Output> output;
+};
 StatusReport status_snapshot(LabHost& host, const ImageIntake& intake, const MessageLog& messages,
-                             StatusReport::Ui ui);
+                             StatusReport::Ui ui, OutputDigestCache* cache = nullptr);
 
 }  // namespace bs::app
