@@ -28,9 +28,10 @@ struct LaunchState {
   double slow_ms = 0;            // how long that launch took
   std::chrono::steady_clock::time_point verified_at{};
   std::chrono::steady_clock::time_point launched_at{};  // when its latest launch started
-  // What the launch in flight on the CPU simulation should take, in seconds, from its kernel's
-  // speed on the last launch that ran (LaunchScheduler::expected_s); 0: unknown.
+  // What the launch in flight on the CPU simulation should take, in seconds, and what that is
+  // made from (LaunchScheduler::estimate); 0: not the simulation.
   double expected_s = 0;
+  std::string expected_basis;
 };
 
 struct LabSlot {

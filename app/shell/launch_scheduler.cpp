@@ -134,7 +134,9 @@ void LaunchScheduler::relaunch(LabSlot& s, bool trace_schedule, ViewContext& ctx
   if (st.in_flight && !changed) return;  // continuous runs wait for the launch in flight
   st.dirty = false;
   st.launched_at = now();
-  st.expected_s = expected_s(s);
+  Estimate e = estimate(s);
+  st.expected_s = e.s;
+  st.expected_basis = std::move(e.basis);
   if (launch_async(s, changed, trace_schedule, ctx)) return;
   const lab::RunOptions options = run_options(s, changed, trace_schedule);
   const std::string key = check_key(s.kernel, s.config, s.view->lab().problem().summary);
@@ -146,12 +148,27 @@ void LaunchScheduler::relaunch(LabSlot& s, bool trace_schedule, ViewContext& ctx
   keep_record(s, std::move(rec), pipeline_ms, changed, options.verify, key, ctx);
 }
 
-double LaunchScheduler::expected_s(const LabSlot& s) const {
-  if (!s.view || s.view->lab().backend().kind != BackendKind::CpuSimulation) return 0;
-  const auto rate = sim_s_per_unit_.find(s.id() + "|" + s.kernel);
-  if (rate == sim_s_per_unit_.end()) return 0;
+LaunchScheduler::Estimate LaunchScheduler::estimate(const LabSlot& s) const {
+  if (!s.view || s.view->lab().backend().kind != BackendKind::CpuSimulation) return {};
   lab::Lab& l = s.view->lab();
-  return rate->second * l.plan(s.kernel, s.config).counted(l.problem().throughput_unit);
+  const LaunchRecord plan = l.plan(s.kernel, s.config);
+  const double counted = plan.counted(l.problem().throughput_unit);
+  if (const auto rate = sim_s_per_unit_.find(s.id() + "|" + s.kernel); rate != sim_s_per_unit_.end())
+    return {rate->second * counted, "its kernel's speed on the last launch of it that ran, per byte or FLOP, times "
+                                    "what this one counts"};
+  double slowest = 0;
+  const std::string lab = s.id() + "|";
+  for (const auto& [key, rate] : sim_s_per_unit_)
+    if (key.compare(0, lab.size(), lab) == 0) slowest = std::max(slowest, rate);
+  if (slowest > 0 && counted > 0)
+    return {slowest * counted, "the speed of the slowest kernel of this lab that ran, per byte or FLOP, times what "
+                               "this one counts (this kernel has not run yet)"};
+  const double threads = static_cast<double>(plan.config.grid.volume() * plan.config.block.volume());
+  if (sim_s_per_thread_ > 0)
+    return {sim_s_per_thread_ * threads, "the simulator's time per thread on the last launch that ran, times this "
+                                         "launch's threads"};
+  return {kFirstGuessThreadS * threads, "a first guess until a launch has run: 20 ns a simulated thread (the "
+                                        "lecture's kernel on 2 cores), times this launch's threads"};
 }
 
 // What the views, the timings and the status bar keep of a launch, run here or on the worker.
@@ -182,6 +199,9 @@ void LaunchScheduler::keep_record(LabSlot& s, LaunchRecord rec, double pipeline_
   timings_.add(rec, pipeline_ms);
   if (const double counted = rec.counted(s.view->lab().problem().throughput_unit); rec.timing.simulated && counted > 0)
     sim_s_per_unit_[s.id() + "|" + rec.kernel] = pipeline_ms / 1000 / counted;
+  if (const double threads = static_cast<double>(rec.config.grid.volume() * rec.config.block.volume());
+      rec.timing.simulated && threads > 0)
+    sim_s_per_thread_ = pipeline_ms / 1000 / threads;
   // A slow simulated launch relaunched every frame would keep both cores busy for nothing the
   // user reads: continuous runs pause and say why (the window itself stays live: the launch
   // runs on the worker thread).

@@ -104,12 +104,22 @@ class LaunchScheduler {
   void repeat_cost(double cpu_s);
   double repeat_cost_s() const { return repeat_cost_s_; }
 
-  // How long a launch of `s`'s selection on the CPU simulation should take, in seconds: the time
-  // its kernel took per byte (or FLOP) counted on the last launch of it that ran, times what this
-  // one counts. 0 when unknown (no launch of the kernel ran yet, or not the CPU simulation).
-  // Launches expected to take kLongLaunchS or more are said in the status bar as they start.
-  double expected_s(const LabSlot& s) const;
+  // How long a launch of `s`'s selection on the CPU simulation should take, in seconds, from the
+  // best there is to go on: the time its kernel took per byte (or FLOP) counted on the last launch
+  // of it that ran, times what this one counts; else the slowest kernel of its lab so far, the
+  // same way; else the time per simulated thread of the last launch of any kernel, times this
+  // one's threads; else a first guess per thread (kFirstGuessThreadS). 0 when not the CPU
+  // simulation. Launches expected to take kLongLaunchS or more are said in the status bar as
+  // they start, a 16384^2 image's first launch too.
+  struct Estimate {
+    double s = 0;
+    std::string basis;  // what it is made from, for the status bar's tooltip
+  };
+  Estimate estimate(const LabSlot& s) const;
+  double expected_s(const LabSlot& s) const { return estimate(s).s; }
   static constexpr double kLongLaunchS = 2.0;
+  // The lecture's 1D kernel simulated on 2 cores: 12-28 ns a thread (8192^2 and 16384^2 images).
+  static constexpr double kFirstGuessThreadS = 20e-9;
 
   // Launches `s`'s selection now (on the worker in the window's CPU simulation).
   void relaunch(LabSlot& s, bool trace_schedule, ViewContext& ctx);
@@ -163,6 +173,7 @@ class LaunchScheduler {
   // The CPU simulation's seconds per counted byte or FLOP, by lab and kernel, from the last launch
   // of it that ran (the whole launch: timed repeats, check and trace, what the user waits for).
   std::map<std::string, double> sim_s_per_unit_;
+  double sim_s_per_thread_ = 0;  // the same per thread launched, of the last launch of any kernel
 };
 
 // What a fork of the lab is keyed by: the lab, its problem and settings, a counter bumped wherever

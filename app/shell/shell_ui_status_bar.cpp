@@ -60,9 +60,7 @@ void ShellUi::draw_status_bar(LabSlot& s) {
     colour = ui::kWarnColour;
     tip = "The CPU simulation runs this launch on a worker thread; the window stays live. Changing the "
           "selection or Escape cancels it." +
-          std::string(s.launch.expected_s > 0 ? " The time it should take is its kernel's speed on the last launch "
-                                                "of it that ran, per byte or FLOP, times what this one counts."
-                                              : "");
+          (s.launch.expected_basis.empty() ? std::string() : " The time it should take is " + s.launch.expected_basis + ".");
   } else if (last.kernel.empty()) {
     state = s.view->lab().problem().ready ? "ready" : "no data yet";
   } else if (!last.ok()) {

@@ -476,13 +476,18 @@ TEST_F(Scheduler, HeadlessContinuousRunsRelaunchEveryFrameWhateverTheClock) {
 }  // namespace
 // A launch over much more data than the last one of its kernel says, as it starts, how long it
 // should take on the simulator (the status bar shows it at once for a 16384^2 image): the last
-// launch's time per byte counted, times this one's bytes.
+// launch's time per byte counted, times this one's bytes; for a kernel that has not run, the
+// slowest of its lab; before any launch, a first guess per simulated thread.
 TEST_F(Scheduler, TheSimulatorsExpectedTimeIsTheLastLaunchsTimePerByteTimesThisOnesBytes) {
   std::mt19937 rng(std::random_device{}());
   LaunchScheduler sched = make();
   LabSlot s = slot_on(cpu_);
   s.launch.continuous = false;
-  EXPECT_EQ(sched.expected_s(s), 0) << "no launch of k1 has run";
+  const LaunchRecord plan = s.view->lab().plan(s.kernel, s.config);
+  const double threads = static_cast<double>(plan.config.grid.volume() * plan.config.block.volume());
+  ASSERT_GT(threads, 0);
+  EXPECT_NEAR(sched.expected_s(s), LaunchScheduler::kFirstGuessThreadS * threads, 1e-12) << "no launch has run";
+  EXPECT_NE(sched.estimate(s).basis.find("first guess"), std::string::npos);
   script_->run_ms = static_cast<double>(10 + rng() % 90);
   script_->bytes = 1e5 * static_cast<double>(1 + rng() % 9);
   step(sched, s, cpu_);
@@ -494,8 +499,11 @@ TEST_F(Scheduler, TheSimulatorsExpectedTimeIsTheLastLaunchsTimePerByteTimesThisO
   s.launch.dirty = true;
   step(sched, s, cpu_);
   EXPECT_NEAR(s.launch.expected_s, per_byte * script_->bytes, 1e-9) << "set as the launch started";
+  EXPECT_NE(s.launch.expected_basis.find("its kernel's speed"), std::string::npos);
   s.kernel = "k2";
-  EXPECT_EQ(sched.expected_s(s), 0) << "k2 has not run";
+  // k1's last launch (the 64x image, in the same time) is its speed now: k2 is expected at it.
+  EXPECT_NEAR(sched.expected_s(s), script_->run_ms / 1000, 1e-9) << "k2 has not run: k1, the lab's slowest so far";
+  EXPECT_NE(sched.estimate(s).basis.find("slowest kernel"), std::string::npos);
   LabSlot g = slot_on(gpu_);
   step(sched, g, gpu_);
   ASSERT_TRUE(g.launch.shown.ok());
