@@ -528,11 +528,16 @@ void GrayView::draw_inspector(const LaunchRecord& shown, PixelPos px, bool pinne
   const auto& img = shown_->image;
   const std::size_t i = static_cast<std::size_t>(px.y) * img.width + px.x;
   const auto rgba = lab_->pixel(px.x, px.y);
+  const bool ran = !shown.kernel.empty();
   std::string out = "-";
-  if (!shown_->host_result.empty()) out = std::to_string(shown_->host_result[i]);
-  else out = gl_output_value(shown, px);  // the GPU wrote it straight into GL (interop)
+  if (ran && !shown_->host_result.empty()) out = std::to_string(shown_->host_result[i]);
+  else if (ran) out = gl_output_value(shown, px);  // the GPU wrote it straight into GL (interop)
   ImGui::TextColored(ui::kDimColour, "RGB in (%u, %u, %u) -> gray out %s, reference %u", rgba[0], rgba[1], rgba[2],
                      out.c_str(), lab_->reference_at(px.x, px.y));
+  if (!ran) {
+    ImGui::TextColored(ui::kDimColour, "no launch has run on this image yet");
+    return;
+  }
   auto owner = stack_->owner(shown, px.x, px.y);
   if (!owner && shown.scheme.kind == IndexScheme::Kind::Recorded && !shown.owners) {
     // A user kernel on the GPU: nothing records its stores there; the CPU simulator's replay of
