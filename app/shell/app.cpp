@@ -217,7 +217,9 @@ void App::frame() {
   export_finished_sweep();
   editor_.update();
   phases_.end_phase(FramePhases::kResults);
+  const std::size_t kept_before = launches_.records_kept();
   launch_step();
+  if (launches_.records_kept() != kept_before) phases_.launch_steps(host_.current().launch.last.steps.steps);
   compare_script_step();
   phases_.end_phase(FramePhases::kLaunch);
 

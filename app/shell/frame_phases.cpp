@@ -1,5 +1,6 @@
 #include "shell/frame_phases.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/median.hpp"
@@ -32,8 +33,15 @@ void FramePhases::begin_frame(Clock::time_point now) {
         if (kept_[p].size() < kKeep) kept_[p].push_back(current_[p]);
       }
       if (kept_[kPhaseCount].size() < kKeep) kept_[kPhaseCount].push_back(total);
+      if (!current_steps_.empty()) ++launches_;
+      for (const auto& [name, ms] : current_steps_) {
+        auto it = std::find_if(kept_steps_.begin(), kept_steps_.end(), [&](const auto& k) { return k.first == name; });
+        if (it == kept_steps_.end()) it = kept_steps_.insert(kept_steps_.end(), {name, {}});
+        if (it->second.size() < kKeep) it->second.push_back(ms);
+      }
     }
   }
+  current_steps_.clear();
   current_.fill(0);
   mark_ = now;
   open_ = true;
@@ -43,6 +51,22 @@ void FramePhases::end_phase(Phase p, Clock::time_point now) {
   if (!open_ || p < 0 || p >= kPhaseCount) return;
   current_[p] += std::chrono::duration<double, std::milli>(now - mark_).count();
   mark_ = now;
+}
+
+void FramePhases::launch_steps(const std::vector<std::pair<std::string, double>>& steps_s) {
+  for (const auto& [name, s] : steps_s) current_steps_.emplace_back(name, s * 1000);
+}
+
+std::string FramePhases::launch_summary() const {
+  if (kept_steps_.empty()) return {};
+  std::string out;
+  char buf[96];
+  for (const auto& [name, ms] : kept_steps_) {
+    std::snprintf(buf, sizeof buf, "%s%s %.3f", out.empty() ? "" : " | ", name.c_str(), median_of(ms));
+    out += buf;
+  }
+  std::snprintf(buf, sizeof buf, " ms (medians over %zu launches)", launches_);
+  return out + buf;
 }
 
 double FramePhases::last_total_ms() const {

@@ -31,6 +31,9 @@ class FramePhases {
   void begin_frame(Clock::time_point now = Clock::now());
   // Phase `p` ended now: its time is from the previous mark (or the frame's begin).
   void end_phase(Phase p, Clock::time_point now = Clock::now());
+  // What this frame's launch phase did, itemised (LaunchRecord::steps: plan, timed launches,
+  // check, interop map and unmap, the copy to the texture), for the summary's breakdown.
+  void launch_steps(const std::vector<std::pair<std::string, double>>& steps_s);
 
   // The last complete frame's milliseconds per phase, and their sum.
   const std::array<double, kPhaseCount>& last_ms() const { return last_; }
@@ -40,6 +43,9 @@ class FramePhases {
   // compiles shaders and opens the lab), in one line: "input 0.02 | results 0.01 | launch 5.10
   // | ui 0.80 | gl 0.40 | present 1.20 | frame 7.53 ms (median of 219 frames)". Empty before two.
   std::string summary() const;
+  // The launch phase's steps, each the median over the frames that had it: "plan 0.02 | timed
+  // launches 4.90 | interop map 0.05 | ... ms (over 219 launches)". Empty without launches.
+  std::string launch_summary() const;
 
   static constexpr std::size_t kKeep = 4096;
 
@@ -49,6 +55,9 @@ class FramePhases {
   std::array<double, kPhaseCount> current_{};
   std::array<double, kPhaseCount> last_{};
   std::array<std::vector<double>, kPhaseCount + 1> kept_;  // + the whole frame
+  std::vector<std::pair<std::string, double>> current_steps_;  // ms, this frame's launch
+  std::vector<std::pair<std::string, std::vector<double>>> kept_steps_;
+  std::size_t launches_ = 0;
   std::size_t frames_ = 0;
 };
 

@@ -184,6 +184,8 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   // phase that grew.
   if (const std::string phases = app.frame_phases().summary(); !phases.empty())
     std::printf("frame phases (ms): %s\n", phases.c_str());
+  if (const std::string steps = app.frame_phases().launch_summary(); !steps.empty())
+    std::printf("launch steps: %s\n", steps.c_str());
   if (app.device_faulted()) std::printf("device fault: recovered on the CPU simulation\n");
   std::printf("%s\n", app.summary().c_str());
   if (options.sweep) {

@@ -104,6 +104,9 @@ struct LaunchRecord {
   std::shared_ptr<const OwnerMap> owners;     // IndexScheme::Recorded only
 
   Timing timing;             // CUDA events on the GPU, steady_clock on the CPU
+  // Where the launch's wall time went, on the host: the lab's plan, timed launches, trace and
+  // check; the view's interop map, unmap and copy to the texture (the frame phases itemise it).
+  StepTimes steps;
   double bytes_moved = 0;    // the napkin count the bandwidth figure uses
   std::string bytes_note;    // what was counted, e.g. "3 bytes read + 1 written per pixel"
   double flops = 0;

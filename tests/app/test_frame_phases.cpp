@@ -75,5 +75,38 @@ TEST(FramePhases, TheSummaryHasTheMedianOfEveryPhaseOverTheFramesAfterTheFirst) 
   EXPECT_NE(s.find(buf), std::string::npos) << buf << " in " << s;
 }
 
+// The launch phase itemised: each step's median over the frames (after the first) whose launch had
+// it, in the order the steps first came; frames without a launch add nothing.
+TEST(FramePhases, TheLaunchStepsAreTheMediansOverTheFramesThatLaunched) {
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<double> d(1e-6, 5e-3);
+  FramePhases f;
+  Clock::time_point t{};
+  std::vector<double> plan, timed, map;
+  int launches = 0;
+  for (int i = 0; i < 41; ++i) {
+    f.begin_frame(t);
+    t += us(100);
+    if (i % 3 != 2) {  // every third frame launches nothing
+      const double a = d(rng), b = d(rng), c = d(rng);
+      std::vector<std::pair<std::string, double>> steps{{"plan", a}, {"timed launches", b}};
+      if (i % 2) steps.emplace_back("interop map", c);
+      f.launch_steps(steps);
+      if (i > 0) {
+        ++launches;
+        plan.push_back(a * 1000), timed.push_back(b * 1000);
+        if (i % 2) map.push_back(c * 1000);
+      }
+    }
+    f.end_phase(FramePhases::kLaunch, t);
+  }
+  f.begin_frame(t);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "plan %.3f | timed launches %.3f | interop map %.3f ms (medians over %d launches)",
+                upper_median(plan), upper_median(timed), upper_median(map), launches);
+  EXPECT_EQ(f.launch_summary(), buf);
+  EXPECT_TRUE(FramePhases().launch_summary().empty());
+}
+
 }  // namespace
 }  // namespace bs::app

@@ -209,6 +209,14 @@ LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& con
   }
   lab::RunOptions options = base;
   Shown& img = *shown_;
+  // The view's own steps beside the lab's (LaunchRecord::steps): the frame phases itemise them.
+  StepTimes view_steps;
+  const auto run = [&] {
+    NvtxRange range("launch " + kernel);
+    LaunchRecord r = stack_->run(kernel, config, options);
+    view_steps.mark = StepTimes::Clock::now();
+    return r;
+  };
   if (img.pixel_buffer && img.pixel_buffer->interop_active()) {
     // Zero-copy: the kernel writes into the GL buffer CUDA mapped for it.
     // NVTX ranges name blockscope's phases for a user profiling it with Nsight Systems.
@@ -216,35 +224,38 @@ LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& con
       NvtxRange range("map");
       return img.pixel_buffer->map();
     }();
+    view_steps.end("interop map");
     if (!ptr) {
       rec = stack_->plan(kernel, config);
       rec.status = ptr.status();
       return rec;
     }
     options.output = ptr.value();
+    rec = run();
     {
-      NvtxRange range("launch " + kernel);
-      rec = stack_->run(kernel, config, options);
+      NvtxRange unmap_range("unmap");
+      if (Status s = img.pixel_buffer->unmap(); !s && rec.ok()) rec.status = s;
     }
-    NvtxRange unmap_range("unmap");
-    if (Status s = img.pixel_buffer->unmap(); !s && rec.ok()) rec.status = s;
+    view_steps.end("interop unmap");
     if (rec.ok())
       if (Status s = img.pixel_buffer->upload_to(img.result); !s) rec.status = s;
+    view_steps.end("buffer to texture");
   } else if (lab_->backend().kind == BackendKind::Cuda) {
-    {
-      NvtxRange range("launch " + kernel);
-      rec = stack_->run(kernel, config, options);
-    }
+    rec = run();
     if (rec.ok())
       if (Status s = stack_->download_output(img.host_result.data()); !s) rec.status = s;
+    view_steps.end("download");
     if (rec.ok())
       if (Status s = upload_result(); !s) rec.status = s;
+    view_steps.end("host to texture");
   } else {
     options.output = img.host_result.data();
-    rec = stack_->run(kernel, config, options);
+    rec = run();
     if (rec.ok())
       if (Status s = upload_result(); !s) rec.status = s;
+    view_steps.end("host to texture");
   }
+  rec.steps.add(view_steps);
   take_schedule(rec);
   return rec;
 }

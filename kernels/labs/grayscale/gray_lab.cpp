@@ -191,7 +191,10 @@ LaunchRecord GrayLab::plan(std::string_view kernel, const KernelConfig& config) 
 
 LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config,
                           const lab::RunOptions& options) {
+  StepTimes steps;
   LaunchRecord rec = plan(kernel, config);
+  steps.end("plan");
+  rec.steps = steps;
   if (!rec.ok()) {
     rec.refused = true;
     return rec;
@@ -229,6 +232,7 @@ LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config,
   Status timed = lab::measure(
       options.timing, rec.timing, [&] { return engine_->launch_timed(rung, layout_, rec.config, args); },
       [&] { return engine_->flush_l2(); }, options.cancel);
+  rec.steps.end("timed launches");
   if (!timed) {
     rec.status = timed;
     return rec;
@@ -241,8 +245,12 @@ LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config,
     }
     rec.schedule = std::move(schedule.value());
     rec.schedule_simulated = engine_->simulated();
+    rec.steps.end("trace");
   }
-  if (options.verify) rec.check = engine_->verify(out);
+  if (options.verify) {
+    rec.check = engine_->verify(out);
+    rec.steps.end("check");
+  }
   return rec;
 }
 
