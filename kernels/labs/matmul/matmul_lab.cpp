@@ -13,6 +13,7 @@
 #include <mutex>
 #include <random>
 
+#include "lab/catalog.hpp"
 #include "lab/measure.hpp"
 #include "lab/size_text.hpp"
 #include "labs/matmul/matmul_engine.hpp"
@@ -193,15 +194,9 @@ Status MatmulLab::set_setting(std::string_view key, std::string_view value) {
 MatmulLab::~MatmulLab() = default;
 
 Result<std::unique_ptr<MatmulLab>> MatmulLab::create(const lab::Backend& backend) {
-  std::unique_ptr<MatmulEngine> engine;
-  if (backend.kind == BackendKind::Cuda) {
-    auto e = make_cuda_engine(backend);
-    if (!e) return e.status();
-    engine = std::move(e.value());
-  } else {
-    engine = make_cpu_engine(backend);
-  }
-  return std::unique_ptr<MatmulLab>(new MatmulLab(backend, std::move(engine)));
+  auto engine = lab::make_engine(backend, make_cuda_engine, make_cpu_engine);
+  if (!engine) return engine.status();
+  return std::unique_ptr<MatmulLab>(new MatmulLab(backend, std::move(engine.value())));
 }
 
 lab::ProblemInfo MatmulLab::problem() const {
