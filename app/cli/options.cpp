@@ -110,6 +110,13 @@ class CommandLine {
     if (i_ + 1 >= args_.size()) return usage(flag + " needs a value");
     return args_[++i_];
   }
+  // `flag`'s value into `into`.
+  Status text(const std::string& flag, std::string& into) {
+    auto v = value(flag);
+    if (!v) return v.status();
+    into = std::move(v.value());
+    return Status::success();
+  }
   // `flag`'s value as a whole number (float: a number) from lo to hi into `into`, else `refusal`.
   template <class T>
   Status number(const std::string& flag, T& into, double lo, double hi, const std::string& refusal) {
@@ -186,14 +193,11 @@ CommandLine::Answer CommandLine::app_flag(const std::string& a) {
     if (v.empty()) return usage("--cupti needs the path of a libcupti");
     o_.cupti_library = v;
   } else if (a == "--screenshot") {
-    BS_VALUE(v, a);
-    o_.screenshot_path = v;
+    return text(a, o_.screenshot_path);
   } else if (a == "--output" || a == "--gray-out") {
-    BS_VALUE(v, a);
-    o_.output_path = v;
+    return text(a, o_.output_path);
   } else if (a == "--schedule-json") {
-    BS_VALUE(v, a);
-    o_.schedule_json_path = v;
+    return text(a, o_.schedule_json_path);
   } else if (a == "--config-dir") {
     BS_VALUE(v, a);
     if (v.empty() || v[0] != '/') return usage("--config-dir takes an absolute folder path");
@@ -320,12 +324,9 @@ CommandLine::Answer CommandLine::bench_flag(const std::string& a) {
     if (o_.bench) return usage("--sweep belongs to the window or --headless (use `blockscope sweep LAB`)");
     o_.sweep = true;
   } else if (a == "--json" || a == "--csv") {
-    BS_VALUE(v, a);
-    if (!o_.bench) {
-      (a == "--json" ? o_.json_path : o_.csv_path) = v;  // --headless exports
-    } else {
-      (a == "--json" ? o_.bench->json_path : o_.bench->csv_path) = v;
-    }
+    const bool json = a == "--json";
+    if (!o_.bench) return text(a, json ? o_.json_path : o_.csv_path);  // --headless exports
+    return text(a, json ? o_.bench->json_path : o_.bench->csv_path);
   } else {
     return std::nullopt;
   }
