@@ -339,61 +339,48 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
 LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
                             const lab::RunOptions& options) {
   LaunchRecord rec = plan(kernel, config);
-  if (!rec.ok()) {
-    rec.refused = true;
-    return rec;
-  }
   float* out = options.output ? static_cast<float*>(options.output) : engine_->own_output();
-  rec.timing.clock = engine_->clock();
-  rec.timing.simulated = engine_->simulated();
   const Anchor* anchor = find_anchor(precision_, kernel);
-  const bool library = anchor != nullptr;
-  std::optional<std::pair<MatmulKernel, MatmulConfig>> what;
-  if (!library) what = resolve(kernel, config);
+  const auto what = anchor ? std::nullopt : resolve(kernel, config);
+  const LaunchConfig launch = rec.config;
   // A simulated launch stops between blocks once the run is cancelled (its traced one too).
   const sim::CancelScope<MatmulEngine> cancellable(engine_.get(), options.cancel);
-  Status timed = lab::measure(
-      options.timing, rec.timing,
-      [&]() -> Result<double> {
-        if (library) return engine_->library_timed(anchor->library, out);
-        return engine_->launch_timed(what->first, what->second, rec.config, out);
-      },
-      [&] { return engine_->flush_l2(); }, options.cancel);
-  if (!timed) {
-    rec.status = timed;
-    return rec;
+  lab::RunSteps steps;
+  steps.clock = engine_->clock();
+  steps.simulated = engine_->simulated();
+  steps.launch = [&]() -> Result<double> {
+    if (anchor) return engine_->library_timed(anchor->library, out);
+    return engine_->launch_timed(what->first, what->second, launch, out);
+  };
+  steps.flush_l2 = [&] { return engine_->flush_l2(); };
+  if (!anchor) steps.traced = [&] { return engine_->launch_traced(what->first, what->second, launch, out); };
+  steps.verify = [&] { return check_run_output(options, out); };
+  return lab::run_planned(std::move(rec), options, steps);
+}
+
+// The lab's own output buffer may be passed explicitly (the view does, so a kernel of a wrapping
+// lab writes where the heatmaps read): it is downloaded; on the CPU another buffer is read where
+// the run wrote it; another GPU buffer cannot be checked.
+Check MatmulLab::check_run_output(const lab::RunOptions& options, const float* out) {
+  std::vector<float> got(static_cast<std::size_t>(spec_.M) * spec_.N);
+  Status s = Status::success();
+  const bool own = !options.output || options.output == engine_->own_output();
+  if (options.output && !own && backend_.kind == BackendKind::CpuSimulation)
+    std::copy(out, out + got.size(), got.begin());
+  else if (own)
+    s = engine_->download(got.data());
+  else
+    s = Status::failure("cannot verify an external GPU output buffer", "", "MatmulLab::run");
+  Check check;
+  if (!s) {
+    check.note = s.describe();
+    return check;
   }
-  if (options.trace_schedule && !library) {
-    auto schedule = engine_->launch_traced(what->first, what->second, rec.config, out);
-    if (!schedule) {
-      rec.status = schedule.status();
-      return rec;
-    }
-    rec.schedule = std::move(schedule.value());
-    rec.schedule_simulated = engine_->simulated();
-  }
-  if (options.verify) {
-    std::vector<float> got(static_cast<std::size_t>(spec_.M) * spec_.N);
-    Status s = Status::success();
-    // The lab's own output buffer may be passed explicitly (the view does, so a kernel of a
-    // wrapping lab writes where the heatmaps read).
-    const bool own = !options.output || options.output == engine_->own_output();
-    if (options.output && !own && backend_.kind == BackendKind::CpuSimulation)
-      std::copy(out, out + got.size(), got.begin());
-    else if (own)
-      s = engine_->download(got.data());
-    else
-      s = Status::failure("cannot verify an external GPU output buffer", "", "MatmulLab::run");
-    if (!s) {
-      rec.check.note = s.describe();
-    } else {
-      rec.check = check_against_reference(got.data());
-      if (precision_ == Precision::Bf16)
-        rec.check.note += "; both sides multiply the same BF16 numbers, so the inputs' rounding "
-                          "(up to 2^-9 relative each) cancels and what remains is FP32 accumulation";
-    }
-  }
-  return rec;
+  check = check_against_reference(got.data());
+  if (precision_ == Precision::Bf16)
+    check.note += "; both sides multiply the same BF16 numbers, so the inputs' rounding "
+                  "(up to 2^-9 relative each) cancels and what remains is FP32 accumulation";
+  return check;
 }
 
 std::size_t MatmulLab::output_bytes() const {

@@ -168,6 +168,8 @@ class MatmulLab final : public lab::Lab {
   std::uint32_t pipeline_capacity(const LaunchRecord& planned, const PipelineCapture& capture) const;
   // The check of C (`c`, host memory) against the reference, within the documented tolerance.
   Check check_against_reference(const float* c) const;
+  // The check of a run's C, written to `out` (RunOptions::output, or the lab's own buffer).
+  Check check_run_output(const lab::RunOptions& options, const float* out);
 
   lab::Backend backend_;
   std::unique_ptr<MatmulEngine> engine_;
