@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <limits>
+#include <optional>
+#include <type_traits>
 
 namespace bs::app {
 namespace {
@@ -82,299 +85,388 @@ Result<PixelPos> parse_pixel(const std::string& text) {
   return PixelPos{*x, *y};
 }
 
-Result<CliOptions> parse_command_line(const std::vector<std::string>& args, const std::vector<LabFlags>& labs) {
-  CliOptions o;
-  std::size_t i = 0;
-  auto known_lab = [&](const std::string& id) {
-    for (const auto& l : labs)
-      if (l.id == id) return true;
-    return false;
-  };
-  if (!args.empty() && (args[0] == "bench" || args[0] == "sweep")) {
-    if (args.size() < 2 || !known_lab(args[1]))
-      return usage("`blockscope " + args[0] + "` needs a lab: " + lab_list(labs));
-    o.bench = BenchOptions{};
-    o.bench->lab = args[1];
-    o.bench->sweep = args[0] == "sweep";
-    if (o.bench->sweep) o.bench->flush_l2 = false;  // sweeps flush only when asked (--flush-l2)
-    o.state.lab = args[1];
-    i = 2;
+namespace {
+
+// The command line, read left to right. Each group of flags answers for its own: nullopt for a
+// flag it does not know, else success or the refusal of its value.
+class CommandLine {
+ public:
+  CommandLine(const std::vector<std::string>& args, const std::vector<LabFlags>& labs) : args_(args), labs_(labs) {}
+  Result<CliOptions> parse();
+
+ private:
+  using Answer = std::optional<Status>;
+  Status command();  // `bench LAB` or `sweep LAB` first
+  Answer app_flag(const std::string& a);
+  Answer launch_flag(const std::string& a);
+  Answer bench_flag(const std::string& a);
+  Answer tab_flag(const std::string& a);
+  Answer view_flag(const std::string& a);
+  Status lab_flag_or_image(const std::string& a);
+  Status check_combinations() const;
+
+  // The word after `flag`: its value.
+  Result<std::string> value(const std::string& flag) {
+    if (i_ + 1 >= args_.size()) return usage(flag + " needs a value");
+    return args_[++i_];
   }
-  auto value = [&](const std::string& flag) -> Result<std::string> {
-    if (i + 1 >= args.size()) return usage(flag + " needs a value");
-    return args[++i];
-  };
+  // `flag`'s value into `into`.
+  Status text(const std::string& flag, std::string& into) {
+    auto v = value(flag);
+    if (!v) return v.status();
+    into = std::move(v.value());
+    return Status::success();
+  }
+  // `flag`'s value as a whole number (float: a number) from lo to hi into `into`, else `refusal`.
+  template <class T>
+  Status number(const std::string& flag, T& into, double lo, double hi, const std::string& refusal) {
+    auto v = value(flag);
+    if (!v) return v.status();
+    if constexpr (std::is_integral_v<T>) {
+      const auto n = to_int(*v);
+      if (!n || *n < lo || *n > hi) return usage(refusal);
+      into = static_cast<T>(*n);
+    } else {
+      const auto f = to_float(*v);
+      if (!f || *f < lo || *f > hi) return usage(refusal);
+      into = static_cast<T>(*f);
+    }
+    return Status::success();
+  }
+  bool known_lab(const std::string& id) const {
+    return std::any_of(labs_.begin(), labs_.end(), [&](const LabFlags& l) { return l.id == id; });
+  }
+  Status bench_only(const std::string& flag) const { return usage(flag + " belongs to `blockscope bench`"); }
+
+  const std::vector<std::string>& args_;
+  const std::vector<LabFlags>& labs_;
+  std::size_t i_ = 0;
+  CliOptions o_;
+  bool window_flush_l2_ = false;  // --flush-l2 without bench/sweep: needs --sweep (checked at the end)
+};
+
 #define BS_VALUE(var, flag)              \
   auto var##_r = value(flag);            \
   if (!var##_r) return var##_r.status(); \
   const std::string& var = var##_r.value();
 
-  auto bench_only = [&](const std::string& flag) { return usage(flag + " belongs to `blockscope bench`"); };
-  bool window_flush_l2 = false;  // --flush-l2 without bench/sweep: needs --sweep (checked at the end)
-  for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-h" || a == "--help") {
-      o.help = true;
-    } else if (a == "--version") {
-      o.version = true;
-    } else if (a == "--headless") {
-      o.headless = true;
-    } else if (a == "--frames") {
-      BS_VALUE(v, a);
-      auto n = to_int(v);
-      if (!n || *n < 1 || *n > 1'000'000) return usage("--frames takes a count from 1 to 1000000");
-      o.frames = static_cast<int>(*n);
-    } else if (a == "--window-size") {
-      BS_VALUE(v, a);
-      auto d = dims(v, 2, 2);
-      if (!d || (*d)[0] < 64 || (*d)[1] < 64 || (*d)[0] > 16384 || (*d)[1] > 16384)
-        return usage("--window-size takes WxH between 64 and 16384");
-      o.width = (*d)[0];
-      o.height = (*d)[1];
-    } else if (a == "--backend") {
-      BS_VALUE(v, a);
-      if (v == "auto") o.backend = BackendChoice::Auto;
-      else if (v == "cuda") o.backend = BackendChoice::Cuda;
-      else if (v == "cpu") o.backend = BackendChoice::Cpu;
-      else return usage("--backend takes auto, cuda or cpu, not '" + v + "'");
-    } else if (a == "--device") {
-      BS_VALUE(v, a);
-      auto n = to_int(v);
-      if (!n || *n < 0 || *n > 1024) return usage("--device takes a CUDA device index");
-      o.cuda_device = static_cast<int>(*n);
-    } else if (a == "--lab") {
-      BS_VALUE(v, a);
-      if (!known_lab(v)) return usage("--lab takes " + lab_list(labs) + ", not '" + v + "'");
-      if (o.bench && v != o.bench->lab) return usage("`blockscope bench " + o.bench->lab + "` runs that lab only");
-      o.state.lab = v;
-      o.state.lab_given = true;
-    } else if (a == "--kernel") {
-      BS_VALUE(v, a);
-      if (v.empty()) return usage("--kernel needs a kernel id");
-      if (o.bench) {
-        if (v != "all") o.bench->kernels.push_back(v);
-      } else if (v == "all") {
-        o.state.sweep.ladder = true;  // --sweep: every kernel of the lab
-      } else {
-        o.state.selection.kernel = v;  // the lab checks it when it opens
-      }
-    } else if (a == "--block") {
-      BS_VALUE(v, a);
-      auto b = parse_block(v);
-      if (!b) return b.status();
-      if (o.bench) o.bench->blocks.push_back(b.value());
-      else o.state.selection.block = b.value();
-    } else if (a == "--config") {
-      BS_VALUE(v, a);
-      auto n = to_int(v);
-      if (!n || *n < 0 || *n > 100000) return usage("--config takes a compiled configuration's index (0, 1, ...)");
-      o.state.selection.compiled = static_cast<int>(*n);
-    } else if (a == "--size") {
-      BS_VALUE(v, a);
-      if (!o.bench) return usage("--size belongs to `blockscope bench` (use --window-size for the window)");
-      o.bench->sizes.push_back(v);  // the lab checks the syntax
-    } else if (a == "--repeats" || a == "--warmup") {
-      BS_VALUE(v, a);
-      auto n = to_int(v);
-      if (!o.bench) return bench_only(a);
-      if (!n || *n < (a == "--repeats" ? 1 : 0) || *n > 100000) return usage(a + " takes a count");
-      (a == "--repeats" ? o.bench->repeats : o.bench->warmup) = static_cast<int>(*n);
-      (a == "--repeats" ? o.bench->repeats_given : o.bench->warmup_given) = true;
-    } else if (a == "--no-flush") {
-      if (!o.bench) return bench_only(a);
-      o.bench->flush_l2 = false;
-    } else if (a == "--lines") {
-      if (!o.bench || o.bench->sweep)
-        return usage("--lines belongs to `blockscope bench` (the window has the Source tab)");
-      o.bench->lines = true;
-    } else if (a == "--counters") {
-      if (!o.bench) return usage("--counters belongs to `blockscope bench` (the window has the Measured tab)");
-      o.bench->counters = true;
-    } else if (a == "--compare-block") {
-      if (o.bench) return usage("--compare-block belongs to the window or --headless");
-      BS_VALUE(v, a);
-      auto b = parse_block(v);
-      if (!b) return b.status();
-      o.compare_block = b.value();
-      o.profile_lines = true;
-      o.source_tab = true;
-    } else if (a == "--profile-lines") {
-      if (o.bench) return usage("--profile-lines belongs to the window or --headless (bench takes --lines)");
-      o.profile_lines = true;
-      o.source_tab = true;
-    } else if (a == "--profile") {
-      if (o.bench) return usage("--profile belongs to the window or --headless (bench takes --counters)");
-      o.profile = true;
-    } else if (a == "--source" || a == "--source-line") {
-      if (o.bench) return usage(a + " belongs to the window or --headless");
-      o.source_tab = true;
-      if (a == "--source-line") {
-        BS_VALUE(v, a);
-        auto n = to_int(v);
-        if (!n || *n < 1) return usage("--source-line takes a line number (1 or more)");
-        o.source_line = static_cast<int>(*n);
-      }
-    } else if (a == "--cupti") {
-      BS_VALUE(v, a);
-      if (v.empty()) return usage("--cupti needs the path of a libcupti");
-      o.cupti_library = v;
-    } else if (a == "--flush-l2") {
-      if (o.bench) {
-        o.bench->flush_l2 = true;
-      } else {  // the window's --sweep, as `blockscope sweep --flush-l2` (the Experiments checkbox)
-        o.state.sweep.flush_l2 = true;  // over the saved settings' choice (merge_saved_under)
-        window_flush_l2 = true;
-      }
-    } else if (a == "--blocks") {
-      BS_VALUE(v, a);
-      if (v.empty()) return usage("--blocks takes all or a list such as 32x8,16x16,256");
-      if (o.bench && !o.bench->sweep) return usage("--blocks belongs to `blockscope sweep` (bench takes --block)");
-      if (o.bench) {
-        o.bench->block_list = v;
-      } else {
-        o.state.sweep.all_blocks = v == "all";
-        if (v != "all") o.state.sweep.block_list = v;
-        o.state.sweep_given = true;
-      }
-    } else if (a == "--point-budget" || a == "--target-ci") {
-      BS_VALUE(v, a);
-      if (!o.bench || !o.bench->sweep) return usage(a + " belongs to `blockscope sweep`");
-      auto f = to_float(v);
-      if (a == "--point-budget") {
-        if (!f || *f <= 0 || *f > 600000) return usage("--point-budget takes milliseconds per point (> 0)");
-        o.bench->point_budget_ms = *f;
-      } else {
-        if (!f || *f <= 0 || *f >= 1) return usage("--target-ci takes a fraction of the median, e.g. 0.01 for 1%");
-        o.bench->target_ci = *f;
-      }
-    } else if (a == "--sweep") {
-      if (o.bench) return usage("--sweep belongs to the window or --headless (use `blockscope sweep LAB`)");
-      o.sweep = true;
-    } else if (a == "--json" || a == "--csv") {
-      BS_VALUE(v, a);
-      if (!o.bench) {
-        (a == "--json" ? o.json_path : o.csv_path) = v;  // --headless exports
-      } else {
-        (a == "--json" ? o.bench->json_path : o.bench->csv_path) = v;
-      }
-    } else if (a == "--screenshot") {
-      BS_VALUE(v, a);
-      o.screenshot_path = v;
-    } else if (a == "--output" || a == "--gray-out") {
-      BS_VALUE(v, a);
-      o.output_path = v;
-    } else if (a == "--schedule-json") {
-      BS_VALUE(v, a);
-      o.schedule_json_path = v;
-    } else if (a == "--config-dir") {
-      BS_VALUE(v, a);
-      if (v.empty() || v[0] != '/') return usage("--config-dir takes an absolute folder path");
-      o.config_dir = v;
-    } else if (a == "--status-file") {
-      BS_VALUE(v, a);
-      if (o.bench) return usage("--status-file belongs to the window or --headless, not `blockscope bench`");
-      o.status_file_path = v;
-    } else if (a == "--kernel-file") {
-      BS_VALUE(v, a);
-      if (v.empty()) return usage("--kernel-file needs a .cu, .ipynb or .py file");
-      o.kernel_file = v;  // read (with its limits) when the lab opens; a bad file is exit code 1
-    } else if (a == "--kernel-time-limit") {
-      BS_VALUE(v, a);
-      auto f = to_float(v);
-      if (!f || *f < 0.05f || *f > 600) return usage("--kernel-time-limit takes seconds from 0.05 to 600");
-      o.kernel_time_limit_s = *f;
-    } else if (a == "--view") {
-      BS_VALUE(v, a);
-      const std::optional<CompareMode> mode = value_of_word(kCompareWords, v);
-      if (!mode) return usage("--view takes split, side, result or original");
-      o.state.view.compare = *mode;
-      o.state.view_given = true;
-    } else if (a == "--split") {
-      BS_VALUE(v, a);
-      auto f = to_float(v);
-      if (!f || *f < 0 || *f > 1) return usage("--split takes a fraction from 0 to 1");
-      o.state.view.split = *f;
-      o.state.view_given = true;
-    } else if (a == "--zoom") {
-      BS_VALUE(v, a);
-      auto f = to_float(v);
-      if (!f || *f < 0.01f || *f > 256) return usage("--zoom takes 0.01 to 256 screen pixels per image pixel");
-      o.state.view.zoom = *f;
-      o.state.view_given = true;
-    } else if (a == "--center") {
-      BS_VALUE(v, a);
-      auto p = parse_pixel(v);
-      if (!p) return p.status();
-      o.state.view.center_x = static_cast<float>(p->x) + 0.5f;
-      o.state.view.center_y = static_cast<float>(p->y) + 0.5f;
-      o.state.view_given = true;
-    } else if (a == "--overlay") {
-      BS_VALUE(v, a);
-      const std::optional<OverlayMode> overlay = value_of_word(kOverlayWords, v);
-      if (!overlay) return usage("--overlay takes off, lines, block, warp or sm");
-      o.state.view.overlay = *overlay;
-      o.state.view_given = true;
-    } else if (a == "--hover" || a == "--pin") {
-      BS_VALUE(v, a);
-      auto p = parse_pixel(v);
-      if (!p) return p.status();
-      (a == "--hover" ? o.state.view.hover : o.state.view.pinned) = p.value();
-      o.state.view_given = true;
-    } else if (a == "--panel") {
-      BS_VALUE(v, a);
-      const std::optional<Panel> panel = v == "stats" ? Panel::Launch : panel_of_word(v);  // "stats": the old word
-      if (!panel) {
-        std::string words;
-        for (const PanelName& n : kPanelNames) words += std::string(words.empty() ? "" : ", ") + n.word;
-        return usage("--panel takes a tab's name: " + words);
-      }
-      if (panel_name(*panel).dock == Dock::Centre) {
-        o.state.centre = *panel;
-      } else {
-        o.state.panel = *panel;
-        o.state.panel_given = true;
-      }
-    } else if (a == "--set") {
-      BS_VALUE(v, a);
-      const auto eq = v.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 >= v.size())
-        return usage("--set takes KEY=VALUE (e.g. --set layout=rgba), not '" + v + "'");
-      std::vector<std::string> values;
-      for (std::size_t at = eq + 1; at <= v.size();) {
-        const std::size_t comma = std::min(v.find(',', at), v.size());
-        if (comma == at) return usage("--set " + v + ": an empty value");
-        values.push_back(v.substr(at, comma - at));
-        at = comma + 1;
-      }
-      if (values.size() > 1 && !o.bench)
-        return usage("--set " + v + ": several values belong to `blockscope bench` (the window takes one)");
-      o.settings.emplace_back(v.substr(0, eq), std::move(values));
-    } else if (!a.empty() && a[0] == '-') {
-      // A flag of one of the labs?
-      const ExtraOption* extra = nullptr;
-      for (const auto& l : labs)
-        for (const auto& e : l.options)
-          if (e.flag == a) extra = &e;
-      if (!extra) return usage("unknown flag '" + a + "'");
-      BS_VALUE(v, a);
-      if (Status s = extra->check(v); !s) return usage(s.message);
-      o.state.lab_options[a] = v;
-    } else {
-      if (o.bench) return usage("`blockscope bench` takes no image paths ('" + a + "')");
-      o.images.push_back(a);
-    }
+Status CommandLine::command() {
+  if (args_.empty() || (args_[0] != "bench" && args_[0] != "sweep")) return Status::success();
+  if (args_.size() < 2 || !known_lab(args_[1]))
+    return usage("`blockscope " + args_[0] + "` needs a lab: " + lab_list(labs_));
+  o_.bench = BenchOptions{};
+  o_.bench->lab = args_[1];
+  o_.bench->sweep = args_[0] == "sweep";
+  if (o_.bench->sweep) o_.bench->flush_l2 = false;  // sweeps flush only when asked (--flush-l2)
+  o_.state.lab = args_[1];
+  i_ = 2;
+  return Status::success();
+}
+
+// The app as a whole: help, the window or headless, the device, where files go.
+CommandLine::Answer CommandLine::app_flag(const std::string& a) {
+  if (a == "-h" || a == "--help") {
+    o_.help = true;
+  } else if (a == "--version") {
+    o_.version = true;
+  } else if (a == "--headless") {
+    o_.headless = true;
+  } else if (a == "--frames") {
+    return number(a, o_.frames, 1, 1'000'000, "--frames takes a count from 1 to 1000000");
+  } else if (a == "--window-size") {
+    BS_VALUE(v, a);
+    auto d = dims(v, 2, 2);
+    if (!d || (*d)[0] < 64 || (*d)[1] < 64 || (*d)[0] > 16384 || (*d)[1] > 16384)
+      return usage("--window-size takes WxH between 64 and 16384");
+    o_.width = (*d)[0];
+    o_.height = (*d)[1];
+  } else if (a == "--backend") {
+    BS_VALUE(v, a);
+    if (v == "auto") o_.backend = BackendChoice::Auto;
+    else if (v == "cuda") o_.backend = BackendChoice::Cuda;
+    else if (v == "cpu") o_.backend = BackendChoice::Cpu;
+    else return usage("--backend takes auto, cuda or cpu, not '" + v + "'");
+  } else if (a == "--device") {
+    return number(a, o_.cuda_device, 0, 1024, "--device takes a CUDA device index");
+  } else if (a == "--cupti") {
+    BS_VALUE(v, a);
+    if (v.empty()) return usage("--cupti needs the path of a libcupti");
+    o_.cupti_library = v;
+  } else if (a == "--screenshot") {
+    return text(a, o_.screenshot_path);
+  } else if (a == "--output" || a == "--gray-out") {
+    return text(a, o_.output_path);
+  } else if (a == "--schedule-json") {
+    return text(a, o_.schedule_json_path);
+  } else if (a == "--config-dir") {
+    BS_VALUE(v, a);
+    if (v.empty() || v[0] != '/') return usage("--config-dir takes an absolute folder path");
+    o_.config_dir = v;
+  } else if (a == "--status-file") {
+    BS_VALUE(v, a);
+    if (o_.bench) return usage("--status-file belongs to the window or --headless, not `blockscope bench`");
+    o_.status_file_path = v;
+  } else {
+    return std::nullopt;
   }
+  return Status::success();
+}
+
+// Which lab, kernel and launch: the same flags for the window and for bench.
+CommandLine::Answer CommandLine::launch_flag(const std::string& a) {
+  if (a == "--lab") {
+    BS_VALUE(v, a);
+    if (!known_lab(v)) return usage("--lab takes " + lab_list(labs_) + ", not '" + v + "'");
+    if (o_.bench && v != o_.bench->lab) return usage("`blockscope bench " + o_.bench->lab + "` runs that lab only");
+    o_.state.lab = v;
+    o_.state.lab_given = true;
+  } else if (a == "--kernel") {
+    BS_VALUE(v, a);
+    if (v.empty()) return usage("--kernel needs a kernel id");
+    if (o_.bench) {
+      if (v != "all") o_.bench->kernels.push_back(v);
+    } else if (v == "all") {
+      o_.state.sweep.ladder = true;  // --sweep: every kernel of the lab
+    } else {
+      o_.state.selection.kernel = v;  // the lab checks it when it opens
+    }
+  } else if (a == "--block") {
+    BS_VALUE(v, a);
+    auto b = parse_block(v);
+    if (!b) return b.status();
+    if (o_.bench) o_.bench->blocks.push_back(b.value());
+    else o_.state.selection.block = b.value();
+  } else if (a == "--config") {
+    int index = 0;
+    if (Status s = number(a, index, 0, 100000, "--config takes a compiled configuration's index (0, 1, ...)"); !s)
+      return s;
+    o_.state.selection.compiled = index;
+  } else if (a == "--kernel-file") {
+    BS_VALUE(v, a);
+    if (v.empty()) return usage("--kernel-file needs a .cu, .ipynb or .py file");
+    o_.kernel_file = v;  // read (with its limits) when the lab opens; a bad file is exit code 1
+  } else if (a == "--kernel-time-limit") {
+    return number(a, o_.kernel_time_limit_s, 0.05f, 600, "--kernel-time-limit takes seconds from 0.05 to 600");
+  } else if (a == "--set") {
+    BS_VALUE(v, a);
+    const auto eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 >= v.size())
+      return usage("--set takes KEY=VALUE (e.g. --set layout=rgba), not '" + v + "'");
+    std::vector<std::string> values;
+    for (std::size_t at = eq + 1; at <= v.size();) {
+      const std::size_t comma = std::min(v.find(',', at), v.size());
+      if (comma == at) return usage("--set " + v + ": an empty value");
+      values.push_back(v.substr(at, comma - at));
+      at = comma + 1;
+    }
+    if (values.size() > 1 && !o_.bench)
+      return usage("--set " + v + ": several values belong to `blockscope bench` (the window takes one)");
+    o_.settings.emplace_back(v.substr(0, eq), std::move(values));
+  } else {
+    return std::nullopt;
+  }
+  return Status::success();
+}
+
+// Timing and sweeps: `blockscope bench` / `blockscope sweep`, and the window's --sweep.
+CommandLine::Answer CommandLine::bench_flag(const std::string& a) {
+  if (a == "--size") {
+    BS_VALUE(v, a);
+    if (!o_.bench) return usage("--size belongs to `blockscope bench` (use --window-size for the window)");
+    o_.bench->sizes.push_back(v);  // the lab checks the syntax
+  } else if (a == "--repeats" || a == "--warmup") {
+    BS_VALUE(v, a);
+    auto n = to_int(v);
+    if (!o_.bench) return bench_only(a);
+    if (!n || *n < (a == "--repeats" ? 1 : 0) || *n > 100000) return usage(a + " takes a count");
+    (a == "--repeats" ? o_.bench->repeats : o_.bench->warmup) = static_cast<int>(*n);
+    (a == "--repeats" ? o_.bench->repeats_given : o_.bench->warmup_given) = true;
+  } else if (a == "--no-flush") {
+    if (!o_.bench) return bench_only(a);
+    o_.bench->flush_l2 = false;
+  } else if (a == "--lines") {
+    if (!o_.bench || o_.bench->sweep)
+      return usage("--lines belongs to `blockscope bench` (the window has the Source tab)");
+    o_.bench->lines = true;
+  } else if (a == "--counters") {
+    if (!o_.bench) return usage("--counters belongs to `blockscope bench` (the window has the Measured tab)");
+    o_.bench->counters = true;
+  } else if (a == "--flush-l2") {
+    if (o_.bench) {
+      o_.bench->flush_l2 = true;
+    } else {  // the window's --sweep, as `blockscope sweep --flush-l2` (the Experiments checkbox)
+      o_.state.sweep.flush_l2 = true;  // over the saved settings' choice (merge_saved_under)
+      window_flush_l2_ = true;
+    }
+  } else if (a == "--blocks") {
+    BS_VALUE(v, a);
+    if (v.empty()) return usage("--blocks takes all or a list such as 32x8,16x16,256");
+    if (o_.bench && !o_.bench->sweep) return usage("--blocks belongs to `blockscope sweep` (bench takes --block)");
+    if (o_.bench) {
+      o_.bench->block_list = v;
+    } else {
+      o_.state.sweep.all_blocks = v == "all";
+      if (v != "all") o_.state.sweep.block_list = v;
+      o_.state.sweep_given = true;
+    }
+  } else if (a == "--point-budget" || a == "--target-ci") {
+    BS_VALUE(v, a);
+    if (!o_.bench || !o_.bench->sweep) return usage(a + " belongs to `blockscope sweep`");
+    auto f = to_float(v);
+    if (a == "--point-budget") {
+      if (!f || *f <= 0 || *f > 600000) return usage("--point-budget takes milliseconds per point (> 0)");
+      o_.bench->point_budget_ms = *f;
+    } else {
+      if (!f || *f <= 0 || *f >= 1) return usage("--target-ci takes a fraction of the median, e.g. 0.01 for 1%");
+      o_.bench->target_ci = *f;
+    }
+  } else if (a == "--sweep") {
+    if (o_.bench) return usage("--sweep belongs to the window or --headless (use `blockscope sweep LAB`)");
+    o_.sweep = true;
+  } else if (a == "--json" || a == "--csv") {
+    const bool json = a == "--json";
+    if (!o_.bench) return text(a, json ? o_.json_path : o_.csv_path);  // --headless exports
+    return text(a, json ? o_.bench->json_path : o_.bench->csv_path);
+  } else {
+    return std::nullopt;
+  }
+  return Status::success();
+}
+
+// The window's measured tabs: the Source tab, line profiles, counters.
+CommandLine::Answer CommandLine::tab_flag(const std::string& a) {
+  if (a == "--compare-block") {
+    if (o_.bench) return usage("--compare-block belongs to the window or --headless");
+    BS_VALUE(v, a);
+    auto b = parse_block(v);
+    if (!b) return b.status();
+    o_.compare_block = b.value();
+    o_.profile_lines = true;
+    o_.source_tab = true;
+  } else if (a == "--profile-lines") {
+    if (o_.bench) return usage("--profile-lines belongs to the window or --headless (bench takes --lines)");
+    o_.profile_lines = true;
+    o_.source_tab = true;
+  } else if (a == "--profile") {
+    if (o_.bench) return usage("--profile belongs to the window or --headless (bench takes --counters)");
+    o_.profile = true;
+  } else if (a == "--source" || a == "--source-line") {
+    if (o_.bench) return usage(a + " belongs to the window or --headless");
+    o_.source_tab = true;
+    if (a == "--source-line")
+      return number(a, o_.source_line, 1, std::numeric_limits<double>::infinity(),
+                    "--source-line takes a line number (1 or more)");
+  } else {
+    return std::nullopt;
+  }
+  return Status::success();
+}
+
+// The window's view: compare mode, zoom, overlay, hover, the open tab.
+CommandLine::Answer CommandLine::view_flag(const std::string& a) {
+  ViewState& view = o_.state.view;
+  if (a == "--view") {
+    BS_VALUE(v, a);
+    const std::optional<CompareMode> mode = value_of_word(kCompareWords, v);
+    if (!mode) return usage("--view takes split, side, result or original");
+    view.compare = *mode;
+  } else if (a == "--split") {
+    if (Status s = number(a, view.split, 0, 1, "--split takes a fraction from 0 to 1"); !s) return s;
+  } else if (a == "--zoom") {
+    if (Status s = number(a, view.zoom, 0.01f, 256, "--zoom takes 0.01 to 256 screen pixels per image pixel"); !s)
+      return s;
+  } else if (a == "--center") {
+    BS_VALUE(v, a);
+    auto p = parse_pixel(v);
+    if (!p) return p.status();
+    view.center_x = static_cast<float>(p->x) + 0.5f;
+    view.center_y = static_cast<float>(p->y) + 0.5f;
+  } else if (a == "--overlay") {
+    BS_VALUE(v, a);
+    const std::optional<OverlayMode> overlay = value_of_word(kOverlayWords, v);
+    if (!overlay) return usage("--overlay takes off, lines, block, warp or sm");
+    view.overlay = *overlay;
+  } else if (a == "--hover" || a == "--pin") {
+    BS_VALUE(v, a);
+    auto p = parse_pixel(v);
+    if (!p) return p.status();
+    (a == "--hover" ? view.hover : view.pinned) = p.value();
+  } else if (a == "--panel") {
+    BS_VALUE(v, a);
+    const std::optional<Panel> panel = v == "stats" ? Panel::Launch : panel_of_word(v);  // "stats": the old word
+    if (!panel) {
+      std::string words;
+      for (const PanelName& n : kPanelNames) words += std::string(words.empty() ? "" : ", ") + n.word;
+      return usage("--panel takes a tab's name: " + words);
+    }
+    if (panel_name(*panel).dock == Dock::Centre) {
+      o_.state.centre = *panel;
+    } else {
+      o_.state.panel = *panel;
+      o_.state.panel_given = true;
+    }
+    return Status::success();
+  } else {
+    return std::nullopt;
+  }
+  o_.state.view_given = true;
+  return Status::success();
+}
+
+// What no group knows: a flag of one of the labs, or an image path.
+Status CommandLine::lab_flag_or_image(const std::string& a) {
+  if (a.empty() || a[0] != '-') {
+    if (o_.bench) return usage("`blockscope bench` takes no image paths ('" + a + "')");
+    o_.images.push_back(a);
+    return Status::success();
+  }
+  const ExtraOption* extra = nullptr;
+  for (const auto& l : labs_)
+    for (const auto& e : l.options)
+      if (e.flag == a) extra = &e;
+  if (!extra) return usage("unknown flag '" + a + "'");
+  BS_VALUE(v, a);
+  if (Status s = extra->check(v); !s) return usage(s.message);
+  o_.state.lab_options[a] = v;
+  return Status::success();
+}
+
 #undef BS_VALUE
-  // The window applies single settings to the lab it opens (checked there, against the lab's own).
-  if (!o.bench)
-    for (const auto& [key, values] : o.settings) o.state.lab_settings[o.state.lab][key] = values.front();
-  if (!o.headless && !o.screenshot_path.empty() && !o.bench) return usage("--screenshot needs --headless");
-  if (!o.headless && !o.output_path.empty() && !o.bench) return usage("--output needs --headless");
-  if (window_flush_l2 && !o.sweep)
+
+// Flags that need another: the headless outputs need --headless, --flush-l2 a sweep.
+Status CommandLine::check_combinations() const {
+  if (!o_.headless && !o_.screenshot_path.empty() && !o_.bench) return usage("--screenshot needs --headless");
+  if (!o_.headless && !o_.output_path.empty() && !o_.bench) return usage("--output needs --headless");
+  if (window_flush_l2_ && !o_.sweep)
     return usage("--flush-l2 belongs to --sweep (or `blockscope bench` / `blockscope sweep`)");
-  if (!o.headless && !o.bench && !o.sweep && (!o.json_path.empty() || !o.csv_path.empty()))
+  if (!o_.headless && !o_.bench && !o_.sweep && (!o_.json_path.empty() || !o_.csv_path.empty()))
     return usage("--json and --csv need --headless or --sweep (or `blockscope bench` / `blockscope sweep`)");
-  return o;
+  return Status::success();
+}
+
+Result<CliOptions> CommandLine::parse() {
+  if (Status s = command(); !s) return s;
+  for (; i_ < args_.size(); ++i_) {
+    const std::string& a = args_[i_];
+    Answer answer = app_flag(a);
+    if (!answer) answer = launch_flag(a);
+    if (!answer) answer = bench_flag(a);
+    if (!answer) answer = tab_flag(a);
+    if (!answer) answer = view_flag(a);
+    if (!answer) answer = lab_flag_or_image(a);
+    if (!answer->ok()) return *answer;
+  }
+  // The window applies single settings to the lab it opens (checked there, against the lab's own).
+  if (!o_.bench)
+    for (const auto& [key, values] : o_.settings) o_.state.lab_settings[o_.state.lab][key] = values.front();
+  if (Status s = check_combinations(); !s) return s;
+  return std::move(o_);
+}
+
+}  // namespace
+
+Result<CliOptions> parse_command_line(const std::vector<std::string>& args, const std::vector<LabFlags>& labs) {
+  return CommandLine(args, labs).parse();
 }
 
 std::string help_text(const std::vector<LabFlags>& labs) {

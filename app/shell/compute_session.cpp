@@ -1,22 +1,16 @@
 #include "shell/compute_session.hpp"
 
-#include <thread>
-
 #include "device/cuda_device.hpp"
-#include "simulator/grid_simulator.hpp"
+#include "lab/catalog.hpp"
 
 namespace bs::app {
 namespace {
 
 ComputeSession cpu_session(std::string why) {
   ComputeSession s;
-  lab::Backend& b = s.backend;
-  b.kind = BackendKind::CpuSimulation;
-  b.sim_workers = std::max(1u, std::thread::hardware_concurrency());
-  b.label = "CPU simulation (" + std::to_string(b.sim_workers) + " workers)";
-  b.versions = cuda_versions();
-  b.limits = sim::simulator_limits(b.sim_workers);
-  b.copy_note = "no GPU: timings are the simulator's, on the CPU";
+  s.backend = lab::cpu_simulation(0);  // one worker per hardware thread
+  s.backend.versions = cuda_versions();
+  s.backend.copy_note = "no GPU: timings are the simulator's, on the CPU";
   s.why_cpu = std::move(why);
   return s;
 }
@@ -56,19 +50,14 @@ Result<ComputeSession> open_compute_session(BackendChoice choice, int preferred_
     if (choice == BackendChoice::Cuda) return why;
     return cpu_session(why.describe());
   }
-  auto limits = cuda_device_limits(device);
-  if (!limits) {
-    if (choice == BackendChoice::Cuda) return limits.status();
-    return cpu_session(limits.status().describe());
+  auto backend = lab::cuda_backend(device);
+  if (!backend) {
+    if (choice == BackendChoice::Cuda) return backend.status();
+    return cpu_session(backend.status().describe());
   }
   ComputeSession s;
+  s.backend = std::move(backend.value());
   lab::Backend& b = s.backend;
-  b.kind = BackendKind::Cuda;
-  b.cuda_device = device;
-  b.limits = limits.value();
-  b.label = b.limits.name + " (sm_" + std::to_string(b.limits.compute_major) +
-            std::to_string(b.limits.compute_minor) + ")";
-  b.versions = cuda_versions();
   if (measure_copy) {
     auto bw = measure_copy_bandwidth_gbs(device);
     if (bw) {

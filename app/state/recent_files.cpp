@@ -61,11 +61,6 @@ std::filesystem::path config_dir() {
   return config_dir_from(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME"));
 }
 
-std::filesystem::path default_recent_files_path() {
-  const std::filesystem::path dir = config_dir();
-  return dir.empty() ? dir : dir / "recent.txt";
-}
-
 RecentFiles load_recent_files(const std::filesystem::path& file) {
   RecentFiles recent;
   std::ifstream in(file, std::ios::binary);

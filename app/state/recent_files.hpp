@@ -34,9 +34,6 @@ std::filesystem::path config_dir();
 // The same rule with the variables passed in (null = unset), for tests.
 std::filesystem::path config_dir_from(const char* xdg_config_home, const char* home);
 
-// config_dir() / "recent.txt" (empty when config_dir() is).
-std::filesystem::path default_recent_files_path();
-
 // Reads the list. A missing, unreadable or garbled file is not an error: whatever valid entries
 // it holds are returned (absolute paths, one per line, at most the capacity; lines starting with
 // '#', blank, relative, overlong or containing control bytes are skipped).

@@ -81,26 +81,11 @@ void draw_cluster_summary(const mapping::ClusterSchedule& cs, const LaunchRecord
   ImGui::PopTextWrapPos();
 }
 
-}  // namespace
 
-void draw_schedule_panel(const SideInput& in) {
+// The summary of one traced launch: what recorded it, its makespan, rows used, blocks per row,
+// imbalance and waves.
+void draw_schedule_stats(const mapping::ScheduleSummary& s, bool simulated) {
   using mapping::Concept;
-  const LaunchRecord& rec = *in.shown;
-  if (rec.schedule.empty()) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(kDimColour, rec.config.grid.x == 0
-                                       ? "A library kernel: its blocks are not ours to trace."
-                                       : "No schedule recorded for this launch. Tick 'Record the "
-                                         "block schedule' and change the configuration (or press "
-                                         "Run once).");
-    ImGui::PopTextWrapPos();
-    return;
-  }
-  const auto& trace = rec.schedule;
-  const bool simulated = rec.schedule_simulated;
-  const unsigned units = in.limits->sm_count;
-  const mapping::ScheduleSummary s = mapping::summarize(trace, units);
-  const char* unit_name = simulated ? "worker" : "SM";
   if (simulated)
     ImGui::TextColored(kWarnColour, "SIMULATED: rows are CPU worker threads, not SMs");
   else
@@ -130,6 +115,90 @@ void draw_schedule_panel(const SideInput& in) {
                        "Launch tab's 'device waves' models the GPU."
                      : "Blocks an SM ran over the most blocks it held at once, for the busiest SM: "
                        "the rounds this launch really took. Compare the Launch tab's model.");
+}
+
+// The hovered block: where and when it ran, and its cluster.
+void block_tooltip(const BlockTrace& b, const mapping::ScheduleSummary& s, const char* unit_name,
+                   ClusterRunPtr cluster, bool simulated) {
+  ImGui::BeginTooltip();
+  ImGui::Text("block (%u, %u, %u) on %s %u", b.block.x, b.block.y, b.block.z, unit_name, b.unit);
+  ImGui::Text("%.2f .. %.2f us", (b.start_ns - s.start_ns) / 1000.0, (b.end_ns - s.start_ns) / 1000.0);
+  if (b.cluster)
+    ImGui::Text("recorded: cluster (%u, %u, %u), rank %u of %u", b.cluster->id.x, b.cluster->id.y,
+                b.cluster->id.z, b.cluster->rank, b.cluster->blocks);
+  if (cluster) ImGui::TextUnformatted(mapping::cluster_line(*cluster, simulated).c_str());
+  ImGui::EndTooltip();
+}
+
+// The clusters' legend, `height` tall: one line a cluster, the hovered one first, then any whose
+// blocks did not run at one moment, then the rest in order.
+void draw_cluster_legend(const mapping::ClusterSchedule& cs, ClusterRunPtr hovered_cluster, bool simulated,
+                         float height) {
+  const float em = ImGui::GetFontSize();
+  std::vector<std::size_t> order;
+  order.reserve(cs.clusters.size());
+  for (int pass = 0; pass < 3; ++pass)
+    for (std::size_t i = 0; i < cs.clusters.size(); ++i) {
+      const mapping::ClusterRun& c = cs.clusters[i];
+      const bool hot = &c == hovered_cluster, late = !c.co_scheduled && c.blocks.size() > 1;
+      if ((pass == 0 && hot) || (pass == 1 && !hot && late) || (pass == 2 && !hot && !late)) order.push_back(i);
+    }
+  ImGui::BeginChild("cluster_legend", ImVec2(0, height), true);
+  ImGuiListClipper clip;
+  clip.Begin(static_cast<int>(order.size()));
+  while (clip.Step())
+    for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+      const mapping::ClusterRun& c = cs.clusters[order[static_cast<std::size_t>(i)]];
+      const ImVec2 at = ImGui::GetCursorScreenPos();
+      ImGui::GetWindowDrawList()->AddRectFilled(at, ImVec2(at.x + em * 0.8f, at.y + em * 0.8f), block_colour(c.linear));
+      ImGui::Dummy(ImVec2(em, em * 0.8f));
+      ImGui::SameLine();
+      const std::string line = mapping::cluster_line(c, simulated);
+      if (&c == hovered_cluster) ImGui::TextColored(ImVec4(1, 1, 1, 1), "%s", line.c_str());
+      else if (!c.co_scheduled && c.blocks.size() > 1) ImGui::TextColored(kErrorColour, "%s", line.c_str());
+      else ImGui::TextUnformatted(line.c_str());
+    }
+  ImGui::EndChild();
+}
+
+// "Copy schedule JSON", and for two seconds after a copy, what it copied. When "copied" was last
+// said lives in ImGui's per-window storage, not in a static.
+void copy_schedule_button(const LaunchRecord& rec, bool simulated, const std::string& device) {
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  const ImGuiID copied_id = ImGui::GetID("schedule_copied_at");
+  if (ImGui::SmallButton("Copy schedule JSON")) {
+    const std::string json = mapping::schedule_to_json(rec.schedule, simulated, rec.config, rec.kernel, device);
+    ImGui::SetClipboardText(json.c_str());
+    storage->SetFloat(copied_id, static_cast<float>(ImGui::GetTime()));
+  }
+  const double copied_at = storage->GetFloat(copied_id, -10.0f);
+  ui::item_tooltip("Block, SM (or worker), start and end in ns; also --schedule-json FILE.");
+  if (ImGui::GetTime() - copied_at < 2.0) {
+    ImGui::SameLine();
+    ImGui::TextColored(kOkColour, "copied %zu blocks to the clipboard", rec.schedule.size());
+  }
+}
+
+}  // namespace
+
+void draw_schedule_panel(const SideInput& in) {
+  const LaunchRecord& rec = *in.shown;
+  if (rec.schedule.empty()) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(kDimColour, rec.config.grid.x == 0
+                                       ? "A library kernel: its blocks are not ours to trace."
+                                       : "No schedule recorded for this launch. Tick 'Record the "
+                                         "block schedule' and change the configuration (or press "
+                                         "Run once).");
+    ImGui::PopTextWrapPos();
+    return;
+  }
+  const auto& trace = rec.schedule;
+  const bool simulated = rec.schedule_simulated;
+  const unsigned units = in.limits->sm_count;
+  const mapping::ScheduleSummary s = mapping::summarize(trace, units);
+  const char* unit_name = simulated ? "worker" : "SM";
+  draw_schedule_stats(s, simulated);
 
   // Clusters: launches with cluster dims, or traces whose blocks recorded clusters of several.
   bool clustered = rec.config.cluster.volume() > 1;
@@ -202,59 +271,10 @@ void draw_schedule_panel(const SideInput& in) {
         if (cluster_of[k] < cs.clusters.size() && &cs.clusters[cluster_of[k]] == hovered_cluster)
           dl->AddRect(rects[k].a, rects[k].b, IM_COL32(255, 255, 255, 255), 0, 0, 1.5f);
   }
-  if (hovered) {
-    ImGui::BeginTooltip();
-    ImGui::Text("block (%u, %u, %u) on %s %u", hovered->block.x, hovered->block.y, hovered->block.z, unit_name, hovered->unit);
-    ImGui::Text("%.2f .. %.2f us", (hovered->start_ns - s.start_ns) / 1000.0, (hovered->end_ns - s.start_ns) / 1000.0);
-    if (hovered->cluster)
-      ImGui::Text("recorded: cluster (%u, %u, %u), rank %u of %u", hovered->cluster->id.x, hovered->cluster->id.y,
-                  hovered->cluster->id.z, hovered->cluster->rank, hovered->cluster->blocks);
-    if (hovered_cluster) ImGui::TextUnformatted(mapping::cluster_line(*hovered_cluster, simulated).c_str());
-    ImGui::EndTooltip();
-  }
+  if (hovered) block_tooltip(*hovered, s, unit_name, hovered_cluster, simulated);
   ImGui::TextColored(kDimColour, "rows: %s 0..%u   time: 0 .. %.1f us", unit_name, s.units - 1, span / 1000.0);
-  if (clustered) {
-    // The legend: one line a cluster; the hovered one first, then any whose blocks did not run
-    // at one moment, then the rest in order.
-    std::vector<std::size_t> order;
-    order.reserve(cs.clusters.size());
-    for (int pass = 0; pass < 3; ++pass)
-      for (std::size_t i = 0; i < cs.clusters.size(); ++i) {
-        const mapping::ClusterRun& c = cs.clusters[i];
-        const bool hot = &c == hovered_cluster, late = !c.co_scheduled && c.blocks.size() > 1;
-        if ((pass == 0 && hot) || (pass == 1 && !hot && late) || (pass == 2 && !hot && !late)) order.push_back(i);
-      }
-    ImGui::BeginChild("cluster_legend", ImVec2(0, legend_h - em * 1.2f), true);
-    ImGuiListClipper clip;
-    clip.Begin(static_cast<int>(order.size()));
-    while (clip.Step())
-      for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-        const mapping::ClusterRun& c = cs.clusters[order[static_cast<std::size_t>(i)]];
-        const ImVec2 at = ImGui::GetCursorScreenPos();
-        ImGui::GetWindowDrawList()->AddRectFilled(at, ImVec2(at.x + em * 0.8f, at.y + em * 0.8f), block_colour(c.linear));
-        ImGui::Dummy(ImVec2(em, em * 0.8f));
-        ImGui::SameLine();
-        const std::string line = mapping::cluster_line(c, simulated);
-        if (&c == hovered_cluster) ImGui::TextColored(ImVec4(1, 1, 1, 1), "%s", line.c_str());
-        else if (!c.co_scheduled && c.blocks.size() > 1) ImGui::TextColored(kErrorColour, "%s", line.c_str());
-        else ImGui::TextUnformatted(line.c_str());
-      }
-    ImGui::EndChild();
-  }
-  // When "copied" was last said lives in ImGui's per-window storage, not in a static.
-  ImGuiStorage* storage = ImGui::GetStateStorage();
-  const ImGuiID copied_id = ImGui::GetID("schedule_copied_at");
-  if (ImGui::SmallButton("Copy schedule JSON")) {
-    const std::string json = mapping::schedule_to_json(trace, simulated, rec.config, rec.kernel, in.limits->name);
-    ImGui::SetClipboardText(json.c_str());
-    storage->SetFloat(copied_id, static_cast<float>(ImGui::GetTime()));
-  }
-  const double copied_at = storage->GetFloat(copied_id, -10.0f);
-  ui::item_tooltip("Block, SM (or worker), start and end in ns; also --schedule-json FILE.");
-  if (ImGui::GetTime() - copied_at < 2.0) {
-    ImGui::SameLine();
-    ImGui::TextColored(kOkColour, "copied %zu blocks to the clipboard", trace.size());
-  }
+  if (clustered) draw_cluster_legend(cs, hovered_cluster, simulated, legend_h - em * 1.2f);
+  copy_schedule_button(rec, simulated, in.limits->name);
 }
 
 }  // namespace bs::ui

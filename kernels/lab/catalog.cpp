@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "device/cuda_device.hpp"
 #include "simulator/grid_simulator.hpp"
 
 namespace bs::lab {
@@ -33,6 +34,18 @@ Backend cpu_simulation(unsigned workers, std::string_view what) {
   b.limits = sim::simulator_limits(b.sim_workers);
   b.label = "CPU simulation (" + std::to_string(b.sim_workers) + " workers" +
             (what.empty() ? std::string() : ", " + std::string(what)) + ")";
+  return b;
+}
+
+Result<Backend> cuda_backend(int device) {
+  auto limits = cuda_device_limits(device);
+  if (!limits) return limits.status();
+  Backend b;
+  b.kind = BackendKind::Cuda;
+  b.cuda_device = device;
+  b.limits = limits.value();
+  b.label = b.limits.name + " (sm_" + std::to_string(b.limits.compute_major) + std::to_string(b.limits.compute_minor) + ")";
+  b.versions = cuda_versions();
   return b;
 }
 

@@ -47,5 +47,20 @@ Result<std::unique_ptr<Lab>> make_lab(const Catalog& catalog, std::string_view i
 // The CPU simulation as a backend: `workers` simulator threads (0: one per hardware thread), the
 // simulator's limits (which mirror CUDA's), labelled "CPU simulation (N workers[, what])".
 Backend cpu_simulation(unsigned workers, std::string_view what = {});
+// CUDA device `device` as a backend: its limits, labelled "NAME (sm_XY)", with the driver's and
+// runtime's versions; the copy bandwidth is left to the caller, who decides whether to measure it.
+Result<Backend> cuda_backend(int device);
+
+// The engine a lab runs on `backend`: make_cuda's on a CUDA backend (a Result: the device may be
+// missing or unusable), make_cpu's on the CPU simulation. Every lab with the two engines behind
+// it picks this way in its create():
+//   auto engine = lab::make_engine(backend, make_cuda_engine, make_cpu_engine);
+template <class Engine>
+Result<std::unique_ptr<Engine>> make_engine(const Backend& backend,
+                                            Result<std::unique_ptr<Engine>> (*make_cuda)(const Backend&),
+                                            std::unique_ptr<Engine> (*make_cpu)(const Backend&)) {
+  if (backend.kind == BackendKind::Cuda) return make_cuda(backend);
+  return make_cpu(backend);
+}
 
 }  // namespace bs::lab

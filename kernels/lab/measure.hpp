@@ -2,15 +2,20 @@
 // after an optional L2 flush) until the policy is satisfied, then the summary. The clock is the
 // backend's: CUDA events around each launch on the GPU (device/event_timer.hpp), steady_clock
 // around each simulated launch on the CPU; the loop is the same, so every lab reports timings
-// the same way (core/timing.hpp).
+// the same way (core/timing.hpp). And the run around it (run_planned), written once for the labs.
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/machine_load.hpp"
 #include "core/status.hpp"
 #include "core/timing.hpp"
+#include "lab/lab.hpp"
 
 namespace bs::lab {
 
@@ -56,6 +61,44 @@ Status measure(const TimingPolicy& policy, Timing& out, TimedOnce&& timed_once, 
   summarize(out);
   if (load) out.others_load = load->others_cores();
   return Status::success();
+}
+
+// What a lab's run() does once plan() has accepted a launch: the timed launches under the run's
+// timing policy on the backend's clock, then, where the run asks for them and the lab gives them,
+// one traced launch and the check against the reference.
+struct RunSteps {
+  std::string clock;       // the timing's clock: "CUDA events", "steady_clock, CPU simulation"
+  bool simulated = false;  // the CPU simulation's clock (and schedule)
+  std::function<Result<double>()> launch;                   // one timed launch: its time in ms
+  std::function<Status()> flush_l2;                         // overwrites the L2; empty: nothing to flush
+  std::function<Result<std::vector<BlockTrace>>()> traced;  // one traced launch; empty: the kernel has none
+  std::function<Check()> verify;                            // the output against the reference
+};
+
+// `rec` is plan()'s record: a refused one comes back marked refused; else the record of the run.
+inline LaunchRecord run_planned(LaunchRecord rec, const RunOptions& options, const RunSteps& steps) {
+  if (!rec.ok()) {
+    rec.refused = true;
+    return rec;
+  }
+  rec.timing.clock = steps.clock;
+  rec.timing.simulated = steps.simulated;
+  auto flush = [&] { return steps.flush_l2 ? steps.flush_l2() : Status::success(); };
+  if (Status s = measure(options.timing, rec.timing, steps.launch, flush, options.cancel); !s) {
+    rec.status = s;
+    return rec;
+  }
+  if (options.trace_schedule && steps.traced) {
+    auto schedule = steps.traced();
+    if (!schedule) {
+      rec.status = schedule.status();
+      return rec;
+    }
+    rec.schedule = std::move(schedule.value());
+    rec.schedule_simulated = steps.simulated;
+  }
+  if (options.verify) rec.check = steps.verify();
+  return rec;
 }
 
 }  // namespace bs::lab

@@ -38,12 +38,6 @@ std::string_view embedded_source(std::string_view path) {
   return {};
 }
 
-std::vector<std::string_view> embedded_source_paths() {
-  std::vector<std::string_view> out;
-  for (const Text& t : kTexts) out.push_back(t.path);
-  return out;
-}
-
 }  // namespace bs::source
 ")
 

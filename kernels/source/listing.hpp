@@ -52,7 +52,5 @@ KernelListing make_listing(const ListingRequest& request);
 // The text of a file of kernels/labs embedded at build time, by its path from the repository's
 // root ("kernels/labs/matmul/k3_smem_tiled.hpp"); empty when not embedded.
 std::string_view embedded_source(std::string_view path);
-// Every embedded path (for tests).
-std::vector<std::string_view> embedded_source_paths();
 
 }  // namespace bs::source

@@ -76,10 +76,6 @@ LaunchRecord VaddLab::plan(std::string_view kernel, const KernelConfig& config) 
 
 LaunchRecord VaddLab::run(std::string_view kernel, const KernelConfig& config, const lab::RunOptions& options) {
   LaunchRecord rec = plan(kernel, config);
-  if (!rec.ok()) {
-    rec.refused = true;
-    return rec;
-  }
   float* out = options.output ? static_cast<float*>(options.output) : c_.data();
   const float* a = a_.data();
   const float* b = b_.data();
@@ -91,35 +87,25 @@ LaunchRecord VaddLab::run(std::string_view kernel, const KernelConfig& config, c
     const long long i = static_cast<long long>(t.blockIdx.x * T + local);
     if (i < n) out[i] = a[i] + b[i];
   };
-  rec.timing.clock = "steady_clock, CPU simulation";
-  rec.timing.simulated = true;
-  Status timed = lab::measure(
-      options.timing, rec.timing,
-      [&]() -> Result<double> {
-        sim::SimOptions o;
-        o.cancel = options.cancel;
-        sim::SimResult r = simulator_->run(cfg, body, o);
-        if (!r.status) return r.status;
-        return r.elapsed_ms;
-      },
-      [] { return Status::success(); }, options.cancel);
-  if (!timed) {
-    rec.status = timed;
-    return rec;
-  }
-  if (options.trace_schedule) {
+  lab::RunSteps steps;
+  steps.clock = "steady_clock, CPU simulation";
+  steps.simulated = true;
+  steps.launch = [&]() -> Result<double> {
+    sim::SimOptions o;
+    o.cancel = options.cancel;
+    sim::SimResult r = simulator_->run(cfg, body, o);
+    if (!r.status) return r.status;
+    return r.elapsed_ms;
+  };
+  steps.traced = [&]() -> Result<std::vector<BlockTrace>> {
     sim::SimOptions o;
     o.record_schedule = true;
     sim::SimResult r = simulator_->run(cfg, body, o);
-    if (!r.status) {
-      rec.status = r.status;
-      return rec;
-    }
-    rec.schedule = std::move(r.schedule);
-    rec.schedule_simulated = true;
-  }
-  if (options.verify) rec.check = vadd_check(a, b, out, static_cast<std::size_t>(n));
-  return rec;
+    if (!r.status) return r.status;
+    return std::move(r.schedule);
+  };
+  steps.verify = [&] { return vadd_check(a, b, out, static_cast<std::size_t>(n)); };
+  return lab::run_planned(std::move(rec), options, steps);
 }
 
 double vadd_bytes(std::size_t n) { return 12.0 * static_cast<double>(n); }

@@ -37,10 +37,10 @@
 #include "core/json_writer.hpp"
 #include "core/median.hpp"
 #include "device/cuda_device.hpp"
+#include "lab/catalog.hpp"
 #include "lab/report.hpp"
 #include "labs/custom/user_kernel_lab.hpp"
 #include "labs/grayscale/gray_lab.hpp"
-#include "simulator/grid_simulator.hpp"
 
 namespace bs::app {
 std::span<const std::uint8_t> sample_image_png();  // embedded at build time
@@ -74,25 +74,11 @@ struct Sample {
 };
 
 bs::Result<bs::lab::Backend> make_backend(const std::string& choice) {
-  bs::lab::Backend b;
-  if (choice == "cpu") {
-    b.kind = bs::BackendKind::CpuSimulation;
-    b.sim_workers = std::max(1u, std::thread::hardware_concurrency());
-    b.limits = bs::sim::simulator_limits(b.sim_workers);
-    b.label = "CPU simulation (" + std::to_string(b.sim_workers) + " workers)";
-    return b;
-  }
+  if (choice == "cpu") return bs::lab::cpu_simulation(0);  // one worker per hardware thread
   auto devices = bs::list_cuda_devices();
   if (!devices) return devices.status();
   if (devices->empty()) return bs::Status::failure("no CUDA device", "use --backend cpu");
-  auto limits = bs::cuda_device_limits(0);
-  if (!limits) return limits.status();
-  b.kind = bs::BackendKind::Cuda;
-  b.cuda_device = 0;
-  b.limits = *limits;
-  b.label = limits->name + " (sm_" + std::to_string(limits->compute_major) + std::to_string(limits->compute_minor) + ")";
-  b.versions = bs::cuda_versions();
-  return b;
+  return bs::lab::cuda_backend(0);
 }
 
 }  // namespace

@@ -263,7 +263,10 @@ class MatmulView final : public LabView {
   std::string pipeline_file_;
   double pipeline_t0_ = 0, pipeline_t1_ = 0;  // ns shown; t1 <= t0: the whole recording
   float pipeline_scroll_ = 0;
+  std::string pipeline_key(const LaunchRecord& shown) const;
   void record_pipeline(const LaunchRecord& shown);
+  void draw_pipeline_summary() const;
+  void draw_pipeline_timeline();
   // The M N K fields being typed (draw_problem): applied together when the keyboard leaves them.
   std::array<int, 3> size_staged_{0, 0, 0};
   bool size_staging_ = false, size_edited_ = false, size_active_last_frame_ = false;

@@ -193,6 +193,119 @@ ElementInfo describe_element(const lab::Lab& lab, const matmul::MatmulLab& mm, c
   return e;
 }
 
+// The view's zoom and centre (fractions of the fitted area) after this frame's wheel and drag,
+// kept in `view` (zoom 0: fit). Call it right after the view's InvisibleButton: the wheel zooms
+// about the cursor (the point under it stays under it); a drag with either button pans (as in the
+// grayscale lab), from fit too, which then leaves fit at 1x, moved. A press that starts on the view
+// makes it the active item, so the drag keeps panning when the pointer leaves the view.
+struct PanZoom {
+  float zoom, cx, cy;
+};
+PanZoom pan_and_zoom(ViewState& view, bool hovered, ImVec2 area0, ImVec2 area) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 mouse = io.MousePos;
+  float zoom = view.zoom > 0 ? view.zoom : 1.0f;
+  float cx = view.zoom > 0 && view.center_x >= 0 ? view.center_x : 0.5f;
+  float cy = view.zoom > 0 && view.center_y >= 0 ? view.center_y : 0.5f;
+  if (hovered && io.MouseWheel != 0) {
+    const float fx = cx + (mouse.x - (area0.x + area.x * 0.5f)) / (area.x * zoom);
+    const float fy = cy + (mouse.y - (area0.y + area.y * 0.5f)) / (area.y * zoom);
+    const float next = std::clamp(zoom * std::pow(1.2f, io.MouseWheel), 1.0f, 64.0f);
+    cx = fx - (fx - cx) * zoom / next;
+    cy = fy - (fy - cy) * zoom / next;
+    zoom = next;
+    view.zoom = zoom <= 1.0f ? 0 : zoom;
+    view.center_x = cx, view.center_y = cy;
+  }
+  const bool dragging = (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) ||
+                        (hovered && ImGui::IsMouseDragging(ImGuiMouseButton_Right));
+  if (dragging && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
+    cx -= io.MouseDelta.x / (area.x * zoom);
+    cy -= io.MouseDelta.y / (area.y * zoom);
+    view.zoom = zoom;
+    view.center_x = cx, view.center_y = cy;
+  }
+  return {zoom, cx, cy};
+}
+
+// A note in amber on dark under a matrix's box.
+void note_below(ImDrawList* dl, const Box& box, const std::string& note) {
+  const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
+  const ImVec2 at(box.p0.x, box.p1.y + 4);
+  dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(60, 40, 10, 220), 3);
+  dl->AddText(at, IM_COL32(255, 205, 90, 255), note.c_str());
+}
+
+// Over the inspected element `e`: its block's tile of C (and of the error map) with the row panel
+// of A and the column panel of B the block reads (amber), its warp's tile (violet) and the
+// thread's own elements (white), the row of A and column of B it sums over, and, for rungs that
+// stage through shared memory, the K tiles of phase `phase` (cyan; the next one dashed where two
+// stages overlap), labelled beside B unless that runs past `right`.
+void draw_element_tiles(ImDrawList* dl, const Layout& L, const ElementInfo& e, const matmul::MatmulGeometry& g, int K,
+                        int phase, float right) {
+  const ImU32 amber = IM_COL32(255, 196, 60, 255), amber_fill = IM_COL32(255, 196, 60, 46);
+  const ImU32 cyan = IM_COL32(90, 225, 255, 255), cyan_fill = IM_COL32(90, 225, 255, 80);
+  const long long r0 = e.tile_r0, r1 = e.tile_r0 + e.tile_rows, c0 = e.tile_c0, c1 = e.tile_c0 + e.tile_cols;
+  for (const MatrixPanel* p : {&L.c, &L.err}) {
+    const Box t = p->cells(r0, r1, c0, c1);
+    fill(dl, t, amber_fill);
+    outline(dl, t, amber);
+    outline(dl, p->cells(e.row, e.row + 1, e.col, e.col + 1), IM_COL32(255, 255, 255, 255), 1.5f);
+  }
+  const Box pa = L.a.cells(r0, r1, 0, K), pb = L.b.cells(0, K, c0, c1);
+  fill(dl, pa, amber_fill);
+  outline(dl, pa, amber);
+  fill(dl, pb, amber_fill);
+  outline(dl, pb, amber);
+  if (e.owner) {
+    const ImU32 white_fill = IM_COL32(255, 255, 255, 40), white = IM_COL32(255, 255, 255, 230);
+    const ImU32 violet = IM_COL32(190, 150, 255, 255);
+    if (e.owner->warp_tile.w > 0) {
+      const auto& w = e.owner->warp_tile;
+      for (const MatrixPanel* p : {&L.c, &L.err}) outline(dl, p->cells(w.y, w.y + w.h, w.x, w.x + w.w), violet, 1.5f);
+    }
+    long long owned = 0;
+    for (const auto& r : e.owner->owns) owned += r.w * r.h;
+    if (owned > 1) {
+      for (const auto& r : e.owner->owns) {
+        for (const MatrixPanel* p : {&L.c, &L.err}) {
+          const Box b = p->cells(r.y, r.y + r.h, r.x, r.x + r.w);
+          fill(dl, b, white_fill);
+          outline(dl, b, white, 1.0f);
+        }
+        fill(dl, L.a.cells(r.y, r.y + r.h, 0, K), white_fill);
+        fill(dl, L.b.cells(0, K, r.x, r.x + r.w), white_fill);
+      }
+    }
+  }
+  const ImVec2 ra0 = L.a.at(e.row + 0.5, 0), ra1 = L.a.at(e.row + 0.5, K);
+  dl->AddLine(ra0, ra1, IM_COL32(255, 255, 255, 200), 1.0f);
+  const ImVec2 cb0 = L.b.at(0, e.col + 0.5), cb1 = L.b.at(K, e.col + 0.5);
+  dl->AddLine(cb0, cb1, IM_COL32(255, 255, 255, 200), 1.0f);
+  if (g.k_step > 0) {
+    const int phases = (K + g.k_step - 1) / g.k_step;
+    const int p = std::clamp(phase, 0, phases - 1);
+    const long long k0 = static_cast<long long>(p) * g.k_step, k1 = k0 + g.k_step;
+    const Box sa = L.a.cells(r0, r1, k0, k1), sb = L.b.cells(k0, k1, c0, c1);
+    fill(dl, sa, cyan_fill);
+    outline(dl, sa, cyan);
+    fill(dl, sb, cyan_fill);
+    outline(dl, sb, cyan);
+    if (g.stages == 2 && p + 1 < phases) {
+      dashed_rect(dl, L.a.cells(r0, r1, k1, k1 + g.k_step), cyan);
+      dashed_rect(dl, L.b.cells(k1, k1 + g.k_step, c0, c1), cyan);
+    }
+    char label[64];
+    std::snprintf(label, sizeof label, "shared memory, phase %d", p);
+    const ImVec2 ts = ImGui::CalcTextSize(label);
+    const float beside_b = L.b.box.p1.x + 6;
+    const float x = beside_b + ts.x + 4 < right ? beside_b : sb.p1.x + 6;
+    const ImVec2 at(x, std::max(L.b.box.p0.y, sb.p0.y + (sb.h() - ts.y) / 2));
+    dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(10, 12, 16, 215), 3);
+    dl->AddText(at, cyan, label);
+  }
+}
+
 }  // namespace
 
 void MatmulView::draw_inspector_text(const LaunchRecord& shown, long long row, long long col, bool pinned) {
@@ -446,38 +559,14 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
   const float title_h = em * 1.5f, gap = em * 0.6f;
   ImGui::InvisibleButton("matmul_view", size);
   const bool hovered = ImGui::IsItemHovered();
-  ImGuiIO& io = ImGui::GetIO();
-  const ImVec2 mouse = io.MousePos;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
   // Pan and zoom: the fitted layout scaled about a centre (fractions of the fitted area).
   const ImVec2 area0{origin.x + em * 0.5f, origin.y + em * 0.2f};
   const ImVec2 area{size.x - em, size.y - legend_h - em * 0.4f};
-  float zoom = view_.zoom > 0 ? view_.zoom : 1.0f;
-  float cx = view_.zoom > 0 && view_.center_x >= 0 ? view_.center_x : 0.5f;
-  float cy = view_.zoom > 0 && view_.center_y >= 0 ? view_.center_y : 0.5f;
-  if (hovered && io.MouseWheel != 0) {
-    // Zoom about the cursor: the point under it stays under it.
-    const float fx = cx + (mouse.x - (area0.x + area.x * 0.5f)) / (area.x * zoom);
-    const float fy = cy + (mouse.y - (area0.y + area.y * 0.5f)) / (area.y * zoom);
-    const float next = std::clamp(zoom * std::pow(1.2f, io.MouseWheel), 1.0f, 64.0f);
-    cx = fx - (fx - cx) * zoom / next;
-    cy = fy - (fy - cy) * zoom / next;
-    zoom = next;
-    view_.zoom = zoom <= 1.0f ? 0 : zoom;
-    view_.center_x = cx, view_.center_y = cy;
-  }
-  // Drag pans, with either button (as in the grayscale lab), from fit too: the view then leaves
-  // fit at 1x, moved. A press that starts on the view makes it the active item, so the drag
-  // keeps panning when the pointer leaves the view.
-  const bool dragging = (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left)) ||
-                        (hovered && ImGui::IsMouseDragging(ImGuiMouseButton_Right));
-  if (dragging && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
-    cx -= io.MouseDelta.x / (area.x * zoom);
-    cy -= io.MouseDelta.y / (area.y * zoom);
-    view_.zoom = zoom;
-    view_.center_x = cx, view_.center_y = cy;
-  }
+  const PanZoom pz = pan_and_zoom(view_, hovered, area0, area);
+  const float zoom = pz.zoom;
   const ImVec2 canvas{area.x * zoom, area.y * zoom};
-  const ImVec2 canvas0{area0.x + area.x * 0.5f - cx * canvas.x, area0.y + area.y * 0.5f - cy * canvas.y};
+  const ImVec2 canvas0{area0.x + area.x * 0.5f - pz.cx * canvas.x, area0.y + area.y * 0.5f - pz.cy * canvas.y};
   const Layout L = compute_layout(canvas0, canvas, m.M, m.N, m.K, title_h, gap);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(origin, {origin.x + size.x, origin.y + size.y - legend_h}, true);
@@ -517,19 +606,10 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
   else if (have_run && state_.tile_colour != "none") draw_tile_colours(dl, shown, L.c.box.p0, L.c.box.p1);
   if (state_.block_lines && have_run)
     for (const MatrixPanel* p : {&L.c, &L.err}) draw_grid_lines(dl, *p, g.block_rows, g.block_cols, IM_COL32(255, 205, 70, 255));
-  if (model_only) {
-    const std::string note = shown.kernel + " does not run on this backend: its tiles and fragments by the model, over no result";
-    const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
-    const ImVec2 at(L.c.box.p0.x, L.c.box.p1.y + 4);
-    dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(60, 40, 10, 220), 3);
-    dl->AddText(at, IM_COL32(255, 205, 90, 255), note.c_str());
-  } else if (!selection_ran && have_run) {
-    const std::string note = "tiles: the last launch that ran (" + shown.kernel + ", " + shown.config_label + ")";
-    const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
-    const ImVec2 at(L.c.box.p0.x, L.c.box.p1.y + 4);
-    dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(60, 40, 10, 220), 3);
-    dl->AddText(at, IM_COL32(255, 205, 90, 255), note.c_str());
-  }
+  if (model_only)
+    note_below(dl, L.c.box, shown.kernel + " does not run on this backend: its tiles and fragments by the model, over no result");
+  else if (!selection_ran && have_run)
+    note_below(dl, L.c.box, "tiles: the last launch that ran (" + shown.kernel + ", " + shown.config_label + ")");
 
   // Hover: an element of C (or of the error map) is inspected; A and B get a value tooltip.
   for (const MatrixPanel* p : {&L.c, &L.err}) {
@@ -546,67 +626,7 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
 
   if (inspected_element && have_run) {
     const ElementInfo e = describe_element(*stack_, *lab_, shown, g, inspected_element->y, inspected_element->x);
-    const ImU32 amber = IM_COL32(255, 196, 60, 255), amber_fill = IM_COL32(255, 196, 60, 46);
-    const ImU32 cyan = IM_COL32(90, 225, 255, 255), cyan_fill = IM_COL32(90, 225, 255, 80);
-    const long long r0 = e.tile_r0, r1 = e.tile_r0 + e.tile_rows, c0 = e.tile_c0, c1 = e.tile_c0 + e.tile_cols;
-    for (const MatrixPanel* p : {&L.c, &L.err}) {
-      const Box t = p->cells(r0, r1, c0, c1);
-      fill(dl, t, amber_fill);
-      outline(dl, t, amber);
-      outline(dl, p->cells(e.row, e.row + 1, e.col, e.col + 1), IM_COL32(255, 255, 255, 255), 1.5f);
-    }
-    const Box pa = L.a.cells(r0, r1, 0, m.K), pb = L.b.cells(0, m.K, c0, c1);
-    fill(dl, pa, amber_fill);
-    outline(dl, pa, amber);
-    fill(dl, pb, amber_fill);
-    outline(dl, pb, amber);
-    if (e.owner) {
-      const ImU32 white_fill = IM_COL32(255, 255, 255, 40), white = IM_COL32(255, 255, 255, 230);
-      const ImU32 violet = IM_COL32(190, 150, 255, 255);
-      if (e.owner->warp_tile.w > 0) {
-        const auto& w = e.owner->warp_tile;
-        for (const MatrixPanel* p : {&L.c, &L.err}) outline(dl, p->cells(w.y, w.y + w.h, w.x, w.x + w.w), violet, 1.5f);
-      }
-      long long owned = 0;
-      for (const auto& r : e.owner->owns) owned += r.w * r.h;
-      if (owned > 1) {
-        for (const auto& r : e.owner->owns) {
-          for (const MatrixPanel* p : {&L.c, &L.err}) {
-            const Box b = p->cells(r.y, r.y + r.h, r.x, r.x + r.w);
-            fill(dl, b, white_fill);
-            outline(dl, b, white, 1.0f);
-          }
-          fill(dl, L.a.cells(r.y, r.y + r.h, 0, m.K), white_fill);
-          fill(dl, L.b.cells(0, m.K, r.x, r.x + r.w), white_fill);
-        }
-      }
-    }
-    const ImVec2 ra0 = L.a.at(e.row + 0.5, 0), ra1 = L.a.at(e.row + 0.5, m.K);
-    dl->AddLine(ra0, ra1, IM_COL32(255, 255, 255, 200), 1.0f);
-    const ImVec2 cb0 = L.b.at(0, e.col + 0.5), cb1 = L.b.at(m.K, e.col + 0.5);
-    dl->AddLine(cb0, cb1, IM_COL32(255, 255, 255, 200), 1.0f);
-    if (g.k_step > 0) {
-      const int phases = (m.K + g.k_step - 1) / g.k_step;
-      const int p = std::clamp(state_.phase, 0, phases - 1);
-      const long long k0 = static_cast<long long>(p) * g.k_step, k1 = k0 + g.k_step;
-      const Box sa = L.a.cells(r0, r1, k0, k1), sb = L.b.cells(k0, k1, c0, c1);
-      fill(dl, sa, cyan_fill);
-      outline(dl, sa, cyan);
-      fill(dl, sb, cyan_fill);
-      outline(dl, sb, cyan);
-      if (g.stages == 2 && p + 1 < phases) {
-        dashed_rect(dl, L.a.cells(r0, r1, k1, k1 + g.k_step), cyan);
-        dashed_rect(dl, L.b.cells(k1, k1 + g.k_step, c0, c1), cyan);
-      }
-      char label[64];
-      std::snprintf(label, sizeof label, "shared memory, phase %d", p);
-      const ImVec2 ts = ImGui::CalcTextSize(label);
-      const float beside_b = L.b.box.p1.x + 6;
-      const float x = beside_b + ts.x + 4 < origin.x + size.x ? beside_b : sb.p1.x + 6;
-      const ImVec2 at(x, std::max(L.b.box.p0.y, sb.p0.y + (sb.h() - ts.y) / 2));
-      dl->AddRectFilled({at.x - 3, at.y - 1}, {at.x + ts.x + 3, at.y + ts.y + 1}, IM_COL32(10, 12, 16, 215), 3);
-      dl->AddText(at, cyan, label);
-    }
+    draw_element_tiles(dl, L, e, g, m.K, state_.phase, origin.x + size.x);
     // Tensor-core rungs: the instruction's tile of C and what the lane fed it (or wgmma's slices).
     draw_fed_fragments(dl, shown, e.row, e.col, L.a.box.p0, L.a.box.p1, L.b.box.p0, L.b.box.p1, L.c.box.p0, L.c.box.p1);
     dl->PopClipRect();

@@ -47,12 +47,72 @@ std::string ns_text(double ns) {
 
 const char* warpgroup_name(int wg) { return wg == 0 ? "producer" : wg == 1 ? "consumer 0" : "consumer 1"; }
 
+// The legend: each kind of span's swatch and name, wrapping to a new line where the next would not fit.
+void draw_span_legend(float em) {
+  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+  for (int k = 0; k < static_cast<int>(SpanKind::Count); ++k) {
+    if (k > 0) {
+      const float need = em * 0.9f + ImGui::GetStyle().ItemSpacing.x * 2 +
+                         ImGui::CalcTextSize(to_string(static_cast<SpanKind>(k))).x;
+      ImGui::SameLine();
+      if (ImGui::GetCursorScreenPos().x + need > right) ImGui::NewLine();
+    }
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + em * 0.2f), ImVec2(p.x + em * 0.8f, p.y + em),
+                                              span_colour(static_cast<SpanKind>(k)));
+    ImGui::Dummy(ImVec2(em * 0.9f, em));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(to_string(static_cast<SpanKind>(k)));
+  }
+}
+
+// The time axis over [t0, t1] ns: ticks at a round step, about 8 in `span` ns, each a line from
+// y_top to y_bot with its time at label_y.
+template <class XOf>
+void draw_time_axis(ImDrawList* dl, double t0, double t1, double span, XOf&& x_of, float label_y, float y_top,
+                    float y_bot, float em) {
+  const ImU32 dim = ImGui::GetColorU32(ui::kDimColour);
+  const double raw_step = span / 8;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw_step)));
+  const double step = raw_step / mag < 2 ? 2 * mag : raw_step / mag < 5 ? 5 * mag : 10 * mag;
+  for (double t = std::ceil(t0 / step) * step; t <= t1; t += step) {
+    const float x = x_of(t);
+    dl->AddLine(ImVec2(x, y_top - em * 0.3f), ImVec2(x, y_bot), IM_COL32(60, 62, 72, 255));
+    dl->AddText(ImVec2(x + 2, label_y), dim, ns_text(t).c_str());
+  }
+}
+
+// The tooltip of a span: what the warpgroup was doing, its block, stage, k-slice, tile and time.
+void span_tooltip(const matmul::PipelineRaw& raw, const matmul::PipelineAnalysis& an, const PipelineSpan& span,
+                  std::size_t lane_index) {
+  const matmul::PipelineLane& lane = an.lanes[lane_index];
+  const matmul::PipelineBlock& pb = raw.blocks[std::size_t(lane.block)];
+  ImGui::BeginTooltip();
+  ImGui::Text("%s", to_string(span.kind));
+  ImGui::Text("block %s on SM %u, %s", to_string(pb.block).c_str(), pb.sm, warpgroup_name(lane.warpgroup));
+  if (span.kind == SpanKind::Epilogue)
+    ImGui::Text("tile %d", span.tile);
+  else
+    ImGui::Text("stage %d, k-slice %d (k %d..%d), tile %d", span.stage, span.slice,
+                span.slice * matmul::kTc4BK, span.slice * matmul::kTc4BK + matmul::kTc4BK - 1,
+                span.tile);
+  ImGui::Text("%s, from %s", ns_text(double(span.end_ns - span.begin_ns)).c_str(),
+              ns_text(double(span.begin_ns)).c_str());
+  ImGui::EndTooltip();
+}
+
 }  // namespace
+
+// What a recording is made for: the file, or the shown launch on the lab's problem now.
+std::string MatmulView::pipeline_key(const LaunchRecord& shown) const {
+  if (!pipeline_file_.empty()) return "file:" + pipeline_file_;
+  return shown.kernel + "|" + std::to_string(shown.request.compiled) + "|" + std::to_string(lab_->generation());
+}
 
 void MatmulView::record_pipeline(const LaunchRecord& shown) {
   pipeline_ = PipelineCache{};
   if (!pipeline_file_.empty()) {
-    pipeline_.key = "file:" + pipeline_file_;
+    pipeline_.key = pipeline_key(shown);
     auto raw = matmul::load_pipeline_file(pipeline_file_);
     if (!raw) {
       pipeline_.status = raw.status();
@@ -60,7 +120,7 @@ void MatmulView::record_pipeline(const LaunchRecord& shown) {
     }
     pipeline_.raw = std::move(raw.value());
   } else {
-    pipeline_.key = shown.kernel + "|" + std::to_string(shown.request.compiled) + "|" + std::to_string(lab_->generation());
+    pipeline_.key = pipeline_key(shown);
     auto run = lab_->trace_pipeline(shown.kernel, shown.request);
     if (!run) {
       pipeline_.status = run.status();
@@ -86,9 +146,6 @@ void MatmulView::draw_pipeline(const LaunchRecord& shown) {
   const float em = ImGui::GetFontSize();
   // What to show: the file, else a recording of the shown launch (made once per launch and
   // problem; a T4 recording at 4096^3 is one launch and a 20 MB copy).
-  std::string key = !pipeline_file_.empty()
-                        ? "file:" + pipeline_file_
-                        : shown.kernel + "|" + std::to_string(shown.request.compiled) + "|" + std::to_string(lab_->generation());
   if (pipeline_file_.empty() && !matmul::MatmulLab::has_pipeline(shown.kernel)) {
     ImGui::TextWrapped("The Pipeline tab records the warp-specialized rungs: a producer warpgroup issuing TMA "
                        "into a ring of stages and two consumer warpgroups multiplying them with wgmma. Pick T4 "
@@ -96,17 +153,22 @@ void MatmulView::draw_pipeline(const LaunchRecord& shown) {
     ImGui::TextColored(ui::kDimColour, "Shown now: %s.", shown.kernel.c_str());
     return;
   }
-  if (pipeline_.key != key) record_pipeline(shown);
+  if (pipeline_.key != pipeline_key(shown)) record_pipeline(shown);
   if (pipeline_file_.empty() && ImGui::SmallButton("Record again")) record_pipeline(shown);
   if (!pipeline_.analysis) {
     ImGui::TextColored(ui::kErrorColour, "%s", pipeline_.status.message.c_str());
     if (!pipeline_.status.hint.empty()) ImGui::TextWrapped("%s", pipeline_.status.hint.c_str());
     return;
   }
+  draw_pipeline_summary();
+  draw_span_legend(em);
+  draw_pipeline_timeline();
+}
+
+// The summary: what ran, where the consumers wait, the checks, what the trace costs.
+void MatmulView::draw_pipeline_summary() const {
   const matmul::PipelineRaw& raw = *pipeline_.raw;
   const matmul::PipelineAnalysis& an = *pipeline_.analysis;
-
-  // The summary: what ran, where the consumers wait, the checks.
   if (pipeline_file_.empty()) ImGui::SameLine();
   ImGui::Text("%s  %dx%dx%d  grid %s%s", raw.kernel.c_str(), raw.M, raw.N, raw.K, to_string(raw.grid).c_str(),
               raw.cluster.volume() > 1 ? (", clusters of " + std::to_string(raw.cluster.volume())).c_str() : "");
@@ -138,24 +200,13 @@ void MatmulView::draw_pipeline(const LaunchRecord& shown) {
     ImGui::TextColored(ui::kDimColour, "The trace's cost was not measured: %s",
                        pipeline_.cost_status.message.c_str());
   }
-  // Legend: swatch and name, wrapping to a new line where the next would not fit.
-  const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
-  for (int k = 0; k < static_cast<int>(SpanKind::Count); ++k) {
-    if (k > 0) {
-      const float need = em * 0.9f + ImGui::GetStyle().ItemSpacing.x * 2 +
-                         ImGui::CalcTextSize(to_string(static_cast<SpanKind>(k))).x;
-      ImGui::SameLine();
-      if (ImGui::GetCursorScreenPos().x + need > right) ImGui::NewLine();
-    }
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + em * 0.2f), ImVec2(p.x + em * 0.8f, p.y + em),
-                                              span_colour(static_cast<SpanKind>(k)));
-    ImGui::Dummy(ImVec2(em * 0.9f, em));
-    ImGui::SameLine();
-    ImGui::TextUnformatted(to_string(static_cast<SpanKind>(k)));
-  }
+}
 
-  // The timeline: rows are (SM, warpgroup); blocks of an SM follow each other along the rows.
+// The timeline: rows are (SM, warpgroup); blocks of an SM follow each other along the rows.
+void MatmulView::draw_pipeline_timeline() {
+  const float em = ImGui::GetFontSize();
+  const matmul::PipelineRaw& raw = *pipeline_.raw;
+  const matmul::PipelineAnalysis& an = *pipeline_.analysis;
   const double total = std::max<double>(1.0, double(an.end_ns));
   if (pipeline_t1_ <= pipeline_t0_) pipeline_t0_ = 0, pipeline_t1_ = total;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -200,17 +251,7 @@ void MatmulView::draw_pipeline(const LaunchRecord& shown) {
   dl->PushClipRect(p0, ImVec2(x1, y_bot), true);
   dl->AddRectFilled(ImVec2(x0, y_top), ImVec2(x1, y_bot), IM_COL32(24, 26, 32, 255));
   const ImU32 dim = ImGui::GetColorU32(ui::kDimColour);
-  // Time axis: ticks at a round step, about 8 in view.
-  {
-    const double raw_step = span_ns / 8;
-    const double mag = std::pow(10.0, std::floor(std::log10(raw_step)));
-    const double step = raw_step / mag < 2 ? 2 * mag : raw_step / mag < 5 ? 5 * mag : 10 * mag;
-    for (double t = std::ceil(pipeline_t0_ / step) * step; t <= pipeline_t1_; t += step) {
-      const float x = x_of(t);
-      dl->AddLine(ImVec2(x, y_top - em * 0.3f), ImVec2(x, y_bot), IM_COL32(60, 62, 72, 255));
-      dl->AddText(ImVec2(x + 2, p0.y), dim, ns_text(t).c_str());
-    }
-  }
+  draw_time_axis(dl, pipeline_t0_, pipeline_t1_, span_ns, x_of, p0.y, y_top, y_bot, em);
   // Rows in view.
   const int first_sm = std::max(0, int(pipeline_scroll_ / sm_h));
   const int last_sm = std::min(int(an.sms.size()) - 1, int((pipeline_scroll_ + (y_bot - y_top)) / sm_h));
@@ -264,22 +305,7 @@ void MatmulView::draw_pipeline(const LaunchRecord& shown) {
                      "Rows: per SM the producer, consumer 0, consumer 1; wheel zooms, drag pans, Shift+wheel scrolls "
                      "the %zu SMs, double click fits.",
                      an.sms.size());
-  if (hover_span) {
-    const matmul::PipelineLane& lane = an.lanes[std::size_t(hover_lane)];
-    const matmul::PipelineBlock& pb = raw.blocks[std::size_t(lane.block)];
-    ImGui::BeginTooltip();
-    ImGui::Text("%s", to_string(hover_span->kind));
-    ImGui::Text("block %s on SM %u, %s", to_string(pb.block).c_str(), pb.sm, warpgroup_name(lane.warpgroup));
-    if (hover_span->kind == SpanKind::Epilogue)
-      ImGui::Text("tile %d", hover_span->tile);
-    else
-      ImGui::Text("stage %d, k-slice %d (k %d..%d), tile %d", hover_span->stage, hover_span->slice,
-                  hover_span->slice * matmul::kTc4BK, hover_span->slice * matmul::kTc4BK + matmul::kTc4BK - 1,
-                  hover_span->tile);
-    ImGui::Text("%s, from %s", ns_text(double(hover_span->end_ns - hover_span->begin_ns)).c_str(),
-                ns_text(double(hover_span->begin_ns)).c_str());
-    ImGui::EndTooltip();
-  }
+  if (hover_span) span_tooltip(raw, an, *hover_span, std::size_t(hover_lane));
 }
 
 }  // namespace bs::app

@@ -91,10 +91,6 @@ std::string describe(const Diagnostic& d) {
   return s;
 }
 
-bool has_errors(const std::vector<Diagnostic>& ds) {
-  return std::any_of(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.is_error(); });
-}
-
 void ColumnMap::add_edit(int line, int column, int old_length, int new_length) {
   edits_.push_back({line, column, old_length, new_length});
   std::sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) {

@@ -30,7 +30,6 @@ struct Diagnostic {
 const char* to_string(Diagnostic::Severity s);
 // "kernel.cu:3:12: error: expected ';' (g++)"
 std::string describe(const Diagnostic& d);
-bool has_errors(const std::vector<Diagnostic>& ds);
 
 // Column edits made to the user's lines (the CPU build rewrites parameter types).
 class ColumnMap {

@@ -83,8 +83,6 @@ std::filesystem::path addr2line_for(const toolchain::HostCompiler& compiler) {
 
 }  // namespace
 
-std::string_view recording_hooks_text() { return kHooks; }
-
 const char* interned(std::string_view s) {
   static std::mutex m;
   static std::set<std::string, std::less<>> pool;

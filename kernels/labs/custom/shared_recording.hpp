@@ -47,9 +47,6 @@ struct RecordingObject {
   std::string compiler;             // "g++ -O1 -fsanitize=thread (no runtime)"
 };
 
-// The hooks appended to the unit (uninstrumented); exported for tests and the README.
-std::string_view recording_hooks_text();
-
 Result<RecordingObject> build_recording_object(const toolchain::HostCompiler& compiler, std::string_view unit_text,
                                                double time_limit_s);
 void remove_recording_object(const RecordingObject& object);

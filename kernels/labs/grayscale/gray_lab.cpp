@@ -8,6 +8,7 @@
 
 #include "core/host_data.hpp"
 #include "core/parallel.hpp"
+#include "lab/catalog.hpp"
 #include "lab/measure.hpp"
 #include "lab/size_text.hpp"
 #include "labs/grayscale/gray_common.hpp"
@@ -54,15 +55,9 @@ GrayLab::GrayLab(lab::Backend backend, std::unique_ptr<GrayEngine> engine, std::
 GrayLab::~GrayLab() = default;
 
 Result<std::unique_ptr<GrayLab>> GrayLab::create(const lab::Backend& backend, std::vector<GrayRung> ladder) {
-  std::unique_ptr<GrayEngine> engine;
-  if (backend.kind == BackendKind::Cuda) {
-    auto e = make_cuda_engine(backend);
-    if (!e) return e.status();
-    engine = std::move(e.value());
-  } else {
-    engine = make_cpu_engine(backend);
-  }
-  return std::unique_ptr<GrayLab>(new GrayLab(backend, std::move(engine), std::move(ladder)));
+  auto engine = lab::make_engine(backend, make_cuda_engine, make_cpu_engine);
+  if (!engine) return engine.status();
+  return std::unique_ptr<GrayLab>(new GrayLab(backend, std::move(engine.value()), std::move(ladder)));
 }
 
 const GrayRung* GrayLab::rung_of(std::string_view kernel) const {

@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <random>
 
+#include "lab/catalog.hpp"
 #include "lab/measure.hpp"
 #include "lab/size_text.hpp"
 #include "labs/matmul/matmul_engine.hpp"
@@ -193,15 +193,9 @@ Status MatmulLab::set_setting(std::string_view key, std::string_view value) {
 MatmulLab::~MatmulLab() = default;
 
 Result<std::unique_ptr<MatmulLab>> MatmulLab::create(const lab::Backend& backend) {
-  std::unique_ptr<MatmulEngine> engine;
-  if (backend.kind == BackendKind::Cuda) {
-    auto e = make_cuda_engine(backend);
-    if (!e) return e.status();
-    engine = std::move(e.value());
-  } else {
-    engine = make_cpu_engine(backend);
-  }
-  return std::unique_ptr<MatmulLab>(new MatmulLab(backend, std::move(engine)));
+  auto engine = lab::make_engine(backend, make_cuda_engine, make_cpu_engine);
+  if (!engine) return engine.status();
+  return std::unique_ptr<MatmulLab>(new MatmulLab(backend, std::move(engine.value())));
 }
 
 lab::ProblemInfo MatmulLab::problem() const {
@@ -345,157 +339,48 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
 LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
                             const lab::RunOptions& options) {
   LaunchRecord rec = plan(kernel, config);
-  if (!rec.ok()) {
-    rec.refused = true;
-    return rec;
-  }
   float* out = options.output ? static_cast<float*>(options.output) : engine_->own_output();
-  rec.timing.clock = engine_->clock();
-  rec.timing.simulated = engine_->simulated();
   const Anchor* anchor = find_anchor(precision_, kernel);
-  const bool library = anchor != nullptr;
-  std::optional<std::pair<MatmulKernel, MatmulConfig>> what;
-  if (!library) what = resolve(kernel, config);
+  const auto what = anchor ? std::nullopt : resolve(kernel, config);
+  const LaunchConfig launch = rec.config;
   // A simulated launch stops between blocks once the run is cancelled (its traced one too).
   const sim::CancelScope<MatmulEngine> cancellable(engine_.get(), options.cancel);
-  Status timed = lab::measure(
-      options.timing, rec.timing,
-      [&]() -> Result<double> {
-        if (library) return engine_->library_timed(anchor->library, out);
-        return engine_->launch_timed(what->first, what->second, rec.config, out);
-      },
-      [&] { return engine_->flush_l2(); }, options.cancel);
-  if (!timed) {
-    rec.status = timed;
-    return rec;
-  }
-  if (options.trace_schedule && !library) {
-    auto schedule = engine_->launch_traced(what->first, what->second, rec.config, out);
-    if (!schedule) {
-      rec.status = schedule.status();
-      return rec;
-    }
-    rec.schedule = std::move(schedule.value());
-    rec.schedule_simulated = engine_->simulated();
-  }
-  if (options.verify) {
-    std::vector<float> got(static_cast<std::size_t>(spec_.M) * spec_.N);
-    Status s = Status::success();
-    // The lab's own output buffer may be passed explicitly (the view does, so a kernel of a
-    // wrapping lab writes where the heatmaps read).
-    const bool own = !options.output || options.output == engine_->own_output();
-    if (options.output && !own && backend_.kind == BackendKind::CpuSimulation)
-      std::copy(out, out + got.size(), got.begin());
-    else if (own)
-      s = engine_->download(got.data());
-    else
-      s = Status::failure("cannot verify an external GPU output buffer", "", "MatmulLab::run");
-    if (!s) {
-      rec.check.note = s.describe();
-    } else {
-      rec.check = to_check(verify(got.data(), reference_.data(), spec_.M, spec_.N, scale_));
-      rec.check.against = reference_note_;
-      if (precision_ == Precision::Bf16)
-        rec.check.note += "; both sides multiply the same BF16 numbers, so the inputs' rounding "
-                          "(up to 2^-9 relative each) cancels and what remains is FP32 accumulation";
-    }
-  }
-  return rec;
+  lab::RunSteps steps;
+  steps.clock = engine_->clock();
+  steps.simulated = engine_->simulated();
+  steps.launch = [&]() -> Result<double> {
+    if (anchor) return engine_->library_timed(anchor->library, out);
+    return engine_->launch_timed(what->first, what->second, launch, out);
+  };
+  steps.flush_l2 = [&] { return engine_->flush_l2(); };
+  if (!anchor) steps.traced = [&] { return engine_->launch_traced(what->first, what->second, launch, out); };
+  steps.verify = [&] { return check_run_output(options, out); };
+  return lab::run_planned(std::move(rec), options, steps);
 }
 
-bool MatmulLab::has_pipeline(std::string_view kernel) {
-  const MatmulKernelInfo* info = find_matmul_kernel(kernel);
-  return info && info->pipeline;
-}
-
-Result<MatmulLab::PipelineRun> MatmulLab::trace_pipeline(std::string_view kernel, const KernelConfig& config,
-                                                         const PipelineCapture& capture) {
-  if (!has_pipeline(kernel))
-    return Status::failure("'" + std::string(kernel) + "' has no pipeline to record: the Pipeline view shows the "
-                               "warp-specialized rungs' producer and consumers",
-                           "pick T4 (tc4_warp_specialized), T5 or T6 with precision=bf16", "trace_pipeline");
-  if (backend_.kind != BackendKind::Cuda)
-    return engine_->launch_pipeline_traced(MatmulKernel{}, MatmulConfig{}, LaunchConfig{}, nullptr, 0).status();
-  PipelineRun run;
-  run.plan = plan(kernel, config);
-  if (!run.plan.ok()) return run.plan.status;
-  const auto [k, mc] = *resolve(kernel, config);
-  const MatmulKernelInfo& info = matmul_kernel_info(k);
-  const std::uint32_t capacity = pipeline_capacity(run.plan, capture);
-  // As before each timed launch: the L2 flushed, so the recording starts from the state the
-  // timings do, and its CUDA events start once the flush is done, with the launch already queued
-  // (on an idle GPU they would also time the host's launch call, a few percent of 0.2 ms).
-  if (Status s = engine_->flush_l2(); !s) return s;
-  auto raw = engine_->launch_pipeline_traced(k, mc, run.plan.config, engine_->own_output(), capacity);
-  if (!raw) return raw.status();
-  run.raw = std::move(raw.value());
-  run.raw.kernel = info.id;
-  run.raw.config = mc.label;
-  run.raw.M = spec_.M, run.raw.N = spec_.N, run.raw.K = spec_.K;
-  run.raw.stages = kTc4Stages;
-  run.raw.persistent = info.persistent;
+// The lab's own output buffer may be passed explicitly (the view does, so a kernel of a wrapping
+// lab writes where the heatmaps read): it is downloaded; on the CPU another buffer is read where
+// the run wrote it; another GPU buffer cannot be checked.
+Check MatmulLab::check_run_output(const lab::RunOptions& options, const float* out) {
   std::vector<float> got(static_cast<std::size_t>(spec_.M) * spec_.N);
-  if (Status s = engine_->download(got.data()); !s) return s;
-  run.check = to_check(verify(got.data(), reference_.data(), spec_.M, spec_.N, scale_));
-  run.check.against = reference_note_;
-  return run;
-}
-
-Result<Timing> MatmulLab::time_pipeline_traced(std::string_view kernel, const KernelConfig& config,
-                                               const TimingPolicy& policy, const PipelineCapture& capture) {
-  if (!has_pipeline(kernel) || backend_.kind != BackendKind::Cuda) {
-    auto r = trace_pipeline(kernel, config, capture);  // the same refusal, with its reason
-    if (!r) return r.status();
+  Status s = Status::success();
+  const bool own = !options.output || options.output == engine_->own_output();
+  if (options.output && !own && backend_.kind == BackendKind::CpuSimulation)
+    std::copy(out, out + got.size(), got.begin());
+  else if (own)
+    s = engine_->download(got.data());
+  else
+    s = Status::failure("cannot verify an external GPU output buffer", "", "MatmulLab::run");
+  Check check;
+  if (!s) {
+    check.note = s.describe();
+    return check;
   }
-  const LaunchRecord planned = plan(kernel, config);
-  if (!planned.ok()) return planned.status;
-  const auto [k, mc] = *resolve(kernel, config);
-  const std::uint32_t capacity = pipeline_capacity(planned, capture);
-  Timing t;
-  t.clock = engine_->clock();
-  Status s = lab::measure(
-      policy, t,
-      [&]() -> Result<double> {
-        return engine_->time_pipeline_launch(k, mc, planned.config, engine_->own_output(), capacity);
-      },
-      [&] { return engine_->flush_l2(); });
-  if (!s) return s;
-  return t;
-}
-
-Result<MatmulLab::PipelineCost> MatmulLab::pipeline_cost(std::string_view kernel, const KernelConfig& config,
-                                                          const TimingPolicy& policy, const PipelineCapture& capture) {
-  auto traced = time_pipeline_traced(kernel, config, policy, capture);  // refuses with the reason first
-  if (!traced) return traced.status();
-  const LaunchRecord planned = plan(kernel, config);
-  const auto [k, mc] = *resolve(kernel, config);
-  PipelineCost cost;
-  cost.traced = traced.value();
-  cost.plain.clock = engine_->clock();
-  Status s = lab::measure(
-      policy, cost.plain,
-      [&]() -> Result<double> { return engine_->launch_timed(k, mc, planned.config, engine_->own_output()); },
-      [&] { return engine_->flush_l2(); });
-  if (!s) return s;
-  return cost;
-}
-
-std::uint32_t MatmulLab::pipeline_capacity(const LaunchRecord& planned, const PipelineCapture& capture) const {
-  const MatmulKernelInfo* info = find_matmul_kernel(planned.kernel);
-  // The events each warpgroup will write: slices per tile x tiles per block (persistent rungs:
-  // the tiles of the grouped order dealt round-robin to the clusters resident).
-  const LaunchConfig& lc = planned.config;
-  const int slices = (spec_.K + kTc4BK - 1) / kTc4BK;
-  int tiles = 1;
-  if (info && info->persistent) {
-    const int cs = static_cast<int>(std::max(1u, lc.cluster.x));
-    const long long all = static_cast<long long>((spec_.M + kTc4BM * cs - 1) / (kTc4BM * cs)) *
-                          ((spec_.N + kTc4BN - 1) / kTc4BN);
-    const long long clusters = std::max(1u, lc.grid.x / static_cast<unsigned>(cs));
-    tiles = static_cast<int>((all + clusters - 1) / clusters);
-  }
-  const std::uint32_t needed = std::max(pipeline_events_needed(0, slices, tiles), pipeline_events_needed(1, slices, tiles));
-  return std::max(1u, std::min(needed, capture.max_events_per_warpgroup));
+  check = check_against_reference(got.data());
+  if (precision_ == Precision::Bf16)
+    check.note += "; both sides multiply the same BF16 numbers, so the inputs' rounding "
+                  "(up to 2^-9 relative each) cancels and what remains is FP32 accumulation";
+  return check;
 }
 
 std::size_t MatmulLab::output_bytes() const {
@@ -529,186 +414,6 @@ std::optional<mapping::ElementOwner> MatmulLab::owner(const LaunchRecord& r, lon
   }
   if (o->warp_tile.rows > 0)
     out.warp_tile = {o->warp_tile.col, o->warp_tile.row, o->warp_tile.cols, o->warp_tile.rows};
-  return out;
-}
-
-// The tensor-core rungs with per-thread loads (T1, T2) stage the BF16 A and Bt tiles in 16-byte
-// chunks (8 BF16): thread tid copies chunks tid, tid + T, ... of the block_rows x k_step tile of A
-// and of Bt (plain loads in T1, cp.async in T2), rows ld = bf16_row_pitch(K) elements apart; the
-// chunks past the matrix are zero-filled, not loaded. Then each lane's first store of C (from the
-// owner map). The Hopper rungs load whole boxes through TMA, issued by one thread: no per-lane
-// addresses to show.
-std::vector<mapping::WarpAccess> MatmulLab::bf16_loader_accesses(MatmulKernel kern, const MatmulConfig& mc,
-                                                                 Dim3 block, unsigned warp, int k) const {
-  using mapping::kNoAccess;
-  using mapping::kWarpSize;
-  std::vector<mapping::WarpAccess> out;
-  const MatmulKernelInfo& info = matmul_kernel_info(kern);
-  const MatmulGeometry g = matmul_geometry(kern, mc);
-  if (!info.simulated || g.k_step <= 0) return out;
-  const long long M = spec_.M, N = spec_.N, ld = bf16_row_pitch(spec_.K), threads = mc.block.volume();
-  const long long k0 = (k / g.k_step) * g.k_step, per_row = g.k_step / 8;
-  const long long row0 = static_cast<long long>(block.y) * g.block_rows, col0 = static_cast<long long>(block.x) * g.block_cols;
-  auto loads = [&](const char* name, const char* buffer, long long first_row, long long rows_total, long long tile_rows) {
-    const long long items = tile_rows * per_row, per = (items + threads - 1) / threads;
-    for (long long j = 0; j < per; ++j) {
-      std::vector<long long> at(kWarpSize, kNoAccess);
-      bool any = false;
-      for (unsigned l = 0; l < kWarpSize; ++l) {
-        const long long i = static_cast<long long>(warp) * kWarpSize + l + j * threads;
-        if (i >= items || static_cast<long long>(warp) * kWarpSize + l >= threads) continue;
-        const long long r = first_row + i / per_row, c = k0 + (i % per_row) * 8;
-        if (r >= rows_total || c >= ld) continue;  // zero-filled
-        at[l] = (r * ld + c) * static_cast<long long>(sizeof(Bf16));
-        any = true;
-      }
-      if (any)
-        out.push_back(mapping::make_warp_access(std::string(name) + (per > 1 ? " (" + std::to_string(j + 1) + " of " + std::to_string(per) + ")" : ""),
-                                                buffer, false, 16, std::move(at)));
-    }
-  };
-  loads("load  A tile (16 B chunks) to shared", "A", row0, M, g.block_rows);
-  loads("load  Bt tile (16 B chunks) to shared", "B", col0, N, g.block_cols);
-  std::vector<std::pair<long long, long long>> first(kWarpSize, {-1, -1});
-  for (long long r = row0; r < std::min(M, row0 + g.block_rows); ++r)
-    for (long long cc = col0; cc < std::min(N, col0 + g.block_cols); ++cc) {
-      auto o = element_owner(kern, mc, spec_.M, spec_.N, static_cast<int>(r), static_cast<int>(cc));
-      if (!o || o->warp != warp || o->block.x != block.x || o->block.y != block.y) continue;
-      if (first[o->lane].first < 0) first[o->lane] = {r, cc};
-    }
-  std::vector<long long> c(kWarpSize, kNoAccess);
-  bool any = false;
-  for (unsigned l = 0; l < kWarpSize; ++l)
-    if (first[l].first >= 0) c[l] = (first[l].first * N + first[l].second) * static_cast<long long>(sizeof(float)), any = true;
-  if (any) out.push_back(mapping::make_warp_access("store C (first per lane)", "C", true, sizeof(float), std::move(c)));
-  return out;
-}
-
-// Rungs 4-7 stage A and B through shared memory: in the phase holding k, the block's threads
-// copy the BM x BK tile of A and the BK x BN tile of B, thread tid taking items tid, tid + T,
-// tid + 2T, ... (one load instruction each), scalar in rungs 4-5, float4 in rungs 6-7 (the
-// index expressions of k4_blocktile_1d.hpp ... k7_warptile.hpp). Then the epilogue's first store
-// of C per lane (rung 7: the first float4 of the lane's first fragment, from element_owner).
-std::vector<mapping::WarpAccess> MatmulLab::tile_loader_accesses(MatmulKernel kern, const MatmulConfig& mc,
-                                                                 Dim3 block, unsigned warp, int k) const {
-  using mapping::kNoAccess;
-  using mapping::kWarpSize;
-  std::vector<mapping::WarpAccess> out;
-  GlobalLoads kind = GlobalLoads::Direct;
-  int width_floats = 1;
-  bool store_from_owner = false;
-  with_rung(kern, [&]<class R>() {
-    kind = R::kGlobalLoads, width_floats = R::kLoadFloats, store_from_owner = R::kStoreFromOwner;
-  });
-  if (kind == GlobalLoads::Bf16Chunks) return bf16_loader_accesses(kern, mc, block, warp, k);
-  const TileParams& t = mc.tile;
-  if (t.BM <= 0 || t.BN <= 0 || t.BK <= 0) return out;
-  const long long M = spec_.M, N = spec_.N, K = spec_.K;
-  constexpr long long F = sizeof(float);
-  const long long threads = mc.block.volume();
-  const bool vec = width_floats > 1;
-  const long long width = width_floats;  // floats per item
-  const long long k0 = (k / t.BK) * t.BK;
-  const long long row0 = static_cast<long long>(block.y) * t.BM, col0 = static_cast<long long>(block.x) * t.BN;
-  auto loads = [&](const char* name, const char* buffer, long long items, long long per_row, bool is_a) {
-    const long long per = (items + threads - 1) / threads;
-    for (long long j = 0; j < per; ++j) {
-      std::vector<long long> at(kWarpSize, kNoAccess);
-      bool any = false;
-      for (unsigned l = 0; l < kWarpSize; ++l) {
-        const long long tid = static_cast<long long>(warp) * kWarpSize + l;
-        const long long i = tid + j * threads;
-        if (tid >= threads || i >= items) continue;
-        const long long r = i / per_row, c = (i % per_row) * width;
-        const long long gr = is_a ? row0 + r : k0 + r, gc = is_a ? k0 + c : col0 + c;
-        const long long rows = is_a ? M : K, cols = is_a ? K : N;
-        if (gr >= rows || gc >= cols) continue;  // guarded: no load
-        at[l] = (gr * cols + gc) * F;
-        any = true;
-      }
-      if (!any) continue;
-      const std::string label = std::string(name) + (per > 1 ? " (" + std::to_string(j + 1) + " of " + std::to_string(per) + ")" : "");
-      out.push_back(mapping::make_warp_access(label, buffer, false, static_cast<unsigned>(width * F), std::move(at)));
-    }
-  };
-  loads(vec ? "load  A tile (float4) to shared" : "load  A tile to shared", "A", t.BM * t.BK / width, t.BK / width, true);
-  loads(vec ? "load  B tile (float4) to shared" : "load  B tile to shared", "B", t.BK * t.BN / width, t.BN / width, false);
-  // The epilogue's first store per lane.
-  std::vector<long long> c(kWarpSize, kNoAccess);
-  bool any = false;
-  const int tn = std::max(1, t.TN);
-  for (unsigned l = 0; l < kWarpSize; ++l) {
-    const long long tid = static_cast<long long>(warp) * kWarpSize + l;
-    if (tid >= threads) continue;
-    long long row = -1, col = -1;
-    if (store_from_owner) {
-      continue;  // filled below from the owner map
-    } else {
-      const long long per_row = t.BN / tn;
-      row = row0 + (tid / per_row) * t.TM;
-      col = col0 + (tid % per_row) * tn;
-    }
-    if (row < M && col < N) c[l] = (row * N + col) * F, any = true;
-  }
-  if (store_from_owner) {
-    // Scan the block's tile once for the first output of each lane of this warp.
-    std::vector<std::pair<long long, long long>> first(kWarpSize, {-1, -1});
-    for (long long r = row0; r < std::min(M, row0 + t.BM); ++r)
-      for (long long cc = col0; cc < std::min(N, col0 + t.BN); ++cc) {
-        auto o = element_owner(kern, mc, spec_.M, spec_.N, static_cast<int>(r), static_cast<int>(cc));
-        if (!o || o->warp != warp || o->block.x != block.x || o->block.y != block.y) continue;
-        if (first[o->lane].first < 0) first[o->lane] = {r, cc};
-      }
-    for (unsigned l = 0; l < kWarpSize; ++l)
-      if (first[l].first >= 0) c[l] = (first[l].first * N + first[l].second) * F, any = true;
-  }
-  if (any)
-    out.push_back(mapping::make_warp_access(vec ? "store C (first float4 per lane)" : "store C (first per lane)", "C",
-                                            true, static_cast<unsigned>((vec ? 4 : 1) * F), std::move(c)));
-  return out;
-}
-
-std::vector<mapping::WarpAccess> MatmulLab::warp_accesses(const LaunchRecord& r, Dim3 block,
-                                                          unsigned warp, int k) const {
-  using mapping::kNoAccess;
-  using mapping::kWarpSize;
-  std::vector<mapping::WarpAccess> out;
-  const auto what = resolve(r.kernel, r.request);
-  if (!what || !ready_ || k < 0 || k >= spec_.K) return out;
-  const MatmulKernel kern = what->first;
-  GlobalLoads kind = GlobalLoads::Direct;
-  with_rung(kern, [&]<class R>() { kind = R::kGlobalLoads; });
-  const bool tiled = kind == GlobalLoads::PhaseTile;
-  if (kind != GlobalLoads::Direct && !tiled) return tile_loader_accesses(kern, what->second, block, warp, k);
-  const auto lanes = mapping::warp_lanes(r.scheme, r.config, spec_.N, spec_.M, block, warp);
-  if (!lanes[0]) return out;
-  const long long M = spec_.M, N = spec_.N, K = spec_.K;
-  constexpr long long F = sizeof(float);
-  std::vector<long long> a(kWarpSize, kNoAccess), b(kWarpSize, kNoAccess), c(kWarpSize, kNoAccess);
-  for (unsigned l = 0; l < kWarpSize; ++l) {
-    if (!lanes[l]) continue;
-    if (tiled) {
-      // Phase k / T: thread (tx, ty) loads A[row][k0 + tx] and B[k0 + ty][col].
-      const long long T = r.config.block.x, k0 = (k / T) * T;
-      const long long tx = lanes[l]->thread.x, ty = lanes[l]->thread.y;
-      const long long row = static_cast<long long>(block.y) * T + ty;
-      const long long col = static_cast<long long>(block.x) * T + tx;
-      if (row < M && k0 + tx < K) a[l] = (row * K + k0 + tx) * F;
-      if (k0 + ty < K && col < N) b[l] = ((k0 + ty) * N + col) * F;
-      if (row < M && col < N) c[l] = (row * N + col) * F;
-      continue;
-    }
-    if (!lanes[l]->in_range) continue;
-    const long long row = lanes[l]->y, col = lanes[l]->x;
-    a[l] = (row * K + k) * F;
-    b[l] = (static_cast<long long>(k) * N + col) * F;
-    c[l] = (row * N + col) * F;
-  }
-  out.push_back(mapping::make_warp_access(tiled ? "load  A[row][k0 + tx] to shared" : "load  A[row][k]",
-                                          "A", false, F, std::move(a)));
-  out.push_back(mapping::make_warp_access(tiled ? "load  B[k0 + ty][col] to shared" : "load  B[k][col]",
-                                          "B", false, F, std::move(b)));
-  out.push_back(mapping::make_warp_access("store C[row][col]", "C", true, F, std::move(c)));
   return out;
 }
 
@@ -865,100 +570,10 @@ float* MatmulLab::device_output() {
   return backend_.kind == BackendKind::Cuda ? engine_->own_output() : nullptr;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Shared-memory requests (the bank view, matmul_shared.hpp)
-// ---------------------------------------------------------------------------------------------
-
-Result<std::vector<SharedRequest>> MatmulLab::recorded_shared_requests(const LaunchRecord& r, Dim3 block,
-                                                                       unsigned warp, unsigned max_requests) const {
-  auto job = shared_replay_job(r, block, warp, max_requests);
-  if (!job) return job.status();
-  return (*job)();
-}
-
-Result<MatmulLab::SharedReplay> MatmulLab::shared_replay_job(const LaunchRecord& r, Dim3 block, unsigned warp,
-                                                             unsigned max_requests) const {
-  const auto what = resolve(r.kernel, r.request);
-  if (!what || !ready_) return Status::failure("no matmul launch of the ladder to record", "", "recorded_shared_requests");
-  const auto [k, mc] = *what;
-  const MatmulKernelInfo& info = matmul_kernel_info(k);
-  if (!has_shared_model(k))
-    return Status::failure(info.id + ": the bank view records k3..k7 and T2 (the rungs whose shared memory goes "
-                                     "through the load/store pipe and that the simulator runs)",
-                           info.simulated ? "" : "this rung runs on Hopper GPUs only: its tiles are written by TMA",
-                           "recorded_shared_requests");
-  const int M = spec_.M, N = spec_.N, K = spec_.K;
-  // Only this block runs (record_shared), so the matrices are allocated at full size but left
-  // untouched except for the rows of A and columns of B the block reads and its tile of C:
-  // malloc'd, not value-initialised, so the untouched pages cost nothing (at 8192^3 that saved
-  // about 290 MB of resident memory; the seconds a T2 block takes are its simulation over all of
-  // K, which is why the Memory tab runs this job on a worker). The copies are the job's own: the
-  // lab may change its matrices while the job runs.
-  const MatmulGeometry g = matmul_geometry(k, mc);
-  const int r0 = std::min(M, static_cast<int>(block.y) * g.block_rows), r1 = std::min(M, r0 + g.block_rows);
-  const int c0 = std::min(N, static_cast<int>(block.x) * g.block_cols), c1 = std::min(N, c0 + g.block_cols);
-  struct Scratch {
-    struct Free {
-      void operator()(void* p) const { std::free(p); }
-    };
-    std::unique_ptr<void, Free> a, b, c, a16, bt16;
-    static std::unique_ptr<void, Free> make(std::size_t bytes) {
-      return std::unique_ptr<void, Free>(std::malloc(std::max<std::size_t>(bytes, 1)));
-    }
-  };
-  auto s = std::make_shared<Scratch>();
-  const std::size_t MK = static_cast<std::size_t>(M) * K, KN = static_cast<std::size_t>(K) * N;
-  s->a = Scratch::make(MK * sizeof(float));
-  s->b = Scratch::make(KN * sizeof(float));
-  s->c = Scratch::make(static_cast<std::size_t>(M) * N * sizeof(float));
-  if (!s->a || !s->b || !s->c)
-    return Status::failure("no host memory for the bank view's replay", "", "recorded_shared_requests");
-  float* const A = static_cast<float*>(s->a.get());
-  float* const B = static_cast<float*>(s->b.get());
-  for (int row = r0; row < r1; ++row)
-    std::copy_n(a_.data() + static_cast<std::size_t>(row) * K, K, A + static_cast<std::size_t>(row) * K);
-  for (int kk = 0; kk < K; ++kk)
-    std::copy(b_.data() + static_cast<std::size_t>(kk) * N + c0, b_.data() + static_cast<std::size_t>(kk) * N + c1,
-              B + static_cast<std::size_t>(kk) * N + c0);
-  MatmulBuffers bufs;
-  bufs.f32 = MatmulArgs{A, B, static_cast<float*>(s->c.get()), M, N, K};
-  if (info.precision == Precision::Bf16) {
-    const std::size_t ld = static_cast<std::size_t>(bf16_row_pitch(K));
-    s->a16 = Scratch::make(static_cast<std::size_t>(M) * ld * sizeof(Bf16));
-    s->bt16 = Scratch::make(static_cast<std::size_t>(N) * ld * sizeof(Bf16));
-    if (!s->a16 || !s->bt16)
-      return Status::failure("no host memory for the bank view's replay", "", "recorded_shared_requests");
-    pack_bf16_rows_into(A, K, r0, r1, static_cast<Bf16*>(s->a16.get()));
-    pack_bf16_transposed_into(B, K, N, c0, c1, static_cast<Bf16*>(s->bt16.get()));
-    bufs.bf16 = Bf16Args{static_cast<Bf16*>(s->a16.get()), static_cast<Bf16*>(s->bt16.get()),
-                         static_cast<float*>(s->c.get()), M, N, K, static_cast<int>(ld)};
-  }
-  const LaunchConfig lc = matmul_launch_config(k, mc, M, N, K);
-  const unsigned long long lin = block.x + static_cast<unsigned long long>(lc.grid.x) * block.y;
-  return SharedReplay([s, bufs, k = k, mc = mc, M, N, K, block, lin, warp,
-                       max_requests]() -> Result<std::vector<SharedRequest>> {
-    auto rec = record_shared(k, mc, bufs, M, N, K, {block}, max_requests);
-    if (!rec) return rec.status();
-    return group_requests((*rec)->warp_lanes(lin, warp));
-  });
-}
-
-Result<std::vector<SharedRequest>> MatmulLab::modelled_shared_requests(const LaunchRecord& r, Dim3 block, unsigned warp,
-                                                                       const SharedModelOptions& options) const {
-  const auto what = resolve(r.kernel, r.request);
-  if (!what || !ready_) return Status::failure("no matmul launch of the ladder to model", "", "modelled_shared_requests");
-  auto lanes = model_shared_lanes(what->first, what->second, spec_.M, spec_.N, spec_.K, block, warp, options);
-  if (!lanes) return lanes.status();
-  return group_requests(*lanes);
-}
-
-std::optional<mapping::SharedTotals> MatmulLab::shared_memory_model(const LaunchRecord& r, std::string* sample) const {
-  const auto what = resolve(r.kernel, r.request);
-  if (!what || !ready_ || !has_shared_model(what->first)) return std::nullopt;
-  auto m = model_shared_launch(what->first, what->second, spec_.M, spec_.N, spec_.K);
-  if (!m) return std::nullopt;
-  if (sample) *sample = m->sample;
-  return m->totals;
+Check MatmulLab::check_against_reference(const float* c) const {
+  Check check = to_check(verify(c, reference_.data(), spec_.M, spec_.N, scale_));
+  check.against = reference_note_;
+  return check;
 }
 
 }  // namespace bs::matmul

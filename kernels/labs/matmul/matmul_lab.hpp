@@ -1,7 +1,9 @@
 // The matmul lab: C = A * B on generated matrices, the ladder from the lecture's naive kernel to
 // warp tiling, cuBLAS as the library anchor on the GPU, and a reference that checks every run
 // against a documented per-element tolerance (matmul.hpp, section 2). One class for both
-// backends; the CUDA device and the CPU grid simulator are engines behind it.
+// backends; the CUDA device and the CPU grid simulator are engines behind it. The class is written
+// in four files: matmul_lab.cpp (kernels, problem, plan, run, fragments), matmul_lab_access.cpp
+// (warp_accesses), matmul_lab_banks.cpp (shared-memory requests), matmul_lab_pipeline.cpp.
 //
 //   auto lab = bs::matmul::MatmulLab::create(backend);
 //   lab->set_matrices({512, 512, 512, Pattern::Uniform, Pattern::Uniform, 1});
@@ -159,15 +161,15 @@ class MatmulLab final : public lab::Lab {
   float* device_output();
 
  private:
-  std::vector<mapping::WarpAccess> bf16_loader_accesses(MatmulKernel kernel, const MatmulConfig& config, Dim3 block,
-                                                        unsigned warp, int k) const;
-  std::vector<mapping::WarpAccess> tile_loader_accesses(MatmulKernel kernel, const MatmulConfig& config, Dim3 block,
-                                                        unsigned warp, int k) const;
   MatmulLab(lab::Backend backend, std::unique_ptr<MatmulEngine> engine);
   struct FragmentCache;  // matmul_lab.cpp
   std::string fragment_key(const LaunchRecord& shown) const;
   void rebuild_kernel_list();
   std::uint32_t pipeline_capacity(const LaunchRecord& planned, const PipelineCapture& capture) const;
+  // The check of C (`c`, host memory) against the reference, within the documented tolerance.
+  Check check_against_reference(const float* c) const;
+  // The check of a run's C, written to `out` (RunOptions::output, or the lab's own buffer).
+  Check check_run_output(const lab::RunOptions& options, const float* out);
 
   lab::Backend backend_;
   std::unique_ptr<MatmulEngine> engine_;
