@@ -28,7 +28,6 @@ struct LaunchState {
   double slow_ms = 0;            // how long that launch took
   std::chrono::steady_clock::time_point verified_at{};
   std::chrono::steady_clock::time_point launched_at{};  // when its latest launch started
-  std::chrono::steady_clock::time_point pipeline_timed_at{};  // its latest launch waited for to the screen
   // What the launch in flight on the CPU simulation should take, in seconds, and what that is
   // made from (LaunchScheduler::estimate); 0: not the simulation.
   double expected_s = 0;

@@ -142,23 +142,15 @@ void LaunchScheduler::relaunch(LabSlot& s, bool trace_schedule, ViewContext& ctx
   const std::string key = check_key(s.kernel, s.config, s.view->lab().problem().summary);
   const auto t0 = now();
   LaunchRecord rec = s.view->launch(s.kernel, s.config, options, ctx);
-  // The pipeline time includes getting the result on screen, not just its submission: the GL
-  // work is waited for on a new selection, on the simulation, and once every kPipelinePeriodS of
-  // continuous GPU repeats. The other repeats leave it running beside the frame's own work
-  // (at 8192^2 the buffer-to-texture copy alone took 4.8 ms of a 6.3 ms frame on an H200), and
-  // keep no pipeline time.
-  double pipeline_ms = -1;
-  const bool gpu = ctx.backend.kind == BackendKind::Cuda;
-  if (options_.finish &&
-      (changed || !gpu || std::chrono::duration<double>(now() - st.pipeline_timed_at).count() >= kPipelinePeriodS)) {
+  // The pipeline time includes getting the result on screen, not just its submission. Leaving
+  // GPU repeats unfinished did not make frames faster on an H200: the next frame's interop map
+  // waited for the same buffer-to-texture copy, inside its timed launch.
+  if (options_.finish) {
     const auto f0 = now();
     options_.finish();
     rec.steps.add("GL finish", std::chrono::duration<double>(now() - f0).count());
-    pipeline_ms = std::chrono::duration<double, std::milli>(now() - t0).count();
-    st.pipeline_timed_at = now();
-  } else if (!options_.finish) {
-    pipeline_ms = std::chrono::duration<double, std::milli>(now() - t0).count();
   }
+  const double pipeline_ms = std::chrono::duration<double, std::milli>(now() - t0).count();
   keep_record(s, std::move(rec), pipeline_ms, changed, options.verify, key, ctx);
 }
 
@@ -210,7 +202,7 @@ void LaunchScheduler::keep_record(LabSlot& s, LaunchRecord rec, double pipeline_
   } else {
     rec.check = st.check;  // the verdict of this configuration's last check, on the same data
   }
-  timings_.add(rec, pipeline_ms);  // a negative pipeline time (not waited for) is not kept
+  timings_.add(rec, pipeline_ms);
   if (const double counted = rec.counted(s.view->lab().problem().throughput_unit); rec.timing.simulated && counted > 0)
     sim_s_per_unit_[s.id() + "|" + rec.kernel] = pipeline_ms / 1000 / counted;
   if (const double threads = static_cast<double>(rec.config.grid.volume() * rec.config.block.volume());

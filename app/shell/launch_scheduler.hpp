@@ -50,8 +50,6 @@ class LaunchScheduler {
   static constexpr double kSlowLaunchMs = 150;
   // After a configuration's first (verified) run, its repeats are re-verified this often.
   static constexpr double kVerifyPeriodS = 1.0;
-  // Continuous GPU repeats wait for their GL work (and keep a pipeline time) this often.
-  static constexpr double kPipelinePeriodS = 1.0;
   // Continuous runs in the window: a simulated repeat this often by default (a launch of tens of
   // ms and its frame every 2 s is ~2% of a core, where one after another kept both cores busy)...
   static constexpr double kSimPeriodS = 2.0;

@@ -19,13 +19,13 @@ class TimingHistory {
  public:
   explicit TimingHistory(std::size_t capacity = 240) : capacity_(capacity) {}
 
-  // A negative pipeline time is one not measured (a GPU repeat not waited for): only the kernel's
-  // is kept.
   void add(double kernel_ms, double pipeline_ms) {
     kernel_.push_back(kernel_ms);
-    if (pipeline_ms >= 0) pipeline_.push_back(pipeline_ms);
-    if (kernel_.size() > capacity_) kernel_.pop_front();
-    if (pipeline_.size() > capacity_) pipeline_.pop_front();
+    pipeline_.push_back(pipeline_ms);
+    if (kernel_.size() > capacity_) {
+      kernel_.pop_front();
+      pipeline_.pop_front();
+    }
   }
   void clear() {
     kernel_.clear();

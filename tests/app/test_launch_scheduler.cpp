@@ -118,36 +118,6 @@ class Scheduler : public ::testing::Test {
   const lab::Backend gpu_ = cuda_backend();
 };
 
-// Continuous GPU repeats do not wait for their GL work every frame (at 8192^2 the copy to the
-// texture was 4.8 ms of a 6.3 ms frame): a new selection waits, and a repeat once every
-// kPipelinePeriodS; only those keep a pipeline time. The simulation always waits.
-TEST_F(Scheduler, GpuRepeatsWaitForTheirGlWorkOnceAPeriodAndOnlyThoseKeepAPipelineTime) {
-  LaunchScheduler sched = make();
-  LabSlot s = slot_on(gpu_);
-  s.launch.continuous = true;
-  const int frames_per_period = 17;
-  const double frame_ms = LaunchScheduler::kPipelinePeriodS * 1000 / frames_per_period;
-  step(sched, s, gpu_);  // the new selection
-  EXPECT_EQ(finishes_, 1);
-  for (int f = 0; f < 3 * frames_per_period; ++f) {
-    clock_.advance_ms(frame_ms * 1.0001);
-    step(sched, s, gpu_);
-  }
-  EXPECT_EQ(script_->runs.size(), 1u + 3 * frames_per_period);
-  EXPECT_EQ(finishes_, 1 + 3) << "one wait a period";
-  const TimingEntry* e = sched.timings().find(key_of(s.launch.last));
-  ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->history.pipeline().size(), 4u);
-  EXPECT_EQ(e->history.kernel().size(), 1u + 3 * frames_per_period);
-  s.launch.dirty = true;  // a new selection waits whatever the clock
-  step(sched, s, gpu_);
-  EXPECT_EQ(finishes_, 5);
-  LabSlot c = slot_on(cpu_);
-  c.launch.continuous = true;
-  for (int f = 0; f < 5; ++f) step(sched, c, cpu_);
-  EXPECT_EQ(finishes_, 10) << "the simulation waits every time";
-}
-
 TEST_F(Scheduler, ADirtySlotLaunchesOnceAndAContinuousOneEveryFrame) {
   LaunchScheduler sched = make();
   LabSlot s = slot_on(cpu_);
