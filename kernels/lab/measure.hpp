@@ -84,8 +84,12 @@ inline LaunchRecord run_planned(LaunchRecord rec, const RunOptions& options, con
   rec.timing.clock = steps.clock;
   rec.timing.simulated = steps.simulated;
   auto flush = [&] { return steps.flush_l2 ? steps.flush_l2() : Status::success(); };
-  if (Status s = measure(options.timing, rec.timing, steps.launch, flush, options.cancel); !s) {
-    rec.status = s;
+  // Each step's host time goes into the record (LaunchRecord::steps: the frame phases itemise it).
+  rec.steps.mark = StepTimes::Clock::now();
+  const Status timed = measure(options.timing, rec.timing, steps.launch, flush, options.cancel);
+  rec.steps.end("timed launches");
+  if (!timed) {
+    rec.status = timed;
     return rec;
   }
   if (options.trace_schedule && steps.traced) {
@@ -96,8 +100,12 @@ inline LaunchRecord run_planned(LaunchRecord rec, const RunOptions& options, con
     }
     rec.schedule = std::move(schedule.value());
     rec.schedule_simulated = steps.simulated;
+    rec.steps.end("trace");
   }
-  if (options.verify) rec.check = steps.verify();
+  if (options.verify) {
+    rec.check = steps.verify();
+    rec.steps.end("check");
+  }
   return rec;
 }
 

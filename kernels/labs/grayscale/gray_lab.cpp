@@ -186,27 +186,20 @@ LaunchRecord GrayLab::plan(std::string_view kernel, const KernelConfig& config) 
 
 LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config,
                           const lab::RunOptions& options) {
-  StepTimes steps;
+  StepTimes planned;
   LaunchRecord rec = plan(kernel, config);
-  steps.end("plan");
-  rec.steps = steps;
-  if (!rec.ok()) {
-    rec.refused = true;
-    return rec;
-  }
+  planned.end("plan");
+  rec.steps = planned;
+  if (!rec.ok()) return lab::run_planned(std::move(rec), options, {});
+  lab::RunSteps steps;
+  steps.clock = engine_->clock();
+  steps.simulated = engine_->simulated();
+  steps.flush_l2 = [&] { return engine_->flush_l2(); };
   if (rec.kernel == kCopyId) {
     const std::size_t bytes = static_cast<std::size_t>(rec.bytes_moved / 2);
-    rec.timing.clock = engine_->clock();
-    rec.timing.simulated = engine_->simulated();
-    if (Status s = lab::measure(
-            options.timing, rec.timing, [&] { return engine_->copy_timed(bytes); },
-            [&] { return engine_->flush_l2(); }, options.cancel);
-        !s) {
-      rec.status = s;
-      return rec;
-    }
-    if (options.verify) rec.check = engine_->verify_copy(bytes);
-    return rec;
+    steps.launch = [&, bytes] { return engine_->copy_timed(bytes); };
+    steps.verify = [&, bytes] { return engine_->verify_copy(bytes); };
+    return lab::run_planned(std::move(rec), options, steps);
   }
   const GrayRung& rung = *rung_of(rec.kernel);
   std::uint8_t* out = options.output ? static_cast<std::uint8_t*>(options.output) : engine_->own_output();
@@ -220,33 +213,13 @@ LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config,
   // The scheme of the buffers this launch really uses (a vector rung's head and tail follow
   // where the output starts).
   if (auto sc = rung.scheme(layout_, args)) rec.scheme = *sc;
-  rec.timing.clock = engine_->clock();
-  rec.timing.simulated = engine_->simulated();
+  const LaunchConfig launched = rec.config;
+  steps.launch = [&] { return engine_->launch_timed(rung, layout_, launched, args); };
+  if (rung.body) steps.traced = [&] { return engine_->launch_traced(rung, layout_, launched, args); };
+  steps.verify = [&] { return engine_->verify(out); };
   // A simulated launch stops between blocks once the run is cancelled (its traced one too).
   const sim::CancelScope<GrayEngine> cancellable(engine_.get(), options.cancel);
-  Status timed = lab::measure(
-      options.timing, rec.timing, [&] { return engine_->launch_timed(rung, layout_, rec.config, args); },
-      [&] { return engine_->flush_l2(); }, options.cancel);
-  rec.steps.end("timed launches");
-  if (!timed) {
-    rec.status = timed;
-    return rec;
-  }
-  if (options.trace_schedule && rung.body) {
-    auto schedule = engine_->launch_traced(rung, layout_, rec.config, args);
-    if (!schedule) {
-      rec.status = schedule.status();
-      return rec;
-    }
-    rec.schedule = std::move(schedule.value());
-    rec.schedule_simulated = engine_->simulated();
-    rec.steps.end("trace");
-  }
-  if (options.verify) {
-    rec.check = engine_->verify(out);
-    rec.steps.end("check");
-  }
-  return rec;
+  return lab::run_planned(std::move(rec), options, steps);
 }
 
 Status GrayLab::download_output(void* host) {
