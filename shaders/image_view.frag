@@ -21,6 +21,21 @@
 //                    of the pixel swapped, block = (y / bdx, x / bdy), thread = (y % bdx, x % bdy).
 // All of it is integer arithmetic on uint, as on the GPU. Pixels the grid does not reach are
 // hatched red: that is what a launch that is too small looks like.
+//
+// Variants. The overlay's mode and mapping, and whether anything is highlighted, are compiled in
+// (ImageViewRenderer builds one program per combination, as it is first needed): a software
+// renderer (Mesa's llvmpipe) runs every branch of a shader for every pixel, so one program with
+// all of them cost a 1600 x 1000 window 0.1 s a frame with the overlay off. For the same reason
+// a pixel's four neighbours are made once (the lines and the outlines compare with them), and a
+// cell costs four integer divisions (a vector of integer divisions is done one lane at a time).
+#ifndef OVERLAY_MODE
+#define OVERLAY_MODE 0
+#define MAPPING 0
+#define HIGHLIGHT 0
+#endif
+const int kOverlayMode = OVERLAY_MODE;  // 0 off, 1 block lines, 2 colour by block, 3 by warp, 4 by SM
+const int kMapping = MAPPING;           // 0 flat, 1 2D, 2 2D with x down the rows
+const bool kHighlight = HIGHLIGHT != 0;  // a block or a thread is highlighted
 
 uniform sampler2D u_image_a;     // left of the split (original)
 uniform sampler2D u_image_b;     // right of the split (result)
@@ -36,8 +51,6 @@ uniform float u_split_x;         // output x where B starts
 uniform bool u_draw_split_line;
 uniform bool u_nearest;          // texelFetch (crisp) when magnified, bilinear when minified
 
-uniform int u_overlay_mode;      // 0 off, 1 block lines, 2 colour by block, 3 by warp, 4 by SM
-uniform int u_mapping;           // 0 flat, 1 2D, 2 2D with x down the rows
 uniform uvec4 u_flat;            // flat: vector, per_thread, head, tail
 uniform bool u_grid_stride;      // flat: passes repeat a whole grid further on
 uniform int u_highlight_thread;  // global linear thread id whose pixels are outlined, -1 none
@@ -68,39 +81,35 @@ Cell cell_at(ivec2 p) {
   Cell c;
   uint x = uint(p.x);
   uint y = uint(p.y);
-  if (u_mapping == 0) {
+  if (kMapping == 0) {
+    // Head, tail and body in one pass (every lane runs every branch on a software renderer):
+    // a head or tail pixel's index i gives thread g = i (or i % G in a grid-stride loop); a body
+    // pixel's chunk gives q = chunk % (G K), its block q / (T K) and its thread q % T.
     uint threads = u_block.x * u_block.y * u_block.z;
     uint n = uint(u_domain.x) * uint(u_domain.y);
     uint e = y * uint(u_domain.x) + x;
     uint V = max(u_flat.x, 1u), K = max(u_flat.y, 1u), head = u_flat.z, tail = u_flat.w;
     uint G = u_grid.x * threads;
-    uint g;
-    c.covered = true;
-    if (e < head) {
-      g = u_grid_stride ? e % G : e;
-      c.unit = e;
-    } else if (e >= n - tail) {
-      g = u_grid_stride ? (e - (n - tail)) % G : e - (n - tail);
-      c.unit = e;
-    } else {
-      uint chunk = (e - head) / V;
-      uint pass = chunk / (G * K);
-      uint q = chunk % (G * K);
-      g = (q / (threads * K)) * threads + q % threads;
-      c.covered = u_grid_stride || pass == 0u;
-      c.unit = chunk + 0x40000000u;
-    }
-    c.block = g / threads;
-    c.thread = g % threads;
+    bool in_head = e < head;
+    bool body = !in_head && e < n - tail;
+    uint ends = in_head ? e : e - (n - tail);  // the index among the head's or the tail's threads
+    uint chunk = (e - head) / V;
+    uint num = body ? chunk : ends;
+    uint period = body ? G * K : G;
+    uint pass = num / period;
+    uint q = body || u_grid_stride ? num - pass * period : ends;
+    c.block = q / (body ? threads * K : threads);
+    c.thread = q % threads;
     c.key = uvec2(c.block, 0u);
-    c.covered = c.covered && c.block < u_grid.x * u_grid.y * u_grid.z;
+    c.covered = (!body || u_grid_stride || pass == 0u) && c.block < u_grid.x * u_grid.y * u_grid.z;
+    c.unit = body ? chunk + 0x40000000u : e;
   } else {
-    uint gx = u_mapping == 2 ? y : x;  // the global x and y indices of the thread
-    uint gy = u_mapping == 2 ? x : y;
+    uint gx = kMapping == 2 ? y : x;  // the global x and y indices of the thread
+    uint gy = kMapping == 2 ? x : y;
     uint bx = gx / u_block.x;
     uint by = gy / u_block.y;
     c.block = bx + by * u_grid.x;
-    c.thread = gx % u_block.x + (gy % u_block.y) * u_block.x;
+    c.thread = (gx - bx * u_block.x) + (gy - by * u_block.y) * u_block.x;
     c.key = uvec2(bx, by);
     c.covered = bx < u_grid.x && by < u_grid.y;
     c.unit = y * uint(u_domain.x) + x;
@@ -114,12 +123,18 @@ uint global_thread(Cell c) {
 
 bool in_domain(ivec2 p) { return all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, u_domain)); }
 
-bool same_block(ivec2 p, Cell c) { return in_domain(p) && cell_at(p).key == c.key; }
+// A pixel's neighbour: its cell, and whether it is in the launch's domain at all.
+struct Neighbour {
+  Cell cell;
+  bool inside;
+};
 
-bool same_thread(ivec2 p) {
-  if (!in_domain(p)) return false;
-  Cell c = cell_at(p);
-  return c.covered && global_thread(c) == uint(u_highlight_thread);
+Neighbour neighbour(ivec2 p) { return Neighbour(cell_at(p), in_domain(p)); }
+
+bool same_block(Neighbour n, Cell c) { return n.inside && n.cell.key == c.key; }
+
+bool same_thread(Neighbour n) {
+  return n.inside && n.cell.covered && global_thread(n.cell) == uint(u_highlight_thread);
 }
 
 // --- colours -----------------------------------------------------------------------------------
@@ -174,10 +189,19 @@ float fade_for_extent(float extent_in_output_pixels) {
   return smoothstep(3.0, 8.0, extent_in_output_pixels);
 }
 
-float block_line_alpha(vec2 img, ivec2 pix) {
+// The neighbours of the pixel, in this order.
+const int kLeft = 0, kRight = 1, kUp = 2, kDown = 3;
+
+// The pixel's edge nearest `img` along x: the column edge between pixels edge_col - 1 and
+// edge_col is the pixel's left edge or its right one, so the pixel across it is its left or right
+// neighbour (and up or down along y).
+int across_x(vec2 img, ivec2 pix) { return int(floor(img.x + 0.5)) == pix.x ? kLeft : kRight; }
+int across_y(vec2 img, ivec2 pix) { return int(floor(img.y + 0.5)) == pix.y ? kUp : kDown; }
+
+float block_line_alpha(vec2 img, ivec2 pix, Cell c, Neighbour nb[4]) {
   float W = float(u_domain.x);
-  if (u_mapping != 0) {  // block edges every blockDim along each axis (swapped for mapping 2)
-    float bdx = float(u_mapping == 2 ? u_block.y : u_block.x), bdy = float(u_mapping == 2 ? u_block.x : u_block.y);
+  if (kMapping != 0) {  // block edges every blockDim along each axis (swapped for mapping 2)
+    float bdx = float(kMapping == 2 ? u_block.y : u_block.x), bdy = float(kMapping == 2 ? u_block.x : u_block.y);
     float v = line_coverage(distance_to_multiple(img.x, bdx) * u_zoom) * fade_for_extent(bdx * u_zoom);
     float h = line_coverage(distance_to_multiple(img.y, bdy) * u_zoom) * fade_for_extent(bdy * u_zoom);
     return max(v, h);
@@ -188,19 +212,16 @@ float block_line_alpha(vec2 img, ivec2 pix) {
   uint threads = u_block.x * u_block.y * u_block.z;
   float run = float(threads) * float(max(u_flat.x, 1u) * max(u_flat.y, 1u));
   float v = 0.0;
-  int edge_col = int(floor(img.x + 0.5));
-  if (edge_col >= 1 && edge_col < u_domain.x) {
-    if (cell_at(ivec2(edge_col - 1, pix.y)).key != cell_at(ivec2(edge_col, pix.y)).key)
-      v = line_coverage(abs(img.x - float(edge_col)) * u_zoom) * fade_for_extent(min(run, W) * u_zoom);
+  Neighbour side = nb[across_x(img, pix)];
+  if (side.inside && side.cell.key != c.key) {
+    float edge_col = floor(img.x + 0.5);
+    v = line_coverage(abs(img.x - edge_col) * u_zoom) * fade_for_extent(min(run, W) * u_zoom);
   }
   float h = 0.0;
-  int edge_row = int(floor(img.y + 0.5));
-  if (edge_row >= 1 && edge_row < u_domain.y) {
-    ivec2 above = ivec2(pix.x, edge_row - 1);
-    ivec2 below = ivec2(pix.x, edge_row);
-    if (cell_at(above).key != cell_at(below).key) {
-      h = line_coverage(abs(img.y - float(edge_row)) * u_zoom) * fade_for_extent(max(1.0, run / W) * u_zoom);
-    }
+  Neighbour other_row = nb[across_y(img, pix)];
+  if (other_row.inside && other_row.cell.key != c.key) {
+    float edge_row = floor(img.y + 0.5);
+    h = line_coverage(abs(img.y - edge_row) * u_zoom) * fade_for_extent(max(1.0, run / W) * u_zoom);
   }
   return max(v, h);
 }
@@ -210,7 +231,7 @@ float block_line_alpha(vec2 img, ivec2 pix) {
 // As those lines fade, neighbouring blocks are told apart by a faint tint of every other block
 // (darker on every other pair), so a block still reads as its run of pixels along a row.
 float thin_block_tint(Cell c) {
-  if (u_mapping != 0) return 0.0;
+  if (kMapping != 0) return 0.0;
   uint threads = u_block.x * u_block.y * u_block.z;
   float run = float(threads) * float(max(u_flat.x, 1u) * max(u_flat.y, 1u));
   float rows_on_screen = max(1.0, run / float(u_domain.x)) * u_zoom;
@@ -221,15 +242,13 @@ float thin_block_tint(Cell c) {
 
 // Faint lines between accesses (a thread's pixel, or its vector chunk) once a pixel is big
 // enough to point at.
-float thread_line_alpha(vec2 img, ivec2 pix) {
+float thread_line_alpha(vec2 img, ivec2 pix, Cell c, Neighbour nb[4]) {
   float fade = smoothstep(6.0, 10.0, u_zoom);
   if (fade <= 0.0) return 0.0;
   float dy = distance_to_multiple(img.y, 1.0) * u_zoom;
   float dx = u_zoom;
-  int edge_col = int(floor(img.x + 0.5));
-  if (edge_col >= 1 && edge_col < u_domain.x &&
-      cell_at(ivec2(edge_col - 1, pix.y)).unit != cell_at(ivec2(edge_col, pix.y)).unit)
-    dx = abs(img.x - float(edge_col)) * u_zoom;
+  Neighbour side = nb[across_x(img, pix)];
+  if (side.inside && side.cell.unit != c.unit) dx = abs(img.x - floor(img.x + 0.5)) * u_zoom;
   return 0.3 * line_coverage(min(dx, dy)) * fade;
 }
 
@@ -272,51 +291,54 @@ void main() {
     bool gray = use_b ? u_b_gray : u_a_gray;
     vec4 colour = gray ? vec4(texel.rrr, 1.0) : texel;
 
-    if (u_overlay_mode != 0 && in_domain(pix)) {
+    if (kOverlayMode != 0 && in_domain(pix)) {
       Cell c = cell_at(pix);
+      Neighbour nb[4];
+      if (kOverlayMode == 1 || kHighlight) {
+        nb[kLeft] = neighbour(pix + ivec2(-1, 0));
+        nb[kRight] = neighbour(pix + ivec2(1, 0));
+        nb[kUp] = neighbour(pix + ivec2(0, -1));
+        nb[kDown] = neighbour(pix + ivec2(0, 1));
+      }
       if (!c.covered) {
         bool stripe = (((screen.x + screen.y) / 6) & 1) == 0;
         colour = over(colour, vec3(0.9, 0.1, 0.1), stripe ? 0.6 * u_opacity : 0.15 * u_opacity);
-      } else if (u_overlay_mode == 1) {
+      } else if (kOverlayMode == 1) {
         // Lines are one pixel wide: at the fills' opacity they would vanish on a busy image, so
         // they are drawn stronger (0.45 -> 0.81), still reaching zero with the slider.
         float line_strength = min(1.0, 1.8 * u_opacity);
         colour = over(colour, vec3(1.0, 0.82, 0.1), thin_block_tint(c) * u_opacity);
-        colour = over(colour, vec3(1.0), thread_line_alpha(img, pix) * line_strength);
-        colour = over(colour, vec3(1.0, 0.82, 0.1), block_line_alpha(img, pix) * line_strength);
-      } else if (u_overlay_mode == 2) {
+        colour = over(colour, vec3(1.0), thread_line_alpha(img, pix, c, nb) * line_strength);
+        colour = over(colour, vec3(1.0, 0.82, 0.1), block_line_alpha(img, pix, c, nb) * line_strength);
+      } else if (kOverlayMode == 2) {
         colour = over(colour, id_colour(c.block, 0x1234u), u_opacity);
-      } else if (u_overlay_mode == 3) {
+      } else if (kOverlayMode == 3) {
         colour = over(colour, id_colour(c.thread / 32u, 0x5678u), u_opacity);
-      } else if (u_overlay_mode == 4) {
+      } else if (kOverlayMode == 4) {
         uint sm = sm_of_block(c.block);
         if (sm != kUnknownSm) colour = over(colour, id_colour(sm, 0x9abcu), u_opacity);
       }
 
       // The highlighted block, tinted as a whole and outlined on its own pixels. With the 1D
       // mapping this shows one block's run of flattened indices wrapping across rows.
-      if (u_highlight >= 0 && c.covered && c.block == uint(u_highlight)) {
+      if (kHighlight && u_highlight >= 0 && c.covered && c.block == uint(u_highlight)) {
         colour = over(colour, vec3(1.0, 0.95, 0.35), 0.45);
         vec2 f = fract(img) * u_zoom;          // output pixels from the pixel's left/top edge
         vec2 g = (1.0 - fract(img)) * u_zoom;  // ... from its right/bottom edge
         const float width = 2.0;
-        bool edge = (f.x < width && !same_block(pix + ivec2(-1, 0), c)) ||
-                    (g.x < width && !same_block(pix + ivec2(1, 0), c)) ||
-                    (f.y < width && !same_block(pix + ivec2(0, -1), c)) ||
-                    (g.y < width && !same_block(pix + ivec2(0, 1), c));
+        bool edge = (f.x < width && !same_block(nb[kLeft], c)) || (g.x < width && !same_block(nb[kRight], c)) ||
+                    (f.y < width && !same_block(nb[kUp], c)) || (g.y < width && !same_block(nb[kDown], c));
         if (edge) colour = over(colour, vec3(1.0, 0.45, 0.0), 1.0);
       }
       // The pixels one thread stores (its several pixels, its vector chunks, every pass of a
       // grid-stride loop), tinted and outlined.
-      if (u_highlight_thread >= 0 && c.covered && global_thread(c) == uint(u_highlight_thread)) {
+      if (kHighlight && u_highlight_thread >= 0 && c.covered && global_thread(c) == uint(u_highlight_thread)) {
         colour = over(colour, vec3(0.2, 1.0, 1.0), 0.55);
         vec2 f = fract(img) * u_zoom;
         vec2 g = (1.0 - fract(img)) * u_zoom;
         const float w2 = 2.0;
-        bool edge = (f.x < w2 && !same_thread(pix + ivec2(-1, 0))) ||
-                    (g.x < w2 && !same_thread(pix + ivec2(1, 0))) ||
-                    (f.y < w2 && !same_thread(pix + ivec2(0, -1))) ||
-                    (g.y < w2 && !same_thread(pix + ivec2(0, 1)));
+        bool edge = (f.x < w2 && !same_thread(nb[kLeft])) || (g.x < w2 && !same_thread(nb[kRight])) ||
+                    (f.y < w2 && !same_thread(nb[kUp])) || (g.y < w2 && !same_thread(nb[kDown]));
         if (edge) colour = over(colour, vec3(0.0, 0.9, 1.0), 1.0);
       }
     }

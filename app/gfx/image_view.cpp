@@ -98,18 +98,44 @@ float zoom_to_fit(int image_w, int image_h, int output_w, int output_h) {
 }
 
 Result<ImageViewRenderer> ImageViewRenderer::create() {
-  auto program = build_embedded_program("image_view");
-  if (!program) return program.status();
-
   ImageViewRenderer r;
-  r.program_ = std::move(program).value();
+  // The overlay-off variant now, so that a shader that does not build is said at once.
+  if (auto off = r.variant(0); !off) return off.status();
   r.vertex_array_ = GlVertexArray::create();
   r.framebuffer_ = GlFramebuffer::create();
   r.linear_ = GlSampler::create(TextureFilter::Linear);
   r.nearest_ = GlSampler::create(TextureFilter::Nearest);
+  return r;
+}
 
-  const GlProgram& p = r.program_;
-  Uniforms& u = r.uniforms_;
+int ImageViewRenderer::variant_index(const OverlayParams& overlay) {
+  if (overlay.mode == OverlayParams::Off) return 0;
+  const bool highlighted = overlay.highlight_block_linear >= 0 || overlay.highlight_thread >= 0;
+  return 1 + ((static_cast<int>(overlay.mode) - 1) * 3 + overlay.mapping) * 2 + (highlighted ? 1 : 0);
+}
+
+Result<const ImageViewRenderer::Variant*> ImageViewRenderer::variant(int index) {
+  std::optional<Variant>& slot = variants_.at(static_cast<std::size_t>(index));
+  if (slot) return &*slot;
+  auto vertex = embedded_shader("image_view.vert");
+  if (!vertex) return vertex.status();
+  auto fragment = embedded_shader("image_view.frag");
+  if (!fragment) return fragment.status();
+  // The variant's constants go right after the #version line, which must stay first.
+  const std::string_view source = fragment.value();
+  const std::size_t after_version = source.find('\n') + 1;
+  const int mode = index == 0 ? 0 : 1 + (index - 1) / 6;
+  const int mapping = index == 0 ? 0 : (index - 1) / 2 % 3;
+  const int highlight = index == 0 ? 0 : (index - 1) % 2;
+  const std::string text = std::string(source.substr(0, after_version)) + "#define OVERLAY_MODE " +
+                           std::to_string(mode) + "\n#define MAPPING " + std::to_string(mapping) +
+                           "\n#define HIGHLIGHT " + std::to_string(highlight) + "\n" +
+                           std::string(source.substr(after_version));
+  auto program = GlProgram::build(vertex.value(), text, "image_view");
+  if (!program) return program.status();
+  Variant v{.program = std::move(program).value(), .uniforms = {}};
+  const GlProgram& p = v.program;
+  Uniforms& u = v.uniforms;
   u.image_a = p.uniform("u_image_a");
   u.image_b = p.uniform("u_image_b");
   u.a_gray = p.uniform("u_a_gray");
@@ -123,8 +149,6 @@ Result<ImageViewRenderer> ImageViewRenderer::create() {
   u.split_x = p.uniform("u_split_x");
   u.draw_split_line = p.uniform("u_draw_split_line");
   u.nearest = p.uniform("u_nearest");
-  u.overlay_mode = p.uniform("u_overlay_mode");
-  u.mapping = p.uniform("u_mapping");
   u.block = p.uniform("u_block");
   u.grid = p.uniform("u_grid");
   u.domain = p.uniform("u_domain");
@@ -136,11 +160,12 @@ Result<ImageViewRenderer> ImageViewRenderer::create() {
   u.flat = p.uniform("u_flat");
   u.grid_stride = p.uniform("u_grid_stride");
   u.highlight_thread = p.uniform("u_highlight_thread");
-  return r;
+  slot.emplace(std::move(v));
+  return &*slot;
 }
 
 Status ImageViewRenderer::render(const ImageViewParams& view, const OverlayParams& overlay) {
-  if (!program_) return invalid("renderer was not created (use ImageViewRenderer::create)");
+  if (!variants_[0]) return invalid("renderer was not created (use ImageViewRenderer::create)");
   if (view.texture_a == 0) return invalid("no image texture");
   if (view.image_width <= 0 || view.image_height <= 0) return invalid("image size must be positive");
   if (view.output_width <= 0 || view.output_height <= 0) return invalid("output size must be positive");
@@ -168,8 +193,12 @@ Status ImageViewRenderer::render(const ImageViewParams& view, const OverlayParam
     if (Status attached = framebuffer_.attach_colour(output_); !attached) return attached;
   }
 
+  auto built = variant(variant_index(overlay));
+  if (!built) return built.status();
+  const Variant& program = *built.value();
+
   GlStateGuard guard;  // everything below is undone when this returns
-  begin_fullscreen_pass(framebuffer_, view.output_width, view.output_height, program_, vertex_array_);
+  begin_fullscreen_pass(framebuffer_, view.output_width, view.output_height, program.program, vertex_array_);
 
   const bool has_b = view.texture_b != 0;
   const GLuint sampler = view.zoom >= 1.0f ? nearest_.id() : linear_.id();
@@ -183,7 +212,7 @@ Status ImageViewRenderer::render(const ImageViewParams& view, const OverlayParam
   bind(kUnitSmUint, sm_kind == 1 ? overlay.sm_of_block_texture : 0, nearest_.id());
   bind(kUnitSmFloat, sm_kind == 2 ? overlay.sm_of_block_texture : 0, nearest_.id());
 
-  const Uniforms& u = uniforms_;
+  const Uniforms& u = program.uniforms;
   glUniform1i(u.image_a, kUnitA);
   glUniform1i(u.image_b, kUnitB);
   glUniform1i(u.sm_uint, kUnitSmUint);
@@ -202,8 +231,6 @@ Status ImageViewRenderer::render(const ImageViewParams& view, const OverlayParam
   glUniform1i(u.draw_split_line, view.draw_split_line && split > 0.0f && split < 1.0f ? 1 : 0);
   glUniform1i(u.nearest, view.zoom >= 1.0f ? 1 : 0);
 
-  glUniform1i(u.overlay_mode, static_cast<GLint>(overlay.mode));
-  glUniform1i(u.mapping, overlay.mapping);
   glUniform3ui(u.block, overlay.block[0], overlay.block[1], overlay.block[2]);
   glUniform3ui(u.grid, overlay.grid[0], overlay.grid[1], overlay.grid[2]);
   glUniform2i(u.domain, overlay.image_w > 0 ? overlay.image_w : view.image_width,

@@ -23,6 +23,9 @@
 #include <utility>
 #include <vector>
 
+#include <array>
+#include <optional>
+
 #include "core/status.hpp"
 #include "gfx/gl_objects.hpp"
 
@@ -128,17 +131,25 @@ class ImageViewRenderer {
   struct Uniforms {
     GLint image_a = -1, image_b = -1, a_gray = -1, b_gray = -1, has_b = -1, image_size = -1,
           centre = -1, zoom = -1, output_size = -1, split_x = -1, draw_split_line = -1, nearest = -1,
-          overlay_mode = -1, mapping = -1, block = -1, grid = -1, domain = -1, highlight = -1,
-          sm_kind = -1, sm_uint = -1, sm_float = -1, opacity = -1, flat = -1, grid_stride = -1,
-          highlight_thread = -1, texture_window = -1;
+          block = -1, grid = -1, domain = -1, highlight = -1, sm_kind = -1, sm_uint = -1, sm_float = -1,
+          opacity = -1, flat = -1, grid_stride = -1, highlight_thread = -1, texture_window = -1;
   };
+  // The shader compiled for one overlay mode, mapping and highlight (shaders/image_view.frag says
+  // why): 0 is the overlay off, then 1 + ((mode - 1) * 3 + mapping) * 2 + highlighted.
+  struct Variant {
+    GlProgram program;
+    Uniforms uniforms;
+  };
+  static constexpr int kVariants = 1 + 4 * 3 * 2;
+  static int variant_index(const OverlayParams& overlay);
+  // The variant, built the first time it is asked for.
+  Result<const Variant*> variant(int index);
 
-  GlProgram program_;
+  std::array<std::optional<Variant>, kVariants> variants_;
   GlVertexArray vertex_array_;
   GlFramebuffer framebuffer_;
   GlSampler linear_, nearest_;
   GlTexture output_;
-  Uniforms uniforms_;
 };
 
 }  // namespace bs

@@ -13,6 +13,7 @@
 #include "gfx/gl_objects.hpp"
 #include "gfx/image_view.hpp"
 #include "gl_test_support.hpp"
+#include "mapping/thread_map.hpp"
 #include "state/app_state.hpp"
 
 namespace {
@@ -230,6 +231,90 @@ TEST_F(GlTest, HighlightIn1dCoversExactlyOneBlocksRunOfIndices) {
       }
     }
     EXPECT_EQ(changed, static_cast<int>(std::min(T, n - b * T)));
+  }
+}
+
+// The flat mapping's vector chunks, several chunks a thread, scalar head and tail, and grid-stride
+// passes, against the owners kernels/mapping computes on the CPU: colour by block and by warp
+// partition the pixels as the owners' blocks and warps do; the pixels no thread reaches are the
+// ones whose colour still follows the image under an opaque fill; and a highlighted thread
+// changes exactly the pixels it stores.
+TEST_F(GlTest, FlatColoursAndHighlightsFollowTheOwnersWithVectorsHeadTailAndGridStride) {
+  std::mt19937 rng(35);
+  const int w = 53, h = 29;  // 1537 pixels: odd, and not a multiple of any vector
+  Scene a = random_scene(w, h, rng);
+  Scene b = random_scene(w, h, rng);
+  auto renderer = ImageViewRenderer::create();
+  ASSERT_TRUE(renderer.ok());
+  struct Case { unsigned vector, per_thread, head, tail; bool stride; unsigned threads, blocks; };
+  const Case cases[] = {
+      {4, 2, 3, 5, false, 32, 6},   // enough blocks: every pixel covered
+      {4, 2, 3, 5, true, 32, 2},    // two blocks loop over the data
+      {16, 1, 7, 9, false, 64, 1},  // one block, one pass: most of the body unreached
+      {1, 3, 0, 0, true, 96, 3},    // scalar chunks, three a thread, 96 threads (three warps)
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(testing::Message() << "vector " << k.vector << " per_thread " << k.per_thread << " head "
+                                    << k.head << " tail " << k.tail << " stride " << k.stride);
+    bs::IndexScheme scheme;
+    scheme.vector = k.vector, scheme.per_thread = k.per_thread, scheme.grid_stride = k.stride;
+    scheme.head = k.head, scheme.tail = k.tail;
+    bs::LaunchConfig config;
+    config.block = bs::Dim3{k.threads, 1, 1};
+    config.grid = bs::Dim3{k.blocks, 1, 1};
+    std::vector<std::optional<bs::mapping::ElementOwner>> owners;
+    int covered = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        owners.push_back(bs::mapping::owner_of(scheme, config, w, h, x, y, false));
+        covered += owners.back().has_value();
+      }
+    EXPECT_GT(covered, 0);
+    OverlayParams o;
+    o.mapping = 0;
+    o.vector = k.vector, o.per_thread = k.per_thread, o.head = k.head, o.tail = k.tail, o.grid_stride = k.stride;
+    o.block[0] = k.threads, o.block[1] = 1, o.block[2] = 1;
+    o.grid[0] = k.blocks, o.grid[1] = 1, o.grid[2] = 1;
+    o.opacity = 1.0f;
+    auto at = [&](int x, int y) -> const std::optional<bs::mapping::ElementOwner>& { return owners[static_cast<size_t>(y) * w + x]; };
+    for (auto mode : {OverlayParams::ColourByBlock, OverlayParams::ColourByWarp}) {
+      o.mode = mode;
+      const auto on_a = render(renderer.value(), a, o);
+      const auto on_b = render(renderer.value(), b, o);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+          ASSERT_EQ(rgb_at(on_a, w, x, y) == rgb_at(on_b, w, x, y), at(x, y).has_value())
+              << "pixel (" << x << "," << y << "): an opaque fill hides the image exactly where a thread stores";
+      const int boundaries = expect_colour_partition_matches(on_a, w, h, [&](int x, int y) {
+        const auto& owner = at(x, y);
+        if (!owner) return -2 - (y * w + x);  // unreached pixels are their own keys (hatched, not filled)
+        return static_cast<int>(mode == OverlayParams::ColourByBlock ? owner->thread.linear_block
+                                                                     : owner->thread.warp_in_block);
+      });
+      if (mode == OverlayParams::ColourByBlock || k.threads > 32) {  // one warp a block: one colour
+        EXPECT_GT(boundaries, 0);
+      }
+    }
+    o.mode = OverlayParams::BlockLines;
+    o.opacity = 0.6f;
+    const auto plain = render(renderer.value(), a, o);
+    const unsigned long long threads = static_cast<unsigned long long>(k.threads) * k.blocks;
+    for (int trial = 0; trial < 3; ++trial) {
+      const long long t = std::uniform_int_distribution<long long>(0, static_cast<long long>(threads) - 1)(rng);
+      o.highlight_thread = t;
+      const auto lit = render(renderer.value(), a, o);
+      int stored = 0;
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          const bool mine = at(x, y) && at(x, y)->thread.global_linear_thread == static_cast<unsigned long long>(t);
+          stored += mine;
+          ASSERT_EQ(rgb_at(plain, w, x, y) != rgb_at(lit, w, x, y), mine)
+              << "thread " << t << " pixel (" << x << "," << y << ")";
+        }
+      if (!k.stride && k.blocks == 1 && k.vector == 16) continue;  // a thread may store nothing there
+      EXPECT_GT(stored, 0) << "thread " << t;
+    }
+    o.highlight_thread = -1;
   }
 }
 

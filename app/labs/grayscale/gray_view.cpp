@@ -68,9 +68,11 @@ Status GrayView::build_shown(Rgba8Image image, ViewContext& ctx, Shown* out) {
                         pbo->registration_status().describe());
     out->pixel_buffer.emplace(std::move(pbo.value()));
   }
+  // Reserved, not yet touched: install_image sizes it once the lab holds the pixels and the
+  // decoded RGBA is gone, so a huge image's load peak does not hold both (issue 34).
   try {
     if (simulated || (out->pixel_buffer && !out->pixel_buffer->interop_active()))
-      out->host_result.assign(image.pixel_count(), 0);
+      out->host_result.reserve(image.pixel_count());
   } catch (const std::bad_alloc&) {
     return Status::failure("not enough memory to show a " + std::to_string(image.width) + " x " +
                                std::to_string(image.height) + " result",
@@ -149,6 +151,7 @@ Status GrayView::install_image(Rgba8Image image, ViewContext& ctx) {
   }
   // The lab holds the pixels now (once): the view reads them there.
   std::vector<std::uint8_t>().swap(next.image.rgba);
+  next.host_result.resize(next.host_result.capacity() > 0 ? img.pixel_count() : 0);  // reserved: cannot throw
   ctx.messages.info("Loaded " + img.name + " (" + std::to_string(img.width) + " x " +
                     std::to_string(img.height) + ", " + img.format + ")");
   const bool first = !shown_.has_value();
