@@ -5,7 +5,7 @@
 
 namespace bs {
 
-Result<InteropPixelBuffer> InteropPixelBuffer::create(int width, int height, int channels) {
+Result<InteropPixelBuffer> InteropPixelBuffer::create(int width, int height, int channels, bool try_cuda) {
   if (width <= 0 || height <= 0) {
     return Status::failure("pixel buffer size must be positive, got " + std::to_string(width) + "x" +
                                std::to_string(height),
@@ -15,7 +15,7 @@ Result<InteropPixelBuffer> InteropPixelBuffer::create(int width, int height, int
     return Status::failure("pixel buffer channels must be 1 (R8) or 4 (RGBA8)", {}, "InteropPixelBuffer::create");
   }
   const size_t bytes = static_cast<size_t>(width) * static_cast<size_t>(height) * static_cast<size_t>(channels);
-  // STREAM_DRAW: written once per relaunch (by CUDA), read once by GL for the texture copy.
+  // STREAM_DRAW: in host-copy mode, written by GL code and read once for the texture copy.
   auto buffer = GlBuffer::create(GL_PIXEL_UNPACK_BUFFER, bytes, GL_STREAM_DRAW);
   if (!buffer) return buffer.status();
 
@@ -24,12 +24,12 @@ Result<InteropPixelBuffer> InteropPixelBuffer::create(int width, int height, int
   pbo.width_ = width;
   pbo.height_ = height;
   pbo.channels_ = channels;
-  auto resource = detail::cuda_register_gl_buffer(pbo.buffer_.id());
-  if (resource) {
-    pbo.cuda_resource_ = resource.value();
-    pbo.registration_ = Status::success();
-  } else {
-    pbo.registration_ = resource.status();
+  pbo.registration_ = try_cuda ? detail::cuda_check_gl_device()
+                               : Status::failure("host copy asked for", {}, "InteropPixelBuffer::create");
+  if (pbo.registration_) {
+    auto device = detail::cuda_allocate(bytes);
+    if (device) pbo.device_ = device.value();
+    else pbo.registration_ = device.status();
   }
   return pbo;
 }
@@ -37,11 +37,11 @@ Result<InteropPixelBuffer> InteropPixelBuffer::create(int width, int height, int
 InteropPixelBuffer::~InteropPixelBuffer() { release(); }
 
 void InteropPixelBuffer::release() {
-  if (cuda_resource_) {
-    if (mapped_) detail::cuda_unmap(cuda_resource_, nullptr);
-    detail::cuda_unregister(cuda_resource_);
-  }
-  cuda_resource_ = nullptr;
+  detail::cuda_unregister(texture_resource_);
+  detail::cuda_free(device_);
+  texture_resource_ = nullptr;
+  registered_texture_ = 0;
+  device_ = nullptr;
   mapped_ = false;
 }
 
@@ -51,13 +51,17 @@ InteropPixelBuffer& InteropPixelBuffer::operator=(InteropPixelBuffer&& other) no
   if (this != &other) {
     release();  // the CUDA registration goes before the GL buffer it refers to
     buffer_ = std::move(other.buffer_);
-    cuda_resource_ = other.cuda_resource_;
+    device_ = other.device_;
+    texture_resource_ = other.texture_resource_;
+    registered_texture_ = other.registered_texture_;
     mapped_ = other.mapped_;
     registration_ = std::move(other.registration_);
     width_ = other.width_;
     height_ = other.height_;
     channels_ = other.channels_;
-    other.cuda_resource_ = nullptr;
+    other.device_ = nullptr;
+    other.texture_resource_ = nullptr;
+    other.registered_texture_ = 0;
     other.mapped_ = false;
     other.registration_ = Status::failure("moved from");
   }
@@ -65,23 +69,22 @@ InteropPixelBuffer& InteropPixelBuffer::operator=(InteropPixelBuffer&& other) no
 }
 
 std::string InteropPixelBuffer::mode_description() const {
-  if (interop_active()) return "CUDA-GL interop (zero-copy PBO)";
+  if (interop_active()) return "CUDA-GL interop (zero-copy: CUDA copies into the texture)";
   return "host copy fallback: " + registration_.describe();
 }
 
-Result<void*> InteropPixelBuffer::map(void* cuda_stream) {
+Result<void*> InteropPixelBuffer::map() {
   if (!interop_active()) return Status::failure("CUDA-GL interop is off: " + registration_.describe(),
                                                 "use upload_from_host", "InteropPixelBuffer::map");
   if (mapped_) return Status::failure("the pixel buffer is already mapped", {}, "InteropPixelBuffer::map");
-  auto pointer = detail::cuda_map(cuda_resource_, cuda_stream, size_bytes());
-  if (pointer) mapped_ = true;
-  return pointer;
+  mapped_ = true;
+  return device_;
 }
 
-Status InteropPixelBuffer::unmap(void* cuda_stream) {
+Status InteropPixelBuffer::unmap() {
   if (!mapped_) return Status::failure("the pixel buffer is not mapped", {}, "InteropPixelBuffer::unmap");
   mapped_ = false;
-  return detail::cuda_unmap(cuda_resource_, cuda_stream);
+  return Status::success();
 }
 
 Status InteropPixelBuffer::check_texture(const GlTexture& texture) const {
@@ -95,9 +98,22 @@ Status InteropPixelBuffer::check_texture(const GlTexture& texture) const {
   return Status::success();
 }
 
-Status InteropPixelBuffer::upload_to(GlTexture& texture) const {
+Status InteropPixelBuffer::upload_to(GlTexture& texture) {
   if (Status s = check_texture(texture); !s) return s;
   if (mapped_) return Status::failure("unmap the pixel buffer before GL reads it", {}, "InteropPixelBuffer::upload_to");
+  if (interop_active()) {
+    if (registered_texture_ != texture.id()) {
+      detail::cuda_unregister(texture_resource_);
+      texture_resource_ = nullptr;
+      registered_texture_ = 0;
+      auto resource = detail::cuda_register_gl_texture(texture.id());
+      if (!resource) return resource.status();
+      texture_resource_ = resource.value();
+      registered_texture_ = texture.id();
+    }
+    return detail::cuda_copy_to_texture(texture_resource_, device_, static_cast<size_t>(width_) * channels_, height_,
+                                        nullptr);
+  }
 
   GLint previous_texture = 0, previous_unpack = 0, previous_alignment = 4, previous_row_length = 0;
   glGetIntegerv(GL_TEXTURE_BINDING_2D, &previous_texture);

@@ -25,7 +25,7 @@ Status cuda_failure(cudaError_t error, std::string message, std::string call, st
 
 }  // namespace
 
-Result<void*> cuda_register_gl_buffer(unsigned gl_buffer) {
+Status cuda_check_gl_device() {
   int device_count = 0;
   if (cudaError_t e = cudaGetDeviceCount(&device_count); e != cudaSuccess) {
     return cuda_failure(e, "no usable CUDA device", "cudaGetDeviceCount");
@@ -58,11 +58,27 @@ Result<void*> cuda_register_gl_buffer(unsigned gl_buffer) {
                              "cudaGLGetDevices", "device mismatch");
     }
   }
+  return Status::success();
+}
 
+Result<void*> cuda_allocate(size_t bytes) {
+  void* device = nullptr;
+  if (cudaError_t e = cudaMalloc(&device, bytes); e != cudaSuccess) {
+    return cuda_failure(e, "cannot allocate the result's device buffer", "cudaMalloc");
+  }
+  return device;
+}
+
+void cuda_free(void* device) {
+  if (device && cudaFree(device) != cudaSuccess) cudaGetLastError();  // in a destructor: leave nothing behind
+}
+
+Result<void*> cuda_register_gl_texture(unsigned gl_texture) {
   cudaGraphicsResource_t resource = nullptr;
-  if (cudaError_t e = cudaGraphicsGLRegisterBuffer(&resource, gl_buffer, cudaGraphicsRegisterFlagsWriteDiscard);
+  if (cudaError_t e = cudaGraphicsGLRegisterImage(&resource, gl_texture, GL_TEXTURE_2D,
+                                                  cudaGraphicsRegisterFlagsWriteDiscard);
       e != cudaSuccess) {
-    return cuda_failure(e, "cannot register the GL buffer with CUDA", "cudaGraphicsGLRegisterBuffer");
+    return cuda_failure(e, "cannot register the GL texture with CUDA", "cudaGraphicsGLRegisterImage");
   }
   return static_cast<void*>(resource);
 }
@@ -74,36 +90,25 @@ void cuda_unregister(void* resource) {
   }
 }
 
-Result<void*> cuda_map(void* resource, void* stream, size_t expected_bytes) {
+Status cuda_copy_to_texture(void* resource, const void* device, size_t row_bytes, int height, void* stream) {
   auto r = static_cast<cudaGraphicsResource_t>(resource);
   auto s = static_cast<cudaStream_t>(stream);
   if (cudaError_t e = cudaGraphicsMapResources(1, &r, s); e != cudaSuccess) {
-    return cuda_failure(e, "cannot map the GL buffer for CUDA", "cudaGraphicsMapResources");
+    return cuda_failure(e, "cannot map the GL texture for CUDA", "cudaGraphicsMapResources");
   }
-  void* pointer = nullptr;
-  size_t size = 0;
-  if (cudaError_t e = cudaGraphicsResourceGetMappedPointer(&pointer, &size, r); e != cudaSuccess) {
-    Status status = cuda_failure(e, "cannot get the mapped buffer's address", "cudaGraphicsResourceGetMappedPointer");
-    cudaGraphicsUnmapResources(1, &r, s);
-    cudaGetLastError();
-    return status;
+  cudaArray_t array = nullptr;
+  Status status = Status::success();
+  if (cudaError_t e = cudaGraphicsSubResourceGetMappedArray(&array, r, 0, 0); e != cudaSuccess) {
+    status = cuda_failure(e, "cannot get the mapped texture's array", "cudaGraphicsSubResourceGetMappedArray");
+  } else if (cudaError_t c = cudaMemcpy2DToArrayAsync(array, 0, 0, device, row_bytes, row_bytes,
+                                                       static_cast<size_t>(height), cudaMemcpyDeviceToDevice, s);
+             c != cudaSuccess) {
+    status = cuda_failure(c, "cannot copy the result into the GL texture", "cudaMemcpy2DToArrayAsync");
   }
-  if (size < expected_bytes) {
-    cudaGraphicsUnmapResources(1, &r, s);
-    cudaGetLastError();
-    return Status::failure("the mapped buffer has " + std::to_string(size) + " bytes, expected " +
-                               std::to_string(expected_bytes),
-                           {}, "cudaGraphicsResourceGetMappedPointer");
+  if (cudaError_t e = cudaGraphicsUnmapResources(1, &r, s); e != cudaSuccess && status) {
+    status = cuda_failure(e, "cannot unmap the GL texture", "cudaGraphicsUnmapResources");
   }
-  return pointer;
-}
-
-Status cuda_unmap(void* resource, void* stream) {
-  auto r = static_cast<cudaGraphicsResource_t>(resource);
-  if (cudaError_t e = cudaGraphicsUnmapResources(1, &r, static_cast<cudaStream_t>(stream)); e != cudaSuccess) {
-    return cuda_failure(e, "cannot unmap the GL buffer", "cudaGraphicsUnmapResources");
-  }
-  return Status::success();
+  return status;
 }
 
 Result<std::vector<int>> cuda_gl_devices() {

@@ -10,10 +10,12 @@ Status no_cuda(const char* call) {
 }
 }  // namespace
 
-Result<void*> cuda_register_gl_buffer(unsigned) { return no_cuda("cudaGraphicsGLRegisterBuffer"); }
+Status cuda_check_gl_device() { return no_cuda("cudaGLGetDevices"); }
+Result<void*> cuda_allocate(size_t) { return no_cuda("cudaMalloc"); }
+void cuda_free(void*) {}
+Result<void*> cuda_register_gl_texture(unsigned) { return no_cuda("cudaGraphicsGLRegisterImage"); }
 void cuda_unregister(void*) {}
-Result<void*> cuda_map(void*, void*, size_t) { return no_cuda("cudaGraphicsMapResources"); }
-Status cuda_unmap(void*, void*) { return no_cuda("cudaGraphicsUnmapResources"); }
+Status cuda_copy_to_texture(void*, const void*, size_t, int, void*) { return no_cuda("cudaMemcpy2DToArrayAsync"); }
 Result<std::vector<int>> cuda_gl_devices() { return no_cuda("cudaGLGetDevices"); }
 
 }  // namespace bs::detail

@@ -136,7 +136,7 @@ class LabView {
   // Changes whenever what read_output() returns may have changed (a digest made of it is good
   // while this stays); nothing where the view does not count (then it is read every time).
   virtual std::optional<std::uint64_t> output_generation() const { return std::nullopt; }
-  // How results reach the screen: "CUDA-GL interop (zero-copy PBO)", the fallback and why, ...
+  // How results reach the screen: "CUDA-GL interop (zero-copy: CUDA copies into the texture)", the fallback and why, ...
   virtual std::string interop_mode() const = 0;
 };
 

@@ -320,7 +320,7 @@ TEST_F(HeadlessApp, GpuZeroCopyInteropOutputEqualsReference) {
                  " --overlay sm --output " + quote(gray) + " --screenshot " + quote(shot));
     if (r.exit_code == 4) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy PBO)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy: CUDA copies into the texture)"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("CUDA events"), std::string::npos) << r.output;
     expect_gray_output_correct(gray, rgba, w, h);
   }

@@ -221,7 +221,7 @@ TEST_F(MatmulLabHeadless, GpuHeatmapsThroughInteropAndVerifiedAgainstCublas) {
                  " --matmul-seed " + std::to_string(seed_) + " --hover 500,400 --screenshot " + quote(shot.string()));
     if (r.exit_code == 4) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy PBO)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy: CUDA copies into the texture)"), std::string::npos) << r.output;
     const std::string line = summary_line(r.output);
     EXPECT_NE(line.find("launch: " + info.id), std::string::npos) << line;
     EXPECT_NE(line.find("CUDA events"), std::string::npos) << line;

@@ -221,7 +221,8 @@ LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& con
     return r;
   };
   if (img.pixel_buffer && img.pixel_buffer->interop_active()) {
-    // Zero-copy: the kernel writes into the GL buffer CUDA mapped for it.
+    // No host copy: the kernel writes the interop buffer's device memory, which CUDA copies into
+    // the result texture.
     // NVTX ranges name blockscope's phases for a user profiling it with Nsight Systems.
     auto ptr = [&] {
       NvtxRange range("map");

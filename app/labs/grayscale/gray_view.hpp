@@ -2,8 +2,8 @@
 // with pan and zoom down to single pixels, the launch overlay drawn by a shader from the record's
 // grid, block and index scheme (block lines, colour by block, warp or SM, the inspected block and
 // the inspected thread's own pixels), the pixel inspector, and the Memory tab (the inspected
-// warp's requests). Results reach GL through CUDA-GL interop (the kernel writes straight into a
-// mapped pixel buffer) or, on the CPU and where interop fails, through a host upload.
+// warp's requests). Results reach GL through CUDA-GL interop (the kernel writes device memory that
+// CUDA copies into the texture) or, on the CPU and where interop fails, through a host upload.
 #pragma once
 #include <imgui.h>
 
