@@ -15,8 +15,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   auto options = parse_command_line(args, flags);
   if (!options) {
-    std::fprintf(stderr, "blockscope: %s\n  %s\n", options.status().message.c_str(),
-                 options.status().hint.c_str());
+    std::fprintf(stderr, "blockscope: %s\n  %s\n", options.status().message.c_str(), options.status().hint.c_str());
     return kExitUsage;
   }
   if (options->help) {

@@ -42,9 +42,7 @@ std::optional<float> to_float(const std::string& s) {
     float v = std::stof(s, &used);
     if (used != s.size()) return std::nullopt;
     return v;
-  } catch (...) {
-    return std::nullopt;
-  }
+  } catch (...) { return std::nullopt; }
 }
 
 // "AxB" or "AxBxC" with every part a non-negative integer.
@@ -489,7 +487,8 @@ USAGE
   blockscope [IMAGE...] [OPTIONS]          open the window (on the built-in sample if no IMAGE)
   blockscope --headless [IMAGE] [OPTIONS]  render the same UI offscreen (EGL), no window
   blockscope bench LAB [BENCH OPTIONS]     time a lab's kernels on fresh random data, JSON out
-                                           (LAB: )" + lab_list(labs) + R"()
+                                           (LAB: )" +
+         lab_list(labs) + R"()
   blockscope sweep LAB [SWEEP OPTIONS]     sweep every block shape (or compiled configuration)
                                            of a lab's kernels, no window; JSON and CSV out
 
@@ -498,7 +497,8 @@ COMPUTE
   --device N                CUDA device (default: the one driving the OpenGL context)
 
 LAB AND KERNEL (in any order)
-  --lab ID                  which lab is open: )" + lab_list(labs) + R"(
+  --lab ID                  which lab is open: )" +
+         lab_list(labs) + R"(
   --kernel ID               a kernel of that lab (its id, as the kernel list and bench JSON name it)
   --block X[xY[xZ]]         blockDim for kernels that take any blockDim, e.g. 256, 16x16, 32x8;
                             a shape the kernel cannot take is refused with the reason (exit 1)
@@ -511,7 +511,8 @@ LAB AND KERNEL (in any order)
                             A notebook or Python file (.ipynb, .py: load_inline, CuPy) opens every
                             kernel found in it; --kernel NAME picks one
   --kernel-time-limit S     stop a launch of your kernel after S seconds (default 2)
-)" + lab_lines + R"(
+)" + lab_lines +
+         R"(
 VIEW (window and headless)
   --view split|side|result|original
   --split F                 split position, 0..1 (original left, result right)
@@ -616,7 +617,6 @@ EXIT CODES
   4  --backend cuda asked for, but no usable CUDA device
 )";
 }
-
 
 // `blockscope bench --help` and `blockscope sweep --help`: the command's own usage, the compute
 // flags, its options and the exit codes, cut from the whole help by its headings.

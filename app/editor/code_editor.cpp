@@ -81,7 +81,8 @@ bool draw_code_editor(const char* id, CodeEditorState& s, const std::vector<Code
   for (int l = 0; l < lines; ++l) {
     const int b = starts[l], e = l + 1 < lines ? starts[l + 1] - 1 : static_cast<int>(s.text.size());
     int cols = 0;
-    for (int i = b; i < e; ++i) cols += s.text[i] == '\t' ? 4 : ((static_cast<unsigned char>(s.text[i]) & 0xC0) != 0x80);
+    for (int i = b; i < e; ++i)
+      cols += s.text[i] == '\t' ? 4 : ((static_cast<unsigned char>(s.text[i]) & 0xC0) != 0x80);
     widest = std::max(widest, cols * char_w);
   }
   char digits[16];
@@ -117,8 +118,8 @@ bool draw_code_editor(const char* id, CodeEditorState& s, const std::vector<Code
   // Behind the (transparent) field: the cursor's line, marked lines and squiggles under marked
   // columns.
   if (s.active)
-    dl->AddRectFilled({text_x, line1_y + (s.cursor_line - 1) * line_h}, {text_x + text_w, line1_y + s.cursor_line * line_h},
-                      IM_COL32(255, 255, 255, 14));
+    dl->AddRectFilled({text_x, line1_y + (s.cursor_line - 1) * line_h},
+                      {text_x + text_w, line1_y + s.cursor_line * line_h}, IM_COL32(255, 255, 255, 14));
   for (const CodeMark& m : marks) {
     if (m.line < 1 || m.line > lines) continue;
     const float y = line1_y + (m.line - 1) * line_h;
@@ -172,7 +173,8 @@ bool draw_code_editor(const char* id, CodeEditorState& s, const std::vector<Code
 
   // The gutter: line numbers and marks beside the visible lines.
   ImGui::SetCursorScreenPos(origin);
-  ImGui::BeginChild("##gutter", ImVec2(gutter_w, area.y), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  ImGui::BeginChild("##gutter", ImVec2(gutter_w, area.y), false,
+                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   ImDrawList* gl = ImGui::GetWindowDrawList();
   const float gx = origin.x;
   gl->AddRectFilled({gx, code_top}, {gx + gutter_w - char_w * 0.5f, code_bottom}, IM_COL32(0, 0, 0, 40));
@@ -184,7 +186,8 @@ bool draw_code_editor(const char* id, CodeEditorState& s, const std::vector<Code
     std::snprintf(num, sizeof num, "%d", l);
     const float nw = ImGui::CalcTextSize(num).x;
     const bool current = s.active && l == s.cursor_line;
-    gl->AddText({gx + gutter_w - char_w - nw, y}, current ? IM_COL32(230, 230, 235, 255) : IM_COL32(120, 125, 135, 255), num);
+    gl->AddText({gx + gutter_w - char_w - nw, y}, current ? IM_COL32(230, 230, 235, 255) : IM_COL32(120, 125, 135, 255),
+                num);
   }
   // One mark per line (the worst), with every message on it as the tooltip.
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -199,7 +202,8 @@ bool draw_code_editor(const char* id, CodeEditorState& s, const std::vector<Code
     if (!worst) continue;
     const ImVec2 c(gx + mark_w * 0.55f, line1_y + (l - 1) * line_h + line_h * 0.5f);
     gl->AddCircleFilled(c, line_h * 0.32f, mark_colour(worst->kind, 255));
-    if (ImGui::IsWindowHovered() && std::fabs(mouse.x - c.x) < line_h * 0.5f && std::fabs(mouse.y - c.y) < line_h * 0.5f) {
+    if (ImGui::IsWindowHovered() && std::fabs(mouse.x - c.x) < line_h * 0.5f &&
+        std::fabs(mouse.y - c.y) < line_h * 0.5f) {
       ImGui::BeginTooltip();
       ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
       ImGui::TextUnformatted(tip.c_str());

@@ -30,7 +30,7 @@ struct CodeEditorState {
   bool active = false;
   // In: move the cursor to this line and column (and take the keyboard); 0: nothing asked.
   int goto_line = 0, goto_column = 0;
-  bool take_focus = false;  // take the keyboard, leaving the cursor where it was
+  bool take_focus = false;     // take the keyboard, leaving the cursor where it was
   bool text_replaced = false;  // set when `text` is changed from outside while the field may be active
 
   // Private: scroll-follow state.

@@ -49,14 +49,17 @@ std::string describe_build(const custom::TrialResult& r) {
   // out-of-bounds access or a stopped loop verified nothing.
   const bool verdict = r.run && r.run->record.ok() && (r.run->record.check.passed() || r.run->record.check.failed());
   if (verdict) s += "; from the source to the verified result " + fixed(r.total_ms, 0) + " ms";
-  else if (r.run) s += "; nothing was verified: " + std::string(r.run->record.ok() ? "the result was not checked" : "the launch did not finish");
+  else if (r.run)
+    s += "; nothing was verified: " +
+         std::string(r.run->record.ok() ? "the result was not checked" : "the launch did not finish");
   if (i.target == custom::Target::Gpu) {
     const KernelAttributes& a = i.attributes;
     if (i.attributes_measured)
       s += "\n" + std::to_string(a.registers_per_thread) + " registers per thread, " +
-           std::to_string(a.static_shared_bytes) + " B static shared memory, " + std::to_string(a.local_bytes_per_thread) +
-           " B local memory per thread (spills and stack" + (a.local_bytes_per_thread > 0 ? ": check for spills" : ": none") +
-           ")" + "; traced entry " + std::to_string(i.traced_attributes.registers_per_thread) + " registers";
+           std::to_string(a.static_shared_bytes) + " B static shared memory, " +
+           std::to_string(a.local_bytes_per_thread) + " B local memory per thread (spills and stack" +
+           (a.local_bytes_per_thread > 0 ? ": check for spills" : ": none") + ")" + "; traced entry " +
+           std::to_string(i.traced_attributes.registers_per_thread) + " registers";
   } else {
     s += i.uses_shared ? "\n__shared__ per block: " + std::to_string(i.attributes.static_shared_bytes) +
                              " B, as CUDA allocates it (the simulator keeps each block's copy in " +
@@ -206,7 +209,8 @@ Status KernelEditor::open_file(const fs::path& path, const std::string& fallback
   for (Tab& existing : tabs_)
     if (!existing.path.empty() && fs::absolute(existing.path, ec).lexically_normal() == normal) t = &existing;
   if (t && t->dirty() && t->code.text != *text) {
-    log.warn(path.filename().string() + " is open with unsaved changes: kept them (save or close the tab to reload it)");
+    log.warn(path.filename().string() +
+             " is open with unsaved changes: kept them (save or close the tab to reload it)");
   } else {
     if (!t) t = &new_tab(lab, path.filename().string());
     t->lab = lab;
@@ -274,8 +278,9 @@ Status KernelEditor::open_imported(const fs::path& path, const std::string& fall
     }
     t->compile_requested = true;
     if (user_labs_)
-      log.info("Opened " + k.name + " from " + file + ", " + k.origin + " (" + lab_title(t->lab) + " lab): compiling; " +
-               std::to_string(k.notes.size()) + " note" + (k.notes.size() == 1 ? "" : "s") + " on what was left out");
+      log.info("Opened " + k.name + " from " + file + ", " + k.origin + " (" + lab_title(t->lab) +
+               " lab): compiling; " + std::to_string(k.notes.size()) + " note" + (k.notes.size() == 1 ? "" : "s") +
+               " on what was left out");
   }
   open_ = true;
   remember(path);
@@ -334,9 +339,11 @@ void KernelEditor::save(app::MessageLog& log) {
   if (!t) return;
   if (t->path.empty()) {
     save_as_uid_ = t->uid;
-    const std::string name = (t->installed_id.empty() ? std::string("kernel") : t->installed_id.substr(custom::kUserKernelPrefix.size())) + ".cu";
-    dialog_.open(KernelFileDialog::Mode::SaveAs, recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path(),
-                 name);
+    const std::string name =
+        (t->installed_id.empty() ? std::string("kernel") : t->installed_id.substr(custom::kUserKernelPrefix.size())) +
+        ".cu";
+    dialog_.open(KernelFileDialog::Mode::SaveAs,
+                 recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path(), name);
     return;
   }
   if (Status s = write_kernel_file(t->path, t->code.text); !s) {
@@ -425,8 +432,8 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
   if (!t) return;  // closed meanwhile
   const custom::TrialResult& r = done.result;
   const std::string file = !t->path.empty() ? t->path.filename().string()
-                           : t->imported ? t->title  // from a notebook: "NAME (FILE)"
-                                                      : std::string("kernel.cu");
+                           : t->imported    ? t->title  // from a notebook: "NAME (FILE)"
+                                            : std::string("kernel.cu");
   // The lower pane's PTX and SASS: listed for every source that compiles (its launch may still
   // fail: the code is what it is); a compile error keeps the last listing, marked stale.
   t->last_compile_failed = !r.compile.ok();
@@ -467,7 +474,8 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
     Status s = Status::failure(t->title + ": " + t->status,
                                r.compile.ok() ? "the kernel the lab ran before is still the one it runs"
                                               : "fix it and compile again; the last working kernel keeps running",
-                               r.compile.ok() ? "launch" : "compile", r.compile.ok() ? r.run->record.status.code : r.compile.status.code);
+                               r.compile.ok() ? "launch" : "compile",
+                               r.compile.ok() ? r.run->record.status.code : r.compile.status.code);
     log.error(s);
     if (first_of_file) settle_kernel_file(false, t->status, t->compiled_info);
     return;
@@ -476,9 +484,8 @@ void KernelEditor::apply(const CompileDone& done, const LabLookup& labs, app::Me
   // selected. A renamed kernel's old entry goes, unless another tab installed it.
   done.book->install(r.kernel, r.compile.kernel);
   if (!t->installed_id.empty() && t->installed_id != r.kernel.id) {
-    const bool shared = std::any_of(tabs_.begin(), tabs_.end(), [&](const Tab& o) {
-      return o.uid != t->uid && o.installed_id == t->installed_id;
-    });
+    const bool shared = std::any_of(tabs_.begin(), tabs_.end(),
+                                    [&](const Tab& o) { return o.uid != t->uid && o.installed_id == t->installed_id; });
     if (!shared) done.book->remove(t->installed_id);
   }
   t->installed_id = r.kernel.id;
@@ -519,7 +526,8 @@ EditorRequests KernelEditor::update(const LabLookup& labs, app::MessageLog& log)
 void KernelEditor::draw_file_menu(const LabLookup& labs, const std::string& current_lab, app::MessageLog& log) {
   if (ImGui::MenuItem("Edit kernel")) edit(labs(current_lab), log);
   if (ImGui::MenuItem("Open kernel file (.cu)..."))
-    dialog_.open(KernelFileDialog::Mode::Open, recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path());
+    dialog_.open(KernelFileDialog::Mode::Open,
+                 recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path());
   if (ImGui::BeginMenu("Recent kernel files", !recent_.paths.empty())) {
     std::optional<fs::path> chosen;
     for (const fs::path& p : recent_.paths)
@@ -530,7 +538,8 @@ void KernelEditor::draw_file_menu(const LabLookup& labs, const std::string& curr
   if (ImGui::MenuItem("Save kernel", "Ctrl+S", false, active() != nullptr)) save(log);
   if (ImGui::MenuItem("Save kernel as...", nullptr, false, active() != nullptr)) {
     save_as_uid_ = active_uid_;
-    dialog_.open(KernelFileDialog::Mode::SaveAs, recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path(),
+    dialog_.open(KernelFileDialog::Mode::SaveAs,
+                 recent_.paths.empty() ? fs::path() : recent_.paths.front().parent_path(),
                  active()->path.empty() ? "kernel.cu" : active()->path.filename().string());
   }
 }
@@ -541,8 +550,9 @@ void KernelEditor::draw_toolbar(Tab& t, const LabContext& ctx, app::MessageLog& 
   if (compiling) ImGui::BeginDisabled();
   if (ImGui::Button("Compile")) t.compile_requested = true;
   if (compiling) ImGui::EndDisabled();
-  ui::item_tooltip("Compile for this backend and run once on the lab's data, verified (Ctrl+Enter or F5). "
-                   "Only a kernel that compiles and finishes joins the lab; until then the last working one runs.");
+  ui::item_tooltip(
+      "Compile for this backend and run once on the lab's data, verified (Ctrl+Enter or F5). "
+      "Only a kernel that compiles and finishes joins the lab; until then the last working one runs.");
   ImGui::SameLine();
   if (ImGui::Button("Save")) save(log);
   ImGui::SameLine();
@@ -555,9 +565,10 @@ void KernelEditor::draw_toolbar(Tab& t, const LabContext& ctx, app::MessageLog& 
   const char* modes[] = {"form's grid", "per SM", "fixed grid"};
   ImGui::SetNextItemWidth(em * 9.5f);
   bool launch_changed = ImGui::Combo("##grid_mode", &t.grid_mode, modes, 3);
-  ui::item_tooltip("How the grid follows from the data: the form's rule (the lecture's ceil-divisions), a fixed "
-                   "number of blocks per SM, or a fixed grid. A fixed grid needs a kernel that loops "
-                   "(a grid-stride loop); otherwise elements stay unwritten and the check says so.");
+  ui::item_tooltip(
+      "How the grid follows from the data: the form's rule (the lecture's ceil-divisions), a fixed "
+      "number of blocks per SM, or a fixed grid. A fixed grid needs a kernel that loops "
+      "(a grid-stride loop); otherwise elements stay unwritten and the check says so.");
   if (t.grid_mode == 1) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(em * 5);
@@ -584,8 +595,9 @@ void KernelEditor::draw_toolbar(Tab& t, const LabContext& ctx, app::MessageLog& 
     set_time_limit_s(limit);
     if (user) user->book().set_time_limit_s(time_limit_s_);
   }
-  ui::item_tooltip("A launch of your kernel running longer than this is stopped (its process is killed) and "
-                   "reported; blockscope and its data are unaffected.");
+  ui::item_tooltip(
+      "A launch of your kernel running longer than this is stopped (its process is killed) and "
+      "reported; blockscope and its data are unaffected.");
 }
 
 void KernelEditor::set_launch_block(Dim3 block) {
@@ -613,18 +625,21 @@ void KernelEditor::draw_launch_shape(Tab& t, const LabContext& ctx, EditorReques
   ImGui::SameLine();
   if (!t.block_editing) {
     const Dim3 b = block.value_or(Dim3{256, 1, 1});
-    t.block_field[0] = static_cast<int>(b.x), t.block_field[1] = static_cast<int>(b.y), t.block_field[2] = static_cast<int>(b.z);
+    t.block_field[0] = static_cast<int>(b.x), t.block_field[1] = static_cast<int>(b.y),
+    t.block_field[2] = static_cast<int>(b.z);
   }
   ImGui::SetNextItemWidth(em * 9);
   const bool enter = ImGui::InputInt3("##launch_block", t.block_field, ImGuiInputTextFlags_EnterReturnsTrue);
   t.block_editing = ImGui::IsItemActive();
   const bool apply = enter || ImGui::IsItemDeactivatedAfterEdit();
-  ui::item_tooltip("The block your kernel launches with (x, y, z): the one selected in the lab for a kernel that "
-                   "ran, else the template's. Change it here (Enter): it relaunches, or the next compile uses it. "
-                   "Shapes CUDA refuses are refused before launch with the reason.");
+  ui::item_tooltip(
+      "The block your kernel launches with (x, y, z): the one selected in the lab for a kernel that "
+      "ran, else the template's. Change it here (Enter): it relaunches, or the next compile uses it. "
+      "Shapes CUDA refuses are refused before launch with the reason.");
   if (apply) {
-    t.block = Dim3{static_cast<unsigned>(std::max(1, t.block_field[0])), static_cast<unsigned>(std::max(1, t.block_field[1])),
-                   static_cast<unsigned>(std::max(1, t.block_field[2]))};
+    t.block =
+        Dim3{static_cast<unsigned>(std::max(1, t.block_field[0])), static_cast<unsigned>(std::max(1, t.block_field[1])),
+             static_cast<unsigned>(std::max(1, t.block_field[2]))};
     t.block_changed = true;
     t.block_editing = false;
   }
@@ -645,32 +660,32 @@ void KernelEditor::draw_launch_shape(Tab& t, const LabContext& ctx, EditorReques
   const bool selected = !t.installed_id.empty() && ctx.kernel == t.installed_id;
   if (selected && ctx.shown_grid)
     ImGui::Text("gridDim = (%u, %u, %u)", ctx.shown_grid->x, ctx.shown_grid->y, ctx.shown_grid->z);
-  else if (t.grid_mode == 1)
-    ImGui::TextColored(ui::kDimColour, "gridDim: %d blocks per SM", t.per_sm);
-  else if (t.grid_mode == 2)
-    ImGui::Text("gridDim = (%d, %d, 1)", t.fixed_grid[0], t.fixed_grid[1]);
-  else
-    ImGui::TextColored(ui::kDimColour, "gridDim: the form's rule, from the data");
-  ui::item_tooltip(selected ? "The grid of the launch shown (as it really launched)."
-                            : "Known once the kernel compiles and runs: the grid rule above applied to the lab's data.");
+  else if (t.grid_mode == 1) ImGui::TextColored(ui::kDimColour, "gridDim: %d blocks per SM", t.per_sm);
+  else if (t.grid_mode == 2) ImGui::Text("gridDim = (%d, %d, 1)", t.fixed_grid[0], t.fixed_grid[1]);
+  else ImGui::TextColored(ui::kDimColour, "gridDim: the form's rule, from the data");
+  ui::item_tooltip(selected
+                       ? "The grid of the launch shown (as it really launched)."
+                       : "Known once the kernel compiles and runs: the grid rule above applied to the lab's data.");
 }
 
 void KernelEditor::draw_results(Tab& t, const LabContext& ctx) {
-  const ImVec4 colour = t.state == Tab::State::Ok        ? ui::kOkColour
-                        : t.state == Tab::State::Wrong   ? ui::kWarnColour
-                        : t.state == Tab::State::Failed  ? ui::kErrorColour
-                                                         : ui::kDimColour;
+  const ImVec4 colour = t.state == Tab::State::Ok       ? ui::kOkColour
+                        : t.state == Tab::State::Wrong  ? ui::kWarnColour
+                        : t.state == Tab::State::Failed ? ui::kErrorColour
+                                                        : ui::kDimColour;
   ImGui::PushTextWrapPos(0);
-  ImGui::TextColored(colour, "%s", t.status.empty() ? "not compiled yet: Compile (Ctrl+Enter or F5)" : t.status.c_str());
+  ImGui::TextColored(colour, "%s",
+                     t.status.empty() ? "not compiled yet: Compile (Ctrl+Enter or F5)" : t.status.c_str());
   if (!t.compiled_info.empty()) ImGui::TextColored(ui::kDimColour, "%s", t.compiled_info.c_str());
   if (!t.import_notes.empty() &&
-      ImGui::TreeNodeEx("import_notes", ImGuiTreeNodeFlags_DefaultOpen, "From the notebook: %d note%s on what was left out",
-                        static_cast<int>(t.import_notes.size()), t.import_notes.size() == 1 ? "" : "s")) {
+      ImGui::TreeNodeEx("import_notes", ImGuiTreeNodeFlags_DefaultOpen,
+                        "From the notebook: %d note%s on what was left out", static_cast<int>(t.import_notes.size()),
+                        t.import_notes.size() == 1 ? "" : "s")) {
     for (const std::string& n : t.import_notes) ImGui::TextColored(ui::kDimColour, "%s", n.c_str());
     ImGui::TreePop();
   }
-  if (custom::UserKernelLab* user = user_lab(ctx); user && !t.installed_id.empty() && ctx.kernel == t.installed_id &&
-                                                   !user->owners_note().empty())
+  if (custom::UserKernelLab* user = user_lab(ctx);
+      user && !t.installed_id.empty() && ctx.kernel == t.installed_id && !user->owners_note().empty())
     ImGui::TextColored(ui::kDimColour, "who stores what: %s", user->owners_note().c_str());
   ImGui::PopTextWrapPos();
   // Diagnostics: a click puts the cursor there.
@@ -679,9 +694,9 @@ void KernelEditor::draw_results(Tab& t, const LabContext& ctx) {
     const ImVec4 c = d.severity == Diagnostic::Severity::Error     ? ui::kErrorColour
                      : d.severity == Diagnostic::Severity::Warning ? ui::kWarnColour
                                                                    : ui::kDimColour;
-    const std::string text = (d.line > 0 ? std::to_string(d.line) + ":" + std::to_string(d.column) + "  " : std::string()) +
-                             custom::to_string(d.severity) + ": " + d.message +
-                             (d.origin.empty() ? "" : "  (" + d.origin + ")");
+    const std::string text =
+        (d.line > 0 ? std::to_string(d.line) + ":" + std::to_string(d.column) + "  " : std::string()) +
+        custom::to_string(d.severity) + ": " + d.message + (d.origin.empty() ? "" : "  (" + d.origin + ")");
     ImGui::PushID(static_cast<int>(i));
     ImGui::PushStyleColor(ImGuiCol_Text, c);
     if (ImGui::Selectable(text.c_str(), false) && d.line > 0) {
@@ -708,8 +723,7 @@ const KernelListing* KernelEditor::listing() const {
 
 bool KernelEditor::listing_stale() const {
   for (const Tab& t : tabs_)
-    if (t.uid == active_uid_)
-      return t.listing && (t.last_compile_failed || t.code.text != t.listing->source);
+    if (t.uid == active_uid_) return t.listing && (t.last_compile_failed || t.code.text != t.listing->source);
   return false;
 }
 
@@ -734,16 +748,16 @@ CodeEditorState* KernelEditor::active_code() {
 void KernelEditor::draw_listing_level(Tab& t, bool sass) {
   const KernelListing* l = t.listing.get();
   if (!l) {
-    ImGui::TextColored(ui::kDimColour, "%s", !t.listing_request ? "no listing yet: compile the kernel (Ctrl+Enter or F5)"
-                                                                : "listing the compiled kernel (PTX, SASS)...");
+    ImGui::TextColored(ui::kDimColour, "%s",
+                       !t.listing_request ? "no listing yet: compile the kernel (Ctrl+Enter or F5)"
+                                          : "listing the compiled kernel (PTX, SASS)...");
     return;
   }
   if (t.last_compile_failed)
     ImGui::TextColored(ui::kWarnColour, "stale: the last compile failed; this is the kernel that compiled before");
   else if (t.code.text != l->source)
     ImGui::TextColored(ui::kWarnColour, "stale: the source was edited since; compile to list it again");
-  else if (listing_pending())
-    ImGui::TextColored(ui::kDimColour, "listing the new compile...");
+  else if (listing_pending()) ImGui::TextColored(ui::kDimColour, "listing the new compile...");
   const Status& status = sass ? l->sass_status : l->ptx_status;
   const std::string& origin = sass ? l->sass_origin : l->ptx_origin;
   if (!origin.empty()) ImGui::TextColored(ui::kDimColour, "%s", origin.c_str());
@@ -767,8 +781,9 @@ void KernelEditor::draw_listing_level(Tab& t, bool sass) {
   }
   const std::vector<ListedInstruction>& v = sass ? l->sass : l->ptx;
   ui::InstructionListState& view = sass ? t.sass_view : t.ptx_view;
-  const int clicked = ui::draw_instruction_list(sass ? "editor_sass" : "editor_ptx", v, l->source_file,
-                                                t.highlighted_line, sass, ui::live_scale(*l, t.allocated_registers), &view);
+  const int clicked =
+      ui::draw_instruction_list(sass ? "editor_sass" : "editor_ptx", v, l->source_file, t.highlighted_line, sass,
+                                ui::live_scale(*l, t.allocated_registers), &view);
   if (clicked >= 0) {
     const ListedInstruction& ins = v[static_cast<std::size_t>(clicked)];
     if (ins.line > 0 && source::same_source_file(ins.file, l->source_file)) {
@@ -818,10 +833,11 @@ void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, a
   const float em = ImGui::GetFontSize();
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   // Over the left part of the data view, so the result stays in sight beside it.
-  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + std::min(em * 21.0f, vp->WorkSize.x * 0.3f) + em,
-                                 vp->WorkPos.y + em * 2.5f),
-                          ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(std::min(em * 46, vp->WorkSize.x * 0.42f), vp->WorkSize.y * 0.72f), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowPos(
+      ImVec2(vp->WorkPos.x + std::min(em * 21.0f, vp->WorkSize.x * 0.3f) + em, vp->WorkPos.y + em * 2.5f),
+      ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(std::min(em * 46, vp->WorkSize.x * 0.42f), vp->WorkSize.y * 0.72f),
+                           ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("Kernel editor", &open_)) {
     focused_ = false;
     ImGui::End();
@@ -857,7 +873,8 @@ void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, a
       }
   };
   if (tabs_.empty()) {
-    ImGui::TextWrapped("No kernel open. Press Edit kernel in a lab, open or drop a .cu file, or start from a template:");
+    ImGui::TextWrapped(
+        "No kernel open. Press Edit kernel in a lab, open or drop a .cu file, or start from a template:");
     template_items(true);
     ImGui::End();
     return;
@@ -877,8 +894,8 @@ void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, a
         const LabContext tctx = t.lab == current_lab ? ctx : labs(t.lab);
         draw_toolbar(t, tctx, log, requests);
         if (t.lab != current_lab)
-          ImGui::TextColored(ui::kWarnColour, "A %s kernel: compiling it switches to the %s lab.", lab_title(t.lab).c_str(),
-                             lab_title(t.lab).c_str());
+          ImGui::TextColored(ui::kWarnColour, "A %s kernel: compiling it switches to the %s lab.",
+                             lab_title(t.lab).c_str(), lab_title(t.lab).c_str());
         std::vector<CodeMark> marks;
         for (const Diagnostic& d : t.diagnostics)
           marks.push_back({d.line, d.column, mark_kind(d.severity), custom::describe_at(d, t.title)});
@@ -893,7 +910,8 @@ void KernelEditor::draw(const LabLookup& labs, const std::string& current_lab, a
       }
       if (!keep) closing.push_back(t.uid);
     }
-    if (ImGui::TabItemButton("+", ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip)) ImGui::OpenPopup("templates");
+    if (ImGui::TabItemButton("+", ImGuiTabItemFlags_Trailing | ImGuiTabItemFlags_NoTooltip))
+      ImGui::OpenPopup("templates");
     if (ImGui::BeginPopup("templates")) {
       ImGui::TextColored(ui::kDimColour, "new kernel from a template");
       template_items(false);

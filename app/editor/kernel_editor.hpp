@@ -54,10 +54,10 @@ namespace bs::editor {
 
 // What the editor needs of one lab, from the shell.
 struct LabContext {
-  std::string id;               // "gray"
-  std::string title;            // "Grayscale"
-  lab::Lab* lab = nullptr;      // the lab as the shell runs it (null: the lab could not open)
-  std::string kernel;           // the selection in it
+  std::string id;           // "gray"
+  std::string title;        // "Grayscale"
+  lab::Lab* lab = nullptr;  // the lab as the shell runs it (null: the lab could not open)
+  std::string kernel;       // the selection in it
   KernelConfig config;
   std::optional<Dim3> shown_grid;  // the grid of the launch shown, when it is the selection's
 };
@@ -69,8 +69,8 @@ struct EditorRequests {
     std::string lab, kernel;
     KernelConfig config;
   };
-  std::optional<Select> select;       // a kernel compiled and ran: show it
-  bool relaunch = false;              // the launch settings of the current lab's kernel changed
+  std::optional<Select> select;         // a kernel compiled and ran: show it
+  bool relaunch = false;                // the launch settings of the current lab's kernel changed
   std::optional<std::string> show_lab;  // open this lab (a kernel file's lab, told by its source)
 };
 
@@ -154,40 +154,40 @@ class KernelEditor {
  private:
   struct Tab {
     int uid = 0;
-    std::string lab;                   // whose forms it compiles against
-    std::string title;                 // file name, or "untitled (template)"
-    std::filesystem::path path;        // empty until saved
-    std::string template_id;           // the template it started from (none for files)
+    std::string lab;             // whose forms it compiles against
+    std::string title;           // file name, or "untitled (template)"
+    std::filesystem::path path;  // empty until saved
+    std::string template_id;     // the template it started from (none for files)
     CodeEditorState code;
-    std::string saved_text;            // what the file (or the template) holds: dirty when different
+    std::string saved_text;  // what the file (or the template) holds: dirty when different
     std::vector<custom::Diagnostic> diagnostics;
-    std::string status;                // the last compile's one-line outcome
+    std::string status;  // the last compile's one-line outcome
     enum class State { Idle, Compiling, Ok, Wrong, Failed } state = State::Idle;
-    std::string compiled_info;         // compiler, times; GPU: registers, shared, spills
-    std::string installed_id;          // the user kernel it installed last
+    std::string compiled_info;  // compiler, times; GPU: registers, shared, spills
+    std::string installed_id;   // the user kernel it installed last
     // Launch: the grid rule (the form's, N blocks per SM, or a fixed grid).
-    int grid_mode = 0;                 // 0 form, 1 per SM, 2 fixed
+    int grid_mode = 0;  // 0 form, 1 per SM, 2 fixed
     int per_sm = 2;
     int fixed_grid[2] = {128, 1};
     bool compile_requested = false;
-    int waited_for_data = 0;           // frames a compile waited for the lab's data
-    bool from_kernel_file = false;     // --kernel-file: its outcome is remembered
-    bool lab_from_source = false;      // a file: its lab is the one its kernel's form belongs to
-    bool imported = false;             // from a notebook or .py (its title names the file)
+    int waited_for_data = 0;                // frames a compile waited for the lab's data
+    bool from_kernel_file = false;          // --kernel-file: its outcome is remembered
+    bool lab_from_source = false;           // a file: its lab is the one its kernel's form belongs to
+    bool imported = false;                  // from a notebook or .py (its title names the file)
     std::vector<std::string> import_notes;  // what was left out of it, and why
-    std::optional<Dim3> block;         // the block its next compile runs with (else the form's)
-    int block_field[3] = {0, 0, 0};    // the toolbar's block field while it has the keyboard
+    std::optional<Dim3> block;              // the block its next compile runs with (else the form's)
+    int block_field[3] = {0, 0, 0};         // the toolbar's block field while it has the keyboard
     bool block_editing = false;
-    bool block_changed = false;        // the toolbar's block changed: relaunch with it
+    bool block_changed = false;  // the toolbar's block changed: relaunch with it
     // The lower pane: its tab, and the listing of the last source that compiled.
     Lower lower = Lower::Results;
-    bool select_lower = false;         // bring `lower` to the front on the next draw
+    bool select_lower = false;                              // bring `lower` to the front on the next draw
     std::optional<source::ListingRequest> listing_request;  // the last compile that succeeded
     std::shared_ptr<const KernelListing> listing;           // its listing, once made
-    bool last_compile_failed = false;  // a compile error since the listing's source
-    unsigned allocated_registers = 0;  // the GPU build's, for the live-register bars (0: unknown)
-    int highlighted_line = 0;          // the line whose instructions are highlighted
-    int line_from_click = 0;           // a line the cursor went to from an instruction's click
+    bool last_compile_failed = false;                       // a compile error since the listing's source
+    unsigned allocated_registers = 0;                       // the GPU build's, for the live-register bars (0: unknown)
+    int highlighted_line = 0;                               // the line whose instructions are highlighted
+    int line_from_click = 0;                                // a line the cursor went to from an instruction's click
     ui::InstructionListState ptx_view, sass_view;
     bool dirty() const { return code.text != saved_text; }
   };

@@ -35,7 +35,8 @@ std::optional<fs::path> KernelFileDialog::draw() {
   std::optional<fs::path> chosen;
   const float em = ImGui::GetFontSize();
   ImGui::SetNextWindowSize(ImVec2(em * 40, em * 26), ImGuiCond_FirstUseEver);
-  const char* title = mode_ == Mode::Open ? "Open kernel file###kernel_file_dialog" : "Save kernel as###kernel_file_dialog";
+  const char* title =
+      mode_ == Mode::Open ? "Open kernel file###kernel_file_dialog" : "Save kernel as###kernel_file_dialog";
   if (ImGui::Begin(title, &open_)) {
     if (ImGui::Button("Up")) {
       dir_ = dir_.parent_path();
@@ -55,7 +56,8 @@ std::optional<fs::path> KernelFileDialog::draw() {
     }
     if (mode_ == Mode::SaveAs) {
       ImGui::SetNextItemWidth(-em * 6);
-      const bool enter = ImGui::InputText("##name", name_input_, sizeof name_input_, ImGuiInputTextFlags_EnterReturnsTrue);
+      const bool enter =
+          ImGui::InputText("##name", name_input_, sizeof name_input_, ImGuiInputTextFlags_EnterReturnsTrue);
       ImGui::SameLine();
       if ((ImGui::Button("Save") || enter) && name_input_[0]) {
         fs::path p = dir_ / name_input_;

@@ -42,8 +42,7 @@ Result<std::string> read_kernel_file(const fs::path& path) {
   if (fs::is_directory(path, ec))
     return Status::failure(name + " is a folder, not a kernel file", "choose a .cu file", "read_kernel_file");
   const auto bytes = fs::file_size(path, ec);
-  if (ec)
-    return Status::failure("cannot open " + path.string() + ": " + ec.message(), "", "read_kernel_file");
+  if (ec) return Status::failure("cannot open " + path.string() + ": " + ec.message(), "", "read_kernel_file");
   if (bytes > kMaxKernelFileBytes)
     return Status::failure(name + " is " + std::to_string(bytes / 1024) + " KiB: more than a kernel (the limit is " +
                                std::to_string(kMaxKernelFileBytes / 1024) + " KiB)",
@@ -75,7 +74,8 @@ Result<std::string> imported_kernel(custom::UserKernelLab& user, std::string_vie
                                     const std::string& kernel) {
   auto found = custom::import_kernel_file(path);
   if (!found) return found.status();
-  const std::string wanted = custom::is_user_kernel_id(kernel) ? kernel.substr(custom::kUserKernelPrefix.size()) : kernel;
+  const std::string wanted =
+      custom::is_user_kernel_id(kernel) ? kernel.substr(custom::kUserKernelPrefix.size()) : kernel;
   for (const custom::ImportedKernel& k : found->kernels) {
     if (wanted.empty() ? user.book().labs().lab_of_source(k.source, lab) == nullptr ||
                              user.book().labs().lab_of_source(k.source, lab)->id != lab
@@ -84,9 +84,10 @@ Result<std::string> imported_kernel(custom::UserKernelLab& user, std::string_vie
     if (!k.error.empty()) return Status::failure(k.error, "", "--kernel-file");
     return k.source;
   }
-  return Status::failure(path.filename().string() + (wanted.empty() ? " has no kernel the " + std::string(lab) + " lab takes"
-                                                                     : " has no kernel named " + wanted),
-                         "", "--kernel-file");
+  return Status::failure(
+      path.filename().string() +
+          (wanted.empty() ? " has no kernel the " + std::string(lab) + " lab takes" : " has no kernel named " + wanted),
+      "", "--kernel-file");
 }
 
 }  // namespace
@@ -95,15 +96,17 @@ Result<std::string> install_kernel_file(lab::Lab& lab, const fs::path& path, dou
                                         const std::string& kernel) {
   auto* user = lab::layer<custom::UserKernelLab>(lab);
   if (!user)
-    return Status::failure("the " + std::string(lab.title()) + " lab takes no kernels of your own", "", "--kernel-file");
-  auto text = custom::is_python_source_file(path) ? imported_kernel(*user, lab.id(), path, kernel) : read_kernel_file(path);
+    return Status::failure("the " + std::string(lab.title()) + " lab takes no kernels of your own", "",
+                           "--kernel-file");
+  auto text =
+      custom::is_python_source_file(path) ? imported_kernel(*user, lab.id(), path, kernel) : read_kernel_file(path);
   if (!text) return text.status();
   // A kernel another lab takes is refused with that lab's name, before any compiler runs.
   if (const custom::UserLab* belongs = user->book().labs().lab_of_source(*text, lab.id());
       belongs && belongs->id != lab.id())
-    return Status::failure(path.filename().string() + " holds a " + belongs->id + " kernel, not a " +
-                               std::string(lab.id()) + " one",
-                           "run it with the " + belongs->id + " lab", "--kernel-file");
+    return Status::failure(
+        path.filename().string() + " holds a " + belongs->id + " kernel, not a " + std::string(lab.id()) + " one",
+        "run it with the " + belongs->id + " lab", "--kernel-file");
   user->book().set_time_limit_s(time_limit_s);
   custom::TrialRequest req;
   req.source = *text;

@@ -32,14 +32,16 @@ void draw_figures(const CompareInput& in, const LaunchRecord& r, std::optional<P
   const lab::KernelInfo* k = in.lab ? in.lab->find_kernel(r.kernel) : nullptr;
   if (!(k && k->timed_only) && r.config.grid.volume() > 0 && r.data_width > 0 && in.limits &&
       r.config.block.volume() <= in.limits->max_threads_per_block) {
-    const mapping::LaunchStats s = mapping::compute_stats(r.scheme, r.config, r.data_width, r.data_height,
-                                                          r.attributes, *in.limits, r.owners.get());
+    const mapping::LaunchStats s = mapping::compute_stats(r.scheme, r.config, r.data_width, r.data_height, r.attributes,
+                                                          *in.limits, r.owners.get());
     ui::stat_row("occupancy", fmt("%.0f%%", 100 * s.occupancy.occupancy) + ", limited by " +
                                   mapping::to_string(s.occupancy.limiter));
     ui::stat_row("waves", ui::sig(s.waves.waves, 3) + fmt(", last wave %.0f%% full", 100 * s.waves.last_wave_fill));
-    if (s.thread_counts_exact) ui::stat_row("idle threads", std::to_string(s.idle_threads) + fmt(" (%.2f%%)", s.idle_percent));
+    if (s.thread_counts_exact)
+      ui::stat_row("idle threads", std::to_string(s.idle_threads) + fmt(" (%.2f%%)", s.idle_percent));
   }
-  ui::stat_row("registers", r.attributes_measured ? std::to_string(r.attributes.registers_per_thread) : "n/a (simulated)");
+  ui::stat_row("registers",
+               r.attributes_measured ? std::to_string(r.attributes.registers_per_thread) : "n/a (simulated)");
   if (at && in.lab) {
     if (auto w = warp_sectors(*in.lab, r, *at)) {
       char buf[160];
@@ -49,8 +51,7 @@ void draw_figures(const CompareInput& in, const LaunchRecord& r, std::optional<P
       ui::stat_row("sectors / request", buf,
                    "The hovered element's warp: 32-byte sectors its memory requests touch, per request. Fewer is "
                    "better; the ideal is what the bytes it moves could fit in.");
-    } else
-      ui::stat_row("sectors / request", "no warp of ours stores it");
+    } else ui::stat_row("sectors / request", "no warp of ours stores it");
   }
   ImGui::PushTextWrapPos(0);
   ImGui::TextColored(r.check.failed() ? ui::kErrorColour : ui::kDimColour, "%s", r.check.summary().c_str());
@@ -89,14 +90,15 @@ void draw_line_diff(const LineProfile& a, const LineProfile& b) {
   ImGui::Text("Where the warps wait, line by line (stall samples, %% of each kernel's)");
   ImGui::SameLine();
   ImGui::TextColored(ui::kDimColour, "A: %lld samples, B: %lld", a.total_samples, b.total_samples);
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_SizingFixedFit;
-  const float h = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<std::size_t>(rows.size(), 8) + 1.5);
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+  const float h =
+      ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(std::min<std::size_t>(rows.size(), 8) + 1.5);
   if (!ImGui::BeginTable("line_diff", 6, flags, ImVec2(0, h))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   const float em = ImGui::GetFontSize();
-  const std::pair<const char*, float> columns[] = {{"line", 16}, {"A", 5}, {"B", 5}, {"B - A", 5},
-                                                   {"A waits on", 13}, {"B waits on", 13}};
+  const std::pair<const char*, float> columns[] = {{"line", 16}, {"A", 5},           {"B", 5},
+                                                   {"B - A", 5}, {"A waits on", 13}, {"B waits on", 13}};
   for (const auto& [name, width] : columns) ImGui::TableSetupColumn(name, ImGuiTableColumnFlags_WidthFixed, width * em);
   ImGui::TableHeadersRow();
   for (const sampling::LineDiff& d : rows) {
@@ -142,12 +144,15 @@ CompareAction draw_compare_view(const CompareInput& in, CompareState* st) {
       const double ratio = tb.median_ms / ta.median_ms;
       const bool tie = ta.overlaps(tb);
       ImGui::PushTextWrapPos(0);
-      ImGui::TextColored(tie ? ui::kWarnColour : ui::kOkColour, "B takes %.3fx A's time (%s)%s", ratio,
-                         ratio < 1 ? "B is faster" : ratio > 1 ? "A is faster" : "equal",
-                         tie ? ": but their 95% intervals overlap, so they cannot be ranked" : ": their 95% intervals do not overlap");
+      ImGui::TextColored(
+          tie ? ui::kWarnColour : ui::kOkColour, "B takes %.3fx A's time (%s)%s", ratio,
+          ratio < 1   ? "B is faster"
+          : ratio > 1 ? "A is faster"
+                      : "equal",
+          tie ? ": but their 95% intervals overlap, so they cannot be ranked" : ": their 95% intervals do not overlap");
       if (pins[0]->record.problem != pins[1]->record.problem)
-        ImGui::TextColored(ui::kWarnColour, "A and B ran on different problems (%s / %s)", pins[0]->record.problem.c_str(),
-                           pins[1]->record.problem.c_str());
+        ImGui::TextColored(ui::kWarnColour, "A and B ran on different problems (%s / %s)",
+                           pins[0]->record.problem.c_str(), pins[1]->record.problem.c_str());
       if (ta.simulated || tb.simulated) ImGui::TextColored(ui::kWarnColour, "simulated timings: CPU time, not a GPU's");
       if (const std::string changed = load_changed(ta, tb); !changed.empty())
         ImGui::TextColored(ui::kWarnColour, "A and B: %s.", changed.c_str());
@@ -157,7 +162,8 @@ CompareAction draw_compare_view(const CompareInput& in, CompareState* st) {
     const LineProfile* lb = pins[1]->record.lines.get();
     if (la && lb && la->ok() && lb->ok()) draw_line_diff(*la, *lb);
     else if (la || lb)
-      ImGui::TextColored(ui::kDimColour, "Profile both launches in the Source tab to see where their warps wait, line by line.");
+      ImGui::TextColored(ui::kDimColour,
+                         "Profile both launches in the Source tab to see where their warps wait, line by line.");
   }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float col_w = (avail.x - em) / 2;
@@ -172,8 +178,10 @@ CompareAction draw_compare_view(const CompareInput& in, CompareState* st) {
     if (!p) {
       ImGui::TextColored(ui::kDimColour, "%s: nothing pinned", name);
       ImGui::PushTextWrapPos(0);
-      ImGui::TextColored(ui::kDimColour, "Pin the current launch with the button above, or right-click a cell of "
-                                         "a sweep and choose \"Pin as %s\".", name);
+      ImGui::TextColored(ui::kDimColour,
+                         "Pin the current launch with the button above, or right-click a cell of "
+                         "a sweep and choose \"Pin as %s\".",
+                         name);
       ImGui::PopTextWrapPos();
       ImGui::EndChild();
       continue;

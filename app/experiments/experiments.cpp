@@ -91,8 +91,7 @@ Status Experiments::start_sweep(const lab::Lab& lab, const std::string& kernel) 
   live.complete = false;
   std::optional<counters::CounterOptions> counters;
   if (settings_.counters) counters = counters::CounterOptions{.cupti_library = cupti_library_};
-  if (Status s = runner_.start(lab, std::move(spec), counters); !s)
-    return s;
+  if (Status s = runner_.start(lab, std::move(spec), counters); !s) return s;
   ls.result = std::move(live);
   ls.facts.clear();
   ls.select_sweep_tab = true;
@@ -129,8 +128,9 @@ std::optional<Status> Experiments::poll() {
   char buf[256];
   std::snprintf(buf, sizeof buf, "Sweep %s: %zu of %zu points in %.1f s", done->complete ? "finished" : "stopped",
                 done->records.size(), done->planned, done->wall_s);
-  if (!done->fault.ok()) messages_.error(Status::failure(buf + std::string(": ") + done->note, done->fault.hint,
-                                                         done->fault.call, done->fault.code));
+  if (!done->fault.ok())
+    messages_.error(
+        Status::failure(buf + std::string(": ") + done->note, done->fault.hint, done->fault.call, done->fault.code));
   else if (!done->complete) messages_.warn(buf, done->note);
   else messages_.info(buf);
   if (done->planned == 0 && ls.result) done->planned = ls.result->planned;
@@ -190,8 +190,7 @@ void Experiments::draw_controls(const ExperimentsHost& host) {
     ImGui::PushTextWrapPos(0);
     if (runner_.lab_id() != host.lab_id)
       ImGui::TextColored(ui::kDimColour, "sweeping the %s lab", runner_.lab_id().c_str());
-    else
-      ImGui::TextColored(ui::kDimColour, "%s", measuring_text().c_str());
+    else ImGui::TextColored(ui::kDimColour, "%s", measuring_text().c_str());
     ImGui::TextColored(ui::kWarnColour, "The window's own launches pause while the sweep measures.");
     ImGui::PopTextWrapPos();
     return;
@@ -202,9 +201,10 @@ void Experiments::draw_controls(const ExperimentsHost& host) {
     if (Status s = host.start_sweep ? host.start_sweep() : start_sweep(*host.lab, host.kernel); !s) messages_.error(s);
   }
   ImGui::EndDisabled();
-  ui::item_tooltip("Run the selected kernel over every block shape (x, y powers of two, x*y*z <= 1024) or every "
-                   "compiled configuration, each validated, warmed up, repeated until its median is stable and "
-                   "verified; the Sweep tab shows the heatmap. The window stays live.");
+  ui::item_tooltip(
+      "Run the selected kernel over every block shape (x, y powers of two, x*y*z <= 1024) or every "
+      "compiled configuration, each validated, warmed up, repeated until its median is stable and "
+      "verified; the Sweep tab shows the heatmap. The window stays live.");
   ImGui::SameLine();
   ImGui::Checkbox("every kernel", &settings_.ladder);
   ui::item_tooltip("A ladder sweep: every kernel of the lab, each over its shapes or configurations.");
@@ -218,15 +218,17 @@ void Experiments::draw_controls(const ExperimentsHost& host) {
       settings_.block_list = buf;
       settings_.all_blocks = false;
     }
-    ui::item_tooltip("Comma-separated shapes such as 32x8,16x16,256. A shape the kernel cannot take is refused "
-                     "with the reason and the rest still run.");
+    ui::item_tooltip(
+        "Comma-separated shapes such as 32x8,16x16,256. A shape the kernel cannot take is refused "
+        "with the reason and the rest still run.");
     ImGui::Checkbox("flush the L2 before each repeat", &settings_.flush_l2);
     ui::item_tooltip("Cold caches: overwrite a buffer twice the L2's size before every timed repeat (GPU only).");
     ImGui::Checkbox("hardware counters per point", &settings_.counters);
-    ui::item_tooltip("Once every point is timed, profile each one's launch through CUPTI (about 0.4 s a point on "
-                     "the GPU): DRAM bytes, L2 hit rate, sectors per request, achieved occupancy and stalls beside "
-                     "the model, in the cell's tooltip, as colours (colour by) and in the exports. The timings are "
-                     "taken first and are unaffected. GPU only: on the CPU simulation the sweep says so.");
+    ui::item_tooltip(
+        "Once every point is timed, profile each one's launch through CUPTI (about 0.4 s a point on "
+        "the GPU): DRAM bytes, L2 hit rate, sectors per request, achieved occupancy and stalls beside "
+        "the model, in the cell's tooltip, as colours (colour by) and in the exports. The timings are "
+        "taken first and are unaffected. GPU only: on the CPU simulation the sweep says so.");
     const BackendKind kind = host.lab ? host.lab->backend().kind : BackendKind::CpuSimulation;
     const TimingPolicy d = lab::default_sweep_policy(kind);
     float ci = static_cast<float>(100 * (settings_.target_ci > 0 ? settings_.target_ci : d.target_ci));
@@ -234,7 +236,8 @@ void Experiments::draw_controls(const ExperimentsHost& host) {
     if (ImGui::InputFloat("target CI (+-%)", &ci, 0, 0, "%.2f") && ci > 0) settings_.target_ci = ci / 100;
     float budget = static_cast<float>(settings_.point_budget_ms > 0 ? settings_.point_budget_ms : d.budget_ms);
     ImGui::SetNextItemWidth(em * 6);
-    if (ImGui::InputFloat("budget per point (ms)", &budget, 0, 0, "%.0f") && budget > 0) settings_.point_budget_ms = budget;
+    if (ImGui::InputFloat("budget per point (ms)", &budget, 0, 0, "%.0f") && budget > 0)
+      settings_.point_budget_ms = budget;
     int reps = settings_.min_repeats > 0 ? settings_.min_repeats : d.min_repeats;
     ImGui::SetNextItemWidth(em * 6);
     if (ImGui::InputInt("repeats at least", &reps, 0) && reps > 0) settings_.min_repeats = std::min(reps, 100000);
@@ -243,8 +246,9 @@ void Experiments::draw_controls(const ExperimentsHost& host) {
       settings_.min_repeats = 0;
       settings_.warmup = -1;
     }
-    ui::item_tooltip("The backend's policy: one warm-up, at least 5 repeats (6 on the CPU), then until the "
-                     "median's 95% interval is within +-1% or the point has used 100 ms (60 ms on the CPU).");
+    ui::item_tooltip(
+        "The backend's policy: one warm-up, at least 5 repeats (6 on the CPU), then until the "
+        "median's 95% interval is within +-1% or the point has used 100 ms (60 ms on the CPU).");
     ImGui::TreePop();
   }
 }
@@ -266,9 +270,10 @@ std::optional<LoadRequest> Experiments::draw_sweep_tab(const ExperimentsHost& ho
   const bool running_here = sweeping_lab(host.lab_id);
   if (!ls.result) {
     ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(ui::kDimColour, "No sweep yet. Press Sweep in the left panel to run the selected kernel over "
-                                       "every block shape (or every compiled configuration); the heatmap fills in "
-                                       "here as the points finish.");
+    ImGui::TextColored(ui::kDimColour,
+                       "No sweep yet. Press Sweep in the left panel to run the selected kernel over "
+                       "every block shape (or every compiled configuration); the heatmap fills in "
+                       "here as the points finish.");
     ImGui::PopTextWrapPos();
     return load;
   }
@@ -362,8 +367,7 @@ Status Experiments::export_text(ExportWhat what, const std::string& path, const 
       break;
     }
     case ExportWhat::LaunchJson:
-    case ExportWhat::LaunchCsv:
-    {
+    case ExportWhat::LaunchCsv: {
       if (!host.lab || !host.shown || !host.shown->ok() || host.shown->kernel.empty())
         return Status::failure("no launch has run yet", "run the selection once", "export");
       // What the panel shows: the median and interval of every run of this configuration kept
@@ -376,8 +380,7 @@ Status Experiments::export_text(ExportWhat what, const std::string& path, const 
       text = what == ExportWhat::LaunchJson ? launch_json(*host.lab, r) : launch_csv(*host.lab, r);
       break;
     }
-    default:
-      return Status::failure("a PNG is cut from the rendered frame by the window", "", "export");
+    default: return Status::failure("a PNG is cut from the rendered frame by the window", "", "export");
   }
   return lab::write_text_file(path, text);
 }
@@ -445,8 +448,9 @@ std::optional<std::pair<ExportWhat, std::string>> Experiments::draw_export_dialo
   }
   if (ImGui::InputText("##export_path", buf, sizeof buf, ImGuiInputTextFlags_AutoSelectAll)) export_path_ = buf;
   // Enter in the path writes, as the Write button does (the field keeps what was typed).
-  const bool enter = ImGui::IsItemDeactivated() && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false) ||
-                                                    ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter), false));
+  const bool enter =
+      ImGui::IsItemDeactivated() && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false) ||
+                                     ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter), false));
   ImGui::TextColored(ui::kDimColour, "A relative path is relative to the folder blockscope started in. Enter writes.");
   if (ImGui::Button("Write") || enter) {
     if (export_needs_frame(*asking_)) {

@@ -6,8 +6,8 @@
 // Per frame the shell calls poll() (new points, the finished result, a device fault to handle),
 // asks sweeping() before relaunching (the GPU is shared: the window's own launches pause while a
 // sweep measures), asks forking() before changing a lab's problem, and draws draw_controls() and,
-// as two of its centre tabs (ui/tab.hpp), draw_sweep_tab() and draw_compare_tab(). Export requests that need the rendered frame (PNGs) come back to the shell,
-// which cuts them from the frame after it is rendered.
+// as two of its centre tabs (ui/tab.hpp), draw_sweep_tab() and draw_compare_tab(). Export requests that need the
+// rendered frame (PNGs) come back to the shell, which cuts them from the frame after it is rendered.
 #pragma once
 #include <imgui.h>
 
@@ -32,13 +32,13 @@ namespace bs::app {
 struct ExperimentsHost {
   lab::Lab* lab = nullptr;
   std::string lab_id;
-  std::string kernel;            // selected
+  std::string kernel;  // selected
   KernelConfig config;
   const LaunchRecord* shown = nullptr;  // the last launch that ran (may be empty)
   // Every kernel time of shown's configuration the panels summarise ("median of 240 runs"):
   // the launch exports write these, not shown's single run.
   std::vector<double> shown_samples_ms;
-  DrawRecordFn draw_record;      // the lab view's draw of a record into a rectangle
+  DrawRecordFn draw_record;  // the lab view's draw of a record into a rectangle
   std::optional<PixelPos> inspected;
   // The shell's start of a sweep (the window's own launch stops, the frames settle no more); the
   // Sweep button calls it. Empty: the button starts the sweep here.

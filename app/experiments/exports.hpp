@@ -29,7 +29,7 @@ std::string launch_csv(const lab::Lab& lab, const LaunchRecord& r);
 
 // A rectangle of an RGBA framebuffer read back top row first (fb_w x fb_h), in framebuffer
 // pixels, written as a PNG. The rectangle is clipped to the framebuffer; an empty one is a Status.
-Status write_region_png(const std::vector<std::uint8_t>& rgba, int fb_w, int fb_h, int x0, int y0, int x1,
-                        int y1, const std::string& path);
+Status write_region_png(const std::vector<std::uint8_t>& rgba, int fb_w, int fb_h, int x0, int y0, int x1, int y1,
+                        const std::string& path);
 
 }  // namespace bs::app

@@ -39,8 +39,7 @@ std::vector<PointFacts> point_facts(const lab::SweepResult& r) {
   return out;
 }
 
-std::optional<double> metric_value(const LaunchRecord& r, const PointFacts& f, HeatmapMetric m,
-                                   ThroughputUnit unit) {
+std::optional<double> metric_value(const LaunchRecord& r, const PointFacts& f, HeatmapMetric m, ThroughputUnit unit) {
   switch (m) {
     case HeatmapMetric::Time:
       if (r.ok() && r.timing.median_ms > 0) return r.timing.median_ms;
@@ -57,8 +56,8 @@ std::optional<double> metric_value(const LaunchRecord& r, const PointFacts& f, H
     case HeatmapMetric::MeasuredLoadSectors: {
       if (!r.ok() || !r.counters || !r.counters->measured()) return std::nullopt;
       const LaunchCounters& c = *r.counters;
-      const double v = m == HeatmapMetric::MeasuredDram    ? c.dram_bandwidth_gbs
-                       : m == HeatmapMetric::MeasuredL2Hit ? c.l2_hit_pct
+      const double v = m == HeatmapMetric::MeasuredDram        ? c.dram_bandwidth_gbs
+                       : m == HeatmapMetric::MeasuredL2Hit     ? c.l2_hit_pct
                        : m == HeatmapMetric::AchievedOccupancy ? c.achieved_occupancy_pct
                                                                : c.ld_sectors_per_request();
       if (!std::isfinite(v)) return std::nullopt;
@@ -282,8 +281,8 @@ CounterFacts counter_facts(const lab::SweepResult& r) {
 }
 
 std::string sweep_chart_caption(const lab::SweepResult& r, const std::string& kernel, HeatmapMetric metric) {
-  std::string s = (kernel.empty() ? std::string("every kernel (best of each)") : kernel) + " on " + r.problem + "  |  " +
-                  metric_name(metric) + "  |  " + r.device;
+  std::string s = (kernel.empty() ? std::string("every kernel (best of each)") : kernel) + " on " + r.problem +
+                  "  |  " + metric_name(metric) + "  |  " + r.device;
   if (r.simulated()) s += "  |  SIMULATED (CPU): the simulator's times, not a GPU's";
   return s;
 }

@@ -32,13 +32,13 @@ std::string metric_unit(HeatmapMetric m, ThroughputUnit throughput_unit);
 const char* metric_name(HeatmapMetric m);
 
 struct HeatCell {
-  int record = -1;       // index into the result's records; -1: no such point in the sweep
+  int record = -1;  // index into the result's records; -1: no such point in the sweep
   Dim3 block;
   std::optional<double> value;
-  double t = 0;          // colour position 0 (worst) .. 1 (best) among the ranked cells
+  double t = 0;  // colour position 0 (worst) .. 1 (best) among the ranked cells
   bool best = false, worst = false;
-  bool ties_best = false;     // its interval overlaps the best's: cannot be ranked against it
-  bool suggested = false;     // its thread count is the occupancy API's suggestion
+  bool ties_best = false;  // its interval overlaps the best's: cannot be ranked against it
+  bool suggested = false;  // its thread count is the occupancy API's suggestion
   bool wrong = false, refused = false, failed = false;
 };
 
@@ -56,8 +56,8 @@ struct HeatGrid {
 };
 // The grid of `kernel`'s points with blockDim.z == z (the first z present when z is absent).
 // Best and worst are by time whatever the metric (the metric only colours the cells).
-HeatGrid build_grid(const lab::SweepResult& r, const std::vector<PointFacts>& facts,
-                    const std::string& kernel, unsigned z, HeatmapMetric metric);
+HeatGrid build_grid(const lab::SweepResult& r, const std::vector<PointFacts>& facts, const std::string& kernel,
+                    unsigned z, HeatmapMetric metric);
 
 struct Bar {
   int record = -1;
@@ -71,8 +71,8 @@ struct BarChart {
 };
 // Every point of `kernel` (a compiled kernel's configurations), or with kernel empty the best
 // point of every kernel of the sweep (a ladder).
-BarChart build_bars(const lab::SweepResult& r, const std::vector<PointFacts>& facts,
-                    const std::string& kernel, HeatmapMetric metric);
+BarChart build_bars(const lab::SweepResult& r, const std::vector<PointFacts>& facts, const std::string& kernel,
+                    HeatmapMetric metric);
 
 // The kernels a sweep covered, in the lab's order.
 std::vector<std::string> swept_kernels(const lab::SweepResult& r);
@@ -92,8 +92,7 @@ struct NoiseFacts {
   std::size_t load_changed_from_best = 0;
   std::string load_note;
 };
-NoiseFacts noise_facts(const lab::SweepResult& r, const std::vector<PointFacts>& facts,
-                       const std::string& kernel);
+NoiseFacts noise_facts(const lab::SweepResult& r, const std::vector<PointFacts>& facts, const std::string& kernel);
 
 // Hardware counters over a sweep ("hardware counters per point"): how many launched points
 // carry them, how many were measured, and why the first that was not could not be.

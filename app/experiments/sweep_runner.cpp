@@ -1,6 +1,5 @@
 #include "experiments/sweep_runner.hpp"
 
-
 #include "device/nvtx_range.hpp"
 #include "platform/background_thread.hpp"
 #include "measured/bench_counters.hpp"

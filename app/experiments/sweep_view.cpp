@@ -63,8 +63,7 @@ void point_interaction(int i, SweepViewAction* act) {
 
 ImU32 colour_map(double t, int alpha) {
   // Viridis at five stops, linearly between them: dark purple (0) to yellow (1).
-  static constexpr float stops[5][3] = {
-      {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+  static constexpr float stops[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
   t = std::clamp(t, 0.0, 1.0) * 4;
   const int i = std::min(3, static_cast<int>(t));
   const float f = static_cast<float>(t - i);
@@ -96,8 +95,8 @@ void draw_point_details(const LaunchRecord& r, const PointFacts& f, ThroughputUn
     return;
   }
   const Timing& t = r.timing;
-  ImGui::Text("median %s  95%% CI %s .. %s (+-%.2f%%)", ui::ms_text(t.median_ms).c_str(), ui::sig(t.ci_low_ms, 4).c_str(),
-              ui::sig(t.ci_high_ms, 4).c_str(), 100 * t.relative_ci());
+  ImGui::Text("median %s  95%% CI %s .. %s (+-%.2f%%)", ui::ms_text(t.median_ms).c_str(),
+              ui::sig(t.ci_low_ms, 4).c_str(), ui::sig(t.ci_high_ms, 4).c_str(), 100 * t.relative_ci());
   ImGui::TextColored(ui::kDimColour, "%d repeats after %d warm-up, range %s .. %s ms%s%s", t.repeats(), t.warmup,
                      ui::sig(t.min_ms, 4).c_str(), ui::sig(t.max_ms, 4).c_str(), t.l2_flushed ? ", L2 flushed" : "",
                      t.simulated ? " (simulated: CPU time)" : "");
@@ -121,8 +120,7 @@ void draw_point_details(const LaunchRecord& r, const PointFacts& f, ThroughputUn
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
     if (r.counters->measured())
       ImGui::TextColored(ImVec4(0.55f, 0.85f, 1, 1), "measured: %s", lab::counters_summary(*r.counters).c_str());
-    else
-      ImGui::TextColored(ui::kWarnColour, "no counters: %s", r.counters->status.message.c_str());
+    else ImGui::TextColored(ui::kWarnColour, "no counters: %s", r.counters->status.message.c_str());
     ImGui::PopTextWrapPos();
   }
   ImGui::Text("registers %s / thread, shared %zu B / block",
@@ -130,7 +128,7 @@ void draw_point_details(const LaunchRecord& r, const PointFacts& f, ThroughputUn
               static_cast<std::size_t>(r.attributes.static_shared_bytes + r.config.dynamic_shared_bytes));
   if (f.rank.rank > 0)
     ImGui::TextColored(f.rank.ties_best ? ui::kWarnColour : ui::kDimColour, "rank %d%s", f.rank.rank,
-                       f.rank.ties_best ? ": cannot be ranked against the best (their intervals overlap)"
+                       f.rank.ties_best       ? ": cannot be ranked against the best (their intervals overlap)"
                        : f.rank.ties_previous ? ": cannot be ranked against the one before it"
                                               : "");
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
@@ -155,8 +153,8 @@ float draw_caption(ImDrawList* dl, ImVec2 at, float width, const std::string& ca
 // 3. the heatmap
 // ---------------------------------------------------------------------------------------------
 
-void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric metric, float height,
-                  SweepViewAction* act, ImVec2* chart_min, ImVec2* chart_max) {
+void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric metric, float height, SweepViewAction* act,
+                  ImVec2* chart_min, ImVec2* chart_max) {
   const lab::SweepResult& r = *in.result;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float em = ImGui::GetFontSize();
@@ -169,12 +167,15 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
   const std::size_t nx = g.xs.size(), ny = g.ys.size();
   if (nx == 0 || ny == 0) return;
   // Cells as large as fit, up to 6 em: a short list stays a compact map.
-  const float cell = std::clamp(std::min((avail_w - left - right) / nx, (height - top - bottom) / ny), em * 1.2f, em * 6.0f);
+  const float cell =
+      std::clamp(std::min((avail_w - left - right) / nx, (height - top - bottom) / ny), em * 1.2f, em * 6.0f);
   const ImVec2 p0(origin.x + left, origin.y + top);
   const ImVec2 p1(p0.x + cell * nx, p0.y + cell * ny);
   *chart_min = origin0;
-  *chart_max = ImVec2(std::max(p1.x + right, origin0.x + std::min(avail_w, ImGui::CalcTextSize(sweep_chart_caption(r, g.kernel, metric).c_str()).x)),
-                      p1.y + bottom);
+  *chart_max = ImVec2(
+      std::max(p1.x + right,
+               origin0.x + std::min(avail_w, ImGui::CalcTextSize(sweep_chart_caption(r, g.kernel, metric).c_str()).x)),
+      p1.y + bottom);
   // Axes: block x along the top, block y down the side (rows grow down, as in an image).
   dl->AddText(ImVec2(p0.x, origin.y), kAxisColour, "blockDim.x ->");
   dl->AddText(ImVec2(origin.x, origin.y + em * 1.4f), kAxisColour, "blockDim.y");
@@ -208,7 +209,11 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
         dl->AddLine(ImVec2(a.x + 4, b.y - 4), ImVec2(b.x - 4, a.y + 4), IM_COL32(120, 120, 128, 255));
       }
       if (text_fits) {
-        std::string s = c.refused ? "refused" : c.failed ? "failed" : c.wrong ? "WRONG" : c.value ? value_text(*c.value, metric) : "";
+        std::string s = c.refused  ? "refused"
+                        : c.failed ? "failed"
+                        : c.wrong  ? "WRONG"
+                        : c.value  ? value_text(*c.value, metric)
+                                   : "";
         // The value in the cell, in a smaller font where it would not fit (never below 60%).
         const ImVec2 full = ImGui::CalcTextSize(s.c_str());
         const float size = em * std::min(1.0f, (cell - 4) / std::max(1.0f, full.x));
@@ -226,18 +231,21 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
         dl->AddCircleFilled(ImVec2(b.x - cell * 0.14f, a.y + cell * 0.14f), std::max(2.5f, cell * 0.07f), kBestColour);
       if (c.best) {
         dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), kBestColour, 0, 0, 3.0f);
-        if (cell >= em * 2.2f) dl->AddText(ImGui::GetFont(), em * 0.75f, ImVec2(a.x + 4, b.y - em * 0.95f), kTextDark, "best");
+        if (cell >= em * 2.2f)
+          dl->AddText(ImGui::GetFont(), em * 0.75f, ImVec2(a.x + 4, b.y - em * 0.95f), kTextDark, "best");
       }
       if (c.worst) {
         dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), kWorstColour, 0, 0, 2.5f);
-        if (cell >= em * 2.2f) dl->AddText(ImGui::GetFont(), em * 0.75f, ImVec2(a.x + 4, b.y - em * 0.95f), kWorstColour, "worst");
+        if (cell >= em * 2.2f)
+          dl->AddText(ImGui::GetFont(), em * 0.75f, ImVec2(a.x + 4, b.y - em * 0.95f), kWorstColour, "worst");
       }
       if (in.running && is_measuring(in.measuring, rec))
         dl->AddRect(a, b, (kMeasuringColour & 0x00ffffff) | (static_cast<ImU32>(120 + 135 * pulse) << 24), 0, 0, 3.0f);
       // The cell as an item: hover, click, context menu.
       ImGui::SetCursorScreenPos(a);
       ImGui::PushID(c.record);
-      ImGui::InvisibleButton("cell", ImVec2(cell, cell), ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
+      ImGui::InvisibleButton("cell", ImVec2(cell, cell),
+                             ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
       if (ImGui::IsItemHovered()) {
         dl->AddRect(a, b, IM_COL32(255, 255, 255, 200), 0, 0, 1.5f);
         ImGui::BeginTooltip();
@@ -259,11 +267,11 @@ void draw_heatmap(const SweepViewInput& in, const HeatGrid& g, HeatmapMetric met
   }
   if (g.hi > 0) {
     const bool higher = metric_higher_is_better(metric);
-    const std::string top_s = value_text(higher ? g.hi : g.lo, metric), bot_s = value_text(higher ? g.lo : g.hi, metric);
+    const std::string top_s = value_text(higher ? g.hi : g.lo, metric),
+                      bot_s = value_text(higher ? g.lo : g.hi, metric);
     dl->AddText(ImVec2(bx + bw + 4, p0.y), kAxisColour, top_s.c_str());
     dl->AddText(ImVec2(bx + bw + 4, p1.y - em), kAxisColour, bot_s.c_str());
-    dl->AddText(ImVec2(bx + bw + 4, (p0.y + p1.y) / 2 - em / 2), kAxisColour,
-                metric_unit(metric, r.unit).c_str());
+    dl->AddText(ImVec2(bx + bw + 4, (p0.y + p1.y) / 2 - em / 2), kAxisColour, metric_unit(metric, r.unit).c_str());
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, p1.y + bottom));
   ImGui::Dummy(ImVec2(1, 1));
@@ -316,21 +324,24 @@ void draw_bars(const SweepViewInput& in, const BarChart& chart, const std::strin
       std::string v = value_text(*b.value, metric) + " " + metric_unit(metric, r.unit);
       if (b.best) v += "  best";
       else if (b.ties_best) v += "  ~best";
-      dl->AddText(ImVec2(x1 + 6, y + (row_h - em) / 2), b.best ? kBestColour : b.ties_best ? IM_COL32(255, 210, 110, 255) : kTextLight,
+      dl->AddText(ImVec2(x1 + 6, y + (row_h - em) / 2),
+                  b.best        ? kBestColour
+                  : b.ties_best ? IM_COL32(255, 210, 110, 255)
+                                : kTextLight,
                   v.c_str());
     } else {
       const char* why = b.refused ? "refused: " : b.failed ? "failed: " : "WRONG result: ";
       const std::string s = why + (b.wrong ? rec.check.summary() : rec.status.message);
       ImGui::PushClipRect(ImVec2(x0, y), row_b, true);
-      dl->AddText(ImVec2(x0, y + (row_h - em) / 2), b.wrong || b.failed ? IM_COL32(255, 110, 100, 255) : IM_COL32(150, 150, 158, 255),
-                  s.c_str());
+      dl->AddText(ImVec2(x0, y + (row_h - em) / 2),
+                  b.wrong || b.failed ? IM_COL32(255, 110, 100, 255) : IM_COL32(150, 150, 158, 255), s.c_str());
       ImGui::PopClipRect();
     }
-    if (in.running && is_measuring(in.measuring, rec))
-      dl->AddRect(row_a, row_b, kMeasuringColour, 0, 0, 2);
+    if (in.running && is_measuring(in.measuring, rec)) dl->AddRect(row_a, row_b, kMeasuringColour, 0, 0, 2);
     ImGui::SetCursorScreenPos(row_a);
     ImGui::PushID(b.record);
-    ImGui::InvisibleButton("bar", ImVec2(w, row_h), ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
+    ImGui::InvisibleButton("bar", ImVec2(w, row_h),
+                           ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
     if (ImGui::IsItemHovered()) {
       dl->AddRectFilled(row_a, row_b, IM_COL32(255, 255, 255, 18));
       ImGui::BeginTooltip();
@@ -364,23 +375,28 @@ void draw_noise(const lab::SweepResult& r, const std::vector<PointFacts>& facts,
                        n.min_repeats, n.max_repeats, n.median_repeats, 100 * n.median_spread, 100 * n.worst_spread,
                        p.flush_l2 ? "; L2 flushed before every repeat" : "; L2 not flushed (warm caches)");
     if (n.ties_with_best > 0)
-      ImGui::TextColored(ui::kWarnColour,
-                         "%zu point%s cannot be ranked against the best: %s interval%s overlap%s the best's (marked o).",
-                         n.ties_with_best, n.ties_with_best == 1 ? "" : "s", n.ties_with_best == 1 ? "its" : "their",
-                         n.ties_with_best == 1 ? "" : "s", n.ties_with_best == 1 ? "s" : "");
+      ImGui::TextColored(
+          ui::kWarnColour,
+          "%zu point%s cannot be ranked against the best: %s interval%s overlap%s the best's (marked o).",
+          n.ties_with_best, n.ties_with_best == 1 ? "" : "s", n.ties_with_best == 1 ? "its" : "their",
+          n.ties_with_best == 1 ? "" : "s", n.ties_with_best == 1 ? "s" : "");
     else
-      ImGui::TextColored(ui::kDimColour, "No other point's interval overlaps the best's: the best is ranked first with 95%% confidence.");
+      ImGui::TextColored(
+          ui::kDimColour,
+          "No other point's interval overlaps the best's: the best is ranked first with 95%% confidence.");
     if (n.load_changed_from_best > 0)
       ImGui::TextColored(ui::kWarnColour, "%zu point%s timed under another machine load than the best: %s.",
                          n.load_changed_from_best, n.load_changed_from_best == 1 ? "" : "s", n.load_note.c_str());
   }
   if (r.clock_mhz_before > 0 || r.clock_mhz_after > 0) {
-    const double drift = r.clock_mhz_before > 0 && r.clock_mhz_after > 0 ? r.clock_mhz_after / r.clock_mhz_before - 1 : 0;
-    ImGui::TextColored(std::fabs(drift) > 0.03 ? ui::kWarnColour : ui::kDimColour,
-                       "SM clock before %.0f MHz, after %s (%s)%s", r.clock_mhz_before,
-                       r.clock_mhz_after > 0 ? fmt("%.0f MHz", r.clock_mhz_after).c_str() : "not measured",
-                       r.clock_method.c_str(),
-                       std::fabs(drift) > 0.03 ? ": the clock moved during the sweep, so early and late points ran at different speeds" : "");
+    const double drift =
+        r.clock_mhz_before > 0 && r.clock_mhz_after > 0 ? r.clock_mhz_after / r.clock_mhz_before - 1 : 0;
+    ImGui::TextColored(
+        std::fabs(drift) > 0.03 ? ui::kWarnColour : ui::kDimColour, "SM clock before %.0f MHz, after %s (%s)%s",
+        r.clock_mhz_before, r.clock_mhz_after > 0 ? fmt("%.0f MHz", r.clock_mhz_after).c_str() : "not measured",
+        r.clock_method.c_str(),
+        std::fabs(drift) > 0.03 ? ": the clock moved during the sweep, so early and late points ran at different speeds"
+                                : "");
   }
   if (!r.clock_note.empty()) ImGui::TextColored(ui::kDimColour, "%s", r.clock_note.c_str());
   if (grid && grid->suggestion) {
@@ -417,16 +433,20 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
   // The header: what was swept, on what, and whether its timings are a GPU's.
   if (r.simulated()) {
     ImGui::TextColored(ui::kWarnColour, "SIMULATED TIMINGS:");
-    ui::item_tooltip("The CPU simulation runs every thread's code on the host: its times show how the simulator "
-                     "copes with each shape, not how a GPU would. Occupancy and waves use CUDA's rules for a GPU "
-                     "with as many SMs as the simulator has workers.");
+    ui::item_tooltip(
+        "The CPU simulation runs every thread's code on the host: its times show how the simulator "
+        "copes with each shape, not how a GPU would. Occupancy and waves use CUDA's rules for a GPU "
+        "with as many SMs as the simulator has workers.");
     ImGui::SameLine();
   }
   std::size_t done = 0, refused = 0;
   for (const LaunchRecord& rec : r.records) (rec.refused ? refused : done) += 1;
   ImGui::PushTextWrapPos(0);
   ImGui::TextColored(ui::kDimColour, "%s on %s: %zu measured, %zu refused%s", r.device.c_str(), r.problem.c_str(), done,
-                     refused, in.running ? " (running)" : r.complete ? "" : " (incomplete)");
+                     refused,
+                     in.running   ? " (running)"
+                     : r.complete ? ""
+                                  : " (incomplete)");
   // Hardware counters, when the sweep collected them: how many points have them, or why none.
   const CounterFacts counters = counter_facts(r);
   if (counters.asked > 0 && counters.measured > 0)
@@ -482,9 +502,10 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
     }
     ImGui::EndCombo();
   }
-  ui::item_tooltip("What the colours show. Best and worst are always by time; occupancy (theoretical) comes from "
-                   "registers, shared memory, threads and the block limit; the measured ones are hardware counters "
-                   "of one profiled launch per point, when the sweep collected them.");
+  ui::item_tooltip(
+      "What the colours show. Best and worst are always by time; occupancy (theoretical) comes from "
+      "registers, shared memory, threads and the block limit; the measured ones are hardware counters "
+      "of one profiled launch per point, when the sweep collected them.");
 
   const lab::KernelInfo* info = nullptr;
   for (const lab::KernelInfo& k : r.kernels)
@@ -510,8 +531,9 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
     }
     // The legend's marks, on one line above the map.
     ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(ui::kDimColour, "white frame: best   orange: worst   o: cannot be ranked against the best   "
-                                       "cyan corner: the occupancy API's thread count   crossed out: refused");
+    ImGui::TextColored(ui::kDimColour,
+                       "white frame: best   orange: worst   o: cannot be ranked against the best   "
+                       "cyan corner: the occupancy API's thread count   crossed out: refused");
     ImGui::PopTextWrapPos();
     draw_heatmap(in, g, shown, chart_h - em * 1.4f, &act, chart_min, chart_max);
     draw_noise(r, *in.facts, st->kernel, &g);

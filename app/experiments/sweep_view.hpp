@@ -21,7 +21,7 @@
 namespace bs::app {
 
 struct SweepViewState {
-  std::string kernel;  // shown; empty: the first swept (or, in a ladder, "best of each" below)
+  std::string kernel;           // shown; empty: the first swept (or, in a ladder, "best of each" below)
   bool ladder_summary = false;  // a ladder sweep's best point of every kernel
   unsigned z = 1;
 };
@@ -41,8 +41,7 @@ struct SweepViewAction {
 
 // Draws into the current window's remaining space. *chart_min/*chart_max: where the heatmap or
 // bar chart landed on screen (for its PNG export).
-SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* state, ImVec2* chart_min,
-                                ImVec2* chart_max);
+SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* state, ImVec2* chart_min, ImVec2* chart_max);
 
 // The tooltip lines of one point (also the compare view's).
 void draw_point_details(const LaunchRecord& r, const PointFacts& f, const std::string& unit,

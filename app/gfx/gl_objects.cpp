@@ -105,9 +105,7 @@ GLenum GlTexture::pixel_format() const {
   }
 }
 
-GLenum GlTexture::pixel_type() const {
-  return internal_format_ == GL_R32UI ? GL_UNSIGNED_INT : GL_UNSIGNED_BYTE;
-}
+GLenum GlTexture::pixel_type() const { return internal_format_ == GL_R32UI ? GL_UNSIGNED_INT : GL_UNSIGNED_BYTE; }
 
 int GlTexture::bytes_per_pixel() const { return internal_format_ == GL_R8 ? 1 : 4; }
 
@@ -130,8 +128,8 @@ Result<GlTexture> GlTexture::create(int width, int height, GLenum internal_forma
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
   if (width <= 0 || height <= 0 || width > max_size || height > max_size) {
     return Status::failure(std::string("cannot make a ") + format_name(internal_format) + " texture of " +
-                               std::to_string(width) + "x" + std::to_string(height) +
-                               " (this GL allows up to " + std::to_string(max_size) + " per side)",
+                               std::to_string(width) + "x" + std::to_string(height) + " (this GL allows up to " +
+                               std::to_string(max_size) + " per side)",
                            "use a smaller image", "glTexImage2D");
   }
   take_gl_error();  // so what follows reports only this texture's errors
@@ -151,12 +149,12 @@ Result<GlTexture> GlTexture::create(int width, int height, GLenum internal_forma
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-    glTexImage2D(GL_TEXTURE_2D, 0, static_cast<GLint>(internal_format), width, height, 0,
-                 texture.pixel_format(), texture.pixel_type(), pixels);
+    glTexImage2D(GL_TEXTURE_2D, 0, static_cast<GLint>(internal_format), width, height, 0, texture.pixel_format(),
+                 texture.pixel_type(), pixels);
   }
   if (std::string error = take_gl_error(); !error.empty()) {
-    return Status::failure(std::string("cannot allocate a ") + format_name(internal_format) +
-                               " texture of " + std::to_string(width) + "x" + std::to_string(height),
+    return Status::failure(std::string("cannot allocate a ") + format_name(internal_format) + " texture of " +
+                               std::to_string(width) + "x" + std::to_string(height),
                            "the GPU may be out of memory; try a smaller image", "glTexImage2D", error);
   }
   return texture;
@@ -296,10 +294,9 @@ Result<GLuint> compile(GLenum stage, std::string_view source, std::string_view n
   glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
   if (!ok) {
     const std::string stage_name = stage == GL_VERTEX_SHADER ? "vertex" : "fragment";
-    Status status = Status::failure(std::string(name) + ": " + stage_name + " shader does not compile:\n" +
-                                        shader_log(shader),
-                                    "this is a bug in blockscope's shaders or the GL driver",
-                                    "glCompileShader(" + std::string(name) + ")");
+    Status status = Status::failure(
+        std::string(name) + ": " + stage_name + " shader does not compile:\n" + shader_log(shader),
+        "this is a bug in blockscope's shaders or the GL driver", "glCompileShader(" + std::string(name) + ")");
     glDeleteShader(shader);
     return status;
   }

@@ -86,8 +86,8 @@ class GlTexture {
   int width() const { return width_; }
   int height() const { return height_; }
   GLenum internal_format() const { return internal_format_; }
-  GLenum pixel_format() const;     // GL_RGBA, GL_RED or GL_RED_INTEGER
-  GLenum pixel_type() const;       // GL_UNSIGNED_BYTE or GL_UNSIGNED_INT
+  GLenum pixel_format() const;  // GL_RGBA, GL_RED or GL_RED_INTEGER
+  GLenum pixel_type() const;    // GL_UNSIGNED_BYTE or GL_UNSIGNED_INT
   int bytes_per_pixel() const;
   bool is_gray() const { return internal_format_ == GL_R8; }
   explicit operator bool() const { return name_.get() != 0; }
@@ -196,8 +196,7 @@ class GlStateGuard {
   GLint textures_[kUnits] = {}, samplers_[kUnits] = {};
   GLint draw_framebuffer_ = 0, read_framebuffer_ = 0;
   GLint viewport_[4] = {};
-  GLboolean blend_ = GL_FALSE, scissor_ = GL_FALSE, depth_ = GL_FALSE, stencil_ = GL_FALSE,
-            cull_ = GL_FALSE;
+  GLboolean blend_ = GL_FALSE, scissor_ = GL_FALSE, depth_ = GL_FALSE, stencil_ = GL_FALSE, cull_ = GL_FALSE;
   GLint blend_src_rgb_ = 0, blend_dst_rgb_ = 0, blend_src_alpha_ = 0, blend_dst_alpha_ = 0;
   GLint blend_equation_rgb_ = 0, blend_equation_alpha_ = 0;
   GLint unpack_buffer_ = 0, pack_buffer_ = 0, unpack_alignment_ = 4, pack_alignment_ = 4;

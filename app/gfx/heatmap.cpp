@@ -23,8 +23,7 @@ Status HeatmapRenderer::colourize(const GlTexture& codes, HeatmapColourMap map, 
   if (!program_) return Status::failure("heatmap renderer was not created", {}, "HeatmapRenderer::colourize");
   if (!codes || codes.internal_format() != GL_R8 || !out)
     return Status::failure("heatmap codes must be an R8 texture", {}, "HeatmapRenderer::colourize");
-  if (!*out || out->width() != codes.width() || out->height() != codes.height() ||
-      out->internal_format() != GL_RGBA8) {
+  if (!*out || out->width() != codes.width() || out->height() != codes.height() || out->internal_format() != GL_RGBA8) {
     auto texture = GlTexture::create_rgba8(codes.width(), codes.height());
     if (!texture) return texture.status();
     *out = std::move(texture).value();

@@ -239,15 +239,16 @@ Status ImageViewRenderer::render(const ImageViewParams& view, const OverlayParam
   glUniform4ui(u.flat, overlay.vector, overlay.per_thread, overlay.head, overlay.tail);
   glUniform1i(u.grid_stride, overlay.grid_stride ? 1 : 0);
   glUniform1i(u.highlight_thread, overlay.highlight_thread >= 0 && overlay.highlight_thread < 0x7fffffff
-                                      ? static_cast<GLint>(overlay.highlight_thread) : -1);
+                                      ? static_cast<GLint>(overlay.highlight_thread)
+                                      : -1);
   glUniform1i(u.sm_kind, sm_kind);
   glUniform1f(u.opacity, std::clamp(overlay.opacity, 0.0f, 1.0f));
 
   take_gl_error();
   glDrawArrays(GL_TRIANGLES, 0, 3);
   if (std::string error = take_gl_error(); !error.empty()) {
-    return Status::failure("image view draw failed", "check that the textures are complete 2D textures",
-                           "glDrawArrays", error);
+    return Status::failure("image view draw failed", "check that the textures are complete 2D textures", "glDrawArrays",
+                           error);
   }
   return Status::success();
 }

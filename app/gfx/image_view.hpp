@@ -32,18 +32,18 @@
 namespace bs {
 
 struct ImageViewParams {
-  GLuint texture_a = 0;      // shown left of the split (the original); required
-  bool a_is_gray = false;    // true: an R8 texture, shown as gray (.r -> rgb)
-  GLuint texture_b = 0;      // shown right of the split (the result); 0: A everywhere
+  GLuint texture_a = 0;    // shown left of the split (the original); required
+  bool a_is_gray = false;  // true: an R8 texture, shown as gray (.r -> rgb)
+  GLuint texture_b = 0;    // shown right of the split (the result); 0: A everywhere
   bool b_is_gray = true;
-  int image_width = 0;       // size of A (and B), in image pixels
+  int image_width = 0;  // size of A (and B), in image pixels
   int image_height = 0;
-  float centre_x = 0.0f;     // image position (pixels, y down) at the centre of the output;
-  float centre_y = 0.0f;     // (w/2, h/2) centres the image
-  float zoom = 1.0f;         // output pixels per image pixel: >= 1 crisp (nearest), < 1 bilinear
+  float centre_x = 0.0f;        // image position (pixels, y down) at the centre of the output;
+  float centre_y = 0.0f;        // (w/2, h/2) centres the image
+  float zoom = 1.0f;            // output pixels per image pixel: >= 1 crisp (nearest), < 1 bilinear
   float split_fraction = 0.5f;  // in [0,1] of the output width: A left of it, B right of it
   bool draw_split_line = true;
-  int output_width = 0;      // render target size in pixels (use framebuffer pixels on HiDPI)
+  int output_width = 0;  // render target size in pixels (use framebuffer pixels on HiDPI)
   int output_height = 0;
   // The textures hold the whole image (the defaults), or a window of it (TextureWindow): texel
   // (i, j) is image pixel (texture_x0 + i step, texture_y0 + j step).
@@ -84,9 +84,9 @@ struct OverlayParams {
   unsigned vector = 1, per_thread = 1;  // flat only
   bool grid_stride = false;             // flat only
   unsigned head = 0, tail = 0;          // flat only
-  unsigned block[3] = {16, 16, 1};  // blockDim the launcher reports it launched
-  unsigned grid[3] = {1, 1, 1};     // gridDim the launcher reports it launched
-  int image_w = 0;                  // the image the launch covered (0: the view's image size)
+  unsigned block[3] = {16, 16, 1};      // blockDim the launcher reports it launched
+  unsigned grid[3] = {1, 1, 1};         // gridDim the launcher reports it launched
+  int image_w = 0;                      // the image the launch covered (0: the view's image size)
   int image_h = 0;
   int highlight_block_linear = -1;  // outline and tint this block (linear id); -1 none
   long long highlight_thread = -1;  // outline the pixels this thread (global linear id) stores
@@ -94,7 +94,7 @@ struct OverlayParams {
   // id, width = min(nblocks, 4096), rows wrapping; 0xFFFFFFFF (or a negative float) = unknown.
   // make_sm_of_block_texture builds one. 0 = no data (ColourBySm then tints nothing).
   GLuint sm_of_block_texture = 0;
-  float opacity = 0.6f;             // of lines and colour fills
+  float opacity = 0.6f;  // of lines and colour fills
 };
 
 // A texture for OverlayParams::sm_of_block_texture from sm_of_block[linear block id].
@@ -129,10 +129,10 @@ class ImageViewRenderer {
 
  private:
   struct Uniforms {
-    GLint image_a = -1, image_b = -1, a_gray = -1, b_gray = -1, has_b = -1, image_size = -1,
-          centre = -1, zoom = -1, output_size = -1, split_x = -1, draw_split_line = -1, nearest = -1,
-          block = -1, grid = -1, domain = -1, highlight = -1, sm_kind = -1, sm_uint = -1, sm_float = -1,
-          opacity = -1, flat = -1, grid_stride = -1, highlight_thread = -1, texture_window = -1;
+    GLint image_a = -1, image_b = -1, a_gray = -1, b_gray = -1, has_b = -1, image_size = -1, centre = -1, zoom = -1,
+          output_size = -1, split_x = -1, draw_split_line = -1, nearest = -1, block = -1, grid = -1, domain = -1,
+          highlight = -1, sm_kind = -1, sm_uint = -1, sm_float = -1, opacity = -1, flat = -1, grid_stride = -1,
+          highlight_thread = -1, texture_window = -1;
   };
   // The shader compiled for one overlay mode, mapping and highlight (shaders/image_view.frag says
   // why): 0 is the overlay off, then 1 + ((mode - 1) * 3 + mapping) * 2 + highlighted.

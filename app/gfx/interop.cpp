@@ -7,9 +7,9 @@ namespace bs {
 
 Result<InteropPixelBuffer> InteropPixelBuffer::create(int width, int height, int channels, bool try_cuda) {
   if (width <= 0 || height <= 0) {
-    return Status::failure("pixel buffer size must be positive, got " + std::to_string(width) + "x" +
-                               std::to_string(height),
-                           {}, "InteropPixelBuffer::create");
+    return Status::failure(
+        "pixel buffer size must be positive, got " + std::to_string(width) + "x" + std::to_string(height), {},
+        "InteropPixelBuffer::create");
   }
   if (channels != 1 && channels != 4) {
     return Status::failure("pixel buffer channels must be 1 (R8) or 4 (RGBA8)", {}, "InteropPixelBuffer::create");
@@ -74,8 +74,9 @@ std::string InteropPixelBuffer::mode_description() const {
 }
 
 Result<void*> InteropPixelBuffer::map() {
-  if (!interop_active()) return Status::failure("CUDA-GL interop is off: " + registration_.describe(),
-                                                "use upload_from_host", "InteropPixelBuffer::map");
+  if (!interop_active())
+    return Status::failure("CUDA-GL interop is off: " + registration_.describe(), "use upload_from_host",
+                           "InteropPixelBuffer::map");
   if (mapped_) return Status::failure("the pixel buffer is already mapped", {}, "InteropPixelBuffer::map");
   mapped_ = true;
   return device_;
@@ -89,8 +90,7 @@ Status InteropPixelBuffer::unmap() {
 
 Status InteropPixelBuffer::check_texture(const GlTexture& texture) const {
   const GLenum expected = channels_ == 1 ? GL_R8 : GL_RGBA8;
-  if (!texture || texture.internal_format() != expected || texture.width() != width_ ||
-      texture.height() != height_) {
+  if (!texture || texture.internal_format() != expected || texture.width() != width_ || texture.height() != height_) {
     return Status::failure(std::string("the texture must be ") + (channels_ == 1 ? "R8" : "RGBA8") + " of " +
                                std::to_string(width_) + "x" + std::to_string(height_),
                            {}, "InteropPixelBuffer::upload");

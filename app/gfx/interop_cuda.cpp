@@ -17,8 +17,8 @@ namespace {
 
 Status cuda_failure(cudaError_t error, std::string message, std::string call, std::string hint = {}) {
   cudaGetLastError();  // clear the error so it is reported once, here
-  Status s = Status::failure(std::move(message) + ": " + cudaGetErrorString(error), std::move(hint),
-                             std::move(call), cudaGetErrorName(error));
+  Status s = Status::failure(std::move(message) + ": " + cudaGetErrorString(error), std::move(hint), std::move(call),
+                             cudaGetErrorName(error));
   s.sticky = cuda::is_sticky(error);
   return s;
 }
@@ -30,9 +30,7 @@ Status cuda_check_gl_device() {
   if (cudaError_t e = cudaGetDeviceCount(&device_count); e != cudaSuccess) {
     return cuda_failure(e, "no usable CUDA device", "cudaGetDeviceCount");
   }
-  if (device_count == 0) {
-    return Status::failure("no CUDA device", {}, "cudaGetDeviceCount", "cudaErrorNoDevice");
-  }
+  if (device_count == 0) { return Status::failure("no CUDA device", {}, "cudaGetDeviceCount", "cudaErrorNoDevice"); }
 
   // Say *why* registration will fail when GL is not on the current CUDA device: the CUDA error
   // alone (often cudaErrorUnknown or cudaErrorInvalidDevice) does not.
@@ -52,10 +50,9 @@ Status cuda_check_gl_device() {
       list += (list.empty() ? "" : ", ") + std::to_string(d);
     }
     if (!found) {
-      return Status::failure("the OpenGL context is on CUDA device " + list + ", CUDA is using device " +
-                                 std::to_string(current),
-                             "select the GL context's CUDA device before creating the buffer",
-                             "cudaGLGetDevices", "device mismatch");
+      return Status::failure(
+          "the OpenGL context is on CUDA device " + list + ", CUDA is using device " + std::to_string(current),
+          "select the GL context's CUDA device before creating the buffer", "cudaGLGetDevices", "device mismatch");
     }
   }
   return Status::success();
@@ -75,8 +72,8 @@ void cuda_free(void* device) {
 
 Result<void*> cuda_register_gl_texture(unsigned gl_texture) {
   cudaGraphicsResource_t resource = nullptr;
-  if (cudaError_t e = cudaGraphicsGLRegisterImage(&resource, gl_texture, GL_TEXTURE_2D,
-                                                  cudaGraphicsRegisterFlagsWriteDiscard);
+  if (cudaError_t e =
+          cudaGraphicsGLRegisterImage(&resource, gl_texture, GL_TEXTURE_2D, cudaGraphicsRegisterFlagsWriteDiscard);
       e != cudaSuccess) {
     return cuda_failure(e, "cannot register the GL texture with CUDA", "cudaGraphicsGLRegisterImage");
   }
@@ -101,7 +98,7 @@ Status cuda_copy_to_texture(void* resource, const void* device, size_t row_bytes
   if (cudaError_t e = cudaGraphicsSubResourceGetMappedArray(&array, r, 0, 0); e != cudaSuccess) {
     status = cuda_failure(e, "cannot get the mapped texture's array", "cudaGraphicsSubResourceGetMappedArray");
   } else if (cudaError_t c = cudaMemcpy2DToArrayAsync(array, 0, 0, device, row_bytes, row_bytes,
-                                                       static_cast<size_t>(height), cudaMemcpyDeviceToDevice, s);
+                                                      static_cast<size_t>(height), cudaMemcpyDeviceToDevice, s);
              c != cudaSuccess) {
     status = cuda_failure(c, "cannot copy the result into the GL texture", "cudaMemcpy2DToArrayAsync");
   }

@@ -8,8 +8,8 @@ Result<std::string_view> embedded_shader(std::string_view name) {
   for (const EmbeddedShader& shader : embedded_shaders()) {
     if (shader.name == name) return shader.source;
   }
-  return Status::failure("no embedded shader named " + std::string(name),
-                         "add the file to shaders/ and re-run cmake", "embedded_shader");
+  return Status::failure("no embedded shader named " + std::string(name), "add the file to shaders/ and re-run cmake",
+                         "embedded_shader");
 }
 
 Result<GlProgram> build_embedded_program(std::string_view name) {

@@ -15,7 +15,8 @@ float AsyncLoadProgress::fraction() const {
 }
 
 AsyncImageLoader::AsyncImageLoader(LoadLimits limits, std::size_t max_kept_images)
-    : max_kept_images_(max_kept_images), limits_(std::move(limits)),
+    : max_kept_images_(max_kept_images),
+      limits_(std::move(limits)),
       worker_([this](std::stop_token stop) { run(std::move(stop)); }) {}
 
 AsyncImageLoader::~AsyncImageLoader() {
@@ -91,10 +92,9 @@ void AsyncImageLoader::deliver(LoadOutcome outcome) {
       if (kept < max_kept_images_) break;
       if (!waiting.image.ok()) continue;
       const std::string name = waiting.image->name;
-      waiting.image = Status::failure(
-          name + " loaded, but a later file replaced it before it was shown",
-          "load fewer files at once to see each one", "AsyncImageLoader",
-          std::string(load_error_superseded));
+      waiting.image = Status::failure(name + " loaded, but a later file replaced it before it was shown",
+                                      "load fewer files at once to see each one", "AsyncImageLoader",
+                                      std::string(load_error_superseded));
       superseded_.fetch_add(1);
       --kept;
     }
@@ -124,8 +124,7 @@ void AsyncImageLoader::run(std::stop_token stop) {
       std::lock_guard lock(mutex_);
       current_file_.clear();
       // A cancel_all() since this job started drops it, whatever came out of the load.
-      if (job.generation == generation_)
-        deliver(LoadOutcome{std::move(job.path), std::move(image)});
+      if (job.generation == generation_) deliver(LoadOutcome{std::move(job.path), std::move(image)});
     }
     // After the outcome is queued, so busy() == false implies take_finished() has everything.
     finished_count_.fetch_add(1);

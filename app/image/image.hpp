@@ -15,15 +15,13 @@ namespace bs {
 struct Rgba8Image {
   int width = 0;
   int height = 0;
-  std::vector<std::uint8_t> rgba;  // row-major, 4 bytes per pixel, no row padding
-  std::string name;                // file name (UTF-8) for titles and messages
-  int source_channels = 0;         // what the file had: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA
-  int source_bits_per_channel = 0; // 8, 16, or 32 for HDR float (tonemapped to 8 bits here)
-  std::string format;              // "PNG", "JPEG", "BMP", "TGA", "GIF", "PSD", "PNM", "HDR"
+  std::vector<std::uint8_t> rgba;   // row-major, 4 bytes per pixel, no row padding
+  std::string name;                 // file name (UTF-8) for titles and messages
+  int source_channels = 0;          // what the file had: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA
+  int source_bits_per_channel = 0;  // 8, 16, or 32 for HDR float (tonemapped to 8 bits here)
+  std::string format;               // "PNG", "JPEG", "BMP", "TGA", "GIF", "PSD", "PNM", "HDR"
 
-  std::size_t pixel_count() const {
-    return static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
-  }
+  std::size_t pixel_count() const { return static_cast<std::size_t>(width) * static_cast<std::size_t>(height); }
   std::size_t row_bytes() const { return static_cast<std::size_t>(width) * 4; }
 };
 

@@ -82,8 +82,8 @@ namespace {
 
 using Bytes = std::span<const std::uint8_t>;
 
-constexpr std::array<std::string_view, 12> kExtensions = {
-    ".png", ".jpg", ".jpeg", ".jpe", ".bmp", ".tga", ".gif", ".psd", ".pgm", ".ppm", ".pnm", ".hdr"};
+constexpr std::array<std::string_view, 12> kExtensions = {".png", ".jpg", ".jpeg", ".jpe", ".bmp", ".tga",
+                                                          ".gif", ".psd", ".pgm",  ".ppm", ".pnm", ".hdr"};
 
 // ---------------------------------------------------------------------------------------------
 // 2. Format sniffing and header peeks
@@ -110,9 +110,7 @@ bool starts_with(Bytes b, std::string_view magic, std::size_t at = 0) {
   return std::memcmp(b.data() + at, magic.data(), magic.size()) == 0;
 }
 
-bool is_pnm_space(std::uint8_t c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
+bool is_pnm_space(std::uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
 
 // Where a JPEG's SOI marker ends: stb_image accepts any number of 0xFF fill bytes before D8.
 std::optional<std::size_t> jpeg_start(Bytes b) {
@@ -144,21 +142,18 @@ std::optional<std::string_view> recognise_unsupported(Bytes b) {
   if (starts_with(b, "II*\0") || starts_with(b, std::string_view("MM\0*", 4))) return "a TIFF image";
   if (starts_with(b, "ftyp", 4)) {
     if (starts_with(b, "avif", 8) || starts_with(b, "avis", 8)) return "an AVIF image";
-    if (starts_with(b, "heic", 8) || starts_with(b, "heix", 8) || starts_with(b, "mif1", 8))
-      return "a HEIF/HEIC image";
+    if (starts_with(b, "heic", 8) || starts_with(b, "heix", 8) || starts_with(b, "mif1", 8)) return "a HEIF/HEIC image";
     return "an ISO media file (video or HEIF)";
   }
   if (starts_with(b, "qoif")) return "a QOI image";
-  if (starts_with(b, "\xff\x0a") || starts_with(b, std::string_view("\0\0\0\x0cJXL ", 8)))
-    return "a JPEG XL image";
+  if (starts_with(b, "\xff\x0a") || starts_with(b, std::string_view("\0\0\0\x0cJXL ", 8))) return "a JPEG XL image";
   if (starts_with(b, std::string_view("\0\0\x01\0", 4))) return "a Windows icon";
   if (starts_with(b, "\x76\x2f\x31\x01")) return "an OpenEXR image";
   if (starts_with(b, "%PDF")) return "a PDF document";
   if (starts_with(b, "PK\x03\x04")) return "a ZIP archive";
-  if (b.size() >= 3 && b[0] == 'P' && (b[1] == '1' || b[1] == '2' || b[1] == '3' || b[1] == '4') &&
-      is_pnm_space(b[2]))
+  if (b.size() >= 3 && b[0] == 'P' && (b[1] == '1' || b[1] == '2' || b[1] == '3' || b[1] == '4') && is_pnm_space(b[2]))
     return "a plain-text or 1-bit PNM image (P1-P4)";
-  if (starts_with(b, "P7") ) return "a PAM image";
+  if (starts_with(b, "P7")) return "a PAM image";
   if (starts_with(b, "<svg") || starts_with(b, "<?xml")) return "an SVG/XML document";
   return std::nullopt;
 }
@@ -179,18 +174,12 @@ bool looks_like_text(Bytes b) {
 }
 
 std::uint32_t be32(Bytes b, std::size_t at) {
-  return (std::uint32_t{b[at]} << 24) | (std::uint32_t{b[at + 1]} << 16) |
-         (std::uint32_t{b[at + 2]} << 8) | std::uint32_t{b[at + 3]};
+  return (std::uint32_t{b[at]} << 24) | (std::uint32_t{b[at + 1]} << 16) | (std::uint32_t{b[at + 2]} << 8) |
+         std::uint32_t{b[at + 3]};
 }
-std::uint32_t be16(Bytes b, std::size_t at) {
-  return (std::uint32_t{b[at]} << 8) | std::uint32_t{b[at + 1]};
-}
-std::uint32_t le16(Bytes b, std::size_t at) {
-  return std::uint32_t{b[at]} | (std::uint32_t{b[at + 1]} << 8);
-}
-std::uint32_t le32(Bytes b, std::size_t at) {
-  return le16(b, at) | (le16(b, at + 2) << 16);
-}
+std::uint32_t be16(Bytes b, std::size_t at) { return (std::uint32_t{b[at]} << 8) | std::uint32_t{b[at + 1]}; }
+std::uint32_t le16(Bytes b, std::size_t at) { return std::uint32_t{b[at]} | (std::uint32_t{b[at + 1]} << 8); }
+std::uint32_t le32(Bytes b, std::size_t at) { return le16(b, at) | (le16(b, at + 2) << 16); }
 
 struct Dimensions {
   std::uint64_t width = 0;
@@ -247,8 +236,7 @@ Shortfall huffman_table_problem(Bytes segment) {
     if (table_class > 1 || table_id > 3) return "a JPEG Huffman table has an invalid class or id";
     std::size_t codes = 0;
     for (std::size_t i = 1; i <= 16; ++i) codes += segment[pos + i];
-    if (codes > 256)
-      return "a JPEG Huffman table declares " + std::to_string(codes) + " codes (at most 256 exist)";
+    if (codes > 256) return "a JPEG Huffman table declares " + std::to_string(codes) + " codes (at most 256 exist)";
     pos += 17 + codes;
     if (pos > segment.size()) return "a JPEG Huffman table is longer than its segment";
   }
@@ -279,14 +267,14 @@ JpegInspection inspect_jpeg(Bytes b) {
       result.problem = "the JPEG data ends before its end-of-image marker";
       return result;
     }
-    if (b[pos] != 0xFF) return result;  // malformed: stb_image will say how
+    if (b[pos] != 0xFF) return result;        // malformed: stb_image will say how
     while (pos < n && b[pos] == 0xFF) ++pos;  // fill bytes
     if (pos >= n) {
       result.problem = "the JPEG data ends before its end-of-image marker";
       return result;
     }
     const std::uint8_t marker = b[pos++];
-    if (marker == 0xD9) return result;  // EOI: complete
+    if (marker == 0xD9) return result;                                   // EOI: complete
     if ((marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) continue;  // no length field
     if (pos + 2 > n) {
       result.problem = "the JPEG data ends inside a marker segment";
@@ -335,8 +323,7 @@ JpegInspection inspect_jpeg(Bytes b) {
 // no Huffman table reaches stb unvalidated, every "FF C4" pair that is not a DHT marker the walk
 // validated is defused to "FF 00" in a copy. In a well-formed file such pairs occur only inside
 // APPn/COM payloads (e.g. an EXIF thumbnail's tables), which stb skips, so pixels never change.
-std::optional<std::vector<std::uint8_t>> defuse_unchecked_dht(Bytes b,
-                                                              const std::vector<std::size_t>& checked) {
+std::optional<std::vector<std::uint8_t>> defuse_unchecked_dht(Bytes b, const std::vector<std::size_t>& checked) {
   std::optional<std::vector<std::uint8_t>> copy;
   for (std::size_t i = 0; i + 1 < b.size(); ++i) {
     if (b[i] != 0xFF || b[i + 1] != 0xC4) continue;
@@ -348,8 +335,7 @@ std::optional<std::vector<std::uint8_t>> defuse_unchecked_dht(Bytes b,
 }
 
 std::string bytes_short(std::uint64_t need, std::uint64_t have) {
-  return "the header promises " + std::to_string(need) + " bytes of data but the file has " +
-         std::to_string(have);
+  return "the header promises " + std::to_string(need) + " bytes of data but the file has " + std::to_string(have);
 }
 
 Shortfall bmp_shortfall(Bytes b) {
@@ -361,12 +347,11 @@ Shortfall bmp_shortfall(Bytes b) {
   const auto h = static_cast<std::int32_t>(le32(b, 22));
   const std::uint64_t bpp = le16(b, 28);
   if (w <= 0 || h == 0 || bpp == 0) return std::nullopt;
-  const std::uint64_t abs_h = h < 0 ? static_cast<std::uint64_t>(-static_cast<std::int64_t>(h))
-                                    : static_cast<std::uint64_t>(h);
+  const std::uint64_t abs_h =
+      h < 0 ? static_cast<std::uint64_t>(-static_cast<std::int64_t>(h)) : static_cast<std::uint64_t>(h);
   const std::uint64_t row_bytes = (static_cast<std::uint64_t>(w) * bpp + 31) / 32 * 4;
   // The last row's padding is often missing in files written by careless tools; do not insist.
-  const std::uint64_t need = offset + row_bytes * (abs_h - 1) +
-                             (static_cast<std::uint64_t>(w) * bpp + 7) / 8;
+  const std::uint64_t need = offset + row_bytes * (abs_h - 1) + (static_cast<std::uint64_t>(w) * bpp + 7) / 8;
   if (b.size() < need) return bytes_short(need, b.size());
   return std::nullopt;
 }
@@ -426,8 +411,7 @@ Shortfall tga_shortfall(Bytes b) {
   if (b.size() < 18) return "the TGA header is incomplete";
   const std::uint64_t id_length = b[0];
   const std::uint32_t type = b[2];
-  const std::uint64_t colormap_bytes =
-      b[1] ? static_cast<std::uint64_t>(le16(b, 5)) * ((b[7] + 7u) / 8u) : 0;
+  const std::uint64_t colormap_bytes = b[1] ? static_cast<std::uint64_t>(le16(b, 5)) * ((b[7] + 7u) / 8u) : 0;
   const std::uint64_t pixels = static_cast<std::uint64_t>(le16(b, 12)) * le16(b, 14);
   const std::uint64_t pixel_bytes = (b[16] + 7u) / 8u;
   const std::uint64_t start = 18 + id_length + colormap_bytes;
@@ -440,8 +424,9 @@ Shortfall tga_shortfall(Bytes b) {
     std::uint64_t pos = start;
     std::uint64_t done = 0;
     while (done < pixels) {
-      if (pos >= b.size()) return "the TGA run-length data ends after " + std::to_string(done) +
-                                  " of " + std::to_string(pixels) + " pixels";
+      if (pos >= b.size())
+        return "the TGA run-length data ends after " + std::to_string(done) + " of " + std::to_string(pixels) +
+               " pixels";
       const std::uint8_t header = b[pos++];
       const std::uint64_t count = (header & 0x7Fu) + 1u;
       pos += (header & 0x80u) ? pixel_bytes : count * pixel_bytes;
@@ -497,8 +482,7 @@ Shortfall hdr_shortfall(Bytes b, int expected_width, int expected_height) {
   const auto next_line = [&]() -> std::string {
     const std::size_t start = pos;
     while (pos < b.size() && b[pos] != '\n') ++pos;
-    std::string line(reinterpret_cast<const char*>(b.data()) + start,
-                     std::min(pos - start, kStbLineBytes));
+    std::string line(reinterpret_cast<const char*>(b.data()) + start, std::min(pos - start, kStbLineBytes));
     if (pos < b.size()) ++pos;
     return std::string(line.c_str());  // stb sees a C string: it ends at the first NUL
   };
@@ -513,8 +497,7 @@ Shortfall hdr_shortfall(Bytes b, int expected_width, int expected_height) {
   while (*token == ' ') ++token;
   if (std::strncmp(token, "+X ", 3) != 0) return "the HDR size line is not \"-Y h +X w\"";
   const auto width = static_cast<int>(std::strtol(token + 3, nullptr, 10));
-  if (width != expected_width || height != expected_height)
-    return "the HDR header cannot be read consistently";
+  if (width != expected_width || height != expected_height) return "the HDR header cannot be read consistently";
 
   const std::uint64_t pixels = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
   const auto flat_from = [&](std::uint64_t start) -> Shortfall {
@@ -591,7 +574,7 @@ Shortfall gif_shortfall(Bytes b) {
       const std::uint8_t packed = b[pos + 8];
       pos += 9;
       if (packed & 0x80) pos += 3ull * (2ull << (packed & 7));  // local colour table
-      ++pos;  // LZW minimum code size
+      ++pos;                                                    // LZW minimum code size
       if (!skip_sub_blocks()) return cut;
       return std::nullopt;
     } else {
@@ -650,29 +633,25 @@ std::optional<std::vector<std::uint8_t>> decode_pnm(Bytes b, const PnmHeader& h)
 // ---------------------------------------------------------------------------------------------
 // 5. Messages
 // ---------------------------------------------------------------------------------------------
-Status failure(std::string_view code, std::string message, std::string hint,
-               std::string call = {}) {
+Status failure(std::string_view code, std::string message, std::string hint, std::string call = {}) {
   return Status::failure(std::move(message), std::move(hint), std::move(call), std::string(code));
 }
 
-Status over_limits(const std::string& name, std::uint64_t w, std::uint64_t h,
-                   const LoadLimits& limits) {
+Status over_limits(const std::string& name, std::uint64_t w, std::uint64_t h, const LoadLimits& limits) {
   const std::string size = std::to_string(w) + " x " + std::to_string(h);
-  if (w > static_cast<std::uint64_t>(limits.max_side) ||
-      h > static_cast<std::uint64_t>(limits.max_side)) {
+  if (w > static_cast<std::uint64_t>(limits.max_side) || h > static_cast<std::uint64_t>(limits.max_side)) {
     return failure(load_error::over_limits,
                    name + " is " + size + " pixels; the largest side blockscope accepts is " +
                        std::to_string(limits.max_side) + " (" + limits.side_limit_reason + ")",
-                   "scale the image down so that neither side exceeds " +
-                       std::to_string(limits.max_side) + " pixels",
+                   "scale the image down so that neither side exceeds " + std::to_string(limits.max_side) + " pixels",
                    "check image size");
   }
   return failure(load_error::over_limits,
-                 name + " is " + size + " = " + std::to_string(w * h) +
-                     " pixels; blockscope accepts at most " + std::to_string(limits.max_pixels) +
-                     " pixels",
+                 name + " is " + size + " = " + std::to_string(w * h) + " pixels; blockscope accepts at most " +
+                     std::to_string(limits.max_pixels) + " pixels",
                  "the image is copied to the GPU as RGBA8 and kernels index it with 32-bit "
-                 "integers; scale it down below " + std::to_string(limits.max_pixels) + " pixels",
+                 "integers; scale it down below " +
+                     std::to_string(limits.max_pixels) + " pixels",
                  "check image size");
 }
 
@@ -688,16 +667,14 @@ Status not_an_image(const std::string& name, Bytes head) {
                    name + " is " + std::string(*what) + ", which blockscope cannot read",
                    "convert it to PNG; " + formats, "detect format");
   if (looks_like_text(head))
-    return failure(load_error::unsupported_format,
-                   name + " is not an image: it contains text", formats, "detect format");
-  return failure(load_error::unsupported_format,
-                 name + " is not an image in a format blockscope knows", formats,
+    return failure(load_error::unsupported_format, name + " is not an image: it contains text", formats,
+                   "detect format");
+  return failure(load_error::unsupported_format, name + " is not an image in a format blockscope knows", formats,
                  "detect format");
 }
 
 Status corrupt(const std::string& name, Format f, std::string why, std::string call) {
-  return failure(load_error::corrupt,
-                 name + " is a damaged or truncated " + std::string(format_name(f)) + " file",
+  return failure(load_error::corrupt, name + " is a damaged or truncated " + std::string(format_name(f)) + " file",
                  std::move(why) + "; re-export or re-download the file", std::move(call));
 }
 
@@ -728,19 +705,15 @@ std::string display_name(const std::filesystem::path& path) {
 // ---------------------------------------------------------------------------------------------
 // 6. load_image_memory
 // ---------------------------------------------------------------------------------------------
-Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::string name,
-                                     const LoadLimits& limits) {
+Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::string name, const LoadLimits& limits) {
   if (bytes.empty())
     return failure(load_error::empty, name + " is empty (0 bytes)",
                    "the file was probably not saved or copied completely");
   if (bytes.size() > std::min<std::uint64_t>(limits.max_file_bytes, INT_MAX))
     return failure(load_error::over_limits,
-                   name + " is " + std::to_string(bytes.size()) +
-                       " bytes; blockscope reads image files up to " +
-                       std::to_string(std::min<std::uint64_t>(limits.max_file_bytes, INT_MAX)) +
-                       " bytes",
-                   "save it in a compressed format such as PNG or JPEG, or scale it down",
-                   "check file size");
+                   name + " is " + std::to_string(bytes.size()) + " bytes; blockscope reads image files up to " +
+                       std::to_string(std::min<std::uint64_t>(limits.max_file_bytes, INT_MAX)) + " bytes",
+                   "save it in a compressed format such as PNG or JPEG, or scale it down", "check file size");
 
   Format format = sniff(bytes);
 
@@ -765,8 +738,8 @@ Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::s
     if (inspection.problem) return corrupt(name, format, *inspection.problem, "check JPEG structure");
     if (inspection.scans > kMaxJpegScans)
       return failure(load_error::over_limits,
-                     name + " has more than " + std::to_string(kMaxJpegScans) +
-                         " scans; blockscope decodes at most " + std::to_string(kMaxJpegScans),
+                     name + " has more than " + std::to_string(kMaxJpegScans) + " scans; blockscope decodes at most " +
+                         std::to_string(kMaxJpegScans),
                      "each scan is a pass over the whole image, so such a file takes very long "
                      "to decode; re-save it as a baseline JPEG or PNG",
                      "check JPEG structure");
@@ -776,8 +749,8 @@ Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::s
         bytes = defused;
       }
     } catch (const std::bad_alloc&) {
-      return failure(load_error::out_of_memory, "not enough memory to read " + name,
-                     "close other programs", "copy JPEG");
+      return failure(load_error::out_of_memory, "not enough memory to read " + name, "close other programs",
+                     "copy JPEG");
     }
   }
   const auto* data = bytes.data();
@@ -788,8 +761,7 @@ Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::s
     const char* reason = stbi_failure_reason();
     if (format == Format::unknown) return not_an_image(name, bytes);
     if (reason && std::string_view(reason) == "too large")
-      return failure(load_error::over_limits,
-                     name + " declares dimensions too large for the image decoder",
+      return failure(load_error::over_limits, name + " declares dimensions too large for the image decoder",
                      "the header is either damaged or describes an image far beyond " +
                          std::to_string(limits.max_side) + " pixels a side",
                      "stbi_info_from_memory");
@@ -799,18 +771,15 @@ Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::s
   if (width <= 0 || height <= 0)
     return corrupt(name, format, "the header declares an empty image", "stbi_info_from_memory");
   if (!within_limits(static_cast<std::uint64_t>(width), static_cast<std::uint64_t>(height), limits))
-    return over_limits(name, static_cast<std::uint64_t>(width), static_cast<std::uint64_t>(height),
-                       limits);
+    return over_limits(name, static_cast<std::uint64_t>(width), static_cast<std::uint64_t>(height), limits);
   if (format != Format::jpeg) {  // JPEG was inspected above
-    const Shortfall why = format == Format::hdr ? hdr_shortfall(bytes, width, height)
-                                                : shortfall(format, bytes);
+    const Shortfall why = format == Format::hdr ? hdr_shortfall(bytes, width, height) : shortfall(format, bytes);
     if (why) return corrupt(name, format, *why, "check file structure");
   }
 
   const bool is_hdr = stbi_is_hdr_from_memory(data, length) != 0;
   // stb 2.27's PSD depth probe reads the wrong header field, so PSD's depth is read here.
-  const bool is_16_bit = format == Format::psd ? be16(bytes, 22) == 16
-                                                : stbi_is_16_bit_from_memory(data, length) != 0;
+  const bool is_16_bit = format == Format::psd ? be16(bytes, 22) == 16 : stbi_is_16_bit_from_memory(data, length) != 0;
 
   const auto make_image = [&](std::vector<std::uint8_t> rgba) {
     Rgba8Image image;
@@ -860,12 +829,12 @@ Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::s
   if (decoded_w != width || decoded_h != height)
     return corrupt(name, format,
                    "the header says " + std::to_string(width) + " x " + std::to_string(height) +
-                       " but the data decodes to " + std::to_string(decoded_w) + " x " +
-                       std::to_string(decoded_h),
+                       " but the data decodes to " + std::to_string(decoded_w) + " x " + std::to_string(decoded_h),
                    "stbi_load_from_memory");
 
   if (file_channels < 1 || file_channels > 4)
-    return corrupt(name, format, "it decodes to " + std::to_string(file_channels) + " channels", "stbi_load_from_memory");
+    return corrupt(name, format, "it decodes to " + std::to_string(file_channels) + " channels",
+                   "stbi_load_from_memory");
   std::vector<std::uint8_t> rgba;
   try {
     const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
@@ -881,8 +850,8 @@ Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::s
     }
   } catch (const std::bad_alloc&) {
     return failure(load_error::out_of_memory,
-                   "not enough memory to hold " + name + " (" + std::to_string(width) + " x " +
-                       std::to_string(height) + " pixels)",
+                   "not enough memory to hold " + name + " (" + std::to_string(width) + " x " + std::to_string(height) +
+                       " pixels)",
                    "close other programs or scale the image down", "allocate pixels");
   }
   return make_image(std::move(rgba));
@@ -908,8 +877,7 @@ Status unreadable(const std::string& name, int error_number, std::string call) {
   std::string hint = "check that the file is readable by you";
   if (error_number == EACCES || error_number == EPERM)
     hint = "you do not have permission to read it; check its permissions (ls -l)";
-  return failure(load_error::unreadable, "cannot read " + name + ": " + why, std::move(hint),
-                 std::move(call));
+  return failure(load_error::unreadable, "cannot read " + name + ": " + why, std::move(hint), std::move(call));
 }
 
 }  // namespace
@@ -928,8 +896,7 @@ Result<Rgba8Image> load_image_file(const std::filesystem::path& path, const Load
   if (st.type() == fs::file_type::not_found || ec == std::errc::no_such_file_or_directory ||
       ec == std::errc::not_a_directory)
     return failure(load_error::not_found, name + " does not exist",
-                   "it may have been moved, renamed or deleted (looked for " + utf8(path) + ")",
-                   "stat");
+                   "it may have been moved, renamed or deleted (looked for " + utf8(path) + ")", "stat");
   if (ec) return unreadable(name, ec.value(), "stat");
   if (fs::is_directory(st))
     return failure(load_error::is_directory, name + " is a folder, not an image file",
@@ -946,11 +913,9 @@ Result<Rgba8Image> load_image_file(const std::filesystem::path& path, const Load
   const std::uint64_t max_bytes = std::min<std::uint64_t>(limits.max_file_bytes, INT_MAX);
   if (size > max_bytes)
     return failure(load_error::over_limits,
-                   name + " is " + std::to_string(size) +
-                       " bytes; blockscope reads image files up to " + std::to_string(max_bytes) +
-                       " bytes",
-                   "save it in a compressed format such as PNG or JPEG, or scale it down",
-                   "check file size");
+                   name + " is " + std::to_string(size) + " bytes; blockscope reads image files up to " +
+                       std::to_string(max_bytes) + " bytes",
+                   "save it in a compressed format such as PNG or JPEG, or scale it down", "check file size");
 
   errno = 0;
   const File file(std::fopen(path.c_str(), "rb"));
@@ -989,8 +954,7 @@ Result<Rgba8Image> load_image_file(const std::filesystem::path& path, const Load
   const Bytes head(bytes.data(), got);
   if (sniff(head) == Format::unknown) {
     int w = 0, h = 0, c = 0;
-    if (!stbi_info_from_memory(head.data(), static_cast<int>(head.size()), &w, &h, &c))
-      return not_an_image(name, head);
+    if (!stbi_info_from_memory(head.data(), static_cast<int>(head.size()), &w, &h, &c)) return not_an_image(name, head);
   }
 
   if (!read_up_to(bytes.size())) return cancelled_status();

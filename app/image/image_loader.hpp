@@ -59,15 +59,13 @@ struct FileReadProgress {
 inline constexpr std::size_t kPngTailThatMayBeMissing = 4;
 
 // Decodes an image held in memory. `name` is used in messages and stored in the image.
-Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::string name,
-                                     const LoadLimits& limits);
+Result<Rgba8Image> load_image_memory(std::span<const std::uint8_t> bytes, std::string name, const LoadLimits& limits);
 
 // Reads and decodes a file. Works with any file name the OS accepts (non-ASCII included).
 // `cancel`, when given and set, stops between read chunks and before decoding and yields a
 // Status with code load_error::cancelled (decoding itself is not interruptible).
 // `progress`, when given, is updated while the file is read.
 Result<Rgba8Image> load_image_file(const std::filesystem::path& path, const LoadLimits& limits,
-                                   const std::atomic<bool>* cancel = nullptr,
-                                   FileReadProgress* progress = nullptr);
+                                   const std::atomic<bool>* cancel = nullptr, FileReadProgress* progress = nullptr);
 
 }  // namespace bs

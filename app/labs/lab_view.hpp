@@ -62,8 +62,8 @@ class LabView {
 
   // Runs `kernel` with `config` into the view's display resources (zero-copy interop where the
   // backend allows) and returns the record; the shell decides when and with which options.
-  virtual LaunchRecord launch(const std::string& kernel, const KernelConfig& config,
-                              const lab::RunOptions& options, ViewContext& ctx) = 0;
+  virtual LaunchRecord launch(const std::string& kernel, const KernelConfig& config, const lab::RunOptions& options,
+                              ViewContext& ctx) = 0;
 
   // Shows a run made elsewhere: a worker thread ran a fork of this view's lab (the same problem)
   // with its result in host memory, `output` (lab().output_bytes() long), so the window kept
@@ -82,8 +82,7 @@ class LabView {
   // differ from the selection while a refused configuration is selected) and the inspector.
   // `selection_ran` is false while the selection itself was refused: the view then says the
   // overlay shows the last launch that ran.
-  virtual void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx,
-                         ViewRequests& requests) = 0;
+  virtual void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx, ViewRequests& requests) = 0;
   // Whether the data view waits on work of its own on another thread (a recording it draws): the
   // shell's Data tab then wakes the window a few times a second, to show the result once it is there.
   virtual bool data_pending() const { return false; }
@@ -136,7 +135,8 @@ class LabView {
   // Changes whenever what read_output() returns may have changed (a digest made of it is good
   // while this stays); nothing where the view does not count (then it is read every time).
   virtual std::optional<std::uint64_t> output_generation() const { return std::nullopt; }
-  // How results reach the screen: "CUDA-GL interop (zero-copy: CUDA copies into the texture)", the fallback and why, ...
+  // How results reach the screen: "CUDA-GL interop (zero-copy: CUDA copies into the texture)", the fallback and why,
+  // ...
   virtual std::string interop_mode() const = 0;
 };
 
@@ -144,8 +144,8 @@ class LabView {
 using LabOption = ExtraOption;
 
 struct LabViewSetup {
-  ViewState view;                                   // initial view state (command line)
-  std::map<std::string, std::string> options;      // this lab's LabOption values
+  ViewState view;                              // initial view state (command line)
+  std::map<std::string, std::string> options;  // this lab's LabOption values
 };
 
 struct LabEntry {
@@ -153,8 +153,7 @@ struct LabEntry {
   std::string title;  // "Grayscale": the tab
   std::function<Result<std::unique_ptr<lab::Lab>>(const lab::Backend&)> make_lab;
   // The GL context is current. The view takes the lab.
-  std::function<Result<std::unique_ptr<LabView>>(std::unique_ptr<lab::Lab>, const LabViewSetup&,
-                                                 ViewContext&)>
+  std::function<Result<std::unique_ptr<LabView>>(std::unique_ptr<lab::Lab>, const LabViewSetup&, ViewContext&)>
       make_view;
   std::vector<LabOption> options;
 };

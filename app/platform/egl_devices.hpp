@@ -9,10 +9,10 @@
 namespace bs {
 
 struct EglDeviceInfo {
-  int index = -1;            // position in eglQueryDevicesEXT's list
-  std::string extensions;    // the device's extension string
-  std::string drm_file;      // EGL_DRM_DEVICE_FILE_EXT, e.g. "/dev/dri/card0"; empty if none
-  int cuda_device = -1;      // EGL_CUDA_DEVICE_NV: the CUDA ordinal of an NVIDIA device; -1 if none
+  int index = -1;          // position in eglQueryDevicesEXT's list
+  std::string extensions;  // the device's extension string
+  std::string drm_file;    // EGL_DRM_DEVICE_FILE_EXT, e.g. "/dev/dri/card0"; empty if none
+  int cuda_device = -1;    // EGL_CUDA_DEVICE_NV: the CUDA ordinal of an NVIDIA device; -1 if none
   bool nvidia() const { return cuda_device >= 0; }
   bool software() const { return extensions.find("EGL_MESA_device_software") != std::string::npos; }
   std::string describe() const;  // one line, e.g. "EGL device 0: NVIDIA (CUDA device 0)"

@@ -240,22 +240,18 @@ class GlfwWindow final : public Window {
 
 Result<std::unique_ptr<Window>> make_glfw_window(int width, int height, const std::string& title) {
   if (width <= 0 || height <= 0) {
-    return Status::failure("window size must be positive, got " + std::to_string(width) + "x" +
-                               std::to_string(height),
+    return Status::failure("window size must be positive, got " + std::to_string(width) + "x" + std::to_string(height),
                            "pass a size such as 1280x800", "make_glfw_window");
   }
   // Without a display server glfwInit fails with a platform error; say what it means instead.
   if (!env_set("DISPLAY") && !env_set("WAYLAND_DISPLAY")) {
-    return Status::failure("no display: neither DISPLAY nor WAYLAND_DISPLAY is set", kHeadlessHint,
-                           "make_glfw_window");
+    return Status::failure("no display: neither DISPLAY nor WAYLAND_DISPLAY is set", kHeadlessHint, "make_glfw_window");
   }
   // Before glfwInit, so errors from the first request on are survived; GLFW's own temporary
   // handlers put it back when they are done. On Wayland it is installed too and never called.
   auto x11_errors = x11::ProtocolErrorReporter::install();
   glfwGetError(nullptr);  // start from a clean slate so the Status names this call's error
-  if (!glfwInit()) {
-    return glfw_failure("no display: GLFW could not initialise", "glfwInit", kHeadlessHint);
-  }
+  if (!glfwInit()) { return glfw_failure("no display: GLFW could not initialise", "glfwInit", kHeadlessHint); }
 
   glfwDefaultWindowHints();
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -266,8 +262,7 @@ Result<std::unique_ptr<Window>> make_glfw_window(int width, int height, const st
 
   GLFWwindow* window = glfwCreateWindow(width, height, title.c_str(), nullptr, nullptr);
   if (!window) {
-    Status status = glfw_failure("could not create a window with an OpenGL 3.3 core context",
-                                 "glfwCreateWindow",
+    Status status = glfw_failure("could not create a window with an OpenGL 3.3 core context", "glfwCreateWindow",
                                  "update the graphics driver, or run with --headless");
     glfwTerminate();
     return status;
@@ -281,8 +276,7 @@ Result<std::unique_ptr<Window>> make_glfw_window(int width, int height, const st
   if (version < 33) {
     return Status::failure("the OpenGL context is version " + std::to_string(version / 10) + "." +
                                std::to_string(version % 10) + ", blockscope needs 3.3",
-                           "update the graphics driver, or run with --headless",
-                           "epoxy_gl_version");
+                           "update the graphics driver, or run with --headless", "epoxy_gl_version");
   }
   glfwSwapInterval(1);  // vsync: the UI redraws every frame, no need to outrun the monitor
   return std::unique_ptr<Window>(std::move(result));

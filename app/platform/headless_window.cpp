@@ -154,8 +154,7 @@ std::vector<Candidate> candidates(int preferred_cuda_device, std::vector<std::st
   }
 
   if (platform_base && has_extension(client.c_str(), "EGL_MESA_platform_surfaceless")) {
-    EGLDisplay display =
-        eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+    EGLDisplay display = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
     if (display != EGL_NO_DISPLAY) {
       out.push_back({"EGL Mesa surfaceless", display, -1});
     } else {
@@ -174,8 +173,7 @@ std::vector<Candidate> candidates(int preferred_cuda_device, std::vector<std::st
 
 class HeadlessWindow final : public Window {
  public:
-  HeadlessWindow(EGLDisplay display, EGLContext context, EGLSurface surface,
-                 std::string description, int cuda_device)
+  HeadlessWindow(EGLDisplay display, EGLContext context, EGLSurface surface, std::string description, int cuda_device)
       : display_(display),
         context_(context),
         surface_(surface),
@@ -203,8 +201,7 @@ class HeadlessWindow final : public Window {
     allocate_storage(width, height);
     glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, colour_);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER,
-                              depth_stencil_);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, depth_stencil_);
     const GLenum complete = glCheckFramebufferStatus(GL_FRAMEBUFFER);
     if (complete != GL_FRAMEBUFFER_COMPLETE) {
       return Status::failure("the offscreen framebuffer is incomplete", {}, "glCheckFramebufferStatus",
@@ -269,8 +266,7 @@ Status open_context(EGLDisplay display, EGLContext& context, EGLSurface& surface
 
   // Prefer a pbuffer-capable config (works with or without surfaceless); else, with
   // surfaceless contexts, any config that renders desktop GL.
-  EGLint pbuffer_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                              EGL_NONE};
+  EGLint pbuffer_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
   EGLint any_attribs[] = {EGL_SURFACE_TYPE, 0, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
   EGLConfig config = nullptr;
   EGLint found = 0;
@@ -282,10 +278,9 @@ Status open_context(EGLDisplay display, EGLContext& context, EGLSurface& surface
     }
   }
 
-  const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3,
-                                    EGL_CONTEXT_MINOR_VERSION, 3,
-                                    EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-                                    EGL_NONE};
+  const EGLint context_attribs[] = {
+      EGL_CONTEXT_MAJOR_VERSION,           3,       EGL_CONTEXT_MINOR_VERSION, 3, EGL_CONTEXT_OPENGL_PROFILE_MASK,
+      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
   context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
   if (context == EGL_NO_CONTEXT) return egl_failure("no OpenGL 3.3 core context", "eglCreateContext");
 
@@ -339,9 +334,9 @@ Result<std::vector<EglDeviceInfo>> enumerate_egl_devices() {
 
 Result<std::unique_ptr<Window>> make_headless_window(int width, int height, int preferred_cuda_device) {
   if (width <= 0 || height <= 0) {
-    return Status::failure("headless framebuffer size must be positive, got " + std::to_string(width) +
-                               "x" + std::to_string(height),
-                           "pass a size such as 1280x800", "make_headless_window");
+    return Status::failure(
+        "headless framebuffer size must be positive, got " + std::to_string(width) + "x" + std::to_string(height),
+        "pass a size such as 1280x800", "make_headless_window");
   }
   std::vector<std::string> tried;
   for (Candidate& c : candidates(preferred_cuda_device, tried)) {
@@ -359,8 +354,7 @@ Result<std::unique_ptr<Window>> make_headless_window(int width, int height, int 
       continue;
     }
     // From here the window owns the display, context and surface.
-    auto window = std::make_unique<HeadlessWindow>(c.display, context, surface, c.description,
-                                                   c.cuda_device);
+    auto window = std::make_unique<HeadlessWindow>(c.display, context, surface, c.description, c.cuda_device);
     const int version = epoxy_gl_version();
     if (version < 33) {
       tried.push_back(c.description + ": context is GL " + std::to_string(version / 10) + "." +

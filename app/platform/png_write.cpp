@@ -32,18 +32,15 @@ void append_bytes(void* context, void* data, int size) {
 }
 }  // namespace
 
-Status write_png(const std::filesystem::path& path, int width, int height, int channels,
-                 const uint8_t* top_row_first) {
+Status write_png(const std::filesystem::path& path, int width, int height, int channels, const uint8_t* top_row_first) {
   if (width <= 0 || height <= 0 || channels < 1 || channels > 4 || !top_row_first) {
-    return Status::failure("cannot write " + path.string() + ": invalid image (" +
-                               std::to_string(width) + "x" + std::to_string(height) + ", " +
-                               std::to_string(channels) + " channels)",
+    return Status::failure("cannot write " + path.string() + ": invalid image (" + std::to_string(width) + "x" +
+                               std::to_string(height) + ", " + std::to_string(channels) + " channels)",
                            {}, "write_png");
   }
   const long long stride = static_cast<long long>(width) * channels;
   if (stride > std::numeric_limits<int>::max()) {
-    return Status::failure("cannot write " + path.string() + ": rows too wide for PNG encoding", {},
-                           "write_png");
+    return Status::failure("cannot write " + path.string() + ": rows too wide for PNG encoding", {}, "write_png");
   }
 
   std::vector<uint8_t> encoded;
@@ -57,15 +54,14 @@ Status write_png(const std::filesystem::path& path, int width, int height, int c
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (!file) {
     const std::string reason = errno ? std::strerror(errno) : "cannot open for writing";
-    return Status::failure("cannot write " + path.string() + ": " + reason,
-                           "choose a directory you can write to", "open");
+    return Status::failure("cannot write " + path.string() + ": " + reason, "choose a directory you can write to",
+                           "open");
   }
   file.write(reinterpret_cast<const char*>(encoded.data()), static_cast<std::streamsize>(encoded.size()));
   file.close();
   if (!file) {
     const std::string reason = errno ? std::strerror(errno) : "write failed";
-    return Status::failure("cannot write " + path.string() + ": " + reason,
-                           "check free disk space", "write");
+    return Status::failure("cannot write " + path.string() + ": " + reason, "check free disk space", "write");
   }
   return Status::success();
 }

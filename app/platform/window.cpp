@@ -22,8 +22,7 @@ std::vector<uint8_t> Window::read_pixels_rgba() {
   if (width <= 0 || height <= 0) return {};
 
   // Leave the framebuffer bindings and pack state as the caller had them.
-  GLint previous_read_fbo = 0, previous_draw_fbo = 0, previous_pack_alignment = 4,
-        previous_pack_buffer = 0;
+  GLint previous_read_fbo = 0, previous_draw_fbo = 0, previous_pack_alignment = 4, previous_pack_buffer = 0;
   glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previous_read_fbo);
   glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &previous_draw_fbo);
   glGetIntegerv(GL_PACK_ALIGNMENT, &previous_pack_alignment);

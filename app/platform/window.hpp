@@ -159,7 +159,6 @@ Result<std::unique_ptr<Window>> make_glfw_window(int width, int height, const st
 // preferred_cuda_device, else the first NVIDIA device, else the first device), Mesa's surfaceless
 // platform, the default display. One headless window per EGL display at a time: the destructor
 // terminates the display.
-Result<std::unique_ptr<Window>> make_headless_window(int width, int height,
-                                                     int preferred_cuda_device = -1);
+Result<std::unique_ptr<Window>> make_headless_window(int width, int height, int preferred_cuda_device = -1);
 
 }  // namespace bs

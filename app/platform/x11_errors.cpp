@@ -55,8 +55,7 @@ int on_protocol_error(Display* display, XErrorEvent* event) {
   Store& s = store();
   std::lock_guard<std::mutex> lock(s.mutex);
   ++s.survived;
-  if (s.survived <= kPrinted)
-    std::fprintf(stderr, "blockscope: %s\n", line.c_str());
+  if (s.survived <= kPrinted) std::fprintf(stderr, "blockscope: %s\n", line.c_str());
   else if (s.survived == kPrinted + 1)
     std::fprintf(stderr, "blockscope: further X errors go to the message log only\n");
   if (s.reports.size() < kKeptReports) s.reports.push_back(line);

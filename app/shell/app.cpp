@@ -90,7 +90,8 @@ App::App(Window& window, CliOptions options, ComputeSession compute, LabCatalog 
       measured_(options_.cupti_library, options_.profile),
       experiments_(std::make_unique<Experiments>(state_.sweep, messages_, options_.cupti_library)),
       settings_(state_, messages_),
-      ui_(ShellRooms{window_, state_, messages_, host_, launches_, intake_, editor_, *experiments_, measured_, settings_},
+      ui_(ShellRooms{window_, state_, messages_, host_, launches_, intake_, editor_, *experiments_, measured_,
+                     settings_},
           ShellActions{[this] { reset_to_defaults(); }, [this] { return start_sweep(); }, [this] { cancel_sweep(); },
                        [this] { return sweeping(); }}),
       sweep_on_start_(options_.sweep) {
@@ -99,8 +100,8 @@ App::App(Window& window, CliOptions options, ComputeSession compute, LabCatalog 
   if (options_.source_line > 0) ui_.source_tab().select_line(options_.source_line);
 }
 
-Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, ComputeSession compute,
-                                         LabCatalog catalog, sampling::SamplerHandle sampling) {
+Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, ComputeSession compute, LabCatalog catalog,
+                                         sampling::SamplerHandle sampling) {
   if (catalog.empty()) return Status::failure("no labs to open", "", "App::create");
   std::unique_ptr<App> app(new App(window, std::move(options), std::move(compute), std::move(catalog)));
   // With a notebook or .py file, --kernel NAME picks one of its kernels for the editor, which
@@ -124,12 +125,13 @@ Result<std::unique_ptr<App>> App::create(Window& window, CliOptions options, Com
   // --kernel names a kernel the lab does not have: a bad command line, as for bench and sweep
   // (not a warning and another kernel).
   // A user kernel (custom:NAME) joins the lab once --kernel-file compiled, after this.
-  const bool user_kernel = custom::is_user_kernel_id(app->state_.selection.kernel) && !app->options_.kernel_file.empty();
+  const bool user_kernel =
+      custom::is_user_kernel_id(app->state_.selection.kernel) && !app->options_.kernel_file.empty();
   if (Status s = app->host_.check_selection_request(); !s && !user_kernel) return s;
   // --kernel-file: opened in the editor on the lab its kernel belongs to, compiled and run off
   // the UI thread; the frames that follow show it once it ran (headless runs wait for it).
-  app->editor_.open_at_start(app->options_.kernel_file, app->options_.kernel_time_limit_s,
-                             app->state_.selection.block, pick);
+  app->editor_.open_at_start(app->options_.kernel_file, app->options_.kernel_time_limit_s, app->state_.selection.block,
+                             pick);
   if (app->options_.source_tab) app->editor_.close_window();
   app->editor_.restore_unsaved(app->settings_.folder());
   return app;
@@ -283,17 +285,21 @@ std::vector<Window::KeyPress> App::feed_input() {
     switch (e.kind) {
       case Kind::Key:
         // As ImGui's GLFW backend does with a key event (imgui_impl_glfw.cpp, 1.86).
-        if (e.code >= 0 && e.code < IM_ARRAYSIZE(io.KeysDown)) io.KeysDown[e.code] = e.action != Window::InputEvent::Release;
+        if (e.code >= 0 && e.code < IM_ARRAYSIZE(io.KeysDown))
+          io.KeysDown[e.code] = e.action != Window::InputEvent::Release;
         {
           // The modifiers a key carries are the truth of its moment: they count with the keys
           // held, so Ctrl+Enter is Ctrl+Enter even where no event said Ctrl went down (a
           // modifier's own event carries the state before it, so it counts by the keys alone).
           const bool modifier = e.code >= GLFW_KEY_LEFT_SHIFT && e.code <= GLFW_KEY_RIGHT_SUPER;
           const int held = modifier ? 0 : e.mods;
-          io.KeyCtrl = io.KeysDown[GLFW_KEY_LEFT_CONTROL] || io.KeysDown[GLFW_KEY_RIGHT_CONTROL] || (held & GLFW_MOD_CONTROL);
-          io.KeyShift = io.KeysDown[GLFW_KEY_LEFT_SHIFT] || io.KeysDown[GLFW_KEY_RIGHT_SHIFT] || (held & GLFW_MOD_SHIFT);
+          io.KeyCtrl =
+              io.KeysDown[GLFW_KEY_LEFT_CONTROL] || io.KeysDown[GLFW_KEY_RIGHT_CONTROL] || (held & GLFW_MOD_CONTROL);
+          io.KeyShift =
+              io.KeysDown[GLFW_KEY_LEFT_SHIFT] || io.KeysDown[GLFW_KEY_RIGHT_SHIFT] || (held & GLFW_MOD_SHIFT);
           io.KeyAlt = io.KeysDown[GLFW_KEY_LEFT_ALT] || io.KeysDown[GLFW_KEY_RIGHT_ALT] || (held & GLFW_MOD_ALT);
-          io.KeySuper = io.KeysDown[GLFW_KEY_LEFT_SUPER] || io.KeysDown[GLFW_KEY_RIGHT_SUPER] || (held & GLFW_MOD_SUPER);
+          io.KeySuper =
+              io.KeysDown[GLFW_KEY_LEFT_SUPER] || io.KeysDown[GLFW_KEY_RIGHT_SUPER] || (held & GLFW_MOD_SUPER);
         }
         if (e.action == Window::InputEvent::Press) presses.push_back({e.code, e.mods});
         break;
@@ -414,8 +420,7 @@ void App::wait_for_next_frame() {
 bool App::start_due_repeat() {
   input_.push(window_.take_input_events());  // input that arrived meanwhile: it gets its frame
   LabSlot& s = host_.current();
-  if (input_.pending() || sweeping() || ui_.device_held() || !s.view ||
-      s.launch.dirty || s.launch.in_flight)
+  if (input_.pending() || sweeping() || ui_.device_held() || !s.view || s.launch.dirty || s.launch.in_flight)
     return false;
   const LaunchScheduler::ContinuousPlan plan = launches_.continuous_plan(s, host_.backend().kind);
   if (plan.mode != LaunchScheduler::ContinuousPlan::Mode::Every || plan.wait_s > 0) return false;
@@ -464,7 +469,8 @@ void App::export_finished_sweep() {
   if (options_.json_path.empty() && options_.csv_path.empty()) return;
   if (!sweep_result()) return;
   sweep_exported_ = true;
-  for (const auto& [path, what] : {std::pair{options_.json_path, ExportWhat::SweepJson}, std::pair{options_.csv_path, ExportWhat::SweepCsv}}) {
+  for (const auto& [path, what] :
+       {std::pair{options_.json_path, ExportWhat::SweepJson}, std::pair{options_.csv_path, ExportWhat::SweepCsv}}) {
     if (path.empty()) continue;
     if (Status st = export_to(what, path); !st) messages_.error(st);
     else messages_.info("Wrote " + path);
@@ -506,9 +512,8 @@ void App::reset_to_defaults() {
   settings_.reset_state();
   host_.reset_to_defaults();
   ui_.reset_to_defaults();
-  messages_.info("Settings reset to defaults" +
-                 (settings_.file().empty() ? std::string(" (this run keeps no settings)")
-                                           : " (" + settings_.file().string() + ")"));
+  messages_.info("Settings reset to defaults" + (settings_.file().empty() ? std::string(" (this run keeps no settings)")
+                                                                          : " (" + settings_.file().string() + ")"));
   settings_.save_if_changed(host_, true);
 }
 

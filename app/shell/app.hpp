@@ -54,9 +54,8 @@ class App {
   // them.
   // `sampling`: the process's PC sampler (sampling::keep_cubins, made before the first launch),
   // for the Source tab's stall samples per line; none: the tab says why.
-  static Result<std::unique_ptr<App>> create(Window& window, CliOptions options,
-                                             ComputeSession compute, LabCatalog catalog,
-                                             sampling::SamplerHandle sampling = {});
+  static Result<std::unique_ptr<App>> create(Window& window, CliOptions options, ComputeSession compute,
+                                             LabCatalog catalog, sampling::SamplerHandle sampling = {});
   ~App();
   App(const App&) = delete;
   App& operator=(const App&) = delete;
@@ -93,7 +92,8 @@ class App {
   bool had_load_failure() const { return intake_.had_load_failure(); }  // headless exit code 1
   // Headless --profile: the profile asked for has not been shown yet (keep drawing frames).
   bool profile_pending() const {
-    return measured_.profile_pending() || (compare_script_ != CompareScript::Off && compare_script_ != CompareScript::Done);
+    return measured_.profile_pending() ||
+           (compare_script_ != CompareScript::Off && compare_script_ != CompareScript::Done);
   }
   // The Source tab (issue 22): waiting for its listing (headless keeps drawing frames), and its
   // state for tests (state().centre shows it).
@@ -142,7 +142,7 @@ class App {
   // own launches pause. --sweep asks for one as soon as the lab's data is ready.
   Status start_sweep();
   void cancel_sweep();
-  bool sweeping() const;  // running, or asked for and not started yet
+  bool sweeping() const;                         // running, or asked for and not started yet
   const lab::SweepResult* sweep_result() const;  // the open lab's latest (live while running)
   // Writes a sweep or the current launch (JSON, CSV) now; a PNG (the sweep's chart, the data
   // view, the window) is cut from the frame just rendered: call it after frame(), before
@@ -152,7 +152,7 @@ class App {
  private:
   App(Window& window, CliOptions options, ComputeSession compute, LabCatalog catalog);
   Status init_gl_and_imgui();
-  void launch_step();        // the open lab: its problem updated, then the launch policy
+  void launch_step();          // the open lab: its problem updated, then the launch policy
   void compare_script_step();  // --compare-block: A profiled, B launched and profiled, both pinned
   // Continuous runs paced on the worker (the CPU simulation in the window): a repeat that is due
   // while nothing else asks for a frame starts here, between frames; the frame that shows its
@@ -174,7 +174,13 @@ class App {
   ImageIntake intake_;
   EditorBridge editor_;
   MeasuredTab measured_;
-  enum class CompareScript { Off, WaitA, WaitBLaunch, WaitB, Done } compare_script_ = CompareScript::Off;  // the Measured tab: hardware counters, profiled off the UI thread
+  enum class CompareScript {
+    Off,
+    WaitA,
+    WaitBLaunch,
+    WaitB,
+    Done
+  } compare_script_ = CompareScript::Off;     // the Measured tab: hardware counters, profiled off the UI thread
   std::unique_ptr<Experiments> experiments_;  // sweeps, Compare, exports
   SettingsKeeper settings_;
   ShellUi ui_;

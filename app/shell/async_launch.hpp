@@ -77,7 +77,7 @@ class AsyncLaunch {
   bool stop_ = false;
   std::unique_ptr<lab::Lab> fork_;  // touched by the worker only while a request runs
   std::string fork_key_;
-  std::optional<Request> waiting_;  // to start when the worker is free
+  std::optional<Request> waiting_;          // to start when the worker is free
   std::unique_ptr<lab::Lab> waiting_fork_;  // a fork for waiting_'s problem, made by start()
   std::optional<Request> running_;
   std::chrono::steady_clock::time_point started_{};

@@ -17,8 +17,7 @@ ComputeSession cpu_session(std::string why) {
 
 }  // namespace
 
-Result<ComputeSession> open_compute_session(BackendChoice choice, int preferred_device,
-                                            bool measure_copy) {
+Result<ComputeSession> open_compute_session(BackendChoice choice, int preferred_device, bool measure_copy) {
   if (choice == BackendChoice::Cpu) return cpu_session("chosen with --backend cpu");
 
   auto devices = list_cuda_devices();
@@ -32,10 +31,10 @@ Result<ComputeSession> open_compute_session(BackendChoice choice, int preferred_
     for (const auto& d : devices.value()) {
       if (preferred_device >= 0 && d.index != preferred_device) continue;
       if (!d.has_code_for_it) {
-        why = Status::failure(d.name + " (sm_" + std::to_string(d.compute_major) +
-                                  std::to_string(d.compute_minor) + ") has no code in this build",
-                              "rebuild with -DCMAKE_CUDA_ARCHITECTURES=" +
-                                  std::to_string(d.compute_major) + std::to_string(d.compute_minor),
+        why = Status::failure(d.name + " (sm_" + std::to_string(d.compute_major) + std::to_string(d.compute_minor) +
+                                  ") has no code in this build",
+                              "rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(d.compute_major) +
+                                  std::to_string(d.compute_minor),
                               "cudaFuncGetAttributes", "cudaErrorNoKernelImageForDevice");
         continue;
       }
@@ -62,8 +61,9 @@ Result<ComputeSession> open_compute_session(BackendChoice choice, int preferred_
     auto bw = measure_copy_bandwidth_gbs(device);
     if (bw) {
       b.copy_gbs = bw.value();
-      b.copy_note = "cudaMemcpy device to device of 512 MiB, median of 9, read + write bytes, "
-                    "measured at start-up";
+      b.copy_note =
+          "cudaMemcpy device to device of 512 MiB, median of 9, read + write bytes, "
+          "measured at start-up";
     } else {
       b.copy_note = "copy bandwidth not measured: " + bw.status().describe();
     }

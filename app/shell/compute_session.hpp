@@ -18,7 +18,6 @@ struct ComputeSession {
 // else the CPU simulation with the reason recorded. `preferred_device` < 0: the first usable
 // device (the app passes the one driving the GL context when it knows it). `measure_copy`
 // measures the copy bandwidth once (about a tenth of a second on a GPU).
-Result<ComputeSession> open_compute_session(BackendChoice choice, int preferred_device,
-                                            bool measure_copy);
+Result<ComputeSession> open_compute_session(BackendChoice choice, int preferred_device, bool measure_copy);
 
 }  // namespace bs::app

@@ -27,7 +27,8 @@ editor::LabContext EditorBridge::lab_context(const std::string& id) {
   c.kernel = s->kernel;
   c.config = s->config;
   const LaunchRecord& shown = s->launch.shown;
-  if (shown.ok() && shown.kernel == s->kernel && shown.config.block == s->config.block) c.shown_grid = shown.config.grid;
+  if (shown.ok() && shown.kernel == s->kernel && shown.config.block == s->config.block)
+    c.shown_grid = shown.config.grid;
   return c;
 }
 
@@ -59,7 +60,8 @@ void EditorBridge::take_cpu_findings() {
 bool EditorBridge::cpu_findings_pending() const {
   for (const LabSlot& s : host_.slots()) {
     if (!s.view) continue;
-    if (const auto* user = lab::layer<custom::UserKernelLab>(std::as_const(*s.view).lab()); user && user->findings_pending())
+    if (const auto* user = lab::layer<custom::UserKernelLab>(std::as_const(*s.view).lab());
+        user && user->findings_pending())
       return true;
   }
   return false;

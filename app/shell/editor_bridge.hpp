@@ -56,7 +56,7 @@ class EditorBridge {
   // the replay's out-of-bounds report.
   void take_cpu_findings();
   bool cpu_findings_pending() const;
-  void show_editor_lab();  // open the lab of the editor's kernel where the window shows another
+  void show_editor_lab();                 // open the lab of the editor's kernel where the window shows another
   void show_lab(const std::string& lab);  // open `lab` unless it is the one shown
 
   LabHost& host_;

@@ -18,10 +18,10 @@ class FramePacer {
  public:
   using Clock = std::chrono::steady_clock;
 
-  static constexpr int kSettleFrames = 3;      // frames drawn after input or a change...
-  static constexpr double kSettleS = 0.25;     // ...and for at least this long
-  static constexpr double kMaxFps = 60;        // frames that change every time: at most this often
-  static constexpr double kIdleS = 10;         // nothing at all: one frame this often
+  static constexpr int kSettleFrames = 3;   // frames drawn after input or a change...
+  static constexpr double kSettleS = 0.25;  // ...and for at least this long
+  static constexpr double kMaxFps = 60;     // frames that change every time: at most this often
+  static constexpr double kIdleS = 10;      // nothing at all: one frame this often
 
   // What the app is doing, asked before each wait.
   struct Needs {

@@ -54,7 +54,7 @@ class FramePhases {
   bool open_ = false;
   std::array<double, kPhaseCount> current_{};
   std::array<double, kPhaseCount> last_{};
-  std::array<std::vector<double>, kPhaseCount + 1> kept_;  // + the whole frame
+  std::array<std::vector<double>, kPhaseCount + 1> kept_;      // + the whole frame
   std::vector<std::pair<std::string, double>> current_steps_;  // ms, this frame's launch
   std::vector<std::pair<std::string, std::vector<double>>> kept_steps_;
   std::size_t launches_ = 0;

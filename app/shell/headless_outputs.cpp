@@ -28,8 +28,7 @@ Status write_lab_output(LabSlot& s, const fs::path& path) {
 }
 
 Status write_schedule_json(const LaunchRecord& r, const std::string& device, const fs::path& path) {
-  if (r.schedule.empty())
-    return Status::failure("no schedule was recorded for the last launch", "", "--schedule-json");
+  if (r.schedule.empty()) return Status::failure("no schedule was recorded for the last launch", "", "--schedule-json");
   return lab::write_text_file(path.string(),
                               mapping::schedule_to_json(r.schedule, r.schedule_simulated, r.config, r.kernel, device));
 }
@@ -56,16 +55,15 @@ std::string launch_summary(const LabHost& host) {
       shares += share;
     }
   }
-  std::snprintf(buf, sizeof buf,
-                "launch: %s [%s] on %s grid (%u, %u, %u) block (%u, %u, %u) %.4f ms (%s) %.4g %s",
+  std::snprintf(buf, sizeof buf, "launch: %s [%s] on %s grid (%u, %u, %u) block (%u, %u, %u) %.4f ms (%s) %.4g %s",
                 r.kernel.c_str(), r.config_label.c_str(), r.problem.c_str(), r.config.grid.x, r.config.grid.y,
                 r.config.grid.z, r.config.block.x, r.config.block.y, r.config.block.z, r.timing.median_ms,
                 r.timing.clock.c_str(), r.throughput(unit), unit_text(unit));
   return buf + shares + "\ncheck: " + r.check.summary();
 }
 
-StatusReport status_snapshot(LabHost& host, const ImageIntake& intake, const MessageLog& messages,
-                             StatusReport::Ui ui, OutputDigestCache* cache) {
+StatusReport status_snapshot(LabHost& host, const ImageIntake& intake, const MessageLog& messages, StatusReport::Ui ui,
+                             OutputDigestCache* cache) {
   StatusReport r;
   r.frame = host.frame();
   LabSlot& s = host.current();
@@ -96,7 +94,9 @@ StatusReport status_snapshot(LabHost& host, const ImageIntake& intake, const Mes
   const auto& all = messages.all();
   const std::size_t first = all.size() > StatusReport::kLastMessages ? all.size() - StatusReport::kLastMessages : 0;
   for (std::size_t i = first; i < all.size(); ++i)
-    r.messages.push_back({all[i].level == Message::Error ? "error" : all[i].level == Message::Warning ? "warning" : "info",
+    r.messages.push_back({all[i].level == Message::Error     ? "error"
+                          : all[i].level == Message::Warning ? "warning"
+                                                             : "info",
                           all[i].text});
   ui.launch_in_flight = s.launch.in_flight;
   r.ui = std::move(ui);

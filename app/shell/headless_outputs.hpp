@@ -38,7 +38,7 @@ struct OutputDigestCache {
   std::uint64_t generation = 0;
   std::optional<StatusReport::Output> output;
 };
-StatusReport status_snapshot(LabHost& host, const ImageIntake& intake, const MessageLog& messages,
-                             StatusReport::Ui ui, OutputDigestCache* cache = nullptr);
+StatusReport status_snapshot(LabHost& host, const ImageIntake& intake, const MessageLog& messages, StatusReport::Ui ui,
+                             OutputDigestCache* cache = nullptr);
 
 }  // namespace bs::app

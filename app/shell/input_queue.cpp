@@ -13,8 +13,8 @@ bool is_modifier(int key) { return key >= GLFW_KEY_LEFT_SHIFT && key <= GLFW_KEY
 // A key that reaches a text field as a character (letters, digits, punctuation, the keypad's
 // digits and operators) when no Ctrl, Alt or Super is held: ImGui does nothing with the key itself.
 bool plain(const Window::InputEvent& e) {
-  const bool printable = e.code < GLFW_KEY_ESCAPE || (e.code >= GLFW_KEY_KP_0 && e.code <= GLFW_KEY_KP_ADD) ||
-                         e.code == GLFW_KEY_KP_EQUAL;
+  const bool printable =
+      e.code < GLFW_KEY_ESCAPE || (e.code >= GLFW_KEY_KP_0 && e.code <= GLFW_KEY_KP_ADD) || e.code == GLFW_KEY_KP_EQUAL;
   return printable && !(e.mods & (GLFW_MOD_CONTROL | GLFW_MOD_ALT | GLFW_MOD_SUPER));
 }
 

@@ -71,7 +71,8 @@ Status LabHost::ensure_view(LabSlot& s) {
     } else if (memory) {
       auto kept = memory->options.find(o.flag);
       if (kept == memory->options.end()) continue;
-      if (Status st = o.check(kept->second); !st) messages_.warn("Settings: " + o.flag + ": " + st.message, "kept the default");
+      if (Status st = o.check(kept->second); !st)
+        messages_.warn("Settings: " + o.flag + ": " + st.message, "kept the default");
       else setup.options[o.flag] = kept->second;
     }
   }
@@ -240,7 +241,8 @@ void LabHost::handle_device_fault(const Status& fault) {
     messages_.error(cpu.status());
     return;
   }
-  cpu->why_cpu = "the GPU faulted (" + fault.code + "); blockscope moved to the CPU simulation. "
+  cpu->why_cpu = "the GPU faulted (" + fault.code +
+                 "); blockscope moved to the CPU simulation. "
                  "Restart it to use the GPU again.";
   device_faulted_ = true;
   messages_.warn("The GPU faulted: switched to the CPU simulation, your data is kept", cpu->why_cpu);

@@ -21,8 +21,8 @@ class LabHost {
  public:
   // `state` names the open lab and what the command line and the settings file asked for.
   // `headless`: the views draw into an offscreen frame (ViewContext::headless).
-  LabHost(AppState& state, MessageLog& messages, ComputeSession compute, LabCatalog catalog,
-          LaunchScheduler& launches, bool headless);
+  LabHost(AppState& state, MessageLog& messages, ComputeSession compute, LabCatalog catalog, LaunchScheduler& launches,
+          bool headless);
   LabHost(const LabHost&) = delete;
   LabHost& operator=(const LabHost&) = delete;
 

@@ -28,15 +28,13 @@ LaunchScheduler::LaunchScheduler(Options options) : options_(std::move(options))
   last_input_ = now();  // a window that opens counts as touched
 }
 
-LaunchScheduler::Clock::time_point LaunchScheduler::now() const {
-  return options_.now ? options_.now() : Clock::now();
-}
+LaunchScheduler::Clock::time_point LaunchScheduler::now() const { return options_.now ? options_.now() : Clock::now(); }
 
 void LaunchScheduler::step(LabSlot& s, const lab::ProblemInfo& problem, bool trace_schedule, ViewContext& ctx) {
   LaunchState& st = s.launch;
   const ContinuousPlan plan = continuous_plan(s, ctx.backend.kind);
-  const bool repeat = plan.mode == ContinuousPlan::Mode::EveryFrame ||
-                      (plan.mode == ContinuousPlan::Mode::Every && plan.wait_s <= 0);
+  const bool repeat =
+      plan.mode == ContinuousPlan::Mode::EveryFrame || (plan.mode == ContinuousPlan::Mode::Every && plan.wait_s <= 0);
   if (problem.ready && (st.dirty || repeat)) {
     relaunch(s, trace_schedule, ctx);
   } else if (!problem.ready && st.dirty) {
@@ -87,8 +85,8 @@ LaunchScheduler::ContinuousPlan LaunchScheduler::continuous_plan(const LabSlot& 
   }
   if (std::chrono::duration<double>(now() - last_input_).count() >= kIdlePauseS) {
     p.mode = Mode::Paused;
-    std::snprintf(buf, sizeof buf, "idle: continuous runs paused, nothing touched for %.0f s (move the mouse to resume)",
-                  kIdlePauseS);
+    std::snprintf(buf, sizeof buf,
+                  "idle: continuous runs paused, nothing touched for %.0f s (move the mouse to resume)", kIdlePauseS);
     p.says = buf;
     return p;
   }
@@ -105,8 +103,7 @@ LaunchScheduler::ContinuousPlan LaunchScheduler::continuous_plan(const LabSlot& 
   if (automatic && repeat_cost_s_ > 0)
     std::snprintf(buf, sizeof buf, "relaunching every %.2g s (simulation: a repeat and its frame cost %.2g s of CPU)",
                   p.period_s, repeat_cost_s_);
-  else
-    std::snprintf(buf, sizeof buf, "relaunching every %g s (simulation)", p.period_s);
+  else std::snprintf(buf, sizeof buf, "relaunching every %g s (simulation)", p.period_s);
   p.says = buf;
   return p;
 }
@@ -160,21 +157,25 @@ LaunchScheduler::Estimate LaunchScheduler::estimate(const LabSlot& s) const {
   const LaunchRecord plan = l.plan(s.kernel, s.config);
   const double counted = plan.counted(l.problem().throughput_unit);
   if (const auto rate = sim_s_per_unit_.find(s.id() + "|" + s.kernel); rate != sim_s_per_unit_.end())
-    return {rate->second * counted, "its kernel's speed on the last launch of it that ran, per byte or FLOP, times "
-                                    "what this one counts"};
+    return {rate->second * counted,
+            "its kernel's speed on the last launch of it that ran, per byte or FLOP, times "
+            "what this one counts"};
   double slowest = 0;
   const std::string lab = s.id() + "|";
   for (const auto& [key, rate] : sim_s_per_unit_)
     if (key.compare(0, lab.size(), lab) == 0) slowest = std::max(slowest, rate);
   if (slowest > 0 && counted > 0)
-    return {slowest * counted, "the speed of the slowest kernel of this lab that ran, per byte or FLOP, times what "
-                               "this one counts (this kernel has not run yet)"};
+    return {slowest * counted,
+            "the speed of the slowest kernel of this lab that ran, per byte or FLOP, times what "
+            "this one counts (this kernel has not run yet)"};
   const double threads = static_cast<double>(plan.config.grid.volume() * plan.config.block.volume());
   if (sim_s_per_thread_ > 0)
-    return {sim_s_per_thread_ * threads, "the simulator's time per thread on the last launch that ran, times this "
-                                         "launch's threads"};
-  return {kFirstGuessThreadS * threads, "a first guess until a launch has run: 20 ns a simulated thread (the "
-                                        "lecture's kernel on 2 cores), times this launch's threads"};
+    return {sim_s_per_thread_ * threads,
+            "the simulator's time per thread on the last launch that ran, times this "
+            "launch's threads"};
+  return {kFirstGuessThreadS * threads,
+          "a first guess until a launch has run: 20 ns a simulated thread (the "
+          "lecture's kernel on 2 cores), times this launch's threads"};
 }
 
 // What the views, the timings and the status bar keep of a launch, run here or on the worker.
@@ -220,8 +221,8 @@ void LaunchScheduler::keep_record(LabSlot& s, LaunchRecord rec, double pipeline_
   // time; without that the H200's headless frame went from 10.5 to 6.2 ms (frame phases: launch).
   std::vector<BlockTrace> schedule = std::move(rec.schedule);
   bool schedule_simulated = rec.schedule_simulated;
-  if (schedule.empty() && !changed && st.shown.kernel == rec.kernel &&
-      st.shown.config_label == rec.config_label && st.shown.problem == rec.problem) {
+  if (schedule.empty() && !changed && st.shown.kernel == rec.kernel && st.shown.config_label == rec.config_label &&
+      st.shown.problem == rec.problem) {
     schedule = std::move(st.shown.schedule);  // keep the trace of this configuration
     schedule_simulated = st.shown.schedule_simulated;
   }
@@ -243,8 +244,9 @@ void LaunchScheduler::cancel(LabSlot& s, ViewContext& ctx, bool keep_continuous)
   LaunchRecord rec = s.view->lab().plan(s.kernel, s.config);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", ran_s);
-  rec.status = Status::failure("cancelled after " + std::string(buf) + " s: the simulation of " + s.kernel + " was stopped",
-                               "Run once (Ctrl+R) runs it again", "cancel", "cancelled");
+  rec.status =
+      Status::failure("cancelled after " + std::string(buf) + " s: the simulation of " + s.kernel + " was stopped",
+                      "Run once (Ctrl+R) runs it again", "cancel", "cancelled");
   rec.refused = false;
   st.last = std::move(rec);
   // Continuous runs of fast launches start the next one at once; a slow one stays stopped (as
@@ -321,7 +323,8 @@ void LaunchScheduler::take_async_result(std::vector<LabSlot>& slots, ViewContext
     if (t.id() == f->request.slot) s = &t;
   if (!s || !s->view || f->cancelled) return;
   LaunchState& st = s->launch;
-  if (f->request.problem_key != problem_key(*s) || f->request.kernel != s->kernel || !(f->request.config == s->config)) {
+  if (f->request.problem_key != problem_key(*s) || f->request.kernel != s->kernel ||
+      !(f->request.config == s->config)) {
     st.dirty = st.dirty || !async_.busy();
     return;
   }

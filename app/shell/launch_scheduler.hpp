@@ -77,12 +77,12 @@ class LaunchScheduler {
   };
 
   struct Options {
-    bool async_on_cpu = false;               // the window: the CPU simulation runs on the worker
-    std::function<void()> finish;            // waits for the frame's GPU work (glFinish); may be empty
-    std::function<Clock::time_point()> now;  // the clock (tests pass their own); empty: steady_clock
+    bool async_on_cpu = false;                    // the window: the CPU simulation runs on the worker
+    std::function<void()> finish;                 // waits for the frame's GPU work (glFinish); may be empty
+    std::function<Clock::time_point()> now;       // the clock (tests pass their own); empty: steady_clock
     std::function<void(const Status&)> on_fault;  // a sticky device fault seen in a record
-    std::function<void()> wake;  // from the worker thread: a launch finished (the window draws it)
-    bool paced = false;          // the window: continuous runs paced and paused (see above)
+    std::function<void()> wake;                   // from the worker thread: a launch finished (the window draws it)
+    bool paced = false;                           // the window: continuous runs paced and paused (see above)
   };
 
   explicit LaunchScheduler(Options options);

@@ -23,8 +23,7 @@ std::string detail_of(const Status& s) {
 // problem and settings. (A file reloaded under the same name and size reads as the same problem;
 // its counters would not differ for these kernels, whose traffic does not depend on the pixels.)
 std::string problem_key(const lab::Lab& lab) {
-  std::string key = std::string(lab.id()) + "|" + lab.backend().label + "|" +
-                    std::to_string(lab.backend().cuda_device);
+  std::string key = std::string(lab.id()) + "|" + lab.backend().label + "|" + std::to_string(lab.backend().cuda_device);
   const lab::ProblemInfo p = lab.problem();
   key += "|" + p.name + "|" + p.summary;
   for (const auto& [k, v] : lab.setting_values()) key += "|" + k + "=" + v;
@@ -42,11 +41,9 @@ void MeasuredTab::update(lab::Lab& lab, const LaunchRecord& shown, MessageLog& l
   if (auto done = worker_.take_finished()) {
     const LaunchCounters& c = *done->counters;
     if (c.measured())
-      log.info("Profiled " + done->kernel + " (" + done->config_label + "): " +
-               std::to_string(c.passes) + " passes in " + ui::sig(c.profile_wall_ms / 1000.0, 2) +
-               " s; see the Measured tab");
-    else
-      log.warn("Hardware counters could not be read: " + c.status.message, detail_of(c.status));
+      log.info("Profiled " + done->kernel + " (" + done->config_label + "): " + std::to_string(c.passes) +
+               " passes in " + ui::sig(c.profile_wall_ms / 1000.0, 2) + " s; see the Measured tab");
+    else log.warn("Hardware counters could not be read: " + c.status.message, detail_of(c.status));
     results_[done->lab] = std::move(*done);
     if (request_ == Request::Running) {
       request_ = Request::ToShow;
@@ -107,8 +104,7 @@ void MeasuredTab::draw(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log
 }
 
 bool MeasuredTab::profile_pending() const {
-  return request_ == Request::Waiting || request_ == Request::Running ||
-         request_ == Request::ToShow;
+  return request_ == Request::Waiting || request_ == Request::Running || request_ == Request::ToShow;
 }
 
 const LaunchRecord* MeasuredTab::result(const std::string& lab_id) const {

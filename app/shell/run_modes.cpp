@@ -64,7 +64,8 @@ int run_window(const CliOptions& options, LabCatalog catalog) {
     return kExitNoDisplay;
   }
   // The PC sampler before the first launch, so it keeps every kernel's cubin (the Source tab).
-  sampling::SamplerHandle sampling = sampling::keep_cubins(options.backend != BackendChoice::Cpu, options.cupti_library);
+  sampling::SamplerHandle sampling =
+      sampling::keep_cubins(options.backend != BackendChoice::Cpu, options.cupti_library);
   auto session = open_for_window(options, **window);
   if (!session) return kExitNoBackend;
   auto app = App::create(**window, options, std::move(session.value()), std::move(catalog), std::move(sampling));
@@ -86,7 +87,8 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
     print_status("cannot create a headless OpenGL context", window.status());
     return kExitFailure;
   }
-  sampling::SamplerHandle sampling = sampling::keep_cubins(options.backend != BackendChoice::Cpu, options.cupti_library);
+  sampling::SamplerHandle sampling =
+      sampling::keep_cubins(options.backend != BackendChoice::Cpu, options.cupti_library);
   auto session = open_for_window(options, **window);
   if (!session) return kExitNoBackend;
   auto app_r = App::create(**window, options, std::move(session.value()), std::move(catalog), std::move(sampling));
@@ -202,10 +204,13 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
   if (!options.kernel_file.empty()) {
     const editor::KernelFileOutcome& k = app.kernel_file_outcome();
     std::string build = k.build;
-    for (std::size_t at = build.find('\n'); at != std::string::npos; at = build.find('\n', at + 3)) build.replace(at, 1, "\n  ");
-    std::printf("kernel file: %s\n  %s\n%s%s  (%d frames drawn while it compiled and ran; the longest after the first %.0f ms)\n",
-                options.kernel_file.c_str(), k.done ? k.message.c_str() : "did not finish", build.empty() ? "" : "  ",
-                build.empty() ? "" : (build + "\n").c_str(), frames_waiting, longest_frame_ms);
+    for (std::size_t at = build.find('\n'); at != std::string::npos; at = build.find('\n', at + 3))
+      build.replace(at, 1, "\n  ");
+    std::printf(
+        "kernel file: %s\n  %s\n%s%s  (%d frames drawn while it compiled and ran; the longest after the first %.0f "
+        "ms)\n",
+        options.kernel_file.c_str(), k.done ? k.message.c_str() : "did not finish", build.empty() ? "" : "  ",
+        build.empty() ? "" : (build + "\n").c_str(), frames_waiting, longest_frame_ms);
     if (!k.done || !k.ok) {
       std::fprintf(stderr, "blockscope: %s: %s\n", options.kernel_file.c_str(),
                    k.done ? k.message.c_str() : "the compile did not finish");
@@ -217,19 +222,21 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
     const LaunchRecord& shown = app.shown_launch();
     if (auto p = app.source_tab().profile_of(shown)) {
       if (p->measure == LineMeasure::Executions)
-        std::printf("lines: %s [%s] %lld line executions counted in %lld launch (CPU simulator, gcov); %.3f s from "
-                    "the request to the table",
-                    shown.kernel.c_str(), shown.config_label.c_str(), p->total_samples, p->launches,
-                    app.source_tab().last_request_to_table_s());
+        std::printf(
+            "lines: %s [%s] %lld line executions counted in %lld launch (CPU simulator, gcov); %.3f s from "
+            "the request to the table",
+            shown.kernel.c_str(), shown.config_label.c_str(), p->total_samples, p->launches,
+            app.source_tab().last_request_to_table_s());
       else
         std::printf("lines: %s [%s] %lld samples in %lld launches, %lld dropped; %.3f s from the request to the table",
-                    shown.kernel.c_str(), shown.config_label.c_str(), p->total_samples, p->launches,
-                    p->dropped_samples, app.source_tab().last_request_to_table_s());
+                    shown.kernel.c_str(), shown.config_label.c_str(), p->total_samples, p->launches, p->dropped_samples,
+                    app.source_tab().last_request_to_table_s());
       for (std::size_t i = 0; i < p->lines.size() && i < 3; ++i) {
         const LineSamples& l = p->lines[i];
         const auto slash = l.file.rfind('/');
-        std::printf("%s %s:%d %.1f%% (%s)", i ? ";" : "; top", (slash == std::string::npos ? l.file : l.file.substr(slash + 1)).c_str(),
-                    l.line, l.share_pct, l.stalls.empty() ? "-" : l.stalls.front().reason.c_str());
+        std::printf("%s %s:%d %.1f%% (%s)", i ? ";" : "; top",
+                    (slash == std::string::npos ? l.file : l.file.substr(slash + 1)).c_str(), l.line, l.share_pct,
+                    l.stalls.empty() ? "-" : l.stalls.front().reason.c_str());
       }
       std::printf("\n");
     }
@@ -289,7 +296,10 @@ int check_kernels_named(lab::Lab& lab, const std::string& lab_id, const std::vec
       if (Status st = lab.set_setting(key, value); !st) return kExitUsage;  // checked by setting_combinations
     std::vector<std::string> unknown = unknown_in(lab);
     if (first) unknown_everywhere = unknown;
-    else std::erase_if(unknown_everywhere, [&](const std::string& k) { return std::find(unknown.begin(), unknown.end(), k) == unknown.end(); });
+    else
+      std::erase_if(unknown_everywhere, [&](const std::string& k) {
+        return std::find(unknown.begin(), unknown.end(), k) == unknown.end();
+      });
     first = false;
     for (const auto& k : lab.kernels())
       if (std::find(have.begin(), have.end(), k.id) == have.end()) have.push_back(k.id);
@@ -298,7 +308,8 @@ int check_kernels_named(lab::Lab& lab, const std::string& lab_id, const std::vec
   std::string list;
   for (const auto& k : have) list += " " + k;
   std::fprintf(stderr, "blockscope: the %s lab has no kernel '%s'%s; it has:%s\n", lab_id.c_str(),
-               unknown_everywhere.front().c_str(), combos.size() > 1 || (!combos.empty() && !combos.front().empty()) ? " with these settings" : "",
+               unknown_everywhere.front().c_str(),
+               combos.size() > 1 || (!combos.empty() && !combos.front().empty()) ? " with these settings" : "",
                list.c_str());
   return kExitUsage;
 }
@@ -373,8 +384,8 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
       }
       auto got = lab::run_bench(l, spec, [&](const LaunchRecord& r) {
         std::fprintf(text, "  %-18s %-34s %s\n", r.kernel.c_str(), r.config_label.c_str(),
-                    r.ok() ? (std::to_string(r.timing.median_ms) + " ms, " + r.check.summary()).c_str()
-                           : (std::string(lab::outcome(r)) + ": " + r.status.message).c_str());
+                     r.ok() ? (std::to_string(r.timing.median_ms) + " ms, " + r.check.summary()).c_str()
+                            : (std::string(lab::outcome(r)) + ": " + r.status.message).c_str());
         std::fflush(text);
         if (r.check.failed() || (!r.ok() && !r.refused)) failed = true;
       });
@@ -384,7 +395,7 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
           const LaunchCounters& c = *r.counters;
           if (c.measured())
             std::fprintf(text, "  %-18s %-34s counters: %s\n", r.kernel.c_str(), r.config_label.c_str(),
-                        lab::counters_summary(c).c_str());
+                         lab::counters_summary(c).c_str());
           else if (said.insert(c.status.message).second)  // each reason once, not per record
             print_status(("counters (" + r.kernel + ")").c_str(), c.status);
           std::fflush(text);
@@ -393,8 +404,8 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
         for (LaunchRecord& r : got) {
           if (!r.ok()) continue;
           Status why = measured::lines_refusal(l, r.kernel);
-          Result<LineProfile> p = why ? measured::profile_lines(l, r.kernel, r.request, sampling)
-                                      : Result<LineProfile>(why);
+          Result<LineProfile> p =
+              why ? measured::profile_lines(l, r.kernel, r.request, sampling) : Result<LineProfile>(why);
           r.lines = std::make_shared<const LineProfile>(p ? std::move(p).value()
                                                           : measured::lines_unavailable(p.status(), r.kernel));
           if (r.lines->ok()) {
@@ -437,7 +448,9 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
     std::printf("wrote %s\n", b.json_path.c_str());
   }
   if (!b.csv_path.empty()) {
-    if (Status s = lab::write_text_file(b.csv_path, lab::results_csv(records, header.ceilings, unit, l.kernels(), &*header.limits)); !s) {
+    if (Status s = lab::write_text_file(b.csv_path,
+                                        lab::results_csv(records, header.ceilings, unit, l.kernels(), &*header.limits));
+        !s) {
       print_status("csv", s);
       return kExitFailure;
     }

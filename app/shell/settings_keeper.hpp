@@ -41,7 +41,7 @@ class SettingsKeeper {
   std::map<std::string, std::string> keep_;  // keys of a newer blockscope, kept
   std::string written_;                      // the file's text as last written or read
   std::chrono::steady_clock::time_point checked_{};
-  bool failed_ = false;                      // a write failed: said once
+  bool failed_ = false;  // a write failed: said once
 };
 
 // The slots' live choices (selection, view, options) into the state the settings are written from.

@@ -85,12 +85,13 @@ void ShellUi::draw(const std::vector<Window::KeyPress>& presses) {
     ui::splitter("##split_left", gap, body_h, em, &state_.layout.left_em, false, defaults.layout.left_em);
     ImGui::SameLine(0, 0);
   } else {
-    strip("controls_strip", cols.left, ">", cols.left_folded_for_room ? "The controls (no room: the window is too narrow)"
-                                                                       : "Show the controls (Ctrl+[)",
+    strip("controls_strip", cols.left, ">",
+          cols.left_folded_for_room ? "The controls (no room: the window is too narrow)" : "Show the controls (Ctrl+[)",
           [&] { state_.layout.left_open = true; });
     ImGui::SameLine(0, gap);
   }
-  ImGui::BeginChild("view", ImVec2(cols.view, body_h), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  ImGui::BeginChild("view", ImVec2(cols.view, body_h), true,
+                    ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   draw_centre(s);
   ImGui::EndChild();
   if (cols.side_open) {
@@ -103,8 +104,9 @@ void ShellUi::draw(const std::vector<Window::KeyPress>& presses) {
   } else {
     ImGui::SameLine(0, gap);
     strip("side_strip", cols.side, "<",
-          cols.side_folded_for_room ? "The side tabs: no room beside the data. Click to fold the controls and show them."
-                                    : "Show the side tabs (Ctrl+])",
+          cols.side_folded_for_room
+              ? "The side tabs: no room beside the data. Click to fold the controls and show them."
+              : "Show the side tabs (Ctrl+])",
           [&] {
             state_.layout.side_open = true;
             if (cols.side_folded_for_room) state_.layout.left_open = false;
@@ -120,8 +122,10 @@ void ShellUi::draw(const std::vector<Window::KeyPress>& presses) {
   draw_loading_modal();
   std::vector<ui::HelpLine> help;
   for (const Shortcut* k : shortcuts_.by_group()) help.push_back({k->group, k->keys, k->what});
-  ui::draw_help_overlay(help, "Wheel: zoom about the cursor. Drag: pan. Click: pin an element (click again to unpin). "
-                              "Drop image files anywhere on the window.", &show_help_);
+  ui::draw_help_overlay(help,
+                        "Wheel: zoom about the cursor. Drag: pan. Click: pin an element (click again to unpin). "
+                        "Drop image files anywhere on the window.",
+                        &show_help_);
   if (auto png = experiments_.draw_export_dialog(experiments_host(s))) pending_png_ = png;
   if (state_.show_demo) ImGui::ShowDemoWindow(&state_.show_demo);
 }
@@ -178,8 +182,9 @@ void ShellUi::draw_left_panel(LabSlot& s) {
     st.paused_slow = false;
   }
   if (ImGui::Button("Edit kernel")) editor_.edit_kernel();
-  ui::item_tooltip("Open this kernel's CUDA source in the kernel editor (a built-in kernel opens as the lecture's "
-                   "template of it), change it, and compile it into this lab (Ctrl+Enter or F5 in the editor).");
+  ui::item_tooltip(
+      "Open this kernel's CUDA source in the kernel editor (a built-in kernel opens as the lecture's "
+      "template of it), change it, and compile it into this lab (Ctrl+Enter or F5 in the editor).");
   ImGui::Spacing();
   const TimingEntry* entry = st.last.ok() ? launches_.timings().find(key_of(st.last)) : nullptr;
   const lab::ProblemInfo problem = s.view->lab().problem();
@@ -188,26 +193,28 @@ void ShellUi::draw_left_panel(LabSlot& s) {
   // A launch on the worker that is slow, or of a selection other than the figures': say so.
   const bool other = st.last.kernel != s.kernel || !(st.last.request == s.config);
   if (st.in_flight && (other || launches_.running_ms() > LaunchScheduler::kSlowLaunchMs)) {
-    r.running = s.kernel + ", " + (s.config.compiled >= 0 ? "configuration " + std::to_string(s.config.compiled)
-                                                           : block_text(s.config.block));
+    r.running =
+        s.kernel + ", " +
+        (s.config.compiled >= 0 ? "configuration " + std::to_string(s.config.compiled) : block_text(s.config.block));
     r.running_s = launches_.running_ms() / 1000;
   }
   if (ui::draw_result_card(r)) launches_.cancel(s, ctx);
   if (ImGui::Checkbox("Run continuously", &st.continuous)) st.paused_slow = false;
-  ui::item_tooltip("Relaunch the selection so its timings fill up: on the GPU every frame while the window has "
-                   "the focus, on the CPU simulation at the period below it; both pause after a while without "
-                   "input (the status bar says). Off: relaunch only when something changes. Every new "
-                   "configuration is verified at once, its repeats every second.");
+  ui::item_tooltip(
+      "Relaunch the selection so its timings fill up: on the GPU every frame while the window has "
+      "the focus, on the CPU simulation at the period below it; both pause after a while without "
+      "input (the status bar says). Off: relaunch only when something changes. Every new "
+      "configuration is verified at once, its repeats every second.");
   ImGui::SameLine();
   if (ImGui::Button("Run once")) st.dirty = true;
   ui::item_tooltip("Ctrl+R or F5");
   if (st.continuous && host_.backend().kind == BackendKind::CpuSimulation) {
     // The simulation's repeats cost a core while they run: how often is the user's choice.
     static constexpr std::pair<double, const char*> kPeriods[] = {{LaunchScheduler::kAutoPeriod, "every 2 s or more"},
-                                                                   {0.5, "every 0.5 s"},
-                                                                   {2.0, "every 2 s"},
-                                                                   {10.0, "every 10 s"},
-                                                                   {0.0, "one after another"}};
+                                                                  {0.5, "every 0.5 s"},
+                                                                  {2.0, "every 2 s"},
+                                                                  {10.0, "every 10 s"},
+                                                                  {0.0, "one after another"}};
     const char* shown = kPeriods[0].second;
     for (const auto& [p, name] : kPeriods)
       if (p == launches_.sim_period_s()) shown = name;
@@ -220,10 +227,11 @@ void ShellUi::draw_left_panel(LabSlot& s) {
         if (ImGui::Selectable(name, p == launches_.sim_period_s())) launches_.set_sim_period_s(p);
       ImGui::EndCombo();
     }
-    ui::item_tooltip("How often the CPU simulation relaunches while Run continuously is on. Every 2 s or more (the "
-                     "default): every 2 s, or further apart when a repeat and its frame cost more than 2% of a "
-                     "core (the status bar says the period). One after another keeps a core busy simulating. A "
-                     "change to the selection or the data launches at once whatever this says.");
+    ui::item_tooltip(
+        "How often the CPU simulation relaunches while Run continuously is on. Every 2 s or more (the "
+        "default): every 2 s, or further apart when a repeat and its frame cost more than 2% of a "
+        "core (the status bar says the period). One after another keeps a core busy simulating. A "
+        "change to the selection or the data launches at once whatever this says.");
   }
   experiments_.draw_controls(experiments_host(s));
   ImGui::Separator();
@@ -297,7 +305,8 @@ void ShellUi::draw_side_panel(LabSlot& s) {
 
 void ShellUi::make_shell_tabs() {
   auto side = [this](Panel p, void (*draw)(const ui::SideInput&)) {
-    return Tab{.panel = p, .draw = [this, draw](TabContext&) { draw(side_input(host_.current())); }, .needs_launch = true};
+    return Tab{
+        .panel = p, .draw = [this, draw](TabContext&) { draw(side_input(host_.current())); }, .needs_launch = true};
   };
   Tab data{.panel = Panel::Data, .draw = [this](TabContext&) { draw_data_tab(host_.current()); }};
   data.background_s = [this] {
@@ -308,14 +317,16 @@ void ShellUi::make_shell_tabs() {
             .draw = [this](TabContext& c) { c.load = experiments_.draw_sweep_tab(experiments_host(host_.current())); }};
   // A sweep's progress, at its lowest rate: the window must not compete with what it measures.
   sweep.background_s = [this] { return experiments_.sweeping() ? 1.0 : 0.0; };
-  sweep.title_note = [this] { return experiments_.sweeping_lab(host_.current().id()) ? std::string(" (running)") : ""; };
+  sweep.title_note = [this] {
+    return experiments_.sweeping_lab(host_.current().id()) ? std::string(" (running)") : "";
+  };
   sweep.wants_front = [this] { return experiments_.take_front(host_.current().id(), Panel::Sweep); };
   sweep.hidden = [this] { experiments_.sweep_tab_hidden(); };
-  Tab compare{.panel = Panel::Compare,
-              .draw = [this](TabContext& c) { c.load = experiments_.draw_compare_tab(experiments_host(host_.current())); }};
+  Tab compare{.panel = Panel::Compare, .draw = [this](TabContext& c) {
+                c.load = experiments_.draw_compare_tab(experiments_host(host_.current()));
+              }};
   compare.wants_front = [this] { return experiments_.take_front(host_.current().id(), Panel::Compare); };
-  Tab source{.panel = Panel::Source,
-             .draw = [this](TabContext&) {
+  Tab source{.panel = Panel::Source, .draw = [this](TabContext&) {
                const LabSlot& s = host_.current();
                source_.draw(s.view->lab(), s.launch.shown, messages_);
              }};
@@ -324,19 +335,29 @@ void ShellUi::make_shell_tabs() {
   source.holds_device = [this] { return source_.busy(); };
   source.follow = [this](lab::Lab& l, const LaunchRecord& shown, MessageLog& log) { source_.update(l, shown, log); };
   Tab runs{.panel = Panel::Runs,
-           .draw = [this](TabContext& c) {
-             if (auto run = ui::draw_runs_panel(side_input(host_.current()))) c.load = LoadRequest{run->first, run->second};
-           },
+           .draw =
+               [this](TabContext& c) {
+                 if (auto run = ui::draw_runs_panel(side_input(host_.current())))
+                   c.load = LoadRequest{run->first, run->second};
+               },
            .needs_launch = true};
   Tab measured{.panel = Panel::Measured,
                .draw = [this](TabContext& c) { measured_.draw(host_.current().view->lab(), c.shown, messages_); },
                .needs_launch = true};
   measured.background_s = [this] { return measured_.busy() || measured_.profile_pending() ? 0.25 : 0.0; };
   measured.holds_device = [this] { return measured_.busy(); };
-  measured.follow = [this](lab::Lab& l, const LaunchRecord& shown, MessageLog& log) { measured_.update(l, shown, log); };
-  tabs_ = {std::move(data), std::move(sweep), std::move(compare), std::move(source),
-           side(Panel::Timings, ui::draw_timings_panel), side(Panel::Launch, ui::draw_launch_stats_panel),
-           side(Panel::Schedule, ui::draw_schedule_panel), std::move(runs), std::move(measured)};
+  measured.follow = [this](lab::Lab& l, const LaunchRecord& shown, MessageLog& log) {
+    measured_.update(l, shown, log);
+  };
+  tabs_ = {std::move(data),
+           std::move(sweep),
+           std::move(compare),
+           std::move(source),
+           side(Panel::Timings, ui::draw_timings_panel),
+           side(Panel::Launch, ui::draw_launch_stats_panel),
+           side(Panel::Schedule, ui::draw_schedule_panel),
+           std::move(runs),
+           std::move(measured)};
 }
 
 std::vector<Tab> ShellUi::open_tabs(const LabSlot& s, std::optional<Dock> dock) const {
@@ -413,8 +434,7 @@ void ShellUi::draw_dock(LabSlot& s, Dock dock, Panel& chosen) {
     if (!ctx.shown.kernel.empty() && !ctx.shown.ok())
       ImGui::TextColored(ui::kDimColour, "No launch has run yet: the last one (%s) did not run: %s",
                          ctx.shown.kernel.c_str(), ctx.shown.status.message.c_str());
-    else
-      ImGui::TextColored(ui::kDimColour, "No launch has run yet.");
+    else ImGui::TextColored(ui::kDimColour, "No launch has run yet.");
   } else {
     tab.draw(ctx);
   }

@@ -149,9 +149,9 @@ class ShellUi {
   ShellActions actions_;
 
   SourceTab source_;
-  std::vector<Tab> tabs_;  // the shell's own tabs (make_shell_tabs); the open lab's view adds its own
+  std::vector<Tab> tabs_;            // the shell's own tabs (make_shell_tabs); the open lab's view adds its own
   Panel centre_shown_, side_shown_;  // the tabs drawn last (the status file)
-  lab::ProblemInfo side_problem_;  // the problem the side tabs' input points to
+  lab::ProblemInfo side_problem_;    // the problem the side tabs' input points to
   ShortcutRegistry shortcuts_;
   ui::FileBrowser file_browser_;
   std::map<std::string, ui::PickerState> pickers_;  // per lab id: blockDim being typed
@@ -163,7 +163,7 @@ class ShellUi {
   std::string state_line_, notice_;  // what the status bar said last (the status file reports it)
   // A PNG export asked for in the export dialog: cut from the frame after the next one.
   std::optional<std::pair<ExportWhat, std::string>> pending_png_;
-  bool capture_png_ = false;  // the pending PNG was asked for in an earlier frame
+  bool capture_png_ = false;                // the pending PNG was asked for in an earlier frame
   ImVec2 data_min_{0, 0}, data_max_{0, 0};  // where the data view was drawn
   bool data_visible_ = false;
   // Fonts.

@@ -38,8 +38,8 @@ void ShellUi::register_shortcuts() {
                  [this] { editor_.edit_kernel(); });
   // The kernel editor's own keys (it handles them while it has the keyboard): listed here so F1,
   // Help and the README show them.
-  shortcuts_.add("editor.run", "Ctrl+Enter or F5", "Kernel editor", "In the kernel editor: compile and run once, verified",
-                 nullptr);
+  shortcuts_.add("editor.run", "Ctrl+Enter or F5", "Kernel editor",
+                 "In the kernel editor: compile and run once, verified", nullptr);
   shortcuts_.add("editor.save", "Ctrl+S", "Kernel editor", "In the kernel editor: save the tab's `.cu` file", nullptr);
   shortcuts_.add("view.zoom_in", "+", "View", "Zoom in on the data", [view] {
     if (LabView* v = view()) v->zoom_by(1.25f);
@@ -65,15 +65,16 @@ void ShellUi::register_shortcuts() {
       if (*it < state_.layout.text_scale - 0.01f) return set_text_scale(*it);
   });
   shortcuts_.add("view.text_reset", "Ctrl+0", "View", "Text at 100%", [this] { set_text_scale(1.0f); });
-  shortcuts_.add("view.messages", "Ctrl+M", "View", "Show or hide the messages", [this] { show_messages_ = !show_messages_; });
+  shortcuts_.add("view.messages", "Ctrl+M", "View", "Show or hide the messages",
+                 [this] { show_messages_ = !show_messages_; });
   shortcuts_.add("help.keys", "F1 or ?", "Help", "This list of shortcuts", [this] { show_help_ = !show_help_; });
-  shortcuts_.add("help.escape", "Escape", "Help", "Close the open menu, popup or window; else stop a simulation that runs",
-                 [this] { handle_escape(); });
+  shortcuts_.add("help.escape", "Escape", "Help",
+                 "Close the open menu, popup or window; else stop a simulation that runs", [this] { handle_escape(); });
 }
 
 // Escape closes what is on top: a menu or popup, else the help overlay, the file browser, the
-// messages, else leaves fullscreen, else stops a simulation running on the worker. A text field being edited keeps Escape (it undoes the edit):
-// the registry does not fire plain keys while one has the keyboard.
+// messages, else leaves fullscreen, else stops a simulation running on the worker. A text field being edited keeps
+// Escape (it undoes the edit): the registry does not fire plain keys while one has the keyboard.
 void ShellUi::handle_escape() {
   // Menus, combos and context popups are all ImGui popups (blockscope has no modal ones).
   if (!ImGui::GetCurrentContext()->OpenPopupStack.empty()) {

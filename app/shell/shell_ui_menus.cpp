@@ -34,7 +34,8 @@ void ShellUi::draw_menu_bar() {
     if (ImGui::BeginMenu("Text size")) {
       for (float t : kTextScales) {
         const std::string label = std::to_string(static_cast<int>(t * 100 + 0.5f)) + "%";
-        if (ImGui::MenuItem(label.c_str(), t == 1.0f ? "Ctrl+0" : nullptr, std::abs(state_.layout.text_scale - t) < 0.01f))
+        if (ImGui::MenuItem(label.c_str(), t == 1.0f ? "Ctrl+0" : nullptr,
+                            std::abs(state_.layout.text_scale - t) < 0.01f))
           set_text_scale(t);
       }
       ImGui::Separator();
@@ -112,11 +113,13 @@ void ShellUi::draw_help_menu() {
       ImGui::TextDisabled("%s", group.c_str());
     }
     // The editor's keys are listed, not run from here (they act on the editor's tab).
-    if (ImGui::MenuItem(s->what.c_str(), s->keys.c_str(), false, static_cast<bool>(s->action)) && s->action) s->action();
+    if (ImGui::MenuItem(s->what.c_str(), s->keys.c_str(), false, static_cast<bool>(s->action)) && s->action)
+      s->action();
   }
   ImGui::Separator();
   ImGui::TextDisabled("blockscope %s", BLOCKSCOPE_VERSION);
-  ImGui::TextDisabled("settings: %s", settings_.file().empty() ? "not kept this run" : settings_.file().string().c_str());
+  ImGui::TextDisabled("settings: %s",
+                      settings_.file().empty() ? "not kept this run" : settings_.file().string().c_str());
   ImGui::TextDisabled("fonts: %s", fonts_.description().c_str());
   ImGui::EndMenu();
 }

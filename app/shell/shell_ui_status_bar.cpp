@@ -58,9 +58,11 @@ void ShellUi::draw_status_bar(LabSlot& s) {
     if (s.launch.expected_s >= LaunchScheduler::kLongLaunchS)
       state += " of about " + ui::sig(s.launch.expected_s, 2) + " s (Escape cancels)";
     colour = ui::kWarnColour;
-    tip = "The CPU simulation runs this launch on a worker thread; the window stays live. Changing the "
-          "selection or Escape cancels it." +
-          (s.launch.expected_basis.empty() ? std::string() : " The time it should take is " + s.launch.expected_basis + ".");
+    tip =
+        "The CPU simulation runs this launch on a worker thread; the window stays live. Changing the "
+        "selection or Escape cancels it." +
+        (s.launch.expected_basis.empty() ? std::string()
+                                         : " The time it should take is " + s.launch.expected_basis + ".");
   } else if (last.kernel.empty()) {
     state = s.view->lab().problem().ready ? "ready" : "no data yet";
   } else if (!last.ok()) {
@@ -70,18 +72,20 @@ void ShellUi::draw_status_bar(LabSlot& s) {
     tip = last.status.message + (last.status.hint.empty() ? "" : "\n\n" + last.status.hint);
   } else {
     state = last.kernel + ", " + last.config_label + ": " + ui::ms_text(last.timing.median_ms) + ", " +
-            (last.check.passed() ? "correct" : last.check.failed() ? "WRONG" : "not checked");
+            (last.check.passed()   ? "correct"
+             : last.check.failed() ? "WRONG"
+                                   : "not checked");
     if (last.check.failed()) colour = ui::kErrorColour;
   }
   // What the window does next with the selection: continuous runs paced, paused or off.
-  if (s.view && notice_.empty() && !long_launch(s) &&
-      !last.kernel.empty()) {
+  if (s.view && notice_.empty() && !long_launch(s) && !last.kernel.empty()) {
     state += "  |  " + launches_.continuous_plan(s, host_.backend().kind).says;
     if (tip.empty())
-      tip = "Run continuously relaunches the selection so its timings fill up. In the window the CPU simulation "
-            "repeats it every few seconds (Controls: the period), the GPU every frame while the window has the "
-            "focus; both pause after " +
-            ui::sig(LaunchScheduler::kIdlePauseS, 2) + " s without input, and any change launches at once.";
+      tip =
+          "Run continuously relaunches the selection so its timings fill up. In the window the CPU simulation "
+          "repeats it every few seconds (Controls: the period), the GPU every frame while the window has the "
+          "focus; both pause after " +
+          ui::sig(LaunchScheduler::kIdlePauseS, 2) + " s without input, and any change launches at once.";
   }
   // 3. Facts worth a glance, where there is room after the state: what a frame costs to draw,
   // how results reach the screen, the GL renderer. They go before the state is cut.
@@ -106,13 +110,16 @@ void ShellUi::draw_status_bar(LabSlot& s) {
     ImGui::SameLine(0, gap);
     const bool good = i == 1 && mode.find("zero-copy") != std::string::npos;
     ImGui::TextColored(good ? ui::kOkColour : ui::kDimColour, "%s", shown_extras[i]->c_str());
-    if (i == 0) ui::item_tooltip("What the last frame took to make and draw. The window draws only when something "
-                                 "changes (input, a launch, progress), so an idle window costs nothing.");
+    if (i == 0)
+      ui::item_tooltip(
+          "What the last frame took to make and draw. The window draws only when something "
+          "changes (input, a launch, progress), so an idle window costs nothing.");
     if (i == 2) ui::item_tooltip((window_.gl_version() + "\n" + window_.platform_description()).c_str());
   }
   ImGui::SameLine(std::max(ImGui::GetCursorPosX() + gap * 0.5f, ImGui::GetWindowContentRegionMax().x - msgs_w));
   if (ImGui::SmallButton(label.c_str())) show_messages_ = !show_messages_;
-  if (const Message* m = messages_.latest()) ui::item_tooltip(("latest: " + m->text + " (Ctrl+M: all messages)").c_str());
+  if (const Message* m = messages_.latest())
+    ui::item_tooltip(("latest: " + m->text + " (Ctrl+M: all messages)").c_str());
 }
 
 double ShellUi::notice_left_s() const {
@@ -129,8 +136,10 @@ void ShellUi::draw_loading_modal() {
   ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
                           ImGuiCond_Always, ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 26, 0));
-  if (ImGui::Begin("Loading", nullptr, ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings)) {
-    ImGui::Text("File %zu of %zu: %s", std::min(p.files_done + 1, p.files_total), p.files_total, p.current_file.c_str());
+  if (ImGui::Begin("Loading", nullptr,
+                   ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoSavedSettings)) {
+    ImGui::Text("File %zu of %zu: %s", std::min(p.files_done + 1, p.files_total), p.files_total,
+                p.current_file.c_str());
     ImGui::ProgressBar(p.fraction());
     if (ImGui::Button("Cancel")) intake_.cancel_all();
     ImGui::SameLine();

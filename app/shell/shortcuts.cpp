@@ -46,9 +46,7 @@ std::vector<KeyChord> key_named(const std::string& name) {
   return {};
 }
 
-bool plain(const KeyChord& c) {
-  return !c.ctrl && !c.alt && !(c.key >= GLFW_KEY_F1 && c.key <= GLFW_KEY_F12);
-}
+bool plain(const KeyChord& c) { return !c.ctrl && !c.alt && !(c.key >= GLFW_KEY_F1 && c.key <= GLFW_KEY_F12); }
 
 }  // namespace
 
@@ -88,7 +86,7 @@ void ShortcutRegistry::add(std::string id, std::string keys, std::string group, 
 }
 
 std::vector<Window::KeyPress> ShortcutRegistry::handle(const std::vector<Window::KeyPress>& presses,
-                                                      bool typing) const {
+                                                       bool typing) const {
   std::vector<Window::KeyPress> rest;
   for (const Window::KeyPress& p : presses) {
     const bool ctrl = p.mods & GLFW_MOD_CONTROL, shift = p.mods & GLFW_MOD_SHIFT, alt = p.mods & GLFW_MOD_ALT;

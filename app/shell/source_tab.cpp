@@ -67,10 +67,9 @@ void SourceTab::update(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log
                  " s from the request to the table; see the Source tab");
       else if (p.ok())
         log.info("Sampled " + done->kernel + " (" + done->config_label + "): " + std::to_string(p.total_samples) +
-                 " stall samples in " + std::to_string(p.launches) + " launches, " +
-                 ui::sig(click_to_table_s, 3) + " s from the request to the table; see the Source tab");
-      else
-        log.warn("Stall samples per line could not be taken: " + p.status.message, p.status.hint);
+                 " stall samples in " + std::to_string(p.launches) + " launches, " + ui::sig(click_to_table_s, 3) +
+                 " s from the request to the table; see the Source tab");
+      else log.warn("Stall samples per line could not be taken: " + p.status.message, p.status.hint);
       show_profile(*done->lines, &*done);
       // The hottest line is where the eye should go: shown (its file, if another) and selected,
       // unless the user (or --source-line) chose a line already.
@@ -154,10 +153,10 @@ void SourceTab::draw(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log) 
   in.building = waiting_;
   if (auto it = profiles_.find(shown.kernel); it != profiles_.end()) in.profile = it->second.profile.get();
   if (shown.backend == BackendKind::CpuSimulation)
-    in.no_profile = "not counted yet (Count lines: how often each line runs on the simulator; it has no warps "
-                    "stalling to sample, the GPU's Profile lines does)";
-  else
-    in.no_profile = "not profiled yet (the GPU's PC sampling of this launch gives the stall samples per line)";
+    in.no_profile =
+        "not counted yet (Count lines: how often each line runs on the simulator; it has no warps "
+        "stalling to sample, the GPU's Profile lines does)";
+  else in.no_profile = "not profiled yet (the GPU's PC sampling of this launch gives the stall samples per line)";
   if (pending_line_ > 0 && listing_ && view_.listing == listing_.get()) {
     view_.line = pending_line_;
     view_.scroll_source = view_.scroll_ptx = view_.scroll_sass = true;

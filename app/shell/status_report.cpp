@@ -21,9 +21,7 @@ std::uint64_t fnv1a64(const std::uint8_t* data, std::size_t size) {
 
 namespace {
 
-void dim3_array(JsonWriter& w, const Dim3& d) {
-  w.begin_array().value(d.x).value(d.y).value(d.z).end_array();
-}
+void dim3_array(JsonWriter& w, const Dim3& d) { w.begin_array().value(d.x).value(d.y).value(d.z).end_array(); }
 
 }  // namespace
 
@@ -62,7 +60,9 @@ std::string status_report_json(const StatusReport& r, bool with_frame) {
   w.end_array();
   if (r.ui) {
     w.key("ui").begin_object();
-    w.field("help", r.ui->help).field("file_browser", r.ui->file_browser).field("messages_window", r.ui->messages_window);
+    w.field("help", r.ui->help)
+        .field("file_browser", r.ui->file_browser)
+        .field("messages_window", r.ui->messages_window);
     w.field("fullscreen", r.ui->fullscreen).field("text_scale", static_cast<double>(r.ui->text_scale));
     w.field("left_open", r.ui->left_open).field("side_open", r.ui->side_open).field("panel", r.ui->panel);
     w.field("centre", r.ui->centre);

@@ -40,8 +40,8 @@ namespace bs::app {
 
 struct StatusReport {
   long long frame = 0;
-  std::string lab;        // "gray" or "matmul"
-  bool loading = false;   // the background loader still has files to go
+  std::string lab;       // "gray" or "matmul"
+  bool loading = false;  // the background loader still has files to go
 
   struct Data {  // the lab's data: an image, the matrices
     std::string name;
@@ -76,7 +76,7 @@ struct StatusReport {
     bool help = false, file_browser = false, messages_window = false, fullscreen = false;
     float text_scale = 1;
     bool left_open = true, side_open = true;
-    std::string panel, centre;  // the side and the centre tab shown
+    std::string panel, centre;      // the side and the centre tab shown
     bool launch_in_flight = false;  // a launch runs on the worker thread
     bool popup_open = false;        // a menu, combo or popup is open
     std::string state;              // the status bar's line about the open lab's selection

@@ -108,7 +108,8 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
   FILE* text = b.json_path.empty() ? stderr : stdout;
   lab::SweepResult total;
   bool first = true, failed = false;
-  const std::vector<std::string> sizes = b.sizes.empty() ? std::vector<std::string>{l.default_sizes().front()} : b.sizes;
+  const std::vector<std::string> sizes =
+      b.sizes.empty() ? std::vector<std::string>{l.default_sizes().front()} : b.sizes;
   for (const std::string& size : sizes) {
     if (!total.fault.ok()) break;
     phases.mark = StepTimes::Clock::now();
@@ -134,13 +135,15 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
         ++n;
         if (r.ok()) {
           std::fprintf(text, "  [%zu/%zu] %-16s %-24s %10.4f ms  +-%.2f%%  %3d repeats  %s\n", n, total_points,
-                      r.kernel.c_str(), r.config_label.substr(0, 24).c_str(), r.timing.median_ms,
-                      100 * r.timing.relative_ci(), r.timing.repeats(),
-                      r.check.passed() ? "correct" : r.check.failed() ? "WRONG" : "not checked");
+                       r.kernel.c_str(), r.config_label.substr(0, 24).c_str(), r.timing.median_ms,
+                       100 * r.timing.relative_ci(), r.timing.repeats(),
+                       r.check.passed()   ? "correct"
+                       : r.check.failed() ? "WRONG"
+                                          : "not checked");
           if (r.check.failed()) failed = true;
         } else {
           std::fprintf(text, "  [%zu/%zu] %-16s %-24s %s: %s\n", n, total_points, r.kernel.c_str(),
-                      r.config_label.substr(0, 24).c_str(), lab::outcome(r), r.status.message.c_str());
+                       r.config_label.substr(0, 24).c_str(), lab::outcome(r), r.status.message.c_str());
           if (!r.refused) failed = true;
         }
         std::fflush(text);
@@ -157,9 +160,8 @@ int run_sweep_command(const CliOptions& options, const LabCatalog& catalog) {
           if (!r.counters) return;
           if (r.counters->measured())
             std::fprintf(text, "  counters %-16s %-24s %s\n", r.kernel.c_str(), r.config_label.substr(0, 24).c_str(),
-                        lab::counters_summary(*r.counters).c_str());
-          else if (!said)
-            said = true, print_status("counters", r.counters->status);
+                         lab::counters_summary(*r.counters).c_str());
+          else if (!said) said = true, print_status("counters", r.counters->status);
         });
       }
       std::fputs(lab::sweep_summary(part).c_str(), text);

@@ -55,13 +55,17 @@ struct PanelName {
   const char* title;
   Dock dock;
 };
-inline constexpr PanelName kPanelNames[] = {
-    {Panel::Data, "data", "Data", Dock::Centre},          {Panel::Sweep, "sweep", "Sweep", Dock::Centre},
-    {Panel::Compare, "compare", "Compare", Dock::Centre}, {Panel::Source, "source", "Source", Dock::Centre},
-    {Panel::Timings, "timings", "Timings", Dock::Side},   {Panel::Launch, "launch", "Launch", Dock::Side},
-    {Panel::Schedule, "schedule", "Schedule", Dock::Side}, {Panel::Memory, "memory", "Memory", Dock::Side},
-    {Panel::Runs, "runs", "Runs", Dock::Side},            {Panel::Measured, "measured", "Measured", Dock::Side},
-    {Panel::Pipeline, "pipeline", "Pipeline", Dock::Side}};
+inline constexpr PanelName kPanelNames[] = {{Panel::Data, "data", "Data", Dock::Centre},
+                                            {Panel::Sweep, "sweep", "Sweep", Dock::Centre},
+                                            {Panel::Compare, "compare", "Compare", Dock::Centre},
+                                            {Panel::Source, "source", "Source", Dock::Centre},
+                                            {Panel::Timings, "timings", "Timings", Dock::Side},
+                                            {Panel::Launch, "launch", "Launch", Dock::Side},
+                                            {Panel::Schedule, "schedule", "Schedule", Dock::Side},
+                                            {Panel::Memory, "memory", "Memory", Dock::Side},
+                                            {Panel::Runs, "runs", "Runs", Dock::Side},
+                                            {Panel::Measured, "measured", "Measured", Dock::Side},
+                                            {Panel::Pipeline, "pipeline", "Pipeline", Dock::Side}};
 // The table lists the tabs in Panel's order: a tab's entry is at its value, and tabs sort by it.
 constexpr bool panel_table_in_order() {
   for (std::size_t i = 0; i < std::size(kPanelNames); ++i)
@@ -92,7 +96,7 @@ struct ViewState {
   // (512, 1024, ...) the middle is exactly where the 1D kernel's blocks meet (x = 256 for 256
   // threads on 512 pixels), and the split line hid the one block edge of each row.
   float split = 0.38f;
-  float zoom = 0;               // screen pixels per data element; 0 = fit to the view
+  float zoom = 0;                      // screen pixels per data element; 0 = fit to the view
   float center_x = -1, center_y = -1;  // data position at the view's centre; <0 = the centre
   OverlayMode overlay = OverlayMode::ColourByBlock;
   // A quarter: the block colours read at once and the photo under them stays the picture (at
@@ -106,9 +110,9 @@ struct ViewState {
 // A kernel and a configuration asked for by name (the command line, saved settings); the lab
 // checks it when it opens.
 struct SelectionRequest {
-  std::string kernel;             // registry id; empty: the lab's default
-  std::optional<Dim3> block;      // free-blockDim kernels
-  std::optional<int> compiled;    // compiled kernels: the configuration's index
+  std::string kernel;           // registry id; empty: the lab's default
+  std::optional<Dim3> block;    // free-blockDim kernels
+  std::optional<int> compiled;  // compiled kernels: the configuration's index
 };
 
 // How the window is laid out and how large its text is (View menu, the panels' splitters).
@@ -131,24 +135,24 @@ struct LabMemory {
 };
 
 struct AppState {
-  std::string lab = "gray";       // the lab that is open (a catalog id)
-  SelectionRequest selection;     // for `lab`, applied when it opens
-  ViewState view;                 // for `lab`'s view
-  bool view_given = false;        // the command line set some of `view`
-  Panel panel = Panel::Launch;    // the side tab shown (kept between launches)
-  Panel centre = Panel::Data;     // the centre tab shown (--panel data|sweep|compare|source, --source)
+  std::string lab = "gray";                        // the lab that is open (a catalog id)
+  SelectionRequest selection;                      // for `lab`, applied when it opens
+  ViewState view;                                  // for `lab`'s view
+  bool view_given = false;                         // the command line set some of `view`
+  Panel panel = Panel::Launch;                     // the side tab shown (kept between launches)
+  Panel centre = Panel::Data;                      // the centre tab shown (--panel data|sweep|compare|source, --source)
   std::map<std::string, std::string> lab_options;  // "--matmul-size" -> "512x512x512", ...
   // Per lab id: the problem's settings (lab::Setting) asked for, e.g. gray: layout -> rgba.
   std::map<std::string, std::map<std::string, std::string>> lab_settings;
-  bool trace_schedule = true;     // record the block schedule on each new configuration
+  bool trace_schedule = true;  // record the block schedule on each new configuration
   bool show_demo = false;
   // Kept between launches (state/user_settings.hpp lists every persisted field, one line each).
-  bool lab_given = false;         // the command line named --lab (so the saved lab does not win)
-  bool panel_given = false;       // ... --panel
-  bool sweep_given = false;       // ... --blocks (the window's sweep shapes)
+  bool lab_given = false;    // the command line named --lab (so the saved lab does not win)
+  bool panel_given = false;  // ... --panel
+  bool sweep_given = false;  // ... --blocks (the window's sweep shapes)
   LayoutPrefs layout;
   std::map<std::string, LabMemory> remembered;  // per lab id
-  SweepSettings sweep;            // sweeps and their result view (state/sweep_settings.hpp)
+  SweepSettings sweep;                          // sweeps and their result view (state/sweep_settings.hpp)
 };
 
 }  // namespace bs::app

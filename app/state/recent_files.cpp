@@ -10,7 +10,7 @@ namespace bs {
 namespace {
 
 constexpr std::string_view kHeader = "# blockscope recent files, most recent first";
-constexpr std::size_t kMaxLineBytes = 4096;   // PATH_MAX on Linux
+constexpr std::size_t kMaxLineBytes = 4096;        // PATH_MAX on Linux
 constexpr std::size_t kMaxFileBytes = 256 * 1024;  // never read a huge garbled file whole
 
 std::string to_utf8(const std::filesystem::path& path) {
@@ -46,20 +46,15 @@ void remember_file(RecentFiles& recent, const std::filesystem::path& path) {
   if (recent.paths.size() > kRecentFilesCapacity) recent.paths.resize(kRecentFilesCapacity);
 }
 
-void forget_file(RecentFiles& recent, const std::filesystem::path& path) {
-  std::erase(recent.paths, normalised(path));
-}
+void forget_file(RecentFiles& recent, const std::filesystem::path& path) { std::erase(recent.paths, normalised(path)); }
 
 std::filesystem::path config_dir_from(const char* xdg_config_home, const char* home) {
-  if (xdg_config_home && xdg_config_home[0] == '/')
-    return std::filesystem::path(xdg_config_home) / "blockscope";
+  if (xdg_config_home && xdg_config_home[0] == '/') return std::filesystem::path(xdg_config_home) / "blockscope";
   if (home && home[0] == '/') return std::filesystem::path(home) / ".config" / "blockscope";
   return {};
 }
 
-std::filesystem::path config_dir() {
-  return config_dir_from(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME"));
-}
+std::filesystem::path config_dir() { return config_dir_from(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME")); }
 
 RecentFiles load_recent_files(const std::filesystem::path& file) {
   RecentFiles recent;
@@ -76,10 +71,9 @@ RecentFiles load_recent_files(const std::filesystem::path& file) {
     std::string line = text.substr(start, end - start);
     start = end + 1;
     if (!line.empty() && line.back() == '\r') line.pop_back();  // edited on Windows
-    if (!storable(line)) continue;  // comments ('#') and garbage are skipped alike
+    if (!storable(line)) continue;                              // comments ('#') and garbage are skipped alike
     const std::filesystem::path entry = from_utf8(line).lexically_normal();
-    if (std::find(recent.paths.begin(), recent.paths.end(), entry) == recent.paths.end())
-      recent.paths.push_back(entry);
+    if (std::find(recent.paths.begin(), recent.paths.end(), entry) == recent.paths.end()) recent.paths.push_back(entry);
   }
   return recent;
 }
@@ -88,16 +82,14 @@ Status save_recent_files(const RecentFiles& recent, const std::filesystem::path&
   std::error_code ec;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
   if (ec)
-    return Status::failure("cannot create the folder " + to_utf8(file.parent_path()) + ": " +
-                               ec.message(),
+    return Status::failure("cannot create the folder " + to_utf8(file.parent_path()) + ": " + ec.message(),
                            "check that your config folder is writable", "create_directories");
   std::filesystem::path temporary = file;
   temporary += ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!out)
-      return Status::failure("cannot write " + to_utf8(temporary),
-                             "check that your config folder is writable", "open");
+      return Status::failure("cannot write " + to_utf8(temporary), "check that your config folder is writable", "open");
     out << kHeader << '\n';
     std::size_t written = 0;
     for (const auto& path : recent.paths) {
@@ -108,15 +100,14 @@ Status save_recent_files(const RecentFiles& recent, const std::filesystem::path&
       ++written;
     }
     out.flush();
-    if (!out)
-      return Status::failure("cannot write " + to_utf8(temporary), "is the disk full?", "write");
+    if (!out) return Status::failure("cannot write " + to_utf8(temporary), "is the disk full?", "write");
   }
   std::filesystem::rename(temporary, file, ec);
   if (ec) {
     const std::string why = ec.message();
     std::filesystem::remove(temporary, ec);
-    return Status::failure("cannot replace " + to_utf8(file) + ": " + why,
-                           "check that your config folder is writable", "rename");
+    return Status::failure("cannot replace " + to_utf8(file) + ": " + why, "check that your config folder is writable",
+                           "rename");
   }
   return Status::success();
 }

@@ -96,7 +96,8 @@ void SettingsBinder::field(const std::string& key, int& v, int lo, int hi) {
   const std::string* t = find(key);
   if (!t) return;
   const auto n = to_int(*t);
-  if (!n || *n < lo || *n > hi) return refuse(key, *t, "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+  if (!n || *n < lo || *n > hi)
+    return refuse(key, *t, "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
   v = static_cast<int>(*n);
 }
 
@@ -153,7 +154,8 @@ void SettingsBinder::field(const std::string& key, std::optional<int>& v, int lo
   const std::string* t = find(key);
   if (!t) return;
   const auto n = to_int(*t);
-  if (!n || *n < lo || *n > hi) return refuse(key, *t, "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+  if (!n || *n < lo || *n > hi)
+    return refuse(key, *t, "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
   v = static_cast<int>(*n);
 }
 

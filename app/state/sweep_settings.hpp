@@ -21,16 +21,16 @@ enum class HeatmapMetric {
 inline constexpr int kHeatmapMetrics = static_cast<int>(HeatmapMetric::MeasuredLoadSectors) + 1;
 
 struct SweepSettings {
-  bool all_blocks = true;                  // every power-of-two shape; false: `block_list`
+  bool all_blocks = true;                              // every power-of-two shape; false: `block_list`
   std::string block_list = "32x8,16x16,8x8,256,64x4";  // free-blockDim kernels, when not all
-  bool ladder = false;                     // every kernel of the lab, not just the selected one
-  int warmup = -1;                         // untimed launches per point; -1: default
-  int min_repeats = 0;                     // timed repeats at least; 0: default
-  double target_ci = 0;                    // stop when the median's 95% CI is within this; 0: default
-  double point_budget_ms = 0;              // ... or when a point has used this much; 0: default
-  bool flush_l2 = false;                   // overwrite the L2 before every timed repeat (GPU)
-  bool counters = false;                   // profile each point's launch once timed (GPU, CUPTI)
-  HeatmapMetric metric = HeatmapMetric::Time;  // what the heatmap's colours show
+  bool ladder = false;                                 // every kernel of the lab, not just the selected one
+  int warmup = -1;                                     // untimed launches per point; -1: default
+  int min_repeats = 0;                                 // timed repeats at least; 0: default
+  double target_ci = 0;                                // stop when the median's 95% CI is within this; 0: default
+  double point_budget_ms = 0;                          // ... or when a point has used this much; 0: default
+  bool flush_l2 = false;                               // overwrite the L2 before every timed repeat (GPU)
+  bool counters = false;                               // profile each point's launch once timed (GPU, CUPTI)
+  HeatmapMetric metric = HeatmapMetric::Time;          // what the heatmap's colours show
 };
 
 }  // namespace bs::app

@@ -16,9 +16,7 @@ struct TimingKey {
   friend bool operator==(const TimingKey&, const TimingKey&) = default;
 };
 
-inline TimingKey key_of(const LaunchRecord& r) {
-  return TimingKey{r.lab, r.kernel, r.config_label, r.problem};
-}
+inline TimingKey key_of(const LaunchRecord& r) { return TimingKey{r.lab, r.kernel, r.config_label, r.problem}; }
 
 struct TimingEntry {
   TimingKey key;

@@ -1,5 +1,5 @@
-// A rolling window of launch timings (state/timing_book.hpp keeps one per configuration): kernel time (events or steady clock)
-// and the frame's pipeline time (map, launch, unmap, upload) kept apart.
+// A rolling window of launch timings (state/timing_book.hpp keeps one per configuration): kernel time (events or steady
+// clock) and the frame's pipeline time (map, launch, unmap, upload) kept apart.
 #pragma once
 #include <algorithm>
 #include <cstddef>

@@ -24,8 +24,11 @@ const std::vector<std::pair<const char*, Panel>> kPanel = [] {
   return words;
 }();
 const std::vector<std::pair<const char*, HeatmapMetric>> kMetric = {
-    {"time", HeatmapMetric::Time}, {"throughput", HeatmapMetric::Throughput}, {"occupancy", HeatmapMetric::Occupancy},
-    {"dram_measured", HeatmapMetric::MeasuredDram}, {"l2_hit_measured", HeatmapMetric::MeasuredL2Hit},
+    {"time", HeatmapMetric::Time},
+    {"throughput", HeatmapMetric::Throughput},
+    {"occupancy", HeatmapMetric::Occupancy},
+    {"dram_measured", HeatmapMetric::MeasuredDram},
+    {"l2_hit_measured", HeatmapMetric::MeasuredL2Hit},
     {"achieved_occupancy", HeatmapMetric::AchievedOccupancy},
     {"load_sectors_measured", HeatmapMetric::MeasuredLoadSectors}};
 

@@ -58,7 +58,8 @@ std::vector<FolderEntry> list_folder(const fs::path& dir, const std::function<bo
 
 void FileBrowser::refresh() {
   error_.clear();
-  entries_ = list_folder(dir_, [this](const fs::path& p) { return show_all_files_ || has_supported_extension(p); }, &error_);
+  entries_ = list_folder(
+      dir_, [this](const fs::path& p) { return show_all_files_ || has_supported_extension(p); }, &error_);
   if (!error_.empty()) return;
   const std::string s = dir_.string();
   std::strncpy(path_input_, s.c_str(), sizeof path_input_ - 1);
@@ -76,8 +77,7 @@ std::optional<fs::path> FileBrowser::draw() {
     }
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-em * 8);
-    if (ImGui::InputText("##path", path_input_, sizeof path_input_,
-                         ImGuiInputTextFlags_EnterReturnsTrue)) {
+    if (ImGui::InputText("##path", path_input_, sizeof path_input_, ImGuiInputTextFlags_EnterReturnsTrue)) {
       fs::path p = path_input_;
       std::error_code ec;
       if (fs::is_directory(p, ec)) {

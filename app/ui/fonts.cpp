@@ -73,10 +73,11 @@ std::vector<char> load(const fs::path& p) {
 FontFiles find_font_files() {
   FontFiles f;
   f.text = from_env("BLOCKSCOPE_FONT", first_existing({"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"}));
-  f.fallback = from_env("BLOCKSCOPE_FALLBACK_FONT",
-                        first_existing({"/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",  // fonts-noto-cjk: Hangul too
-                                        "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
-                                        "/usr/share/fonts-droid-fallback/truetype/DroidSansFallback.ttf"}));
+  f.fallback =
+      from_env("BLOCKSCOPE_FALLBACK_FONT",
+               first_existing({"/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",  // fonts-noto-cjk: Hangul too
+                               "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+                               "/usr/share/fonts-droid-fallback/truetype/DroidSansFallback.ttf"}));
   return f;
 }
 

@@ -48,10 +48,10 @@ class FontSet {
 
  private:
   FontFiles files_;
-  std::set<ImWchar> extra_;   // characters beyond the base ranges, asked for so far
-  std::set<ImWchar> built_;   // extra_ at the last build
+  std::set<ImWchar> extra_;  // characters beyond the base ranges, asked for so far
+  std::set<ImWchar> built_;  // extra_ at the last build
   std::set<ImWchar> missing_;
-  std::vector<ImWchar> ranges_;           // must outlive the atlas (ImFontConfig::GlyphRanges)
+  std::vector<ImWchar> ranges_;  // must outlive the atlas (ImFontConfig::GlyphRanges)
   std::vector<ImWchar> fallback_ranges_;
   bool rebuild_due_ = true;
   bool text_font_failed_ = false;

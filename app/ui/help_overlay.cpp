@@ -47,7 +47,8 @@ void draw_help_overlay(const std::vector<HelpLine>& lines, const std::string& fo
     ImGui::TextColored(kDimColour, "%s", footer.c_str());
     ImGui::PopTextWrapPos();
     // A click outside the overlay closes it, as Escape does.
-    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && !ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByPopup))
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) &&
+        !ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByPopup))
       *open = false;
   }
   ImGui::End();

@@ -50,8 +50,7 @@ void draw_owner(const mapping::ElementOwner& o, const LaunchRecord& launch) {
   }
   long long owned = 0;
   for (const auto& r : o.owns) owned += r.w * r.h;
-  if (owned > 1)
-    ImGui::TextColored(kDimColour, "this thread stores %lld elements (outlined)", owned);
+  if (owned > 1) ImGui::TextColored(kDimColour, "this thread stores %lld elements (outlined)", owned);
 }
 
 }  // namespace bs::ui

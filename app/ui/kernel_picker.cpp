@@ -48,8 +48,9 @@ bool typed_block(Dim3* block, PickerState* st, float em) {
   }
   ImGui::SameLine(0, em * 0.3f);
   ImGui::TextUnformatted("typed");
-  item_tooltip("Type any blockDim, even one the kernel cannot run, and press Enter (or click "
-               "elsewhere): the lab says why it refuses it. Nothing launches while you type.");
+  item_tooltip(
+      "Type any blockDim, even one the kernel cannot run, and press Enter (or click "
+      "elsewhere): the lab says why it refuses it. Nothing launches while you type.");
   st->staging = active;
   if (!st->typed_note.empty()) ImGui::TextColored(kWarnColour, "%s", st->typed_note.c_str());
   if (!apply) return false;
@@ -110,8 +111,7 @@ std::map<std::string, KernelFigure> kernel_figures(const app::TimingBook& book, 
   return out;
 }
 
-bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig* config,
-                        PickerState* st) {
+bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig* config, PickerState* st) {
   const float em = ImGui::GetFontSize();
   bool changed = false;
   const lab::KernelInfo* current = nullptr;
@@ -128,7 +128,8 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
     std::string label = k.label;
     std::string figure, load_note;
     if (in.figures)
-      if (auto f = in.figures->find(k.id); f != in.figures->end()) figure = f->second.text, load_note = f->second.load_note;
+      if (auto f = in.figures->find(k.id); f != in.figures->end())
+        figure = f->second.text, load_note = f->second.load_note;
     if (!k.unavailable.empty()) figure = "not here", load_note.clear();  // the tooltip and the note below say why
     const char* load_mark = " load";  // after the figure, in the warning colour, as in the Runs tab
     const float figure_w = figure.empty() ? 0.0f
@@ -183,9 +184,12 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
     if (hovered_button || hovered_figure)
       tooltip((k.label + "\n\n" + k.teaches + "\n\n" + k.file + (k.grid_rule.empty() ? "" : "\n" + k.grid_rule) +
                (k.unavailable.empty() ? "" : "\n\nNot on this backend: " + k.unavailable) +
-               (figure.empty() ? "" : "\n\nBest on this problem here (the fastest median of its "
-                                      "configurations, and its share of the ceiling): " + figure) +
-               (load_note.empty() ? "" : "\n\nAgainst the fastest kernel's best: " + load_note + ".")).c_str());
+               (figure.empty() ? ""
+                               : "\n\nBest on this problem here (the fastest median of its "
+                                 "configurations, and its share of the ceiling): " +
+                                     figure) +
+               (load_note.empty() ? "" : "\n\nAgainst the fastest kernel's best: " + load_note + "."))
+                  .c_str());
   }
   if (!current) return changed;
   ImGui::PushTextWrapPos(0.0f);
@@ -197,16 +201,18 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
 
   if (current->timed_only) {
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextColored(kDimColour, "A library kernel: timed and checked like the others; its "
-                                   "launch configuration is its own, so there is nothing to set.");
+    ImGui::TextColored(kDimColour,
+                       "A library kernel: timed and checked like the others; its "
+                       "launch configuration is its own, so there is nothing to set.");
     ImGui::PopTextWrapPos();
     return changed;
   }
 
   if (current->style == lab::ConfigStyle::Compiled) {
     ImGui::TextUnformatted("Compiled configurations");
-    help_marker("Tile sizes are template parameters: each entry is a kernel that exists as "
-                "machine code, with the launch shape it implies.");
+    help_marker(
+        "Tile sizes are template parameters: each entry is a kernel that exists as "
+        "machine code, with the launch shape it implies.");
     const int count = static_cast<int>(current->configs.size());
     const int index = std::clamp(config->compiled, 0, std::max(0, count - 1));
     ImGui::SetNextItemWidth(-1);
@@ -225,13 +231,12 @@ bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig
   }
 
   ImGui::TextUnformatted("blockDim");
-  help_marker("Threads per block in x, y and z. A block may have at most 1024 threads in all, "
-              "x and y up to 1024 and z up to 64. Shapes CUDA (or this kernel) would refuse are "
-              "refused before launch, with the reason.");
-  if (current->block_rank == 1)
-    ImGui::TextColored(kDimColour, "this kernel flattens x*y*z into one index");
-  int b[3] = {static_cast<int>(std::min(config->block.x, 1024u)),
-              static_cast<int>(std::min(config->block.y, 1024u)),
+  help_marker(
+      "Threads per block in x, y and z. A block may have at most 1024 threads in all, "
+      "x and y up to 1024 and z up to 64. Shapes CUDA (or this kernel) would refuse are "
+      "refused before launch, with the reason.");
+  if (current->block_rank == 1) ImGui::TextColored(kDimColour, "this kernel flattens x*y*z into one index");
+  int b[3] = {static_cast<int>(std::min(config->block.x, 1024u)), static_cast<int>(std::min(config->block.y, 1024u)),
               static_cast<int>(std::min(config->block.z, 64u))};
   ImGui::PushItemWidth(-em * 1.5f);
   bool slid = false;

@@ -53,7 +53,8 @@ void draw_cluster_rows(const LaunchRecord& rec, const mapping::Occupancy& o, uns
                        co.note.c_str(), o.active_blocks_per_sm, sms, model_blocks, model_blocks / per_cluster,
                        model_blocks - gpu_blocks);
   } else {
-    ImGui::TextColored(kDimColour, "the GPU's answer (%s), as the blocks-per-SM model allows (%u x %u SMs = %llu blocks)",
+    ImGui::TextColored(kDimColour,
+                       "the GPU's answer (%s), as the blocks-per-SM model allows (%u x %u SMs = %llu blocks)",
                        co.note.c_str(), o.active_blocks_per_sm, sms, model_blocks);
   }
   ImGui::PopTextWrapPos();
@@ -67,14 +68,15 @@ void draw_launch_stats_panel(const SideInput& in) {
   const LaunchRecord& rec = *in.shown;
   if (rec.config.grid.x == 0) {
     ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(kDimColour, "%s chooses its own grid and blocks: there is no launch "
-                                   "configuration of ours to show.", rec.kernel.c_str());
+    ImGui::TextColored(kDimColour,
+                       "%s chooses its own grid and blocks: there is no launch "
+                       "configuration of ours to show.",
+                       rec.kernel.c_str());
     ImGui::PopTextWrapPos();
     return;
   }
-  const mapping::LaunchStats s =
-      mapping::compute_stats(rec.scheme, rec.config, rec.data_width, rec.data_height,
-                             rec.attributes, *in.limits, rec.owners.get());
+  const mapping::LaunchStats s = mapping::compute_stats(rec.scheme, rec.config, rec.data_width, rec.data_height,
+                                                        rec.attributes, *in.limits, rec.owners.get());
   auto n = [](unsigned long long v) { return std::to_string(v); };
   char buf[200];
   auto d3 = [](const Dim3& d) {
@@ -101,7 +103,8 @@ void draw_launch_stats_panel(const SideInput& in) {
              "can say which thread stores an element; blocks whose tile meets the data count as "
              "working.");
   }
-  std::snprintf(buf, sizeof buf, "%llu full, %llu partial, %llu empty", s.full_blocks, s.partial_blocks, s.empty_blocks);
+  std::snprintf(buf, sizeof buf, "%llu full, %llu partial, %llu empty", s.full_blocks, s.partial_blocks,
+                s.empty_blocks);
   stat_row("blocks", buf, explain(Concept::PartialBlock));
   stat_row("warps / block", n(s.warps_per_block), explain(Concept::WarpsPerBlock));
   std::snprintf(buf, sizeof buf, "%llu (%u threads each)", s.short_warps, s.threads_in_short_warp);
@@ -109,18 +112,19 @@ void draw_launch_stats_panel(const SideInput& in) {
   std::snprintf(buf, sizeof buf, "%llu with idle lanes, %llu all idle", s.edge_warps, s.idle_warps);
   stat_row("edge warps", buf, explain(Concept::EdgeWarps));
   ImGui::Separator();
-  stat_row("registers / thread",
-           rec.attributes_measured ? n(s.registers_per_thread) : "n/a (simulated)",
+  stat_row("registers / thread", rec.attributes_measured ? n(s.registers_per_thread) : "n/a (simulated)",
            explain(Concept::RegistersPerThread));
   std::snprintf(buf, sizeof buf, "%zu B", s.shared_per_block);
   stat_row("shared / block", buf, explain(Concept::SharedMemoryPerBlock));
   if (rec.attributes_measured && s.local_bytes_per_thread > 0) {
     std::snprintf(buf, sizeof buf, "%zu B (spills or local arrays)", s.local_bytes_per_thread);
-    stat_row("local / thread", buf, "Per-thread local memory: registers that did not fit (spills) or "
-                                    "arrays indexed at run time. It lives in device memory.");
+    stat_row("local / thread", buf,
+             "Per-thread local memory: registers that did not fit (spills) or "
+             "arrays indexed at run time. It lives in device memory.");
   }
   const auto& o = s.occupancy;
-  std::snprintf(buf, sizeof buf, "%.0f%%  (%u of %u warps)", 100 * o.occupancy, o.active_warps_per_sm, o.max_warps_per_sm);
+  std::snprintf(buf, sizeof buf, "%.0f%%  (%u of %u warps)", 100 * o.occupancy, o.active_warps_per_sm,
+                o.max_warps_per_sm);
   stat_row("occupancy", buf, explain(Concept::Occupancy));
   stat_row("active blocks / SM", n(o.active_blocks_per_sm), explain(Concept::ActiveBlocksPerSm));
   const Concept lim[] = {Concept::LimiterThreads, Concept::LimiterRegisters, Concept::LimiterSharedMemory,
@@ -141,9 +145,11 @@ void draw_launch_stats_panel(const SideInput& in) {
   stat_row("last wave", buf, explain(Concept::LastWaveFill));
   if (sim) {
     ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(kWarnColour, "CPU simulation: occupancy and device waves use CUDA's rules for a GPU "
-                                    "with %u SMs (one per worker); the Schedule tab shows how the workers "
-                                    "really took the blocks.", in.limits->sm_count);
+    ImGui::TextColored(kWarnColour,
+                       "CPU simulation: occupancy and device waves use CUDA's rules for a GPU "
+                       "with %u SMs (one per worker); the Schedule tab shows how the workers "
+                       "really took the blocks.",
+                       in.limits->sm_count);
     ImGui::PopTextWrapPos();
   }
   if (!s.scheme_check.ok()) status_text(s.scheme_check);

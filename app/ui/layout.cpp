@@ -45,9 +45,9 @@ bool splitter(const char* id, float width, float height, float em, float* width_
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
   if (hovered || active) {
     const float x = (a.x + b.x) * 0.5f;
-    ImGui::GetWindowDrawList()->AddLine(ImVec2(x, a.y + em), ImVec2(x, b.y - em),
-                                        ImGui::GetColorU32(active ? ImGuiCol_SeparatorActive : ImGuiCol_SeparatorHovered),
-                                        2.0f);
+    ImGui::GetWindowDrawList()->AddLine(
+        ImVec2(x, a.y + em), ImVec2(x, b.y - em),
+        ImGui::GetColorU32(active ? ImGuiCol_SeparatorActive : ImGuiCol_SeparatorHovered), 2.0f);
   }
   bool changed = false;
   if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {

@@ -2,9 +2,9 @@
 // Panel widths are the user's (LayoutPrefs, in font heights so they follow the text size), fitted
 // to the window: the data view keeps at least 40% of the width (and 16 em); the controls keep
 // their width first (they run everything), the side tabs take what is left, and a panel left
-// with less than its minimum (13 em, the side tabs 20) folds to a strip (side tabs first) that unfolds with one click or when the
-// window grows. Splitters between the columns resize the panels by dragging; a
-// double-click gives the default width back.
+// with less than its minimum (13 em, the side tabs 20) folds to a strip (side tabs first) that unfolds with one click
+// or when the window grows. Splitters between the columns resize the panels by dragging; a double-click gives the
+// default width back.
 //
 // plan_columns() is plain arithmetic (tests/app/test_layout.cpp checks it at 800 x 600 and
 // 2560 x 1440); the splitters and the wrapping tab strip draw with ImGui.

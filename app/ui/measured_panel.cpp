@@ -85,11 +85,12 @@ void draw_table(const LaunchCounters& c) {
 void draw_stalls(const LaunchCounters& c) {
   if (c.stalls.empty()) return;
   ImGui::TextColored(kDimColour, "Main warp stall reasons (cycles per issued instruction)");
-  item_tooltip("Why warps were not issuing, from smsp__average_warps_issue_stalled_<reason>: "
-               "long_scoreboard waits on global or local memory, lg_throttle on the load/store "
-               "queue (too many memory instructions in flight), barrier on __syncthreads, "
-               "short_scoreboard on shared memory, not_selected means a warp was ready but "
-               "another was chosen (no stall at all), wait is a fixed dependency delay.");
+  item_tooltip(
+      "Why warps were not issuing, from smsp__average_warps_issue_stalled_<reason>: "
+      "long_scoreboard waits on global or local memory, lg_throttle on the load/store "
+      "queue (too many memory instructions in flight), barrier on __syncthreads, "
+      "short_scoreboard on shared memory, not_selected means a warp was ready but "
+      "another was chosen (no stall at all), wait is a fixed dependency delay.");
   const std::size_t n = std::min<std::size_t>(4, c.stalls.size());
   for (std::size_t i = 0; i < n; ++i) {
     const CounterStall& s = c.stalls[i];
@@ -109,13 +110,14 @@ void draw_result(const LaunchCounters& c) {
     return;
   }
   char line[256];
-  std::snprintf(line, sizeof line, "%s (%s): %d passes, %s s; the kernel took %s us as profiled",
-                c.device.c_str(), c.chip.c_str(), c.passes, sig(c.profile_wall_ms / 1000.0, 2).c_str(),
+  std::snprintf(line, sizeof line, "%s (%s): %d passes, %s s; the kernel took %s us as profiled", c.device.c_str(),
+                c.chip.c_str(), c.passes, sig(c.profile_wall_ms / 1000.0, 2).c_str(),
                 sig(c.duration_ns / 1000.0, 4).c_str());
   ImGui::TextColored(kDimColour, "%s", line);
   if (c.range == "user")
-    item_tooltip("This driver refused kernel ranges: the range holds the launch's latency too, so "
-                 "the duration and shares of peak are diluted.");
+    item_tooltip(
+        "This driver refused kernel ranges: the range holds the launch's latency too, so "
+        "the duration and shares of peak are diluted.");
   draw_table(c);
   ImGui::Spacing();
   draw_stalls(c);
@@ -130,8 +132,9 @@ void draw_result(const LaunchCounters& c) {
 void draw_model(const LaunchCounters& m, bool simulated) {
   ImGui::TextColored(kDimColour, "blockscope's model of this launch:");
   if (simulated)
-    item_tooltip("On the CPU simulation, occupancy and waves follow CUDA's rules for the "
-                 "simulator's device (one SM per worker), and the bandwidth is the simulator's.");
+    item_tooltip(
+        "On the CPU simulation, occupancy and waves follow CUDA's rules for the "
+        "simulator's device (one SM per worker), and the bandwidth is the simulator's.");
   stat_row("bytes counted", bytes_text(m.model_bytes),
            m.model_bytes_note.empty() ? nullptr : m.model_bytes_note.c_str());
   if (std::isfinite(m.model_bandwidth_gbs))
@@ -164,50 +167,44 @@ bool draw_measured_panel(const MeasuredInput& in) {
   if (!can) ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::TextColored(kDimColour, "hardware counters, about 0.4 s");
-  item_tooltip("Replays the launch the views show once per counter pass (about 15 on Hopper) "
-               "through CUPTI's range profiler, each pass from an emptied L2, on a worker thread: "
-               "the window stays live, and the app holds its own launches until it is done. "
-               "Never part of the per-frame path.");
+  item_tooltip(
+      "Replays the launch the views show once per counter pass (about 15 on Hopper) "
+      "through CUPTI's range profiler, each pass from an emptied L2, on a worker thread: "
+      "the window stays live, and the app holds its own launches until it is done. "
+      "Never part of the per-frame path.");
   if (!in.refusal.ok()) {
     ImGui::TextColored(kWarnColour, "%s", in.refusal.message.c_str());
     if (!in.refusal.hint.empty()) ImGui::TextColored(kDimColour, "%s", in.refusal.hint.c_str());
   }
   if (busy) {
     const int total = std::max(in.progress.passes_total, 1);
-    const float f = in.progress.passes_total > 0
-                        ? static_cast<float>(in.progress.passes_done) / static_cast<float>(total)
-                        : 0.0f;
+    const float f =
+        in.progress.passes_total > 0 ? static_cast<float>(in.progress.passes_done) / static_cast<float>(total) : 0.0f;
     char label[160];
     if (in.progress.passes_total > 0)
       std::snprintf(label, sizeof label, "%s %s: pass %d of %d, %.1f s", in.progress.stage.c_str(),
                     in.progress.kernel.c_str(), std::min(in.progress.passes_done + 1, total), total,
                     in.progress.elapsed_s);
-    else
-      std::snprintf(label, sizeof label, "%s, %.1f s", in.progress.stage.c_str(), in.progress.elapsed_s);
+    else std::snprintf(label, sizeof label, "%s, %.1f s", in.progress.stage.c_str(), in.progress.elapsed_s);
     ImGui::ProgressBar(std::clamp(f, 0.0f, 1.0f), ImVec2(-1, 0), label);
-    if (in.launches_paused)
-      ImGui::TextColored(kDimColour, "The app's own launches wait until the profile is done.");
+    if (in.launches_paused) ImGui::TextColored(kDimColour, "The app's own launches wait until the profile is done.");
   }
   ImGui::Separator();
 
   const LaunchRecord* r = in.result && in.result->counters ? in.result : nullptr;
-  const bool same = r && in.shown && in.shown->kernel == r->kernel &&
-                    in.shown->config_label == r->config_label && in.shown->problem == r->problem &&
-                    in.shown->settings == r->settings;
+  const bool same = r && in.shown && in.shown->kernel == r->kernel && in.shown->config_label == r->config_label &&
+                    in.shown->problem == r->problem && in.shown->settings == r->settings;
   if (same) {
     ImGui::Text("%s, %s, on %s", r->kernel.c_str(), r->config_label.c_str(), r->problem.c_str());
     draw_result(*r->counters);
   } else {
     if (in.shown && in.shown->ok())
-      ImGui::Text("%s, %s, on %s", in.shown->kernel.c_str(), in.shown->config_label.c_str(),
-                  in.shown->problem.c_str());
+      ImGui::Text("%s, %s, on %s", in.shown->kernel.c_str(), in.shown->config_label.c_str(), in.shown->problem.c_str());
     if (in.model) draw_model(*in.model, in.shown && in.shown->backend == BackendKind::CpuSimulation);
-    if (in.refusal.ok() && !busy)
-      ImGui::TextColored(kDimColour, "Press the button to measure it beside the hardware.");
+    if (in.refusal.ok() && !busy) ImGui::TextColored(kDimColour, "Press the button to measure it beside the hardware.");
     if (r) {
       ImGui::Spacing();
-      const std::string title =
-          "Last profile: " + r->kernel + ", " + r->config_label + " (not the launch shown)";
+      const std::string title = "Last profile: " + r->kernel + ", " + r->config_label + " (not the launch shown)";
       if (ImGui::CollapsingHeader(title.c_str())) {
         ImGui::TextColored(kDimColour, "on %s", r->problem.c_str());
         draw_result(*r->counters);

@@ -16,10 +16,10 @@ struct MeasuredInput {
   // blockscope's model of `shown` alone (no hardware values): shown while no profile of it is,
   // so the CPU backend and a launch not yet profiled still show the predictions.
   const LaunchCounters* model = nullptr;
-  Status refusal;                        // why the shown launch cannot be profiled (GPU feature,
-                                         // the copy ceiling, ...); success when it can
+  Status refusal;  // why the shown launch cannot be profiled (GPU feature,
+                   // the copy ceiling, ...); success when it can
   measured::CounterWorker::Progress progress;
-  bool launches_paused = false;          // the app holds its own launches while profiling
+  bool launches_paused = false;  // the app holds its own launches while profiling
 };
 
 // Returns true when the user pressed "Profile this launch".

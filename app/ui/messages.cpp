@@ -10,8 +10,7 @@ namespace bs::ui {
 
 void draw_messages_window(const app::MessageLog& log, bool* open) {
   if (!*open) return;
-  ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 40, ImGui::GetFontSize() * 20),
-                           ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(ImGui::GetFontSize() * 40, ImGui::GetFontSize() * 20), ImGuiCond_FirstUseEver);
   if (ImGui::Begin("Messages", open)) {
     for (auto it = log.all().rbegin(); it != log.all().rend(); ++it) {
       const std::time_t t = std::chrono::system_clock::to_time_t(it->when);

@@ -31,7 +31,11 @@ class MessageLog {
     if (!s.code.empty()) where += (where.empty() ? "" : ": ") + s.code;
     std::string detail = s.hint;
     if (!where.empty()) detail += (detail.empty() ? "[" : " [") + where + "]";
-    add({.level = Message::Error, .text = s.message, .detail = std::move(detail), .hint = s.hint, .where = std::move(where)});
+    add({.level = Message::Error,
+         .text = s.message,
+         .detail = std::move(detail),
+         .hint = s.hint,
+         .where = std::move(where)});
   }
   const std::vector<Message>& all() const { return messages_; }
   const Message* latest() const { return messages_.empty() ? nullptr : &messages_.back(); }
@@ -54,7 +58,10 @@ class MessageLog {
   std::size_t errors() const { return errors_; }
   // Messages added so far, the ones the log no longer keeps included (a change counter).
   std::size_t added() const { return added_; }
-  void clear() { messages_.clear(); errors_ = 0; }
+  void clear() {
+    messages_.clear();
+    errors_ = 0;
+  }
 
  private:
   void add(Message m) {

@@ -52,24 +52,23 @@ std::map<std::string, KernelFigure> kernel_figures(const app::TimingBook& book, 
 struct PickerInput {
   const std::vector<lab::KernelInfo>* kernels = nullptr;
   const DeviceLimits* limits = nullptr;
-  const LaunchRecord* last = nullptr;  // the latest attempt of the selection (may be refused)
+  const LaunchRecord* last = nullptr;                            // the latest attempt of the selection (may be refused)
   const std::map<std::string, KernelFigure>* figures = nullptr;  // by kernel id, shown beside its name
 };
 
 // Edits *kernel and *config; returns true when either changed.
-bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig* config,
-                        PickerState* state);
+bool draw_kernel_picker(const PickerInput& in, std::string* kernel, KernelConfig* config, PickerState* state);
 
 // --- what ran ---------------------------------------------------------------------------------
 
 struct ResultInput {
-  const LaunchRecord* last = nullptr;   // the selection's latest attempt
-  const LaunchRecord* shown = nullptr;  // the launch the views show (the last that ran)
-  const app::TimingEntry* entry = nullptr;   // the selection's timings (nullptr before its first run)
+  const LaunchRecord* last = nullptr;       // the selection's latest attempt
+  const LaunchRecord* shown = nullptr;      // the launch the views show (the last that ran)
+  const app::TimingEntry* entry = nullptr;  // the selection's timings (nullptr before its first run)
   const lab::ProblemInfo* problem = nullptr;
-  bool paused_slow = false;             // continuous runs paused: one run takes too long
+  bool paused_slow = false;  // continuous runs paused: one run takes too long
   double slow_ms = 0;
-  bool uses_barriers = false;           // the kernel calls __syncthreads (slow to simulate)
+  bool uses_barriers = false;  // the kernel calls __syncthreads (slow to simulate)
   // A launch of the selection simulating on the worker thread, long enough to say so: what runs
   // ("k3_smem_tiled, 16 x 16") and for how long; empty when none.
   std::string running;
@@ -83,7 +82,7 @@ bool draw_result_card(const ResultInput& in);
 struct SideInput {
   const LaunchRecord* shown = nullptr;  // what the data view shows
   const app::TimingBook* book = nullptr;
-  const app::TimingEntry* entry = nullptr;   // shown's timings
+  const app::TimingEntry* entry = nullptr;  // shown's timings
   const lab::ProblemInfo* problem = nullptr;
   const std::vector<lab::KernelInfo>* kernels = nullptr;
   const DeviceLimits* limits = nullptr;

@@ -32,8 +32,7 @@ bool draw_result_card(const ResultInput& in) {
     if (last && last->ok() && !last->kernel.empty())
       ImGui::TextColored(kDimColour, "The figures below are from the previous launch (%s, %s):", last->kernel.c_str(),
                          last->config_label.c_str());
-    else
-      ImGui::TextColored(kDimColour, "No figures until it finishes.");
+    else ImGui::TextColored(kDimColour, "No figures until it finishes.");
     ImGui::Separator();
   }
   // While a new launch runs, the last one's error is not said beside it (issue 36 item 15: a
@@ -54,8 +53,8 @@ bool draw_result_card(const ResultInput& in) {
       status_text(last->status);
     }
     if (in.shown && in.shown->ok() && !in.shown->kernel.empty())
-      ImGui::TextColored(kDimColour, "The views show the last launch that ran: %s, %s.",
-                         in.shown->kernel.c_str(), in.shown->config_label.c_str());
+      ImGui::TextColored(kDimColour, "The views show the last launch that ran: %s, %s.", in.shown->kernel.c_str(),
+                         in.shown->config_label.c_str());
     ImGui::PopTextWrapPos();
     return cancel;
   }
@@ -71,10 +70,12 @@ bool draw_result_card(const ResultInput& in) {
   const TimingSummary k = in.entry->history.kernel_summary();
   ImGui::Text("%s", ms_text(k.median).c_str());
   ImGui::SameLine();
-  ImGui::TextColored(kDimColour, "kernel time, median of %zu run%s of this configuration", k.count, k.count == 1 ? "" : "s");
-  item_tooltip("The kernel alone (CUDA events on the GPU, the simulator's clock on the CPU). The pipeline's time "
-               "(getting the result on screen, the check against the reference, the schedule's trace) is the "
-               "Timings tab's second figure.");
+  ImGui::TextColored(kDimColour, "kernel time, median of %zu run%s of this configuration", k.count,
+                     k.count == 1 ? "" : "s");
+  item_tooltip(
+      "The kernel alone (CUDA events on the GPU, the simulator's clock on the CPU). The pipeline's time "
+      "(getting the result on screen, the check against the reference, the schedule's trace) is the "
+      "Timings tab's second figure.");
   const bool passed = r.check.passed();
   const ThroughputUnit unit = in.problem ? in.problem->throughput_unit : ThroughputUnit::GBPerS;
   const double throughput = k.median > 0 ? r.counted(unit) / (k.median * 1e6) : 0;
@@ -94,32 +95,35 @@ bool draw_result_card(const ResultInput& in) {
           if (!c.note.empty()) item_tooltip(c.note.c_str());
         }
   }
-  if (r.check.state == Check::State::NotChecked)
-    ImGui::TextColored(kWarnColour, "%s", r.check.summary().c_str());
+  if (r.check.state == Check::State::NotChecked) ImGui::TextColored(kWarnColour, "%s", r.check.summary().c_str());
   else if (passed)
     ImGui::TextColored(kOkColour, "correct: %s %s <= %s", r.check.measure.c_str(), sig_trim(r.check.worst).c_str(),
                        sig_trim(r.check.limit).c_str());
-  else
-    ImGui::TextColored(kErrorColour, "%s", r.check.summary().c_str());
+  else ImGui::TextColored(kErrorColour, "%s", r.check.summary().c_str());
   item_tooltip(("Checked against " + r.check.against + ".\n" + r.check.summary() +
-                (r.check.note.empty() ? "" : "\n" + r.check.note)).c_str());
+                (r.check.note.empty() ? "" : "\n" + r.check.note))
+                   .c_str());
   if (r.timing.simulated) {
     ImGui::TextColored(kWarnColour, "simulated on the CPU: times are the simulator's, not a GPU's");
     if (r.timing.others_load >= 0) {
       ImGui::TextColored(kDimColour, "while timed, other programs kept %.1f cores busy", r.timing.others_load);
-      item_tooltip("A CPU simulation's time stretches with what else the machine runs (up to about 10x on a "
-                   "busy two-core machine). The Runs tab and Compare mark times taken under different loads.");
+      item_tooltip(
+          "A CPU simulation's time stretches with what else the machine runs (up to about 10x on a "
+          "busy two-core machine). The Runs tab and Compare mark times taken under different loads.");
     }
   }
   if (r.timing.simulated && in.uses_barriers) {
-    ImGui::TextColored(kWarnColour, "This rung synchronises its threads (__syncthreads): the simulator runs "
-                                    "each block's threads as fibers and switches at every barrier, which "
-                                    "costs far more on a CPU than on a GPU. So on the simulation the ladder "
-                                    "can look backwards: on a GPU the tiled rungs are the fast ones.");
+    ImGui::TextColored(kWarnColour,
+                       "This rung synchronises its threads (__syncthreads): the simulator runs "
+                       "each block's threads as fibers and switches at every barrier, which "
+                       "costs far more on a CPU than on a GPU. So on the simulation the ladder "
+                       "can look backwards: on a GPU the tiled rungs are the fast ones.");
   }
   if (in.paused_slow)
-    ImGui::TextColored(kWarnColour, "continuous runs paused: one launch with its check and trace takes %s "
-                                    "(the kernel alone: %s)", ms_text(in.slow_ms).c_str(), ms_text(k.median).c_str());
+    ImGui::TextColored(kWarnColour,
+                       "continuous runs paused: one launch with its check and trace takes %s "
+                       "(the kernel alone: %s)",
+                       ms_text(in.slow_ms).c_str(), ms_text(k.median).c_str());
   ImGui::PopTextWrapPos();
   return cancel;
 }

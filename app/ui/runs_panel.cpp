@@ -33,8 +33,8 @@ std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideIn
   const auto [best_lo, best_hi] = median_interval_95(best_samples);
   ImGui::TextColored(kDimColour, "every configuration run on %s this session; click a row to load it",
                      shown.problem.c_str());
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollY;
   bool any_barriers = false, any_load_change = false;
   const float table_h = ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 4;
   if (!ImGui::BeginTable("runs", 5, flags, ImVec2(0, std::max(ImGui::GetFontSize() * 6, table_h)))) return chosen;
@@ -59,14 +59,12 @@ std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideIn
     any_barriers |= slow_to_simulate;
     const std::string label = e.key.kernel + (slow_to_simulate ? " *" : "") + "  " + e.key.config;
     const bool current = e.key.kernel == shown.kernel && e.key.config == shown.config_label;
-    if (ImGui::Selectable((label + "##run" + std::to_string(i)).c_str(), current,
-                          ImGuiSelectableFlags_SpanAllColumns))
+    if (ImGui::Selectable((label + "##run" + std::to_string(i)).c_str(), current, ImGuiSelectableFlags_SpanAllColumns))
       chosen = std::pair{e.last.kernel, e.last.request};
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(sig(m, 4).c_str());
     char tip[160];
-    std::snprintf(tip, sizeof tip, "95%% interval of the median: %s .. %s ms%s", sig(lo, 4).c_str(),
-                  sig(hi, 4).c_str(),
+    std::snprintf(tip, sizeof tip, "95%% interval of the median: %s .. %s ms%s", sig(lo, 4).c_str(), sig(hi, 4).c_str(),
                   i > 0 && lo <= best_hi ? "\noverlaps the best: these two cannot be ranked" : "");
     item_tooltip(tip);
     if (i > 0 && lo <= best_hi && !e.last.check.failed()) {
@@ -93,24 +91,25 @@ std::optional<std::pair<std::string, KernelConfig>> draw_runs_panel(const SideIn
     // tolerance for matmul, max |out - ref| for grayscale). Secondary figures (a relative error,
     // the absolute error) are in the tooltip, where they cannot read as the verdict.
     const Check& c = e.last.check;
-    if (c.passed())
-      ImGui::TextColored(kOkColour, "ok %s <= %s", sig_trim(c.worst).c_str(), sig_trim(c.limit).c_str());
+    if (c.passed()) ImGui::TextColored(kOkColour, "ok %s <= %s", sig_trim(c.worst).c_str(), sig_trim(c.limit).c_str());
     else if (c.failed())
       ImGui::TextColored(kErrorColour, "WRONG %s > %s", sig_trim(c.worst).c_str(), sig_trim(c.limit).c_str());
-    else
-      ImGui::TextColored(kWarnColour, "unchecked");
-    item_tooltip((c.summary() + (c.measure.empty() ? "" : "\n\nThe figure shown is " + c.measure + " against its limit.") +
+    else ImGui::TextColored(kWarnColour, "unchecked");
+    item_tooltip((c.summary() +
+                  (c.measure.empty() ? "" : "\n\nThe figure shown is " + c.measure + " against its limit.") +
                   (c.note.empty() ? "" : "\n" + c.note))
                      .c_str());
   }
   ImGui::EndTable();
   if (any_barriers)
-    ImGui::TextColored(kWarnColour, "* synchronises its threads (__syncthreads): the CPU simulation runs "
-                                    "them as fibers and switches at every barrier, so these rungs are "
-                                    "far slower here than on a GPU; do not rank the ladder by them.");
+    ImGui::TextColored(kWarnColour,
+                       "* synchronises its threads (__syncthreads): the CPU simulation runs "
+                       "them as fibers and switches at every barrier, so these rungs are "
+                       "far slower here than on a GPU; do not rank the ladder by them.");
   if (any_load_change)
-    ImGui::TextColored(kWarnColour, "load: timed while the machine was busier or quieter than for the best; "
-                                    "run both again to rank them (simulated times stretch with the load).");
+    ImGui::TextColored(kWarnColour,
+                       "load: timed while the machine was busier or quieter than for the best; "
+                       "run both again to rank them (simulated times stretch with the load).");
   (void)best_lo;
   return chosen;
 }

@@ -31,15 +31,14 @@ void draw_cluster_summary(const mapping::ClusterSchedule& cs, const LaunchRecord
   char buf[200];
   ImGui::Separator();
   ImGui::PushTextWrapPos(0);
-  if (cs.recorded)
-    ImGui::TextColored(kOkColour, "Clusters, recorded on the GPU (%%clusterid, %%cluster_ctarank)");
+  if (cs.recorded) ImGui::TextColored(kOkColour, "Clusters, recorded on the GPU (%%clusterid, %%cluster_ctarank)");
   else if (cs.recorded_blocks > 0)
     ImGui::TextColored(kWarnColour, "Clusters: only %llu of %zu blocks recorded theirs", cs.recorded_blocks,
                        rec.schedule.size());
   else
-    ImGui::TextColored(kWarnColour, "Clusters: the model (blockIdx / cluster dims); %s", simulated
-                           ? "the simulator has no clusters to record"
-                           : "this GPU or build recorded none (sm_90 and later read them)");
+    ImGui::TextColored(kWarnColour, "Clusters: the model (blockIdx / cluster dims); %s",
+                       simulated ? "the simulator has no clusters to record"
+                                 : "this GPU or build recorded none (sm_90 and later read them)");
   ImGui::PopTextWrapPos();
   ui::item_tooltip(mapping::explain(Concept::ClusterSchedule));
   stat_row("clusters", mapping::cluster_dims_text(rec.config), mapping::explain(Concept::Cluster));
@@ -77,19 +76,17 @@ void draw_cluster_summary(const mapping::ClusterSchedule& cs, const LaunchRecord
   ImGui::PushTextWrapPos(0);
   ImGui::TextColored(kDimColour,
                      "GPC: not recorded (PTX has no GPC register). The blocks of a cluster run on SMs of one GPC, "
-                     "so SMs that shared a cluster are in one GPC: %s", groups.empty() ? "none shared one" : groups.c_str());
+                     "so SMs that shared a cluster are in one GPC: %s",
+                     groups.empty() ? "none shared one" : groups.c_str());
   ImGui::PopTextWrapPos();
 }
-
 
 // The summary of one traced launch: what recorded it, its makespan, rows used, blocks per row,
 // imbalance and waves.
 void draw_schedule_stats(const mapping::ScheduleSummary& s, bool simulated) {
   using mapping::Concept;
-  if (simulated)
-    ImGui::TextColored(kWarnColour, "SIMULATED: rows are CPU worker threads, not SMs");
-  else
-    ImGui::TextColored(kOkColour, "Recorded on the GPU (%%smid, %%globaltimer)");
+  if (simulated) ImGui::TextColored(kWarnColour, "SIMULATED: rows are CPU worker threads, not SMs");
+  else ImGui::TextColored(kOkColour, "Recorded on the GPU (%%smid, %%globaltimer)");
   ui::item_tooltip(mapping::explain(simulated ? Concept::SimulatedSchedule : Concept::Schedule));
   char buf[128];
   std::snprintf(buf, sizeof buf, "%.1f us", s.makespan_ns / 1000.0);
@@ -97,11 +94,11 @@ void draw_schedule_stats(const mapping::ScheduleSummary& s, bool simulated) {
   // Not the Timings tab's figure: this is the one traced launch, first block's start to last
   // block's end, with the cost of recording each block; the Timings tab's median is of the
   // untraced launches.
-  ImGui::TextColored(kDimColour, "%s", simulated
-                         ? "the one traced launch, first block's start to last block's end; recording each block "
-                           "slows the simulator, so it is longer than the Timings tab's untraced median"
-                         : "the one traced launch, first block's start to last block's end (the Timings tab's "
-                           "median is of untraced launches, timed by events)");
+  ImGui::TextColored(kDimColour, "%s",
+                     simulated ? "the one traced launch, first block's start to last block's end; recording each block "
+                                 "slows the simulator, so it is longer than the Timings tab's untraced median"
+                               : "the one traced launch, first block's start to last block's end (the Timings tab's "
+                                 "median is of untraced launches, timed by events)");
   std::snprintf(buf, sizeof buf, "%u of %u", s.units_used, s.units);
   stat_row(simulated ? "workers used" : "SMs used", buf, mapping::explain(Concept::SmId));
   std::snprintf(buf, sizeof buf, "%llu .. %llu", s.min_blocks_per_unit, s.max_blocks_per_unit);
@@ -118,14 +115,14 @@ void draw_schedule_stats(const mapping::ScheduleSummary& s, bool simulated) {
 }
 
 // The hovered block: where and when it ran, and its cluster.
-void block_tooltip(const BlockTrace& b, const mapping::ScheduleSummary& s, const char* unit_name,
-                   ClusterRunPtr cluster, bool simulated) {
+void block_tooltip(const BlockTrace& b, const mapping::ScheduleSummary& s, const char* unit_name, ClusterRunPtr cluster,
+                   bool simulated) {
   ImGui::BeginTooltip();
   ImGui::Text("block (%u, %u, %u) on %s %u", b.block.x, b.block.y, b.block.z, unit_name, b.unit);
   ImGui::Text("%.2f .. %.2f us", (b.start_ns - s.start_ns) / 1000.0, (b.end_ns - s.start_ns) / 1000.0);
   if (b.cluster)
-    ImGui::Text("recorded: cluster (%u, %u, %u), rank %u of %u", b.cluster->id.x, b.cluster->id.y,
-                b.cluster->id.z, b.cluster->rank, b.cluster->blocks);
+    ImGui::Text("recorded: cluster (%u, %u, %u), rank %u of %u", b.cluster->id.x, b.cluster->id.y, b.cluster->id.z,
+                b.cluster->rank, b.cluster->blocks);
   if (cluster) ImGui::TextUnformatted(mapping::cluster_line(*cluster, simulated).c_str());
   ImGui::EndTooltip();
 }
@@ -185,11 +182,10 @@ void draw_schedule_panel(const SideInput& in) {
   const LaunchRecord& rec = *in.shown;
   if (rec.schedule.empty()) {
     ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(kDimColour, rec.config.grid.x == 0
-                                       ? "A library kernel: its blocks are not ours to trace."
-                                       : "No schedule recorded for this launch. Tick 'Record the "
-                                         "block schedule' and change the configuration (or press "
-                                         "Run once).");
+    ImGui::TextColored(kDimColour, rec.config.grid.x == 0 ? "A library kernel: its blocks are not ours to trace."
+                                                          : "No schedule recorded for this launch. Tick 'Record the "
+                                                            "block schedule' and change the configuration (or press "
+                                                            "Run once).");
     ImGui::PopTextWrapPos();
     return;
   }
@@ -233,7 +229,10 @@ void draw_schedule_panel(const SideInput& in) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->AddRectFilled(p0, ImVec2(p0.x + width, p0.y + height), IM_COL32(22, 24, 30, 255));
   const double span = std::max<double>(1.0, static_cast<double>(s.end_ns - s.start_ns));
-  struct Rect { ImVec2 a, b; ImU32 c; };
+  struct Rect {
+    ImVec2 a, b;
+    ImU32 c;
+  };
   std::vector<Rect> rects;
   rects.reserve(trace.size());
   const BlockTrace* hovered = nullptr;

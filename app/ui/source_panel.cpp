@@ -99,8 +99,8 @@ std::string sass_text(const LineProfile& p, const SassCounts& c) {
     s += " (" + std::to_string(c.thread_executed) + " thread instructions, " + sig(c.threads_per_warp()) + " per warp)";
   if (p.sass_has_shared && c.shared_ideal > 0)
     s += "\nshared memory: " + std::to_string(c.shared_wavefronts) + " wavefronts, ideal " +
-         std::to_string(c.shared_ideal) + " (" + sig(c.conflict_ratio()) + "x: " +
-         (c.shared_wavefronts > c.shared_ideal ? "bank conflicts" : "no bank conflicts") + ")";
+         std::to_string(c.shared_ideal) + " (" + sig(c.conflict_ratio()) +
+         "x: " + (c.shared_wavefronts > c.shared_ideal ? "bank conflicts" : "no bank conflicts") + ")";
   return s;
 }
 
@@ -129,8 +129,9 @@ void paint_live_bar(ImDrawList* dl, ImVec2 at, float h, int live, int scale) {
   if (live < 0 || scale <= 0) return;
   const float full = ImGui::CalcTextSize("000000").x - 4;
   const float f = std::min(1.0f, static_cast<float>(live) / static_cast<float>(scale));
-  const ImVec4 c = f > 0.9f ? ImVec4(1.0f, 0.4f, 0.35f, 0.9f) : f > 0.7f ? ImVec4(1.0f, 0.7f, 0.3f, 0.9f)
-                                                                       : ImVec4(0.4f, 0.75f, 0.5f, 0.9f);
+  const ImVec4 c = f > 0.9f   ? ImVec4(1.0f, 0.4f, 0.35f, 0.9f)
+                   : f > 0.7f ? ImVec4(1.0f, 0.7f, 0.3f, 0.9f)
+                              : ImVec4(0.4f, 0.75f, 0.5f, 0.9f);
   dl->AddRect(ImVec2(at.x, at.y + 3), ImVec2(at.x + full, at.y + h - 3), ImGui::GetColorU32(kDimColour));
   dl->AddRectFilled(ImVec2(at.x, at.y + 3), ImVec2(at.x + full * f, at.y + h - 3), ImGui::GetColorU32(c));
 }
@@ -150,9 +151,10 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
   if (in.shown && in.shown->kernel == l.kernel) {
     const KernelAttributes& a = in.shown->attributes;
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%u registers per thread   %zu B spilled to local memory   %zu B static shared  (%s)",
-                  a.registers_per_thread, a.local_bytes_per_thread, a.static_shared_bytes,
-                  in.shown->attributes_measured ? "cudaFuncGetAttributes" : "the CPU simulator's own: nothing compiled");
+    std::snprintf(
+        buf, sizeof buf, "%u registers per thread   %zu B spilled to local memory   %zu B static shared  (%s)",
+        a.registers_per_thread, a.local_bytes_per_thread, a.static_shared_bytes,
+        in.shown->attributes_measured ? "cudaFuncGetAttributes" : "the CPU simulator's own: nothing compiled");
     ImGui::TextColored(kDimColour, "%s", buf);
   }
   {
@@ -177,16 +179,19 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
   if (!in.refusal.ok())
     item_tooltip((in.refusal.message + (in.refusal.hint.empty() ? "" : "\n" + in.refusal.hint)).c_str());
   else if (counting)
-    item_tooltip("Count how often each line runs on the CPU simulator, every thread's executions added up: the "
-                 "kernel's code built again with GCC's coverage counters (a rung's in blockscope-line-counter, on "
-                 "random data of the same size), one launch, read with gcov.");
+    item_tooltip(
+        "Count how often each line runs on the CPU simulator, every thread's executions added up: the "
+        "kernel's code built again with GCC's coverage counters (a rung's in blockscope-line-counter, on "
+        "random data of the same size), one launch, read with gcov.");
   else
-    item_tooltip("Sample where this launch's warps wait (the GPU's PC sampling, a few launches, about half a second); "
-                 "launches of the window pause meanwhile.");
+    item_tooltip(
+        "Sample where this launch's warps wait (the GPU's PC sampling, a few launches, about half a second); "
+        "launches of the window pause meanwhile.");
   ImGui::SameLine();
   if (in.profiling) {
-    ImGui::TextColored(kDimColour, counting ? "counting each line's executions on the simulator... %.1f s"
-                                            : "sampling the launch's warps... %.1f s",
+    ImGui::TextColored(kDimColour,
+                       counting ? "counting each line's executions on the simulator... %.1f s"
+                                : "sampling the launch's warps... %.1f s",
                        in.profiling_s);
   } else if (in.profile && in.profile->status.ok() && in.profile->measure == LineMeasure::Executions) {
     const LineProfile& p = *in.profile;
@@ -198,9 +203,9 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
     const double dropped = p.total_samples + p.dropped_samples > 0
                                ? 100.0 * p.dropped_samples / static_cast<double>(p.total_samples + p.dropped_samples)
                                : 0;
-    const std::string period = p.sampling_period > 0 ? "a sample every 2^" + std::to_string(p.sampling_period) +
-                                                           " cycles per SM"
-                                                     : "CUPTI's default period";
+    const std::string period = p.sampling_period > 0
+                                   ? "a sample every 2^" + std::to_string(p.sampling_period) + " cycles per SM"
+                                   : "CUPTI's default period";
     ImGui::TextColored(kOkColour, "profile: %lld stall samples of %lld launch(es), %.2f%% dropped, %s, %s",
                        p.total_samples, p.launches, dropped, period.c_str(), ms_text(p.profile_ms).c_str());
   } else if (in.profile) {
@@ -208,7 +213,8 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
     ImGui::SameLine();
     status_text(in.profile->status);
   } else {
-    ImGui::TextColored(kDimColour, "no profile: %s", in.no_profile.empty() ? "not profiled yet" : in.no_profile.c_str());
+    ImGui::TextColored(kDimColour, "no profile: %s",
+                       in.no_profile.empty() ? "not profiled yet" : in.no_profile.c_str());
   }
   if (l.build_ms > 0) {
     ImGui::SameLine();
@@ -323,7 +329,8 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
       const int line = i + 1;
       const std::string& text = st->source_lines[static_cast<std::size_t>(i)];
       const LineSamples* ls = nullptr;
-      if (profiled && line < static_cast<int>(st->line_samples.size()) && st->line_samples[static_cast<std::size_t>(line)] >= 0)
+      if (profiled && line < static_cast<int>(st->line_samples.size()) &&
+          st->line_samples[static_cast<std::size_t>(line)] >= 0)
         ls = &st->lines[static_cast<std::size_t>(st->line_samples[static_cast<std::size_t>(line)])];
       const ImVec2 p = ImGui::GetCursorScreenPos();
       const float text_w = ImGui::CalcTextSize(text.c_str()).x;
@@ -350,7 +357,8 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
           char r[24];
           std::snprintf(r, sizeof r, "%.2fx", ls->sass.conflict_ratio());
           dl->AddText(ImVec2(x0 + exec_w, p.y),
-                      ImGui::GetColorU32(ls->sass.shared_wavefronts > ls->sass.shared_ideal ? kWarnColour : kDimColour), r);
+                      ImGui::GetColorU32(ls->sass.shared_wavefronts > ls->sass.shared_ideal ? kWarnColour : kDimColour),
+                      r);
         }
       }
       if (live && line < static_cast<int>(st->line_live.size()) && st->line_live[static_cast<std::size_t>(line)] >= 0) {
@@ -385,19 +393,20 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
       if (live && ImGui::IsItemHovered() && !ls && line < static_cast<int>(st->line_live.size()) &&
           st->line_live[static_cast<std::size_t>(line)] >= 0)
         tooltip(("at most " + std::to_string(st->line_live[static_cast<std::size_t>(line)]) +
-                 " registers live at this line's instructions (nvdisasm's life ranges)").c_str());
+                 " registers live at this line's instructions (nvdisasm's life ranges)")
+                    .c_str());
       if (ls) {
         const std::string stalls = stall_names(ls->stalls, ls->samples, 3);
         dl->AddText(ImVec2(p.x + num_w + bar_w + text_w + 24, p.y), ImGui::GetColorU32(kWarnColour), stalls.c_str());
         if (ImGui::IsItemHovered()) {
-          std::string tip = std::to_string(ls->samples) + (executions ? " executions (" : " samples (") +
-                            sig(ls->share_pct) + (executions ? "% of all lines')" : "% of the kernel's)") +
-                            (ls->folded > 0 ? "\nof which " + std::to_string(ls->folded) +
-                                                  " are the simulator's lane-by-lane stand-in for the warp "
-                                                  "instruction this line calls (one instruction on the GPU)"
-                                            : std::string()) +
-                            (executions ? "\n" + in.profile->measure_note
-                                        : "\n" + stall_names(ls->stalls, ls->samples, 8));
+          std::string tip =
+              std::to_string(ls->samples) + (executions ? " executions (" : " samples (") + sig(ls->share_pct) +
+              (executions ? "% of all lines')" : "% of the kernel's)") +
+              (ls->folded > 0 ? "\nof which " + std::to_string(ls->folded) +
+                                    " are the simulator's lane-by-lane stand-in for the warp "
+                                    "instruction this line calls (one instruction on the GPU)"
+                              : std::string()) +
+              (executions ? "\n" + in.profile->measure_note : "\n" + stall_names(ls->stalls, ls->samples, 8));
           if (const std::string c = sass_text(*in.profile, ls->sass); !c.empty()) tip += "\n" + c;
           tooltip(tip.c_str());
         }
@@ -467,10 +476,8 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
         row = pc;
       }
       char ln[16];
-      if (ins_line > 0)
-        std::snprintf(ln, sizeof ln, mine ? "%4d " : "%4d*", ins_line);
-      else
-        std::snprintf(ln, sizeof ln, "   - ");
+      if (ins_line > 0) std::snprintf(ln, sizeof ln, mine ? "%4d " : "%4d*", ins_line);
+      else std::snprintf(ln, sizeof ln, "   - ");
       row += ln;
       std::string before_bar = row;
       row += live_cell(ins, sass && l.live_status.ok());
@@ -493,13 +500,13 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
       if (emphasised) ImGui::PopStyleColor();
       ImGui::PopID();
       if (sass && ins.live_regs >= 0)
-        paint_live_bar(ImGui::GetWindowDrawList(),
-                       ImVec2(ImGui::GetItemRectMin().x + ImGui::CalcTextSize(before_bar.c_str()).x,
-                              ImGui::GetItemRectMin().y),
-                       row_h, ins.live_regs, live_scale(l, in.shown && in.shown->kernel == l.kernel &&
-                                                                   in.shown->attributes_measured
-                                                               ? in.shown->attributes.registers_per_thread
-                                                               : 0u));
+        paint_live_bar(
+            ImGui::GetWindowDrawList(),
+            ImVec2(ImGui::GetItemRectMin().x + ImGui::CalcTextSize(before_bar.c_str()).x, ImGui::GetItemRectMin().y),
+            row_h, ins.live_regs,
+            live_scale(l, in.shown && in.shown->kernel == l.kernel && in.shown->attributes_measured
+                              ? in.shown->attributes.registers_per_thread
+                              : 0u));
       if (ImGui::IsItemHovered()) {
         std::string tip = ins_file->empty() ? "no line information" : *ins_file + ":" + std::to_string(ins_line);
         if (ins.live_regs >= 0)
@@ -566,7 +573,8 @@ std::vector<LineSamples> lines_in_file(const KernelListing& listing, const LineP
     l.share_pct = profile.total_samples > 0 ? 100.0 * static_cast<double>(l.samples) / profile.total_samples : 0;
     out.push_back(std::move(l));
   }
-  std::stable_sort(out.begin(), out.end(), [](const LineSamples& x, const LineSamples& y) { return x.samples > y.samples; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const LineSamples& x, const LineSamples& y) { return x.samples > y.samples; });
   return out;
 }
 
@@ -589,9 +597,9 @@ int live_scale(const KernelListing& l, unsigned allocated) {
 int draw_instruction_list(const char* id, const std::vector<ListedInstruction>& v, const std::string& file, int line,
                           bool sass, int scale, InstructionListState* state) {
   int clicked_now = -1;
-  const bool any_live = sass && std::any_of(v.begin(), v.end(), [](const ListedInstruction& i) { return i.live_regs >= 0; });
-  if (any_live)
-    ImGui::TextColored(kDimColour, "pc   line live (of %d)", scale);
+  const bool any_live =
+      sass && std::any_of(v.begin(), v.end(), [](const ListedInstruction& i) { return i.live_regs >= 0; });
+  if (any_live) ImGui::TextColored(kDimColour, "pc   line live (of %d)", scale);
   ImGui::BeginChild(id, ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   const float row_h = ImGui::GetTextLineHeightWithSpacing();
   if (state->scroll && line > 0)
@@ -617,7 +625,8 @@ int draw_instruction_list(const char* id, const std::vector<ListedInstruction>& 
       if (ins.line > 0) std::snprintf(ln, sizeof ln, mine ? "%4d " : "%4d*", ins.line);
       else std::snprintf(ln, sizeof ln, "   - ");
       row += ln;
-      const std::string before_bar = row + (sass && ins.live_regs >= 0 ? live_cell(ins, false).substr(0, 5) : std::string());
+      const std::string before_bar =
+          row + (sass && ins.live_regs >= 0 ? live_cell(ins, false).substr(0, 5) : std::string());
       if (sass) row += live_cell(ins, scale > 0 && any_live);
       row += "  " + ins.text;
       const bool emphasised = i == state->clicked;
@@ -631,10 +640,10 @@ int draw_instruction_list(const char* id, const std::vector<ListedInstruction>& 
       if (emphasised) ImGui::PopStyleColor();
       ImGui::PopID();
       if (sass && ins.live_regs >= 0)
-        paint_live_bar(ImGui::GetWindowDrawList(),
-                       ImVec2(ImGui::GetItemRectMin().x + ImGui::CalcTextSize(before_bar.c_str()).x,
-                              ImGui::GetItemRectMin().y),
-                       row_h, ins.live_regs, scale);
+        paint_live_bar(
+            ImGui::GetWindowDrawList(),
+            ImVec2(ImGui::GetItemRectMin().x + ImGui::CalcTextSize(before_bar.c_str()).x, ImGui::GetItemRectMin().y),
+            row_h, ins.live_regs, scale);
       if (ImGui::IsItemHovered()) {
         std::string tip = ins.file.empty() ? "no line information" : ins.file + ":" + std::to_string(ins.line);
         if (!mine && !ins.file.empty()) tip += "\n(* blockscope's generated entry, not your code)";
@@ -664,7 +673,8 @@ SourceAction draw_source_panel(const SourceInput& in, SourceViewState* st) {
   }
   rebuild(in, st);
   draw_header(in, st, &act);
-  const ImGuiTableFlags flags = ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("source_columns", 3, flags, ImGui::GetContentRegionAvail())) return act;
   ImGui::TableSetupColumn("source", ImGuiTableColumnFlags_WidthStretch, 2.6f);  // share, reason, counts, then the code
   ImGui::TableSetupColumn("ptx", ImGuiTableColumnFlags_WidthStretch, 0.8f);

@@ -20,8 +20,8 @@
 namespace bs::ui {
 
 struct SourceViewState {
-  int line = 0;                  // the selected source line (1-based), 0: none
-  int ptx = -1, sass = -1;       // the clicked instruction, -1: none
+  int line = 0;             // the selected source line (1-based), 0: none
+  int ptx = -1, sass = -1;  // the clicked instruction, -1: none
   bool scroll_source = false, scroll_ptx = false, scroll_sass = false;
   // The file the source column shows: "" the listing's own (the rung's file); else a file of
   // kernels/labs embedded in the binary, chosen from the profile's hot lines (an inlined helper).
@@ -33,7 +33,7 @@ struct SourceViewState {
   const LineProfile* profile = nullptr;
   std::vector<std::string> source_lines;
   std::vector<LineSamples> lines;  // the samples of each line of the file shown (see rebuild)
-  std::vector<int> line_samples;  // per source line (index = line): index into `lines`, -1
+  std::vector<int> line_samples;   // per source line (index = line): index into `lines`, -1
   double max_share = 0;
   std::unordered_map<unsigned long long, int> pc_samples;  // SASS pc -> index into profile->instructions
   std::vector<int> line_live;  // per source line of the file shown: most live registers, -1 unknown

@@ -74,10 +74,8 @@ void draw_timings_panel(const SideInput& in) {
     ImGui::TextColored(kErrorColour, "%s withheld: the result is wrong", unit_text(unit));
   } else {
     stat_row(flops ? "arithmetic" : "bandwidth", sig(throughput, 4) + " " + unit_text(unit),
-             flops ? "FLOPs counted over the median time."
-                               : "Bytes the kernel must move over its median time.");
-    if (!rec.bytes_note.empty() && !flops)
-      ImGui::TextColored(kDimColour, "  counted: %s", rec.bytes_note.c_str());
+             flops ? "FLOPs counted over the median time." : "Bytes the kernel must move over its median time.");
+    if (!rec.bytes_note.empty() && !flops) ImGui::TextColored(kDimColour, "  counted: %s", rec.bytes_note.c_str());
     if (in.problem)
       for (const auto& c : in.problem->ceilings) {
         if (c.value <= 0 || c.unit != unit) continue;
@@ -114,8 +112,7 @@ void draw_timings_panel(const SideInput& in) {
   for (std::size_t s = 0; s < series.size(); ++s) series[s].label = names[s].c_str();
   ImGui::TextColored(kDimColour, "kernel time per run (white: this configuration)");
   line_plot("history", series.data(), static_cast<int>(series.size()), ImVec2(0, ImGui::GetFontSize() * 8), "ms");
-  if (rec.timing.simulated)
-    ImGui::TextColored(kWarnColour, "CPU simulation: times are the simulator's, not a GPU's.");
+  if (rec.timing.simulated) ImGui::TextColored(kWarnColour, "CPU simulation: times are the simulator's, not a GPU's.");
 }
 
 }  // namespace bs::ui

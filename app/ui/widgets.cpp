@@ -27,8 +27,8 @@ bool slider_int_beside(const char* label, int* v, int lo, int hi, const std::str
   const char* end = hidden ? hidden : label + std::strlen(label);
   const float label_w = end > label ? ImGui::CalcTextSize(label, end).x + ImGui::GetStyle().ItemInnerSpacing.x : 0.0f;
   // Room for the value as it is and as wide as the range's largest, so the slider does not jump.
-  const float value_w = std::max(ImGui::CalcTextSize(value.c_str()).x,
-                                 ImGui::CalcTextSize(std::to_string(hi).c_str()).x) + em * 0.5f;
+  const float value_w =
+      std::max(ImGui::CalcTextSize(value.c_str()).x, ImGui::CalcTextSize(std::to_string(hi).c_str()).x) + em * 0.5f;
   const float full = ImGui::CalcItemWidth();
   ImGui::SetNextItemWidth(std::max(em * 3.0f, full - value_w));
   ImGui::PushID(label);
@@ -119,8 +119,7 @@ void status_text(const Status& s) {
   ImGui::PopTextWrapPos();
 }
 
-void line_plot(const char* id, const PlotSeries* series, int count, ImVec2 size,
-               const char* unit) {
+void line_plot(const char* id, const PlotSeries* series, int count, ImVec2 size, const char* unit) {
   ImGui::PushID(id);
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   if (size.x <= 0) size.x = ImGui::GetContentRegionAvail().x;
@@ -150,7 +149,8 @@ void line_plot(const char* id, const PlotSeries* series, int count, ImVec2 size,
     const std::size_t n = v.size();
     ImVec2 prev{};
     for (std::size_t i = 0; i < n; ++i) {
-      const float x = p0.x + pad + (size.x - 2 * pad) * (longest <= 1 ? 0.0f : float(i + (longest - n)) / float(longest - 1));
+      const float x =
+          p0.x + pad + (size.x - 2 * pad) * (longest <= 1 ? 0.0f : float(i + (longest - n)) / float(longest - 1));
       const float y = p1.y - pad - (size.y - 2 * pad) * float(v[i] / top);
       const ImVec2 cur{x, y};
       if (i > 0) dl->AddLine(prev, cur, series[s].colour, 1.5f);
@@ -179,7 +179,8 @@ void line_plot(const char* id, const PlotSeries* series, int count, ImVec2 size,
     for (int s = 0; s < count; ++s) {
       const auto& v = *series[s].values;
       const std::size_t off = longest - v.size();
-      if (idx >= off) ImGui::Text("%s: %s %s", series[s].label ? series[s].label : "", sig(v[idx - off], 4).c_str(), unit);
+      if (idx >= off)
+        ImGui::Text("%s: %s %s", series[s].label ? series[s].label : "", sig(v[idx - off], 4).c_str(), unit);
     }
     ImGui::EndTooltip();
   }
@@ -217,7 +218,9 @@ void draw_warp_request(const mapping::WarpAccess& a) {
     const long long addr = a.lane_address[hovered_lane];
     ImGui::BeginTooltip();
     if (addr == mapping::kNoAccess) ImGui::Text("lane %d: no access (idle)", hovered_lane);
-    else ImGui::Text("lane %d: %s + %lld bytes, sector %lld", hovered_lane, a.buffer.c_str(), addr, addr / mapping::kSectorBytes);
+    else
+      ImGui::Text("lane %d: %s + %lld bytes, sector %lld", hovered_lane, a.buffer.c_str(), addr,
+                  addr / mapping::kSectorBytes);
     ImGui::EndTooltip();
   }
 }

@@ -48,8 +48,7 @@ struct PlotSeries {
   const char* label;
 };
 // Line plot of one or two series sharing a y axis from 0 to the max, with a labelled top value.
-void line_plot(const char* id, const PlotSeries* series, int count, ImVec2 size,
-               const char* unit);
+void line_plot(const char* id, const PlotSeries* series, int count, ImVec2 size, const char* unit);
 
 // One warp's memory request: its label, sectors against the ideal, then a cell per lane coloured
 // by the 32-byte sector it touches, with the lane's offset in a tooltip. Used by the grayscale

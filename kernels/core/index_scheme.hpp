@@ -64,7 +64,11 @@ struct IndexScheme {
   bool tiles_loop = false;              // persistent: blocks loop over the tiles
 
   static IndexScheme flat() { return IndexScheme{}; }
-  static IndexScheme grid2d() { IndexScheme s; s.kind = Kind::Grid2D; return s; }
+  static IndexScheme grid2d() {
+    IndexScheme s;
+    s.kind = Kind::Grid2D;
+    return s;
+  }
   static IndexScheme grid2d_transposed() {
     IndexScheme s;
     s.kind = Kind::Grid2DTransposed;
@@ -79,7 +83,11 @@ struct IndexScheme {
     s.thread_h = thread_h;
     return s;
   }
-  static IndexScheme recorded() { IndexScheme s; s.kind = Kind::Recorded; return s; }
+  static IndexScheme recorded() {
+    IndexScheme s;
+    s.kind = Kind::Recorded;
+    return s;
+  }
 
   // Elements one thread stores in one pass: vector * per_thread (Flat), its patch (Tiled), else 1.
   unsigned long long elements_per_thread_pass() const {

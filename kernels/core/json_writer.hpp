@@ -11,10 +11,28 @@ namespace bs {
 
 class JsonWriter {
  public:
-  JsonWriter& begin_object() { value_prefix(); out_ += '{'; first_.push_back(true); return *this; }
-  JsonWriter& end_object() { out_ += '}'; first_.pop_back(); return *this; }
-  JsonWriter& begin_array() { value_prefix(); out_ += '['; first_.push_back(true); return *this; }
-  JsonWriter& end_array() { out_ += ']'; first_.pop_back(); return *this; }
+  JsonWriter& begin_object() {
+    value_prefix();
+    out_ += '{';
+    first_.push_back(true);
+    return *this;
+  }
+  JsonWriter& end_object() {
+    out_ += '}';
+    first_.pop_back();
+    return *this;
+  }
+  JsonWriter& begin_array() {
+    value_prefix();
+    out_ += '[';
+    first_.push_back(true);
+    return *this;
+  }
+  JsonWriter& end_array() {
+    out_ += ']';
+    first_.pop_back();
+    return *this;
+  }
 
   JsonWriter& key(std::string_view k) {
     comma();
@@ -23,12 +41,23 @@ class JsonWriter {
     after_key_ = true;
     return *this;
   }
-  JsonWriter& value(std::string_view s) { value_prefix(); string_literal(s); return *this; }
+  JsonWriter& value(std::string_view s) {
+    value_prefix();
+    string_literal(s);
+    return *this;
+  }
   JsonWriter& value(const char* s) { return value(std::string_view(s)); }
-  JsonWriter& value(bool b) { value_prefix(); out_ += b ? "true" : "false"; return *this; }
+  JsonWriter& value(bool b) {
+    value_prefix();
+    out_ += b ? "true" : "false";
+    return *this;
+  }
   JsonWriter& value(double d) {
     value_prefix();
-    if (!std::isfinite(d)) { out_ += "null"; return *this; }
+    if (!std::isfinite(d)) {
+      out_ += "null";
+      return *this;
+    }
     // Ten significant digits: 6 rounded a wave count of 24520.03 to 24520 (and any figure above
     // a million lost its units); 17 would print measuring noise as digits.
     char buf[32];
@@ -36,8 +65,16 @@ class JsonWriter {
     out_ += buf;
     return *this;
   }
-  JsonWriter& value(long long v) { value_prefix(); out_ += std::to_string(v); return *this; }
-  JsonWriter& value(unsigned long long v) { value_prefix(); out_ += std::to_string(v); return *this; }
+  JsonWriter& value(long long v) {
+    value_prefix();
+    out_ += std::to_string(v);
+    return *this;
+  }
+  JsonWriter& value(unsigned long long v) {
+    value_prefix();
+    out_ += std::to_string(v);
+    return *this;
+  }
   JsonWriter& value(int v) { return value(static_cast<long long>(v)); }
   JsonWriter& value(unsigned v) { return value(static_cast<unsigned long long>(v)); }
   JsonWriter& value(unsigned long v) { return value(static_cast<unsigned long long>(v)); }
@@ -45,7 +82,9 @@ class JsonWriter {
   JsonWriter& value(float f) { return value(static_cast<double>(f)); }
 
   template <class T>
-  JsonWriter& field(std::string_view k, const T& v) { return key(k).value(v); }
+  JsonWriter& field(std::string_view k, const T& v) {
+    return key(k).value(v);
+  }
 
   const std::string& str() const { return out_; }
 
@@ -57,7 +96,10 @@ class JsonWriter {
     }
   }
   void value_prefix() {
-    if (after_key_) { after_key_ = false; return; }
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
     comma();
   }
   void string_literal(std::string_view s) {

@@ -40,9 +40,9 @@ struct LaunchCounters {
   std::string device, chip;  // "NVIDIA H200", "GH100"
   std::string range;         // "kernel" (the kernel itself) or "user" (launch latency included)
   double dram_read_bytes = kNone;
-  double dram_write_bytes = kNone;  // write-backs before the kernel ended (dirty L2 lines after
-                                    // it are not counted, by ncu neither)
-  double duration_ns = kNone;       // the kernel as profiled
+  double dram_write_bytes = kNone;     // write-backs before the kernel ended (dirty L2 lines after
+                                       // it are not counted, by ncu neither)
+  double duration_ns = kNone;          // the kernel as profiled
   double dram_bandwidth_gbs = kNone;   // (read + written) / duration
   double dram_throughput_pct = kNone;  // DRAM traffic as a share of its peak
   double l2_hit_pct = kNone;
@@ -60,9 +60,9 @@ struct LaunchCounters {
   double profile_wall_ms = kNone;        // wall time of the whole profile
 
   // --- blockscope's model of the same launch --------------------------------------------------
-  double model_bytes = kNone;             // LaunchRecord::bytes_moved (the napkin count)
-  std::string model_bytes_note;           // what it counts
-  double model_bandwidth_gbs = kNone;     // bytes_moved / the launch's timed median (as reported)
+  double model_bytes = kNone;                   // LaunchRecord::bytes_moved (the napkin count)
+  std::string model_bytes_note;                 // what it counts
+  double model_bandwidth_gbs = kNone;           // bytes_moved / the launch's timed median (as reported)
   double model_ld_sectors_per_request = kNone;  // the memory view's warps, averaged
   double model_st_sectors_per_request = kNone;
   std::string sectors_sample;  // which warps and steps the average covers, or why there is none
@@ -71,18 +71,14 @@ struct LaunchCounters {
   double model_shared_ld_wavefronts = kNone, model_shared_st_wavefronts = kNone;
   double model_shared_ld_conflicts = kNone, model_shared_st_conflicts = kNone;
   double model_shared_async_wavefronts = kNone;  // cp.async's shared writes (not in op_st)
-  std::string shared_sample;  // what the model counted, or why there is none
-  double theoretical_occupancy_pct = kNone;  // mapping/occupancy with the record's attributes
-  std::string occupancy_note;                // e.g. the limiter, or why there is none
-  double model_waves = kNone;                // blocks over the GPU's slots at that occupancy
-  double model_last_wave_fill_pct = kNone;   // share of the slots the last wave fills
+  std::string shared_sample;                     // what the model counted, or why there is none
+  double theoretical_occupancy_pct = kNone;      // mapping/occupancy with the record's attributes
+  std::string occupancy_note;                    // e.g. the limiter, or why there is none
+  double model_waves = kNone;                    // blocks over the GPU's slots at that occupancy
+  double model_last_wave_fill_pct = kNone;       // share of the slots the last wave fills
 
-  double ld_sectors_per_request() const {
-    return ld_requests > 0 ? ld_sectors / ld_requests : kNone;
-  }
-  double st_sectors_per_request() const {
-    return st_requests > 0 ? st_sectors / st_requests : kNone;
-  }
+  double ld_sectors_per_request() const { return ld_requests > 0 ? ld_sectors / ld_requests : kNone; }
+  double st_sectors_per_request() const { return st_requests > 0 ? st_sectors / st_requests : kNone; }
   double dram_bytes() const { return dram_read_bytes + dram_write_bytes; }
 };
 

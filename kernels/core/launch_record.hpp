@@ -28,9 +28,7 @@ struct LaunchCounters;
 
 enum class BackendKind { Cuda, CpuSimulation };
 
-inline const char* to_string(BackendKind k) {
-  return k == BackendKind::Cuda ? "CUDA" : "CPU simulation";
-}
+inline const char* to_string(BackendKind k) { return k == BackendKind::Cuda ? "CUDA" : "CPU simulation"; }
 
 // Which thread block cluster a block ran in, as the block itself read it on the GPU (sm_90 and
 // later: the PTX special registers %clusterid, %cluster_ctarank, %nclusterid,
@@ -38,10 +36,10 @@ inline const char* to_string(BackendKind k) {
 // own cluster of one. mapping/cluster.hpp computes the same from blockIdx and the cluster dims
 // (the model) and compares.
 struct ClusterPlace {
-  Dim3 id;              // %clusterid: the cluster's index in the grid of clusters
-  unsigned rank = 0;    // %cluster_ctarank: the block's linear index in its cluster (x fastest)
-  Dim3 count;           // %nclusterid: clusters along each axis of the grid
-  unsigned blocks = 1;  // %cluster_nctarank: blocks in the cluster
+  Dim3 id;                        // %clusterid: the cluster's index in the grid of clusters
+  unsigned rank = 0;              // %cluster_ctarank: the block's linear index in its cluster (x fastest)
+  Dim3 count;                     // %nclusterid: clusters along each axis of the grid
+  unsigned blocks = 1;            // %cluster_nctarank: blocks in the cluster
   bool explicit_cluster = false;  // %is_explicit_cluster: launched with cluster dims
   friend bool operator==(const ClusterPlace&, const ClusterPlace&) = default;
 };
@@ -89,9 +87,9 @@ struct LaunchRecord {
   std::string problem;       // "512 x 512 image, planar RGB", "4096x4096x4096"
   std::vector<std::pair<std::string, std::string>> settings;  // the lab's settings it ran with
   BackendKind backend = BackendKind::CpuSimulation;
-  LaunchConfig config;       // exactly what was launched (or would have been, if refused)
-  Status status;             // refusal, launch error or success
-  bool refused = false;      // refused before launch (the configuration cannot run), nothing ran
+  LaunchConfig config;   // exactly what was launched (or would have been, if refused)
+  Status status;         // refusal, launch error or success
+  bool refused = false;  // refused before launch (the configuration cannot run), nothing ran
 
   // Launches with clusters (config.cluster has more than one block): the GPU's occupancy answer.
   ClusterOccupancy clusters;
@@ -99,19 +97,19 @@ struct LaunchRecord {
   KernelAttributes attributes;       // registers, shared memory, local (spill) bytes
   bool attributes_measured = false;  // from cudaFuncGetAttributes (false: the simulator's own)
 
-  IndexScheme scheme;                // how a thread maps onto the data
+  IndexScheme scheme;                         // how a thread maps onto the data
   long long data_width = 0, data_height = 0;  // the array the scheme indexes
   std::shared_ptr<const OwnerMap> owners;     // IndexScheme::Recorded only
 
-  Timing timing;             // CUDA events on the GPU, steady_clock on the CPU
+  Timing timing;  // CUDA events on the GPU, steady_clock on the CPU
   // Where the launch's wall time went, on the host: the lab's plan, timed launches, trace and
   // check; the view's interop map, unmap and copy to the texture (the frame phases itemise it).
   StepTimes steps;
-  double bytes_moved = 0;    // the napkin count the bandwidth figure uses
-  std::string bytes_note;    // what was counted, e.g. "3 bytes read + 1 written per pixel"
+  double bytes_moved = 0;  // the napkin count the bandwidth figure uses
+  std::string bytes_note;  // what was counted, e.g. "3 bytes read + 1 written per pixel"
   double flops = 0;
 
-  Check check;               // against the lab's reference
+  Check check;  // against the lab's reference
 
   std::vector<BlockTrace> schedule;  // filled when tracing was asked for
   bool schedule_simulated = false;
@@ -121,9 +119,7 @@ struct LaunchRecord {
 
   bool ok() const { return status.ok(); }
   double kernel_ms() const { return timing.median_ms; }
-  double gbytes_per_s() const {
-    return timing.median_ms > 0 ? bytes_moved / (timing.median_ms * 1e6) : 0;
-  }
+  double gbytes_per_s() const { return timing.median_ms > 0 ? bytes_moved / (timing.median_ms * 1e6) : 0; }
   double gflops() const { return timing.median_ms > 0 ? flops / (timing.median_ms * 1e6) : 0; }
   // In a lab's unit: what was counted (bytes or FLOPs), and that over the median time.
   double counted(ThroughputUnit u) const { return u == ThroughputUnit::GflopPerS ? flops : bytes_moved; }

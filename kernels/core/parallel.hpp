@@ -33,9 +33,8 @@ void parallel_tasks(unsigned workers, unsigned long long tasks, Body&& body) {
 template <class Body>
 void parallel_chunks(unsigned long long n, unsigned long long chunk, Body&& body) {
   const unsigned long long tasks = (n + chunk - 1) / chunk;
-  parallel_tasks(worker_count(0, tasks), tasks, [&](unsigned long long t) {
-    body(t * chunk, std::min(n, (t + 1) * chunk));
-  });
+  parallel_tasks(worker_count(0, tasks), tasks,
+                 [&](unsigned long long t) { body(t * chunk, std::min(n, (t + 1) * chunk)); });
 }
 
 }  // namespace bs

@@ -53,9 +53,9 @@ struct SharedSite {
 
 // One lane's access, as recorded (or modelled).
 struct SharedAccess {
-  unsigned index = 0;      // the lane's count of shared accesses before this one
-  long long offset = 0;    // bytes from the block's shared base
-  unsigned bytes = 4;      // moved by this lane
+  unsigned index = 0;    // the lane's count of shared accesses before this one
+  long long offset = 0;  // bytes from the block's shared base
+  unsigned bytes = 4;    // moved by this lane
   SharedOp op = SharedOp::Load;
   SharedSite site;
 };

@@ -29,8 +29,7 @@ struct Status {
   explicit operator bool() const { return ok(); }
 
   static Status success() { return {}; }
-  static Status failure(std::string message, std::string hint = {}, std::string call = {},
-                        std::string code = {}) {
+  static Status failure(std::string message, std::string hint = {}, std::string call = {}, std::string code = {}) {
     return Status{std::move(message), std::move(call), std::move(code), std::move(hint)};
   }
 

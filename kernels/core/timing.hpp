@@ -20,15 +20,15 @@
 namespace bs {
 
 struct TimingPolicy {
-  int warmup = 0;          // untimed launches first (module load, caches, clocks)
-  int min_repeats = 1;     // timed launches at least
-  int max_repeats = 1;     // and at most
+  int warmup = 0;       // untimed launches first (module load, caches, clocks)
+  int min_repeats = 1;  // timed launches at least
+  int max_repeats = 1;  // and at most
   // > 0: after min_repeats, stop once the 95% confidence interval of the median is within this
   // fraction of the median (0.01: within 1%).
   double target_ci = 0;
   // > 0: after min_repeats, stop once the timed launches have taken this much wall time.
   double budget_ms = 0;
-  bool flush_l2 = false;   // overwrite a buffer twice the L2's size before each timed launch
+  bool flush_l2 = false;  // overwrite a buffer twice the L2's size before each timed launch
 
   static TimingPolicy once() { return {}; }
   static TimingPolicy fixed(int repeats, int warmup = 0) {
@@ -38,8 +38,8 @@ struct TimingPolicy {
     return p;
   }
   // Repeat until the median is known to within `ci` or `budget_ms` is spent.
-  static TimingPolicy until_stable(double ci, double budget_ms, int min_repeats = 5,
-                                   int max_repeats = 1000, int warmup = 2) {
+  static TimingPolicy until_stable(double ci, double budget_ms, int min_repeats = 5, int max_repeats = 1000,
+                                   int warmup = 2) {
     TimingPolicy p;
     p.warmup = warmup;
     p.min_repeats = min_repeats;
@@ -64,13 +64,9 @@ struct Timing {
 
   int repeats() const { return static_cast<int>(samples_ms.size()); }
   // Half the interval's width over the median: 0.01 means "median +- 1%".
-  double relative_ci() const {
-    return median_ms > 0 ? (ci_high_ms - ci_low_ms) / (2 * median_ms) : 0;
-  }
+  double relative_ci() const { return median_ms > 0 ? (ci_high_ms - ci_low_ms) / (2 * median_ms) : 0; }
   // Two timings whose intervals overlap cannot be ranked.
-  bool overlaps(const Timing& o) const {
-    return !(ci_high_ms < o.ci_low_ms || o.ci_high_ms < ci_low_ms);
-  }
+  bool overlaps(const Timing& o) const { return !(ci_high_ms < o.ci_low_ms || o.ci_high_ms < ci_low_ms); }
 };
 
 // Simulated times stretch with the machine's load (core/machine_load.hpp): when `a` and `b` were

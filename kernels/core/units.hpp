@@ -10,9 +10,7 @@ enum class ThroughputUnit { GBPerS, GflopPerS };
 
 inline const char* unit_text(ThroughputUnit u) { return u == ThroughputUnit::GflopPerS ? "GFLOP/s" : "GB/s"; }
 // The same figure a thousand times larger: "TB/s", "TFLOP/s".
-inline const char* unit_text_thousand(ThroughputUnit u) {
-  return u == ThroughputUnit::GflopPerS ? "TFLOP/s" : "TB/s";
-}
+inline const char* unit_text_thousand(ThroughputUnit u) { return u == ThroughputUnit::GflopPerS ? "TFLOP/s" : "TB/s"; }
 
 // Where a kernel stands in its lab's list.
 enum class KernelGroup {

@@ -56,8 +56,7 @@ Words words_for(CounterProblem p) {
       return {"NVIDIA CMP (crypto-mining) boards do not support profiling",
               "measure on a GeForce, RTX, or data-centre GPU"};
     case CounterProblem::Sli:
-      return {"SLI is enabled, and CUPTI cannot profile SLI-linked GPUs",
-              "disable SLI in the driver settings"};
+      return {"SLI is enabled, and CUPTI cannot profile SLI-linked GPUs", "disable SLI in the driver settings"};
     case CounterProblem::Wsl:
       return {"this WSL driver does not support GPU profiling",
               "update the Windows NVIDIA driver, or measure on native Linux"};
@@ -74,21 +73,18 @@ Words words_for(CounterProblem p) {
           "hardware counters are a GPU feature: the CPU backend simulates the grid and "
           "has no counters to read",
           "switch to the CUDA backend on an NVIDIA GPU (in a CUDA build of blockscope)"};
-    case CounterProblem::Other:
-      break;
+    case CounterProblem::Other: break;
   }
   return {"CUPTI could not read the GPU's performance counters", ""};
 }
 
 }  // namespace
 
-Status explain(CounterProblem problem, std::string call, std::string code,
-               const std::string& detail) {
+Status explain(CounterProblem problem, std::string call, std::string code, const std::string& detail) {
   const Words w = words_for(problem);
   std::string message = w.message;
   if (!detail.empty()) message += " (" + detail + ")";
-  if (problem != CounterProblem::GpuFeature)
-    message += "; everything else in blockscope works without them";
+  if (problem != CounterProblem::GpuFeature) message += "; everything else in blockscope works without them";
   return Status::failure(std::move(message), w.hint, std::move(call), std::move(code));
 }
 

@@ -31,8 +31,7 @@ enum class CounterProblem {
 // The Status the user sees for `problem`. `call` is the API call or stage that failed and
 // `code` the library's error name (e.g. "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"); `detail` is
 // appended to the message when given (CUPTI's own description, the dlopen error, ...).
-Status explain(CounterProblem problem, std::string call = {}, std::string code = {},
-               const std::string& detail = {});
+Status explain(CounterProblem problem, std::string call = {}, std::string code = {}, const std::string& detail = {});
 
 // The driver option that lets users who are not administrators read counters; the hint of
 // InsufficientPrivileges names it, and so do the tests.

@@ -74,18 +74,15 @@ Status device_support(const CuptiApi& api, int device) {
   BS_CUPTI_TRY(api, api.cuptiProfilerDeviceSupported(&p), "cuptiProfilerDeviceSupported");
   if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return Status::success();
   const auto refused = [](CUpti_Profiler_Support_Level l) {
-    return l == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED ||
-           l == CUPTI_PROFILER_CONFIGURATION_DISABLED;
+    return l == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED || l == CUPTI_PROFILER_CONFIGURATION_DISABLED;
   };
   const char* call = "cuptiProfilerDeviceSupported";
   if (refused(p.vGpu)) return explain(CounterProblem::VirtualizedDevice, call, "vGpu");
-  if (refused(p.confidentialCompute))
-    return explain(CounterProblem::ConfidentialCompute, call, "confidentialCompute");
+  if (refused(p.confidentialCompute)) return explain(CounterProblem::ConfidentialCompute, call, "confidentialCompute");
   if (refused(p.cmp)) return explain(CounterProblem::MiningProcessor, call, "cmp");
   if (refused(p.sli)) return explain(CounterProblem::Sli, call, "sli");
   if (refused(p.wsl)) return explain(CounterProblem::Wsl, call, "wsl");
-  if (refused(p.architecture))
-    return explain(CounterProblem::UnsupportedDevice, call, "architecture");
+  if (refused(p.architecture)) return explain(CounterProblem::UnsupportedDevice, call, "architecture");
   return explain(CounterProblem::UnsupportedDevice, call, "isSupported");
 }
 
@@ -132,16 +129,17 @@ class RangeProfiler {
   // replay (we call the launch again for every pass).
   Status configure(const std::vector<const char*>& metrics, const std::vector<std::uint8_t>& config,
                    CUpti_ProfilerRange range, std::vector<std::uint8_t>& data) {
-    auto sz = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    auto sz = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     sz.pRangeProfilerObject = object_;
     sz.pMetricNames = const_cast<const char**>(metrics.data());
     sz.numMetrics = metrics.size();
     sz.maxNumOfRanges = 1;
     sz.maxNumRangeTreeNodes = 1;
-    BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerGetCounterDataSize(&sz),
-                 "cuptiRangeProfilerGetCounterDataSize");
+    BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerGetCounterDataSize(&sz), "cuptiRangeProfilerGetCounterDataSize");
     data.assign(sz.counterDataSize, 0);
-    auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     init.pRangeProfilerObject = object_;
     init.counterDataSize = data.size();
     init.pCounterData = data.data();
@@ -204,8 +202,7 @@ class RangeProfiler {
     if (d.numOfRangeDropped > 0)
       return Status::failure("CUPTI dropped " + std::to_string(d.numOfRangeDropped) +
                                  " profiled range(s): was more than one kernel launched per pass?",
-                             "the callback must enqueue exactly one kernel launch",
-                             "cuptiRangeProfilerDecodeData");
+                             "the callback must enqueue exactly one kernel launch", "cuptiRangeProfilerDecodeData");
     return Status::success();
   }
 
@@ -241,7 +238,8 @@ struct CounterSession::Impl {
   ~Impl() {
     kept.reset();  // disable before the host object and the profiler go
     if (host) {
-      auto p = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+      auto p =
+          cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
       p.pHostObject = host;
       api->cuptiProfilerHostDeinitialize(&p);
     }
@@ -275,14 +273,13 @@ struct CounterSession::Impl {
 
     // The first call that needs profiling permission: a user the driver does not allow to
     // profile learns it here, before anything runs.
-    auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+    auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
+        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
     a.ctx = ctx;
-    BS_CUPTI_TRY(*api, api->cuptiProfilerGetCounterAvailability(&a),
-                 "cuptiProfilerGetCounterAvailability");
+    BS_CUPTI_TRY(*api, api->cuptiProfilerGetCounterAvailability(&a), "cuptiProfilerGetCounterAvailability");
     availability.assign(a.counterAvailabilityImageSize, 0);
     a.pCounterAvailabilityImage = availability.data();
-    BS_CUPTI_TRY(*api, api->cuptiProfilerGetCounterAvailability(&a),
-                 "cuptiProfilerGetCounterAvailability");
+    BS_CUPTI_TRY(*api, api->cuptiProfilerGetCounterAvailability(&a), "cuptiProfilerGetCounterAvailability");
     return Status::success();
   }
 
@@ -295,13 +292,12 @@ struct CounterSession::Impl {
     host = h.pHostObject;
 
     std::vector<std::string> bases;
-    for (CUpti_MetricType t :
-         {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
-      auto b = cupti_params<CUpti_Profiler_Host_GetBaseMetrics_Params>(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
+    for (CUpti_MetricType t : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
+      auto b = cupti_params<CUpti_Profiler_Host_GetBaseMetrics_Params>(
+          CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
       b.pHostObject = host;
       b.metricType = t;
-      BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetBaseMetrics(&b),
-                   "cuptiProfilerHostGetBaseMetrics");
+      BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetBaseMetrics(&b), "cuptiProfilerHostGetBaseMetrics");
       for (std::size_t i = 0; i < b.numMetrics; ++i)
         if (b.ppMetricNames[i]) bases.emplace_back(b.ppMetricNames[i]);
     }
@@ -311,43 +307,41 @@ struct CounterSession::Impl {
                      "chip " + chip + " offers none of the metrics blockscope reads");
     for (const auto& m : metrics) metric_ptrs.push_back(m.c_str());
 
-    auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     add.pHostObject = host;
     add.ppMetricNames = metric_ptrs.data();
     add.numMetrics = metric_ptrs.size();
-    BS_CUPTI_TRY(*api, api->cuptiProfilerHostConfigAddMetrics(&add),
-                 "cuptiProfilerHostConfigAddMetrics");
+    BS_CUPTI_TRY(*api, api->cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
 
-    auto sz = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    auto sz = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     sz.pHostObject = host;
-    BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetConfigImageSize(&sz),
-                 "cuptiProfilerHostGetConfigImageSize");
+    BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetConfigImageSize(&sz), "cuptiProfilerHostGetConfigImageSize");
     config.assign(sz.configImageSize, 0);
-    auto img = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    auto img =
+        cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     img.pHostObject = host;
     img.configImageSize = config.size();
     img.pConfigImage = config.data();
-    BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetConfigImage(&img),
-                 "cuptiProfilerHostGetConfigImage");
+    BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
 
-    auto np = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    auto np =
+        cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     np.configImageSize = config.size();
     np.pConfigImage = config.data();
-    BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetNumOfPasses(&np),
-                 "cuptiProfilerHostGetNumOfPasses");
+    BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
     passes = static_cast<int>(np.numOfPasses);
     return Status::success();
   }
 
-  Result<Measurement> run_profile(const std::function<Status()>& launch_once,
-                                  const ProfileOptions& options);
-  Result<Measurement> run_once(const std::function<Status()>& launch_once,
-                               const ProfileOptions& options, bool& cupti_failed);
+  Result<Measurement> run_profile(const std::function<Status()>& launch_once, const ProfileOptions& options);
+  Result<Measurement> run_once(const std::function<Status()>& launch_once, const ProfileOptions& options,
+                               bool& cupti_failed);
 };
 
 // ---- 3. create -----------------------------------------------------------------------------
-Result<std::unique_ptr<CounterSession>> CounterSession::create(int device,
-                                                               const CounterOptions& options) {
+Result<std::unique_ptr<CounterSession>> CounterSession::create(int device, const CounterOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->device = device;
   auto api = load_cupti(options.cupti_library);
@@ -378,8 +372,7 @@ const std::string& CounterSession::chip() const { return impl_->chip; }
 const std::string& CounterSession::cupti_path() const { return impl_->api->path; }
 const std::string& CounterSession::range_note() const { return impl_->range_note; }
 
-Result<Measurement> CounterSession::profile(const std::function<Status()>& launch_once,
-                                            const ProfileOptions& options) {
+Result<Measurement> CounterSession::profile(const std::function<Status()>& launch_once, const ProfileOptions& options) {
   std::lock_guard lock(profile_lock());
   return impl_->run_profile(launch_once, options);
 }
@@ -391,8 +384,7 @@ bool refused_by_environment(const Status& s) {
   for (const char* code :
        {"CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
         "CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED", "CUPTI_ERROR_HARDWARE_BUSY",
-        "CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED",
-        "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES"})
+        "CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED", "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES"})
     if (s.code == code) return true;
   return false;
 }
@@ -418,8 +410,7 @@ Result<Measurement> CounterSession::Impl::run_profile(const std::function<Status
 }
 
 Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>& launch_once,
-                                                   const ProfileOptions& options,
-                                                   bool& cupti_failed) {
+                                                   const ProfileOptions& options, bool& cupti_failed) {
   using Clock = std::chrono::steady_clock;
   const auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -458,8 +449,7 @@ Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>
   int launched = 0;
   {
     auto t = Clock::now();
-    if (Status s = rp->configure(metric_ptrs, config, range_mode, data); !s)
-      return from_cupti(std::move(s));
+    if (Status s = rp->configure(metric_ptrs, config, range_mode, data); !s) return from_cupti(std::move(s));
     cost.configure_ms = ms_since(t);
   }
   {
@@ -467,15 +457,13 @@ Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>
     // CUPTI decides the number of passes; the planned count plus a margin stops a runaway loop.
     for (bool all_submitted = false; !all_submitted;) {
       if (launched > passes + 8)
-        return Status::failure(
-            "CUPTI asked for more passes than it planned (" + std::to_string(passes) + ")",
-            "report this with the GPU and driver version", "cuptiRangeProfilerStop");
+        return Status::failure("CUPTI asked for more passes than it planned (" + std::to_string(passes) + ")",
+                               "report this with the GPU and driver version", "cuptiRangeProfilerStop");
       if (options.flush_l2 && scratch.get())
         if (Status s = evict_l2(scratch.get(), scratch.size(), options.eviction); !s) return s;
       if (Status s = rp->start_pass(); !s) return from_cupti(std::move(s));
       Status launched_ok = launch_once();
-      if (launched_ok.ok())
-        launched_ok = cuda::to_status(cudaGetLastError(), "the launch callback");
+      if (launched_ok.ok()) launched_ok = cuda::to_status(cudaGetLastError(), "the launch callback");
       if (!launched_ok) {
         rp->close_pass();
         return launched_ok;
@@ -493,21 +481,21 @@ Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>
   }
 
   auto t_eval = Clock::now();
-  auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
   info.pCounterDataImage = data.data();
   info.counterDataImageSize = data.size();
   cupti_failed = true;
-  BS_CUPTI_TRY(*api, api->cuptiRangeProfilerGetCounterDataInfo(&info),
-               "cuptiRangeProfilerGetCounterDataInfo");
+  BS_CUPTI_TRY(*api, api->cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
   if (info.numTotalRanges != 1)
-    return Status::failure(
-        "the profile holds " + std::to_string(info.numTotalRanges) +
-            " ranges instead of one: did the callback launch exactly one kernel?",
-        "the callback must enqueue exactly one kernel launch on this device",
-        "cuptiRangeProfilerGetCounterDataInfo");
+    return Status::failure("the profile holds " + std::to_string(info.numTotalRanges) +
+                               " ranges instead of one: did the callback launch exactly one kernel?",
+                           "the callback must enqueue exactly one kernel launch on this device",
+                           "cuptiRangeProfilerGetCounterDataInfo");
 
   std::vector<double> values(metric_ptrs.size(), std::nan(""));
-  auto ev = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+  auto ev = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
   ev.pHostObject = host;
   ev.pCounterDataImage = data.data();
   ev.counterDataImageSize = data.size();
@@ -515,8 +503,7 @@ Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>
   ev.ppMetricNames = metric_ptrs.data();
   ev.numMetrics = metric_ptrs.size();
   ev.pMetricValues = values.data();
-  BS_CUPTI_TRY(*api, api->cuptiProfilerHostEvaluateToGpuValues(&ev),
-               "cuptiProfilerHostEvaluateToGpuValues");
+  BS_CUPTI_TRY(*api, api->cuptiProfilerHostEvaluateToGpuValues(&ev), "cuptiProfilerHostEvaluateToGpuValues");
   cupti_failed = false;
   cost.evaluate_ms = ms_since(t_eval);
 

@@ -147,13 +147,11 @@ class CounterSession {
  public:
   // Loads CUPTI, checks that this device can be profiled by this user, and builds the metric
   // configuration once; keep the session and profile many launches with it.
-  static Result<std::unique_ptr<CounterSession>> create(int device,
-                                                        const CounterOptions& options = {});
+  static Result<std::unique_ptr<CounterSession>> create(int device, const CounterOptions& options = {});
 
   // Profiles one launch: calls `launch_once` once per pass (see the header comment). A non-ok
   // Status from the callback ends the profile and is returned as is.
-  Result<Measurement> profile(const std::function<Status()>& launch_once,
-                              const ProfileOptions& options = {});
+  Result<Measurement> profile(const std::function<Status()>& launch_once, const ProfileOptions& options = {});
 
   const std::vector<std::string>& metric_names() const;
   int passes_per_profile() const;

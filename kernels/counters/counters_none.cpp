@@ -21,9 +21,7 @@ Status unavailable() {
 }
 }  // namespace
 
-Result<std::unique_ptr<CounterSession>> CounterSession::create(int, const CounterOptions&) {
-  return unavailable();
-}
+Result<std::unique_ptr<CounterSession>> CounterSession::create(int, const CounterOptions&) { return unavailable(); }
 Result<Measurement> CounterSession::profile(const std::function<Status()>&, const ProfileOptions&) {
   return unavailable();
 }

@@ -15,7 +15,6 @@ std::string cupti_error_name(CUptiResult r);
 
 // The Status for a failed CUPTI call. `description` is CUPTI's own text for the code
 // (cuptiGetResultString), appended to the message for the codes blockscope has no words for.
-Status status_from_cupti(CUptiResult r, const std::string& call,
-                         const std::string& description = {});
+Status status_from_cupti(CUptiResult r, const std::string& call, const std::string& description = {});
 
 }  // namespace bs::counters

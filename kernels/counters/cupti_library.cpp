@@ -27,15 +27,14 @@ namespace {
 std::vector<std::string> candidates() {
   const std::string soname = BLOCKSCOPE_CUPTI_SONAME;
   std::vector<std::string> c = {soname};
-  if (const std::string configured = BLOCKSCOPE_CUPTI_CONFIGURED_PATH; !configured.empty())
-    c.push_back(configured);
+  if (const std::string configured = BLOCKSCOPE_CUPTI_CONFIGURED_PATH; !configured.empty()) c.push_back(configured);
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
     if (const char* root = std::getenv(var); root && *root) {
       c.push_back(std::string(root) + "/lib64/" + soname);
       c.push_back(std::string(root) + "/extras/CUPTI/lib64/" + soname);
     }
-  for (const char* root : {"/usr/local/cuda/lib64/", "/usr/local/cuda/extras/CUPTI/lib64/",
-                           "/usr/local/cuda/targets/x86_64-linux/lib/"})
+  for (const char* root :
+       {"/usr/local/cuda/lib64/", "/usr/local/cuda/extras/CUPTI/lib64/", "/usr/local/cuda/targets/x86_64-linux/lib/"})
     c.push_back(root + soname);
   return c;
 }
@@ -86,8 +85,7 @@ Result<const CuptiApi*> load_cupti(const std::string& path) {
   const std::vector<std::string> tries = path.empty() ? candidates() : std::vector{path};
   Status first_failure;
   for (const auto& p : tries) {
-    if (auto it = loaded.find(p); it != loaded.end())
-      return static_cast<const CuptiApi*>(it->second.get());
+    if (auto it = loaded.find(p); it != loaded.end()) return static_cast<const CuptiApi*>(it->second.get());
     bool too_old = false;
     auto api = open_one(p, too_old);
     if (api) {
@@ -100,10 +98,9 @@ Result<const CuptiApi*> load_cupti(const std::string& path) {
     if (first_failure.ok()) first_failure = api.status();
   }
   if (path.empty()) {
-    first_failure =
-        explain(CounterProblem::LibraryMissing, "dlopen", "",
-                "tried " + std::string(BLOCKSCOPE_CUPTI_SONAME) + " on the loader path and " +
-                    std::to_string(tries.size() - 1) + " toolkit folders");
+    first_failure = explain(CounterProblem::LibraryMissing, "dlopen", "",
+                            "tried " + std::string(BLOCKSCOPE_CUPTI_SONAME) + " on the loader path and " +
+                                std::to_string(tries.size() - 1) + " toolkit folders");
   }
   return first_failure;
 }
@@ -112,23 +109,21 @@ Result<CUcontext> current_context() {
   using GetCurrent = CUresult (*)(CUcontext*);
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) !=
-          cudaSuccess ||
+  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
       !fn || found != cudaDriverEntryPointSuccess)
     return Status::failure("the CUDA driver has no cuCtxGetCurrent", "update the NVIDIA driver",
                            "cudaGetDriverEntryPointByVersion");
   CUcontext ctx = nullptr;
   if (reinterpret_cast<GetCurrent>(fn)(&ctx) != CUDA_SUCCESS || !ctx)
-    return Status::failure("no CUDA context is current on this thread", "call cudaSetDevice first",
-                           "cuCtxGetCurrent");
+    return Status::failure("no CUDA context is current on this thread", "call cudaSetDevice first", "cuCtxGetCurrent");
   return ctx;
 }
 
 Result<CUcontext> device_context(int device) {
   if (device >= 0)
     if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess)
-      return Status::failure(std::string("the CUDA device could not be made current: ") + cudaGetErrorString(e),
-                             "", "cudaSetDevice", cudaGetErrorName(e));
+      return Status::failure(std::string("the CUDA device could not be made current: ") + cudaGetErrorString(e), "",
+                             "cudaSetDevice", cudaGetErrorName(e));
   return current_context();
 }
 

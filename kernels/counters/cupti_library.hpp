@@ -53,7 +53,7 @@ struct CuptiApi {
   X(cuptiRangeProfilerPushRange)                  \
   X(cuptiRangeProfilerPopRange)                   \
   X(cuptiRangeProfilerDecodeData)                 \
-  X(cuptiRangeProfilerGetCounterDataInfo)        \
+  X(cuptiRangeProfilerGetCounterDataInfo)         \
   X(cuptiSubscribe)                               \
   X(cuptiUnsubscribe)                             \
   X(cuptiEnableCallback)                          \
@@ -71,15 +71,15 @@ struct CuptiApi {
   BS_CUPTI_ENTRIES(BS_CUPTI_ENTRY)
   // Optional: a CUPTI without them still loads (counters and PC sampling work), and the SASS
   // metrics say which entry is missing (sampling/sass_metrics.cpp). CUPTI 12.4 and later have them.
-#define BS_CUPTI_OPTIONAL_ENTRIES(X)       \
-  X(cuptiSassMetricsGetNumOfMetrics)       \
-  X(cuptiSassMetricsGetMetrics)            \
-  X(cuptiSassMetricsGetProperties)         \
-  X(cuptiSassMetricsSetConfig)             \
-  X(cuptiSassMetricsUnsetConfig)           \
-  X(cuptiSassMetricsEnable)                \
-  X(cuptiSassMetricsDisable)               \
-  X(cuptiSassMetricsGetDataProperties)     \
+#define BS_CUPTI_OPTIONAL_ENTRIES(X)   \
+  X(cuptiSassMetricsGetNumOfMetrics)   \
+  X(cuptiSassMetricsGetMetrics)        \
+  X(cuptiSassMetricsGetProperties)     \
+  X(cuptiSassMetricsSetConfig)         \
+  X(cuptiSassMetricsUnsetConfig)       \
+  X(cuptiSassMetricsEnable)            \
+  X(cuptiSassMetricsDisable)           \
+  X(cuptiSassMetricsGetDataProperties) \
   X(cuptiSassMetricsFlushData)
   BS_CUPTI_OPTIONAL_ENTRIES(BS_CUPTI_ENTRY)
 #undef BS_CUPTI_ENTRY

@@ -15,9 +15,7 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-bool starts_with(const std::string& s, const std::string& head) {
-  return s.compare(0, head.size(), head) == 0;
-}
+bool starts_with(const std::string& s, const std::string& head) { return s.compare(0, head.size(), head) == 0; }
 
 double ratio(double num, double den) { return den > 0.0 ? num / den : kNaN; }
 
@@ -27,18 +25,16 @@ std::string base_metric(const std::string& name) { return name.substr(0, name.fi
 
 std::string stall_reason_of(const std::string& base) {
   const std::string prefix = kStallPrefix, suffix = kStallSuffix;
-  if (!starts_with(base, prefix) || !ends_with(base, suffix) ||
-      base.size() <= prefix.size() + suffix.size())
-    return {};
+  if (!starts_with(base, prefix) || !ends_with(base, suffix) || base.size() <= prefix.size() + suffix.size()) return {};
   return base.substr(prefix.size(), base.size() - prefix.size() - suffix.size());
 }
 
-std::vector<std::string> choose_metrics(const std::vector<std::string>& available_bases,
-                                        bool stall_reasons, bool throughput) {
+std::vector<std::string> choose_metrics(const std::vector<std::string>& available_bases, bool stall_reasons,
+                                        bool throughput) {
   const std::unordered_set<std::string> have(available_bases.begin(), available_bases.end());
-  std::vector<std::string> wanted = {kDramRead,   kDramWrite, kDuration,   kDramThroughput,
-                                     kL2HitRate,  kLdSectors, kLdRequests, kStSectors,
-                                     kStRequests, kOccupancy, kSharedLdConflicts, kSharedStConflicts,
+  std::vector<std::string> wanted = {kDramRead,           kDramWrite,         kDuration,          kDramThroughput,
+                                     kL2HitRate,          kLdSectors,         kLdRequests,        kStSectors,
+                                     kStRequests,         kOccupancy,         kSharedLdConflicts, kSharedStConflicts,
                                      kSharedLdWavefronts, kSharedStWavefronts};
   if (throughput) {
     wanted.push_back(kSmThroughput);
@@ -67,17 +63,12 @@ std::string unit_of(const std::string& name) {
   if (base.find("__t_requests") != std::string::npos) return "request";
   if (base.find("_wavefronts_") != std::string::npos) return "wavefront";
   if (base.find("__data_bank_conflicts") != std::string::npos) return "conflict";
-  if (!stall_reason_of(base).empty() || base == base_metric(kWarpLatency))
-    return "warp cycles per issued instruction";
+  if (!stall_reason_of(base).empty() || base == base_metric(kWarpLatency)) return "warp cycles per issued instruction";
   return "";
 }
 
-double Measurement::ld_sectors_per_request() const {
-  return ratio(global_ld_sectors, global_ld_requests);
-}
-double Measurement::st_sectors_per_request() const {
-  return ratio(global_st_sectors, global_st_requests);
-}
+double Measurement::ld_sectors_per_request() const { return ratio(global_ld_sectors, global_ld_requests); }
+double Measurement::st_sectors_per_request() const { return ratio(global_st_sectors, global_st_requests); }
 
 const Counter* Measurement::find(const std::string& name) const {
   for (const auto& c : raw)
@@ -122,9 +113,7 @@ Measurement assemble(const std::vector<std::string>& names, const std::vector<do
   }
   for (auto& s : m.stalls) s.share_pct = total > 0.0 ? 100.0 * s.cycles_per_issue / total : 0.0;
   std::stable_sort(m.stalls.begin(), m.stalls.end(),
-                   [](const StallReason& a, const StallReason& b) {
-                     return a.cycles_per_issue > b.cycles_per_issue;
-                   });
+                   [](const StallReason& a, const StallReason& b) { return a.cycles_per_issue > b.cycles_per_issue; });
   return m;
 }
 

@@ -27,8 +27,7 @@ inline constexpr const char* kSharedLdWavefronts = "l1tex__data_pipe_lsu_wavefro
 inline constexpr const char* kSharedStWavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
 inline constexpr const char* kOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
 inline constexpr const char* kSmThroughput = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
-inline constexpr const char* kMemThroughput =
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* kMemThroughput = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* kWarpLatency = "smsp__average_warp_latency_per_inst_issued.ratio";
 
 // Stall ratios are smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio; the
@@ -48,8 +47,8 @@ std::string stall_reason_of(const std::string& base);
 // The metrics to collect. `available_bases` is the chip's base metric list (every type); names
 // whose base metric the chip lacks are left out (their values stay NaN), and the stall ratios
 // are every stall base metric the chip has.
-std::vector<std::string> choose_metrics(const std::vector<std::string>& available_bases,
-                                        bool stall_reasons, bool throughput);
+std::vector<std::string> choose_metrics(const std::vector<std::string>& available_bases, bool stall_reasons,
+                                        bool throughput);
 
 // The unit of a metric's value, for display.
 std::string unit_of(const std::string& name);

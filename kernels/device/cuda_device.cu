@@ -30,8 +30,8 @@ Result<std::vector<CudaDeviceSummary>> list_cuda_devices() {
     int driver = 0;
     if (e == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
       return Status::failure("no NVIDIA driver is installed, so there is no CUDA GPU to use",
-                             "blockscope runs the kernels on the CPU simulation instead",
-                             "cudaGetDeviceCount", cudaGetErrorName(e));
+                             "blockscope runs the kernels on the CPU simulation instead", "cudaGetDeviceCount",
+                             cudaGetErrorName(e));
     return cuda::to_status(e, "cudaGetDeviceCount");
   }
   std::vector<CudaDeviceSummary> out;
@@ -58,9 +58,7 @@ std::string cuda_versions() {
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
-  auto v = [](int x) {
-    return x ? std::to_string(x / 1000) + "." + std::to_string((x % 1000) / 10) : "none";
-  };
+  auto v = [](int x) { return x ? std::to_string(x / 1000) + "." + std::to_string((x % 1000) / 10) : "none"; };
   return "driver " + v(driver) + ", runtime " + v(runtime);
 }
 

@@ -30,8 +30,7 @@ Result<DeviceLimits> cuda_device_limits(int device);
 
 // Device-to-device copy bandwidth in GB/s, counting bytes read plus bytes written: the ceiling a
 // memory-bound kernel such as grayscale is measured against. Median of `repeats` timed copies.
-Result<double> measure_copy_bandwidth_gbs(int device, std::size_t bytes = 512u << 20,
-                                          int repeats = 9);
+Result<double> measure_copy_bandwidth_gbs(int device, std::size_t bytes = 512u << 20, int repeats = 9);
 
 // For tests of fault handling: launches a kernel that writes to an invalid address, so the
 // device reports cudaErrorIllegalAddress (a sticky fault) at the next synchronisation.

@@ -4,8 +4,7 @@
 namespace bs {
 namespace {
 Status no_cuda() {
-  return Status::failure("blockscope was built without CUDA", "rebuild on a machine with nvcc",
-                         "build");
+  return Status::failure("blockscope was built without CUDA", "rebuild on a machine with nvcc", "build");
 }
 }  // namespace
 bool built_with_cuda() { return false; }

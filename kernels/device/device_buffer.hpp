@@ -16,8 +16,7 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   ~DeviceBuffer() { reset(); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
       reset();
@@ -35,10 +34,9 @@ class DeviceBuffer {
     const std::size_t bytes = count * sizeof(T);
     std::size_t free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess && bytes > free_bytes)
-      return Status::failure("needs " + mib(bytes) + " of GPU memory but only " +
-                                 mib(free_bytes) + " of " + mib(total_bytes) + " is free",
-                             "choose a smaller size", "cudaMemGetInfo",
-                             "cudaErrorMemoryAllocation");
+      return Status::failure(
+          "needs " + mib(bytes) + " of GPU memory but only " + mib(free_bytes) + " of " + mib(total_bytes) + " is free",
+          "choose a smaller size", "cudaMemGetInfo", "cudaErrorMemoryAllocation");
     if (cudaError_t e = cudaMalloc(&b.ptr_, bytes); e != cudaSuccess) {
       cudaGetLastError();  // clear the (non-sticky) allocation error
       b.ptr_ = nullptr;
@@ -60,9 +58,7 @@ class DeviceBuffer {
   }
 
  private:
-  static std::string mib(std::size_t bytes) {
-    return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
-  }
+  static std::string mib(std::size_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
   T* ptr_ = nullptr;
   std::size_t count_ = 0;
 };

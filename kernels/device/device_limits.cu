@@ -13,8 +13,8 @@ Result<int> device_count() {
     return to_status(e, "cudaGetDeviceCount");
   }
   if (count == 0)
-    return Status::failure("no CUDA device found", hint_for(cudaErrorNoDevice),
-                           "cudaGetDeviceCount", "cudaErrorNoDevice");
+    return Status::failure("no CUDA device found", hint_for(cudaErrorNoDevice), "cudaGetDeviceCount",
+                           "cudaErrorNoDevice");
   return count;
 }
 
@@ -27,22 +27,19 @@ Result<DeviceLimits> query_device_limits(int device) {
 
   const auto rules = mapping::architecture_rules(p.major, p.minor);
   if (!rules)
-    return Status::failure(
-        "compute capability " + std::to_string(p.major) + "." + std::to_string(p.minor) + " of " +
-            p.name + " is not one blockscope knows the occupancy rules for",
-        "blockscope supports compute capability 3.0 to 12.x", "query_device_limits");
+    return Status::failure("compute capability " + std::to_string(p.major) + "." + std::to_string(p.minor) + " of " +
+                               p.name + " is not one blockscope knows the occupancy rules for",
+                           "blockscope supports compute capability 3.0 to 12.x", "query_device_limits");
 
   DeviceLimits d;
   d.name = p.name;
   d.compute_major = p.major;
   d.compute_minor = p.minor;
   d.max_threads_per_block = static_cast<unsigned>(p.maxThreadsPerBlock);
-  d.max_block =
-      Dim3{static_cast<unsigned>(p.maxThreadsDim[0]), static_cast<unsigned>(p.maxThreadsDim[1]),
-           static_cast<unsigned>(p.maxThreadsDim[2])};
-  d.max_grid =
-      Dim3{static_cast<unsigned>(p.maxGridSize[0]), static_cast<unsigned>(p.maxGridSize[1]),
-           static_cast<unsigned>(p.maxGridSize[2])};
+  d.max_block = Dim3{static_cast<unsigned>(p.maxThreadsDim[0]), static_cast<unsigned>(p.maxThreadsDim[1]),
+                     static_cast<unsigned>(p.maxThreadsDim[2])};
+  d.max_grid = Dim3{static_cast<unsigned>(p.maxGridSize[0]), static_cast<unsigned>(p.maxGridSize[1]),
+                    static_cast<unsigned>(p.maxGridSize[2])};
   d.warp_size = static_cast<unsigned>(p.warpSize);
   d.shared_per_block = p.sharedMemPerBlock;
   d.shared_per_block_optin = p.sharedMemPerBlockOptin;
@@ -52,9 +49,8 @@ Result<DeviceLimits> query_device_limits(int device) {
   d.regs_per_sm = static_cast<unsigned>(p.regsPerMultiprocessor);
   d.max_threads_per_sm = static_cast<unsigned>(p.maxThreadsPerMultiProcessor);
   // The device reports its resident-block limit itself; the table is the fallback.
-  d.max_blocks_per_sm = p.maxBlocksPerMultiProcessor > 0
-                            ? static_cast<unsigned>(p.maxBlocksPerMultiProcessor)
-                            : rules->max_blocks_per_sm;
+  d.max_blocks_per_sm =
+      p.maxBlocksPerMultiProcessor > 0 ? static_cast<unsigned>(p.maxBlocksPerMultiProcessor) : rules->max_blocks_per_sm;
   d.sm_count = static_cast<unsigned>(p.multiProcessorCount);
   d.register_allocation_unit = rules->register_allocation_unit;
   d.warp_allocation_granularity = rules->register_sub_partitions;

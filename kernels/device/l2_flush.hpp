@@ -26,8 +26,7 @@ class L2Flusher {
   }
 
   Status flush(cudaStream_t stream = nullptr) {
-    if (!buffer_.get())
-      return Status::failure("no L2 flush buffer", "", "L2Flusher::flush");
+    if (!buffer_.get()) return Status::failure("no L2 flush buffer", "", "L2Flusher::flush");
     BS_CUDA_TRY(cudaMemsetAsync(buffer_.get(), flip_ ^= 1, buffer_.bytes(), stream));
     return Status::success();
   }

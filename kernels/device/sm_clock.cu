@@ -54,8 +54,7 @@ Result<SmClock> measure_sm_clock(int device) {
   }
   const double ns = static_cast<double>(host.ns_end - host.ns_start);
   if (ns <= 0)
-    return Status::failure("the GPU's %globaltimer did not advance during the clock spin", "",
-                           "measure_sm_clock");
+    return Status::failure("the GPU's %globaltimer did not advance during the clock spin", "", "measure_sm_clock");
   SmClock c;
   c.mhz = static_cast<double>(host.cycles_end - host.cycles_start) / ns * 1000.0;
   c.spin_ms = ns / 1e6;

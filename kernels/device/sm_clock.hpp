@@ -16,9 +16,9 @@
 namespace bs {
 
 struct SmClock {
-  double mhz = 0;          // SM cycles per microsecond over the spin
-  double spin_ms = 0;      // how long the spin lasted by %globaltimer
-  std::string method;      // one sentence, for the results
+  double mhz = 0;      // SM cycles per microsecond over the spin
+  double spin_ms = 0;  // how long the spin lasted by %globaltimer
+  std::string method;  // one sentence, for the results
 };
 
 // Fails (as a value) without CUDA or without the device. Makes `device` current on the calling

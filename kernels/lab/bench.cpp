@@ -10,8 +10,7 @@ std::vector<std::pair<std::string, KernelConfig>> bench_points(const Lab& lab, c
   for (const std::string& id : spec.kernels)
     if (!lab.find_kernel(id) && unknown) unknown->push_back(id);
   for (const KernelInfo& k : lab.kernels()) {
-    if (!spec.kernels.empty() &&
-        std::find(spec.kernels.begin(), spec.kernels.end(), k.id) == spec.kernels.end())
+    if (!spec.kernels.empty() && std::find(spec.kernels.begin(), spec.kernels.end(), k.id) == spec.kernels.end())
       continue;
     if (k.style == ConfigStyle::Compiled) {
       if (!spec.all_compiled) {

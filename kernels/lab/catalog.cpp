@@ -44,7 +44,8 @@ Result<Backend> cuda_backend(int device) {
   b.kind = BackendKind::Cuda;
   b.cuda_device = device;
   b.limits = limits.value();
-  b.label = b.limits.name + " (sm_" + std::to_string(b.limits.compute_major) + std::to_string(b.limits.compute_minor) + ")";
+  b.label =
+      b.limits.name + " (sm_" + std::to_string(b.limits.compute_major) + std::to_string(b.limits.compute_minor) + ")";
   b.versions = cuda_versions();
   return b;
 }

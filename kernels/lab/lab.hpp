@@ -83,11 +83,11 @@ struct KernelInfo {
   std::vector<Dim3> presets;            // FreeBlock: shapes the UI offers
   std::vector<CompiledConfig> configs;  // Compiled: the compiled set
   int default_config = 0;
-  std::string grid_rule;  // how the grid follows from the data, e.g. "ceil(n / blockDim.x)"
+  std::string grid_rule;            // how the grid follows from the data, e.g. "ceil(n / blockDim.x)"
   bool fixed_grid_allowed = false;  // the kernel loops, so any grid covers the data
   bool uses_barriers = false;       // __syncthreads (the simulator runs its threads as fibers)
-  bool timed_only = false;  // a library anchor (CUB, cuBLAS): timed and verified; its grid is
-                            // not ours to draw
+  bool timed_only = false;          // a library anchor (CUB, cuBLAS): timed and verified; its grid is
+                                    // not ours to draw
   // KernelGroup::Ceiling: whether it bounds the other kernels of its problem (the copy bounds the
   // grayscale kernels: their %ceil). False: timed beside them for comparison only, as the FP32
   // cuBLAS runs beside the BF16 ladder (a BF16 kernel may beat TF32 cuBLAS: that is no ceiling).
@@ -100,10 +100,10 @@ struct KernelInfo {
 // A figure the lab's results are measured against: the memory system's copy bandwidth, the
 // FP32 peak. (Library anchors such as cuBLAS are kernels of the lab, timed in the same run.)
 struct Ceiling {
-  std::string name;   // "device-to-device copy", "FP32 peak"
-  double value = 0;   // in `unit`
+  std::string name;                              // "device-to-device copy", "FP32 peak"
+  double value = 0;                              // in `unit`
   ThroughputUnit unit = ThroughputUnit::GBPerS;  // compared with the record's throughput in that unit
-  std::string note;   // how it was measured or derived
+  std::string note;                              // how it was measured or derived
   // The records it bounds (LaunchRecord::problem, e.g. "4096x4096x4096 bf16"); empty: every record
   // of the lab. A bench over several sizes or precisions lists each problem's own ceilings, and a
   // record is divided only by its own problem's.
@@ -113,9 +113,9 @@ struct Ceiling {
 // What the lab holds now.
 struct ProblemInfo {
   bool ready = false;
-  Status status;           // why there is nothing to run on, when not ready
-  std::string name;        // short: the image's file name, "A x B (512x512x512)"
-  std::string summary;     // "astronaut.png, 512 x 512, planar RGB" / "4096 x 4096 x 4096"
+  Status status;                    // why there is nothing to run on, when not ready
+  std::string name;                 // short: the image's file name, "A x B (512x512x512)"
+  std::string summary;              // "astronaut.png, 512 x 512, planar RGB" / "4096 x 4096 x 4096"
   long long width = 0, height = 0;  // the data the overlay covers (the image; C)
   ThroughputUnit throughput_unit = ThroughputUnit::GBPerS;  // GB/s (memory-bound labs) or GFLOP/s
   std::vector<Ceiling> ceilings;
@@ -134,9 +134,9 @@ struct Setting {
 };
 
 struct RunOptions {
-  TimingPolicy timing;           // TimingPolicy::once() for an interactive relaunch
-  bool trace_schedule = false;   // one more, untimed launch of the traced wrapper
-  bool verify = true;            // compare the output with the lab's reference
+  TimingPolicy timing;          // TimingPolicy::once() for an interactive relaunch
+  bool trace_schedule = false;  // one more, untimed launch of the traced wrapper
+  bool verify = true;           // compare the output with the lab's reference
   // Write the result here instead of the lab's own output buffer: memory of this backend (a
   // CUDA-mapped GL buffer for zero-copy interop, or host memory on the CPU), output_bytes() long.
   void* output = nullptr;
@@ -169,8 +169,7 @@ class Lab {
   // The record a run would produce up to the launch: kernel, grid and block, attributes, index
   // scheme, bytes and FLOPs counted, and the refusal if the configuration cannot run (status).
   virtual LaunchRecord plan(std::string_view kernel, const KernelConfig& config) = 0;
-  virtual LaunchRecord run(std::string_view kernel, const KernelConfig& config,
-                           const RunOptions& options) = 0;
+  virtual LaunchRecord run(std::string_view kernel, const KernelConfig& config, const RunOptions& options) = 0;
 
   // Bytes of the output run() writes; the lab's own copy of the last result, to host memory.
   virtual std::size_t output_bytes() const = 0;
@@ -178,12 +177,11 @@ class Lab {
 
   // The thread that stores element (x, y) in this launch and everything else it stores; nullopt
   // where no thread of the launch stores it.
-  virtual std::optional<mapping::ElementOwner> owner(const LaunchRecord& launch, long long x,
-                                                     long long y) const = 0;
+  virtual std::optional<mapping::ElementOwner> owner(const LaunchRecord& launch, long long x, long long y) const = 0;
   // The memory requests warp `warp` of block `block` makes at step `step` of its loop (the k of
   // a matmul, the pass of a grid-stride loop): one WarpAccess per load or store instruction.
-  virtual std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block,
-                                                         unsigned warp, int step) const = 0;
+  virtual std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block, unsigned warp,
+                                                         int step) const = 0;
 
   // The lab's model of a launch's shared-memory traffic (wavefronts and their ideal, loads and
   // stores, the whole grid), for the Measured tab beside the bank counters; nullopt where it has
@@ -205,8 +203,8 @@ class Lab {
     std::string note;  // how it was recorded
   };
   virtual std::optional<Result<SharedRequests>> recorded_shared_requests_elsewhere(const LaunchRecord& launch,
-                                                                                  Dim3 block, unsigned warp,
-                                                                                  unsigned max_requests) {
+                                                                                   Dim3 block, unsigned warp,
+                                                                                   unsigned max_requests) {
     (void)launch, (void)block, (void)warp, (void)max_requests;
     return std::nullopt;
   }

@@ -67,10 +67,10 @@ Status measure(const TimingPolicy& policy, Timing& out, TimedOnce&& timed_once, 
 // timing policy on the backend's clock, then, where the run asks for them and the lab gives them,
 // one traced launch and the check against the reference.
 struct RunSteps {
-  std::string clock;       // the timing's clock: "CUDA events", "steady_clock, CPU simulation"
-  bool simulated = false;  // the CPU simulation's clock (and schedule)
-  std::function<Result<double>()> launch;                   // one timed launch: its time in ms
-  std::function<Status()> flush_l2;                         // overwrites the L2; empty: nothing to flush
+  std::string clock;                       // the timing's clock: "CUDA events", "steady_clock, CPU simulation"
+  bool simulated = false;                  // the CPU simulation's clock (and schedule)
+  std::function<Result<double>()> launch;  // one timed launch: its time in ms
+  std::function<Status()> flush_l2;        // overwrites the L2; empty: nothing to flush
   std::function<Result<std::vector<BlockTrace>>()> traced;  // one traced launch; empty: the kernel has none
   std::function<Check()> verify;                            // the output against the reference
 };

@@ -70,8 +70,7 @@ std::optional<mapping::LaunchStats> stats_of(const LaunchRecord& r, const Device
   if (!limits || r.refused || (k && k->timed_only) || r.config.grid.volume() == 0 || r.config.block.volume() == 0 ||
       r.data_width <= 0 || r.config.block.volume() > limits->max_threads_per_block)
     return std::nullopt;
-  return mapping::compute_stats(r.scheme, r.config, r.data_width, r.data_height, r.attributes, *limits,
-                                r.owners.get());
+  return mapping::compute_stats(r.scheme, r.config, r.data_width, r.data_height, r.attributes, *limits, r.owners.get());
 }
 
 // rank, ties_previous, ties_best per record (rank 0: not ranked).
@@ -97,10 +96,8 @@ std::string num(double v) {
 // NaN (not measured) is null.
 void count_field(JsonWriter& j, const char* key, double v) {
   j.key(key);
-  if (exact_whole(v))
-    j.value(static_cast<long long>(v));
-  else
-    j.value(v);
+  if (exact_whole(v)) j.value(static_cast<long long>(v));
+  else j.value(v);
 }
 
 void stalls_json(JsonWriter& j, const std::vector<StallSamples>& stalls) {
@@ -113,7 +110,8 @@ void stalls_json(JsonWriter& j, const std::vector<StallSamples>& stalls) {
 void sass_json(JsonWriter& j, const LineProfile& p, const SassCounts& c) {
   j.field("executed", c.executed);
   if (p.sass_has_threads) j.field("thread_executed", c.thread_executed);
-  if (p.sass_has_shared) j.field("shared_wavefronts", c.shared_wavefronts).field("shared_wavefronts_ideal", c.shared_ideal);
+  if (p.sass_has_shared)
+    j.field("shared_wavefronts", c.shared_wavefronts).field("shared_wavefronts_ideal", c.shared_ideal);
 }
 
 // The value of a result's "lines" key: stall samples per source line and per instruction, and
@@ -221,12 +219,22 @@ void counters_json(JsonWriter& j, const LaunchCounters& c) {
 }  // namespace
 
 const std::vector<std::string>& counter_columns() {
-  static const std::vector<std::string> columns = {
-      "counters", "dram_read_bytes", "dram_write_bytes", "dram_bytes_of_model",
-      "dram_bandwidth_gbs", "l2_hit_pct", "ld_sectors_per_request", "model_ld_sectors_per_request",
-      "st_sectors_per_request", "model_st_sectors_per_request", "achieved_occupancy_pct",
-      "theoretical_occupancy_pct", "sm_throughput_pct", "memory_throughput_pct", "top_stall",
-      "top_stall_share_pct"};
+  static const std::vector<std::string> columns = {"counters",
+                                                   "dram_read_bytes",
+                                                   "dram_write_bytes",
+                                                   "dram_bytes_of_model",
+                                                   "dram_bandwidth_gbs",
+                                                   "l2_hit_pct",
+                                                   "ld_sectors_per_request",
+                                                   "model_ld_sectors_per_request",
+                                                   "st_sectors_per_request",
+                                                   "model_st_sectors_per_request",
+                                                   "achieved_occupancy_pct",
+                                                   "theoretical_occupancy_pct",
+                                                   "sm_throughput_pct",
+                                                   "memory_throughput_pct",
+                                                   "top_stall",
+                                                   "top_stall_share_pct"};
   return columns;
 }
 
@@ -240,8 +248,8 @@ std::string counters_summary(const LaunchCounters& c) {
   };
   std::string s = "DRAM " + g(c.dram_bytes() / 1e6) + " MB";
   if (c.model_bytes > 0) s += " (" + g(c.dram_bytes() / c.model_bytes) + "x counted)";
-  s += ", L2 hit " + g(c.l2_hit_pct) + "%, sectors/request ld " + g(c.ld_sectors_per_request()) +
-       " st " + g(c.st_sectors_per_request());
+  s += ", L2 hit " + g(c.l2_hit_pct) + "%, sectors/request ld " + g(c.ld_sectors_per_request()) + " st " +
+       g(c.st_sectors_per_request());
   if (std::isfinite(c.model_ld_sectors_per_request) || std::isfinite(c.model_st_sectors_per_request))
     s += " (model " + g(c.model_ld_sectors_per_request) + " / " + g(c.model_st_sectors_per_request) + ")";
   s += ", occupancy " + g(c.achieved_occupancy_pct) + "%";
@@ -290,9 +298,8 @@ const char* outcome(const LaunchRecord& r) {
   return "ok";
 }
 
-Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
-              const std::vector<Ceiling>& ceilings, ThroughputUnit unit,
-              const std::vector<KernelInfo>& kernels) {
+Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all, const std::vector<Ceiling>& ceilings,
+              ThroughputUnit unit, const std::vector<KernelInfo>& kernels) {
   Shares s;
   s.unit = unit;
   if (!r.ok() || r.timing.median_ms <= 0) return s;
@@ -318,8 +325,8 @@ Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
   // The fastest library run on the same problem (a library kernel compared with itself is 1).
   const LaunchRecord* best = nullptr;
   for (const LaunchRecord& o : all)
-    if (o.ok() && o.problem == r.problem && o.timing.median_ms > 0 &&
-        is_library(kernels, o.kernel) && (!best || o.timing.median_ms < best->timing.median_ms))
+    if (o.ok() && o.problem == r.problem && o.timing.median_ms > 0 && is_library(kernels, o.kernel) &&
+        (!best || o.timing.median_ms < best->timing.median_ms))
       best = &o;
   if (best) {
     s.of_library = best->timing.median_ms / r.timing.median_ms;
@@ -378,7 +385,8 @@ const std::vector<Field>& record_fields() {
       {"grid", "grid", [](R x) -> Cell { return x.r.config.grid; }},
       // Thread block clusters as launched ([1, 1, 1]: none); JSON only, so the CSV's columns keep
       // their numbers.
-      {nullptr, "cluster", [](R x) -> Cell { return x.r.config.grid.volume() > 0 ? Cell(x.r.config.cluster) : Cell(); }},
+      {nullptr, "cluster",
+       [](R x) -> Cell { return x.r.config.grid.volume() > 0 ? Cell(x.r.config.cluster) : Cell(); }},
       {"compiled_index", "compiled_index", [](R x) -> Cell { return static_cast<long long>(x.r.request.compiled); }},
       {"median_ms", "median_ms", [](R x) -> Cell { return x.r.timing.median_ms; }},
       {"min_ms", "min_ms", [](R x) -> Cell { return x.r.timing.min_ms; }},
@@ -430,11 +438,11 @@ const std::vector<Field>& record_fields() {
        [](R x) -> Cell { return static_cast<long long>(x.r.attributes.registers_per_thread); }},
       {"static_shared_bytes", "attributes.static_shared_bytes",
        [](R x) -> Cell { return whole(x.r.attributes.static_shared_bytes); }},
-      {"local_bytes", "attributes.local_bytes", [](R x) -> Cell { return whole(x.r.attributes.local_bytes_per_thread); }},
+      {"local_bytes", "attributes.local_bytes",
+       [](R x) -> Cell { return whole(x.r.attributes.local_bytes_per_thread); }},
       // The launch's dynamic shared memory per block (the tensor-core rungs' pipelines: 197696 B),
       // beside the kernel's static; JSON only, so the CSV's columns keep their numbers.
-      {nullptr, "attributes.dynamic_shared_bytes",
-       [](R x) -> Cell { return whole(x.r.config.dynamic_shared_bytes); }},
+      {nullptr, "attributes.dynamic_shared_bytes", [](R x) -> Cell { return whole(x.r.config.dynamic_shared_bytes); }},
       {"attributes_measured", "attributes.measured", [](R x) -> Cell { return x.r.attributes_measured; }},
       {"scheme", "scheme", [](R x) -> Cell { return describe(x.r.scheme); }},
       // version 2
@@ -447,19 +455,24 @@ const std::vector<Field>& record_fields() {
       {"active_blocks_per_sm", "launch.active_blocks_per_sm",
        [](R x) -> Cell { return x.st ? whole(x.st->occupancy.active_blocks_per_sm) : Cell(); }},
       {"waves", "launch.waves", [](R x) -> Cell { return x.st ? Cell(x.st->waves.waves) : Cell(); }},
-      {"last_wave_fill", "launch.last_wave_fill", [](R x) -> Cell { return x.st ? Cell(x.st->waves.last_wave_fill) : Cell(); }},
-      {"threads_launched", "launch.threads_launched", [](R x) -> Cell { return x.st ? whole(x.st->threads_launched) : Cell(); }},
+      {"last_wave_fill", "launch.last_wave_fill",
+       [](R x) -> Cell { return x.st ? Cell(x.st->waves.last_wave_fill) : Cell(); }},
+      {"threads_launched", "launch.threads_launched",
+       [](R x) -> Cell { return x.st ? whole(x.st->threads_launched) : Cell(); }},
       {"idle_threads", "launch.idle_threads",
        [](R x) -> Cell { return x.st && x.st->thread_counts_exact ? whole(x.st->idle_threads) : Cell(); }},
       // Launches with clusters: the GPU's answer (cudaOccupancyMaxActiveClusters) beside the
       // blocks-per-SM model above, or why there is none; JSON only.
       {nullptr, "launch.max_active_clusters",
-       [](R x) -> Cell { return x.r.clusters.max_active_clusters > 0 ? whole(x.r.clusters.max_active_clusters) : Cell(); }},
+       [](R x) -> Cell {
+         return x.r.clusters.max_active_clusters > 0 ? whole(x.r.clusters.max_active_clusters) : Cell();
+       }},
       {nullptr, "launch.max_active_clusters_source",
        [](R x) -> Cell { return x.r.clusters.asked() ? Cell(x.r.clusters.note) : Cell(); }},
       {"data_width", nullptr, [](R x) -> Cell { return static_cast<long long>(x.r.data_width); }},
       {"data_height", nullptr, [](R x) -> Cell { return static_cast<long long>(x.r.data_height); }},
-      {nullptr, "data", nullptr, [](JsonWriter& j, R x) { j.begin_array().value(x.r.data_width).value(x.r.data_height).end_array(); }},
+      {nullptr, "data", nullptr,
+       [](JsonWriter& j, R x) { j.begin_array().value(x.r.data_width).value(x.r.data_height).end_array(); }},
       {nullptr, "counters", nullptr, [](JsonWriter& j, R x) { counters_json(j, *x.r.counters); }},
       {nullptr, "lines", nullptr, [](JsonWriter& j, R x) { line_profile_json(j, *x.r.lines); }},
   };
@@ -527,7 +540,8 @@ void record_json(JsonWriter& j, const Row& x) {
           if (fields[k].json && std::string_view(fields[k].json).starts_with(object + "."))
             any = json_present(fields[k], x);
         if (!any) {
-          while (i + 1 < fields.size() && fields[i + 1].json && std::string_view(fields[i + 1].json).starts_with(object + "."))
+          while (i + 1 < fields.size() && fields[i + 1].json &&
+                 std::string_view(fields[i + 1].json).starts_with(object + "."))
             ++i;
           continue;
         }
@@ -556,16 +570,15 @@ const std::vector<std::string>& csv_columns() {
   return columns;
 }
 
-std::string results_csv(const std::vector<LaunchRecord>& records,
-                        const std::vector<Ceiling>& ceilings, ThroughputUnit unit,
-                        const std::vector<KernelInfo>& kernels, const DeviceLimits* limits) {
+std::string results_csv(const std::vector<LaunchRecord>& records, const std::vector<Ceiling>& ceilings,
+                        ThroughputUnit unit, const std::vector<KernelInfo>& kernels, const DeviceLimits* limits) {
   const std::vector<Ranked> ranks = ranks_by_record(records);
   // The counter columns (docs/counters-fields.md) where any record was profiled (bench or sweep
   // with --counters); absent otherwise, so a plain run's CSV keeps its columns.
-  const bool with_counters = std::any_of(records.begin(), records.end(), [](const LaunchRecord& r) { return r.counters != nullptr; });
+  const bool with_counters =
+      std::any_of(records.begin(), records.end(), [](const LaunchRecord& r) { return r.counters != nullptr; });
   std::string out;
-  for (std::size_t i = 0; i < csv_columns().size(); ++i)
-    out += (i ? "," : "") + csv_columns()[i];
+  for (std::size_t i = 0; i < csv_columns().size(); ++i) out += (i ? "," : "") + csv_columns()[i];
   if (with_counters)
     for (const std::string& c : counter_columns()) out += "," + c;
   out += "\n";
@@ -587,8 +600,8 @@ std::string results_csv(const std::vector<LaunchRecord>& records,
   return out;
 }
 
-std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>& records,
-                         ThroughputUnit unit, const std::vector<KernelInfo>& kernels) {
+std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>& records, ThroughputUnit unit,
+                         const std::vector<KernelInfo>& kernels) {
   JsonWriter j;
   j.begin_object();
   j.field("schema", kResultsSchema).field("version", kResultsVersion);
@@ -645,8 +658,8 @@ std::string results_json(const ResultsHeader& h, const std::vector<LaunchRecord>
   return j.str() + "\n";
 }
 
-std::string results_table(const ResultsHeader& h, const std::vector<LaunchRecord>& records,
-                          ThroughputUnit unit, const std::vector<KernelInfo>& kernels) {
+std::string results_table(const ResultsHeader& h, const std::vector<LaunchRecord>& records, ThroughputUnit unit,
+                          const std::vector<KernelInfo>& kernels) {
   std::string t = "device: " + h.device + "  (" + h.versions + ")\n";
   char line[512];
   for (const Ceiling& c : h.ceilings) {
@@ -665,21 +678,20 @@ std::string results_table(const ResultsHeader& h, const std::vector<LaunchRecord
   }
   if (!column_of.empty()) {
     t += "%ceil: each row's share of ";
-    for (std::size_t i = 0; i < column_of.size(); ++i) t += (i ? (i + 1 == column_of.size() ? " or " : ", ") : "") + column_of[i];
+    for (std::size_t i = 0; i < column_of.size(); ++i)
+      t += (i ? (i + 1 == column_of.size() ? " or " : ", ") : "") + column_of[i];
     t += " (its own problem's)\n";
   }
   // +-95%: the half-width of the median's 95% confidence interval, as a share of the median;
   // %ceil and %lib: "-" where there is no ceiling or library kernel to compare with.
-  std::snprintf(line, sizeof line, "%-18s %-34s %-16s %-15s %-9s %11s %8s %12s %8s %8s  %s\n",
-                "kernel", "config", "problem", "grid", "block", "median ms", "+-95%", unit_text(unit),
-                "%ceil", "%lib", "check");
+  std::snprintf(line, sizeof line, "%-18s %-34s %-16s %-15s %-9s %11s %8s %12s %8s %8s  %s\n", "kernel", "config",
+                "problem", "grid", "block", "median ms", "+-95%", unit_text(unit), "%ceil", "%lib", "check");
   t += line;
   for (const LaunchRecord& r : records) {
     const std::string grid = dim_text(r.config.grid), block = dim_text(r.config.block);
     if (!r.ok()) {
       std::snprintf(line, sizeof line, "%-18s %-34s %-16s %-15s %-9s %s: ", r.kernel.c_str(),
-                    r.config_label.substr(0, 34).c_str(), r.problem.c_str(), grid.c_str(),
-                    block.c_str(), outcome(r));
+                    r.config_label.substr(0, 34).c_str(), r.problem.c_str(), grid.c_str(), block.c_str(), outcome(r));
       t += line + r.status.message + "\n";
       continue;
     }
@@ -689,12 +701,13 @@ std::string results_table(const ResultsHeader& h, const std::vector<LaunchRecord
       std::snprintf(ci, sizeof ci, "%.2f%%", 100 * r.timing.relative_ci());
     if (!s.of_ceiling.empty() && s.of_ceiling.front().second > 0)
       std::snprintf(ceil, sizeof ceil, "%.1f%%", 100 * s.of_ceiling.front().second);
-    std::snprintf(line, sizeof line,
-                  "%-18s %-34s %-16s %-15s %-9s %11.4f %8s %12.1f %8s %8s  %s\n",
-                  r.kernel.c_str(), r.config_label.substr(0, 34).c_str(), r.problem.c_str(),
-                  grid.c_str(), block.c_str(), r.timing.median_ms, ci, s.throughput, ceil,
+    std::snprintf(line, sizeof line, "%-18s %-34s %-16s %-15s %-9s %11.4f %8s %12.1f %8s %8s  %s\n", r.kernel.c_str(),
+                  r.config_label.substr(0, 34).c_str(), r.problem.c_str(), grid.c_str(), block.c_str(),
+                  r.timing.median_ms, ci, s.throughput, ceil,
                   s.of_library > 0 ? (num(100 * s.of_library) + "%").c_str() : "-",
-                  r.check.passed() ? "ok" : r.check.failed() ? "WRONG" : "not checked");
+                  r.check.passed()   ? "ok"
+                  : r.check.failed() ? "WRONG"
+                                     : "not checked");
     t += line;
   }
   for (const std::string& r : h.refusals) t += "refused: " + r + "\n";
@@ -722,8 +735,8 @@ Status write_text_file(const std::string& path, const std::string& text) {
   fs::rename(tmp, path, ec);
   if (ec) {
     fs::remove(tmp, ec);
-    return Status::failure("cannot write " + path + ": " + ec.message(),
-                           "check that the folder exists and is writable", "rename");
+    return Status::failure("cannot write " + path + ": " + ec.message(), "check that the folder exists and is writable",
+                           "rename");
   }
   return Status::success();
 }

@@ -32,18 +32,18 @@ struct ResultsHeader {
   // Sweeps: the GPU's SM clock before and after (MHz, 0 when unknown), and whether it ran whole.
   double clock_mhz_before = 0, clock_mhz_after = 0;
   bool complete = true;
-  std::string note;      // e.g. "cancelled after 31 of 66 points"
+  std::string note;                   // e.g. "cancelled after 31 of 66 points"
   std::vector<std::string> refusals;  // points refused before launch, with the reason
   // The device's limits: with them each record also carries its occupancy, limiter, waves and
   // idle threads (mapping/launch_stats.hpp).
   std::optional<DeviceLimits> limits;
   // Sweeps only (kind "sweep").
   struct Sweep {
-    std::size_t planned = 0;       // points the sweep named
-    double wall_s = 0;             // the whole sweep, wall clock
-    double kernel_ms_total = 0;    // the sum of every timed repeat
-    std::string clock_method;      // how the SM clock was measured
-    std::string clock_note;        // why it was not, where it was not
+    std::size_t planned = 0;                                           // points the sweep named
+    double wall_s = 0;                                                 // the whole sweep, wall clock
+    double kernel_ms_total = 0;                                        // the sum of every timed repeat
+    std::string clock_method;                                          // how the SM clock was measured
+    std::string clock_note;                                            // why it was not, where it was not
     std::vector<std::pair<std::string, BlockSuggestion>> suggestions;  // kernel -> the API's
   };
   std::optional<Sweep> sweep;
@@ -53,22 +53,21 @@ struct ResultsHeader {
 // speed relative to the library anchor of the same problem in the same list (time of the
 // library record over this record's), when there is one.
 struct Shares {
-  double throughput = 0;      // GB/s or GFLOP/s, per the lab's unit
+  double throughput = 0;  // GB/s or GFLOP/s, per the lab's unit
   ThroughputUnit unit = ThroughputUnit::GBPerS;
   std::vector<std::pair<std::string, double>> of_ceiling;
-  double of_library = 0;      // 0 when no library record ran on this problem
-  std::string library;        // the library kernel's id
+  double of_library = 0;  // 0 when no library record ran on this problem
+  std::string library;    // the library kernel's id
 };
-Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all,
-              const std::vector<Ceiling>& ceilings, ThroughputUnit unit,
-              const std::vector<KernelInfo>& kernels);
+Shares shares(const LaunchRecord& r, const std::vector<LaunchRecord>& all, const std::vector<Ceiling>& ceilings,
+              ThroughputUnit unit, const std::vector<KernelInfo>& kernels);
 
 // "ok", "refused" (nothing ran: the configuration cannot run), "failed" (it ran and failed),
 // "wrong" (it ran and the result is wrong).
 const char* outcome(const LaunchRecord& r);
 
-std::string results_json(const ResultsHeader& header, const std::vector<LaunchRecord>& records,
-                         ThroughputUnit unit, const std::vector<KernelInfo>& kernels);
+std::string results_json(const ResultsHeader& header, const std::vector<LaunchRecord>& records, ThroughputUnit unit,
+                         const std::vector<KernelInfo>& kernels);
 // `limits` (may be null): fills the occupancy, limiter, waves and idle-thread columns.
 std::string results_csv(const std::vector<LaunchRecord>& records, const std::vector<Ceiling>& ceilings,
                         ThroughputUnit unit, const std::vector<KernelInfo>& kernels,
@@ -88,8 +87,8 @@ std::vector<std::string> counter_cells(const LaunchRecord& r);
 std::string counters_summary(const LaunchCounters& c);
 
 // A human table of the records (bench and sweep commands print it).
-std::string results_table(const ResultsHeader& header, const std::vector<LaunchRecord>& records,
-                          ThroughputUnit unit, const std::vector<KernelInfo>& kernels);
+std::string results_table(const ResultsHeader& header, const std::vector<LaunchRecord>& records, ThroughputUnit unit,
+                          const std::vector<KernelInfo>& kernels);
 
 // Writes `text` to `path` (through a temporary file and a rename, so a failure never leaves a
 // half-written file where a good one was). The Status names the path and the reason.

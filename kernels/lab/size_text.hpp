@@ -9,8 +9,7 @@
 namespace bs::lab {
 
 inline std::optional<std::vector<long long>> parse_dims(std::string_view text, std::size_t min_parts,
-                                                        std::size_t max_parts,
-                                                        long long max_value = 1'000'000'000) {
+                                                        std::size_t max_parts, long long max_value = 1'000'000'000) {
   std::vector<long long> out;
   std::size_t start = 0;
   while (true) {

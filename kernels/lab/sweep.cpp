@@ -15,9 +15,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::string trim(std::string_view s) {
   const auto a = s.find_first_not_of(" \t");
@@ -139,8 +137,8 @@ SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) 
   const std::vector<SweepPoint> points = sweep_points(lab, spec, nullptr);
   out.planned = points.size();
   for (const KernelInfo& k : out.kernels) {
-    const bool swept = spec.kernels.empty() ||
-                       std::find(spec.kernels.begin(), spec.kernels.end(), k.id) != spec.kernels.end();
+    const bool swept =
+        spec.kernels.empty() || std::find(spec.kernels.begin(), spec.kernels.end(), k.id) != spec.kernels.end();
     if (swept && k.style == ConfigStyle::FreeBlock)
       if (auto s = lab.suggested_block(k.id)) out.suggestions.emplace_back(k.id, *s);
   }
@@ -173,8 +171,8 @@ SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) 
     progress.measuring = measuring;
     if (p) progress.current = *p;
     const std::size_t left = progress.total - progress.done;
-    progress.eta_s = launched > 0 ? launched_s / static_cast<double>(launched) * static_cast<double>(left)
-                                  : (left == 0 ? 0 : -1);
+    progress.eta_s =
+        launched > 0 ? launched_s / static_cast<double>(launched) * static_cast<double>(left) : (left == 0 ? 0 : -1);
     hooks.progress(progress);
   };
 
@@ -235,12 +233,13 @@ SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) 
   const std::size_t finished = out.records.size();
   out.complete = finished == points.size() && out.fault.ok() && !out.cancelled;
   if (!out.fault.ok()) {
-    out.note = "stopped by a device fault at point " + std::to_string(finished) + " of " + std::to_string(points.size()) +
-               " (" + out.fault.message + "); the points before it are kept";
+    out.note = "stopped by a device fault at point " + std::to_string(finished) + " of " +
+               std::to_string(points.size()) + " (" + out.fault.message + "); the points before it are kept";
   } else if (out.cancelled) {
     out.note = "cancelled after " + std::to_string(finished) + " of " + std::to_string(points.size()) + " points";
     if (!dropped.empty())
-      out.note += "; the point being measured (" + dropped + ") was dropped: its few repeats would look more "
+      out.note += "; the point being measured (" + dropped +
+                  ") was dropped: its few repeats would look more "
                   "certain than they are";
   }
 
@@ -366,7 +365,8 @@ std::string sweep_summary(const SweepResult& r) {
     for (const Ranked& o : ranks)
       if (o.rank > 1 && o.ties_best && rank_group(r.records[o.index]) == rank_group(b)) {
         ++ties;
-        if (ties <= 6) names += (names.empty() ? "" : ", ") + r.records[o.index].kernel + " " + r.records[o.index].config_label;
+        if (ties <= 6)
+          names += (names.empty() ? "" : ", ") + r.records[o.index].kernel + " " + r.records[o.index].config_label;
       }
     std::snprintf(buf, sizeof buf, "best: %s %s on %s: %.4g ms (95%% CI %.4g .. %.4g, %d repeats)\n", b.kernel.c_str(),
                   b.config_label.c_str(), b.problem.c_str(), b.timing.median_ms, b.timing.ci_low_ms,
@@ -377,7 +377,8 @@ std::string sweep_summary(const SweepResult& r) {
            std::to_string(ties) + ")\n";
   }
   for (const SuggestionVerdict& v : compare_with_suggestions(r)) t += v.text + "\n";
-  std::snprintf(buf, sizeof buf, "wall time %.2f s; the kernels' timed repeats add up to %.3f s (%.0f%% of it); "
+  std::snprintf(buf, sizeof buf,
+                "wall time %.2f s; the kernels' timed repeats add up to %.3f s (%.0f%% of it); "
                 "repeats per point %d..%d\n",
                 r.wall_s, r.kernel_ms_total / 1000, r.wall_s > 0 ? 100 * r.kernel_ms_total / 1000 / r.wall_s : 0.0,
                 min_rep, max_rep);

@@ -45,8 +45,8 @@ struct BlockList {
 BlockList parse_block_list(std::string_view text);
 
 struct SweepSpec {
-  std::vector<std::string> kernels;  // ids; empty: every kernel of the lab (a ladder sweep)
-  std::vector<Dim3> blocks;          // free-blockDim kernels: these; empty: all_block_shapes()
+  std::vector<std::string> kernels;         // ids; empty: every kernel of the lab (a ladder sweep)
+  std::vector<Dim3> blocks;                 // free-blockDim kernels: these; empty: all_block_shapes()
   std::vector<std::string> refused_inputs;  // list entries already refused (parse_block_list)
   TimingPolicy timing;
   bool measure_clock = true;  // the SM clock before and after (CUDA only)
@@ -67,8 +67,7 @@ struct SweepPoint {
 };
 
 // The points a spec names on this lab, in the lab's kernel order; unknown ids go to *unknown.
-std::vector<SweepPoint> sweep_points(const Lab& lab, const SweepSpec& spec,
-                                     std::vector<std::string>* unknown);
+std::vector<SweepPoint> sweep_points(const Lab& lab, const SweepSpec& spec, std::vector<std::string>* unknown);
 
 struct SweepProgress {
   std::size_t done = 0, total = 0;  // points finished (measured or refused) of all planned
@@ -92,16 +91,16 @@ struct SweepResult {
   std::vector<LaunchRecord> records;
   std::vector<std::string> refusals;  // one line per refused point and per refused list entry
   std::vector<std::pair<std::string, BlockSuggestion>> suggestions;  // kernel id -> suggestion
-  double clock_mhz_before = 0, clock_mhz_after = 0;  // 0: not measured (see clock_note)
+  double clock_mhz_before = 0, clock_mhz_after = 0;                  // 0: not measured (see clock_note)
   std::string clock_method, clock_note;
   std::size_t planned = 0;  // points the spec named
   bool complete = true;     // every planned point finished
   bool cancelled = false;
-  Status fault;             // a sticky device fault that stopped the sweep
-  std::string note;         // why it is incomplete, in a sentence
-  double wall_s = 0;            // the whole sweep, clock measurements included
-  double first_point_s = 0;     // from the sweep's start to its first launched point's start
-  double kernel_ms_total = 0;   // the sum of every timed repeat of every point
+  Status fault;                // a sticky device fault that stopped the sweep
+  std::string note;            // why it is incomplete, in a sentence
+  double wall_s = 0;           // the whole sweep, clock measurements included
+  double first_point_s = 0;    // from the sweep's start to its first launched point's start
+  double kernel_ms_total = 0;  // the sum of every timed repeat of every point
 
   bool simulated() const { return backend == to_string(BackendKind::CpuSimulation); }
 };
@@ -116,18 +115,17 @@ struct SweepHooks {
 
 SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks = {});
 
-
 // The occupancy API's suggestion against what was measured, per kernel that has one: the
 // fastest point of the kernel and the fastest point with the suggested thread count (the API
 // names a count, not a shape), their ratio, and whether their intervals overlap.
 struct SuggestionVerdict {
   std::string kernel;
   BlockSuggestion suggestion;
-  int best = -1;            // index of the kernel's fastest rankable record (-1: none)
-  int suggested = -1;       // index of its fastest rankable record with suggestion.threads threads
-  double slower_by = 0;     // suggested median / best median - 1 (0: the suggestion is the best)
+  int best = -1;                   // index of the kernel's fastest rankable record (-1: none)
+  int suggested = -1;              // index of its fastest rankable record with suggestion.threads threads
+  double slower_by = 0;            // suggested median / best median - 1 (0: the suggestion is the best)
   bool indistinguishable = false;  // the two intervals overlap: the sweep cannot tell them apart
-  std::string text;         // one sentence saying all of that
+  std::string text;                // one sentence saying all of that
 };
 std::vector<SuggestionVerdict> compare_with_suggestions(const SweepResult& r);
 

@@ -54,14 +54,14 @@ struct UserParam {
 };
 
 struct UserForm {
-  std::string id;                 // "gray_1d": unique within its lab
-  std::string title;              // "grayscale, 1D (the lecture's)"
-  std::vector<UserParam> params;  // exactly one Output
-  std::array<std::string, 3> grid_extent;  // the size each grid dimension covers ("": 1 block)
+  std::string id;                              // "gray_1d": unique within its lab
+  std::string title;                           // "grayscale, 1D (the lecture's)"
+  std::vector<UserParam> params;               // exactly one Output
+  std::array<std::string, 3> grid_extent;      // the size each grid dimension covers ("": 1 block)
   std::array<unsigned, 3> grid_tile{0, 0, 0};  // elements per block along it (0: blockDim's)
-  unsigned block_rank = 1;        // block dimensions the kernel maps (the UI's block editor)
+  unsigned block_rank = 1;                     // block dimensions the kernel maps (the UI's block editor)
   Dim3 default_block{256, 1, 1};
-  std::vector<Dim3> presets;      // block shapes the UI offers
+  std::vector<Dim3> presets;        // block shapes the UI offers
   std::string element = "element";  // what one element of the output is called: "pixel"
   // Code put in front of the user's source for each compiler, e.g. the header or the CPU
   // stand-in a form's element type needs (empty for the plain C types).
@@ -73,28 +73,28 @@ struct UserForm {
 };
 
 struct UserTemplate {
-  std::string id;     // "gray_1d"
-  std::string title;  // for the menu: "Grayscale, 1D (the lecture's)"
-  std::string form;   // the form its kernel takes
-  Dim3 block{256, 1, 1};  // the block it is meant for
+  std::string id;                    // "gray_1d"
+  std::string title;                 // for the menu: "Grayscale, 1D (the lecture's)"
+  std::string form;                  // the form its kernel takes
+  Dim3 block{256, 1, 1};             // the block it is meant for
   unsigned fixed_blocks_per_sm = 0;  // > 0: runs on a fixed grid of this many blocks per SM
   std::string source;
 };
 
 // A lab's problem as one form's kernel receives it.
 struct UserProblem {
-  std::string form;  // the form it was packed for
+  std::string form;                                      // the form it was packed for
   std::vector<std::pair<std::string, long long>> sizes;  // "n" = w * h, "w", "h", ...
-  std::vector<std::vector<std::uint8_t>> inputs;  // the form's Input parameters, in order
-  long long output_count = 0;    // elements of the Output parameter
-  std::uint8_t output_fill = 0;  // every byte of it before each launch (a value no correct
-                                 // kernel writes, where the lab has one: unwritten shows wrong)
-  long long out_width = 0, out_height = 0;  // the output as a row-major 2D array
-  std::string summary;           // "512 x 512 image, planar RGB"
-  double bytes_moved = 0;        // the lab's own counts, as plan() gives its built-in kernels
+  std::vector<std::vector<std::uint8_t>> inputs;         // the form's Input parameters, in order
+  long long output_count = 0;                            // elements of the Output parameter
+  std::uint8_t output_fill = 0;                          // every byte of it before each launch (a value no correct
+                                                         // kernel writes, where the lab has one: unwritten shows wrong)
+  long long out_width = 0, out_height = 0;               // the output as a row-major 2D array
+  std::string summary;                                   // "512 x 512 image, planar RGB"
+  double bytes_moved = 0;                                // the lab's own counts, as plan() gives its built-in kernels
   std::string bytes_note;
   double flops = 0;
-  double replay_work = 0;        // thread-steps of a CPU replay (who stores what): its cost
+  double replay_work = 0;  // thread-steps of a CPU replay (who stores what): its cost
   // The lab's check of an output (output_count elements of the Output's type) against its own
   // reference; Check::first_bad in (column, row) of the out_width x out_height array.
   std::function<Check(const std::uint8_t* out)> verify;

@@ -42,9 +42,9 @@ Result<std::string> problem_size(lab::Lab& lab, const std::string& kernel, const
   const LaunchRecord plan = lab.plan(kernel, config);
   const std::string size = plan.problem.substr(0, plan.problem.find(' '));
   if (!lab.problem().ready || !lab::parse_dims(size, 1, 3))
-    return Status::failure("the " + std::string(lab.title()) + " lab's problem has no size to count lines on ('" +
-                               plan.problem + "')",
-                           "load an image or make matrices first", "count_lines");
+    return Status::failure(
+        "the " + std::string(lab.title()) + " lab's problem has no size to count lines on ('" + plan.problem + "')",
+        "load an image or make matrices first", "count_lines");
   return size;
 }
 
@@ -57,8 +57,8 @@ Result<fs::path> find_counter(const fs::path& option) {
     return Status::failure(
         "this build of blockscope has no line counter (it needs GCC's coverage counters: configured with "
         "BLOCKSCOPE_LINE_COUNTER=OFF, or another compiler), so it cannot count the built-in rungs' lines on the CPU",
-        "configure with GCC and -DBLOCKSCOPE_LINE_COUNTER=ON, or use the CUDA backend's stall samples",
-        "find_counter", "no_line_counter");
+        "configure with GCC and -DBLOCKSCOPE_LINE_COUNTER=ON, or use the CUDA backend's stall samples", "find_counter",
+        "no_line_counter");
   const auto s = toolchain::find_helper(kCounterName, option, "BLOCKSCOPE_LINE_COUNTER", built);
   if (!s.found.empty()) return s.found;
   return Status::failure(std::string("the built-in rungs' lines are counted by ") + kCounterName +
@@ -74,8 +74,9 @@ Status count_refusal(const lab::Lab& lab, std::string_view kernel, const fs::pat
     return Status::failure("the " + std::string(lab.title()) + " lab has no kernel '" + std::string(kernel) + "'",
                            "pick one of the kernel list", "count_lines");
   if (k->timed_only)
-    return Status::failure(k->label + " is a library's kernel: its code is not blockscope's, so there are no lines "
-                                      "of it to count",
+    return Status::failure(k->label +
+                               " is a library's kernel: its code is not blockscope's, so there are no lines "
+                               "of it to count",
                            "count one of the ladder's own rungs", "count_lines");
   if (!k->unavailable.empty())
     return Status::failure(k->unavailable, "count a rung the CPU simulator runs", "count_lines");
@@ -98,8 +99,8 @@ Result<LineProfile> count_lines(lab::Lab& lab, const std::string& kernel, const 
                            "is the disk full?", "count_lines");
   const fs::path& out = folder->path();
 
-  std::vector<std::string> argv = {counter->string(), "--lab", std::string(lab.id()), "--kernel", kernel,
-                                   "--size", *size, "--out", out.string()};
+  std::vector<std::string> argv = {
+      counter->string(), "--lab", std::string(lab.id()), "--kernel", kernel, "--size", *size, "--out", out.string()};
   if (config.compiled >= 0) {
     argv.insert(argv.end(), {"--config", std::to_string(config.compiled)});
   } else {
@@ -125,8 +126,8 @@ Result<LineProfile> count_lines(lab::Lab& lab, const std::string& kernel, const 
   if (!r->exit.exited || r->exit.code != 0) {
     const std::string error = field(r->output, "error");
     if (!error.empty()) return Status::failure(error, field(r->output, "fix"), kCounterName);
-    return Status::failure(std::string(kCounterName) + " " + r->exit.describe() + ": " + r->output.substr(0, 2000),
-                           "", kCounterName);
+    return Status::failure(std::string(kCounterName) + " " + r->exit.describe() + ": " + r->output.substr(0, 2000), "",
+                           kCounterName);
   }
   std::ifstream f(out / "gcov.txt", std::ios::binary);
   std::stringstream text;
@@ -135,10 +136,10 @@ Result<LineProfile> count_lines(lab::Lab& lab, const std::string& kernel, const 
   auto lines = toolchain::parse_gcov_sources(text.str());
   if (!lines) return lines.status();
   if (lines->empty())
-    return Status::failure("gcov read no executed line of " + kernel + "'s code (" + field(r->output, "ran") + ")",
-                           "are the sources still at " + field(r->output, "source-dir") +
-                               "? gcov reads each line from them",
-                           kCounterName);
+    return Status::failure(
+        "gcov read no executed line of " + kernel + "'s code (" + field(r->output, "ran") + ")",
+        "are the sources still at " + field(r->output, "source-dir") + "? gcov reads each line from them",
+        kCounterName);
 
   LineProfile p;
   p.measure = LineMeasure::Executions;
@@ -148,8 +149,9 @@ Result<LineProfile> count_lines(lab::Lab& lab, const std::string& kernel, const 
                    ", random data of the same size)";
   for (const LineSamples& l : *lines)
     if (l.folded > 0) {
-      p.measure_note += "; the simulator's lane-by-lane stand-ins for warp instructions (mma, ldmatrix, wmma) are "
-                        "counted on the kernel lines that call them, as each call is one instruction on the GPU";
+      p.measure_note +=
+          "; the simulator's lane-by-lane stand-ins for warp instructions (mma, ldmatrix, wmma) are "
+          "counted on the kernel lines that call them, as each call is one instruction on the GPU";
       break;
     }
   p.kernel = kernel;

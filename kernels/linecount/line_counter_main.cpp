@@ -74,10 +74,10 @@ std::optional<bs::Dim3> parse_dim3(std::string_view text) {
 Result<Args> parse_args(int argc, char** argv) {
   Args a;
   auto bad = [](std::string why) {
-    return Status::failure(std::move(why),
-                           "usage: blockscope-line-counter --lab " + bs::lab::catalog_ids(bs::labs::built_in_labs(), "|") +
-                               " --kernel ID (--block BxBxB | --config N) --size SIZE [--grid GxGxG] [--set key=value] "
-                               "[--workers N] --out DIR");
+    return Status::failure(
+        std::move(why), "usage: blockscope-line-counter --lab " + bs::lab::catalog_ids(bs::labs::built_in_labs(), "|") +
+                            " --kernel ID (--block BxBxB | --config N) --size SIZE [--grid GxGxG] [--set key=value] "
+                            "[--workers N] --out DIR");
   };
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -179,7 +179,8 @@ Status dump_and_annotate(const fs::path& out) {
   auto r = bs::toolchain::run_command(argv, 120, in_out);
   if (!r) return r.status();
   if (r->timed_out || !r->exit.exited || r->exit.code != 0)
-    return Status::failure("gcov could not read the counters (" + r->exit.describe() + "): " + r->output.substr(0, 2000));
+    return Status::failure("gcov could not read the counters (" + r->exit.describe() +
+                           "): " + r->output.substr(0, 2000));
   std::ofstream f(out / "gcov.txt", std::ios::binary);
   f.write(r->output.data(), static_cast<std::streamsize>(r->output.size()));
   if (!f) return Status::failure("cannot write " + (out / "gcov.txt").string(), "is the disk full?");
@@ -189,8 +190,8 @@ Status dump_and_annotate(const fs::path& out) {
 int count(int argc, char** argv) {
   auto args = parse_args(argc, argv);
   if (!args) return fail(args.status());
-  auto made = bs::lab::make_lab(bs::labs::built_in_labs(), args->lab,
-                                bs::lab::cpu_simulation(args->workers, "counting lines"));
+  auto made =
+      bs::lab::make_lab(bs::labs::built_in_labs(), args->lab, bs::lab::cpu_simulation(args->workers, "counting lines"));
   if (!made) return fail(made.status());
   bs::lab::Lab& lab = **made;
   for (const auto& [key, value] : args->settings)

@@ -22,26 +22,14 @@ std::optional<ArchitectureRules> architecture_rules(int major, int minor) {
       r.shared_allocation_unit = 256;
       r.max_blocks_per_sm = minor == 5 ? 16 : 32;  // Turing: 16
       break;
-    case 8:
-      r.max_blocks_per_sm = minor == 0 ? 32 : minor == 9 ? 24 : 16;
-      break;
-    case 9:
-      r.max_blocks_per_sm = 32;
-      break;
-    case 10:
-      r.max_blocks_per_sm = minor == 1 ? 24 : 32;
-      break;
-    case 11:
-      r.max_blocks_per_sm = minor == 0 ? 24 : 32;
-      break;
-    case 12:
-      r.max_blocks_per_sm = 24;
-      break;
-    default:
-      return std::nullopt;
+    case 8: r.max_blocks_per_sm = minor == 0 ? 32 : minor == 9 ? 24 : 16; break;
+    case 9: r.max_blocks_per_sm = 32; break;
+    case 10: r.max_blocks_per_sm = minor == 1 ? 24 : 32; break;
+    case 11: r.max_blocks_per_sm = minor == 0 ? 24 : 32; break;
+    case 12: r.max_blocks_per_sm = 24; break;
+    default: return std::nullopt;
   }
-  if (major >= 7)
-    r.max_registers_per_thread = 256;  // the occupancy rules' bound; ptxas stops at 255
+  if (major >= 7) r.max_registers_per_thread = 256;  // the occupancy rules' bound; ptxas stops at 255
   return r;
 }
 

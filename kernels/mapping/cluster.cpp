@@ -21,8 +21,8 @@ std::string dim_text(Dim3 d) {
 }
 
 std::string place_text(const ClusterPlace& p) {
-  return "cluster " + dim_text(p.id) + " rank " + std::to_string(p.rank) + " of " + std::to_string(p.blocks) +
-         ", " + dim_text(p.count) + " clusters";
+  return "cluster " + dim_text(p.id) + " rank " + std::to_string(p.rank) + " of " + std::to_string(p.blocks) + ", " +
+         dim_text(p.count) + " clusters";
 }
 
 // Union-find over SM ids.
@@ -97,8 +97,8 @@ ClusterSchedule cluster_schedule(const std::vector<BlockTrace>& trace, const Lau
     const ClusterPlace& place = b.cluster ? *b.cluster : model;
     if (b.cluster) {
       ++s.recorded_blocks;
-      const bool same = b.cluster->id == model.id && b.cluster->rank == model.rank &&
-                        b.cluster->count == model.count && b.cluster->blocks == model.blocks;
+      const bool same = b.cluster->id == model.id && b.cluster->rank == model.rank && b.cluster->count == model.count &&
+                        b.cluster->blocks == model.blocks;
       if (!same && s.mismatches++ == 0)
         s.first_mismatch = "block " + dim_text(b.block) + " recorded " + place_text(*b.cluster) + "; the model says " +
                            place_text(model);
@@ -112,9 +112,8 @@ ClusterSchedule cluster_schedule(const std::vector<BlockTrace>& trace, const Lau
   s.clusters.reserve(by_cluster.size());
   for (auto& [linear, entry] : by_cluster) {
     auto& members = entry.second;
-    std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
-      return a.rank != b.rank ? a.rank < b.rank : a.block < b.block;
-    });
+    std::sort(members.begin(), members.end(),
+              [](const Member& a, const Member& b) { return a.rank != b.rank ? a.rank < b.rank : a.block < b.block; });
     ClusterRun c;
     c.id = entry.first;
     c.linear = linear;
@@ -150,10 +149,10 @@ ClusterSchedule cluster_schedule(const std::vector<BlockTrace>& trace, const Lau
 
 std::string cluster_line(const ClusterRun& c, bool simulated) {
   std::string blocks;
-  const bool consecutive =
-      !c.blocks.empty() && std::adjacent_find(c.blocks.begin(), c.blocks.end(), [](unsigned long long a, unsigned long long b) {
-        return b != a + 1;
-      }) == c.blocks.end();
+  const bool consecutive = !c.blocks.empty() && std::adjacent_find(c.blocks.begin(), c.blocks.end(),
+                                                                   [](unsigned long long a, unsigned long long b) {
+                                                                     return b != a + 1;
+                                                                   }) == c.blocks.end();
   if (c.blocks.size() == 1) blocks = "block " + std::to_string(c.blocks.front());
   else if (consecutive) blocks = "blocks " + std::to_string(c.blocks.front()) + "-" + std::to_string(c.blocks.back());
   else
@@ -165,8 +164,8 @@ std::string cluster_line(const ClusterRun& c, bool simulated) {
   std::string line = "cluster " + dim_text(c.id) + ": " + blocks + " ran on " + (simulated ? "worker " : "SM ") + units;
   if (c.blocks.size() > 1)
     line += c.co_scheduled ? ", together for " + time_text(static_cast<double>(c.first_end_ns - c.last_start_ns))
-                           : ", NOT at one moment (" + time_text(static_cast<double>(c.last_start_ns - c.first_end_ns)) +
-                                 " apart)";
+                           : ", NOT at one moment (" +
+                                 time_text(static_cast<double>(c.last_start_ns - c.first_end_ns)) + " apart)";
   return line;
 }
 

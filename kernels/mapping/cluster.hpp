@@ -43,10 +43,10 @@ std::vector<unsigned long long> cluster_blocks(unsigned long long linear, Dim3 g
 
 // One cluster of a traced launch.
 struct ClusterRun {
-  Dim3 id;                                   // as recorded (the model's where nothing was recorded)
-  unsigned long long linear = 0;             // linear_cluster_id
-  std::vector<unsigned long long> blocks;    // linear block ids, in rank order
-  std::vector<unsigned> units;               // the SM (or worker) of each, same order
+  Dim3 id;                                              // as recorded (the model's where nothing was recorded)
+  unsigned long long linear = 0;                        // linear_cluster_id
+  std::vector<unsigned long long> blocks;               // linear block ids, in rank order
+  std::vector<unsigned> units;                          // the SM (or worker) of each, same order
   std::uint64_t first_start_ns = 0, last_start_ns = 0;  // over its blocks
   std::uint64_t first_end_ns = 0, last_end_ns = 0;
   // Every block of the cluster was running at one moment: the latest start is before the
@@ -64,7 +64,7 @@ struct ClusterSchedule {
   // the first of them in words.
   unsigned long long mismatches = 0;
   std::string first_mismatch;
-  std::vector<ClusterRun> clusters;  // ordered by linear cluster id; only clusters with blocks in the trace
+  std::vector<ClusterRun> clusters;     // ordered by linear cluster id; only clusters with blocks in the trace
   unsigned long long co_scheduled = 0;  // clusters whose blocks all ran at one moment
   // SMs joined by having held blocks of one cluster (see the header): sorted, each sorted.
   std::vector<std::vector<unsigned>> sm_groups;

@@ -23,8 +23,7 @@ std::vector<AxisClass> axis_classes(ull grid_extent, ull block_extent, ull data_
   std::vector<AxisClass> out;
   if (block_extent == 0) return out;
   const ull full = std::min(grid_extent, data_extent / block_extent);
-  const ull partial =
-      (data_extent % block_extent != 0 && data_extent / block_extent < grid_extent) ? 1 : 0;
+  const ull partial = (data_extent % block_extent != 0 && data_extent / block_extent < grid_extent) ? 1 : 0;
   const ull empty = grid_extent - full - partial;
   if (full) out.push_back({0, full});
   if (partial) out.push_back({static_cast<unsigned>(data_extent / block_extent), 1});
@@ -48,12 +47,9 @@ BlockCounts count_block(ull T, Works&& works) {
       if (works(l)) ++working;
     k.working += working;
     if (lanes < kWarpSize) ++k.short_warps;
-    if (working == 0)
-      ++k.idle_warps;
-    else if (working < lanes)
-      ++k.edge_warps;
-    else if (lanes == kWarpSize)
-      ++k.full_warps;
+    if (working == 0) ++k.idle_warps;
+    else if (working < lanes) ++k.edge_warps;
+    else if (lanes == kWarpSize) ++k.full_warps;
   }
   return k;
 }
@@ -64,12 +60,9 @@ void add(LaunchStats& s, const BlockCounts& k, ull n) {
   s.short_warps += n * k.short_warps;
   s.edge_warps += n * k.edge_warps;
   s.idle_warps += n * k.idle_warps;
-  if (k.working == s.threads_per_block)
-    s.full_blocks += n;
-  else if (k.working == 0)
-    s.empty_blocks += n;
-  else
-    s.partial_blocks += n;
+  if (k.working == s.threads_per_block) s.full_blocks += n;
+  else if (k.working == 0) s.empty_blocks += n;
+  else s.partial_blocks += n;
 }
 
 BlockCounts uniform_block(ull T, bool working) {
@@ -122,8 +115,8 @@ void tile_level_stats(LaunchStats& s, const IndexScheme& sc, const LaunchConfig&
   }
   for (const AxisClass& cx : axis_classes(c.grid.x, sc.tile_w, w))
     for (const AxisClass& cy : axis_classes(c.grid.y, sc.tile_h, h)) {
-      const bool meets = static_cast<ull>(cx.representative) * sc.tile_w < w &&
-                         static_cast<ull>(cy.representative) * sc.tile_h < h;
+      const bool meets =
+          static_cast<ull>(cx.representative) * sc.tile_w < w && static_cast<ull>(cy.representative) * sc.tile_h < h;
       add(s, uniform_block(T, meets), cx.count * cy.count * c.grid.z);
     }
 }
@@ -159,8 +152,7 @@ void recorded_stats(LaunchStats& s, const LaunchConfig& c, const OwnerMap& owner
 }  // namespace
 
 LaunchStats compute_stats(const IndexScheme& scheme, const LaunchConfig& c, ll width, ll height,
-                          const KernelAttributes& kernel, const DeviceLimits& device,
-                          const OwnerMap* owners) {
+                          const KernelAttributes& kernel, const DeviceLimits& device, const OwnerMap* owners) {
   LaunchStats s;
   s.scheme = scheme;
   s.grid = c.grid;
@@ -168,8 +160,7 @@ LaunchStats compute_stats(const IndexScheme& scheme, const LaunchConfig& c, ll w
   s.width = width;
   s.height = height;
   s.scheme_check = check_scheme(scheme, c, width, height);
-  s.data_elements =
-      width > 0 && height > 0 ? static_cast<ull>(width) * static_cast<ull>(height) : 0;
+  s.data_elements = width > 0 && height > 0 ? static_cast<ull>(width) * static_cast<ull>(height) : 0;
   s.blocks = c.grid.volume();
   s.threads_per_block = c.block.volume();
   s.threads_launched = s.blocks * s.threads_per_block;
@@ -193,28 +184,23 @@ LaunchStats compute_stats(const IndexScheme& scheme, const LaunchConfig& c, ll w
     for (const AxisClass& cx : axis_classes(c.grid.x, per_block_x, data_x))
       for (const AxisClass& cy : axis_classes(c.grid.y, per_block_y, data_y)) {
         const Dim3 b{cx.representative, cy.representative, 0};
-        add(s, count_block(T, [&](ull l) {
-              auto t = describe_thread(scheme, c, width, height, b, thread_from_linear(l, c.block));
-              return t && t->in_range;
-            }),
+        add(s,
+            count_block(T,
+                        [&](ull l) {
+                          auto t = describe_thread(scheme, c, width, height, b, thread_from_linear(l, c.block));
+                          return t && t->in_range;
+                        }),
             cx.count * cy.count * c.grid.z);
       }
   };
   switch (scheme.kind) {
-    case Kind::Flat:
-      flat_stats(s, scheme, c, width, height);
-      break;
-    case Kind::Grid2D:
-      classes2d(w, h, c.block.x, c.block.y);
-      break;
-    case Kind::Grid2DTransposed:
-      classes2d(h, w, c.block.x, c.block.y);
-      break;
+    case Kind::Flat: flat_stats(s, scheme, c, width, height); break;
+    case Kind::Grid2D: classes2d(w, h, c.block.x, c.block.y); break;
+    case Kind::Grid2DTransposed: classes2d(h, w, c.block.x, c.block.y); break;
     case Kind::Tiled:
       if (scheme.thread_w > 0 && scheme.thread_h > 0 && scheme.tile_w > 0 && scheme.tile_h > 0)
         classes2d(w, h, scheme.tile_w, scheme.tile_h);
-      else if (scheme.tile_w > 0 && scheme.tile_h > 0)
-        tile_level_stats(s, scheme, c, w, h);
+      else if (scheme.tile_w > 0 && scheme.tile_h > 0) tile_level_stats(s, scheme, c, w, h);
       break;
     case Kind::Recorded:
       if (owners) recorded_stats(s, c, *owners);
@@ -222,10 +208,8 @@ LaunchStats compute_stats(const IndexScheme& scheme, const LaunchConfig& c, ll w
       break;
   }
   s.idle_threads = s.threads_launched - std::min(s.threads_working, s.threads_launched);
-  s.idle_percent =
-      100.0 * static_cast<double>(s.idle_threads) / static_cast<double>(s.threads_launched);
-  s.missing_lanes =
-      s.threads_in_short_warp ? s.short_warps * (kWarpSize - s.threads_in_short_warp) : 0;
+  s.idle_percent = 100.0 * static_cast<double>(s.idle_threads) / static_cast<double>(s.threads_launched);
+  s.missing_lanes = s.threads_in_short_warp ? s.short_warps * (kWarpSize - s.threads_in_short_warp) : 0;
   return s;
 }
 

@@ -31,8 +31,8 @@ struct LaunchStats {
   unsigned long long threads_per_block = 0;  // blockDim.x*y*z
   unsigned long long threads_launched = 0;   // blocks * threads_per_block
   unsigned long long threads_working = 0;    // threads whose index falls inside the data
-  unsigned long long idle_threads = 0;  // launched - working; all sit in edge (or empty) blocks
-  double idle_percent = 0;              // idle / launched * 100
+  unsigned long long idle_threads = 0;       // launched - working; all sit in edge (or empty) blocks
+  double idle_percent = 0;                   // idle / launched * 100
 
   unsigned long long full_blocks = 0;     // every thread works
   unsigned long long partial_blocks = 0;  // some threads work, some idle (edge blocks)
@@ -68,8 +68,7 @@ struct LaunchStats {
 };
 
 // `owners`: the recorded owners, for IndexScheme::Recorded (nullptr otherwise).
-LaunchStats compute_stats(const IndexScheme& scheme, const LaunchConfig& config, long long width,
-                          long long height, const KernelAttributes& kernel,
-                          const DeviceLimits& device, const OwnerMap* owners = nullptr);
+LaunchStats compute_stats(const IndexScheme& scheme, const LaunchConfig& config, long long width, long long height,
+                          const KernelAttributes& kernel, const DeviceLimits& device, const OwnerMap* owners = nullptr);
 
 }  // namespace bs::mapping

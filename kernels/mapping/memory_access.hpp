@@ -41,14 +41,13 @@ unsigned sectors_touched(const std::vector<long long>& lane_address, unsigned el
 // The fewest sectors that could hold the distinct bytes the lanes touch.
 unsigned ideal_sectors(const std::vector<long long>& lane_address, unsigned element_bytes);
 // Fills active_lanes, sectors, ideal_sectors and sector_ids from lane_address.
-WarpAccess make_warp_access(std::string label, std::string buffer, bool is_write,
-                            unsigned element_bytes, std::vector<long long> lane_address);
+WarpAccess make_warp_access(std::string label, std::string buffer, bool is_write, unsigned element_bytes,
+                            std::vector<long long> lane_address);
 
 // The lanes of warp `warp` of block `block`: 32 entries, each the thread (or nullopt where the
 // block has no such lane).
-std::vector<std::optional<ThreadCoord>> warp_lanes(const IndexScheme& scheme,
-                                                   const LaunchConfig& config, long long width,
-                                                   long long height, Dim3 block, unsigned warp);
+std::vector<std::optional<ThreadCoord>> warp_lanes(const IndexScheme& scheme, const LaunchConfig& config,
+                                                   long long width, long long height, Dim3 block, unsigned warp);
 
 // The chunk each lane of a warp reaches at pass `pass`, slot `slot` of a flat scheme: the first
 // element index and the element count (clipped to the body) per lane; count 0 where a lane has
@@ -58,8 +57,7 @@ struct LaneChunk {
   long long first = 0;
   long long count = 0;
 };
-std::vector<LaneChunk> flat_lane_chunks(const IndexScheme& scheme, const LaunchConfig& config,
-                                        long long width, long long height, Dim3 block,
-                                        unsigned warp, long long pass, unsigned slot);
+std::vector<LaneChunk> flat_lane_chunks(const IndexScheme& scheme, const LaunchConfig& config, long long width,
+                                        long long height, Dim3 block, unsigned warp, long long pass, unsigned slot);
 
 }  // namespace bs::mapping

@@ -72,7 +72,7 @@ struct Waves {
   double waves = 0;                   // blocks / slots (0 when slots == 0)
   unsigned long long full_waves = 0;  // floor(blocks / slots)
   unsigned long long wave_count = 0;  // ceil(blocks / slots): rounds the GPU actually runs
-  double last_wave_fill = 0;  // share of slots busy in the last round, (0, 1]; 0 with no blocks
+  double last_wave_fill = 0;          // share of slots busy in the last round, (0, 1]; 0 with no blocks
 };
 
 Waves compute_waves(unsigned long long blocks, unsigned sm_count, unsigned active_blocks_per_sm);

@@ -84,17 +84,15 @@ ScheduleSummary summarize(const std::vector<BlockTrace>& trace, unsigned units) 
     busy_sum += static_cast<double>(u.busy_ns);
     busy_max = std::max(busy_max, static_cast<double>(u.busy_ns));
     if (u.peak_concurrent)
-      s.waves_observed =
-          std::max(s.waves_observed, static_cast<double>(u.blocks) / u.peak_concurrent);
+      s.waves_observed = std::max(s.waves_observed, static_cast<double>(u.blocks) / u.peak_concurrent);
   }
   s.mean_busy_ns = busy_sum / s.units;
   s.imbalance = s.mean_busy_ns > 0 ? busy_max / s.mean_busy_ns : 0;
   return s;
 }
 
-std::string schedule_to_json(const std::vector<BlockTrace>& trace, bool simulated,
-                             const LaunchConfig& config, std::string_view kernel,
-                             std::string_view device) {
+std::string schedule_to_json(const std::vector<BlockTrace>& trace, bool simulated, const LaunchConfig& config,
+                             std::string_view kernel, std::string_view device) {
   JsonWriter j;
   j.begin_object();
   j.field("kernel", kernel).field("device", device).field("simulated", simulated);

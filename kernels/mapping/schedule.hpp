@@ -19,9 +19,9 @@ namespace bs::mapping {
 struct UnitSchedule {
   unsigned unit = 0;
   unsigned long long blocks = 0;
-  std::uint64_t busy_ns = 0;     // time at least one block was running here (union of intervals)
-  std::uint64_t block_ns = 0;    // sum of the blocks' durations (> busy_ns when blocks overlap)
-  unsigned peak_concurrent = 0;  // most blocks running here at the same moment
+  std::uint64_t busy_ns = 0;         // time at least one block was running here (union of intervals)
+  std::uint64_t block_ns = 0;        // sum of the blocks' durations (> busy_ns when blocks overlap)
+  unsigned peak_concurrent = 0;      // most blocks running here at the same moment
   std::uint64_t first_start_ns = 0;  // 0 for a unit that ran nothing
   std::uint64_t last_end_ns = 0;
 };
@@ -31,11 +31,11 @@ struct ScheduleSummary {
   bool unit_out_of_range = false;  // some block named a unit >= the units asked for
   unsigned units_used = 0;         // units that ran at least one block
   unsigned long long blocks = 0;
-  std::uint64_t start_ns = 0, end_ns = 0;  // earliest start, latest end
-  std::uint64_t makespan_ns = 0;           // end_ns - start_ns
-  std::vector<UnitSchedule> per_unit;      // index = unit
+  std::uint64_t start_ns = 0, end_ns = 0;                               // earliest start, latest end
+  std::uint64_t makespan_ns = 0;                                        // end_ns - start_ns
+  std::vector<UnitSchedule> per_unit;                                   // index = unit
   unsigned long long min_blocks_per_unit = 0, max_blocks_per_unit = 0;  // over all units
-  double mean_busy_ns = 0;  // over all units, idle ones included
+  double mean_busy_ns = 0;                                              // over all units, idle ones included
   // max busy / mean busy over all units: 1 means every unit was busy equally long; 2 means the
   // busiest unit worked twice the average (others idled while it finished: a tail effect).
   double imbalance = 0;
@@ -53,9 +53,8 @@ ScheduleSummary summarize(const std::vector<BlockTrace>& trace, unsigned units);
 // `sm` is the SM id on the GPU and the worker index when simulated (then "simulated": true).
 // Blocks that read their cluster on the GPU (sm_90+) also carry "clusterid":[x,y,z],
 // "cluster_ctarank", "nclusterid":[x,y,z], "cluster_nctarank" and "is_explicit_cluster".
-std::string schedule_to_json(const std::vector<BlockTrace>& trace, bool simulated,
-                             const LaunchConfig& config, std::string_view kernel = {},
-                             std::string_view device = {});
+std::string schedule_to_json(const std::vector<BlockTrace>& trace, bool simulated, const LaunchConfig& config,
+                             std::string_view kernel = {}, std::string_view device = {});
 
 // The unit that ran each block, indexed by linear block id (for the "by SM" colour mode);
 // kNoUnit for blocks the trace does not mention.

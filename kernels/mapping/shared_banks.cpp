@@ -49,12 +49,8 @@ void SharedTotals::add(const SharedRequest& r) {
   if (b.active_lanes == 0) return;
   switch (r.op) {
     case SharedOp::Load:
-    case SharedOp::LdMatrix:
-      ld_requests += 1, ld_wavefronts += b.wavefronts, ld_ideal += b.ideal_wavefronts;
-      break;
-    case SharedOp::Store:
-      st_requests += 1, st_wavefronts += b.wavefronts, st_ideal += b.ideal_wavefronts;
-      break;
+    case SharedOp::LdMatrix: ld_requests += 1, ld_wavefronts += b.wavefronts, ld_ideal += b.ideal_wavefronts; break;
+    case SharedOp::Store: st_requests += 1, st_wavefronts += b.wavefronts, st_ideal += b.ideal_wavefronts; break;
     case SharedOp::AsyncCopy:
       async_requests += 1, async_wavefronts += b.wavefronts, async_ideal += b.ideal_wavefronts;
       break;
@@ -62,8 +58,8 @@ void SharedTotals::add(const SharedRequest& r) {
 }
 
 void SharedTotals::scale(double f) {
-  for (double* v : {&ld_requests, &ld_wavefronts, &ld_ideal, &st_requests, &st_wavefronts, &st_ideal,
-                    &async_requests, &async_wavefronts, &async_ideal})
+  for (double* v : {&ld_requests, &ld_wavefronts, &ld_ideal, &st_requests, &st_wavefronts, &st_ideal, &async_requests,
+                    &async_wavefronts, &async_ideal})
     *v *= f;
 }
 

@@ -31,9 +31,7 @@ namespace bs::mapping {
 inline constexpr unsigned kBanks = 32;
 inline constexpr unsigned kBankBytes = 4;
 
-inline unsigned bank_of(long long byte_offset) {
-  return static_cast<unsigned>((byte_offset / kBankBytes) % kBanks);
-}
+inline unsigned bank_of(long long byte_offset) { return static_cast<unsigned>((byte_offset / kBankBytes) % kBanks); }
 
 // One cell of the banks x wavefronts grid: the word the bank delivers in that wavefront and the
 // lanes that receive (or write) it; word < 0 where the bank is idle.
@@ -43,12 +41,12 @@ struct BankCell {
 };
 
 struct BankRequest {
-  unsigned phases = 1;           // 1 (<= 4 bytes a lane), 2 (8), 4 (16)
+  unsigned phases = 1;  // 1 (<= 4 bytes a lane), 2 (8), 4 (16)
   unsigned lanes_per_phase = 32;
   unsigned active_lanes = 0;
   unsigned wavefronts = 0;
   unsigned ideal_wavefronts = 0;
-  std::vector<unsigned> phase_of_row;            // the phase each wavefront belongs to
+  std::vector<unsigned> phase_of_row;              // the phase each wavefront belongs to
   std::vector<std::array<BankCell, kBanks>> rows;  // rows[w][bank]
   unsigned conflicts() const { return wavefronts - ideal_wavefronts; }
   double ways() const { return ideal_wavefronts ? static_cast<double>(wavefronts) / ideal_wavefronts : 0.0; }

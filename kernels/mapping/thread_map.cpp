@@ -83,8 +83,8 @@ void append_flat_spans(std::vector<RowSpan>& out, ll begin, ll end, ll w) {
 ElementRect tiled_patch(const IndexScheme& s, Dim3 b, ull t) {
   const ll per_row = std::max<ll>(1, s.tile_w / std::max(1u, s.thread_w));
   return ElementRect{static_cast<ll>(b.x) * s.tile_w + static_cast<ll>(t % per_row) * s.thread_w,
-                     static_cast<ll>(b.y) * s.tile_h + static_cast<ll>(t / per_row) * s.thread_h,
-                     s.thread_w, s.thread_h};
+                     static_cast<ll>(b.y) * s.tile_h + static_cast<ll>(t / per_row) * s.thread_h, s.thread_w,
+                     s.thread_h};
 }
 
 ElementRect clip(ElementRect r, ll w, ll h) {
@@ -105,8 +105,7 @@ bool block_partial(const IndexScheme& s, const LaunchConfig& c, ll w, ll h, Dim3
       const Flat f(s, c, w, h);
       return !f.owns_something(b.x, f.T - 1);  // the block's last thread takes its last chunk
     }
-    case Kind::Grid2D:
-      return (static_cast<ll>(b.x) + 1) * c.block.x > w || (static_cast<ll>(b.y) + 1) * c.block.y > h;
+    case Kind::Grid2D: return (static_cast<ll>(b.x) + 1) * c.block.x > w || (static_cast<ll>(b.y) + 1) * c.block.y > h;
     case Kind::Grid2DTransposed:
       return (static_cast<ll>(b.x) + 1) * c.block.x > h || (static_cast<ll>(b.y) + 1) * c.block.y > w;
     case Kind::Tiled: {
@@ -119,8 +118,7 @@ bool block_partial(const IndexScheme& s, const LaunchConfig& c, ll w, ll h, Dim3
       return static_cast<ll>(b.x) * s.tile_w + (std::min(T, per_row) - 1) * s.thread_w >= w ||
              static_cast<ll>(b.y) * s.tile_h + (rows - 1) * s.thread_h >= h;
     }
-    case Kind::Recorded:
-      return false;
+    case Kind::Recorded: return false;
   }
   return true;
 }
@@ -129,23 +127,20 @@ bool block_partial(const IndexScheme& s, const LaunchConfig& c, ll w, ll h, Dim3
 
 Status check_scheme(const IndexScheme& s, const LaunchConfig& c, ll width, ll height) {
   if (width <= 0 || height <= 0)
-    return Status::failure(
-        "the data is empty (" + std::to_string(width) + " x " + std::to_string(height) + ")",
-        "load an image or choose a size", "check_scheme");
+    return Status::failure("the data is empty (" + std::to_string(width) + " x " + std::to_string(height) + ")",
+                           "load an image or choose a size", "check_scheme");
   if (!valid_shape(c))
-    return Status::failure("gridDim " + to_string(c.grid) + " or blockDim " + to_string(c.block) +
-                               " has a zero dimension",
-                           "every dimension must be at least 1", "check_scheme");
+    return Status::failure(
+        "gridDim " + to_string(c.grid) + " or blockDim " + to_string(c.block) + " has a zero dimension",
+        "every dimension must be at least 1", "check_scheme");
   if (s.kind == Kind::Flat && (c.grid.y > 1 || c.grid.z > 1))
-    return Status::failure("a flat kernel ignores blockIdx.y and z, so gridDim " +
-                               to_string(c.grid) + " repeats the same indices " +
-                               std::to_string(static_cast<ull>(c.grid.y) * c.grid.z) + " times",
+    return Status::failure("a flat kernel ignores blockIdx.y and z, so gridDim " + to_string(c.grid) +
+                               " repeats the same indices " + std::to_string(static_cast<ull>(c.grid.y) * c.grid.z) +
+                               " times",
                            "use gridDim (n / T, 1, 1)", "check_scheme");
-  if ((s.kind == Kind::Grid2D || s.kind == Kind::Grid2DTransposed) &&
-      (c.block.z > 1 || c.grid.z > 1))
-    return Status::failure("a 2D kernel ignores z, so blockDim.z = " + std::to_string(c.block.z) +
-                               " and gridDim.z = " + std::to_string(c.grid.z) +
-                               " make threads compute the same element again",
+  if ((s.kind == Kind::Grid2D || s.kind == Kind::Grid2DTransposed) && (c.block.z > 1 || c.grid.z > 1))
+    return Status::failure("a 2D kernel ignores z, so blockDim.z = " + std::to_string(c.block.z) + " and gridDim.z = " +
+                               std::to_string(c.grid.z) + " make threads compute the same element again",
                            "use blockDim.z = 1 and gridDim.z = 1", "check_scheme");
   return Status::success();
 }
@@ -161,12 +156,10 @@ Dim3 thread_from_linear(ull linear, Dim3 d) {
               static_cast<unsigned>(linear / plane)};
 }
 
-unsigned warps_per_block(const LaunchConfig& c) {
-  return static_cast<unsigned>(ceil_div(c.block.volume(), kWarpSize));
-}
+unsigned warps_per_block(const LaunchConfig& c) { return static_cast<unsigned>(ceil_div(c.block.volume(), kWarpSize)); }
 
-std::optional<ThreadCoord> describe_thread(const IndexScheme& s, const LaunchConfig& c, ll w,
-                                           ll h, Dim3 block, Dim3 thread) {
+std::optional<ThreadCoord> describe_thread(const IndexScheme& s, const LaunchConfig& c, ll w, ll h, Dim3 block,
+                                           Dim3 thread) {
   if (!valid_shape(c) || !inside(block, c.grid) || !inside(thread, c.block)) return std::nullopt;
   ThreadCoord t;
   t.block = block;
@@ -219,8 +212,7 @@ std::optional<ThreadCoord> describe_thread(const IndexScheme& s, const LaunchCon
       const ElementRect r = patches_closed_form(s)
                                 ? clip(tiled_patch(s, block, t.linear_thread_in_block), w, h)
                                 : clip(ElementRect{static_cast<ll>(block.x) * s.tile_w,
-                                                   static_cast<ll>(block.y) * s.tile_h, s.tile_w,
-                                                   s.tile_h},
+                                                   static_cast<ll>(block.y) * s.tile_h, s.tile_w, s.tile_h},
                                        w, h);
       t.in_range = r.w > 0;
       if (t.in_range && patches_closed_form(s)) {
@@ -230,17 +222,15 @@ std::optional<ThreadCoord> describe_thread(const IndexScheme& s, const LaunchCon
       }
       return t;
     }
-    case Kind::Recorded:
-      return t;
+    case Kind::Recorded: return t;
   }
   return t;
 }
 
-std::vector<ElementRect> thread_elements(const IndexScheme& s, const LaunchConfig& c, ll w, ll h,
-                                         Dim3 block, Dim3 thread, std::size_t max_rects) {
+std::vector<ElementRect> thread_elements(const IndexScheme& s, const LaunchConfig& c, ll w, ll h, Dim3 block,
+                                         Dim3 thread, std::size_t max_rects) {
   std::vector<ElementRect> out;
-  if (!valid_shape(c) || !inside(block, c.grid) || !inside(thread, c.block) || w <= 0 || h <= 0)
-    return out;
+  if (!valid_shape(c) || !inside(block, c.grid) || !inside(thread, c.block) || w <= 0 || h <= 0) return out;
   switch (s.kind) {
     case Kind::Flat: {
       const Flat f(s, c, w, h);
@@ -271,14 +261,13 @@ std::vector<ElementRect> thread_elements(const IndexScheme& s, const LaunchConfi
       if (r.w > 0) out.push_back(r);
       return out;
     }
-    case Kind::Recorded:
-      return out;
+    case Kind::Recorded: return out;
   }
   return out;
 }
 
-std::optional<ElementOwner> owner_of(const IndexScheme& s, const LaunchConfig& c, ll w, ll h,
-                                     ll x, ll y, bool with_owned) {
+std::optional<ElementOwner> owner_of(const IndexScheme& s, const LaunchConfig& c, ll w, ll h, ll x, ll y,
+                                     bool with_owned) {
   if (!valid_shape(c) || x < 0 || y < 0 || x >= w || y >= h) return std::nullopt;
   ElementOwner o;
   Dim3 block, thread;
@@ -327,8 +316,7 @@ std::optional<ElementOwner> owner_of(const IndexScheme& s, const LaunchConfig& c
       thread = thread_from_linear(static_cast<ull>(t), c.block);
       break;
     }
-    case Kind::Recorded:
-      return std::nullopt;
+    case Kind::Recorded: return std::nullopt;
   }
   auto t = describe_thread(s, c, w, h, block, thread);
   if (!t) return std::nullopt;
@@ -337,15 +325,13 @@ std::optional<ElementOwner> owner_of(const IndexScheme& s, const LaunchConfig& c
   return o;
 }
 
-std::optional<ThreadCoord> thread_for_pixel(const IndexScheme& s, const LaunchConfig& c, ll w,
-                                            ll h, ll x, ll y) {
+std::optional<ThreadCoord> thread_for_pixel(const IndexScheme& s, const LaunchConfig& c, ll w, ll h, ll x, ll y) {
   auto o = owner_of(s, c, w, h, x, y, false);
   if (!o) return std::nullopt;
   return o->thread;
 }
 
-std::vector<RowSpan> block_footprint(const IndexScheme& s, const LaunchConfig& c, ll w, ll h,
-                                     Dim3 b) {
+std::vector<RowSpan> block_footprint(const IndexScheme& s, const LaunchConfig& c, ll w, ll h, Dim3 b) {
   std::vector<RowSpan> out;
   if (!valid_shape(c) || !inside(b, c.grid) || w <= 0 || h <= 0) return out;
   auto rect = [&](ll x0, ll x1, ll y0, ll y1) {
@@ -374,14 +360,12 @@ std::vector<RowSpan> block_footprint(const IndexScheme& s, const LaunchConfig& c
         append_flat_spans(runs, f.chunk_elements(c0).first, f.chunk_elements(c1 - 1).second, w);
       }
       scalar_spans(f.tail, f.n - f.tail);
-      std::sort(runs.begin(), runs.end(), [](const RowSpan& a, const RowSpan& c2) {
-        return a.y != c2.y ? a.y < c2.y : a.x_begin < c2.x_begin;
-      });
+      std::sort(runs.begin(), runs.end(),
+                [](const RowSpan& a, const RowSpan& c2) { return a.y != c2.y ? a.y < c2.y : a.x_begin < c2.x_begin; });
       for (const RowSpan& r : runs) {  // merge touching runs of a row
         if (!out.empty() && out.back().y == r.y && out.back().x_end >= r.x_begin)
           out.back().x_end = std::max(out.back().x_end, r.x_end);
-        else
-          out.push_back(r);
+        else out.push_back(r);
       }
       return out;
     }
@@ -400,30 +384,25 @@ std::vector<RowSpan> block_footprint(const IndexScheme& s, const LaunchConfig& c
       rect(x0, x0 + s.tile_w, y0, y0 + s.tile_h);
       return out;
     }
-    case Kind::Recorded:
-      return out;
+    case Kind::Recorded: return out;
   }
   return out;
 }
 
-std::vector<RowSpan> warp_footprint(const IndexScheme& s, const LaunchConfig& c, ll w, ll h,
-                                    Dim3 b, unsigned warp) {
+std::vector<RowSpan> warp_footprint(const IndexScheme& s, const LaunchConfig& c, ll w, ll h, Dim3 b, unsigned warp) {
   std::vector<RowSpan> out;
   if (!valid_shape(c) || !inside(b, c.grid)) return out;
   const ull T = c.block.volume();
   std::vector<RowSpan> runs;
-  for (ull l = static_cast<ull>(warp) * kWarpSize;
-       l < T && l < (static_cast<ull>(warp) + 1) * kWarpSize; ++l)
+  for (ull l = static_cast<ull>(warp) * kWarpSize; l < T && l < (static_cast<ull>(warp) + 1) * kWarpSize; ++l)
     for (const ElementRect& r : thread_elements(s, c, w, h, b, thread_from_linear(l, c.block)))
       for (ll y = r.y; y < r.y + r.h; ++y) runs.push_back(RowSpan{y, r.x, r.x + r.w});
-  std::sort(runs.begin(), runs.end(), [](const RowSpan& a, const RowSpan& c2) {
-    return a.y != c2.y ? a.y < c2.y : a.x_begin < c2.x_begin;
-  });
+  std::sort(runs.begin(), runs.end(),
+            [](const RowSpan& a, const RowSpan& c2) { return a.y != c2.y ? a.y < c2.y : a.x_begin < c2.x_begin; });
   for (const RowSpan& r : runs) {
     if (!out.empty() && out.back().y == r.y && out.back().x_end >= r.x_begin)
       out.back().x_end = std::max(out.back().x_end, r.x_end);
-    else
-      out.push_back(r);
+    else out.push_back(r);
   }
   return out;
 }

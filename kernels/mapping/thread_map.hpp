@@ -68,13 +68,13 @@ struct ElementRect {
 // Who stores an element of a launch's data, and what else that thread stores: what the hover
 // readouts, the inspectors and the "one thread's elements" highlight show (Lab::owner).
 struct ElementOwner {
-  ThreadCoord thread;          // blockIdx, threadIdx, warp and lane, linear ids
-  long long pass = 0;          // grid-stride loops: the pass of the loop that reaches it
-  unsigned slot = 0;           // which of the thread's per-thread chunks (IndexScheme::per_thread)
-  unsigned vector_lane = 0;    // its place in a vector access (0..vector-1)
-  bool scalar_edge = false;    // a vectorized kernel's scalar head or tail
+  ThreadCoord thread;             // blockIdx, threadIdx, warp and lane, linear ids
+  long long pass = 0;             // grid-stride loops: the pass of the loop that reaches it
+  unsigned slot = 0;              // which of the thread's per-thread chunks (IndexScheme::per_thread)
+  unsigned vector_lane = 0;       // its place in a vector access (0..vector-1)
+  bool scalar_edge = false;       // a vectorized kernel's scalar head or tail
   std::vector<ElementRect> owns;  // every element the thread stores, clipped to the data
-  ElementRect warp_tile;       // the warp's tile where a kernel has one (w == 0 elsewhere)
+  ElementRect warp_tile;          // the warp's tile where a kernel has one (w == 0 elsewhere)
 };
 
 // A run of elements [x_begin, x_end) on row y.
@@ -88,8 +88,7 @@ struct RowSpan {
 // Says when a config does something the scheme's kernel would not expect (duplicated work from
 // blockDim.z > 1 in 2D, from gridDim.y/z > 1 in a flat scheme), or when dimensions are empty.
 // The functions below still answer for such configs, reporting exactly what the kernel would do.
-Status check_scheme(const IndexScheme& scheme, const LaunchConfig& config, long long width,
-                    long long height);
+Status check_scheme(const IndexScheme& scheme, const LaunchConfig& config, long long width, long long height);
 
 // Linear block id (x fastest) and back; the trace and the schedule index blocks this way.
 unsigned long long linear_block_id(Dim3 block, Dim3 grid);
@@ -99,40 +98,35 @@ Dim3 thread_from_linear(unsigned long long linear, Dim3 block_dim);
 // Thread `thread` of block `block`; nullopt when either lies outside the launch. For Tiled
 // schemes without a closed-form patch (thread_w == 0) in_range says whether the block's tile
 // meets the data.
-std::optional<ThreadCoord> describe_thread(const IndexScheme& scheme, const LaunchConfig& config,
-                                           long long width, long long height, Dim3 block,
-                                           Dim3 thread);
+std::optional<ThreadCoord> describe_thread(const IndexScheme& scheme, const LaunchConfig& config, long long width,
+                                           long long height, Dim3 block, Dim3 thread);
 
 // Every element thread `thread` of block `block` stores, as row runs (h == 1) or rectangles,
 // clipped to the data, in the order the thread stores them (pass, then slot). At most
 // `max_rects` are returned (grid-stride loops over huge data); empty for an idle thread.
-std::vector<ElementRect> thread_elements(const IndexScheme& scheme, const LaunchConfig& config,
-                                         long long width, long long height, Dim3 block,
-                                         Dim3 thread, std::size_t max_rects = 4096);
+std::vector<ElementRect> thread_elements(const IndexScheme& scheme, const LaunchConfig& config, long long width,
+                                         long long height, Dim3 block, Dim3 thread, std::size_t max_rects = 4096);
 
 // The thread that stores element (x, y), with its pass, slot and vector lane and (when
 // with_owned) everything else it stores. nullopt when the element is outside the data, the grid
 // does not reach it, or the scheme cannot say (Tiled without a patch, Recorded: ask the lab).
 // Where several threads store the same element (see check_scheme), the one with the smallest
 // blockIdx.y/z and threadIdx.z is returned.
-std::optional<ElementOwner> owner_of(const IndexScheme& scheme, const LaunchConfig& config,
-                                     long long width, long long height, long long x, long long y,
-                                     bool with_owned = true);
+std::optional<ElementOwner> owner_of(const IndexScheme& scheme, const LaunchConfig& config, long long width,
+                                     long long height, long long x, long long y, bool with_owned = true);
 // owner_of(...)->thread, without the owned list.
-std::optional<ThreadCoord> thread_for_pixel(const IndexScheme& scheme, const LaunchConfig& config,
-                                            long long width, long long height, long long x,
-                                            long long y);
+std::optional<ThreadCoord> thread_for_pixel(const IndexScheme& scheme, const LaunchConfig& config, long long width,
+                                            long long height, long long x, long long y);
 
 // The elements block `block` stores, as row runs sorted by (y, x_begin); empty for a block off
 // the data or outside the grid. For flat schemes a block's run of flattened indices wraps across
 // rows (a tail of one row, whole rows, the head of another); per pass of a grid-stride loop.
-std::vector<RowSpan> block_footprint(const IndexScheme& scheme, const LaunchConfig& config,
-                                     long long width, long long height, Dim3 block);
+std::vector<RowSpan> block_footprint(const IndexScheme& scheme, const LaunchConfig& config, long long width,
+                                     long long height, Dim3 block);
 
 // The elements warp `warp` of block `block` stores, as sorted row runs.
-std::vector<RowSpan> warp_footprint(const IndexScheme& scheme, const LaunchConfig& config,
-                                    long long width, long long height, Dim3 block,
-                                    unsigned warp);
+std::vector<RowSpan> warp_footprint(const IndexScheme& scheme, const LaunchConfig& config, long long width,
+                                    long long height, Dim3 block, unsigned warp);
 
 // Warps per block: ceil(threads per block / 32).
 unsigned warps_per_block(const LaunchConfig& config);

@@ -18,9 +18,7 @@ void CounterWorker::join_if_done() {
 }
 
 Status CounterWorker::start(Job job, const Fork& fork) {
-  if (busy())
-    return Status::failure("a profile is already running", "wait for it to finish",
-                           "CounterWorker::start");
+  if (busy()) return Status::failure("a profile is already running", "wait for it to finish", "CounterWorker::start");
   join_if_done();
   if (!copy_ || copy_key_ != job.key) {
     copy_.reset();  // one copy at a time: the old one's GPU memory goes first
@@ -104,8 +102,7 @@ CounterWorker::Progress CounterWorker::progress() const {
   std::lock_guard lock(mutex_);
   p.stage = stage_;
   p.kernel = kernel_;
-  if (p.busy)
-    p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  if (p.busy) p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   return p;
 }
 

@@ -40,10 +40,10 @@ class CounterWorker {
   // source line (the Source tab, through the sampler given with set_sampler).
   enum class What { Counters, Lines };
   struct Job {
-    std::string key;      // the problem the lab copy must hold: lab, backend, problem, settings
+    std::string key;  // the problem the lab copy must hold: lab, backend, problem, settings
     std::string kernel;
     KernelConfig config;
-    LaunchRecord model;   // the launch the model side describes (the one the window shows)
+    LaunchRecord model;  // the launch the model side describes (the one the window shows)
     What what = What::Counters;
   };
   using Fork = std::function<Result<std::unique_ptr<lab::Lab>>()>;

@@ -44,14 +44,13 @@ Status profile_refusal(const lab::Lab& lab, std::string_view kernel) {
   }
   const lab::KernelInfo* k = lab.find_kernel(kernel);
   if (!k)
-    return Status::failure("the " + std::string(lab.title()) + " lab has no kernel '" +
-                               std::string(kernel) + "' to profile",
-                           "pick one of the kernel list", "profile_launch");
-  if (k->group == KernelGroup::Ceiling)
     return Status::failure(
-        k->label + " is a cudaMemcpy, not a kernel: the range profiler measures kernels",
-        "profile one of the kernels; the copy is the ceiling they are measured against",
-        "profile_launch");
+        "the " + std::string(lab.title()) + " lab has no kernel '" + std::string(kernel) + "' to profile",
+        "pick one of the kernel list", "profile_launch");
+  if (k->group == KernelGroup::Ceiling)
+    return Status::failure(k->label + " is a cudaMemcpy, not a kernel: the range profiler measures kernels",
+                           "profile one of the kernels; the copy is the ceiling they are measured against",
+                           "profile_launch");
   // A user kernel launches in its runner process, which reads its counters with the same range
   // profiler (Lab::profile_counters_elsewhere): no refusal here.
   return Status::success();
@@ -61,7 +60,8 @@ CounterRequest counter_request(const counters::CounterSession& session, const co
   CounterRequest r;
   const auto& names = session.metric_names();
   auto any = [&](std::string_view part) {
-    return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string& n) { return n.find(part) != std::string::npos; });
   };
   r.stall_reasons = any("warps_issue_stalled");
   r.throughput = any("sm__throughput");
@@ -72,8 +72,8 @@ CounterRequest counter_request(const counters::CounterSession& session, const co
 }
 
 std::optional<Result<LaunchCounters>> profile_elsewhere(lab::Lab& lab, const std::string& kernel,
-                                                       const KernelConfig& config, const CounterRequest& request,
-                                                       const LaunchRecord* model_record) {
+                                                        const KernelConfig& config, const CounterRequest& request,
+                                                        const LaunchRecord* model_record) {
   auto elsewhere = lab.profile_counters_elsewhere(kernel, config, request);
   if (!elsewhere) return std::nullopt;
   if (!*elsewhere) return Result<LaunchCounters>(elsewhere->status());
@@ -82,10 +82,9 @@ std::optional<Result<LaunchCounters>> profile_elsewhere(lab::Lab& lab, const std
   return Result<LaunchCounters>(std::move(c));
 }
 
-Result<LaunchCounters> profile_launch(lab::Lab& lab, const std::string& kernel,
-                                      const KernelConfig& config, counters::CounterSession& session,
-                                      const LaunchRecord* model_record, std::atomic<int>* passes_done,
-                                      const counters::ProfileOptions& options) {
+Result<LaunchCounters> profile_launch(lab::Lab& lab, const std::string& kernel, const KernelConfig& config,
+                                      counters::CounterSession& session, const LaunchRecord* model_record,
+                                      std::atomic<int>* passes_done, const counters::ProfileOptions& options) {
   if (Status s = profile_refusal(lab, kernel); !s) return s;
   // A kernel launched in another process (a user kernel's runner): profiled there with the same
   // metrics and L2 handling as this session's, compared here with the same model.
@@ -114,10 +113,10 @@ Result<LaunchCounters> profile_launch(lab::Lab& lab, const std::string& kernel,
   if (!m) {
     Status s = m.status();
     const lab::KernelInfo* k = lab.find_kernel(kernel);
-    const bool ranges = s.call == "cuptiRangeProfilerDecodeData" ||
-                        s.call == "cuptiRangeProfilerGetCounterDataInfo";
+    const bool ranges = s.call == "cuptiRangeProfilerDecodeData" || s.call == "cuptiRangeProfilerGetCounterDataInfo";
     if (k && k->group == KernelGroup::Library && ranges) {
-      s.message = k->label + " ran more than one kernel for this problem (libraries split some "
+      s.message = k->label +
+                  " ran more than one kernel for this problem (libraries split some "
                   "problems, e.g. with a split-K reduction), and the counters measure one: " +
                   s.message;
       s.hint = "profile the library call with Nsight Compute to see each of its kernels";
@@ -161,8 +160,7 @@ LaunchCounters from_measurement(const counters::Measurement& m) {
   c.sm_throughput_pct = m.sm_throughput_pct;
   c.memory_throughput_pct = m.memory_throughput_pct;
   c.warp_cycles_per_issue = m.warp_cycles_per_issued_instruction;
-  for (const counters::StallReason& s : m.stalls)
-    c.stalls.push_back({s.reason, s.cycles_per_issue, s.share_pct});
+  for (const counters::StallReason& s : m.stalls) c.stalls.push_back({s.reason, s.cycles_per_issue, s.share_pct});
   c.passes = m.passes;
   c.profile_wall_ms = m.wall_ms;
   return c;
@@ -171,8 +169,7 @@ LaunchCounters from_measurement(const counters::Measurement& m) {
 // ---- 3. the model half -----------------------------------------------------------------------
 
 namespace {
-bool same_addresses(const std::vector<mapping::WarpAccess>& a,
-                    const std::vector<mapping::WarpAccess>& b) {
+bool same_addresses(const std::vector<mapping::WarpAccess>& a, const std::vector<mapping::WarpAccess>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
     if (a[i].lane_address != b[i].lane_address) return false;
@@ -180,8 +177,7 @@ bool same_addresses(const std::vector<mapping::WarpAccess>& a,
 }
 }  // namespace
 
-SectorModel model_sectors(const lab::Lab& lab, const LaunchRecord& r, unsigned max_blocks,
-                          int max_steps) {
+SectorModel model_sectors(const lab::Lab& lab, const LaunchRecord& r, unsigned max_blocks, int max_steps) {
   SectorModel out;
   const unsigned long long blocks = r.config.total_blocks();
   const unsigned long long threads = r.config.threads_per_block();
@@ -231,8 +227,7 @@ SectorModel model_sectors(const lab::Lab& lab, const LaunchRecord& r, unsigned m
   if (out.ld_requests > 0) out.ld = ld_sectors / out.ld_requests;
   if (out.st_requests > 0) out.st = st_sectors / out.st_requests;
   out.sample = std::to_string(sampled) + " of " + std::to_string(blocks) +
-               " blocks (spread evenly, first and last included), all " + std::to_string(warps) +
-               " warps of each, " +
+               " blocks (spread evenly, first and last included), all " + std::to_string(warps) + " warps of each, " +
                (steps_seen > 1 ? "the first " + std::to_string(steps_seen) + " steps of each warp's loop"
                                : std::string("one step (the model's accesses do not change along the loop)"));
   return out;
@@ -255,8 +250,7 @@ void add_shared_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord
   c.shared_sample = "no shared-memory model of " + r.kernel + " (the bank view covers k3..k7 and T2)";
 }
 
-void add_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord& r, unsigned max_blocks,
-               int max_steps) {
+void add_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord& r, unsigned max_blocks, int max_steps) {
   if (r.bytes_moved > 0) {
     c.model_bytes = r.bytes_moved;
     c.model_bytes_note = r.bytes_note;
@@ -276,16 +270,13 @@ void add_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord& r, un
     return;
   }
   const DeviceLimits& limits = lab.backend().limits;
-  const mapping::Occupancy o =
-      mapping::compute_occupancy(threads, r.config.dynamic_shared_bytes, r.attributes, limits);
+  const mapping::Occupancy o = mapping::compute_occupancy(threads, r.config.dynamic_shared_bytes, r.attributes, limits);
   c.theoretical_occupancy_pct = 100.0 * o.occupancy;
-  const mapping::Waves w = mapping::compute_waves(r.config.total_blocks(), limits.sm_count,
-                                                  o.active_blocks_per_sm);
+  const mapping::Waves w = mapping::compute_waves(r.config.total_blocks(), limits.sm_count, o.active_blocks_per_sm);
   c.model_waves = w.waves;
   c.model_last_wave_fill_pct = 100.0 * w.last_wave_fill;
-  c.occupancy_note = std::to_string(o.active_blocks_per_sm) + " blocks of " +
-                     std::to_string(o.warps_per_block) + " warps per SM, limited by " +
-                     mapping::to_string(o.limiter) +
+  c.occupancy_note = std::to_string(o.active_blocks_per_sm) + " blocks of " + std::to_string(o.warps_per_block) +
+                     " warps per SM, limited by " + mapping::to_string(o.limiter) +
                      (r.attributes_measured ? "" : " (attributes not measured)");
 }
 
@@ -300,8 +291,7 @@ double CounterRow::comparison() const {
 
 std::vector<CounterRow> counter_rows(const LaunchCounters& c) {
   std::vector<CounterRow> rows;
-  auto add = [&](std::string name, double m, double p, std::string unit, std::string help,
-                 bool points = false) {
+  auto add = [&](std::string name, double m, double p, std::string unit, std::string help, bool points = false) {
     rows.push_back(CounterRow{std::move(name), m, p, std::move(unit), points, std::move(help)});
   };
   add("DRAM bytes", c.dram_bytes(), c.model_bytes, "B",
@@ -377,15 +367,14 @@ std::string largest_disagreement(const LaunchCounters& c) {
     const double r = m_bytes / c.model_bytes;
     std::string why;
     if (r < 1)
-      why = "data that stays in L2 never reaches DRAM during the kernel (only " +
-            bytes_text(c.dram_write_bytes) +
+      why = "data that stays in L2 never reaches DRAM during the kernel (only " + bytes_text(c.dram_write_bytes) +
             " was written back before it ended; output still dirty in L2 goes out later)";
     else
-      why = "the kernel fetched data more than once (its reuse did not stay in L2: " +
-            num(c.l2_hit_pct) + "% of L2 lookups hit) or moved whole 32-byte sectors of which "
+      why = "the kernel fetched data more than once (its reuse did not stay in L2: " + num(c.l2_hit_pct) +
+            "% of L2 lookups hit) or moved whole 32-byte sectors of which "
             "it used only part";
-    consider(s, "DRAM moved " + times_text(r) + " the bytes blockscope counts (" +
-                    bytes_text(m_bytes) + " against " + bytes_text(c.model_bytes) + "): " + why + ".");
+    consider(s, "DRAM moved " + times_text(r) + " the bytes blockscope counts (" + bytes_text(m_bytes) + " against " +
+                    bytes_text(c.model_bytes) + "): " + why + ".");
   }
   auto sectors = [&](const char* what, double m, double p) {
     if (const double s = ratio_score(m, p); finite(s))
@@ -399,8 +388,8 @@ std::string largest_disagreement(const LaunchCounters& c) {
   sectors("loads", c.ld_sectors_per_request(), c.model_ld_sectors_per_request);
   auto shared = [&](const char* what, double m, double p) {
     if (const double s = ratio_score(m, p); finite(s))
-      consider(s, std::string("Shared-memory ") + what + " took " + num(m) + " wavefronts where the bank model counts " +
-                      num(p) +
+      consider(s, std::string("Shared-memory ") + what + " took " + num(m) +
+                      " wavefronts where the bank model counts " + num(p) +
                       (m > p ? ": the hardware served some requests in more wavefronts than the model's phases "
                                "(8- and 16-byte accesses in half- and quarter-warps) predict, or warps outside "
                                "its sample differ"
@@ -415,24 +404,27 @@ std::string largest_disagreement(const LaunchCounters& c) {
   if (finite(a) && finite(t) && t > 0) {
     std::string why;
     if (a < t) {
-      why = "warps wait to start and finish unevenly within their blocks, and SMs idle while a "
-            "wave drains";
+      why =
+          "warps wait to start and finish unevenly within their blocks, and SMs idle while a "
+          "wave drains";
       if (finite(c.model_waves))
-        why += " (the grid is " + num(c.model_waves) + " waves; the last one fills " +
-               num(c.model_last_wave_fill_pct) + "% of the slots)";
+        why += " (the grid is " + num(c.model_waves) + " waves; the last one fills " + num(c.model_last_wave_fill_pct) +
+               "% of the slots)";
     } else {
-      why = "more warps were resident than the model allows: check the kernel's registers and "
-            "shared memory in the Launch tab";
+      why =
+          "more warps were resident than the model allows: check the kernel's registers and "
+          "shared memory in the Launch tab";
     }
-    consider(std::fabs(a - t) / t, "Achieved occupancy is " + num(a) + "% against " + num(t) +
-                                       "% theoretical: " + why + ".");
+    consider(std::fabs(a - t) / t,
+             "Achieved occupancy is " + num(a) + "% against " + num(t) + "% theoretical: " + why + ".");
   }
   if (best.score < 0)
     return "Nothing to compare: blockscope has no model of this launch (a library kernel picks "
            "its own grid and blocks).";
   if (best.score < std::log(1.05))
     return "Model and hardware agree within 5% on every figure both have; the largest "
-           "difference: " + best.text;
+           "difference: " +
+           best.text;
   return best.text;
 }
 

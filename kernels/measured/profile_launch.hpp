@@ -46,9 +46,8 @@ std::string decimal_bytes(double b);
 // run's own record. `passes_done` (may be null) counts the passes as they run, for progress.
 // The result carries the measured values and the model; a failure is the Status, with the
 // cause and the fix where the counter library gave one.
-Result<LaunchCounters> profile_launch(lab::Lab& lab, const std::string& kernel,
-                                      const KernelConfig& config, counters::CounterSession& session,
-                                      const LaunchRecord* model_record = nullptr,
+Result<LaunchCounters> profile_launch(lab::Lab& lab, const std::string& kernel, const KernelConfig& config,
+                                      counters::CounterSession& session, const LaunchRecord* model_record = nullptr,
                                       std::atomic<int>* passes_done = nullptr,
                                       const counters::ProfileOptions& options = {});
 
@@ -61,8 +60,8 @@ CounterRequest counter_request(const counters::CounterSession& session, const co
 // half as for the lab's own kernels (`model_record`, else the planned launch it returned).
 // nullopt: `kernel` launches in this process.
 std::optional<Result<LaunchCounters>> profile_elsewhere(lab::Lab& lab, const std::string& kernel,
-                                                       const KernelConfig& config, const CounterRequest& request,
-                                                       const LaunchRecord* model_record = nullptr);
+                                                        const KernelConfig& config, const CounterRequest& request,
+                                                        const LaunchRecord* model_record = nullptr);
 
 // A LaunchCounters that says why there are none (bench and sweep results carry it).
 LaunchCounters unavailable(Status why);
@@ -78,7 +77,7 @@ LaunchCounters from_measurement(const counters::Measurement& m);
 struct SectorModel {
   double ld = LaunchCounters::kNone, st = LaunchCounters::kNone;
   double ld_requests = 0, st_requests = 0;  // in the sample
-  std::string sample;  // what was averaged, or why there is nothing
+  std::string sample;                       // what was averaged, or why there is nothing
 };
 SectorModel model_sectors(const lab::Lab& lab, const LaunchRecord& record, unsigned max_blocks = 64,
                           int max_steps = 32);
@@ -90,8 +89,8 @@ SectorModel model_sectors(const lab::Lab& lab, const LaunchRecord& record, unsig
 // wraps): wavefronts and bank conflicts of loads and stores for the whole launch.
 void add_shared_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord& record);
 
-void add_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord& record,
-               unsigned max_blocks = 64, int max_steps = 32);
+void add_model(LaunchCounters& c, const lab::Lab& lab, const LaunchRecord& record, unsigned max_blocks = 64,
+               int max_steps = 32);
 
 // One row of the Measured tab: the hardware's value beside the model's.
 struct CounterRow {
@@ -99,8 +98,8 @@ struct CounterRow {
   double measured = LaunchCounters::kNone;
   double model = LaunchCounters::kNone;  // NaN: no model for this counter
   std::string unit;                      // "B", "GB/s", "%", "" (a plain ratio)
-  bool points = false;  // compared as a difference in percentage points (occupancy)
-  std::string help;     // what the counter is, for a tooltip
+  bool points = false;                   // compared as a difference in percentage points (occupancy)
+  std::string help;                      // what the counter is, for a tooltip
   // measured / model, or measured - model in points; NaN without both.
   double comparison() const;
 };

@@ -7,9 +7,9 @@ namespace bs::measured {
 Status lines_refusal(const lab::Lab& lab, std::string_view kernel) {
   const lab::KernelInfo* k = lab.find_kernel(kernel);
   if (!k)
-    return Status::failure("the " + std::string(lab.title()) + " lab has no kernel '" +
-                               std::string(kernel) + "' to sample",
-                           "pick one of the kernel list", "profile_lines");
+    return Status::failure(
+        "the " + std::string(lab.title()) + " lab has no kernel '" + std::string(kernel) + "' to sample",
+        "pick one of the kernel list", "profile_lines");
   if (k->group == KernelGroup::Ceiling)
     return Status::failure(k->label + " is a cudaMemcpy, not a kernel: there are no instructions to sample",
                            "sample one of the kernels", "profile_lines");

@@ -81,9 +81,9 @@ void fill_tables(LineProfile& profile, const std::vector<RawPc>& pcs, const std:
     std::tie(l.file, l.line) = key;
     l.stalls = largest_first(by_reason);
     l.samples = total_of(l.stalls);
-    l.share_pct = profile.total_samples > 0 ? 100.0 * static_cast<double>(l.samples) /
-                                                  static_cast<double>(profile.total_samples)
-                                            : 0.0;
+    l.share_pct = profile.total_samples > 0
+                      ? 100.0 * static_cast<double>(l.samples) / static_cast<double>(profile.total_samples)
+                      : 0.0;
     profile.lines.push_back(std::move(l));
   }
   std::stable_sort(profile.lines.begin(), profile.lines.end(),

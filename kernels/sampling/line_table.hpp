@@ -94,8 +94,8 @@ struct LineDiff {
   double diff() const { return share_b - share_a; }
 };
 
-// Every line with samples in `a` or `b` (lines only counted, with no samples, are not listed), largest |diff| first (ties: larger share first).
-// Lines are matched by file name and line number.
+// Every line with samples in `a` or `b` (lines only counted, with no samples, are not listed), largest |diff| first
+// (ties: larger share first). Lines are matched by file name and line number.
 std::vector<LineDiff> diff_lines(const LineProfile& a, const LineProfile& b);
 
 }  // namespace bs::sampling

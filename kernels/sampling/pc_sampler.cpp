@@ -42,10 +42,8 @@ struct PcSampler::Impl {
   std::vector<Cubin> cubins;
   std::string cupti_library;
 
-  static void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId id,
-                                   const void* data) {
-    if (domain != CUPTI_CB_DOMAIN_RESOURCE || id != CUPTI_CBID_RESOURCE_MODULE_LOADED || !data)
-      return;
+  static void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+    if (domain != CUPTI_CB_DOMAIN_RESOURCE || id != CUPTI_CBID_RESOURCE_MODULE_LOADED || !data) return;
     const auto* resource = static_cast<const CUpti_ResourceData*>(data);
     const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
     if (!module || !module->pCubin || module->cubinSize == 0) return;
@@ -142,8 +140,7 @@ class PcBuffer {
 
 }  // namespace
 
-Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch,
-                                         const SampleOptions& options) {
+Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch, const SampleOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   const counters::CuptiApi& api = *impl_->api;
@@ -215,8 +212,7 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch,
   set.ctx = ctx;
   set.numAttributes = config.size();
   set.pPCSamplingConfigurationInfo = config.data();
-  BS_SAMPLING_TRY(api.cuptiPCSamplingSetConfigurationAttribute(&set),
-                  "cuptiPCSamplingSetConfigurationAttribute");
+  BS_SAMPLING_TRY(api.cuptiPCSamplingSetConfigurationAttribute(&set), "cuptiPCSamplingSetConfigurationAttribute");
   // The period in force (CUPTI picks one from the SM count when none is asked for).
   int period_in_force = options.period;
   {
@@ -244,8 +240,9 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch,
       pc.pc_offset = r.pcOffset;
       for (std::size_t k = 0; k < r.stallReasonCount; ++k) {
         auto it = reason_name.find(r.stallReason[k].pcSamplingStallReasonIndex);
-        pc.stalls.push_back({it == reason_name.end() ? "reason " + std::to_string(r.stallReason[k].pcSamplingStallReasonIndex)
-                                                     : it->second,
+        pc.stalls.push_back({it == reason_name.end()
+                                 ? "reason " + std::to_string(r.stallReason[k].pcSamplingStallReasonIndex)
+                                 : it->second,
                              static_cast<long long>(r.stallReason[k].samples)});
       }
       pcs.push_back(std::move(pc));
@@ -278,9 +275,7 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch,
       flushed.data()->totalNumPcs = 0;
     }
     const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
-    if (sampled >= options.min_samples || raw.launches >= options.max_launches ||
-        elapsed >= options.max_seconds)
-      break;
+    if (sampled >= options.min_samples || raw.launches >= options.max_launches || elapsed >= options.max_seconds) break;
   }
 
   raw.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();

@@ -38,7 +38,6 @@ struct RawSamples {
   double elapsed_ms = 0;
 };
 
-
 class PcSampler {
  public:
   struct Options {

@@ -1,7 +1,6 @@
 // The PC sampler of a build without CUDA or without CUPTI's headers: it says why there is none.
 #include "sampling/pc_sampler.hpp"
 
-
 namespace bs::sampling {
 
 struct PcSampler::Impl {};
@@ -9,9 +8,8 @@ struct PcSampler::Impl {};
 bool pc_sampling_built() { return false; }
 
 Result<std::unique_ptr<PcSampler>> PcSampler::create(const Options&) {
-  return Status::failure(
-      "this build of blockscope has no PC sampling (built without CUDA or without CUPTI's headers)",
-      "build blockscope with the CUDA toolkit, CUPTI included, to see stall samples per line");
+  return Status::failure("this build of blockscope has no PC sampling (built without CUDA or without CUPTI's headers)",
+                         "build blockscope with the CUDA toolkit, CUPTI included, to see stall samples per line");
 }
 
 PcSampler::PcSampler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -50,15 +50,14 @@ Status sass_failure(const counters::CuptiApi& api, CUptiResult r, const std::str
     s = Status::failure("CUPTI refused the SASS metrics' " + call +
                             " (another SASS metrics configuration or profiling session is active in this "
                             "process)",
-                        "close the other profiling session (the Measured tab's counters) and profile again",
-                        call, s.code);
+                        "close the other profiling session (the Measured tab's counters) and profile again", call,
+                        s.code);
   return s;
 }
 
-#define BS_SASS_TRY(call_expr, name)                                            \
-  do {                                                                          \
-    if (const CUptiResult bs_r_ = (call_expr); bs_r_ != CUPTI_SUCCESS)          \
-      return sass_failure(api, bs_r_, name);                                    \
+#define BS_SASS_TRY(call_expr, name)                                                                          \
+  do {                                                                                                        \
+    if (const CUptiResult bs_r_ = (call_expr); bs_r_ != CUPTI_SUCCESS) return sass_failure(api, bs_r_, name); \
   } while (0)
 
 // The chip's SASS metric names, or an empty list when it cannot be read (then the names are
@@ -92,8 +91,7 @@ Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOpti
   if (!api.missing_optional.empty())
     return Status::failure(api.path + " has no SASS metrics API (no " + api.missing_optional +
                                "): executed instructions per instruction need CUPTI 12.4 or newer",
-                           "install the CUPTI of a newer CUDA toolkit, or point LD_LIBRARY_PATH at it",
-                           "dlsym", "");
+                           "install the CUPTI of a newer CUDA toolkit, or point LD_LIBRARY_PATH at it", "dlsym", "");
   std::lock_guard profiling(counters::profile_lock());
 
   int device = options.device;
@@ -157,8 +155,7 @@ Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOpti
   add(id, Executed);
   if (!raw.metrics.thread_executed.empty() && property(raw.metrics.thread_executed, &id) == CUPTI_SUCCESS)
     add(id, Threads);
-  else
-    raw.metrics.thread_executed.clear();
+  else raw.metrics.thread_executed.clear();
   std::uint64_t wave = 0, ideal = 0;
   if (!raw.metrics.shared_wavefronts.empty() && property(raw.metrics.shared_wavefronts, &wave) == CUPTI_SUCCESS &&
       property(raw.metrics.shared_ideal, &ideal) == CUPTI_SUCCESS) {
@@ -195,15 +192,15 @@ Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOpti
                            "cudaDeviceSynchronize", cudaGetErrorName(e));
 
   bool lazy = options.lazy_patching;
-  if (const char* env = std::getenv("BLOCKSCOPE_SASS_LAZY_PATCHING"); env && std::string_view(env) == "0")
-    lazy = false;
+  if (const char* env = std::getenv("BLOCKSCOPE_SASS_LAZY_PATCHING"); env && std::string_view(env) == "0") lazy = false;
   CUpti_SassMetricsEnable_Params enable{};
   enable.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE;
   enable.ctx = ctx;
   enable.enableLazyPatching = lazy ? 1 : 0;
   CUptiResult enabled = api.cuptiSassMetricsEnable(&enable);
   bool retried = false;
-  if (enabled != CUPTI_SUCCESS && lazy && counters::classify(enabled) != counters::CounterProblem::InsufficientPrivileges) {
+  if (enabled != CUPTI_SUCCESS && lazy &&
+      counters::classify(enabled) != counters::CounterProblem::InsufficientPrivileges) {
     // A driver that refuses lazy patching may still patch every loaded function up front.
     retried = true;
     enable.enableLazyPatching = 0;
@@ -247,8 +244,9 @@ Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOpti
   BS_SASS_TRY(api.cuptiSassMetricsGetDataProperties(&props), "cuptiSassMetricsGetDataProperties");
   if (props.numOfPatchedInstructionRecords == 0 || props.numOfInstances == 0)
     return Status::failure(
-        "CUPTI's SASS metrics counted no instruction of the launch (" + std::to_string(props.numOfPatchedInstructionRecords) +
-            " records, " + std::to_string(props.numOfInstances) + " instances)",
+        "CUPTI's SASS metrics counted no instruction of the launch (" +
+            std::to_string(props.numOfPatchedInstructionRecords) + " records, " + std::to_string(props.numOfInstances) +
+            " instances)",
         std::string("the API counts the first kernel launched after enabling: the launch must be that kernel's "
                     "alone") +
             (lazy ? "; or try BLOCKSCOPE_SASS_LAZY_PATCHING=0" : ""),

@@ -47,16 +47,14 @@ void FiberScheduler::entry(unsigned self_lo, unsigned self_hi) {
   auto* self = reinterpret_cast<FiberScheduler*>(static_cast<std::uintptr_t>(self_lo) |
                                                  (static_cast<std::uintptr_t>(self_hi) << 32));
 #if defined(BS_ASAN)
-  __sanitizer_finish_switch_fiber(nullptr, &self->asan_scheduler_stack_bottom_,
-                                  &self->asan_scheduler_stack_size_);
+  __sanitizer_finish_switch_fiber(nullptr, &self->asan_scheduler_stack_bottom_, &self->asan_scheduler_stack_size_);
 #endif
   Fiber& f = *self->current_;
   self->kernel_->run_thread(self->kernel_->user, f.ctx, self->shared_);
   f.done = true;
   // Leave for good: ASan is told this fiber's stack is gone (nullptr fake stack save).
 #if defined(BS_ASAN)
-  __sanitizer_start_switch_fiber(nullptr, self->asan_scheduler_stack_bottom_,
-                                 self->asan_scheduler_stack_size_);
+  __sanitizer_start_switch_fiber(nullptr, self->asan_scheduler_stack_bottom_, self->asan_scheduler_stack_size_);
 #endif
   setcontext(&self->scheduler_);
 }
@@ -142,11 +140,11 @@ std::string FiberScheduler::warp_deadlock(const HostCtx& block_ctx) const {
         std::snprintf(om, sizeof om, "0x%08x", o.mask);
         other += om;
       }
-      return "warp-synchronous deadlock in block " + to_string(block_ctx.blockIdx) + ", warp " +
-             std::to_string(w) + ": lane " + std::to_string(i % 32) +
+      return "warp-synchronous deadlock in block " + to_string(block_ctx.blockIdx) + ", warp " + std::to_string(w) +
+             ": lane " + std::to_string(i % 32) +
              " waits at a warp operation (__syncwarp, a __shfl/__ballot/__any/__all *_sync, wmma, a "
-             "cooperative_groups tile) with mask " + masks + ", but lane " + std::to_string(j) +
-             ", named in that mask, " + other +
+             "cooperative_groups tile) with mask " +
+             masks + ", but lane " + std::to_string(j) + ", named in that mask, " + other +
              ". Every lane a mask names must reach the same warp operation (on a GPU this hangs or is "
              "undefined behaviour)";
     }
@@ -154,8 +152,8 @@ std::string FiberScheduler::warp_deadlock(const HostCtx& block_ctx) const {
   return "warp-synchronous deadlock in block " + to_string(block_ctx.blockIdx);
 }
 
-std::string FiberScheduler::run_block(const GridSimulator::ErasedKernel& kernel,
-                                      const HostCtx& block_ctx, void* shared, unsigned* finished_out) {
+std::string FiberScheduler::run_block(const GridSimulator::ErasedKernel& kernel, const HostCtx& block_ctx, void* shared,
+                                      unsigned* finished_out) {
   *finished_out = 0;
   const Dim3 bd = block_ctx.blockDim;
   const std::size_t n = static_cast<std::size_t>(bd.volume());
@@ -164,7 +162,8 @@ std::string FiberScheduler::run_block(const GridSimulator::ErasedKernel& kernel,
   shared_ = shared;
   threads_ = n;
   const std::size_t warps = (n + 31) / 32;
-  if (warp_scratch_.size() < warps * HostCtx::kWarpScratchBytes) warp_scratch_.resize(warps * HostCtx::kWarpScratchBytes);
+  if (warp_scratch_.size() < warps * HostCtx::kWarpScratchBytes)
+    warp_scratch_.resize(warps * HostCtx::kWarpScratchBytes);
   const auto self = reinterpret_cast<std::uintptr_t>(this);
 
   for (std::size_t i = 0; i < n; ++i) {
@@ -172,8 +171,7 @@ std::string FiberScheduler::run_block(const GridSimulator::ErasedKernel& kernel,
     if (!f.stack) f.stack = std::make_unique<unsigned char[]>(kStackBytes);
     f.ctx = block_ctx;
     f.ctx.barrier = this;
-    f.ctx.threadIdx = Dim3{static_cast<unsigned>(i % bd.x),
-                           static_cast<unsigned>((i / bd.x) % bd.y),
+    f.ctx.threadIdx = Dim3{static_cast<unsigned>(i % bd.x), static_cast<unsigned>((i / bd.x) % bd.y),
                            static_cast<unsigned>(i / (static_cast<std::size_t>(bd.x) * bd.y))};
     f.done = false;
     f.wait = Wait::None;
@@ -208,9 +206,8 @@ std::string FiberScheduler::run_block(const GridSimulator::ErasedKernel& kernel,
     if (at_warp > 0) return warp_deadlock(block_ctx);
     if (at_block == 0) return {};
     if (finished > 0)
-      return "barrier divergence in block " + to_string(block_ctx.blockIdx) + ": " +
-             std::to_string(at_block) + " of " + std::to_string(n) +
-             " threads wait at __syncthreads() #" + std::to_string(phase + 1) +
+      return "barrier divergence in block " + to_string(block_ctx.blockIdx) + ": " + std::to_string(at_block) + " of " +
+             std::to_string(n) + " threads wait at __syncthreads() #" + std::to_string(phase + 1) +
              " while the others have exited (undefined behaviour on a GPU)";
     for (std::size_t i = 0; i < n; ++i) fibers_[i].wait = Wait::None;
     ++phase;

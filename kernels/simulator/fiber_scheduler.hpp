@@ -21,8 +21,8 @@ class FiberScheduler {
   // Runs every thread of the block described by `block_ctx` (threadIdx ignored) to completion,
   // phase by phase. Returns an error message on barrier divergence, empty on success;
   // *finished counts the threads whose body returned.
-  std::string run_block(const GridSimulator::ErasedKernel& kernel, const HostCtx& block_ctx,
-                        void* shared, unsigned* finished);
+  std::string run_block(const GridSimulator::ErasedKernel& kernel, const HostCtx& block_ctx, void* shared,
+                        unsigned* finished);
 
   // Called from inside a fiber by HostCtx::sync().
   void arrive_at_barrier();

@@ -30,8 +30,7 @@ struct SharedLog;
 // Thrown by sync() when a kernel that calls __syncthreads is run without `uses_barriers`: a bug in
 // the launcher, reported as a Status, not a crash.
 struct MissingBarrierSupport : std::logic_error {
-  MissingBarrierSupport()
-      : std::logic_error("kernel called sync() but was simulated without barrier support") {}
+  MissingBarrierSupport() : std::logic_error("kernel called sync() but was simulated without barrier support") {}
 };
 
 // The context a kernel body sees on the CPU; same fields as bs::DeviceCtx.
@@ -132,8 +131,7 @@ class GridSimulator {
   };
 
  private:
-  SimResult run_erased(const LaunchConfig& config, const ErasedKernel& kernel,
-                       const SimOptions& options);
+  SimResult run_erased(const LaunchConfig& config, const ErasedKernel& kernel, const SimOptions& options);
 
   unsigned workers_;
   std::vector<std::unique_ptr<FiberScheduler>> fiber_pools_;  // one per worker, reused

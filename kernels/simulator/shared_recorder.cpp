@@ -7,8 +7,7 @@
 
 namespace bs::sim {
 
-void SharedLog::record(unsigned linear_thread, const void* p, unsigned bytes, SharedOp op,
-                       const SharedSite& site) {
+void SharedLog::record(unsigned linear_thread, const void* p, unsigned bytes, SharedOp op, const SharedSite& site) {
   if (linear_thread >= by_thread.size()) return;
   std::vector<SharedAccess>& mine = by_thread[linear_thread];
   if (mine.size() >= max_per_thread) {

@@ -22,8 +22,8 @@ namespace bs::sim {
 
 // One block's log (private to the simulator and the recorder).
 struct SharedLog {
-  unsigned long long block = 0;               // linear block index
-  const unsigned char* base = nullptr;        // the block's shared memory while it runs
+  unsigned long long block = 0;         // linear block index
+  const unsigned char* base = nullptr;  // the block's shared memory while it runs
   Dim3 block_dim;
   unsigned max_per_thread = 0;
   std::vector<std::vector<SharedAccess>> by_thread;  // linear thread -> its accesses

@@ -40,9 +40,9 @@ void list_builtin(const ListingRequest& r, KernelListing& l) {
   l.source_file = r.source_file;
   l.source = std::string(embedded_source(r.source_file));
   if (l.source.empty())
-    l.source_status = Status::failure("the text of " + r.source_file + " is not embedded in this build",
-                                      "rebuild blockscope: every file of kernels/labs is embedded at build time",
-                                      "embedded_source");
+    l.source_status =
+        Status::failure("the text of " + r.source_file + " is not embedded in this build",
+                        "rebuild blockscope: every file of kernels/labs is embedded at build time", "embedded_source");
   l.function = r.function;
   if (!r.ran_on_gpu) {
     const Status why = Status::failure(
@@ -82,8 +82,8 @@ void list_builtin(const ListingRequest& r, KernelListing& l) {
       std::stable_partition(from_file.begin(), from_file.end(),
                             [](const AsmFunction* f) { return f->name.find("traced") == std::string::npos; });
       if (from_file.empty()) {
-        l.sass_status = Status::failure("no function of " + cubin.filename().string() + " has a line in " + base, "",
-                                        "nvdisasm");
+        l.sass_status =
+            Status::failure("no function of " + cubin.filename().string() + " has a line in " + base, "", "nvdisasm");
       } else {
         function = from_file.front()->name;
         l.sass = from_file.front()->instructions;
@@ -164,9 +164,10 @@ void list_user(const ListingRequest& r, KernelListing& l) {
     l.ptx_origin = out->version + ", " + out->arch + ", --generate-line-info" + where;
   }
   if (out->cubin.empty()) {
-    l.sass_status = Status::failure("NVRTC made PTX only (the device is newer than this NVRTC): the driver compiles "
-                                    "it to SASS at load time, so there is no cubin to disassemble",
-                                    "install a CUDA toolkit that knows the device", "nvrtc");
+    l.sass_status = Status::failure(
+        "NVRTC made PTX only (the device is newer than this NVRTC): the driver compiles "
+        "it to SASS at load time, so there is no cubin to disassemble",
+        "install a CUDA toolkit that knows the device", "nvrtc");
     return;
   }
   const toolchain::Toolkit tk = toolchain::find_toolkit();
@@ -210,9 +211,10 @@ KernelListing make_listing(const ListingRequest& request) {
   switch (request.kind) {
     case ListingRequest::Kind::Library: {
       l.source_file = request.source_file;
-      const Status why = Status::failure("a library's kernel (CUB, cuBLAS or the copy engine): its source is not "
-                                         "blockscope's, so there is nothing to list",
-                                         "pick one of the lab's own kernels or write your own", "");
+      const Status why = Status::failure(
+          "a library's kernel (CUB, cuBLAS or the copy engine): its source is not "
+          "blockscope's, so there is nothing to list",
+          "pick one of the lab's own kernels or write your own", "");
       l.source_status = l.ptx_status = l.sass_status = why;
       break;
     }

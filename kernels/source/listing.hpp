@@ -30,17 +30,17 @@ namespace bs::source {
 struct ListingRequest {
   enum class Kind { BuiltIn, User, Library };
   Kind kind = Kind::BuiltIn;
-  std::string kernel;       // blockscope's kernel id
+  std::string kernel;  // blockscope's kernel id
   // BuiltIn
-  std::string source_file;  // lab::KernelInfo::file, e.g. "kernels/labs/matmul/k3_smem_tiled.hpp"
-  std::string function;     // the launched function's mangled name ("" unknown)
+  std::string source_file;       // lab::KernelInfo::file, e.g. "kernels/labs/matmul/k3_smem_tiled.hpp"
+  std::string function;          // the launched function's mangled name ("" unknown)
   std::filesystem::path binary;  // the host binary holding its cubins (empty: this executable)
   // User
-  std::string user_source;  // what the editor compiled
-  std::string user_name;    // the __global__ function's name ("" : the first the forms accept)
+  std::string user_source;           // what the editor compiled
+  std::string user_name;             // the __global__ function's name ("" : the first the forms accept)
   std::vector<lab::UserForm> forms;  // the lab's forms the kernel was compiled against
   // Both
-  int cc = 0;            // the GPU's 10 * major + minor, 0: none (NVRTC compiles for sm_90)
+  int cc = 0;               // the GPU's 10 * major + minor, 0: none (NVRTC compiles for sm_90)
   bool ran_on_gpu = false;  // the launch shown ran on the GPU (else the CPU simulator)
 
   // Identifies the listing: kernel, function, source text, architecture.

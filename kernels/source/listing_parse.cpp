@@ -99,7 +99,8 @@ bool same_source_file(std::string_view a, std::string_view b) {
   if (x == y) return true;
   const std::string& longer = x.size() > y.size() ? x : y;
   const std::string& shorter = x.size() > y.size() ? y : x;
-  return longer.size() > shorter.size() && longer.compare(longer.size() - shorter.size(), shorter.size(), shorter) == 0 &&
+  return longer.size() > shorter.size() &&
+         longer.compare(longer.size() - shorter.size(), shorter.size(), shorter) == 0 &&
          (longer[longer.size() - shorter.size() - 1] == '/' || shorter.front() == '/');
 }
 
@@ -186,14 +187,14 @@ Result<std::vector<AsmFunction>> parse_ptx(std::string_view ptx, std::string_vie
       }
       continue;
     }
-    if (line.front() == '.') continue;                        // .reg, .shared, .pragma, ...
+    if (line.front() == '.') continue;                                             // .reg, .shared, .pragma, ...
     if (line.back() == ':' && line.find(' ') == std::string_view::npos) continue;  // a label
     if (line.back() != ';') {  // an instruction over several lines (call's argument lists)
       partial += std::string(line) + " ";
       continue;
     }
     std::string_view text = line;
-    if (text.front() == '{') text = trim(text.substr(1));     // `{ .reg .b32 r; ...` inline asm
+    if (text.front() == '{') text = trim(text.substr(1));  // `{ .reg .b32 r; ...` inline asm
     functions.back().instructions.push_back(ListedInstruction{0, tidy(partial + std::string(text)), {}, 0});
     partial.clear();
     raw.back().push_back(current);
@@ -270,13 +271,14 @@ Result<std::vector<AsmFunction>> parse_nvdisasm(std::string_view text, std::stri
   std::vector<AsmFunction> functions;
   std::vector<SourceFrame> frames;
   std::vector<std::string> register_files;  // the life-range table's groups, from its header
-  bool frames_used = false;  // an instruction took them: the next //## line starts a new chain
+  bool frames_used = false;                 // an instruction took them: the next //## line starts a new chain
   for (std::string_view full : lines_of(text)) {
     const std::string_view line = trim(full);
     if (line.empty()) continue;
     // A label carries the life-range table's empty row after it: `.text.NAME:   // |    |`.
     std::string_view label = line;
-    if (const std::size_t t = label.find("// |"); t != std::string_view::npos && t > 0) label = trim(label.substr(0, t));
+    if (const std::size_t t = label.find("// |"); t != std::string_view::npos && t > 0)
+      label = trim(label.substr(0, t));
     if (starts_with(label, ".text.") && label.back() == ':') {
       functions.push_back(AsmFunction{std::string(label.substr(6, label.size() - 7)), false, {}});
       frames.clear();
@@ -306,8 +308,7 @@ Result<std::vector<AsmFunction>> parse_nvdisasm(std::string_view text, std::stri
         return f;
       };
       frames.push_back(frame_at(0));
-      if (const std::size_t at = line.find("inlined at"); at != std::string_view::npos)
-        frames.push_back(frame_at(at));
+      if (const std::size_t at = line.find("inlined at"); at != std::string_view::npos) frames.push_back(frame_at(at));
       continue;
     }
     if (!starts_with(line, "/*") || functions.empty()) continue;

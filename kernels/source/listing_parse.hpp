@@ -34,8 +34,8 @@ struct SourceFrame {
 SourceFrame pick_frame(const std::vector<SourceFrame>& frames, std::string_view prefer_file);
 
 struct AsmFunction {
-  std::string name;      // mangled, as the PTX or the ELF names it
-  bool entry = false;    // PTX: a .entry (a kernel); SASS: unknown (false)
+  std::string name;    // mangled, as the PTX or the ELF names it
+  bool entry = false;  // PTX: a .entry (a kernel); SASS: unknown (false)
   std::vector<ListedInstruction> instructions;
 };
 

@@ -12,11 +12,13 @@ namespace bs::source {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr double kExtractLimitS = 120;   // cuobjdump over the whole executable
-constexpr double kDisasmLimitS = 60;     // nvdisasm of one cubin
+constexpr double kExtractLimitS = 120;  // cuobjdump over the whole executable
+constexpr double kDisasmLimitS = 60;    // nvdisasm of one cubin
 constexpr std::size_t kOutputLimit = 256u << 20;
 
-std::string tail(const std::string& s, std::size_t n = 400) { return s.size() > n ? "..." + s.substr(s.size() - n) : s; }
+std::string tail(const std::string& s, std::size_t n = 400) {
+  return s.size() > n ? "..." + s.substr(s.size() - n) : s;
+}
 
 // The extracted files of each binary, kept for the life of the process and removed at its end.
 struct Extracted {
@@ -48,8 +50,8 @@ Result<std::vector<AsmFunction>> disassemble_cubin(const toolchain::Toolkit& too
     auto r = toolchain::run_command(argv, kDisasmLimitS, options);
     if (!r) return r.status();
     if (r->timed_out)
-      return Status::failure("nvdisasm took longer than " + std::to_string(static_cast<int>(kDisasmLimitS)) + " s",
-                             "", "nvdisasm");
+      return Status::failure("nvdisasm took longer than " + std::to_string(static_cast<int>(kDisasmLimitS)) + " s", "",
+                             "nvdisasm");
     if (r->exit.exited && r->exit.code == 0) {
       auto parsed = parse_nvdisasm(r->output, prefer_file);
       if (parsed && (function.empty() || find_function(*parsed, function))) return parsed;
@@ -58,9 +60,9 @@ Result<std::vector<AsmFunction>> disassemble_cubin(const toolchain::Toolkit& too
     }
     last = "nvdisasm " + r->exit.describe() + ": " + tail(r->output);
   }
-  return Status::failure("nvdisasm could not list " + (function.empty() ? cubin.string() : std::string(function)) +
-                             ": " + last,
-                         "", "nvdisasm");
+  return Status::failure(
+      "nvdisasm could not list " + (function.empty() ? cubin.string() : std::string(function)) + ": " + last, "",
+      "nvdisasm");
 }
 
 Status add_life_ranges(const toolchain::Toolkit& toolkit, const fs::path& cubin, std::string_view function,
@@ -80,9 +82,9 @@ Status add_life_ranges(const toolchain::Toolkit& toolkit, const fs::path& cubin,
     auto r = toolchain::run_command(argv, kDisasmLimitS, options);
     if (!r) return r.status();
     if (r->timed_out)
-      return Status::failure("nvdisasm's life ranges took longer than " +
-                                 std::to_string(static_cast<int>(kDisasmLimitS)) + " s",
-                             "the SASS shows without them", "nvdisasm");
+      return Status::failure(
+          "nvdisasm's life ranges took longer than " + std::to_string(static_cast<int>(kDisasmLimitS)) + " s",
+          "the SASS shows without them", "nvdisasm");
     if (!(r->exit.exited && r->exit.code == 0)) {
       last = "nvdisasm " + r->exit.describe() + ": " + tail(r->output);
       continue;
@@ -119,7 +121,7 @@ Result<std::vector<fs::path>> extract_from_binary(const toolchain::Toolkit& tool
   options.cwd = dir;
   // -xelf all / -xptx all write every embedded cubin / PTX file into the working folder.
   auto r = toolchain::run_command({toolkit.cuobjdump.string(), ptx ? "-xptx" : "-xelf", "all", binary.string()},
-                               kExtractLimitS, options);
+                                  kExtractLimitS, options);
   if (!r) return r.status();
   if (r->timed_out) return Status::failure("cuobjdump took longer than 120 s on " + binary.string(), "", "cuobjdump");
   std::vector<fs::path> files;

@@ -17,8 +17,9 @@ namespace bs::source {
 
 // nvdisasm's listing of `cubin` (a file), with line info (inlined frames where this nvdisasm
 // prints them), restricted to `function` when given and this nvdisasm accepts it.
-Result<std::vector<AsmFunction>> disassemble_cubin(const toolchain::Toolkit& toolkit, const std::filesystem::path& cubin,
-                                                   std::string_view function, std::string_view prefer_file);
+Result<std::vector<AsmFunction>> disassemble_cubin(const toolchain::Toolkit& toolkit,
+                                                   const std::filesystem::path& cubin, std::string_view function,
+                                                   std::string_view prefer_file);
 
 // Adds register pressure to `functions` (a listing of `cubin`): nvdisasm's life ranges
 // (`--life-range-mode count`, else `--print-life-ranges`) of the same cubin, merged by function

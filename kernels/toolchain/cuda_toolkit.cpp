@@ -57,8 +57,8 @@ struct Search {
     for (const std::string& s : result.searched)
       if (s.rfind(dir + " (", 0) == 0) return false;  // looked at already, under another name
     if (!is_file(include / kMarker)) {
-      result.searched.push_back(dir + " (" + why + "): " +
-                                (is_dir(include) ? "no " + std::string(kMarker) : "no such folder"));
+      result.searched.push_back(dir + " (" + why +
+                                "): " + (is_dir(include) ? "no " + std::string(kMarker) : "no such folder"));
       return false;
     }
     result.searched.push_back(dir + " (" + why + "): taken");
@@ -145,10 +145,11 @@ Toolkit find_toolkit() {
 }
 
 Status missing_tool(std::string_view tool, const Toolkit& toolkit) {
-  return Status::failure("the CUDA toolkit's " + std::string(tool) + " was not found (looked in " + toolkit.searched + ")",
-                         "install it (Debian/Ubuntu with NVIDIA's repository: `apt install cuda-" + std::string(tool) +
-                             "-13-0`, or the whole CUDA toolkit) or set CUDA_HOME to the toolkit's folder",
-                         std::string(tool));
+  return Status::failure(
+      "the CUDA toolkit's " + std::string(tool) + " was not found (looked in " + toolkit.searched + ")",
+      "install it (Debian/Ubuntu with NVIDIA's repository: `apt install cuda-" + std::string(tool) +
+          "-13-0`, or the whole CUDA toolkit) or set CUDA_HOME to the toolkit's folder",
+      std::string(tool));
 }
 
 CudaHeaderInputs cuda_header_inputs_from_environment(std::string nvrtc_library) {
@@ -213,9 +214,9 @@ bool is_torch_header(std::string_view h) {
 bool is_standard_library_header(std::string_view h) {
   if (h.find('/') != std::string_view::npos) return false;
   if (h.find('.') == std::string_view::npos) return !h.empty() && std::islower(static_cast<unsigned char>(h[0]));
-  for (std::string_view c : {"stdlib.h", "string.h", "stdbool.h", "time.h", "ctype.h", "errno.h",
-                             "signal.h", "stdarg.h", "wchar.h", "locale.h", "setjmp.h", "iso646.h",
-                             "inttypes.h", "complex.h", "fenv.h", "tgmath.h", "uchar.h", "unistd.h"})
+  for (std::string_view c :
+       {"stdlib.h", "string.h", "stdbool.h", "time.h", "ctype.h", "errno.h", "signal.h", "stdarg.h", "wchar.h",
+        "locale.h", "setjmp.h", "iso646.h", "inttypes.h", "complex.h", "fenv.h", "tgmath.h", "uchar.h", "unistd.h"})
     if (h == c) return true;
   return false;
 }
@@ -231,10 +232,9 @@ bool torch_at_caret(std::string_view source, std::string_view caret) {
   const std::size_t at = caret.find('^');
   if (at == std::string_view::npos || at >= source.size()) return false;
   const std::string_view rest = source.substr(at);
-  const bool name_start = at == 0 || !(std::isalnum(static_cast<unsigned char>(source[at - 1])) ||
-                                       source[at - 1] == '_');
-  return name_start && (rest.rfind("torch::", 0) == 0 || rest.rfind("at::", 0) == 0 ||
-                        rest.rfind("c10::", 0) == 0);
+  const bool name_start =
+      at == 0 || !(std::isalnum(static_cast<unsigned char>(source[at - 1])) || source[at - 1] == '_');
+  return name_start && (rest.rfind("torch::", 0) == 0 || rest.rfind("at::", 0) == 0 || rest.rfind("c10::", 0) == 0);
 }
 
 }  // namespace
@@ -264,21 +264,19 @@ std::string explain_nvrtc_log(std::string_view log, const CudaHeaderSearch& head
                "(e.g. <cuda/std/array>, <cuda/std/span>, <cuda/std/utility>), and printf, assert "
                "and the math functions need no include";
       } else {
-        out += "cannot open \"" + header + "\": it is in none of the folders NVRTC searched (" +
-               headers.folders_text();
+        out += "cannot open \"" + header + "\": it is in none of the folders NVRTC searched (" + headers.folders_text();
         if (!headers.found()) {
           out += "): no CUDA toolkit's headers were found (looked in ";
-          for (std::size_t s = 0; s < headers.searched.size(); ++s)
-            out += (s ? "; " : "") + headers.searched[s];
+          for (std::size_t s = 0; s < headers.searched.size(); ++s) out += (s ? "; " : "") + headers.searched[s];
           out += ")";
         } else {
           out += "; the CUDA toolkit chosen by " + headers.chosen_by + ")";
         }
-        out += ". To use another CUDA toolkit's headers, start blockscope with "
-               "BLOCKSCOPE_CUDA_HOME=/path/to/cuda (the folder with include/)";
+        out +=
+            ". To use another CUDA toolkit's headers, start blockscope with "
+            "BLOCKSCOPE_CUDA_HOME=/path/to/cuda (the folder with include/)";
       }
-    } else if (split_log_line(lines[i], l) && i + 2 < lines.size() &&
-               torch_at_caret(lines[i + 1], lines[i + 2])) {
+    } else if (split_log_line(lines[i], l) && i + 2 < lines.size() && torch_at_caret(lines[i + 1], lines[i + 2])) {
       out += std::string(l.head) + std::string(l.message) + " (" + std::string(kTorchNote) + ")";
     } else {
       out += lines[i];

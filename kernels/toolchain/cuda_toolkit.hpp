@@ -47,16 +47,16 @@ Status missing_tool(std::string_view tool, const Toolkit& toolkit);
 
 // What the search looks at; from the process (cuda_header_inputs_from_environment) or a test.
 struct CudaHeaderInputs {
-  std::string blockscope_cuda_home;  // $BLOCKSCOPE_CUDA_HOME ("" when unset)
-  std::string cuda_path;             // $CUDA_PATH
-  std::string cuda_home;             // $CUDA_HOME
-  std::string nvrtc_library;         // path of the loaded libnvrtc ("" when unknown)
+  std::string blockscope_cuda_home;     // $BLOCKSCOPE_CUDA_HOME ("" when unset)
+  std::string cuda_path;                // $CUDA_PATH
+  std::string cuda_home;                // $CUDA_HOME
+  std::string nvrtc_library;            // path of the loaded libnvrtc ("" when unknown)
   std::vector<std::string> built_with;  // the build's CUDAToolkit_INCLUDE_DIRS
 };
 
 struct CudaHeaderSearch {
-  std::string include_dir;            // the chosen toolkit's include folder; "" when none found
-  std::string chosen_by;              // "BLOCKSCOPE_CUDA_HOME", "the loaded NVRTC (...)", ...
+  std::string include_dir;                // the chosen toolkit's include folder; "" when none found
+  std::string chosen_by;                  // "BLOCKSCOPE_CUDA_HOME", "the loaded NVRTC (...)", ...
   std::vector<std::string> include_dirs;  // what NVRTC gets as -I, in order
   // Every folder looked at, in order, each with where it came from and why it was not taken:
   // "/opt/cuda-12/include (CUDA_HOME): no cuda_runtime.h". The chosen one ends the list.

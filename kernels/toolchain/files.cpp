@@ -52,9 +52,9 @@ Result<BuiltInTempFolder> build_in_temp_folder(const HostCompiler& compiler, con
                                                double time_limit_s) {
   auto folder = TempFolder::make(spec.prefix);
   if (!folder)
-    return Status::failure("cannot make a folder for " + spec.what + " in " +
-                               std::filesystem::temp_directory_path().string(),
-                           "is the disk full?", spec.what);
+    return Status::failure(
+        "cannot make a folder for " + spec.what + " in " + std::filesystem::temp_directory_path().string(),
+        "is the disk full?", spec.what);
   const std::filesystem::path& dir = folder->path();
   bool written = write_text(dir / "unit.cpp", spec.unit);
   for (const auto& [name, text] : spec.more_files) written = written && write_text(dir / name, text);

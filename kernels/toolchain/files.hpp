@@ -46,17 +46,17 @@ class TempFolder {
 
 // What build_in_temp_folder writes, compiles and links.
 struct TempFolderBuild {
-  std::string what;                 // "the counting build": in its messages
-  std::string prefix;               // the folder's name: "blockscope-lines"
-  std::string unit;                 // written as unit.cpp and compiled to unit.o
+  std::string what;                                             // "the counting build": in its messages
+  std::string prefix;                                           // the folder's name: "blockscope-lines"
+  std::string unit;                                             // written as unit.cpp and compiled to unit.o
   std::vector<std::pair<std::string, std::string>> more_files;  // {name, text} beside it
-  std::string optimisation;         // "-O0"
-  std::vector<std::string> compile_flags;  // after unit_flags(): "-g", "--coverage", ...
-  std::vector<std::string> link_flags;     // after -shared: "--coverage", "-Wl,-z,defs"
-  std::string library;              // "counting.so"
-  std::string failure_note;         // after "<what> of the kernel" in the failure message
-  std::string failure_hint;         // the hint of a failed compile or link
-  std::string failure_code;         // its Status code: "line_counts_build"
+  std::string optimisation;                                     // "-O0"
+  std::vector<std::string> compile_flags;                       // after unit_flags(): "-g", "--coverage", ...
+  std::vector<std::string> link_flags;                          // after -shared: "--coverage", "-Wl,-z,defs"
+  std::string library;                                          // "counting.so"
+  std::string failure_note;                                     // after "<what> of the kernel" in the failure message
+  std::string failure_hint;                                     // the hint of a failed compile or link
+  std::string failure_code;                                     // its Status code: "line_counts_build"
 };
 
 struct BuiltInTempFolder {

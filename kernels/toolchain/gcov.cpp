@@ -70,9 +70,9 @@ void fold_stand_ins(const std::map<std::string, GcovFile>& files, std::vector<Li
     std::string owner;  // the function the call is made from ("" outside every function)
   };
   struct Group {
-    long long mass = 0;        // its own lines' executions, then what its callees fold into it
+    long long mass = 0;  // its own lines' executions, then what its callees fold into it
     bool in_fold_file = false;
-    std::vector<Site> sites;   // the lines that call it and ran
+    std::vector<Site> sites;  // the lines that call it and ran
     bool flows = false, pushed = false;
   };
   std::map<std::string, Group> groups;  // by name (overloads fold together)
@@ -140,10 +140,8 @@ void fold_stand_ins(const std::map<std::string, GcovFile>& files, std::vector<Li
       for (std::size_t i = 0; i < g.sites.size(); ++i) {
         const Site& s = g.sites[i];
         auto it = groups.find(s.owner);
-        if (!s.owner.empty() && it != groups.end() && it->second.flows)
-          it->second.mass += share[i];
-        else
-          folded[{*s.file, s.line}] += share[i];
+        if (!s.owner.empty() && it != groups.end() && it->second.flows) it->second.mass += share[i];
+        else folded[{*s.file, s.line}] += share[i];
       }
       g.pushed = pushed_one = true;
     }
@@ -223,8 +221,7 @@ Result<std::vector<LineSamples>> parse_gcov_sources(std::string_view text) {
       in->text.emplace(lineno, std::string(rest));
     }
   }
-  if (files.empty())
-    return Status::failure("gcov's text names no source file", "", "gcov", "parse");
+  if (files.empty()) return Status::failure("gcov's text names no source file", "", "gcov", "parse");
   std::vector<LineSamples> lines;
   long long total = 0;
   for (const auto& [file, f] : files) {

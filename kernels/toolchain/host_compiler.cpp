@@ -20,8 +20,8 @@ std::filesystem::path writable(const std::filesystem::path& want) {
   std::error_code ec;
   std::filesystem::create_directories(want, ec);
   if (!ec && access(want.c_str(), W_OK) == 0) return want;
-  const std::filesystem::path tmp = std::filesystem::temp_directory_path(ec) /
-                                    ("blockscope-kernels-" + std::to_string(getuid()));
+  const std::filesystem::path tmp =
+      std::filesystem::temp_directory_path(ec) / ("blockscope-kernels-" + std::to_string(getuid()));
   std::filesystem::create_directories(tmp, ec);
   return tmp;
 }
@@ -58,8 +58,8 @@ Result<HostCompiler> find_host_compiler(std::string_view override_path) {
   if (!wanted.empty()) {
     c.path = find_executable(wanted);
     if (c.path.empty())
-      return Status::failure("the CPU simulator cannot compile your kernel: the C++ compiler " +
-                                 wanted + " (from " + source + ") was not found",
+      return Status::failure("the CPU simulator cannot compile your kernel: the C++ compiler " + wanted + " (from " +
+                                 source + ") was not found",
                              kInstall, "find_host_compiler", "no_host_compiler");
   } else {
     for (const char* name : {"c++", "g++", "clang++"}) {
@@ -74,8 +74,7 @@ Result<HostCompiler> find_host_compiler(std::string_view override_path) {
   }
   auto v = run_command({c.path.string(), "--version"}, 20.0);
   if (!v || v->timed_out || !v->exit.exited || v->exit.code != 0)
-    return Status::failure("the CPU simulator cannot compile your kernel: " + c.path.string() +
-                               " does not run (" +
+    return Status::failure("the CPU simulator cannot compile your kernel: " + c.path.string() + " does not run (" +
                                (v ? v->exit.describe() : v.status().message) + ")",
                            kInstall, "find_host_compiler", "no_host_compiler");
   c.version = v->output.substr(0, v->output.find('\n'));
@@ -94,8 +93,12 @@ std::filesystem::path default_cache_dir() {
 }
 
 std::vector<std::string> unit_flags(const HostCompiler& compiler, std::string_view optimisation) {
-  std::vector<std::string> flags = {"-std=c++17", std::string(optimisation), "-fPIC",
-                                    "-fvisibility=hidden", "-Wall", "-fno-diagnostics-show-caret",
+  std::vector<std::string> flags = {"-std=c++17",
+                                    std::string(optimisation),
+                                    "-fPIC",
+                                    "-fvisibility=hidden",
+                                    "-Wall",
+                                    "-fno-diagnostics-show-caret",
                                     "-fdiagnostics-color=never"};
   if (compiler.gcc) flags.push_back("-fdiagnostics-column-unit=byte");
   // C++ lets the optimiser assume loops without side effects end, so `while (i < n) {}` would be
@@ -106,8 +109,8 @@ std::vector<std::string> unit_flags(const HostCompiler& compiler, std::string_vi
 }
 
 Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std::string& unit,
-                                         const std::filesystem::path& cache_dir,
-                                         std::string_view optimisation, double time_limit_s) {
+                                         const std::filesystem::path& cache_dir, std::string_view optimisation,
+                                         double time_limit_s) {
   SharedObject so;
   const auto t0 = Clock::now();
   std::vector<std::string> flags = unit_flags(compiler, optimisation);
@@ -152,9 +155,8 @@ Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std
     write_text(log, so.log);
     std::filesystem::rename(lib_tmp, lib, ec);
     if (ec)
-      return Status::failure("cannot store the compiled kernel in " + dir.string() + ": " +
-                                 ec.message(),
-                             "", "build_shared_object");
+      return Status::failure("cannot store the compiled kernel in " + dir.string() + ": " + ec.message(), "",
+                             "build_shared_object");
     so.ok = true;
     so.path = lib;
   } else {

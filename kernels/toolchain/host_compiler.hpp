@@ -24,9 +24,9 @@ namespace bs::toolchain {
 
 struct HostCompiler {
   std::filesystem::path path;
-  std::string name;     // "g++", "clang++"
-  std::string version;  // the first line of --version
-  bool gcc = false;     // GCC (knows -fdiagnostics-column-unit)
+  std::string name;              // "g++", "clang++"
+  std::string version;           // the first line of --version
+  bool gcc = false;              // GCC (knows -fdiagnostics-column-unit)
   std::string identity() const;  // path + version: part of the cache key
 };
 
@@ -50,8 +50,8 @@ struct SharedObject {
 // Compiles `unit` into a shared object in `cache_dir` (created if needed; a temporary folder if it
 // cannot be written), or finds it there. A compiler that outlives `time_limit_s` is killed.
 Result<SharedObject> build_shared_object(const HostCompiler& compiler, const std::string& unit,
-                                         const std::filesystem::path& cache_dir,
-                                         std::string_view optimisation, double time_limit_s);
+                                         const std::filesystem::path& cache_dir, std::string_view optimisation,
+                                         double time_limit_s);
 
 // The flags every unit is compiled with (the optimisation given), without -shared.
 std::vector<std::string> unit_flags(const HostCompiler& compiler, std::string_view optimisation);

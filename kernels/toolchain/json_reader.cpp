@@ -71,7 +71,10 @@ class Parser {
       case '{': return object(v, depth);
       case '[': return array(v, depth);
       case '"': v.kind = JsonValue::Kind::String; return string(v.str);
-      case 't': v.kind = JsonValue::Kind::Bool; v.boolean = true; return literal("true");
+      case 't':
+        v.kind = JsonValue::Kind::Bool;
+        v.boolean = true;
+        return literal("true");
       case 'f': v.kind = JsonValue::Kind::Bool; return literal("false");
       case 'n': v.kind = JsonValue::Kind::Null; return literal("null");
       default: return number(v);
@@ -156,7 +159,8 @@ class Parser {
         ++i_;
         return true;
       }
-      if (static_cast<unsigned char>(c) < 0x20) return err("a control character inside a string (write it as \\n, \\t, ...)");
+      if (static_cast<unsigned char>(c) < 0x20)
+        return err("a control character inside a string (write it as \\n, \\t, ...)");
       if (c != '\\') {
         out += c;
         ++i_;

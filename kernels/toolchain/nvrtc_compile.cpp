@@ -68,11 +68,11 @@ NvrtcLibrary NvrtcLibrary::open(const std::string& build_dir) {
     return n;
   }
   auto api = std::make_shared<Api>();
-#define BS_SYM(field, name)                                                           \
+#define BS_SYM(field, name)                                                          \
   api->field = reinterpret_cast<decltype(api->field)>(dlsym(lib, #name));            \
-  if (!api->field) {                                                                  \
+  if (!api->field) {                                                                 \
     n.error_ = n.loaded_from_ + " lacks " #name ": an NVRTC too old for blockscope"; \
-    return n;                                                                         \
+    return n;                                                                        \
   }
   BS_SYM(create, nvrtcCreateProgram)
   BS_SYM(compile, nvrtcCompileProgram)
@@ -90,8 +90,7 @@ NvrtcLibrary NvrtcLibrary::open(const std::string& build_dir) {
 #undef BS_SYM
   // The file the loader really took ("libnvrtc.so.13" names none): where its toolkit is.
   Dl_info where{};
-  if (dladdr(reinterpret_cast<void*>(api->create), &where) && where.dli_fname)
-    n.path_ = where.dli_fname;
+  if (dladdr(reinterpret_cast<void*>(api->create), &where) && where.dli_fname) n.path_ = where.dli_fname;
   api->version(&n.major_, &n.minor_);
   n.api_ = std::move(api);
   n.ok_ = true;
@@ -109,37 +108,37 @@ std::vector<int> NvrtcLibrary::supported_archs() const {
 
 namespace {
 
-#define BS_STD_INTS                                                                              \
-  "namespace std {\n"                                                                          \
-  "using ::int8_t; using ::int16_t; using ::int32_t; using ::int64_t;\n"                          \
-  "using ::uint8_t; using ::uint16_t; using ::uint32_t; using ::uint64_t;\n"                      \
-  "using ::intptr_t; using ::uintptr_t; using ::intmax_t; using ::uintmax_t; using ::size_t;\n"   \
+#define BS_STD_INTS                                                                             \
+  "namespace std {\n"                                                                           \
+  "using ::int8_t; using ::int16_t; using ::int32_t; using ::int64_t;\n"                        \
+  "using ::uint8_t; using ::uint16_t; using ::uint32_t; using ::uint64_t;\n"                    \
+  "using ::intptr_t; using ::uintptr_t; using ::intmax_t; using ::uintmax_t; using ::size_t;\n" \
   "}\n"
 
-#define BS_STD_MATH                                                                              \
-  "#ifndef BS_STD_MATH_STAND_IN\n#define BS_STD_MATH_STAND_IN\n"                                   \
-  "namespace std {\n"                                                                          \
-  "using ::abs; using ::fabs; using ::fabsf; using ::sqrt; using ::sqrtf; using ::rsqrt;\n"      \
-  "using ::exp; using ::expf; using ::exp2; using ::log; using ::logf; using ::log2; using ::log10;\n" \
-  "using ::pow; using ::powf; using ::fma; using ::fmaf; using ::fmod; using ::trunc; using ::cbrt;\n" \
-  "using ::fmin; using ::fminf; using ::fmax; using ::fmaxf; using ::hypot; using ::copysign;\n" \
-  "using ::floor; using ::floorf; using ::ceil; using ::ceilf; using ::round; using ::roundf;\n" \
-  "using ::sin; using ::sinf; using ::cos; using ::cosf; using ::tan; using ::tanh; using ::tanhf;\n" \
-  "using ::asin; using ::acos; using ::atan; using ::atan2; using ::sinh; using ::cosh; using ::erf;\n" \
-  "using ::isnan; using ::isinf; using ::isfinite; using ::signbit;\n"                          \
+#define BS_STD_MATH                                                                                                   \
+  "#ifndef BS_STD_MATH_STAND_IN\n#define BS_STD_MATH_STAND_IN\n"                                                      \
+  "namespace std {\n"                                                                                                 \
+  "using ::abs; using ::fabs; using ::fabsf; using ::sqrt; using ::sqrtf; using ::rsqrt;\n"                           \
+  "using ::exp; using ::expf; using ::exp2; using ::log; using ::logf; using ::log2; using ::log10;\n"                \
+  "using ::pow; using ::powf; using ::fma; using ::fmaf; using ::fmod; using ::trunc; using ::cbrt;\n"                \
+  "using ::fmin; using ::fminf; using ::fmax; using ::fmaxf; using ::hypot; using ::copysign;\n"                      \
+  "using ::floor; using ::floorf; using ::ceil; using ::ceilf; using ::round; using ::roundf;\n"                      \
+  "using ::sin; using ::sinf; using ::cos; using ::cosf; using ::tan; using ::tanh; using ::tanhf;\n"                 \
+  "using ::asin; using ::acos; using ::atan; using ::atan2; using ::sinh; using ::cosh; using ::erf;\n"               \
+  "using ::isnan; using ::isinf; using ::isfinite; using ::signbit;\n"                                                \
   "template <class T> __host__ __device__ constexpr const T& min(const T& a, const T& b) { return b < a ? b : a; }\n" \
   "template <class T> __host__ __device__ constexpr const T& max(const T& a, const T& b) { return a < b ? b : a; }\n" \
   "}\n#endif\n"
 
 // <float.h>'s macros for IEEE binary32 and binary64 (libcu++'s cfloat is empty under NVRTC).
-#define BS_FLOAT_H                                                                               \
-  "#ifndef FLT_MAX\n"                                                                           \
-  "#define FLT_RADIX 2\n#define FLT_MANT_DIG 24\n#define FLT_DIG 6\n#define FLT_MIN_EXP (-125)\n" \
-  "#define FLT_MAX_EXP 128\n#define FLT_MAX 3.40282347e+38F\n#define FLT_MIN 1.17549435e-38F\n" \
-  "#define FLT_EPSILON 1.19209290e-7F\n#define FLT_TRUE_MIN 1.40129846e-45F\n"                  \
+#define BS_FLOAT_H                                                                                       \
+  "#ifndef FLT_MAX\n"                                                                                    \
+  "#define FLT_RADIX 2\n#define FLT_MANT_DIG 24\n#define FLT_DIG 6\n#define FLT_MIN_EXP (-125)\n"        \
+  "#define FLT_MAX_EXP 128\n#define FLT_MAX 3.40282347e+38F\n#define FLT_MIN 1.17549435e-38F\n"          \
+  "#define FLT_EPSILON 1.19209290e-7F\n#define FLT_TRUE_MIN 1.40129846e-45F\n"                           \
   "#define DBL_MANT_DIG 53\n#define DBL_DIG 15\n#define DBL_MIN_EXP (-1021)\n#define DBL_MAX_EXP 1024\n" \
-  "#define DBL_MAX 1.7976931348623157e+308\n#define DBL_MIN 2.2250738585072014e-308\n"          \
-  "#define DBL_EPSILON 2.2204460492503131e-16\n#define DBL_TRUE_MIN 4.9406564584124654e-324\n"  \
+  "#define DBL_MAX 1.7976931348623157e+308\n#define DBL_MIN 2.2250738585072014e-308\n"                   \
+  "#define DBL_EPSILON 2.2204460492503131e-16\n#define DBL_TRUE_MIN 4.9406564584124654e-324\n"           \
   "#endif\n"
 
 constexpr const char* kBuiltIn = "// blockscope: built into device code under NVRTC, nothing to include\n";
@@ -171,8 +170,7 @@ constexpr StandInHeader kStandIns[] = {
 std::span<const StandInHeader> standard_header_stand_ins() { return kStandIns; }
 
 std::vector<std::string> nvrtc_options(const std::string& arch_option, const CudaHeaderSearch& headers) {
-  std::vector<std::string> o{arch_option, "--device-as-default-execution-space", "--std=c++17",
-                             "--generate-line-info"};
+  std::vector<std::string> o{arch_option, "--device-as-default-execution-space", "--std=c++17", "--generate-line-info"};
   for (std::string& i : headers.options()) o.push_back(std::move(i));
   return o;
 }

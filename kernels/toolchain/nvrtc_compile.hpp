@@ -28,26 +28,26 @@ class NvrtcLibrary {
   static NvrtcLibrary open();  // `build_dir`: the library folder of the toolkit this build used
 
   bool ok() const { return ok_; }
-  const std::string& error() const { return error_; }       // why not ok, with what to install
+  const std::string& error() const { return error_; }              // why not ok, with what to install
   const std::string& loaded_from() const { return loaded_from_; }  // as dlopen was given it
-  const std::string& path() const { return path_; }  // the file the loader took (dladdr)
+  const std::string& path() const { return path_; }                // the file the loader took (dladdr)
   int major() const { return major_; }
   int minor() const { return minor_; }
   std::vector<int> supported_archs() const;
 
   struct Output {
     bool ok = false;
-    bool ptx = false;          // image is PTX (for the driver to JIT), else a cubin
-    std::string arch;          // what it was compiled for: "sm_90a"
-    std::string log;           // NVRTC's log, explained (explain_nvrtc_log)
-    std::string image;         // the cubin or PTX
-    std::string ptx_text;      // the PTX also, when compile() was asked for it (with_ptx)
+    bool ptx = false;                  // image is PTX (for the driver to JIT), else a cubin
+    std::string arch;                  // what it was compiled for: "sm_90a"
+    std::string log;                   // NVRTC's log, explained (explain_nvrtc_log)
+    std::string image;                 // the cubin or PTX
+    std::string ptx_text;              // the PTX also, when compile() was asked for it (with_ptx)
     std::vector<std::string> options;  // as given to nvrtcCompileProgram
-    double ms = 0;             // nvrtcCreateProgram to the image in hand
+    double ms = 0;                     // nvrtcCreateProgram to the image in hand
   };
   // Compiles `unit` ("blockscope-kernel.cu") for `target` with the headers of `headers`.
-  Output compile(const std::string& unit, const NvrtcTarget& target,
-                 const CudaHeaderSearch& headers, bool with_ptx = false) const;
+  Output compile(const std::string& unit, const NvrtcTarget& target, const CudaHeaderSearch& headers,
+                 bool with_ptx = false) const;
 
  private:
   struct Api;

@@ -12,11 +12,11 @@
 namespace bs::toolchain {
 
 struct NvrtcTarget {
-  bool ok = false;          // false: this NVRTC knows nothing at or below the device
-  bool ptx = false;         // compile to PTX for the driver to JIT (the device is too new)
-  std::string option;       // "--gpu-architecture=sm_90a"
-  std::string arch;         // "sm_90a", "compute_89 (PTX, JIT-compiled by the driver)"
-  std::string fallback;     // the option without the arch-specific suffix ("" when none)
+  bool ok = false;       // false: this NVRTC knows nothing at or below the device
+  bool ptx = false;      // compile to PTX for the driver to JIT (the device is too new)
+  std::string option;    // "--gpu-architecture=sm_90a"
+  std::string arch;      // "sm_90a", "compute_89 (PTX, JIT-compiled by the driver)"
+  std::string fallback;  // the option without the arch-specific suffix ("" when none)
 };
 
 // Architectures with an arch-specific ('a') variant: Hopper's 9.0 and every one from 10.0 on.

@@ -166,8 +166,7 @@ Result<CommandResult> run_command(const std::vector<std::string>& argv, double t
     return child.status();
   }
   CommandResult result;
-  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double>(time_limit_s));
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(time_limit_s));
   char buf[4096];
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());

@@ -19,9 +19,9 @@ namespace bs::toolchain {
 using Clock = std::chrono::steady_clock;
 
 struct ExitInfo {
-  bool exited = false;  // returned from main or called exit
-  int code = 0;         // exit code when exited
-  int signal = 0;       // the signal that killed it, otherwise
+  bool exited = false;           // returned from main or called exit
+  int code = 0;                  // exit code when exited
+  int signal = 0;                // the signal that killed it, otherwise
   std::string describe() const;  // "exited with code 1", "killed by signal 9 (SIGKILL)"
 };
 
@@ -37,9 +37,9 @@ class ChildProcess {
   ~ChildProcess() { kill(); }
 
   pid_t pid() const { return pid_; }
-  bool running();                 // false once it has ended (reaps it then)
-  void kill();                    // SIGKILL to the group, wait for it
-  ExitInfo wait();                // blocks until it ends
+  bool running();                                      // false once it has ended (reaps it then)
+  void kill();                                         // SIGKILL to the group, wait for it
+  ExitInfo wait();                                     // blocks until it ends
   const ExitInfo& exit_info() const { return exit_; }  // after it ended
 
  private:
@@ -49,9 +49,9 @@ class ChildProcess {
 };
 
 struct SpawnSpec {
-  std::vector<std::string> argv;               // argv[0] is the program path
-  std::vector<std::pair<int, int>> inherit;    // {fd in this process, fd number in the child}
-  int output_fd = -1;                          // child's stdout and stderr go here when >= 0
+  std::vector<std::string> argv;             // argv[0] is the program path
+  std::vector<std::pair<int, int>> inherit;  // {fd in this process, fd number in the child}
+  int output_fd = -1;                        // child's stdout and stderr go here when >= 0
   // Environment variables the child must not inherit (run_command drops LD_PRELOAD: a compiler
   // should not run with whatever a sanitizer or profiler preloaded into blockscope).
   std::vector<std::string> unset_env;
@@ -69,8 +69,8 @@ struct CommandResult {
   double ms = 0;
 };
 struct CommandOptions {
-  std::filesystem::path cwd;              // where it runs (cuobjdump -xelf writes its files there)
-  std::size_t output_limit = 1u << 20;    // bytes of output kept (a disassembly can be tens of MB)
+  std::filesystem::path cwd;            // where it runs (cuobjdump -xelf writes its files there)
+  std::size_t output_limit = 1u << 20;  // bytes of output kept (a disassembly can be tens of MB)
 };
 Result<CommandResult> run_command(const std::vector<std::string>& argv, double time_limit_s,
                                   const CommandOptions& options = {});

@@ -117,9 +117,7 @@ class BlockRecorder {
   BlockRecorder& operator=(const BlockRecorder&) = delete;
 
  private:
-  __device__ static bool is_first_thread() {
-    return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
-  }
+  __device__ static bool is_first_thread() { return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0; }
   __device__ static unsigned long long linear_block() {
     return blockIdx.x + static_cast<unsigned long long>(gridDim.x) *
                             (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);

@@ -7,8 +7,7 @@ namespace bs::trace {
 
 Result<TraceBuffer> TraceBuffer::allocate(Dim3 grid, cudaStream_t stream) {
   if (grid.volume() == 0)
-    return Status::failure("cannot trace an empty grid " + to_string(grid), "",
-                           "TraceBuffer::allocate");
+    return Status::failure("cannot trace an empty grid " + to_string(grid), "", "TraceBuffer::allocate");
   auto buffer = cuda::DeviceBuffer<DeviceBlockRecord>::allocate(grid.volume());
   if (!buffer) return buffer.status();
   TraceBuffer t;
@@ -27,12 +26,11 @@ Result<std::vector<BlockTrace>> TraceBuffer::collect(unsigned sm_count, cudaStre
   return collect_trace(buffer_.get(), grid_, sm_count, stream);
 }
 
-Result<std::vector<BlockTrace>> collect_trace(const DeviceBlockRecord* device_records, Dim3 grid,
-                                              unsigned sm_count, cudaStream_t stream) {
+Result<std::vector<BlockTrace>> collect_trace(const DeviceBlockRecord* device_records, Dim3 grid, unsigned sm_count,
+                                              cudaStream_t stream) {
   std::vector<DeviceBlockRecord> host(grid.volume());
   BS_CUDA_TRY(cudaStreamSynchronize(stream));  // the traced kernel's faults surface here
-  BS_CUDA_TRY(cudaMemcpy(host.data(), device_records, host.size() * sizeof(DeviceBlockRecord),
-                         cudaMemcpyDeviceToHost));
+  BS_CUDA_TRY(cudaMemcpy(host.data(), device_records, host.size() * sizeof(DeviceBlockRecord), cudaMemcpyDeviceToHost));
   return records_to_trace(host, grid, sm_count);
 }
 

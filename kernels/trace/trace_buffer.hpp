@@ -34,7 +34,7 @@ class TraceBuffer {
 };
 
 // The same for records in a buffer the caller owns (one per block of `grid`).
-Result<std::vector<BlockTrace>> collect_trace(const DeviceBlockRecord* device_records, Dim3 grid,
-                                              unsigned sm_count, cudaStream_t stream = nullptr);
+Result<std::vector<BlockTrace>> collect_trace(const DeviceBlockRecord* device_records, Dim3 grid, unsigned sm_count,
+                                              cudaStream_t stream = nullptr);
 
 }  // namespace bs::trace

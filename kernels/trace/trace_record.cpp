@@ -5,13 +5,12 @@
 
 namespace bs::trace {
 
-Result<std::vector<BlockTrace>> records_to_trace(const std::vector<DeviceBlockRecord>& records,
-                                                 Dim3 grid, unsigned sm_count) {
+Result<std::vector<BlockTrace>> records_to_trace(const std::vector<DeviceBlockRecord>& records, Dim3 grid,
+                                                 unsigned sm_count) {
   if (records.size() != grid.volume())
-    return Status::failure("the trace has " + std::to_string(records.size()) + " records for " +
-                               std::to_string(grid.volume()) + " blocks",
-                           "allocate one record per block of the launched grid",
-                           "records_to_trace");
+    return Status::failure(
+        "the trace has " + std::to_string(records.size()) + " records for " + std::to_string(grid.volume()) + " blocks",
+        "allocate one record per block of the launched grid", "records_to_trace");
   auto name = [&](std::size_t i) {
     const Dim3 b{static_cast<unsigned>(i % grid.x), static_cast<unsigned>((i / grid.x) % grid.y),
                  static_cast<unsigned>(i / (static_cast<unsigned long long>(grid.x) * grid.y))};
@@ -21,28 +20,26 @@ Result<std::vector<BlockTrace>> records_to_trace(const std::vector<DeviceBlockRe
   for (std::size_t i = 0; i < records.size(); ++i) {
     const DeviceBlockRecord& r = records[i];
     if (r.writes != 1)
-      return Status::failure(name(i) + " wrote its trace record " + std::to_string(r.writes) +
-                                 " times instead of once",
+      return Status::failure(name(i) + " wrote its trace record " + std::to_string(r.writes) + " times instead of once",
                              r.writes == 0 ? "the traced kernel did not run every block (was the "
                                              "traced wrapper launched with this grid?)"
                                            : "two blocks computed the same linear block id",
                              "records_to_trace");
     if (r.start_ns > r.end_ns)
-      return Status::failure(name(i) + " ended before it started (" + std::to_string(r.start_ns) +
-                                 " > " + std::to_string(r.end_ns) + " ns)",
+      return Status::failure(name(i) + " ended before it started (" + std::to_string(r.start_ns) + " > " +
+                                 std::to_string(r.end_ns) + " ns)",
                              "", "records_to_trace");
     if (sm_count > 0 && r.smid >= sm_count)
-      return Status::failure(name(i) + " reports SM " + std::to_string(r.smid) +
-                                 " but the device has " + std::to_string(sm_count) + " SMs",
+      return Status::failure(name(i) + " reports SM " + std::to_string(r.smid) + " but the device has " +
+                                 std::to_string(sm_count) + " SMs",
                              "", "records_to_trace");
     earliest = std::min(earliest, r.start_ns);
   }
   std::vector<BlockTrace> out(records.size());
   for (std::size_t i = 0; i < records.size(); ++i) {
     const DeviceBlockRecord& r = records[i];
-    out[i].block =
-        Dim3{static_cast<unsigned>(i % grid.x), static_cast<unsigned>((i / grid.x) % grid.y),
-             static_cast<unsigned>(i / (static_cast<unsigned long long>(grid.x) * grid.y))};
+    out[i].block = Dim3{static_cast<unsigned>(i % grid.x), static_cast<unsigned>((i / grid.x) % grid.y),
+                        static_cast<unsigned>(i / (static_cast<unsigned long long>(grid.x) * grid.y))};
     out[i].unit = r.smid;
     out[i].start_ns = r.start_ns - earliest;
     out[i].end_ns = r.end_ns - earliest;

@@ -36,7 +36,7 @@ inline constexpr std::uint32_t kClusterRead = 1u, kClusterExplicit = 2u;
 // Checks every record (exactly one write, start <= end, smid < sm_count when sm_count > 0) and
 // converts them to BlockTraces indexed by linear block id, with times relative to the earliest
 // start. The Status names the first bad block.
-Result<std::vector<BlockTrace>> records_to_trace(const std::vector<DeviceBlockRecord>& records,
-                                                 Dim3 grid, unsigned sm_count = 0);
+Result<std::vector<BlockTrace>> records_to_trace(const std::vector<DeviceBlockRecord>& records, Dim3 grid,
+                                                 unsigned sm_count = 0);
 
 }  // namespace bs::trace

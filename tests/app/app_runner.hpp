@@ -18,8 +18,8 @@
 namespace bs::app::test {
 
 struct RunResult {
-  int exit_code = -1;   // -1 when the process could not be started or did not exit normally
-  std::string output;   // stdout and stderr together
+  int exit_code = -1;  // -1 when the process could not be started or did not exit normally
+  std::string output;  // stdout and stderr together
 };
 
 // Single quotes for the shell (paths in the tests never contain a quote themselves).

@@ -117,8 +117,8 @@ class FakeLab final : public bs::test::LabWithoutMemoryModel {
       return r;
     }
     if (!script_->fault_code.empty()) {
-      r.status = Status::failure("an illegal memory access was encountered", "", "cudaEventSynchronize",
-                                 script_->fault_code);
+      r.status =
+          Status::failure("an illegal memory access was encountered", "", "cudaEventSynchronize", script_->fault_code);
       r.status.sticky = script_->fault_sticky;  // as device/cuda_status.hpp marks a real one
       return r;
     }
@@ -158,10 +158,10 @@ class FakeLab final : public bs::test::LabWithoutMemoryModel {
 
 // What the fake view was asked to do.
 struct ViewSeen {
-  int launches = 0;          // launch(): on the frame loop
-  int results_shown = 0;     // show_result(): a run made on the worker
+  int launches = 0;       // launch(): on the frame loop
+  int results_shown = 0;  // show_result(): a run made on the worker
   int images = 0;
-  int set_labs = 0;          // moved to another compute session
+  int set_labs = 0;  // moved to another compute session
 };
 
 class FakeView final : public LabView {

@@ -71,16 +71,30 @@ class Parser {
       v.kind = JsonValue::String;
       return string(v.str);
     }
-    if (literal("true")) { v.kind = JsonValue::Bool; v.boolean = true; return true; }
-    if (literal("false")) { v.kind = JsonValue::Bool; v.boolean = false; return true; }
-    if (literal("null")) { v.kind = JsonValue::Null; return true; }
+    if (literal("true")) {
+      v.kind = JsonValue::Bool;
+      v.boolean = true;
+      return true;
+    }
+    if (literal("false")) {
+      v.kind = JsonValue::Bool;
+      v.boolean = false;
+      return true;
+    }
+    if (literal("null")) {
+      v.kind = JsonValue::Null;
+      return true;
+    }
     return number(v);
   }
   bool object(JsonValue& v, int depth) {
     v.kind = JsonValue::Object;
     ++i_;  // {
     space();
-    if (i_ < s_.size() && s_[i_] == '}') { ++i_; return true; }
+    if (i_ < s_.size() && s_[i_] == '}') {
+      ++i_;
+      return true;
+    }
     for (;;) {
       space();
       std::string key;
@@ -90,8 +104,14 @@ class Parser {
       if (!value(v.members[key], depth + 1)) return false;
       space();
       if (i_ >= s_.size()) return false;
-      if (s_[i_] == ',') { ++i_; continue; }
-      if (s_[i_] == '}') { ++i_; return true; }
+      if (s_[i_] == ',') {
+        ++i_;
+        continue;
+      }
+      if (s_[i_] == '}') {
+        ++i_;
+        return true;
+      }
       return false;
     }
   }
@@ -99,14 +119,23 @@ class Parser {
     v.kind = JsonValue::Array;
     ++i_;  // [
     space();
-    if (i_ < s_.size() && s_[i_] == ']') { ++i_; return true; }
+    if (i_ < s_.size() && s_[i_] == ']') {
+      ++i_;
+      return true;
+    }
     for (;;) {
       v.items.emplace_back();
       if (!value(v.items.back(), depth + 1)) return false;
       space();
       if (i_ >= s_.size()) return false;
-      if (s_[i_] == ',') { ++i_; continue; }
-      if (s_[i_] == ']') { ++i_; return true; }
+      if (s_[i_] == ',') {
+        ++i_;
+        continue;
+      }
+      if (s_[i_] == ']') {
+        ++i_;
+        return true;
+      }
       return false;
     }
   }
@@ -181,8 +210,8 @@ class Parser {
     const std::size_t start = i_;
     if (i_ < s_.size() && s_[i_] == '-') ++i_;
     bool digits = false;
-    while (i_ < s_.size() && ((s_[i_] >= '0' && s_[i_] <= '9') || s_[i_] == '.' || s_[i_] == 'e' ||
-                              s_[i_] == 'E' || s_[i_] == '+' || s_[i_] == '-')) {
+    while (i_ < s_.size() && ((s_[i_] >= '0' && s_[i_] <= '9') || s_[i_] == '.' || s_[i_] == 'e' || s_[i_] == 'E' ||
+                              s_[i_] == '+' || s_[i_] == '-')) {
       digits |= s_[i_] >= '0' && s_[i_] <= '9';
       ++i_;
     }
@@ -200,8 +229,6 @@ class Parser {
 
 }  // namespace json_detail
 
-inline std::optional<JsonValue> parse_json(std::string_view text) {
-  return json_detail::Parser(text).document();
-}
+inline std::optional<JsonValue> parse_json(std::string_view text) { return json_detail::Parser(text).document(); }
 
 }  // namespace bs::test

@@ -33,10 +33,10 @@ TEST(Cli, NoArgumentsOpensTheWindowOnTheSample) {
 }
 
 TEST(Cli, HeadlessStateFlagsReachTheState) {
-  auto o = parse({"img.png", "--headless", "--frames", "5", "--screenshot", "s.png", "--gray-out",
-                  "g.png", "--kernel", "gray_2d", "--block", "32x8", "--backend", "cpu", "--overlay",
-                  "warp", "--hover", "12,34", "--pin", "5,6", "--panel", "schedule", "--view",
-                  "side", "--zoom", "4", "--center", "100,50", "--window-size", "800x600"});
+  auto o = parse({"img.png",  "--headless", "--frames", "5",      "--screenshot",  "s.png",    "--gray-out", "g.png",
+                  "--kernel", "gray_2d",    "--block",  "32x8",   "--backend",     "cpu",      "--overlay",  "warp",
+                  "--hover",  "12,34",      "--pin",    "5,6",    "--panel",       "schedule", "--view",     "side",
+                  "--zoom",   "4",          "--center", "100,50", "--window-size", "800x600"});
   ASSERT_TRUE(o.ok()) << o.status().describe();
   EXPECT_TRUE(o->headless);
   EXPECT_EQ(o->frames, 5);
@@ -72,9 +72,9 @@ TEST(Cli, StatusFileWorksInTheWindowAndHeadless) {
 // `--block 32x8 --kernel 2d` once ran 16x16: the parser only records what was asked, so every
 // permutation of the same flags gives the same state.
 TEST(Cli, EveryOrderOfFlagsGivesTheSameState) {
-  const std::vector<std::vector<std::string>> groups = {
-      {"--kernel", "gray_2d"}, {"--block", "32x8"}, {"--lab", "gray"}, {"--overlay", "sm"},
-      {"--config", "2"},       {"--pin", "3,4"},     {"--backend", "cpu"}};
+  const std::vector<std::vector<std::string>> groups = {{"--kernel", "gray_2d"}, {"--block", "32x8"}, {"--lab", "gray"},
+                                                        {"--overlay", "sm"},     {"--config", "2"},   {"--pin", "3,4"},
+                                                        {"--backend", "cpu"}};
   std::vector<std::size_t> order(groups.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::mt19937 rng(std::random_device{}());
@@ -100,14 +100,12 @@ TEST(Cli, BlockParsingAcceptsOneToThreeDimensions) {
   EXPECT_EQ(parse_block("8x8x4").value(), (bs::Dim3{8, 8, 4}));
   // Zero is the lab's to refuse (with CUDA's reason), not the parser's.
   EXPECT_EQ(parse_block("0x4").value(), (bs::Dim3{0, 4, 1}));
-  for (const char* bad : {"", "x", "16x", "a", "1x2x3x4", "-5", "16*16"})
-    EXPECT_FALSE(parse_block(bad).ok()) << bad;
+  for (const char* bad : {"", "x", "16x", "a", "1x2x3x4", "-5", "16*16"}) EXPECT_FALSE(parse_block(bad).ok()) << bad;
 }
 
 TEST(Cli, BenchOptions) {
-  auto o = parse({"bench", "gray", "--size", "8192x8192", "--size", "1023x767", "--block", "256",
-                  "--block", "16x16", "--json", "out.json", "--csv", "out.csv", "--repeats", "7",
-                  "--kernel", "gray_2d", "--no-flush"});
+  auto o = parse({"bench", "gray", "--size", "8192x8192", "--size", "1023x767", "--block", "256", "--block", "16x16",
+                  "--json", "out.json", "--csv", "out.csv", "--repeats", "7", "--kernel", "gray_2d", "--no-flush"});
   ASSERT_TRUE(o.ok()) << o.status().describe();
   ASSERT_TRUE(o->bench.has_value());
   EXPECT_EQ(o->bench->lab, "gray");
@@ -201,11 +199,12 @@ TEST(Cli, BadInputNamesTheProblem) {
 
 TEST(Cli, HelpDocumentsEveryFlagAndTheExitCodes) {
   const std::string help = help_text(flags());
-  for (const char* flag : {"--backend", "--device", "--lab", "--kernel", "--block", "--config", "--headless",
-                           "--frames", "--screenshot", "--output", "--gray-out", "--schedule-json", "--overlay",
-                           "--hover", "--pin", "--panel", "--view", "--split", "--zoom", "--center",
-                           "--window-size", "--size", "--json", "--csv", "--repeats", "--warmup",
-                           "--no-flush", "--status-file", "--set", "AUTOMATION", "EXIT CODES"})
+  for (const char* flag :
+       {"--backend", "--device",     "--lab",     "--kernel",   "--block",         "--config",   "--headless",
+        "--frames",  "--screenshot", "--output",  "--gray-out", "--schedule-json", "--overlay",  "--hover",
+        "--pin",     "--panel",      "--view",    "--split",    "--zoom",          "--center",   "--window-size",
+        "--size",    "--json",       "--csv",     "--repeats",  "--warmup",        "--no-flush", "--status-file",
+        "--set",     "AUTOMATION",   "EXIT CODES"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
   // Every lab's own flags are listed under that lab.
   for (const auto& l : flags())
@@ -216,9 +215,9 @@ TEST(Cli, HelpDocumentsEveryFlagAndTheExitCodes) {
 }
 
 TEST(Cli, MatmulFlagsReachTheLabOptions) {
-  auto o = parse({"--headless", "--lab", "matmul", "--matmul-size", "129x67x131", "--kernel", "k5_blocktile_2d",
-                  "--config", "2", "--matmul-pattern", "structured", "--matmul-seed", "77", "--matmul-phase", "3",
-                  "--hover", "37,70"});
+  auto o =
+      parse({"--headless", "--lab", "matmul", "--matmul-size", "129x67x131", "--kernel", "k5_blocktile_2d", "--config",
+             "2", "--matmul-pattern", "structured", "--matmul-seed", "77", "--matmul-phase", "3", "--hover", "37,70"});
   ASSERT_TRUE(o.ok()) << o.status().describe();
   EXPECT_EQ(o->state.lab, "matmul");
   EXPECT_EQ(o->state.lab_options.at("--matmul-size"), "129x67x131");
@@ -237,12 +236,9 @@ TEST(Cli, BadMatmulFlagsNameTheProblem) {
     std::vector<std::string> args;
     const char* expect;
   };
-  const Case cases[] = {{{"--matmul-size", "12x12"}, "MxNxK"},
-                        {{"--matmul-size", "0x4x4"}, "MxNxK"},
-                        {{"--matmul-size", "4x-4x4"}, "MxNxK"},
-                        {{"--matmul-pattern", "plaid"}, "--matmul-pattern"},
-                        {{"--matmul-seed", "-3"}, "--matmul-seed"},
-                        {{"--matmul-phase", "first"}, "--matmul-phase"},
+  const Case cases[] = {{{"--matmul-size", "12x12"}, "MxNxK"},      {{"--matmul-size", "0x4x4"}, "MxNxK"},
+                        {{"--matmul-size", "4x-4x4"}, "MxNxK"},     {{"--matmul-pattern", "plaid"}, "--matmul-pattern"},
+                        {{"--matmul-seed", "-3"}, "--matmul-seed"}, {{"--matmul-phase", "first"}, "--matmul-phase"},
                         {{"--matmul-size"}, "--matmul-size"}};
   for (const auto& c : cases) {
     auto o = parse(c.args);

@@ -159,7 +159,7 @@ TEST(ClusterPanels, ScheduleGroupsRecordedClusters) {
 TEST(ClusterPanels, ScheduleSaysWhereTheRecordDisagreesOrDidNotOverlap) {
   LaunchRecord r = t6_record(true);
   std::swap(r.schedule[10].cluster->rank, r.schedule[11].cluster->rank);  // two blocks disagree
-  r.schedule[21].start_ns = r.schedule[20].end_ns + 5000;  // cluster 10's second block: after the first
+  r.schedule[21].start_ns = r.schedule[20].end_ns + 5000;                 // cluster 10's second block: after the first
   r.schedule[21].end_ns = r.schedule[21].start_ns + 1'000'000;
   const std::string t = draw(r, true);
   EXPECT_TRUE(has(t, "2 of 132 blocks differ")) << t;
@@ -184,9 +184,9 @@ TEST(ClusterPanels, ScheduleWithoutRecordedClustersUsesTheModel) {
 TEST(ClusterPanels, LaunchTabShowsMaxActiveClustersBesideTheModel) {
   LaunchRecord r = t6_record(true);
   {
-    const mapping::Occupancy o = mapping::compute_stats(r.scheme, r.config, r.data_width, r.data_height, r.attributes,
-                                                        h100(), nullptr)
-                                     .occupancy;
+    const mapping::Occupancy o =
+        mapping::compute_stats(r.scheme, r.config, r.data_width, r.data_height, r.attributes, h100(), nullptr)
+            .occupancy;
     EXPECT_EQ(o.active_blocks_per_sm, 1u) << o.reason;  // 193 KB of shared memory: one block per SM
   }
   // 66 clusters of 2 at once: 132 blocks, all that one block on each of 132 SMs allows.

@@ -79,14 +79,13 @@ TEST_F(EditorListing, PtxAndSassOfTheEditedKernelFollowTheCursorAndAFailedCompil
   if (!l.ptx_status.ok() && l.ptx_status.call == "dlopen") BS_SKIP() << "no NVRTC here: " << l.ptx_status.describe();
   ASSERT_TRUE(l.ptx_status.ok()) << l.ptx_status.describe();
   // SASS: where nvdisasm exists, with live registers where it gives life ranges; else the reason.
-  if (l.sass.empty()) {
-    EXPECT_FALSE(l.sass_status.ok());
-  }
+  if (l.sass.empty()) { EXPECT_FALSE(l.sass_status.ok()); }
 
   // The lines of the kernel that have PTX instructions, counted here from the listing.
   std::map<int, int> first_at;  // line -> index of its first PTX instruction
   for (std::size_t i = 0; i < l.ptx.size(); ++i)
-    if (l.ptx[i].line > 0 && source::same_source_file(l.ptx[i].file, l.source_file)) first_at.emplace(l.ptx[i].line, static_cast<int>(i));
+    if (l.ptx[i].line > 0 && source::same_source_file(l.ptx[i].file, l.source_file))
+      first_at.emplace(l.ptx[i].line, static_cast<int>(i));
   ASSERT_GE(first_at.size(), 2u) << "too few lines with PTX to test";
 
   ed().show_lower(editor::KernelEditor::Lower::Ptx);
@@ -103,7 +102,8 @@ TEST_F(EditorListing, PtxAndSassOfTheEditedKernelFollowTheCursorAndAFailedCompil
   ASSERT_NE(code, nullptr);
   const float h = ImGui::GetTextLineHeight();
   const float row = ImGui::GetTextLineHeightWithSpacing();
-  click(ImVec2(code->Pos.x + 80, code->DC.CursorStartPos.y + ImGui::GetStyle().FramePadding.y + h * (line - 1) + h / 2));
+  click(
+      ImVec2(code->Pos.x + 80, code->DC.CursorStartPos.y + ImGui::GetStyle().FramePadding.y + h * (line - 1) + h / 2));
   EXPECT_EQ(ed().active_code()->cursor_line, line);
   ptx = window_named("editor_ptx");
   ASSERT_NE(ptx, nullptr);

@@ -67,11 +67,13 @@ TEST(FramePhases, TheSummaryHasTheMedianOfEveryPhaseOverTheFramesAfterTheFirst) 
   const std::string s = f.summary();
   for (int p = 0; p < FramePhases::kPhaseCount; ++p) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%s %.2f |", FramePhases::name(static_cast<FramePhases::Phase>(p)), upper_median(want[p]));
+    std::snprintf(buf, sizeof buf, "%s %.2f |", FramePhases::name(static_cast<FramePhases::Phase>(p)),
+                  upper_median(want[p]));
     EXPECT_NE(s.find(buf), std::string::npos) << buf << " in " << s;
   }
   char buf[80];
-  std::snprintf(buf, sizeof buf, "frame %.2f ms (median of %d frames)", upper_median(want[FramePhases::kPhaseCount]), frames - 1);
+  std::snprintf(buf, sizeof buf, "frame %.2f ms (median of %d frames)", upper_median(want[FramePhases::kPhaseCount]),
+                frames - 1);
   EXPECT_NE(s.find(buf), std::string::npos) << buf << " in " << s;
 }
 

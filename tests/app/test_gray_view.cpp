@@ -54,15 +54,14 @@ class GrayViewOfAHugeImage : public bs::app::test::AppInProcess {
     if (!img.ok()) return {};
     std::vector<std::uint8_t> out;
     const int x0 = static_cast<int>(view->Pos.x) + 2, y0 = static_cast<int>(view->Pos.y) + 30;
-    const int x1 = static_cast<int>(view->Pos.x + view->Size.x) - 2, y1 = static_cast<int>(view->Pos.y + view->Size.y) - 2;
+    const int x1 = static_cast<int>(view->Pos.x + view->Size.x) - 2,
+              y1 = static_cast<int>(view->Pos.y + view->Size.y) - 2;
     for (int y = y0; y < y1; ++y)
       out.insert(out.end(), img->rgba.begin() + (static_cast<std::size_t>(y) * img->width + x0) * 4,
                  img->rgba.begin() + (static_cast<std::size_t>(y) * img->width + x1) * 4);
     return out;
   }
-  std::string digest() {
-    return status().at("output").at("fnv1a64").str;
-  }
+  std::string digest() { return status().at("output").at("fnv1a64").str; }
 };
 
 TEST_F(GrayViewOfAHugeImage, IsDrawnThroughAWindowExactlyAsWholeTexturesDrawIt) {
@@ -81,8 +80,9 @@ TEST_F(GrayViewOfAHugeImage, IsDrawnThroughAWindowExactlyAsWholeTexturesDrawIt) 
     for (const fs::path& image : {first, second}) {
       open(image);
       // Fit first, as the image opened: the result arrived after the window was made for it.
-      for (const auto& [zoom, cx, cy] : {std::tuple{0.0f, -1.0f, -1.0f}, std::tuple{1.0f, 366.5f, 205.5f}, std::tuple{2.0f, 101.0f, 57.0f},
-                                          std::tuple{1.0f, 700.0f, 400.0f}, std::tuple{2.0f, 640.25f, 300.75f}})
+      for (const auto& [zoom, cx, cy] :
+           {std::tuple{0.0f, -1.0f, -1.0f}, std::tuple{1.0f, 366.5f, 205.5f}, std::tuple{2.0f, 101.0f, 57.0f},
+            std::tuple{1.0f, 700.0f, 400.0f}, std::tuple{2.0f, 640.25f, 300.75f}})
         seen[windowed].views.push_back(view_pixels(zoom, cx, cy, "view" + std::to_string(seen[windowed].views.size())));
       seen[windowed].digests.push_back(digest());
       EXPECT_FALSE(seen[windowed].digests.back().empty());

@@ -88,13 +88,15 @@ TEST_F(HeadlessApp, ScreenshotShowsTheUiAndTheResultAndTheOutputIsExact) {
   const int w = 333, h = 217;
   const fs::path img = make_image(w, h, &rgba);
   const fs::path shot = dir_ / "shot.png", gray = dir_ / "gray.png", sched = dir_ / "sched.json";
-  auto r = run(quote(img) + " --headless --backend cpu --frames 3 --kernel gray_2d --block 16x8 "
-               "--overlay lines --pin 20,30 --panel stats --screenshot " + quote(shot) +
-               " --gray-out " + quote(gray) + " --schedule-json " + quote(sched));
+  auto r = run(quote(img) +
+               " --headless --backend cpu --frames 3 --kernel gray_2d --block 16x8 "
+               "--overlay lines --pin 20,30 --panel stats --screenshot " +
+               quote(shot) + " --gray-out " + quote(gray) + " --schedule-json " + quote(sched));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("backend: CPU simulation"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("launch: gray_2d [block 16x8] on 333x217 planar grid (21, 28, 1) block (16, 8, 1)"),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("check: correct"), std::string::npos) << r.output;
   expect_gray_output_correct(gray, rgba, w, h);
 
@@ -260,8 +262,8 @@ TEST_F(HeadlessApp, BenchGrayOnTheCpuWritesJson) {
     // The bytes each layout counts: 3 + 1 or 4 + 1 per pixel.
     EXPECT_EQ(r.at("bytes").number, (layout == "planar" ? 4.0 : 5.0) * 257 * 129);
     EXPECT_GT(r.at("median_ms").number, 0);
-    seen.insert(r.at("kernel").str + "|" + std::to_string(r.at("block").at(0).number) +
-                "x" + std::to_string(r.at("block").at(1).number) + "|" + layout);
+    seen.insert(r.at("kernel").str + "|" + std::to_string(r.at("block").at(0).number) + "x" +
+                std::to_string(r.at("block").at(1).number) + "|" + layout);
   }
   for (const char* k : {"gray_1d_flat", "gray_2d", "gray_ilp4", "gray_vec16", "gray_grid_stride", "gray_vec16_aligned"})
     for (const char* layout : {"planar", "rgba"})
@@ -272,8 +274,10 @@ TEST_F(HeadlessApp, BenchGrayOnTheCpuWritesJson) {
             << k << " " << layout << " " << bx << "x" << by;
   EXPECT_EQ(results.size(), 24u);  // 6 kernels x 2 layouts x 2 blocks
   // --set narrows it to one layout; a bad value is refused with the choices.
-  auto one = run("bench gray --backend cpu --size 33x7 --block 64 --repeats 1 --warmup 0 --kernel gray_vec16 "
-                 "--set layout=rgba --json " + quote(json));
+  auto one =
+      run("bench gray --backend cpu --size 33x7 --block 64 --repeats 1 --warmup 0 --kernel gray_vec16 "
+          "--set layout=rgba --json " +
+          quote(json));
   ASSERT_EQ(one.exit_code, 0) << one.output;
   auto bad = run("bench gray --backend cpu --size 33x7 --set layout=bgr");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
@@ -285,8 +289,10 @@ TEST_F(HeadlessApp, BenchGrayOnTheCpuWritesJson) {
 // of no combination is refused with every combination's kernels listed.
 TEST_F(HeadlessApp, BenchAndSweepFindTheTensorCoreRungsUnderTheirPrecision) {
   const fs::path json = dir_ / "tc.json";
-  auto r = run("bench matmul --backend cpu --size 37x21x19 --set precision=bf16 --kernel tc2_mma_sync --kernel tc1_wmma "
-               "--repeats 1 --warmup 0 --json " + quote(json));
+  auto r =
+      run("bench matmul --backend cpu --size 37x21x19 --set precision=bf16 --kernel tc2_mma_sync --kernel tc1_wmma "
+          "--repeats 1 --warmup 0 --json " +
+          quote(json));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(json);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -320,7 +326,8 @@ TEST_F(HeadlessApp, GpuZeroCopyInteropOutputEqualsReference) {
                  " --overlay sm --output " + quote(gray) + " --screenshot " + quote(shot));
     if (r.exit_code == 4) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy: CUDA copies into the texture)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy: CUDA copies into the texture)"), std::string::npos)
+        << r.output;
     EXPECT_NE(r.output.find("CUDA events"), std::string::npos) << r.output;
     expect_gray_output_correct(gray, rgba, w, h);
   }
@@ -333,9 +340,10 @@ TEST_F(HeadlessApp, GpuZeroCopyInteropOutputEqualsReference) {
 // barriers for most of each slice, must paint that span's colour (235, 95, 70) and the wgmma
 // wait's (60, 170, 85) in the side tabs; a file that is not a trace leaves the app running.
 TEST_F(HeadlessApp, PipelineTabDrawsALoadedTrace) {
-  std::string t = "blockscope-pipeline-trace 1\nkernel tc4_warp_specialized\nconfig hand-written\n"
-                  "size 128 256 320\ngrid 1 1 1\ncluster 1 1 1\nstages 3\npersistent 0\nevent_ms 0.00002\n"
-                  "capacity 64\nblock 0 3 1000 20000 -1\n";
+  std::string t =
+      "blockscope-pipeline-trace 1\nkernel tc4_warp_specialized\nconfig hand-written\n"
+      "size 128 256 320\ngrid 1 1 1\ncluster 1 1 1\nstages 3\npersistent 0\nevent_ms 0.00002\n"
+      "capacity 64\nblock 0 3 1000 20000 -1\n";
   const std::uint64_t T = 1000;
   std::string producer, consumer[2];
   int np = 0, nc = 0;

@@ -44,7 +44,8 @@ class KernelFile : public ::testing::Test {
     fs::create_directories(dir_);
     seed_ = std::random_device{}();
     // A compile cache of the test's own, and no user config.
-    env_ = "env XDG_CACHE_HOME=" + quote((dir_ / "cache").string()) + " XDG_CONFIG_HOME=" + quote((dir_ / "cfg").string());
+    env_ =
+        "env XDG_CACHE_HOME=" + quote((dir_ / "cache").string()) + " XDG_CONFIG_HOME=" + quote((dir_ / "cfg").string());
   }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);
@@ -91,7 +92,8 @@ TEST_F(KernelFile, TheLecturesGrayscaleKernelsPastedUnchangedAreVerifiedAndShown
   std::vector<std::uint8_t> rgb;
   const int w = 301, h = 97;
   const fs::path img = image(w, h, &rgb);
-  for (const auto& [name, source, block] : {std::tuple{"gray_1d.cu", kGray1D, "128"}, std::tuple{"gray_2d.cu", kGray2D, "16x8"}}) {
+  for (const auto& [name, source, block] :
+       {std::tuple{"gray_1d.cu", kGray1D, "128"}, std::tuple{"gray_2d.cu", kGray2D, "16x8"}}) {
     const fs::path cu = write(name, source), out = dir_ / "out.png";
     auto r = headless(quote(img) + " --kernel-file " + quote(cu) + " --block " + block + " --output " + quote(out));
     ASSERT_EQ(r.exit_code, 0) << name << "\n" << r.output;
@@ -111,14 +113,16 @@ TEST_F(KernelFile, TheLecturesMatmulRunsInTheMatmulLabChosenByItsSignature) {
   EXPECT_NE(r.output.find("lab: matmul"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("launch: custom:matmul_k [block 8x16, grid 5x3]"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("check: correct"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("from the source to the verified result"), std::string::npos) << "it was verified: " << r.output;
+  EXPECT_NE(r.output.find("from the source to the verified result"), std::string::npos)
+      << "it was verified: " << r.output;
 }
 
 TEST_F(KernelFile, AnOffByOneGuardIsCaughtWithItsBlockAndThread) {
   std::vector<std::uint8_t> rgb;
   const int w = 61, h = 37, n = w * h;  // 2257 pixels: thread n exists with 256-thread blocks
   const fs::path img = image(w, h, &rgb);
-  const fs::path cu = write("off_by_one.cu", R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
+  const fs::path cu =
+      write("off_by_one.cu", R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
     int i = blockIdx.x*blockDim.x + threadIdx.x;
     if (i <= n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];
 }
@@ -137,10 +141,11 @@ TEST_F(KernelFile, AnOffByOneGuardIsCaughtWithItsBlockAndThread) {
 }
 
 TEST_F(KernelFile, ASyntaxErrorNamesItsLine) {
-  const fs::path cu = write("syntax.cu", "__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {\n"
-                                         "    int i = blockIdx.x*blockDim.x + threadIdx.x\n"
-                                         "    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];\n"
-                                         "}\n");
+  const fs::path cu = write("syntax.cu",
+                            "__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {\n"
+                            "    int i = blockIdx.x*blockDim.x + threadIdx.x\n"
+                            "    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];\n"
+                            "}\n");
   auto r = headless("--kernel-file " + quote(cu));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find(cu.filename().string() + ":3:5: error: expected"), std::string::npos) << r.output;
@@ -152,7 +157,8 @@ TEST_F(KernelFile, ASyntaxErrorNamesItsLine) {
 }
 
 TEST_F(KernelFile, AnEndlessLoopIsStoppedAndTheFramesKeepComing) {
-  const fs::path cu = write("endless.cu", R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
+  const fs::path cu =
+      write("endless.cu", R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
     int i = blockIdx.x*blockDim.x + threadIdx.x;
     while (i < n) { }
     if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];
@@ -160,18 +166,21 @@ TEST_F(KernelFile, AnEndlessLoopIsStoppedAndTheFramesKeepComing) {
 )");
   auto r = headless("--kernel-file " + quote(cu) + " --kernel-time-limit 3 --window-size 320x200");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("stopped after 3.0 s: the kernel did not finish (endless loop?)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("stopped after 3.0 s: the kernel did not finish (endless loop?)"), std::string::npos)
+      << r.output;
   // The compile and the stopped launch ran off the UI thread: frames kept coming meanwhile, none
   // of them waiting for the kernel (on a loaded 2-core machine, the spinning kernel's process
   // and the compiler share the cores with the UI, so frames are slow but never stop).
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.output, m,
-                                std::regex(R"(\((\d+) frames drawn while it compiled and ran; the longest after the first (\d+) ms\))")))
+  ASSERT_TRUE(std::regex_search(
+      r.output, m,
+      std::regex(R"(\((\d+) frames drawn while it compiled and ran; the longest after the first (\d+) ms\))")))
       << r.output;
   EXPECT_GE(std::stoi(m[1]), 5) << r.output;
   // The longest frame is a wall-clock figure of a loaded machine: reported, not asserted.
   RecordProperty("longest_frame_ms", m[2].str());
-  std::printf("[ figure ] longest frame while the endless kernel ran: %s ms (time limit 3000 ms)\n", m[2].str().c_str());
+  std::printf("[ figure ] longest frame while the endless kernel ran: %s ms (time limit 3000 ms)\n",
+              m[2].str().c_str());
   EXPECT_NE(r.output.find("check: correct"), std::string::npos) << "the lab's own kernel still runs\n" << r.output;
 }
 
@@ -193,7 +202,9 @@ TEST_F(KernelFile, AWrongResultNamesTheFirstWrongPixelAndWhoWroteIt) {
 }
 
 TEST_F(KernelFile, BadFilesAreRefusedAndTheLoadedDataStays) {
-  const fs::path binary = write("binary.cu", std::string("\x7f" "ELF\0\0\x01\x02", 8));
+  const fs::path binary = write("binary.cu", std::string("\x7f"
+                                                         "ELF\0\0\x01\x02",
+                                                         8));
   auto r = headless("--kernel-file " + quote(binary));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("not a text file"), std::string::npos) << r.output;
@@ -212,7 +223,8 @@ TEST_F(KernelFile, BenchTimesAUserKernelBesideTheLabsOwnAndWritesItsJson) {
   const fs::path cu = write("gray_1d.cu", kGray1D), json = dir_ / "bench.json";
   auto r = run("bench gray --backend cpu --kernel-file " + quote(cu) +
                    " --kernel custom:rgb_to_grayscale_kernel --kernel gray_1d_flat --size 257x129 --block 64 "
-                   "--repeats 2 --warmup 0 --set layout=planar --json " + quote(json),
+                   "--repeats 2 --warmup 0 --set layout=planar --json " +
+                   quote(json),
                env_);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(json);
@@ -253,7 +265,8 @@ TEST_F(KernelFile, TheLectureStyleNotebooksKernelsRunVerifiedEachInItsLab) {
   EXPECT_NE(g.output.find("launch: custom:rgb_to_grayscale_2d_kernel [block 16x8"), std::string::npos) << g.output;
   EXPECT_NE(g.output.find("check: correct"), std::string::npos) << g.output;
   expect_gray(out, rgb, w, h);
-  auto m = headless("--kernel-file " + quote(sample_notebook()) + " --kernel matmul_tiled_k --matmul-size 45x37x29 --block 16x16");
+  auto m = headless("--kernel-file " + quote(sample_notebook()) +
+                    " --kernel matmul_tiled_k --matmul-size 45x37x29 --block 16x16");
   ASSERT_EQ(m.exit_code, 0) << m.output;
   EXPECT_NE(m.output.find("lab: matmul"), std::string::npos) << m.output;
   EXPECT_NE(m.output.find("launch: custom:matmul_tiled_k [block 16x16, grid 3x3]"), std::string::npos) << m.output;
@@ -262,8 +275,10 @@ TEST_F(KernelFile, TheLectureStyleNotebooksKernelsRunVerifiedEachInItsLab) {
   auto all = headless("--kernel-file " + quote(sample_notebook()) + " --matmul-size 45x37x29 --frames 4");
   EXPECT_EQ(all.exit_code, 0) << all.output;
   for (const char* k : {"rgb_to_grayscale_kernel", "rgb_to_grayscale_2d_kernel", "matmul_k", "matmul_tiled_k"})
-    EXPECT_TRUE(std::regex_search(all.output, std::regex("\\n  " + std::string(k) + " compiled for the CPU simulator[^\\n]*, correct\\n")))
-        << k << "\n" << all.output;
+    EXPECT_TRUE(std::regex_search(
+        all.output, std::regex("\\n  " + std::string(k) + " compiled for the CPU simulator[^\\n]*, correct\\n")))
+        << k << "\n"
+        << all.output;
 }
 
 TEST_F(KernelFile, BadNotebooksAreRefusedNamingTheFileAndTheSampleStillRuns) {
@@ -301,9 +316,9 @@ TEST_F(KernelFile, GpuTheLecturesKernelCompiledByNvrtcIsVerified) {
   const int w = 1023, h = 767;
   const fs::path img = image(w, h, &rgb);
   const fs::path cu = write("gray_1d.cu", kGray1D), out = dir_ / "out.png";
-  auto r = run("--headless --backend cuda --frames 3 " + quote(img) + " --kernel-file " + quote(cu) + " --output " +
-                   quote(out),
-               env_);
+  auto r = run(
+      "--headless --backend cuda --frames 3 " + quote(img) + " --kernel-file " + quote(cu) + " --output " + quote(out),
+      env_);
   if (r.exit_code == 4) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("compiled for the GPU"), std::string::npos) << r.output;

@@ -83,9 +83,8 @@ TEST_F(MatmulLabHeadless, ScreenshotShowsTheHeatmapsAndTheRunIsVerified) {
   const MatmulKernelInfo& info = matmul_kernel_info(MatmulKernel::Blocktile2D);
   const fs::path shot = dir_ / "matmul.png";
   auto r = run("--headless --backend cpu --lab matmul --frames 3 --matmul-size " + std::to_string(M) + "x" +
-               std::to_string(N) + "x" + std::to_string(K) + " --kernel " + info.id +
-               " --config 1 --matmul-seed " + std::to_string(seed_) + " --hover 40,50 --screenshot " +
-               quote(shot.string()));
+               std::to_string(N) + "x" + std::to_string(K) + " --kernel " + info.id + " --config 1 --matmul-seed " +
+               std::to_string(seed_) + " --hover 40,50 --screenshot " + quote(shot.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string line = summary_line(r.output);
   ASSERT_FALSE(line.empty()) << r.output;
@@ -93,7 +92,8 @@ TEST_F(MatmulLabHeadless, ScreenshotShowsTheHeatmapsAndTheRunIsVerified) {
   EXPECT_NE(line.find(info.configs[1].label), std::string::npos) << line;
   // The grid computed here by hand: rung 5 tiles C in BM x BN.
   const TileParams p = info.configs[1].tile;
-  const std::string grid = "grid (" + std::to_string((N + p.BN - 1) / p.BN) + ", " + std::to_string((M + p.BM - 1) / p.BM) + ", 1)";
+  const std::string grid =
+      "grid (" + std::to_string((N + p.BN - 1) / p.BN) + ", " + std::to_string((M + p.BM - 1) / p.BM) + ", 1)";
   EXPECT_NE(line.find(grid), std::string::npos) << line;
   EXPECT_NE(line.find("GFLOP/s"), std::string::npos) << line;
   const std::string check = check_line(r.output);
@@ -140,9 +140,10 @@ TEST_F(MatmulLabHeadless, ColourByLaneAndByWarpCoverCsElements) {
     bs::Rgba8Image shots[2];
     for (int i = 0; i < 2; ++i) {
       const fs::path shot = dir_ / (std::string(c.kernel) + std::to_string(i) + ".png");
-      auto r = run(std::string("--headless --backend cpu --lab matmul --set precision=bf16 --frames 4 --matmul-size 99x75x61") +
-                   " --kernel " + c.kernel + " --matmul-seed " + std::to_string(seed_) + " --pin 37,21 --matmul-colour " +
-                   (i == 0 ? "none" : c.colour) + " --screenshot " + quote(shot.string()));
+      auto r = run(
+          std::string("--headless --backend cpu --lab matmul --set precision=bf16 --frames 4 --matmul-size 99x75x61") +
+          " --kernel " + c.kernel + " --matmul-seed " + std::to_string(seed_) + " --pin 37,21 --matmul-colour " +
+          (i == 0 ? "none" : c.colour) + " --screenshot " + quote(shot.string()));
       ASSERT_EQ(r.exit_code, c.exit_code) << r.output;
       shots[i] = load(shot);
     }
@@ -170,8 +171,8 @@ TEST_F(MatmulLabHeadless, TheMemoryTabShowsSharedMemoryBanksForTiledRungs) {
   auto shot_of = [&](const std::string& kernel, const std::string& extra) {
     const fs::path shot = dir_ / (kernel + ".png");
     auto r = run("--headless --backend cpu --lab matmul --frames 3 --matmul-size 67x61x29 --kernel " + kernel +
-                 " --matmul-seed " + std::to_string(seed_) + " --pin 20,9 --panel memory " + extra +
-                 " --screenshot " + quote(shot.string()));
+                 " --matmul-seed " + std::to_string(seed_) + " --pin 20,9 --panel memory " + extra + " --screenshot " +
+                 quote(shot.string()));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     return load(shot);
   };
@@ -186,15 +187,17 @@ TEST_F(MatmulLabHeadless, TheMemoryTabShowsSharedMemoryBanksForTiledRungs) {
 TEST_F(MatmulLabHeadless, AnUncompiledTileIsRefusedWithTheReason) {
   // Rung 1 takes any blockDim CUDA allows: 33 x 33 is 1089 threads, refused with the reason and
   // nothing launched; rung 3's compiled tiles are a list, and an index past it is refused too.
-  auto r = run("--headless --backend cpu --lab matmul --frames 2 --matmul-size 64x64x64 --kernel k1_naive "
-               "--block 33x33");
+  auto r =
+      run("--headless --backend cpu --lab matmul --frames 2 --matmul-size 64x64x64 --kernel k1_naive "
+          "--block 33x33");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   const std::string line = summary_line(r.output);
   EXPECT_NE(line.find("refused"), std::string::npos) << r.output;
   EXPECT_NE(line.find("1089 threads"), std::string::npos) << r.output;
   EXPECT_EQ(line.find("GFLOP/s"), std::string::npos) << "a refused run has no speed: " << line;
-  auto t = run("--headless --backend cpu --lab matmul --frames 2 --matmul-size 64x64x64 --kernel k3_smem_tiled "
-               "--config 7");
+  auto t =
+      run("--headless --backend cpu --lab matmul --frames 2 --matmul-size 64x64x64 --kernel k3_smem_tiled "
+          "--config 7");
   EXPECT_EQ(t.exit_code, 1) << t.output;
   EXPECT_NE(summary_line(t.output).find("no configuration 7"), std::string::npos) << t.output;
 }
@@ -217,11 +220,12 @@ TEST_F(MatmulLabHeadless, GpuHeatmapsThroughInteropAndVerifiedAgainstCublas) {
     const fs::path shot = dir_ / (info.id + ".png");
     auto r = run("--headless --backend cuda --lab matmul --frames 4 --matmul-size " + std::to_string(M) + "x" +
                  std::to_string(N) + "x" + std::to_string(K) + " --kernel " + info.id +
-                 (bf16 ? " --set precision=bf16" : "") +
-                 " --matmul-seed " + std::to_string(seed_) + " --hover 500,400 --screenshot " + quote(shot.string()));
+                 (bf16 ? " --set precision=bf16" : "") + " --matmul-seed " + std::to_string(seed_) +
+                 " --hover 500,400 --screenshot " + quote(shot.string()));
     if (r.exit_code == 4) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy: CUDA copies into the texture)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("interop: CUDA-GL interop (zero-copy: CUDA copies into the texture)"), std::string::npos)
+        << r.output;
     const std::string line = summary_line(r.output);
     EXPECT_NE(line.find("launch: " + info.id), std::string::npos) << line;
     EXPECT_NE(line.find("CUDA events"), std::string::npos) << line;

@@ -114,9 +114,10 @@ TEST_F(MeasuredApp, HeadlessProfileOnTheCpuSaysCountersAreAGpuFeatureAndRunsOn) 
 
 TEST_F(MeasuredApp, BenchCountersOnTheCpuSaysWhyAndStillWritesTheResults) {
   const fs::path json = dir_ / "bench.json";
-  const auto r = run("bench gray --backend cpu --size 67x45 --kernel gray_1d_flat --kernel gray_2d "
-                     "--block 64 --block 16x8 --repeats 2 --warmup 0 --set layout=planar --counters --json " +
-                     quote(json.string()));
+  const auto r =
+      run("bench gray --backend cpu --size 67x45 --kernel gray_1d_flat --kernel gray_2d "
+          "--block 64 --block 16x8 --repeats 2 --warmup 0 --set layout=planar --counters --json " +
+          quote(json.string()));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "hardware counters are a GPU feature")) << r.output;
   // Said once, not once per result.
@@ -141,8 +142,10 @@ TEST_F(MeasuredApp, BenchCountersOnTheCpuSaysWhyAndStillWritesTheResults) {
 
 TEST_F(MeasuredApp, BenchWithoutCountersWritesNoCounters) {
   const fs::path json = dir_ / "bench.json";
-  const auto r = run("bench gray --backend cpu --size 33x17 --kernel gray_2d --block 16x8 --repeats 1 "
-                     "--warmup 0 --set layout=planar --json " + quote(json.string()));
+  const auto r =
+      run("bench gray --backend cpu --size 33x17 --kernel gray_2d --block 16x8 --repeats 1 "
+          "--warmup 0 --set layout=planar --json " +
+          quote(json.string()));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   auto v = bs::test::parse_json(read_file(json));
   ASSERT_TRUE(v);
@@ -155,8 +158,10 @@ bool no_device(const bs::app::test::RunResult& r) { return r.exit_code == kExitN
 
 TEST_F(MeasuredApp, GpuBenchCountersBesideTheModel) {
   const fs::path json = dir_ / "bench.json";
-  const auto r = run("bench matmul --backend cuda --size 512 --kernel k1_naive --kernel k2_uncoalesced "
-                     "--block 32x32 --repeats 3 --warmup 1 --counters --json " + quote(json.string()));
+  const auto r =
+      run("bench matmul --backend cuda --size 512 --kernel k1_naive --kernel k2_uncoalesced "
+          "--block 32x32 --repeats 3 --warmup 1 --counters --json " +
+          quote(json.string()));
   if (no_device(r)) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto v = bs::test::parse_json(read_file(json));
@@ -168,9 +173,11 @@ TEST_F(MeasuredApp, GpuBenchCountersBesideTheModel) {
     ++measured;
     const auto& m = c.at("model");
     EXPECT_NEAR(c.at("ld_sectors_per_request").number, m.at("ld_sectors_per_request").number,
-                0.02 * m.at("ld_sectors_per_request").number) << res.at("kernel").str;
+                0.02 * m.at("ld_sectors_per_request").number)
+        << res.at("kernel").str;
     EXPECT_NEAR(c.at("st_sectors_per_request").number, m.at("st_sectors_per_request").number,
-                0.02 * m.at("st_sectors_per_request").number) << res.at("kernel").str;
+                0.02 * m.at("st_sectors_per_request").number)
+        << res.at("kernel").str;
     EXPECT_GT(c.at("dram_read_bytes").number, 0);
     EXPECT_GT(c.at("passes").number, 1);
     EXPECT_GT(c.at("achieved_occupancy_pct").number, 0);
@@ -200,8 +207,10 @@ std::string fake_cupti() {
 
 TEST_F(MeasuredApp, GpuWithoutPermissionTheBenchSaysTheCauseAndTheFix) {
   const fs::path json = dir_ / "bench.json";
-  const auto r = run("bench matmul --backend cuda --size 256 --kernel k1_naive --block 16x16 --repeats 2 "
-                     "--counters --cupti " + quote(fake_cupti()) + " --json " + quote(json.string()));
+  const auto r =
+      run("bench matmul --backend cuda --size 256 --kernel k1_naive --block 16x16 --repeats 2 "
+          "--counters --cupti " +
+          quote(fake_cupti()) + " --json " + quote(json.string()));
   if (no_device(r)) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   EXPECT_EQ(r.exit_code, 0) << "counters are an extra: " << r.output;
   EXPECT_TRUE(contains(r.output, "restricts profiling to administrators")) << r.output;
@@ -216,8 +225,9 @@ TEST_F(MeasuredApp, GpuWithoutPermissionTheBenchSaysTheCauseAndTheFix) {
 
 TEST_F(MeasuredApp, GpuWithoutPermissionTheTabSaysTheCauseAndTheFix) {
   const fs::path shot = dir_ / "measured.png";
-  const auto r = run("--headless --backend cuda --lab matmul --matmul-size 512x512x512 --panel measured --profile --cupti " +
-                     quote(fake_cupti()) + " --screenshot " + quote(shot.string()));
+  const auto r =
+      run("--headless --backend cuda --lab matmul --matmul-size 512x512x512 --panel measured --profile --cupti " +
+          quote(fake_cupti()) + " --screenshot " + quote(shot.string()));
   if (no_device(r)) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   EXPECT_EQ(r.exit_code, 0) << "everything else works: " << r.output;
   EXPECT_TRUE(contains(r.output, "Hardware counters could not be read")) << r.output;
@@ -233,8 +243,8 @@ TEST_F(MeasuredApp, GpuWindowSweepWithCountersUsesTheAppsCupti) {
   fs::create_directories(config);
   std::ofstream(config / "settings.txt") << "# blockscope settings v1\nsweep.counters = true\n";
   const auto r = run("--headless --backend cuda --config-dir " + quote(config.string()) +
-                     " --kernel gray_2d --sweep --blocks 32x8,16x16,2048 --cupti " + quote(fake_cupti()) +
-                     " --json " + quote(json.string()));
+                     " --kernel gray_2d --sweep --blocks 32x8,16x16,2048 --cupti " + quote(fake_cupti()) + " --json " +
+                     quote(json.string()));
   if (no_device(r)) BS_SKIP_NO_GPU() << "no usable CUDA device: " << r.output;
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto v = bs::test::parse_json(read_file(json));

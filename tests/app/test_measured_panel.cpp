@@ -65,9 +65,9 @@ LaunchCounters measured(bool coalesced) {
   c.memory_throughput_pct = coalesced ? 74.6 : 95.9;
   c.warp_cycles_per_issue = coalesced ? 27.9 : 356.0;
   if (coalesced)
-    c.stalls = {{"lg_throttle", 11.6, 41.5}, {"long_scoreboard", 8.2, 29.3}, {"not_selected", 5.2, 18.8}, {"wait", 1.1, 3.9}};
-  else
-    c.stalls = {{"lg_throttle", 332.6, 93.4}, {"long_scoreboard", 15.2, 4.3}, {"not_selected", 5.1, 1.4}};
+    c.stalls = {
+        {"lg_throttle", 11.6, 41.5}, {"long_scoreboard", 8.2, 29.3}, {"not_selected", 5.2, 18.8}, {"wait", 1.1, 3.9}};
+  else c.stalls = {{"lg_throttle", 332.6, 93.4}, {"long_scoreboard", 15.2, 4.3}, {"not_selected", 5.1, 1.4}};
   c.passes = 15;
   c.profile_wall_ms = coalesced ? 406.7 : 465.6;
   c.model_bytes = 12582912;
@@ -75,7 +75,9 @@ LaunchCounters measured(bool coalesced) {
   c.model_bandwidth_gbs = coalesced ? 36.4 : 2.85;
   c.model_ld_sectors_per_request = coalesced ? 2.5 : 16.5;
   c.model_st_sectors_per_request = coalesced ? 4 : 32;
-  c.sectors_sample = "64 of 1024 blocks (spread evenly, first and last included), all 32 warps of each, the first 32 steps of each warp's loop";
+  c.sectors_sample =
+      "64 of 1024 blocks (spread evenly, first and last included), all 32 warps of each, the first 32 steps of each "
+      "warp's loop";
   c.theoretical_occupancy_pct = 100;
   c.occupancy_note = "2 blocks of 32 warps per SM, limited by threads";
   c.model_waves = 3.88;
@@ -165,8 +167,8 @@ TEST(MeasuredPanel, NoPermissionSaysTheCauseAndTheFix) {
   LaunchRecord shown = launch("k1_naive", "block 32x32 | 1024 threads");
   LaunchRecord result = shown;
   LaunchCounters c;
-  c.status = counters::explain(counters::CounterProblem::InsufficientPrivileges,
-                               "cuptiProfilerGetCounterAvailability", "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  c.status = counters::explain(counters::CounterProblem::InsufficientPrivileges, "cuptiProfilerGetCounterAvailability",
+                               "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
   result.counters = std::make_shared<const LaunchCounters>(c);
   ui::MeasuredInput in;
   in.shown = &shown;

@@ -34,9 +34,7 @@ class MinimisableWindow final : public ForwardingWindow {
  public:
   using ForwardingWindow::ForwardingWindow;
   bool minimised = false;
-  std::pair<int, int> framebuffer_size() override {
-    return minimised ? std::pair{0, 0} : inner_.framebuffer_size();
-  }
+  std::pair<int, int> framebuffer_size() override { return minimised ? std::pair{0, 0} : inner_.framebuffer_size(); }
 };
 
 Rgba8Image random_image(int w, int h, std::uint32_t seed) {
@@ -94,8 +92,7 @@ class MinimisedWindow : public ::testing::Test {
   std::size_t distinct_colours() {
     const std::vector<std::uint8_t> px = headless_->read_pixels_rgba();
     std::set<std::uint32_t> colours;
-    for (std::size_t i = 0; i + 3 < px.size(); i += 4)
-      colours.insert(px[i] | px[i + 1] << 8 | px[i + 2] << 16);
+    for (std::size_t i = 0; i + 3 < px.size(); i += 4) colours.insert(px[i] | px[i + 1] << 8 | px[i + 2] << 16);
     return colours.size();
   }
 

@@ -166,9 +166,7 @@ TEST(BankGrid, LaneNumbersKeepFourFifthsOfAnEmAndTheGridFitsItsPanel) {
         EXPECT_GE(g.digits, 0.8f * em);
         EXPECT_GE(g.cell, g.digits * 1.1f) << "two digits (about 0.55 em each at their size) fit a cell";
         const float grid_w = g.label_w + g.cell * static_cast<float>(g.per_band);
-        if (g.label_w + 16 * 1.1f * em + 4 <= width) {
-          EXPECT_LE(grid_w, width);
-        }
+        if (g.label_w + 16 * 1.1f * em + 4 <= width) { EXPECT_LE(grid_w, width); }
         if (g.per_band == 16) {
           EXPECT_GT(g.label_w + 32 * 1.1f * em + 4, width) << "two bands only where 32 cells of 1.1 em do not fit";
         }
@@ -226,7 +224,8 @@ TEST(Widgets, AHelpMarkerIsNeverWrappedInTwo) {
 // A kernel name cut to fit a narrow list ends in an ellipsis, and hovering it shows the whole name.
 TEST(KernelList, ACutNameEndsInAnEllipsisAndItsTooltipHasTheWholeName) {
   std::vector<lab::KernelInfo> kernels(2);
-  kernels[0].id = "gray_1d_flat", kernels[0].label = "1. 1D over flattened pixels: one thread a pixel, the lecture's kernel";
+  kernels[0].id = "gray_1d_flat",
+  kernels[0].label = "1. 1D over flattened pixels: one thread a pixel, the lecture's kernel";
   kernels[1].id = "gray_2d", kernels[1].label = "2. 2D grid";
   std::string kernel = "gray_2d";
   KernelConfig config;

@@ -43,8 +43,8 @@ std::vector<Event> typed_32_tab_8_enter() {
 // Keys that reach a field only as characters: letters, digits, punctuation, the keypad's digits
 // and operators, without Ctrl, Alt or Super.
 bool is_plain_key(const Event& e) {
-  const bool printable = e.code < GLFW_KEY_ESCAPE || (e.code >= GLFW_KEY_KP_0 && e.code <= GLFW_KEY_KP_ADD) ||
-                         e.code == GLFW_KEY_KP_EQUAL;
+  const bool printable =
+      e.code < GLFW_KEY_ESCAPE || (e.code >= GLFW_KEY_KP_0 && e.code <= GLFW_KEY_KP_ADD) || e.code == GLFW_KEY_KP_EQUAL;
   return e.kind == Kind::Key && printable && !(e.mods & (GLFW_MOD_CONTROL | GLFW_MOD_ALT | GLFW_MOD_SUPER));
 }
 
@@ -88,9 +88,9 @@ void expect_frames_worth(const std::vector<std::vector<Event>>& frames) {
     expect_one_frame_worth(frames[i]);
     const bool after_act = i > 0 && acts_or_clicks(frames[i - 1]);
     if (after_act)
-      for (const Event& e : frames[i]) EXPECT_NE(e.kind, Kind::Char) << "a character in the frame after a key press, frame " << i;
-    else
-      EXPECT_FALSE(frames[i].empty()) << "frame " << i << " took nothing while events waited";
+      for (const Event& e : frames[i])
+        EXPECT_NE(e.kind, Kind::Char) << "a character in the frame after a key press, frame " << i;
+    else EXPECT_FALSE(frames[i].empty()) << "frame " << i << " took nothing while events waited";
   }
 }
 
@@ -156,9 +156,10 @@ TEST(InputQueue, ShortcutsWithModifiersKeepTheirModifierDownInTheirFrame) {
   InputQueue q;
   // Ctrl+W then Ctrl+W again (start, cancel) in one burst: each W press is in a frame where
   // Ctrl is down, and the two presses are in different frames.
-  std::vector<Event> e{key(GLFW_KEY_LEFT_CONTROL, Event::Press), key(GLFW_KEY_W, Event::Press, GLFW_MOD_CONTROL),
-                       key(GLFW_KEY_W, Event::Release, GLFW_MOD_CONTROL), key(GLFW_KEY_W, Event::Press, GLFW_MOD_CONTROL),
-                       key(GLFW_KEY_W, Event::Release, GLFW_MOD_CONTROL), key(GLFW_KEY_LEFT_CONTROL, Event::Release)};
+  std::vector<Event> e{
+      key(GLFW_KEY_LEFT_CONTROL, Event::Press),          key(GLFW_KEY_W, Event::Press, GLFW_MOD_CONTROL),
+      key(GLFW_KEY_W, Event::Release, GLFW_MOD_CONTROL), key(GLFW_KEY_W, Event::Press, GLFW_MOD_CONTROL),
+      key(GLFW_KEY_W, Event::Release, GLFW_MOD_CONTROL), key(GLFW_KEY_LEFT_CONTROL, Event::Release)};
   q.push(e);
   bool ctrl = false;
   int w_presses_with_ctrl = 0, frames = 0;
@@ -184,10 +185,10 @@ TEST(InputQueue, AModifierLetGoJustAfterAKeyStaysDownInThatKeysFrame) {
   InputQueue q;
   q.push({key(GLFW_KEY_LEFT_CONTROL, Event::Press)});
   (void)q.next_frame();  // Ctrl down, a frame drawn
-  q.push({key(GLFW_KEY_ENTER, Event::Press, GLFW_MOD_CONTROL), key(GLFW_KEY_LEFT_CONTROL, Event::Release, GLFW_MOD_CONTROL),
-          key(GLFW_KEY_ENTER, Event::Release), key(GLFW_KEY_LEFT_CONTROL, Event::Press),
-          key(GLFW_KEY_A, Event::Press, GLFW_MOD_CONTROL), key(GLFW_KEY_LEFT_CONTROL, Event::Release, GLFW_MOD_CONTROL),
-          key(GLFW_KEY_A, Event::Release)});
+  q.push({key(GLFW_KEY_ENTER, Event::Press, GLFW_MOD_CONTROL),
+          key(GLFW_KEY_LEFT_CONTROL, Event::Release, GLFW_MOD_CONTROL), key(GLFW_KEY_ENTER, Event::Release),
+          key(GLFW_KEY_LEFT_CONTROL, Event::Press), key(GLFW_KEY_A, Event::Press, GLFW_MOD_CONTROL),
+          key(GLFW_KEY_LEFT_CONTROL, Event::Release, GLFW_MOD_CONTROL), key(GLFW_KEY_A, Event::Release)});
   bool ctrl = true;
   int presses = 0, presses_with_ctrl = 0;
   std::vector<std::vector<Event>> frames;
@@ -212,8 +213,9 @@ TEST(InputQueue, AModifierLetGoJustAfterAKeyStaysDownInThatKeysFrame) {
 
 TEST(InputQueue, RandomTypingIsNeverLostNorReorderedAndRepeatsAreImGuis) {
   std::mt19937 rng(std::random_device{}());
-  const int keys[] = {GLFW_KEY_A, GLFW_KEY_1, GLFW_KEY_TAB, GLFW_KEY_ENTER, GLFW_KEY_BACKSPACE, GLFW_KEY_LEFT_SHIFT,
-                      GLFW_KEY_LEFT_CONTROL, GLFW_KEY_END, GLFW_KEY_KP_5};
+  const int keys[] = {GLFW_KEY_A,         GLFW_KEY_1,          GLFW_KEY_TAB,          GLFW_KEY_ENTER,
+                      GLFW_KEY_BACKSPACE, GLFW_KEY_LEFT_SHIFT, GLFW_KEY_LEFT_CONTROL, GLFW_KEY_END,
+                      GLFW_KEY_KP_5};
   for (int round = 0; round < 200; ++round) {
     InputQueue q;
     std::vector<Event> pushed, kept;
@@ -256,7 +258,9 @@ TEST(InputQueue, RandomTypingIsNeverLostNorReorderedAndRepeatsAreImGuis) {
 // ---------------------------------------------------------------------------------------------
 
 using Clock = FramePacer::Clock;
-Clock::time_point at(double s) { return Clock::time_point{} + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); }
+Clock::time_point at(double s) {
+  return Clock::time_point{} + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
 
 TEST(FramePacer, AnIdleWindowSleepsAndWakesForInputLaunchesAndProgress) {
   FramePacer p;

@@ -56,11 +56,10 @@ void expect_meaningful_pass(const RunResult& r, long long launches) {
   EXPECT_EQ(number_after(r.output, "load errors expected [0-9]+ observed"), load_errors) << r.output;
   EXPECT_GT(number_after(r.output, "outputs verified"), 3) << r.output;
   // Every way to be invalid was tried at least once.
-  for (const char* kind : {"zero dimension", "over 1024 threads", "z over 64", "x or y over 1024",
-                           "2D with z > 1", "huge dimensions"})
+  for (const char* kind :
+       {"zero dimension", "over 1024 threads", "z over 64", "x or y over 1024", "2D with z > 1", "huge dimensions"})
     EXPECT_GT(number_after(r.output, kind), 0) << kind << "\n" << r.output;
-  for (const char* kind : {"valid PNG", "truncated PNG", "empty file", "text named .png",
-                           "directory", "missing path"})
+  for (const char* kind : {"valid PNG", "truncated PNG", "empty file", "text named .png", "directory", "missing path"})
     EXPECT_GT(number_after(r.output, kind), 0) << kind << "\n" << r.output;
 }
 
@@ -78,7 +77,7 @@ TEST(Soak, CpuRunOf120LaunchesPassesAndExercisesEveryInvalidKind) {
 // over 100 launches, 20 of them warm-up) must fail the run on the host bound (16 MiB).
 TEST(Soak, MemoryHeldPerLaunchFailsTheRun) {
   const RunResult r = selftest("soak --backend cpu --launches 100 --leak-bytes-per-launch 524288 --seed " +
-                          std::to_string(fresh_seed()));
+                               std::to_string(fresh_seed()));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("soak: FAILED"), std::string::npos) << r.output;
   EXPECT_GT(host_growth_mib(r.output), 16.0) << r.output;
@@ -88,8 +87,8 @@ TEST(Soak, MemoryHeldPerLaunchFailsTheRun) {
 // (found by the soak's huge-dimension trials); now it is refused with the rule it breaks.
 TEST(Soak, BlockWhoseThreadCountWraps64BitsIsRefusedNotACrash) {
   for (const char* kernel : {"gray_1d_flat", "gray_2d"}) {
-    const RunResult r = run(std::string("--headless --backend cpu --frames 1 --kernel ") + kernel +
-                            " --block 4194304x4194304x4194304");
+    const RunResult r =
+        run(std::string("--headless --backend cpu --frames 1 --kernel ") + kernel + " --block 4194304x4194304x4194304");
     EXPECT_EQ(r.exit_code, 1) << kernel << "\n" << r.output;  // refused: a failed run, not a signal
     EXPECT_NE(r.output.find("Launch refused"), std::string::npos) << kernel << "\n" << r.output;
   }

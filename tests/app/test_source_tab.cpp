@@ -94,13 +94,14 @@ TEST_F(SourcePanel, AClickedLineSelectsItsInstructionsAndAClickedInstructionItsL
   const int target = 1 + static_cast<int>(rng() % 25);
   for (auto& s : l.sass)
     if (s.line == target) s.line = 1 + (target % lines);  // clear it ...
-  l.sass[9000].line = target;                               // ... so its first instruction is 9000
+  l.sass[9000].line = target;                             // ... so its first instruction is 9000
   l.sass[9001].line = target;
   LineProfile p;
   p.kernel = l.kernel;
   p.total_samples = 1000;
   p.launches = 1;
-  p.lines.push_back({"kernel.cu", target, 600, 60.0, {{"long_scoreboard", 400}, {"barrier", 150}, {"selected", 50}}, {}});
+  p.lines.push_back(
+      {"kernel.cu", target, 600, 60.0, {{"long_scoreboard", 400}, {"barrier", 150}, {"selected", 50}}, {}});
   p.lines.push_back({"kernel.cu", 2, 400, 40.0, {{"mio_throttle", 300}, {"math_pipe_throttle", 100}}, {}});
   p.instructions.push_back({9000 * 16, "kernel.cu", target, 600, {{"long_scoreboard", 400}}, {}});
   ui::SourceInput in;
@@ -185,7 +186,8 @@ TEST_F(SourcePanel, LiveRegistersShowPerInstructionPerLineAndThePeakIsNamed) {
   frame(in);
   // Without life ranges the header says why and the SASS still shows.
   l.live_status = Status::failure("this nvdisasm gives no register life ranges (an old toolkit)");
-  EXPECT_EQ(ui::live_summary(l, 10), "no register pressure: this nvdisasm gives no register life ranges (an old toolkit)");
+  EXPECT_EQ(ui::live_summary(l, 10),
+            "no register pressure: this nvdisasm gives no register life ranges (an old toolkit)");
   state_.listing = nullptr;
   frame(in);
   EXPECT_TRUE(state_.line_live.empty());

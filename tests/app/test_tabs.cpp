@@ -49,7 +49,7 @@ class LabTabs : public ::testing::Test {
     options.state.lab = "fake";
     options.state.lab_given = true;
     LabCatalog catalog = {app::test::fake_entry("fake", false, std::make_shared<app::test::FakeScript>(),
-                                           std::make_shared<app::test::ViewSeen>(), {"k1"})};
+                                                std::make_shared<app::test::ViewSeen>(), {"k1"})};
     auto app = App::create(*window_, options, std::move(session.value()), std::move(catalog));
     ASSERT_TRUE(app.ok()) << app.status().describe();
     app_ = std::move(app.value());
@@ -58,9 +58,9 @@ class LabTabs : public ::testing::Test {
     ASSERT_NE(view_, nullptr);
     // The lab's own tab: a side tab, drawn with a line of its own; its work is the test's flag.
     Tab mine{.panel = Panel::Pipeline, .draw = [this](TabContext&) {
-      ++drawn_;
-      ImGui::TextUnformatted("the fake lab's own tab");
-    }};
+               ++drawn_;
+               ImGui::TextUnformatted("the fake lab's own tab");
+             }};
     mine.background_s = [this] { return working_ ? 0.25 : 0.0; };
     view_->added_tabs = {mine};
   }

@@ -50,7 +50,7 @@
 #include <stb_image_write.h>
 
 #include "app_process.hpp"  // AppProcess: blockscope as a child process
-#include "app_runner.hpp"  // executable(): BLOCKSCOPE_EXE or the environment's override
+#include "app_runner.hpp"   // executable(): BLOCKSCOPE_EXE or the environment's override
 #include "json_reader.hpp"
 #include "labs/grayscale/gray_common.hpp"
 #include "xdnd_source.hpp"
@@ -62,20 +62,19 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using bs::test::JsonValue;
 using bs::test::xdnd::DropOutcome;
-using bs::test::xdnd::Source;
 using bs::test::xdnd::file_uri;
+using bs::test::xdnd::Source;
 using bs::test::xdnd::uri_list;
 using Clock = std::chrono::steady_clock;
 using bs::app::test::AppProcess;
 
-constexpr auto kStartTimeout = 30s;   // first frame of a fresh app on llvmpipe, CI under load
-constexpr auto kStepTimeout = 5000ms; // each XDND wait
-constexpr auto kShowTimeout = 15s;    // a dropped file loaded, launched and shown
+constexpr auto kStartTimeout = 30s;    // first frame of a fresh app on llvmpipe, CI under load
+constexpr auto kStepTimeout = 5000ms;  // each XDND wait
+constexpr auto kShowTimeout = 15s;     // a dropped file loaded, launched and shown
 
 // ---------------------------------------------------------------------------------------------
 // 1. the app as a child process
 // ---------------------------------------------------------------------------------------------
-
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -163,17 +162,16 @@ class XdndDrop : public ::testing::Test {
     const char* display = std::getenv("DISPLAY");
     if (!display || !*display)
       BS_SKIP_NO_GL() << "DISPLAY is not set: the XDND drop tests need an X server (CI runs them under xvfb-run)";
-    dir_ = fs::temp_directory_path() /
-           ("bs_xdnd_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("bs_xdnd_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     seed_ = std::random_device{}();
     RecordProperty("seed", std::to_string(seed_));
     status_path_ = dir_ / "status.json";
 
-    ASSERT_TRUE(app_.start(dir_, {"--backend", "cpu", "--window-size", "900x600", "--status-file",
-                                  status_path_.string()}));
+    ASSERT_TRUE(
+        app_.start(dir_, {"--backend", "cpu", "--window-size", "900x600", "--status-file", status_path_.string()}));
     auto first = wait_status([](const JsonValue& s) { return s.has("data"); }, kStartTimeout);
     ASSERT_TRUE(first) << "no status file from the app within the start timeout\n" << app_.log();
 
@@ -200,8 +198,7 @@ class XdndDrop : public ::testing::Test {
       source_->request_close(window_);
       if (app_.wait_exit(10000ms))
         EXPECT_EQ(app_.exit_code(), 0) << "closing the window: " << app_.how_it_ended() << "\n" << app_.log();
-      else
-        ADD_FAILURE() << "the app did not exit within 10 s of WM_DELETE_WINDOW\n" << app_.log();
+      else ADD_FAILURE() << "the app did not exit within 10 s of WM_DELETE_WINDOW\n" << app_.log();
     }
     app_.kill_if_running();
     source_.reset();
@@ -225,9 +222,8 @@ class XdndDrop : public ::testing::Test {
 
   // Why a wait failed, for the assertion message.
   std::string situation() {
-    std::string s = "app: " + app_.how_it_ended() + "\nlast status: image '" +
-                    last_status_.at("data").at("name").str + "', loading " +
-                    (last_status_.at("loading").boolean ? "yes" : "no") + "\nmessages:\n" +
+    std::string s = "app: " + app_.how_it_ended() + "\nlast status: image '" + last_status_.at("data").at("name").str +
+                    "', loading " + (last_status_.at("loading").boolean ? "yes" : "no") + "\nmessages:\n" +
                     messages_of(last_status_);
     if (!app_.alive()) s += "app output:\n" + app_.log();
     return s;
@@ -325,7 +321,8 @@ TEST_F(XdndDrop, AGoodImageIsShownAndTheOutputIsExact) {
   ASSERT_FALSE(rgba.empty());
   const fs::path shot = dir_ / "screen_after_good_drop.png";
   stbi_write_png(shot.c_str(), w, h, 4, rgba.data(), w * 4);
-  if (const char* keep = std::getenv("BLOCKSCOPE_XDND_SCREENSHOT"); keep && *keep) fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
+  if (const char* keep = std::getenv("BLOCKSCOPE_XDND_SCREENSHOT"); keep && *keep)
+    fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
   std::size_t colourful = 0, gray = 0;
   for (int y = h / 4; y < 3 * h / 4; ++y)
     for (int x = w / 4; x < 3 * w / 4; ++x) {
@@ -439,7 +436,9 @@ TEST_F(XdndDrop, HostileUrisGetMessagesAndTheAppCarriesOn) {
   DropOutcome out = source_->drop(window_, list, kStepTimeout);
   ASSERT_TRUE(out.ok()) << out.error << "\n" << situation();
   auto after = wait_status(
-      [&](const JsonValue& s) { return s.at("errors").number >= errors_at_start + hostile.size() && !s.at("loading").boolean; },
+      [&](const JsonValue& s) {
+        return s.at("errors").number >= errors_at_start + hostile.size() && !s.at("loading").boolean;
+      },
       kShowTimeout);
   ASSERT_TRUE(after) << "expected one error per hostile URI\n" << situation();
   if (const char* v = std::getenv("BLOCKSCOPE_XDND_VERBOSE"); v && *v) std::printf("%s", messages_of(*after).c_str());
@@ -451,7 +450,9 @@ TEST_F(XdndDrop, HostileUrisGetMessagesAndTheAppCarriesOn) {
   out = source_->drop(window_, uri_list(many), kStepTimeout);
   ASSERT_TRUE(out.ok()) << out.error << "\n" << situation();
   after = wait_status(
-      [&](const JsonValue& s) { return s.at("errors").number >= errors_before_many + many.size() && !s.at("loading").boolean; },
+      [&](const JsonValue& s) {
+        return s.at("errors").number >= errors_before_many + many.size() && !s.at("loading").boolean;
+      },
       30s);
   ASSERT_TRUE(after) << "expected an error for each of the 4000 missing files\n" << situation();
   EXPECT_TRUE(has_message(*after, "error", "no_such_file_3999.png")) << messages_of(*after);
@@ -537,8 +538,8 @@ TEST_F(XdndDrop, ACudaSourceFileOpensInTheCustomKernelLab) {
   // The compile (g++ on a loaded CI machine) and its first launch take a while.
   auto shown = wait_status(
       [&](const JsonValue& s) {
-        return s.at("launch").at("kernel").str == "custom:my_gray" && s.at("launch").at("ok").boolean && s.has("output") &&
-               s.at("output").at("fnv1a64").str == hex64(fnv1a64(want));
+        return s.at("launch").at("kernel").str == "custom:my_gray" && s.at("launch").at("ok").boolean &&
+               s.has("output") && s.at("output").at("fnv1a64").str == hex64(fnv1a64(want));
       },
       60s);
   ASSERT_TRUE(shown) << "the dropped kernel was not compiled, run and shown\n" << situation() << "\n" << app_.log();
@@ -547,9 +548,13 @@ TEST_F(XdndDrop, ACudaSourceFileOpensInTheCustomKernelLab) {
 
   // Not a kernel: refused with a message; the user's kernel keeps running on the same image.
   const fs::path junk = dir_ / "junk.cu";
-  std::ofstream(junk, std::ios::binary) << std::string("\x7f" "ELF\0\0\x02", 7);
+  std::ofstream(junk, std::ios::binary) << std::string(
+      "\x7f"
+      "ELF\0\0\x02",
+      7);
   ASSERT_TRUE(drop({junk}).ok()) << situation();
-  auto refused = wait_status([](const JsonValue& s) { return has_message(s, "error", "not a text file"); }, kShowTimeout);
+  auto refused =
+      wait_status([](const JsonValue& s) { return has_message(s, "error", "not a text file"); }, kShowTimeout);
   ASSERT_TRUE(refused) << situation();
   EXPECT_EQ(refused->at("launch").at("kernel").str, "custom:my_gray");
   EXPECT_TRUE(refused->at("launch").at("ok").boolean);

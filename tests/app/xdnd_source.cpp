@@ -30,8 +30,8 @@ using Clock = std::chrono::steady_clock;
 // ---------------------------------------------------------------------------------------------
 
 bool unreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.' || c == '_' || c == '~' || c == '/';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+         c == '_' || c == '~' || c == '/';
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -79,9 +79,8 @@ struct Source::Impl {
   ::Window window = 0;
   std::string uri_list;  // what the current drop offers
 
-  Atom XdndAware, XdndSelection, XdndEnter, XdndPosition, XdndStatus, XdndLeave, XdndDrop,
-      XdndFinished, XdndActionCopy, XdndTypeList, text_uri_list, TARGETS, NET_WM_PID, NET_WM_NAME,
-      UTF8_STRING, timestamp_property;
+  Atom XdndAware, XdndSelection, XdndEnter, XdndPosition, XdndStatus, XdndLeave, XdndDrop, XdndFinished, XdndActionCopy,
+      XdndTypeList, text_uri_list, TARGETS, NET_WM_PID, NET_WM_NAME, UTF8_STRING, timestamp_property;
 
   // Outcome of the drop under way, filled as events arrive.
   DropOutcome outcome;
@@ -151,8 +150,7 @@ struct Source::Impl {
     XChangeProperty(display, window, timestamp_property, XA_STRING, 8, PropModeAppend, nullptr, 0);
     XFlush(display);
     while (auto ev = next_event(deadline)) {
-      if (ev->type == PropertyNotify && ev->xproperty.window == window &&
-          ev->xproperty.atom == timestamp_property)
+      if (ev->type == PropertyNotify && ev->xproperty.window == window && ev->xproperty.atom == timestamp_property)
         return ev->xproperty.time;
     }
     return std::nullopt;
@@ -176,8 +174,7 @@ struct Source::Impl {
                       reinterpret_cast<const unsigned char*>(targets), 2);
     } else if (req.target == text_uri_list) {
       XChangeProperty(display, req.requestor, reply.property, text_uri_list, 8, PropModeReplace,
-                      reinterpret_cast<const unsigned char*>(uri_list.data()),
-                      static_cast<int>(uri_list.size()));
+                      reinterpret_cast<const unsigned char*>(uri_list.data()), static_cast<int>(uri_list.size()));
       outcome.data_requested = true;
       outcome.request_time = req.time;
       outcome.bytes_sent = uri_list.size();
@@ -214,8 +211,8 @@ struct Source::Impl {
     unsigned long items = 0, after = 0;
     unsigned char* data = nullptr;
     std::optional<unsigned long> value;
-    if (XGetWindowProperty(display, w, property, 0, 1, False, XA_CARDINAL, &type, &format, &items,
-                           &after, &data) == Success &&
+    if (XGetWindowProperty(display, w, property, 0, 1, False, XA_CARDINAL, &type, &format, &items, &after, &data) ==
+            Success &&
         type == XA_CARDINAL && format == 32 && items == 1)
       value = *reinterpret_cast<unsigned long*>(data);  // Xlib hands 32-bit items as longs
     if (data) XFree(data);
@@ -228,8 +225,8 @@ struct Source::Impl {
     int format = 0;
     unsigned long items = 0, after = 0;
     unsigned char* data = nullptr;
-    if (XGetWindowProperty(display, w, NET_WM_NAME, 0, 1024, False, UTF8_STRING, &type, &format,
-                           &items, &after, &data) == Success &&
+    if (XGetWindowProperty(display, w, NET_WM_NAME, 0, 1024, False, UTF8_STRING, &type, &format, &items, &after,
+                           &data) == Success &&
         type == UTF8_STRING && format == 8 && data)
       name.assign(reinterpret_cast<char*>(data), items);
     if (data) XFree(data);
@@ -242,8 +239,7 @@ struct Source::Impl {
   }
 
   ::Window search(::Window w, const std::string& want, pid_t pid, int depth) {
-    if (auto p = cardinal(w, NET_WM_PID); p && *p == static_cast<unsigned long>(pid) && title(w) == want)
-      return w;
+    if (auto p = cardinal(w, NET_WM_PID); p && *p == static_cast<unsigned long>(pid) && title(w) == want) return w;
     if (depth == 0) return 0;
     ::Window root_return = 0, parent = 0, *children = nullptr;
     unsigned int count = 0;
@@ -322,8 +318,8 @@ int Source::xdnd_version(unsigned long target) {
   unsigned long items = 0, after = 0;
   unsigned char* data = nullptr;
   int version = 0;
-  if (XGetWindowProperty(impl_->display, target, impl_->XdndAware, 0, 1, False, XA_ATOM, &type,
-                         &format, &items, &after, &data) == Success &&
+  if (XGetWindowProperty(impl_->display, target, impl_->XdndAware, 0, 1, False, XA_ATOM, &type, &format, &items, &after,
+                         &data) == Success &&
       type == XA_ATOM && format == 32 && items == 1)
     version = static_cast<int>(*reinterpret_cast<unsigned long*>(data));
   if (data) XFree(data);
@@ -389,8 +385,9 @@ DropOutcome Source::drop(unsigned long target, const std::string& uri_list_bytes
   }
   // One property change carries the whole list; past the server's request size a source would
   // need INCR, which GLFW 3.3 does not read for drops.
-  const long max_bytes = (XExtendedMaxRequestSize(s.display) > 0 ? XExtendedMaxRequestSize(s.display)
-                                                                 : XMaxRequestSize(s.display)) * 4 - 64;
+  const long max_bytes =
+      (XExtendedMaxRequestSize(s.display) > 0 ? XExtendedMaxRequestSize(s.display) : XMaxRequestSize(s.display)) * 4 -
+      64;
   if (static_cast<long>(uri_list_bytes.size()) > max_bytes) {
     DropOutcome too_big;
     too_big.error = "the URI list (" + std::to_string(uri_list_bytes.size()) +

@@ -38,17 +38,17 @@ namespace bs::test::xdnd {
 
 // What the target did during one drop.
 struct DropOutcome {
-  bool got_status = false;        // XdndStatus arrived after XdndPosition
-  bool accepted = false;          // its accept bit (data.l[1] & 1)
-  bool copy_action = false;       // it chose XdndActionCopy (data.l[4])
-  bool data_requested = false;    // it asked for text/uri-list and got the list
-  unsigned long drop_time = 0;    // the server time owned with and sent in XdndDrop
-  unsigned long request_time = 0; // the time in its SelectionRequest (GLFW: the XdndDrop time)
-  std::size_t bytes_sent = 0;     // the URI list's length
-  bool finished = false;          // XdndFinished arrived
-  long finished_success = 0;      // its data.l[1]: 1 by the spec, the byte count from GLFW 3.3.8
-  bool lost_selection = false;    // another client took XdndSelection meanwhile (a second drag)
-  std::string error;              // empty when the drop went through; else which step failed
+  bool got_status = false;         // XdndStatus arrived after XdndPosition
+  bool accepted = false;           // its accept bit (data.l[1] & 1)
+  bool copy_action = false;        // it chose XdndActionCopy (data.l[4])
+  bool data_requested = false;     // it asked for text/uri-list and got the list
+  unsigned long drop_time = 0;     // the server time owned with and sent in XdndDrop
+  unsigned long request_time = 0;  // the time in its SelectionRequest (GLFW: the XdndDrop time)
+  std::size_t bytes_sent = 0;      // the URI list's length
+  bool finished = false;           // XdndFinished arrived
+  long finished_success = 0;       // its data.l[1]: 1 by the spec, the byte count from GLFW 3.3.8
+  bool lost_selection = false;     // another client took XdndSelection meanwhile (a second drag)
+  std::string error;               // empty when the drop went through; else which step failed
 
   bool ok() const { return error.empty(); }
 };
@@ -76,8 +76,7 @@ class Source {
   int xdnd_version(unsigned long target);
 
   // Drops `uri_list_bytes` on `target`: the whole protocol, each wait bounded by `step_timeout`.
-  DropOutcome drop(unsigned long target, const std::string& uri_list_bytes,
-                   std::chrono::milliseconds step_timeout);
+  DropOutcome drop(unsigned long target, const std::string& uri_list_bytes, std::chrono::milliseconds step_timeout);
 
   // The first half of a drag, for a source that will not see it through: takes a server time,
   // owns XdndSelection, sends XdndEnter and XdndPosition, and does not wait for anything.

@@ -23,21 +23,16 @@ CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult, const char** s) {
   return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params*) {
-  return CUPTI_SUCCESS;
-}
+CUptiResult CUPTIAPI cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params*) { return CUPTI_SUCCESS; }
 
-CUptiResult CUPTIAPI cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params*) {
-  return CUPTI_SUCCESS;
-}
+CUptiResult CUPTIAPI cuptiProfilerDeInitialize(CUpti_Profiler_DeInitialize_Params*) { return CUPTI_SUCCESS; }
 
 CUptiResult CUPTIAPI cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params* p) {
   p->isSupported = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
   return CUPTI_SUCCESS;
 }
 
-CUptiResult CUPTIAPI
-cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params*) {
+CUptiResult CUPTIAPI cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params*) {
   return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;  // what the driver answers a non-admin user
 }
 
@@ -58,13 +53,11 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetBaseMetrics(CUpti_Profiler_Host_GetBase
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI
-cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params*) {
+CUptiResult CUPTIAPI cuptiProfilerHostConfigAddMetrics(CUpti_Profiler_Host_ConfigAddMetrics_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI
-cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params*) {
+CUptiResult CUPTIAPI cuptiProfilerHostGetConfigImageSize(CUpti_Profiler_Host_GetConfigImageSize_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
@@ -76,26 +69,22 @@ CUptiResult CUPTIAPI cuptiProfilerHostGetNumOfPasses(CUpti_Profiler_Host_GetNumO
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI
-cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params*) {
+CUptiResult CUPTIAPI cuptiProfilerHostEvaluateToGpuValues(CUpti_Profiler_Host_EvaluateToGpuValues_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params*) {
-  return CUPTI_ERROR_NOT_SUPPORTED;
-}
+CUptiResult CUPTIAPI cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params*) { return CUPTI_ERROR_NOT_SUPPORTED; }
 
 CUptiResult CUPTIAPI cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI
-cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params*) {
+CUptiResult CUPTIAPI cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerCounterDataImageInitialize(
-    CUpti_RangeProfiler_CounterDataImage_Initialize_Params*) {
+CUptiResult CUPTIAPI
+cuptiRangeProfilerCounterDataImageInitialize(CUpti_RangeProfiler_CounterDataImage_Initialize_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
@@ -103,13 +92,9 @@ CUptiResult CUPTIAPI cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_P
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params*) {
-  return CUPTI_ERROR_NOT_SUPPORTED;
-}
+CUptiResult CUPTIAPI cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params*) { return CUPTI_ERROR_NOT_SUPPORTED; }
 
-CUptiResult CUPTIAPI cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params*) {
-  return CUPTI_ERROR_NOT_SUPPORTED;
-}
+CUptiResult CUPTIAPI cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params*) { return CUPTI_ERROR_NOT_SUPPORTED; }
 
 CUptiResult CUPTIAPI cuptiRangeProfilerPushRange(CUpti_RangeProfiler_PushRange_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
@@ -123,11 +108,9 @@ CUptiResult CUPTIAPI cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
 
-CUptiResult CUPTIAPI
-cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params*) {
+CUptiResult CUPTIAPI cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params*) {
   return CUPTI_ERROR_NOT_SUPPORTED;
 }
-
 
 // PC sampling (kernels/sampling): subscribing needs no permission; enabling sampling does.
 CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle* s, CUpti_CallbackFunc, void*) {
@@ -135,8 +118,7 @@ CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle* s, CUpti_CallbackFun
   return CUPTI_SUCCESS;
 }
 CUptiResult CUPTIAPI cuptiUnsubscribe(CUpti_SubscriberHandle) { return CUPTI_SUCCESS; }
-CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
-                                         CUpti_CallbackId) {
+CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) {
   return CUPTI_SUCCESS;
 }
 CUptiResult CUPTIAPI cuptiGetCubinCrc(CUpti_GetCubinCrcParams*) { return CUPTI_ERROR_NOT_SUPPORTED; }
@@ -167,9 +149,9 @@ CUptiResult CUPTIAPI cuptiPCSamplingGetConfigurationAttribute(CUpti_PCSamplingCo
 // need no permission; setting the configuration for a device does (CUPTI answers it as the
 // driver does a non-admin user), so a test reaches the refusal without a GPU.
 namespace {
-const char* const kFakeSassMetrics[] = {
-    "smsp__sass_inst_executed", "smsp__sass_thread_inst_executed",
-    "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared", "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal"};
+const char* const kFakeSassMetrics[] = {"smsp__sass_inst_executed", "smsp__sass_thread_inst_executed",
+                                        "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared",
+                                        "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal"};
 constexpr size_t kFakeSassCount = sizeof(kFakeSassMetrics) / sizeof(kFakeSassMetrics[0]);
 }  // namespace
 

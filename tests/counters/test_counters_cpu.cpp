@@ -13,14 +13,11 @@
 namespace bs::counters {
 namespace {
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(CounterErrors, PermissionNamesTheDriverOptionAndRoot) {
-  const Status s =
-      explain(CounterProblem::InsufficientPrivileges, "cuptiProfilerGetCounterAvailability",
-              "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  const Status s = explain(CounterProblem::InsufficientPrivileges, "cuptiProfilerGetCounterAvailability",
+                           "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(contains(s.message, "administrators")) << s.message;
   EXPECT_TRUE(contains(s.hint, kProfilingDriverOption)) << s.hint;
@@ -36,12 +33,10 @@ TEST(CounterErrors, PermissionNamesTheDriverOptionAndRoot) {
 
 TEST(CounterErrors, EveryProblemHasACauseAndAFix) {
   for (CounterProblem p :
-       {CounterProblem::InsufficientPrivileges, CounterProblem::VirtualizedDevice,
-        CounterProblem::AnotherProfiler, CounterProblem::HardwareBusy,
-        CounterProblem::UnsupportedDevice, CounterProblem::MigSlice,
-        CounterProblem::ConfidentialCompute, CounterProblem::MiningProcessor, CounterProblem::Sli,
-        CounterProblem::Wsl, CounterProblem::LibraryMissing, CounterProblem::LibraryTooOld,
-        CounterProblem::GpuFeature}) {
+       {CounterProblem::InsufficientPrivileges, CounterProblem::VirtualizedDevice, CounterProblem::AnotherProfiler,
+        CounterProblem::HardwareBusy, CounterProblem::UnsupportedDevice, CounterProblem::MigSlice,
+        CounterProblem::ConfidentialCompute, CounterProblem::MiningProcessor, CounterProblem::Sli, CounterProblem::Wsl,
+        CounterProblem::LibraryMissing, CounterProblem::LibraryTooOld, CounterProblem::GpuFeature}) {
     const Status s = explain(p);
     EXPECT_FALSE(s.ok());
     EXPECT_FALSE(s.message.empty());
@@ -51,8 +46,7 @@ TEST(CounterErrors, EveryProblemHasACauseAndAFix) {
   EXPECT_TRUE(contains(explain(CounterProblem::VirtualizedDevice).message, "virtualised"));
   EXPECT_TRUE(contains(explain(CounterProblem::LibraryMissing).hint, "LD_LIBRARY_PATH"));
   // A detail (dlopen's error, CUPTI's text) is kept in the message.
-  EXPECT_TRUE(
-      contains(explain(CounterProblem::Other, "x", "y", "the detail").message, "the detail"));
+  EXPECT_TRUE(contains(explain(CounterProblem::Other, "x", "y", "the detail").message, "the detail"));
 }
 
 TEST(CounterErrors, GpuFeatureSaysSo) {
@@ -66,8 +60,7 @@ TEST(CounterSessionCpuBuild, CreateAnswersThatCountersAreAGpuFeature) {
   EXPECT_FALSE(counters_built());
   auto s = CounterSession::create(0);
   ASSERT_FALSE(s.ok());
-  EXPECT_TRUE(contains(s.status().message, "hardware counters are a GPU feature"))
-      << s.status().describe();
+  EXPECT_TRUE(contains(s.status().message, "hardware counters are a GPU feature")) << s.status().describe();
   EXPECT_TRUE(contains(s.status().hint, "without CUDA")) << s.status().hint;
 }
 #else
@@ -84,37 +77,33 @@ TEST(CounterSessionCudaBuild, AMissingLibraryIsNamedWithTheFix) {
 TEST(Metrics, BaseAndStallReason) {
   EXPECT_EQ(base_metric("dram__bytes_read.sum"), "dram__bytes_read");
   EXPECT_EQ(base_metric("gpu__time_duration"), "gpu__time_duration");
-  EXPECT_EQ(stall_reason_of("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active"),
-            "long_scoreboard");
+  EXPECT_EQ(stall_reason_of("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active"), "long_scoreboard");
   EXPECT_EQ(stall_reason_of("smsp__average_warps_issue_stalled__per_issue_active"), "");
   EXPECT_EQ(stall_reason_of("smsp__warps_issue_stalled_long_scoreboard"), "");
 }
 
 TEST(Metrics, ChooseKeepsWhatTheChipHasAndFindsItsStallReasons) {
-  const std::vector<std::string> chip = {
-      "dram__bytes_read",
-      "dram__bytes_write",
-      "gpu__time_duration",
-      "lts__t_sector_hit_rate",
-      "sm__warps_active",
-      "smsp__average_warp_latency_per_inst_issued",
-      "smsp__average_warps_issue_stalled_wait_per_issue_active",
-      "smsp__average_warps_issue_stalled_barrier_per_issue_active",
-      "smsp__warps_issue_stalled_wait" /* a counter, not the ratio */};
+  const std::vector<std::string> chip = {"dram__bytes_read",
+                                         "dram__bytes_write",
+                                         "gpu__time_duration",
+                                         "lts__t_sector_hit_rate",
+                                         "sm__warps_active",
+                                         "smsp__average_warp_latency_per_inst_issued",
+                                         "smsp__average_warps_issue_stalled_wait_per_issue_active",
+                                         "smsp__average_warps_issue_stalled_barrier_per_issue_active",
+                                         "smsp__warps_issue_stalled_wait" /* a counter, not the ratio */};
   const auto all = choose_metrics(chip, true, true);
-  const std::vector<std::string> expected = {
-      kDramRead,
-      kDramWrite,
-      kDuration,
-      kL2HitRate,
-      kOccupancy,
-      kWarpLatency,
-      "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
-      "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio"};
+  const std::vector<std::string> expected = {kDramRead,
+                                             kDramWrite,
+                                             kDuration,
+                                             kL2HitRate,
+                                             kOccupancy,
+                                             kWarpLatency,
+                                             "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+                                             "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio"};
   EXPECT_EQ(all, expected);
   const auto lean = choose_metrics(chip, false, false);
-  EXPECT_EQ(lean,
-            (std::vector<std::string>{kDramRead, kDramWrite, kDuration, kL2HitRate, kOccupancy}));
+  EXPECT_EQ(lean, (std::vector<std::string>{kDramRead, kDramWrite, kDuration, kL2HitRate, kOccupancy}));
 }
 
 TEST(Metrics, Units) {
@@ -130,20 +119,18 @@ TEST(Metrics, Units) {
 
 TEST(Metrics, AssembleDerivesBandwidthSectorsAndStalls) {
   // Values of a made-up launch, with the derived numbers worked out by hand below.
-  const std::vector<std::string> names = {
-      kDramRead,
-      kDramWrite,
-      kDuration,
-      kLdSectors,
-      kLdRequests,
-      kStSectors,
-      kStRequests,
-      kOccupancy,
-      "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio",
-      "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
-      "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"};
-  const std::vector<double> values = {3000.0, 1000.0, 2.0, 500.0, 100.0, 0.0,
-                                      0.0,    87.5,   1.0, 6.0,   3.0};
+  const std::vector<std::string> names = {kDramRead,
+                                          kDramWrite,
+                                          kDuration,
+                                          kLdSectors,
+                                          kLdRequests,
+                                          kStSectors,
+                                          kStRequests,
+                                          kOccupancy,
+                                          "smsp__average_warps_issue_stalled_wait_per_issue_active.ratio",
+                                          "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+                                          "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"};
+  const std::vector<double> values = {3000.0, 1000.0, 2.0, 500.0, 100.0, 0.0, 0.0, 87.5, 1.0, 6.0, 3.0};
   const Measurement m = assemble(names, values);
   EXPECT_DOUBLE_EQ(m.dram_read_bytes, 3000.0);
   EXPECT_DOUBLE_EQ(m.dram_bandwidth_gbs, 2000.0);  // 4000 bytes in 2 ns

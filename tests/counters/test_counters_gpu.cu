@@ -33,9 +33,7 @@ using bs::counters::CounterSession;
 using bs::counters::Measurement;
 
 // ---- 1. kernels and data -------------------------------------------------------------------
-__global__ void test_gray_1d(bs::gray::GrayArgs a) {
-  bs::gray::gray_1d_flat_thread(bs::DeviceCtx::from_builtins(), a);
-}
+__global__ void test_gray_1d(bs::gray::GrayArgs a) { bs::gray::gray_1d_flat_thread(bs::DeviceCtx::from_builtins(), a); }
 __global__ void test_k1(bs::matmul::MatmulArgs a) {
   bs::matmul::NoSmem none;
   bs::matmul::k1_naive_thread(bs::DeviceCtx::from_builtins(), none, a);
@@ -53,18 +51,16 @@ bs::cuda::DeviceBuffer<T> random_buffer(std::size_t count, unsigned seed) {
   std::mt19937 rng(seed);
   std::vector<T> host(count);
   for (auto& x : host) x = static_cast<T>(rng() % 251);
-  EXPECT_EQ(cudaMemcpy(b->get(), host.data(), count * sizeof(T), cudaMemcpyHostToDevice),
-            cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(b->get(), host.data(), count * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
   return std::move(b.value());
 }
 
 // Environments where counters cannot be read by design skip with the reason; anything else that
 // stops a session is a failure.
 bool environment_refuses(const Status& s) {
-  for (const char* code :
-       {"CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
-        "CUPTI_ERROR_HARDWARE_BUSY", "CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED",
-        "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES"})
+  for (const char* code : {"CUPTI_ERROR_INSUFFICIENT_PRIVILEGES", "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED",
+                           "CUPTI_ERROR_HARDWARE_BUSY", "CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED",
+                           "CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES"})
     if (s.code == code) return true;
   return s.call == "dlopen";
 }
@@ -90,17 +86,14 @@ struct SectorCount {
     if (byte_addresses.empty()) return;
     for (auto& a : byte_addresses) a /= 32;
     std::sort(byte_addresses.begin(), byte_addresses.end());
-    sectors += static_cast<double>(std::unique(byte_addresses.begin(), byte_addresses.end()) -
-                                   byte_addresses.begin());
+    sectors += static_cast<double>(std::unique(byte_addresses.begin(), byte_addresses.end()) - byte_addresses.begin());
     requests += 1;
     byte_addresses.clear();
   }
   double per_request() const { return sectors / requests; }
 };
 
-long long address(const void* p) {
-  return static_cast<long long>(reinterpret_cast<std::uintptr_t>(p));
-}
+long long address(const void* p) { return static_cast<long long>(reinterpret_cast<std::uintptr_t>(p)); }
 
 // The 1D grayscale kernel, block of 256: three 1-byte loads (planes at 0, n, 2n) and a store.
 void count_gray_1d(const bs::gray::GrayArgs& a, SectorCount& ld, SectorCount& st) {
@@ -112,16 +105,14 @@ void count_gray_1d(const bs::gray::GrayArgs& a, SectorCount& ld, SectorCount& st
         lanes.push_back(address(a.planar_rgb) + plane * n + i);
       ld.add_warp(lanes);
     }
-    for (long long i = w * 32; i < std::min(w * 32 + 32, n); ++i)
-      lanes.push_back(address(a.out) + i);
+    for (long long i = w * 32; i < std::min(w * 32 + 32, n); ++i) lanes.push_back(address(a.out) + i);
     st.add_warp(lanes);
   }
 }
 
 // The naive matmul with a 32 x 32 block: per k, a load of A[row][k] and one of B[k][col], then
 // the store of C[row][col]. k1 takes the row from y, k2 from x.
-void count_matmul(const bs::matmul::MatmulArgs& a, bool row_from_y, SectorCount& ld,
-                  SectorCount& st) {
+void count_matmul(const bs::matmul::MatmulArgs& a, bool row_from_y, SectorCount& ld, SectorCount& st) {
   const int bx_count = row_from_y ? (a.N + 31) / 32 : (a.M + 31) / 32;
   const int by_count = row_from_y ? (a.M + 31) / 32 : (a.N + 31) / 32;
   std::vector<long long> la, lb, lc;
@@ -136,15 +127,12 @@ void count_matmul(const bs::matmul::MatmulArgs& a, bool row_from_y, SectorCount&
         }
         if (active.empty()) continue;
         for (int k = 0; k < a.K; ++k) {
-          for (auto [row, col] : active)
-            la.push_back(address(a.A) + 4LL * ((long long)row * a.K + k));
+          for (auto [row, col] : active) la.push_back(address(a.A) + 4LL * ((long long)row * a.K + k));
           ld.add_warp(la);
-          for (auto [row, col] : active)
-            lb.push_back(address(a.B) + 4LL * ((long long)k * a.N + col));
+          for (auto [row, col] : active) lb.push_back(address(a.B) + 4LL * ((long long)k * a.N + col));
           ld.add_warp(lb);
         }
-        for (auto [row, col] : active)
-          lc.push_back(address(a.C) + 4LL * ((long long)row * a.N + col));
+        for (auto [row, col] : active) lc.push_back(address(a.C) + 4LL * ((long long)row * a.N + col));
         st.add_warp(lc);
       }
 }
@@ -192,8 +180,8 @@ TEST_F(Counters, Gray1dAt4096SquaredReadsThreePlanesOnceWithOneSectorPerRequest)
   std::printf(
       "gray_1d 4096^2: read %.0f B (3n = %.0f), write %.0f B, %.1f us, %.0f GB/s, "
       "occupancy %.1f%%, %d passes, %.1f ms (range %s)\n",
-      m.dram_read_bytes, 3 * n, m.dram_write_bytes, m.duration_ns / 1e3, m.dram_bandwidth_gbs,
-      m.achieved_occupancy_pct, m.passes, m.wall_ms, m.range.c_str());
+      m.dram_read_bytes, 3 * n, m.dram_write_bytes, m.duration_ns / 1e3, m.dram_bandwidth_gbs, m.achieved_occupancy_pct,
+      m.passes, m.wall_ms, m.range.c_str());
 }
 
 TEST_F(Counters, Gray1dAtAnOddSizeMatchesHostSectorCounts) {
@@ -221,10 +209,8 @@ TEST_F(Counters, MatmulRungsMatchHostSectorCounts) {
     count_matmul(args, k1, ld, st);
     auto m = session->profile([&] {
       const dim3 block(32, 32);
-      if (k1)
-        test_k1<<<dim3((N + 31) / 32, (M + 31) / 32), block>>>(args);
-      else
-        test_k2<<<dim3((M + 31) / 32, (N + 31) / 32), block>>>(args);
+      if (k1) test_k1<<<dim3((N + 31) / 32, (M + 31) / 32), block>>>(args);
+      else test_k2<<<dim3((M + 31) / 32, (N + 31) / 32), block>>>(args);
       return bs::cuda::to_status(cudaGetLastError(), "matmul");
     });
     ASSERT_TRUE(m.ok()) << m.status().describe();
@@ -232,16 +218,14 @@ TEST_F(Counters, MatmulRungsMatchHostSectorCounts) {
     EXPECT_DOUBLE_EQ(m->global_ld_sectors, ld.sectors);
     EXPECT_DOUBLE_EQ(m->global_st_requests, st.requests);
     EXPECT_DOUBLE_EQ(m->global_st_sectors, st.sectors);
-    std::printf("%s %dx%dx%d: ld %.3f sectors/request (host %.3f), st %.3f (host %.3f)\n",
-                k1 ? "k1" : "k2", M, N, K, m->ld_sectors_per_request(), ld.per_request(),
-                m->st_sectors_per_request(), st.per_request());
+    std::printf("%s %dx%dx%d: ld %.3f sectors/request (host %.3f), st %.3f (host %.3f)\n", k1 ? "k1" : "k2", M, N, K,
+                m->ld_sectors_per_request(), ld.per_request(), m->st_sectors_per_request(), st.per_request());
   }
 }
 
 // ---- 4. behaviour --------------------------------------------------------------------------
 TEST_F(Counters, ACallbackFailureIsReturnedAndTheSessionStillWorks) {
-  auto failed = session->profile(
-      [] { return Status::failure("the test's launch failed", "none", "launch"); });
+  auto failed = session->profile([] { return Status::failure("the test's launch failed", "none", "launch"); });
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().message, "the test's launch failed");
   const Measurement m = profile_gray_1d(*session, 1024, 768);
@@ -266,8 +250,7 @@ TEST_F(Counters, AKeptEnabledProfilerSkipsEnablingAndMeasuresTheSame) {
   EXPECT_EQ(second.cost.disable_ms, 0.0);
   EXPECT_DOUBLE_EQ(first.global_ld_sectors, second.global_ld_sectors);
   EXPECT_DOUBLE_EQ(first.global_st_requests, second.global_st_requests);
-  std::printf("kept enabled: first profile %.1f ms, second %.1f ms\n", first.wall_ms,
-              second.wall_ms);
+  std::printf("kept enabled: first profile %.1f ms, second %.1f ms\n", first.wall_ms, second.wall_ms);
 }
 
 TEST(CountersWithoutPermission, TheUserReadsTheCauseAndTheDriverOption) {

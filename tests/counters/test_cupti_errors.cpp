@@ -9,12 +9,9 @@ namespace {
 
 TEST(CuptiErrors, EachCauseOfIssue12MapsToItsProblem) {
   EXPECT_EQ(classify(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), CounterProblem::InsufficientPrivileges);
-  EXPECT_EQ(classify(CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED),
-            CounterProblem::VirtualizedDevice);
-  EXPECT_EQ(classify(CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES),
-            CounterProblem::VirtualizedDevice);
-  EXPECT_EQ(classify(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED),
-            CounterProblem::AnotherProfiler);
+  EXPECT_EQ(classify(CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED), CounterProblem::VirtualizedDevice);
+  EXPECT_EQ(classify(CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES), CounterProblem::VirtualizedDevice);
+  EXPECT_EQ(classify(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED), CounterProblem::AnotherProfiler);
   EXPECT_EQ(classify(CUPTI_ERROR_HARDWARE_BUSY), CounterProblem::HardwareBusy);
   EXPECT_EQ(classify(CUPTI_ERROR_NOT_SUPPORTED), CounterProblem::UnsupportedDevice);
   EXPECT_EQ(classify(CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED), CounterProblem::MigSlice);
@@ -22,8 +19,7 @@ TEST(CuptiErrors, EachCauseOfIssue12MapsToItsProblem) {
 }
 
 TEST(CuptiErrors, PermissionStatusCarriesCallCodeAndHint) {
-  const Status s =
-      status_from_cupti(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "cuptiRangeProfilerStart");
+  const Status s = status_from_cupti(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "cuptiRangeProfilerStart");
   EXPECT_EQ(s.call, "cuptiRangeProfilerStart");
   EXPECT_EQ(s.code, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
   EXPECT_NE(s.hint.find(kProfilingDriverOption), std::string::npos) << s.hint;

@@ -31,8 +31,8 @@ Result<Problem> matmul_problem(const std::vector<float>& m, const std::vector<fl
   if (!f) return Status::failure("no matmul form");
   const std::vector<double> exact = product_in_double(m, n, h, w, k);
   std::vector<float> reference(exact.begin(), exact.end());
-  auto p = matmul::pack_user_problem(*f, m, n, h, w, k, std::move(reference), matmul::error_scale(m.data(), n.data(), h, w, k),
-                                     "the test's product in double");
+  auto p = matmul::pack_user_problem(*f, m, n, h, w, k, std::move(reference),
+                                     matmul::error_scale(m.data(), n.data(), h, w, k), "the test's product in double");
   if (!p) return p.status();
   return Problem::create(std::move(p.value()));
 }

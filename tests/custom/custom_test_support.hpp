@@ -97,13 +97,14 @@ inline std::vector<float> random_matrix(int rows, int cols, std::uint32_t seed) 
 }
 
 // out (h x w) = m (h x k) * n (k x w), in double.
-inline std::vector<double> product_in_double(const std::vector<float>& m, const std::vector<float>& n,
-                                             int h, int w, int k) {
+inline std::vector<double> product_in_double(const std::vector<float>& m, const std::vector<float>& n, int h, int w,
+                                             int k) {
   std::vector<double> out(static_cast<std::size_t>(h) * w, 0.0);
   for (int r = 0; r < h; ++r)
     for (int i = 0; i < k; ++i) {
       const double a = m[static_cast<std::size_t>(r) * k + i];
-      for (int c = 0; c < w; ++c) out[static_cast<std::size_t>(r) * w + c] += a * n[static_cast<std::size_t>(i) * w + c];
+      for (int c = 0; c < w; ++c)
+        out[static_cast<std::size_t>(r) * w + c] += a * n[static_cast<std::size_t>(i) * w + c];
     }
   return out;
 }
@@ -150,13 +151,15 @@ inline std::string diagnostics_text(const CompileResult& c) {
 }
 
 // The lecture's kernels, as pasted from its notebook (gpu-mode lecture 3, pmpp.ipynb).
-inline constexpr const char* kLectureGray1D = R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
+inline constexpr const char* kLectureGray1D =
+    R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
     int i = blockIdx.x*blockDim.x + threadIdx.x;
     if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];
 }
 )";
 
-inline constexpr const char* kLectureGray2D = R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int w, int h) {
+inline constexpr const char* kLectureGray2D =
+    R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int w, int h) {
     int c = blockIdx.x*blockDim.x + threadIdx.x;
     int r = blockIdx.y*blockDim.y + threadIdx.y;
 
@@ -168,7 +171,8 @@ inline constexpr const char* kLectureGray2D = R"(__global__ void rgb_to_grayscal
 }
 )";
 
-inline constexpr const char* kLectureMatmul = R"(__global__ void matmul_k(float* m, float* n, float* out, int h, int w, int k) {
+inline constexpr const char* kLectureMatmul =
+    R"(__global__ void matmul_k(float* m, float* n, float* out, int h, int w, int k) {
     int r = blockIdx.y*blockDim.y + threadIdx.y;
     int c = blockIdx.x*blockDim.x + threadIdx.x;
 

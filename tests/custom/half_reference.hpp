@@ -38,7 +38,8 @@ inline double value_of(const Format16& f, std::uint16_t bits) {
   const int e = (bits >> f.mantissa_bits) & ((1 << exp_bits) - 1);
   const int m = bits & ((1 << f.mantissa_bits) - 1);
   double v;
-  if (e == (1 << exp_bits) - 1) v = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  if (e == (1 << exp_bits) - 1)
+    v = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
   else if (e == 0) v = std::ldexp(m, 1 - bias - f.mantissa_bits);
   else v = std::ldexp((1 << f.mantissa_bits) + m, e - bias - f.mantissa_bits);
   return (bits & 0x8000) ? -v : v;

@@ -23,11 +23,19 @@ inline std::string kernel_file(const std::string& name) {
   return s.str();
 }
 
-inline float f32(std::uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-inline std::uint32_t bits(float f) { std::uint32_t u; std::memcpy(&u, &f, 4); return u; }
+inline float f32(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline std::uint32_t bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
 
 inline std::shared_ptr<CustomKernel> compile_for(Engine& engine, Target target, const std::string& src,
-                                                std::span<const lab::UserForm> forms) {
+                                                 std::span<const lab::UserForm> forms) {
   CompileResult c = engine.compile(src, forms, target);
   EXPECT_TRUE(c.ok()) << diagnostics_text(c);
   return c.kernel;
@@ -105,7 +113,8 @@ inline void proof_EveryWmmaShapeComputesTheProductWithItsLayouts(Engine& engine,
     auto k = compile_for(engine, target, src, matmul_forms());
     ASSERT_TRUE(k);
     RunRequest req;
-    req.time_limit_s = 60;  // a loaded 2-core CI machine (ASan too) simulates slowly: the proofs check results, not speed
+    req.time_limit_s =
+        60;  // a loaded 2-core CI machine (ASan too) simulates slowly: the proofs check results, not speed
     req.block = {32, 1, 1};
     RunOutcome r = k->run(*problem, req);
     ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
@@ -113,7 +122,8 @@ inline void proof_EveryWmmaShapeComputesTheProductWithItsLayouts(Engine& engine,
     const auto exact = product_in_double(m, n, mm, nn, 16);
     for (int row = 0; row < mm; ++row)
       for (int c = 0; c < nn; ++c)
-        ASSERT_NEAR(got[static_cast<std::size_t>(c) * mm + row], 2 * (0.5 + exact[static_cast<std::size_t>(row) * nn + c]), 1e-5)
+        ASSERT_NEAR(got[static_cast<std::size_t>(c) * mm + row],
+                    2 * (0.5 + exact[static_cast<std::size_t>(row) * nn + c]), 1e-5)
             << row << ", " << c;
   }
 }
@@ -159,7 +169,8 @@ inline void proof_WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem(Engine& engine, 
     auto k = compile_for(engine, target, src, matmul_forms());
     ASSERT_TRUE(k);
     RunRequest req;
-    req.time_limit_s = 60;  // a loaded 2-core CI machine (ASan too) simulates slowly: the proofs check results, not speed
+    req.time_limit_s =
+        60;  // a loaded 2-core CI machine (ASan too) simulates slowly: the proofs check results, not speed
     req.block = {32, 1, 1};
     RunOutcome r = k->run(*problem, req);
     ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
@@ -174,12 +185,15 @@ inline void proof_WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem(Engine& engine, 
       for (int e = 0; e < 16 * nn / 32; ++e) {  // B (16 x nn)
         int row = 2 * t + e % 2 + 8 * ((e / 2) % 2), col = g + 8 * (e / 4);
         if (mm == 8) row = 2 * t + e % 2 + 8 * ((e / 4) % 2), col = g + 8 * ((e / 2) % 2) + 16 * (e / 8);
-        ASSERT_EQ(got[(32 + lane) * 32 + e], static_cast<float>(row * nn + col)) << "B, lane " << lane << ", x[" << e << "]";
+        ASSERT_EQ(got[(32 + lane) * 32 + e], static_cast<float>(row * nn + col))
+            << "B, lane " << lane << ", x[" << e << "]";
       }
       for (int e = 0; e < mm * nn / 32; ++e) {  // C (mm x nn)
-        int row = g + 8 * ((e / 2) % 2) + (mm == 32 ? 16 * (e / 4) : 0), col = 2 * t + e % 2 + (mm == 16 ? 8 * (e / 4) : 0);
+        int row = g + 8 * ((e / 2) % 2) + (mm == 32 ? 16 * (e / 4) : 0),
+            col = 2 * t + e % 2 + (mm == 16 ? 8 * (e / 4) : 0);
         if (mm == 8) row = 2 * t + e % 2, col = g + 8 * (e / 2);
-        ASSERT_EQ(got[(64 + lane) * 32 + e], static_cast<float>(row * nn + col)) << "C, lane " << lane << ", x[" << e << "]";
+        ASSERT_EQ(got[(64 + lane) * 32 + e], static_cast<float>(row * nn + col))
+            << "C, lane " << lane << ", x[" << e << "]";
       }
     }
   }
@@ -201,7 +215,8 @@ inline void proof_WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoublePr
     ASSERT_TRUE(k);
     EXPECT_EQ(k->info().form.id, "matmul");
     RunRequest req;
-    req.time_limit_s = 60;  // a loaded 2-core CI machine (ASan too) simulates slowly: the proofs check results, not speed
+    req.time_limit_s =
+        60;  // a loaded 2-core CI machine (ASan too) simulates slowly: the proofs check results, not speed
     req.block = {32, 4, 1};
     RunOutcome r = k->run(*problem, req);
     ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
@@ -217,7 +232,8 @@ inline void proof_WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoublePr
       for (int c = 0; c < w; ++c) {
         const unsigned block = static_cast<unsigned>(c) / bw + ((w + bw - 1) / bw) * (static_cast<unsigned>(row) / bh);
         const unsigned thread = static_cast<unsigned>(c) % bw + bw * (static_cast<unsigned>(row) % bh);
-        ASSERT_EQ(r.record.owners->thread[static_cast<std::size_t>(row) * w + c], block * bw * bh + thread) << row << "," << c;
+        ASSERT_EQ(r.record.owners->thread[static_cast<std::size_t>(row) * w + c], block * bw * bh + thread)
+            << row << "," << c;
       }
   }
 }
@@ -313,8 +329,8 @@ inline void proof_ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialM
       float want = 0;
       switch (row) {
         case 0: want = from((lane * 7 + 3) % 32); break;
-        case 1: want = from(lane / 16 * 16 + (lane + 5) % 16); break;        // srcLane % width, in my segment
-        case 2: want = lane % 8 >= 3 ? from(lane - 3) : v(lane); break;      // from below, within 8
+        case 1: want = from(lane / 16 * 16 + (lane + 5) % 16); break;    // srcLane % width, in my segment
+        case 2: want = lane % 8 >= 3 ? from(lane - 3) : v(lane); break;  // from below, within 8
         case 3: want = lane % 16 + 5 < 16 ? from(lane + 5) : v(lane); break;
         case 4: want = (lane ^ 18) / 16 > lane / 16 ? v(lane) : from(lane ^ 18); break;  // later groups: own value
         case 5: want = f32(ballot(0xffffffffu)); break;
@@ -340,7 +356,8 @@ inline void proof_ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialM
       }
       // A lane the warp does not have: all-ones bits on the simulator, undefined on a GPU.
       if (target != Target::Cpu && bits(want) == bits(kBad)) continue;
-      ASSERT_EQ(bits(got[static_cast<std::size_t>(row) * w + c]), bits(want)) << "op " << row << ", column " << c << ", lane " << lane;
+      ASSERT_EQ(bits(got[static_cast<std::size_t>(row) * w + c]), bits(want))
+          << "op " << row << ", column " << c << ", lane " << lane;
     }
 }
 

@@ -119,7 +119,8 @@ TEST(CountersWire, ACpuRunnerAnswersProfileCountersAsTheSimulatorAnswersForRungs
   ASSERT_TRUE(got.has_value());
   ASSERT_FALSE(got->ok());
   EXPECT_EQ(got->status().message, counters::gpu_feature_status().message);
-  EXPECT_EQ(measured::profile_refusal(*lab, t.kernel.id).message, measured::profile_refusal(*lab, "gray_1d_flat").message)
+  EXPECT_EQ(measured::profile_refusal(*lab, t.kernel.id).message,
+            measured::profile_refusal(*lab, "gray_1d_flat").message)
       << "the Measured tab refuses a user kernel on the simulator as it refuses a rung";
   lab::RunOptions o;
   o.verify = true;

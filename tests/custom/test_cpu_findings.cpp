@@ -28,7 +28,8 @@ std::filesystem::path gated_compiler(const std::filesystem::path& dir, const std
   std::ofstream(script) << "#!/bin/sh\n"
                         << "case \" $* \" in *\" --version \"*) exec g++ \"$@\";; esac\n"
                         << "n=0\n"
-                        << "while [ ! -e '" << gate.string() << "' ] && [ $n -lt 1500 ]; do sleep 0.02; n=$((n+1)); done\n"
+                        << "while [ ! -e '" << gate.string()
+                        << "' ] && [ $n -lt 1500 ]; do sleep 0.02; n=$((n+1)); done\n"
                         << "exec g++ \"$@\"\n";
   chmod(script.c_str(), 0755);
   return script;

@@ -15,7 +15,6 @@ namespace {
 
 using namespace test;
 
-
 class CustomCpu : public ::testing::Test {
  protected:
   TempDir cache;
@@ -44,10 +43,10 @@ TEST_F(CustomCpu, LecturesGray1DPastedVerbatimMatchesADoubleReferenceOnTheSample
   RunOutcome r = c.kernel->run(*problem, req);
   const double total_ms = ms_since(t0);
   ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
-  std::printf("[ timing ] CPU edit-to-result, lecture gray 1D on the %d x %d sample: compile %.0f ms "
-              "(%s; compiler %.0f ms), first verified run %.0f ms, total %.0f ms\n",
-              img.w, img.h, compile_ms, c.kernel->info().compiler.c_str(),
-              c.kernel->info().compile_ms, r.wall_ms, total_ms);
+  std::printf(
+      "[ timing ] CPU edit-to-result, lecture gray 1D on the %d x %d sample: compile %.0f ms "
+      "(%s; compiler %.0f ms), first verified run %.0f ms, total %.0f ms\n",
+      img.w, img.h, compile_ms, c.kernel->info().compiler.c_str(), c.kernel->info().compile_ms, r.wall_ms, total_ms);
 
   EXPECT_EQ(c.kernel->info().name, "rgb_to_grayscale_kernel");
   EXPECT_EQ(c.kernel->info().form.id, "gray_1d");
@@ -217,7 +216,10 @@ __global__ void k(unsigned char* x, unsigned char* out, int n) {
 )";
   const PlanarImage img = random_image(67, 5, fresh_seed());
   auto problem = gray_problem(img);
-  struct Case { const std::string* src; std::size_t bytes; };
+  struct Case {
+    const std::string* src;
+    std::size_t bytes;
+  };
   for (const Case& c : {Case{&small, 2 * 16 * 16 * sizeof(float)}, Case{&big, 11000 * sizeof(float) + sizeof(int)}}) {
     auto k = compile(*c.src, gray_forms());
     ASSERT_TRUE(k);
@@ -230,9 +232,8 @@ __global__ void k(unsigned char* x, unsigned char* out, int n) {
     EXPECT_GT(k->info().cpu_shared_bytes, 0u);
     // Occupancy on the default CUDA limits, from the record as the Launch tab computes it.
     const DeviceLimits sm90 = DeviceLimits::cuda_defaults();
-    const auto st = mapping::compute_stats(r.record.scheme, r.record.config, r.record.data_width,
-                                           r.record.data_height, r.record.attributes, sm90,
-                                           r.record.owners.get());
+    const auto st = mapping::compute_stats(r.record.scheme, r.record.config, r.record.data_width, r.record.data_height,
+                                           r.record.attributes, sm90, r.record.owners.get());
     EXPECT_EQ(st.shared_per_block, c.bytes);
     if (c.bytes > 40000) {
       // 128 threads: 16 blocks by threads; shared memory allows far fewer.
@@ -265,8 +266,7 @@ TEST_F(CustomCpu, ASyntaxErrorIsReportedAtItsLineAndColumn) {
   EXPECT_NE(c.status.message.find("errors compiling for the CPU simulator"), std::string::npos);
 
   // An error after the rewritten parameter list on the signature's own line keeps its column.
-  const std::string sig =
-      "__global__ void k(unsigned char* x, unsigned char* out, int n) { int q = nope; }\n";
+  const std::string sig = "__global__ void k(unsigned char* x, unsigned char* out, int n) { int q = nope; }\n";
   CompileResult s = engine.compile(sig, gray_forms(), Target::Cpu);
   ASSERT_FALSE(s.ok());
   bool found = false;
@@ -280,13 +280,12 @@ TEST_F(CustomCpu, ASyntaxErrorIsReportedAtItsLineAndColumn) {
 }
 
 TEST_F(CustomCpu, AWrongSignatureIsRefusedBeforeCompiling) {
-  CompileResult c = engine.compile(
-      "__global__ void k(float* x, unsigned char* out, int n) { }\n", gray_forms(), Target::Cpu);
+  CompileResult c =
+      engine.compile("__global__ void k(float* x, unsigned char* out, int n) { }\n", gray_forms(), Target::Cpu);
   ASSERT_FALSE(c.ok());
   ASSERT_EQ(c.diagnostics.size(), 1u);
   EXPECT_EQ(c.diagnostics[0].line, 1);
-  EXPECT_NE(c.diagnostics[0].message.find("parameter 1 `float* x` should be `unsigned char* x`"),
-            std::string::npos)
+  EXPECT_NE(c.diagnostics[0].message.find("parameter 1 `float* x` should be `unsigned char* x`"), std::string::npos)
       << c.diagnostics[0].message;
   EXPECT_EQ(c.status.code, "signature");
 }
@@ -315,8 +314,8 @@ TEST_F(CustomCpu, AnOffByOneGuardIsCaughtWithBlockThreadIndexAndSize) {
   EXPECT_EQ(o.count, 3LL * n);
   EXPECT_EQ(o.block, (Dim3{static_cast<unsigned>(n / 256), 0, 0}));
   EXPECT_EQ(o.thread, (Dim3{static_cast<unsigned>(n % 256), 0, 0}));
-  EXPECT_NE(r.record.status.message.find("x[" + std::to_string(3 * n) + "], but x has " +
-                                         std::to_string(3 * n) + " elements"),
+  EXPECT_NE(r.record.status.message.find("x[" + std::to_string(3 * n) + "], but x has " + std::to_string(3 * n) +
+                                         " elements"),
             std::string::npos)
       << r.record.status.message;
   EXPECT_FALSE(r.runner_failed);  // a clean stop, not a crash

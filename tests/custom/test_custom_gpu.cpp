@@ -30,7 +30,6 @@ namespace {
 using namespace test;
 using namespace toolchain;  // NVRTC and its target choice
 
-
 class CustomGpu : public ::testing::Test {
  protected:
   void SetUp() override { BS_SKIP_WITHOUT_GPU(); }
@@ -45,22 +44,35 @@ class CustomGpu : public ::testing::Test {
 };
 
 void print_info(const char* what, const CompiledInfo& i) {
-  std::printf("[ kernel ] %s: %s on %s, compile %.1f ms, load %.1f ms, total %.1f ms; registers %u, "
-              "static shared %zu B, local (spills+stack) %zu B; traced: %u registers\n",
-              what, i.compiler.c_str(), i.device.c_str(), i.compile_ms, i.load_ms, i.total_ms,
-              i.attributes.registers_per_thread, i.attributes.static_shared_bytes,
-              i.attributes.local_bytes_per_thread, i.traced_attributes.registers_per_thread);
+  std::printf(
+      "[ kernel ] %s: %s on %s, compile %.1f ms, load %.1f ms, total %.1f ms; registers %u, "
+      "static shared %zu B, local (spills+stack) %zu B; traced: %u registers\n",
+      what, i.compiler.c_str(), i.device.c_str(), i.compile_ms, i.load_ms, i.total_ms,
+      i.attributes.registers_per_thread, i.attributes.static_shared_bytes, i.attributes.local_bytes_per_thread,
+      i.traced_attributes.registers_per_thread);
 }
 
 // Issue 32's kernels as people write them (tests/custom/kernels/*.cu and prelude_proofs.hpp),
 // compiled by NVRTC with CUDA's headers and checked against the same references as on the CPU
 // simulator; the shuffle semantics are checked against the hardware here.
-TEST_F(CustomGpu, WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs) { proof_WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs(engine, Target::Gpu); }
-TEST_F(CustomGpu, EveryWmmaShapeComputesTheProductWithItsLayouts) { proof_EveryWmmaShapeComputesTheProductWithItsLayouts(engine, Target::Gpu); }
-TEST_F(CustomGpu, WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem) { proof_WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem(engine, Target::Gpu); }
-TEST_F(CustomGpu, WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct) { proof_WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct(engine, Target::Gpu); }
-TEST_F(CustomGpu, AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly) { proof_AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly(engine, Target::Gpu); }
-TEST_F(CustomGpu, ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks) { proof_ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks(engine, Target::Gpu); }
+TEST_F(CustomGpu, WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs) {
+  proof_WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs(engine, Target::Gpu);
+}
+TEST_F(CustomGpu, EveryWmmaShapeComputesTheProductWithItsLayouts) {
+  proof_EveryWmmaShapeComputesTheProductWithItsLayouts(engine, Target::Gpu);
+}
+TEST_F(CustomGpu, WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem) {
+  proof_WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem(engine, Target::Gpu);
+}
+TEST_F(CustomGpu, WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct) {
+  proof_WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct(engine, Target::Gpu);
+}
+TEST_F(CustomGpu, AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly) {
+  proof_AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly(engine, Target::Gpu);
+}
+TEST_F(CustomGpu, ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks) {
+  proof_ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks(engine, Target::Gpu);
+}
 
 TEST_F(CustomGpu, EditToResultOfTheLecturesGray1DOnTheSampleUnderASecond) {
   const PlanarImage img = sample_image();
@@ -94,11 +106,12 @@ TEST_F(CustomGpu, EditToResultOfTheLecturesGray1DOnTheSampleUnderASecond) {
     ASSERT_TRUE(r.record.ok()) << r.record.status.describe();
     ASSERT_TRUE(r.record.check.passed()) << r.record.check.summary();
     for (std::size_t i = 0; i < ref.size(); ++i) ASSERT_LE(std::abs(int(r.output[i]) - int(ref[i])), 1);
-    std::printf("[ timing ] GPU edit-to-result #%d, lecture gray 1D on the %d x %d sample: compile+load "
-                "%.0f ms (NVRTC %.0f ms), first verified run %.0f ms (kernel %.4f ms), total %.0f ms "
-                "(cold start was %.0f ms)\n",
-                edit, img.w, img.h, compiled_ms, c.kernel->info().compile_ms, r.wall_ms,
-                r.record.timing.median_ms, total_ms, cold_ms);
+    std::printf(
+        "[ timing ] GPU edit-to-result #%d, lecture gray 1D on the %d x %d sample: compile+load "
+        "%.0f ms (NVRTC %.0f ms), first verified run %.0f ms (kernel %.4f ms), total %.0f ms "
+        "(cold start was %.0f ms)\n",
+        edit, img.w, img.h, compiled_ms, c.kernel->info().compile_ms, r.wall_ms, r.record.timing.median_ms, total_ms,
+        cold_ms);
     engine.available_compilers();  // let the next spare come up, as between keystrokes
   }
 }
@@ -137,9 +150,7 @@ TEST_F(CustomGpu, LectureKernelsAndTheTiledMatmulMatchTheirReferences) {
     const auto got = floats_of(r.output);
     for (std::size_t e = 0; e < want.size(); ++e) ASSERT_NEAR(got[e], want[e], 1e-4 * kk) << e;
     print_info(k->info().name.c_str(), k->info());
-    if (k->info().uses_shared) {
-      EXPECT_EQ(k->info().attributes.static_shared_bytes, 2u * 16 * 16 * sizeof(float));
-    }
+    if (k->info().uses_shared) { EXPECT_EQ(k->info().attributes.static_shared_bytes, 2u * 16 * 16 * sizeof(float)); }
   }
 }
 
@@ -197,9 +208,9 @@ TEST_F(CustomGpu, KernelsIncludingCudasHeadersMatchTheirReferencesOnOddSizes) {
   const std::vector<double> exact_bf16 = product_in_double(mb, nb, h, w, kk);
   const lab::UserForm* bf16_form = matmul::user_kernel_spec().find_form("matmul_bf16");
   ASSERT_NE(bf16_form, nullptr);
-  auto packed = matmul::pack_user_problem(*bf16_form, mb, nb, h, w, kk,
-                                          std::vector<float>(exact_bf16.begin(), exact_bf16.end()),
-                                          matmul::error_scale(mb.data(), nb.data(), h, w, kk), "double product");
+  auto packed =
+      matmul::pack_user_problem(*bf16_form, mb, nb, h, w, kk, std::vector<float>(exact_bf16.begin(), exact_bf16.end()),
+                                matmul::error_scale(mb.data(), nb.data(), h, w, kk), "double product");
   ASSERT_TRUE(packed.ok()) << packed.status().describe();
   auto bf16 = Problem::create(std::move(packed.value()));
   ASSERT_TRUE(bf16.ok());
@@ -210,9 +221,9 @@ TEST_F(CustomGpu, KernelsIncludingCudasHeadersMatchTheirReferencesOnOddSizes) {
     bool use_bf16;
   };
   const Case matmuls[] = {
-      {"nvrtc_wmma_bf16.cu", {128, 1, 1}, true},     {"nvrtc_bf16_convert.cu", {128, 1, 1}, true},
-      {"nvrtc_cg_reduce.cu", {32, 8, 1}, false},     {"nvrtc_pipeline.cu", {16, 16, 1}, false},
-      {"nvrtc_barrier.cu", {16, 16, 1}, false},      {"nvrtc_cub_reduce.cu", {32, 8, 1}, false},
+      {"nvrtc_wmma_bf16.cu", {128, 1, 1}, true}, {"nvrtc_bf16_convert.cu", {128, 1, 1}, true},
+      {"nvrtc_cg_reduce.cu", {32, 8, 1}, false}, {"nvrtc_pipeline.cu", {16, 16, 1}, false},
+      {"nvrtc_barrier.cu", {16, 16, 1}, false},  {"nvrtc_cub_reduce.cu", {32, 8, 1}, false},
       {"nvrtc_cub_load.cu", {128, 1, 1}, false},
   };
   for (const Case& c : matmuls) {
@@ -326,8 +337,7 @@ TEST_F(CustomGpu, AnEndlessLoopIsStoppedAtTheTimeLimit) {
   req.time_limit_s = 1.0;
   const auto t0 = std::chrono::steady_clock::now();
   RunOutcome r = k->run(*pbig, req);
-  std::printf("[ timing ] GPU endless loop stopped after %.0f ms: %s\n", ms_since(t0),
-              r.record.status.message.c_str());
+  std::printf("[ timing ] GPU endless loop stopped after %.0f ms: %s\n", ms_since(t0), r.record.status.message.c_str());
   ASSERT_FALSE(r.record.ok());
   EXPECT_TRUE(r.timed_out);
   req.time_limit_s = 10.0;  // the killed context may still be winding down on the GPU
@@ -350,7 +360,10 @@ TEST_F(CustomGpu, SyntaxErrorsComeBackAtTheirLineAndColumn) {
   ASSERT_FALSE(c.diagnostics.empty());
   const Diagnostic& d = c.diagnostics[0];
   EXPECT_EQ(d.line, 3) << describe(d);
-  EXPECT_EQ(d.column, static_cast<int>(std::string("    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n] + ").size()) + 1)
+  EXPECT_EQ(
+      d.column,
+      static_cast<int>(std::string("    if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n] + ").size()) +
+          1)
       << describe(d);
   EXPECT_EQ(d.origin, "NVRTC");
 }
@@ -457,11 +470,12 @@ TEST_F(UserLabGpu, AUserKernelIsSampledPerLineOfItsOwnSourceInItsRunner) {
     const double spin_pct = 100.0 * static_cast<double>(spin) / static_cast<double>(p.total_samples);
     EXPECT_GT(spin_pct, 60.0) << "top line " << p.lines.front().file << ":" << p.lines.front().line;
     EXPECT_LT(static_cast<double>(p.dropped_samples), 0.01 * static_cast<double>(p.total_samples));
-    std::printf("[ lines ] block %u: %lld samples over %lld launches in %.0f ms, %lld dropped; line 5 (spin) "
-                "%.1f%%; top %s:%d %.1f%% (%s)\n",
-                bx, p.total_samples, p.launches, p.profile_ms, p.dropped_samples, spin_pct,
-                p.lines.front().file.c_str(), p.lines.front().line, p.lines.front().share_pct,
-                p.lines.front().stalls.empty() ? "-" : p.lines.front().stalls.front().reason.c_str());
+    std::printf(
+        "[ lines ] block %u: %lld samples over %lld launches in %.0f ms, %lld dropped; line 5 (spin) "
+        "%.1f%%; top %s:%d %.1f%% (%s)\n",
+        bx, p.total_samples, p.launches, p.profile_ms, p.dropped_samples, spin_pct, p.lines.front().file.c_str(),
+        p.lines.front().line, p.lines.front().share_pct,
+        p.lines.front().stalls.empty() ? "-" : p.lines.front().stalls.front().reason.c_str());
   }
   // The kernel still runs and verifies after being sampled (the runner's outputs were reset).
   LaunchRecord after = lab->run("custom:spin_then_gray", {Dim3{128, 1, 1}}, {});
@@ -543,10 +557,11 @@ TEST_F(UserLabGpu, AUserKernelsCountersAreReadInItsRunnerAndMatchTheRungs) {
   ASSERT_TRUE(user.has_value()) << "a user kernel is profiled in its runner";
   ASSERT_TRUE(user->ok()) << user->status().describe();
   const LaunchCounters& c = user->value();
-  std::printf("[ counters ] user kernel in its runner: read %.0f B, written %.0f B, occupancy %.2f%%, %d passes, "
-              "%.0f ms; gray_1d_flat here: read %.0f B, written %.0f B, occupancy %.2f%%; the lab counts %.0f B\n",
-              c.dram_read_bytes, c.dram_write_bytes, c.achieved_occupancy_pct, c.passes, c.profile_wall_ms,
-              rung.dram_read_bytes, rung.dram_write_bytes, rung.achieved_occupancy_pct, c.model_bytes);
+  std::printf(
+      "[ counters ] user kernel in its runner: read %.0f B, written %.0f B, occupancy %.2f%%, %d passes, "
+      "%.0f ms; gray_1d_flat here: read %.0f B, written %.0f B, occupancy %.2f%%; the lab counts %.0f B\n",
+      c.dram_read_bytes, c.dram_write_bytes, c.achieved_occupancy_pct, c.passes, c.profile_wall_ms,
+      rung.dram_read_bytes, rung.dram_write_bytes, rung.achieved_occupancy_pct, c.model_bytes);
   EXPECT_FALSE(c.device.empty());
   EXPECT_GT(c.passes, 1);
   EXPECT_NEAR(c.dram_read_bytes, 3 * n, 0.02 * 3 * n) << "the 3 input planes, read once";
@@ -583,8 +598,7 @@ TEST_F(UserLabGpu, AnL2FlushThatCannotHappenFailsTheRunInsteadOfBeingClaimed) {
   RunOutcome starved = c.kernel->run(*p, req);
   for (void* q : hog) cudaFree(q);
   std::printf("[ flush ] with the memory taken: %s\n", starved.record.status.describe().c_str());
-  EXPECT_FALSE(starved.record.ok() && starved.record.timing.l2_flushed)
-      << "a flush that could not happen was claimed";
+  EXPECT_FALSE(starved.record.ok() && starved.record.timing.l2_flushed) << "a flush that could not happen was claimed";
   ASSERT_FALSE(starved.record.ok());
   EXPECT_EQ(starved.record.status.code, "l2_flush");
   EXPECT_NE(starved.record.status.message.find("could not be flushed"), std::string::npos);

@@ -103,7 +103,8 @@ TEST_F(FakeToolkits, TheLoadedNvrtcsRealFolderIsFollowedAndAnIncludeFolderIsAcce
   const fs::path root = dir.path / "cuda-13.0";
   touch(root / "targets" / "x86_64-linux" / "include" / "cuda_runtime.h");
   touch(root / "targets" / "x86_64-linux" / "lib" / "libnvrtc.so.13");
-  fs::create_directory_symlink(dir.path / "cuda-13.0" / "targets" / "x86_64-linux" / "lib", dir.path / "cuda-13.0" / "lib64x");
+  fs::create_directory_symlink(dir.path / "cuda-13.0" / "targets" / "x86_64-linux" / "lib",
+                               dir.path / "cuda-13.0" / "lib64x");
   CudaHeaderInputs in;
   in.nvrtc_library = (root / "lib64x" / "libnvrtc.so.13").string();
   CudaHeaderSearch s = find_cuda_headers(in);
@@ -121,16 +122,16 @@ TEST_F(FakeToolkits, TheLoadedNvrtcsRealFolderIsFollowedAndAnIncludeFolderIsAcce
 
 TEST(IncludesOutsideGlobal, EachIncludeSeesCudasGlobalAndTheLinesAfterItKeepTheirNumbers) {
   const std::string src =
-      "#include <cuda_fp16.h>\n"           // 1
-      "/* a comment\n"                      // 2
-      "#include <not_a_directive.h>\n"      // 3: inside the comment
-      "*/\n"                                // 4
-      "#if 0\n"                             // 5
-      "  #  include <skipped.h>\n"          // 6
-      "#else\n"                             // 7
-      "#include <mma.h>\n"                  // 8
-      "#endif\n"                            // 9
-      "__global__ void k() {}\n";           // 10
+      "#include <cuda_fp16.h>\n"        // 1
+      "/* a comment\n"                  // 2
+      "#include <not_a_directive.h>\n"  // 3: inside the comment
+      "*/\n"                            // 4
+      "#if 0\n"                         // 5
+      "  #  include <skipped.h>\n"      // 6
+      "#else\n"                         // 7
+      "#include <mma.h>\n"              // 8
+      "#endif\n"                        // 9
+      "__global__ void k() {}\n";       // 10
   const std::string out = with_includes_outside_global(src);
   auto before = [&](const std::string& include) {
     const std::size_t at = out.find(include);
@@ -179,17 +180,20 @@ TEST(ExplainNvrtcLog, AMissingHeaderNamesTheFoldersAndHowToChooseAnotherToolkit)
   // No toolkit at all: every place looked at is named.
   CudaHeaderSearch none;
   none.searched = {"/usr/local/cuda/include (the default place): no such folder"};
-  const std::string raw = "kernel.cu(1): catastrophic error: could not open source file \"mma.h\" (no directories in search list)\n";
+  const std::string raw =
+      "kernel.cu(1): catastrophic error: could not open source file \"mma.h\" (no directories in search list)\n";
   const std::string msg = explain_nvrtc_log(raw, none);
   EXPECT_NE(msg.find("no CUDA toolkit's headers were found"), std::string::npos) << msg;
   EXPECT_NE(msg.find("/usr/local/cuda/include (the default place): no such folder"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("no directories in search list"), std::string::npos) << msg;
   // The standard library is not a toolkit's: another toolkit would not help.
-  const std::string vec = explain_nvrtc_log("kernel.cu(2): catastrophic error: cannot open source file \"vector\"\n", s);
+  const std::string vec =
+      explain_nvrtc_log("kernel.cu(2): catastrophic error: cannot open source file \"vector\"\n", s);
   EXPECT_NE(vec.find("without the C and C++ standard library"), std::string::npos) << vec;
   EXPECT_NE(vec.find("<cuda/std/array>"), std::string::npos) << vec;
   EXPECT_EQ(vec.find("BLOCKSCOPE_CUDA_HOME"), std::string::npos) << vec;
-  const std::string lib = explain_nvrtc_log("kernel.cu(2): catastrophic error: cannot open source file \"stdlib.h\"\n", s);
+  const std::string lib =
+      explain_nvrtc_log("kernel.cu(2): catastrophic error: cannot open source file \"stdlib.h\"\n", s);
   EXPECT_NE(lib.find("without the C and C++ standard library"), std::string::npos) << lib;
   // Lines that are not about headers pass unchanged.
   const std::string other = "kernel.cu(4): error: identifier \"q\" is undefined\n  q = 1;\n  ^\n";
@@ -264,9 +268,10 @@ TEST_F(Nvrtc, KernelsIncludingCudasHeadersCompileForSm90a) {
     bool matmul;  // else gray
   };
   const Case cases[] = {
-      {"nvrtc_fp16_gray.cu", false},   {"nvrtc_cuda_std.cu", false},    {"nvrtc_std_headers.cu", false},    {"nvrtc_bf16_convert.cu", true},
-      {"nvrtc_wmma_bf16.cu", true},    {"nvrtc_cg_reduce.cu", true},    {"nvrtc_pipeline.cu", true},
-      {"nvrtc_barrier.cu", true},      {"nvrtc_cub_reduce.cu", true},   {"nvrtc_cub_load.cu", true},
+      {"nvrtc_fp16_gray.cu", false},   {"nvrtc_cuda_std.cu", false}, {"nvrtc_std_headers.cu", false},
+      {"nvrtc_bf16_convert.cu", true}, {"nvrtc_wmma_bf16.cu", true}, {"nvrtc_cg_reduce.cu", true},
+      {"nvrtc_pipeline.cu", true},     {"nvrtc_barrier.cu", true},   {"nvrtc_cub_reduce.cu", true},
+      {"nvrtc_cub_load.cu", true},
   };
   const Compiled base = compile(kLectureGray1D, gray_forms());
   ASSERT_TRUE(base.out.ok) << base.out.log;
@@ -280,7 +285,10 @@ TEST_F(Nvrtc, KernelsIncludingCudasHeadersCompileForSm90a) {
     EXPECT_EQ(k.out.arch, "sm_90a");
     // A cubin is an ELF file.
     ASSERT_GT(k.out.image.size(), 4u) << c.file;
-    EXPECT_EQ(k.out.image.substr(0, 4), "\x7f" "ELF") << c.file;
+    EXPECT_EQ(k.out.image.substr(0, 4),
+              "\x7f"
+              "ELF")
+        << c.file;
     EXPECT_EQ(k.diagnostics.size(), 0u) << c.file << ":\n" << text(k.diagnostics);
     std::printf("[ nvrtc ] %-24s %7.0f ms\n", c.file, k.out.ms);
   }
@@ -290,9 +298,8 @@ TEST_F(Nvrtc, KernelsIncludingCudasHeadersCompileForSm90a) {
 // made a device function that blockscope's entries call.
 TEST_F(Nvrtc, AnIncludedHeadersGlobalFunctionStaysAKernel) {
   TempDir dir;
-  std::ofstream(dir.path / "bs_test_header.cuh")
-      << "__global__ void header_kernel(int* p) { *p = 42; }\n"
-         "__device__ int header_helper(int v) { return v + 1; }\n";
+  std::ofstream(dir.path / "bs_test_header.cuh") << "__global__ void header_kernel(int* p) { *p = 42; }\n"
+                                                    "__device__ int header_helper(int v) { return v + 1; }\n";
   CudaHeaderSearch with_dir = headers;
   with_dir.include_dirs.push_back(dir.path.string());
   const std::string src =
@@ -324,8 +331,8 @@ TEST_F(Nvrtc, AMissingHeaderIsReportedAtTheUsersLineWithTheFoldersSearched) {
   std::printf("[ message ] %s\n", describe(d).c_str());
   EXPECT_EQ(d.line, 3);
   EXPECT_TRUE(d.is_error());
-  for (const std::string& part : {std::string("\"no_such_cuda_header.h\""), headers.include_dir,
-                                  std::string("BLOCKSCOPE_CUDA_HOME=")})
+  for (const std::string& part :
+       {std::string("\"no_such_cuda_header.h\""), headers.include_dir, std::string("BLOCKSCOPE_CUDA_HOME=")})
     EXPECT_NE(d.message.find(part), std::string::npos) << part;
 }
 

@@ -31,12 +31,24 @@ class CustomPrelude : public ::testing::Test {
 };
 
 // The proofs shared with the GPU (prelude_proofs.hpp), on the CPU simulator.
-TEST_F(CustomPrelude, WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs) { proof_WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs(engine, Target::Cpu); }
-TEST_F(CustomPrelude, EveryWmmaShapeComputesTheProductWithItsLayouts) { proof_EveryWmmaShapeComputesTheProductWithItsLayouts(engine, Target::Cpu); }
-TEST_F(CustomPrelude, WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem) { proof_WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem(engine, Target::Cpu); }
-TEST_F(CustomPrelude, WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct) { proof_WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct(engine, Target::Cpu); }
-TEST_F(CustomPrelude, AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly) { proof_AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly(engine, Target::Cpu); }
-TEST_F(CustomPrelude, ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks) { proof_ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks(engine, Target::Cpu); }
+TEST_F(CustomPrelude, WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs) {
+  proof_WmmaBf16MatmulAtAnOddSizeMatchesTheProductOfTheRoundedInputs(engine, Target::Cpu);
+}
+TEST_F(CustomPrelude, EveryWmmaShapeComputesTheProductWithItsLayouts) {
+  proof_EveryWmmaShapeComputesTheProductWithItsLayouts(engine, Target::Cpu);
+}
+TEST_F(CustomPrelude, WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem) {
+  proof_WmmaFragmentsAreLaidOutAsTheHardwareHoldsThem(engine, Target::Cpu);
+}
+TEST_F(CustomPrelude, WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct) {
+  proof_WarpReductionsWithCooperativeGroupsAndShufflesMatchTheDoubleProduct(engine, Target::Cpu);
+}
+TEST_F(CustomPrelude, AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly) {
+  proof_AGrayscaleComputedInFp16MatchesTheReferenceRoundingExactly(engine, Target::Cpu);
+}
+TEST_F(CustomPrelude, ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks) {
+  proof_ShufflesAndVotesFollowCudasSemanticsIncludingWidthsAndPartialMasks(engine, Target::Cpu);
+}
 
 // Lanes of one warp at different barriers: reported with the lanes and what each waits at,
 // not a hang.
@@ -62,7 +74,8 @@ TEST_F(CustomPrelude, AWarpWhoseLanesWaitAtDifferentBarriersIsReportedNotHung) {
   const std::string& msg = r.record.status.message;
   EXPECT_NE(msg.find("warp-synchronous deadlock in block (0, 0, 0), warp 0"), std::string::npos) << msg;
   EXPECT_NE(msg.find("lane 0 waits"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("mask 0xffffffff, but lane 16, named in that mask, waits at __syncthreads()"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("mask 0xffffffff, but lane 16, named in that mask, waits at __syncthreads()"), std::string::npos)
+      << msg;
   EXPECT_FALSE(r.timed_out);
 }
 
@@ -97,12 +110,15 @@ __global__ void k(float* m, float* n, float* out, int h, int w, int k) {
 }
 
 TEST_F(CustomPrelude, AHeaderThatExistsNowhereGetsTheCompilersOwnMessage) {
-  const std::string src = "#include <no_such_header_bs.h>\n" + std::string(R"(__global__ void k(float* m, float* n, float* out, int h, int w, int k) { out[0] = 1; }
+  const std::string src =
+      "#include <no_such_header_bs.h>\n" +
+      std::string(R"(__global__ void k(float* m, float* n, float* out, int h, int w, int k) { out[0] = 1; }
 )");
   CompileResult c = engine.compile(src, matmul_forms(), Target::Cpu);
   ASSERT_FALSE(c.ok());
   bool named = false;
-  for (const Diagnostic& d : c.diagnostics) named |= d.line == 1 && d.message.find("no_such_header_bs.h") != std::string::npos;
+  for (const Diagnostic& d : c.diagnostics)
+    named |= d.line == 1 && d.message.find("no_such_header_bs.h") != std::string::npos;
   EXPECT_TRUE(named) << diagnostics_text(c);
 }
 
@@ -122,15 +138,17 @@ __global__ void __cluster_dims__(2, 1, 1) k(float* out) {
 )";
   const CpuSourcePlan plan = plan_cpu_source(src);
   std::vector<std::pair<int, std::string>> got;
-  for (const Diagnostic& d : plan.refusals) got.emplace_back(d.line, d.message.substr(0, d.message.find(" is not available")));
+  for (const Diagnostic& d : plan.refusals)
+    got.emplace_back(d.line, d.message.substr(0, d.message.find(" is not available")));
   const std::vector<std::pair<int, std::string>> want = {
       {1, "line 1: <cuda/pipeline> (cuda::pipeline (asynchronous copies))"},
       {2, "line 2: <cuda/std/atomic> (libcu++ (use the standard C++ header, e.g. <cstdint>, instead))"},
       {3, "line 3: <cute/tensor.hpp> (CuTe)"},
       {6, "line 6: thread block clusters (`__cluster_dims__`)"},
       {8, "line 8: grid-wide groups (`this_grid`: they need a cooperative launch)"},
-      {9, "line 9: `coalesced_threads()` (the simulator runs a warp's lanes one after another, so it cannot know "
-          "which lanes are converged)"}};
+      {9,
+       "line 9: `coalesced_threads()` (the simulator runs a warp's lanes one after another, so it cannot know "
+       "which lanes are converged)"}};
   EXPECT_EQ(got, want);
   // The headers it provides become blank lines of the same length, and switch their sections on.
   const CpuSourcePlan ok = plan_cpu_source("#include <cooperative_groups.h>\n#include <cuda_fp16.h>\nint x;\n");
@@ -151,17 +169,21 @@ TEST(CustomPreludeForms, TheBf16FormTakesNvBfloat16AndRefusesHalfSayingWhy) {
     ASSERT_TRUE(p.ok()) << a;
     EXPECT_EQ(p.kernel->form.id, "matmul_bf16") << a;
   }
-  const ParseResult half = parse_kernel_source("__global__ void k(const __half* a, const __half* bt, " + tail, matmul_forms());
+  const ParseResult half =
+      parse_kernel_source("__global__ void k(const __half* a, const __half* bt, " + tail, matmul_forms());
   ASSERT_FALSE(half.ok());
   ASSERT_FALSE(half.diagnostics.empty());
   const std::string& msg = half.diagnostics.front().message;
-  EXPECT_NE(msg.find("parameter 1 `const __half* a` should be `unsigned short* a` (__half is FP16, this parameter holds "
-                     "BF16 numbers (write __nv_bfloat16* or unsigned short*))"),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find("parameter 1 `const __half* a` should be `unsigned short* a` (__half is FP16, this parameter holds "
+               "BF16 numbers (write __nv_bfloat16* or unsigned short*))"),
+      std::string::npos)
       << msg;
   // Every form of the lab, with its signature.
   EXPECT_NE(msg.find("(float* m, float* n, float* out, int h, int w, int k)"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("(unsigned short* a, unsigned short* bt, float* out, int h, int w, int k, int ld)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("(unsigned short* a, unsigned short* bt, float* out, int h, int w, int k, int ld)"),
+            std::string::npos)
+      << msg;
 }
 
 // The generated units view (CPU) or cast (GPU) the lab's bytes as the kernel's own type.
@@ -172,7 +194,8 @@ __global__ void k(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* bt, 
   const ParseResult p = parse_kernel_source(src, matmul_forms());
   ASSERT_TRUE(p.ok());
   const GeneratedUnit cpu = make_cpu_unit(src, *p.kernel);
-  EXPECT_NE(cpu.text.find("k(bs_in<const __nv_bfloat16> a, bs_in<const __nv_bfloat16> bt, bs_out<float> out"), std::string::npos);
+  EXPECT_NE(cpu.text.find("k(bs_in<const __nv_bfloat16> a, bs_in<const __nv_bfloat16> bt, bs_out<float> out"),
+            std::string::npos);
   EXPECT_NE(cpu.text.find("BS_CPU_CUDA_BF16_H"), std::string::npos) << "the bf16 section is appended";
   EXPECT_EQ(cpu.text.find("BS_CPU_MMA_H"), std::string::npos) << "wmma only when <mma.h> is included";
   EXPECT_EQ(cpu.text.find("BS_CPU_WARP_H"), std::string::npos) << "the warp operations only when used";
@@ -190,7 +213,8 @@ __global__ void k(const __nv_bfloat16* __restrict__ a, const __nv_bfloat16* bt, 
   const std::string blank_line = "#line 1 \"kernel.cu\"\n" + std::string(22, ' ') + "\n";
   EXPECT_EQ(cpu.text.compare(user, blank_line.size(), blank_line), 0) << "same line, blank";
   const GeneratedUnit gpu = make_gpu_unit(src, *p.kernel);
-  EXPECT_NE(gpu.text.find("k((const __nv_bfloat16*)bs_a0, (const __nv_bfloat16*)bs_a1, bs_a2"), std::string::npos) << gpu.text;
+  EXPECT_NE(gpu.text.find("k((const __nv_bfloat16*)bs_a0, (const __nv_bfloat16*)bs_a1, bs_a2"), std::string::npos)
+      << gpu.text;
 }
 
 }  // namespace

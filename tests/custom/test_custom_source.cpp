@@ -78,13 +78,12 @@ TEST(CustomParse, WrongSignatureSaysWhichParameterAndWhatIsAccepted) {
 }
 
 TEST(CustomParse, ConstOutputTemplateAndDynamicSharedAreRefusedClearly) {
-  auto c = parse_kernel_source(
-      "__global__ void g(unsigned char* x, const unsigned char* out, int n) {}", gray_forms());
+  auto c = parse_kernel_source("__global__ void g(unsigned char* x, const unsigned char* out, int n) {}", gray_forms());
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.diagnostics[0].message.find("not const"), std::string::npos);
 
-  auto t = parse_kernel_source(
-      "template <int tw>\n__global__ void g(unsigned char* x, unsigned char* out, int n) {}", gray_forms());
+  auto t = parse_kernel_source("template <int tw>\n__global__ void g(unsigned char* x, unsigned char* out, int n) {}",
+                               gray_forms());
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.diagnostics[0].message.find("template"), std::string::npos);
   EXPECT_EQ(t.diagnostics[0].line, 2);
@@ -227,8 +226,7 @@ TEST(CustomCodegen, UnitsKeepTheUsersSourceBehindLineDirectives) {
   EXPECT_NE(gpu.text.find("extern \"C\" __global__ void bs_entry(unsigned char* bs_a0, unsigned char* "
                           "bs_a1, int bs_a2)"),
             std::string::npos);
-  EXPECT_NE(gpu.text.find("bs_block_recorder bs_recorder(bs_records);\n  rgb_to_grayscale_kernel("),
-            std::string::npos);
+  EXPECT_NE(gpu.text.find("bs_block_recorder bs_recorder(bs_records);\n  rgb_to_grayscale_kernel("), std::string::npos);
   const GeneratedUnit cpu = make_cpu_unit(src, *parsed.kernel);
   EXPECT_NE(cpu.text.find("rgb_to_grayscale_kernel(bs_in<unsigned char> x, bs_out<unsigned char> out, int n)"),
             std::string::npos);
@@ -252,14 +250,13 @@ TEST(CustomCodegen, GpuPreludesRecordMatchesTheTraceRooms) {
     const std::string body = text.substr(at, text.find("};", at) - at);
     std::vector<std::string> names;
     const std::regex field(R"((\w+)\s+(\w+)(\[\d\])?;)");
-    for (std::sregex_iterator it(body.begin(), body.end(), field), end; it != end; ++it)
-      names.push_back((*it)[2]);
+    for (std::sregex_iterator it(body.begin(), body.end(), field), end; it != end; ++it) names.push_back((*it)[2]);
     return names;
   };
   EXPECT_EQ(fields(trace, "DeviceBlockRecord"), fields(prelude, "bs_block_record"));
   EXPECT_EQ(fields(prelude, "bs_block_record"),
-            (std::vector<std::string>{"start_ns", "end_ns", "smid", "writes", "threads", "cluster_flags",
-                                      "cluster_id", "cluster_rank", "cluster_count", "cluster_blocks"}));
+            (std::vector<std::string>{"start_ns", "end_ns", "smid", "writes", "threads", "cluster_flags", "cluster_id",
+                                      "cluster_rank", "cluster_count", "cluster_blocks"}));
 }
 
 TEST(CustomTemplates, EveryLabsTemplatesParseAsTheirForm) {

@@ -24,8 +24,16 @@ using namespace test;
 using cpu_prelude::__half;
 using cpu_prelude::__nv_bfloat16;
 
-float f32(std::uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
-std::uint32_t bits(float f) { std::uint32_t u; std::memcpy(&u, &f, 4); return u; }
+float f32(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+std::uint32_t bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
 
 // The pattern a float must give: the reference value encoded by searching the format's patterns.
 template <class Encode>
@@ -120,11 +128,14 @@ TEST(PreludeTypes, ArithmeticIsTheExactResultRoundedOnce) {
   std::mt19937 rng(fresh_seed());
   std::uniform_real_distribution<float> u(-300.0f, 300.0f);
   for (int i = 0; i < 100000; ++i) {
-    const __half a = cpu_prelude::__float2half(u(rng)), b = cpu_prelude::__float2half(u(rng)), c = cpu_prelude::__float2half(u(rng));
-    const double da = cpu_prelude::__half2float(a), db = cpu_prelude::__half2float(b), dc = cpu_prelude::__half2float(c);
+    const __half a = cpu_prelude::__float2half(u(rng)), b = cpu_prelude::__float2half(u(rng)),
+                 c = cpu_prelude::__float2half(u(rng));
+    const double da = cpu_prelude::__half2float(a), db = cpu_prelude::__half2float(b),
+                 dc = cpu_prelude::__half2float(c);
     ASSERT_EQ(static_cast<double>(cpu_prelude::__half2float(cpu_prelude::__hadd(a, b))), round_to(kFp16, da + db));
     ASSERT_EQ(static_cast<double>(cpu_prelude::__half2float(a * b)), round_to(kFp16, da * db));
-    ASSERT_EQ(static_cast<double>(cpu_prelude::__half2float(cpu_prelude::__hfma(a, b, c))), round_to(kFp16, da * db + dc));
+    ASSERT_EQ(static_cast<double>(cpu_prelude::__half2float(cpu_prelude::__hfma(a, b, c))),
+              round_to(kFp16, da * db + dc));
     ASSERT_EQ(cpu_prelude::__hlt(a, b), da < db);
     const __nv_bfloat16 x = cpu_prelude::__float2bfloat16(u(rng)), y = cpu_prelude::__float2bfloat16(u(rng));
     const double dx = cpu_prelude::__bfloat162float(x), dy = cpu_prelude::__bfloat162float(y);

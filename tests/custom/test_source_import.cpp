@@ -158,8 +158,9 @@ PYBIND11_MODULE(ext, m) { m.def("launch", &launch); }
   ASSERT_TRUE(r) << r.status().message;
   ASSERT_EQ(r->kernels.size(), 1u);
   const ImportedKernel& k = r->kernels[0];
-  for (const char* kept : {"#include <cuda_fp16.h>", "#define TILE 8", "#define SQ(x)", "struct Pair", "__constant__ float scale",
-                           "__device__ float sq", "__device__ Pair pair_of", "__global__ void kern"})
+  for (const char* kept :
+       {"#include <cuda_fp16.h>", "#define TILE 8", "#define SQ(x)", "struct Pair", "__constant__ float scale",
+        "__device__ float sq", "__device__ Pair pair_of", "__global__ void kern"})
     EXPECT_NE(k.source.find(kept), std::string::npos) << kept << "\n" << k.source;
   for (const char* dropped : {"torch", "UNUSED_MACRO", "unused_helper", "plain_launch", "PYBIND11", "<<<"})
     EXPECT_EQ(k.source.find(dropped), std::string::npos) << dropped << "\n" << k.source;
@@ -251,7 +252,8 @@ load_inline('t', '', cuda_sources=src)
   const ImportedKernel* bad = find(*r, "uses_torch");
   ASSERT_TRUE(bad);
   EXPECT_NE(bad->error.find("torchy.py, line "), std::string::npos) << bad->error;
-  EXPECT_NE(bad->error.find("torch's API (torch::Tensor, at::, c10::) does not exist in device code"), std::string::npos);
+  EXPECT_NE(bad->error.find("torch's API (torch::Tensor, at::, c10::) does not exist in device code"),
+            std::string::npos);
   const ImportedKernel* ok = find(*r, "fine");
   ASSERT_TRUE(ok);
   EXPECT_TRUE(ok->error.empty()) << ok->error;
@@ -259,11 +261,11 @@ load_inline('t', '', cuda_sources=src)
 
 // An unterminated string in one cell skips that cell only, with a note.
 TEST(SourceImportBadInput, ACellPythonCannotTokenizeIsSkippedWithANote) {
-  auto r = import_kernel_sources(
-      notebook({"s = 'never closed\n",
-                "k = r'''__global__ void g(unsigned char* x, unsigned char* out, int n) { }'''\n"
-                "load_inline('n', '', cuda_sources=k)\n"}),
-      "half.ipynb");
+  auto r =
+      import_kernel_sources(notebook({"s = 'never closed\n",
+                                      "k = r'''__global__ void g(unsigned char* x, unsigned char* out, int n) { }'''\n"
+                                      "load_inline('n', '', cuda_sources=k)\n"}),
+                            "half.ipynb");
   ASSERT_TRUE(r) << r.status().message;
   EXPECT_TRUE(find(*r, "g"));
   EXPECT_TRUE(has_note(r->notes, "cell 1, line 1: a string that does not end on its line"));
@@ -279,11 +281,14 @@ class SourceImportCpu : public ::testing::Test {
 // third gets the compiler's error at its own line.
 TEST_F(SourceImportCpu, ASyntaxErrorInTheThirdOfFourKernelsLeavesTheOthersWorking) {
   std::vector<std::string> cells{kPrelude};
-  const char* bodies[] = {"out[i] = x[i];", "out[i] = x[i + n];", "out[i] = x[i + 2 * n]  // no semicolon\n", "out[i] = 7;"};
+  const char* bodies[] = {"out[i] = x[i];", "out[i] = x[i + n];", "out[i] = x[i + 2 * n]  // no semicolon\n",
+                          "out[i] = 7;"};
   for (int k = 0; k < 4; ++k)
-    cells.push_back("src = cuda_begin + r'''\n__global__ void k" + std::to_string(k) +
-                    "(unsigned char* x, unsigned char* out, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                    "  if (i < n) { " + bodies[k] + " }\n}\n'''\nmod = load_inline('m', '', cuda_sources=src)\n");
+    cells.push_back(
+        "src = cuda_begin + r'''\n__global__ void k" + std::to_string(k) +
+        "(unsigned char* x, unsigned char* out, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) { " +
+        bodies[k] + " }\n}\n'''\nmod = load_inline('m', '', cuda_sources=src)\n");
   auto r = import_kernel_sources(notebook(cells), "four.ipynb");
   ASSERT_TRUE(r) << r.status().message;
   ASSERT_EQ(r->kernels.size(), 4u);

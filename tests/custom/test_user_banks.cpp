@@ -48,8 +48,8 @@ class UserBanks : public ::testing::Test {
  protected:
   TempDir cache;
   std::shared_ptr<Engine> engine = std::make_shared<Engine>(options_with_cache(cache.path));
-  std::shared_ptr<const UserLabs> labs = std::make_shared<const UserLabs>(UserLabs{
-      {{"gray", "Grayscale", &gray::user_kernel_spec()}, {"matmul", "Matmul", &matmul::user_kernel_spec()}}});
+  std::shared_ptr<const UserLabs> labs = std::make_shared<const UserLabs>(
+      UserLabs{{{"gray", "Grayscale", &gray::user_kernel_spec()}, {"matmul", "Matmul", &matmul::user_kernel_spec()}}});
   std::shared_ptr<UserKernelBook> book = std::make_shared<UserKernelBook>(engine, labs);
 
   TrialResult compile_into(lab::Lab& lab, const std::string& source, Dim3 block) {
@@ -199,7 +199,8 @@ TEST_F(UserBanks, TheLecturesTiledMatmulIsConflictFreeAndTheConflictTemplate32Wa
   EXPECT_TRUE(bad.check.passed()) << bad.check.summary();
   auto rb = lab->recorded_shared_requests_elsewhere(bad, {1, 0, 0}, 3, 4096);
   ASSERT_TRUE(rb.has_value() && rb->ok());
-  const unsigned nt_store = line_of(conflict, "nt[tc][tr] ="), nt_read = line_of(conflict, "p += ms[tr][i] * nt[tc][i]");
+  const unsigned nt_store = line_of(conflict, "nt[tc][tr] ="),
+                 nt_read = line_of(conflict, "p += ms[tr][i] * nt[tc][i]");
   const int phases32 = (29 + 31) / 32;
   ASSERT_EQ((*rb)->requests.size(), static_cast<std::size_t>(phases32 * (2 + 2 * 32)));
   unsigned conflicting = 0;

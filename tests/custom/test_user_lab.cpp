@@ -46,8 +46,8 @@ class UserLab : public ::testing::Test {
  protected:
   TempDir cache;
   std::shared_ptr<Engine> engine = std::make_shared<Engine>(options_with_cache(cache.path));
-  std::shared_ptr<const UserLabs> labs = std::make_shared<const UserLabs>(UserLabs{
-      {{"gray", "Grayscale", &gray::user_kernel_spec()}, {"matmul", "Matmul", &matmul::user_kernel_spec()}}});
+  std::shared_ptr<const UserLabs> labs = std::make_shared<const UserLabs>(
+      UserLabs{{{"gray", "Grayscale", &gray::user_kernel_spec()}, {"matmul", "Matmul", &matmul::user_kernel_spec()}}});
   std::shared_ptr<UserKernelBook> gray_book = std::make_shared<UserKernelBook>(engine, labs);
   std::shared_ptr<UserKernelBook> matmul_book = std::make_shared<UserKernelBook>(engine, labs);
 
@@ -136,9 +136,7 @@ TEST_F(UserLab, OnTheCpuEachLineOfAUserKernelIsCountedAsItRan) {
   auto again = lab->profile_lines_elsewhere("custom:count_me", {Dim3{bx, 1, 1}}, {});
   ASSERT_TRUE(again.has_value() && again->ok());
   for (const LineSamples& l : again->value().lines) {
-    if (l.line == 6) {
-      EXPECT_EQ(l.samples, inner);
-    }
+    if (l.line == 6) { EXPECT_EQ(l.samples, inner); }
   }
   LaunchRecord after = lab->run("custom:count_me", {Dim3{bx, 1, 1}}, {});
   ASSERT_TRUE(after.ok()) << after.status.describe();
@@ -181,7 +179,8 @@ TEST_F(UserLab, TheLecturesGray1DIsAKernelOfTheLabVerifiedMappedAndCopiedToTheVi
   EXPECT_EQ(rec.config.grid, (Dim3{(w * h + 127) / 128, 1, 1}));
   EXPECT_EQ(rec.schedule.size(), static_cast<std::size_t>((w * h + 127) / 128));
   const auto want = gray_of_rgba(rgba);
-  for (std::size_t i = 0; i < want.size(); ++i) ASSERT_LE(std::abs(int(out[i]) - int(want[i])), 1) << i << " seed " << seed;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    ASSERT_LE(std::abs(int(out[i]) - int(want[i])), 1) << i << " seed " << seed;
   std::vector<std::uint8_t> down(lab->output_bytes());
   ASSERT_TRUE(lab->download_output(down.data()).ok());
   EXPECT_EQ(down, out);
@@ -325,7 +324,8 @@ TEST_F(UserLab, AnOffByOneGuardIsCaughtWithItsBlockAndThreadAndNeverJoinsTheLab)
   const int w = 61, h = 37, n = w * h;  // 2257 pixels: thread n exists with block 256
   auto lab = gray_lab(w, h, fresh_seed(), nullptr);
   const std::size_t before = lab->kernels().size();
-  const std::string off_by_one = R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
+  const std::string off_by_one =
+      R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
     int i = blockIdx.x*blockDim.x + threadIdx.x;
     if (i <= n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];
 }

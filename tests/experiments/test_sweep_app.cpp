@@ -80,8 +80,10 @@ class SweepApp : public ::testing::Test {
 };
 
 TEST_F(SweepApp, CommandWritesJsonAndCsvAndRefusesBadShapesWithReasons) {
-  const RunResult r = run("sweep gray --backend cpu --size 37x23 --kernel gray_2d --blocks 32x8,16x16,abc,2048,0x4 "
-                          "--json " + quote(path("s.json")) + " --csv " + quote(path("s.csv")));
+  const RunResult r =
+      run("sweep gray --backend cpu --size 37x23 --kernel gray_2d --blocks 32x8,16x16,abc,2048,0x4 "
+          "--json " +
+          quote(path("s.json")) + " --csv " + quote(path("s.csv")));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("refused 'abc'"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("best: gray_2d"), std::string::npos) << r.output;
@@ -165,8 +167,10 @@ TEST_F(SweepApp, AUserKernelIsSweptAndVerifiedLikeTheLabsOwn) {
 // counter columns in the CSV; on the CPU they say why there are none (a GPU feature), once on
 // the console, and the sweep's timings and ranks are all still there.
 TEST_F(SweepApp, CountersOnASweepSayWhyOnTheCpuAndKeepEveryResult) {
-  const RunResult r = run("sweep gray --backend cpu --size 41x19 --kernel gray_2d --blocks 32x8,16x16,2048 --counters "
-                          "--json " + quote(path("c.json")) + " --csv " + quote(path("c.csv")));
+  const RunResult r =
+      run("sweep gray --backend cpu --size 41x19 --kernel gray_2d --blocks 32x8,16x16,2048 --counters "
+          "--json " +
+          quote(path("c.json")) + " --csv " + quote(path("c.csv")));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto said = r.output.find("GPU feature");
   ASSERT_NE(said, std::string::npos) << r.output;
@@ -203,13 +207,16 @@ TEST_F(SweepApp, CountersOnASweepSayWhyOnTheCpuAndKeepEveryResult) {
   }
   EXPECT_EQ(rows, 3);
   // Without --counters the columns are not there.
-  ASSERT_EQ(run("sweep gray --backend cpu --size 41x19 --kernel gray_2d --blocks 32x8 --csv " + quote(path("p.csv"))).exit_code, 0);
+  ASSERT_EQ(run("sweep gray --backend cpu --size 41x19 --kernel gray_2d --blocks 32x8 --csv " + quote(path("p.csv")))
+                .exit_code,
+            0);
   EXPECT_EQ(read(path("p.csv")).find("dram_read_bytes"), std::string::npos);
 }
 
 TEST_F(SweepApp, UnwritablePathIsAMessageAndTheResultsStillCome) {
-  const RunResult r = run("sweep gray --backend cpu --size 19x11 --kernel gray_2d --blocks 8x8,16x4 --json "
-                          "/nonexistent-blockscope-dir/s.json");
+  const RunResult r =
+      run("sweep gray --backend cpu --size 19x11 --kernel gray_2d --blocks 8x8,16x4 --json "
+          "/nonexistent-blockscope-dir/s.json");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("cannot write /nonexistent-blockscope-dir/s.json"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("\"schema\":\"blockscope-results\""), std::string::npos) << "the JSON went to stdout";
@@ -217,10 +224,11 @@ TEST_F(SweepApp, UnwritablePathIsAMessageAndTheResultsStillCome) {
 
 TEST_F(SweepApp, HeadlessSweepShowsTheHeatmapAndExports) {
   const std::string img = image(45, 29);
-  const RunResult r = run("--headless --backend cpu " + quote(img) +
-                          " --kernel gray_2d --sweep --blocks 8x8,16x16,32x8,64x4,4x64,2048 --window-size 1280x800"
-                          " --screenshot " + quote(path("shot.png")) + " --json " + quote(path("h.json")) +
-                          " --csv " + quote(path("h.csv")));
+  const RunResult r =
+      run("--headless --backend cpu " + quote(img) +
+          " --kernel gray_2d --sweep --blocks 8x8,16x16,32x8,64x4,4x64,2048 --window-size 1280x800"
+          " --screenshot " +
+          quote(path("shot.png")) + " --json " + quote(path("h.json")) + " --csv " + quote(path("h.csv")));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("sweep frames:"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("sweep: 5 of 6 points measured, 1 refused"), std::string::npos) << r.output;
@@ -237,9 +245,10 @@ TEST_F(SweepApp, HeadlessSweepShowsTheHeatmapAndExports) {
 }
 
 TEST_F(SweepApp, HeadlessMatmulSweepOfCompiledConfigurations) {
-  const RunResult r = run("--headless --backend cpu --lab matmul --matmul-size 33x17x9 --kernel k3_smem_tiled --sweep "
-                          "--window-size 1280x800 --screenshot " + quote(path("bars.png")) + " --json " +
-                          quote(path("m.json")));
+  const RunResult r =
+      run("--headless --backend cpu --lab matmul --matmul-size 33x17x9 --kernel k3_smem_tiled --sweep "
+          "--window-size 1280x800 --screenshot " +
+          quote(path("bars.png")) + " --json " + quote(path("m.json")));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto doc = json(path("m.json"));
   ASSERT_TRUE(doc);
@@ -266,8 +275,10 @@ TEST_F(SweepApp, HeadlessExportsTheCurrentLaunch) {
 }
 
 TEST_F(SweepApp, GpuSweepCarriesTheClockAndTheOccupancySuggestion) {
-  const RunResult probe = run("sweep gray --backend cuda --size 301x203 --kernel gray_2d --blocks 32x8,16x16,256x1 "
-                              "--json " + quote(path("g.json")));
+  const RunResult probe =
+      run("sweep gray --backend cuda --size 301x203 --kernel gray_2d --blocks 32x8,16x16,256x1 "
+          "--json " +
+          quote(path("g.json")));
   if (probe.exit_code == 4) BS_SKIP_NO_GPU() << "no CUDA device";
   ASSERT_EQ(probe.exit_code, 0) << probe.output;
   auto doc = json(path("g.json"));

@@ -49,8 +49,8 @@ lab::SweepResult sample() {
   r.limits.max_blocks_per_sm = 32;
   // 0: 1x1 slow (worst)      1: 32x1      2: 16x16 best     3: 32x8 ties with the best
   // 4: 8x8 wrong (fastest of all, never best)                 5: 2048x1 refused
-  r.records = {point({1, 1, 1}, 9.0, 0.1), point({32, 1, 1}, 2.0, 0.02), point({16, 16, 1}, 1.0, 0.02),
-               point({32, 8, 1}, 1.03, 0.02), point({8, 8, 1}, 0.5, 0.01), point({2048, 1, 1}, 0, 0)};
+  r.records = {point({1, 1, 1}, 9.0, 0.1),    point({32, 1, 1}, 2.0, 0.02), point({16, 16, 1}, 1.0, 0.02),
+               point({32, 8, 1}, 1.03, 0.02), point({8, 8, 1}, 0.5, 0.01),  point({2048, 1, 1}, 0, 0)};
   r.records[4].check.state = Check::State::Failed;
   r.records[5].refused = true;
   r.records[5].status = Status::failure("blockDim (2048, 1, 1) exceeds the per-dimension limit");
@@ -180,21 +180,15 @@ TEST(SweepModel, MeasuredCountersColourTheMap) {
       }
       ASSERT_TRUE(c.value);
       EXPECT_DOUBLE_EQ(*c.value, k.get(*rec.counters));
-      if (c.record == best) {
-        EXPECT_DOUBLE_EQ(c.t, 1.0);
-      }
-      if (c.record == worst) {
-        EXPECT_DOUBLE_EQ(c.t, 0.0);
-      }
+      if (c.record == best) { EXPECT_DOUBLE_EQ(c.t, 1.0); }
+      if (c.record == worst) { EXPECT_DOUBLE_EQ(c.t, 0.0); }
     }
     // Best and worst marks stay by time, whatever the colours show.
     EXPECT_EQ(g.best, 2);
     // Bars carry the counter and no timing interval.
     const BarChart bars = build_bars(r, facts, "gray_2d", k.metric);
     for (const Bar& b : bars.bars)
-      if (b.value) {
-        EXPECT_FALSE(b.lo) << "a counter has no 95% interval";
-      }
+      if (b.value) { EXPECT_FALSE(b.lo) << "a counter has no 95% interval"; }
   }
   // A sweep without counters: none measured, no failure to report, no values.
   const lab::SweepResult plain = sample();
@@ -261,10 +255,29 @@ TEST(SweepModel, NoiseFactsCountSimulatedPointsTimedUnderAnotherLoadThanTheBest)
 
 TEST(SweepCli, SweepCommandFlags) {
   const std::vector<LabFlags> labs = {{"gray", "Grayscale", {}}, {"matmul", "Matmul", {}}};
-  auto o = parse_command_line({"sweep", "gray", "--size", "8192x8192", "--kernel", "gray_2d", "--blocks",
-                               "32x8,16x16,256", "--repeats", "20", "--flush-l2", "--json", "s.json", "--csv",
-                               "s.csv", "--backend", "cpu", "--set", "layout=planar,rgba", "--point-budget", "50",
-                               "--target-ci", "0.02"},
+  auto o = parse_command_line({"sweep",
+                               "gray",
+                               "--size",
+                               "8192x8192",
+                               "--kernel",
+                               "gray_2d",
+                               "--blocks",
+                               "32x8,16x16,256",
+                               "--repeats",
+                               "20",
+                               "--flush-l2",
+                               "--json",
+                               "s.json",
+                               "--csv",
+                               "s.csv",
+                               "--backend",
+                               "cpu",
+                               "--set",
+                               "layout=planar,rgba",
+                               "--point-budget",
+                               "50",
+                               "--target-ci",
+                               "0.02"},
                               labs);
   ASSERT_TRUE(o.ok()) << o.status().message;
   ASSERT_TRUE(o->bench);
@@ -281,8 +294,8 @@ TEST(SweepCli, SweepCommandFlags) {
   EXPECT_FALSE(d->bench->flush_l2) << "sweeps flush only when asked";
   EXPECT_EQ(d->bench->block_list, "all");
   // The window and headless.
-  auto h = parse_command_line({"--headless", "--sweep", "--blocks", "8x8,16x16", "--kernel", "all", "--json",
-                               "x.json", "--screenshot", "x.png"},
+  auto h = parse_command_line({"--headless", "--sweep", "--blocks", "8x8,16x16", "--kernel", "all", "--json", "x.json",
+                               "--screenshot", "x.png"},
                               labs);
   ASSERT_TRUE(h.ok()) << h.status().message;
   EXPECT_TRUE(h->sweep);
@@ -295,12 +308,10 @@ TEST(SweepCli, SweepCommandFlags) {
     std::vector<std::string> args;
     const char* expect;
   };
-  for (const Case& c : {Case{{"bench", "gray", "--blocks", "8x8"}, "sweep"},
-                        Case{{"sweep", "gray", "--sweep"}, "--sweep"},
-                        Case{{"--point-budget", "5"}, "sweep"},
-                        Case{{"sweep", "gray", "--target-ci", "2"}, "fraction"},
-                        Case{{"--json", "x.json"}, "--headless"},
-                        Case{{"sweep"}, "needs a lab"}}) {
+  for (const Case& c :
+       {Case{{"bench", "gray", "--blocks", "8x8"}, "sweep"}, Case{{"sweep", "gray", "--sweep"}, "--sweep"},
+        Case{{"--point-budget", "5"}, "sweep"}, Case{{"sweep", "gray", "--target-ci", "2"}, "fraction"},
+        Case{{"--json", "x.json"}, "--headless"}, Case{{"sweep"}, "needs a lab"}}) {
     auto bad = parse_command_line(c.args, labs);
     ASSERT_FALSE(bad.ok()) << c.args[0];
     EXPECT_NE(bad.status().message.find(c.expect), std::string::npos) << bad.status().message;

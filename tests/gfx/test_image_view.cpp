@@ -314,13 +314,15 @@ TEST_F(GlTest, AWindowedViewBelowZoomOneShowsThePixelsWhereItLooks) {
         const int r = held.step + 1;
         int lo[3] = {255, 255, 255}, hi[3] = {0, 0, 0};
         for (long long y = std::max(0LL, static_cast<long long>(iy) - r); y <= std::min<long long>(h - 1, iy + r); ++y)
-          for (long long x = std::max(0LL, static_cast<long long>(ix) - r); x <= std::min<long long>(w - 1, ix + r); ++x)
+          for (long long x = std::max(0LL, static_cast<long long>(ix) - r); x <= std::min<long long>(w - 1, ix + r);
+               ++x)
             for (int c = 0; c < 3; ++c) {
               lo[c] = std::min<int>(lo[c], pixels[(y * w + x) * 4 + c]);
               hi[c] = std::max<int>(hi[c], pixels[(y * w + x) * 4 + c]);
             }
         for (int c = 0; c < 3; ++c)
-          ASSERT_TRUE(at(out, view.output_width, ox, oy)[c] + 1 >= lo[c] && at(out, view.output_width, ox, oy)[c] <= hi[c] + 1)
+          ASSERT_TRUE(at(out, view.output_width, ox, oy)[c] + 1 >= lo[c] &&
+                      at(out, view.output_width, ox, oy)[c] <= hi[c] + 1)
               << "zoom " << zoom << " output (" << ox << ", " << oy << ") channel " << c << ": "
               << int(at(out, view.output_width, ox, oy)[c]) << " outside " << lo[c] << ".." << hi[c];
         ++checked;

@@ -58,7 +58,7 @@ TEST_F(GlTest, HostCopyFallbackUploadsExactly) {
 TEST_F(GlTest, PixelBufferToTextureCopyIsExactAndRestoresBindings) {
   std::mt19937 rng(42);
   for (int channels : {1, 4}) {
-    const int w = 33, h = 9;  // 33 bytes per R8 row: not 4-aligned
+    const int w = 33, h = 9;                                                    // 33 bytes per R8 row: not 4-aligned
     auto pbo = InteropPixelBuffer::create(w, h, channels, /*try_cuda=*/false);  // GL's copy, on every machine
     ASSERT_TRUE(pbo.ok());
     ASSERT_FALSE(pbo->interop_active());

@@ -128,7 +128,10 @@ TEST_F(GlTest, ColourByBlockAndWarpWithXDownTheRows) {
   o.image_h = scene.h;
   o.mode = OverlayParams::ColourByBlock;
   auto out = render(renderer.value(), scene, o);
-  EXPECT_GT(expect_colour_partition_matches(out, scene.w, scene.h, [](int x, int y) { return std::pair{y / 8, x / 4}; }),
+  EXPECT_GT(expect_colour_partition_matches(out, scene.w, scene.h,
+                                            [](int x, int y) {
+                                              return std::pair{y / 8, x / 4};
+                                            }),
             50);
   o = launch_2d(8, 8, scene.h, scene.w);
   o.mapping = 2;
@@ -246,7 +249,11 @@ TEST_F(GlTest, FlatColoursAndHighlightsFollowTheOwnersWithVectorsHeadTailAndGrid
   Scene b = random_scene(w, h, rng);
   auto renderer = ImageViewRenderer::create();
   ASSERT_TRUE(renderer.ok());
-  struct Case { unsigned vector, per_thread, head, tail; bool stride; unsigned threads, blocks; };
+  struct Case {
+    unsigned vector, per_thread, head, tail;
+    bool stride;
+    unsigned threads, blocks;
+  };
   const Case cases[] = {
       {4, 2, 3, 5, false, 32, 6},   // enough blocks: every pixel covered
       {4, 2, 3, 5, true, 32, 2},    // two blocks loop over the data
@@ -254,8 +261,8 @@ TEST_F(GlTest, FlatColoursAndHighlightsFollowTheOwnersWithVectorsHeadTailAndGrid
       {1, 3, 0, 0, true, 96, 3},    // scalar chunks, three a thread, 96 threads (three warps)
   };
   for (const Case& k : cases) {
-    SCOPED_TRACE(testing::Message() << "vector " << k.vector << " per_thread " << k.per_thread << " head "
-                                    << k.head << " tail " << k.tail << " stride " << k.stride);
+    SCOPED_TRACE(testing::Message() << "vector " << k.vector << " per_thread " << k.per_thread << " head " << k.head
+                                    << " tail " << k.tail << " stride " << k.stride);
     bs::IndexScheme scheme;
     scheme.vector = k.vector, scheme.per_thread = k.per_thread, scheme.grid_stride = k.stride;
     scheme.head = k.head, scheme.tail = k.tail;
@@ -276,7 +283,9 @@ TEST_F(GlTest, FlatColoursAndHighlightsFollowTheOwnersWithVectorsHeadTailAndGrid
     o.block[0] = k.threads, o.block[1] = 1, o.block[2] = 1;
     o.grid[0] = k.blocks, o.grid[1] = 1, o.grid[2] = 1;
     o.opacity = 1.0f;
-    auto at = [&](int x, int y) -> const std::optional<bs::mapping::ElementOwner>& { return owners[static_cast<size_t>(y) * w + x]; };
+    auto at = [&](int x, int y) -> const std::optional<bs::mapping::ElementOwner>& {
+      return owners[static_cast<size_t>(y) * w + x];
+    };
     for (auto mode : {OverlayParams::ColourByBlock, OverlayParams::ColourByWarp}) {
       o.mode = mode;
       const auto on_a = render(renderer.value(), a, o);

@@ -40,7 +40,9 @@ struct Gray2dColumns : GrayRungBase<Gray2dColumns> {
     return i;
   }
   template <GrayLayout L, class Ctx>
-  static BS_HD void body(const Ctx& t, const GrayArgs& a) { gray_2d_columns_thread<L>(t, a); }
+  static BS_HD void body(const Ctx& t, const GrayArgs& a) {
+    gray_2d_columns_thread<L>(t, a);
+  }
   static LaunchConfig launch_config(GrayLayout, Dim3 block, int width, int height, const DeviceLimits&,
                                     const KernelAttributes&) {
     return gray_2d_launch_config(block, width, height, true);

@@ -52,8 +52,8 @@ inline void expect_matches_reference(const std::vector<std::uint8_t>& rgba, int 
   std::size_t off_by_one = 0;
   for (std::size_t i = 0; i < ref.size(); ++i) {
     const int d = int(got[i]) - int(ref[i]);
-    ASSERT_LE(std::abs(d), 1) << what << ": pixel (" << i % w << ", " << i / w << ") got "
-                              << int(got[i]) << " want " << int(ref[i]) << " (seed " << seed << ")";
+    ASSERT_LE(std::abs(d), 1) << what << ": pixel (" << i % w << ", " << i / w << ") got " << int(got[i]) << " want "
+                              << int(ref[i]) << " (seed " << seed << ")";
     off_by_one += d != 0;
   }
   EXPECT_LE(off_by_one, ref.size() / 100 + 1) << what << " (seed " << seed << ")";
@@ -85,7 +85,8 @@ inline Census census(const LaunchRecord& r) {
     ++c.blocks;
     c.threads += b.threads;
     const unsigned long long id =
-        b.block.x + static_cast<unsigned long long>(r.config.grid.x) * (b.block.y + static_cast<unsigned long long>(r.config.grid.y) * b.block.z);
+        b.block.x + static_cast<unsigned long long>(r.config.grid.x) *
+                        (b.block.y + static_cast<unsigned long long>(r.config.grid.y) * b.block.z);
     if (id >= seen.size() || seen[id]++ != 0) c.each_block_once = false;
   }
   return c;

@@ -26,8 +26,8 @@ struct Case {
 
 std::string name_of(const ::testing::TestParamInfo<Case>& p) {
   const Case& c = p.param;
-  return c.kernel + "_" + std::to_string(c.size.w) + "x" + std::to_string(c.size.h) + "_b" +
-         std::to_string(c.block.x) + "x" + std::to_string(c.block.y) + "x" + std::to_string(c.block.z);
+  return c.kernel + "_" + std::to_string(c.size.w) + "x" + std::to_string(c.size.h) + "_b" + std::to_string(c.block.x) +
+         "x" + std::to_string(c.block.y) + "x" + std::to_string(c.block.z);
 }
 
 std::vector<Case> all_cases() {

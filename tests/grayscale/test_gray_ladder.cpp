@@ -93,8 +93,7 @@ struct Buffers {
   OffsetBuffer src, out;
   GrayArgs args{};
   Buffers(const Image& im, GrayLayout l, unsigned src_off, unsigned out_off)
-      : src(l == GrayLayout::Planar ? im.planar.size() : im.rgba.size(), src_off),
-        out(im.expected.size(), out_off) {
+      : src(l == GrayLayout::Planar ? im.planar.size() : im.rgba.size(), src_off), out(im.expected.size(), out_off) {
     const auto& bytes = l == GrayLayout::Planar ? im.planar : im.rgba;
     std::memcpy(src.data(), bytes.data(), bytes.size());
     std::memset(out.data(), 0xff, out.size());  // 255: a value gray_value never produces
@@ -102,21 +101,18 @@ struct Buffers {
     args.width = im.w;
     args.height = im.h;
     args.n = im.w * im.h;
-    if (l == GrayLayout::Planar)
-      args.planar_rgb = src.data();
-    else
-      args.rgba = src.data();
+    if (l == GrayLayout::Planar) args.planar_rgb = src.data();
+    else args.rgba = src.data();
   }
 };
 
 std::string what(const GrayRung& r, GrayLayout l, const Image& im, Dim3 block, unsigned so, unsigned oo) {
-  return r.info.id + " " + to_string(l) + " " + std::to_string(im.w) + "x" +
-         std::to_string(im.h) + " block " + bs::to_string(block) + " src+" + std::to_string(so) +
-         " out+" + std::to_string(oo) + " (seed " + std::to_string(im.seed) + ")";
+  return r.info.id + " " + to_string(l) + " " + std::to_string(im.w) + "x" + std::to_string(im.h) + " block " +
+         bs::to_string(block) + " src+" + std::to_string(so) + " out+" + std::to_string(oo) + " (seed " +
+         std::to_string(im.seed) + ")";
 }
 
-LaunchConfig rule_config(const GrayRung& r, GrayLayout l, Dim3 block, int w, int h,
-                         const bs::DeviceLimits& limits) {
+LaunchConfig rule_config(const GrayRung& r, GrayLayout l, Dim3 block, int w, int h, const bs::DeviceLimits& limits) {
   return r.launch_config(l, block, w, h, limits, bs::KernelAttributes{});
 }
 
@@ -168,29 +164,22 @@ TEST_P(LadderOnSimulator, EveryRungAndLayoutIsExactAtEveryAlignment) {
             ASSERT_EQ(int(got[i]), int(im.expected[i]))
                 << what(r, l, im, block, so, oo) << ": pixel " << i
                 << (got[i] == 0xff ? " was never written" : " differs from gray_value");
-          expect_matches_reference(im.rgba, s.w, s.h, got, what(r, l, im, block, so, oo).c_str(),
-                                   im.seed);
+          expect_matches_reference(im.rgba, s.w, s.h, got, what(r, l, im, block, so, oo).c_str(), im.seed);
         }
 }
 
 INSTANTIATE_TEST_SUITE_P(OddSizes, LadderOnSimulator,
-                         ::testing::Values(SizeCase{1, 1}, SizeCase{1, 5000}, SizeCase{1023, 767},
-                                           SizeCase{4000, 3}, SizeCase{8191, 1}, SizeCase{17, 3},
-                                           SizeCase{33, 7}, SizeCase{5, 5}, SizeCase{100, 1},
-                                           SizeCase{31, 1}),
-                         [](const auto& p) {
-                           return std::to_string(p.param.w) + "x" + std::to_string(p.param.h);
-                         });
+                         ::testing::Values(SizeCase{1, 1}, SizeCase{1, 5000}, SizeCase{1023, 767}, SizeCase{4000, 3},
+                                           SizeCase{8191, 1}, SizeCase{17, 3}, SizeCase{33, 7}, SizeCase{5, 5},
+                                           SizeCase{100, 1}, SizeCase{31, 1}),
+                         [](const auto& p) { return std::to_string(p.param.w) + "x" + std::to_string(p.param.h); });
 
 // n a multiple of 16: at offsets (0, 0) every stream and the output are 16-byte aligned, the case a
 // rung may take a shorter path for (gray_vec16_aligned.hpp); several blocks of chunks, the last one
 // partly past the end. The other offsets take the general path on the same image.
 INSTANTIATE_TEST_SUITE_P(AlignedSizes, LadderOnSimulator,
-                         ::testing::Values(SizeCase{320, 41}, SizeCase{16, 1}, SizeCase{96, 2},
-                                           SizeCase{2048, 3}),
-                         [](const auto& p) {
-                           return std::to_string(p.param.w) + "x" + std::to_string(p.param.h);
-                         });
+                         ::testing::Values(SizeCase{320, 41}, SizeCase{16, 1}, SizeCase{96, 2}, SizeCase{2048, 3}),
+                         [](const auto& p) { return std::to_string(p.param.w) + "x" + std::to_string(p.param.h); });
 
 // ------------------------------------------------------------------------------------------------
 // LadderOwnership
@@ -200,13 +189,11 @@ constexpr std::uint32_t kNobody = 0xffffffffu;
 
 // The owner of pixel e as index_scheme.hpp documents it, written independently of the product's
 // mapping code: the global linear thread (linear block * threads per block + linear thread).
-std::uint32_t scheme_owner(const IndexScheme& s, const LaunchConfig& c, long long w, long long n,
-                           long long e) {
+std::uint32_t scheme_owner(const IndexScheme& s, const LaunchConfig& c, long long w, long long n, long long e) {
   const long long T = static_cast<long long>(c.block.x) * c.block.y * c.block.z;
   if (s.kind == IndexScheme::Kind::Grid2D) {
     const long long x = e % w, y = e / w;
-    const long long bx = x / c.block.x, tx = x % c.block.x, by = y / c.block.y,
-                    ty = y % c.block.y;
+    const long long bx = x / c.block.x, tx = x % c.block.x, by = y / c.block.y, ty = y % c.block.y;
     if (bx >= c.grid.x || by >= c.grid.y) return kNobody;
     return static_cast<std::uint32_t>((bx + static_cast<long long>(c.grid.x) * by) * T + tx +
                                       static_cast<long long>(c.block.x) * ty);
@@ -227,8 +214,7 @@ std::uint32_t scheme_owner(const IndexScheme& s, const LaunchConfig& c, long lon
 }
 
 // Runs each thread of the launch alone and records which pixels it wrote.
-std::vector<std::uint32_t> recorded_owners(const GrayRung& r, GrayLayout l, const LaunchConfig& c,
-                                           Buffers& b) {
+std::vector<std::uint32_t> recorded_owners(const GrayRung& r, GrayLayout l, const LaunchConfig& c, Buffers& b) {
   const std::size_t n = static_cast<std::size_t>(b.args.n);
   std::vector<std::uint32_t> owner(n, kNobody);
   const unsigned long long T = c.block.volume();
@@ -248,8 +234,7 @@ std::vector<std::uint32_t> recorded_owners(const GrayRung& r, GrayLayout l, cons
               r.thread(l, t, b.args);
               for (std::size_t e = 0; e < n; ++e) {
                 if (b.out.data()[e] == 0xff) continue;
-                EXPECT_EQ(owner[e], kNobody) << "pixel " << e << " written by threads " << owner[e]
-                                             << " and " << g;
+                EXPECT_EQ(owner[e], kNobody) << "pixel " << e << " written by threads " << owner[e] << " and " << g;
                 owner[e] = g;
                 b.out.data()[e] = 0xff;
               }
@@ -272,10 +257,8 @@ TEST(LadderOwnership, EachPixelIsWrittenByTheThreadTheIndexSchemeNames) {
       for (GrayLayout l : kGrayLayouts)
         for (auto [so, oo] : offsets) {
           std::vector<Dim3> blocks;
-          if (r.info.block_rank == 2)
-            blocks.assign(std::begin(grid_blocks), std::end(grid_blocks));
-          else
-            blocks.assign(std::begin(flat_blocks), std::end(flat_blocks));
+          if (r.info.block_rank == 2) blocks.assign(std::begin(grid_blocks), std::end(grid_blocks));
+          else blocks.assign(std::begin(flat_blocks), std::end(flat_blocks));
           for (Dim3 block : blocks) {
             std::vector<LaunchConfig> configs{rule_config(r, l, block, s.w, s.h, limits)};
             if (r.info.fixed_grid_allowed)  // fixed grids: several passes, head/tail loops
@@ -286,12 +269,11 @@ TEST(LadderOwnership, EachPixelIsWrittenByTheThreadTheIndexSchemeNames) {
               ASSERT_TRUE(scheme.has_value());
               const auto owners = recorded_owners(r, l, c, b);
               for (long long e = 0; e < n; ++e) {
-                ASSERT_NE(owners[e], kNobody)
-                    << what(r, l, im, block, so, oo) << " grid " << bs::to_string(c.grid)
-                    << ": nobody wrote pixel " << e;
+                ASSERT_NE(owners[e], kNobody) << what(r, l, im, block, so, oo) << " grid " << bs::to_string(c.grid)
+                                              << ": nobody wrote pixel " << e;
                 ASSERT_EQ(owners[e], scheme_owner(*scheme, c, s.w, n, e))
-                    << what(r, l, im, block, so, oo) << " grid " << bs::to_string(c.grid)
-                    << ": pixel " << e << " (scheme: " << bs::describe(*scheme) << ")";
+                    << what(r, l, im, block, so, oo) << " grid " << bs::to_string(c.grid) << ": pixel " << e
+                    << " (scheme: " << bs::describe(*scheme) << ")";
               }
               ++checked;
             }
@@ -339,9 +321,7 @@ void check_plan(const GrayArgs& a, const std::string& what) {
 
 TEST(LadderVecPlan, EveryAccessIsAlignedAndInsideItsStream) {
   std::vector<std::uint8_t> storage(3 * 4096 + 256), out_storage(4096 + 256);
-  const auto align64 = [](std::uint8_t* p) {
-    return p + (64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64;
-  };
+  const auto align64 = [](std::uint8_t* p) { return p + (64 - reinterpret_cast<std::uintptr_t>(p) % 64) % 64; };
   std::uint8_t* src0 = align64(storage.data());
   std::uint8_t* out0 = align64(out_storage.data());
   for (int n = 1; n <= 200; ++n)
@@ -354,8 +334,7 @@ TEST(LadderVecPlan, EveryAccessIsAlignedAndInsideItsStream) {
         a.planar_rgb = src0 + so;
         a.rgba = src0 + so;
         a.out = out0 + oo;
-        const std::string w = "n=" + std::to_string(n) + " src+" + std::to_string(so) + " out+" +
-                              std::to_string(oo);
+        const std::string w = "n=" + std::to_string(n) + " src+" + std::to_string(so) + " out+" + std::to_string(oo);
         check_plan<GrayLayout::Planar, 16>(a, "planar " + w);
         check_plan<GrayLayout::Rgba, 4>(a, "rgba P=4 " + w);
         check_plan<GrayLayout::Rgba, 16>(a, "rgba P=16 " + w);
@@ -395,8 +374,7 @@ class GuardedBuffer {
   explicit GuardedBuffer(std::size_t size) {
     page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     data_pages_ = (size + page_ - 1) / page_;
-    void* m = mmap(nullptr, (data_pages_ + 1) * page_, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* m = mmap(nullptr, (data_pages_ + 1) * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) return;
     base_ = static_cast<std::uint8_t*>(m);
     mprotect(base_ + data_pages_ * page_, page_, PROT_NONE);
@@ -438,8 +416,7 @@ TEST(LadderGuardPages, NoRungReadsOrWritesPastItsBuffers) {
           const Dim3 block = r.info.block_rank == 2 ? Dim3{8, 4, 1} : Dim3{32, 1, 1};
           const auto cfg = rule_config(r, l, block, w, h, limits);
           ASSERT_TRUE(r.simulate(simulator(), l, cfg, a, {}).status.ok());
-          ASSERT_TRUE(std::equal(im.expected.begin(), im.expected.end(), out.data()))
-              << what(r, l, im, block, 0, 0);
+          ASSERT_TRUE(std::equal(im.expected.begin(), im.expected.end(), out.data())) << what(r, l, im, block, 0, 0);
         }
     }
 }
@@ -462,8 +439,8 @@ bs::DeviceLimits h200_like() {
 }
 
 TEST(LadderLaunchRules, IdsAreStableAndUnique) {
-  const char* ids[] = {"gray_1d_flat",     "gray_2d",        "gray_ilp4",    "gray_vec16",
-                       "gray_grid_stride", "gray_vec16_aligned", "cub_transform"};
+  const char* ids[] = {"gray_1d_flat",       "gray_2d",      "gray_ilp4", "gray_vec16", "gray_grid_stride",
+                       "gray_vec16_aligned", "cub_transform"};
   ASSERT_EQ(gray_rungs().size(), std::size(ids));
   for (std::size_t i = 0; i < std::size(ids); ++i) {
     EXPECT_EQ(gray_rungs()[i].info.id, ids[i]);
@@ -480,16 +457,13 @@ TEST(LadderLaunchRules, GridStrideGridIsOneWaveOfResidentBlocks) {
   const bs::DeviceLimits d = h200_like();
   bs::KernelAttributes k;
   k.registers_per_thread = 32;  // 8 blocks of 256 threads fit (2048 threads per SM)
-  auto c = gray_rung(GrayKernel::GridStride).launch_config(GrayLayout::Planar, {256, 1, 1}, 8192,
-                                   8192, d, k);
+  auto c = gray_rung(GrayKernel::GridStride).launch_config(GrayLayout::Planar, {256, 1, 1}, 8192, 8192, d, k);
   EXPECT_EQ(c.grid, (Dim3{132 * 8, 1, 1}));
   k.registers_per_thread = 72;  // 2304 registers per warp: 7 warps per sub-partition, 3 blocks
-  c = gray_rung(GrayKernel::GridStride).launch_config(GrayLayout::Planar, {256, 1, 1}, 8192, 8192, d,
-                              k);
+  c = gray_rung(GrayKernel::GridStride).launch_config(GrayLayout::Planar, {256, 1, 1}, 8192, 8192, d, k);
   EXPECT_EQ(c.grid, (Dim3{132 * 3, 1, 1}));
   // A small image needs fewer blocks than one wave: 100 x 100 planar is 625 chunks of 16 pixels.
-  c = gray_rung(GrayKernel::GridStride).launch_config(GrayLayout::Planar, {256, 1, 1}, 100, 100, d,
-                              k);
+  c = gray_rung(GrayKernel::GridStride).launch_config(GrayLayout::Planar, {256, 1, 1}, 100, 100, d, k);
   EXPECT_EQ(c.grid, (Dim3{3, 1, 1}));
   // The non-looping vector rung covers every chunk: 8192^2 / 16 chunks of 256 threads.
   c = gray_rung(GrayKernel::Vec16).launch_config(GrayLayout::Planar, {256, 1, 1}, 8192, 8192, d, k);
@@ -515,8 +489,8 @@ TEST(LadderLaunchRules, RefusalsSayWhy) {
   EXPECT_NE(s.message.find("too small"), std::string::npos) << s.message;
   // ... but any grid is fine for a grid-stride rung, as long as it is (x, 1, 1).
   c.grid = {1, 1, 1};
-  EXPECT_TRUE(check_gray_rung_launch(gray_rung(GrayKernel::GridStride), GrayLayout::Planar, c, 1023, 767, d,
-                                     nullptr).ok());
+  EXPECT_TRUE(
+      check_gray_rung_launch(gray_rung(GrayKernel::GridStride), GrayLayout::Planar, c, 1023, 767, d, nullptr).ok());
   c.grid = {4, 2, 1};
   s = check_gray_rung_launch(gray_rung(GrayKernel::GridStride), GrayLayout::Planar, c, 1023, 767, d, nullptr);
   ASSERT_FALSE(s.ok());

@@ -75,9 +75,9 @@ struct DeviceBytes {
 };
 
 std::string what(const GrayRung& r, GrayLayout l, const Image& im, Dim3 block, unsigned so, unsigned oo) {
-  return r.info.id + " " + to_string(l) + " " + std::to_string(im.w) + "x" +
-         std::to_string(im.h) + " block " + bs::to_string(block) + " src+" + std::to_string(so) +
-         " out+" + std::to_string(oo) + " (seed " + std::to_string(im.seed) + ")";
+  return r.info.id + " " + to_string(l) + " " + std::to_string(im.w) + "x" + std::to_string(im.h) + " block " +
+         bs::to_string(block) + " src+" + std::to_string(so) + " out+" + std::to_string(oo) + " (seed " +
+         std::to_string(im.seed) + ")";
 }
 
 TEST(GrayLadderOnGpu, EveryRungAndLayoutIsBitExactWithTheSimulatorAtEveryAlignment) {
@@ -89,8 +89,8 @@ TEST(GrayLadderOnGpu, EveryRungAndLayoutIsBitExactWithTheSimulatorAtEveryAlignme
 
   // 4000 x 3 and 2048 x 33 (n a multiple of 16) at offsets (0, 0): every buffer 16-byte aligned,
   // the case a rung may take a shorter path for; 2048 x 33 is several blocks of chunks.
-  const std::vector<std::pair<int, int>> sizes{{1, 1},   {1, 5000}, {1023, 767}, {4000, 3}, {2048, 33},
-                                               {8191, 1}, {17, 3},  {33, 7},     {31, 1}};
+  const std::vector<std::pair<int, int>> sizes{{1, 1},    {1, 5000}, {1023, 767}, {4000, 3}, {2048, 33},
+                                               {8191, 1}, {17, 3},   {33, 7},     {31, 1}};
   const std::pair<unsigned, unsigned> offsets[] = {{0, 0}, {1, 5}, {7, 15}, {15, 1}, {3, 8}};
   int compared = 0;
   for (auto [w, h] : sizes) {
@@ -107,8 +107,7 @@ TEST(GrayLadderOnGpu, EveryRungAndLayoutIsBitExactWithTheSimulatorAtEveryAlignme
           EXPECT_EQ(attrs.local_bytes_per_thread, 0u) << rung.info.id << " spills to local memory";
         }
         std::vector<Dim3> blocks{rung.info.default_block};
-        if (rung.body)
-          blocks.push_back(rung.info.block_rank == 2 ? Dim3{7, 13, 1} : Dim3{100, 1, 1});
+        if (rung.body) blocks.push_back(rung.info.block_rank == 2 ? Dim3{7, 13, 1} : Dim3{100, 1, 1});
         for (Dim3 block : blocks)
           for (auto [so, oo] : offsets) {
             SCOPED_TRACE(what(r, l, im, block, so, oo));
@@ -117,8 +116,7 @@ TEST(GrayLadderOnGpu, EveryRungAndLayoutIsBitExactWithTheSimulatorAtEveryAlignme
             DeviceBytes out = DeviceBytes::make(n, oo);
             ASSERT_NE(src.p, nullptr);
             ASSERT_NE(out.p, nullptr);
-            ASSERT_EQ(cudaMemcpy(src.p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
-                      cudaSuccess);
+            ASSERT_EQ(cudaMemcpy(src.p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
             ASSERT_EQ(cudaMemset(out.p, 0xff, n), cudaSuccess);
             GrayArgs a{};
             a.width = w;
@@ -127,8 +125,7 @@ TEST(GrayLadderOnGpu, EveryRungAndLayoutIsBitExactWithTheSimulatorAtEveryAlignme
             a.out = out.p;
             (l == GrayLayout::Planar ? a.planar_rgb : a.rgba) = src.p;
 
-            const LaunchConfig cfg =
-                r.launch_config(l, block, w, h, limits.value(), attrs);
+            const LaunchConfig cfg = r.launch_config(l, block, w, h, limits.value(), attrs);
             const auto refusal = check_gray_rung_launch(r, l, cfg, w, h, limits.value(), &attrs);
             ASSERT_TRUE(refusal.ok()) << refusal.describe();
             const auto launched = launch_gray_rung(r, l, cfg, a, nullptr, nullptr);
@@ -140,8 +137,7 @@ TEST(GrayLadderOnGpu, EveryRungAndLayoutIsBitExactWithTheSimulatorAtEveryAlignme
             for (std::size_t i = 0; i < n; ++i)
               ASSERT_EQ(int(from_gpu[i]), int(im.expected[i]))
                   << "pixel " << i << (from_gpu[i] == 0xff ? " never written" : " != gray_value");
-            expect_matches_reference(im.rgba, w, h, from_gpu, what(r, l, im, block, so, oo).c_str(),
-                                     im.seed);
+            expect_matches_reference(im.rgba, w, h, from_gpu, what(r, l, im, block, so, oo).c_str(), im.seed);
             if (rung.body) {
               // The simulator, on host buffers at the same misalignments, with the simulator's
               // own grid (the GPU's grid-stride grid comes from the device).
@@ -153,11 +149,9 @@ TEST(GrayLadderOnGpu, EveryRungAndLayoutIsBitExactWithTheSimulatorAtEveryAlignme
               (l == GrayLayout::Planar ? ha.planar_rgb : ha.rgba) = hs.p;
               EXPECT_EQ(r.plan(l, ha).head, r.plan(l, a).head);
               EXPECT_EQ(r.plan(l, ha).tail, r.plan(l, a).tail);
-              const LaunchConfig scfg =
-                  r.launch_config(l, block, w, h, sim_limits, bs::KernelAttributes{});
+              const LaunchConfig scfg = r.launch_config(l, block, w, h, sim_limits, bs::KernelAttributes{});
               ASSERT_TRUE(r.simulate(sim, l, scfg, ha, {}).status.ok());
-              ASSERT_EQ(0, std::memcmp(from_gpu.data(), ho.p, n))
-                  << "GPU and simulator disagree";
+              ASSERT_EQ(0, std::memcmp(from_gpu.data(), ho.p, n)) << "GPU and simulator disagree";
             }
             ++compared;
           }
@@ -178,8 +172,7 @@ TEST(GrayLadderOnGpu, TracedWrappersRecordEveryBlockOnceAndComputeTheSamePixels)
       SCOPED_TRACE(rung.info.id + " " + to_string(l));
       const auto& bytes = l == GrayLayout::Planar ? im.planar : im.rgba;
       DeviceBytes src = DeviceBytes::make(bytes.size(), 0), out = DeviceBytes::make(n, 3);
-      ASSERT_EQ(cudaMemcpy(src.p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice),
-                cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(src.p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
       ASSERT_EQ(cudaMemset(out.p, 0xff, n), cudaSuccess);
       GrayArgs a{};
       a.width = im.w;
@@ -189,8 +182,8 @@ TEST(GrayLadderOnGpu, TracedWrappersRecordEveryBlockOnceAndComputeTheSamePixels)
       (l == GrayLayout::Planar ? a.planar_rgb : a.rgba) = src.p;
       auto attrs = gray_rung_attributes(rung, l);
       ASSERT_TRUE(attrs.ok());
-      const LaunchConfig cfg = rung.launch_config(l, rung.info.default_block, im.w,
-                                                       im.h, limits.value(), attrs.value());
+      const LaunchConfig cfg =
+          rung.launch_config(l, rung.info.default_block, im.w, im.h, limits.value(), attrs.value());
       auto trace = bs::trace::TraceBuffer::allocate(cfg.grid);
       ASSERT_TRUE(trace.ok()) << trace.status().describe();
       ASSERT_TRUE(launch_gray_rung(rung, l, cfg, a, trace->records(), nullptr).ok());

@@ -18,8 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (result.ok()) {
     const bs::Rgba8Image& image = result.value();
     const bool consistent = image.width > 0 && image.height > 0 && image.width <= limits.max_side &&
-                            image.height <= limits.max_side &&
-                            image.pixel_count() <= limits.max_pixels &&
+                            image.height <= limits.max_side && image.pixel_count() <= limits.max_pixels &&
                             image.rgba.size() == image.pixel_count() * 4 && !image.format.empty() &&
                             image.source_channels >= 1 && image.source_channels <= 4;
     if (!consistent) std::abort();

@@ -24,12 +24,16 @@ int main(int argc, char** argv) {
   std::vector<std::uint16_t> samples(rgb.begin(), rgb.end()), samples16(w * h * 3);
   for (auto& s : samples16) s = static_cast<std::uint16_t>(rng());
 
-  struct PngCase { const char* name; PngColor color; int depth; };
-  for (auto c : {PngCase{"gray1", PngColor::gray, 1}, PngCase{"gray4", PngColor::gray, 4},
-                 PngCase{"gray8", PngColor::gray, 8}, PngCase{"gray16", PngColor::gray, 16},
-                 PngCase{"graya8", PngColor::gray_alpha, 8}, PngCase{"rgb16", PngColor::rgb, 16},
-                 PngCase{"rgba8", PngColor::rgba, 8}, PngCase{"palette2", PngColor::palette, 2},
-                 PngCase{"palette8", PngColor::palette, 8}})
+  struct PngCase {
+    const char* name;
+    PngColor color;
+    int depth;
+  };
+  for (auto c :
+       {PngCase{"gray1", PngColor::gray, 1}, PngCase{"gray4", PngColor::gray, 4}, PngCase{"gray8", PngColor::gray, 8},
+        PngCase{"gray16", PngColor::gray, 16}, PngCase{"graya8", PngColor::gray_alpha, 8},
+        PngCase{"rgb16", PngColor::rgb, 16}, PngCase{"rgba8", PngColor::rgba, 8},
+        PngCase{"palette2", PngColor::palette, 2}, PngCase{"palette8", PngColor::palette, 8}})
     seed(std::string(c.name) + ".png", encode_png(random_png_image(w, h, c.color, c.depth, rng), &rng));
   seed("header-only.png", png_header_only(40000, 3));
   seed("animated.gif", encode_gif(random_gif(w, h, 2, rng)));

@@ -125,15 +125,32 @@ TEST_F(AsyncImageLoaderTest, ThousandFilesDroppedAtOnce) {
     const auto path = dir_ / ("drop" + std::to_string(i) + (i % 5 == 0 ? ".jpg" : ".png"));
     bool ok = false;
     switch (i % 10) {
-      case 0: case 5: write_file(path, jpeg); ok = true; break;
+      case 0:
+      case 5:
+        write_file(path, jpeg);
+        ok = true;
+        break;
       case 1: write_file(path, truncated_png); break;
       case 2: write_file(path, {}); break;
       case 3: write_file(path, Bytes(text.begin(), text.end())); break;
       case 4: break;  // missing
-      case 6: paths.push_back(dir_ / "a folder.png"); valid.push_back(false); continue;
+      case 6:
+        paths.push_back(dir_ / "a folder.png");
+        valid.push_back(false);
+        continue;
       case 7: write_file(path, png_header_only(65535, 65535)); break;
-      case 8: { Bytes junk = random_bytes(300, rng_); junk[1] = 0x7E; write_file(path, junk); break; }  // never a plausible TGA
-      case 9: { Bytes j = jpeg; j.resize(j.size() * 2 / 3); write_file(path, j); break; }
+      case 8: {
+        Bytes junk = random_bytes(300, rng_);
+        junk[1] = 0x7E;
+        write_file(path, junk);
+        break;
+      }  // never a plausible TGA
+      case 9: {
+        Bytes j = jpeg;
+        j.resize(j.size() * 2 / 3);
+        write_file(path, j);
+        break;
+      }
     }
     paths.push_back(path);
     valid.push_back(ok);
@@ -160,8 +177,8 @@ TEST_F(AsyncImageLoaderTest, ThousandFilesDroppedAtOnce) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::size_t growth = peak > baseline ? peak - baseline : 0;
-  std::printf("[ info     ] 1000 files in %.2f s; resident memory grew by %.1f MiB at peak\n",
-              seconds, double(growth) / (1 << 20));
+  std::printf("[ info     ] 1000 files in %.2f s; resident memory grew by %.1f MiB at peak\n", seconds,
+              double(growth) / (1 << 20));
   EXPECT_LT(growth, std::size_t(160) << 20) << "decoded images are piling up";
 
   const auto outcomes = loader.take_finished();

@@ -42,14 +42,12 @@ Bytes to_rgba(std::span<const std::uint8_t> pixels, int channels) {
 
 std::string as_string(std::u8string_view text) { return std::string(text.begin(), text.end()); }
 
-Result<Rgba8Image> load_bytes(const Bytes& bytes, const std::string& name = "fixture",
-                              const LoadLimits& limits = {}) {
+Result<Rgba8Image> load_bytes(const Bytes& bytes, const std::string& name = "fixture", const LoadLimits& limits = {}) {
   return load_image_memory(bytes, name, limits);
 }
 
 std::string describe(const Result<Rgba8Image>& r) {
-  return r.ok() ? "loaded " + std::to_string(r->width) + " x " + std::to_string(r->height)
-                : r.status().describe();
+  return r.ok() ? "loaded " + std::to_string(r->width) + " x " + std::to_string(r->height) : r.status().describe();
 }
 
 // Mean absolute difference over colour channels: lossy formats must be close on average too,
@@ -87,8 +85,7 @@ struct PngCase {
 
 std::string png_case_name(const ::testing::TestParamInfo<PngCase>& info) {
   const char* names[] = {"gray", "?", "rgb", "palette", "gray_alpha", "?", "rgba"};
-  return std::string(names[static_cast<int>(info.param.color)]) + "_" +
-         std::to_string(info.param.bit_depth) + "bit";
+  return std::string(names[static_cast<int>(info.param.color)]) + "_" + std::to_string(info.param.bit_depth) + "bit";
 }
 
 class PngFormats : public ImageLoaderTest, public ::testing::WithParamInterface<PngCase> {};
@@ -111,8 +108,7 @@ TEST_P(PngFormats, DecodesExactlyTheWrittenSamples) {
     EXPECT_EQ(loaded->format, "PNG");
     EXPECT_EQ(loaded->name, "image.png");
     EXPECT_EQ(loaded->source_bits_per_channel, depth == 16 ? 16 : 8);
-    const int channels = color == PngColor::palette ? (image.palette_alpha.empty() ? 3 : 4)
-                                                    : png_channels(color);
+    const int channels = color == PngColor::palette ? (image.palette_alpha.empty() ? 3 : 4) : png_channels(color);
     EXPECT_EQ(loaded->source_channels, channels);
     EXPECT_TRUE(same_pixels(expected_rgba(image), loaded->rgba, w));
   }
@@ -120,14 +116,11 @@ TEST_P(PngFormats, DecodesExactlyTheWrittenSamples) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllColourTypes, PngFormats,
-    ::testing::Values(PngCase{PngColor::gray, 1}, PngCase{PngColor::gray, 2},
-                      PngCase{PngColor::gray, 4}, PngCase{PngColor::gray, 8},
-                      PngCase{PngColor::gray, 16}, PngCase{PngColor::gray_alpha, 8},
-                      PngCase{PngColor::gray_alpha, 16}, PngCase{PngColor::rgb, 8},
-                      PngCase{PngColor::rgb, 16}, PngCase{PngColor::rgba, 8},
-                      PngCase{PngColor::rgba, 16}, PngCase{PngColor::palette, 1},
-                      PngCase{PngColor::palette, 2}, PngCase{PngColor::palette, 4},
-                      PngCase{PngColor::palette, 8}),
+    ::testing::Values(PngCase{PngColor::gray, 1}, PngCase{PngColor::gray, 2}, PngCase{PngColor::gray, 4},
+                      PngCase{PngColor::gray, 8}, PngCase{PngColor::gray, 16}, PngCase{PngColor::gray_alpha, 8},
+                      PngCase{PngColor::gray_alpha, 16}, PngCase{PngColor::rgb, 8}, PngCase{PngColor::rgb, 16},
+                      PngCase{PngColor::rgba, 8}, PngCase{PngColor::rgba, 16}, PngCase{PngColor::palette, 1},
+                      PngCase{PngColor::palette, 2}, PngCase{PngColor::palette, 4}, PngCase{PngColor::palette, 8}),
     png_case_name);
 
 TEST_F(ImageLoaderTest, SixteenBitKeepsTheHighByte) {
@@ -198,7 +191,7 @@ TEST_F(ImageLoaderTest, JpegHuffmanTableWithTooManyCodesIsRefused) {
   const int w = random_int(8, 40), h = random_int(8, 40);
   const Bytes pixels = random_bytes(std::size_t(w) * h, rng());
   const Bytes good = encode_progressive_jpeg(w, h, 1, pixels);
-  Bytes dht = {0xFF, 0xC4, 0x01, 0x3F, 0x10};  // length 319: class 1, table 0, then 16 counts
+  Bytes dht = {0xFF, 0xC4, 0x01, 0x3F, 0x10};                   // length 319: class 1, table 0, then 16 counts
   for (int i = 0; i < 16; ++i) dht.push_back(i < 15 ? 20 : 0);  // 300 codes
   const Bytes values = random_bytes(300, rng());
   dht.insert(dht.end(), values.begin(), values.end());
@@ -331,7 +324,8 @@ TEST_F(ImageLoaderTest, PsdComposite) {
       // Photoshop's composite is matted against white where alpha is partial, and stb_image
       // removes that matte; with alpha only fully transparent or opaque the colours pass as is.
       if (channels == 4)
-        for (std::size_t a = 3; a < samples.size(); a += 4) samples[a] = samples[a] & 1 ? (depth == 16 ? 65535 : 255) : 0;
+        for (std::size_t a = 3; a < samples.size(); a += 4)
+          samples[a] = samples[a] & 1 ? (depth == 16 ? 65535 : 255) : 0;
       auto loaded = load_bytes(encode_psd(w, h, channels, depth, samples), "image.psd");
       ASSERT_TRUE(loaded.ok()) << describe(loaded);
       EXPECT_EQ(loaded->format, "PSD");
@@ -360,8 +354,8 @@ TEST_F(ImageLoaderTest, HdrIsTonemappedWithStbDefaults) {
     int exponent = 0;
     std::frexp(largest, &exponent);
     for (int c = 0; c < 3; ++c) {
-      const float stored = largest < 1e-32f ? 0.0f
-                                            : std::ldexp(std::floor(std::ldexp(rgb[p * 3 + c], 8 - exponent)), exponent - 8);
+      const float stored =
+          largest < 1e-32f ? 0.0f : std::ldexp(std::floor(std::ldexp(rgb[p * 3 + c], 8 - exponent)), exponent - 8);
       const float v = std::pow(stored, 1.0f / 2.2f) * 255.0f + 0.5f;
       expected[p * 4 + c] = static_cast<std::uint8_t>(std::clamp(v, 0.0f, 255.0f));
     }
@@ -479,11 +473,11 @@ TEST_F(ImageLoaderTest, TruncatedFilesOfEveryFormatAreRefused) {
       {"cut.psd", encode_psd(w, h / 3, 3, 8, std::span(samples).first(std::size_t(w) * (h / 3) * 3)), 40, 0},
   };
   for (const auto& f : fixtures) {
-    ASSERT_TRUE(load_bytes(f.file, f.name).ok()) << f.name << " must load when whole: "
-                                                 << describe(load_bytes(f.file, f.name));
+    ASSERT_TRUE(load_bytes(f.file, f.name).ok())
+        << f.name << " must load when whole: " << describe(load_bytes(f.file, f.name));
     for (int trial = 0; trial < 6; ++trial) {
-      const std::size_t cut = std::uniform_int_distribution<std::size_t>(
-          f.data_start, f.file.size() - f.tail - 1)(rng());
+      const std::size_t cut =
+          std::uniform_int_distribution<std::size_t>(f.data_start, f.file.size() - f.tail - 1)(rng());
       SCOPED_TRACE(f.name + " cut to " + std::to_string(cut) + " of " + std::to_string(f.file.size()) + " bytes");
       const Bytes truncated(f.file.begin(), f.file.begin() + static_cast<std::ptrdiff_t>(cut));
       auto loaded = load_bytes(truncated, f.name);
@@ -506,7 +500,8 @@ TEST_F(ImageLoaderTest, PngMissingOnlyItsEndCrcLoadsAndAnyEarlierCutIsRefused) {
     ASSERT_TRUE(reference.ok()) << describe(reference);
     ASSERT_GE(whole.size(), 12u + kPngTailThatMayBeMissing);
     for (std::size_t missing = 1; missing <= 12; ++missing) {
-      SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " missing its last " + std::to_string(missing) + " bytes");
+      SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " missing its last " + std::to_string(missing) +
+                   " bytes");
       const Bytes cut(whole.begin(), whole.end() - static_cast<std::ptrdiff_t>(missing));
       const auto loaded = load_bytes(cut, "cut.png");
       if (missing <= kPngTailThatMayBeMissing) {
@@ -543,8 +538,7 @@ TEST_F(ImageLoaderTest, CorruptPngHintCarriesTheDecodersReason) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code, load_error::corrupt);
   EXPECT_EQ(loaded.status().call, "stbi_load_from_memory");
-  EXPECT_NE(loaded.status().hint.find("decoder said \"bad zlib header\""), std::string::npos)
-      << loaded.status().hint;
+  EXPECT_NE(loaded.status().hint.find("decoder said \"bad zlib header\""), std::string::npos) << loaded.status().hint;
 }
 
 TEST_F(ImageLoaderTest, EmptyFile) {

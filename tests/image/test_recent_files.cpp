@@ -12,7 +12,8 @@ namespace {
 std::vector<std::filesystem::path> random_paths(std::mt19937& rng, int count) {
   std::vector<std::filesystem::path> paths;
   for (int i = 0; i < count; ++i)
-    paths.push_back(std::filesystem::path("/data") / ("photo " + std::to_string(rng() % 100000) + "_" + std::to_string(i) + ".png"));
+    paths.push_back(std::filesystem::path("/data") /
+                    ("photo " + std::to_string(rng() % 100000) + "_" + std::to_string(i) + ".png"));
   return paths;
 }
 

@@ -15,7 +15,8 @@ namespace bs::test {
 
 // BS_TEST_SEED=<n> reproduces a failing run; otherwise every run draws fresh data.
 inline std::uint32_t test_seed() {
-  if (const char* fixed = std::getenv("BS_TEST_SEED")) return static_cast<std::uint32_t>(std::strtoul(fixed, nullptr, 10));
+  if (const char* fixed = std::getenv("BS_TEST_SEED"))
+    return static_cast<std::uint32_t>(std::strtoul(fixed, nullptr, 10));
   return std::random_device{}();
 }
 
@@ -33,8 +34,7 @@ class TempDir {
   }
   ~TempDir() {
     std::error_code ec;
-    std::filesystem::permissions(path_, std::filesystem::perms::owner_all,
-                                 std::filesystem::perm_options::add, ec);
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ec);
     std::filesystem::remove_all(path_, ec);
   }
   TempDir(const TempDir&) = delete;
@@ -49,11 +49,10 @@ class TempDir {
 // Compares RGBA8 pixels; every channel may differ by at most `tolerance`. Names the first few
 // mismatching pixels with coordinates.
 inline ::testing::AssertionResult same_pixels(std::span<const std::uint8_t> expected,
-                                              std::span<const std::uint8_t> actual, int width,
-                                              int tolerance = 0) {
+                                              std::span<const std::uint8_t> actual, int width, int tolerance = 0) {
   if (expected.size() != actual.size())
-    return ::testing::AssertionFailure() << "pixel buffer sizes differ: expected " << expected.size()
-                                         << " bytes, got " << actual.size();
+    return ::testing::AssertionFailure() << "pixel buffer sizes differ: expected " << expected.size() << " bytes, got "
+                                         << actual.size();
   std::ostringstream report;
   std::size_t mismatches = 0;
   for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -61,13 +60,13 @@ inline ::testing::AssertionResult same_pixels(std::span<const std::uint8_t> expe
     if (diff <= tolerance) continue;
     if (++mismatches <= 5) {
       const std::size_t pixel = i / 4;
-      report << "\n  pixel (" << pixel % width << ", " << pixel / width << ") channel " << i % 4
-             << ": expected " << int(expected[i]) << ", got " << int(actual[i]);
+      report << "\n  pixel (" << pixel % width << ", " << pixel / width << ") channel " << i % 4 << ": expected "
+             << int(expected[i]) << ", got " << int(actual[i]);
     }
   }
   if (mismatches == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << mismatches << " channel values differ by more than "
-                                       << tolerance << ":" << report.str();
+  return ::testing::AssertionFailure() << mismatches << " channel values differ by more than " << tolerance << ":"
+                                       << report.str();
 }
 
 }  // namespace bs::test

@@ -35,10 +35,10 @@ class FakeLab final : public bs::test::LabWithoutMemoryModel {
   }
 
   // Scripting.
-  std::set<std::string> wrong;   // block_text of shapes that give a wrong result
-  std::string fault_at;          // block_text of the shape that faults the device
+  std::set<std::string> wrong;               // block_text of shapes that give a wrong result
+  std::string fault_at;                      // block_text of the shape that faults the device
   FaultOwner fault_owner = FaultOwner::App;  // whose context that fault poisons
-  std::map<std::string, int> launches;  // block_text or config label -> timed launches
+  std::map<std::string, int> launches;       // block_text or config label -> timed launches
 
   std::string_view id() const override { return "fake"; }
   std::string_view title() const override { return "Fake"; }

@@ -33,12 +33,12 @@ CpuSnapshot snapshot(double busy_s, double ours_s, std::chrono::steady_clock::ti
 TEST(MachineLoad, OtherProgramsAreTheMachinesBusyTimeLessOursOverTheWallTime) {
   std::mt19937 rng(std::random_device{}());
   const auto t0 = std::chrono::steady_clock::now();
-  const double wall = 0.3 + 0.01 * static_cast<double>(rng() % 200);         // 0.3 .. 2.3 s
-  const double ours = 0.05 * static_cast<double>(rng() % 20);                 // 0 .. 0.95 s of CPU
-  const double others = 0.01 * static_cast<double>(rng() % 300);             // 0 .. 3 cores
+  const double wall = 0.3 + 0.01 * static_cast<double>(rng() % 200);  // 0.3 .. 2.3 s
+  const double ours = 0.05 * static_cast<double>(rng() % 20);         // 0 .. 0.95 s of CPU
+  const double others = 0.01 * static_cast<double>(rng() % 300);      // 0 .. 3 cores
   const double before_busy = 1000 + rng() % 1000, before_ours = 5 + rng() % 10;
-  const auto at = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                           std::chrono::duration<double>(wall));
+  const auto at =
+      t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(wall));
   const CpuSnapshot a = snapshot(before_busy, before_ours, t0);
   const CpuSnapshot b = snapshot(before_busy + ours + others * wall, before_ours + ours, at);
   EXPECT_NEAR(others_cores(a, b), others, 1e-6) << "wall " << wall << " ours " << ours;
@@ -63,8 +63,7 @@ double thread_cpu_s() {
 TEST(MachineLoad, TheTimingLoopSaysHowBusyTheMachineWasAroundASimulatedTime) {
   auto spin = []() -> Result<double> {
     const double start = thread_cpu_s();
-    while (thread_cpu_s() - start < 0.040) {
-    }
+    while (thread_cpu_s() - start < 0.040) {}
     return 40.0;
   };
   const double cores = std::max(1u, std::thread::hardware_concurrency());

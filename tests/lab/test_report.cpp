@@ -104,7 +104,8 @@ struct Fixture {
       r.backend = BackendKind::Cuda;
       r.config.block = block;
       if (block.x > 0 && block.y > 0)
-        r.config.grid = {static_cast<unsigned>(ceil_div(1023, block.x)), static_cast<unsigned>(ceil_div(767, block.y)), 1};
+        r.config.grid = {static_cast<unsigned>(ceil_div(1023, block.x)), static_cast<unsigned>(ceil_div(767, block.y)),
+                         1};
       r.scheme = IndexScheme::grid2d();
       r.data_width = 1023;
       r.data_height = 767;
@@ -188,8 +189,9 @@ TEST(Report, JsonParsesBackWithEveryDocumentedField) {
     EXPECT_NEAR(r.at("median_ms").number, want.timing.median_ms, want.timing.median_ms * 1e-5 + 1e-12);
     EXPECT_NEAR(r.at("ci_low_ms").number, want.timing.ci_low_ms, want.timing.ci_low_ms * 1e-5 + 1e-12);
     EXPECT_EQ(r.at("repeats").number, want.timing.repeats());
-    EXPECT_EQ(r.at("check").at("state").str,
-              want.check.passed() ? "passed" : want.check.failed() ? "failed" : "not_checked");
+    EXPECT_EQ(r.at("check").at("state").str, want.check.passed()   ? "passed"
+                                             : want.check.failed() ? "failed"
+                                                                   : "not_checked");
     if (want.ok() && !want.check.failed()) {
       // of_ceiling: the same-run copy first, then the measured ceiling, each a share of it.
       const auto& shares = r.at("of_ceiling");
@@ -208,9 +210,7 @@ TEST(Report, JsonParsesBackWithEveryDocumentedField) {
       EXPECT_EQ(r.at("rank").number, 0) << "a wrong result is never ranked";
       EXPECT_EQ(r.at("check").at("first_bad").at(0).at(3).number, 200);
     }
-    if (want.kernel == "copy") {
-      EXPECT_FALSE(r.has("launch")) << "a ceiling's grid is not ours to count";
-    }
+    if (want.kernel == "copy") { EXPECT_FALSE(r.has("launch")) << "a ceiling's grid is not ours to count"; }
     if (want.kernel != "copy" && want.ok()) {
       ASSERT_TRUE(r.has("launch"));
       EXPECT_GT(r.at("launch").at("occupancy").number, 0);

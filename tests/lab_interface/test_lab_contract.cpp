@@ -43,8 +43,7 @@ std::string odd_size(const lab::Lab& l) {
   switch (dims ? dims->size() : 0) {
     case 1: return std::to_string(odd(301, 1201));
     case 2: return std::to_string(odd(21, 61)) + "x" + std::to_string(odd(9, 31));
-    default:
-      return std::to_string(odd(17, 41)) + "x" + std::to_string(odd(17, 41)) + "x" + std::to_string(odd(5, 19));
+    default: return std::to_string(odd(17, 41)) + "x" + std::to_string(odd(17, 41)) + "x" + std::to_string(odd(5, 19));
   }
 }
 

@@ -151,8 +151,7 @@ TEST_F(VaddUser, AnOffByOneIsNamedDownToTheThreadAndAWrongKernelByItsFirstWrongE
   ASSERT_TRUE(rec.check.failed());
   EXPECT_EQ(rec.check.mismatches, 1u);
   EXPECT_NE(rec.check.note.find("first wrong element (77, 0)"), std::string::npos) << rec.check.note;
-  EXPECT_NE(rec.check.note.find("stored by thread (13, 0, 0) of block (2, 0, 0)"), std::string::npos)
-      << rec.check.note;
+  EXPECT_NE(rec.check.note.find("stored by thread (13, 0, 0) of block (2, 0, 0)"), std::string::npos) << rec.check.note;
 }
 
 TEST_F(VaddUser, ASourceIsFoundToBeThisLabsByItsSignature) {

@@ -69,7 +69,9 @@ LaunchRecord VaddLab::plan(std::string_view kernel, const KernelConfig& config) 
   const unsigned long long threads = config.block.volume();
   const unsigned long long n = a_.size();
   rec.config.block = config.block;
-  rec.config.grid = Dim3{static_cast<unsigned>(threads ? std::min<unsigned long long>((n + threads - 1) / threads, 0xffffffffull) : 0), 1, 1};
+  rec.config.grid = Dim3{
+      static_cast<unsigned>(threads ? std::min<unsigned long long>((n + threads - 1) / threads, 0xffffffffull) : 0), 1,
+      1};
   rec.status = validate_launch(rec.config, backend_.limits, nullptr);
   return rec;
 }

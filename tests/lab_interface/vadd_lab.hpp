@@ -26,14 +26,12 @@ class VaddLab final : public lab::Lab {
   const std::vector<lab::KernelInfo>& kernels() const override { return kernels_; }
   lab::ProblemInfo problem() const override;
   LaunchRecord plan(std::string_view kernel, const KernelConfig& config) override;
-  LaunchRecord run(std::string_view kernel, const KernelConfig& config,
-                   const lab::RunOptions& options) override;
+  LaunchRecord run(std::string_view kernel, const KernelConfig& config, const lab::RunOptions& options) override;
   std::size_t output_bytes() const override { return c_.size() * sizeof(float); }
   Status download_output(void* host) override;
-  std::optional<mapping::ElementOwner> owner(const LaunchRecord& launch, long long x,
-                                             long long y) const override;
-  std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block,
-                                                 unsigned warp, int step) const override;
+  std::optional<mapping::ElementOwner> owner(const LaunchRecord& launch, long long x, long long y) const override;
+  std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block, unsigned warp,
+                                                 int step) const override;
   Result<std::unique_ptr<lab::Lab>> fork() const override;
   Status set_random_problem(std::string_view size) override;  // "N"
   std::string size_syntax() const override { return "N (elements)"; }

@@ -36,7 +36,11 @@ class VaddSpec final : public lab::UserKernelSpec {
     f.default_block = {256, 1, 1};
     f.presets = {{32, 1, 1}, {96, 1, 1}, {256, 1, 1}};
     forms_ = {f};
-    templates_ = {{"vadd", "Vector add", "vadd", {256, 1, 1}, 0,
+    templates_ = {{"vadd",
+                   "Vector add",
+                   "vadd",
+                   {256, 1, 1},
+                   0,
                    "__global__ void vadd(float* a, float* b, float* c, int n) {\n"
                    "    int i = blockIdx.x*blockDim.x + threadIdx.x;\n"
                    "    if (i < n) c[i] = a[i] + b[i];\n"

@@ -88,9 +88,8 @@ void VaddView::draw_data(const LaunchRecord& shown, bool, ViewContext&, ViewRequ
 }
 
 std::vector<app::Tab> VaddView::tabs() {
-  return {app::Tab{.panel = app::Panel::Memory,
-                   .draw = [this](app::TabContext& c) { draw_memory(c.shown); },
-                   .needs_launch = true}};
+  return {app::Tab{
+      .panel = app::Panel::Memory, .draw = [this](app::TabContext& c) { draw_memory(c.shown); }, .needs_launch = true}};
 }
 
 void VaddView::draw_memory(const LaunchRecord& shown) {

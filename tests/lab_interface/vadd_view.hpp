@@ -12,8 +12,8 @@ namespace bs::test {
 
 class VaddView final : public app::LabView {
  public:
-  static Result<std::unique_ptr<app::LabView>> create(std::unique_ptr<lab::Lab> lab,
-                                                      const app::LabViewSetup& setup, app::ViewContext& ctx);
+  static Result<std::unique_ptr<app::LabView>> create(std::unique_ptr<lab::Lab> lab, const app::LabViewSetup& setup,
+                                                      app::ViewContext& ctx);
   lab::Lab& lab() override { return *lab_; }
   const lab::Lab& lab() const override { return *lab_; }
   Status set_lab(std::unique_ptr<lab::Lab> lab, app::ViewContext& ctx) override;

@@ -200,9 +200,7 @@ TEST(LineCounter, T1sHottestLinesAreTheRungsWithTheTensorCoreStandInsFoldedIn) {
   const std::string rung = "kernels/labs/matmul/tc1_wmma.hpp";
   for (const LineSamples& l : p.lines) {
     EXPECT_NE(l.file, "kernels/labs/matmul/tc_warp_ops.hpp") << "line " << l.line << " was not folded";
-    if (l.file != rung) {
-      EXPECT_EQ(l.folded, 0) << l.file << ":" << l.line;
-    }
+    if (l.file != rung) { EXPECT_EQ(l.folded, 0) << l.file << ":" << l.line; }
   }
   for (int i = 0; i < 3 && i < static_cast<int>(p.lines.size()); ++i)
     EXPECT_EQ(p.lines[static_cast<std::size_t>(i)].file, rung) << "hot line " << i;

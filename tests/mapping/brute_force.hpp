@@ -52,7 +52,7 @@ void for_each_thread(const IndexScheme& s, const LaunchConfig& c, long long w, l
                     t.elements.push_back(e);
                     if (!s.grid_stride) break;
                   }
-                  for (long long base = static_cast<long long>(bx) * T * K; ; base += G * K) {
+                  for (long long base = static_cast<long long>(bx) * T * K;; base += G * K) {
                     bool any = false;
                     for (long long j = 0; j < K; ++j) {
                       const long long first = head + (base + j * T + static_cast<long long>(counter)) * V;
@@ -81,15 +81,16 @@ void for_each_thread(const IndexScheme& s, const LaunchConfig& c, long long w, l
                 case IndexScheme::Kind::Tiled: {
                   // Patches numbered row-major over the block's tile.
                   const long long per_row = s.tile_w / s.thread_w;
-                  const long long x0 = static_cast<long long>(bx) * s.tile_w + static_cast<long long>(counter % per_row) * s.thread_w;
-                  const long long y0 = static_cast<long long>(by) * s.tile_h + static_cast<long long>(counter / per_row) * s.thread_h;
+                  const long long x0 =
+                      static_cast<long long>(bx) * s.tile_w + static_cast<long long>(counter % per_row) * s.thread_w;
+                  const long long y0 =
+                      static_cast<long long>(by) * s.tile_h + static_cast<long long>(counter / per_row) * s.thread_h;
                   for (long long y = y0; y < y0 + s.thread_h; ++y)
                     for (long long x = x0; x < x0 + s.thread_w; ++x)
                       if (x < w && y < h) t.elements.push_back(y * w + x);
                   break;
                 }
-                case IndexScheme::Kind::Recorded:
-                  break;
+                case IndexScheme::Kind::Recorded: break;
               }
               f(t);
             }
@@ -112,7 +113,8 @@ inline LaunchConfig covering_config(const IndexScheme& s, Dim3 block, long long 
   switch (s.kind) {
     case IndexScheme::Kind::Flat: {
       const long long n = w * h;
-      const long long body = std::max<long long>(0, n - std::min<long long>(s.head, n) - std::min<long long>(s.tail, n));
+      const long long body =
+          std::max<long long>(0, n - std::min<long long>(s.head, n) - std::min<long long>(s.tail, n));
       const unsigned long long chunks = (body + s.vector - 1) / s.vector;
       unsigned long long blocks = std::max<unsigned long long>(1, (chunks + T * s.per_thread - 1) / (T * s.per_thread));
       if (s.grid_stride) blocks = std::min<unsigned long long>(blocks, 2);
@@ -120,16 +122,18 @@ inline LaunchConfig covering_config(const IndexScheme& s, Dim3 block, long long 
       break;
     }
     case IndexScheme::Kind::Grid2D:
-      c.grid = Dim3{static_cast<unsigned>((w + block.x - 1) / block.x), static_cast<unsigned>((h + block.y - 1) / block.y), 1};
+      c.grid = Dim3{static_cast<unsigned>((w + block.x - 1) / block.x),
+                    static_cast<unsigned>((h + block.y - 1) / block.y), 1};
       break;
     case IndexScheme::Kind::Grid2DTransposed:
-      c.grid = Dim3{static_cast<unsigned>((h + block.x - 1) / block.x), static_cast<unsigned>((w + block.y - 1) / block.y), 1};
+      c.grid = Dim3{static_cast<unsigned>((h + block.x - 1) / block.x),
+                    static_cast<unsigned>((w + block.y - 1) / block.y), 1};
       break;
     case IndexScheme::Kind::Tiled:
-      c.grid = Dim3{static_cast<unsigned>((w + s.tile_w - 1) / s.tile_w), static_cast<unsigned>((h + s.tile_h - 1) / s.tile_h), 1};
+      c.grid = Dim3{static_cast<unsigned>((w + s.tile_w - 1) / s.tile_w),
+                    static_cast<unsigned>((h + s.tile_h - 1) / s.tile_h), 1};
       break;
-    case IndexScheme::Kind::Recorded:
-      break;
+    case IndexScheme::Kind::Recorded: break;
   }
   return c;
 }
@@ -150,15 +154,14 @@ inline IndexScheme flat(unsigned vector, unsigned per_thread, bool stride, long 
 // blocks), too small (uncovered elements) and with extra y/z extent (duplicated work). Kept
 // small enough that every thread can be enumerated.
 inline std::vector<Case> small_cases() {
-  const std::vector<std::pair<int, int>> shapes = {
-      {1, 1}, {5, 3}, {17, 13}, {31, 9}, {64, 2}, {33, 1}, {1, 47}, {40, 25}, {1, 5000}, {5000, 1}};
-  const std::vector<Dim3> blocks = {{1, 1, 1},   {7, 3, 1},  {33, 1, 1},   {32, 1, 1}, {32, 33, 1},
-                                    {16, 16, 1}, {1, 32, 1}, {3, 1, 1},    {64, 1, 1}, {1, 5, 1},
-                                    {5, 7, 2},   {96, 1, 1}, {1000, 1, 1}, {8, 4, 1},  {1, 1024, 1},
-                                    {9, 7, 1},   {31, 1, 1}};
-  const std::vector<IndexScheme> schemes = {IndexScheme::flat(), IndexScheme::grid2d(), IndexScheme::grid2d_transposed(),
-                                            flat(4, 1, false, 0, 0),  flat(16, 1, false, 5, 3), flat(1, 3, false, 0, 0),
-                                            flat(4, 2, true, 0, 0),   flat(16, 1, true, 7, 9)};
+  const std::vector<std::pair<int, int>> shapes = {{1, 1},  {5, 3},  {17, 13}, {31, 9},   {64, 2},
+                                                   {33, 1}, {1, 47}, {40, 25}, {1, 5000}, {5000, 1}};
+  const std::vector<Dim3> blocks = {{1, 1, 1},    {7, 3, 1}, {33, 1, 1},   {32, 1, 1}, {32, 33, 1}, {16, 16, 1},
+                                    {1, 32, 1},   {3, 1, 1}, {64, 1, 1},   {1, 5, 1},  {5, 7, 2},   {96, 1, 1},
+                                    {1000, 1, 1}, {8, 4, 1}, {1, 1024, 1}, {9, 7, 1},  {31, 1, 1}};
+  const std::vector<IndexScheme> schemes = {
+      IndexScheme::flat(),      IndexScheme::grid2d(),   IndexScheme::grid2d_transposed(), flat(4, 1, false, 0, 0),
+      flat(16, 1, false, 5, 3), flat(1, 3, false, 0, 0), flat(4, 2, true, 0, 0),           flat(16, 1, true, 7, 9)};
   std::vector<Case> cases;
   for (auto [w, h] : shapes)
     for (const Dim3& b : blocks)
@@ -193,8 +196,8 @@ inline std::vector<Case> small_cases() {
 }
 
 inline std::string describe(const Case& k) {
-  return bs::describe(k.scheme) + " data " + std::to_string(k.width) + "x" + std::to_string(k.height) +
-         " grid " + to_string(k.config.grid) + " block " + to_string(k.config.block);
+  return bs::describe(k.scheme) + " data " + std::to_string(k.width) + "x" + std::to_string(k.height) + " grid " +
+         to_string(k.config.grid) + " block " + to_string(k.config.block);
 }
 
 }  // namespace bs::mapping::test

@@ -44,7 +44,7 @@ std::map<std::tuple<unsigned, unsigned, unsigned>, Expected> walk_clusters(Dim3 
 TEST(ClusterModel, EveryBlockSitsInTheClusterAndRankTheWalkGives) {
   std::mt19937 rng(std::random_device{}());
   std::vector<std::pair<Dim3, Dim3>> shapes = {{{12, 1, 1}, {2, 1, 1}}, {{6, 4, 2}, {2, 2, 1}}, {{9, 2, 4}, {3, 1, 2}},
-                                               {{5, 3, 1}, {1, 1, 1}}, {{8, 8, 1}, {4, 2, 1}}, {{2, 2, 8}, {1, 2, 4}}};
+                                               {{5, 3, 1}, {1, 1, 1}},  {{8, 8, 1}, {4, 2, 1}}, {{2, 2, 8}, {1, 2, 4}}};
   // And a random one: cluster dims of at most 8 blocks, a grid of whole clusters.
   const Dim3 rc{1 + static_cast<unsigned>(rng() % 4), 1 + static_cast<unsigned>(rng() % 2), 1};
   shapes.push_back({Dim3{rc.x * (1 + static_cast<unsigned>(rng() % 7)), rc.y * (1 + static_cast<unsigned>(rng() % 5)),

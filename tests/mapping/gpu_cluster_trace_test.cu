@@ -26,8 +26,7 @@ namespace {
 __global__ void cluster_sample_traced(unsigned* out, std::uint64_t spin_ns, trace::DeviceBlockRecord* records) {
   trace::BlockRecorder recorder(records);
   const std::uint64_t t0 = trace::global_timer_ns();
-  while (trace::global_timer_ns() - t0 < spin_ns) {
-  }
+  while (trace::global_timer_ns() - t0 < spin_ns) {}
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;" ::: "memory");
 #endif
@@ -49,7 +48,7 @@ TEST(GpuClusterTrace, RecordedClustersAreTheModelsAndCoScheduled) {
   if (limits->compute_major < 9) BS_SKIP() << limits->name << " has no thread block clusters (sm_90 and later)";
   const std::vector<Shape> shapes = {
       {{14, 1, 1}, {2, 1, 1}}, {{12, 6, 1}, {2, 2, 1}}, {{3, 4, 6}, {1, 2, 2}}, {{20, 3, 1}, {4, 1, 1}},
-      {{16, 2, 1}, {8, 1, 1}}, {{9, 5, 3}, {3, 1, 1}}, {{7, 3, 2}, {1, 1, 1}},  // the last: no clusters
+      {{16, 2, 1}, {8, 1, 1}}, {{9, 5, 3}, {3, 1, 1}},  {{7, 3, 2}, {1, 1, 1}},  // the last: no clusters
   };
   for (const Shape& sh : shapes) {
     SCOPED_TRACE(to_string(sh.grid) + " in clusters of " + to_string(sh.cluster));

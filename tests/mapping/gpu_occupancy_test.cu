@@ -52,8 +52,7 @@ __global__ void registers_kernel(const float* in, float* out, int n) {
 
 // __launch_bounds__ caps registers so 1024 threads fit (64 per thread), spilling if needed.
 template <int N>
-__global__ void __launch_bounds__(1024, 1)
-    registers_bounded_1024(const float* in, float* out, int n) {
+__global__ void __launch_bounds__(1024, 1) registers_bounded_1024(const float* in, float* out, int n) {
   register_hungry_body<N>(in, out, n);
 }
 
@@ -113,8 +112,8 @@ TEST(GpuOccupancy, CalculatorMatchesCudaOccupancyApi) {
 
   // The opt-in kernel may use everything a block can have.
   const int optin_dynamic = static_cast<int>(d.shared_per_block_optin);
-  ASSERT_EQ(cudaFuncSetAttribute(fn(&dynamic_shared_optin_kernel),
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize, optin_dynamic),
+  ASSERT_EQ(cudaFuncSetAttribute(fn(&dynamic_shared_optin_kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 optin_dynamic),
             cudaSuccess);
 
   const std::size_t KiB = 1024;
@@ -146,35 +145,32 @@ TEST(GpuOccupancy, CalculatorMatchesCudaOccupancyApi) {
     auto attrs = cuda::query_kernel_attributes(k.fn);
     ASSERT_TRUE(attrs.ok()) << k.name << ": " << attrs.status().describe();
     const KernelAttributes& a = attrs.value();
-    std::printf("%-22s regs %3u  static smem %6zu  max threads %4u  max dynamic %6zu  local %zu\n",
-                k.name.c_str(), a.registers_per_thread, a.static_shared_bytes,
-                a.max_threads_per_block, a.max_dynamic_shared_bytes, a.local_bytes_per_thread);
+    std::printf("%-22s regs %3u  static smem %6zu  max threads %4u  max dynamic %6zu  local %zu\n", k.name.c_str(),
+                a.registers_per_thread, a.static_shared_bytes, a.max_threads_per_block, a.max_dynamic_shared_bytes,
+                a.local_bytes_per_thread);
     for (std::size_t dyn : k.dynamic_sizes) {
       if (a.static_shared_bytes + dyn >
           (k.name == "dynamic_shared_optin" ? d.shared_per_block_optin : d.shared_per_block))
         continue;  // not a launchable configuration
       for (unsigned T = 1; T <= a.max_threads_per_block; ++T) {
         int cuda_blocks = -1;
-        const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &cuda_blocks, k.fn, static_cast<int>(T), dyn);
-        ASSERT_EQ(e, cudaSuccess) << k.name << " T=" << T << " dyn=" << dyn << ": "
-                                  << cudaGetErrorString(e);
+        const cudaError_t e =
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cuda_blocks, k.fn, static_cast<int>(T), dyn);
+        ASSERT_EQ(e, cudaSuccess) << k.name << " T=" << T << " dyn=" << dyn << ": " << cudaGetErrorString(e);
         const Occupancy o = compute_occupancy(T, dyn, a, d);
         ++compared;
         if (static_cast<int>(o.active_blocks_per_sm) != cuda_blocks && mismatches.size() < 25)
-          mismatches.push_back(k.name + " T=" + std::to_string(T) + " dyn=" + std::to_string(dyn) +
-                               ": CUDA " + std::to_string(cuda_blocks) + ", blockscope " +
-                               std::to_string(o.active_blocks_per_sm) + " (limited by " +
-                               to_string(o.limiter) + ")");
+          mismatches.push_back(k.name + " T=" + std::to_string(T) + " dyn=" + std::to_string(dyn) + ": CUDA " +
+                               std::to_string(cuda_blocks) + ", blockscope " + std::to_string(o.active_blocks_per_sm) +
+                               " (limited by " + to_string(o.limiter) + ")");
         if (T == 256 && dyn == k.dynamic_sizes.front())
-          std::printf(
-              "    T=256 dyn=%zu: CUDA %d blocks/SM, blockscope %u (%.0f%%, limited by %s)\n", dyn,
-              cuda_blocks, o.active_blocks_per_sm, 100 * o.occupancy, to_string(o.limiter));
+          std::printf("    T=256 dyn=%zu: CUDA %d blocks/SM, blockscope %u (%.0f%%, limited by %s)\n", dyn, cuda_blocks,
+                      o.active_blocks_per_sm, 100 * o.occupancy, to_string(o.limiter));
       }
     }
   }
-  std::printf("compared %llu (kernel, block size, dynamic smem) configurations on %s (sm_%d%d)\n",
-              compared, d.name.c_str(), d.compute_major, d.compute_minor);
+  std::printf("compared %llu (kernel, block size, dynamic smem) configurations on %s (sm_%d%d)\n", compared,
+              d.name.c_str(), d.compute_major, d.compute_minor);
   for (const auto& m : mismatches) ADD_FAILURE() << m;
   EXPECT_GT(compared, 10000u);
 }
@@ -203,8 +199,7 @@ TEST(GpuDeviceLimits, FillsEveryFieldAndAgreesWithTheRuntime) {
     EXPECT_EQ(d.shared_per_block, std::size_t(attr(cudaDevAttrMaxSharedMemoryPerBlock)));
     EXPECT_EQ(d.shared_per_block_optin, std::size_t(attr(cudaDevAttrMaxSharedMemoryPerBlockOptin)));
     EXPECT_EQ(d.shared_per_sm, std::size_t(attr(cudaDevAttrMaxSharedMemoryPerMultiprocessor)));
-    EXPECT_EQ(d.reserved_shared_per_block,
-              std::size_t(attr(cudaDevAttrReservedSharedMemoryPerBlock)));
+    EXPECT_EQ(d.reserved_shared_per_block, std::size_t(attr(cudaDevAttrReservedSharedMemoryPerBlock)));
     EXPECT_EQ(d.regs_per_block, unsigned(attr(cudaDevAttrMaxRegistersPerBlock)));
     EXPECT_EQ(d.regs_per_sm, unsigned(attr(cudaDevAttrMaxRegistersPerMultiprocessor)));
     EXPECT_EQ(d.max_threads_per_sm, unsigned(attr(cudaDevAttrMaxThreadsPerMultiProcessor)));
@@ -220,8 +215,7 @@ TEST(GpuDeviceLimits, FillsEveryFieldAndAgreesWithTheRuntime) {
     EXPECT_GE(d.warp_allocation_granularity, 2u);
     EXPECT_TRUE(d.shared_allocation_unit == 128 || d.shared_allocation_unit == 256);
     // The table's resident-block limit agrees with what the device reports.
-    EXPECT_EQ(architecture_rules(d.compute_major, d.compute_minor)->max_blocks_per_sm,
-              d.max_blocks_per_sm);
+    EXPECT_EQ(architecture_rules(d.compute_major, d.compute_minor)->max_blocks_per_sm, d.max_blocks_per_sm);
     // Where blockscope has a preset for this architecture, its per-SM figures are this device's.
     if (auto p = device_preset(d.compute_major, d.compute_minor)) {
       EXPECT_EQ(p->max_threads_per_sm, d.max_threads_per_sm);
@@ -233,9 +227,9 @@ TEST(GpuDeviceLimits, FillsEveryFieldAndAgreesWithTheRuntime) {
     std::printf(
         "device %d: %s, sm_%d%d, %u SMs, %u threads/SM, %u blocks/SM, %zu B shared/SM, "
         "%zu B opt-in/block, %zu B reserved/block, clock %.0f kHz, memory %.0f kHz x %d bit\n",
-        dev, d.name.c_str(), d.compute_major, d.compute_minor, d.sm_count, d.max_threads_per_sm,
-        d.max_blocks_per_sm, d.shared_per_sm, d.shared_per_block_optin, d.reserved_shared_per_block,
-        d.clock_khz, d.memory_clock_khz, d.memory_bus_bits);
+        dev, d.name.c_str(), d.compute_major, d.compute_minor, d.sm_count, d.max_threads_per_sm, d.max_blocks_per_sm,
+        d.shared_per_sm, d.shared_per_block_optin, d.reserved_shared_per_block, d.clock_khz, d.memory_clock_khz,
+        d.memory_bus_bits);
   }
 }
 

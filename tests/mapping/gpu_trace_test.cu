@@ -33,8 +33,7 @@ struct ReverseShared {
 };
 
 template <class Ctx>
-BS_HD void reverse_in_block_thread(const Ctx& t, ReverseShared& shared, const int* in, int* out,
-                                   int n) {
+BS_HD void reverse_in_block_thread(const Ctx& t, ReverseShared& shared, const int* in, int* out, int n) {
   const unsigned T = t.blockDim.x;
   const long long i = static_cast<long long>(t.blockIdx.x) * T + t.threadIdx.x;
   shared.v[t.threadIdx.x] = i < n ? in[i] : 0;
@@ -47,8 +46,7 @@ __global__ void reverse_in_block_kernel(const int* in, int* out, int n) {
   reverse_in_block_thread(DeviceCtx::from_builtins(), shared, in, out, n);
 }
 
-__global__ void reverse_in_block_traced(const int* in, int* out, int n,
-                                        trace::DeviceBlockRecord* records) {
+__global__ void reverse_in_block_traced(const int* in, int* out, int n, trace::DeviceBlockRecord* records) {
   trace::BlockRecorder recorder(records);
   __shared__ ReverseShared shared;
   reverse_in_block_thread(DeviceCtx::from_builtins(), shared, in, out, n);
@@ -57,8 +55,7 @@ __global__ void reverse_in_block_traced(const int* in, int* out, int n,
 // A 3D grid: each block writes its own blockIdx, so the trace's block ids can be checked.
 __global__ void block_ids_traced(unsigned* out, trace::DeviceBlockRecord* records) {
   trace::BlockRecorder recorder(records);
-  const unsigned long long id =
-      blockIdx.x + 1ull * gridDim.x * (blockIdx.y + 1ull * gridDim.y * blockIdx.z);
+  const unsigned long long id = blockIdx.x + 1ull * gridDim.x * (blockIdx.y + 1ull * gridDim.y * blockIdx.z);
   if (threadIdx.x == 0) {
     out[3 * id] = blockIdx.x;
     out[3 * id + 1] = blockIdx.y;
@@ -93,8 +90,7 @@ TEST(GpuTrace, OneRecordPerBlockAndOutputUnchanged) {
   auto plain_out = cuda::DeviceBuffer<int>::allocate(n);
   auto traced_out = cuda::DeviceBuffer<int>::allocate(n);
   ASSERT_TRUE(in.ok() && plain_out.ok() && traced_out.ok());
-  ASSERT_EQ(cudaMemcpy(in->get(), host_in.data(), n * sizeof(int), cudaMemcpyHostToDevice),
-            cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(in->get(), host_in.data(), n * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
 
   for (unsigned T : {32u, 96u, 256u, 1000u, 1024u}) {
     const Dim3 grid{static_cast<unsigned>(ceil_div(n, T)), 1, 1};
@@ -112,10 +108,8 @@ TEST(GpuTrace, OneRecordPerBlockAndOutputUnchanged) {
     ASSERT_TRUE(trace.ok()) << "T=" << T << ": " << trace.status().describe();
 
     std::vector<int> plain(n), traced(n);
-    ASSERT_EQ(cudaMemcpy(plain.data(), plain_out->get(), n * sizeof(int), cudaMemcpyDeviceToHost),
-              cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(traced.data(), traced_out->get(), n * sizeof(int), cudaMemcpyDeviceToHost),
-              cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(plain.data(), plain_out->get(), n * sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(traced.data(), traced_out->get(), n * sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
     const std::vector<int> expected = reverse_reference(host_in, T);
     EXPECT_EQ(plain, expected) << "plain kernel, T=" << T;
     EXPECT_EQ(traced, expected) << "traced kernel, T=" << T;
@@ -147,9 +141,8 @@ TEST(GpuTrace, OneRecordPerBlockAndOutputUnchanged) {
           return p;
         }(),
         s.imbalance);
-    EXPECT_FALSE(schedule_to_json(t, false, LaunchConfig{grid, Dim3{T, 1, 1}}, "reverse_in_block",
-                                  limits->name)
-                     .empty());
+    EXPECT_FALSE(
+        schedule_to_json(t, false, LaunchConfig{grid, Dim3{T, 1, 1}}, "reverse_in_block", limits->name).empty());
   }
 }
 
@@ -168,9 +161,7 @@ TEST(GpuTrace, MultiDimensionalGridsKeepTheirBlockIds) {
   auto trace = buffer->collect(limits->sm_count);
   ASSERT_TRUE(trace.ok()) << trace.status().describe();
   std::vector<unsigned> ids(3 * grid.volume());
-  ASSERT_EQ(
-      cudaMemcpy(ids.data(), out->get(), ids.size() * sizeof(unsigned), cudaMemcpyDeviceToHost),
-      cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(ids.data(), out->get(), ids.size() * sizeof(unsigned), cudaMemcpyDeviceToHost), cudaSuccess);
   for (std::size_t i = 0; i < trace->size(); ++i) {
     const Dim3 b = trace.value()[i].block;
     EXPECT_EQ(b, (Dim3{ids[3 * i], ids[3 * i + 1], ids[3 * i + 2]}));

@@ -39,12 +39,9 @@ BruteStats brute_stats(const test::Case& k) {
     }
   });
   for (unsigned long long n : block_working) {
-    if (n == c.block.volume())
-      ++s.full_blocks;
-    else if (n == 0)
-      ++s.empty_blocks;
-    else
-      ++s.partial_blocks;
+    if (n == c.block.volume()) ++s.full_blocks;
+    else if (n == 0) ++s.empty_blocks;
+    else ++s.partial_blocks;
   }
   for (const auto& [key, w] : warps) {
     ++s.warps;
@@ -52,12 +49,9 @@ BruteStats brute_stats(const test::Case& k) {
       ++s.short_warps;
       s.missing_lanes += 32 - w.lanes;
     }
-    if (w.working == 0)
-      ++s.idle_warps;
-    else if (w.working < w.lanes)
-      ++s.edge_warps;
-    else if (w.lanes == 32)
-      ++s.full_warps;
+    if (w.working == 0) ++s.idle_warps;
+    else if (w.working < w.lanes) ++s.edge_warps;
+    else if (w.lanes == 32) ++s.full_warps;
   }
   return s;
 }
@@ -109,8 +103,7 @@ TEST(LaunchStats, LargeImagesAreCheapAndExact) {
   const int w = 3841, h = 2161;
   const Dim3 block{24, 10, 1};
   const LaunchConfig c = test::covering_config(IndexScheme::grid2d(), block, w, h);
-  const LaunchStats s =
-      compute_stats(IndexScheme::grid2d(), c, w, h, {}, device_preset(8, 6).value());
+  const LaunchStats s = compute_stats(IndexScheme::grid2d(), c, w, h, {}, device_preset(8, 6).value());
   EXPECT_EQ(s.threads_working, 1ull * w * h);
   EXPECT_EQ(s.threads_launched, 1ull * c.grid.x * block.x * c.grid.y * block.y);
   const unsigned long long edge_cols = (w % block.x) ? 1 : 0, edge_rows = (h % block.y) ? 1 : 0;

@@ -38,12 +38,9 @@ TEST(MemoryAccess, SectorCountsMatchBruteForceOnRandomAddresses) {
     const long long base = static_cast<long long>(rng() % 4096);
     std::vector<long long> a(32);
     for (unsigned l = 0; l < 32; ++l) {
-      if (rng() % 7 == 0)
-        a[l] = kNoAccess;
-      else if (trial % 2)
-        a[l] = base + l * stride;
-      else
-        a[l] = static_cast<long long>(rng() % spread);
+      if (rng() % 7 == 0) a[l] = kNoAccess;
+      else if (trial % 2) a[l] = base + l * stride;
+      else a[l] = static_cast<long long>(rng() % spread);
     }
     EXPECT_EQ(sectors_touched(a, bytes), brute_sectors(a, bytes));
     EXPECT_EQ(ideal_sectors(a, bytes), brute_ideal(a, bytes));
@@ -73,7 +70,8 @@ TEST(MemoryAccess, FlatLaneChunksAreTheThreadsElementsPassBySlot) {
         for (long long pass = 0, any = 1; any && pass <= n; ++pass) {
           any = 0;
           for (unsigned slot = 0; slot < k.scheme.per_thread; ++slot) {
-            const auto lanes = flat_lane_chunks(k.scheme, k.config, k.width, k.height, Dim3{bx, 0, 0}, warp, pass, slot);
+            const auto lanes =
+                flat_lane_chunks(k.scheme, k.config, k.width, k.height, Dim3{bx, 0, 0}, warp, pass, slot);
             ASSERT_EQ(lanes.size(), 32u);
             for (unsigned l = 0; l < 32; ++l)
               for (long long e = lanes[l].first; e < lanes[l].first + lanes[l].count; ++e, any = 1) got[l].insert(e);

@@ -25,31 +25,26 @@ struct Enforce {
 };
 
 // How many blocks a model SM admits; 100000 stands for "no limit".
-unsigned model_blocks(unsigned T, std::size_t dyn, const KernelAttributes& k, const DeviceLimits& d,
-                      Enforce e = {}) {
+unsigned model_blocks(unsigned T, std::size_t dyn, const KernelAttributes& k, const DeviceLimits& d, Enforce e = {}) {
   const unsigned warps = (T + 31) / 32;
-  const unsigned long long regs_per_warp =
-      units_of(32ull * k.registers_per_thread, d.register_allocation_unit);
+  const unsigned long long regs_per_warp = units_of(32ull * k.registers_per_thread, d.register_allocation_unit);
   const unsigned parts = d.warp_allocation_granularity;
   const unsigned long long shared =
       units_of(k.static_shared_bytes + d.reserved_shared_per_block + dyn, d.shared_allocation_unit);
 
   // Can this block be launched at all?
-  if (T == 0 || T > d.max_threads_per_block || T > k.max_threads_per_block)
-    return e.threads ? 0 : 100000;
+  if (T == 0 || T > d.max_threads_per_block || T > k.max_threads_per_block) return e.threads ? 0 : 100000;
   if (e.registers && k.registers_per_thread > 0) {
     unsigned warps_rounded = warps;
     while (warps_rounded % parts) ++warps_rounded;  // the hardware's check spreads warps evenly
-    if (regs_per_warp * warps_rounded > d.regs_per_block ||
-        regs_per_warp * warps > d.regs_per_block || k.registers_per_thread > 256)
+    if (regs_per_warp * warps_rounded > d.regs_per_block || regs_per_warp * warps > d.regs_per_block ||
+        k.registers_per_thread > 256)
       return 0;
   }
   if (e.shared) {
     const bool optin = k.static_shared_bytes + k.max_dynamic_shared_bytes > d.shared_per_block;
     if (optin && dyn > k.max_dynamic_shared_bytes) return 0;
-    if (shared >
-        (optin ? d.shared_per_block_optin : d.shared_per_block) + d.reserved_shared_per_block)
-      return 0;
+    if (shared > (optin ? d.shared_per_block_optin : d.shared_per_block) + d.reserved_shared_per_block) return 0;
   }
 
   unsigned long long warp_slots = d.max_threads_per_sm / 32, block_slots = d.max_blocks_per_sm;
@@ -65,10 +60,8 @@ unsigned model_blocks(unsigned T, std::size_t dyn, const KernelAttributes& k, co
       bool fits = true;
       for (unsigned w = 0; w < warps && fits; ++w) {
         auto most = std::max_element(trial.begin(), trial.end());
-        if (*most < regs_per_warp)
-          fits = false;
-        else
-          *most -= regs_per_warp;
+        if (*most < regs_per_warp) fits = false;
+        else *most -= regs_per_warp;
       }
       if (!fits) break;
       part_free = trial;
@@ -86,8 +79,7 @@ unsigned as_model(unsigned v) { return v == kNoLimit ? 100000 : v; }
 TEST(Occupancy, MatchesModelSmOnEveryPresetAndShape) {
   const unsigned block_sizes[] = {1,   2,   31,  32,  33,  64,  96,  100, 128, 160, 192,  250, 256,
                                   288, 320, 384, 448, 512, 576, 640, 768, 800, 896, 1000, 1024};
-  const unsigned registers[] = {0,  8,  16, 24, 32,  33,  40,  48, 56,
-                                64, 72, 80, 96, 128, 168, 200, 255};
+  const unsigned registers[] = {0, 8, 16, 24, 32, 33, 40, 48, 56, 64, 72, 80, 96, 128, 168, 200, 255};
   const std::size_t statics[] = {0, 100, 4096, 10000, 20000, 48 * 1024};
   const std::size_t dynamics[] = {0, 1, 777, 16384, 60000, 100 * 1024};
   unsigned long long compared = 0, nonzero = 0;
@@ -102,13 +94,11 @@ TEST(Occupancy, MatchesModelSmOnEveryPresetAndShape) {
               k.registers_per_thread = r;
               k.static_shared_bytes = st;
               k.max_dynamic_shared_bytes =
-                  (opted_in ? d.shared_per_block_optin : d.shared_per_block) -
-                  std::min(st, d.shared_per_block);
+                  (opted_in ? d.shared_per_block_optin : d.shared_per_block) - std::min(st, d.shared_per_block);
               const Occupancy o = compute_occupancy(T, dyn, k, d);
               const unsigned expected = model_blocks(T, dyn, k, d);
-              ASSERT_EQ(o.active_blocks_per_sm, expected)
-                  << d.name << " T=" << T << " regs=" << r << " static=" << st << " dyn=" << dyn
-                  << " optin=" << opted_in;
+              ASSERT_EQ(o.active_blocks_per_sm, expected) << d.name << " T=" << T << " regs=" << r << " static=" << st
+                                                          << " dyn=" << dyn << " optin=" << opted_in;
               ++compared;
               if (expected == 0) {
                 EXPECT_FALSE(o.reason.empty());
@@ -117,14 +107,10 @@ TEST(Occupancy, MatchesModelSmOnEveryPresetAndShape) {
               ++nonzero;
               EXPECT_TRUE(o.reason.empty());
               // Each limit on its own, with the model enforcing only that resource.
-              EXPECT_EQ(as_model(o.blocks_by_threads),
-                        model_blocks(T, dyn, k, d, {true, false, false, false}));
-              EXPECT_EQ(as_model(o.blocks_by_registers),
-                        model_blocks(T, dyn, k, d, {false, true, false, false}));
-              EXPECT_EQ(as_model(o.blocks_by_shared_memory),
-                        model_blocks(T, dyn, k, d, {false, false, true, false}));
-              EXPECT_EQ(as_model(o.blocks_by_block_limit),
-                        model_blocks(T, dyn, k, d, {false, false, false, true}));
+              EXPECT_EQ(as_model(o.blocks_by_threads), model_blocks(T, dyn, k, d, {true, false, false, false}));
+              EXPECT_EQ(as_model(o.blocks_by_registers), model_blocks(T, dyn, k, d, {false, true, false, false}));
+              EXPECT_EQ(as_model(o.blocks_by_shared_memory), model_blocks(T, dyn, k, d, {false, false, true, false}));
+              EXPECT_EQ(as_model(o.blocks_by_block_limit), model_blocks(T, dyn, k, d, {false, false, false, true}));
               const unsigned warps = (T + 31) / 32;
               EXPECT_EQ(o.active_warps_per_sm, expected * warps);
               EXPECT_DOUBLE_EQ(o.occupancy, double(expected * warps) / (d.max_threads_per_sm / 32));
@@ -188,8 +174,7 @@ TEST(Occupancy, RefusesBlocksTheKernelCannotRun) {
 TEST(Waves, MatchRoundByRoundDispatch) {
   for (unsigned sms : {1u, 7u, 108u, 132u})
     for (unsigned active : {0u, 1u, 3u, 8u, 32u})
-      for (unsigned long long blocks :
-           {0ull, 1ull, 5ull, 131ull, 132ull, 133ull, 1000ull, 4097ull}) {
+      for (unsigned long long blocks : {0ull, 1ull, 5ull, 131ull, 132ull, 133ull, 1000ull, 4097ull}) {
         const Waves w = compute_waves(blocks, sms, active);
         const unsigned long long slots = 1ull * sms * active;
         EXPECT_EQ(w.slots, slots);

@@ -18,8 +18,7 @@
 namespace bs::mapping {
 namespace {
 
-std::vector<BlockTrace> random_trace(std::mt19937& rng, Dim3 grid, unsigned units,
-                                     std::uint64_t horizon) {
+std::vector<BlockTrace> random_trace(std::mt19937& rng, Dim3 grid, unsigned units, std::uint64_t horizon) {
   std::vector<BlockTrace> t(grid.volume());
   for (unsigned long long i = 0; i < t.size(); ++i) {
     t[i].block = block_from_linear(i, grid);
@@ -81,8 +80,7 @@ TEST(Schedule, SummaryMatchesReplay) {
 TEST(Schedule, SerialWorkerRunsOneWavePerBlock) {
   // One worker running 5 blocks back to back: 5 observed waves, fully busy, imbalance 1.
   std::vector<BlockTrace> t;
-  for (unsigned i = 0; i < 5; ++i)
-    t.push_back(BlockTrace{Dim3{i, 0, 0}, 0, i * 10ull, i * 10ull + 10});
+  for (unsigned i = 0; i < 5; ++i) t.push_back(BlockTrace{Dim3{i, 0, 0}, 0, i * 10ull, i * 10ull + 10});
   const ScheduleSummary s = summarize(t, 1);
   EXPECT_DOUBLE_EQ(s.waves_observed, 5.0);
   EXPECT_EQ(s.per_unit[0].busy_ns, 50u);
@@ -103,15 +101,9 @@ struct Json;
 using JsonObject = std::map<std::string, Json>;
 using JsonArray = std::vector<Json>;
 struct Json {
-  std::variant<std::nullptr_t, bool, double, std::string, std::shared_ptr<JsonArray>,
-               std::shared_ptr<JsonObject>>
-      v;
-  const Json& operator[](const std::string& k) const {
-    return std::get<std::shared_ptr<JsonObject>>(v)->at(k);
-  }
-  const Json& operator[](std::size_t i) const {
-    return std::get<std::shared_ptr<JsonArray>>(v)->at(i);
-  }
+  std::variant<std::nullptr_t, bool, double, std::string, std::shared_ptr<JsonArray>, std::shared_ptr<JsonObject>> v;
+  const Json& operator[](const std::string& k) const { return std::get<std::shared_ptr<JsonObject>>(v)->at(k); }
+  const Json& operator[](std::size_t i) const { return std::get<std::shared_ptr<JsonArray>>(v)->at(i); }
   std::size_t size() const { return std::get<std::shared_ptr<JsonArray>>(v)->size(); }
   double num() const { return std::get<double>(v); }
   const std::string& str() const { return std::get<std::string>(v); }
@@ -125,16 +117,14 @@ struct JsonReader {
   }
   void expect(char c) {
     ws();
-    if (p >= s.size() || s[p] != c)
-      throw std::runtime_error(std::string("expected ") + c + " at " + std::to_string(p));
+    if (p >= s.size() || s[p] != c) throw std::runtime_error(std::string("expected ") + c + " at " + std::to_string(p));
     ++p;
   }
   std::string string() {
     expect('"');
     std::string out;
     while (p < s.size() && s[p] != '"') {
-      if (static_cast<unsigned char>(s[p]) < 0x20)
-        throw std::runtime_error("raw control character");
+      if (static_cast<unsigned char>(s[p]) < 0x20) throw std::runtime_error("raw control character");
       if (s[p] == '\\') {
         ++p;
         const char e = s.at(p);
@@ -203,8 +193,7 @@ TEST(Schedule, JsonExportReadsBack) {
   const auto trace = random_trace(rng, grid, 4, 1000);
   const LaunchConfig config{grid, Dim3{16, 8, 1}};
   for (bool simulated : {false, true}) {
-    const std::string text =
-        schedule_to_json(trace, simulated, config, "gray_2d \"tab\"\there", "H100\n");
+    const std::string text = schedule_to_json(trace, simulated, config, "gray_2d \"tab\"\there", "H100\n");
     Json j;
     ASSERT_NO_THROW(j = JsonReader{text}.document()) << text;
     EXPECT_EQ(j["kernel"].str(), "gray_2d \"tab\"\there");
@@ -269,7 +258,16 @@ TEST(TraceRecords, NormaliseToEarliestStart) {
 
 TEST(TraceRecords, RefuseMissingDuplicateAndImpossibleRecords) {
   const Dim3 grid{3, 2, 1};
-  std::vector<trace::DeviceBlockRecord> good(grid.volume(), trace::DeviceBlockRecord{.start_ns = 10, .end_ns = 20, .smid = 3, .writes = 1, .threads = 0, .cluster_flags = 0, .cluster_id = {}, .cluster_rank = 0, .cluster_count = {}, .cluster_blocks = 0});
+  std::vector<trace::DeviceBlockRecord> good(grid.volume(), trace::DeviceBlockRecord{.start_ns = 10,
+                                                                                     .end_ns = 20,
+                                                                                     .smid = 3,
+                                                                                     .writes = 1,
+                                                                                     .threads = 0,
+                                                                                     .cluster_flags = 0,
+                                                                                     .cluster_id = {},
+                                                                                     .cluster_rank = 0,
+                                                                                     .cluster_count = {},
+                                                                                     .cluster_blocks = 0});
   ASSERT_TRUE(trace::records_to_trace(good, grid, 4).ok());
   auto bad = good;
   bad[4].writes = 0;

@@ -132,9 +132,7 @@ TEST(SharedBanks, RandomRequestsAgreeWithACycleByCycleServer) {
         for (const auto& cell : row)
           for (unsigned l : cell.lanes) ++seen[l];
       for (unsigned l = 0; l < 32; ++l) {
-        if (off[l] >= 0) {
-          ASSERT_EQ(seen[l], static_cast<int>(bytes / 4)) << "lane " << l;
-        }
+        if (off[l] >= 0) { ASSERT_EQ(seen[l], static_cast<int>(bytes / 4)) << "lane " << l; }
       }
     }
   }

@@ -78,8 +78,7 @@ TEST(ThreadMap, EveryThreadMatchesBruteForce) {
         EXPECT_EQ(t->y, b.elements.front() / k.width) << where;
       }
       EXPECT_EQ(t->block_is_partial, !all_work[b.linear_block]) << where;
-      EXPECT_EQ(expand(thread_elements(k.scheme, c, k.width, k.height, b.block, b.thread)),
-                pixels(b.elements, k.width))
+      EXPECT_EQ(expand(thread_elements(k.scheme, c, k.width, k.height, b.block, b.thread)), pixels(b.elements, k.width))
           << where << " thread " << to_string(b.thread) << " of block " << to_string(b.block);
       ++checked;
     });
@@ -118,13 +117,14 @@ TEST(ThreadMap, EveryElementFindsItsThread) {
         EXPECT_TRUE(o->thread.in_range);
         // A thread's whole footprint is compared the first time one of its elements is met (the
         // lookup itself is still checked for every element): O(elements), not O(elements x span).
-        const auto who = std::make_tuple(o->thread.block.x, o->thread.block.y, o->thread.block.z,
-                                         o->thread.thread.x, o->thread.thread.y, o->thread.thread.z);
+        const auto who = std::make_tuple(o->thread.block.x, o->thread.block.y, o->thread.block.z, o->thread.thread.x,
+                                         o->thread.thread.y, o->thread.thread.z);
         if (footprint_checked.insert(who).second) {
           EXPECT_EQ(expand(o->owns), pixels(e->second.elements, k.width)) << where;
         }
         if (k.scheme.kind == IndexScheme::Kind::Flat && !o->scalar_edge) {
-          EXPECT_EQ(o->vector_lane, static_cast<unsigned>((y * k.width + x - k.scheme.head) % k.scheme.vector)) << where;
+          EXPECT_EQ(o->vector_lane, static_cast<unsigned>((y * k.width + x - k.scheme.head) % k.scheme.vector))
+              << where;
         }
       }
     if (::testing::Test::HasFailure()) return;

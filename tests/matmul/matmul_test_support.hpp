@@ -33,9 +33,7 @@ inline std::uint64_t test_seed() {
 
 struct Shape {
   int M, N, K;
-  std::string name() const {
-    return "s" + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
-  }
+  std::string name() const { return "s" + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K); }
 };
 
 // Inputs and the double-accumulating CPU reference for one shape, seeded from the test seed

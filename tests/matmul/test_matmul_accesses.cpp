@@ -42,8 +42,8 @@ TEST(MatmulAccesses, NaiveWarpReadsOneARowPerHalfWarpAndABRowSegment) {
   EXPECT_EQ(a[0].lane_address[0], (50LL * 256 + 5) * 4);   // A[50][5]
   EXPECT_EQ(a[0].lane_address[16], (51LL * 256 + 5) * 4);  // A[51][5]
   EXPECT_EQ(a[0].sectors, 2u);
-  EXPECT_EQ(a[1].lane_address[7], (5LL * 256 + 39) * 4);   // B[5][39]
-  EXPECT_EQ(a[1].sectors, 2u);                             // 64 bytes at 128-byte offset
+  EXPECT_EQ(a[1].lane_address[7], (5LL * 256 + 39) * 4);  // B[5][39]
+  EXPECT_EQ(a[1].sectors, 2u);                            // 64 bytes at 128-byte offset
   EXPECT_TRUE(a[2].is_write);
   EXPECT_EQ(a[2].lane_address[31], (51LL * 256 + 47) * 4);
 }

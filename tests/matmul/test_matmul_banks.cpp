@@ -79,9 +79,7 @@ Comparison compare(MatmulKernel k, const MatmulConfig& c, const Shape& s, const 
       for (std::size_t i = 0; i < recorded.size(); ++i) {
         const SharedRequest& r = recorded[i];
         for (long long off : r.lane_offset) {  // every recorded access lies inside the block's tiles
-          if (off >= 0) {
-            EXPECT_LE(off + r.bytes, static_cast<long long>(smem)) << r.label();
-          }
+          if (off >= 0) { EXPECT_LE(off + r.bytes, static_cast<long long>(smem)) << r.label(); }
         }
         const auto rb = bs::mapping::bank_request(r);
         ++out.requests;
@@ -114,7 +112,8 @@ void expect_all_agree(MatmulKernel k, const MatmulConfig& c, const Shape& s) {
 
 TEST(SharedBanksRecorded, K3MatchesTheModelAtOddSizesForEveryTile) {
   for (int T : kK3Tiles) {
-    const MatmulConfig c = make_block_config(MatmulKernel::SmemTiled, Dim3{static_cast<unsigned>(T), static_cast<unsigned>(T), 1});
+    const MatmulConfig c =
+        make_block_config(MatmulKernel::SmemTiled, Dim3{static_cast<unsigned>(T), static_cast<unsigned>(T), 1});
     expect_all_agree(MatmulKernel::SmemTiled, c, Shape{37, 53, 41});
   }
 }
@@ -126,15 +125,17 @@ TEST(SharedBanksRecorded, K3IsConflictFree) {
 
 TEST(SharedBanksRecorded, K4ToK7MatchTheModelForEveryCompiledTile) {
   const Shape s{131, 67, 45};
-  for (MatmulKernel k : {MatmulKernel::Blocktile1D, MatmulKernel::Blocktile2D, MatmulKernel::Vectorized,
-                         MatmulKernel::Warptile})
+  for (MatmulKernel k :
+       {MatmulKernel::Blocktile1D, MatmulKernel::Blocktile2D, MatmulKernel::Vectorized, MatmulKernel::Warptile})
     for (const MatmulConfig& c : matmul_kernel_info(k).configs) expect_all_agree(k, c, s);
 }
 
 TEST(SharedBanksRecorded, K5ReadsBWithConflictsAndK7WithNone) {
   // k5's lanes read B TN words apart: the bank view's example of a conflicted load.
-  EXPECT_GT(compare(MatmulKernel::Blocktile2D, matmul_kernel_info(MatmulKernel::Blocktile2D).configs[0],
-                    Shape{130, 130, 17}).conflicted, 0u);
+  EXPECT_GT(
+      compare(MatmulKernel::Blocktile2D, matmul_kernel_info(MatmulKernel::Blocktile2D).configs[0], Shape{130, 130, 17})
+          .conflicted,
+      0u);
   // k7's loads are conflict-free; its transposing A stores are padded away where the stages fit.
   const MatmulConfig c = matmul_kernel_info(MatmulKernel::Warptile).configs[0];
   EXPECT_EQ(compare(MatmulKernel::Warptile, c, Shape{130, 130, 17}).conflicted, 0u);
@@ -161,7 +162,8 @@ TEST(SharedBanksRecorded, APerturbedModelFailsTheComparison) {
   const MatmulConfig k3 = make_block_config(MatmulKernel::SmemTiled, Dim3{16, 16, 1});
   cmp = compare(MatmulKernel::SmemTiled, k3, Shape{37, 53, 41}, padded);
   EXPECT_LT(cmp.agree, cmp.requests) << "k3 with a padding word agreed with the recording";
-  cmp = compare(MatmulKernel::Warptile, matmul_kernel_info(MatmulKernel::Warptile).configs[0], Shape{130, 130, 17}, padded);
+  cmp = compare(MatmulKernel::Warptile, matmul_kernel_info(MatmulKernel::Warptile).configs[0], Shape{130, 130, 17},
+                padded);
   EXPECT_LT(cmp.agree, cmp.requests) << "k7 with a padding word agreed with the recording";
 }
 

@@ -86,9 +86,9 @@ Forward forward_map(MatmulKernel k) {
   return f;
 }
 
-constexpr MatmulKernel kTensorRungs[] = {MatmulKernel::Tc1Wmma, MatmulKernel::Tc2MmaSync, MatmulKernel::Tc3Wgmma,
-                                         MatmulKernel::Tc4WarpSpecialized, MatmulKernel::Tc5Persistent,
-                                         MatmulKernel::Tc6ClusterMulticast};
+constexpr MatmulKernel kTensorRungs[] = {MatmulKernel::Tc1Wmma,       MatmulKernel::Tc2MmaSync,
+                                         MatmulKernel::Tc3Wgmma,      MatmulKernel::Tc4WarpSpecialized,
+                                         MatmulKernel::Tc5Persistent, MatmulKernel::Tc6ClusterMulticast};
 
 TEST(MatmulFragments, PlaceOfEveryElementMatchesTheLayoutsRunForward) {
   for (MatmulKernel k : kTensorRungs) {
@@ -99,17 +99,15 @@ TEST(MatmulFragments, PlaceOfEveryElementMatchesTheLayoutsRunForward) {
         auto p = fragment_place(k, r, c);
         ASSERT_TRUE(p) << p.status().message;
         const Held& h = f.get(r, c);
-        if (static_cast<int>(p->thread) != h.thread || p->reg != h.reg || p->lane != static_cast<unsigned>(h.thread % 32) ||
-            p->warp != static_cast<unsigned>(h.thread / 32)) {
+        if (static_cast<int>(p->thread) != h.thread || p->reg != h.reg ||
+            p->lane != static_cast<unsigned>(h.thread % 32) || p->warp != static_cast<unsigned>(h.thread / 32)) {
           if (++wrong <= 5)
             ADD_FAILURE() << matmul_kernel_info(k).id << " (" << r << ", " << c << "): model thread " << p->thread
                           << " reg " << p->reg << ", layouts say thread " << h.thread << " reg " << h.reg;
         }
         // The instruction tile holds the element.
         EXPECT_TRUE(r >= p->tile_r && r < p->tile_r + p->mma_m && c >= p->tile_c && c < p->tile_c + p->mma_n);
-        if (p->warpgroup >= 0) {
-          EXPECT_EQ(p->warpgroup, h.thread / 128);
-        }
+        if (p->warpgroup >= 0) { EXPECT_EQ(p->warpgroup, h.thread / 128); }
       }
     EXPECT_EQ(wrong, 0) << matmul_kernel_info(k).id;
   }
@@ -119,7 +117,8 @@ TEST(MatmulFragments, PlaceOfEveryElementMatchesTheLayoutsRunForward) {
   for (int lane = 0; lane < 32; ++lane)
     for (int e = lane; e < 256; e += 32) store[{e >> 4, e & 15}] = lane;
   for (int r = 0; r < 16; ++r)
-    for (int c = 0; c < 16; ++c) EXPECT_EQ(fragment_place(MatmulKernel::Tc1Wmma, 16 + r, 48 + c)->store_lane, (store[{r, c}]));
+    for (int c = 0; c < 16; ++c)
+      EXPECT_EQ(fragment_place(MatmulKernel::Tc1Wmma, 16 + r, 48 + c)->store_lane, (store[{r, c}]));
   EXPECT_FALSE(fragment_place(MatmulKernel::Warptile, 0, 0));
   EXPECT_FALSE(fragment_place(MatmulKernel::Tc2MmaSync, 128, 0));
 }
@@ -136,7 +135,8 @@ void check_hover(MatmulKernel k, int M, int N, int K, std::uint32_t seed) {
     for (int kk = 0; kk < bk; kk += 16) ++steps;
   std::mt19937 rng(seed);
   for (int trial = 0; trial < 60; ++trial) {
-    const int row = static_cast<int>(rng() % static_cast<unsigned>(M)), col = static_cast<int>(rng() % static_cast<unsigned>(N));
+    const int row = static_cast<int>(rng() % static_cast<unsigned>(M)),
+              col = static_cast<int>(rng() % static_cast<unsigned>(N));
     const int step = static_cast<int>(rng() % 40);
     auto h = fragment_hierarchy(k, config, lc, M, N, K, row, col, step);
     ASSERT_TRUE(h) << h.status().message;
@@ -147,11 +147,13 @@ void check_hover(MatmulKernel k, int M, int N, int K, std::uint32_t seed) {
       EXPECT_NE(all.find(s), std::string::npos) << "C[" << row << "][" << col << "]: no '" << s << "' in\n" << all;
     };
     has("block (" + std::to_string(col / f.cols) + ", " + std::to_string(row / f.rows) + ")");
-    has("warp " + std::to_string(held.thread / 32) + (k == MatmulKernel::Tc3Wgmma ? " (warp " + std::to_string(held.thread / 32 % 4) + " of its warpgroup)" : "") +
+    has("warp " + std::to_string(held.thread / 32) +
+        (k == MatmulKernel::Tc3Wgmma ? " (warp " + std::to_string(held.thread / 32 % 4) + " of its warpgroup)" : "") +
         ", lane " + std::to_string(held.thread % 32) + ", thread " + std::to_string(held.thread));
     has("accumulator register " + std::to_string(held.reg) + " ");
     const int shown = std::min(step, steps - 1);
-    has("k-step " + std::to_string(shown) + " of " + std::to_string(steps) + " (k " + std::to_string(16 * shown) + "..");
+    has("k-step " + std::to_string(shown) + " of " + std::to_string(steps) + " (k " + std::to_string(16 * shown) +
+        "..");
     if (k == MatmulKernel::Tc3Wgmma) {
       has("warpgroup 0 (threads 0..127)");
       has("wgmma.m64n128k16 tile " + std::to_string((row % 128) / 64) + " of the 2");
@@ -185,7 +187,8 @@ TEST(MatmulFragments, T1HoverSaysWhyTheStoringLaneIsNotTheHolder) {
     // Lane l of the epilogue copies elements l, l + 32, ... of the 16 x 16 staging tile.
     const int stored_by = ((row % 16) * 16 + col % 16) % 32;
     const int held_by = f.get(row % f.rows, col % f.cols).thread % 32;
-    const std::string line = "held by lane " + std::to_string(held_by) + ", stored to C by lane " + std::to_string(stored_by);
+    const std::string line =
+        "held by lane " + std::to_string(held_by) + ", stored to C by lane " + std::to_string(stored_by);
     const std::size_t at = all.find(line);
     ASSERT_NE(at, std::string::npos) << "no '" << line << "' in\n" << all;
     const std::string rest = all.substr(at, all.find('\n', at) - at);
@@ -208,9 +211,10 @@ TEST(MatmulFragments, HoverNamesTheClusterWhereTheLaunchHasOne) {
     EXPECT_EQ(h->lines.front().rfind("cluster (", 0) == 0, clusters) << h->lines.front();
     if (clusters) {
       const unsigned b = h->block.x;
-      EXPECT_NE(h->lines.front().find("cluster (" + std::to_string(b / lc.cluster.x) + ", 0) of " +
-                                      std::to_string(lc.cluster.x) + " blocks, rank " + std::to_string(b % lc.cluster.x)),
-                std::string::npos)
+      EXPECT_NE(
+          h->lines.front().find("cluster (" + std::to_string(b / lc.cluster.x) + ", 0) of " +
+                                std::to_string(lc.cluster.x) + " blocks, rank " + std::to_string(b % lc.cluster.x)),
+          std::string::npos)
           << h->lines.front();
     }
   }
@@ -276,16 +280,15 @@ TEST(MatmulFragments, ColourKeysOfAVisibleWindowMatchTheModel) {
         const Held& h = f.get(r, c);
         ASSERT_EQ(lane->keys[i], static_cast<std::uint32_t>(h.thread % 32)) << row << ", " << col;
         ASSERT_EQ(warp->keys[i], static_cast<std::uint32_t>(h.thread / 32));
-        if (wgmma) {
-          ASSERT_EQ(wg->keys[i], static_cast<std::uint32_t>(h.thread / 128));
-        }
+        if (wgmma) { ASSERT_EQ(wg->keys[i], static_cast<std::uint32_t>(h.thread / 128)); }
         ASSERT_EQ(mma->keys[i], static_cast<std::uint32_t>((r / mma_rows) * (f.cols / mma_cols) + c / mma_cols));
       }
   }
   // FP32 rungs: warps and lanes of their own threads; no warpgroups or mma tiles.
   EXPECT_FALSE(fragment_keys(MatmulKernel::SmemTiled, matmul_kernel_info(MatmulKernel::SmemTiled).configs.at(0),
                              FragmentColour::Mma));
-  auto k3 = fragment_keys(MatmulKernel::Naive, make_block_config(MatmulKernel::Naive, Dim3{16, 16, 1}), FragmentColour::Lane);
+  auto k3 =
+      fragment_keys(MatmulKernel::Naive, make_block_config(MatmulKernel::Naive, Dim3{16, 16, 1}), FragmentColour::Lane);
   ASSERT_TRUE(k3) << k3.status().message;
   EXPECT_EQ(k3->keys[static_cast<std::size_t>(3) * k3->cols + 5], (3u * 16 + 5) % 32);  // thread (5, 3) of 16 x 16
 }

@@ -129,8 +129,8 @@ TEST(MatmulFrags, SwappingTwoLanesInTheModelFailsOnExactlyTheirElements) {
 // elements per 8-column tile (4 tiles: 16), at the places mma's layouts give; swapping two lanes
 // in the operand model fails on exactly their elements.
 TEST(MatmulFrags, T2OperandsFedByOneLaneAndASwappedModelFails) {
-  auto rec = simulate_fragment_record(MatmulKernel::Tc2MmaSync, matmul_kernel_info(MatmulKernel::Tc2MmaSync).configs.front(),
-                                      37, 53, 41, 2);
+  auto rec = simulate_fragment_record(MatmulKernel::Tc2MmaSync,
+                                      matmul_kernel_info(MatmulKernel::Tc2MmaSync).configs.front(), 37, 53, 41, 2);
   ASSERT_TRUE(rec.ok()) << rec.status().describe();
   const int thread = 5 * 32 + 9;  // warp 5 = (wm 1, wn 1), lane 9: g = 2, t = 1
   const std::vector<FedElement> fed = fed_by(rec->operands, thread);
@@ -192,9 +192,7 @@ TEST(MatmulFrags, T2RecordedFeedIsTheModelsForEveryElementAndASwappedRecordIsNot
         const RecordedFeed g = recorded_feed(swapped, h->place, h->block_row0, h->block_col0, h->step, model);
         swapped_lanes += theirs;
         swapped_disagree += !g.agrees;
-        if (!theirs) {
-          EXPECT_TRUE(g.agrees) << "thread " << h->place.thread << " was not swapped";
-        }
+        if (!theirs) { EXPECT_TRUE(g.agrees) << "thread " << h->place.thread << " was not swapped"; }
       }
   EXPECT_GT(checked, 3000);
   EXPECT_GT(swapped_lanes, 0);
@@ -210,7 +208,8 @@ TEST(MatmulFrags, TheRecordFollowsTheValuesNotTheFormulas) {
   const MatmulConfig& c = matmul_kernel_info(k).configs.front();
   const int M = 64, N = 96, K = 32;
   FragmentProbe p = make_fragment_probe(M, N, K);
-  for (int j = 0; j < N; ++j) p.bt[static_cast<std::size_t>(j) * p.ld + 1] = float_to_bf16(static_cast<float>((j + 1) % 256));
+  for (int j = 0; j < N; ++j)
+    p.bt[static_cast<std::size_t>(j) * p.ld + 1] = float_to_bf16(static_cast<float>((j + 1) % 256));
   const LaunchConfig lc = matmul_launch_config(k, c, M, N, p.K);
   FragmentRecord rec = empty_fragment_record(k, c, lc, M, N, K);
   std::vector<float> C(static_cast<std::size_t>(M) * N);
@@ -245,8 +244,8 @@ TEST(MatmulFrags, HopperRungsAreRecordedOnTheGpuOnly) {
     const MatmulConfig& c = matmul_kernel_info(k).configs.front();
     EXPECT_TRUE(fragment_model(k, c, matmul_launch_config(k, c, 128, 256, 64), 128, 256).ok());
   }
-  auto fp32 = simulate_fragment_record(MatmulKernel::Warptile, matmul_kernel_info(MatmulKernel::Warptile).configs.front(),
-                                       64, 64, 64, 1);
+  auto fp32 = simulate_fragment_record(MatmulKernel::Warptile,
+                                       matmul_kernel_info(MatmulKernel::Warptile).configs.front(), 64, 64, 64, 1);
   EXPECT_FALSE(fp32.ok());
 }
 
@@ -265,8 +264,8 @@ TEST(MatmulFrags, TheCpuEngineRecordsThroughTheSimulator) {
   ASSERT_TRUE(model.ok());
   EXPECT_TRUE(compare_with_model(*rec, *model).all_agree());
   EXPECT_NE(rec->how.find("does not promise"), std::string::npos);  // WMMA's layout is not the ISA's promise
-  auto hopper = engine->record_fragments(MatmulKernel::Tc3Wgmma, matmul_kernel_info(MatmulKernel::Tc3Wgmma).configs.front(),
-                                         lc, 70, 90, 20);
+  auto hopper = engine->record_fragments(MatmulKernel::Tc3Wgmma,
+                                         matmul_kernel_info(MatmulKernel::Tc3Wgmma).configs.front(), lc, 70, 90, 20);
   EXPECT_FALSE(hopper.ok());
 }
 

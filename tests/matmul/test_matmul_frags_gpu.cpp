@@ -33,8 +33,8 @@ SharedLab& shared_lab() { return testing::shared_gpu_lab(Precision::Bf16); }
 [[maybe_unused]] ::testing::Environment* const release_lab_at_end =
     ::testing::AddGlobalTestEnvironment(new testing::ReleaseGpuLabAtEnd(&shared_lab));
 
-#define REQUIRE_GPU()                                 \
-  MatmulLab* lab = shared_lab().lab.get();            \
+#define REQUIRE_GPU()                      \
+  MatmulLab* lab = shared_lab().lab.get(); \
   if (!lab) BS_SKIP_NO_GPU() << "no usable CUDA device: " << shared_lab().why_not.describe()
 
 bool is_hopper(const MatmulLab& lab) {
@@ -43,8 +43,8 @@ bool is_hopper(const MatmulLab& lab) {
 
 TEST(GpuFrags, EveryTensorCoreRungsRecordAgreesWithTheModel) {
   REQUIRE_GPU();
-  std::printf("\n%-24s %-3s %-14s %10s %10s %6s %8s  %s\n", "rung", "cfg", "size", "elements", "agree", "once",
-              "tiles", "operands");
+  std::printf("\n%-24s %-3s %-14s %10s %10s %6s %8s  %s\n", "rung", "cfg", "size", "elements", "agree", "once", "tiles",
+              "operands");
   for (const Shape s : {Shape{129, 255, 67}, Shape{512, 384, 128}}) {
     const MatrixSpec spec{s.M, s.N, s.K, Pattern::Uniform, Pattern::Normal, (testing::test_seed() & 0xffffff) | 1};
     ASSERT_TRUE(lab->set_matrices(spec).ok()) << lab->status().describe();
@@ -99,8 +99,8 @@ TEST(GpuFrags, EveryTensorCoreRungsRecordAgreesWithTheModel) {
         } else {
           EXPECT_TRUE(r.operands.empty());
         }
-        std::printf("%-24s %-3zu %-14s %10lld %10lld %6s %8lld  %s\n", k.id.c_str(), ci, s.name().c_str(),
-                    cmp.elements, cmp.agree, cmp.untagged == 0 && cmp.multiple == 0 ? "yes" : "NO", tiles, ops.c_str());
+        std::printf("%-24s %-3zu %-14s %10lld %10lld %6s %8lld  %s\n", k.id.c_str(), ci, s.name().c_str(), cmp.elements,
+                    cmp.agree, cmp.untagged == 0 && cmp.multiple == 0 ? "yes" : "NO", tiles, ops.c_str());
       }
     }
   }

@@ -30,8 +30,8 @@ SharedLab& shared_lab() { return testing::shared_gpu_lab(Precision::Fp32); }
 [[maybe_unused]] ::testing::Environment* const release_lab_at_end =
     ::testing::AddGlobalTestEnvironment(new testing::ReleaseGpuLabAtEnd(&shared_lab));
 
-#define REQUIRE_GPU()                                 \
-  MatmulLab* lab = shared_lab().lab.get();            \
+#define REQUIRE_GPU()                      \
+  MatmulLab* lab = shared_lab().lab.get(); \
   if (!lab) BS_SKIP_NO_GPU() << "no usable CUDA device: " << shared_lab().why_not.describe()
 
 // The grid each rung launches, computed here by hand from the configuration.
@@ -105,17 +105,16 @@ TEST_P(GpuLadderSmall, EveryConfigurationMatchesCpuReference) {
 
 std::string shape_name(const ::testing::TestParamInfo<Shape>& info) { return info.param.name(); }
 
-INSTANTIATE_TEST_SUITE_P(
-    Sizes, GpuLadder,
-    ::testing::Values(Shape{1, 1, 1}, Shape{7, 7, 7}, Shape{31, 31, 31}, Shape{32, 32, 32},
-                      Shape{33, 33, 33}, Shape{127, 127, 127}, Shape{128, 128, 128},
-                      Shape{129, 129, 129}, Shape{1000, 1000, 1000}, Shape{1023, 1023, 1023},
-                      Shape{1025, 1025, 1025}, Shape{1000, 1025, 129}, Shape{129, 1023, 1001},
-                      Shape{31, 1000, 1025}, Shape{1025, 7, 513}, Shape{513, 1031, 2}),
-    shape_name);
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuLadder,
+                         ::testing::Values(Shape{1, 1, 1}, Shape{7, 7, 7}, Shape{31, 31, 31}, Shape{32, 32, 32},
+                                           Shape{33, 33, 33}, Shape{127, 127, 127}, Shape{128, 128, 128},
+                                           Shape{129, 129, 129}, Shape{1000, 1000, 1000}, Shape{1023, 1023, 1023},
+                                           Shape{1025, 1025, 1025}, Shape{1000, 1025, 129}, Shape{129, 1023, 1001},
+                                           Shape{31, 1000, 1025}, Shape{1025, 7, 513}, Shape{513, 1031, 2}),
+                         shape_name);
 INSTANTIATE_TEST_SUITE_P(Sizes, GpuLadderSmall,
-                         ::testing::Values(Shape{1, 1, 1}, Shape{7, 7, 7}, Shape{33, 33, 33},
-                                           Shape{37, 53, 41}, Shape{130, 67, 129}),
+                         ::testing::Values(Shape{1, 1, 1}, Shape{7, 7, 7}, Shape{33, 33, 33}, Shape{37, 53, 41},
+                                           Shape{130, 67, 129}),
                          shape_name);
 
 // Misaligned views: a kernel that used float4 on a pointer that is not 16-byte aligned, or on

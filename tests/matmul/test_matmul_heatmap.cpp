@@ -158,11 +158,11 @@ TEST(MatmulHeatmap, BadSpecsAreRefused) {
   const std::vector<float> m(12, 1.0f);
   std::vector<std::uint8_t> out(64);
   const HeatmapSpec bad[] = {
-      {3, 4, 5, 3, HeatmapEncoding::Values, -1, 1},         // wider than the matrix
-      {3, 4, 4, 0, HeatmapEncoding::Values, -1, 1},         // empty
-      {3, 4, 4, 3, HeatmapEncoding::Values, 1, 1},          // lo == hi
-      {3, 4, 4, 3, HeatmapEncoding::AbsError, 0, 1},        // log of 0
-      {0, 4, 4, 3, HeatmapEncoding::Values, -1, 1},         // no rows
+      {3, 4, 5, 3, HeatmapEncoding::Values, -1, 1},   // wider than the matrix
+      {3, 4, 4, 0, HeatmapEncoding::Values, -1, 1},   // empty
+      {3, 4, 4, 3, HeatmapEncoding::Values, 1, 1},    // lo == hi
+      {3, 4, 4, 3, HeatmapEncoding::AbsError, 0, 1},  // log of 0
+      {0, 4, 4, 3, HeatmapEncoding::Values, -1, 1},   // no rows
   };
   for (const HeatmapSpec& s : bad) EXPECT_FALSE(fill_heatmap_host(m.data(), m.data(), s, out.data()).ok());
   const HeatmapSpec ok{3, 4, 4, 3, HeatmapEncoding::AbsError, 1e-3f, 1};

@@ -49,7 +49,11 @@ TEST(MatmulHeatmapGpu, DeviceCodesEqualTheHostCodes) {
     for (std::size_t i = 0; i < got.size(); i += 5) got[i] *= 1.0f + 1e-6f;
     got[got.size() / 3] = std::numeric_limits<float>::quiet_NaN();
     got[got.size() / 2] += 1.0f;
-    const HeatmapSpec spec{c.rows, c.cols, c.out_w, c.out_h, c.encoding,
+    const HeatmapSpec spec{c.rows,
+                           c.cols,
+                           c.out_w,
+                           c.out_h,
+                           c.encoding,
                            c.encoding == HeatmapEncoding::Values ? -2.0f : 1e-9f,
                            c.encoding == HeatmapEncoding::Values ? 2.0f : 1e-4f};
     std::vector<std::uint8_t> host(static_cast<std::size_t>(c.out_w) * c.out_h), device(host.size());

@@ -91,8 +91,7 @@ TEST(MatmulGenerate, EmptyForNonPositiveSizes) {
 // ---- CPU reference ----------------------------------------------------------------------------
 
 // The textbook triple loop in long double: a second way to compute the same product.
-std::vector<double> triple_loop(const std::vector<float>& A, const std::vector<float>& B, int M,
-                                int N, int K) {
+std::vector<double> triple_loop(const std::vector<float>& A, const std::vector<float>& B, int M, int N, int K) {
   std::vector<double> C(static_cast<std::size_t>(M) * N);
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
@@ -104,8 +103,7 @@ std::vector<double> triple_loop(const std::vector<float>& A, const std::vector<f
 }
 
 TEST(MatmulCpuReference, MatchesTripleLoopOnOddShapes) {
-  const testing::Shape shapes[] = {{1, 1, 1}, {7, 5, 3}, {33, 17, 65}, {5, 300, 2}, {130, 1, 9},
-                                   {9, 513, 31}};
+  const testing::Shape shapes[] = {{1, 1, 1}, {7, 5, 3}, {33, 17, 65}, {5, 300, 2}, {130, 1, 9}, {9, 513, 31}};
   for (const auto& s : shapes) {
     const auto A = generate_matrix(s.M, s.K, Pattern::Normal, test_seed() + 7);
     const auto B = generate_matrix(s.K, s.N, Pattern::Normal, test_seed() + 8);
@@ -128,8 +126,7 @@ TEST(MatmulCpuReference, ExactOnSmallIntegersAndThreadCountDoesNotMatter) {
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       long long s = 0;
-      for (int k = 0; k < K; ++k)
-        s += static_cast<long long>(A[i * K + k]) * static_cast<long long>(B[k * N + j]);
+      for (int k = 0; k < K; ++k) s += static_cast<long long>(A[i * K + k]) * static_cast<long long>(B[k * N + j]);
       ASSERT_EQ(one[static_cast<std::size_t>(i) * N + j], static_cast<float>(s));
     }
 }
@@ -152,8 +149,8 @@ TEST(MatmulVerify, ExactPassesAndOnePerturbedElementIsFound) {
 
   std::vector<float> got = p.ref;
   const int i = 11, j = 29;
-  const double tol = kToleranceFactor * std::sqrt(57.0) * std::ldexp(1.0, -24) *
-                     p.scale.a_row_norms[i] * p.scale.b_col_norms[j];
+  const double tol =
+      kToleranceFactor * std::sqrt(57.0) * std::ldexp(1.0, -24) * p.scale.a_row_norms[i] * p.scale.b_col_norms[j];
   got[i * 41 + j] += static_cast<float>(3 * tol);
   v = verify(got.data(), p.ref.data(), 23, 41, p.scale);
   EXPECT_FALSE(v.passed);
@@ -246,9 +243,7 @@ TEST(MatmulRegistry, TwoLaddersWithCompiledConfigurations) {
     EXPECT_FALSE(ks[i].grid_rule.empty()) << ks[i].id;
     EXPECT_EQ(find_matmul_kernel(ks[i].id), &ks[i]);
     EXPECT_LT(static_cast<std::size_t>(ks[i].gpu_default_config), ks[i].configs.size());
-    if (ks[i].precision == Precision::Fp32) {
-      EXPECT_EQ(ks[i].uses_barriers, i >= 2);
-    }
+    if (ks[i].precision == Precision::Fp32) { EXPECT_EQ(ks[i].uses_barriers, i >= 2); }
     // Every configuration listed is compiled, for the simulator and the generic GPU wrappers
     // alike (the Hopper rungs: matmul_hopper.cu).
     if (ks[i].simulated) {
@@ -284,9 +279,7 @@ TEST(MatmulRegistry, LaunchShapesCoverC) {
         case MatmulKernel::Uncoalesced:
           rows = 1ull * lc.grid.x * lc.block.x, cols = 1ull * lc.grid.y * lc.block.y;
           break;
-        case MatmulKernel::SmemTiled:
-          cols = 1ull * lc.grid.x * lc.block.x, rows = 1ull * lc.grid.y * lc.block.y;
-          break;
+        case MatmulKernel::SmemTiled: cols = 1ull * lc.grid.x * lc.block.x, rows = 1ull * lc.grid.y * lc.block.y; break;
         default: {
           const MatmulGeometry g = matmul_geometry(k.kernel, c);
           EXPECT_EQ(lc.block, c.block);
@@ -339,9 +332,9 @@ TEST(MatmulRegistry, SharedMemoryPerConfiguration) {
   EXPECT_EQ(matmul_shared_bytes(MatmulKernel::Naive, make_block_config(MatmulKernel::Naive, {32, 32, 1})), 0u);
   EXPECT_EQ(matmul_shared_bytes(MatmulKernel::SmemTiled, make_block_config(MatmulKernel::SmemTiled, {32, 32, 1})),
             2u * 32 * 32 * 4);
-  EXPECT_EQ(matmul_shared_bytes(MatmulKernel::Warptile,
-                                make_config(MatmulKernel::Warptile, {128, 128, 8, 8, 8, 64, 32})),
-            2u * (8 * 132 + 8 * 128) * 4);
+  EXPECT_EQ(
+      matmul_shared_bytes(MatmulKernel::Warptile, make_config(MatmulKernel::Warptile, {128, 128, 8, 8, 8, 64, 32})),
+      2u * (8 * 132 + 8 * 128) * 4);
 }
 
 // ---- refusals ----------------------------------------------------------------------------------
@@ -351,9 +344,7 @@ Status check(MatmulKernel k, const MatmulConfig& c, int M = 100, int N = 100, in
   return check_matmul_config(k, c, M, N, K, limits);
 }
 
-bool mentions(const Status& s, const std::string& word) {
-  return s.describe().find(word) != std::string::npos;
-}
+bool mentions(const Status& s, const std::string& word) { return s.describe().find(word) != std::string::npos; }
 
 TEST(MatmulRefusals, RungThreeNeedsASquareCompiledTile) {
   Status s = check(MatmulKernel::SmemTiled, make_block_config(MatmulKernel::SmemTiled, {16, 8, 1}));
@@ -374,8 +365,7 @@ TEST(MatmulRefusals, NaiveBlocksFollowCudaRules) {
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(mentions(s, "blockDim.z")) << s.describe();
   // Rung 2 puts N along gridDim.y, which is limited to 65535 blocks.
-  s = check(MatmulKernel::Uncoalesced, make_block_config(MatmulKernel::Uncoalesced, {256, 1, 1}), 100,
-            70000, 10);
+  s = check(MatmulKernel::Uncoalesced, make_block_config(MatmulKernel::Uncoalesced, {256, 1, 1}), 100, 70000, 10);
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(mentions(s, "gridDim")) << s.describe();
   EXPECT_TRUE(check(MatmulKernel::Naive, make_block_config(MatmulKernel::Naive, {256, 1, 1}), 100, 70000, 10).ok());
@@ -422,13 +412,13 @@ TEST(MatmulRefusals, SharedMemoryOverTheLimit) {
   DeviceLimits small = sim::simulator_limits(2);
   small.name = "a device with 4 KiB of shared memory";
   small.shared_per_block = 4096;
-  const Status s = check(MatmulKernel::SmemTiled, make_block_config(MatmulKernel::SmemTiled, {32, 32, 1}),
-                         100, 100, 100, small);
+  const Status s =
+      check(MatmulKernel::SmemTiled, make_block_config(MatmulKernel::SmemTiled, {32, 32, 1}), 100, 100, 100, small);
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(mentions(s, "8192 bytes")) << s.describe();
-  EXPECT_TRUE(check(MatmulKernel::SmemTiled, make_block_config(MatmulKernel::SmemTiled, {16, 16, 1}), 100,
-                    100, 100, small)
-                  .ok());
+  EXPECT_TRUE(
+      check(MatmulKernel::SmemTiled, make_block_config(MatmulKernel::SmemTiled, {16, 16, 1}), 100, 100, 100, small)
+          .ok());
 }
 
 TEST(MatmulRefusals, SizesBelowOne) {
@@ -444,8 +434,8 @@ TEST(MatmulRefusals, SimulatorWorkCap) {
   const MatmulConfig c = matmul_kernel_info(MatmulKernel::Naive).configs[0];
   float sentinel[1] = {42.0f};
   // 1024^3 multiply-adds is above the cap: refused before touching any buffer.
-  const LaunchRecord r = simulate_matmul(simulator, MatmulKernel::Naive, c, sentinel, sentinel, sentinel,
-                                         1024, 1024, 1024);
+  const LaunchRecord r =
+      simulate_matmul(simulator, MatmulKernel::Naive, c, sentinel, sentinel, sentinel, 1024, 1024, 1024);
   EXPECT_FALSE(r.ok());
   EXPECT_TRUE(mentions(r.status, "2^27")) << r.status.describe();
   EXPECT_EQ(sentinel[0], 42.0f);

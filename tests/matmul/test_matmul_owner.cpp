@@ -99,9 +99,9 @@ void check_owner(MatmulKernel kernel, const MatmulConfig& config, int M, int N, 
         continue;
       }
       ++checked;
-      ASSERT_EQ(w, static_cast<int>(o->linear_thread)) << "C[" << row << "][" << col << "]: element_owner says thread "
-                                                       << o->linear_thread << " (warp " << o->warp << ", lane "
-                                                       << o->lane << ")";
+      ASSERT_EQ(w, static_cast<int>(o->linear_thread))
+          << "C[" << row << "][" << col << "]: element_owner says thread " << o->linear_thread << " (warp " << o->warp
+          << ", lane " << o->lane << ")";
       ASSERT_EQ(o->warp, o->linear_thread / 32);
       ASSERT_EQ(o->lane, o->linear_thread % 32);
       ASSERT_EQ(o->thread.x + lc.block.x * o->thread.y, o->linear_thread);
@@ -146,8 +146,8 @@ TEST(MatmulOwner, EveryConfigurationOnAFullBlockAndAPartialCorner) {
     if (!info.simulated) continue;  // the Hopper rungs: test_matmul_tc.cpp, and on the GPU
     for (const MatmulConfig& c : configs_to_check(info)) {
       const MatmulGeometry g = matmul_geometry(info.kernel, c);
-      const int K = std::max(5, 2 * g.k_step + 3);  // several phases, a partial last one
-      check_owner(info.kernel, c, g.block_rows, g.block_cols, K, seed);             // one full tile
+      const int K = std::max(5, 2 * g.k_step + 3);                       // several phases, a partial last one
+      check_owner(info.kernel, c, g.block_rows, g.block_cols, K, seed);  // one full tile
       check_owner(info.kernel, c, g.block_rows + 5, g.block_cols + 3, K, seed + 7);  // 2 x 2, partial corner
       if (::testing::Test::HasFatalFailure()) return;
     }

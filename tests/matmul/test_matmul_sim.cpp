@@ -42,10 +42,9 @@ struct SimCase {
 void PrintTo(const SimCase& c, std::ostream* os) { *os << testing::config_name(c.kernel, c.config); }
 
 std::vector<SimCase> sim_cases() {
-  const std::vector<Shape> every_config = {{1, 1, 1},     {7, 7, 7},       {31, 31, 31},
-                                           {32, 32, 32},  {33, 33, 33},    {127, 127, 127},
-                                           {128, 128, 128}, {129, 129, 129}, {37, 53, 41},
-                                           {129, 67, 131}, {65, 130, 127}};
+  const std::vector<Shape> every_config = {{1, 1, 1},    {7, 7, 7},       {31, 31, 31},    {32, 32, 32},
+                                           {33, 33, 33}, {127, 127, 127}, {128, 128, 128}, {129, 129, 129},
+                                           {37, 53, 41}, {129, 67, 131},  {65, 130, 127}};
   const Shape larger = {257, 255, 258};
   std::vector<SimCase> cases;
   for (const auto& k : matmul_kernels(Precision::Fp32))  // BF16: test_matmul_tc.cpp
@@ -74,15 +73,15 @@ TEST_P(SimLadder, MatchesCpuReferenceAtEverySize) {
     SCOPED_TRACE(shape.name());
     const Problem& p = problem_for(shape);
     std::vector<float> C(p.ref.size(), std::nanf(""));  // NaN: an output nobody writes fails
-    const LaunchRecord r = simulate_matmul(simulator, c.kernel, c.config, p.A.data(), p.B.data(),
-                                           C.data(), shape.M, shape.N, shape.K);
+    const LaunchRecord r =
+        simulate_matmul(simulator, c.kernel, c.config, p.A.data(), p.B.data(), C.data(), shape.M, shape.N, shape.K);
     ASSERT_TRUE(r.ok()) << r.status.describe();
     EXPECT_EQ(r.config, matmul_launch_config(c.kernel, c.config, shape.M, shape.N, shape.K));
     EXPECT_EQ(r.backend, BackendKind::CpuSimulation);
     EXPECT_DOUBLE_EQ(r.flops, 2.0 * shape.M * shape.N * shape.K);
     const Verification v = verify(C.data(), p.ref.data(), shape.M, shape.N, p.scale);
-    EXPECT_TRUE(v.passed) << testing::config_name(c.kernel, c.config) << " at " << shape.name()
-                          << " (seed " << p.seed << "): " << v.summary();
+    EXPECT_TRUE(v.passed) << testing::config_name(c.kernel, c.config) << " at " << shape.name() << " (seed " << p.seed
+                          << "): " << v.summary();
   }
 }
 
@@ -91,9 +90,8 @@ std::string case_name(const ::testing::TestParamInfo<SimCase>& info) {
   const MatmulConfig& c = info.param.config;
   if (info.param.kernel <= MatmulKernel::SmemTiled)
     return s + "b" + std::to_string(c.block.x) + "x" + std::to_string(c.block.y);
-  return s + std::to_string(c.tile.BM) + "x" + std::to_string(c.tile.BN) + "x" +
-         std::to_string(c.tile.BK) + "_t" + std::to_string(c.tile.TM) + "x" +
-         std::to_string(c.tile.TN) +
+  return s + std::to_string(c.tile.BM) + "x" + std::to_string(c.tile.BN) + "x" + std::to_string(c.tile.BK) + "_t" +
+         std::to_string(c.tile.TM) + "x" + std::to_string(c.tile.TN) +
          (c.tile.WM ? "_w" + std::to_string(c.tile.WM) + "x" + std::to_string(c.tile.WN) : "") +
          (c.tile.MB ? "_mb" + std::to_string(c.tile.MB) : "");
 }
@@ -108,8 +106,8 @@ TEST(SimLadderExact, EveryRungExactOnSmallIntegers) {
   sim::GridSimulator simulator(2);
   for (const auto& k : matmul_kernels(Precision::Fp32)) {
     std::vector<float> C(p.ref.size(), std::nanf(""));
-    const LaunchRecord r = simulate_matmul(simulator, k.kernel, k.configs[0], p.A.data(), p.B.data(),
-                                           C.data(), s.M, s.N, s.K);
+    const LaunchRecord r =
+        simulate_matmul(simulator, k.kernel, k.configs[0], p.A.data(), p.B.data(), C.data(), s.M, s.N, s.K);
     ASSERT_TRUE(r.ok()) << k.id << ": " << r.status.describe();
     EXPECT_EQ(C, p.ref) << k.id;
   }
@@ -140,9 +138,7 @@ TEST(SimBarrier, ReverseThroughSharedMemoryNeedsTheBarrier) {
   std::vector<float> out(in.size(), std::nanf(""));
   sim::GridSimulator simulator(2);
   const LaunchConfig lc{Dim3{blocks, 1, 1}, Dim3{n, 1, 1}, 0};
-  auto body = [&](const sim::HostCtx& t, ReverseSmem& s) {
-    reverse_through_shared(t, s, in.data(), out.data(), n);
-  };
+  auto body = [&](const sim::HostCtx& t, ReverseSmem& s) { reverse_through_shared(t, s, in.data(), out.data(), n); };
   sim::SimOptions with_barriers;
   with_barriers.uses_barriers = true;
   const sim::SimResult r = simulator.run_with_shared<ReverseSmem>(lc, body, with_barriers);
@@ -165,9 +161,8 @@ TEST(SimBarrier, TiledKernelWithManyPhasesMatchesReference) {
   sim::GridSimulator simulator(1);
   std::vector<float> C(p.ref.size(), std::nanf(""));
   const LaunchRecord r =
-      simulate_matmul(simulator, MatmulKernel::SmemTiled,
-                      make_block_config(MatmulKernel::SmemTiled, {16, 16, 1}), p.A.data(),
-                      p.B.data(), C.data(), s.M, s.N, s.K);
+      simulate_matmul(simulator, MatmulKernel::SmemTiled, make_block_config(MatmulKernel::SmemTiled, {16, 16, 1}),
+                      p.A.data(), p.B.data(), C.data(), s.M, s.N, s.K);
   ASSERT_TRUE(r.ok()) << r.status.describe();
   EXPECT_EQ(C, p.ref);
 }

@@ -22,8 +22,8 @@
 namespace {
 
 using namespace bs::matmul;
-using bs::matmul::testing::test_seed;
 using bs::LaunchRecord;
+using bs::matmul::testing::test_seed;
 namespace sim = bs::sim;
 
 // ---- BF16 ----------------------------------------------------------------------------------
@@ -54,8 +54,16 @@ std::uint16_t nearest_bf16(float f) {
 TEST(Bf16, RoundsToNearestEvenLikeAnExhaustiveSearch) {
   std::mt19937_64 rng(test_seed());
   std::uniform_int_distribution<std::uint32_t> any;
-  std::vector<float> values = {0.0f, -0.0f, 1.0f, -1.5f, 1e-40f, -1e-42f, std::numeric_limits<float>::max(),
-                               std::numeric_limits<float>::min(), 3.0e38f, 1.00390625f /* a tie */,
+  std::vector<float> values = {0.0f,
+                               -0.0f,
+                               1.0f,
+                               -1.5f,
+                               1e-40f,
+                               -1e-42f,
+                               std::numeric_limits<float>::max(),
+                               std::numeric_limits<float>::min(),
+                               3.0e38f,
+                               1.00390625f /* a tie */,
                                1.01171875f /* a tie, odd below */};
   for (int i = 0; i < 200000; ++i) {
     float f;
@@ -82,11 +90,9 @@ TEST(Bf16, PackedLayoutsPadRowsToSixteenBytes) {
   ASSERT_EQ(a.size(), static_cast<std::size_t>(M * 16));
   ASSERT_EQ(bt.size(), static_cast<std::size_t>(N * 16));
   for (int r = 0; r < M; ++r)
-    for (int c = 0; c < 16; ++c)
-      EXPECT_EQ(bf16_to_float(a[r * 16 + c]), c < K ? A[r * K + c] : 0.0f) << r << "," << c;
+    for (int c = 0; c < 16; ++c) EXPECT_EQ(bf16_to_float(a[r * 16 + c]), c < K ? A[r * K + c] : 0.0f) << r << "," << c;
   for (int n = 0; n < N; ++n)
-    for (int k = 0; k < 16; ++k)
-      EXPECT_EQ(bf16_to_float(bt[n * 16 + k]), k < K ? B[k * N + n] : 0.0f) << n << "," << k;
+    for (int k = 0; k < 16; ++k) EXPECT_EQ(bf16_to_float(bt[n * 16 + k]), k < K ? B[k * N + n] : 0.0f) << n << "," << k;
 }
 
 // ---- Fragment layouts ----------------------------------------------------------------------
@@ -101,14 +107,14 @@ void expect_at(FragCoord f, int row, int col) {
 // neither 0 nor each other's value.
 TEST(FragmentLayouts, EntriesOfThePtxIsaFigures) {
   // lane 7: groupID 1, threadID_in_group 3
-  expect_at(mma_a_coord(7, 0), 1, 6);    // a0, first half
-  expect_at(mma_a_coord(7, 3), 9, 7);    // a1, second half
-  expect_at(mma_a_coord(7, 5), 1, 15);   // a2
-  expect_at(mma_a_coord(7, 6), 9, 14);   // a3
-  expect_at(mma_b_coord(7, 1), 7, 1);    // b0: k = 2t + 1
-  expect_at(mma_b_coord(7, 2), 14, 1);   // b1: k = 2t + 8
-  expect_at(mma_c_coord(7, 1), 1, 7);    // c1
-  expect_at(mma_c_coord(7, 2), 9, 6);    // c2
+  expect_at(mma_a_coord(7, 0), 1, 6);   // a0, first half
+  expect_at(mma_a_coord(7, 3), 9, 7);   // a1, second half
+  expect_at(mma_a_coord(7, 5), 1, 15);  // a2
+  expect_at(mma_a_coord(7, 6), 9, 14);  // a3
+  expect_at(mma_b_coord(7, 1), 7, 1);   // b0: k = 2t + 1
+  expect_at(mma_b_coord(7, 2), 14, 1);  // b1: k = 2t + 8
+  expect_at(mma_c_coord(7, 1), 1, 7);   // c1
+  expect_at(mma_c_coord(7, 2), 9, 6);   // c2
   // thread 37 of a warpgroup: warp 1, lane 5 (groupID 1, threadID_in_group 1); register 6 is
   // the third of 8-column chunk 1
   expect_at(wgmma_d_coord(37, 6), 16 + 1 + 8, 8 + 2);
@@ -220,9 +226,9 @@ TEST(TcSim, ADroppedTermFailsTheCheck) {
 TEST(TcSim, FloatEntryPointsRefuseTheOtherPrecision) {
   sim::GridSimulator simulator(1);
   std::vector<float> A(16), B(16), C(16);
-  const LaunchRecord r = simulate_matmul(simulator, MatmulKernel::Tc2MmaSync,
-                                         matmul_kernel_info(MatmulKernel::Tc2MmaSync).configs[0], A.data(), B.data(),
-                                         C.data(), 4, 4, 4);
+  const LaunchRecord r =
+      simulate_matmul(simulator, MatmulKernel::Tc2MmaSync, matmul_kernel_info(MatmulKernel::Tc2MmaSync).configs[0],
+                      A.data(), B.data(), C.data(), 4, 4, 4);
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.status.message.find("BF16"), std::string::npos) << r.status.describe();
 }
@@ -291,9 +297,7 @@ TEST(TcLab, PrecisionSwapsTheLadderAndTheNumbers) {
   EXPECT_FALSE(bf16.count("k7_warptile"));
   ASSERT_TRUE(m.ready());
   EXPECT_EQ(m.spec().seed, seed);  // the same matrices, rounded
-  for (std::size_t i = 0; i < a32.size(); ++i) {
-    ASSERT_EQ(m.a()[i], bf16_to_float(float_to_bf16(a32[i]))) << i;
-  }
+  for (std::size_t i = 0; i < a32.size(); ++i) { ASSERT_EQ(m.a()[i], bf16_to_float(float_to_bf16(a32[i]))) << i; }
   EXPECT_EQ(m.setting_values().front().second, "bf16");
 
   for (const char* id : {"tc1_wmma", "tc2_mma_sync"}) {
@@ -329,7 +333,7 @@ TEST(TcOwner, HopperRungsOwnEveryElementOnceAndListIt) {
     if (info.simulated) continue;
     SCOPED_TRACE(info.id);
     bs::LaunchConfig lc = matmul_launch_config(info.kernel, info.configs[0], M, N, 64);
-    if (info.persistent) lc.grid.x = lc.cluster.x * 2;  // fewer clusters than tiles: blocks loop
+    if (info.persistent) lc.grid.x = lc.cluster.x * 2;                     // fewer clusters than tiles: blocks loop
     std::map<std::tuple<unsigned, unsigned, unsigned, int>, int> holders;  // (block, thread, reg)
     for (int row = 0; row < M; row += 3)
       for (int col = 0; col < N; col += 5) {
@@ -340,7 +344,8 @@ TEST(TcOwner, HopperRungsOwnEveryElementOnceAndListIt) {
         ASSERT_GE(o->linear_thread, info.id == "tc3_wgmma" ? 0u : 128u);  // not the producer
         ASSERT_LT(o->block.x, lc.grid.x);
         bool listed = false;
-        for (const CRect& r : o->outputs) listed |= row >= r.row && row < r.row + r.rows && col >= r.col && col < r.col + r.cols;
+        for (const CRect& r : o->outputs)
+          listed |= row >= r.row && row < r.row + r.rows && col >= r.col && col < r.col + r.cols;
         ASSERT_TRUE(listed) << row << "," << col;
         const auto key = std::tuple{o->block.x, o->block.y, o->linear_thread, o->reg};
         if (!info.persistent) {

@@ -34,8 +34,8 @@ SharedLab& shared_lab() { return testing::shared_gpu_lab(Precision::Bf16); }
 [[maybe_unused]] ::testing::Environment* const release_lab_at_end =
     ::testing::AddGlobalTestEnvironment(new testing::ReleaseGpuLabAtEnd(&shared_lab));
 
-#define REQUIRE_GPU()                                 \
-  MatmulLab* lab = shared_lab().lab.get();            \
+#define REQUIRE_GPU()                      \
+  MatmulLab* lab = shared_lab().lab.get(); \
   if (!lab) BS_SKIP_NO_GPU() << "no usable CUDA device: " << shared_lab().why_not.describe()
 
 bool is_hopper(const MatmulLab& lab) {
@@ -47,7 +47,8 @@ void run_every_rung(MatmulLab& lab, const Shape& s) {
   ASSERT_TRUE(lab.set_matrices(spec).ok()) << lab.status().describe();
   // The reference here: the double product of the BF16 numbers the lab holds, rounded here from
   // the generated matrices (not read back from the lab).
-  std::vector<float> A = generate_matrix(s.M, s.K, spec.a, spec.seed), B = generate_matrix(s.K, s.N, spec.b, spec.seed + 1);
+  std::vector<float> A = generate_matrix(s.M, s.K, spec.a, spec.seed),
+                     B = generate_matrix(s.K, s.N, spec.b, spec.seed + 1);
   round_to_bf16(A), round_to_bf16(B);
   ASSERT_TRUE(std::ranges::equal(A, lab.a()));
   std::vector<float> ref(static_cast<std::size_t>(s.M) * s.N), got(ref.size());
@@ -83,9 +84,7 @@ void run_every_rung(MatmulLab& lab, const Shape& s) {
     } else {
       EXPECT_EQ(r.config, matmul_launch_config(k.kernel, k.configs[0], s.M, s.N, s.K));
     }
-    if (k.id == "tc6_cluster_multicast") {
-      EXPECT_EQ(r.config.cluster, (Dim3{2, 1, 1}));
-    }
+    if (k.id == "tc6_cluster_multicast") { EXPECT_EQ(r.config.cluster, (Dim3{2, 1, 1})); }
     ASSERT_TRUE(lab.download_output(got.data()).ok());
     const Verification v = verify(got.data(), ref.data(), s.M, s.N, scale);
     EXPECT_TRUE(v.passed) << "(seed " << spec.seed << "): " << v.summary();
@@ -128,8 +127,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuTc,
                                            Shape{1000, 777, 513}, Shape{129, 255, 67}, Shape{2048, 1536, 1000},
                                            Shape{513, 1031, 2}, Shape{4096, 4096, 4096}),
                          shape_name);
-INSTANTIATE_TEST_SUITE_P(Sizes, GpuTcSmall,
-                         ::testing::Values(Shape{37, 53, 41}, Shape{300, 521, 129}), shape_name);
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuTcSmall, ::testing::Values(Shape{37, 53, 41}, Shape{300, 521, 129}), shape_name);
 
 // T6 at each compiled cluster size (2, 4, 1), traced: every block's recorded cluster (%clusterid,
 // %cluster_ctarank, %nclusterid, %cluster_nctarank) is the model's from its blockIdx and the
@@ -149,11 +147,13 @@ TEST(GpuTcClusters, RecordedPlacementIsTheModelsAndCoScheduled) {
       SCOPED_TRACE(t6->configs[static_cast<std::size_t>(config)].label + " at " + s.name());
       lab::RunOptions opt;
       opt.trace_schedule = true;
-      const LaunchRecord r = lab->run(t6->id, KernelConfig{t6->configs[static_cast<std::size_t>(config)].block, config}, opt);
+      const LaunchRecord r =
+          lab->run(t6->id, KernelConfig{t6->configs[static_cast<std::size_t>(config)].block, config}, opt);
       ASSERT_TRUE(r.ok()) << r.status.describe();
       EXPECT_TRUE(r.check.passed()) << r.check.summary();
       const Dim3 c = r.config.cluster;
-      EXPECT_EQ(c, matmul_launch_config(t6->kernel, t6->configs[static_cast<std::size_t>(config)], s.M, s.N, s.K).cluster);
+      EXPECT_EQ(c,
+                matmul_launch_config(t6->kernel, t6->configs[static_cast<std::size_t>(config)], s.M, s.N, s.K).cluster);
       ASSERT_EQ(r.config.grid.x % c.x, 0u);
       if (c.volume() > 1) {
         EXPECT_EQ(r.clusters.note, "cudaOccupancyMaxActiveClusters");
@@ -179,7 +179,8 @@ TEST(GpuTcClusters, RecordedPlacementIsTheModelsAndCoScheduled) {
       EXPECT_EQ(cs.co_scheduled, cs.clusters.size()) << "a cluster's blocks did not all run at one moment";
       for (const mapping::ClusterRun& run : cs.clusters) {
         const std::set<unsigned> sms(run.units.begin(), run.units.end());
-        EXPECT_EQ(sms.size(), run.units.size()) << "two blocks of one cluster on one SM: " << mapping::cluster_line(run);
+        EXPECT_EQ(sms.size(), run.units.size())
+            << "two blocks of one cluster on one SM: " << mapping::cluster_line(run);
       }
       std::printf("%s at %s: grid %u, %zu clusters (max active %d), %llu co-scheduled, %zu SM groups:",
                   t6->configs[static_cast<std::size_t>(config)].label.c_str(), s.name().c_str(), r.config.grid.x,

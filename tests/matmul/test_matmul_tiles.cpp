@@ -87,7 +87,8 @@ TEST(MatmulTiles, OtherRungsTilesAreTheirOwnersBlocks) {
           auto o = element_owner(info.kernel, config, M, N, row, col, &lc);
           ASSERT_TRUE(o.ok()) << o.status().describe();
           const std::size_t i = static_cast<std::size_t>(row / tiles->tile_rows) * tiles->cols + col / tiles->tile_cols;
-          ASSERT_EQ(Dim3(tiles->block[i].x, tiles->block[i].y, 0), Dim3(o->block.x, o->block.y, 0)) << row << "," << col;
+          ASSERT_EQ(Dim3(tiles->block[i].x, tiles->block[i].y, 0), Dim3(o->block.x, o->block.y, 0))
+              << row << "," << col;
         }
     }
 }
@@ -123,7 +124,8 @@ TEST(MatmulTiles, ColourKeysFollowTheRecordWhereThereIsOne) {
   rec.schedule_simulated = false;
   const auto keys = tile_keys(*tiles, rec, TileColour::Cluster, &recorded);
   EXPECT_TRUE(recorded);
-  for (std::size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(keys[i], tiles->block[i].x == 5 ? 0u : tiles->block[i].x / 2) << i;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    EXPECT_EQ(keys[i], tiles->block[i].x == 5 ? 0u : tiles->block[i].x / 2) << i;
   const auto sms = tile_keys(*tiles, rec, TileColour::Sm, &recorded);
   EXPECT_TRUE(recorded);
   for (std::size_t i = 0; i < sms.size(); ++i) EXPECT_EQ(sms[i], 100u + tiles->block[i].x);
@@ -154,7 +156,8 @@ TEST(MatmulTiles, T6OffersClusterSizesTwoFourAndOne) {
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message.find("clusters of 4"), std::string::npos) << s.describe();
   EXPECT_NE(s.message.find("384 x 256 is not in the compiled set"), std::string::npos) << s.describe();
-  for (const MatmulConfig& c : t6->configs) EXPECT_TRUE(check_matmul_config(t6->kernel, c, 4096, 4096, 4096, hopper).ok()) << c.label;
+  for (const MatmulConfig& c : t6->configs)
+    EXPECT_TRUE(check_matmul_config(t6->kernel, c, 4096, 4096, 4096, hopper).ok()) << c.label;
 }
 
 }  // namespace

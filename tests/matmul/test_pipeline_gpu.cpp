@@ -38,14 +38,12 @@ SharedLab& shared_lab() { return testing::shared_gpu_lab(Precision::Bf16); }
 [[maybe_unused]] ::testing::Environment* const release_lab_at_end =
     ::testing::AddGlobalTestEnvironment(new testing::ReleaseGpuLabAtEnd(&shared_lab));
 
-#define REQUIRE_HOPPER()                                                                             \
-  MatmulLab* lab = shared_lab().lab.get();                                                           \
-  if (!lab) {                                                                                        \
-    BS_SKIP_NO_GPU() << "no usable CUDA device: " << shared_lab().why_not.describe();                \
-  }                                                                                                  \
-  if (lab->backend().limits.compute_major != 9 || lab->backend().limits.compute_minor != 0) {       \
+#define REQUIRE_HOPPER()                                                                                            \
+  MatmulLab* lab = shared_lab().lab.get();                                                                          \
+  if (!lab) { BS_SKIP_NO_GPU() << "no usable CUDA device: " << shared_lab().why_not.describe(); }                   \
+  if (lab->backend().limits.compute_major != 9 || lab->backend().limits.compute_minor != 0) {                       \
     BS_SKIP() << "the pipeline-traced rungs need sm_90a; " << lab->backend().limits.name << " is not a Hopper GPU"; \
-  }                                                                                                  \
+  }                                                                                                                 \
   static_assert(true)
 
 const char* const kRungs[] = {"tc4_warp_specialized", "tc5_persistent", "tc6_cluster_multicast"};
@@ -63,7 +61,8 @@ std::size_t expected_waits(const std::string& id, const PipelineRaw& raw) {
 
 void check_recording(MatmulLab& lab, const char* id, int M, int N, int K, const char* save_dir) {
   SCOPED_TRACE(std::string(id) + " at " + std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K));
-  ASSERT_TRUE(lab.set_matrices(MatrixSpec{M, N, K, Pattern::Uniform, Pattern::Normal, 77}).ok()) << lab.status().describe();
+  ASSERT_TRUE(lab.set_matrices(MatrixSpec{M, N, K, Pattern::Uniform, Pattern::Normal, 77}).ok())
+      << lab.status().describe();
   auto run = lab.trace_pipeline(id, KernelConfig{Dim3{384, 1, 1}, 0});
   ASSERT_TRUE(run.ok()) << run.status().describe();
   EXPECT_TRUE(run->check.passed()) << run->check.note;  // (c)
@@ -74,10 +73,11 @@ void check_recording(MatmulLab& lab, const char* id, int M, int N, int K, const 
   EXPECT_EQ(a->order_checked, expected_waits(id, run->raw));
   // Every block's three warpgroups recorded, on SMs the device has.
   for (const PipelineLane& l : a->lanes) EXPECT_GT(l.spans.size(), 0u) << "block " << l.block << " wg " << l.warpgroup;
-  std::printf("[pipeline] %-22s %5dx%5dx%5d  grid %s  consumers wait on full %5.1f%%, producer on empty %5.1f%%, "
-              "timer tick %llu ns; verified: %s\n",
-              id, M, N, K, to_string(run->raw.grid).c_str(), 100 * a->consumer_wait_share, 100 * a->producer_wait_share,
-              static_cast<unsigned long long>(a->timer_tick_ns), run->check.passed() ? "yes" : "NO");
+  std::printf(
+      "[pipeline] %-22s %5dx%5dx%5d  grid %s  consumers wait on full %5.1f%%, producer on empty %5.1f%%, "
+      "timer tick %llu ns; verified: %s\n",
+      id, M, N, K, to_string(run->raw.grid).c_str(), 100 * a->consumer_wait_share, 100 * a->producer_wait_share,
+      static_cast<unsigned long long>(a->timer_tick_ns), run->check.passed() ? "yes" : "NO");
   if (save_dir) {
     const std::string path = std::string(save_dir) + "/" + id + "_" + std::to_string(M) + ".trace";
     EXPECT_TRUE(save_pipeline_file(run->raw, path).ok());
@@ -101,8 +101,10 @@ TEST(PipelineGpu, CostAndCoverageAt4096) {
   j.begin_object().field("device", lab->backend().limits.name).field("size", n);
   j.field("policy", "21 timed launches after 3 warm-up, CUDA events, upper median");
   j.key("rungs").begin_array();
-  std::printf("\n| rung | plain median ms | traced median ms | overhead | extent / event time | busiest SM / event time | mean SM / event time | verified | order violations |\n"
-              "|---|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "\n| rung | plain median ms | traced median ms | overhead | extent / event time | busiest SM / event time | mean "
+      "SM / event time | verified | order violations |\n"
+      "|---|---|---|---|---|---|---|---|---|\n");
   for (const char* id : kRungs) {
     SCOPED_TRACE(id);
     auto cost = lab->pipeline_cost(id, KernelConfig{Dim3{384, 1, 1}, 0}, policy);
@@ -117,10 +119,10 @@ TEST(PipelineGpu, CostAndCoverageAt4096) {
     EXPECT_EQ(a->order_violations, 0u) << a->order_first_violation;
     const double overhead = cost->overhead();
     const auto within = [](double r) { return r >= 0.95 && r <= 1.05; };
-    std::printf("| %s | %.4f | %.4f | %+.2f%% %s | %.3f %s | %.3f %s | %.3f | %s | %zu of %zu |\n", id,
-                plain.median_ms, traced.median_ms, 100 * overhead, overhead <= 0.05 ? "(<= 5%)" : "(OVER 5%)",
-                a->coverage.extent_ratio, within(a->coverage.extent_ratio) ? "ok" : "OUT",
-                a->coverage.busiest_ratio, within(a->coverage.busiest_ratio) ? "ok" : "OUT", a->coverage.mean_ratio,
+    std::printf("| %s | %.4f | %.4f | %+.2f%% %s | %.3f %s | %.3f %s | %.3f | %s | %zu of %zu |\n", id, plain.median_ms,
+                traced.median_ms, 100 * overhead, overhead <= 0.05 ? "(<= 5%)" : "(OVER 5%)", a->coverage.extent_ratio,
+                within(a->coverage.extent_ratio) ? "ok" : "OUT", a->coverage.busiest_ratio,
+                within(a->coverage.busiest_ratio) ? "ok" : "OUT", a->coverage.mean_ratio,
                 run->check.passed() ? "yes" : "NO", a->order_violations, a->order_checked);
     j.begin_object().field("rung", id).field("grid", to_string(run->raw.grid));
     j.field("plain_median_ms", plain.median_ms).field("traced_median_ms", traced.median_ms);
@@ -138,15 +140,14 @@ TEST(PipelineGpu, CostAndCoverageAt4096) {
     j.field("timer_tick_ns", static_cast<unsigned long long>(a->timer_tick_ns));
     j.field("sentence", a->sentence);
     j.end_object();
-    if (save_dir) {
-      EXPECT_TRUE(save_pipeline_file(run->raw, std::string(save_dir) + "/" + id + "_4096.trace").ok());
-    }
+    if (save_dir) { EXPECT_TRUE(save_pipeline_file(run->raw, std::string(save_dir) + "/" + id + "_4096.trace").ok()); }
   }
   j.end_array().end_object();
   std::ofstream(json_path) << j.str() << "\n";
-  std::printf("\n(b) extent = latest block end - earliest block start; busiest SM = the largest union of one SM's "
-              "block spans; both over the event-timed duration of the same traced launch. JSON: %s\n",
-              json_path.c_str());
+  std::printf(
+      "\n(b) extent = latest block end - earliest block start; busiest SM = the largest union of one SM's "
+      "block spans; both over the event-timed duration of the same traced launch. JSON: %s\n",
+      json_path.c_str());
 }
 
 }  // namespace

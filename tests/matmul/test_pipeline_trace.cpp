@@ -248,7 +248,8 @@ TEST(PipelineTrace, ACoarseTimerIsRefinedByTheSmClock) {
     for (int k = 0; k < 5; ++k) {
       const std::uint64_t t = 5'000'000 + static_cast<std::uint64_t>(37 * (5 * s + k) + 3 * s);
       truth.push_back(t - 5'000'000);
-      const auto clock = static_cast<std::uint32_t>(4'294'950'000ull + static_cast<std::uint64_t>(1.5 * double(t - 5'000'000)));
+      const auto clock =
+          static_cast<std::uint32_t>(4'294'950'000ull + static_cast<std::uint64_t>(1.5 * double(t - 5'000'000)));
       const K kinds[5] = {K::FullWaitBegin, K::FullWaitEnd, K::WgmmaCommit, K::WgmmaWaitEnd, K::EmptyArrive};
       r.lanes[1].push_back(ev(kinds[k], s % 3, s, 0, t / 1000 * 1000, clock));  // the clock wraps past 2^32
     }
@@ -375,7 +376,11 @@ TEST(PipelineTrace, TheCpuSimulatorRefusesWithTheReason) {
 TEST(PipelineTrace, EventsWithoutATimerReadingArePlacedByTheirBlocksClock) {
   PipelineRaw r;
   r.lanes.resize(9);
-  struct Clock { std::uint32_t c0; double ns_per_cycle; std::uint64_t t0; };
+  struct Clock {
+    std::uint32_t c0;
+    double ns_per_cycle;
+    std::uint64_t t0;
+  };
   const Clock clocks[2] = {{1000u, 0.505, 5'000'000}, {0xFFFFF000u, 0.51, 5'000'300}};  // the second wraps
   std::vector<std::vector<std::uint64_t>> expected(9);
   for (int b = 0; b < 2; ++b)
@@ -384,7 +389,8 @@ TEST(PipelineTrace, EventsWithoutATimerReadingArePlacedByTheirBlocksClock) {
       const int n = 37 + 5 * wg;  // odd counts, not multiples of 8
       for (int i = 0; i < n; ++i) {
         const std::uint32_t cycles = static_cast<std::uint32_t>(97 * i + 13 * wg + 3 * (i % 3));
-        const std::uint64_t t = clocks[b].t0 + static_cast<std::uint64_t>(std::llround(cycles * clocks[b].ns_per_cycle));
+        const std::uint64_t t =
+            clocks[b].t0 + static_cast<std::uint64_t>(std::llround(cycles * clocks[b].ns_per_cycle));
         PipelineEvent e = ev(K::FullWaitEnd, 0, i, 0, i % 8 == 0 ? t : 0, clocks[b].c0 + cycles);
         lane.push_back(e);
         expected[b * 3 + wg].push_back(t);

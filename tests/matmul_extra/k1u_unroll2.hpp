@@ -58,7 +58,9 @@ struct K1uUnroll2 : RungBase {
     static constexpr unsigned threads = 0;
     static constexpr int min_blocks = 0;
     template <class Ctx>
-    static BS_HD void body(const Ctx& t, Smem& s, const MatmulArgs& a) { k1u_unroll2_thread(t, s, a); }
+    static BS_HD void body(const Ctx& t, Smem& s, const MatmulArgs& a) {
+      k1u_unroll2_thread(t, s, a);
+    }
   };
 };
 

@@ -39,10 +39,10 @@ SamplerHolder& holder() {
 }
 std::shared_ptr<sampling::PcSampler> sampler_shared() { return holder().sampler; }
 
-#define NEED_SAMPLER()                                                                   \
-  if (!cuda_backend()) BS_SKIP_NO_GPU() << cuda_backend().status().describe();           \
-  if (!holder().sampler) BS_SKIP_NO_GPU() << holder().why_not.describe();                \
-  const sampling::SamplerHandle lines_sampler{holder().sampler, Status::success()}
+#define NEED_SAMPLER()                                                         \
+  if (!cuda_backend()) BS_SKIP_NO_GPU() << cuda_backend().status().describe(); \
+  if (!holder().sampler) BS_SKIP_NO_GPU() << holder().why_not.describe();      \
+  const sampling::SamplerHandle lines_sampler { holder().sampler, Status::success() }
 
 // ---- stall samples per line (issue 22) ------------------------------------------------------
 
@@ -73,13 +73,12 @@ void expect_lines_in_the_rungs_file(lab::Lab& lab, const sampling::SamplerHandle
   }
   EXPECT_EQ(sum, p->total_samples);
   EXPECT_LT(unknown, 1.0) << kernel << ": samples on no source line";
-  EXPECT_GT(share_in_rung, 1.0) << kernel << ": top line " << p->lines.front().file << ":"
-                                << p->lines.front().line;
+  EXPECT_GT(share_in_rung, 1.0) << kernel << ": top line " << p->lines.front().file << ":" << p->lines.front().line;
   std::printf("%s: %lld samples, %lld launches, %lld dropped, %.0f ms; top %s:%d %.1f%% (%s); %.1f%% in %s\n",
               kernel.c_str(), p->total_samples, p->launches, p->dropped_samples, p->profile_ms,
               base_name(p->lines.front().file).c_str(), p->lines.front().line, p->lines.front().share_pct,
-              p->lines.front().stalls.empty() ? "-" : p->lines.front().stalls.front().reason.c_str(),
-              share_in_rung, rung_file.c_str());
+              p->lines.front().stalls.empty() ? "-" : p->lines.front().stalls.front().reason.c_str(), share_in_rung,
+              rung_file.c_str());
 }
 
 TEST(LinesGpu, TheLecturesGrayscaleAndK3SampleOntoTheirOwnLines) {

@@ -297,8 +297,8 @@ TEST(MeasuredModel, TheModelHalfComesFromTheRecordAndTheOccupancyRules) {
   EXPECT_DOUBLE_EQ(c.model_bytes, r.bytes_moved);
   EXPECT_DOUBLE_EQ(c.model_bandwidth_gbs, r.gbytes_per_s());
   // The Launch tab's statistics (another path to the same rules) give the same occupancy.
-  const mapping::LaunchStats s = mapping::compute_stats(r.scheme, r.config, r.data_width, r.data_height,
-                                                        r.attributes, lab->backend().limits);
+  const mapping::LaunchStats s =
+      mapping::compute_stats(r.scheme, r.config, r.data_width, r.data_height, r.attributes, lab->backend().limits);
   EXPECT_DOUBLE_EQ(c.theoretical_occupancy_pct, 100.0 * s.occupancy.occupancy);
   EXPECT_DOUBLE_EQ(c.model_waves, s.waves.waves);
   EXPECT_FALSE(c.occupancy_note.empty());

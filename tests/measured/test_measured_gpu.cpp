@@ -55,8 +55,8 @@ Shared& shared() {
   return s;
 }
 
-#define NEED_SESSION()                                                        \
-  if (!shared().session) BS_SKIP_NO_GPU() << shared().why_not.describe();         \
+#define NEED_SESSION()                                                    \
+  if (!shared().session) BS_SKIP_NO_GPU() << shared().why_not.describe(); \
   counters::CounterSession& session = *shared().session
 
 TEST(MeasuredGpu, GrayLaunchMatchesTheModelAndTheNapkinBytes) {
@@ -96,10 +96,10 @@ TEST(MeasuredGpu, CoalescedAndUncoalescedMatmulAsTheMemoryViewPredicts) {
     auto c = profile_launch(*lab, k, cfg, session);
     ASSERT_TRUE(c) << k << ": " << c.status().describe();
     // k1: (1 + 4) / 2 = 2.5 load and 4 store sectors; k2: (32 + 1) / 2 = 16.5 and 32.
-    EXPECT_NEAR(c->ld_sectors_per_request(), c->model_ld_sectors_per_request,
-                0.02 * c->model_ld_sectors_per_request) << k;
-    EXPECT_NEAR(c->st_sectors_per_request(), c->model_st_sectors_per_request,
-                0.02 * c->model_st_sectors_per_request) << k;
+    EXPECT_NEAR(c->ld_sectors_per_request(), c->model_ld_sectors_per_request, 0.02 * c->model_ld_sectors_per_request)
+        << k;
+    EXPECT_NEAR(c->st_sectors_per_request(), c->model_st_sectors_per_request, 0.02 * c->model_st_sectors_per_request)
+        << k;
     EXPECT_NEAR(c->model_ld_sectors_per_request, std::string(k) == "k1_naive" ? 2.5 : 16.5, 1e-9) << k;
   }
 }
@@ -118,17 +118,19 @@ TEST(MeasuredGpu, SharedBankCountersBesideTheBankModel) {
     int compiled;
     bool asserted;  // the model is not yet asserted against the counters (below)
   };
-  for (const Case& k : {Case{"k3_smem_tiled", 1, true}, Case{"k4_blocktile_1d", 0, true}, Case{"k5_blocktile_2d", 0, true},
-                        Case{"k6_vectorized", 0, true}, Case{"k7_warptile", 3, true}}) {
+  for (const Case& k :
+       {Case{"k3_smem_tiled", 1, true}, Case{"k4_blocktile_1d", 0, true}, Case{"k5_blocktile_2d", 0, true},
+        Case{"k6_vectorized", 0, true}, Case{"k7_warptile", 3, true}}) {
     KernelConfig cfg;
     cfg.compiled = k.compiled;
     auto c = profile_launch(*lab, k.kernel, cfg, session);
     ASSERT_TRUE(c) << k.kernel << ": " << c.status().describe();
-    std::printf("[ banks   ] %-16s ld wavefronts %.0f (model %.0f), ld conflicts %.0f (model %.0f), st wavefronts %.0f "
-                "(model %.0f), st conflicts %.0f (model %.0f)\n",
-                k.kernel, c->shared_ld_wavefronts, c->model_shared_ld_wavefronts, c->shared_ld_conflicts,
-                c->model_shared_ld_conflicts, c->shared_st_wavefronts, c->model_shared_st_wavefronts,
-                c->shared_st_conflicts, c->model_shared_st_conflicts);
+    std::printf(
+        "[ banks   ] %-16s ld wavefronts %.0f (model %.0f), ld conflicts %.0f (model %.0f), st wavefronts %.0f "
+        "(model %.0f), st conflicts %.0f (model %.0f)\n",
+        k.kernel, c->shared_ld_wavefronts, c->model_shared_ld_wavefronts, c->shared_ld_conflicts,
+        c->model_shared_ld_conflicts, c->shared_st_wavefronts, c->model_shared_st_wavefronts, c->shared_st_conflicts,
+        c->model_shared_st_conflicts);
     // Measured, beside the model, not yet against it: on the H200 (2026-11-26) the counters and
     // the bank model disagree well beyond 2% (k3 loads 6.4M wavefronts against the model's 8.4M,
     // k5's load conflicts 2-way against its 4-way, stores with conflicts the model has not), so
@@ -151,10 +153,11 @@ TEST(MeasuredGpu, SharedBankCountersBesideTheBankModel) {
   t2.compiled = 0;
   auto c = profile_launch(*lab, "tc2_mma_sync", t2, session);
   ASSERT_TRUE(c) << c.status().describe();
-  std::printf("[ banks   ] tc2_mma_sync     ld wavefronts %.0f (model, ldmatrix %.0f), ld conflicts %.0f (model %.0f), "
-              "st wavefronts %.0f (model: no st.shared, cp.async %.0f)\n",
-              c->shared_ld_wavefronts, c->model_shared_ld_wavefronts, c->shared_ld_conflicts, c->model_shared_ld_conflicts,
-              c->shared_st_wavefronts, c->model_shared_async_wavefronts);
+  std::printf(
+      "[ banks   ] tc2_mma_sync     ld wavefronts %.0f (model, ldmatrix %.0f), ld conflicts %.0f (model %.0f), "
+      "st wavefronts %.0f (model: no st.shared, cp.async %.0f)\n",
+      c->shared_ld_wavefronts, c->model_shared_ld_wavefronts, c->shared_ld_conflicts, c->model_shared_ld_conflicts,
+      c->shared_st_wavefronts, c->model_shared_async_wavefronts);
 }
 
 TEST(MeasuredGpu, LibraryAnchorsAreOneKernelAndTheCopyIsRefused) {

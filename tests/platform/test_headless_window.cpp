@@ -52,8 +52,8 @@ TEST(HeadlessWindow, GivesAnOpenGl33CoreContextOnEgl) {
   EXPECT_FALSE(window->gl_renderer().empty());
   EXPECT_FALSE(window->gl_version().empty());
   EXPECT_TRUE(window->take_dropped_paths().empty());
-  std::printf("headless: %s | %s | %s\n", window->platform_description().c_str(),
-              window->gl_renderer().c_str(), window->gl_version().c_str());
+  std::printf("headless: %s | %s | %s\n", window->platform_description().c_str(), window->gl_renderer().c_str(),
+              window->gl_version().c_str());
 }
 
 TEST(HeadlessWindow, CloseIsOnlyWhenRequested) {

@@ -52,7 +52,7 @@ TEST(LineTable, RandomRecordsAddUpPerInstructionAndPerLine) {
           continue;
         }
         if (n > 0) want_line_reason[line][stall_name(reason)] += n;  // the subset is listed too
-        if (reason.ends_with("_not_issued")) continue;                 // but not counted twice
+        if (reason.ends_with("_not_issued")) continue;               // but not counted twice
         want_pc[pc] += n;
         want_line[line] += n;
         want_total += n;
@@ -79,24 +79,18 @@ TEST(LineTable, RandomRecordsAddUpPerInstructionAndPerLine) {
     EXPECT_EQ(l.samples, want_line[l.line]) << l.line;
     EXPECT_EQ(l.file, l.line ? "kernel.cu" : "");
     share += l.share_pct;
-    if (prev >= 0) {
-      EXPECT_LE(l.samples, prev) << "lines are sorted, most samples first";
-    }
+    if (prev >= 0) { EXPECT_LE(l.samples, prev) << "lines are sorted, most samples first"; }
     prev = l.samples;
     long long from_reasons = 0, prev_reason = -1;
     for (const auto& s : l.stalls) {
       EXPECT_EQ(s.samples, want_line_reason[l.line][s.reason]) << l.line << " " << s.reason;
       if (counts_in_total(s.reason)) from_reasons += s.samples;
-      if (prev_reason >= 0) {
-        EXPECT_LE(s.samples, prev_reason);
-      }
+      if (prev_reason >= 0) { EXPECT_LE(s.samples, prev_reason); }
       prev_reason = s.samples;
     }
     EXPECT_EQ(from_reasons, l.samples);
   }
-  if (want_total > 0) {
-    EXPECT_NEAR(share, 100.0, 1e-9);
-  }
+  if (want_total > 0) { EXPECT_NEAR(share, 100.0, 1e-9); }
   EXPECT_EQ(busiest_function(pcs), want_total >= other_function ? "_Z4mainv" : "_Z5otherv");
 }
 

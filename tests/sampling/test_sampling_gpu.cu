@@ -69,9 +69,9 @@ TEST(PcSampling, TheSpinningLineGetsTheSamples) {
   long long sum = 0;
   for (const auto& l : p.lines) sum += l.samples;
   EXPECT_EQ(sum, p.total_samples);
-  std::printf("%lld samples in %lld launches (%lld dropped), %.0f ms; top line %s:%d %.1f%% (%s)\n",
-              p.total_samples, p.launches, p.dropped_samples, p.profile_ms, top.file.c_str(), top.line,
-              top.share_pct, top.stalls.empty() ? "-" : top.stalls.front().reason.c_str());
+  std::printf("%lld samples in %lld launches (%lld dropped), %.0f ms; top line %s:%d %.1f%% (%s)\n", p.total_samples,
+              p.launches, p.dropped_samples, p.profile_ms, top.file.c_str(), top.line, top.share_pct,
+              top.stalls.empty() ? "-" : top.stalls.front().reason.c_str());
 }
 
 TEST(PcSampling, WithoutPermissionTheUserReadsTheCauseAndTheDriverOption) {
@@ -85,8 +85,7 @@ TEST(PcSampling, WithoutPermissionTheUserReadsTheCauseAndTheDriverOption) {
   auto got = (*sampler)->sample([] { return Status::success(); }, {});
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES") << got.status().describe();
-  EXPECT_NE(got.status().hint.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos)
-      << got.status().hint;
+  EXPECT_NE(got.status().hint.find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos) << got.status().hint;
   std::printf("what a user without permission sees:\n  %s\n", got.status().describe().c_str());
 }
 

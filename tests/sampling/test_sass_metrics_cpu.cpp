@@ -26,7 +26,8 @@ namespace {
 std::string fake_cupti() {
   if (const char* env = std::getenv("BS_FAKE_CUPTI"); env && *env) return env;
   std::error_code ec;
-  const auto beside = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "libfake_cupti_no_permission.so";
+  const auto beside =
+      std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "libfake_cupti_no_permission.so";
   if (!ec && std::filesystem::exists(beside, ec)) return beside.string();
   return FAKE_CUPTI_PATH;
 }
@@ -69,7 +70,12 @@ TEST(SassMetricsSwitch, OffByTheEnvironmentSaysHowToTurnItOn) {
   auto sampler = PcSampler::create({.cupti_library = fake_cupti()});
   ASSERT_TRUE(sampler.ok()) << sampler.status().describe();
   bool launched = false;
-  add_sass_metrics(p, **sampler, [&] { launched = true; return Status::success(); }, {.cupti_library = fake_cupti()});
+  add_sass_metrics(p, **sampler,
+                   [&] {
+                     launched = true;
+                     return Status::success();
+                   },
+                   {.cupti_library = fake_cupti()});
   ::unsetenv("BLOCKSCOPE_SASS_METRICS");
   EXPECT_FALSE(launched);
   EXPECT_NE(p.sass_status.message.find("BLOCKSCOPE_SASS_METRICS=0"), std::string::npos) << p.sass_status.describe();

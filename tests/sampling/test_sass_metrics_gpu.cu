@@ -29,8 +29,7 @@ __global__ void counted(float* out, const float* in, int n) {
   const float a = in[t], b = in[t + 1];
   float acc = 0.0f;
 #pragma unroll 1
-  for (int k = 0; k < n; ++k)
-    acc = fmaf(acc, a, b);
+  for (int k = 0; k < n; ++k) acc = fmaf(acc, a, b);
   out[t] = acc;
 }
 
@@ -135,11 +134,12 @@ TEST_F(SassMetrics, ExecutedCountsAreWarpsTimesIterations) {
   long long sum = 0;
   for (const LineSamples& l : p.lines) sum += l.sass.executed;
   EXPECT_EQ(sum, p.sass_total.executed) << "every counted instruction lands on exactly one line";
-  std::printf("counted %lld warp instructions in %.0f ms; loop body line %d: %d instruction(s), %d of them "
-              "in the loop at warps x n = %lld each, %lld executed in all; %.1f threads per warp instruction "
-              "(expected 24)\n",
-              p.sass_total.executed, p.sass_ms, kBodyLine, on_line, in_loop, warps * n, body->sass.executed,
-              body->sass.threads_per_warp());
+  std::printf(
+      "counted %lld warp instructions in %.0f ms; loop body line %d: %d instruction(s), %d of them "
+      "in the loop at warps x n = %lld each, %lld executed in all; %.1f threads per warp instruction "
+      "(expected 24)\n",
+      p.sass_total.executed, p.sass_ms, kBodyLine, on_line, in_loop, warps * n, body->sass.executed,
+      body->sass.threads_per_warp());
 }
 
 TEST_F(SassMetrics, StrideTwoSharedReadsTakeTwiceTheIdealWavefronts) {
@@ -194,7 +194,8 @@ TEST_F(SassMetrics, SampleCountsTooAndSamplingStillWorksAfter) {
     return e == cudaSuccess ? Status::success() : Status::failure(cudaGetErrorString(e));
   };
   auto first = sampler->sample(launch, {{.min_samples = 2000, .max_launches = 4, .max_seconds = 5}});
-  auto again = sampler->sample(launch, {{.min_samples = 2000, .max_launches = 4, .max_seconds = 5}, /*device*/ -1, /*sass_metrics*/ false});
+  auto again = sampler->sample(
+      launch, {{.min_samples = 2000, .max_launches = 4, .max_seconds = 5}, /*device*/ -1, /*sass_metrics*/ false});
   cudaFree(out);
   cudaFree(in);
   ASSERT_TRUE(first.ok()) << first.status().describe();
@@ -206,9 +207,10 @@ TEST_F(SassMetrics, SampleCountsTooAndSamplingStillWorksAfter) {
   EXPECT_GT(body->sass.executed, 0);
   ASSERT_TRUE(again.ok()) << "PC sampling after the SASS metrics failed: " << again.status().describe();
   EXPECT_GT(again->total_samples, 0) << "PC sampling after the SASS metrics gathered nothing";
-  std::printf("sample(): %lld stall samples, body line %.1f%%; %lld executed there; sampling again: %lld samples; "
-              "counting took %.0f ms\n",
-              first->total_samples, body->share_pct, body->sass.executed, again->total_samples, first->sass_ms);
+  std::printf(
+      "sample(): %lld stall samples, body line %.1f%%; %lld executed there; sampling again: %lld samples; "
+      "counting took %.0f ms\n",
+      first->total_samples, body->share_pct, body->sass.executed, again->total_samples, first->sass_ms);
 }
 
 }  // namespace

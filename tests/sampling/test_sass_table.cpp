@@ -13,11 +13,14 @@ namespace bs::sampling {
 namespace {
 
 TEST(SassMetricChoice, TakesTheAggregateWavefrontsAndTheirIdeal) {
-  const std::vector<std::string> chip = {
-      "smsp__sass_inst_executed", "smsp__sass_thread_inst_executed",
-      "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_op_ld", "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_op_ld_ideal",
-      "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared", "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal",
-      "smsp__sass_sectors_mem_global", "smsp__sass_sectors_mem_global_ideal"};
+  const std::vector<std::string> chip = {"smsp__sass_inst_executed",
+                                         "smsp__sass_thread_inst_executed",
+                                         "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_op_ld",
+                                         "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_op_ld_ideal",
+                                         "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared",
+                                         "smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal",
+                                         "smsp__sass_sectors_mem_global",
+                                         "smsp__sass_sectors_mem_global_ideal"};
   const SassMetricNames n = choose_sass_metrics(chip);
   EXPECT_EQ(n.executed, "smsp__sass_inst_executed");
   EXPECT_EQ(n.thread_executed, "smsp__sass_thread_inst_executed");
@@ -27,10 +30,12 @@ TEST(SassMetricChoice, TakesTheAggregateWavefrontsAndTheirIdeal) {
 
 TEST(SassMetricChoice, FallsBackToTheShortestSharedWavefrontPairAndNeverHalfAPair) {
   // Another spelling, a name without its ideal (not taken), a longer pair (not taken).
-  const std::vector<std::string> chip = {
-      "smsp__sass_inst_executed", "smsp__sass_wavefronts_shared_op_st", "smsp__sass_wavefronts_shared_op_ld",
-      "smsp__sass_wavefronts_shared_op_ld_ideal", "smsp__sass_wavefronts_shared_op_atom_x",
-      "smsp__sass_wavefronts_shared_op_atom_x_ideal"};
+  const std::vector<std::string> chip = {"smsp__sass_inst_executed",
+                                         "smsp__sass_wavefronts_shared_op_st",
+                                         "smsp__sass_wavefronts_shared_op_ld",
+                                         "smsp__sass_wavefronts_shared_op_ld_ideal",
+                                         "smsp__sass_wavefronts_shared_op_atom_x",
+                                         "smsp__sass_wavefronts_shared_op_atom_x_ideal"};
   const SassMetricNames n = choose_sass_metrics(chip);
   EXPECT_EQ(n.thread_executed, "");
   EXPECT_EQ(n.shared_wavefronts, "smsp__sass_wavefronts_shared_op_ld");
@@ -52,7 +57,9 @@ TEST(SassTable, RandomCountsLandOnTheSampledTablesLines) {
   // A sampled profile of some of the pcs (every third).
   std::vector<RawPc> sampled;
   for (const auto& [pc, line] : line_of)
-    if (pc % 48 == 0) sampled.push_back({"k", 7, pc, {{"smsp__pcsamp_warps_issue_stalled_barrier", static_cast<long long>(1 + pc % 5)}}});
+    if (pc % 48 == 0)
+      sampled.push_back(
+          {"k", 7, pc, {{"smsp__pcsamp_warps_issue_stalled_barrier", static_cast<long long>(1 + pc % 5)}}});
   LineProfile p;
   fill_tables(p, sampled, "k", locate);
   const std::size_t sampled_lines = p.lines.size();
@@ -93,7 +100,8 @@ TEST(SassTable, RandomCountsLandOnTheSampledTablesLines) {
     EXPECT_LT(p.instructions[i - 1].pc_offset, p.instructions[i].pc_offset) << "instructions stay by pc, once each";
   for (const InstructionSamples& ins : p.instructions) {
     EXPECT_EQ(ins.line, line_of[ins.pc_offset]);
-    EXPECT_TRUE(ran.count(ins.pc_offset) || ins.samples > 0) << "a pc that never ran and was never sampled is not listed";
+    EXPECT_TRUE(ran.count(ins.pc_offset) || ins.samples > 0)
+        << "a pc that never ran and was never sampled is not listed";
   }
   std::map<int, int> seen;
   for (std::size_t i = 0; i < p.lines.size(); ++i) {
@@ -104,15 +112,11 @@ TEST(SassTable, RandomCountsLandOnTheSampledTablesLines) {
     EXPECT_EQ(l.sass.thread_executed, w.thread_executed) << "line " << l.line;
     EXPECT_EQ(l.sass.shared_wavefronts, w.shared_wavefronts) << "line " << l.line;
     EXPECT_EQ(l.sass.shared_ideal, w.shared_ideal) << "line " << l.line;
-    if (i >= sampled_lines) {
-      EXPECT_EQ(l.samples, 0) << "lines only counted come after the sampled ones";
-    }
+    if (i >= sampled_lines) { EXPECT_EQ(l.samples, 0) << "lines only counted come after the sampled ones"; }
   }
   for (const auto& [line, n] : seen) EXPECT_EQ(n, 1) << "line " << line << " listed once";
   for (const auto& [line, w] : want_line) {
-    if (w.executed > 0) {
-      EXPECT_EQ(seen.count(line), 1u) << "line " << line << " ran and must be listed";
-    }
+    if (w.executed > 0) { EXPECT_EQ(seen.count(line), 1u) << "line " << line << " ran and must be listed"; }
   }
 
   // Counting again replaces the counts (a second profile of the same launch), never adds.
@@ -125,8 +129,9 @@ TEST(SassTable, CountedLinesStayOutOfTheSampleDiff) {
   LineProfile a, b;
   fill_tables(a, {{"k", 1, 0, {{"barrier", 10}}}}, "k", [](std::uint64_t) { return SourceLocation{"f.cu", 3}; });
   fill_tables(b, {{"k", 1, 0, {{"barrier", 10}}}}, "k", [](std::uint64_t) { return SourceLocation{"f.cu", 3}; });
-  add_sass_counts(a, {{"k", 1, 0, {5, 160, 0, 0}}, {"k", 1, 16, {5, 160, 0, 0}}}, "k",
-                  [](std::uint64_t pc) { return SourceLocation{"f.cu", pc == 0 ? 3 : 9}; });
+  add_sass_counts(a, {{"k", 1, 0, {5, 160, 0, 0}}, {"k", 1, 16, {5, 160, 0, 0}}}, "k", [](std::uint64_t pc) {
+    return SourceLocation{"f.cu", pc == 0 ? 3 : 9};
+  });
   ASSERT_EQ(a.lines.size(), 2u);
   EXPECT_EQ(a.lines[1].line, 9);
   EXPECT_DOUBLE_EQ(a.lines[1].sass.threads_per_warp(), 32.0);

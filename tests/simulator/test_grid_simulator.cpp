@@ -155,7 +155,8 @@ TEST(GridSimulatorSchedule, OneRecordPerBlockWithOrderedTimes) {
   opt.record_schedule = true;
   const LaunchConfig cfg{{13, 3, 1}, {32, 2, 1}};
   std::atomic<long long> sink{0};
-  auto r = sim.run(cfg, [&](const HostCtx& t) { sink += t.threadIdx.x; }, opt);
+  auto r = sim.run(
+      cfg, [&](const HostCtx& t) { sink += t.threadIdx.x; }, opt);
   ASSERT_TRUE(r.status.ok());
   ASSERT_EQ(r.schedule.size(), cfg.total_blocks());
   std::vector<int> seen(cfg.total_blocks(), 0);
@@ -224,7 +225,8 @@ TEST(GridSimulatorBarriers, LanesAtAWarpBarrierAndABlockBarrierAreReportedAsADea
       opt);
   ASSERT_FALSE(r.status.ok());
   EXPECT_NE(r.status.message.find("warp-synchronous deadlock in block (0, 0, 0), warp 1: lane 0 waits"),
-            std::string::npos) << r.status.message;
+            std::string::npos)
+      << r.status.message;
   EXPECT_NE(r.status.message.find("but lane 5, named in that mask, waits at __syncthreads()"), std::string::npos)
       << r.status.message;
 }

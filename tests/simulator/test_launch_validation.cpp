@@ -8,8 +8,7 @@ namespace {
 using bs::Dim3;
 using bs::LaunchConfig;
 
-bs::Status check(Dim3 grid, Dim3 block, const bs::KernelAttributes* k = nullptr,
-                 std::size_t dyn = 0) {
+bs::Status check(Dim3 grid, Dim3 block, const bs::KernelAttributes* k = nullptr, std::size_t dyn = 0) {
   return bs::validate_launch(LaunchConfig{grid, block, dyn}, bs::DeviceLimits::cuda_defaults(), k);
 }
 
@@ -79,9 +78,7 @@ TEST(LaunchValidation, CeilDivCoversEveryItem) {
     for (unsigned long long b = 1; b < 40; ++b) {
       const auto blocks = bs::ceil_div(n, b);
       EXPECT_GE(blocks * b, n);
-      if (n > 0) {
-        EXPECT_LT((blocks - 1) * b, n);
-      }
+      if (n > 0) { EXPECT_LT((blocks - 1) * b, n); }
     }
 }
 

@@ -58,7 +58,8 @@ HandCount count_marks(const std::string& wide) {
     std::size_t a = row.find("// |");
     if (a == std::string::npos) return f;
     a += 3;
-    for (std::size_t b; (b = row.find('|', a + 1)) != std::string::npos; a = b) f.push_back(row.substr(a + 1, b - a - 1));
+    for (std::size_t b; (b = row.find('|', a + 1)) != std::string::npos; a = b)
+      f.push_back(row.substr(a + 1, b - a - 1));
     return f;
   };
   while (std::getline(in, line)) {
@@ -166,9 +167,7 @@ TEST(LifeRanges, SaxpysLinesTakeTheirMostLiveRegistersAndThePeakIsNamed) {
     } else if (i.live_regs >= 0) {
       EXPECT_EQ(i.live_predicates, 0) << i.text;
     }
-    if (i.pc_offset == 0xa0) {
-      EXPECT_EQ(i.live_uniform, 3) << i.text;
-    }
+    if (i.pc_offset == 0xa0) { EXPECT_EQ(i.live_uniform, 3) << i.text; }
   }
   // Within the allocation: cuobjdump says 10 registers.
   EXPECT_LE(peak.regs, allocated_registers(read_text(kData / "saxpy.res-usage.txt")));
@@ -195,9 +194,7 @@ TEST(LifeRanges, ASpillingKernelRunsAtItsRegisterCapAndSpillsWhereThePressureIs)
   // This kernel uses no predicate: its table has no PRED group, and none is live anywhere.
   EXPECT_EQ(read_text(kData / "spill.count.txt").find("PRED"), std::string::npos);
   for (const bs::ListedInstruction& i : sass) {
-    if (i.live_regs >= 0) {
-      EXPECT_EQ(i.live_predicates, 0);
-    }
+    if (i.live_regs >= 0) { EXPECT_EQ(i.live_predicates, 0); }
   }
   // The 28 values are loaded on line 5 and read on line 8: those lines hold the peak.
   const std::vector<int> per_line = max_live_per_line(sass, "spill.cu", 10);
@@ -266,7 +263,8 @@ TEST(LifeRanges, TheFoldersSearchedForTheToolkitAreEachNamedOnce) {
 // A fresh cubin, now: nvcc and nvdisasm of one toolkit, through the listing's own calls.
 TEST(LifeRanges, AFreshCubinsCountsEqualItsWideTableWhereTheToolkitIsHere) {
   const Toolkit tk = find_toolkit();
-  if (tk.nvdisasm.empty()) BS_SKIP() << "no nvdisasm (looked in " << tk.searched << "): the checked-in listings are tested";
+  if (tk.nvdisasm.empty())
+    BS_SKIP() << "no nvdisasm (looked in " << tk.searched << "): the checked-in listings are tested";
   const fs::path nvcc = tk.nvdisasm.parent_path() / "nvcc";
   if (!fs::exists(nvcc)) BS_SKIP() << "no nvcc beside " << tk.nvdisasm << " to compile a fresh cubin for it";
   const fs::path dir = fs::temp_directory_path() / ("bs-life-ranges-" + std::to_string(::getpid()));

@@ -93,12 +93,12 @@ TEST(BuiltInListing, AFileThatIsNotEmbeddedAndALibraryKernelSayWhy) {
 // The lecture's 1D grayscale, its body three lines: loads (4), arithmetic (5), store (6).
 constexpr const char* kUserGray =
     "__global__ void gray3(unsigned char* x, unsigned char* out, int n) {\n"  // 1
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"                       // 2
-    "  if (i >= n) return;\n"                                                   // 3
-    "  float r = x[i], g = x[i + n], b = x[i + 2 * n];\n"                      // 4
-    "  float y = 0.2989f * r + 0.5870f * g + 0.1140f * b;\n"                   // 5
-    "  out[i] = (unsigned char)y;\n"                                            // 6
-    "}\n";                                                                      // 7
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"                      // 2
+    "  if (i >= n) return;\n"                                                 // 3
+    "  float r = x[i], g = x[i + n], b = x[i + 2 * n];\n"                     // 4
+    "  float y = 0.2989f * r + 0.5870f * g + 0.1140f * b;\n"                  // 5
+    "  out[i] = (unsigned char)y;\n"                                          // 6
+    "}\n";                                                                    // 7
 
 ListingRequest user_request() {
   ListingRequest r;

@@ -33,7 +33,8 @@ TEST(BuiltInListingOnGpu, Gray1dSassComesFromThisExecutableWithLinesOfItsFile) {
   ASSERT_TRUE(rec.ok()) << rec.status.describe();
 
   const Toolkit tk = find_toolkit();
-  if (tk.cuobjdump.empty() || tk.nvdisasm.empty()) BS_SKIP() << "no cuobjdump/nvdisasm (looked in " << tk.searched << ")";
+  if (tk.cuobjdump.empty() || tk.nvdisasm.empty())
+    BS_SKIP() << "no cuobjdump/nvdisasm (looked in " << tk.searched << ")";
   ListingRequest r;
   r.kind = ListingRequest::Kind::BuiltIn;
   r.kernel = rec.kernel;
@@ -62,10 +63,9 @@ TEST(BuiltInListingOnGpu, Gray1dSassComesFromThisExecutableWithLinesOfItsFile) {
   EXPECT_GE(ldg, 1);
   EXPECT_GE(stg, 1);
   std::printf("gray_1d_flat: %zu SASS instructions (%d in its file), %zu PTX; %s; ptx: %s\n", l.sass.size(), in_file,
-              l.ptx.size(), l.sass_origin.c_str(), l.ptx_status.ok() ? l.ptx_origin.c_str() : l.ptx_status.describe().c_str());
-  if (!l.ptx_status.ok()) {
-    EXPECT_NE(l.ptx_status.message.find("PTX"), std::string::npos);
-  }
+              l.ptx.size(), l.sass_origin.c_str(),
+              l.ptx_status.ok() ? l.ptx_origin.c_str() : l.ptx_status.describe().c_str());
+  if (!l.ptx_status.ok()) { EXPECT_NE(l.ptx_status.message.find("PTX"), std::string::npos); }
   // Register pressure: nvdisasm's life ranges, within what cudaFuncGetAttributes says the launch
   // was allocated (the allocator never keeps more values live than it has registers).
   ASSERT_TRUE(l.live_status.ok()) << l.live_status.describe();

@@ -207,7 +207,8 @@ TEST(ParsePtx, TextThatIsNotPtxIsRefusedWithTheReason) {
 
 // nvdisasm -c -gi: a function header, line info before the instructions it covers (innermost
 // frame first, each `inlined at` its caller), pc offsets, an encoding comment, labels.
-constexpr const char* kNvdisasm = R"nv(	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+constexpr const char* kNvdisasm =
+    R"nv(	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
 //--------------------- .text.bs_entry           --------------------------
 	.section	.text.bs_entry,"ax",@progbits
 	.sectioninfo	@"SHI_REGISTERS=12"
@@ -288,14 +289,14 @@ TEST(SameSourceFile, WholeTrailingPathComponentsMatchAndPartsOfNamesDoNot) {
 TEST(ParsePtx, NvrtcsPtxOfAFreshKernelMapsEveryInstructionToALineOfItsSource) {
   // Line numbers are random-free but the body is new to the parser: a loop, a branch, a helper.
   const std::string source =
-      "__device__ float twice(float v) { return v + v; }\n"    // 1
+      "__device__ float twice(float v) { return v + v; }\n"                    // 1
       "extern \"C\" __global__ void odd(const float* a, float* b, int n) {\n"  // 2
-      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"     // 3
-      "  float acc = 0.f;\n"                                   // 4
-      "  for (int k = 0; k < 7; ++k)\n"                        // 5
-      "    acc += a[(i + k) % n];\n"                           // 6
-      "  if (i < n) b[i] = twice(acc);\n"                      // 7
-      "}\n";                                                   // 8
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"                     // 3
+      "  float acc = 0.f;\n"                                                   // 4
+      "  for (int k = 0; k < 7; ++k)\n"                                        // 5
+      "    acc += a[(i + k) % n];\n"                                           // 6
+      "  if (i < n) b[i] = twice(acc);\n"                                      // 7
+      "}\n";                                                                   // 8
   auto out = bs::toolchain::compile_for_listing("#line 1 \"odd.cu\"\n" + source, 0);
   if (!out) BS_SKIP() << "NVRTC is not usable here: " << out.status().describe();
   auto fns = parse_ptx(out->ptx, "odd.cu");

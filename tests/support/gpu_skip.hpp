@@ -24,8 +24,7 @@ inline std::string why_no_gpu() {
 
 }  // namespace bs::test
 
-#define BS_SKIP_WITHOUT_GPU()                                              \
-  do {                                                                     \
-    if (const std::string why = ::bs::test::why_no_gpu(); !why.empty())    \
-      BS_SKIP_NO_GPU() << why;                                             \
+#define BS_SKIP_WITHOUT_GPU()                                                                    \
+  do {                                                                                           \
+    if (const std::string why = ::bs::test::why_no_gpu(); !why.empty()) BS_SKIP_NO_GPU() << why; \
   } while (0)

@@ -12,9 +12,7 @@ class LabWithoutMemoryModel : public lab::Lab {
   std::optional<mapping::ElementOwner> owner(const LaunchRecord&, long long, long long) const override {
     return std::nullopt;
   }
-  std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord&, Dim3, unsigned, int) const override {
-    return {};
-  }
+  std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord&, Dim3, unsigned, int) const override { return {}; }
 };
 
 }  // namespace bs::test

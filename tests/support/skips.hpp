@@ -38,8 +38,8 @@ inline const char* skip_prefix(const char* required_by) {
 }  // namespace bs::test
 
 // gtest's own GTEST_SKIP() is `return GTEST_MESSAGE_(...)`; these choose the result at run time.
-#define BS_SKIP_UNLESS_REQUIRED_(required_by)                                                   \
-  return GTEST_MESSAGE_AT_(__FILE__, __LINE__, ::bs::test::skip_prefix(required_by),           \
+#define BS_SKIP_UNLESS_REQUIRED_(required_by)                                        \
+  return GTEST_MESSAGE_AT_(__FILE__, __LINE__, ::bs::test::skip_prefix(required_by), \
                            ::bs::test::skip_or_fail(required_by))
 #define BS_SKIP_NO_GPU() BS_SKIP_UNLESS_REQUIRED_("BLOCKSCOPE_REQUIRE_GPU")
 #define BS_SKIP_NO_GL() BS_SKIP_UNLESS_REQUIRED_("BLOCKSCOPE_REQUIRE_GL")

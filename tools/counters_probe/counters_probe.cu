@@ -61,9 +61,7 @@
 __global__ void probe_gray_1d_flat(bs::gray::GrayArgs a) {
   bs::gray::gray_1d_flat_thread(bs::DeviceCtx::from_builtins(), a);
 }
-__global__ void probe_gray_2d(bs::gray::GrayArgs a) {
-  bs::gray::gray_2d_thread(bs::DeviceCtx::from_builtins(), a);
-}
+__global__ void probe_gray_2d(bs::gray::GrayArgs a) { bs::gray::gray_2d_thread(bs::DeviceCtx::from_builtins(), a); }
 __global__ void probe_k1_naive(bs::matmul::MatmulArgs a) {
   bs::matmul::NoSmem none;
   bs::matmul::k1_naive_thread(bs::DeviceCtx::from_builtins(), none, a);
@@ -78,13 +76,12 @@ __global__ void probe_k2_uncoalesced(bs::matmul::MatmulArgs a) {
 // k3..k7 reach shared memory only through the load/store pipe (LDS/STS), so the counters see
 // every access; T2's loads are ldmatrix (load/store pipe too), its stores cp.async (not counted
 // as shared stores: op_ldgsts).
-#define BS_PROBE_RUNG(NAME, RUNG, INDEX)                                              \
-  inline constexpr std::size_t kProbeIndex_##NAME = INDEX;                            \
-  __global__ void __launch_bounds__(bs::matmul::RUNG::At<INDEX>::threads)             \
-      probe_##NAME(bs::matmul::RUNG::Args a) {                                         \
-    using At = bs::matmul::RUNG::At<INDEX>;                                           \
-    __shared__ typename At::Smem s;                                                   \
-    At::body(bs::DeviceCtx::from_builtins(), s, a);                                   \
+#define BS_PROBE_RUNG(NAME, RUNG, INDEX)                                                                           \
+  inline constexpr std::size_t kProbeIndex_##NAME = INDEX;                                                         \
+  __global__ void __launch_bounds__(bs::matmul::RUNG::At<INDEX>::threads) probe_##NAME(bs::matmul::RUNG::Args a) { \
+    using At = bs::matmul::RUNG::At<INDEX>;                                                                        \
+    __shared__ typename At::Smem s;                                                                                \
+    At::body(bs::DeviceCtx::from_builtins(), s, a);                                                                \
   }
 BS_PROBE_RUNG(k3_smem_tiled, K3SmemTiled, 1)  // T = 16, the lecture's tile
 BS_PROBE_RUNG(k4_blocktile_1d, K4Blocktile1D, 0)
@@ -214,15 +211,16 @@ bool add_shared_rung(Case& c, const std::string& k, const bs::matmul::MatmulArgs
   using namespace bs::matmul;
   const int M = o.matmul;
   if (k == "k3_smem_tiled") set_rung_case<K3SmemTiled, kProbeIndex_k3_smem_tiled>(c, probe_k3_smem_tiled, m, M);
-  else if (k == "k4_blocktile_1d") set_rung_case<K4Blocktile1D, kProbeIndex_k4_blocktile_1d>(c, probe_k4_blocktile_1d, m, M);
-  else if (k == "k5_blocktile_2d") set_rung_case<K5Blocktile2D, kProbeIndex_k5_blocktile_2d>(c, probe_k5_blocktile_2d, m, M);
+  else if (k == "k4_blocktile_1d")
+    set_rung_case<K4Blocktile1D, kProbeIndex_k4_blocktile_1d>(c, probe_k4_blocktile_1d, m, M);
+  else if (k == "k5_blocktile_2d")
+    set_rung_case<K5Blocktile2D, kProbeIndex_k5_blocktile_2d>(c, probe_k5_blocktile_2d, m, M);
   else if (k == "k6_vectorized") set_rung_case<K6Vectorized, kProbeIndex_k6_vectorized>(c, probe_k6_vectorized, m, M);
   else if (k == "k7_warptile") set_rung_case<K7Warptile, kProbeIndex_k7_warptile>(c, probe_k7_warptile, m, M);
   else if (k == "tc2_mma_sync") {
     const Bf16Args b{d.A16.get(), d.Bt16.get(), d.C.get(), M, M, M, bf16_row_pitch(M)};
     set_rung_case<Tc2MmaSync, kProbeIndex_tc2_mma_sync>(c, probe_tc2_mma_sync, b, M);
-  } else
-    return false;
+  } else return false;
   return true;
 }
 
@@ -232,9 +230,7 @@ std::vector<Case> make_cases(const Options& o, Data& d) {
   const long long n = g.n;
   const int M = o.matmul;
   const bs::matmul::MatmulArgs m{d.A.get(), d.B.get(), d.C.get(), M, M, M};
-  const auto base = [](const void* p) {
-    return static_cast<long long>(reinterpret_cast<std::uintptr_t>(p));
-  };
+  const auto base = [](const void* p) { return static_cast<long long>(reinterpret_cast<std::uintptr_t>(p)); };
 
   for (const auto& k : o.kernels) {
     Case c;
@@ -266,8 +262,8 @@ std::vector<Case> make_cases(const Options& o, Data& d) {
       });
     } else if (k == "gray_2d") {
       c.block = dim3(16, 16);
-      c.grid = dim3(static_cast<unsigned>(bs::ceil_div(o.gray_w, 16)),
-                    static_cast<unsigned>(bs::ceil_div(o.gray_h, 16)));
+      c.grid =
+          dim3(static_cast<unsigned>(bs::ceil_div(o.gray_w, 16)), static_cast<unsigned>(bs::ceil_div(o.gray_h, 16)));
       c.launch = [=] {
         probe_gray_2d<<<c.grid, c.block>>>(g);
         return bs::cuda::to_status(cudaGetLastError(), "probe_gray_2d");
@@ -295,8 +291,7 @@ std::vector<Case> make_cases(const Options& o, Data& d) {
     } else if (k == "k1_naive" || k == "k2_uncoalesced") {
       const bool k1 = k == "k1_naive";
       c.block = dim3(32, 32);
-      c.grid = dim3(static_cast<unsigned>(bs::ceil_div(M, 32)),
-                    static_cast<unsigned>(bs::ceil_div(M, 32)));
+      c.grid = dim3(static_cast<unsigned>(bs::ceil_div(M, 32)), static_cast<unsigned>(bs::ceil_div(M, 32)));
       if (k1)
         c.launch = [=] {
           probe_k1_naive<<<c.grid, c.block>>>(m);
@@ -342,12 +337,9 @@ std::vector<Case> make_cases(const Options& o, Data& d) {
       continue;
     }
     std::ostringstream cfg;
-    if (k.rfind("gray", 0) == 0)
-      cfg << o.gray_w << "x" << o.gray_h;
-    else
-      cfg << M << "x" << M << "x" << M;
-    cfg << " grid (" << c.grid.x << "," << c.grid.y << ") block (" << c.block.x << "," << c.block.y
-        << ")";
+    if (k.rfind("gray", 0) == 0) cfg << o.gray_w << "x" << o.gray_h;
+    else cfg << M << "x" << M << "x" << M;
+    cfg << " grid (" << c.grid.x << "," << c.grid.y << ") block (" << c.block.x << "," << c.block.y << ")";
     c.config = cfg.str();
     cases.push_back(std::move(c));
   }
@@ -363,10 +355,8 @@ void write_status(bs::JsonWriter& j, const Status& s) {
 // Counts are integers and JsonWriter keeps 6 significant digits: write integral values whole,
 // so the comparison with ncu sees every sector.
 void put(bs::JsonWriter& j, double v) {
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15)
-    j.value(static_cast<long long>(v));
-  else
-    j.value(v);
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15) j.value(static_cast<long long>(v));
+  else j.value(v);
 }
 
 // Mean time per launch of `n` back-to-back launches, by CUDA events.
@@ -392,8 +382,7 @@ bs::Result<double> time_launches(const Case& c, int n) {
 }
 
 int usage(const char* why) {
-  std::fprintf(stderr, "counters_probe: %s\n(see the comment at the top of counters_probe.cu)\n",
-               why);
+  std::fprintf(stderr, "counters_probe: %s\n(see the comment at the top of counters_probe.cu)\n", why);
   return 2;
 }
 
@@ -404,27 +393,22 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (a == "--launch-only")
-      o.launch_only = true;
-    else if (a == "--keep-enabled")
-      o.keep_enabled = true;
-    else if (a == "--lean")
-      o.lean = true;
+    if (a == "--launch-only") o.launch_only = true;
+    else if (a == "--keep-enabled") o.keep_enabled = true;
+    else if (a == "--lean") o.lean = true;
     else if (a == "--evict") {
       const char* v = next();
       if (v && std::strcmp(v, "read") == 0) o.eviction = bs::counters::L2Eviction::Read;
       else if (v && std::strcmp(v, "discard") == 0) o.eviction = bs::counters::L2Eviction::ReadAndDiscard;
       else if (v && std::strcmp(v, "none") == 0) o.flush_l2 = false;
       else return usage("--evict takes read, discard or none");
-    }
-    else if (a == "--gap-ms") {
+    } else if (a == "--gap-ms") {
       const char* v = next();
       if (!v || (o.gap_ms = std::atoi(v)) < 0) return usage("--gap-ms needs milliseconds >= 0");
     } else if (a == "--launches") {
       const char* v = next();
       if (!v || (o.launches = std::atoi(v)) < 1) return usage("--launches needs a count >= 1");
-    } else if (a == "--list-metrics")
-      o.list_metrics = true;
+    } else if (a == "--list-metrics") o.list_metrics = true;
     else if (a == "--json") {
       const char* v = next();
       if (!v) return usage("--json needs a path");
@@ -447,8 +431,7 @@ int main(int argc, char** argv) {
       const char* v = next();
       if (!v) return usage("--kernels needs a list");
       o.kernels = split(v, ',');
-    } else
-      return usage(("unknown argument " + a).c_str());
+    } else return usage(("unknown argument " + a).c_str());
   }
 
   int count = 0;
@@ -459,10 +442,8 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<bs::counters::CounterSession> session;
   if (!o.launch_only) {
-    auto created = bs::counters::CounterSession::create(0, {.stall_reasons = !o.lean,
-                                                            .throughput = !o.lean,
-                                                            .keep_enabled = o.keep_enabled,
-                                                            .cupti_library = o.cupti});
+    auto created = bs::counters::CounterSession::create(
+        0, {.stall_reasons = !o.lean, .throughput = !o.lean, .keep_enabled = o.keep_enabled, .cupti_library = o.cupti});
     if (!created) {
       const Status s = created.status();
       std::fprintf(stderr, "counters unavailable: %s\n", s.describe().c_str());
@@ -506,14 +487,11 @@ int main(int argc, char** argv) {
   j.field("chip", session->chip()).field("cupti", session->cupti_path());
   j.field("passes_planned", session->passes_per_profile());
   j.field("keep_enabled", o.keep_enabled).field("lean", o.lean).field("repeat", o.repeat);
-  j.field("l2_eviction", !o.flush_l2                                   ? "none"
-                         : o.eviction == bs::counters::L2Eviction::Read ? "read"
-                                                                        : "read+discard");
+  j.field("l2_eviction", !o.flush_l2 ? "none" : o.eviction == bs::counters::L2Eviction::Read ? "read" : "read+discard");
   j.key("kernels").begin_array();
   int failures = 0;
-  std::fprintf(stderr, "%-16s %12s %12s %9s %8s %8s %8s %7s %7s %7s %6s %9s\n", "kernel",
-               "dram_rd_B", "dram_wr_B", "GB/s", "L2hit%", "ld_s/r", "st_s/r", "occ%", "sm%",
-               "mem%", "passes", "wall_ms");
+  std::fprintf(stderr, "%-16s %12s %12s %9s %8s %8s %8s %7s %7s %7s %6s %9s\n", "kernel", "dram_rd_B", "dram_wr_B",
+               "GB/s", "L2hit%", "ld_s/r", "st_s/r", "occ%", "sm%", "mem%", "passes", "wall_ms");
   for (const auto& c : cases) {
     j.begin_object();
     j.field("kernel", c.kernel).field("config", c.config);
@@ -521,8 +499,7 @@ int main(int argc, char** argv) {
     j.key("block").begin_array().value(c.block.x).value(c.block.y).value(c.block.z).end_array();
     j.key("napkin").begin_object();
     j.field("dram_read_bytes", c.napkin_read_bytes).field("dram_write_bytes", c.napkin_write_bytes);
-    j.field("ld_sectors_per_request", c.napkin_ld_spr)
-        .field("st_sectors_per_request", c.napkin_st_spr);
+    j.field("ld_sectors_per_request", c.napkin_ld_spr).field("st_sectors_per_request", c.napkin_st_spr);
     j.end_object();
 
     std::vector<bs::counters::Measurement> runs;
@@ -604,37 +581,33 @@ int main(int argc, char** argv) {
     j.end_object();
     const auto m_rd = med([](const auto& m) { return m.dram_read_bytes; });
     const auto m_wr = med([](const auto& m) { return m.dram_write_bytes; });
-    std::fprintf(
-        stderr, "%-16s %12.0f %12.0f %9.1f %8.2f %8.3f %8.3f %7.2f %7.2f %7.2f %6d %9.2f\n",
-        c.kernel.c_str(), m_rd, m_wr, med([](const auto& m) { return m.dram_bandwidth_gbs; }),
-        med([](const auto& m) { return m.l2_hit_pct; }), last.ld_sectors_per_request(),
-        last.st_sectors_per_request(), med([](const auto& m) { return m.achieved_occupancy_pct; }),
-        med([](const auto& m) { return m.sm_throughput_pct; }),
-        med([](const auto& m) { return m.memory_throughput_pct; }), last.passes,
-        med([](const auto& m) { return m.wall_ms; }));
+    std::fprintf(stderr, "%-16s %12.0f %12.0f %9.1f %8.2f %8.3f %8.3f %7.2f %7.2f %7.2f %6d %9.2f\n", c.kernel.c_str(),
+                 m_rd, m_wr, med([](const auto& m) { return m.dram_bandwidth_gbs; }),
+                 med([](const auto& m) { return m.l2_hit_pct; }), last.ld_sectors_per_request(),
+                 last.st_sectors_per_request(), med([](const auto& m) { return m.achieved_occupancy_pct; }),
+                 med([](const auto& m) { return m.sm_throughput_pct; }),
+                 med([](const auto& m) { return m.memory_throughput_pct; }), last.passes,
+                 med([](const auto& m) { return m.wall_ms; }));
     std::fprintf(stderr,
                  "%-16s napkin: read %.0f write %.0f ld_s/r %.3f st_s/r %.3f; range %s; duration "
                  "%.1f us; top stalls:",
-                 "", c.napkin_read_bytes, c.napkin_write_bytes, c.napkin_ld_spr, c.napkin_st_spr,
-                 last.range.c_str(), med([](const auto& m) { return m.duration_ns; }) / 1e3);
+                 "", c.napkin_read_bytes, c.napkin_write_bytes, c.napkin_ld_spr, c.napkin_st_spr, last.range.c_str(),
+                 med([](const auto& m) { return m.duration_ns; }) / 1e3);
     for (std::size_t s = 0; s < std::min<std::size_t>(3, last.stalls.size()); ++s)
-      std::fprintf(stderr, " %s %.2f (%.0f%%)", last.stalls[s].reason.c_str(),
-                   last.stalls[s].cycles_per_issue, last.stalls[s].share_pct);
-    std::fprintf(stderr,
-                 "\n%-16s cost ms (median): enable %.2f configure %.2f passes %.2f decode %.2f "
-                 "evaluate %.2f disable %.2f; wall per repeat:",
-                 "", med([](const auto& m) { return m.cost.enable_ms; }),
-                 med([](const auto& m) { return m.cost.configure_ms; }),
-                 med([](const auto& m) { return m.cost.passes_ms; }),
-                 med([](const auto& m) { return m.cost.decode_ms; }),
-                 med([](const auto& m) { return m.cost.evaluate_ms; }),
-                 med([](const auto& m) { return m.cost.disable_ms; }));
+      std::fprintf(stderr, " %s %.2f (%.0f%%)", last.stalls[s].reason.c_str(), last.stalls[s].cycles_per_issue,
+                   last.stalls[s].share_pct);
+    std::fprintf(
+        stderr,
+        "\n%-16s cost ms (median): enable %.2f configure %.2f passes %.2f decode %.2f "
+        "evaluate %.2f disable %.2f; wall per repeat:",
+        "", med([](const auto& m) { return m.cost.enable_ms; }), med([](const auto& m) { return m.cost.configure_ms; }),
+        med([](const auto& m) { return m.cost.passes_ms; }), med([](const auto& m) { return m.cost.decode_ms; }),
+        med([](const auto& m) { return m.cost.evaluate_ms; }), med([](const auto& m) { return m.cost.disable_ms; }));
     for (const auto& m : runs) std::fprintf(stderr, " %.1f", m.wall_ms);
     std::fprintf(stderr, "\n");
   }
   j.end_array();
-  if (!session->range_note().empty())
-    std::fprintf(stderr, "range note: %s\n", session->range_note().c_str());
+  if (!session->range_note().empty()) std::fprintf(stderr, "range note: %s\n", session->range_note().c_str());
 
   // What an open session costs the app's own launches.
   if (!cases.empty()) {
@@ -646,13 +619,12 @@ int main(int argc, char** argv) {
     j.field("us_per_launch_session_open", with ? *with : std::nan(""));
     j.field("us_per_launch_session_closed", without ? *without : std::nan(""));
     j.end_object();
-    std::fprintf(
-        stderr,
-        "200 plain launches of %s: %.2f us each with the session open (%s), %.2f us after it "
-        "closed\n",
-        cases.front().kernel.c_str(), with ? *with : -1.0,
-        o.keep_enabled ? "range profiler kept enabled" : "range profiler disabled between profiles",
-        without ? *without : -1.0);
+    std::fprintf(stderr,
+                 "200 plain launches of %s: %.2f us each with the session open (%s), %.2f us after it "
+                 "closed\n",
+                 cases.front().kernel.c_str(), with ? *with : -1.0,
+                 o.keep_enabled ? "range profiler kept enabled" : "range profiler disabled between profiles",
+                 without ? *without : -1.0);
   }
   j.end_object();
 

@@ -54,7 +54,8 @@ constexpr double kGpuResultTargetMs = 250;
 
 double ms(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
 
-constexpr const char* kLecture = R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
+constexpr const char* kLecture =
+    R"(__global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
     int i = blockIdx.x*blockDim.x + threadIdx.x;
     if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];
 }
@@ -187,17 +188,20 @@ int main(int argc, char** argv) {
         const bool mapped = late.scheme.kind != bs::IndexScheme::Kind::Recorded;
         if (!late.ok() || !late.check.passed() || !mapped) {
           s.correct = false;
-          s.note = !late.ok() ? late.status.describe() : !mapped ? "no mapping after the CPU findings: " + user->owners_note()
-                                                                  : late.check.summary();
+          s.note = !late.ok() ? late.status.describe()
+                   : !mapped  ? "no mapping after the CPU findings: " + user->owners_note()
+                              : late.check.summary();
         }
       }
     }
-    std::printf("%s %d: compile %.0f ms, first launch + check %.1f ms, relaunch + check %.1f ms, result %.0f ms%s%s%s\n",
-                it == 0 ? "first " : "edit  ", it, s.compile_ms, s.trial_ms, s.relaunch_ms, s.total_ms,
-                s.findings_ready_ms > 0
-                    ? ("; CPU findings ready " + std::to_string(static_cast<int>(s.findings_ready_ms)) + " ms (" + s.mapping + ")").c_str()
-                    : "",
-                s.correct ? ", correct" : ": ", s.note.c_str());
+    std::printf(
+        "%s %d: compile %.0f ms, first launch + check %.1f ms, relaunch + check %.1f ms, result %.0f ms%s%s%s\n",
+        it == 0 ? "first " : "edit  ", it, s.compile_ms, s.trial_ms, s.relaunch_ms, s.total_ms,
+        s.findings_ready_ms > 0 ? ("; CPU findings ready " + std::to_string(static_cast<int>(s.findings_ready_ms)) +
+                                   " ms (" + s.mapping + ")")
+                                      .c_str()
+                                : "",
+        s.correct ? ", correct" : ": ", s.note.c_str());
     samples.push_back(s);
   }
   std::error_code ec;
@@ -216,13 +220,14 @@ int main(int argc, char** argv) {
   const double target = gpu ? 1000 : 3000;
   const double median = bs::median_of(totals);
   const double worst = *std::max_element(totals.begin(), totals.end());
-  std::printf("edit to result on %s: median %.0f ms, worst %.0f ms over %d edits (first %.0f ms); target < %.0f ms: %s\n",
-              b->label.c_str(), median, worst, iterations, samples[0].total_ms, target,
-              worst < target ? "met" : "MISSED");
+  std::printf(
+      "edit to result on %s: median %.0f ms, worst %.0f ms over %d edits (first %.0f ms); target < %.0f ms: %s\n",
+      b->label.c_str(), median, worst, iterations, samples[0].total_ms, target, worst < target ? "met" : "MISSED");
   if (gpu)
-    std::printf("CPU findings (owners, stray accesses) ready: median %.0f ms after the edit; GPU result median < %.0f ms "
-                "(issue 32): %s\n",
-                bs::median_of(findings), kGpuResultTargetMs, median < kGpuResultTargetMs ? "met" : "MISSED");
+    std::printf(
+        "CPU findings (owners, stray accesses) ready: median %.0f ms after the edit; GPU result median < %.0f ms "
+        "(issue 32): %s\n",
+        bs::median_of(findings), kGpuResultTargetMs, median < kGpuResultTargetMs ? "met" : "MISSED");
 
   bs::JsonWriter j;
   j.begin_object();

@@ -46,13 +46,12 @@ namespace {
 using namespace bs;
 using namespace bs::gray;
 
-#define TUNE_CHECK(expr)                                                                  \
-  do {                                                                                    \
-    if (cudaError_t e_ = (expr); e_ != cudaSuccess) {                                     \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,                  \
-                   cudaGetErrorString(e_));                                               \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+#define TUNE_CHECK(expr)                                                                          \
+  do {                                                                                            \
+    if (cudaError_t e_ = (expr); e_ != cudaSuccess) {                                             \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                               \
+    }                                                                                             \
   } while (0)
 
 // ------------------------------------------------------------------------------------------------
@@ -92,9 +91,7 @@ struct VecBody {
 
 template <GrayLayout L, int P, int K, CacheHint H, class F>
 struct StrideBody {
-  __device__ static void run(const GrayArgs& a) {
-    gray_grid_stride_loop<L, K, H, P, F>(DeviceCtx::from_builtins(), a);
-  }
+  __device__ static void run(const GrayArgs& a) { gray_grid_stride_loop<L, K, H, P, F>(DeviceCtx::from_builtins(), a); }
   static constexpr int kChunkPixels = P * K;
   static constexpr bool kGridStride = true;
 };
@@ -113,8 +110,7 @@ __global__ void explore_kernel(GrayArgs a) {
 
 __global__ void spin_kernel(long long cycles) {
   const long long start = clock64();
-  while (clock64() - start < cycles) {
-  }
+  while (clock64() - start < cycles) {}
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -149,8 +145,8 @@ Variant explore(const std::string& name, const Setup& s, unsigned threads, int w
   long long blocks = std::max<long long>((n + per_block - 1) / per_block, 1);
   if (Body::kGridStride) {
     int active = 0;
-    TUNE_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&active, explore_kernel<Body>,
-                                                             static_cast<int>(threads), 0));
+    TUNE_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&active, explore_kernel<Body>, static_cast<int>(threads), 0));
     blocks = std::min<long long>(blocks, static_cast<long long>(s.sms) * std::max(active, 1) * waves);
   }
   const unsigned grid = static_cast<unsigned>(blocks);
@@ -283,8 +279,7 @@ void measure(const Options& opt, int w, int h, GrayLayout layout, const cudaDevi
   const std::size_t l2 = static_cast<std::size_t>(prop.l2CacheSize);
   // Enough sets that a launch's own bytes (source + output) were last touched 4 x L2 ago.
   const std::size_t footprint = src_bytes + n;
-  const int sets =
-      static_cast<int>(std::clamp<std::size_t>((4 * l2 + footprint - 1) / footprint, 1, 16));
+  const int sets = static_cast<int>(std::clamp<std::size_t>((4 * l2 + footprint - 1) / footprint, 1, 16));
 
   // Fresh random pixels (seeded from the clock), the same in every set.
   std::uint64_t seed = static_cast<std::uint64_t>(std::time(nullptr)) * 0x9E3779B97F4A7C15ull | 1;
@@ -301,8 +296,7 @@ void measure(const Options& opt, int w, int h, GrayLayout layout, const cudaDevi
     src_host = rgba;
   }
   std::vector<std::uint8_t> expected(n);
-  for (std::size_t i = 0; i < n; ++i)
-    expected[i] = gray_value(rgba[4 * i], rgba[4 * i + 1], rgba[4 * i + 2]);
+  for (std::size_t i = 0; i < n; ++i) expected[i] = gray_value(rgba[4 * i], rgba[4 * i + 1], rgba[4 * i + 2]);
 
   std::vector<std::uint8_t*> src(sets), out(sets), copy_dst(sets);
   for (int k = 0; k < sets; ++k) {
@@ -391,18 +385,19 @@ void measure(const Options& opt, int w, int h, GrayLayout layout, const cudaDevi
     rows[i].share_of_copy = copy_gbs > 0 ? rows[i].gbs / copy_gbs : 0;
     rows[i].vs_cub = cub_gbs > 0 ? rows[i].gbs / cub_gbs : 0;
   }
-  std::printf("\n== %s %s: %.1f MB moved (%s), %d buffer set(s) rotating, %d reps, L2 %zu MB;"
-              " %%copy against the larger copy figure\n",
-              size_text.c_str(), to_string(layout), moved / 1e6, gray_bytes_note(layout).c_str(),
-              sets, opt.reps, l2 >> 20);
-  std::printf("%-30s %-8s %-22s %4s %9s %8s %7s %7s %s\n", "variant", "kind", "config", "regs",
-              "median_ms", "GB/s", "%copy", "xCUB", "ok");
+  std::printf(
+      "\n== %s %s: %.1f MB moved (%s), %d buffer set(s) rotating, %d reps, L2 %zu MB;"
+      " %%copy against the larger copy figure\n",
+      size_text.c_str(), to_string(layout), moved / 1e6, gray_bytes_note(layout).c_str(), sets, opt.reps, l2 >> 20);
+  std::printf("%-30s %-8s %-22s %4s %9s %8s %7s %7s %s\n", "variant", "kind", "config", "regs", "median_ms", "GB/s",
+              "%copy", "xCUB", "ok");
   for (std::size_t i = first_row; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    std::printf("%-30s %-8s %-22s %4d %9.4f %8.1f %6.1f%% %7.3f %s\n", r.name.c_str(),
-                r.kind.c_str(), r.config.c_str(), r.regs, r.median_ms, r.gbs,
-                100 * r.share_of_copy, r.vs_cub,
-                r.kind == "copy" ? "-" : r.correct ? "yes" : ("NO " + std::to_string(r.mismatches)).c_str());
+    std::printf("%-30s %-8s %-22s %4d %9.4f %8.1f %6.1f%% %7.3f %s\n", r.name.c_str(), r.kind.c_str(), r.config.c_str(),
+                r.regs, r.median_ms, r.gbs, 100 * r.share_of_copy, r.vs_cub,
+                r.kind == "copy" ? "-"
+                : r.correct      ? "yes"
+                                 : ("NO " + std::to_string(r.mismatches)).c_str());
   }
   std::fflush(stdout);
   for (int i = 0; i < opt.reps; ++i) {
@@ -433,8 +428,7 @@ int main(int argc, char** argv) {
     } else if (a == "--rungs-only") {
       opt.rungs_only = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--reps N] [--size WxH]... [--json FILE] [--rungs-only]\n",
-                   argv[0]);
+      std::fprintf(stderr, "usage: %s [--reps N] [--size WxH]... [--json FILE] [--rungs-only]\n", argv[0]);
       return 2;
     }
   }
@@ -447,8 +441,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", limits.status().describe().c_str());
     return 1;
   }
-  std::printf("device: %s, %d SMs, L2 %d MB, sm_%d%d\n", prop.name, prop.multiProcessorCount,
-              prop.l2CacheSize >> 20, prop.major, prop.minor);
+  std::printf("device: %s, %d SMs, L2 %d MB, sm_%d%d\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20,
+              prop.major, prop.minor);
 
   std::vector<Row> rows;
   for (auto [w, h] : opt.sizes)

@@ -15,9 +15,9 @@
 namespace bs::selftest {
 
 struct FaultOptions {
-  int at_frame = 2;        // the frame before which the fault is injected
-  int frames = 5;          // frames in all
-  std::string output;      // the result as a PNG, after recovery (optional)
+  int at_frame = 2;    // the frame before which the fault is injected
+  int frames = 5;      // frames in all
+  std::string output;  // the result as a PNG, after recovery (optional)
   int cuda_device = -1;
 };
 

@@ -141,8 +141,8 @@ double mib_delta(std::size_t before, std::size_t after) {
 // ---------------------------------------------------------------------------------------------
 
 enum class BlockKind { Valid, Zero, TooManyThreads, ZOver64, XYOver1024, Depth2D, Huge, kCount };
-constexpr const char* kBlockKindNames[] = {"valid", "zero dimension", "over 1024 threads",
-                                           "z over 64", "x or y over 1024", "2D with z > 1",
+constexpr const char* kBlockKindNames[] = {"valid",          "zero dimension",   "over 1024 threads",
+                                           "z over 64",      "x or y over 1024", "2D with z > 1",
                                            "huge dimensions"};
 
 class Randomness {
@@ -180,7 +180,10 @@ Dim3 random_block(Randomness& r, SoakKernel k, const std::vector<Dim3>& presets,
       switch (r.uniform(0, 2)) {
         case 0: b.x = 0; break;
         case 1: b.y = 0; break;
-        default: if (flat) b.z = 0; else b.x = 0; break;
+        default:
+          if (flat) b.z = 0;
+          else b.x = 0;
+          break;
       }
       return b;
     }
@@ -189,12 +192,10 @@ Dim3 random_block(Randomness& r, SoakKernel k, const std::vector<Dim3>& presets,
       const unsigned y = std::min(1024u, 1024 / x + r.u(1, 8));
       return Dim3{x, y, 1};
     }
-    case BlockKind::ZOver64:
-      return Dim3{r.u(1, 4), r.u(1, 4), r.u(65, 4096)};
+    case BlockKind::ZOver64: return Dim3{r.u(1, 4), r.u(1, 4), r.u(65, 4096)};
     case BlockKind::XYOver1024:
       return r.chance(0.5) ? Dim3{r.u(1025, 1u << 20), 1, 1} : Dim3{1, r.u(1025, 1u << 20), 1};
-    case BlockKind::Depth2D:
-      return Dim3{r.u(1, 16), r.u(1, 16), r.u(2, 4)};
+    case BlockKind::Depth2D: return Dim3{r.u(1, 16), r.u(1, 16), r.u(2, 4)};
     case BlockKind::Huge:
     default: {
       auto power = [&] { return r.chance(0.8) ? 1u << r.uniform(11, 31) : r.u(1u << 11, 0xffffffffu); };
@@ -239,13 +240,13 @@ Rgba8Image to_rgba8(const SoakImage& img, std::string name) {
 }
 
 enum class FileKind { ValidPng, TruncatedPng, Empty, TextNamedPng, Directory, Missing, kCount };
-constexpr const char* kFileKindNames[] = {"valid PNG", "truncated PNG", "empty file",
-                                          "text named .png", "directory", "missing path"};
+constexpr const char* kFileKindNames[] = {"valid PNG",       "truncated PNG", "empty file",
+                                          "text named .png", "directory",     "missing path"};
 
 struct DroppedFile {
   std::string path;
   FileKind kind;
-  SoakImage image;  // ValidPng only
+  SoakImage image;                            // ValidPng only
   std::uintmax_t bytes = 0, whole_bytes = 0;  // on disk; TruncatedPng: before the cut
 };
 
@@ -261,8 +262,7 @@ std::string describe(const DroppedFile& f) {
 
 // Writes one file of the given kind under `dir`. A valid PNG that cannot be written makes the
 // soak fail (the Status says why); hostile ones are whatever bytes land on disk.
-Result<DroppedFile> make_file(Randomness& r, const fs::path& dir, int serial, FileKind kind,
-                              int max_side) {
+Result<DroppedFile> make_file(Randomness& r, const fs::path& dir, int serial, FileKind kind, int max_side) {
   DroppedFile f;
   f.kind = kind;
   const fs::path base = dir / ("drop_" + std::to_string(serial));
@@ -303,9 +303,7 @@ Result<DroppedFile> make_file(Randomness& r, const fs::path& dir, int serial, Fi
       fs::create_directories(f.path);
       return f;
     case FileKind::Missing:
-    default:
-      f.path = (base.string() + "_missing.png");
-      return f;
+    default: f.path = (base.string() + "_missing.png"); return f;
   }
 }
 
@@ -322,16 +320,15 @@ struct Expected {
   Dim3 grid{};  // for an accepted launch: the grid that covers the image
 };
 
-Expected expected_outcome(SoakKernel k, Dim3 b, int width, int height,
-                          const DeviceLimits& limits, unsigned kernel_max_threads) {
+Expected expected_outcome(SoakKernel k, Dim3 b, int width, int height, const DeviceLimits& limits,
+                          unsigned kernel_max_threads) {
   const bool flat = k == SoakKernel::Flat1D;
   if (!flat && b.z != 1) return {true, "2D kernel with blockDim.z != 1", "maps x and y only"};
   if (b.x == 0 || b.y == 0 || b.z == 0) return {true, "zero block dimension", "zero dimension"};
   if (b.x > limits.max_block.x || b.y > limits.max_block.y || b.z > limits.max_block.z)
     return {true, "per-dimension block limit", "per-dimension limit"};
   const unsigned long long threads = static_cast<unsigned long long>(b.x) * b.y * b.z;  // each <= 1024
-  if (threads > limits.max_threads_per_block)
-    return {true, "threads per block", "a block may have at most"};
+  if (threads > limits.max_threads_per_block) return {true, "threads per block", "a block may have at most"};
   if (threads > kernel_max_threads) return {true, "kernel's own thread limit", "this kernel can run at most"};
   const unsigned long long w = width, h = height;
   const unsigned long long gx = flat ? (w * h + threads - 1) / threads : (w + b.x - 1) / b.x;
@@ -356,9 +353,8 @@ struct Counters {
 
 class Soak {
  public:
-  Soak(const SoakOptions& soak, App& app, DropWindow& window, const DeviceLimits& limits,
-       unsigned max_threads_1d, unsigned max_threads_2d, int cuda_device, fs::path dir,
-       unsigned long long seed)
+  Soak(const SoakOptions& soak, App& app, DropWindow& window, const DeviceLimits& limits, unsigned max_threads_1d,
+       unsigned max_threads_2d, int cuda_device, fs::path dir, unsigned long long seed)
       : soak_(soak),
         app_(app),
         window_(window),
@@ -385,8 +381,7 @@ class Soak {
  private:
   void problem(const std::string& what);
   bool time_is_up() const {
-    return soak_.seconds > 0 &&
-           std::chrono::duration<double>(Clock::now() - start_).count() >= soak_.seconds;
+    return soak_.seconds > 0 && std::chrono::duration<double>(Clock::now() - start_).count() >= soak_.seconds;
   }
   // One frame = one relaunch with the current state, checked against the expectation. In the
   // frames of a drop the image may change inside the frame, so the model is checked after it.
@@ -424,7 +419,7 @@ class Soak {
   SoakKernel kernel_ = SoakKernel::Grid2D;
   Dim3 block_{16, 16, 1};
 
-  SoakImage model_;          // what the app should be showing
+  SoakImage model_;  // what the app should be showing
   Counters c_;
   std::vector<std::string> problems_;
   long long problem_count_ = 0;
@@ -453,8 +448,7 @@ void Soak::launch_frame(bool in_drop) {
   const auto [w, h] = image_size();
   const SoakKernel k = kernel_;
   const Dim3 b = block_;
-  const Expected want =
-      expected_outcome(k, b, w, h, limits_, kernel_max_threads_[k == SoakKernel::Flat1D ? 0 : 1]);
+  const Expected want = expected_outcome(k, b, w, h, limits_, kernel_max_threads_[k == SoakKernel::Flat1D ? 0 : 1]);
   if (soak_.leak_bytes_per_launch > 0) {
     held_.emplace_back(new char[static_cast<std::size_t>(soak_.leak_bytes_per_launch)]);
     std::memset(held_.back().get(), 1, static_cast<std::size_t>(soak_.leak_bytes_per_launch));
@@ -467,8 +461,8 @@ void Soak::launch_frame(bool in_drop) {
     if (it->level == Message::Warning && it->text.rfind("Launch refused: ", 0) == 0) refusal_message = &*it;
 
   const LaunchRecord& rec = app_.last_launch();
-  const std::string what = std::string(kernel_id(k)) + " block " + to_string(b) + " on " +
-                           std::to_string(w) + "x" + std::to_string(h);
+  const std::string what =
+      std::string(kernel_id(k)) + " block " + to_string(b) + " on " + std::to_string(w) + "x" + std::to_string(h);
   if (app_.device_faulted()) {
     problem("the device faulted: " + rec.status.describe());
   } else if (want.refused) {
@@ -486,8 +480,8 @@ void Soak::launch_frame(bool in_drop) {
     problem("refused or failed a valid launch " + what + ": " + rec.status.describe());
     if (refusal_message) ++c_.refusals_observed;  // counted so the totals show the mismatch too
   } else if (rec.config.grid != want.grid || rec.config.block != b) {
-    problem("launched " + what + " with another shape: grid " + to_string(rec.config.grid) +
-            " block " + to_string(rec.config.block));
+    problem("launched " + what + " with another shape: grid " + to_string(rec.config.grid) + " block " +
+            to_string(rec.config.block));
   }
   // Errors this frame that are not load errors: a launch failing at run time.
   const std::size_t new_errors = app_.messages().errors() - errors_before;
@@ -616,7 +610,11 @@ void Soak::drop_files(const std::vector<FileKind>& kinds) {
     for (const auto& f : files) kinds += std::string(kinds.empty() ? "" : ", ") + describe(f);
     for (const Message& m : app_.messages().all())
       if (m.when >= dropped_at)
-        said += std::string("\n    ") + (m.level == Message::Error ? "error: " : m.level == Message::Warning ? "warning: " : "info: ") + m.text;
+        said += std::string("\n    ") +
+                (m.level == Message::Error     ? "error: "
+                 : m.level == Message::Warning ? "warning: "
+                                               : "info: ") +
+                m.text;
     problem("a drop of [" + kinds + "] gave " + std::to_string(observed) + " load errors, expected " +
             std::to_string(hostile) + "; the app said:" + said);
   }
@@ -655,8 +653,8 @@ void Soak::verify_output() {
   for (std::size_t i = 0; i < ref.size(); ++i) {
     const int d = std::abs(int(got->rgba[4 * i]) - int(ref[i]));
     if (d > 1) {
-      problem("output pixel " + std::to_string(i % model_.width) + "," + std::to_string(i / model_.width) +
-              " is " + std::to_string(got->rgba[4 * i]) + ", the reference says " + std::to_string(ref[i]));
+      problem("output pixel " + std::to_string(i % model_.width) + "," + std::to_string(i / model_.width) + " is " +
+              std::to_string(got->rgba[4 * i]) + ", the reference says " + std::to_string(ref[i]));
       return;
     }
     off_by_one += d;
@@ -675,8 +673,7 @@ MemorySample Soak::probe_and_sample() {
   SoakImage probe = random_image(rng_, 641, 479);
   if (Status s = app_.install_image_for_test(to_rgba8(probe, "probe_641x479")); !s)
     problem("could not install the probe image: " + s.describe());
-  else
-    model_ = std::move(probe);
+  else model_ = std::move(probe);
   select(SoakKernel::Grid2D, Dim3{16, 16, 1});
   verify_next_valid_ = true;
   launch_frame();
@@ -688,8 +685,9 @@ int Soak::run() {
   start_ = Clock::now();
   const long long total = soak_.launches;
   const long long warmup = std::min<long long>(200, std::max<long long>(total / 5, 1));
-  std::printf("soak: %lld launches (%lld warm-up), %s, framebuffer %dx%d, GL_MAX_TEXTURE_SIZE %d, images up to %d per side\n",
-              total, warmup, app_.backend_label().c_str(), soak_.width, soak_.height, max_texture_, max_side_);
+  std::printf(
+      "soak: %lld launches (%lld warm-up), %s, framebuffer %dx%d, GL_MAX_TEXTURE_SIZE %d, images up to %d per side\n",
+      total, warmup, app_.backend_label().c_str(), soak_.width, soak_.height, max_texture_, max_side_);
   std::fflush(stdout);
 
   // The app starts on the built-in sample; the soak's own image replaces it so every output
@@ -706,8 +704,8 @@ int Soak::run() {
   select(SoakKernel::Grid2D, Dim3{16, 16, 1});  // the app opens on its own default kernel
   // One drop of every kind of file first (hostile ones around a valid one), so each run tries
   // them all whatever the seed; random drops follow.
-  drop_files({FileKind::TruncatedPng, FileKind::Empty, FileKind::ValidPng, FileKind::TextNamedPng,
-              FileKind::Directory, FileKind::Missing});
+  drop_files({FileKind::TruncatedPng, FileKind::Empty, FileKind::ValidPng, FileKind::TextNamedPng, FileKind::Directory,
+              FileKind::Missing});
 
   MemorySample before{}, after{};
   bool sampled = false;
@@ -737,8 +735,8 @@ int Soak::run() {
     set_random_config();
     launch_frame();
     if (c_.launches >= next_report) {
-      std::printf("soak: %lld/%lld launches, %lld refused, %lld problems, rss %.1f MiB, %.1f s\n", c_.launches,
-                  total, c_.refusals_observed, problem_count_, mib(host_rss_bytes()),
+      std::printf("soak: %lld/%lld launches, %lld refused, %lld problems, rss %.1f MiB, %.1f s\n", c_.launches, total,
+                  c_.refusals_observed, problem_count_, mib(host_rss_bytes()),
                   std::chrono::duration<double>(Clock::now() - start_).count());
       std::fflush(stdout);
       next_report += report_every;
@@ -762,13 +760,13 @@ int Soak::run() {
     failures.push_back("load errors: expected " + std::to_string(c_.load_errors_expected) + ", observed " +
                        std::to_string(c_.load_errors_observed));
   if (c_.install_refusals_expected != c_.install_refusals_observed)
-    failures.push_back("install refusals: expected " + std::to_string(c_.install_refusals_expected) +
-                       ", observed " + std::to_string(c_.install_refusals_observed));
+    failures.push_back("install refusals: expected " + std::to_string(c_.install_refusals_expected) + ", observed " +
+                       std::to_string(c_.install_refusals_observed));
   const std::size_t host_before = kHostBoundOnLiveHeap ? before.heap : before.rss;
   const std::size_t host_after = kHostBoundOnLiveHeap ? after.heap : after.rss;
   if (host_after > host_before + kSoakHostGrowthBound)
-    failures.push_back(std::string("host memory (") + (kHostBoundOnLiveHeap ? "live heap" : "RSS") +
-                       ") grew by " + std::to_string(mib_delta(host_before, host_after)) + " MiB (bound " +
+    failures.push_back(std::string("host memory (") + (kHostBoundOnLiveHeap ? "live heap" : "RSS") + ") grew by " +
+                       std::to_string(mib_delta(host_before, host_after)) + " MiB (bound " +
                        std::to_string(mib(kSoakHostGrowthBound)) + " MiB)");
   if (cuda_device_ >= 0 && !(before.has_device && after.has_device))
     failures.push_back("device memory could not be read");
@@ -791,22 +789,22 @@ int Soak::run() {
   if (kHostBoundOnLiveHeap)
     std::snprintf(host_bound, sizeof host_bound,
                   "not bounded under AddressSanitizer, whose quarantine keeps freed memory; live heap %.1f -> %.1f MiB "
-                  "(%+.1f, bound %.0f)", mib(before.heap), mib(after.heap), mib_delta(before.heap, after.heap),
-                  mib(kSoakHostGrowthBound));
-  else
-    std::snprintf(host_bound, sizeof host_bound, "bound %.0f", mib(kSoakHostGrowthBound));
+                  "(%+.1f, bound %.0f)",
+                  mib(before.heap), mib(after.heap), mib_delta(before.heap, after.heap), mib(kSoakHostGrowthBound));
+  else std::snprintf(host_bound, sizeof host_bound, "bound %.0f", mib(kSoakHostGrowthBound));
   char device[160] = "device memory n/a (CPU backend)";
   if (before.has_device && after.has_device)
     std::snprintf(device, sizeof device, "device used %.1f -> %.1f MiB (%+.1f, bound %.0f)", mib(before.device_used),
-                  mib(after.device_used), mib_delta(before.device_used, after.device_used), mib(kSoakDeviceGrowthBound));
-  std::printf("soak summary: launches %lld%s, refusals expected %lld observed %lld, installs %lld (refusals expected "
-              "%lld observed %lld), drops %lld of %lld files (load errors expected %lld observed %lld), outputs "
-              "verified %lld, host RSS %.1f -> %.1f MiB (%+.1f, %s), %s, elapsed %.1f s, backend %s, seed %llu\n",
-              c_.launches, stopped_by_time ? " (stopped by --seconds)" : "", c_.refusals_expected, c_.refusals_observed,
-              c_.installs, c_.install_refusals_expected, c_.install_refusals_observed, c_.drops, c_.files,
-              c_.load_errors_expected, c_.load_errors_observed, c_.outputs_verified, mib(before.rss), mib(after.rss),
-              mib_delta(before.rss, after.rss), host_bound, device, elapsed, app_.backend_label().c_str(),
-              seed_);
+                  mib(after.device_used), mib_delta(before.device_used, after.device_used),
+                  mib(kSoakDeviceGrowthBound));
+  std::printf(
+      "soak summary: launches %lld%s, refusals expected %lld observed %lld, installs %lld (refusals expected "
+      "%lld observed %lld), drops %lld of %lld files (load errors expected %lld observed %lld), outputs "
+      "verified %lld, host RSS %.1f -> %.1f MiB (%+.1f, %s), %s, elapsed %.1f s, backend %s, seed %llu\n",
+      c_.launches, stopped_by_time ? " (stopped by --seconds)" : "", c_.refusals_expected, c_.refusals_observed,
+      c_.installs, c_.install_refusals_expected, c_.install_refusals_observed, c_.drops, c_.files,
+      c_.load_errors_expected, c_.load_errors_observed, c_.outputs_verified, mib(before.rss), mib(after.rss),
+      mib_delta(before.rss, after.rss), host_bound, device, elapsed, app_.backend_label().c_str(), seed_);
   if (failures.empty()) {
     std::printf("soak: PASSED\n");
     return kExitOk;
@@ -819,7 +817,8 @@ int Soak::run() {
 }  // namespace
 
 int run_soak(const SoakOptions& soak) {
-  const unsigned long long seed = soak.seed ? *soak.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
+  const unsigned long long seed =
+      soak.seed ? *soak.seed : std::random_device{}() * 0x100000001ull + std::random_device{}();
   std::printf("soak: seed %llu (reproduce with --seed %llu)\n", seed, seed);
 
   auto headless = make_headless_window(soak.width, soak.height, soak.cuda_device);

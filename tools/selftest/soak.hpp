@@ -28,9 +28,9 @@ namespace bs::selftest {
 
 struct SoakOptions {
   long long launches = 3000;
-  double seconds = 0;                    // > 0: stop after this long even if launches remain
+  double seconds = 0;  // > 0: stop after this long even if launches remain
   std::optional<unsigned long long> seed;
-  long long leak_bytes_per_launch = 0;   // proves the memory bound can fail
+  long long leak_bytes_per_launch = 0;  // proves the memory bound can fail
   app::BackendChoice backend = app::BackendChoice::Auto;
   int cuda_device = -1;
   int width = 1280, height = 800;

@@ -28,8 +28,8 @@ namespace bs::app {
 // 1. creation
 // ---------------------------------------------------------------------------------------------
 
-Result<std::unique_ptr<LabView>> GrayView::create(std::unique_ptr<lab::Lab> lab,
-                                                  const LabViewSetup& setup, ViewContext&) {
+Result<std::unique_ptr<LabView>> GrayView::create(std::unique_ptr<lab::Lab> lab, const LabViewSetup& setup,
+                                                  ViewContext&) {
   std::unique_ptr<GrayView> v(new GrayView());
   // The lab may be wrapped (the user's kernels added to it): the view draws the grayscale lab
   // inside and runs everything through the whole stack.
@@ -74,9 +74,9 @@ Status GrayView::build_shown(Rgba8Image image, ViewContext& ctx, Shown* out) {
     if (simulated || (out->pixel_buffer && !out->pixel_buffer->interop_active()))
       out->host_result.reserve(image.pixel_count());
   } catch (const std::bad_alloc&) {
-    return Status::failure("not enough memory to show a " + std::to_string(image.width) + " x " +
-                               std::to_string(image.height) + " result",
-                           "choose a smaller image", "GrayView::build_shown");
+    return Status::failure(
+        "not enough memory to show a " + std::to_string(image.width) + " x " + std::to_string(image.height) + " result",
+        "choose a smaller image", "GrayView::build_shown");
   }
   out->image = std::move(image);
   return Status::success();
@@ -152,8 +152,8 @@ Status GrayView::install_image(Rgba8Image image, ViewContext& ctx) {
   // The lab holds the pixels now (once): the view reads them there.
   std::vector<std::uint8_t>().swap(next.image.rgba);
   next.host_result.resize(next.host_result.capacity() > 0 ? img.pixel_count() : 0);  // reserved: cannot throw
-  ctx.messages.info("Loaded " + img.name + " (" + std::to_string(img.width) + " x " +
-                    std::to_string(img.height) + ", " + img.format + ")");
+  ctx.messages.info("Loaded " + img.name + " (" + std::to_string(img.width) + " x " + std::to_string(img.height) +
+                    ", " + img.format + ")");
   const bool first = !shown_.has_value();
   shown_ = std::move(next);
   ++output_generation_;
@@ -202,8 +202,8 @@ bool GrayView::update(ViewContext&) { return false; }
 // 2. launching into GL
 // ---------------------------------------------------------------------------------------------
 
-LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& config,
-                              const lab::RunOptions& base, ViewContext&) {
+LaunchRecord GrayView::launch(const std::string& kernel, const KernelConfig& config, const lab::RunOptions& base,
+                              ViewContext&) {
   LaunchRecord rec;
   if (!shown_) {
     rec = stack_->plan(kernel, config);
@@ -310,9 +310,8 @@ void GrayView::draw_problem(ViewContext&, ViewRequests& requests) {
     const Rgba8Image& im = shown_->image;
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextUnformatted(im.name.c_str());
-    ImGui::TextColored(ui::kDimColour, "%d x %d px, %s, %d channel%s, %d bit", im.width, im.height,
-                       im.format.c_str(), im.source_channels, im.source_channels == 1 ? "" : "s",
-                       im.source_bits_per_channel);
+    ImGui::TextColored(ui::kDimColour, "%d x %d px, %s, %d channel%s, %d bit", im.width, im.height, im.format.c_str(),
+                       im.source_channels, im.source_channels == 1 ? "" : "s", im.source_bits_per_channel);
     ImGui::PopTextWrapPos();
   } else {
     ImGui::TextColored(ui::kDimColour, "no image loaded");
@@ -379,8 +378,14 @@ ImageViewParams GrayView::view_params(int out_w, int out_h) const {
   p.centre_y = view_.zoom > 0 && view_.center_y >= 0 ? view_.center_y : img.height / 2.0f;
   switch (view_.compare) {
     case CompareMode::Split: p.split_fraction = view_.split; break;
-    case CompareMode::ResultOnly: p.split_fraction = 0.0f; p.draw_split_line = false; break;
-    case CompareMode::OriginalOnly: p.split_fraction = 1.0f; p.draw_split_line = false; break;
+    case CompareMode::ResultOnly:
+      p.split_fraction = 0.0f;
+      p.draw_split_line = false;
+      break;
+    case CompareMode::OriginalOnly:
+      p.split_fraction = 1.0f;
+      p.draw_split_line = false;
+      break;
     case CompareMode::SideBySide: p.split_fraction = 0.5f; break;  // drawn as two views
   }
   return p;
@@ -485,14 +490,15 @@ void GrayView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewCont
   if (overlay.mode == OverlayParams::ColourByWarp)
     legend = "colour: the warp (32 consecutive threads of a block) that computes each pixel";
   else if (overlay.mode == OverlayParams::ColourBySm)
-    legend = shown.schedule.empty() ? "colour by SM: no schedule recorded for this launch (View > Record the block schedule)"
+    legend = shown.schedule.empty()
+                 ? "colour by SM: no schedule recorded for this launch (View > Record the block schedule)"
              : shown.schedule_simulated ? "colour: the CPU worker thread that simulated each block (hover: its number)"
                                         : "colour: the SM that ran each block (hover a pixel: its SM)";
-  else if (overlay.mode == OverlayParams::ColourByBlock)
-    legend = "colour: the block that computes each pixel";
+  else if (overlay.mode == OverlayParams::ColourByBlock) legend = "colour: the block that computes each pixel";
   if (legend) {
     const ImVec2 ts = ImGui::CalcTextSize(legend);
-    const ImVec2 at(std::max(origin.x + 8, origin.x + size.x - ts.x - 10), origin.y + size.y - ts.y - 8);  // clear of the card
+    const ImVec2 at(std::max(origin.x + 8, origin.x + size.x - ts.x - 10),
+                    origin.y + size.y - ts.y - 8);  // clear of the card
     dl->AddRectFilled({at.x - 4, at.y - 2}, {at.x + ts.x + 4, at.y + ts.y + 2}, IM_COL32(20, 22, 28, 220), 3);
     dl->AddText(at, IM_COL32(220, 225, 235, 255), legend);
   }
@@ -528,8 +534,8 @@ void GrayView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewCont
 }
 
 std::string GrayView::gl_output_value(const LaunchRecord& shown, PixelPos px) {
-  std::string launch = shown.kernel + "|" + shown.config_label + "|" + shown.problem + "|" +
-                       std::to_string(stack_->kernels_version());
+  std::string launch =
+      shown.kernel + "|" + shown.config_label + "|" + shown.problem + "|" + std::to_string(stack_->kernels_version());
   for (const auto& [k, v] : shown.settings) launch += "|" + k + "=" + v;
   if (!(texel_.px == px) || texel_.launch != launch) {
     const auto v = read_texel_r8(shown_->result, static_cast<int>(px.x), static_cast<int>(px.y));
@@ -642,7 +648,8 @@ std::optional<PixelPos> GrayView::draw_record(const LaunchRecord& record, int sl
   }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 fb = ImGui::GetIO().DisplayFramebufferScale;
-  ImageViewParams params = view_params(std::max(1, static_cast<int>(size.x * fb.x)), std::max(1, static_cast<int>(size.y * fb.y)));
+  ImageViewParams params =
+      view_params(std::max(1, static_cast<int>(size.x * fb.x)), std::max(1, static_cast<int>(size.y * fb.y)));
   if (view_.compare == CompareMode::SideBySide) params.split_fraction = 0.0f, params.draw_split_line = false;
   hold_window(params, &ctx);
   OverlayParams overlay = overlay_params(record);
@@ -691,8 +698,8 @@ void GrayView::draw_memory(const LaunchRecord& shown) {
     return;
   }
   const auto& t = owner->thread;
-  ImGui::Text("pixel (%lld, %lld): warp %u of block (%u, %u, %u)", px->x, px->y, t.warp_in_block, t.block.x,
-              t.block.y, t.block.z);
+  ImGui::Text("pixel (%lld, %lld): warp %u of block (%u, %u, %u)", px->x, px->y, t.warp_in_block, t.block.x, t.block.y,
+              t.block.z);
   ui::help_marker(mapping::explain(Concept::Coalescing));
   bool rgba = false;
   for (const auto& [k, v] : shown.settings) rgba |= k == "layout" && v == "rgba";

@@ -22,20 +22,19 @@ namespace bs::app {
 
 class GrayView final : public LabView {
  public:
-  static Result<std::unique_ptr<LabView>> create(std::unique_ptr<lab::Lab> lab,
-                                                 const LabViewSetup& setup, ViewContext& ctx);
+  static Result<std::unique_ptr<LabView>> create(std::unique_ptr<lab::Lab> lab, const LabViewSetup& setup,
+                                                 ViewContext& ctx);
   ~GrayView() override;
 
   lab::Lab& lab() override { return *stack_; }
   const lab::Lab& lab() const override { return *stack_; }
   Status set_lab(std::unique_ptr<lab::Lab> lab, ViewContext& ctx) override;
   bool update(ViewContext& ctx) override;
-  LaunchRecord launch(const std::string& kernel, const KernelConfig& config,
-                      const lab::RunOptions& options, ViewContext& ctx) override;
+  LaunchRecord launch(const std::string& kernel, const KernelConfig& config, const lab::RunOptions& options,
+                      ViewContext& ctx) override;
   void draw_problem(ViewContext& ctx, ViewRequests& requests) override;
   void draw_view_options(ViewContext& ctx, ViewRequests& requests) override;
-  void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx,
-                 ViewRequests& requests) override;
+  void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx, ViewRequests& requests) override;
   std::vector<Tab> tabs() override;  // Memory: the inspected warp's requests
   void draw_memory(const LaunchRecord& shown);
   std::optional<PixelPos> draw_record(const LaunchRecord& record, int slot, ImVec2 size,

@@ -32,7 +32,6 @@ std::string size_text(int M, int N, int K) {
   return std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
 }
 
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -47,24 +46,29 @@ std::vector<LabOption> MatmulView::options() {
                [](const std::string& v) {
                  auto d = lab::parse_dims(v, 3, 3);
                  if (!d || (*d)[0] < 1 || (*d)[1] < 1 || (*d)[2] < 1)
-                   return Status::failure("--matmul-size takes MxNxK, e.g. 512x512x512 (C is M x N, K "
-                                          "is the inner size), not '" + v + "'");
+                   return Status::failure(
+                       "--matmul-size takes MxNxK, e.g. 512x512x512 (C is M x N, K "
+                       "is the inner size), not '" +
+                       v + "'");
                  return Status::success();
                }});
-  o.push_back({"--matmul-pattern", "P", "uniform, normal, small-integers, identity or structured",
-               [](const std::string& v) {
-                 matmul::Pattern p;
-                 if (!matmul::pattern_from_string(v, p))
-                   return Status::failure("--matmul-pattern takes uniform, normal, small-integers, "
-                                          "identity or structured, not '" + v + "'");
-                 return Status::success();
-               }});
+  o.push_back(
+      {"--matmul-pattern", "P", "uniform, normal, small-integers, identity or structured", [](const std::string& v) {
+         matmul::Pattern p;
+         if (!matmul::pattern_from_string(v, p))
+           return Status::failure(
+               "--matmul-pattern takes uniform, normal, small-integers, "
+               "identity or structured, not '" +
+               v + "'");
+         return Status::success();
+       }});
   o.push_back({"--matmul-seed", "S", "A from S, B from S + 1 (default 1)", [](const std::string& v) {
                  auto d = lab::parse_dims(v, 1, 1, 4'000'000'000LL);
                  if (!d) return Status::failure("--matmul-seed takes a non-negative integer, not '" + v + "'");
                  return Status::success();
                }});
-  o.push_back({"--matmul-bank-request", "I", "the shared-memory request the Memory tab's bank view shows (from 0, program order)",
+  o.push_back({"--matmul-bank-request", "I",
+               "the shared-memory request the Memory tab's bank view shows (from 0, program order)",
                [](const std::string& v) {
                  auto d = lab::parse_dims(v, 1, 1, 100'000'000);
                  if (!d) return Status::failure("--matmul-bank-request takes a request index from 0, not '" + v + "'");
@@ -96,14 +100,14 @@ std::vector<LabOption> MatmulView::options() {
                [](const std::string& v) {
                  for (const char* c : {"none", "block", "cluster", "sm", "warpgroup", "warp", "lane", "mma"})
                    if (v == c) return Status::success();
-                 return Status::failure("--matmul-colour takes none, block, cluster, sm, warpgroup, warp, lane or mma, not '" +
-                                        v + "'");
+                 return Status::failure(
+                     "--matmul-colour takes none, block, cluster, sm, warpgroup, warp, lane or mma, not '" + v + "'");
                }});
   return o;
 }
 
-Result<std::unique_ptr<LabView>> MatmulView::create(std::unique_ptr<lab::Lab> lab,
-                                                    const LabViewSetup& setup, ViewContext&) {
+Result<std::unique_ptr<LabView>> MatmulView::create(std::unique_ptr<lab::Lab> lab, const LabViewSetup& setup,
+                                                    ViewContext&) {
   std::unique_ptr<MatmulView> v(new MatmulView());
   // The lab may be wrapped (the user's kernels added to it): the view draws the matmul lab
   // inside and runs everything through the whole stack.
@@ -149,7 +153,7 @@ Status MatmulView::set_lab(std::unique_ptr<lab::Lab> lab, ViewContext&) {
   auto* mm = lab::layer<matmul::MatmulLab>(*lab);
   if (!mm) return Status::failure("the matmul view needs the matmul lab", "", "MatmulView::set_lab");
   for (Heatmap& h : maps_) h = Heatmap{};  // their CUDA-registered buffers belong to the old backend
-  wait_fragment_job();                       // a tagged launch reads the old lab
+  wait_fragment_job();                     // a tagged launch reads the old lab
   fragment_result_.reset(), fragment_result_key_.clear();
   stack_ = std::move(lab);
   lab_ = mm;
@@ -247,7 +251,8 @@ bool MatmulView::update(ViewContext& ctx) {
   if (built_once_ && lab_->ready()) {
     Status s = matmul::check_matmul_sizes(want.M, want.N, want.K);
     const double mnk = static_cast<double>(want.M) * want.N * want.K;
-    if (s && lab_->backend().kind == BackendKind::CpuSimulation && mnk > static_cast<double>(matmul::kSimMaxMultiplyAdds))
+    if (s && lab_->backend().kind == BackendKind::CpuSimulation &&
+        mnk > static_cast<double>(matmul::kSimMaxMultiplyAdds))
       s = Status::failure(size_text(want.M, want.N, want.K) + " is above the CPU simulator's cap of 2^27 multiply-adds",
                           "stay at or below 512^3 (or 1024 x 1024 x 128, ...), or use the CUDA backend", "matmul size");
     if (!s) {
@@ -284,22 +289,22 @@ void MatmulView::build_matrices(const matmul::MatrixSpec& spec, ViewContext& ctx
   double a_max = 0, b_max = 0;
   for (double v : lab_->error_scale().a_row_norms) a_max = std::max(a_max, v);
   for (double v : lab_->error_scale().b_col_norms) b_max = std::max(b_max, v);
-  ranges_.error_hi = std::max(1e-30, matmul::kToleranceFactor * std::sqrt(static_cast<double>(spec.K)) *
-                                         std::ldexp(1.0, -24) * a_max * b_max);
+  ranges_.error_hi = std::max(
+      1e-30, matmul::kToleranceFactor * std::sqrt(static_cast<double>(spec.K)) * std::ldexp(1.0, -24) * a_max * b_max);
   ranges_.error_lo = ranges_.error_hi * 1e-4;
   if (Status s = refresh_input_heatmaps(ctx); !s) ctx.messages.error(s);
   ctx.messages.info("Matmul: generated A (" + std::to_string(spec.M) + " x " + std::to_string(spec.K) + ", " +
-                    matmul::to_string(spec.a) + ") and B (" + std::to_string(spec.K) + " x " +
-                    std::to_string(spec.N) + ", " + matmul::to_string(spec.b) + "), seed " +
-                    std::to_string(spec.seed) + "; reference: " + lab_->reference_note());
+                    matmul::to_string(spec.a) + ") and B (" + std::to_string(spec.K) + " x " + std::to_string(spec.N) +
+                    ", " + matmul::to_string(spec.b) + "), seed " + std::to_string(spec.seed) +
+                    "; reference: " + lab_->reference_note());
 }
 
 // ---------------------------------------------------------------------------------------------
 // 3. launching and the heatmaps
 // ---------------------------------------------------------------------------------------------
 
-LaunchRecord MatmulView::launch(const std::string& kernel, const KernelConfig& config,
-                                const lab::RunOptions& options, ViewContext& ctx) {
+LaunchRecord MatmulView::launch(const std::string& kernel, const KernelConfig& config, const lab::RunOptions& options,
+                                ViewContext& ctx) {
   lab::RunOptions opt = options;
   // On the GPU the heatmaps read C from the lab's own device buffer: say so, so a kernel of a
   // wrapping lab (the user's, whose result arrives from its own process) writes it there too.
@@ -426,7 +431,12 @@ Status MatmulView::refresh_output_heatmaps(ViewContext& ctx) {
   const float* host_c = c_host_.empty() ? nullptr : c_host_.data();
   matmul::HeatmapSpec c{s.M, s.N, 0, 0, matmul::HeatmapEncoding::Values, -ranges_.c, ranges_.c};
   if (Status st = fill_heatmap(MapC, host_c, nullptr, lab_->device_output(), nullptr, c, ctx); !st) return st;
-  matmul::HeatmapSpec e{s.M, s.N, 0, 0, matmul::HeatmapEncoding::AbsError, static_cast<float>(ranges_.error_lo),
+  matmul::HeatmapSpec e{s.M,
+                        s.N,
+                        0,
+                        0,
+                        matmul::HeatmapEncoding::AbsError,
+                        static_cast<float>(ranges_.error_lo),
                         static_cast<float>(ranges_.error_hi)};
   return fill_heatmap(MapError, host_c, lab_->reference().data(), lab_->device_output(), lab_->device_reference(), e,
                       ctx);
@@ -441,9 +451,10 @@ void MatmulView::draw_problem(ViewContext&, ViewRequests& requests) {
   const bool cpu = lab_->backend().kind == BackendKind::CpuSimulation;
   MatmulViewState& st = state_;
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextColored(ui::kDimColour, "%s", lab_->precision() == matmul::Precision::Bf16
-                                               ? "C (M x N) = A (M x K) * B (K x N), A and B in BF16, C in FP32"
-                                               : "C (M x N) = A (M x K) * B (K x N), FP32, row-major");
+  ImGui::TextColored(ui::kDimColour, "%s",
+                     lab_->precision() == matmul::Precision::Bf16
+                         ? "C (M x N) = A (M x K) * B (K x N), A and B in BF16, C in FP32"
+                         : "C (M x N) = A (M x K) * B (K x N), FP32, row-major");
   ImGui::PopTextWrapPos();
   ImGui::SetNextItemWidth(-1);
   if (ImGui::BeginCombo("##preset", "Presets...")) {
@@ -456,7 +467,8 @@ void MatmulView::draw_problem(ViewContext&, ViewRequests& requests) {
       const bool slow = cpu && !too_big && barrier_s > 30;
       if (too_big) ImGui::BeginDisabled();
       if (slow) ImGui::PushStyleColor(ImGuiCol_Text, ui::kWarnColour);
-      const std::string label = p.name + (slow ? "  (up to " + ui::sig(barrier_s / 60, 2) + " min a launch on the CPU)" : "");
+      const std::string label =
+          p.name + (slow ? "  (up to " + ui::sig(barrier_s / 60, 2) + " min a launch on the CPU)" : "");
       if (ImGui::Selectable(label.c_str())) {
         st.M = p.M, st.N = p.N, st.K = p.K;
         st.pattern_a = matmul::to_string(p.a_pattern);
@@ -466,8 +478,11 @@ void MatmulView::draw_problem(ViewContext&, ViewRequests& requests) {
       if (too_big) ImGui::EndDisabled();
       if (too_big) ui::item_tooltip("Above the CPU simulator's cap (2^27 multiply-adds per launch).");
       else if (cpu)
-        ui::item_tooltip(("On the CPU simulation one launch takes about " + ui::sig(plain_s, 2) + " s for the naive "
-                          "rungs (k1, k2) and up to about " + ui::sig(barrier_s, 2) + " s for k3, whose small tiles "
+        ui::item_tooltip(("On the CPU simulation one launch takes about " + ui::sig(plain_s, 2) +
+                          " s for the naive "
+                          "rungs (k1, k2) and up to about " +
+                          ui::sig(barrier_s, 2) +
+                          " s for k3, whose small tiles "
                           "synchronise every 8 multiply-adds (each barrier switches every thread of the block)." +
                           (slow ? " The window stays live, and Cancel (or Escape) stops a launch." : ""))
                              .c_str());
@@ -492,9 +507,10 @@ void MatmulView::draw_problem(ViewContext&, ViewRequests& requests) {
   }
   ImGui::SameLine(0, em * 0.3f);
   ImGui::TextUnformatted("M N K");
-  ui::item_tooltip("Type M, N and K (Tab moves to the next) and press Enter. Any size from 1 up: sizes that do not "
-                   "fit (device or host memory, the simulator's cap) are refused with the reason, and the "
-                   "matrices shown stay.");
+  ui::item_tooltip(
+      "Type M, N and K (Tab moves to the next) and press Enter. Any size from 1 up: sizes that do not "
+      "fit (device or host memory, the simulator's cap) are refused with the reason, and the "
+      "matrices shown stay.");
   size_edited_ = size_edited_ || edited;
   // Applied once none of the three has had the keyboard for a whole frame (Tab between them
   // leaves a frame with none active).
@@ -514,8 +530,9 @@ void MatmulView::draw_problem(ViewContext&, ViewRequests& requests) {
     if (ImGui::Combo(label, &cur, patterns, 5)) value = patterns[cur];
   };
   pattern_combo("A##pa", st.pattern_a);
-  ui::item_tooltip("uniform [-1, 1); normal; small integers in [-4, 4] (exact products); identity; "
-                   "structured ((3i + 5j) mod 17 - 8) / 8, which makes a misread index show as a stripe.");
+  ui::item_tooltip(
+      "uniform [-1, 1); normal; small integers in [-4, 4] (exact products); identity; "
+      "structured ((3i + 5j) mod 17 - 8) / 8, which makes a misread index show as a stripe.");
   ImGui::SameLine();
   pattern_combo("B##pb", st.pattern_b);
   int seed = static_cast<int>(st.seed);
@@ -552,26 +569,29 @@ void MatmulView::draw_view_options(ViewContext&, ViewRequests&) {
        "Tiles whose blocks belong to one thread block cluster share a colour: the cluster the block "
        "recorded on the GPU (%clusterid) when the launch was traced, else the model from blockIdx "
        "and the cluster dims. Without clusters every block is its own cluster."},
-      {"sm", "SM", "Tiles coloured by the SM that ran their block (%smid), from a traced launch: tick "
-                   "'Record the block schedule'."},
+      {"sm", "SM",
+       "Tiles coloured by the SM that ran their block (%smid), from a traced launch: tick "
+       "'Record the block schedule'."},
       {"warpgroup", "warpgroup", "Elements of C by the warpgroup (4 warps, one wgmma) that holds them: T3..T6."},
       {"warp", "warp", "Elements of C by the warp whose lanes hold them in their accumulators."},
       {"lane", "lane", "Elements of C by the lane that holds them: the mma fragment layout (zoom in to see it)."},
-      {"mma", "mma tile", "Elements of C by the tensor-core instruction tile that produces them: 16 x 8 "
-                          "(mma.m16n8k16, T1/T2) or 64 x N (wgmma, T3..T6)."},
+      {"mma", "mma tile",
+       "Elements of C by the tensor-core instruction tile that produces them: 16 x 8 "
+       "(mma.m16n8k16, T1/T2) or 64 x N (wgmma, T3..T6)."},
   };
   for (const Choice& c : kChoices) {
     if (&c == &kChoices[4]) ImGui::TextUnformatted("colour elements by");  // the tensor-core levels
-    ui::same_line_if_fits(ui::radio_width(c.label));  // the row wraps in a narrow panel
+    ui::same_line_if_fits(ui::radio_width(c.label));                       // the row wraps in a narrow panel
     if (ImGui::RadioButton(c.label, state_.tile_colour == c.value)) state_.tile_colour = c.value;
     ui::item_tooltip(c.tip);
   }
   bool record = state_.fragments == "record";
   if (ImGui::Checkbox("record fragment tags", &record)) state_.fragments = record ? "record" : "model";
-  ui::item_tooltip("Tensor-core rungs: run the rung's tagged variant once for the launch shown (on a "
-                   "worker thread: the GPU for T1..T6, the simulator for T1 and T2) and draw who held "
-                   "each element of C as recorded, beside the PTX ISA model; where they differ, the "
-                   "view says so.");
+  ui::item_tooltip(
+      "Tensor-core rungs: run the rung's tagged variant once for the launch shown (on a "
+      "worker thread: the GPU for T1..T6, the simulator for T1 and T2) and draw who held "
+      "each element of C as recorded, beside the PTX ISA model; where they differ, the "
+      "view says so.");
   const bool fit = view_.zoom <= 0;
   if (fit) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.30f, 0.50f, 0.30f, 1));
   if (ImGui::Button("Fit")) view_.zoom = 0, view_.center_x = view_.center_y = -1;
@@ -619,8 +639,9 @@ void MatmulView::draw_memory(const LaunchRecord& shown) {
                        owner->thread.block.y);
     if (accesses.empty()) {
       ImGui::PushTextWrapPos(0);
-      ImGui::TextColored(ui::kDimColour, "this rung stages A and B through shared memory in tile-shaped "
-                                         "loads; the comparison below shows the naive mappings");
+      ImGui::TextColored(ui::kDimColour,
+                         "this rung stages A and B through shared memory in tile-shaped "
+                         "loads; the comparison below shows the naive mappings");
       ImGui::PopTextWrapPos();
     }
     unsigned total = 0, ideal = 0;
@@ -629,8 +650,8 @@ void MatmulView::draw_memory(const LaunchRecord& shown) {
       total += a.sectors, ideal += a.ideal_sectors;
     }
     if (!accesses.empty())
-      ImGui::TextColored(total > ideal ? ui::kWarnColour : ui::kOkColour, "%u sectors for this step (ideal %u)",
-                         total, ideal);
+      ImGui::TextColored(total > ideal ? ui::kWarnColour : ui::kOkColour, "%u sectors for this step (ideal %u)", total,
+                         ideal);
     draw_banks(shown, owner->thread.block, owner->thread.warp_in_block);
   }
   // The lecture's lesson side by side: the same element in the coalesced and uncoalesced mapping

@@ -39,9 +39,9 @@ namespace bs::app {
 struct MatmulViewState {
   int M = 0, N = 0, K = 0;  // 0: the backend's default shape
   std::string pattern_a = "uniform", pattern_b = "uniform";
-  std::uint64_t seed = 1;   // A from seed, B from seed + 1
-  int phase = 0;            // the K tile the shared-memory view shows
-  int k_step = 0;           // tensor-core rungs: the mma k-step (of 16) inside that K tile
+  std::uint64_t seed = 1;  // A from seed, B from seed + 1
+  int phase = 0;           // the K tile the shared-memory view shows
+  int k_step = 0;          // tensor-core rungs: the mma k-step (of 16) inside that K tile
   // Tensor-core rungs: "model" draws the PTX ISA layouts alone; "record" also runs the rung's
   // tagged variant once per launch shown (a worker thread) and draws the record beside the model;
   // --matmul-fragments.
@@ -68,20 +68,19 @@ class MatmulView final : public LabView {
  public:
   enum Map { MapA, MapB, MapC, MapError, kMapCount };
 
-  static Result<std::unique_ptr<LabView>> create(std::unique_ptr<lab::Lab> lab,
-                                                 const LabViewSetup& setup, ViewContext& ctx);
+  static Result<std::unique_ptr<LabView>> create(std::unique_ptr<lab::Lab> lab, const LabViewSetup& setup,
+                                                 ViewContext& ctx);
   ~MatmulView() override;
 
   lab::Lab& lab() override { return *stack_; }
   const lab::Lab& lab() const override { return *stack_; }
   Status set_lab(std::unique_ptr<lab::Lab> lab, ViewContext& ctx) override;
   bool update(ViewContext& ctx) override;
-  LaunchRecord launch(const std::string& kernel, const KernelConfig& config,
-                      const lab::RunOptions& options, ViewContext& ctx) override;
+  LaunchRecord launch(const std::string& kernel, const KernelConfig& config, const lab::RunOptions& options,
+                      ViewContext& ctx) override;
   void draw_problem(ViewContext& ctx, ViewRequests& requests) override;
   void draw_view_options(ViewContext& ctx, ViewRequests& requests) override;
-  void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx,
-                 ViewRequests& requests) override;
+  void draw_data(const LaunchRecord& shown, bool selection_ran, ViewContext& ctx, ViewRequests& requests) override;
   // Its tabs: Memory (the inspected warp's requests, its bank recording made on a worker) and
   // Pipeline (a warp-specialized launch's recorded hand-overs, matmul_view_pipeline.cpp).
   std::vector<Tab> tabs() override;
@@ -135,8 +134,8 @@ class MatmulView final : public LabView {
   matmul::MatrixSpec wanted_spec() const;
   void build_matrices(const matmul::MatrixSpec& spec, ViewContext& ctx);
   Status ensure_heatmap(Map m, int rows, int cols, ViewContext& ctx);
-  Status fill_heatmap(Map m, const float* host, const float* host_ref, const float* device,
-                      const float* device_ref, const matmul::HeatmapSpec& spec, ViewContext& ctx);
+  Status fill_heatmap(Map m, const float* host, const float* host_ref, const float* device, const float* device_ref,
+                      const matmul::HeatmapSpec& spec, ViewContext& ctx);
   Status refresh_input_heatmaps(ViewContext& ctx);
   Status refresh_output_heatmaps(ViewContext& ctx);
   Status build_legends();
@@ -158,7 +157,7 @@ class MatmulView final : public LabView {
   struct RecordedFragment {
     unsigned thread = 0;  // linear thread in the block
     int reg = -1;
-    std::string where;    // "on the GPU", "by the simulator"
+    std::string where;  // "on the GPU", "by the simulator"
   };
   bool fragment_colouring() const;
   bool layout_only(const LaunchRecord& shown) const;
@@ -209,7 +208,7 @@ class MatmulView final : public LabView {
   std::vector<std::future<Result<std::vector<SharedRequest>>>> abandoned_bank_jobs_;
   void take_bank_job(bool wait_briefly);
 
-  std::unique_ptr<lab::Lab> stack_;  // the lab as the shell sees it (possibly wrapped)
+  std::unique_ptr<lab::Lab> stack_;   // the lab as the shell sees it (possibly wrapped)
   matmul::MatmulLab* lab_ = nullptr;  // the matmul lab inside it: matrices, reference, geometry
   MatmulViewState state_;
   ViewState view_;
@@ -255,7 +254,7 @@ class MatmulView final : public LabView {
     Status status;    // why there is none
     std::optional<matmul::PipelineRaw> raw;
     std::optional<matmul::PipelineAnalysis> analysis;
-    std::optional<Check> check;  // the recorded launch's verification (none for a file)
+    std::optional<Check> check;                           // the recorded launch's verification (none for a file)
     std::optional<matmul::MatmulLab::PipelineCost> cost;  // traced against plain (none for a file)
     Status cost_status;                                   // why there is no cost
   };

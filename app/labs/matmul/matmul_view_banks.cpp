@@ -92,14 +92,16 @@ void draw_bank_grid(const char* id, const mapping::BankRequest& b) {
       dl->AddText(ImVec2(p0.x, y), dim, t);
       for (unsigned bank = first; bank < first + per_band; ++bank) {
         const mapping::BankCell& c = b.rows[w][bank];
-        const ImVec2 c0(p0.x + label_w + static_cast<float>(bank - first) * cell, y), c1(c0.x + cell - 1, y + row_h - 1);
+        const ImVec2 c0(p0.x + label_w + static_cast<float>(bank - first) * cell, y),
+            c1(c0.x + cell - 1, y + row_h - 1);
         if (c.word < 0) {
           dl->AddRectFilled(c0, c1, IM_COL32(45, 47, 52, 255));
         } else {
           dl->AddRectFilled(c0, c1, lane_colour(c.lanes.front()));
           char l[16];
           std::snprintf(l, sizeof l, "%u", c.lanes.front());
-          dl->AddText(ImGui::GetFont(), small, ImVec2(c0.x + 1, c0.y + (row_h - small) * 0.5f), IM_COL32(10, 10, 10, 255), l);
+          dl->AddText(ImGui::GetFont(), small, ImVec2(c0.x + 1, c0.y + (row_h - small) * 0.5f),
+                      IM_COL32(10, 10, 10, 255), l);
           if (c.lanes.size() > 1)  // a broadcast: a corner mark
             dl->AddTriangleFilled(ImVec2(c1.x - em * 0.4f, c0.y), ImVec2(c1.x, c0.y), ImVec2(c1.x, c0.y + em * 0.4f),
                                   IM_COL32(255, 255, 255, 230));
@@ -111,11 +113,10 @@ void draw_bank_grid(const char* id, const mapping::BankRequest& b) {
   }
   if (hot) {
     ImGui::BeginTooltip();
-    if (hot->word < 0)
-      ImGui::Text("bank %u, wavefront %d: idle", hot_bank, hot_row);
+    if (hot->word < 0) ImGui::Text("bank %u, wavefront %d: idle", hot_bank, hot_row);
     else
-      ImGui::Text("bank %u, wavefront %d: the word at byte %lld of the block's shared memory\nlane%s %s",
-                  hot_bank, hot_row, hot->word * 4, hot->lanes.size() > 1 ? "s" : "", lanes_text(hot->lanes).c_str());
+      ImGui::Text("bank %u, wavefront %d: the word at byte %lld of the block's shared memory\nlane%s %s", hot_bank,
+                  hot_row, hot->word * 4, hot->lanes.size() > 1 ? "s" : "", lanes_text(hot->lanes).c_str());
     ImGui::EndTooltip();
   }
 }
@@ -169,19 +170,21 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
   const bool hopper = info.needs == matmul::RungNeeds::Sm90a;  // TMA fills its tiles, wgmma reads them
   if (!matmul::has_shared_model(kernel) && !hopper) return;
   ImGui::Separator();
-  ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "Shared memory: warp %u of block (%u, %u), 32 banks x wavefronts",
-                     warp, block.x, block.y);
-  ui::help_marker("Shared memory has 32 banks of 4-byte words; each bank delivers one word per wavefront. Lanes "
-                  "reading the same word share it (a broadcast, marked in the corner); different words in one bank "
-                  "take one more wavefront each (a bank conflict). 8-byte accesses are served a half-warp at a time, "
-                  "16-byte accesses (float4, ldmatrix rows, cp.async) a quarter-warp at a time (q0..q3). Recorded "
-                  "by the CPU simulator from the rung's own body; the model beside it is written from the rung's "
-                  "index expressions (shared_lane in the rung's own file).");
+  ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f),
+                     "Shared memory: warp %u of block (%u, %u), 32 banks x wavefronts", warp, block.x, block.y);
+  ui::help_marker(
+      "Shared memory has 32 banks of 4-byte words; each bank delivers one word per wavefront. Lanes "
+      "reading the same word share it (a broadcast, marked in the corner); different words in one bank "
+      "take one more wavefront each (a bank conflict). 8-byte accesses are served a half-warp at a time, "
+      "16-byte accesses (float4, ldmatrix rows, cp.async) a quarter-warp at a time (q0..q3). Recorded "
+      "by the CPU simulator from the rung's own body; the model beside it is written from the rung's "
+      "index expressions (shared_lane in the rung's own file).");
   if (hopper) {
     ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(ui::kDimColour, "%s fills its tiles with TMA and feeds wgmma straight from shared memory: "
-                                       "neither goes through the load/store pipe, so there is no warp request to "
-                                       "record and no LSU counter sees them. Its tiles use the 128-byte TMA swizzle:",
+    ImGui::TextColored(ui::kDimColour,
+                       "%s fills its tiles with TMA and feeds wgmma straight from shared memory: "
+                       "neither goes through the load/store pipe, so there is no warp request to "
+                       "record and no LSU counter sees them. Its tiles use the 128-byte TMA swizzle:",
                        shown.kernel.c_str());
     ImGui::PopTextWrapPos();
     if (info.swizzle.plain) draw_swizzle_maps(info.swizzle);
@@ -252,8 +255,9 @@ bool MatmulView::draw_bank_requests(bool with_model) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(em * 12);
   ImGui::SliderInt("request", &sel, 0, static_cast<int>(reqs.size()) - 1);
-  ui::item_tooltip("The i-th shared-memory access of every lane of this warp, in program order (every lane of these "
-                   "kernels takes the same path). The arrows step one request.");
+  ui::item_tooltip(
+      "The i-th shared-memory access of every lane of this warp, in program order (every lane of these "
+      "kernels takes the same path). The arrows step one request.");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(-1);
   if (ImGui::BeginCombo("##bank_site", "jump to a line...")) {
@@ -321,15 +325,16 @@ void MatmulView::draw_user_banks(const LaunchRecord& shown, Dim3 block, unsigned
   }
   if (banks_.status.code == "none") return;
   ImGui::Separator();
-  ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f), "Shared memory: warp %u of block (%u, %u), 32 banks x wavefronts",
-                     warp, block.x, block.y);
-  ui::help_marker("Shared memory has 32 banks of 4-byte words; each bank delivers one word per wavefront. Lanes "
-                  "reading the same word share it (a broadcast, marked in the corner); different words in one bank "
-                  "take one more wavefront each (a bank conflict). Recorded by the CPU simulator: your kernel built "
-                  "once more with a hook on every load and store (-fsanitize=thread's instrumentation, without its "
-                  "runtime), this block run alone, the accesses inside its __shared__ arrays kept lane by lane; "
-                  "the line is your source's. Each __shared__ array is placed at a 128-byte boundary; the GPU may "
-                  "place them elsewhere, which changes the bank a row starts in, not a request's conflicts.");
+  ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f),
+                     "Shared memory: warp %u of block (%u, %u), 32 banks x wavefronts", warp, block.x, block.y);
+  ui::help_marker(
+      "Shared memory has 32 banks of 4-byte words; each bank delivers one word per wavefront. Lanes "
+      "reading the same word share it (a broadcast, marked in the corner); different words in one bank "
+      "take one more wavefront each (a bank conflict). Recorded by the CPU simulator: your kernel built "
+      "once more with a hook on every load and store (-fsanitize=thread's instrumentation, without its "
+      "runtime), this block run alone, the accesses inside its __shared__ arrays kept lane by lane; "
+      "the line is your source's. Each __shared__ array is placed at a 128-byte boundary; the GPU may "
+      "place them elsewhere, which changes the bank a row starts in, not a request's conflicts.");
   if (!banks_.status.ok()) {
     ui::status_text(banks_.status);
     return;

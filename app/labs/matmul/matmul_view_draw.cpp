@@ -156,7 +156,8 @@ void shadowed_text(ImDrawList* dl, ImVec2 p, ImU32 colour, const char* text) {
 }
 
 // The title line above a panel, clipped to the panel's width (plus the gap to its neighbour).
-void title(ImDrawList* dl, const MatrixPanel& p, float title_h, float extra_w, const char* name, const std::string& detail) {
+void title(ImDrawList* dl, const MatrixPanel& p, float title_h, float extra_w, const char* name,
+           const std::string& detail) {
   const ImVec2 at(p.box.p0.x, p.box.p0.y - title_h + 2);
   dl->PushClipRect({at.x, at.y}, {p.box.p1.x + extra_w, p.box.p0.y}, true);
   dl->AddText(at, IM_COL32(235, 235, 240, 255), name);
@@ -164,7 +165,6 @@ void title(ImDrawList* dl, const MatrixPanel& p, float title_h, float extra_w, c
   dl->AddText({at.x + w + 6, at.y}, IM_COL32(150, 155, 168, 255), detail.c_str());
   dl->PopClipRect();
 }
-
 
 // What the inspected element is and how it was computed: the block tile from the launch's own
 // grid and scheme, the thread from the lab.
@@ -178,8 +178,7 @@ struct ElementInfo {
 };
 
 ElementInfo describe_element(const lab::Lab& lab, const matmul::MatmulLab& mm, const LaunchRecord& shown,
-                             const matmul::MatmulGeometry& g,
-                             long long row, long long col) {
+                             const matmul::MatmulGeometry& g, long long row, long long col) {
   const auto& m = mm.spec();
   ElementInfo e;
   e.row = row, e.col = col;
@@ -319,10 +318,10 @@ void MatmulView::draw_inspector_text(const LaunchRecord& shown, long long row, l
       ImGui::Text("stored by thread (%u, %u) of block (%u, %u)", o->thread.thread.x, o->thread.thread.y,
                   o->thread.block.x, o->thread.block.y);
     else if (const auto* user = lab::layer<custom::UserKernelLab>(*stack_); user && user->findings_pending())
-      ImGui::TextColored(kDimColour, "which thread stores it is being recorded: the CPU simulator is replaying "
-                                     "this launch");
-    else
-      ImGui::TextColored(kDimColour, "which thread stores it is not recorded for this launch");
+      ImGui::TextColored(kDimColour,
+                         "which thread stores it is being recorded: the CPU simulator is replaying "
+                         "this launch");
+    else ImGui::TextColored(kDimColour, "which thread stores it is not recorded for this launch");
     return;
   }
   const matmul::MatmulGeometry g = *geometry;
@@ -336,35 +335,31 @@ void MatmulView::draw_inspector_text(const LaunchRecord& shown, long long row, l
   const auto& ref = lab_->reference();
   if (got && i < ref.size())
     ImGui::Text("= %.6g   reference %.6g   |err| %.2g", *got, ref[i], std::fabs(static_cast<double>(*got) - ref[i]));
-  else if (i < ref.size())
-    ImGui::Text("reference %.6g", ref[i]);
+  else if (i < ref.size()) ImGui::Text("reference %.6g", ref[i]);
   if (!shown.ok()) ImGui::TextColored(kDimColour, "not run on this backend: the layout by the model");
   // Tensor-core rungs: cluster -> block -> warpgroup -> warp -> lane -> register, the mma tile
   // and the k-step (matmul_view_fragments.cpp); the other rungs: the block and the thread.
   const bool fragments = draw_fragment_text(shown, e.row, e.col);
   if (!fragments)
-    ImGui::Text("block (%u, %u) of grid (%u, %u)", e.block_idx.x, e.block_idx.y, shown.config.grid.x, shown.config.grid.y);
+    ImGui::Text("block (%u, %u) of grid (%u, %u)", e.block_idx.x, e.block_idx.y, shown.config.grid.x,
+                shown.config.grid.y);
   if (e.owner && !fragments) {
     const auto& o = *e.owner;
     const int outputs = g.thread_rows * g.thread_cols;
     if (shown.config.block.y > 1)
       ImGui::Text("thread (%u, %u), warp %u lane %u", o.thread.thread.x, o.thread.thread.y, o.thread.warp_in_block,
                   o.thread.lane);
-    else
-      ImGui::Text("thread %u, warp %u lane %u", o.thread.thread.x, o.thread.warp_in_block, o.thread.lane);
+    else ImGui::Text("thread %u, warp %u lane %u", o.thread.thread.x, o.thread.warp_in_block, o.thread.lane);
     const matmul::MatmulKernelInfo* rung = matmul::find_matmul_kernel(shown.kernel);
     const bool warpgroup_tiles = rung && rung->needs == matmul::RungNeeds::Sm90a;  // wgmma's tiles
     long long held = 0;  // what the owner map says the thread stores (fragments of any shape)
     for (const auto& r : o.owns) held += r.w * r.h;
-    if (outputs == 1 && o.owns.size() <= 1)
-      ImGui::TextColored(kDimColour, "one output: %d multiply-adds", m.K);
+    if (outputs == 1 && o.owns.size() <= 1) ImGui::TextColored(kDimColour, "one output: %d multiply-adds", m.K);
     else if (o.owns.size() > 1)
       ImGui::TextColored(kDimColour, "%lld outputs: %zu pieces of %lld x %lld in its %s's %lld x %lld tile", held,
-                         o.owns.size(), o.owns.front().h, o.owns.front().w,
-                         warpgroup_tiles ? "warpgroup" : "warp", o.warp_tile.h,
-                         o.warp_tile.w);
-    else
-      ImGui::TextColored(kDimColour, "%d outputs (%d x %d) in registers", outputs, g.thread_rows, g.thread_cols);
+                         o.owns.size(), o.owns.front().h, o.owns.front().w, warpgroup_tiles ? "warpgroup" : "warp",
+                         o.warp_tile.h, o.warp_tile.w);
+    else ImGui::TextColored(kDimColour, "%d outputs (%d x %d) in registers", outputs, g.thread_rows, g.thread_cols);
   }
   ImGui::TextColored(kDimColour, "tile of C: rows %lld..%lld, cols %lld..%lld%s", e.tile_r0,
                      std::min<long long>(m.M, e.tile_r0 + e.tile_rows) - 1, e.tile_c0,
@@ -446,9 +441,9 @@ void MatmulView::draw_tile_colours(ImDrawList* dl, const LaunchRecord& shown, Im
       note = c.volume() <= 1 ? "cluster: none launched (each block its own cluster of one)"
              : tc.recorded   ? "cluster: as each block recorded it on the GPU (%clusterid), clusters of " + d3(c)
                              : "cluster: the model (blockIdx / cluster dims " + d3(c) +
-                                   "); a traced launch on an sm_90 GPU records it";
+                                 "); a traced launch on an sm_90 GPU records it";
     } else if (colour == matmul::TileColour::Sm) {
-      note = unknown == 0 ? "SM: as recorded by the traced launch (%smid)"
+      note = unknown == 0               ? "SM: as recorded by the traced launch (%smid)"
              : shown.schedule_simulated ? "SM: a simulated launch has workers, not SMs"
                                         : "SM: not recorded: tick 'Record the block schedule'";
     } else {
@@ -456,7 +451,8 @@ void MatmulView::draw_tile_colours(ImDrawList* dl, const LaunchRecord& shown, Im
     }
   }
   const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
-  dl->AddRectFilled({text_at.x - 3, text_at.y - 1}, {text_at.x + ts.x + 3, text_at.y + ts.y + 1}, IM_COL32(10, 12, 16, 200), 3);
+  dl->AddRectFilled({text_at.x - 3, text_at.y - 1}, {text_at.x + ts.x + 3, text_at.y + ts.y + 1},
+                    IM_COL32(10, 12, 16, 200), 3);
   dl->AddText(text_at, IM_COL32(235, 235, 240, 255), note.c_str());
 }
 
@@ -503,10 +499,11 @@ void MatmulView::draw_toolbar(const LaunchRecord& shown) {
     ImGui::SetNextItemWidth(em * 11);
     ui::slider_int_beside("##phase", &state_.phase, 0, phases - 1,
                           std::to_string(state_.phase) + " of 0.." + std::to_string(phases - 1));
-    ui::item_tooltip("A shared-memory kernel walks K in slices of BK: in phase p each block copies "
-                     "A[its rows][p*BK ..] and B[p*BK ..][its columns] into shared memory, waits at "
-                     "__syncthreads, multiplies, and waits again. Hover (or pin) an element of C to see "
-                     "its block's slices in A and B.");
+    ui::item_tooltip(
+        "A shared-memory kernel walks K in slices of BK: in phase p each block copies "
+        "A[its rows][p*BK ..] and B[p*BK ..][its columns] into shared memory, waits at "
+        "__syncthreads, multiplies, and waits again. Hover (or pin) an element of C to see "
+        "its block's slices in A and B.");
     ImGui::SameLine();
     const int k0 = state_.phase * g.k_step, k1 = std::min(m.K, k0 + g.k_step);
     ImGui::TextColored(ImVec4(0.35f, 0.88f, 1.0f, 1.0f), "k %d..%d in shared memory%s", k0, k1 - 1,
@@ -522,13 +519,15 @@ void MatmulView::draw_toolbar(const LaunchRecord& shown) {
       ImGui::SetNextItemWidth(em * 8);
       ui::slider_int_beside("##kstep", &state_.k_step, 0, steps - 1,
                             std::to_string(state_.k_step) + " of 0.." + std::to_string(steps - 1));
-      ui::item_tooltip("Each mma or wgmma instruction multiplies a K slice of 16: the shared-memory tile "
-                       "holds several. Hover a C element: the A and B panels show what its lane fed in "
-                       "(mma.sync) or what the warpgroup's wgmma read from shared memory at this k-step.");
+      ui::item_tooltip(
+          "Each mma or wgmma instruction multiplies a K slice of 16: the shared-memory tile "
+          "holds several. Hover a C element: the A and B panels show what its lane fed in "
+          "(mma.sync) or what the warpgroup's wgmma read from shared memory at this k-step.");
     }
   } else if (shown.ok()) {
-    ImGui::TextColored(kDimColour, shown.config.grid.x == 0 ? "a library kernel: its tiles are its own"
-                                                            : "no shared memory: every operand comes from global memory");
+    ImGui::TextColored(kDimColour, shown.config.grid.x == 0
+                                       ? "a library kernel: its tiles are its own"
+                                       : "no shared memory: every operand comes from global memory");
   } else {
     ImGui::TextColored(kDimColour, "nothing ran yet");
   }
@@ -593,7 +592,8 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
   auto dims = [](int r, int c) { return std::to_string(r) + " x " + std::to_string(c); };
   title(dl, L.b, title_h, L.err_right ? 4 * em : em, "B", dims(m.K, m.N) + "  " + matmul::to_string(m.b));
   title(dl, L.a, title_h, 0, "A", dims(m.M, m.K) + "  " + matmul::to_string(m.a));
-  title(dl, L.c, title_h, L.err_right ? gap * 0.5f : 4 * em, "C", dims(m.M, m.N) + (have_output_ ? "" : "  (no run yet)"));
+  title(dl, L.c, title_h, L.err_right ? gap * 0.5f : 4 * em, "C",
+        dims(m.M, m.N) + (have_output_ ? "" : "  (no run yet)"));
   title(dl, L.err, title_h, 4 * em, "|C - ref|", have_output_ ? (output_passed_ ? "within tolerance" : "WRONG") : "");
 
   // Block tiles over C and the error map: only for a launch that ran (the one these heatmaps
@@ -605,9 +605,11 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
   if (have_run && fragment_colouring()) draw_fragment_colours(dl, shown, L.c.box.p0, L.c.box.p1);
   else if (have_run && state_.tile_colour != "none") draw_tile_colours(dl, shown, L.c.box.p0, L.c.box.p1);
   if (state_.block_lines && have_run)
-    for (const MatrixPanel* p : {&L.c, &L.err}) draw_grid_lines(dl, *p, g.block_rows, g.block_cols, IM_COL32(255, 205, 70, 255));
+    for (const MatrixPanel* p : {&L.c, &L.err})
+      draw_grid_lines(dl, *p, g.block_rows, g.block_cols, IM_COL32(255, 205, 70, 255));
   if (model_only)
-    note_below(dl, L.c.box, shown.kernel + " does not run on this backend: its tiles and fragments by the model, over no result");
+    note_below(dl, L.c.box,
+               shown.kernel + " does not run on this backend: its tiles and fragments by the model, over no result");
   else if (!selection_ran && have_run)
     note_below(dl, L.c.box, "tiles: the last launch that ran (" + shown.kernel + ", " + shown.config_label + ")");
 
@@ -647,8 +649,9 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
       if (card.w() > 0 && zoom <= 1.0f) {
         ImGui::SetCursorScreenPos({card.p0.x, card.p0.y + em * 0.3f});
         ImGui::PushStyleColor(ImGuiCol_ChildBg, ImVec4(0.06f, 0.07f, 0.09f, 0.92f));
-        const float lines = (hierarchy_of(shown, e.row, e.col) ? 19.0f : 12.0f) * ImGui::GetTextLineHeightWithSpacing() +
-                            2 * ImGui::GetStyle().WindowPadding.y;
+        const float lines =
+            (hierarchy_of(shown, e.row, e.col) ? 19.0f : 12.0f) * ImGui::GetTextLineHeightWithSpacing() +
+            2 * ImGui::GetStyle().WindowPadding.y;
         // Taller content than room scrolls, with its scrollbar showing that it does.
         ImGui::BeginChild("matmul_inspector", {card.w() - em * 0.5f, std::min(card.h() - em * 0.5f, lines)}, true);
         ImGui::PushTextWrapPos(0.0f);
@@ -664,8 +667,12 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
       const auto va = L.a.element(mouse), vb = L.b.element(mouse);
       if (va || vb) {
         ImGui::BeginTooltip();
-        if (va) ImGui::Text("A[%d][%d] = %.6g", va->first, va->second, lab_->a()[static_cast<std::size_t>(va->first) * m.K + va->second]);
-        else ImGui::Text("B[%d][%d] = %.6g", vb->first, vb->second, lab_->b()[static_cast<std::size_t>(vb->first) * m.N + vb->second]);
+        if (va)
+          ImGui::Text("A[%d][%d] = %.6g", va->first, va->second,
+                      lab_->a()[static_cast<std::size_t>(va->first) * m.K + va->second]);
+        else
+          ImGui::Text("B[%d][%d] = %.6g", vb->first, vb->second,
+                      lab_->b()[static_cast<std::size_t>(vb->first) * m.N + vb->second]);
         ImGui::EndTooltip();
       }
     }
@@ -713,7 +720,8 @@ std::optional<PixelPos> MatmulView::draw_record(const LaunchRecord& record, int,
           const auto& w = e.owner->warp_tile;
           outline(dl, c.cells(w.y, w.y + w.h, w.x, w.x + w.w), IM_COL32(190, 150, 255, 255), 1.5f);
         }
-        for (const auto& r : e.owner->owns) fill(dl, c.cells(r.y, r.y + r.h, r.x, r.x + r.w), IM_COL32(255, 255, 255, 70));
+        for (const auto& r : e.owner->owns)
+          fill(dl, c.cells(r.y, r.y + r.h, r.x, r.x + r.w), IM_COL32(255, 255, 255, 70));
       }
       outline(dl, c.cells(e.row, e.row + 1, e.col, e.col + 1), IM_COL32(255, 255, 255, 255), 1.5f);
     }

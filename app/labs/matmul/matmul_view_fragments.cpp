@@ -72,7 +72,7 @@ int MatmulView::shown_k_step(const matmul::MatmulGeometry& g) const {
 }
 
 std::optional<matmul::FragmentHierarchy> MatmulView::hierarchy_of(const LaunchRecord& shown, long long row,
-                                                                   long long col) const {
+                                                                  long long col) const {
   const auto what = lab_->resolve(shown.kernel, shown.request);
   if (!what || matmul::matmul_kernel_info(what->first).precision != matmul::Precision::Bf16) return std::nullopt;
   const auto& m = lab_->spec();
@@ -99,9 +99,11 @@ bool MatmulView::draw_fragment_text(const LaunchRecord& shown, long long row, lo
     else if (state_.fragments == "record" && fragment_job_.valid())
       ImGui::TextColored(ui::kDimColour, "drawn from the PTX ISA model; the tagged launch is running");
     else
-      ImGui::TextColored(ui::kDimColour, "drawn from the PTX ISA model: no fragment tags recorded (tick 'record fragment tags')");
+      ImGui::TextColored(ui::kDimColour,
+                         "drawn from the PTX ISA model: no fragment tags recorded (tick 'record fragment tags')");
   } else if (recorded->reg < 0) {
-    ImGui::TextColored(ui::kErrorColour, "recorded %s: no register held this element; the PTX ISA model says lane %u reg %d",
+    ImGui::TextColored(ui::kErrorColour,
+                       "recorded %s: no register held this element; the PTX ISA model says lane %u reg %d",
                        recorded->where.c_str(), h->place.lane, h->place.reg);
   } else if (recorded->thread == h->place.thread && recorded->reg == h->place.reg) {
     ImGui::TextColored(ui::kOkColour, "recorded %s: thread %u reg %d, as the model says", recorded->where.c_str(),
@@ -129,7 +131,8 @@ bool MatmulView::draw_fragment_text(const LaunchRecord& shown, long long row, lo
 
 std::optional<matmul::RecordedFeed> MatmulView::recorded_operands(const LaunchRecord& shown,
                                                                   const matmul::FragmentHierarchy& h,
-                                                                  const matmul::FedOperands& model, bool* on_gpu) const {
+                                                                  const matmul::FedOperands& model,
+                                                                  bool* on_gpu) const {
   if (state_.fragments != "record" || model.from_shared) return std::nullopt;
   const std::shared_ptr<const matmul::FragmentRecord> rec = lab_->cached_fragment_record(shown);
   if (!rec || rec->operands.empty()) return std::nullopt;
@@ -151,8 +154,7 @@ void MatmulView::wait_fragment_job() {
 // Starts the tagged launch of `shown` when asked for and not yet recorded; collects it once done.
 // One job at a time: a newer launch waits for the running one to end.
 void MatmulView::poll_fragment_record(const LaunchRecord& shown) {
-  if (fragment_job_.valid() &&
-      fragment_job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+  if (fragment_job_.valid() && fragment_job_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
     fragment_result_ = fragment_job_.get();
     fragment_result_key_ = fragment_job_key_;
   }
@@ -196,8 +198,8 @@ std::optional<MatmulView::RecordedFragment> MatmulView::recorded_fragment(const 
 
 // 2. The A and B panels: what the hovered element's lane fed into the instruction at the k-step
 // shown. a0/a1, b0/b1, c0/c1: the panels' corners on screen.
-void MatmulView::draw_fed_fragments(ImDrawList* dl, const LaunchRecord& shown, long long row, long long col,
-                                    ImVec2 a0, ImVec2 a1, ImVec2 b0, ImVec2 b1, ImVec2 c0, ImVec2 c1) {
+void MatmulView::draw_fed_fragments(ImDrawList* dl, const LaunchRecord& shown, long long row, long long col, ImVec2 a0,
+                                    ImVec2 a1, ImVec2 b0, ImVec2 b1, ImVec2 c0, ImVec2 c1) {
   const auto h = hierarchy_of(shown, row, col);
   if (!h) return;
   const auto& m = lab_->spec();
@@ -274,7 +276,8 @@ void MatmulView::draw_fed_fragments(ImDrawList* dl, const LaunchRecord& shown, l
                   k.a_side ? 'a' : 'b', k.element / 2, k.element % 2 ? "high" : "low");
       ImGui::TextColored(ui::kDimColour, "element %d of the %zu %s elements the lane feeds %s at k-step %d", k.element,
                          count, k.a_side ? "A" : "B", matmul::mma_name(h->place).c_str(), h->step);
-      ImGui::TextColored(ui::kDimColour, "Each .b32 register holds two BF16: element 2i in the low half, 2i+1 in the high.");
+      ImGui::TextColored(ui::kDimColour,
+                         "Each .b32 register holds two BF16: element 2i in the low half, 2i+1 in the high.");
       ImGui::EndTooltip();
       break;
     }
@@ -282,13 +285,16 @@ void MatmulView::draw_fed_fragments(ImDrawList* dl, const LaunchRecord& shown, l
            (from_record ? std::to_string(recorded->a.size()) + " A and " + std::to_string(recorded->b.size())
                         : std::string("8 A and 4")) +
            " B elements of " + matmul::mma_name(h->place) + " (k-step " + std::to_string(h->step) + ")" +
-           (!from_record ? ", by the model" : recorded->agrees ? ", recorded" : ", recorded: not the model's");
+           (!from_record       ? ", by the model"
+            : recorded->agrees ? ", recorded"
+                               : ", recorded: not the model's");
   } else {
     note = "lane " + std::to_string(h->place.lane) + "'s A 16x16 and B 16x8 tiles, k-step " + std::to_string(h->step) +
            ": zoom in to see its elements";
   }
   const auto bt = rect(b0, b1, m.K, m.N, f.b_tile);
-  fed_note_ = label(dl, {std::max(b0.x, std::min(bt.second.x + 6, b1.x + 6)), std::max(b0.y, bt.first.y)}, magenta, note);
+  fed_note_ =
+      label(dl, {std::max(b0.x, std::min(bt.second.x + 6, b1.x + 6)), std::max(b0.y, bt.first.y)}, magenta, note);
 }
 
 // 3. C coloured by warpgroup, warp, lane or mma tile: one block's keys in a repeating texture,
@@ -341,15 +347,18 @@ void MatmulView::draw_fragment_colours(ImDrawList* dl, const LaunchRecord& shown
   } else {
     // The part of C in view, in elements, and the same rectangle on screen.
     const ImVec2 clip0 = dl->GetClipRectMin(), clip1 = dl->GetClipRectMax();
-    const ImVec2 p0(std::max(c0.x, clip0.x), std::max(c0.y, clip0.y)), p1(std::min(c1.x, clip1.x), std::min(c1.y, clip1.y));
+    const ImVec2 p0(std::max(c0.x, clip0.x), std::max(c0.y, clip0.y)),
+        p1(std::min(c1.x, clip1.x), std::min(c1.y, clip1.y));
     if (p1.x > p0.x && p1.y > p0.y) {
       const double col0 = (p0.x - c0.x) / ew, col1 = (p1.x - c0.x) / ew;
       const double row0 = (p0.y - c0.y) / eh, row1 = (p1.y - c0.y) / eh;
       // Whole repeats of the block's tile dropped from the texture coordinates: they stay small.
       const double base_c = std::floor(col0 / fc.keys.cols) * fc.keys.cols;
       const double base_r = std::floor(row0 / fc.keys.rows) * fc.keys.rows;
-      const ImVec2 uv0(static_cast<float>((col0 - base_c) / fc.keys.cols), static_cast<float>((row0 - base_r) / fc.keys.rows));
-      const ImVec2 uv1(static_cast<float>((col1 - base_c) / fc.keys.cols), static_cast<float>((row1 - base_r) / fc.keys.rows));
+      const ImVec2 uv0(static_cast<float>((col0 - base_c) / fc.keys.cols),
+                       static_cast<float>((row0 - base_r) / fc.keys.rows));
+      const ImVec2 uv1(static_cast<float>((col1 - base_c) / fc.keys.cols),
+                       static_cast<float>((row1 - base_r) / fc.keys.rows));
       dl->AddImage(tex(fc.texture.id()), p0, p1, uv0, uv1);
     }
     const std::string what_key = state_.tile_colour == "mma" ? "mma instruction tile" : state_.tile_colour;

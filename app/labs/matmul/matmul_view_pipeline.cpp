@@ -52,8 +52,8 @@ void draw_span_legend(float em) {
   const float right = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
   for (int k = 0; k < static_cast<int>(SpanKind::Count); ++k) {
     if (k > 0) {
-      const float need = em * 0.9f + ImGui::GetStyle().ItemSpacing.x * 2 +
-                         ImGui::CalcTextSize(to_string(static_cast<SpanKind>(k))).x;
+      const float need =
+          em * 0.9f + ImGui::GetStyle().ItemSpacing.x * 2 + ImGui::CalcTextSize(to_string(static_cast<SpanKind>(k))).x;
       ImGui::SameLine();
       if (ImGui::GetCursorScreenPos().x + need > right) ImGui::NewLine();
     }
@@ -90,12 +90,10 @@ void span_tooltip(const matmul::PipelineRaw& raw, const matmul::PipelineAnalysis
   ImGui::BeginTooltip();
   ImGui::Text("%s", to_string(span.kind));
   ImGui::Text("block %s on SM %u, %s", to_string(pb.block).c_str(), pb.sm, warpgroup_name(lane.warpgroup));
-  if (span.kind == SpanKind::Epilogue)
-    ImGui::Text("tile %d", span.tile);
+  if (span.kind == SpanKind::Epilogue) ImGui::Text("tile %d", span.tile);
   else
-    ImGui::Text("stage %d, k-slice %d (k %d..%d), tile %d", span.stage, span.slice,
-                span.slice * matmul::kTc4BK, span.slice * matmul::kTc4BK + matmul::kTc4BK - 1,
-                span.tile);
+    ImGui::Text("stage %d, k-slice %d (k %d..%d), tile %d", span.stage, span.slice, span.slice * matmul::kTc4BK,
+                span.slice * matmul::kTc4BK + matmul::kTc4BK - 1, span.tile);
   ImGui::Text("%s, from %s", ns_text(double(span.end_ns - span.begin_ns)).c_str(),
               ns_text(double(span.begin_ns)).c_str());
   ImGui::EndTooltip();
@@ -147,9 +145,10 @@ void MatmulView::draw_pipeline(const LaunchRecord& shown) {
   // What to show: the file, else a recording of the shown launch (made once per launch and
   // problem; a T4 recording at 4096^3 is one launch and a 20 MB copy).
   if (pipeline_file_.empty() && !matmul::MatmulLab::has_pipeline(shown.kernel)) {
-    ImGui::TextWrapped("The Pipeline tab records the warp-specialized rungs: a producer warpgroup issuing TMA "
-                       "into a ring of stages and two consumer warpgroups multiplying them with wgmma. Pick T4 "
-                       "(tc4_warp_specialized), T5 or T6 with precision=bf16, on a Hopper GPU.");
+    ImGui::TextWrapped(
+        "The Pipeline tab records the warp-specialized rungs: a producer warpgroup issuing TMA "
+        "into a ring of stages and two consumer warpgroups multiplying them with wgmma. Pick T4 "
+        "(tc4_warp_specialized), T5 or T6 with precision=bf16, on a Hopper GPU.");
     ImGui::TextColored(ui::kDimColour, "Shown now: %s.", shown.kernel.c_str());
     return;
   }
@@ -197,8 +196,7 @@ void MatmulView::draw_pipeline_summary() const {
                        pct <= 5 ? ", within 5%: the recording shows the kernel as it runs"
                                 : ", more than 5%: the recording runs slower than the rung, read its waits with care");
   } else if (pipeline_file_.empty() && !pipeline_.cost_status.ok()) {
-    ImGui::TextColored(ui::kDimColour, "The trace's cost was not measured: %s",
-                       pipeline_.cost_status.message.c_str());
+    ImGui::TextColored(ui::kDimColour, "The trace's cost was not measured: %s", pipeline_.cost_status.message.c_str());
   }
 }
 
@@ -243,7 +241,8 @@ void MatmulView::draw_pipeline_timeline() {
       pipeline_t0_ -= dt, pipeline_t1_ -= dt;
       pipeline_scroll_ -= io.MouseDelta.y;
     }
-    if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) pipeline_t0_ = 0, pipeline_t1_ = total, pipeline_scroll_ = 0;
+    if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left))
+      pipeline_t0_ = 0, pipeline_t1_ = total, pipeline_scroll_ = 0;
   }
   pipeline_scroll_ = std::clamp(pipeline_scroll_, 0.0f, max_scroll);
 

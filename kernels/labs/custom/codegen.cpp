@@ -28,8 +28,7 @@ void entry_params(const lab::UserForm& s, const std::vector<KernelParam>& kernel
     decl += s.params[i].type + (s.params[i].pointer() ? "* " : " ") + name;
     if (s.params[i].pointer() && i < kernel.size() && kernel[i].type != s.params[i].type)
       call += "(" + std::string(kernel[i].is_const ? "const " : "") + kernel[i].type + "*)" + name;
-    else
-      call += name;
+    else call += name;
   }
 }
 
@@ -64,8 +63,7 @@ std::string_view directive_of(std::string_view line) {
   i = line.find_first_not_of(" \t", i + 1);
   if (i == std::string_view::npos) return {};
   std::size_t end = i;
-  while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_'))
-    ++end;
+  while (end < line.size() && (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_')) ++end;
   return line.substr(i, end - i);
 }
 
@@ -120,11 +118,10 @@ GeneratedUnit make_gpu_unit(std::string_view user_source, const ParsedKernel& ke
   u.text += with_final_newline(with_includes_outside_global(user_source));
   u.text += "#undef __global__\n#define __global__ __location__(global)\n";
   u.text += "#line 1 \"blockscope-entry\"\n";
-  u.text += "extern \"C\" __global__ void bs_entry(" + decl + ") {\n  " + kernel.name + "(" +
-            call + ");\n}\n";
+  u.text += "extern \"C\" __global__ void bs_entry(" + decl + ") {\n  " + kernel.name + "(" + call + ");\n}\n";
   u.text += "extern \"C\" __global__ void bs_entry_traced(" + decl +
-            ", bs_block_record* bs_records) {\n  bs_block_recorder bs_recorder(bs_records);\n  " +
-            kernel.name + "(" + call + ");\n}\n";
+            ", bs_block_record* bs_records) {\n  bs_block_recorder bs_recorder(bs_records);\n  " + kernel.name + "(" +
+            call + ");\n}\n";
   return u;
 }
 
@@ -140,31 +137,26 @@ GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& ke
   std::string source = std::move(plan.source);
   std::vector<std::size_t> order(kernel.params.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return kernel.params[a].begin > kernel.params[b].begin;
-  });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return kernel.params[a].begin > kernel.params[b].begin; });
   for (std::size_t i : order) {
     const KernelParam& p = kernel.params[i];
     if (!p.pointer || i >= spec.params.size()) continue;
     const bool output = spec.params[i].role == lab::UserParam::Role::Output;
     // The kernel's own element type (same bytes as the form's: source_parse matched them).
-    std::string view = std::string(output ? "bs_out<" : "bs_in<") + (p.is_const ? "const " : "") +
-                       p.type + "> ";
+    std::string view = std::string(output ? "bs_out<" : "bs_in<") + (p.is_const ? "const " : "") + p.type + "> ";
     const std::size_t type_end = p.name.empty() ? p.end : p.name_begin;
     const std::size_t old_length = type_end - p.begin;
     source.replace(p.begin, old_length, view);
-    u.columns.add_edit(p.pos.line, p.pos.column, static_cast<int>(old_length),
-                       static_cast<int>(view.size()));
+    u.columns.add_edit(p.pos.line, p.pos.column, static_cast<int>(old_length), static_cast<int>(view.size()));
   }
 
   std::string call;
   int ints = 0, buffers = 0;
   for (std::size_t i = 0; i < spec.params.size(); ++i) {
     if (i) call += ", ";
-    if (spec.params[i].pointer())
-      call += "bs_arg{a, " + std::to_string(buffers++) + "}";
-    else
-      call += "a->ints[" + std::to_string(ints++) + "]";
+    if (spec.params[i].pointer()) call += "bs_arg{a, " + std::to_string(buffers++) + "}";
+    else call += "a->ints[" + std::to_string(ints++) + "]";
   }
 
   u.entry = "bs_cpu_thread";
@@ -181,7 +173,9 @@ GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& ke
       "BS_EXPORT void bs_cpu_thread(const bs_thread_ctx* c, const bs_launch_args* a) {\n"
       "  bs_tls_ctx = c;\n"
       "  bs_tls_launch = a;\n"
-      "  " + kernel.name + "(" + call + ");\n"
+      "  " +
+      kernel.name + "(" + call +
+      ");\n"
       "}\n"
       "BS_EXPORT void* bs_tls_touch() { return &bs_tls_ctx; }\n"
       "BS_EXPORT int bs_abi_version() { return BS_CUSTOM_ABI_VERSION; }\n";

@@ -35,7 +35,7 @@ namespace bs::custom {
 
 struct GeneratedUnit {
   std::string text;
-  ColumnMap columns;            // user columns changed by the rewrite (CPU only)
+  ColumnMap columns;  // user columns changed by the rewrite (CPU only)
   std::string entry = "bs_entry";
   std::string traced_entry = "bs_entry_traced";  // GPU only
   // CPU only: what the simulator cannot run (cpu_headers.hpp), found before compiling; when not

@@ -15,11 +15,11 @@
 namespace bs::custom::wire {
 
 struct ProfileCountersHead {
-  LaunchHead launch;               // the plain entry's grid and block, as a timed launch
+  LaunchHead launch;                // the plain entry's grid and block, as a timed launch
   std::uint32_t stall_reasons = 1;  // counters::CounterOptions
   std::uint32_t throughput = 1;
-  std::uint32_t flush_l2 = 1;       // counters::ProfileOptions
-  std::uint32_t eviction = 0;       // counters::L2Eviction: 0 read and discard, 1 read
+  std::uint32_t flush_l2 = 1;  // counters::ProfileOptions
+  std::uint32_t eviction = 0;  // counters::L2Eviction: 0 read and discard, 1 read
 };
 struct CountersHead {
   std::uint32_t fatal = 0;  // a launch faulted: the runner's context is gone (it exits)
@@ -49,12 +49,27 @@ inline std::string encode(const Counters& m) {
   w.pod(m.head);
   put(w, m.status);
   const counters::Measurement& x = m.measurement;
-  const MeasurementScalars s{x.dram_read_bytes, x.dram_write_bytes, x.duration_ns, x.dram_bandwidth_gbs,
-                             x.dram_throughput_pct, x.l2_hit_pct, x.global_ld_sectors, x.global_ld_requests,
-                             x.global_st_sectors, x.global_st_requests, x.shared_ld_wavefronts,
-                             x.shared_st_wavefronts, x.shared_ld_conflicts, x.shared_st_conflicts,
-                             x.achieved_occupancy_pct, x.sm_throughput_pct, x.memory_throughput_pct,
-                             x.warp_cycles_per_issued_instruction, x.wall_ms, x.passes, 0};
+  const MeasurementScalars s{x.dram_read_bytes,
+                             x.dram_write_bytes,
+                             x.duration_ns,
+                             x.dram_bandwidth_gbs,
+                             x.dram_throughput_pct,
+                             x.l2_hit_pct,
+                             x.global_ld_sectors,
+                             x.global_ld_requests,
+                             x.global_st_sectors,
+                             x.global_st_requests,
+                             x.shared_ld_wavefronts,
+                             x.shared_st_wavefronts,
+                             x.shared_ld_conflicts,
+                             x.shared_st_conflicts,
+                             x.achieved_occupancy_pct,
+                             x.sm_throughput_pct,
+                             x.memory_throughput_pct,
+                             x.warp_cycles_per_issued_instruction,
+                             x.wall_ms,
+                             x.passes,
+                             0};
   w.pod(s).str(x.chip).str(x.device).str(x.range);
   w.pod(static_cast<std::uint64_t>(x.stalls.size()));
   for (const counters::StallReason& r : x.stalls) w.str(r.reason).pod(r.cycles_per_issue).pod(r.share_pct);

@@ -36,7 +36,7 @@ CpuFindings find_on_cpu(UserKernelBook& book, const UserKernel& k, const Problem
   RunRequest req;
   req.block = launched.block;
   req.grid = GridRule::fixed_grid(launched.grid);  // exactly the GPU's grid, whatever the rule
-  req.timed = false;  // one launch, the observing one: its owners, no time
+  req.timed = false;                               // one launch, the observing one: its owners, no time
   req.trace = false;
   req.verify = false;
   req.record_owners = true;
@@ -83,8 +83,7 @@ void CpuFindingsWorker::submit(std::string key, Job job) {
 bool CpuFindingsWorker::pending(const std::string& key) const {
   std::lock_guard lock(mutex_);
   if (key.empty()) return !running_.empty() || !queue_.empty();
-  return running_ == key ||
-         std::any_of(queue_.begin(), queue_.end(), [&](const auto& q) { return q.first == key; });
+  return running_ == key || std::any_of(queue_.begin(), queue_.end(), [&](const auto& q) { return q.first == key; });
 }
 
 bool CpuFindingsWorker::busy() const {

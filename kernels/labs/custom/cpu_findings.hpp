@@ -33,11 +33,11 @@
 namespace bs::custom {
 
 struct CpuFindings {
-  std::optional<IndexScheme> scheme;  // nullopt: no closed form, or could not be derived
-  std::string note;                   // how the owners were found, or why there are none
+  std::optional<IndexScheme> scheme;               // nullopt: no closed form, or could not be derived
+  std::string note;                                // how the owners were found, or why there are none
   std::optional<OutOfBoundsReport> out_of_bounds;  // the replay hit a stray access
-  double build_ms = 0;   // the CPU build (0.1 ms when the compile cache or the book had it)
-  double replay_ms = 0;  // the simulated launch
+  double build_ms = 0;                             // the CPU build (0.1 ms when the compile cache or the book had it)
+  double replay_ms = 0;                            // the simulated launch
 };
 
 // Builds exactly `k.source` for the CPU (the book's stored build when it is of that source; else

@@ -16,8 +16,8 @@ bool is_warp_word(std::string_view w) {
   static constexpr std::string_view kPrefixes[] = {"__shfl", "__reduce_", "__match_", "__syncthreads_"};
   for (std::string_view p : kPrefixes)
     if (w.starts_with(p)) return true;
-  static constexpr std::string_view kWords[] = {"__syncwarp",   "__ballot_sync", "__any_sync",   "__all_sync",
-                                                "__uni_sync",   "__activemask",  "__lanemask_lt"};
+  static constexpr std::string_view kWords[] = {"__syncwarp", "__ballot_sync", "__any_sync",   "__all_sync",
+                                                "__uni_sync", "__activemask",  "__lanemask_lt"};
   return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
 }
 
@@ -120,8 +120,7 @@ CpuSourcePlan plan_cpu_source(std::string_view source) {
   CpuSourcePlan plan;
   plan.source = std::string(source);
   auto want = [&](std::string_view s) {
-    if (std::find(plan.sections.begin(), plan.sections.end(), s) == plan.sections.end())
-      plan.sections.emplace_back(s);
+    if (std::find(plan.sections.begin(), plan.sections.end(), s) == plan.sections.end()) plan.sections.emplace_back(s);
   };
 
   // #include lines: `#  include <name>` or "name", at the start of a line.
@@ -161,9 +160,9 @@ CpuSourcePlan plan_cpu_source(std::string_view source) {
           if (!handled)
             for (const Refused& r : kRefusedHeaders)
               if (name.starts_with(r.prefix)) {
-                plan.refusals.push_back(error_at(
-                    line, column,
-                    refusal_text(line, std::string(1, open) + std::string(name) + close + " (" + std::string(r.what) + ")")));
+                plan.refusals.push_back(error_at(line, column,
+                                                 refusal_text(line, std::string(1, open) + std::string(name) + close +
+                                                                        " (" + std::string(r.what) + ")")));
                 break;
               }
         }

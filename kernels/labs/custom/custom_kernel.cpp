@@ -42,9 +42,7 @@ wire::LaunchHead launch_head(Dim3 grid, Dim3 block, unsigned workers) {
   return h;
 }
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 std::string seconds_text(double s) {
   char buf[32];
@@ -215,10 +213,9 @@ std::vector<CompilerStatus> Engine::available_compilers() {
       gpu.message = "the GPU backend cannot compile: " + info->nvrtc_message;
     } else {
       gpu.available = true;
-      gpu.compiler = "NVRTC " + std::to_string(info->head.nvrtc_major) + "." +
-                     std::to_string(info->head.nvrtc_minor) + " for compute capability " +
-                     std::to_string(info->head.cc_major) + "." + std::to_string(info->head.cc_minor) +
-                     " (" + info->device_name + ")";
+      gpu.compiler = "NVRTC " + std::to_string(info->head.nvrtc_major) + "." + std::to_string(info->head.nvrtc_minor) +
+                     " for compute capability " + std::to_string(info->head.cc_major) + "." +
+                     std::to_string(info->head.cc_minor) + " (" + info->device_name + ")";
     }
   }
 #endif
@@ -226,8 +223,8 @@ std::vector<CompilerStatus> Engine::available_compilers() {
   return out;
 }
 
-CompileResult Engine::compile(std::string_view source, std::span<const lab::UserForm> accepted,
-                              Target target, const CompileOptions& options) {
+CompileResult Engine::compile(std::string_view source, std::span<const lab::UserForm> accepted, Target target,
+                              const CompileOptions& options) {
   const auto t0 = Clock::now();
   CompileResult res;
   auto finish = [&](Status s) {
@@ -245,8 +242,8 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
         first = &d;
         break;
       }
-    return finish(Status::failure(first ? first->message : "no kernel the lab can launch", "",
-                                  "parse_kernel_source", "signature"));
+    return finish(Status::failure(first ? first->message : "no kernel the lab can launch", "", "parse_kernel_source",
+                                  "signature"));
   }
   const ParsedKernel& pk = *parsed.kernel;
   const Anchor anchor{pk.pos.line, pk.pos.column};
@@ -275,8 +272,8 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
       for (const Diagnostic& d : unit.refusals) res.diagnostics.push_back(d);
       return finish(Status::failure(unit.refusals.front().message, "", "blockscope", "cpu_unsupported"));
     }
-    auto so = toolchain::build_shared_object(*hc, unit.text, opt.cache_dir, opt.cpu_optimisation,
-                                  opt.compile_time_limit_s);
+    auto so =
+        toolchain::build_shared_object(*hc, unit.text, opt.cache_dir, opt.cpu_optimisation, opt.compile_time_limit_s);
     if (!so) {
       res.diagnostics.push_back(backend_diagnostic(so.status(), "blockscope"));
       return finish(so.status());
@@ -288,17 +285,16 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
     info.compile_ms = so->ms;
     if (!so->ok) {
       if (so->timed_out)
-        return finish(Status::failure("the host compiler did not finish within " +
-                                          seconds_text(opt.compile_time_limit_s) +
-                                          " s and was stopped",
-                                      "", hc->name, "compile_timeout"));
+        return finish(Status::failure(
+            "the host compiler did not finish within " + seconds_text(opt.compile_time_limit_s) + " s and was stopped",
+            "", hc->name, "compile_timeout"));
       if (!so->exit.exited)
-        return finish(Status::failure(hc->name + " crashed: it " + so->exit.describe(), "",
-                                      hc->name, "compiler_crashed"));
+        return finish(
+            Status::failure(hc->name + " crashed: it " + so->exit.describe(), "", hc->name, "compiler_crashed"));
       const int errors = count_errors(res.diagnostics);
-      return finish(Status::failure(std::to_string(errors) + (errors == 1 ? " error" : " errors") +
-                                        " compiling for the CPU simulator",
-                                    "", hc->name, "compile_error"));
+      return finish(Status::failure(
+          std::to_string(errors) + (errors == 1 ? " error" : " errors") + " compiling for the CPU simulator", "",
+          hc->name, "compile_error"));
     }
     k->so_ = so->path;
     k->cpu_unit_ = unit.text;
@@ -314,8 +310,7 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
     if (!f) return finish(f.status());
     wire::Loaded loaded;
     if (!wire::decode(f->payload, loaded) || !loaded.head.ok)
-      return finish(Status::failure(loaded.message.empty() ? "the runner could not load the kernel"
-                                                           : loaded.message,
+      return finish(Status::failure(loaded.message.empty() ? "the runner could not load the kernel" : loaded.message,
                                     "", "LoadCpu", "load"));
     info.load_ms = loaded.head.load_ms;
     info.cpu_shared_bytes = loaded.head.tls_bytes;
@@ -336,8 +331,7 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
     }
     if (!rinfo->head.nvrtc_ok) {
       Status s = Status::failure("the GPU backend cannot compile: " + rinfo->nvrtc_message,
-                                 "the built-in kernels and the CPU simulator still work", "nvrtc",
-                                 "no_nvrtc");
+                                 "the built-in kernels and the CPU simulator still work", "nvrtc", "no_nvrtc");
       res.diagnostics.push_back(backend_diagnostic(s, "blockscope"));
       return finish(s);
     }
@@ -346,24 +340,21 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
     const GeneratedUnit unit = make_gpu_unit(source, pk);
     wire::Writer w;
     w.str(unit.text);
-    auto f = (*runner)->call(wire::Msg::CompileGpu, w.bytes(), wire::Msg::Compiled,
-                             opt.compile_time_limit_s);
+    auto f = (*runner)->call(wire::Msg::CompileGpu, w.bytes(), wire::Msg::Compiled, opt.compile_time_limit_s);
     if (!f) {
       if (f.status().code == "timeout")
-        return finish(Status::failure("NVRTC did not finish within " +
-                                          seconds_text(opt.compile_time_limit_s) +
-                                          " s and was stopped",
-                                      "", "NVRTC", "compile_timeout"));
-      return finish(Status::failure("NVRTC crashed: " + f.status().message, "", "NVRTC",
-                                    "compiler_crashed"));
+        return finish(Status::failure(
+            "NVRTC did not finish within " + seconds_text(opt.compile_time_limit_s) + " s and was stopped", "", "NVRTC",
+            "compile_timeout"));
+      return finish(Status::failure("NVRTC crashed: " + f.status().message, "", "NVRTC", "compiler_crashed"));
     }
     wire::Compiled c;
     if (!wire::decode(f->payload, c))
       return finish(Status::failure("the GPU runner sent a malformed answer", "", "CompileGpu", "protocol"));
     for (Diagnostic& d : parse_nvrtc_log(c.log, anchor)) res.diagnostics.push_back(std::move(d));
     info.compile_ms = c.head.compile_ms;
-    info.compiler = "NVRTC " + std::to_string(rinfo->head.nvrtc_major) + "." +
-                    std::to_string(rinfo->head.nvrtc_minor) + ", " + c.arch;
+    info.compiler = "NVRTC " + std::to_string(rinfo->head.nvrtc_major) + "." + std::to_string(rinfo->head.nvrtc_minor) +
+                    ", " + c.arch;
     if (!c.head.ok) {
       if (count_errors(res.diagnostics) == 0) {
         Diagnostic d;
@@ -374,12 +365,11 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
         res.diagnostics.push_back(std::move(d));
       }
       const int errors = count_errors(res.diagnostics);
-      return finish(Status::failure(std::to_string(errors) + (errors == 1 ? " error" : " errors") +
-                                        " compiling for the GPU",
-                                    "", "NVRTC", "compile_error"));
+      return finish(
+          Status::failure(std::to_string(errors) + (errors == 1 ? " error" : " errors") + " compiling for the GPU", "",
+                          "NVRTC", "compile_error"));
     }
-    if (!c.head.loaded)
-      return finish(Status::failure(c.load_message, "", "cudaLibraryLoadData", "load"));
+    if (!c.head.loaded) return finish(Status::failure(c.load_message, "", "cudaLibraryLoadData", "load"));
     info.load_ms = c.head.load_ms;
     info.attributes = attributes_from(c.head.plain);
     info.traced_attributes = attributes_from(c.head.traced);
@@ -400,9 +390,9 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
 
 std::string OutOfBoundsReport::describe() const {
   const std::string what = access == "read" ? "read" : access == "write" ? "wrote" : "accessed";
-  return "thread " + to_string(thread) + " of block " + to_string(block) + " " + what + " " +
-         buffer + "[" + std::to_string(index) + "], but " + buffer + " has " +
-         std::to_string(count) + " elements (valid indices 0 to " + std::to_string(count - 1) + ")";
+  return "thread " + to_string(thread) + " of block " + to_string(block) + " " + what + " " + buffer + "[" +
+         std::to_string(index) + "], but " + buffer + " has " + std::to_string(count) +
+         " elements (valid indices 0 to " + std::to_string(count - 1) + ")";
 }
 
 CustomKernel::~CustomKernel() {
@@ -450,8 +440,7 @@ Status CustomKernel::ensure_runner(bool& restarted) {
   if (!f) return f.status();
   wire::Loaded loaded;
   if (!wire::decode(f->payload, loaded) || !loaded.head.ok)
-    return Status::failure("a fresh runner could not load the kernel: " + loaded.message, "",
-                           "Load", "load");
+    return Status::failure("a fresh runner could not load the kernel: " + loaded.message, "", "Load", "load");
   runner_ = std::move(*r);
   return Status::success();
 }
@@ -492,8 +481,7 @@ Status CustomKernel::ensure_problem(const Problem& problem) {
     if (output_fd_ < 0 || ftruncate(output_fd_, static_cast<off_t>(total)) != 0)
       return Status::failure("cannot create shared memory for the kernel's output", "", "memfd_create");
     void* p = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, output_fd_, 0);
-    if (p == MAP_FAILED)
-      return Status::failure("cannot map the kernel's output", "", "mmap");
+    if (p == MAP_FAILED) return Status::failure("cannot map the kernel's output", "", "mmap");
     output_map_ = static_cast<unsigned char*>(p);
     output_bytes_ = total;
   }
@@ -537,8 +525,8 @@ Status CustomKernel::ensure_problem(const Problem& problem) {
   }
   wire::Writer w;
   w.pod(h);
-  auto f = runner_->call(wire::Msg::SetProblem, w.bytes(), wire::Msg::Ack,
-                         engine_->options.start_time_limit_s, {d->memfd, output_fd_});
+  auto f = runner_->call(wire::Msg::SetProblem, w.bytes(), wire::Msg::Ack, engine_->options.start_time_limit_s,
+                         {d->memfd, output_fd_});
   if (!f) return f.status();
   bool ok = false;
   std::string message;
@@ -587,9 +575,7 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
   rec.config.block = request.block;
   rec.config_label = "block " + block_text(request.block) + ", grid " + block_text(*grid) +
                      (request.grid.kind == GridRule::Kind::Fixed ? " (fixed)" : "");
-  if (Status s = validate_launch(rec.config, info_.limits,
-                                 info_.attributes_measured ? &info_.attributes : nullptr);
-      !s)
+  if (Status s = validate_launch(rec.config, info_.limits, info_.attributes_measured ? &info_.attributes : nullptr); !s)
     return done(s);
   // Owner ids are 32-bit (OwnerMap): a grid with more threads than that records none.
   const bool owners = cpu && request.record_owners && rec.config.total_threads() < OwnerMap::kNobody;
@@ -607,15 +593,15 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
       drop_runner();
       if (f.status().code == "timeout") {
         out.timed_out = true;
-        return Status::failure("stopped after " + seconds_text(request.time_limit_s) +
-                                   " s: the kernel did not finish (endless loop?)",
-                               "the kernel's process was killed; the next run starts a fresh one. Raise the "
-                               "time limit if the kernel is just slow",
-                               "run", "timeout");
+        return Status::failure(
+            "stopped after " + seconds_text(request.time_limit_s) + " s: the kernel did not finish (endless loop?)",
+            "the kernel's process was killed; the next run starts a fresh one. Raise the "
+            "time limit if the kernel is just slow",
+            "run", "timeout");
       }
       return Status::failure("the kernel crashed its process: " + f.status().message,
-                             "blockscope and its data are unaffected; the next run starts a fresh process",
-                             "run", "runner_died");
+                             "blockscope and its data are unaffected; the next run starts a fresh process", "run",
+                             "runner_died");
     }
     wire::Launched r;
     if (!wire::decode(f->payload, r)) {
@@ -635,8 +621,8 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
         }
       const auto p = static_cast<std::size_t>(o.param);
       o.buffer = o.param >= 0 && p < param_names_.size() && !param_names_[p].empty() ? param_names_[p]
-                 : o.param >= 0                                                    ? form.params[p].name
-                                                                                   : std::string("?");
+                 : o.param >= 0                                                      ? form.params[p].name
+                                                                                     : std::string("?");
       o.index = b.index;
       o.count = b.count;
       o.access = b.access == 1 ? "read" : b.access == 2 ? "write" : "access";
@@ -686,10 +672,11 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
       if (!hc) return done(hc.status());
       auto made = build_counting_object(*hc, cpu_unit_, source_, engine_->options.compile_time_limit_s);
       if (!made) return done(made.status());
-      counting_ = std::shared_ptr<const CountingObject>(new CountingObject(std::move(*made)), [](const CountingObject* o) {
-        remove_counting_object(*o);
-        delete o;
-      });
+      counting_ =
+          std::shared_ptr<const CountingObject>(new CountingObject(std::move(*made)), [](const CountingObject* o) {
+            remove_counting_object(*o);
+            delete o;
+          });
     }
     if (cpu) clear_line_counts(*counting_);
     wire::Writer w;
@@ -745,8 +732,7 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
     std::string message;
     if (f && wire::decode_ack(f->payload, ok, message) && ok) return Status::success();
     if (!f) drop_runner();
-    return Status::failure("the L2 could not be flushed before a timed launch: " +
-                               (f ? message : f.status().message),
+    return Status::failure("the L2 could not be flushed before a timed launch: " + (f ? message : f.status().message),
                            "no timing is recorded as cold-cache without a flush; free GPU memory or turn the "
                            "L2 flush off",
                            "L2 flush", "l2_flush");
@@ -767,15 +753,16 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
     if (!r) return done(r.status());
     if (r->head.trace_kind == 1) {
       for (const wire::TraceRow& row : r->trace)
-        rec.schedule.push_back(BlockTrace{Dim3{row.block[0], row.block[1], row.block[2]}, row.unit,
-                                          row.start_ns, row.end_ns});
+        rec.schedule.push_back(
+            BlockTrace{Dim3{row.block[0], row.block[1], row.block[2]}, row.unit, row.start_ns, row.end_ns});
       rec.schedule_simulated = true;
     } else if (r->head.trace_kind == 2) {
       std::vector<trace::DeviceBlockRecord> raw(rec.config.grid.volume());
       if (r->records.size() != raw.size() * sizeof(trace::DeviceBlockRecord))
-        return done(Status::failure("the traced kernel's records do not have the layout of "
-                                    "kernels/trace/trace_record.hpp",
-                                    "update prelude/gpu_prelude.cuh's bs_block_record", "trace"));
+        return done(
+            Status::failure("the traced kernel's records do not have the layout of "
+                            "kernels/trace/trace_record.hpp",
+                            "update prelude/gpu_prelude.cuh's bs_block_record", "trace"));
       std::memcpy(raw.data(), r->records.data(), r->records.size());
       auto schedule = trace::records_to_trace(raw, rec.config.grid, info_.limits.sm_count);
       if (!schedule) return done(schedule.status());
@@ -813,16 +800,16 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
   return done(Status::success());
 }
 
-Result<SharedRecordingResult> CustomKernel::record_shared(const Problem& problem, const RunRequest& request,
-                                                          Dim3 block, unsigned warp, unsigned max_per_lane) {
+Result<SharedRecordingResult> CustomKernel::record_shared(const Problem& problem, const RunRequest& request, Dim3 block,
+                                                          unsigned warp, unsigned max_per_lane) {
   std::lock_guard lock(mutex_);
   if (info_.target != Target::Cpu)
     return Status::failure("shared-memory accesses are recorded on the CPU simulator; this is the GPU build",
                            "record with the kernel's CPU build", "record_shared");
   if (!problem.data()) return Status::failure("no problem to run on", "", "record_shared");
   if (problem.form() != info_.form.id)
-    return Status::failure("this kernel takes form " + info_.form.id + ", the problem is packed for another",
-                           "", "record_shared");
+    return Status::failure("this kernel takes form " + info_.form.id + ", the problem is packed for another", "",
+                           "record_shared");
   auto grid = grid_for(problem, request);
   if (!grid) return grid.status();
   LaunchConfig config{*grid, request.block};
@@ -832,11 +819,11 @@ Result<SharedRecordingResult> CustomKernel::record_shared(const Problem& problem
     if (!hc) return hc.status();
     auto made = build_recording_object(*hc, cpu_unit_, engine_->options.compile_time_limit_s);
     if (!made) return made.status();
-    recording_ = std::shared_ptr<const RecordingObject>(new RecordingObject(std::move(*made)),
-                                                        [](const RecordingObject* o) {
-                                                          remove_recording_object(*o);
-                                                          delete o;
-                                                        });
+    recording_ =
+        std::shared_ptr<const RecordingObject>(new RecordingObject(std::move(*made)), [](const RecordingObject* o) {
+          remove_recording_object(*o);
+          delete o;
+        });
   }
   bool restarted = false;
   if (Status s = ready_for(problem, restarted); !s) return s;
@@ -852,10 +839,9 @@ Result<SharedRecordingResult> CustomKernel::record_shared(const Problem& problem
   auto f = runner_->call(wire::Msg::RecordShared, w.bytes(), wire::Msg::SharedRecorded, 2 * request.time_limit_s + 10);
   if (!f) {
     drop_runner();
-    return Status::failure("recording the block's shared-memory accesses ended the kernel's process: " +
-                               f.status().message,
-                           "blockscope and its data are unaffected; the next run starts a fresh process",
-                           "RecordShared", f.status().code);
+    return Status::failure(
+        "recording the block's shared-memory accesses ended the kernel's process: " + f.status().message,
+        "blockscope and its data are unaffected; the next run starts a fresh process", "RecordShared", f.status().code);
   }
   wire::SharedRecorded got;
   if (!wire::decode(f->payload, got)) {

@@ -79,7 +79,7 @@ struct EngineOptions {
   std::string host_compiler;        // empty: $BLOCKSCOPE_CXX, else c++, g++, clang++ on PATH
   std::string cpu_optimisation = "-O2";
   int cuda_device = 0;
-  bool keep_spare_runners = true;   // start the next runner before it is needed
+  bool keep_spare_runners = true;    // start the next runner before it is needed
   double compile_time_limit_s = 60;  // NVRTC or the host compiler; killed after that
   double start_time_limit_s = 60;    // a GPU runner's CUDA context and NVRTC
 };
@@ -90,10 +90,10 @@ struct CompileOptions {
 
 // What compiling produced, for the editor's status line and the Launch panel.
 struct CompiledInfo {
-  std::string name;  // the kernel's function name
+  std::string name;    // the kernel's function name
   lab::UserForm form;  // the lab's form it matched
   Target target = Target::Cpu;
-  int line = 0;      // of the kernel's name
+  int line = 0;  // of the kernel's name
   bool uses_barriers = false, uses_shared = false;
   std::string compiler;  // "g++ 12.2.0 -O2" / "NVRTC 13.0, sm_90a"
   bool cache_hit = false;
@@ -121,19 +121,19 @@ struct CompileResult {
 
 struct RunRequest {
   Dim3 block{256, 1, 1};
-  GridRule grid;                            // the form's rule, or a fixed grid
+  GridRule grid;  // the form's rule, or a fixed grid
   // The one timing policy (lab/measure.hpp), applied here a launch at a time. The L2 flush is a
   // GPU's: on the CPU simulator the record says not flushed.
   TimingPolicy timing = TimingPolicy::once();
   const std::atomic<bool>* cancel = nullptr;  // stops the repeats (what was measured is kept)
-  bool timed = true;           // false: no timed launch, only the observing one (a replay that
-                               // wants the owners, not a time: the record has no timing)
-  bool trace = false;          // the real schedule, from one more, untimed launch
-  bool record_owners = true;   // CPU: which thread stored each element (IndexScheme::Recorded),
-                               // from that untimed launch too
-  bool verify = true;          // with the lab's own check (lab::UserProblem::verify)
-  double time_limit_s = 2.0;   // per launch; past it the runner is killed and the run reported
-  unsigned workers = 0;        // CPU: simulator workers (0: every core)
+  bool timed = true;                          // false: no timed launch, only the observing one (a replay that
+                                              // wants the owners, not a time: the record has no timing)
+  bool trace = false;                         // the real schedule, from one more, untimed launch
+  bool record_owners = true;                  // CPU: which thread stored each element (IndexScheme::Recorded),
+                                              // from that untimed launch too
+  bool verify = true;                         // with the lab's own check (lab::UserProblem::verify)
+  double time_limit_s = 2.0;                  // per launch; past it the runner is killed and the run reported
+  unsigned workers = 0;                       // CPU: simulator workers (0: every core)
   // Set: instead of timing, the runner samples launches of the kernel per source line (GPU: CUPTI
   // PC sampling in its own process) and the record's `lines` holds what it found (lines->status
   // says why not); nothing is timed, traced, fetched or verified.
@@ -151,10 +151,10 @@ struct WrongElement {
 };
 
 struct OutOfBoundsReport {
-  int param = -1;          // which parameter (0-based)
-  std::string buffer;      // its name in the user's kernel, e.g. "x"
+  int param = -1;      // which parameter (0-based)
+  std::string buffer;  // its name in the user's kernel, e.g. "x"
   long long index = 0, count = 0;
-  std::string access;      // "read", "write", "access" (through an input)
+  std::string access;  // "read", "write", "access" (through an input)
   Dim3 block, thread;
   // "thread (255, 0, 0) of block (1023, 0, 0) read x[786432], but x has 786432 elements (valid
   // indices 0 to 786431)"
@@ -162,14 +162,14 @@ struct OutOfBoundsReport {
 };
 
 struct RunOutcome {
-  LaunchRecord record;                 // what ran and what it measured, as the built-in kernels'
-  std::vector<std::uint8_t> output;    // out's bytes (output_count elements of its type)
-  std::vector<WrongElement> wrong;     // the first wrong elements, with their writers
+  LaunchRecord record;               // what ran and what it measured, as the built-in kernels'
+  std::vector<std::uint8_t> output;  // out's bytes (output_count elements of its type)
+  std::vector<WrongElement> wrong;   // the first wrong elements, with their writers
   std::optional<OutOfBoundsReport> out_of_bounds;
-  bool timed_out = false;              // stopped at the time limit
-  bool runner_failed = false;          // the runner died or was killed (next run: a fresh one)
-  bool runner_restarted = false;       // this run started a fresh runner first
-  double wall_ms = 0;                  // the whole run() call
+  bool timed_out = false;         // stopped at the time limit
+  bool runner_failed = false;     // the runner died or was killed (next run: a fresh one)
+  bool runner_restarted = false;  // this run started a fresh runner first
+  double wall_ms = 0;             // the whole run() call
 };
 
 class Engine;
@@ -225,10 +225,10 @@ class CustomKernel {
   std::vector<Diagnostic> diagnostics_;
   std::string source_;
   std::vector<std::string> param_names_;
-  std::string image_;         // GPU: the cubin or PTX, to reload into a fresh runner
+  std::string image_;  // GPU: the cubin or PTX, to reload into a fresh runner
   bool image_is_ptx_ = false;
-  std::filesystem::path so_;  // CPU: the shared object
-  std::string cpu_unit_;      // CPU: the unit it was built from (a counting build is made of it)
+  std::filesystem::path so_;                        // CPU: the shared object
+  std::string cpu_unit_;                            // CPU: the unit it was built from (a counting build is made of it)
   std::shared_ptr<const CountingObject> counting_;  // CPU: made at the first line count
   std::shared_ptr<const RecordingObject> recording_;  // CPU: made at the first shared recording
 

@@ -52,16 +52,14 @@ bool severity_from(std::string_view word, Diagnostic::Severity& s) {
 
 // A diagnostic about blockscope's own generated code, placed at the kernel's signature.
 Diagnostic generated_code_diagnostic(Diagnostic::Severity sev, std::string_view file, int line,
-                                     std::string_view message, std::string_view origin,
-                                     Anchor anchor) {
+                                     std::string_view message, std::string_view origin, Anchor anchor) {
   Diagnostic d;
   d.line = anchor.line;
   d.column = anchor.column;
   d.severity = sev;
   d.origin = std::string(origin);
   d.message = std::string(message) + " [in blockscope's " +
-              (file == "blockscope-entry" ? std::string("launcher that calls your kernel")
-                                          : std::string(file)) +
+              (file == "blockscope-entry" ? std::string("launcher that calls your kernel") : std::string(file)) +
               ", line " + std::to_string(line) + "]";
   return d;
 }
@@ -93,9 +91,8 @@ std::string describe(const Diagnostic& d) {
 
 void ColumnMap::add_edit(int line, int column, int old_length, int new_length) {
   edits_.push_back({line, column, old_length, new_length});
-  std::sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) {
-    return a.line != b.line ? a.line < b.line : a.column < b.column;
-  });
+  std::sort(edits_.begin(), edits_.end(),
+            [](const Edit& a, const Edit& b) { return a.line != b.line ? a.line < b.line : a.column < b.column; });
 }
 
 int ColumnMap::to_user(int line, int generated_column) const {
@@ -134,8 +131,8 @@ std::string tidy_host_message(std::string_view message) {
   return s;
 }
 
-std::vector<Diagnostic> parse_host_compiler_log(std::string_view log, std::string_view origin,
-                                                const ColumnMap& columns, Anchor anchor) {
+std::vector<Diagnostic> parse_host_compiler_log(std::string_view log, std::string_view origin, const ColumnMap& columns,
+                                                Anchor anchor) {
   std::vector<Diagnostic> out;
   for (std::string_view line : split_lines(log)) {
     // file:line:col: severity: message   (col may be missing: file:line: severity: message)
@@ -229,8 +226,7 @@ std::vector<Diagnostic> parse_nvrtc_log(std::string_view log, Anchor anchor) {
       int user_line = 0;
       for (std::size_t j = i + 1; j < lines.size(); ++j) {
         const std::string_view next = lines[j];
-        if (next.find("): error") != std::string_view::npos ||
-            next.find("): warning") != std::string_view::npos ||
+        if (next.find("): error") != std::string_view::npos || next.find("): warning") != std::string_view::npos ||
             next.find("): catastrophic error") != std::string_view::npos)
           break;
         const std::string of_user = " of " + std::string(kUserFile);

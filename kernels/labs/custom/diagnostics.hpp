@@ -56,8 +56,8 @@ struct Anchor {
 std::string tidy_host_message(std::string_view message);
 
 // GCC/Clang text diagnostics ("file:line:col: error: message", -fno-diagnostics-show-caret).
-std::vector<Diagnostic> parse_host_compiler_log(std::string_view log, std::string_view origin,
-                                                const ColumnMap& columns, Anchor anchor);
+std::vector<Diagnostic> parse_host_compiler_log(std::string_view log, std::string_view origin, const ColumnMap& columns,
+                                                Anchor anchor);
 
 // NVRTC's log: "file(line): error: message" followed by the source line and a caret line; the
 // column is the caret's.

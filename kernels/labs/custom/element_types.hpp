@@ -12,10 +12,10 @@
 namespace bs::custom {
 
 struct ElementSpelling {
-  std::string_view bits;      // UserParam::bits, or "" for a plain C type
-  std::string_view type;      // the form's UserParam::type
+  std::string_view bits;                    // UserParam::bits, or "" for a plain C type
+  std::string_view type;                    // the form's UserParam::type
   std::vector<std::string_view> spellings;  // normalised element types a kernel may write
-  std::string_view what;      // for messages: "BF16"
+  std::string_view what;                    // for messages: "BF16"
 };
 
 inline const std::vector<ElementSpelling>& element_spellings() {
@@ -49,8 +49,8 @@ inline std::string other_meaning(std::string_view t, const lab::UserParam& f) {
   const ElementSpelling* mine = element_spelling(f);
   if (!mine || mine->bits.empty()) return {};
   for (const ElementSpelling& e : element_spellings())
-    if (&e != mine && !e.bits.empty() &&
-        std::find(e.spellings.begin(), e.spellings.end(), t) != e.spellings.end() && t != f.type)
+    if (&e != mine && !e.bits.empty() && std::find(e.spellings.begin(), e.spellings.end(), t) != e.spellings.end() &&
+        t != f.type)
       return std::string(t) + " is " + std::string(e.what) + ", this parameter holds " + std::string(mine->what) +
              " numbers (write " + std::string(mine->spellings[2]) + "* or " + f.type + "*)";
   return {};

@@ -15,9 +15,11 @@ constexpr const char* kUnit = "unit.cpp";
 Result<CountingObject> build_counting_object(const toolchain::HostCompiler& compiler, std::string_view unit_text,
                                              std::string_view user_source, double time_limit_s) {
   if (!compiler.gcc)
-    return Status::failure("counting executions per line on the CPU needs GCC's coverage counters and gcov; "
-                           "the kernels here are compiled with " + compiler.name,
-                           "set BLOCKSCOPE_CXX=g++ (and install g++) to count lines", "line counts");
+    return Status::failure(
+        "counting executions per line on the CPU needs GCC's coverage counters and gcov; "
+        "the kernels here are compiled with " +
+            compiler.name,
+        "set BLOCKSCOPE_CXX=g++ (and install g++) to count lines", "line counts");
   CountingObject o;
   o.gcov = toolchain::gcov_for(compiler);
   if (o.gcov.empty())
@@ -54,22 +56,20 @@ void clear_line_counts(const CountingObject& object) {
 Result<LineProfile> read_line_counts(const CountingObject& object, double time_limit_s) {
   std::error_code ec;
   if (!std::filesystem::exists(object.dir / "unit.gcda", ec))
-    return Status::failure("the counted launch wrote no counters (" + (object.dir / "unit.gcda").string() + ")",
-                           "", "gcov", "line_counts");
+    return Status::failure("the counted launch wrote no counters (" + (object.dir / "unit.gcda").string() + ")", "",
+                           "gcov", "line_counts");
   toolchain::CommandOptions in_dir;
   in_dir.cwd = object.dir;
   in_dir.output_limit = std::size_t{16} << 20;
   auto r = toolchain::run_command({object.gcov.string(), "-t", "-o", ".", kUnit}, time_limit_s, in_dir);
   if (!r) return r.status();
   if (r->timed_out || !r->exit.exited || r->exit.code != 0)
-    return Status::failure("gcov could not read the counters: " + r->output.substr(0, 2000), "", "gcov",
-                           "line_counts");
+    return Status::failure("gcov could not read the counters: " + r->output.substr(0, 2000), "", "gcov", "line_counts");
   auto lines = toolchain::parse_gcov_text(r->output, kUserFile);
   if (!lines) return lines.status();
   LineProfile p;
   p.measure = LineMeasure::Executions;
-  p.measure_note = "executions per line on the CPU simulator, every thread's added up (" + object.compiler +
-                   ", gcov)";
+  p.measure_note = "executions per line on the CPU simulator, every thread's added up (" + object.compiler + ", gcov)";
   p.lines = std::move(*lines);
   for (const LineSamples& l : p.lines) p.total_samples += l.samples;
   p.launches = 1;

@@ -37,7 +37,7 @@ struct InfoHead {
 };
 struct Info {
   InfoHead head;
-  std::string cuda_message;   // why the GPU is not usable
+  std::string cuda_message;  // why the GPU is not usable
   std::string device_name;
   std::string nvrtc_message;  // why NVRTC is not usable, or which library was loaded
 };
@@ -81,9 +81,9 @@ struct BufferDesc {
   std::int64_t count = 0;              // elements
   std::uint32_t elem_size = 1;
   std::uint32_t is_output = 0;
-  std::uint8_t fill = 0;               // outputs: the byte every element starts from
-  std::uint32_t has_owners = 0;        // outputs: owners[count] (u32) at owners_offset
-  std::uint64_t owners_offset = 0;     // bytes into the output region
+  std::uint8_t fill = 0;            // outputs: the byte every element starts from
+  std::uint32_t has_owners = 0;     // outputs: owners[count] (u32) at owners_offset
+  std::uint64_t owners_offset = 0;  // bytes into the output region
 };
 struct SetProblemHead {
   std::uint32_t nbuffers = 0;
@@ -115,7 +115,7 @@ struct OutOfBounds {
   std::uint32_t valid = 0;
   std::int32_t buffer = -1;  // pointer argument index
   std::int64_t index = 0, count = 0;
-  std::int32_t access = 0;   // BS_ACCESS_* of custom_abi.h
+  std::int32_t access = 0;  // BS_ACCESS_* of custom_abi.h
   std::uint32_t block[3] = {}, thread[3] = {};
 };
 
@@ -332,12 +332,12 @@ struct RecordSharedHead {
 };
 struct SharedAccessRow {
   std::uint32_t lane = 0;
-  std::uint32_t index = 0;       // the lane's count of shared accesses before this one
-  std::int64_t offset = 0;       // bytes from the block's shared base (the runner's layout)
+  std::uint32_t index = 0;  // the lane's count of shared accesses before this one
+  std::int64_t offset = 0;  // bytes from the block's shared base (the runner's layout)
   std::uint32_t bytes = 4;
   std::uint32_t write = 0;
-  std::uint64_t pc = 0;          // the access's address in the recording build, from its load base
-  std::int32_t variable = -1;    // index into SharedRecorded::variables
+  std::uint64_t pc = 0;        // the access's address in the recording build, from its load base
+  std::int32_t variable = -1;  // index into SharedRecorded::variables
   std::uint32_t pad = 0;
 };
 struct SharedVariableRow {
@@ -346,8 +346,8 @@ struct SharedVariableRow {
 };
 struct SharedRecordedHead {
   std::uint32_t ok = 0;
-  std::uint32_t truncated = 0;   // a lane made more than max_per_lane accesses
-  std::uint32_t lanes = 0;       // lanes the warp has in this block
+  std::uint32_t truncated = 0;  // a lane made more than max_per_lane accesses
+  std::uint32_t lanes = 0;      // lanes the warp has in this block
   std::uint32_t pad = 0;
 };
 struct SharedRecorded {

@@ -35,8 +35,7 @@ Result<Problem> Problem::create(lab::UserProblem p) {
                            "is /dev/shm or memory full?", "ftruncate");
   void* m = mmap(nullptr, d->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, d->memfd, 0);
   if (m == MAP_FAILED)
-    return Status::failure(std::string("cannot map the problem's shared memory: ") + std::strerror(errno), "",
-                           "mmap");
+    return Status::failure(std::string("cannot map the problem's shared memory: ") + std::strerror(errno), "", "mmap");
   d->map = static_cast<unsigned char*>(m);
   for (std::size_t i = 0; i < p.inputs.size(); ++i)
     if (!p.inputs[i].empty()) std::memcpy(d->map + d->inputs[i].offset, p.inputs[i].data(), p.inputs[i].size());

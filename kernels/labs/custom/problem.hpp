@@ -23,7 +23,7 @@ class Problem {
   // Moves the inputs of `p` into shared memory.
   static Result<Problem> create(lab::UserProblem p);
 
-  const std::string& form() const;  // the form it was packed for
+  const std::string& form() const;       // the form it was packed for
   const lab::UserProblem& spec() const;  // what the lab packed, its inputs moved out
   std::string summary() const;
 

@@ -9,7 +9,7 @@
 namespace bs::custom::wire {
 namespace {
 
-constexpr std::uint32_t kMagic = 0x524b5342;  // "BSKR"
+constexpr std::uint32_t kMagic = 0x524b5342;       // "BSKR"
 constexpr std::uint64_t kMaxPayload = 1ull << 32;  // a cubin or a schedule, never more
 
 struct Header {
@@ -26,8 +26,7 @@ Status wait_readable(int socket, std::optional<Clock::time_point> deadline) {
   for (;;) {
     int ms = -1;
     if (deadline) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
       if (left <= 0) return timeout();
       ms = static_cast<int>(std::min<long long>(left, 60'000));
     }
@@ -122,8 +121,7 @@ Status send(int socket, Msg type, const std::string& payload, const std::vector<
     const ssize_t r = sendmsg(socket, &msg, MSG_NOSIGNAL);
     if (r < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
-      return Status::failure("the kernel runner is gone (the connection broke)", "", "sendmsg",
-                             "closed");
+      return Status::failure("the kernel runner is gone (the connection broke)", "", "sendmsg", "closed");
     }
     fds_sent = true;
     sent += static_cast<std::size_t>(r);

@@ -34,7 +34,8 @@ using Clock = std::chrono::steady_clock;
 namespace bs::custom::wire {
 
 // 5: ProfileCounters (the range profiler's counters of one launch, counters_wire.hpp, issue 32);
-// 4: RecordShared (one warp's shared-memory accesses, for the bank view); 3: SampleLines (stall samples per source line of the loaded kernel); 2: one launch per request (Launch, FlushL2, Fetch), the parent's timing policy; 1 and before:
+// 4: RecordShared (one warp's shared-memory accesses, for the bank view); 3: SampleLines (stall samples per source line
+// of the loaded kernel); 2: one launch per request (Launch, FlushL2, Fetch), the parent's timing policy; 1 and before:
 // the runner's own repeat loop (Run).
 inline constexpr std::uint32_t kProtocolVersion = 5;
 
@@ -43,18 +44,18 @@ enum class Msg : std::uint32_t {
   Info,        // runner: its protocol version, backend, device, limits, NVRTC
   CompileGpu,  // parent: NVRTC this unit, load it -> Compiled
   Compiled,
-  LoadGpu,     // parent: load this cubin/PTX -> Loaded
-  LoadCpu,     // parent: dlopen this shared object -> Loaded
+  LoadGpu,  // parent: load this cubin/PTX -> Loaded
+  LoadCpu,  // parent: dlopen this shared object -> Loaded
   Loaded,
   SetProblem,  // parent: buffers in the passed memfds -> Ack
   Ack,
-  Launch,      // parent: one launch (timed, or the untimed one that records) -> Launched
+  Launch,  // parent: one launch (timed, or the untimed one that records) -> Launched
   Launched,
-  FlushL2,     // parent: overwrite the L2 before the next timed launch -> Ack (GPU)
-  Fetch,       // parent: the outputs into the shared output memory -> Ack
-  SampleLines, // parent: sample launches per source line (GPU: CUPTI PC sampling) -> Lines
+  FlushL2,      // parent: overwrite the L2 before the next timed launch -> Ack (GPU)
+  Fetch,        // parent: the outputs into the shared output memory -> Ack
+  SampleLines,  // parent: sample launches per source line (GPU: CUPTI PC sampling) -> Lines
   Lines,
-  RecordShared,    // parent: one block of the recording build, one warp's shared accesses -> SharedRecorded
+  RecordShared,  // parent: one block of the recording build, one warp's shared accesses -> SharedRecorded
   SharedRecorded,
   ProfileCounters,  // parent: one launch profiled by the range profiler (GPU) -> Counters
   Counters,

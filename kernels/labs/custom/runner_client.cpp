@@ -24,14 +24,12 @@ Clock::time_point after(double seconds) {
 Result<std::filesystem::path> find_runner(const std::filesystem::path& option) {
   const auto s = toolchain::find_helper(kRunnerName, option, "BLOCKSCOPE_KERNEL_RUNNER", BS_RUNNER_BUILD_PATH);
   if (!s.found.empty()) return s.found;
-  return Status::failure(std::string("user kernels cannot run: ") + kRunnerName + " was not found (looked at " +
-                             s.looked_at + ")",
-                         "install it next to blockscope, or set BLOCKSCOPE_KERNEL_RUNNER to its path", "find_runner",
-                         "no_runner");
+  return Status::failure(
+      std::string("user kernels cannot run: ") + kRunnerName + " was not found (looked at " + s.looked_at + ")",
+      "install it next to blockscope, or set BLOCKSCOPE_KERNEL_RUNNER to its path", "find_runner", "no_runner");
 }
 
-Result<std::unique_ptr<RunnerProcess>> RunnerProcess::start(const std::filesystem::path& exe,
-                                                            wire::Backend backend,
+Result<std::unique_ptr<RunnerProcess>> RunnerProcess::start(const std::filesystem::path& exe, wire::Backend backend,
                                                             int cuda_device) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
@@ -60,21 +58,19 @@ bool RunnerProcess::alive() { return child_.running(); }
 
 void RunnerProcess::kill() { child_.kill(); }
 
-Result<wire::Frame> RunnerProcess::call(wire::Msg request, const std::string& payload,
-                                        wire::Msg answer, double step_limit_s,
-                                        const std::vector<int>& fds) {
+Result<wire::Frame> RunnerProcess::call(wire::Msg request, const std::string& payload, wire::Msg answer,
+                                        double step_limit_s, const std::vector<int>& fds) {
   if (!info_ && request != wire::Msg::Hello)
     if (auto i = info(std::max(step_limit_s, 10.0)); !i) return i.status();
   return exchange(request, payload, answer, step_limit_s, fds);
 }
 
-Result<wire::Frame> RunnerProcess::exchange(wire::Msg request, const std::string& payload,
-                                            wire::Msg answer, double step_limit_s,
-                                            const std::vector<int>& fds) {
+Result<wire::Frame> RunnerProcess::exchange(wire::Msg request, const std::string& payload, wire::Msg answer,
+                                            double step_limit_s, const std::vector<int>& fds) {
   auto died = [&](const std::string& doing) {
     const toolchain::ExitInfo e = child_.wait();
-    return Status::failure("the kernel runner died " + doing + ": it " + e.describe(), "",
-                           wire::to_string(request), "died");
+    return Status::failure("the kernel runner died " + doing + ": it " + e.describe(), "", wire::to_string(request),
+                           "died");
   };
   if (!child_.running()) return died("before the request");
   if (Status s = wire::send(socket_, request, payload, fds); !s) return died("(it stopped reading)");
@@ -82,16 +78,16 @@ Result<wire::Frame> RunnerProcess::exchange(wire::Msg request, const std::string
   if (!frame) {
     if (frame.status().code == "timeout") {
       child_.kill();
-      return Status::failure("no answer within " + std::to_string(step_limit_s) + " s", "",
-                             wire::to_string(request), "timeout");
+      return Status::failure("no answer within " + std::to_string(step_limit_s) + " s", "", wire::to_string(request),
+                             "timeout");
     }
     return died("while working");
   }
   if (frame->type != answer) {
     child_.kill();
-    return Status::failure(std::string("the kernel runner answered ") + wire::to_string(frame->type) +
-                               " to " + wire::to_string(request),
-                           "", wire::to_string(request), "protocol");
+    return Status::failure(
+        std::string("the kernel runner answered ") + wire::to_string(frame->type) + " to " + wire::to_string(request),
+        "", wire::to_string(request), "protocol");
   }
   return frame;
 }

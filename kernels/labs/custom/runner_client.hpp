@@ -21,8 +21,8 @@ namespace bs::custom {
 
 class RunnerProcess {
  public:
-  static Result<std::unique_ptr<RunnerProcess>> start(const std::filesystem::path& exe,
-                                                      wire::Backend backend, int cuda_device);
+  static Result<std::unique_ptr<RunnerProcess>> start(const std::filesystem::path& exe, wire::Backend backend,
+                                                      int cuda_device);
   ~RunnerProcess();
   RunnerProcess(const RunnerProcess&) = delete;
   RunnerProcess& operator=(const RunnerProcess&) = delete;
@@ -31,8 +31,8 @@ class RunnerProcess {
   // "timeout" (the runner was killed: it did not answer within `step_limit_s`), "died" (it ended;
   // the message says how, e.g. "killed by signal 11 (SIGSEGV, ...)") or "protocol" (a runner of
   // another protocol version, or a malformed answer).
-  Result<wire::Frame> call(wire::Msg request, const std::string& payload, wire::Msg answer,
-                           double step_limit_s, const std::vector<int>& fds = {});
+  Result<wire::Frame> call(wire::Msg request, const std::string& payload, wire::Msg answer, double step_limit_s,
+                           const std::vector<int>& fds = {});
 
   bool alive();
   void kill();
@@ -46,8 +46,8 @@ class RunnerProcess {
  private:
   RunnerProcess(toolchain::ChildProcess child, int socket, wire::Backend backend, std::filesystem::path exe)
       : child_(std::move(child)), socket_(socket), backend_(backend), exe_(std::move(exe)) {}
-  Result<wire::Frame> exchange(wire::Msg request, const std::string& payload, wire::Msg answer,
-                               double step_limit_s, const std::vector<int>& fds);
+  Result<wire::Frame> exchange(wire::Msg request, const std::string& payload, wire::Msg answer, double step_limit_s,
+                               const std::vector<int>& fds);
   toolchain::ChildProcess child_;
   int socket_ = -1;
   wire::Backend backend_;

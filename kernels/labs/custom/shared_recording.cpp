@@ -1,6 +1,5 @@
 #include "labs/custom/shared_recording.hpp"
 
-
 #include <cstdio>
 #include <mutex>
 #include <set>
@@ -97,9 +96,10 @@ Result<RecordingObject> build_recording_object(const toolchain::HostCompiler& co
   RecordingObject o;
   o.addr2line = addr2line_for(compiler);
   if (o.addr2line.empty())
-    return Status::failure("recording shared-memory accesses needs addr2line (to name each access's line), which "
-                           "is not installed",
-                           "install binutils (Debian: apt install binutils)", "shared recording");
+    return Status::failure(
+        "recording shared-memory accesses needs addr2line (to name each access's line), which "
+        "is not installed",
+        "install binutils (Debian: apt install binutils)", "shared recording");
   // Compiled with the instrumentation, linked without its runtime (the hooks stand in for it): a
   // link with -fsanitize=thread would pull in libtsan, which cannot be loaded into a process that
   // did not start with it. DWARF 4: binutils 2.40's addr2line names some DWARF 5 line entries by
@@ -123,9 +123,7 @@ Result<RecordingObject> build_recording_object(const toolchain::HostCompiler& co
   return o;
 }
 
-void remove_recording_object(const RecordingObject& object) {
-  toolchain::remove_folder(object.dir);
-}
+void remove_recording_object(const RecordingObject& object) { toolchain::remove_folder(object.dir); }
 
 Result<std::map<unsigned long long, SourceLine>> lines_of_pcs(const RecordingObject& object,
                                                               const std::vector<unsigned long long>& pcs,

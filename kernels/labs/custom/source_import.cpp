@@ -68,7 +68,7 @@ struct Tok {
   std::string text;  // a name or operator
   StrVal str;        // a string literal's value
   int line = 0;
-  int col = 0;       // 0: the token starts its line (a statement not inside a def)
+  int col = 0;  // 0: the token starts its line (a statement not inside a def)
 };
 
 struct PyError {
@@ -107,7 +107,10 @@ std::string unescape(std::string_view s) {
           out += "\\x";
         }
         break;
-      default: out += '\\'; out += e; break;
+      default:
+        out += '\\';
+        out += e;
+        break;
     }
   }
   return out;
@@ -117,11 +120,14 @@ std::variant<std::vector<Tok>, PyError> tokenize(std::string_view s) {
   std::vector<Tok> toks;
   int line = 1, depth = 0;
   std::size_t i = 0, line_start = 0;
-  auto op = [&](std::string t) { toks.push_back({Tok::K::Op, std::move(t), {}, line, static_cast<int>(i - line_start)}); };
+  auto op = [&](std::string t) {
+    toks.push_back({Tok::K::Op, std::move(t), {}, line, static_cast<int>(i - line_start)});
+  };
   while (i < s.size()) {
     const char c = s[i];
     if (c == '\n') {
-      if (depth == 0 && !toks.empty() && toks.back().k != Tok::K::Newline) toks.push_back({Tok::K::Newline, "", {}, line});
+      if (depth == 0 && !toks.empty() && toks.back().k != Tok::K::Newline)
+        toks.push_back({Tok::K::Newline, "", {}, line});
       ++line;
       ++i;
       line_start = i;
@@ -366,7 +372,7 @@ struct Wrapper {
 struct PyScan {
   Env env;
   std::map<std::string, Wrapper> wrappers;
-  std::string def_name;                 // the def whose body the statements are in ("" at top level)
+  std::string def_name;  // the def whose body the statements are in ("" at top level)
   std::vector<std::string> def_params;
   std::vector<Found> from_calls;
   std::vector<Found> fallback;  // strings holding __global__
@@ -392,7 +398,8 @@ void scan_python(std::string_view code, int cell, PyScan& scan) {
     if (t[e].k != Tok::K::Newline) continue;
     // The statement [b, e): a def, calls inside it, then an assignment.
     if (b < e && t[b].col == 0) scan.def_name.clear();
-    if (e - b >= 3 && t[b].k == Tok::K::Name && t[b].text == "def" && t[b + 1].k == Tok::K::Name && is_op(t[b + 2], "(")) {
+    if (e - b >= 3 && t[b].k == Tok::K::Name && t[b].text == "def" && t[b + 1].k == Tok::K::Name &&
+        is_op(t[b + 2], "(")) {
       scan.def_name = t[b + 1].text;
       scan.def_params.clear();
       for (const Arg& a : call_args(t, b + 2, close_of(t, b + 2, e)))
@@ -420,7 +427,8 @@ void scan_python(std::string_view code, int cell, PyScan& scan) {
           scan.notes.push_back(at + ": the source passed to " + f + "() is built in a way blockscope does not follow");
           continue;
         }
-        for (StrVal& sv : *v) scan.from_calls.push_back({std::move(sv), cell, "load_inline's cuda_sources, through " + f + "()", ""});
+        for (StrVal& sv : *v)
+          scan.from_calls.push_back({std::move(sv), cell, "load_inline's cuda_sources, through " + f + "()", ""});
         continue;
       }
       if (f == "load") {
@@ -433,7 +441,7 @@ void scan_python(std::string_view code, int cell, PyScan& scan) {
         }
         continue;
       }
-      const Arg* a = f == "load_inline" ? find_arg(args, "cuda_sources", 2)
+      const Arg* a = f == "load_inline"    ? find_arg(args, "cuda_sources", 2)
                      : f == "SourceModule" ? find_arg(args, "source", 0)
                                            : find_arg(args, "code", 0);
       const std::string how = f == "load_inline" ? "load_inline's cuda_sources" : f + "'s code";
@@ -467,7 +475,8 @@ void scan_python(std::string_view code, int cell, PyScan& scan) {
           if (auto nv = eval_string(t, n->b, n->e, scan.env)) entry = nv->text;
       for (StrVal& s : *v) {
         if (s.fstring)
-          scan.notes.push_back(at + ": " + how + " is an f-string: taken literally ({{ as {), its {expressions} "
+          scan.notes.push_back(at + ": " + how +
+                               " is an f-string: taken literally ({{ as {), its {expressions} "
                                "are not evaluated");
         scan.from_calls.push_back({std::move(s), cell, how, entry});
       }
@@ -477,7 +486,8 @@ void scan_python(std::string_view code, int cell, PyScan& scan) {
       auto v = eval(t, b + 2, e, scan.env);
       if (is_op(t[b + 1], "+=")) {
         auto it = scan.env.find(t[b].text);
-        if (v && v->size() == 1 && it != scan.env.end() && it->second.size() == 1) it->second.front().append(v->front());
+        if (v && v->size() == 1 && it != scan.env.end() && it->second.size() == 1)
+          it->second.front().append(v->front());
         else scan.env.erase(t[b].text);
       } else if (v) {
         scan.env[t[b].text] = std::move(*v);
@@ -766,8 +776,8 @@ void extract_kernels(const Found& f, std::string_view file, std::vector<Imported
           const std::string h = it.name.size() > 2 ? it.name.substr(1, it.name.size() - 2) : it.name;
           take = device_header(h);
           if (!take)
-            why = names_torch(h) || h.find("torch") != std::string::npos || h.find("ATen") == 0 ||
-                          h.find("c10") == 0 || h.find("pybind11") == 0
+            why = names_torch(h) || h.find("torch") != std::string::npos || h.find("ATen") == 0 || h.find("c10") == 0 ||
+                          h.find("pybind11") == 0
                       ? "PyTorch's header: host code only"
                       : "a host header (device code needs none: printf is built in)";
           break;
@@ -780,7 +790,10 @@ void extract_kernels(const Found& f, std::string_view file, std::vector<Imported
         case Item::Kind::Kernel:
           if (j != k) continue;  // another kernel: a tab of its own, not a note
           break;
-        case Item::Kind::Directive: why = "a directive blockscope does not carry over"; take = false; break;
+        case Item::Kind::Directive:
+          why = "a directive blockscope does not carry over";
+          take = false;
+          break;
         default:
           if (!take) why = "the kernel does not use it";
       }
@@ -795,7 +808,8 @@ void extract_kernels(const Found& f, std::string_view file, std::vector<Imported
       body += text;
       last_directive = directive;
     }
-    ik.source = "// " + kernel.name + ": from " + std::string(file) + ", " + ik.origin + " (" + f.how + ")\n" + body + "\n";
+    ik.source =
+        "// " + kernel.name + ": from " + std::string(file) + ", " + ik.origin + " (" + f.how + ")\n" + body + "\n";
     if (!f.entry_name.empty() && f.entry_name != kernel.name)
       ik.notes.push_back("CuPy launches " + f.entry_name + " from this source, not this kernel");
     if (f.value.fstring) ik.notes.push_back("from an f-string: taken literally");
@@ -815,11 +829,12 @@ void extract_kernels(const Found& f, std::string_view file, std::vector<Imported
 // ---------------------------------------------------------------------------------------------
 
 Status no_cuda(std::string_view file, const ImportResult& r) {
-  std::string hint = "blockscope looks for load_inline(cuda_sources=...), CuPy's RawKernel/RawModule and any string "
-                     "holding __global__";
+  std::string hint =
+      "blockscope looks for load_inline(cuda_sources=...), CuPy's RawKernel/RawModule and any string "
+      "holding __global__";
   if (!r.notes.empty()) hint += "; " + r.notes.front();
-  return Status::failure(std::string(file) + " holds no CUDA kernel (no __global__ function in its Python strings)", hint,
-                         "import");
+  return Status::failure(std::string(file) + " holds no CUDA kernel (no __global__ function in its Python strings)",
+                         hint, "import");
 }
 
 void add_found(const std::vector<Found>& found, std::string_view file, ImportResult& r) {
@@ -854,8 +869,11 @@ Result<ImportResult> import_kernel_sources(std::string_view bytes, std::string_v
     cuda_cells.push_back({StrVal{std::string(bytes), {{0, 1}}, false}, 0, "the file", ""});
   } else if (ext == ".ipynb") {
     auto doc = toolchain::parse_json(bytes);
-    if (!doc) return Status::failure(file + " is not JSON: " + doc.status().message, "a notebook is a JSON file: is it "
-                                     "saved completely?", "import");
+    if (!doc)
+      return Status::failure(file + " is not JSON: " + doc.status().message,
+                             "a notebook is a JSON file: is it "
+                             "saved completely?",
+                             "import");
     const toolchain::JsonValue& cells = doc->at("cells");
     if (!cells.is_array())
       return Status::failure(file + " is JSON but not a Jupyter notebook (it has no \"cells\" list)", "", "import");
@@ -872,7 +890,8 @@ Result<ImportResult> import_kernel_sources(std::string_view bytes, std::string_v
       if (first.rfind("%%", 0) == 0) {
         const std::string magic = trim(first);
         const std::string ext_of = lower_ext(fs::path(magic.substr(magic.find_last_of(' ') + 1)));
-        if (magic.rfind("%%cuda", 0) == 0 || (magic.rfind("%%writefile", 0) == 0 && (ext_of == ".cu" || ext_of == ".cuh"))) {
+        if (magic.rfind("%%cuda", 0) == 0 ||
+            (magic.rfind("%%writefile", 0) == 0 && (ext_of == ".cu" || ext_of == ".cuh"))) {
           const std::size_t nl = code.find('\n');
           const std::string body = nl == std::string::npos ? std::string() : code.substr(nl + 1);
           cuda_cells.push_back({StrVal{body, {{0, 2}}, false}, n, magic.substr(0, magic.find(' ')) + " cell", ""});
@@ -904,8 +923,9 @@ Result<ImportResult> import_kernel_sources(std::string_view bytes, std::string_v
   add_found(scan.from_calls, file, r);
   if (r.kernels.empty() && !scan.fallback.empty()) {
     if (!scan.from_calls.empty())
-      r.notes.push_back("the sources passed to load_inline or CuPy hold no __global__ kernel: the strings holding "
-                        "__global__ are used instead");
+      r.notes.push_back(
+          "the sources passed to load_inline or CuPy hold no __global__ kernel: the strings holding "
+          "__global__ are used instead");
     add_found(scan.fallback, file, r);
   }
   if (r.kernels.empty()) return no_cuda(file, r);
@@ -919,10 +939,12 @@ Result<ImportResult> import_kernel_file(const fs::path& path) {
   const auto size = fs::file_size(path, ec);
   if (ec) return Status::failure("cannot open " + path.string() + ": " + ec.message(), "", "import");
   if (size > kMaxImportFileBytes)
-    return Status::failure(name + " is " + std::to_string(size >> 20) + " MiB: more than blockscope reads for kernels "
-                               "(the limit is " + std::to_string(kMaxImportFileBytes >> 20) + " MiB)",
-                           "clear the notebook's outputs (Edit > Clear All Outputs) or copy the kernel's cell into a .cu file",
-                           "import");
+    return Status::failure(
+        name + " is " + std::to_string(size >> 20) +
+            " MiB: more than blockscope reads for kernels "
+            "(the limit is " +
+            std::to_string(kMaxImportFileBytes >> 20) + " MiB)",
+        "clear the notebook's outputs (Edit > Clear All Outputs) or copy the kernel's cell into a .cu file", "import");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::failure("cannot read " + path.string(), "check its permissions", "import");
   std::string bytes;

@@ -40,13 +40,13 @@ namespace bs::custom {
 inline constexpr std::size_t kMaxImportFileBytes = 16u << 20;
 
 struct ImportedKernel {
-  std::string name;    // the __global__ function's name
-  std::string source;  // standalone CUDA: what it uses, in the order the file had it
-  std::string origin;  // "cell 4, line 12" (a notebook), "line 30" (.py); empty for a .cu
-  int cell = 0;        // 1-based among the notebook's cells; 0 for a .py or .cu
-  int line = 0;        // 1-based, in the cell (or file), of the kernel's signature
+  std::string name;                // the __global__ function's name
+  std::string source;              // standalone CUDA: what it uses, in the order the file had it
+  std::string origin;              // "cell 4, line 12" (a notebook), "line 30" (.py); empty for a .cu
+  int cell = 0;                    // 1-based among the notebook's cells; 0 for a .py or .cu
+  int line = 0;                    // 1-based, in the cell (or file), of the kernel's signature
   std::vector<std::string> notes;  // what was left out and why
-  std::string error;   // non-empty: the kernel cannot compile as it is (torch in device code)
+  std::string error;               // non-empty: the kernel cannot compile as it is (torch in device code)
 };
 
 struct ImportResult {

@@ -52,8 +52,7 @@ class LineIndex {
   SourcePos at(std::size_t offset) const {
     const auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
     const std::size_t line = static_cast<std::size_t>(it - starts_.begin());  // 1-based
-    return SourcePos{static_cast<int>(line), static_cast<int>(offset - starts_[line - 1] + 1),
-                     offset};
+    return SourcePos{static_cast<int>(line), static_cast<int>(offset - starts_[line - 1] + 1), offset};
   }
 
  private:
@@ -61,8 +60,8 @@ class LineIndex {
 };
 
 bool is_qualifier(std::string_view t) {
-  return t == "const" || t == "volatile" || t == "__restrict__" || t == "__restrict" ||
-         t == "restrict" || t == "__grid_constant__";
+  return t == "const" || t == "volatile" || t == "__restrict__" || t == "__restrict" || t == "restrict" ||
+         t == "__grid_constant__";
 }
 
 std::string normalise_type(const std::vector<std::string_view>& words) {
@@ -87,28 +86,29 @@ bool is_collective_word(std::string_view w) {
   static constexpr std::string_view kPrefixes[] = {"__syncthreads", "__shfl", "__reduce_", "__match_"};
   for (std::string_view p : kPrefixes)
     if (w.starts_with(p)) return true;
-  static constexpr std::string_view kWords[] = {
-      "__syncwarp", "__ballot_sync", "__any_sync", "__all_sync", "__uni_sync", "wmma", "nvcuda",
-      "load_matrix_sync", "store_matrix_sync", "mma_sync", "cooperative_groups", "this_thread_block",
-      "tiled_partition", "thread_block_tile"};
+  static constexpr std::string_view kWords[] = {"__syncwarp",      "__ballot_sync",      "__any_sync",
+                                                "__all_sync",      "__uni_sync",         "wmma",
+                                                "nvcuda",          "load_matrix_sync",   "store_matrix_sync",
+                                                "mma_sync",        "cooperative_groups", "this_thread_block",
+                                                "tiled_partition", "thread_block_tile"};
   return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
 }
 
 bool is_integer_type(std::string_view t) {
   static constexpr std::string_view kInts[] = {
-      "int", "unsigned", "long", "unsigned long", "long long", "unsigned long long", "size_t",
-      "int32_t", "uint32_t", "int64_t", "uint64_t"};
+      "int",    "unsigned", "long",     "unsigned long", "long long", "unsigned long long",
+      "size_t", "int32_t",  "uint32_t", "int64_t",       "uint64_t"};
   return std::find(std::begin(kInts), std::end(kInts), t) != std::end(kInts);
 }
 
 bool is_builtin_type_word(std::string_view w) {
-  return w == "int" || w == "char" || w == "long" || w == "short" || w == "float" ||
-         w == "double" || w == "unsigned" || w == "signed" || w == "bool" || w == "void";
+  return w == "int" || w == "char" || w == "long" || w == "short" || w == "float" || w == "double" || w == "unsigned" ||
+         w == "signed" || w == "bool" || w == "void";
 }
 
 // One parameter from its byte range [begin, end) of the blanked code.
-KernelParam parse_param(std::string_view code, std::string_view source, std::size_t begin,
-                        std::size_t end, const LineIndex& lines) {
+KernelParam parse_param(std::string_view code, std::string_view source, std::size_t begin, std::size_t end,
+                        const LineIndex& lines) {
   KernelParam p;
   while (begin < end && std::isspace(static_cast<unsigned char>(code[begin]))) ++begin;
   while (end > begin && std::isspace(static_cast<unsigned char>(code[end - 1]))) --end;
@@ -209,7 +209,8 @@ std::string mismatch_detail(const Candidate& c, const lab::UserForm& s) {
     if (s.params[i].role == Role::Output && c.params[i].is_const) out += " (not const: it is written)";
     if (s.params[i].role == Role::Int) out += " (or another integer type)";
     if (const std::string why = other_meaning(c.params[i].type, s.params[i]); !why.empty()) out += " (" + why + ")";
-    else if (const ElementSpelling* e = element_spelling(s.params[i]); e && e->spellings.size() > 1 && s.params[i].pointer())
+    else if (const ElementSpelling* e = element_spelling(s.params[i]);
+             e && e->spellings.size() > 1 && s.params[i].pointer())
       out += " (or " + std::string(e->spellings[e->spellings.size() > 2 ? 2 : 1]) + "*: the same bytes)";
   }
   return out;
@@ -316,8 +317,8 @@ ParseResult parse_kernel_source(std::string_view source, std::span<const lab::Us
     while (u < toks.size()) {
       const std::string_view x = toks[u].text;
       if (x == ";" || x == "{" || x == "}") break;
-      if (x == "__launch_bounds__" || x == "__attribute__" || x == "__align__" ||
-          x == "__declspec" || x == "__maxnreg__") {
+      if (x == "__launch_bounds__" || x == "__attribute__" || x == "__align__" || x == "__declspec" ||
+          x == "__maxnreg__") {
         // skip its balanced parentheses
         ++u;
         int depth = 0;
@@ -368,8 +369,7 @@ ParseResult parse_kernel_source(std::string_view source, std::span<const lab::Us
   }
 
   if (candidates.empty()) {
-    error_at(SourcePos{},
-             "no `__global__` kernel found. This lab accepts:\n" + lab::describe_forms(accepted));
+    error_at(SourcePos{}, "no `__global__` kernel found. This lab accepts:\n" + lab::describe_forms(accepted));
     return result;
   }
 
@@ -377,8 +377,8 @@ ParseResult parse_kernel_source(std::string_view source, std::span<const lab::Us
   for (const Candidate& c : candidates)
     if (want.empty() || c.name == want) pool.push_back(&c);
   if (pool.empty()) {
-    error_at(candidates.front().pos, "no `__global__` kernel named `" + std::string(want) +
-                                         "`; found `" + candidates.front().name + "`");
+    error_at(candidates.front().pos,
+             "no `__global__` kernel named `" + std::string(want) + "`; found `" + candidates.front().name + "`");
     return result;
   }
 
@@ -419,9 +419,8 @@ ParseResult parse_kernel_source(std::string_view source, std::span<const lab::Us
                         lab::describe_forms(accepted));
     return result;
   }
-  std::string msg = "`" + c.name + "` takes " + std::to_string(c.params.size()) +
-                    " parameter" + (c.params.size() == 1 ? "" : "s") +
-                    " that do not match a kernel this lab can launch.";
+  std::string msg = "`" + c.name + "` takes " + std::to_string(c.params.size()) + " parameter" +
+                    (c.params.size() == 1 ? "" : "s") + " that do not match a kernel this lab can launch.";
   for (const lab::UserForm& f : accepted)
     if (f.params.size() == c.params.size()) {
       msg += " As " + f.id + ": " + mismatch_detail(c, f) + ".";

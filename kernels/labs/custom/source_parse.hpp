@@ -27,12 +27,12 @@ struct SourcePos {
 };
 
 struct KernelParam {
-  std::string text;       // as written, e.g. "const float* __restrict__ m"
-  std::string type;       // normalised element or scalar type: "unsigned char", "float", "int"
-  std::string name;       // "m" (empty when unnamed)
-  bool pointer = false;   // exactly one '*'
-  bool is_const = false;  // const element (for pointers: const before the '*')
-  std::size_t begin = 0;  // byte range of the whole parameter in the source
+  std::string text;            // as written, e.g. "const float* __restrict__ m"
+  std::string type;            // normalised element or scalar type: "unsigned char", "float", "int"
+  std::string name;            // "m" (empty when unnamed)
+  bool pointer = false;        // exactly one '*'
+  bool is_const = false;       // const element (for pointers: const before the '*')
+  std::size_t begin = 0;       // byte range of the whole parameter in the source
   std::size_t name_begin = 0;  // where the name starts (== end of the type); end when unnamed
   std::size_t end = 0;
   SourcePos pos;
@@ -41,7 +41,7 @@ struct KernelParam {
 struct ParsedKernel {
   std::string name;
   lab::UserForm form;  // the form it matched
-  SourcePos pos;  // of the name
+  SourcePos pos;       // of the name
   std::vector<KernelParam> params;
   bool uses_barriers = false;  // __syncthreads, a warp collective, wmma or cooperative_groups
                                // anywhere: the simulator runs the block's threads as fibers

@@ -97,9 +97,7 @@ UserKernelLab::UserKernelLab(std::unique_ptr<lab::Lab> inner, std::shared_ptr<Us
 
 UserKernelLab::~UserKernelLab() = default;
 
-Target UserKernelLab::target() const {
-  return inner_->backend().kind == BackendKind::Cuda ? Target::Gpu : Target::Cpu;
-}
+Target UserKernelLab::target() const { return inner_->backend().kind == BackendKind::Cuda ? Target::Gpu : Target::Cpu; }
 
 const std::vector<lab::KernelInfo>& UserKernelLab::kernels() const {
   const std::uint64_t v = kernels_version();
@@ -110,8 +108,9 @@ const std::vector<lab::KernelInfo>& UserKernelLab::kernels() const {
     lab::KernelInfo i;
     i.id = k.id;
     i.label = "custom: " + k.name;
-    i.teaches = "Your kernel" + (k.origin.empty() ? std::string(", typed in the editor") : ", from " + file_name(k.origin)) +
-                ": " + spec.signature() + ", launched with " + grid_rule_text(k) +
+    i.teaches = "Your kernel" +
+                (k.origin.empty() ? std::string(", typed in the editor") : ", from " + file_name(k.origin)) + ": " +
+                spec.signature() + ", launched with " + grid_rule_text(k) +
                 ". Who stores each element is recorded by the CPU simulator; blockscope cannot see your "
                 "kernel's loads, so the Memory tab lists no requests for it.";
     i.file = k.origin.empty() ? "(the editor)" : k.origin;
@@ -120,7 +119,8 @@ const std::vector<lab::KernelInfo>& UserKernelLab::kernels() const {
     i.block_rank = spec.block_rank;
     i.default_block = k.block;
     i.presets = spec.presets;
-    if (std::find(i.presets.begin(), i.presets.end(), k.block) == i.presets.end()) i.presets.insert(i.presets.begin(), k.block);
+    if (std::find(i.presets.begin(), i.presets.end(), k.block) == i.presets.end())
+      i.presets.insert(i.presets.begin(), k.block);
     i.grid_rule = grid_rule_text(k);
     i.fixed_grid_allowed = true;
     i.uses_barriers = k.uses_barriers;
@@ -317,15 +317,17 @@ std::optional<Result<lab::Lab::CountersElsewhere>> UserKernelLab::profile_counte
 std::optional<Result<lab::Lab::SharedRequests>> UserKernelLab::recorded_shared_requests_elsewhere(
     const LaunchRecord& launch, Dim3 block, unsigned warp, unsigned max_requests) {
   using R = Result<SharedRequests>;
-  if (!is_user_kernel_id(launch.kernel)) return inner_->recorded_shared_requests_elsewhere(launch, block, warp, max_requests);
+  if (!is_user_kernel_id(launch.kernel))
+    return inner_->recorded_shared_requests_elsewhere(launch, block, warp, max_requests);
   const auto k = book_->find(launch.kernel);
   if (!k) return R(Status::failure("there is no user kernel '" + launch.kernel + "'", "", "record_shared"));
   auto problem = user_problem(k->form);
   if (!problem) return R(problem.status());
   // Recorded on the CPU simulator whatever the backend: the same source, the launch's own grid.
   auto cpu = book_->build(k->id, Target::Cpu);
-  if (!cpu) return R(Status::failure("the CPU build (which records shared memory) failed: " + cpu.status().message,
-                                     cpu.status().hint, "record_shared"));
+  if (!cpu)
+    return R(Status::failure("the CPU build (which records shared memory) failed: " + cpu.status().message,
+                             cpu.status().hint, "record_shared"));
   RunRequest req;
   req.block = launch.config.block;
   req.grid = GridRule::fixed_grid(launch.config.grid);
@@ -358,7 +360,7 @@ LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& con
   RunRequest req;
   req.block = config.block;
   req.grid = GridRule::fixed_grid(planned.config.grid);  // what plan computed, rule or fixed
-  req.timing = options.timing;  // the lab's one timing policy, applied by lab::measure
+  req.timing = options.timing;                           // the lab's one timing policy, applied by lab::measure
   req.cancel = options.cancel;
   req.trace = options.trace_schedule;
   req.record_owners = true;
@@ -389,8 +391,9 @@ LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& con
   } else if (target() == Target::Gpu) {
     const std::optional<CpuFindings> d = cpu_findings(*k, *problem, rec.config, req);
     if (!d) {
-      owners_note_ = "being recorded: the CPU simulator is building the same source and replaying this launch (the "
-                     "mapping, and any out-of-bounds access the GPU did not fault on, arrive when it is done)";
+      owners_note_ =
+          "being recorded: the CPU simulator is building the same source and replaying this launch (the "
+          "mapping, and any out-of-bounds access the GPU did not fault on, arrive when it is done)";
     } else {
       if (d->scheme) rec.scheme = *d->scheme;
       owners_note_ = d->note;
@@ -416,8 +419,7 @@ LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& con
       if (auto o = mapping::thread_for_pixel(rec.scheme, rec.config, rec.data_width, rec.data_height, w.x, w.y))
         note += ": by the mapping the CPU simulator recorded, thread " + to_string(o->thread) + " of block " +
                 to_string(o->block) + " stores it";
-      else
-        note += ": no thread of this mapping stores it";
+      else note += ": no thread of this mapping stores it";
     }
     rec.check.note = rec.check.note.empty() ? note : note + "; " + rec.check.note;
   }
@@ -431,9 +433,9 @@ LaunchRecord UserKernelLab::run(std::string_view kernel, const KernelConfig& con
 Status UserKernelLab::copy_output(const std::vector<std::uint8_t>& bytes, void* output) const {
   const std::size_t want = inner_->output_bytes();
   if (bytes.size() != want)
-    return Status::failure("the kernel's output has " + std::to_string(bytes.size()) + " bytes, the view expects " +
-                               std::to_string(want),
-                           "", "UserKernelLab::run");
+    return Status::failure(
+        "the kernel's output has " + std::to_string(bytes.size()) + " bytes, the view expects " + std::to_string(want),
+        "", "UserKernelLab::run");
   return copy_to_output(output, bytes.data(), bytes.size(), inner_->backend().kind);
 }
 

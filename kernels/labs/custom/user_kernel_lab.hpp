@@ -122,8 +122,8 @@ class UserKernelLab final : public lab::Lab {
                                                                       const KernelConfig& config,
                                                                       const CounterRequest& request) override;
   std::optional<Result<SharedRequests>> recorded_shared_requests_elsewhere(const LaunchRecord& launch, Dim3 block,
-                                                                          unsigned warp,
-                                                                          unsigned max_requests) override;
+                                                                           unsigned warp,
+                                                                           unsigned max_requests) override;
   Status set_random_problem(std::string_view size) override { return inner_->set_random_problem(size); }
   std::string size_syntax() const override { return inner_->size_syntax(); }
   std::vector<std::string> default_sizes() const override { return inner_->default_sizes(); }
@@ -133,9 +133,7 @@ class UserKernelLab final : public lab::Lab {
   std::optional<lab::BlockSuggestion> suggested_block(std::string_view kernel) override {
     return is_user_kernel_id(kernel) ? std::nullopt : inner_->suggested_block(kernel);
   }
-  Status set_setting(std::string_view key, std::string_view value) override {
-    return inner_->set_setting(key, value);
-  }
+  Status set_setting(std::string_view key, std::string_view value) override { return inner_->set_setting(key, value); }
 
  private:
   LaunchRecord base_record(std::string_view kernel, const KernelConfig& config) const;

@@ -44,8 +44,7 @@ const UserLab* UserLabs::lab_of_source(std::string_view source, std::string_view
 }
 
 GridRule launch_grid(const UserKernel& k, unsigned sm_count) {
-  if (k.fixed_blocks_per_sm > 0)
-    return GridRule::fixed_grid({k.fixed_blocks_per_sm * std::max(1u, sm_count), 1, 1});
+  if (k.fixed_blocks_per_sm > 0) return GridRule::fixed_grid({k.fixed_blocks_per_sm * std::max(1u, sm_count), 1, 1});
   return k.grid;
 }
 

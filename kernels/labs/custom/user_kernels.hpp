@@ -29,7 +29,9 @@ namespace bs::custom {
 
 // Kernel ids of user kernels: "custom:" + the function's name.
 inline constexpr std::string_view kUserKernelPrefix = "custom:";
-inline bool is_user_kernel_id(std::string_view id) { return id.substr(0, kUserKernelPrefix.size()) == kUserKernelPrefix; }
+inline bool is_user_kernel_id(std::string_view id) {
+  return id.substr(0, kUserKernelPrefix.size()) == kUserKernelPrefix;
+}
 inline std::string user_kernel_id(std::string_view name) { return std::string(kUserKernelPrefix) + std::string(name); }
 
 // The labs that take user kernels, each with its spec (lab/user_kernel_spec.hpp), in the
@@ -49,11 +51,11 @@ struct UserLabs {
 };
 
 struct UserKernel {
-  std::string id;      // "custom:rgb_to_grayscale_kernel": LaunchRecord::kernel, --kernel, JSON
-  std::string name;    // the __global__ function's name
-  std::string source;  // exactly what its builds were compiled from
-  std::string origin;  // the .cu file it came from; empty when typed in the editor
-  lab::UserForm form;  // the lab's form it takes
+  std::string id;         // "custom:rgb_to_grayscale_kernel": LaunchRecord::kernel, --kernel, JSON
+  std::string name;       // the __global__ function's name
+  std::string source;     // exactly what its builds were compiled from
+  std::string origin;     // the .cu file it came from; empty when typed in the editor
+  lab::UserForm form;     // the lab's form it takes
   Dim3 block{256, 1, 1};  // the block it opens with
   GridRule grid;          // the form's rule, or a fixed grid
   // > 0: a fixed grid of this many blocks per SM (per simulator worker on the CPU), e.g. for a
@@ -126,13 +128,13 @@ std::string first_error(const CompileResult& c, std::string_view file);
 struct TrialRequest {
   std::string source;
   std::vector<lab::UserForm> forms;  // the lab's: which signatures are accepted
-  std::string origin;       // the .cu file, for the installed kernel and messages
+  std::string origin;                // the .cu file, for the installed kernel and messages
   Target target = Target::Cpu;
   // The lab's data packed for the form the source's kernel takes (UserKernelLab::form_of and
   // user_problem, on the caller's thread); nullopt: compile only.
   std::optional<Problem> problem;
-  Dim3 block{0, 0, 0};      // 0: the form's default block
-  GridRule grid;            // the form's rule or a fixed grid
+  Dim3 block{0, 0, 0};  // 0: the form's default block
+  GridRule grid;        // the form's rule or a fixed grid
   unsigned fixed_blocks_per_sm = 0;
   double time_limit_s = 2.0;
 };

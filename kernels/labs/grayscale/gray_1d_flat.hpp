@@ -24,8 +24,7 @@ namespace bs::gray {
 template <GrayLayout L = GrayLayout::Planar, class Ctx>
 BS_HD void gray_1d_flat_thread(const Ctx& t, const GrayArgs& a) {
   const int threads_per_block = static_cast<int>(t.blockDim.x * t.blockDim.y * t.blockDim.z);
-  const int i = static_cast<int>(t.blockIdx.x) * threads_per_block +
-                static_cast<int>(linear_thread_in_block(t));
+  const int i = static_cast<int>(t.blockIdx.x) * threads_per_block + static_cast<int>(linear_thread_in_block(t));
   if constexpr (L == GrayLayout::Planar) {
     if (i < a.n) a.out[i] = gray_value(a.planar_rgb[i], a.planar_rgb[i + a.n], a.planar_rgb[i + 2 * a.n]);
   } else {
@@ -39,8 +38,9 @@ struct GrayFlat1D : GrayRungBase<GrayFlat1D> {
     lab::KernelInfo i;
     i.id = "gray_1d_flat";
     i.label = "1. 1D over flattened pixels (lecture)";
-    i.teaches = "One thread per flattened pixel, one byte per load: the baseline, far from the memory limit "
-                "because each thread has only three bytes in flight.";
+    i.teaches =
+        "One thread per flattened pixel, one byte per load: the baseline, far from the memory limit "
+        "because each thread has only three bytes in flight.";
     i.file = "kernels/labs/grayscale/gray_1d_flat.hpp";
     i.group = KernelGroup::Lecture;
     i.block_rank = 1;
@@ -49,7 +49,9 @@ struct GrayFlat1D : GrayRungBase<GrayFlat1D> {
     return i;
   }
   template <GrayLayout L, class Ctx>
-  static BS_HD void body(const Ctx& t, const GrayArgs& a) { gray_1d_flat_thread<L>(t, a); }
+  static BS_HD void body(const Ctx& t, const GrayArgs& a) {
+    gray_1d_flat_thread<L>(t, a);
+  }
 };
 
 }  // namespace bs::gray

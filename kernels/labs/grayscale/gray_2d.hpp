@@ -27,8 +27,7 @@ BS_HD void gray_2d_thread(const Ctx& t, const GrayArgs& a) {
     const int i = r * a.width + c;
     if constexpr (L == GrayLayout::Planar)
       a.out[i] = gray_value(a.planar_rgb[i], a.planar_rgb[i + a.n], a.planar_rgb[i + 2 * a.n]);
-    else
-      a.out[i] = gray_value(a.rgba[4ll * i], a.rgba[4ll * i + 1], a.rgba[4ll * i + 2]);
+    else a.out[i] = gray_value(a.rgba[4ll * i], a.rgba[4ll * i + 1], a.rgba[4ll * i + 2]);
   }
 }
 
@@ -49,7 +48,9 @@ struct Gray2D : GrayRungBase<Gray2D> {
     return i;
   }
   template <GrayLayout L, class Ctx>
-  static BS_HD void body(const Ctx& t, const GrayArgs& a) { gray_2d_thread<L>(t, a); }
+  static BS_HD void body(const Ctx& t, const GrayArgs& a) {
+    gray_2d_thread<L>(t, a);
+  }
   static LaunchConfig launch_config(GrayLayout, Dim3 block, int width, int height, const DeviceLimits&,
                                     const KernelAttributes&) {
     return gray_2d_launch_config(block, width, height, false);

@@ -54,16 +54,12 @@ enum class GrayLayout : std::uint8_t { Planar, Rgba };
 
 inline constexpr GrayLayout kGrayLayouts[] = {GrayLayout::Planar, GrayLayout::Rgba};
 
-inline const char* to_string(GrayLayout l) {
-  return l == GrayLayout::Planar ? "planar" : "rgba";
-}
+inline const char* to_string(GrayLayout l) { return l == GrayLayout::Planar ? "planar" : "rgba"; }
 
 // The bytes each layout must move per pixel, for the bandwidth figure.
 constexpr double bytes_read_per_pixel(GrayLayout l) { return l == GrayLayout::Planar ? 3.0 : 4.0; }
 constexpr double bytes_written_per_pixel(GrayLayout) { return 1.0; }
-constexpr double bytes_per_pixel(GrayLayout l) {
-  return bytes_read_per_pixel(l) + bytes_written_per_pixel(l);
-}
+constexpr double bytes_per_pixel(GrayLayout l) { return bytes_read_per_pixel(l) + bytes_written_per_pixel(l); }
 
 struct GrayArgs {
   const std::uint8_t* planar_rgb;  // 3 * n bytes: R plane, G plane, B plane (GrayLayout::Planar)
@@ -81,8 +77,7 @@ struct GrayArgs {
 BS_HD std::uint8_t gray_value(std::uint8_t r, std::uint8_t g, std::uint8_t b) {
   using std::fmaf;
   const float v = fmaf(kBlueWeight, static_cast<float>(b),
-                       fmaf(kGreenWeight, static_cast<float>(g),
-                            kRedWeight * static_cast<float>(r)));
+                       fmaf(kGreenWeight, static_cast<float>(g), kRedWeight * static_cast<float>(r)));
   return static_cast<std::uint8_t>(v);
 }
 
@@ -90,8 +85,7 @@ BS_HD std::uint8_t gray_value(std::uint8_t r, std::uint8_t g, std::uint8_t b) {
 // same arithmetic (the tuning harness tries some); channels come as byte values in 32-bit words.
 struct GrayFormula {
   BS_HD static std::uint32_t apply(std::uint32_t r, std::uint32_t g, std::uint32_t b) {
-    return gray_value(static_cast<std::uint8_t>(r), static_cast<std::uint8_t>(g),
-                      static_cast<std::uint8_t>(b));
+    return gray_value(static_cast<std::uint8_t>(r), static_cast<std::uint8_t>(g), static_cast<std::uint8_t>(b));
   }
 };
 
@@ -157,10 +151,8 @@ template <CacheHint H = CacheHint::Default>
 BS_HD void store16(std::uint8_t* p, const Vec16& v) {
 #if BS_ON_DEVICE
   const uint4 u = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
-  if constexpr (H == CacheHint::Streaming)
-    __stcs(reinterpret_cast<uint4*>(p), u);
-  else
-    *reinterpret_cast<uint4*>(p) = u;
+  if constexpr (H == CacheHint::Streaming) __stcs(reinterpret_cast<uint4*>(p), u);
+  else *reinterpret_cast<uint4*>(p) = u;
 #else
   std::memcpy(p, &v, sizeof v);
 #endif
@@ -170,10 +162,8 @@ BS_HD void store16(std::uint8_t* p, const Vec16& v) {
 template <CacheHint H = CacheHint::Default>
 BS_HD void store4(std::uint8_t* p, std::uint32_t w) {
 #if BS_ON_DEVICE
-  if constexpr (H == CacheHint::Streaming)
-    __stcs(reinterpret_cast<unsigned int*>(p), w);
-  else
-    *reinterpret_cast<std::uint32_t*>(p) = w;
+  if constexpr (H == CacheHint::Streaming) __stcs(reinterpret_cast<unsigned int*>(p), w);
+  else *reinterpret_cast<std::uint32_t*>(p) = w;
 #else
   std::memcpy(p, &w, sizeof w);
 #endif
@@ -191,8 +181,7 @@ BS_HD std::uint32_t funnel_shift_right(std::uint32_t lo, std::uint32_t hi, unsig
 
 // One of four values by a run-time selector, without indexing a register array (which would put
 // the array in local memory on the GPU): SEL instructions, uniform across the warp here.
-BS_HD std::uint32_t pick4(unsigned sel, std::uint32_t a, std::uint32_t b, std::uint32_t c,
-                          std::uint32_t d) {
+BS_HD std::uint32_t pick4(unsigned sel, std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d) {
   return sel == 0 ? a : sel == 1 ? b : sel == 2 ? c : d;
 }
 
@@ -221,9 +210,9 @@ BS_HD std::uint32_t pick4(unsigned sel, std::uint32_t a, std::uint32_t b, std::u
 // Head and tail pixels are done one per thread with byte loads (gray_pixel). An image too small for
 // one chunk is all head.
 struct GrayVecPlan {
-  long long head = 0;     // pixels [0, head): scalar
-  long long vectors = 0;  // chunks of P pixels from `head` on
-  long long tail = 0;     // pixels [n - tail, n): scalar
+  long long head = 0;             // pixels [0, head): scalar
+  long long vectors = 0;          // chunks of P pixels from `head` on
+  long long tail = 0;             // pixels [n - tail, n): scalar
   unsigned shift[3] = {0, 0, 0};  // each source stream's misalignment at pixel `head` (bytes)
 };
 
@@ -255,8 +244,7 @@ BS_HD GrayVecPlan gray_vec_plan(const GrayArgs& a) {
   static_assert((k * P) % 16 == 0, "a chunk's source bytes are whole 16-byte words");
   const long long n = a.n;
   GrayVecPlan plan;
-  const long long h0 = static_cast<long long>(
-      (P - reinterpret_cast<std::uintptr_t>(a.out) % P) % P);
+  const long long h0 = static_cast<long long>((P - reinterpret_cast<std::uintptr_t>(a.out) % P) % P);
   long long head = h0;
   long long limit = n;
   for (int s = 0; s < S::kCount; ++s) {
@@ -305,8 +293,7 @@ BS_HD void load_raw(const std::uint8_t* aligned, unsigned shift, std::uint32_t (
 }
 
 template <int NW>
-BS_HD void realign(const std::uint32_t (&raw)[4 * NW + 4], unsigned shift,
-                   std::uint32_t (&words)[4 * NW]) {
+BS_HD void realign(const std::uint32_t (&raw)[4 * NW + 4], unsigned shift, std::uint32_t (&words)[4 * NW]) {
   if (shift == 0) {
     BS_UNROLL
     for (int q = 0; q < 4 * NW; ++q) words[q] = raw[q];

@@ -22,8 +22,7 @@ struct Rgba8 {
 static_assert(sizeof(Rgba8) == 4 && alignof(Rgba8) == 1);
 
 struct GrayFromPlanes {
-  __host__ __device__ std::uint8_t operator()(std::uint8_t r, std::uint8_t g,
-                                              std::uint8_t b) const {
+  __host__ __device__ std::uint8_t operator()(std::uint8_t r, std::uint8_t g, std::uint8_t b) const {
     return gray_value(r, g, b);
   }
 };
@@ -40,14 +39,12 @@ Status GrayCubTransform::launch_cuda(GrayLayout l, const GrayArgs& a, cudaStream
   cudaError_t e;
   if (l == GrayLayout::Planar) {
     const std::uint8_t* p = a.planar_rgb;
-    e = cub::DeviceTransform::Transform(::cuda::std::make_tuple(p, p + a.n, p + 2ll * a.n), a.out,
-                                        a.n, GrayFromPlanes{}, stream);
+    e = cub::DeviceTransform::Transform(::cuda::std::make_tuple(p, p + a.n, p + 2ll * a.n), a.out, a.n,
+                                        GrayFromPlanes{}, stream);
   } else if (reinterpret_cast<std::uintptr_t>(a.rgba) % alignof(uchar4) == 0) {
-    e = cub::DeviceTransform::Transform(reinterpret_cast<const uchar4*>(a.rgba), a.out, a.n,
-                                        GrayFromRgba{}, stream);
+    e = cub::DeviceTransform::Transform(reinterpret_cast<const uchar4*>(a.rgba), a.out, a.n, GrayFromRgba{}, stream);
   } else {
-    e = cub::DeviceTransform::Transform(reinterpret_cast<const Rgba8*>(a.rgba), a.out, a.n,
-                                        GrayFromRgba{}, stream);
+    e = cub::DeviceTransform::Transform(reinterpret_cast<const Rgba8*>(a.rgba), a.out, a.n, GrayFromRgba{}, stream);
   }
   if (e != cudaSuccess) {
     cudaGetLastError();

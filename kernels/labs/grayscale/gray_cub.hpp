@@ -15,8 +15,9 @@ struct GrayCubTransform : GrayRungBase<GrayCubTransform> {
     lab::KernelInfo i;
     i.id = "cub_transform";
     i.label = "CUB DeviceTransform (library anchor)";
-    i.teaches = "cub::DeviceTransform::Transform computing the same pixels: what the CUDA toolkit's own library "
-                "reaches on this device.";
+    i.teaches =
+        "cub::DeviceTransform::Transform computing the same pixels: what the CUDA toolkit's own library "
+        "reaches on this device.";
     i.file = "kernels/labs/grayscale/gray_cub.cu";
     i.group = KernelGroup::Library;
     i.block_rank = 1;

@@ -89,9 +89,7 @@ Result<std::unique_ptr<GrayEngine>> make_cuda_engine(const lab::Backend& backend
 
 // The comparisons made on the host: out and ref of n bytes, row width `width`; or out against
 // the reference made on the fly from planar RGB (3n bytes), so no reference need be kept.
-Check compare_with_reference(const std::uint8_t* out, const std::uint8_t* ref, long long n,
-                             long long width);
-Check compare_with_planar_reference(const std::uint8_t* out, const std::uint8_t* planar, long long n,
-                                    long long width);
+Check compare_with_reference(const std::uint8_t* out, const std::uint8_t* ref, long long n, long long width);
+Check compare_with_planar_reference(const std::uint8_t* out, const std::uint8_t* planar, long long n, long long width);
 
 }  // namespace bs::gray

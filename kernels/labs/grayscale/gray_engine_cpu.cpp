@@ -59,7 +59,8 @@ class CpuEngine final : public GrayEngine, public sim::Cancellable {
     return Status::success();
   }
 
-  Result<double> launch_timed(const GrayRung& rung, GrayLayout l, const LaunchConfig& config, const GrayArgs& a) override {
+  Result<double> launch_timed(const GrayRung& rung, GrayLayout l, const LaunchConfig& config,
+                              const GrayArgs& a) override {
     sim::SimOptions o;
     o.cancel = cancel_;
     sim::SimResult s = rung.simulate(simulator_, l, config, a, o);

@@ -28,8 +28,8 @@ struct CompareCounters {
 
 // Counts the bytes of out that differ from ref by more than `tolerance`, and the largest
 // difference.
-__global__ void compare_kernel(const std::uint8_t* out, const std::uint8_t* ref, long long n,
-                               int tolerance, CompareCounters* counters) {
+__global__ void compare_kernel(const std::uint8_t* out, const std::uint8_t* ref, long long n, int tolerance,
+                               CompareCounters* counters) {
   unsigned long long mism = 0;
   unsigned int worst = 0;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
@@ -130,8 +130,7 @@ class CudaEngine final : public GrayEngine {
 
   Result<std::vector<BlockTrace>> launch_traced(const GrayRung& rung, GrayLayout l, const LaunchConfig& c,
                                                 const GrayArgs& a) override {
-    if (!rung.body)
-      return Status::failure("a library kernel's blocks are not ours to trace", "", "launch_traced");
+    if (!rung.body) return Status::failure("a library kernel's blocks are not ours to trace", "", "launch_traced");
     auto buffer = trace::TraceBuffer::allocate(c.grid);
     if (!buffer) return buffer.status();
     if (Status s = launch_gray_rung(rung, l, c, a, buffer->records(), nullptr); !s) return s;
@@ -249,14 +248,13 @@ Result<std::unique_ptr<GrayEngine>> make_cuda_engine(const lab::Backend& backend
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
     cudaGetLastError();
     return e != cudaSuccess ? cuda::to_status(e, "cudaGetDeviceCount")
-                            : Status::failure("no CUDA device found", "use --backend cpu",
-                                              "cudaGetDeviceCount", "cudaErrorNoDevice");
+                            : Status::failure("no CUDA device found", "use --backend cpu", "cudaGetDeviceCount",
+                                              "cudaErrorNoDevice");
   }
   if (backend.cuda_device < 0 || backend.cuda_device >= count)
-    return Status::failure("CUDA device " + std::to_string(backend.cuda_device) +
-                               " does not exist (" + std::to_string(count) + " found)",
-                           "pick a device from 0 to " + std::to_string(count - 1),
-                           "make_cuda_engine");
+    return Status::failure(
+        "CUDA device " + std::to_string(backend.cuda_device) + " does not exist (" + std::to_string(count) + " found)",
+        "pick a device from 0 to " + std::to_string(count - 1), "make_cuda_engine");
   auto e = std::make_unique<CudaEngine>(backend);
   if (Status s = e->init(); !s) return s;
   return std::unique_ptr<GrayEngine>(std::move(e));

@@ -18,8 +18,9 @@
 // Measured (H200, 8192 x 8192, share of a same-bytes copy): planar 3.91 TB/s = 95.9%, RGBA
 // 3.80 TB/s = 93.3%, a few percent behind rung 4 (101%): on this GPU many short blocks reach the
 // ceiling at least as well as one persistent wave; the loop's value is the bounded grid, not
-// speed. Neither more waves nor fewer registers closed the gap (NOTES.md, run 2). More chunks per pass (K = 2, 4: loads of several chunks in flight, as
-// rung 3 did with pixels) measured no better, and costs registers (64 and 157 for planar).
+// speed. Neither more waves nor fewer registers closed the gap (NOTES.md, run 2). More chunks per pass (K = 2, 4: loads
+// of several chunks in flight, as rung 3 did with pixels) measured no better, and costs registers (64 and 157 for
+// planar).
 //
 // Index scheme: Flat, vector 16, per_thread K (1), grid_stride, head and tail from GrayVecPlan;
 // head and tail pixel e belongs to thread e mod G (see core/index_scheme.hpp).
@@ -33,8 +34,7 @@ inline constexpr int kGridStrideChunks = 1;  // K: chunks per thread per pass (N
 
 // P (pixels per chunk), K (chunks per pass) and F (the formula's spelling) are the tuning
 // harness's knobs; the rung is K = 1, P = 16.
-template <GrayLayout L, int K, CacheHint H, int P = kVecPixels<L>, class F = GrayFormula,
-          class Ctx>
+template <GrayLayout L, int K, CacheHint H, int P = kVecPixels<L>, class F = GrayFormula, class Ctx>
 BS_HD void gray_grid_stride_loop(const Ctx& t, const GrayArgs& a) {
   const GrayVecPlan plan = gray_vec_plan<L, P>(a);
   const long long T = static_cast<long long>(t.blockDim.x) * t.blockDim.y * t.blockDim.z;
@@ -74,8 +74,9 @@ struct GrayGridStride : GrayVec16Base<GrayGridStride> {
     lab::KernelInfo i;
     i.id = "gray_grid_stride";
     i.label = "5. grid-stride loop, grid from the device";
-    i.teaches = "One wave of blocks (SMs x resident blocks) loops over the image in 16-pixel chunks: the form "
-                "production kernels use, with a grid that no longer depends on the image.";
+    i.teaches =
+        "One wave of blocks (SMs x resident blocks) loops over the image in 16-pixel chunks: the form "
+        "production kernels use, with a grid that no longer depends on the image.";
     i.file = "kernels/labs/grayscale/gray_grid_stride.hpp";
     i.block_rank = 1;
     i.presets = gray_flat_presets();
@@ -83,7 +84,9 @@ struct GrayGridStride : GrayVec16Base<GrayGridStride> {
     return i;
   }
   template <GrayLayout L, class Ctx>
-  static BS_HD void body(const Ctx& t, const GrayArgs& a) { gray_grid_stride_thread<L>(t, a); }
+  static BS_HD void body(const Ctx& t, const GrayArgs& a) {
+    gray_grid_stride_thread<L>(t, a);
+  }
 };
 
 }  // namespace bs::gray

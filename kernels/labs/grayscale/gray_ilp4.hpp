@@ -69,8 +69,9 @@ struct GrayIlp4 : GrayRungBase<GrayIlp4> {
     lab::KernelInfo i;
     i.id = "gray_ilp4";
     i.label = "3. 4 pixels per thread";
-    i.teaches = "Each thread loads 4 pixels (T apart, still coalesced) before using any: 4x the bytes in flight "
-                "per thread and 4x fewer blocks.";
+    i.teaches =
+        "Each thread loads 4 pixels (T apart, still coalesced) before using any: 4x the bytes in flight "
+        "per thread and 4x fewer blocks.";
     i.file = "kernels/labs/grayscale/gray_ilp4.hpp";
     i.block_rank = 1;
     i.presets = gray_flat_presets();
@@ -78,7 +79,9 @@ struct GrayIlp4 : GrayRungBase<GrayIlp4> {
     return i;
   }
   template <GrayLayout L, class Ctx>
-  static BS_HD void body(const Ctx& t, const GrayArgs& a) { gray_ilp4_thread<L>(t, a); }
+  static BS_HD void body(const Ctx& t, const GrayArgs& a) {
+    gray_ilp4_thread<L>(t, a);
+  }
 };
 
 }  // namespace bs::gray

@@ -31,8 +31,9 @@ std::vector<lab::KernelInfo> build_kernel_list(const std::vector<GrayRung>& ladd
     lab::KernelInfo c;
     c.id = std::string(kCopyId);
     c.label = "copy (ceiling: cudaMemcpy D2D)";
-    c.teaches = "A device-to-device copy that reads and writes as many bytes as the kernels move: the "
-                "memory system's ceiling for this problem, measured beside them.";
+    c.teaches =
+        "A device-to-device copy that reads and writes as many bytes as the kernels move: the "
+        "memory system's ceiling for this problem, measured beside them.";
     c.file = "kernels/labs/grayscale/gray_engine_cuda.cu";
     c.group = KernelGroup::Ceiling;
     c.style = lab::ConfigStyle::Compiled;
@@ -85,10 +86,12 @@ lab::ProblemInfo GrayLab::problem() const {
 }
 
 std::vector<lab::Setting> GrayLab::settings() const {
-  return {lab::Setting{"layout", "source layout",
+  return {lab::Setting{"layout",
+                       "source layout",
                        "planar: the lecture's R, G and B planes (3 bytes read + 1 written per pixel); rgba: "
                        "the pixels as an image sits in memory after loading (4 read + 1 written)",
-                       {"planar", "rgba"}, to_string(layout_)}};
+                       {"planar", "rgba"},
+                       to_string(layout_)}};
 }
 
 Status GrayLab::set_setting(std::string_view key, std::string_view value) {
@@ -127,8 +130,8 @@ LaunchRecord GrayLab::plan(std::string_view kernel, const KernelConfig& config) 
   rec.backend = backend_.kind;
   rec.data_width = width_;
   rec.data_height = height_;
-  rec.problem = width_ > 0 ? std::to_string(width_) + "x" + std::to_string(height_) + " " + to_string(layout_)
-                           : "no image";
+  rec.problem =
+      width_ > 0 ? std::to_string(width_) + "x" + std::to_string(height_) + " " + to_string(layout_) : "no image";
   rec.config_label = "block " + block_text(config.block);
   rec.settings = setting_values();
   if (kernel == kCopyId && find_kernel(kernel)) {
@@ -184,8 +187,7 @@ LaunchRecord GrayLab::plan(std::string_view kernel, const KernelConfig& config) 
   return rec;
 }
 
-LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config,
-                          const lab::RunOptions& options) {
+LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config, const lab::RunOptions& options) {
   StepTimes planned;
   LaunchRecord rec = plan(kernel, config);
   planned.end("plan");
@@ -204,9 +206,9 @@ LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config,
   const GrayRung& rung = *rung_of(rec.kernel);
   std::uint8_t* out = options.output ? static_cast<std::uint8_t*>(options.output) : engine_->own_output();
   if (!out) {
-    rec.status = Status::failure("not enough memory for the " + std::to_string(width_) + " x " +
-                                     std::to_string(height_) + " output",
-                                 "choose a smaller image", "GrayLab::run");
+    rec.status = Status::failure(
+        "not enough memory for the " + std::to_string(width_) + " x " + std::to_string(height_) + " output",
+        "choose a smaller image", "GrayLab::run");
     return rec;
   }
   const GrayArgs args = engine_->args(out);
@@ -293,16 +295,14 @@ std::optional<lab::BlockSuggestion> GrayLab::suggested_block(std::string_view ke
 Status GrayLab::set_random_problem(std::string_view size) {
   auto d = lab::parse_dims(size, 2, 2, 1 << 20);
   if (!d || (*d)[0] < 1 || (*d)[1] < 1)
-    return Status::failure("'" + std::string(size) + "' is not an image size WxH (e.g. 8192x8192)",
-                           "", "size");
+    return Status::failure("'" + std::string(size) + "' is not an image size WxH (e.g. 8192x8192)", "", "size");
   // Fresh random pixels: never time or check on zeros.
   return install_image(nullptr, fresh_seed(), static_cast<int>((*d)[0]), static_cast<int>((*d)[1]),
                        "random " + std::string(size));
 }
 
 Status GrayLab::set_image(const std::uint8_t* rgba, int width, int height, std::string name) {
-  if (!rgba || width <= 0 || height <= 0)
-    return Status::failure("empty image", "", "GrayLab::set_image");
+  if (!rgba || width <= 0 || height <= 0) return Status::failure("empty image", "", "GrayLab::set_image");
   return install_image(rgba, 0, width, height, std::move(name));
 }
 
@@ -320,9 +320,9 @@ Status GrayLab::install_image(const std::uint8_t* source, std::uint64_t seed, in
     if (!takes_rgba) planar = std::make_shared<HostVector<std::uint8_t>>(3 * n);
     if (!takes_rgba && (!source || has_transparency(source, n))) alpha = std::make_shared<HostVector<std::uint8_t>>(n);
   } catch (const std::bad_alloc&) {
-    return Status::failure("not enough host memory for a " + std::to_string(width) + " x " +
-                               std::to_string(height) + " image",
-                           "choose a smaller image", "GrayLab::set_image");
+    return Status::failure(
+        "not enough host memory for a " + std::to_string(width) + " x " + std::to_string(height) + " image",
+        "choose a smaller image", "GrayLab::set_image");
   }
   make_gray_problem(source, seed, n,
                     GrayBuffers{rgba ? rgba->data() : nullptr, planar ? planar->data() : nullptr,
@@ -430,8 +430,7 @@ Check compare_with_reference(const std::uint8_t* out, const std::uint8_t* ref, l
   return compare_gray(out, n, width, [ref](long long i) { return static_cast<int>(ref[i]); });
 }
 
-Check compare_with_planar_reference(const std::uint8_t* out, const std::uint8_t* planar, long long n,
-                                    long long width) {
+Check compare_with_planar_reference(const std::uint8_t* out, const std::uint8_t* planar, long long n, long long width) {
   const std::uint8_t *r = planar, *g = planar + n, *b = planar + 2 * n;
   return compare_gray(out, n, width,
                       [=](long long i) { return static_cast<int>(gray_reference_of(r[i], g[i], b[i])); });

@@ -90,8 +90,7 @@ Status refuse_small_grid(std::string_view id, const LaunchConfig& rule, const La
   if (config.grid.x < rule.grid.x || config.grid.y < rule.grid.y)
     return Status::failure("gridDim " + to_string(config.grid) + " is too small: " + std::string(id) + " needs " +
                                to_string(rule.grid) + " blocks of " + to_string(config.block) + " to cover a " +
-                               std::to_string(width) + " x " + std::to_string(height) +
-                               " image, and it does not loop",
+                               std::to_string(width) + " x " + std::to_string(height) + " image, and it does not loop",
                            "use the kernel's own grid, or a grid-stride rung for a fixed grid",
                            "check_gray_rung_launch");
   return Status::success();
@@ -102,8 +101,7 @@ Status check_gray_2d_launch(std::string_view id, const LaunchConfig& config, int
   if (config.block.z != 1)
     return Status::failure("the 2D kernel maps x and y only; blockDim.z = " + std::to_string(config.block.z) +
                                " would make every pixel be computed " + std::to_string(config.block.z) + " times",
-                           "set blockDim.z to 1 (or use a 1D kernel, which flattens x*y*z)",
-                           "check_gray_rung_launch");
+                           "set blockDim.z to 1 (or use a 1D kernel, which flattens x*y*z)", "check_gray_rung_launch");
   if (Status s = validate_launch(config, limits, kernel); !s) {
     if (config.grid.y > limits.max_grid.y) {
       const int along_y = x_over_rows ? width : height;
@@ -113,12 +111,11 @@ Status check_gray_2d_launch(std::string_view id, const LaunchConfig& config, int
     }
     return s;
   }
-  return refuse_small_grid(id, gray_2d_launch_config(config.block, width, height, x_over_rows), config, width,
-                           height);
+  return refuse_small_grid(id, gray_2d_launch_config(config.block, width, height, x_over_rows), config, width, height);
 }
 
-std::vector<mapping::WarpAccess> gray_warp_accesses(const LaunchRecord& r, GrayLayout layout, Dim3 block,
-                                                    unsigned warp, int step) {
+std::vector<mapping::WarpAccess> gray_warp_accesses(const LaunchRecord& r, GrayLayout layout, Dim3 block, unsigned warp,
+                                                    int step) {
   using mapping::kNoAccess;
   using mapping::kWarpSize;
   std::vector<mapping::WarpAccess> out;
@@ -194,15 +191,15 @@ std::optional<GrayLayout> gray_layout_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-Status check_gray_rung_launch(const GrayRung& rung, GrayLayout l, const LaunchConfig& config, int width,
-                              int height, const DeviceLimits& limits, const KernelAttributes* kernel) {
+Status check_gray_rung_launch(const GrayRung& rung, GrayLayout l, const LaunchConfig& config, int width, int height,
+                              const DeviceLimits& limits, const KernelAttributes* kernel) {
   if (width <= 0 || height <= 0)
     return Status::failure("no image loaded", "drop an image on the window", "gray launch");
   if (static_cast<long long>(width) * height > INT_MAX)
-    return Status::failure("a " + std::to_string(width) + " x " + std::to_string(height) +
-                               " image has more than 2^31 - 1 pixels",
-                           "the grayscale kernels index pixels with int, as the lecture's do: use a smaller image",
-                           "check_gray_rung_launch");
+    return Status::failure(
+        "a " + std::to_string(width) + " x " + std::to_string(height) + " image has more than 2^31 - 1 pixels",
+        "the grayscale kernels index pixels with int, as the lecture's do: use a smaller image",
+        "check_gray_rung_launch");
   return rung.check(l, config, width, height, limits, kernel);
 }
 

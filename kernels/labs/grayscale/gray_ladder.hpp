@@ -33,7 +33,7 @@ std::vector<GrayRung> gray_ladder_with() {
 // Refusals on top of CUDA's own rules: no image, an image over 2^31 - 1 pixels, then the rung's
 // own (rung.check: blockDim.z > 1 for the 2D kernel, grids with y or z extent for the flattened
 // kernels, a fixed grid too small to cover the image for the rungs that do not loop).
-Status check_gray_rung_launch(const GrayRung& rung, GrayLayout l, const LaunchConfig& config, int width,
-                              int height, const DeviceLimits& limits, const KernelAttributes* kernel);
+Status check_gray_rung_launch(const GrayRung& rung, GrayLayout l, const LaunchConfig& config, int width, int height,
+                              const DeviceLimits& limits, const KernelAttributes* kernel);
 
 }  // namespace bs::gray

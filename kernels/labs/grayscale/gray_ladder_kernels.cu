@@ -23,8 +23,9 @@ __global__ void gray_rung_traced(GrayArgs a, trace::DeviceBlockRecord* records) 
 namespace {
 
 Status no_cuda_build(const GrayRung& rung, const char* what) {
-  return Status::failure(rung.info.id + " has no CUDA build: it was added to the ladder at run time, not in "
-                                        "BS_GRAY_RUNGS",
+  return Status::failure(rung.info.id +
+                             " has no CUDA build: it was added to the ladder at run time, not in "
+                             "BS_GRAY_RUNGS",
                          "run it on the CPU simulation", what);
 }
 
@@ -56,10 +57,8 @@ Status launch_gray_rung(const GrayRung& rung, GrayLayout l, const LaunchConfig& 
     } else {
       own = true;
       with_layout(l, [&]<GrayLayout L>() {
-        if (records)
-          gray_rung_traced<R, L><<<grid, block, config.dynamic_shared_bytes, stream>>>(args, records);
-        else
-          gray_rung_kernel<R, L><<<grid, block, config.dynamic_shared_bytes, stream>>>(args);
+        if (records) gray_rung_traced<R, L><<<grid, block, config.dynamic_shared_bytes, stream>>>(args, records);
+        else gray_rung_kernel<R, L><<<grid, block, config.dynamic_shared_bytes, stream>>>(args);
       });
     }
   });
@@ -70,7 +69,8 @@ Status launch_gray_rung(const GrayRung& rung, GrayLayout l, const LaunchConfig& 
 Result<KernelAttributes> gray_rung_attributes(const GrayRung& rung, GrayLayout l) {
   if (!rung.kernel) return no_cuda_build(rung, "gray_rung_attributes");
   const void* fn = nullptr;
-  with_body(*rung.kernel, l, [&]<class R, GrayLayout L>() { fn = reinterpret_cast<const void*>(&gray_rung_kernel<R, L>); });
+  with_body(*rung.kernel, l,
+            [&]<class R, GrayLayout L>() { fn = reinterpret_cast<const void*>(&gray_rung_kernel<R, L>); });
   if (!fn)
     return Status::failure(rung.info.id + " is a library anchor: its kernels are CUB's, not ours", "",
                            "gray_rung_attributes");

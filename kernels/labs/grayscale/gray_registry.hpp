@@ -36,10 +36,8 @@ inline constexpr int kGrayKernelCount = 0 BS_GRAY_RUNGS(BS_GRAY_COUNT);
 template <class F>
 bool with_rung(GrayKernel kernel, F&& f) {
   switch (kernel) {
-#define BS_GRAY_CASE(name, traits)   \
-  case GrayKernel::name:             \
-    f.template operator()<traits>(); \
-    return true;
+#define BS_GRAY_CASE(name, traits) \
+  case GrayKernel::name: f.template operator()<traits>(); return true;
     BS_GRAY_RUNGS(BS_GRAY_CASE)
 #undef BS_GRAY_CASE
   }

@@ -146,10 +146,9 @@ struct GrayRungBase {
     if (Status s = validate_launch(config, limits, kernel); !s) return s;
     if (Status s = refuse_grid_extent(config); !s) return s;
     if (R::kGridStride) return Status::success();
-    return refuse_small_grid(R::info().id,
-                             R::launch_config(l, config.block, width, height, limits,
-                                              kernel ? *kernel : KernelAttributes{}),
-                             config, width, height);
+    return refuse_small_grid(
+        R::info().id, R::launch_config(l, config.block, width, height, limits, kernel ? *kernel : KernelAttributes{}),
+        config, width, height);
   }
   // Flat: `vector` pixels per access, kPerThread a thread, the scalar head and tail of the plan.
   static std::optional<IndexScheme> scheme(GrayLayout l, const GrayArgs& a) {
@@ -167,8 +166,8 @@ struct GrayRungBase {
   static std::optional<mapping::ElementOwner> owner(const LaunchRecord& r, long long x, long long y) {
     return mapping::owner_of(r.scheme, r.config, r.data_width, r.data_height, x, y);
   }
-  static std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& r, GrayLayout l, Dim3 block,
-                                                        unsigned warp, int step) {
+  static std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& r, GrayLayout l, Dim3 block, unsigned warp,
+                                                        int step) {
     return gray_warp_accesses(r, l, block, warp, step);
   }
   static GrayCounts counts(GrayLayout l, int width, int height) {
@@ -183,10 +182,8 @@ struct GrayRungBase {
 // f.template operator()<L>() for the run-time layout.
 template <class F>
 void with_layout(GrayLayout l, F&& f) {
-  if (l == GrayLayout::Planar)
-    f.template operator()<GrayLayout::Planar>();
-  else
-    f.template operator()<GrayLayout::Rgba>();
+  if (l == GrayLayout::Planar) f.template operator()<GrayLayout::Planar>();
+  else f.template operator()<GrayLayout::Rgba>();
 }
 
 template <class R>
@@ -195,7 +192,8 @@ sim::SimResult simulate_rung(sim::GridSimulator& simulator, GrayLayout l, const 
   sim::SimResult result;
   if constexpr (R::kBody) {
     with_layout(l, [&]<GrayLayout L>() {
-      result = simulator.run(config, [&args](const sim::HostCtx& t) { R::template body<L>(t, args); }, options);
+      result = simulator.run(
+          config, [&args](const sim::HostCtx& t) { R::template body<L>(t, args); }, options);
     });
   } else {
     result.status = Status::failure(R::info().id + " is a library anchor: it runs on the GPU only",

@@ -44,7 +44,11 @@ std::vector<lab::UserForm> make_forms() {
 
 std::vector<lab::UserTemplate> make_templates() {
   return {
-      {"gray_1d", "Grayscale, 1D (the lecture's)", "gray_1d", {256, 1, 1}, 0,
+      {"gray_1d",
+       "Grayscale, 1D (the lecture's)",
+       "gray_1d",
+       {256, 1, 1},
+       0,
        R"(// The lecture's first kernel: one thread per pixel of the flattened image.
 // x is planar RGB (all red bytes, then green, then blue), n = width * height.
 // Launched with gridDim = ceil(n / blockDim.x).
@@ -53,7 +57,11 @@ __global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, in
     if (i<n) out[i] = 0.2989*x[i] + 0.5870*x[i+n] + 0.1140*x[i+2*n];
 }
 )"},
-      {"gray_2d", "Grayscale, 2D blocks (the lecture's)", "gray_2d", {16, 16, 1}, 0,
+      {"gray_2d",
+       "Grayscale, 2D blocks (the lecture's)",
+       "gray_2d",
+       {16, 16, 1},
+       0,
        R"(// The lecture's 2D kernel: blocks tile the image, x across columns, y down rows.
 // Launched with gridDim = (ceil(w / blockDim.x), ceil(h / blockDim.y)).
 __global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int w, int h) {
@@ -67,7 +75,11 @@ __global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, in
     }
 }
 )"},
-      {"gray_grid_stride", "Grayscale, grid-stride loop (fixed grid)", "gray_1d", {256, 1, 1}, 2,
+      {"gray_grid_stride",
+       "Grayscale, grid-stride loop (fixed grid)",
+       "gray_1d",
+       {256, 1, 1},
+       2,
        R"(// A grid-stride loop: any grid covers the image, each thread takes every
 // (gridDim.x * blockDim.x)-th pixel. Run it with a fixed grid, e.g. 2 blocks per SM.
 __global__ void rgb_to_grayscale_kernel(unsigned char* x, unsigned char* out, int n) {
@@ -126,8 +138,10 @@ Result<lab::UserProblem> pack_user_problem(const lab::UserForm& form, std::vecto
                            "gray user kernels");
   // The kernel indexes x[i + 2n] with an int.
   if (3 * n - 1 > INT_MAX)
-    return Status::failure("the image has " + std::to_string(n) + " pixels; a kernel's int index into planar RGB (x[i + 2n]) "
-                               "reaches at most " + std::to_string(INT_MAX / 3) + " pixels",
+    return Status::failure("the image has " + std::to_string(n) +
+                               " pixels; a kernel's int index into planar RGB (x[i + 2n]) "
+                               "reaches at most " +
+                               std::to_string(INT_MAX / 3) + " pixels",
                            "choose a smaller image", "gray user kernels");
   if (static_cast<long long>(planar.size()) != 3 * n || static_cast<long long>(reference.size()) != n)
     return Status::failure("planar RGB of " + std::to_string(w) + " x " + std::to_string(h) + " needs " +

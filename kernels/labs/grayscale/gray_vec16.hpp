@@ -73,8 +73,7 @@ BS_HD void gray_convert_chunk(const std::uint32_t (&words)[GrayStreams<L>::kCoun
 // load of every chunk and stream first (so they are all in flight together), then re-alignment,
 // arithmetic and one aligned store per chunk. Shared by the vector rungs.
 template <GrayLayout L, int P, int K, CacheHint H, class F = GrayFormula>
-BS_HD void gray_vec_chunks(const GrayArgs& a, const GrayVecPlan& plan, long long c0,
-                           long long stride) {
+BS_HD void gray_vec_chunks(const GrayArgs& a, const GrayVecPlan& plan, long long c0, long long stride) {
   using S = GrayStreams<L>;
   constexpr int k = S::kBytesPerPixel;
   constexpr int NW = k * P / 16;  // aligned 16-byte words per chunk and stream
@@ -100,10 +99,8 @@ BS_HD void gray_vec_chunks(const GrayArgs& a, const GrayVecPlan& plan, long long
     for (int s = 0; s < S::kCount; ++s) realign<NW>(raw[s][j], plan.shift[s], words[s]);
     std::uint32_t out[P / 4];
     gray_convert_chunk<L, P, F, NW>(words, out);
-    if constexpr (P == 16)
-      store16<H>(a.out + px, Vec16{{out[0], out[1], out[2], out[3]}});
-    else
-      store4<H>(a.out + px, out[0]);
+    if constexpr (P == 16) store16<H>(a.out + px, Vec16{{out[0], out[1], out[2], out[3]}});
+    else store4<H>(a.out + px, out[0]);
   }
 }
 
@@ -140,8 +137,9 @@ struct GrayVec16 : GrayVec16Base<GrayVec16> {
     lab::KernelInfo i;
     i.id = "gray_vec16";
     i.label = "4. 16-byte loads and stores";
-    i.teaches = "Each thread converts 16 pixels with 16-byte accesses (aligned on the output, misaligned planes "
-                "funnel-shifted), with a scalar head and tail for any width and alignment.";
+    i.teaches =
+        "Each thread converts 16 pixels with 16-byte accesses (aligned on the output, misaligned planes "
+        "funnel-shifted), with a scalar head and tail for any width and alignment.";
     i.file = "kernels/labs/grayscale/gray_vec16.hpp";
     i.block_rank = 1;
     i.presets = gray_flat_presets();
@@ -149,7 +147,9 @@ struct GrayVec16 : GrayVec16Base<GrayVec16> {
     return i;
   }
   template <GrayLayout L, class Ctx>
-  static BS_HD void body(const Ctx& t, const GrayArgs& a) { gray_vec16_thread<L>(t, a); }
+  static BS_HD void body(const Ctx& t, const GrayArgs& a) {
+    gray_vec16_thread<L>(t, a);
+  }
 };
 
 }  // namespace bs::gray

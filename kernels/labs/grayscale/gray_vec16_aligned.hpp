@@ -128,10 +128,12 @@ struct GrayVec16Aligned : GrayVec16Base<GrayVec16Aligned> {
     lab::KernelInfo i;
     i.id = "gray_vec16_aligned";
     i.label = "6. 16-byte chunks, aligned fast path";
-    i.teaches = "Rung 4 when every buffer is 16-byte aligned and n is a multiple of 16: the alignment plan is known "
-                "without computing it (no head, tail or funnel shift, 32-bit chunk numbers), so each thread's first "
-                "load issues sooner; K = " + std::to_string(kIlpChunks) +
-                " chunk(s) per thread (more measured slower at 4K: the three planes' DRAM streams are the limit).";
+    i.teaches =
+        "Rung 4 when every buffer is 16-byte aligned and n is a multiple of 16: the alignment plan is known "
+        "without computing it (no head, tail or funnel shift, 32-bit chunk numbers), so each thread's first "
+        "load issues sooner; K = " +
+        std::to_string(kIlpChunks) +
+        " chunk(s) per thread (more measured slower at 4K: the three planes' DRAM streams are the limit).";
     i.file = "kernels/labs/grayscale/gray_vec16_aligned.hpp";
     i.block_rank = 1;
     i.default_block = Dim3{128, 1, 1};

@@ -26,17 +26,17 @@ enum class MmaKind {
 // One element of C inside its block's tile (r, c from the tile's corner), by the model.
 struct FragmentPlace {
   MmaKind kind = MmaKind::None;
-  int warpgroup = -1;          // in the block (wgmma rungs; T4..T6: 0 is the producer); -1: none
-  bool producer = false;       // warpgroup 0 is a producer (TMA) and the others consume (T4..T6)
-  unsigned warp = 0;           // warp in the block
-  unsigned lane = 0;           // lane in the warp
-  unsigned thread = 0;         // linear thread in the block
-  int reg = -1;                // the accumulator register (index into the thread's FP32 accumulators)
-  int store_lane = -1;         // T1: the lane that stores it through the staging tile (else = lane)
-  int mma_m = 0, mma_n = 0;    // the instruction's tile of C (16 x 8, or 64 x N); k is always 16
-  int wmma_m = 0, wmma_n = 0;  // T1: the WMMA fragment (16 x 16) the mma tile is half of
-  int tile_r = 0, tile_c = 0;  // the instruction tile's corner, in the block's tile
-  int in_r = 0, in_c = 0;      // the element inside the instruction tile
+  int warpgroup = -1;                // in the block (wgmma rungs; T4..T6: 0 is the producer); -1: none
+  bool producer = false;             // warpgroup 0 is a producer (TMA) and the others consume (T4..T6)
+  unsigned warp = 0;                 // warp in the block
+  unsigned lane = 0;                 // lane in the warp
+  unsigned thread = 0;               // linear thread in the block
+  int reg = -1;                      // the accumulator register (index into the thread's FP32 accumulators)
+  int store_lane = -1;               // T1: the lane that stores it through the staging tile (else = lane)
+  int mma_m = 0, mma_n = 0;          // the instruction's tile of C (16 x 8, or 64 x N); k is always 16
+  int wmma_m = 0, wmma_n = 0;        // T1: the WMMA fragment (16 x 16) the mma tile is half of
+  int tile_r = 0, tile_c = 0;        // the instruction tile's corner, in the block's tile
+  int in_r = 0, in_c = 0;            // the element inside the instruction tile
   int mma_index = 0, mma_count = 0;  // which instruction tile of its warp's (warpgroup's) tile
   int owner_r = 0, owner_c = 0, owner_rows = 0, owner_cols = 0;  // that warp (warpgroup) tile
 };
@@ -47,9 +47,7 @@ struct LaneReg {
   unsigned lane;
   int e;
 };
-inline LaneReg mma_c_owner(int r, int c) {
-  return {static_cast<unsigned>((r % 8) * 4 + c / 2), (r / 8) * 2 + c % 2};
-}
+inline LaneReg mma_c_owner(int r, int c) { return {static_cast<unsigned>((r % 8) * 4 + c / 2), (r / 8) * 2 + c % 2}; }
 
 // The refusal of an element outside the block's rows x cols tile.
 inline Status fragment_outside(int r, int c, int rows, int cols) {

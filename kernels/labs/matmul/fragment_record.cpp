@@ -66,8 +66,8 @@ bool has_fragment_record(MatmulKernel kernel) {
   return on;
 }
 
-FragmentRecord empty_fragment_record(MatmulKernel kernel, const MatmulConfig& config, const LaunchConfig& lc,
-                                     int M, int N, int K) {
+FragmentRecord empty_fragment_record(MatmulKernel kernel, const MatmulConfig& config, const LaunchConfig& lc, int M,
+                                     int N, int K) {
   FragmentRecord r;
   r.kernel = matmul_kernel_info(kernel).id;
   r.config_label = config.label;
@@ -98,8 +98,8 @@ FragmentRecord empty_fragment_record(MatmulKernel kernel, const MatmulConfig& co
 // ---------------------------------------------------------------------------------------------
 // 2. The model
 // ---------------------------------------------------------------------------------------------
-Result<FragmentModel> fragment_model(MatmulKernel kernel, const MatmulConfig& config, const LaunchConfig& lc,
-                                     int M, int N) {
+Result<FragmentModel> fragment_model(MatmulKernel kernel, const MatmulConfig& config, const LaunchConfig& lc, int M,
+                                     int N) {
   if (!has_fragment_record(kernel))
     return Status::failure(matmul_kernel_info(kernel).id + " holds C in no tensor-core fragments",
                            "pick a tensor-core rung (T1..T6)", "fragment_model");
@@ -165,8 +165,9 @@ Result<OperandRecord> operand_model(MatmulKernel kernel) {
   int warps = 0;
   with_rung(kernel, [&]<class R>() { warps = R::kOperandWarps; });
   if (warps == 0)
-    return Status::failure(matmul_kernel_info(kernel).id + ": the operand record is T2's (ldmatrix into mma.sync "
-                                                           "registers); wgmma reads its operands from shared memory",
+    return Status::failure(matmul_kernel_info(kernel).id +
+                               ": the operand record is T2's (ldmatrix into mma.sync "
+                               "registers); wgmma reads its operands from shared memory",
                            "", "operand_model");
   FragmentRecord shape = empty_fragment_record(kernel, matmul_kernel_info(kernel).configs.front(), {}, 1, 1, 16);
   OperandRecord o = std::move(shape.operands);
@@ -253,7 +254,9 @@ FragmentComparison compare_with_model(const FragmentRecord& record, const Fragme
       if (hits > 1) ++cmp.multiple;
       const ModelTag want = model(row, col);
       const int got_block =
-          blocks ? record.tile_block[static_cast<std::size_t>(row / record.tile_rows) * tiles_n + col / record.tile_cols] : -1;
+          blocks
+              ? record.tile_block[static_cast<std::size_t>(row / record.tile_rows) * tiles_n + col / record.tile_cols]
+              : -1;
       const bool ok = hits == 1 && got == want.tag && (!blocks || want.block < 0 || got_block == want.block);
       if (ok) {
         ++cmp.agree;
@@ -337,8 +340,8 @@ Status simulate_probe(sim::GridSimulator& simulator, MatmulKernel kernel, const 
 
 }  // namespace
 
-Result<FragmentRecord> simulate_fragment_record(MatmulKernel kernel, const MatmulConfig& config, int M, int N,
-                                                int K, unsigned workers) {
+Result<FragmentRecord> simulate_fragment_record(MatmulKernel kernel, const MatmulConfig& config, int M, int N, int K,
+                                                unsigned workers) {
   const MatmulKernelInfo& info = matmul_kernel_info(kernel);
   if (!has_fragment_record(kernel))
     return Status::failure(info.id + " holds C in no tensor-core fragments", "pick a tensor-core rung",

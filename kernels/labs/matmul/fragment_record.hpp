@@ -80,7 +80,7 @@ RecordedFeed recorded_feed(const OperandRecord& record, const FragmentPlace& p, 
                            long long block_col0, int step, const FedOperands& model);
 
 struct FragmentRecord {
-  std::string kernel;                // LaunchRecord::kernel
+  std::string kernel;  // LaunchRecord::kernel
   std::string config_label;
   int M = 0, N = 0, K = 0;           // the problem recorded (K as the probe ran it: see `how`)
   std::vector<FragmentTag> c;        // M x N, row-major
@@ -108,8 +108,8 @@ using FragmentModel = std::function<ModelTag(int row, int col)>;
 // the traits' owner (matmul_owner.hpp) for T2..T6, the mma C layout twice for T1's WMMA
 // accumulators. Built once per call (one block tile's owners, then a table lookup), so the
 // returned function is cheap. Refuses rungs without fragments.
-Result<FragmentModel> fragment_model(MatmulKernel kernel, const MatmulConfig& config, const LaunchConfig& lc,
-                                     int M, int N);
+Result<FragmentModel> fragment_model(MatmulKernel kernel, const MatmulConfig& config, const LaunchConfig& lc, int M,
+                                     int N);
 // The operand model of T2 (mma_a_coord / mma_b_coord), in OperandRecord's layout.
 Result<OperandRecord> operand_model(MatmulKernel kernel);
 
@@ -121,10 +121,10 @@ struct FragmentDifference {
   unsigned hits = 0;
 };
 struct FragmentComparison {
-  long long elements = 0;  // M * N
-  long long agree = 0;     // thread, register and (where recorded) block all match
-  long long untagged = 0;  // elements no register named
-  long long multiple = 0;  // elements two or more registers named
+  long long elements = 0;                 // M * N
+  long long agree = 0;                    // thread, register and (where recorded) block all match
+  long long untagged = 0;                 // elements no register named
+  long long multiple = 0;                 // elements two or more registers named
   std::vector<FragmentDifference> first;  // the first few differences, row-major order
   bool all_agree() const { return elements > 0 && agree == elements; }
   std::string summary() const;  // "65536 of 65536 elements agree" / "... 64 differ, first C[3][5]: ..."
@@ -158,11 +158,11 @@ FragmentProbe make_operand_probe(int M, int N, int K);
 // The size the operand probe runs at: M and N raised to one block tile of `kernel`.
 std::pair<int, int> operand_probe_size(MatmulKernel kernel, const MatmulConfig& config, int M, int N);
 // An empty record sized for the launch: tags -1, hits 0, tile_block -1, the fields filled in.
-FragmentRecord empty_fragment_record(MatmulKernel kernel, const MatmulConfig& config, const LaunchConfig& lc,
-                                     int M, int N, int K);
+FragmentRecord empty_fragment_record(MatmulKernel kernel, const MatmulConfig& config, const LaunchConfig& lc, int M,
+                                     int N, int K);
 // The simulator's record (T1, T2): the probes through the simulated body on the CPU, with its
 // own GridSimulator (so it may run beside the lab's launches).
-Result<FragmentRecord> simulate_fragment_record(MatmulKernel kernel, const MatmulConfig& config, int M, int N,
-                                                int K, unsigned workers = 0);
+Result<FragmentRecord> simulate_fragment_record(MatmulKernel kernel, const MatmulConfig& config, int M, int N, int K,
+                                                unsigned workers = 0);
 
 }  // namespace bs::matmul

@@ -43,10 +43,10 @@ inline constexpr int kOperandK = 16;         // the operand record covers one mm
 // Where a tagged launch writes; every pointer is device memory on the GPU, host memory in the
 // simulator. Null pointers are not written (a launch records C, or the operands, or both).
 struct FragmentSink {
-  FragmentTag* c = nullptr;        // M x N, row-major
-  unsigned* hits = nullptr;        // M x N: how many registers named each element (1 is right)
-  int* tile_block = nullptr;       // per block tile (tile_rows x tile_cols), the linear block index
-  unsigned* counters = nullptr;    // [0] undecodable values, [1] tiles claimed by two blocks
+  FragmentTag* c = nullptr;      // M x N, row-major
+  unsigned* hits = nullptr;      // M x N: how many registers named each element (1 is right)
+  int* tile_block = nullptr;     // per block tile (tile_rows x tile_cols), the linear block index
+  unsigned* counters = nullptr;  // [0] undecodable values, [1] tiles claimed by two blocks
   int M = 0, N = 0;
   int tile_rows = 0, tile_cols = 0, tiles_n = 0;
   // T2's operands at the first k-step, from block (0, 0): [warp][row in its tile][k] and
@@ -87,8 +87,7 @@ BS_HD int wrap(int v, int period) { return ((v % period) + period) % period; }
 
 // Decodes one accumulator value of a thread whose block tile starts at (row_base, col_base) and
 // records (thread, reg) at the element it names. `block`: the linear block index.
-BS_HD void tag_accumulator(const FragmentSink& s, float v, int row_base, int col_base, int thread, int reg,
-                           int block) {
+BS_HD void tag_accumulator(const FragmentSink& s, float v, int row_base, int col_base, int thread, int reg, int block) {
   if (!s.c) return;
   if (!(v >= 0.0f && v < 65536.0f)) {  // NaN, negative or too large: no probe value
     if (s.counters) frag_detail::add(&s.counters[0], 1);

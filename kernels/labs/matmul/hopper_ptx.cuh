@@ -21,14 +21,10 @@ __device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned arrivals)
 }
 // Makes the initialisations visible to the other threads of the cluster and to the async proxy
 // (TMA) before they are used.
-__device__ __forceinline__ void mbar_init_fence() {
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
+__device__ __forceinline__ void mbar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
 // One arrival that also announces `bytes` of transactions (TMA copies) the phase must wait for.
 __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)),
-               "r"(bytes)
-               : "memory");
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_u32(bar)), "r"(bytes) : "memory");
 }
 __device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_u32(bar)) : "memory");
@@ -59,16 +55,14 @@ __device__ __forceinline__ bool mbar_try_wait(std::uint32_t bar, unsigned parity
 // Waits until the phase with this parity has completed.
 __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
   const std::uint32_t b = smem_u32(bar);
-  while (!mbar_try_wait(b, parity)) {
-  }
+  while (!mbar_try_wait(b, parity)) {}
 }
 
 // --- TMA: cp.async.bulk.tensor (PTX ISA 9.7.9.25). One thread copies a box of a tensor,
 //     described by a CUtensorMap, into shared memory; the bytes count down the mbarrier's tx.
 //     Coordinates are elements, innermost first; parts of the box outside the tensor are
 //     filled with zeros. ---
-__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, std::uint64_t* bar,
-                                            int x, int y) {
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_u32(dst)),
@@ -77,9 +71,8 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, s
 }
 // The same box written to the same shared-memory offset of every block of the cluster in
 // `cta_mask`, each block's barrier at `bar`'s offset counting its own bytes.
-__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map,
-                                                      std::uint64_t* bar, int x, int y,
-                                                      std::uint16_t cta_mask) {
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x,
+                                                      int y, std::uint16_t cta_mask) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
       ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_u32(dst)),
@@ -97,8 +90,7 @@ __device__ __forceinline__ unsigned cluster_cta_rank() {
   return r;
 }
 __device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::
-                   : "memory");
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
 // --- Register reallocation between warpgroups (PTX ISA 9.7.18.x, setmaxnreg, sm_90a). ---
@@ -116,20 +108,14 @@ __device__ __forceinline__ void warpgroup_regs_up() {
 //     tensor cores from shared memory through 64-bit descriptors, into N / 2 FP32 registers a
 //     thread (tc_common.hpp, wgmma_d_coord). Issue is asynchronous: fence before the first
 //     instruction that reads registers written by others, commit a group, wait for groups. ---
-__device__ __forceinline__ void wgmma_fence() {
-  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void wgmma_commit() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int Pending>
 __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
 }
 // Shared memory written by ordinary stores that the async proxy (TMA, wgmma) reads next.
-__device__ __forceinline__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 // The matrix descriptor of a K-major tile in the 128-byte swizzle TMA writes with
 // CU_TENSOR_MAP_SWIZZLE_128B: rows of 64 BF16 (128 bytes), 8-row groups 1024 bytes apart

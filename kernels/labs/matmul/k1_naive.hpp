@@ -27,7 +27,6 @@ BS_HD void k1_naive_thread(const Ctx& t, NoSmem&, const MatmulArgs& a) {
   }
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
@@ -36,8 +35,9 @@ struct K1Naive : RungBase {
     MatmulKernelInfo i;
     i.id = "k1_naive";
     i.label = "1. naive (the lecture's)";
-    i.teaches = "one thread per output, row from y, column from x: coalesced B reads, but every "
-                "operand comes from global memory";
+    i.teaches =
+        "one thread per output, row from y, column from x: coalesced B reads, but every "
+        "operand comes from global memory";
     i.file = "kernels/labs/matmul/k1_naive.hpp";
     i.configs = free_block_configs(describe, {{32, 32, 1}, {16, 16, 1}, {32, 8, 1}, {8, 8, 1}});
     i.any_block = true;
@@ -67,7 +67,9 @@ struct K1Naive : RungBase {
     static constexpr unsigned threads = 0;  // any block: no __launch_bounds__
     static constexpr int min_blocks = 0;
     template <class Ctx>
-    static BS_HD void body(const Ctx& t, Smem& s, const MatmulArgs& a) { k1_naive_thread(t, s, a); }
+    static BS_HD void body(const Ctx& t, Smem& s, const MatmulArgs& a) {
+      k1_naive_thread(t, s, a);
+    }
   };
 };
 

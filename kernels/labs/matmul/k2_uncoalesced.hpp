@@ -27,7 +27,6 @@ BS_HD void k2_uncoalesced_thread(const Ctx& t, NoSmem&, const MatmulArgs& a) {
   }
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
@@ -36,8 +35,9 @@ struct K2Uncoalesced : RungBase {
     MatmulKernelInfo i;
     i.id = "k2_uncoalesced";
     i.label = "2. naive, x mapped to rows";
-    i.teaches = "the same arithmetic with threadIdx.x along rows: a warp reads 32 different rows, "
-                "so its loads are no longer coalesced";
+    i.teaches =
+        "the same arithmetic with threadIdx.x along rows: a warp reads 32 different rows, "
+        "so its loads are no longer coalesced";
     i.file = "kernels/labs/matmul/k2_uncoalesced.hpp";
     i.configs = free_block_configs(describe, {{32, 32, 1}, {16, 16, 1}, {32, 8, 1}, {8, 8, 1}});
     i.any_block = true;
@@ -67,7 +67,9 @@ struct K2Uncoalesced : RungBase {
     static constexpr unsigned threads = 0;
     static constexpr int min_blocks = 0;
     template <class Ctx>
-    static BS_HD void body(const Ctx& t, Smem& s, const MatmulArgs& a) { k2_uncoalesced_thread(t, s, a); }
+    static BS_HD void body(const Ctx& t, Smem& s, const MatmulArgs& a) {
+      k2_uncoalesced_thread(t, s, a);
+    }
   };
 };
 

@@ -49,7 +49,6 @@ BS_HD void k3_smem_tiled_thread(const Ctx& t, K3Smem<T>& s, const MatmulArgs& a)
   if (row < a.M && col < a.N) a.C[offset2d(row, col, a.N)] = sum;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
@@ -59,8 +58,9 @@ struct K3SmemTiled : RungBase {
     MatmulKernelInfo i;
     i.id = "k3_smem_tiled";
     i.label = "3. shared-memory tiles (tile = block)";
-    i.teaches = "each block stages T x T tiles of A and B in shared memory between two "
-                "__syncthreads, so each global load serves T threads";
+    i.teaches =
+        "each block stages T x T tiles of A and B in shared memory between two "
+        "__syncthreads, so each global load serves T threads";
     i.file = "kernels/labs/matmul/k3_smem_tiled.hpp";
     for (int t : kK3Tiles) {
       const auto u = static_cast<unsigned>(t);
@@ -99,15 +99,17 @@ struct K3SmemTiled : RungBase {
   static int compiled_index(const MatmulConfig& c) { return find_in(kK3Tiles, static_cast<int>(c.block.x)); }
   static Status check(const MatmulConfig& c, const DeviceLimits&) {
     if (c.block.x != c.block.y || c.block.z != 1)
-      return refuse("k3_smem_tiled", "block " + to_string(c.block) +
-                                         " is not square: the tile equals the block, and each thread loads one "
-                                         "element of the A tile (T wide) and one of the B tile (T tall)",
+      return refuse("k3_smem_tiled",
+                    "block " + to_string(c.block) +
+                        " is not square: the tile equals the block, and each thread loads one "
+                        "element of the A tile (T wide) and one of the B tile (T tall)",
                     "use a T x T x 1 block");
     if (compiled_index(c) < 0) {
       std::string list;
       for (int t : kK3Tiles) list += (list.empty() ? "" : ", ") + std::to_string(t);
-      return refuse("k3_smem_tiled", "T = " + std::to_string(c.block.x) +
-                                         " is not compiled: the shared tiles are fixed-size arrays, T in {" + list + "}",
+      return refuse("k3_smem_tiled",
+                    "T = " + std::to_string(c.block.x) +
+                        " is not compiled: the shared tiles are fixed-size arrays, T in {" + list + "}",
                     "pick T from {" + list + "}");
     }
     return Status::success();
@@ -140,7 +142,9 @@ struct K3SmemTiled : RungBase {
     static constexpr unsigned threads = T * T;
     static constexpr int min_blocks = 0;
     template <class Ctx>
-    static BS_HD void body(const Ctx& t, Smem& s, const MatmulArgs& a) { k3_smem_tiled_thread<T>(t, s, a); }
+    static BS_HD void body(const Ctx& t, Smem& s, const MatmulArgs& a) {
+      k3_smem_tiled_thread<T>(t, s, a);
+    }
   };
 };
 static_assert(sizeof(K3Smem<16>) == 2 * 16 * 16 * 4);

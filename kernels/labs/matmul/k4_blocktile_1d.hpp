@@ -60,7 +60,6 @@ BS_HD void k4_blocktile_1d_thread(const Ctx& t, K4Smem<BM, BN, BK>& s, const Mat
   }
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
@@ -70,23 +69,25 @@ struct K4Blocktile1D : RungBase {
     MatmulKernelInfo i;
     i.id = "k4_blocktile_1d";
     i.label = "4. 1D register blocking";
-    i.teaches = "each thread accumulates TM outputs of a column in registers: TM FMAs per B value "
-                "read from shared memory";
+    i.teaches =
+        "each thread accumulates TM outputs of a column in registers: TM FMAs per B value "
+        "read from shared memory";
     i.file = "kernels/labs/matmul/k4_blocktile_1d.hpp";
     i.configs = tile_configs<K4Blocktile1D>(kK4Params);
     i.uses_shared = i.uses_barriers = true;
     i.grid_rule = "grid = (ceil(N / BN), ceil(M / BM))";
     return i;
   }
-  static unsigned threads(const TileParams& p) {
-    return p.TM > 0 ? static_cast<unsigned>((p.BM / p.TM) * p.BN) : 0u;
+  static unsigned threads(const TileParams& p) { return p.TM > 0 ? static_cast<unsigned>((p.BM / p.TM) * p.BN) : 0u; }
+  static std::string describe(const MatmulConfig& c) {
+    return tile_text(c.tile, TileFields::OneD) + " | " + std::to_string(c.block.volume()) + " threads";
   }
-  static std::string describe(const MatmulConfig& c) { return tile_text(c.tile, TileFields::OneD) + " | " + std::to_string(c.block.volume()) + " threads"; }
   static LaunchConfig launch_config(const MatmulConfig& c, int M, int N, int) {
     return {Dim3{ceil_div_u(N, c.tile.BN), ceil_div_u(M, c.tile.BM), 1}, Dim3{threads(c.tile), 1, 1}};
   }
   static IndexScheme scheme(const MatmulConfig& c) {
-    return IndexScheme::tiled(static_cast<unsigned>(c.tile.BN), static_cast<unsigned>(c.tile.BM), 1, static_cast<unsigned>(c.tile.TM));
+    return IndexScheme::tiled(static_cast<unsigned>(c.tile.BN), static_cast<unsigned>(c.tile.BM), 1,
+                              static_cast<unsigned>(c.tile.TM));
   }
   static constexpr std::size_t kCompiled = std::size(kK4Params);
   static int compiled_index(const MatmulConfig& c) { return find_in(kK4Params, c.tile); }

@@ -50,11 +50,10 @@ BS_HD void k5_blocktile_2d_thread(const Ctx& t, K5Smem<BM, BN, BK>& s, const Mat
       BS_UNROLL
       for (int m = 0; m < TM; ++m) a_reg[m] = shared_load(t, s.As[trow * TM + m][k], "As[trow*TM + m][k]");
       BS_UNROLL  // lanes TN words apart: TN / (32 / lanes on a row) ways on the banks (bank view)
-      for (int n = 0; n < TN; ++n) b_reg[n] = shared_load(t, s.Bs[k][tcol * TN + n], "Bs[k][tcol*TN + n]");
+          for (int n = 0; n < TN; ++n) b_reg[n] = shared_load(t, s.Bs[k][tcol * TN + n], "Bs[k][tcol*TN + n]");
       BS_UNROLL
-      for (int m = 0; m < TM; ++m)
-        BS_UNROLL
-        for (int n = 0; n < TN; ++n) acc[m][n] += a_reg[m] * b_reg[n];
+      for (int m = 0; m < TM; ++m) BS_UNROLL
+      for (int n = 0; n < TN; ++n) acc[m][n] += a_reg[m] * b_reg[n];
     }
     t.sync();
   }
@@ -68,7 +67,6 @@ BS_HD void k5_blocktile_2d_thread(const Ctx& t, K5Smem<BM, BN, BK>& s, const Mat
     }
   }
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // The rung, to the lab (matmul_rung.hpp)
@@ -89,12 +87,15 @@ struct K5Blocktile2D : RungBase {
   static unsigned threads(const TileParams& p) {
     return p.TM > 0 && p.TN > 0 ? static_cast<unsigned>((p.BM / p.TM) * (p.BN / p.TN)) : 0u;
   }
-  static std::string describe(const MatmulConfig& c) { return tile_text(c.tile, TileFields::TwoD) + " | " + std::to_string(c.block.volume()) + " threads"; }
+  static std::string describe(const MatmulConfig& c) {
+    return tile_text(c.tile, TileFields::TwoD) + " | " + std::to_string(c.block.volume()) + " threads";
+  }
   static LaunchConfig launch_config(const MatmulConfig& c, int M, int N, int) {
     return {Dim3{ceil_div_u(N, c.tile.BN), ceil_div_u(M, c.tile.BM), 1}, Dim3{threads(c.tile), 1, 1}};
   }
   static IndexScheme scheme(const MatmulConfig& c) {
-    return IndexScheme::tiled(static_cast<unsigned>(c.tile.BN), static_cast<unsigned>(c.tile.BM), static_cast<unsigned>(c.tile.TN), static_cast<unsigned>(c.tile.TM));
+    return IndexScheme::tiled(static_cast<unsigned>(c.tile.BN), static_cast<unsigned>(c.tile.BM),
+                              static_cast<unsigned>(c.tile.TN), static_cast<unsigned>(c.tile.TM));
   }
   static constexpr std::size_t kCompiled = std::size(kK5Params);
   static int compiled_index(const MatmulConfig& c) { return find_in(kK5Params, c.tile); }

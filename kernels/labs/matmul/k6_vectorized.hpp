@@ -57,8 +57,7 @@ BS_HD void store4_guarded(float* p, const Float4& v, bool row_ok, bool vector_ok
 template <int BM, int BN, int BK, int TM, int TN, class Ctx>
 BS_HD void k6_vectorized_thread(const Ctx& t, K6Smem<BM, BN, BK>& s, const MatmulArgs& a) {
   static_assert(BM % TM == 0 && BN % TN == 0, "the thread tile must divide the block tile");
-  static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0 && BN % 4 == 0,
-                "float4 paths need multiples of 4");
+  static_assert(TM % 4 == 0 && TN % 4 == 0 && BK % 4 == 0 && BN % 4 == 0, "float4 paths need multiples of 4");
   constexpr int kThreads = (BM / TM) * (BN / TN);
   const int tid = static_cast<int>(t.threadIdx.x);
   const int tcol = tid % (BN / TN), trow = tid / (BN / TN);
@@ -70,8 +69,7 @@ BS_HD void k6_vectorized_thread(const Ctx& t, K6Smem<BM, BN, BK>& s, const Matmu
     for (int i = tid; i < BM * BK / 4; i += kThreads) {
       const int r = i / (BK / 4), c = (i % (BK / 4)) * 4;
       const int gr = row0 + r, gk = k0 + c;
-      const Float4 v = load4_guarded(a.A + offset2d(gr < a.M ? gr : 0, gk, a.K), gr < a.M,
-                                     a_vec, a.K - gk);
+      const Float4 v = load4_guarded(a.A + offset2d(gr < a.M ? gr : 0, gk, a.K), gr < a.M, a_vec, a.K - gk);
       // The transpose happens here, on the way into shared memory (lanes BM words apart share
       // banks: the bank view shows these stores' conflicts).
       shared_store(t, s.As[c + 0][r], v.x, "As[c + 0][r]");
@@ -83,8 +81,7 @@ BS_HD void k6_vectorized_thread(const Ctx& t, K6Smem<BM, BN, BK>& s, const Matmu
       const int r = i / (BN / 4), c = (i % (BN / 4)) * 4;
       const int gk = k0 + r, gc = col0 + c;
       note_shared(t, &s.Bs[r][c], 16, SharedOp::Store, "Bs[r][c..c+3]");
-      store4(&s.Bs[r][c], load4_guarded(a.B + offset2d(gk < a.K ? gk : 0, gc, a.N), gk < a.K,
-                                        b_vec, a.N - gc));
+      store4(&s.Bs[r][c], load4_guarded(a.B + offset2d(gk < a.K ? gk : 0, gc, a.N), gk < a.K, b_vec, a.N - gc));
     }
     t.sync();
     BS_UNROLL
@@ -103,9 +100,8 @@ BS_HD void k6_vectorized_thread(const Ctx& t, K6Smem<BM, BN, BK>& s, const Matmu
         b_reg[n] = v.x, b_reg[n + 1] = v.y, b_reg[n + 2] = v.z, b_reg[n + 3] = v.w;
       }
       BS_UNROLL
-      for (int m = 0; m < TM; ++m)
-        BS_UNROLL
-        for (int n = 0; n < TN; ++n) acc[m][n] += a_reg[m] * b_reg[n];
+      for (int m = 0; m < TM; ++m) BS_UNROLL
+      for (int n = 0; n < TN; ++n) acc[m][n] += a_reg[m] * b_reg[n];
     }
     t.sync();
   }
@@ -116,12 +112,10 @@ BS_HD void k6_vectorized_thread(const Ctx& t, K6Smem<BM, BN, BK>& s, const Matmu
     for (int n = 0; n < TN; n += 4) {
       const int col = col0 + tcol * TN + n;
       store4_guarded(a.C + offset2d(row < a.M ? row : 0, col, a.N),
-                     Float4{acc[m][n], acc[m][n + 1], acc[m][n + 2], acc[m][n + 3]}, row < a.M,
-                     c_vec, a.N - col);
+                     Float4{acc[m][n], acc[m][n + 1], acc[m][n + 2], acc[m][n + 3]}, row < a.M, c_vec, a.N - col);
     }
   }
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // The rung, to the lab (matmul_rung.hpp)
@@ -133,7 +127,9 @@ struct K6Vectorized : RungBase {
     MatmulKernelInfo i;
     i.id = "k6_vectorized";
     i.label = "6. float4 loads, transposed A tile";
-    i.teaches = "16-byte loads from global and shared memory; A is transposed into shared memory so a thread's A values are contiguous too";
+    i.teaches =
+        "16-byte loads from global and shared memory; A is transposed into shared memory so a thread's A values are "
+        "contiguous too";
     i.file = "kernels/labs/matmul/k6_vectorized.hpp";
     i.configs = tile_configs<K6Vectorized>(kK6Params);
     i.uses_shared = i.uses_barriers = true;
@@ -143,12 +139,15 @@ struct K6Vectorized : RungBase {
   static unsigned threads(const TileParams& p) {
     return p.TM > 0 && p.TN > 0 ? static_cast<unsigned>((p.BM / p.TM) * (p.BN / p.TN)) : 0u;
   }
-  static std::string describe(const MatmulConfig& c) { return tile_text(c.tile, TileFields::Vector) + " | " + std::to_string(c.block.volume()) + " threads"; }
+  static std::string describe(const MatmulConfig& c) {
+    return tile_text(c.tile, TileFields::Vector) + " | " + std::to_string(c.block.volume()) + " threads";
+  }
   static LaunchConfig launch_config(const MatmulConfig& c, int M, int N, int) {
     return {Dim3{ceil_div_u(N, c.tile.BN), ceil_div_u(M, c.tile.BM), 1}, Dim3{threads(c.tile), 1, 1}};
   }
   static IndexScheme scheme(const MatmulConfig& c) {
-    return IndexScheme::tiled(static_cast<unsigned>(c.tile.BN), static_cast<unsigned>(c.tile.BM), static_cast<unsigned>(c.tile.TN), static_cast<unsigned>(c.tile.TM));
+    return IndexScheme::tiled(static_cast<unsigned>(c.tile.BN), static_cast<unsigned>(c.tile.BM),
+                              static_cast<unsigned>(c.tile.TN), static_cast<unsigned>(c.tile.TM));
   }
   static constexpr std::size_t kCompiled = std::size(kK6Params);
   static int compiled_index(const MatmulConfig& c) { return find_in(kK6Params, c.tile); }
@@ -194,7 +193,8 @@ struct K6Vectorized : RungBase {
         for (int m = 0; m < p.TM; m += 4)
           l.add((static_cast<long long>(k) * rowa + trow * p.TM + m) * F, 16, SharedOp::Load, "As[k][trow*TM + m..+3]");
         for (int n = 0; n < p.TN; n += 4)
-          l.add(bs + (static_cast<long long>(k) * rowb + tcol * p.TN + n) * F, 16, SharedOp::Load, "Bs[k][tcol*TN + n..+3]");
+          l.add(bs + (static_cast<long long>(k) * rowb + tcol * p.TN + n) * F, 16, SharedOp::Load,
+                "Bs[k][tcol*TN + n..+3]");
       }
     }
   }

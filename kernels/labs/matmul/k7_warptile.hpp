@@ -59,8 +59,7 @@ namespace k7_detail {
 BS_HD void copy16_async(float* shared_dst, const float* global_src) {
 #if BS_ON_DEVICE && __CUDA_ARCH__ >= 800
   const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared_dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global_src)
-               : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(global_src) : "memory");
 #else
   store4(shared_dst, ldg4(global_src));
 #endif
@@ -83,15 +82,13 @@ BS_HD void async_wait_all() {
 
 // Guarded path, global -> registers: this thread's float4s of A's tile (rows row0.., columns k0..).
 template <int BK, int kThreads, int kLoads>
-BS_HD void fetch_a(Float4 (&staged)[kLoads], const MatmulArgs& a, int row0, int k0, int tid,
-                   bool a_vec) {
+BS_HD void fetch_a(Float4 (&staged)[kLoads], const MatmulArgs& a, int row0, int k0, int tid, bool a_vec) {
   BS_UNROLL
   for (int l = 0; l < kLoads; ++l) {
     const int i = tid + l * kThreads;
     const int r = i / (BK / 4), c = (i % (BK / 4)) * 4;
     const int gr = row0 + r, gk = k0 + c;
-    staged[l] = load4_guarded(a.A + offset2d(gr < a.M ? gr : 0, gk, a.K), gr < a.M, a_vec,
-                              a.K - gk);
+    staged[l] = load4_guarded(a.A + offset2d(gr < a.M ? gr : 0, gk, a.K), gr < a.M, a_vec, a.K - gk);
   }
 }
 
@@ -99,8 +96,7 @@ BS_HD void fetch_a(Float4 (&staged)[kLoads], const MatmulArgs& a, int row0, int 
 // the ragged edges (odd N, the last k-tile) take guarded loads and ordinary stores, which the
 // same barrier orders.
 template <int BK, int BN, int kThreads, int kLoads, class Ctx>
-BS_HD void copy_b(const Ctx& t, float (&Bs)[BK][BN], const MatmulArgs& a, int col0, int k0, int tid,
-                  bool b_vec) {
+BS_HD void copy_b(const Ctx& t, float (&Bs)[BK][BN], const MatmulArgs& a, int col0, int k0, int tid, bool b_vec) {
   BS_UNROLL
   for (int l = 0; l < kLoads; ++l) {
     const int i = tid + l * kThreads;
@@ -108,11 +104,8 @@ BS_HD void copy_b(const Ctx& t, float (&Bs)[BK][BN], const MatmulArgs& a, int co
     const int gk = k0 + r, gc = col0 + c;
     // cp.async or a 16-byte store: the same 16 bytes of shared memory either way.
     note_shared(t, &Bs[r][c], 16, SharedOp::AsyncCopy, "Bs[r][c..c+3]");
-    if (gk < a.K && b_vec && a.N - gc >= 4)
-      copy16_async(&Bs[r][c], a.B + offset2d(gk, gc, a.N));
-    else
-      store4(&Bs[r][c], load4_guarded(a.B + offset2d(gk < a.K ? gk : 0, gc, a.N), gk < a.K,
-                                      b_vec, a.N - gc));
+    if (gk < a.K && b_vec && a.N - gc >= 4) copy16_async(&Bs[r][c], a.B + offset2d(gk, gc, a.N));
+    else store4(&Bs[r][c], load4_guarded(a.B + offset2d(gk < a.K ? gk : 0, gc, a.N), gk < a.K, b_vec, a.N - gc));
   }
 }
 
@@ -127,14 +120,12 @@ struct K7Cursor {
 
 template <int BK, int kThreads>
 BS_HD K7Cursor a_cursor(const MatmulArgs& m, int row0, int tid) {
-  return {offset2d(row0 + tid / (BK / 4), (tid % (BK / 4)) * 4, m.K), kThreads / (BK / 4) * m.K,
-          BK};
+  return {offset2d(row0 + tid / (BK / 4), (tid % (BK / 4)) * 4, m.K), kThreads / (BK / 4) * m.K, BK};
 }
 
 template <int BN, int BK, int kThreads>
 BS_HD K7Cursor b_cursor(const MatmulArgs& m, int col0, int tid) {
-  return {offset2d(tid / (BN / 4), col0 + (tid % (BN / 4)) * 4, m.N), kThreads / (BN / 4) * m.N,
-          BK * m.N};
+  return {offset2d(tid / (BN / 4), col0 + (tid % (BN / 4)) * 4, m.N), kThreads / (BN / 4) * m.N, BK * m.N};
 }
 
 template <int kLoads>
@@ -191,17 +182,16 @@ template <int BM, int BN, int BK, int WM, int WN, int TM, int TN, class Ctx>
 BS_HD void k7_warptile_thread(const Ctx& t, K7Smem<BM, BN, BK>& s, const MatmulArgs& a) {
   constexpr int kWarpsN = BN / WN, kWarpsM = BM / WM;
   constexpr int kThreads = kWarpsM * kWarpsN * 32;
-  constexpr int kLanesN = WN / TN, kLanesM = WM / TM;  // lanes along each side of a warp tile
-  constexpr int kFragsM = TM / 4, kFragsN = TN / 4;    // 4 x 4 fragments per lane
+  constexpr int kLanesN = WN / TN, kLanesM = WM / TM;        // lanes along each side of a warp tile
+  constexpr int kFragsM = TM / 4, kFragsN = TN / 4;          // 4 x 4 fragments per lane
   constexpr int kSubM = WM / kFragsM, kSubN = WN / kFragsN;  // distance between fragments
   constexpr int kLoadsA = BM * BK / 4 / kThreads, kLoadsB = BK * BN / 4 / kThreads;
   constexpr int kRowA = BM + K7Smem<BM, BN, BK>::kPadA;
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile");
-  static_assert(WM % TM == 0 && WN % TN == 0 && TM % 4 == 0 && TN % 4 == 0,
-                "lane tiles are made of 4 x 4 fragments");
+  static_assert(WM % TM == 0 && WN % TN == 0 && TM % 4 == 0 && TN % 4 == 0, "lane tiles are made of 4 x 4 fragments");
   static_assert(kLanesN * kLanesM == 32, "a warp tile must hold exactly 32 lane tiles");
-  static_assert(BK % 4 == 0 && kLoadsA >= 1 && kLoadsB >= 1 &&
-                    kLoadsA * kThreads * 4 == BM * BK && kLoadsB * kThreads * 4 == BK * BN,
+  static_assert(BK % 4 == 0 && kLoadsA >= 1 && kLoadsB >= 1 && kLoadsA * kThreads * 4 == BM * BK &&
+                    kLoadsB * kThreads * 4 == BK * BN,
                 "every thread loads the same number of float4s per tile");
 
   const int tid = static_cast<int>(t.threadIdx.x);
@@ -246,17 +236,15 @@ BS_HD void k7_warptile_thread(const Ctx& t, K7Smem<BM, BN, BK>& s, const MatmulA
 
   for (int tile = 0; tile < tiles; ++tile) {
     const int stage = tile & 1;
-    const bool has_next = tile + 1 < tiles;  // the same for every thread: barriers stay uniform
+    const bool has_next = tile + 1 < tiles;    // the same for every thread: barriers stay uniform
     if (has_next) fetch(tile + 1, stage ^ 1);  // lands during the FMAs below
     BS_UNROLL
     for (int k = 0; k < BK; ++k) {
       float af[TM], bf[TN];
-      k7_detail::load_fragments<TM, TN, kSubM, kSubN>(t, af, bf, s.As[stage], s.Bs[stage], k, a_col,
-                                                      b_col);
+      k7_detail::load_fragments<TM, TN, kSubM, kSubN>(t, af, bf, s.As[stage], s.Bs[stage], k, a_col, b_col);
       BS_UNROLL
-      for (int m = 0; m < TM; ++m)
-        BS_UNROLL
-        for (int n = 0; n < TN; ++n) acc[m][n] += af[m] * bf[n];
+      for (int m = 0; m < TM; ++m) BS_UNROLL
+      for (int n = 0; n < TN; ++n) acc[m][n] += af[m] * bf[n];
     }
     if (has_next) stash(stage ^ 1);
     t.sync();
@@ -270,27 +258,27 @@ BS_HD void k7_warptile_thread(const Ctx& t, K7Smem<BM, BN, BK>& s, const MatmulA
     for (int f = 0; f < kFragsN; ++f) {
       const int col = col0 + b_col + f * kSubN;
       store4_guarded(a.C + offset2d(row < a.M ? row : 0, col, a.N),
-                     Float4{acc[m][4 * f], acc[m][4 * f + 1], acc[m][4 * f + 2], acc[m][4 * f + 3]},
-                     row < a.M, c_vec, a.N - col);
+                     Float4{acc[m][4 * f], acc[m][4 * f + 1], acc[m][4 * f + 2], acc[m][4 * f + 3]}, row < a.M, c_vec,
+                     a.N - col);
     }
   }
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
 struct K7Warptile : RungBase {
   static constexpr GlobalLoads kGlobalLoads = GlobalLoads::BlockTile;
-  static constexpr int kLoadFloats = 4;  // float4
+  static constexpr int kLoadFloats = 4;          // float4
   static constexpr bool kStoreFromOwner = true;  // a lane's outputs are spread over its warp tile
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k7_warptile";
     i.label = "7. warp tiling, double-buffered";
-    i.teaches = "block, warp and thread tiles arranged so every shared-memory read of a warp is "
-                "conflict-free, with the next tile's loads in flight during the FMAs (B by "
-                "cp.async) and interior blocks loading without per-element checks";
+    i.teaches =
+        "block, warp and thread tiles arranged so every shared-memory read of a warp is "
+        "conflict-free, with the next tile's loads in flight during the FMAs (B by "
+        "cp.async) and interior blocks loading without per-element checks";
     i.file = "kernels/labs/matmul/k7_warptile.hpp";
     i.configs = tile_configs<K7Warptile>(kK7Params);
     i.uses_shared = i.uses_barriers = true;
@@ -301,7 +289,9 @@ struct K7Warptile : RungBase {
   static unsigned threads(const TileParams& p) {
     return p.WM > 0 && p.WN > 0 ? static_cast<unsigned>((p.BM / p.WM) * (p.BN / p.WN) * 32) : 0u;
   }
-  static std::string describe(const MatmulConfig& c) { return tile_text(c.tile, TileFields::Warp) + " | " + std::to_string(c.block.volume()) + " threads"; }
+  static std::string describe(const MatmulConfig& c) {
+    return tile_text(c.tile, TileFields::Warp) + " | " + std::to_string(c.block.volume()) + " threads";
+  }
   static LaunchConfig launch_config(const MatmulConfig& c, int M, int N, int) {
     return {Dim3{ceil_div_u(N, c.tile.BN), ceil_div_u(M, c.tile.BM), 1}, Dim3{threads(c.tile), 1, 1}};
   }
@@ -340,7 +330,8 @@ struct K7Warptile : RungBase {
     const int warps_n = p.BN / p.WN, threads = (p.BM / p.WM) * warps_n * 32;
     const int pad_a = 2 * p.BK * (p.BM + 4 + p.BN) * 4 <= 48 * 1024 ? 4 : 0;
     const int rowa = p.BM + pad_a + o.pad_words, rowb = p.BN + o.pad_words;
-    const long long a_stage = static_cast<long long>(p.BK) * rowa * F, b_stage = static_cast<long long>(p.BK) * rowb * F;
+    const long long a_stage = static_cast<long long>(p.BK) * rowa * F,
+                    b_stage = static_cast<long long>(p.BK) * rowb * F;
     const long long bs = 2 * a_stage;
     const int loads_a = p.BM * p.BK / 4 / threads, loads_b = p.BK * p.BN / 4 / threads;
     const int warp = tid / 32, lane = tid % 32;
@@ -350,7 +341,8 @@ struct K7Warptile : RungBase {
     auto copy_b = [&](int stage) {
       for (int j = 0; j < loads_b; ++j) {
         const int i = tid + j * threads, r = i / (p.BN / 4), c = (i % (p.BN / 4)) * 4;
-        l.add(bs + stage * b_stage + (static_cast<long long>(r) * rowb + c) * F, 16, SharedOp::AsyncCopy, "Bs[r][c..c+3]");
+        l.add(bs + stage * b_stage + (static_cast<long long>(r) * rowb + c) * F, 16, SharedOp::AsyncCopy,
+              "Bs[r][c..c+3]");
       }
     };
     auto stash_a = [&](int stage) {
@@ -400,17 +392,19 @@ inline Status K7Warptile::check(const MatmulConfig& c, const DeviceLimits& limit
   const char* id = "k7_warptile";
   if (Status s = check_tile(id, c, threads(p), TileFields::Warp, /*block_last=*/true); !s) return s;
   if (p.MB < 1 || p.MB > static_cast<int>(limits.max_blocks_per_sm))
-    return refuse(id, "MB = " + std::to_string(p.MB) +
-                          ": the blocks per SM the compiler must fit (1 uncaps registers, 2 caps "
-                          "256-thread blocks at 128 registers) must be at least 1",
+    return refuse(id,
+                  "MB = " + std::to_string(p.MB) +
+                      ": the blocks per SM the compiler must fit (1 uncaps registers, 2 caps "
+                      "256-thread blocks at 128 registers) must be at least 1",
                   "pick MB from the compiled set");
   if (p.WM <= 0 || p.WN <= 0 || p.BM % p.WM != 0 || p.BN % p.WN != 0)
-    return refuse(id, "the warp tile " + std::to_string(p.WM) + "x" + std::to_string(p.WN) +
-                          " does not divide the block tile",
-                  "BM must be a multiple of WM and BN of WN");
+    return refuse(
+        id, "the warp tile " + std::to_string(p.WM) + "x" + std::to_string(p.WN) + " does not divide the block tile",
+        "BM must be a multiple of WM and BN of WN");
   if (p.WM % p.TM != 0 || p.WN % p.TN != 0 || (p.WM / p.TM) * (p.WN / p.TN) != 32)
-    return refuse(id, "a warp tile must hold exactly 32 thread tiles: (WM/TM) * (WN/TN) = " +
-                          std::to_string(p.WM % p.TM == 0 && p.WN % p.TN == 0 ? (p.WM / p.TM) * (p.WN / p.TN) : -1),
+    return refuse(id,
+                  "a warp tile must hold exactly 32 thread tiles: (WM/TM) * (WN/TN) = " +
+                      std::to_string(p.WM % p.TM == 0 && p.WN % p.TN == 0 ? (p.WM / p.TM) * (p.WN / p.TN) : -1),
                   "choose WM, WN, TM, TN with (WM/TM) * (WN/TN) = 32");
   return check_block_matches(id, c, threads(p), TileFields::Warp);
 }
@@ -434,7 +428,8 @@ inline Result<ElementOwner> K7Warptile::owner(const MatmulConfig& c, int row, in
   o.block = cell->block;
   o.thread = Dim3{o.warp * 32 + o.lane, 0, 0};
   o.linear_thread = o.thread.x;
-  const long long wr = cell->row0 + static_cast<long long>(warp_m) * p.WM, wc = cell->col0 + static_cast<long long>(warp_n) * p.WN;
+  const long long wr = cell->row0 + static_cast<long long>(warp_m) * p.WM,
+                  wc = cell->col0 + static_cast<long long>(warp_n) * p.WN;
   o.warp_tile = {wr, wc, p.WM, p.WN};
   for (int fm = 0; fm < frags_m; ++fm)
     for (int fn = 0; fn < frags_n; ++fn)

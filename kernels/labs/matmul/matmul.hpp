@@ -78,8 +78,7 @@ void pack_bf16_transposed_into(const float* b, int K, int N, int n0, int n1, Bf1
 // std::threads (0: one per hardware thread), accumulating in DOUBLE and rounding once to float.
 // So the reference is the exact product to within half an FP32 ulp (plus the double rounding,
 // far below that), and what verify() measures is the kernel's own FP32 accumulation error.
-Status cpu_reference(const float* A, const float* B, float* C, int M, int N, int K,
-                     unsigned threads = 0);
+Status cpu_reference(const float* A, const float* B, float* C, int M, int N, int K, unsigned threads = 0);
 
 // ---------------------------------------------------------------------------------------------
 // 2. Verification
@@ -113,14 +112,14 @@ inline constexpr double kToleranceFloor = 1e-30;
 double tolerance_per_unit(const ErrorScale& scale);
 
 struct Verification {
-  double max_abs = 0;          // max |got - ref|
-  double max_rel = 0;          // max |got - ref| / |ref| over elements with |ref| > 1e-30
+  double max_abs = 0;              // max |got - ref|
+  double max_rel = 0;              // max |got - ref| / |ref| over elements with |ref| > 1e-30
   double max_tolerance_ratio = 0;  // max |got - ref| / tol_ij: passed means <= 1
   std::size_t checked = 0;
   std::size_t mismatches = 0;
   long long first_bad_row = -1, first_bad_col = -1;  // first mismatch in row-major order
   float first_bad_got = 0, first_bad_want = 0;
-  std::string tolerance;       // the formula, with K filled in
+  std::string tolerance;  // the formula, with K filled in
   bool passed = false;
   std::string summary() const;  // one line for tables and the status bar
 };
@@ -141,7 +140,7 @@ Check to_check(const Verification& v);
 const std::vector<MatmulKernelInfo>& matmul_kernels();
 const std::vector<MatmulKernelInfo>& matmul_kernels(Precision precision);  // that precision's rungs
 const MatmulKernelInfo& matmul_kernel_info(MatmulKernel kernel);
-const MatmulKernelInfo* find_matmul_kernel(std::string_view id);  // nullptr when unknown
+const MatmulKernelInfo* find_matmul_kernel(std::string_view id);    // nullptr when unknown
 bool precision_from_string(std::string_view name, Precision& out);  // "fp32", "bf16"
 
 // The config for a tile of rungs 4-7 (block filled in, label written); for rungs 1-3 pass the
@@ -151,8 +150,7 @@ MatmulConfig make_block_config(MatmulKernel kernel, Dim3 block);
 std::string describe(MatmulKernel kernel, const MatmulConfig& config);
 
 // The exact grid and block this kernel launches with for an M x N x K product.
-LaunchConfig matmul_launch_config(MatmulKernel kernel, const MatmulConfig& config, int M, int N,
-                                  int K);
+LaunchConfig matmul_launch_config(MatmulKernel kernel, const MatmulConfig& config, int M, int N, int K);
 
 // What one block and one thread of this configuration own, for the UI's overlays.
 MatmulGeometry matmul_geometry(MatmulKernel kernel, const MatmulConfig& config);
@@ -181,8 +179,7 @@ inline double matmul_flops(int M, int N, int K) { return 2.0 * M * N * K; }
 inline double matmul_compulsory_bytes(int M, int N, int K, Precision p = Precision::Fp32) {
   if (p == Precision::Bf16)
     return 2.0 * (static_cast<double>(M) + N) * bf16_row_pitch(K) + 4.0 * static_cast<double>(M) * N;
-  return 4.0 * (static_cast<double>(M) * K + static_cast<double>(K) * N +
-                static_cast<double>(M) * N);
+  return 4.0 * (static_cast<double>(M) * K + static_cast<double>(K) * N + static_cast<double>(M) * N);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -198,20 +195,18 @@ inline constexpr long long kSimMaxMultiplyAdds = 1LL << 27;
 // lab has validated it); uses_barriers is set from the kernel. The engine behind MatmulLab.
 // Each rung takes the buffers of its precision from `buffers`. Rungs the simulator cannot run
 // (the Hopper rungs) come back with the reason.
-sim::SimResult simulate_kernel(sim::GridSimulator& simulator, MatmulKernel kernel,
-                               const MatmulConfig& config, const LaunchConfig& lc,
-                               sim::SimOptions options, const MatmulBuffers& buffers);
+sim::SimResult simulate_kernel(sim::GridSimulator& simulator, MatmulKernel kernel, const MatmulConfig& config,
+                               const LaunchConfig& lc, sim::SimOptions options, const MatmulBuffers& buffers);
 
 // Runs `kernel` with `config` on the simulator: C = A * B, host pointers. The record carries
 // the grid and block used, the wall time (steady_clock) and the status (refusals included).
 // `options` passes schedule recording and cancellation through; uses_barriers is set from the
 // kernel.
-LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel,
-                             const MatmulConfig& config, const float* A, const float* B, float* C,
-                             int M, int N, int K, sim::SimOptions options = {});
+LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel, const MatmulConfig& config,
+                             const float* A, const float* B, float* C, int M, int N, int K,
+                             sim::SimOptions options = {});
 // The same for the tensor-core rungs: BF16 A and Bt in the padded layouts of tc_common.hpp.
-LaunchRecord simulate_matmul_bf16(sim::GridSimulator& simulator, MatmulKernel kernel,
-                                  const MatmulConfig& config, const Bf16Args& args,
-                                  sim::SimOptions options = {});
+LaunchRecord simulate_matmul_bf16(sim::GridSimulator& simulator, MatmulKernel kernel, const MatmulConfig& config,
+                                  const Bf16Args& args, sim::SimOptions options = {});
 
 }  // namespace bs::matmul

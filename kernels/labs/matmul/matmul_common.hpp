@@ -89,8 +89,6 @@ BS_HD bool vec4_ok(const void* base, int row_length) {
   return (reinterpret_cast<std::uintptr_t>(base) & 15u) == 0 && (row_length & 3) == 0;
 }
 
-BS_HD long long offset2d(int row, int col, int row_length) {
-  return static_cast<long long>(row) * row_length + col;
-}
+BS_HD long long offset2d(int row, int col, int row_length) { return static_cast<long long>(row) * row_length + col; }
 
 }  // namespace bs::matmul

@@ -23,9 +23,9 @@ inline constexpr int kK3Tiles[] = {8, 16, 32};
 
 // Rung 4: BM, BN, BK, TM (TN = 1); (BM / TM) * BN threads.
 inline constexpr TileParams kK4Params[] = {
-    {64, 64, 8, 8, 1, 0, 0},      // 512 threads, the classic 1D blocktiling shape
-    {128, 64, 16, 16, 1, 0, 0},   // 512 threads, more reuse per B value
-    {32, 32, 8, 4, 1, 0, 0},      // 256 threads, small matrices
+    {64, 64, 8, 8, 1, 0, 0},     // 512 threads, the classic 1D blocktiling shape
+    {128, 64, 16, 16, 1, 0, 0},  // 512 threads, more reuse per B value
+    {32, 32, 8, 4, 1, 0, 0},     // 256 threads, small matrices
 };
 
 // Rung 5: BM, BN, BK, TM, TN; (BM / TM) * (BN / TN) threads.

@@ -50,27 +50,25 @@ class MatmulEngine {
   }
 
   // The compiled kernel's attributes (cudaFuncGetAttributes) or what the simulator declares.
-  virtual Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c,
-                                              bool* measured) = 0;
+  virtual Result<KernelAttributes> attributes(MatmulKernel k, const MatmulConfig& c, bool* measured) = 0;
   // cudaOccupancyMaxPotentialBlockSize for the free-blockDim rungs' kernels: (min grid, block
   // size). Compiled configurations fix their own block; the simulator has no API to ask.
   virtual Result<std::pair<int, int>> suggested_block(MatmulKernel k) {
     (void)k;
     return Status::failure("the CPU simulation has no occupancy API to ask", "", "suggested_block");
   }
-  virtual float* own_output() = 0;                // C, in this backend's memory
-  virtual Status download(float* host) = 0;       // C to host
-  virtual Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c,
-                                      const LaunchConfig& lc, float* out) = 0;
-  virtual Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c,
-                                                        const LaunchConfig& lc, float* out) = 0;
+  virtual float* own_output() = 0;           // C, in this backend's memory
+  virtual Status download(float* host) = 0;  // C to host
+  virtual Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, float* out) = 0;
+  virtual Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
+                                                        float* out) = 0;
   // Fragment tags (fragment_record.hpp): the tagged variant of tensor-core rung `k` launched as
   // `lc` on PROBE operands of M x N x K (its own buffers: the lab's A, B and C are not touched),
   // and the tags its threads recorded. GPU: T1..T6 (T3..T6 need sm_90a); CPU: T1 and T2 through
   // the simulator, the Hopper rungs refused with the reason. Safe to call from a thread other
   // than the one launching the lab's kernels (own simulator, own stream).
-  virtual Result<FragmentRecord> record_fragments(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
-                                                  int M, int N, int K) = 0;
+  virtual Result<FragmentRecord> record_fragments(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, int M,
+                                                  int N, int K) = 0;
   // The pipeline-traced variant of a warp-specialized Hopper rung (T4, T5, T6) into `out`, timed
   // with CUDA events: its block records and `capacity` events a warpgroup (pipeline_trace.hpp).
   // The CPU simulator has no Hopper rungs, so it refuses.
@@ -81,15 +79,16 @@ class MatmulEngine {
   }
   // The same launch timed as launch_timed times the rung (CUDA events around the launch alone),
   // with nothing read back: what the trace costs the kernel, measured the way the rung is.
-  virtual Result<double> time_pipeline_launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
-                                              float* out, std::uint32_t capacity) {
+  virtual Result<double> time_pipeline_launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, float* out,
+                                              std::uint32_t capacity) {
     (void)k, (void)c, (void)lc, (void)out, (void)capacity;
     return no_pipeline_here();
   }
   static Status no_pipeline_here() {
-    return Status::failure("the CPU simulation has no Hopper rungs (wgmma, TMA and mbarriers run on sm_90a only), "
-                           "so there is no pipeline to record",
-                           "switch to the CUDA backend on a Hopper GPU (--backend cuda)", "launch_pipeline_traced");
+    return Status::failure(
+        "the CPU simulation has no Hopper rungs (wgmma, TMA and mbarriers run on sm_90a only), "
+        "so there is no pipeline to record",
+        "switch to the CUDA backend on a Hopper GPU (--backend cuda)", "launch_pipeline_traced");
   }
   // The library anchors (cuBLAS) into `out`; not available on the CPU.
   virtual bool has_library() const = 0;

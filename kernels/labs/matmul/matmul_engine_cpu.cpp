@@ -30,8 +30,8 @@ class CpuEngine final : public MatmulEngine, public sim::Cancellable {
         bt16_ = pack_bf16_transposed(B.data(), K, N);
       }
     } catch (const std::bad_alloc&) {
-      return Status::failure("not enough host memory for the simulator's matrices",
-                             "choose smaller sizes", "MatmulEngine::set_matrices");
+      return Status::failure("not enough host memory for the simulator's matrices", "choose smaller sizes",
+                             "MatmulEngine::set_matrices");
     }
     M_ = M, N_ = N, K_ = K;
     return Status::success();
@@ -48,8 +48,9 @@ class CpuEngine final : public MatmulEngine, public sim::Cancellable {
 
   Status can_run(const MatmulKernelInfo& info) const override {
     if (info.simulated) return Status::success();
-    return Status::failure(info.id + " runs on Hopper GPUs only: the CPU simulator has no warpgroup MMA, "
-                                     "TMA or clusters to run it with",
+    return Status::failure(info.id +
+                               " runs on Hopper GPUs only: the CPU simulator has no warpgroup MMA, "
+                               "TMA or clusters to run it with",
                            "use the CUDA backend on an H100 or H200; its tiles and fragment layouts still draw here",
                            "can_run");
   }
@@ -67,8 +68,7 @@ class CpuEngine final : public MatmulEngine, public sim::Cancellable {
     return Status::success();
   }
 
-  Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
-                              float* out) override {
+  Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, float* out) override {
     sim::SimOptions o;
     o.cancel = cancel_;
     sim::SimResult r = simulate_kernel(simulator_, k, c, lc, o, buffers(out));
@@ -76,8 +76,8 @@ class CpuEngine final : public MatmulEngine, public sim::Cancellable {
     return r.elapsed_ms;
   }
 
-  Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c,
-                                                const LaunchConfig& lc, float* out) override {
+  Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
+                                                float* out) override {
     sim::SimOptions o;
     o.record_schedule = true;
     o.cancel = cancel_;
@@ -86,8 +86,8 @@ class CpuEngine final : public MatmulEngine, public sim::Cancellable {
     return std::move(r.schedule);
   }
 
-  Result<FragmentRecord> record_fragments(MatmulKernel k, const MatmulConfig& c, const LaunchConfig&, int M,
-                                          int N, int K) override {
+  Result<FragmentRecord> record_fragments(MatmulKernel k, const MatmulConfig& c, const LaunchConfig&, int M, int N,
+                                          int K) override {
     return simulate_fragment_record(k, c, M, N, K, backend_.sim_workers);
   }
 

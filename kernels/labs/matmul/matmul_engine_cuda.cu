@@ -32,14 +32,14 @@ namespace bs::matmul {
 //    for the __launch_bounds__ a rung asks for: none (any block), a block size, or a block size
 //    and the blocks per SM the registers must allow (rung 7's MB).
 // ---------------------------------------------------------------------------------------------
-#define BS_RUNG_WRAPPER_BODY                                      \
-  using At = typename R::template At<I>;                         \
-  __shared__ typename At::Smem s;                                \
-  if constexpr (Traced) {                                        \
-    trace::BlockRecorder recorder(records);                      \
-    At::body(DeviceCtx::from_builtins(), s, a);                  \
-  } else {                                                       \
-    At::body(DeviceCtx::from_builtins(), s, a);                  \
+#define BS_RUNG_WRAPPER_BODY                    \
+  using At = typename R::template At<I>;        \
+  __shared__ typename At::Smem s;               \
+  if constexpr (Traced) {                       \
+    trace::BlockRecorder recorder(records);     \
+    At::body(DeviceCtx::from_builtins(), s, a); \
+  } else {                                      \
+    At::body(DeviceCtx::from_builtins(), s, a); \
   }
 
 template <class R, std::size_t I, bool Traced>
@@ -87,20 +87,16 @@ KernelPair kernel_functions(MatmulKernel kernel, const MatmulConfig& c) {
     auto pair = [&](auto plain, auto traced) {
       f = {reinterpret_cast<const void*>(plain), reinterpret_cast<const void*>(traced)};
     };
-    if constexpr (At::threads == 0)
-      pair(&rung_kernel<R, I, false>, &rung_kernel<R, I, true>);
-    else if constexpr (At::min_blocks == 0)
-      pair(&rung_kernel_bounded<R, I, false>, &rung_kernel_bounded<R, I, true>);
-    else
-      pair(&rung_kernel_occupancy<R, I, false>, &rung_kernel_occupancy<R, I, true>);
+    if constexpr (At::threads == 0) pair(&rung_kernel<R, I, false>, &rung_kernel<R, I, true>);
+    else if constexpr (At::min_blocks == 0) pair(&rung_kernel_bounded<R, I, false>, &rung_kernel_bounded<R, I, true>);
+    else pair(&rung_kernel_occupancy<R, I, false>, &rung_kernel_occupancy<R, I, true>);
   });
   return f;
 }
 
 // The kernel's arguments, in the precision its rung multiplies.
 void* rung_args(MatmulKernel k, MatmulBuffers& b) {
-  return matmul_kernel_info(k).precision == Precision::Bf16 ? static_cast<void*>(&b.bf16)
-                                                            : static_cast<void*>(&b.f32);
+  return matmul_kernel_info(k).precision == Precision::Bf16 ? static_cast<void*>(&b.bf16) : static_cast<void*>(&b.f32);
 }
 
 }  // namespace
@@ -142,14 +138,13 @@ Status cublas_status(cublasStatus_t s, const char* call) {
                          cublasGetStatusName(s));
 }
 
-#define BS_CUBLAS_TRY(expr)                                                     \
-  do {                                                                          \
+#define BS_CUBLAS_TRY(expr)                                                              \
+  do {                                                                                   \
     if (cublasStatus_t bs_cublas_err_ = (expr); bs_cublas_err_ != CUBLAS_STATUS_SUCCESS) \
-      return cublas_status(bs_cublas_err_, #expr);                              \
+      return cublas_status(bs_cublas_err_, #expr);                                       \
   } while (0)
 
 }  // namespace
-
 
 // ---------------------------------------------------------------------------------------------
 // 4. The engine
@@ -168,15 +163,13 @@ class CudaEngine final : public MatmulEngine {
     const DeviceLimits& l = backend_.limits;
     const int lanes = fp32_lanes_per_sm(l.compute_major, l.compute_minor);
     peak_ = l.sm_count * lanes * 2.0 * l.clock_khz * 1e-6;
-    peak_formula_ = std::to_string(l.sm_count) + " SMs x " + std::to_string(lanes) +
-                    " FP32 lanes x 2 FLOP x " + fixed(l.clock_khz * 1e-3, 0) +
-                    " MHz (cudaDevAttrClockRate) = " + fixed(peak_, 0) + " GFLOP/s";
+    peak_formula_ = std::to_string(l.sm_count) + " SMs x " + std::to_string(lanes) + " FP32 lanes x 2 FLOP x " +
+                    fixed(l.clock_khz * 1e-3, 0) + " MHz (cudaDevAttrClockRate) = " + fixed(peak_, 0) + " GFLOP/s";
     const int tc = bf16_flop_per_sm_clock(l.compute_major, l.compute_minor);
     tensor_peak_ = l.sm_count * static_cast<double>(tc) * l.clock_khz * 1e-6;
     tensor_formula_ = tc > 0 ? std::to_string(l.sm_count) + " SMs x " + std::to_string(tc) +
-                                   " dense BF16 FLOP per clock (FP32 accumulation) x " +
-                                   fixed(l.clock_khz * 1e-3, 0) + " MHz (cudaDevAttrClockRate) = " +
-                                   fixed(tensor_peak_, 0) + " GFLOP/s"
+                                   " dense BF16 FLOP per clock (FP32 accumulation) x " + fixed(l.clock_khz * 1e-3, 0) +
+                                   " MHz (cudaDevAttrClockRate) = " + fixed(tensor_peak_, 0) + " GFLOP/s"
                              : "no BF16 tensor-core rate known for sm_" + std::to_string(l.compute_major) +
                                    std::to_string(l.compute_minor);
     BS_CUBLAS_TRY(cublasCreate(&cublas_));
@@ -198,19 +191,18 @@ class CudaEngine final : public MatmulEngine {
     const std::size_t mk = static_cast<std::size_t>(M) * K, kn = static_cast<std::size_t>(K) * N,
                       mn = static_cast<std::size_t>(M) * N;
     const std::size_t ld = static_cast<std::size_t>(bf16_row_pitch(K));
-    const double need = 4.0 * (static_cast<double>(mk) + kn + 2.0 * mn) +
-                        (bf16 ? 2.0 * (static_cast<double>(M) + N) * ld : 0.0);
+    const double need =
+        4.0 * (static_cast<double>(mk) + kn + 2.0 * mn) + (bf16 ? 2.0 * (static_cast<double>(M) + N) * ld : 0.0);
     std::size_t free_bytes = 0, total_bytes = 0;
     BS_CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (need > static_cast<double>(free_bytes)) {
       auto mib = [](double b) { return fixed(b / (1 << 20), 0) + " MiB"; };
-      return Status::failure(
-          "A (" + std::to_string(M) + "x" + std::to_string(K) + "), B (" + std::to_string(K) +
-              "x" + std::to_string(N) + "), C and the cuBLAS reference (" + std::to_string(M) +
-              "x" + std::to_string(N) + " each)" + (bf16 ? " and the BF16 copies of A and B" : "") +
-              " need " + mib(need) + " of GPU memory; " + mib(static_cast<double>(free_bytes)) +
-              " of " + mib(static_cast<double>(total_bytes)) + " is free on " + backend_.limits.name,
-          "choose smaller sizes", "cudaMemGetInfo", "cudaErrorMemoryAllocation");
+      return Status::failure("A (" + std::to_string(M) + "x" + std::to_string(K) + "), B (" + std::to_string(K) + "x" +
+                                 std::to_string(N) + "), C and the cuBLAS reference (" + std::to_string(M) + "x" +
+                                 std::to_string(N) + " each)" + (bf16 ? " and the BF16 copies of A and B" : "") +
+                                 " need " + mib(need) + " of GPU memory; " + mib(static_cast<double>(free_bytes)) +
+                                 " of " + mib(static_cast<double>(total_bytes)) + " is free on " + backend_.limits.name,
+                             "choose smaller sizes", "cudaMemGetInfo", "cudaErrorMemoryAllocation");
     }
     auto a = cuda::DeviceBuffer<float>::allocate(mk);
     if (!a) return a.status();
@@ -279,23 +271,27 @@ class CudaEngine final : public MatmulEngine {
     const DeviceLimits& l = backend_.limits;
     const std::string sm = "sm_" + std::to_string(l.compute_major) + std::to_string(l.compute_minor);
     switch (info.needs) {
-      case RungNeeds::Any:
-        return Status::success();
+      case RungNeeds::Any: return Status::success();
       case RungNeeds::Sm80:
         if (l.compute_major >= 8) return Status::success();
-        return Status::failure(info.id + " needs BF16 tensor-core instructions (mma.sync with BF16, "
-                                         "cp.async) from sm_80 on; " + l.name + " is " + sm,
+        return Status::failure(info.id +
+                                   " needs BF16 tensor-core instructions (mma.sync with BF16, "
+                                   "cp.async) from sm_80 on; " +
+                                   l.name + " is " + sm,
                                "run it on an Ampere or newer GPU", "can_run");
       case RungNeeds::Sm90a:
         if (l.compute_major != 9 || l.compute_minor != 0)
-          return Status::failure(info.id + " uses wgmma, TMA and setmaxnreg, which exist on sm_90a (H100, "
-                                           "H200) only; " + l.name + " is " + sm,
+          return Status::failure(info.id +
+                                     " uses wgmma, TMA and setmaxnreg, which exist on sm_90a (H100, "
+                                     "H200) only; " +
+                                     l.name + " is " + sm,
                                  "run it on a Hopper GPU", "can_run");
         if (!hopper_host::built())
-          return Status::failure(info.id + ": this blockscope was built without sm_90a, the Hopper-only "
-                                           "target that wgmma, TMA multicast and setmaxnreg need",
-                                 "rebuild with 90 in CMAKE_CUDA_ARCHITECTURES (the default has it) and nvcc 12 or newer",
-                                 "can_run");
+          return Status::failure(
+              info.id +
+                  ": this blockscope was built without sm_90a, the Hopper-only "
+                  "target that wgmma, TMA multicast and setmaxnreg need",
+              "rebuild with 90 in CMAKE_CUDA_ARCHITECTURES (the default has it) and nvcc 12 or newer", "can_run");
         if (!maps_error_.ok()) return maps_error_;
         return Status::success();
     }
@@ -311,16 +307,14 @@ class CudaEngine final : public MatmulEngine {
     *measured = true;
     if (matmul_kernel_info(k).needs == RungNeeds::Sm90a) return hopper_host::attributes(k, c);
     const KernelPair f = kernel_functions(k, c);
-    if (!f.plain)
-      return Status::failure("no compiled kernel for " + describe(k, c), "", "attributes");
+    if (!f.plain) return Status::failure("no compiled kernel for " + describe(k, c), "", "attributes");
     return cuda::query_kernel_attributes(f.plain);
   }
 
   Result<std::pair<int, int>> suggested_block(MatmulKernel k) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
     const MatmulKernelInfo& info = matmul_kernel_info(k);
-    if (!info.any_block)
-      return Status::failure("compiled configurations fix their own block", "", "suggested_block");
+    if (!info.any_block) return Status::failure("compiled configurations fix their own block", "", "suggested_block");
     const KernelPair f = kernel_functions(k, info.configs.front());
     if (!f.plain) return Status::failure("no compiled kernel for " + info.id, "", "suggested_block");
     int min_grid = 0, block = 0;
@@ -334,14 +328,13 @@ class CudaEngine final : public MatmulEngine {
     return Status::success();
   }
 
-  Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
-                              float* out) override {
+  Result<double> launch_timed(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, float* out) override {
     if (Status s = can_launch(k); !s) return s;
     return event_timed([&] { return launch(k, c, lc, out, nullptr); });
   }
 
-  Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c,
-                                                const LaunchConfig& lc, float* out) override {
+  Result<std::vector<BlockTrace>> launch_traced(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
+                                                float* out) override {
     if (Status s = can_launch(k); !s) return s;
     auto buffer = trace::TraceBuffer::allocate(lc.grid);
     if (!buffer) return buffer.status();
@@ -350,8 +343,8 @@ class CudaEngine final : public MatmulEngine {
     return buffer->collect(backend_.limits.sm_count);
   }
 
-  Result<FragmentRecord> record_fragments(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, int M,
-                                          int N, int K) override {
+  Result<FragmentRecord> record_fragments(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, int M, int N,
+                                          int K) override {
     BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
     const MatmulKernelInfo& info = matmul_kernel_info(k);
     if (!has_fragment_record(k))
@@ -393,8 +386,8 @@ class CudaEngine final : public MatmulEngine {
     return ms;
   }
 
-  Result<PipelineRaw> launch_pipeline_traced(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc,
-                                             float* out, std::uint32_t capacity) override {
+  Result<PipelineRaw> launch_pipeline_traced(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, float* out,
+                                             std::uint32_t capacity) override {
     auto ms = launch_pipeline(k, c, lc, out, capacity);
     if (!ms) return ms.status();
     const std::size_t blocks = lc.grid.volume(), lanes = blocks * kPipelineWarpgroups;
@@ -402,8 +395,8 @@ class CudaEngine final : public MatmulEngine {
     std::vector<trace::DeviceBlockRecord> host_records(blocks);
     std::vector<std::uint32_t> host_attempted(lanes);
     std::vector<PipelineDeviceEvent> host_events(lanes * capacity);
-    BS_CUDA_TRY(cudaMemcpy(host_records.data(), records, blocks * sizeof(trace::DeviceBlockRecord),
-                           cudaMemcpyDeviceToHost));
+    BS_CUDA_TRY(
+        cudaMemcpy(host_records.data(), records, blocks * sizeof(trace::DeviceBlockRecord), cudaMemcpyDeviceToHost));
     BS_CUDA_TRY(cudaMemcpy(host_attempted.data(), pipeline_buffers_.attempted.get(), lanes * sizeof(std::uint32_t),
                            cudaMemcpyDeviceToHost));
     BS_CUDA_TRY(cudaMemcpy(host_events.data(), pipeline_buffers_.events.get(),
@@ -439,8 +432,9 @@ class CudaEngine final : public MatmulEngine {
         raw.lanes[l].push_back(decode_pipeline_event(host_events[l * capacity + i], start));
     }
     if (const std::size_t unplaced = place_by_clock(raw); unplaced > 0)
-      return Status::failure(std::to_string(unplaced) + " pipeline events could not be placed in time: their block "
-                             "recorded fewer than two %globaltimer readings to fit its clock to",
+      return Status::failure(std::to_string(unplaced) +
+                                 " pipeline events could not be placed in time: their block "
+                                 "recorded fewer than two %globaltimer readings to fit its clock to",
                              "", "place_by_clock");
     raw.source = "recorded on " + backend_.limits.name;
     return raw;
@@ -456,13 +450,13 @@ class CudaEngine final : public MatmulEngine {
     cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
     switch (which) {
       case Library::Sgemm:
-        st = cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one, b_.get(), N_, a_.get(), K_,
-                         &zero, out, N_);
+        st = cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one, b_.get(), N_, a_.get(), K_, &zero, out,
+                         N_);
         break;
       case Library::Tf32:
-        st = cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one, b_.get(), CUDA_R_32F, N_,
-                          a_.get(), CUDA_R_32F, K_, &zero, out, CUDA_R_32F, N_,
-                          CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
+        st =
+            cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one, b_.get(), CUDA_R_32F, N_, a_.get(),
+                         CUDA_R_32F, K_, &zero, out, CUDA_R_32F, N_, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
         break;
       case Library::Bf16: {
         if (!a16_.get()) {
@@ -471,9 +465,8 @@ class CudaEngine final : public MatmulEngine {
                                  "library_timed");
         }
         const int ld = bf16_row_pitch(K_);
-        st = cublasGemmEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, N_, M_, K_, &one, bt16_.get(), CUDA_R_16BF, ld,
-                          a16_.get(), CUDA_R_16BF, ld, &zero, out, CUDA_R_32F, N_, CUBLAS_COMPUTE_32F,
-                          CUBLAS_GEMM_DEFAULT);
+        st = cublasGemmEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, N_, M_, K_, &one, bt16_.get(), CUDA_R_16BF, ld, a16_.get(),
+                          CUDA_R_16BF, ld, &zero, out, CUDA_R_32F, N_, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         break;
       }
     }
@@ -595,8 +588,8 @@ class CudaEngine final : public MatmulEngine {
     BS_CUDA_TRY(cudaMemcpy(rec.c.data(), tags->get(), tags->bytes(), cudaMemcpyDeviceToHost));
     BS_CUDA_TRY(cudaMemcpy(rec.hits.data(), hits->get(), hits->bytes(), cudaMemcpyDeviceToHost));
     if (!rec.tile_block.empty())
-      BS_CUDA_TRY(cudaMemcpy(rec.tile_block.data(), tiles->get(), rec.tile_block.size() * sizeof(int),
-                             cudaMemcpyDeviceToHost));
+      BS_CUDA_TRY(
+          cudaMemcpy(rec.tile_block.data(), tiles->get(), rec.tile_block.size() * sizeof(int), cudaMemcpyDeviceToHost));
     return Status::success();
   }
 
@@ -714,13 +707,13 @@ Result<std::unique_ptr<MatmulEngine>> make_cuda_engine(const lab::Backend& backe
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
     cudaGetLastError();
     return e != cudaSuccess ? cuda::to_status(e, "cudaGetDeviceCount")
-                            : Status::failure("no CUDA device found", "use --backend cpu",
-                                              "cudaGetDeviceCount", "cudaErrorNoDevice");
+                            : Status::failure("no CUDA device found", "use --backend cpu", "cudaGetDeviceCount",
+                                              "cudaErrorNoDevice");
   }
   if (backend.cuda_device < 0 || backend.cuda_device >= count)
-    return Status::failure("CUDA device " + std::to_string(backend.cuda_device) +
-                               " does not exist (" + std::to_string(count) + " found)",
-                           "", "cudaSetDevice", "cudaErrorInvalidDevice");
+    return Status::failure(
+        "CUDA device " + std::to_string(backend.cuda_device) + " does not exist (" + std::to_string(count) + " found)",
+        "", "cudaSetDevice", "cudaErrorInvalidDevice");
   auto e = std::make_unique<CudaEngine>(backend);
   if (Status s = e->init(); !s) return s;
   return std::unique_ptr<MatmulEngine>(std::move(e));

@@ -76,17 +76,19 @@ Result<FragmentHierarchy> fragment_hierarchy(MatmulKernel kernel, const MatmulCo
     h.lines.push_back("cluster (" + s(cp.id.x) + ", " + s(cp.id.y) + ") of " + s(cp.blocks) + " blocks, rank " +
                       s(cp.rank) + " (%clusterid, %cluster_ctarank)");
   }
-  h.lines.push_back("block (" + s(h.block.x) + ", " + s(h.block.y) + "): tile rows " + range(h.block_row0, g.block_rows) +
-                    ", cols " + range(h.block_col0, g.block_cols));
+  h.lines.push_back("block (" + s(h.block.x) + ", " + s(h.block.y) + "): tile rows " +
+                    range(h.block_row0, g.block_rows) + ", cols " + range(h.block_col0, g.block_cols));
   if (p.warpgroup >= 0)
     h.lines.push_back("warpgroup " + s(p.warpgroup) + " (threads " + range(128LL * p.warpgroup, 128) + ")" +
-                      (p.producer && p.warpgroup > 0 ? ", consumer " + s(p.warpgroup - 1) +
-                                                                       " (warpgroup 0 is the TMA producer)"
-                                                                 : ""));
+                      (p.producer && p.warpgroup > 0
+                           ? ", consumer " + s(p.warpgroup - 1) + " (warpgroup 0 is the TMA producer)"
+                           : ""));
   h.lines.push_back("warp " + s(p.warp) + (p.warpgroup >= 0 ? " (warp " + s(p.warp % 4) + " of its warpgroup)" : "") +
                     ", lane " + s(p.lane) + ", thread " + s(p.thread));
   h.lines.push_back("accumulator register " + s(p.reg) + " of the lane's " +
-                    s(p.kind == MmaKind::Wgmma ? p.mma_n / 2 * p.mma_count : p.kind == MmaKind::Wmma ? 32 : 64) +
+                    s(p.kind == MmaKind::Wgmma  ? p.mma_n / 2 * p.mma_count
+                      : p.kind == MmaKind::Wmma ? 32
+                                                : 64) +
                     " FP32 accumulators");
   if (p.kind == MmaKind::Wmma)
     h.lines.push_back("  held by lane " + s(p.lane) + ", stored to C by lane " + s(p.store_lane) +
@@ -99,8 +101,8 @@ Result<FragmentHierarchy> fragment_hierarchy(MatmulKernel kernel, const MatmulCo
                     (p.kind == MmaKind::Wgmma ? "warpgroup" : "warp") + "'s " + s(p.owner_rows) + " x " +
                     s(p.owner_cols) + ": C rows " + range(tr, p.mma_m) + ", cols " + range(tc, p.mma_n) +
                     "; element (" + s(p.in_r) + ", " + s(p.in_c) + ")");
-  h.lines.push_back("k-step " + s(h.step) + " of " + s(h.k_steps) + " (k " + range(16LL * h.step, 16) + "): " +
-                    s(h.k_steps) + " instructions accumulate into it");
+  h.lines.push_back("k-step " + s(h.step) + " of " + s(h.k_steps) + " (k " + range(16LL * h.step, 16) +
+                    "): " + s(h.k_steps) + " instructions accumulate into it");
   return h;
 }
 

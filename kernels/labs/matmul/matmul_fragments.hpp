@@ -40,9 +40,9 @@ int mma_k_steps(const MatmulGeometry& g, int K);
 //         from shared memory.
 // `a_tile` and `b_tile` are the instruction's whole A tile (m x 16) and B tile (16 x n).
 struct FedOperands {
-  bool from_shared = false;            // wgmma: both operands from shared memory, not from lanes
-  std::vector<CRect> a, b;             // 1 x 1 cells (T1/T2); empty for wgmma
-  CRect a_tile, b_tile;                // rows, cols of A (m x 16) and of B (16 x n)
+  bool from_shared = false;  // wgmma: both operands from shared memory, not from lanes
+  std::vector<CRect> a, b;   // 1 x 1 cells (T1/T2); empty for wgmma
+  CRect a_tile, b_tile;      // rows, cols of A (m x 16) and of B (16 x n)
 };
 FedOperands fed_operands(const FragmentPlace& p, long long block_row0, long long block_col0, int step);
 
@@ -54,9 +54,9 @@ FedOperands fed_operands(const FragmentPlace& p, long long block_row0, long long
 // Every line by the model; the view adds the record's where a tagged launch has one.
 struct FragmentHierarchy {
   FragmentPlace place;
-  Dim3 block;                          // blockIdx (persistent rungs: the block that took the tile)
+  Dim3 block;  // blockIdx (persistent rungs: the block that took the tile)
   long long block_row0 = 0, block_col0 = 0;
-  int k_steps = 0, step = 0;           // step clamped to 0 .. k_steps - 1
+  int k_steps = 0, step = 0;  // step clamped to 0 .. k_steps - 1
   std::vector<std::string> lines;
 };
 Result<FragmentHierarchy> fragment_hierarchy(MatmulKernel kernel, const MatmulConfig& config, const LaunchConfig& lc,

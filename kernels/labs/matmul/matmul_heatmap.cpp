@@ -16,9 +16,8 @@ Status check_heatmap_spec(const HeatmapSpec& s) {
   auto refuse = [](std::string why) { return Status::failure(std::move(why), "", "fill_heatmap"); };
   if (s.rows < 1 || s.cols < 1) return refuse("the matrix must have at least one row and column");
   if (s.out_w < 1 || s.out_h < 1 || s.out_w > s.cols || s.out_h > s.rows)
-    return refuse("the heatmap must be 1.." + std::to_string(s.cols) + " x 1.." +
-                  std::to_string(s.rows) + " texels, got " + std::to_string(s.out_w) + " x " +
-                  std::to_string(s.out_h));
+    return refuse("the heatmap must be 1.." + std::to_string(s.cols) + " x 1.." + std::to_string(s.rows) +
+                  " texels, got " + std::to_string(s.out_w) + " x " + std::to_string(s.out_h));
   if (!std::isfinite(s.lo) || !std::isfinite(s.hi) || !(s.lo < s.hi))
     return refuse("the heatmap range must be finite with lo < hi");
   if (s.encoding == HeatmapEncoding::AbsError && !(s.lo > 0))
@@ -46,12 +45,11 @@ float symmetric_range(const float* values, std::size_t count) {
   return *at > 0 ? *at : largest;
 }
 
-Status fill_heatmap_host(const float* matrix, const float* reference, const HeatmapSpec& spec,
-                         std::uint8_t* out) {
+Status fill_heatmap_host(const float* matrix, const float* reference, const HeatmapSpec& spec, std::uint8_t* out) {
   if (Status s = check_heatmap_spec(spec); !s) return s;
   if (!matrix || !out || (spec.encoding == HeatmapEncoding::AbsError && !reference))
-    return Status::failure("fill_heatmap_host needs the matrix, the output and (for errors) the reference",
-                           "", "fill_heatmap_host");
+    return Status::failure("fill_heatmap_host needs the matrix, the output and (for errors) the reference", "",
+                           "fill_heatmap_host");
   for (int y = 0; y < spec.out_h; ++y)
     for (int x = 0; x < spec.out_w; ++x)
       out[static_cast<std::size_t>(y) * spec.out_w + x] = detail::heatmap_texel(matrix, reference, spec, x, y);

@@ -18,13 +18,12 @@ __global__ void heatmap_kernel(const float* m, const float* ref, HeatmapSpec spe
 
 }  // namespace
 
-Status fill_heatmap_device(const float* device_matrix, const float* device_reference,
-                           const HeatmapSpec& spec, std::uint8_t* device_out) {
+Status fill_heatmap_device(const float* device_matrix, const float* device_reference, const HeatmapSpec& spec,
+                           std::uint8_t* device_out) {
   if (Status s = check_heatmap_spec(spec); !s) return s;
-  if (!device_matrix || !device_out ||
-      (spec.encoding == HeatmapEncoding::AbsError && !device_reference))
-    return Status::failure("fill_heatmap_device needs the matrix, the output and (for errors) the reference",
-                           "", "fill_heatmap_device");
+  if (!device_matrix || !device_out || (spec.encoding == HeatmapEncoding::AbsError && !device_reference))
+    return Status::failure("fill_heatmap_device needs the matrix, the output and (for errors) the reference", "",
+                           "fill_heatmap_device");
   const dim3 block(32, 8);
   const dim3 grid((spec.out_w + 31) / 32, (spec.out_h + 7) / 8);
   heatmap_kernel<<<grid, block>>>(device_matrix, device_reference, spec, device_out);

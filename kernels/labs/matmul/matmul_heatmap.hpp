@@ -30,15 +30,15 @@ namespace bs::matmul {
 enum class HeatmapEncoding { Values, AbsError };
 
 // Codes with a fixed meaning (see above).
-inline constexpr std::uint8_t kHeatmapNonFinite = 0;   // Values: NaN or Inf
-inline constexpr std::uint8_t kHeatmapExact = 0;       // AbsError: no error at all
-inline constexpr std::uint8_t kHeatmapOverRange = 255; // AbsError: above hi (or non-finite)
+inline constexpr std::uint8_t kHeatmapNonFinite = 0;    // Values: NaN or Inf
+inline constexpr std::uint8_t kHeatmapExact = 0;        // AbsError: no error at all
+inline constexpr std::uint8_t kHeatmapOverRange = 255;  // AbsError: above hi (or non-finite)
 
 struct HeatmapSpec {
-  int rows = 0, cols = 0;     // the matrix, row-major
-  int out_w = 0, out_h = 0;   // the image; at most cols x rows (heatmap_size() picks them)
+  int rows = 0, cols = 0;    // the matrix, row-major
+  int out_w = 0, out_h = 0;  // the image; at most cols x rows (heatmap_size() picks them)
   HeatmapEncoding encoding = HeatmapEncoding::Values;
-  float lo = -1, hi = 1;      // Values: the range; AbsError: the log range (0 < lo < hi)
+  float lo = -1, hi = 1;  // Values: the range; AbsError: the log range (0 < lo < hi)
 };
 
 // The image size for a rows x cols matrix: the matrix itself up to `max_side` texels a side,
@@ -55,14 +55,13 @@ float symmetric_range(const float* values, std::size_t count);
 
 // out: out_w * out_h bytes, top row first. `reference` is read only for AbsError (then
 // |matrix - reference| is shown); pass nullptr for Values.
-Status fill_heatmap_host(const float* matrix, const float* reference, const HeatmapSpec& spec,
-                         std::uint8_t* out);
+Status fill_heatmap_host(const float* matrix, const float* reference, const HeatmapSpec& spec, std::uint8_t* out);
 
 #if BLOCKSCOPE_HAS_CUDA
 // The same on the GPU: device pointers (the output may be a CUDA-mapped GL pixel buffer).
 // Launches on the default stream and checks the launch; the caller's unmap synchronises.
-Status fill_heatmap_device(const float* device_matrix, const float* device_reference,
-                           const HeatmapSpec& spec, std::uint8_t* device_out);
+Status fill_heatmap_device(const float* device_matrix, const float* device_reference, const HeatmapSpec& spec,
+                           std::uint8_t* device_out);
 #endif
 
 }  // namespace bs::matmul

@@ -51,8 +51,7 @@ BS_HD std::uint8_t error_code(float err, float lo, float hi) {
   return static_cast<std::uint8_t>(1.0f + t * 253.0f + 0.5f);
 }
 
-BS_HD std::uint8_t heatmap_texel(const float* m, const float* ref, const HeatmapSpec& s, int x,
-                                 int y) {
+BS_HD std::uint8_t heatmap_texel(const float* m, const float* ref, const HeatmapSpec& s, int x, int y) {
   int r0, r1, c0, c1;
   cell_range(y, s.out_h, s.rows, &r0, &r1);
   cell_range(x, s.out_w, s.cols, &c0, &c1);

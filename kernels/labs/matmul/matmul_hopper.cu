@@ -3,9 +3,9 @@
 // (fragment_record.hpp: the probe launch that records who held each element of C), instantiated for
 // every compiled configuration of every rung whose traits say kHopper (matmul_registry.hpp; a
 // rung with several names each one's device code as Traits::Device<I>, e.g. tc6's cluster
-// sizes); the TMA descriptors; launches with dynamic shared memory and clusters. Compiled for sm_90a only (wgmma and setmaxnreg exist
-// nowhere else); kernels/labs/matmul/CMakeLists.txt builds matmul_hopper_none.cpp instead where
-// the build has no Hopper architecture.
+// sizes); the TMA descriptors; launches with dynamic shared memory and clusters. Compiled for sm_90a only (wgmma and
+// setmaxnreg exist nowhere else); kernels/labs/matmul/CMakeLists.txt builds matmul_hopper_none.cpp instead where the
+// build has no Hopper architecture.
 //
 // Sections: 1. kernels  2. tensor maps  3. launches and attributes
 #define BS_MATMUL_HOPPER_TU 1  // the rung files' device code (tc3_wgmma.hpp ...)
@@ -26,8 +26,8 @@ namespace bs::matmul {
 // `Rung`: the device code of one compiled configuration (kThreads, block()).
 template <class Rung, bool Traced>
 __global__ void __launch_bounds__(Rung::kThreads, 1)
-    hopper_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                  Bf16Args args, trace::DeviceBlockRecord* records) {
+    hopper_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, Bf16Args args,
+                  trace::DeviceBlockRecord* records) {
   extern __shared__ __align__(1024) unsigned char smem[];
   if constexpr (Traced) {
     trace::BlockRecorder recorder(records);
@@ -77,7 +77,7 @@ struct DeviceOf {
   using type = R;
 };
 template <class R, std::size_t I>
-  requires requires { typename R::template Device<I>; }
+requires requires { typename R::template Device<I>; }
 struct DeviceOf<R, I> {
   using type = typename R::template Device<I>;
 };
@@ -92,7 +92,10 @@ HopperRung hopper_rung(MatmulKernel k, const MatmulConfig& c) {
         using D = typename DeviceOf<R, decltype(i)::value>::type;
         r = {reinterpret_cast<const void*>(&hopper_kernel<D, false>),
              reinterpret_cast<const void*>(&hopper_kernel<D, true>),
-             reinterpret_cast<const void*>(&hopper_tagged_kernel<D>), nullptr, D::kSmemBytes, D::kBRows};
+             reinterpret_cast<const void*>(&hopper_tagged_kernel<D>),
+             nullptr,
+             D::kSmemBytes,
+             D::kBRows};
         if constexpr (requires { &D::block_probed; })
           r.pipeline = reinterpret_cast<const void*>(&hopper_pipeline_kernel<D>);
       });
@@ -103,10 +106,9 @@ HopperRung hopper_rung(MatmulKernel k, const MatmulConfig& c) {
 // ---------------------------------------------------------------------------------------------
 // 2. Tensor maps
 // ---------------------------------------------------------------------------------------------
-using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
-                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
-                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
-                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
 Result<EncodeTiled> encode_function() {
   void* fn = nullptr;
@@ -123,17 +125,17 @@ Result<EncodeTiled> encode_function() {
 }
 
 // A rows x K BF16 matrix, row pitch ld elements, in boxes of 64 (K) x box_rows, 128-byte swizzle.
-Status encode(EncodeTiled fn, TensorMapBytes& out, const Bf16* base, int rows, int K, int ld,
-              int box_rows, const char* what) {
+Status encode(EncodeTiled fn, TensorMapBytes& out, const Bf16* base, int rows, int K, int ld, int box_rows,
+              const char* what) {
   static_assert(sizeof(CUtensorMap) == sizeof(TensorMapBytes) && alignof(CUtensorMap) <= alignof(TensorMapBytes));
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(K), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(Bf16)};
   const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = fn(reinterpret_cast<CUtensorMap*>(out.bytes), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
-                        const_cast<Bf16*>(base), dims, strides, box, element_strides,
-                        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r =
+      fn(reinterpret_cast<CUtensorMap*>(out.bytes), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<Bf16*>(base), dims,
+         strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+         CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     return Status::failure(std::string("cuTensorMapEncodeTiled refused the ") + what + " descriptor (CUresult " +
                                std::to_string(static_cast<int>(r)) + ")",
@@ -191,8 +193,8 @@ Status launch_pipeline(MatmulKernel k, const MatmulConfig& c, const LaunchConfig
                        cudaStream_t stream) {
   const HopperRung r = hopper_rung(k, c);
   if (!r.pipeline)
-    return Status::failure("this rung has no pipeline-traced variant",
-                           "pick T4, T5 or T6 (the warp-specialized rungs)", "hopper launch_pipeline");
+    return Status::failure("this rung has no pipeline-traced variant", "pick T4, T5 or T6 (the warp-specialized rungs)",
+                           "hopper launch_pipeline");
   if (!records || !events.events || !events.attempted)
     return Status::failure("a pipeline trace needs its block records and event buffer", "", "hopper launch_pipeline");
   return launch_fn(r, r.pipeline, lc, a, maps, &records, &events, stream);
@@ -217,8 +219,8 @@ Status launch_fn(const HopperRung& r, const void* fn, const LaunchConfig& lc, co
   cfg.attrs = attr;
   cfg.numAttrs = lc.cluster.volume() > 1 ? 1 : 0;
   Bf16Args args = a;
-  void* params[] = {const_cast<unsigned char*>(maps.a_128.bytes), const_cast<unsigned char*>(mb.bytes), &args,
-                    third, fourth};
+  void* params[] = {const_cast<unsigned char*>(maps.a_128.bytes), const_cast<unsigned char*>(mb.bytes), &args, third,
+                    fourth};
   BS_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn, params));
   return Status::success();
 }

@@ -37,8 +37,8 @@ bool built();
 // library is not linked) for the three boxes.
 Result<TcTensorMaps> encode(const Bf16Args& args);
 // Launches Hopper rung `k` in configuration `c` (which compiled kernel: tc6's cluster size) with
-// `lc` (grid, block, cluster and dynamic shared memory as its traits give them) on `stream`. `records` non-null: the traced wrapper (one block record each;
-// trace/block_trace.cuh), never timed. The Status is the launch's.
+// `lc` (grid, block, cluster and dynamic shared memory as its traits give them) on `stream`. `records` non-null: the
+// traced wrapper (one block record each; trace/block_trace.cuh), never timed. The Status is the launch's.
 Status launch(MatmulKernel k, const MatmulConfig& c, const LaunchConfig& lc, const Bf16Args& args,
               const TcTensorMaps& maps, trace::DeviceBlockRecord* records, cudaStream_t stream);
 // The tagged variant of the same kernel (fragment_record.hpp): `args` and `maps` are the probe's

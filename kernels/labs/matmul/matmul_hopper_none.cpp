@@ -8,8 +8,7 @@ Status not_built(const char* call) {
   return Status::failure(
       "this blockscope was built without sm_90a, the Hopper-only target that wgmma, TMA "
       "multicast and setmaxnreg need",
-      "rebuild with 90 in CMAKE_CUDA_ARCHITECTURES (the default list has it) and nvcc 12 or newer",
-      call);
+      "rebuild with 90 in CMAKE_CUDA_ARCHITECTURES (the default list has it) and nvcc 12 or newer", call);
 }
 }  // namespace
 

@@ -18,19 +18,15 @@ float element(Pattern p, std::uint64_t seed, long long i, long long j, long long
   const std::uint64_t e = static_cast<std::uint64_t>(i * cols + j);
   const std::uint64_t h = splitmix64(seed * 0xD1B54A32D192ED03ull + e);
   switch (p) {
-    case Pattern::Uniform:
-      return 2.0f * unit_float(h) - 1.0f;
+    case Pattern::Uniform: return 2.0f * unit_float(h) - 1.0f;
     case Pattern::Normal: {
       const double u1 = 1.0 - static_cast<double>(h >> 11) * 0x1p-53;  // (0, 1]
       const double u2 = static_cast<double>(splitmix64(h) >> 11) * 0x1p-53;
       return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
     }
-    case Pattern::SmallIntegers:
-      return static_cast<float>(static_cast<int>(h % 9) - 4);
-    case Pattern::Identity:
-      return i == j ? 1.0f : 0.0f;
-    case Pattern::Structured:
-      return static_cast<float>((3 * i + 5 * j) % 17 - 8) / 8.0f;
+    case Pattern::SmallIntegers: return static_cast<float>(static_cast<int>(h % 9) - 4);
+    case Pattern::Identity: return i == j ? 1.0f : 0.0f;
+    case Pattern::Structured: return static_cast<float>((3 * i + 5 * j) % 17 - 8) / 8.0f;
   }
   return 0.0f;
 }
@@ -55,8 +51,7 @@ const char* to_string(Pattern p) {
 }
 
 bool pattern_from_string(std::string_view name, Pattern& out) {
-  for (Pattern p : {Pattern::Uniform, Pattern::Normal, Pattern::SmallIntegers, Pattern::Identity,
-                    Pattern::Structured})
+  for (Pattern p : {Pattern::Uniform, Pattern::Normal, Pattern::SmallIntegers, Pattern::Identity, Pattern::Structured})
     if (name == to_string(p)) {
       out = p;
       return true;
@@ -97,15 +92,14 @@ const std::vector<MatmulPreset>& matmul_presets() {
 
 Status check_matmul_sizes(long long M, long long N, long long K) {
   if (M < 1 || N < 1 || K < 1)
-    return Status::failure("matrix sizes must be at least 1 (got M=" + std::to_string(M) +
-                               ", N=" + std::to_string(N) + ", K=" + std::to_string(K) + ")",
+    return Status::failure("matrix sizes must be at least 1 (got M=" + std::to_string(M) + ", N=" + std::to_string(N) +
+                               ", K=" + std::to_string(K) + ")",
                            "choose M, N and K >= 1", "check_matmul_sizes");
   constexpr long long kIntMax = std::numeric_limits<int>::max();
   if (M > kIntMax || N > kIntMax || K > kIntMax)
-    return Status::failure("a dimension exceeds 2^31 - 1", "choose smaller sizes",
-                           "check_matmul_sizes");
-  const long double elements = static_cast<long double>(M) * K + static_cast<long double>(K) * N +
-                               static_cast<long double>(M) * N;
+    return Status::failure("a dimension exceeds 2^31 - 1", "choose smaller sizes", "check_matmul_sizes");
+  const long double elements =
+      static_cast<long double>(M) * K + static_cast<long double>(K) * N + static_cast<long double>(M) * N;
   if (elements * sizeof(float) > static_cast<long double>(std::numeric_limits<std::size_t>::max()))
     return Status::failure("A, B and C together exceed the address space", "choose smaller sizes",
                            "check_matmul_sizes");
@@ -130,7 +124,8 @@ void pack_bf16_transposed_into(const float* b, int K, int N, int n0, int n1, Bf1
   const int ld = bf16_row_pitch(K);
   for (int n = n0; n < n1; ++n)
     for (int k = 0; k < ld; ++k)
-      out[static_cast<std::size_t>(n) * ld + k] = k < K ? float_to_bf16(b[static_cast<std::size_t>(k) * N + n]) : Bf16{};
+      out[static_cast<std::size_t>(n) * ld + k] =
+          k < K ? float_to_bf16(b[static_cast<std::size_t>(k) * N + n]) : Bf16{};
 }
 
 std::vector<Bf16> pack_bf16_rows(const float* a, int rows, int cols) {
@@ -145,11 +140,9 @@ std::vector<Bf16> pack_bf16_transposed(const float* b, int K, int N) {
   return out;
 }
 
-Status cpu_reference(const float* A, const float* B, float* C, int M, int N, int K,
-                     unsigned threads) {
+Status cpu_reference(const float* A, const float* B, float* C, int M, int N, int K, unsigned threads) {
   if (Status s = check_matmul_sizes(M, N, K); !s) return s;
-  if (!A || !B || !C)
-    return Status::failure("cpu_reference needs three host buffers", "", "cpu_reference");
+  if (!A || !B || !C) return Status::failure("cpu_reference needs three host buffers", "", "cpu_reference");
   constexpr int kRows = 4, kCols = 256;
   const long long row_tiles = (M + kRows - 1) / kRows, col_tiles = (N + kCols - 1) / kCols;
   const unsigned long long tasks = static_cast<unsigned long long>(row_tiles) * col_tiles;
@@ -167,8 +160,7 @@ Status cpu_reference(const float* A, const float* B, float* C, int M, int N, int
       }
     }
     for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < cols; ++c)
-        C[static_cast<std::size_t>(i0 + r) * N + j0 + c] = static_cast<float>(acc[r][c]);
+      for (int c = 0; c < cols; ++c) C[static_cast<std::size_t>(i0 + r) * N + j0 + c] = static_cast<float>(acc[r][c]);
   });
   return Status::success();
 }
@@ -207,8 +199,7 @@ double tolerance_per_unit(const ErrorScale& scale) {
 Verification verify(const float* got, const float* ref, int M, int N, const ErrorScale& scale) {
   Verification v;
   const double per_unit = tolerance_per_unit(scale);
-  v.tolerance = "|got - ref| <= 16 * sqrt(K=" + std::to_string(scale.K) +
-                ") * 2^-24 * ||A_i,:|| * ||B_:,j|| + 1e-30";
+  v.tolerance = "|got - ref| <= 16 * sqrt(K=" + std::to_string(scale.K) + ") * 2^-24 * ||A_i,:|| * ||B_:,j|| + 1e-30";
   if (M != scale.M || N != scale.N || !got || !ref) {
     v.tolerance += " (not checked: the error scale is for another shape)";
     return v;
@@ -245,8 +236,8 @@ Verification verify(const float* got, const float* ref, int M, int N, const Erro
 std::string Verification::summary() const {
   std::string s = passed ? "PASS" : "FAIL";
   s += ": max abs " + format_g(max_abs) + ", max rel " + format_g(max_rel) + ", worst err/tol " +
-       format_g(max_tolerance_ratio) + ", " + std::to_string(mismatches) + " of " +
-       std::to_string(checked) + " outside tolerance";
+       format_g(max_tolerance_ratio) + ", " + std::to_string(mismatches) + " of " + std::to_string(checked) +
+       " outside tolerance";
   if (first_bad_row >= 0)
     s += "; first at C[" + std::to_string(first_bad_row) + "][" + std::to_string(first_bad_col) +
          "] = " + format_g(first_bad_got) + ", want " + format_g(first_bad_want);

@@ -139,16 +139,14 @@ Check to_check(const Verification& v) {
   if (v.first_bad_row >= 0)
     c.first_bad.push_back({v.first_bad_col, v.first_bad_row, v.first_bad_got, v.first_bad_want});
   char buf[160];
-  std::snprintf(buf, sizeof buf, "max abs error %.3g; tolerance per element %s", v.max_abs,
-                v.tolerance.c_str());
+  std::snprintf(buf, sizeof buf, "max abs error %.3g; tolerance per element %s", v.max_abs, v.tolerance.c_str());
   c.note = buf;
-  c.state = v.checked == 0 ? Check::State::NotChecked
-                           : (v.passed ? Check::State::Passed : Check::State::Failed);
+  c.state = v.checked == 0 ? Check::State::NotChecked : (v.passed ? Check::State::Passed : Check::State::Failed);
   return c;
 }
 
 struct MatmulLab::FragmentCache {
-  std::mutex mutex;       // guards `entries` (and one recording at a time)
+  std::mutex mutex;  // guards `entries` (and one recording at a time)
   std::mutex recording;
   std::vector<std::pair<std::string, std::shared_ptr<const FragmentRecord>>> entries;  // newest last
 };
@@ -172,8 +170,9 @@ std::vector<lab::Setting> MatmulLab::settings() const {
   lab::Setting p;
   p.key = "precision";
   p.label = "precision";
-  p.help = "fp32: the FP32 ladder on the FP32 lanes; bf16: the tensor-core ladder, A and B "
-           "rounded to BF16 (the same patterns and seeds), FP32 accumulation and C";
+  p.help =
+      "fp32: the FP32 ladder on the FP32 lanes; bf16: the tensor-core ladder, A and B "
+      "rounded to BF16 (the same patterns and seeds), FP32 accumulation and C";
   p.choices = {"fp32", "bf16"};
   p.value = to_string(precision_);
   return {p};
@@ -210,11 +209,9 @@ lab::ProblemInfo MatmulLab::problem() const {
   p.name = "A x B (" + size_text(spec_) + (precision_ == Precision::Bf16 ? ", BF16" : "") + ")";
   p.width = spec_.N;
   p.height = spec_.M;
-  p.summary = "C (" + std::to_string(spec_.M) + " x " + std::to_string(spec_.N) + ") = A (" +
-              std::to_string(spec_.M) + " x " + std::to_string(spec_.K) + ", " +
-              to_string(spec_.a) + ") * B (" + std::to_string(spec_.K) + " x " +
-              std::to_string(spec_.N) + ", " + to_string(spec_.b) + "), seed " +
-              std::to_string(spec_.seed) +
+  p.summary = "C (" + std::to_string(spec_.M) + " x " + std::to_string(spec_.N) + ") = A (" + std::to_string(spec_.M) +
+              " x " + std::to_string(spec_.K) + ", " + to_string(spec_.a) + ") * B (" + std::to_string(spec_.K) +
+              " x " + std::to_string(spec_.N) + ", " + to_string(spec_.b) + "), seed " + std::to_string(spec_.seed) +
               (precision_ == Precision::Bf16 ? ", A and B in BF16, FP32 accumulation" : "");
   // On the GPU: cuBLAS SGEMM as timed when it made the reference for these matrices, and the FP32
   // peak from the device's SMs and clock. The CPU simulation has neither (its reference is a
@@ -226,23 +223,22 @@ lab::ProblemInfo MatmulLab::problem() const {
   // this problem's records only (a bench over sizes and precisions lists them all).
   const std::string for_problem = problem_text(spec_, precision_);
   if (peak_gflops_ > 0)
-    p.ceilings.push_back({bf16 ? "BF16 tensor-core peak" : "FP32 peak", peak_gflops_, ThroughputUnit::GflopPerS, peak_note_,
-                          for_problem});
+    p.ceilings.push_back({bf16 ? "BF16 tensor-core peak" : "FP32 peak", peak_gflops_, ThroughputUnit::GflopPerS,
+                          peak_note_, for_problem});
   if (backend_.kind == BackendKind::Cuda && reference_ms_ > 0)
-    p.ceilings.push_back({bf16 ? "cuBLAS BF16" : "cuBLAS SGEMM", flops / (reference_ms_ * 1e6), ThroughputUnit::GflopPerS,
-                          reference_note_ + " timed when it made the reference: median " +
-                              std::to_string(reference_ms_) + " ms",
-                          for_problem});
+    p.ceilings.push_back(
+        {bf16 ? "cuBLAS BF16" : "cuBLAS SGEMM", flops / (reference_ms_ * 1e6), ThroughputUnit::GflopPerS,
+         reference_note_ + " timed when it made the reference: median " + std::to_string(reference_ms_) + " ms",
+         for_problem});
   return p;
 }
 
-std::optional<std::pair<MatmulKernel, MatmulConfig>> MatmulLab::resolve(
-    std::string_view kernel, const KernelConfig& config) const {
+std::optional<std::pair<MatmulKernel, MatmulConfig>> MatmulLab::resolve(std::string_view kernel,
+                                                                        const KernelConfig& config) const {
   const MatmulKernelInfo* info = find_matmul_kernel(kernel);
   if (!info) return std::nullopt;
   if (free_block(info->kernel)) return std::pair{info->kernel, make_block_config(info->kernel, config.block)};
-  if (config.compiled < 0 || config.compiled >= static_cast<int>(info->configs.size()))
-    return std::nullopt;
+  if (config.compiled < 0 || config.compiled >= static_cast<int>(info->configs.size())) return std::nullopt;
   return std::pair{info->kernel, info->configs[static_cast<std::size_t>(config.compiled)]};
 }
 
@@ -275,8 +271,8 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
   if (info && info->precision != precision_) {
     rec.status = Status::failure(info->id + " multiplies " + (info->precision == Precision::Bf16 ? "BF16" : "FP32") +
                                      " matrices; the problem is " + to_string(precision_),
-                                 std::string("pick a kernel of the ") + to_string(precision_) + " list, or set precision=" +
-                                     to_string(info->precision) + " to run it",
+                                 std::string("pick a kernel of the ") + to_string(precision_) +
+                                     " list, or set precision=" + to_string(info->precision) + " to run it",
                                  "MatmulLab::plan");
     return rec;
   }
@@ -285,12 +281,10 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
                                  "pick one of the kernel list", "MatmulLab::plan");
     return rec;
   }
-  if (!free_block(info->kernel) &&
-      (config.compiled < 0 || config.compiled >= static_cast<int>(info->configs.size()))) {
-    rec.status = Status::failure(
-        info->id + " has no configuration " + std::to_string(config.compiled) + " (it lists 0.." +
-            std::to_string(info->configs.size() - 1) + ")",
-        "pick one of its compiled configurations", "check_matmul_config");
+  if (!free_block(info->kernel) && (config.compiled < 0 || config.compiled >= static_cast<int>(info->configs.size()))) {
+    rec.status = Status::failure(info->id + " has no configuration " + std::to_string(config.compiled) +
+                                     " (it lists 0.." + std::to_string(info->configs.size() - 1) + ")",
+                                 "pick one of its compiled configurations", "check_matmul_config");
     return rec;
   }
   const auto [k, mc] = *resolve(kernel, config);
@@ -298,9 +292,10 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
   rec.config = matmul_launch_config(k, mc, spec_.M, spec_.N, spec_.K);
   rec.scheme = matmul_scheme(k, mc);
   if (config.fixed_grid()) {
-    rec.status = Status::failure("the ladder's kernels compute their grid from M and N; a fixed "
-                                 "grid would leave parts of C uncomputed",
-                                 "leave the grid to the kernel's rule", "check_matmul_config");
+    rec.status = Status::failure(
+        "the ladder's kernels compute their grid from M and N; a fixed "
+        "grid would leave parts of C uncomputed",
+        "leave the grid to the kernel's rule", "check_matmul_config");
     return rec;
   }
   rec.status = engine_->can_run(*info);
@@ -331,13 +326,11 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
     return rec;
   }
   rec.attributes = attrs.value();
-  if (rec.attributes_measured)
-    rec.status = validate_launch(rec.config, backend_.limits, &rec.attributes);
+  if (rec.attributes_measured) rec.status = validate_launch(rec.config, backend_.limits, &rec.attributes);
   return rec;
 }
 
-LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
-                            const lab::RunOptions& options) {
+LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config, const lab::RunOptions& options) {
   LaunchRecord rec = plan(kernel, config);
   float* out = options.output ? static_cast<float*>(options.output) : engine_->own_output();
   const Anchor* anchor = find_anchor(precision_, kernel);
@@ -367,10 +360,8 @@ Check MatmulLab::check_run_output(const lab::RunOptions& options, const float* o
   const bool own = !options.output || options.output == engine_->own_output();
   if (options.output && !own && backend_.kind == BackendKind::CpuSimulation)
     std::copy(out, out + got.size(), got.begin());
-  else if (own)
-    s = engine_->download(got.data());
-  else
-    s = Status::failure("cannot verify an external GPU output buffer", "", "MatmulLab::run");
+  else if (own) s = engine_->download(got.data());
+  else s = Status::failure("cannot verify an external GPU output buffer", "", "MatmulLab::run");
   Check check;
   if (!s) {
     check.note = s.describe();
@@ -378,30 +369,27 @@ Check MatmulLab::check_run_output(const lab::RunOptions& options, const float* o
   }
   check = check_against_reference(got.data());
   if (precision_ == Precision::Bf16)
-    check.note += "; both sides multiply the same BF16 numbers, so the inputs' rounding "
-                  "(up to 2^-9 relative each) cancels and what remains is FP32 accumulation";
+    check.note +=
+        "; both sides multiply the same BF16 numbers, so the inputs' rounding "
+        "(up to 2^-9 relative each) cancels and what remains is FP32 accumulation";
   return check;
 }
 
-std::size_t MatmulLab::output_bytes() const {
-  return static_cast<std::size_t>(spec_.M) * spec_.N * sizeof(float);
-}
+std::size_t MatmulLab::output_bytes() const { return static_cast<std::size_t>(spec_.M) * spec_.N * sizeof(float); }
 
 Status MatmulLab::download_output(void* host) {
   if (!ready_) return status_;
   return engine_->download(static_cast<float*>(host));
 }
 
-std::optional<mapping::ElementOwner> MatmulLab::owner(const LaunchRecord& r, long long x,
-                                                      long long y) const {
+std::optional<mapping::ElementOwner> MatmulLab::owner(const LaunchRecord& r, long long x, long long y) const {
   const auto what = resolve(r.kernel, r.request);
   if (!what || !ready_) return std::nullopt;
-  auto o = element_owner(what->first, what->second, spec_.M, spec_.N, static_cast<int>(y),
-                         static_cast<int>(x), &r.config);
+  auto o =
+      element_owner(what->first, what->second, spec_.M, spec_.N, static_cast<int>(y), static_cast<int>(x), &r.config);
   if (!o) return std::nullopt;
   mapping::ElementOwner out;
-  auto t = mapping::describe_thread(r.scheme, r.config, r.data_width, r.data_height, o->block,
-                                    o->thread);
+  auto t = mapping::describe_thread(r.scheme, r.config, r.data_width, r.data_height, o->block, o->thread);
   if (!t) return std::nullopt;
   out.thread = *t;
   out.thread.warp_in_block = o->warp;
@@ -412,8 +400,7 @@ std::optional<mapping::ElementOwner> MatmulLab::owner(const LaunchRecord& r, lon
     const long long y1 = std::min<long long>(spec_.M, c.row + c.rows);
     if (x1 > x0 && y1 > y0) out.owns.push_back({x0, y0, x1 - x0, y1 - y0});
   }
-  if (o->warp_tile.rows > 0)
-    out.warp_tile = {o->warp_tile.col, o->warp_tile.row, o->warp_tile.cols, o->warp_tile.rows};
+  if (o->warp_tile.rows > 0) out.warp_tile = {o->warp_tile.col, o->warp_tile.row, o->warp_tile.cols, o->warp_tile.rows};
   return out;
 }
 
@@ -445,8 +432,8 @@ std::optional<lab::BlockSuggestion> MatmulLab::suggested_block(std::string_view 
 Status MatmulLab::set_random_problem(std::string_view size) {
   auto d = lab::parse_dims(size, 1, 3);
   if (!d || d->size() == 2 || std::any_of(d->begin(), d->end(), [](long long v) { return v < 1; }))
-    return Status::failure("'" + std::string(size) + "' is not a matmul size MxNxK or N (e.g. 4096x4096x4096)",
-                           "", "size");
+    return Status::failure("'" + std::string(size) + "' is not a matmul size MxNxK or N (e.g. 4096x4096x4096)", "",
+                           "size");
   MatrixSpec s;
   s.M = static_cast<int>((*d)[0]);
   s.N = static_cast<int>(d->size() == 3 ? (*d)[1] : (*d)[0]);
@@ -474,16 +461,16 @@ Status MatmulLab::set_matrices(const MatrixSpec& spec) {
   if (!gpu && mnk > static_cast<double>(kSimMaxMultiplyAdds)) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3g", mnk);
-    return fail(Status::failure(
-        size_text(spec) + " is " + buf + " multiply-adds, above the CPU simulator's cap of "
-            "2^27 = 134217728 per launch",
-        "the simulator runs every thread's code one by one: stay at or below 512^3 (or "
-        "1024 x 1024 x 128, the MNIST layer 10000 x 10 x 784, ...), or use the CUDA backend",
-        "check_matmul_sizes"));
+    return fail(Status::failure(size_text(spec) + " is " + buf +
+                                    " multiply-adds, above the CPU simulator's cap of "
+                                    "2^27 = 134217728 per launch",
+                                "the simulator runs every thread's code one by one: stay at or below 512^3 (or "
+                                "1024 x 1024 x 128, the MNIST layer 10000 x 10 x 784, ...), or use the CUDA backend",
+                                "check_matmul_sizes"));
   }
   // Host memory: A, B, the reference and a host copy of C.
-  const double host_bytes = 4.0 * (static_cast<double>(spec.M) * spec.K +
-                                   static_cast<double>(spec.K) * spec.N + 2.0 * spec.M * spec.N);
+  const double host_bytes =
+      4.0 * (static_cast<double>(spec.M) * spec.K + static_cast<double>(spec.K) * spec.N + 2.0 * spec.M * spec.N);
   if (const double phys = physical_memory_bytes(); phys > 0 && host_bytes > 0.5 * phys)
     return fail(Status::failure("the matrices need " + fixed(host_bytes / (1 << 20), 0) +
                                     " MiB of host memory, more than half of this machine's " +
@@ -495,8 +482,7 @@ Status MatmulLab::set_matrices(const MatrixSpec& spec) {
     a.resize(static_cast<std::size_t>(spec.M) * spec.K);
     b.resize(static_cast<std::size_t>(spec.K) * spec.N);
   } catch (const std::bad_alloc&) {
-    return fail(Status::failure("not enough host memory for A and B", "choose smaller sizes",
-                                "generate_matrix"));
+    return fail(Status::failure("not enough host memory for A and B", "choose smaller sizes", "generate_matrix"));
   }
   fill_matrix(a.data(), spec.M, spec.K, spec.a, spec.seed);
   fill_matrix(b.data(), spec.K, spec.N, spec.b, spec.seed + 1);
@@ -506,8 +492,7 @@ Status MatmulLab::set_matrices(const MatrixSpec& spec) {
   made.end("upload");
   a_ = std::move(a);
   b_ = std::move(b);
-  if (Status s = engine_->reference(reference_, &reference_ms_, &reference_note_); !s)
-    return fail(s);
+  if (Status s = engine_->reference(reference_, &reference_ms_, &reference_note_); !s) return fail(s);
   made.end(gpu ? "cuBLAS reference" : "CPU reference");
   scale_ = matmul::error_scale(a_.data(), b_.data(), spec.M, spec.N, spec.K);
   made.end("error scale on the host");
@@ -566,9 +551,7 @@ Result<FragmentModel> MatmulLab::fragment_model(const LaunchRecord& r) const {
 const float* MatmulLab::device_a() const { return engine_->device_a(); }
 const float* MatmulLab::device_b() const { return engine_->device_b(); }
 const float* MatmulLab::device_reference() const { return engine_->device_reference(); }
-float* MatmulLab::device_output() {
-  return backend_.kind == BackendKind::Cuda ? engine_->own_output() : nullptr;
-}
+float* MatmulLab::device_output() { return backend_.kind == BackendKind::Cuda ? engine_->own_output() : nullptr; }
 
 Check MatmulLab::check_against_reference(const float* c) const {
   Check check = to_check(verify(c, reference_.data(), spec_.M, spec_.N, scale_));

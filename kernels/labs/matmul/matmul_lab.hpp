@@ -56,14 +56,12 @@ class MatmulLab final : public lab::Lab {
   const std::vector<lab::KernelInfo>& kernels() const override { return kernels_; }
   lab::ProblemInfo problem() const override;
   LaunchRecord plan(std::string_view kernel, const KernelConfig& config) override;
-  LaunchRecord run(std::string_view kernel, const KernelConfig& config,
-                   const lab::RunOptions& options) override;
+  LaunchRecord run(std::string_view kernel, const KernelConfig& config, const lab::RunOptions& options) override;
   std::size_t output_bytes() const override;
   Status download_output(void* host) override;
-  std::optional<mapping::ElementOwner> owner(const LaunchRecord& launch, long long x,
-                                             long long y) const override;
-  std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block,
-                                                 unsigned warp, int step) const override;
+  std::optional<mapping::ElementOwner> owner(const LaunchRecord& launch, long long x, long long y) const override;
+  std::vector<mapping::WarpAccess> warp_accesses(const LaunchRecord& launch, Dim3 block, unsigned warp,
+                                                 int step) const override;
   Result<std::unique_ptr<lab::Lab>> fork() const override;
   std::optional<lab::BlockSuggestion> suggested_block(std::string_view kernel) override;
   Status set_random_problem(std::string_view size) override;
@@ -113,7 +111,8 @@ class MatmulLab final : public lab::Lab {
   Result<std::vector<SharedRequest>> modelled_shared_requests(const LaunchRecord& launch, Dim3 block, unsigned warp,
                                                               const SharedModelOptions& options = {}) const;
   // lab::Lab: the model's wavefronts of the whole launch, for the Measured tab.
-  std::optional<mapping::SharedTotals> shared_memory_model(const LaunchRecord& launch, std::string* sample) const override;
+  std::optional<mapping::SharedTotals> shared_memory_model(const LaunchRecord& launch,
+                                                           std::string* sample) const override;
   // Fragment tags of the launch `shown` (a tensor-core rung; fragment_record.hpp): who held each
   // element of C, recorded by the rung's tagged variant on probe operands (the GPU: T1..T6; the
   // simulator: T1, T2), once per kernel, configuration, grid and size, then cached (the last

@@ -87,10 +87,10 @@ std::vector<mapping::WarpAccess> thread_accesses(const LaunchRecord& r, const Ma
     b[l] = (static_cast<long long>(k) * N + col) * F;
     c[l] = (row * N + col) * F;
   }
-  out.push_back(mapping::make_warp_access(tiled ? "load  A[row][k0 + tx] to shared" : "load  A[row][k]",
-                                          "A", false, F, std::move(a)));
-  out.push_back(mapping::make_warp_access(tiled ? "load  B[k0 + ty][col] to shared" : "load  B[k][col]",
-                                          "B", false, F, std::move(b)));
+  out.push_back(mapping::make_warp_access(tiled ? "load  A[row][k0 + tx] to shared" : "load  A[row][k]", "A", false, F,
+                                          std::move(a)));
+  out.push_back(mapping::make_warp_access(tiled ? "load  B[k0 + ty][col] to shared" : "load  B[k][col]", "B", false, F,
+                                          std::move(b)));
   out.push_back(mapping::make_warp_access("store C[row][col]", "C", true, F, std::move(c)));
   return out;
 }
@@ -121,8 +121,8 @@ std::vector<mapping::WarpAccess> block_tile_accesses(MatmulKernel kern, const Ma
   };
   loads(vec ? "load  A tile (float4) to shared" : "load  A tile to shared", "A", t.BM * t.BK / width, t.BK / width,
         row0, k0, M, K);
-  loads(vec ? "load  B tile (float4) to shared" : "load  B tile to shared", "B", t.BK * t.BN / width, t.BN / width,
-        k0, col0, K, N);
+  loads(vec ? "load  B tile (float4) to shared" : "load  B tile to shared", "B", t.BK * t.BN / width, t.BN / width, k0,
+        col0, K, N);
   std::vector<long long> c(kWarpSize, kNoAccess);
   if (store_from_owner) {
     c = first_store_per_lane(kern, mc, spec, block, warp, row0, t.BM, col0, t.BN);
@@ -182,17 +182,13 @@ std::vector<mapping::WarpAccess> MatmulLab::warp_accesses(const LaunchRecord& r,
   GlobalLoads kind = GlobalLoads::Direct;
   int floats = 1;
   bool store_from_owner = false;
-  with_rung(kern, [&]<class R>() {
-    kind = R::kGlobalLoads, floats = R::kLoadFloats, store_from_owner = R::kStoreFromOwner;
-  });
+  with_rung(kern,
+            [&]<class R>() { kind = R::kGlobalLoads, floats = R::kLoadFloats, store_from_owner = R::kStoreFromOwner; });
   switch (kind) {
     case GlobalLoads::Direct:
-    case GlobalLoads::PhaseTile:
-      return thread_accesses(r, spec_, block, warp, k, kind == GlobalLoads::PhaseTile);
-    case GlobalLoads::BlockTile:
-      return block_tile_accesses(kern, mc, spec_, block, warp, k, floats, store_from_owner);
-    case GlobalLoads::Bf16Chunks:
-      return bf16_chunk_accesses(kern, mc, spec_, block, warp, k);
+    case GlobalLoads::PhaseTile: return thread_accesses(r, spec_, block, warp, k, kind == GlobalLoads::PhaseTile);
+    case GlobalLoads::BlockTile: return block_tile_accesses(kern, mc, spec_, block, warp, k, floats, store_from_owner);
+    case GlobalLoads::Bf16Chunks: return bf16_chunk_accesses(kern, mc, spec_, block, warp, k);
   }
   return {};
 }

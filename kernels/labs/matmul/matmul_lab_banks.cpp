@@ -10,8 +10,8 @@
 
 namespace bs::matmul {
 
-Result<std::vector<SharedRequest>> MatmulLab::recorded_shared_requests(const LaunchRecord& r, Dim3 block,
-                                                                       unsigned warp, unsigned max_requests) const {
+Result<std::vector<SharedRequest>> MatmulLab::recorded_shared_requests(const LaunchRecord& r, Dim3 block, unsigned warp,
+                                                                       unsigned max_requests) const {
   auto job = shared_replay_job(r, block, warp, max_requests);
   if (!job) return job.status();
   return (*job)();
@@ -20,12 +20,14 @@ Result<std::vector<SharedRequest>> MatmulLab::recorded_shared_requests(const Lau
 Result<MatmulLab::SharedReplay> MatmulLab::shared_replay_job(const LaunchRecord& r, Dim3 block, unsigned warp,
                                                              unsigned max_requests) const {
   const auto what = resolve(r.kernel, r.request);
-  if (!what || !ready_) return Status::failure("no matmul launch of the ladder to record", "", "recorded_shared_requests");
+  if (!what || !ready_)
+    return Status::failure("no matmul launch of the ladder to record", "", "recorded_shared_requests");
   const auto [k, mc] = *what;
   const MatmulKernelInfo& info = matmul_kernel_info(k);
   if (!has_shared_model(k))
-    return Status::failure(info.id + ": the bank view records k3..k7 and T2 (the rungs whose shared memory goes "
-                                     "through the load/store pipe and that the simulator runs)",
+    return Status::failure(info.id +
+                               ": the bank view records k3..k7 and T2 (the rungs whose shared memory goes "
+                               "through the load/store pipe and that the simulator runs)",
                            info.simulated ? "" : "this rung runs on Hopper GPUs only: its tiles are written by TMA",
                            "recorded_shared_requests");
   const int M = spec_.M, N = spec_.N, K = spec_.K;
@@ -71,23 +73,29 @@ Result<MatmulLab::SharedReplay> MatmulLab::shared_replay_job(const LaunchRecord&
       return Status::failure("no host memory for the bank view's replay", "", "recorded_shared_requests");
     pack_bf16_rows_into(A, K, r0, r1, static_cast<Bf16*>(s->a16.get()));
     pack_bf16_transposed_into(B, K, N, c0, c1, static_cast<Bf16*>(s->bt16.get()));
-    bufs.bf16 = Bf16Args{static_cast<Bf16*>(s->a16.get()), static_cast<Bf16*>(s->bt16.get()),
-                         static_cast<float*>(s->c.get()), M, N, K, static_cast<int>(ld)};
+    bufs.bf16 = Bf16Args{static_cast<Bf16*>(s->a16.get()),
+                         static_cast<Bf16*>(s->bt16.get()),
+                         static_cast<float*>(s->c.get()),
+                         M,
+                         N,
+                         K,
+                         static_cast<int>(ld)};
   }
   const LaunchConfig lc = matmul_launch_config(k, mc, M, N, K);
   const unsigned long long lin = block.x + static_cast<unsigned long long>(lc.grid.x) * block.y;
-  return SharedReplay([s, bufs, k = k, mc = mc, M, N, K, block, lin, warp,
-                       max_requests]() -> Result<std::vector<SharedRequest>> {
-    auto rec = record_shared(k, mc, bufs, M, N, K, {block}, max_requests);
-    if (!rec) return rec.status();
-    return group_requests((*rec)->warp_lanes(lin, warp));
-  });
+  return SharedReplay(
+      [s, bufs, k = k, mc = mc, M, N, K, block, lin, warp, max_requests]() -> Result<std::vector<SharedRequest>> {
+        auto rec = record_shared(k, mc, bufs, M, N, K, {block}, max_requests);
+        if (!rec) return rec.status();
+        return group_requests((*rec)->warp_lanes(lin, warp));
+      });
 }
 
 Result<std::vector<SharedRequest>> MatmulLab::modelled_shared_requests(const LaunchRecord& r, Dim3 block, unsigned warp,
                                                                        const SharedModelOptions& options) const {
   const auto what = resolve(r.kernel, r.request);
-  if (!what || !ready_) return Status::failure("no matmul launch of the ladder to model", "", "modelled_shared_requests");
+  if (!what || !ready_)
+    return Status::failure("no matmul launch of the ladder to model", "", "modelled_shared_requests");
   auto lanes = model_shared_lanes(what->first, what->second, spec_.M, spec_.N, spec_.K, block, warp, options);
   if (!lanes) return lanes.status();
   return group_requests(*lanes);

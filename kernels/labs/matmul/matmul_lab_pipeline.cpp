@@ -20,7 +20,8 @@ bool MatmulLab::has_pipeline(std::string_view kernel) {
 Result<MatmulLab::PipelineRun> MatmulLab::trace_pipeline(std::string_view kernel, const KernelConfig& config,
                                                          const PipelineCapture& capture) {
   if (!has_pipeline(kernel))
-    return Status::failure("'" + std::string(kernel) + "' has no pipeline to record: the Pipeline view shows the "
+    return Status::failure("'" + std::string(kernel) +
+                               "' has no pipeline to record: the Pipeline view shows the "
                                "warp-specialized rungs' producer and consumers",
                            "pick T4 (tc4_warp_specialized), T5 or T6 with precision=bf16", "trace_pipeline");
   if (backend_.kind != BackendKind::Cuda)
@@ -72,7 +73,7 @@ Result<Timing> MatmulLab::time_pipeline_traced(std::string_view kernel, const Ke
 }
 
 Result<MatmulLab::PipelineCost> MatmulLab::pipeline_cost(std::string_view kernel, const KernelConfig& config,
-                                                          const TimingPolicy& policy, const PipelineCapture& capture) {
+                                                         const TimingPolicy& policy, const PipelineCapture& capture) {
   auto traced = time_pipeline_traced(kernel, config, policy, capture);  // refuses with the reason first
   if (!traced) return traced.status();
   const LaunchRecord planned = plan(kernel, config);
@@ -97,12 +98,13 @@ std::uint32_t MatmulLab::pipeline_capacity(const LaunchRecord& planned, const Pi
   int tiles = 1;
   if (info && info->persistent) {
     const int cs = static_cast<int>(std::max(1u, lc.cluster.x));
-    const long long all = static_cast<long long>((spec_.M + kTc4BM * cs - 1) / (kTc4BM * cs)) *
-                          ((spec_.N + kTc4BN - 1) / kTc4BN);
+    const long long all =
+        static_cast<long long>((spec_.M + kTc4BM * cs - 1) / (kTc4BM * cs)) * ((spec_.N + kTc4BN - 1) / kTc4BN);
     const long long clusters = std::max(1u, lc.grid.x / static_cast<unsigned>(cs));
     tiles = static_cast<int>((all + clusters - 1) / clusters);
   }
-  const std::uint32_t needed = std::max(pipeline_events_needed(0, slices, tiles), pipeline_events_needed(1, slices, tiles));
+  const std::uint32_t needed =
+      std::max(pipeline_events_needed(0, slices, tiles), pipeline_events_needed(1, slices, tiles));
   return std::max(1u, std::min(needed, capture.max_events_per_warpgroup));
 }
 

@@ -2,8 +2,8 @@
 
 namespace bs::matmul {
 
-Result<ElementOwner> element_owner(MatmulKernel kernel, const MatmulConfig& config, int M, int N,
-                                   int row, int col, const LaunchConfig* lc) {
+Result<ElementOwner> element_owner(MatmulKernel kernel, const MatmulConfig& config, int M, int N, int row, int col,
+                                   const LaunchConfig* lc) {
   if (row < 0 || col < 0 || row >= M || col >= N)
     return Status::failure("C[" + std::to_string(row) + "][" + std::to_string(col) + "] is outside the " +
                                std::to_string(M) + " x " + std::to_string(N) + " result",

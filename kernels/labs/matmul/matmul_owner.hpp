@@ -14,7 +14,7 @@ namespace bs::matmul {
 // Refuses elements outside M x N and configurations whose geometry is empty; it does not
 // re-check everything check_matmul_config does. Persistent rungs need the launch (`lc`: which
 // block took which tile depends on how many were resident).
-Result<ElementOwner> element_owner(MatmulKernel kernel, const MatmulConfig& config, int M, int N,
-                                   int row, int col, const LaunchConfig* lc = nullptr);
+Result<ElementOwner> element_owner(MatmulKernel kernel, const MatmulConfig& config, int M, int N, int row, int col,
+                                   const LaunchConfig* lc = nullptr);
 
 }  // namespace bs::matmul

@@ -121,9 +121,9 @@ Status check_matmul_config(MatmulKernel kernel, const MatmulConfig& c, int M, in
     const std::size_t smem = R::shared_bytes(c);
     const std::size_t limit = R::kHopper ? limits.shared_per_block_optin : limits.shared_per_block;
     if (smem > limit) {
-      status = refuse(info.id, "the tiles need " + std::to_string(smem) + " bytes of shared memory per block; " +
-                                   limits.name + " allows " + std::to_string(limit) +
-                                   (R::kHopper ? " with opt-in" : " without opt-in"),
+      status = refuse(info.id,
+                      "the tiles need " + std::to_string(smem) + " bytes of shared memory per block; " + limits.name +
+                          " allows " + std::to_string(limit) + (R::kHopper ? " with opt-in" : " without opt-in"),
                       "use smaller BM, BN or BK");
       return;
     }
@@ -131,9 +131,11 @@ Status check_matmul_config(MatmulKernel kernel, const MatmulConfig& c, int M, in
       std::string list;
       for (const MatmulConfig& m : info.configs) list += (list.empty() ? "" : "; ") + m.label;
       const std::string what = R::describe(c);
-      status = refuse(info.id, what.substr(0, what.find(" | ")) +
-                                   " is not in the compiled set (tile sizes are template parameters, so "
-                                   "only these exist as machine code): " + list,
+      status = refuse(info.id,
+                      what.substr(0, what.find(" | ")) +
+                          " is not in the compiled set (tile sizes are template parameters, so "
+                          "only these exist as machine code): " +
+                          list,
                       "pick one of the compiled configurations");
     }
   });

@@ -36,19 +36,19 @@
 #endif
 
 // X(enumerator of MatmulKernel, traits), in ladder order.
-#define BS_MATMUL_RUNGS(X)                   \
-  X(Naive, K1Naive)                          \
-  X(Uncoalesced, K2Uncoalesced)              \
-  X(SmemTiled, K3SmemTiled)                  \
-  X(Blocktile1D, K4Blocktile1D)              \
-  X(Blocktile2D, K5Blocktile2D)              \
-  X(Vectorized, K6Vectorized)                \
-  X(Warptile, K7Warptile)                    \
-  X(Tc1Wmma, Tc1Wmma)                        \
-  X(Tc2MmaSync, Tc2MmaSync)                  \
-  X(Tc3Wgmma, Tc3Wgmma)                      \
-  X(Tc4WarpSpecialized, Tc4WarpSpecialized)  \
-  X(Tc5Persistent, Tc5Persistent)            \
+#define BS_MATMUL_RUNGS(X)                    \
+  X(Naive, K1Naive)                           \
+  X(Uncoalesced, K2Uncoalesced)               \
+  X(SmemTiled, K3SmemTiled)                   \
+  X(Blocktile1D, K4Blocktile1D)               \
+  X(Blocktile2D, K5Blocktile2D)               \
+  X(Vectorized, K6Vectorized)                 \
+  X(Warptile, K7Warptile)                     \
+  X(Tc1Wmma, Tc1Wmma)                         \
+  X(Tc2MmaSync, Tc2MmaSync)                   \
+  X(Tc3Wgmma, Tc3Wgmma)                       \
+  X(Tc4WarpSpecialized, Tc4WarpSpecialized)   \
+  X(Tc5Persistent, Tc5Persistent)             \
   X(Tc6ClusterMulticast, Tc6ClusterMulticast) \
   BS_MATMUL_EXTRA_RUNGS(X)
 
@@ -65,10 +65,8 @@ inline constexpr int kMatmulKernelCount = 0 BS_MATMUL_RUNGS(BS_MATMUL_COUNT);
 template <class F>
 bool with_rung(MatmulKernel kernel, F&& f) {
   switch (kernel) {
-#define BS_MATMUL_CASE(name, traits)     \
-  case MatmulKernel::name:               \
-    f.template operator()<traits>();     \
-    return true;
+#define BS_MATMUL_CASE(name, traits) \
+  case MatmulKernel::name: f.template operator()<traits>(); return true;
     BS_MATMUL_RUNGS(BS_MATMUL_CASE)
 #undef BS_MATMUL_CASE
   }
@@ -81,7 +79,8 @@ template <std::size_t Count, class F>
 void visit_index(int index, F&& f) {
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ((index == static_cast<int>(I) ? (f(std::integral_constant<std::size_t, I>{}), 0) : 0), ...);
-  }(std::make_index_sequence<Count>{});
+  }
+  (std::make_index_sequence<Count>{});
 }
 
 // False when the configuration names no compiled instantiation (or the rung has no body).

@@ -76,29 +76,29 @@ struct SwizzleMap {
 };
 
 struct MatmulKernelInfo {
-  MatmulKernel kernel{};  // filled in by the registry
-  std::string id;         // "k1_naive" ... "tc6_cluster_multicast": LaunchRecord::kernel, JSON, CLI
-  std::string label;      // "1. naive (the lecture's)"
-  std::string teaches;    // one sentence for the UI
-  std::string file;       // the file holding the body, e.g. "kernels/labs/matmul/k7_warptile.hpp"
+  MatmulKernel kernel{};              // filled in by the registry
+  std::string id;                     // "k1_naive" ... "tc6_cluster_multicast": LaunchRecord::kernel, JSON, CLI
+  std::string label;                  // "1. naive (the lecture's)"
+  std::string teaches;                // one sentence for the UI
+  std::string file;                   // the file holding the body, e.g. "kernels/labs/matmul/k7_warptile.hpp"
   std::vector<MatmulConfig> configs;  // the compiled set (rungs 1-2: suggested blocks)
   bool uses_shared = false;
   bool uses_barriers = false;  // __syncthreads, or warp collectives the simulator runs as barriers
   bool any_block = false;      // rungs 1-2 accept any valid block, not only the listed ones
   Precision precision = Precision::Fp32;
   RungNeeds needs = RungNeeds::Any;
-  bool simulated = true;    // the CPU simulator runs its body
-  bool persistent = false;  // its grid is the resident clusters of the device, each looping over tiles
-  std::string grid_rule;    // how the grid follows from M, N (and the device)
-  bool lecture = false;     // the lecture's own kernel (the kernel list's first group)
+  bool simulated = true;       // the CPU simulator runs its body
+  bool persistent = false;     // its grid is the resident clusters of the device, each looping over tiles
+  std::string grid_rule;       // how the grid follows from M, N (and the device)
+  bool lecture = false;        // the lecture's own kernel (the kernel list's first group)
   int gpu_default_config = 0;  // the configuration it opens with on a GPU
   // What the views can ask of it beyond its launch: read from its traits by the registry (the
   // rung's info() leaves them alone), so a view asks these, never the rung's id.
-  bool shared_model = false;    // kSharedModel: the bank view's model of its shared requests
-  bool swizzled_shared = false; // kSwizzledShared: its shared layout is XOR-swizzled (a before/after)
-  bool fragments = false;       // kFragments: a tagged variant records which lane held each element
-  bool pipeline = false;        // kPipeline: a traced variant records its warp-specialized pipeline
-  SwizzleMap swizzle;           // swizzle_map(): its shared layout's swizzle, drawn before and after
+  bool shared_model = false;     // kSharedModel: the bank view's model of its shared requests
+  bool swizzled_shared = false;  // kSwizzledShared: its shared layout is XOR-swizzled (a before/after)
+  bool fragments = false;        // kFragments: a tagged variant records which lane held each element
+  bool pipeline = false;         // kPipeline: a traced variant records its warp-specialized pipeline
+  SwizzleMap swizzle;            // swizzle_map(): its shared layout's swizzle, drawn before and after
 };
 
 // What one block and one thread of this configuration own, for the UI's overlays (block -> C
@@ -155,15 +155,15 @@ enum class GlobalLoads {
 // Defaults of the traits: FP32, one compiled configuration, no refusals of its own.
 struct RungBase {
   static constexpr GlobalLoads kGlobalLoads = GlobalLoads::Direct;
-  static constexpr int kLoadFloats = 1;          // floats per load item (float4 rungs: 4)
+  static constexpr int kLoadFloats = 1;           // floats per load item (float4 rungs: 4)
   static constexpr bool kStoreFromOwner = false;  // a lane's first store of C from owner(), not its patch
   using Args = MatmulArgs;
   static constexpr bool kBody = true;
   static constexpr bool kHopper = false;
-  static constexpr bool kFragments = false;  // a tagged variant records its fragments (fragment_record.hpp)
+  static constexpr bool kFragments = false;    // a tagged variant records its fragments (fragment_record.hpp)
   static constexpr bool kSharedModel = false;  // shared_lane(): its shared requests, modelled (shared_model.hpp)
   static constexpr bool kSwizzledShared = false;
-  static constexpr bool kPipeline = false;     // a pipeline-traced variant (block_probed, matmul_hopper.cu)
+  static constexpr bool kPipeline = false;  // a pipeline-traced variant (block_probed, matmul_hopper.cu)
   static SwizzleMap swizzle_map() { return {}; }
   static constexpr std::size_t kCompiled = 1;
   static int compiled_index(const MatmulConfig&) { return 0; }
@@ -198,7 +198,6 @@ inline std::vector<MatmulConfig> one_config(Dim3 block, std::string label) {
   return {c};
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Helpers the rung files share
 // ---------------------------------------------------------------------------------------------
@@ -208,8 +207,8 @@ inline Status refuse(const std::string& id, std::string why, std::string hint) {
 
 // "block 32x32 | 1024 threads" (a z extent only where it is not 1).
 inline std::string block_shape_text(Dim3 b) {
-  return "block " + std::to_string(b.x) + "x" + std::to_string(b.y) +
-         (b.z != 1 ? "x" + std::to_string(b.z) : "") + " | " + std::to_string(b.volume()) + " threads";
+  return "block " + std::to_string(b.x) + "x" + std::to_string(b.y) + (b.z != 1 ? "x" + std::to_string(b.z) : "") +
+         " | " + std::to_string(b.volume()) + " threads";
 }
 
 template <class Describe>
@@ -257,8 +256,9 @@ inline std::string tile_text(const TileParams& p, TileFields f) {
 
 inline Status check_block_matches(const std::string& id, const MatmulConfig& c, unsigned threads, TileFields f) {
   if (c.block != Dim3{threads, 1, 1})
-    return refuse(id, "block " + to_string(c.block) + " does not match the tile: " + tile_text(c.tile, f) +
-                          " needs exactly " + std::to_string(threads) + " threads in a 1D block",
+    return refuse(id,
+                  "block " + to_string(c.block) + " does not match the tile: " + tile_text(c.tile, f) +
+                      " needs exactly " + std::to_string(threads) + " threads in a 1D block",
                   "use blockDim (" + std::to_string(threads) + ", 1, 1)");
   return Status::success();
 }
@@ -271,8 +271,9 @@ inline Status check_tile(const std::string& id, const MatmulConfig& c, unsigned 
   if (p.BM <= 0 || p.BN <= 0 || p.BK <= 0 || p.TM <= 0 || p.TN <= 0)
     return refuse(id, "tile parameters must be positive", "pick a compiled configuration");
   if (p.BM % p.TM != 0 || (f != TileFields::OneD && p.BN % p.TN != 0))
-    return refuse(id, "the thread tile " + std::to_string(p.TM) + "x" + std::to_string(p.TN) +
-                          " does not divide the block tile " + std::to_string(p.BM) + "x" + std::to_string(p.BN),
+    return refuse(id,
+                  "the thread tile " + std::to_string(p.TM) + "x" + std::to_string(p.TN) +
+                      " does not divide the block tile " + std::to_string(p.BM) + "x" + std::to_string(p.BN),
                   "BM must be a multiple of TM and BN of TN");
   if (f == TileFields::OneD && p.TN != 1)
     return refuse(id, "1D blocktiling computes one column per thread: TN must be 1", "set TN = 1");
@@ -287,15 +288,16 @@ inline Status check_tile(const std::string& id, const MatmulConfig& c, unsigned 
 // Rungs 1-2: only x and y of the block map to C.
 inline Status check_xy_block(const std::string& id, const MatmulConfig& c) {
   if (c.block.z != 1)
-    return refuse(id, "blockDim.z = " + std::to_string(c.block.z) +
-                          ": this kernel maps only x and y to C, extra z threads would repeat the same outputs",
+    return refuse(id,
+                  "blockDim.z = " + std::to_string(c.block.z) +
+                      ": this kernel maps only x and y to C, extra z threads would repeat the same outputs",
                   "use blockDim.z = 1");
   return Status::success();
 }
 
 // Where C[row][col] falls: the block tile (by geometry) and the element's place inside it.
 struct BlockCell {
-  Dim3 block;               // blockIdx.x over columns, .y over rows
+  Dim3 block;  // blockIdx.x over columns, .y over rows
   long long row0 = 0, col0 = 0;
   int r = 0, c = 0;
 };
@@ -347,7 +349,8 @@ inline Result<ElementOwner> patch_owner(const MatmulConfig& c, int row, int col,
   ElementOwner o;
   o.block = cell->block;
   o.thread = Dim3{static_cast<unsigned>(trow * (c.tile.BN / tn) + tcol), 0, 0};
-  o.outputs = {{cell->row0 + static_cast<long long>(trow) * tm, cell->col0 + static_cast<long long>(tcol) * tn, tm, tn}};
+  o.outputs = {
+      {cell->row0 + static_cast<long long>(trow) * tm, cell->col0 + static_cast<long long>(tcol) * tn, tm, tn}};
   set_linear(o, c);
   return o;
 }
@@ -357,8 +360,8 @@ inline Result<ElementOwner> patch_owner(const MatmulConfig& c, int row, int col,
 // the element inside it; `coord(thread, reg)` the layout. Fills warp, lane, reg and outputs
 // (the 1 x 2 pieces the thread stores).
 template <class Coord>
-Result<ElementOwner> fragment_owner(ElementOwner o, CRect tile, int regs, int r, int c,
-                                    unsigned first_thread, unsigned threads, Coord coord) {
+Result<ElementOwner> fragment_owner(ElementOwner o, CRect tile, int regs, int r, int c, unsigned first_thread,
+                                    unsigned threads, Coord coord) {
   for (unsigned t = 0; t < threads; ++t)
     for (int reg = 0; reg < regs; ++reg) {
       const FragCoord f = coord(static_cast<int>(t), reg);

@@ -42,12 +42,12 @@ Result<std::vector<std::vector<SharedAccess>>> model_shared_lanes(MatmulKernel k
 
 Result<std::unique_ptr<sim::SharedRecorder>> record_shared(MatmulKernel kernel, const MatmulConfig& config,
                                                            const MatmulBuffers& buffers, int M, int N, int K,
-                                                           const std::vector<Dim3>& blocks,
-                                                           unsigned max_per_thread) {
+                                                           const std::vector<Dim3>& blocks, unsigned max_per_thread) {
   const LaunchConfig lc = matmul_launch_config(kernel, config, M, N, K);
   std::vector<unsigned long long> linear;
   for (Dim3 b : blocks)
-    linear.push_back(b.x + static_cast<unsigned long long>(lc.grid.x) * (b.y + static_cast<unsigned long long>(lc.grid.y) * b.z));
+    linear.push_back(b.x + static_cast<unsigned long long>(lc.grid.x) *
+                               (b.y + static_cast<unsigned long long>(lc.grid.y) * b.z));
   auto rec = std::make_unique<sim::SharedRecorder>(std::move(linear), max_per_thread);
   rec->run_only_recorded = true;
   sim::GridSimulator simulator(1);

@@ -44,7 +44,7 @@ struct SharedLaunchModel {
   mapping::SharedTotals totals;  // the whole launch
   std::string sample;            // what was counted
 };
-Result<SharedLaunchModel> model_shared_launch(MatmulKernel kernel, const MatmulConfig& config, int M, int N,
-                                              int K, unsigned max_blocks = 8);
+Result<SharedLaunchModel> model_shared_launch(MatmulKernel kernel, const MatmulConfig& config, int M, int N, int K,
+                                              unsigned max_blocks = 8);
 
 }  // namespace bs::matmul

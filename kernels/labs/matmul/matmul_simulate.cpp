@@ -7,18 +7,18 @@
 
 namespace bs::matmul {
 
-sim::SimResult simulate_kernel(sim::GridSimulator& simulator, MatmulKernel kernel,
-                               const MatmulConfig& config, const LaunchConfig& lc,
-                               sim::SimOptions options, const MatmulBuffers& buffers) {
+sim::SimResult simulate_kernel(sim::GridSimulator& simulator, MatmulKernel kernel, const MatmulConfig& config,
+                               const LaunchConfig& lc, sim::SimOptions options, const MatmulBuffers& buffers) {
   const MatmulKernelInfo& info = matmul_kernel_info(kernel);
   options.uses_barriers = info.uses_barriers;
   sim::SimResult result;
-  result.status = info.simulated
-                      ? Status::failure("no compiled instantiation for this configuration", "", "simulate_matmul")
-                      : Status::failure(info.id + " runs on Hopper GPUs only: the CPU simulator has no "
-                                                  "warpgroup MMA, TMA or clusters to run it with",
-                                        "use the CUDA backend on an H100 or H200; its layouts still draw here",
-                                        "simulate_matmul");
+  result.status =
+      info.simulated
+          ? Status::failure("no compiled instantiation for this configuration", "", "simulate_matmul")
+          : Status::failure(info.id +
+                                " runs on Hopper GPUs only: the CPU simulator has no "
+                                "warpgroup MMA, TMA or clusters to run it with",
+                            "use the CUDA backend on an H100 or H200; its layouts still draw here", "simulate_matmul");
   with_config(kernel, config, [&]<class R, std::size_t I>() {
     using At = typename R::template At<I>;
     const auto& args = R::args(buffers);
@@ -31,8 +31,7 @@ sim::SimResult simulate_kernel(sim::GridSimulator& simulator, MatmulKernel kerne
 namespace {
 
 LaunchRecord simulate(sim::GridSimulator& simulator, MatmulKernel kernel, const MatmulConfig& config,
-                      const MatmulBuffers& buffers, int M, int N, int K, bool have_buffers,
-                      sim::SimOptions options) {
+                      const MatmulBuffers& buffers, int M, int N, int K, bool have_buffers, sim::SimOptions options) {
   const MatmulKernelInfo& info = matmul_kernel_info(kernel);
   LaunchRecord rec;
   rec.kernel = info.id;
@@ -46,13 +45,13 @@ LaunchRecord simulate(sim::GridSimulator& simulator, MatmulKernel kernel, const 
   if (!rec.ok()) return rec;
   const long double work = static_cast<long double>(M) * N * K;
   if (work > static_cast<long double>(kSimMaxMultiplyAdds)) {
-    rec.status = Status::failure(
-        "simulating " + std::to_string(M) + " x " + std::to_string(N) + " x " + std::to_string(K) +
-            " (" + std::to_string(static_cast<long long>(work)) +
-            " multiply-adds) is above the simulator's cap of 2^27 = 134217728 per launch",
-        "the CPU simulator runs every thread's code one by one; use sizes up to 512^3 here, or "
-        "the CUDA backend",
-        "simulate_matmul");
+    rec.status =
+        Status::failure("simulating " + std::to_string(M) + " x " + std::to_string(N) + " x " + std::to_string(K) +
+                            " (" + std::to_string(static_cast<long long>(work)) +
+                            " multiply-adds) is above the simulator's cap of 2^27 = 134217728 per launch",
+                        "the CPU simulator runs every thread's code one by one; use sizes up to 512^3 here, or "
+                        "the CUDA backend",
+                        "simulate_matmul");
     return rec;
   }
   if (!have_buffers) {
@@ -71,14 +70,13 @@ LaunchRecord simulate(sim::GridSimulator& simulator, MatmulKernel kernel, const 
 
 }  // namespace
 
-LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel,
-                             const MatmulConfig& config, const float* A, const float* B, float* C,
-                             int M, int N, int K, sim::SimOptions options) {
+LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel, const MatmulConfig& config,
+                             const float* A, const float* B, float* C, int M, int N, int K, sim::SimOptions options) {
   if (matmul_kernel_info(kernel).precision != Precision::Fp32) {
     LaunchRecord rec;
     rec.kernel = matmul_kernel_info(kernel).id;
-    rec.status = Status::failure(rec.kernel + " multiplies BF16 matrices", "use simulate_matmul_bf16",
-                                 "simulate_matmul");
+    rec.status =
+        Status::failure(rec.kernel + " multiplies BF16 matrices", "use simulate_matmul_bf16", "simulate_matmul");
     return rec;
   }
   MatmulBuffers b;
@@ -86,20 +84,18 @@ LaunchRecord simulate_matmul(sim::GridSimulator& simulator, MatmulKernel kernel,
   return simulate(simulator, kernel, config, b, M, N, K, A && B && C, options);
 }
 
-LaunchRecord simulate_matmul_bf16(sim::GridSimulator& simulator, MatmulKernel kernel,
-                                  const MatmulConfig& config, const Bf16Args& args,
-                                  sim::SimOptions options) {
+LaunchRecord simulate_matmul_bf16(sim::GridSimulator& simulator, MatmulKernel kernel, const MatmulConfig& config,
+                                  const Bf16Args& args, sim::SimOptions options) {
   if (matmul_kernel_info(kernel).precision != Precision::Bf16) {
     LaunchRecord rec;
     rec.kernel = matmul_kernel_info(kernel).id;
-    rec.status = Status::failure(rec.kernel + " multiplies FP32 matrices", "use simulate_matmul",
-                                 "simulate_matmul_bf16");
+    rec.status =
+        Status::failure(rec.kernel + " multiplies FP32 matrices", "use simulate_matmul", "simulate_matmul_bf16");
     return rec;
   }
   MatmulBuffers b;
   b.bf16 = args;
-  return simulate(simulator, kernel, config, b, args.M, args.N, args.K, args.A && args.Bt && args.C,
-                  options);
+  return simulate(simulator, kernel, config, b, args.M, args.N, args.K, args.A && args.Bt && args.C, options);
 }
 
 }  // namespace bs::matmul

@@ -55,9 +55,7 @@ std::vector<std::uint64_t> tile_keys(const CTiles& tiles, const LaunchRecord& la
     const unsigned long long id = mapping::linear_block_id(b, grid);
     const BlockTrace* t = traced[id];
     switch (colour) {
-      case TileColour::Block:
-        keys[i] = id;
-        break;
+      case TileColour::Block: keys[i] = id; break;
       case TileColour::Cluster: {
         const ClusterPlace p = t && t->cluster ? *t->cluster : mapping::cluster_place(b, grid, launch.config.cluster);
         keys[i] = mapping::linear_cluster_id(p.id, p.count);

@@ -13,11 +13,11 @@ namespace {
 
 using Role = lab::UserParam::Role;
 
-
 // The BF16 form: the tensor-core ladder's layouts (tc_common.hpp), BF16 as raw 16-bit patterns
 // (the CPU compiler has no __nv_bfloat16), and the one warp-collective instruction a first
 // tensor-core kernel needs, written once per compiler in the form's preludes.
-const char* const kBf16GpuPrelude = R"(// The BF16 form's helpers (blockscope): two BF16 bit patterns in one register, and the tensor
+const char* const kBf16GpuPrelude =
+    R"(// The BF16 form's helpers (blockscope): two BF16 bit patterns in one register, and the tensor
 // cores' mma.sync.m16n8k16 (BF16 in, FP32 accumulate): c += a * b for a warp's 16 x 8 tile. The
 // fragments are the PTX ISA's: lane l is groupID g = l / 4, threadID_in_group t = l % 4;
 //   a[0] = A[g][2t..2t+1], a[1] = A[g+8][2t..], a[2] = A[g][2t+8..], a[3] = A[g+8][2t+8..]
@@ -37,7 +37,8 @@ __device__ __forceinline__ void bs_mma_bf16_16816(float (&c)[4], const unsigned 
 }
 )";
 
-const char* const kBf16CpuPrelude = R"(// The BF16 form's helpers on the CPU simulator (blockscope): as on the GPU, bs_pack2 and
+const char* const kBf16CpuPrelude =
+    R"(// The BF16 form's helpers on the CPU simulator (blockscope): as on the GPU, bs_pack2 and
 // bs_mma_bf16_16816. The 32 lanes of a warp hand their registers to each other through an
 // exchange between two __syncthreads (every thread of the block must call it the same number
 // of times, as the rungs' loops do), then each lane computes its own c by the PTX ISA's layout.
@@ -97,13 +98,14 @@ std::vector<lab::UserForm> make_forms() {
   lab::UserForm t;
   t.id = "matmul_bf16";
   t.title = "matmul, BF16 in, FP32 out (tensor cores)";
-  t.params = {{Role::Input, "unsigned short", 2, "a", "left matrix, h x ld BF16 bit patterns, row-major", "bf16"},
-              {Role::Input, "unsigned short", 2, "bt", "right matrix transposed, w x ld BF16 bit patterns, row-major", "bf16"},
-              {Role::Output, "float", 4, "out", "product, h x w, row-major FP32"},
-              {Role::Int, "int", 0, "h", "rows of a and out"},
-              {Role::Int, "int", 0, "w", "rows of bt, columns of out"},
-              {Role::Int, "int", 0, "k", "the shared dimension"},
-              {Role::Int, "int", 0, "ld", "elements from one row of a (or bt) to the next: k rounded up to 8"}};
+  t.params = {
+      {Role::Input, "unsigned short", 2, "a", "left matrix, h x ld BF16 bit patterns, row-major", "bf16"},
+      {Role::Input, "unsigned short", 2, "bt", "right matrix transposed, w x ld BF16 bit patterns, row-major", "bf16"},
+      {Role::Output, "float", 4, "out", "product, h x w, row-major FP32"},
+      {Role::Int, "int", 0, "h", "rows of a and out"},
+      {Role::Int, "int", 0, "w", "rows of bt, columns of out"},
+      {Role::Int, "int", 0, "k", "the shared dimension"},
+      {Role::Int, "int", 0, "ld", "elements from one row of a (or bt) to the next: k rounded up to 8"}};
   t.grid_extent = {"w", "h", ""};
   t.grid_tile = {32, 32, 0};
   t.block_rank = 1;
@@ -116,7 +118,11 @@ std::vector<lab::UserForm> make_forms() {
 
 std::vector<lab::UserTemplate> make_templates() {
   return {
-      {"matmul_naive", "Matmul, naive (the lecture's)", "matmul", {16, 16, 1}, 0,
+      {"matmul_naive",
+       "Matmul, naive (the lecture's)",
+       "matmul",
+       {16, 16, 1},
+       0,
        R"(// The lecture's matmul: one thread per element of out (h x w); m is h x k, n is k x w.
 // Launched with 2D blocks, gridDim = (ceil(w / blockDim.x), ceil(h / blockDim.y)).
 __global__ void matmul_k(float* m, float* n, float* out, int h, int w, int k) {
@@ -129,7 +135,11 @@ __global__ void matmul_k(float* m, float* n, float* out, int h, int w, int k) {
     out[r*w+c] = o;
 }
 )"},
-      {"matmul_tiled", "Matmul, shared-memory tiles (lecture 5)", "matmul", {16, 16, 1}, 0,
+      {"matmul_tiled",
+       "Matmul, shared-memory tiles (lecture 5)",
+       "matmul",
+       {16, 16, 1},
+       0,
        R"(// Shared-memory tiling (lecture 5): each block loads tw x tw tiles of m and n into
 // __shared__ memory, waits for all its threads (__syncthreads), then multiplies from there.
 // Needs blockDim = (tw, tw): run it with 16 x 16 blocks.
@@ -152,8 +162,11 @@ __global__ void matmul_ks(float *m, float *n, float *out, int h, int w, int k) {
     if (r<h && c<w) out[r*w + c] = p;
 }
 )"},
-      {"matmul_tiled_conflict", "Matmul, shared-memory tiles with a bank conflict (on purpose)", "matmul",
-       {32, 32, 1}, 0,
+      {"matmul_tiled_conflict",
+       "Matmul, shared-memory tiles with a bank conflict (on purpose)",
+       "matmul",
+       {32, 32, 1},
+       0,
        R"(// The tiled matmul with a bank conflict on purpose (see the Memory tab's bank view). Its n tile
 // is stored transposed, nt[tc][tr]: a warp is the 32 threads of one row tr (tc = 0..31), so its
 // store nt[tc][tr] and its read nt[tc][i] touch addresses 32 floats (128 bytes) apart, all in
@@ -180,7 +193,11 @@ __global__ void matmul_conflict(float *m, float *n, float *out, int h, int w, in
     if (r<h && c<w) out[r*w + c] = p;
 }
 )"},
-      {"matmul_mma_bf16", "Matmul, BF16 tensor cores (mma.sync)", "matmul_bf16", {128, 1, 1}, 0,
+      {"matmul_mma_bf16",
+       "Matmul, BF16 tensor cores (mma.sync)",
+       "matmul_bf16",
+       {128, 1, 1},
+       0,
        R"(// A first tensor-core kernel: mma.sync.m16n8k16, BF16 in, FP32 accumulate (the T2 rung's
 // instruction, without its pipeline). A block of 4 warps computes a 32 x 32 tile of out, each
 // warp 16 x 16 of it as two 16 x 8 mma tiles. Every 16 steps of k the block stages its slices of
@@ -238,7 +255,7 @@ class MatmulSpec final : public lab::UserKernelSpec {
     if ((k && k->any_block) || kernel == kCublasId) return "matmul_naive";  // a thread per element of C
     if ((k && k->precision == Precision::Bf16) || kernel == kCublasBf16Id)
       return "matmul_mma_bf16";  // the tensor-core ladder starts from one mma.sync kernel
-    return "matmul_tiled";  // shared-memory tiles: where the ladder from rung 3 on starts
+    return "matmul_tiled";       // shared-memory tiles: where the ladder from rung 3 on starts
   }
   std::uint64_t generation(const lab::Lab& l) const override {
     const auto* m = lab::layer<MatmulLab>(l);

@@ -2,8 +2,9 @@
 // matmul_k form in FP32, on the lab's matrices, checked by the lab's own tolerance.
 //
 //   form         signature                                                  grid
-//   matmul       (float* m, float* n, float* out, int h, int w, int k)      (ceil(w / blockDim.x), ceil(h / blockDim.y), 1)
-//   matmul_bf16  (unsigned short* a, unsigned short* bt, float* out,        (ceil(w / 32), ceil(h / 32), 1)
+//   matmul       (float* m, float* n, float* out, int h, int w, int k)      (ceil(w / blockDim.x), ceil(h /
+//   blockDim.y), 1) matmul_bf16  (unsigned short* a, unsigned short* bt, float* out,        (ceil(w / 32), ceil(h /
+//   32), 1)
 //                 int h, int w, int k, int ld)
 //
 // out (h x w) = m (h x k) * n (k x w), row-major FP32: the lab's C (M x N) = A (M x K) * B (K x N)

@@ -87,8 +87,7 @@ struct PipelineProbe {
       const std::uint32_t bits = pipeline_event_bits(K, stage, slice);
       if (slice % kTimerEvery == 0 || K == PipelineEv::EpilogueEnd)
         record(clock, static_cast<std::uint32_t>(trace::global_timer_ns()), bits | kPipelineTimerRead, tile);
-      else
-        record(clock, 0, bits, tile);
+      else record(clock, 0, bits, tile);
     }
     __syncwarp(active);
   }

@@ -128,7 +128,8 @@ Result<PipelineRaw> read_pipeline_text(const std::string& text, const std::strin
       unsigned kind = 0, stage = 0;
       PipelineEvent e;
       if (!(f >> kind >> stage >> e.slice >> e.tile >> e.t_ns >> e.clock)) return bad("an event needs 6 numbers");
-      if (kind == 0 || kind >= static_cast<unsigned>(PipelineEventKind::Count)) return bad("unknown event kind " + std::to_string(kind));
+      if (kind == 0 || kind >= static_cast<unsigned>(PipelineEventKind::Count))
+        return bad("unknown event kind " + std::to_string(kind));
       e.kind = static_cast<std::uint8_t>(kind);
       e.stage = static_cast<std::uint8_t>(stage);
       lane->push_back(e);
@@ -137,13 +138,17 @@ Result<PipelineRaw> read_pipeline_text(const std::string& text, const std::strin
     }
     if (expect_events != 0) return bad("the lane before this line has fewer events than it announced");
     if (tag == "kernel") f >> raw.kernel;
-    else if (tag == "config") { std::getline(f >> std::ws, raw.config); }
-    else if (tag == "size") f >> raw.M >> raw.N >> raw.K;
+    else if (tag == "config") {
+      std::getline(f >> std::ws, raw.config);
+    } else if (tag == "size") f >> raw.M >> raw.N >> raw.K;
     else if (tag == "grid") f >> raw.grid.x >> raw.grid.y >> raw.grid.z;
     else if (tag == "cluster") f >> raw.cluster.x >> raw.cluster.y >> raw.cluster.z;
     else if (tag == "stages") f >> raw.stages;
-    else if (tag == "persistent") { int p = 0; f >> p; raw.persistent = p != 0; }
-    else if (tag == "event_ms") f >> raw.event_ms;
+    else if (tag == "persistent") {
+      int p = 0;
+      f >> p;
+      raw.persistent = p != 0;
+    } else if (tag == "event_ms") f >> raw.event_ms;
     else if (tag == "capacity") f >> raw.capacity;
     else if (tag == "block") {
       std::size_t id = 0;
@@ -178,8 +183,7 @@ Result<PipelineRaw> read_pipeline_text(const std::string& text, const std::strin
 Result<PipelineRaw> load_pipeline_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f)
-    return Status::failure("cannot open the pipeline trace '" + path + "'", "check the path",
-                           "load_pipeline_file");
+    return Status::failure("cannot open the pipeline trace '" + path + "'", "check the path", "load_pipeline_file");
   std::stringstream s;
   s << f.rdbuf();
   return read_pipeline_text(s.str(), path);
@@ -187,7 +191,9 @@ Result<PipelineRaw> load_pipeline_file(const std::string& path) {
 
 Status save_pipeline_file(const PipelineRaw& raw, const std::string& path) {
   std::ofstream f(path, std::ios::binary);
-  if (!f) return Status::failure("cannot write '" + path + "'", "check the folder exists and is writable", "save_pipeline_file");
+  if (!f)
+    return Status::failure("cannot write '" + path + "'", "check the folder exists and is writable",
+                           "save_pipeline_file");
   f << write_pipeline_text(raw);
   if (!f) return Status::failure("writing '" + path + "' failed", "check the disk has room", "save_pipeline_file");
   return Status::success();
@@ -313,8 +319,7 @@ std::string pipeline_sentence(double consumer_wait_share, double producer_wait_s
 
 Result<PipelineAnalysis> analyse_pipeline(const PipelineRaw& raw) {
   auto fail = [](const std::string& what) {
-    return Status::failure(what, "record the trace again; a pipeline trace has 3 lanes per block",
-                           "analyse_pipeline");
+    return Status::failure(what, "record the trace again; a pipeline trace has 3 lanes per block", "analyse_pipeline");
   };
   if (raw.lanes.size() != raw.blocks.size() * kPipelineWarpgroups)
     return fail("the trace has " + std::to_string(raw.lanes.size()) + " lanes for " +
@@ -361,7 +366,8 @@ Result<PipelineAnalysis> analyse_pipeline(const PipelineRaw& raw) {
       for (const SpanRule& r : kRules) {
         if (r.end != kind) continue;
         const int j = last_of[static_cast<int>(r.begin)];
-        if (j < 0 || ev[static_cast<std::size_t>(j)].slice != ev[i].slice || ev[static_cast<std::size_t>(j)].tile != ev[i].tile)
+        if (j < 0 || ev[static_cast<std::size_t>(j)].slice != ev[i].slice ||
+            ev[static_cast<std::size_t>(j)].tile != ev[i].tile)
           continue;
         PipelineSpan s;
         s.kind = r.span;
@@ -417,8 +423,9 @@ Result<PipelineAnalysis> analyse_pipeline(const PipelineRaw& raw) {
           if (a.order_first_violation.empty())
             a.order_first_violation = "block " + std::to_string(b) + ", consumer " + std::to_string(wg - 1) +
                                       ": tile " + std::to_string(e.tile) + " slice " + std::to_string(e.slice) +
-                                      " wait ended at " + std::to_string(e.t_ns - base) + " ns, before the producer issued it at " +
-                                      std::to_string(it->second - base) + " ns";
+                                      " wait ended at " + std::to_string(e.t_ns - base) +
+                                      " ns, before the producer issued it at " + std::to_string(it->second - base) +
+                                      " ns";
         }
       }
   }

@@ -78,7 +78,7 @@ struct PipelineDeviceEvent {
   std::uint32_t clock = 0;     // low 32 bits of clock64
   std::uint32_t timer_lo = 0;  // low 32 bits of %globaltimer, where bits has kTimerRead
   std::uint32_t tile = 0;
-  std::uint32_t bits = 0;      // slice | stage << 20 | kind << 24 | kTimerRead
+  std::uint32_t bits = 0;  // slice | stage << 20 | kind << 24 | kTimerRead
 };
 static_assert(sizeof(PipelineDeviceEvent) == 16, "the device and host layouts must agree");
 inline constexpr int kPipelineSliceBits = 20;  // slices of a tile: K up to 64 x 2^20
@@ -126,12 +126,12 @@ struct PipelineRaw {
   Dim3 grid, cluster{1, 1, 1};
   int stages = 4;
   bool persistent = false;
-  double event_ms = 0;        // the traced launch itself, timed with CUDA events
-  std::uint32_t capacity = 0; // slots per warpgroup
-  std::vector<PipelineBlock> blocks;                // linear block id order
-  std::vector<std::vector<PipelineEvent>> lanes;    // block * 3 + warpgroup: the events kept
-  std::vector<std::uint32_t> attempted;             // block * 3 + warpgroup
-  std::string source;  // where it came from: "recorded on <GPU>", or a file's path
+  double event_ms = 0;                            // the traced launch itself, timed with CUDA events
+  std::uint32_t capacity = 0;                     // slots per warpgroup
+  std::vector<PipelineBlock> blocks;              // linear block id order
+  std::vector<std::vector<PipelineEvent>> lanes;  // block * 3 + warpgroup: the events kept
+  std::vector<std::uint32_t> attempted;           // block * 3 + warpgroup
+  std::string source;                             // where it came from: "recorded on <GPU>", or a file's path
 };
 
 // The text file of a recording (--matmul-pipeline-trace, and what the GPU test writes):
@@ -158,13 +158,13 @@ Status save_pipeline_file(const PipelineRaw& raw, const std::string& path);
 // Spans: what a warpgroup was doing between two of its events
 // ---------------------------------------------------------------------------------------------
 enum class SpanKind : std::uint8_t {
-  WaitEmpty,    // producer: waiting for the consumers to free the stage
-  TmaIssue,     // producer: arrive.expect_tx and the TMA copies issued
-  WaitFull,     // consumer: waiting for the stage's bytes
-  WgmmaIssue,   // consumer: issuing the stage's wgmmas (to the commit)
-  WgmmaWait,    // consumer: waiting for them to finish
-  Release,      // consumer: arriving on the stage's empty barrier
-  Epilogue,     // consumer: storing its part of C
+  WaitEmpty,   // producer: waiting for the consumers to free the stage
+  TmaIssue,    // producer: arrive.expect_tx and the TMA copies issued
+  WaitFull,    // consumer: waiting for the stage's bytes
+  WgmmaIssue,  // consumer: issuing the stage's wgmmas (to the commit)
+  WgmmaWait,   // consumer: waiting for them to finish
+  Release,     // consumer: arriving on the stage's empty barrier
+  Epilogue,    // consumer: storing its part of C
   Count
 };
 const char* to_string(SpanKind k);
@@ -180,18 +180,18 @@ struct PipelineLane {
   int warpgroup = 0;
   bool producer() const { return warpgroup == 0; }
   unsigned sm = 0;
-  std::vector<PipelineSpan> spans;  // in time order
+  std::vector<PipelineSpan> spans;          // in time order
   std::uint64_t first_ns = 0, last_ns = 0;  // its first and last event
-  std::uint64_t waiting_ns = 0;     // WaitEmpty (producer) or WaitFull (consumer)
-  std::uint64_t multiplying_ns = 0; // WgmmaIssue + WgmmaWait
+  std::uint64_t waiting_ns = 0;             // WaitEmpty (producer) or WaitFull (consumer)
+  std::uint64_t multiplying_ns = 0;         // WgmmaIssue + WgmmaWait
   std::uint64_t epilogue_ns = 0;
-  std::uint32_t dropped = 0;        // events past the capacity
+  std::uint32_t dropped = 0;  // events past the capacity
 };
 
 struct PipelineSm {
   unsigned sm = 0;
-  std::vector<int> blocks;         // linear ids, by start
-  std::uint64_t union_ns = 0;      // the union of its blocks' [start, end]
+  std::vector<int> blocks;     // linear ids, by start
+  std::uint64_t union_ns = 0;  // the union of its blocks' [start, end]
   std::uint64_t first_ns = 0, last_ns = 0;
 };
 
@@ -212,8 +212,8 @@ struct PipelineAnalysis {
   std::vector<PipelineSm> sms;      // by SM id, only SMs that ran a block
   std::uint64_t consumer_active_ns = 0, consumer_wait_full_ns = 0;
   std::uint64_t producer_active_ns = 0, producer_wait_empty_ns = 0;
-  double consumer_wait_share = 0;   // waiting on full / consumer active time (first to last event)
-  double producer_wait_share = 0;   // waiting on empty / producer active time
+  double consumer_wait_share = 0;  // waiting on full / consumer active time (first to last event)
+  double producer_wait_share = 0;  // waiting on empty / producer active time
   PipelineCoverage coverage;
   std::uint64_t timer_tick_ns = 0;  // smallest positive step between two events of one lane
   std::uint32_t dropped = 0;        // events past the capacity, over all lanes

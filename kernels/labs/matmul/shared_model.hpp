@@ -41,7 +41,8 @@ inline int model_ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 // Rungs 4 and 5: As[BM][BK] (rows of `rowa` words), Bs[BK][BN] (rows of `rowb`, at byte `bs`),
 // filled by strided loops over the block's `threads`.
-inline void fill_plain_tiles(SharedLane& l, const TileParams& p, int threads, int tid, int rowa, int rowb, long long bs) {
+inline void fill_plain_tiles(SharedLane& l, const TileParams& p, int threads, int tid, int rowa, int rowb,
+                             long long bs) {
   constexpr long long F = kFloatBytes;
   for (int i = tid; i < p.BM * p.BK; i += threads)
     l.add((static_cast<long long>(i / p.BK) * rowa + i % p.BK) * F, 4, SharedOp::Store, "As[r][c]");

@@ -68,10 +68,10 @@ BS_HD void tc1_wmma_thread(const Ctx& t, Tc1Smem& s, const Bf16Args& a, const Si
     for (int i = tid; i < kTc1Tile * 4; i += 128) {
       const int r = i >> 2, k = (i & 3) * 8;
       const bool in_k = k0 + k < a.ld;  // the pad past K is zeros
-      store_chunk16(&s.As[r][k], load_chunk16(a.A + static_cast<long long>(row0 + r) * a.ld + k0 + k,
-                                              row0 + r < a.M && in_k));
-      store_chunk16(&s.Bs[r][k], load_chunk16(a.Bt + static_cast<long long>(col0 + r) * a.ld + k0 + k,
-                                              col0 + r < a.N && in_k));
+      store_chunk16(&s.As[r][k],
+                    load_chunk16(a.A + static_cast<long long>(row0 + r) * a.ld + k0 + k, row0 + r < a.M && in_k));
+      store_chunk16(&s.Bs[r][k],
+                    load_chunk16(a.Bt + static_cast<long long>(col0 + r) * a.ld + k0 + k, col0 + r < a.N && in_k));
     }
     t.sync();
     for (int kk = 0; kk < kTc1K; kk += 16) {
@@ -111,7 +111,6 @@ BS_HD void tc1_wmma_thread(const Ctx& t, Tc1Smem& s, const Bf16Args& a, const Si
     }
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
@@ -122,9 +121,10 @@ struct Tc1Wmma : TcRungBase {
     MatmulKernelInfo i;
     i.id = "tc1_wmma";
     i.label = "T1. WMMA 16x16x16 (tensor cores)";
-    i.teaches = "a warp asks the tensor cores for a whole 16 x 16 x 16 product (nvcuda::wmma); on "
-                "Hopper this is the older warp-level path (HMMA), one shared-memory stage, "
-                "every fragment reloaded by every warp";
+    i.teaches =
+        "a warp asks the tensor cores for a whole 16 x 16 x 16 product (nvcuda::wmma); on "
+        "Hopper this is the older warp-level path (HMMA), one shared-memory stage, "
+        "every fragment reloaded by every warp";
     i.file = "kernels/labs/matmul/tc1_wmma.hpp";
     i.configs = one_config(Dim3{128, 1, 1}, kConfig);
     i.uses_shared = i.uses_barriers = true;
@@ -145,9 +145,10 @@ struct Tc1Wmma : TcRungBase {
   }
   static std::size_t shared_bytes(const MatmulConfig&) { return sizeof(Tc1Smem); }
   static Status check(const MatmulConfig& c, const DeviceLimits&) {
-    return c.block == Dim3{128, 1, 1} ? Status::success()
-                                      : refuse("tc1_wmma", "block " + to_string(c.block) + ": the rung's 4 warps are fixed",
-                                               "use blockDim (128, 1, 1)");
+    return c.block == Dim3{128, 1, 1}
+               ? Status::success()
+               : refuse("tc1_wmma", "block " + to_string(c.block) + ": the rung's 4 warps are fixed",
+                        "use blockDim (128, 1, 1)");
   }
   static IndexScheme scheme(const MatmulConfig&) { return IndexScheme::tiled(kTc1Tile, kTc1Tile); }
   // The epilogue: warp (r / 32) * 2 + c / 32 stores fragment ((r % 32) / 16, (c % 32) / 16)
@@ -199,7 +200,9 @@ struct Tc1Wmma : TcRungBase {
     static constexpr unsigned threads = 128;
     static constexpr int min_blocks = 0;
     template <class Ctx>
-    static BS_HD void body(const Ctx& t, Smem& s, const Bf16Args& a) { tc1_wmma_thread(t, s, a); }
+    static BS_HD void body(const Ctx& t, Smem& s, const Bf16Args& a) {
+      tc1_wmma_thread(t, s, a);
+    }
     template <class Ctx>
     static BS_HD void tagged_body(const Ctx& t, Smem& s, const Bf16Args& a, const TagFragments& sink) {
       tc1_wmma_thread(t, s, a, sink);

@@ -51,11 +51,10 @@ BS_HD void tc2_mma_sync_thread(const Ctx& t, Tc2Smem& s, const Bf16Args& a, cons
       const int r = i >> 2, c = i & 3, k = k0 + c * 8;
       const bool a_ok = row0 + r < a.M && k < a.ld, b_ok = col0 + r < a.N && k < a.ld;
       note_shared(t, s.A[stage] + tc2_swizzle(r, c), 16, SharedOp::AsyncCopy, "A[stage] + swizzle(r, c)");
-      cp_async_16(s.A[stage] + tc2_swizzle(r, c),
-                  a_ok ? a.A + static_cast<long long>(row0 + r) * a.ld + k : a.A, a_ok);
+      cp_async_16(s.A[stage] + tc2_swizzle(r, c), a_ok ? a.A + static_cast<long long>(row0 + r) * a.ld + k : a.A, a_ok);
       note_shared(t, s.B[stage] + tc2_swizzle(r, c), 16, SharedOp::AsyncCopy, "B[stage] + swizzle(r, c)");
-      cp_async_16(s.B[stage] + tc2_swizzle(r, c),
-                  b_ok ? a.Bt + static_cast<long long>(col0 + r) * a.ld + k : a.Bt, b_ok);
+      cp_async_16(s.B[stage] + tc2_swizzle(r, c), b_ok ? a.Bt + static_cast<long long>(col0 + r) * a.ld + k : a.Bt,
+                  b_ok);
     }
   };
 
@@ -117,7 +116,6 @@ BS_HD void tc2_mma_sync_thread(const Ctx& t, Tc2Smem& s, const Bf16Args& a, cons
       }
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
@@ -128,8 +126,9 @@ struct Tc2MmaSync : TcRungBase {
     MatmulKernelInfo i;
     i.id = "tc2_mma_sync";
     i.label = "T2. mma.sync + ldmatrix, swizzled, 3 stages";
-    i.teaches = "the instructions WMMA hides, written out: cp.async fills three stages of swizzled "
-                "tiles, ldmatrix feeds 4 x 4 mma.sync.m16n8k16 per warp from registers";
+    i.teaches =
+        "the instructions WMMA hides, written out: cp.async fills three stages of swizzled "
+        "tiles, ldmatrix feeds 4 x 4 mma.sync.m16n8k16 per warp from registers";
     i.file = "kernels/labs/matmul/tc2_mma_sync.hpp";
     i.configs = one_config(Dim3{256, 1, 1}, kConfig);
     i.uses_shared = i.uses_barriers = true;
@@ -151,9 +150,10 @@ struct Tc2MmaSync : TcRungBase {
   }
   static std::size_t shared_bytes(const MatmulConfig&) { return sizeof(Tc2Smem); }
   static Status check(const MatmulConfig& c, const DeviceLimits&) {
-    return c.block == Dim3{256, 1, 1} ? Status::success()
-                                      : refuse("tc2_mma_sync", "block " + to_string(c.block) + ": the rung's 8 warps are fixed",
-                                               "use blockDim (256, 1, 1)");
+    return c.block == Dim3{256, 1, 1}
+               ? Status::success()
+               : refuse("tc2_mma_sync", "block " + to_string(c.block) + ": the rung's 8 warps are fixed",
+                        "use blockDim (256, 1, 1)");
   }
   static IndexScheme scheme(const MatmulConfig&) { return IndexScheme::tiled(kTc2BN, kTc2BM); }
   // Warp (r / 64) * 4 + c / 32 holds its 64 x 32 tile as 4 x 4 mma tiles of 16 x 8; the lane and
@@ -179,9 +179,10 @@ struct Tc2MmaSync : TcRungBase {
   static SwizzleMap swizzle_map() {
     SwizzleMap m;
     m.title = "T2's A tile: first bank of each 16-byte chunk, rows 0-15";
-    m.help = "A row of the tile is 64 bytes (32 BF16), so rows 2 apart start 128 bytes apart, in the same banks: the "
-             "8 rows one ldmatrix phase reads at one chunk fall on 2 groups of 4 banks. T2 stores chunk c of row r "
-             "at chunk c ^ ((r / 2) % 4) (tc2_swizzle): the same 8 rows now cover all 32 banks.";
+    m.help =
+        "A row of the tile is 64 bytes (32 BF16), so rows 2 apart start 128 bytes apart, in the same banks: the "
+        "8 rows one ldmatrix phase reads at one chunk fall on 2 groups of 4 banks. T2 stores chunk c of row r "
+        "at chunk c ^ ((r / 2) % 4) (tc2_swizzle): the same 8 rows now cover all 32 banks.";
     m.before = "before (chunk c at c)", m.after = "after: c ^ ((r / 2) % 4)";
     m.rows = 16, m.chunks = 4;
     m.plain = [](int r, int c) { return r * 64LL + 16 * c; };
@@ -251,7 +252,9 @@ struct Tc2MmaSync : TcRungBase {
     static constexpr unsigned threads = 256;
     static constexpr int min_blocks = 0;
     template <class Ctx>
-    static BS_HD void body(const Ctx& t, Smem& s, const Bf16Args& a) { tc2_mma_sync_thread(t, s, a); }
+    static BS_HD void body(const Ctx& t, Smem& s, const Bf16Args& a) {
+      tc2_mma_sync_thread(t, s, a);
+    }
     template <class Ctx>
     static BS_HD void tagged_body(const Ctx& t, Smem& s, const Bf16Args& a, const TagFragments& sink) {
       tc2_mma_sync_thread(t, s, a, sink);

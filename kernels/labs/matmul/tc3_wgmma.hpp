@@ -49,8 +49,7 @@ __device__ __forceinline__ Smem* align_1024(unsigned char* raw) {
 
 // The accumulator of a warpgroup (64 x N_, N_ / 2 registers a thread) into C, within bounds.
 template <int N_>
-__device__ __forceinline__ void store_wgmma_tile(const float (&d)[N_ / 2], const Bf16Args& a,
-                                                 int row0, int col0) {
+__device__ __forceinline__ void store_wgmma_tile(const float (&d)[N_ / 2], const Bf16Args& a, int row0, int col0) {
   const int tid = static_cast<int>(threadIdx.x & 127);
   const bool pairs = (a.N & 1) == 0;  // 8-byte aligned float2 stores
 #pragma unroll
@@ -72,8 +71,8 @@ __device__ __forceinline__ void store_wgmma_tile(const float (&d)[N_ / 2], const
 // accumulator registers d[0 .. N_ / 2) hold into the elements they are, and records (threadIdx.x,
 // reg0 + r) there. Nothing for the untagged rung.
 template <int N_, class Sink>
-__device__ __forceinline__ void tag_wgmma_tile(const Sink& sink, const float (&d)[N_ / 2], int row_base,
-                                               int col_base, int reg0) {
+__device__ __forceinline__ void tag_wgmma_tile(const Sink& sink, const float (&d)[N_ / 2], int row_base, int col_base,
+                                               int reg0) {
   if constexpr (Sink::kOn) {
     // The registers' values copied out once, then one loop (not unrolled) decodes them: the
     // decoder is compiled once per kernel, not N_ / 2 times (the build compiles this file for
@@ -89,8 +88,8 @@ __device__ __forceinline__ void tag_wgmma_tile(const Sink& sink, const float (&d
 }
 
 template <class Sink = NoFragmentSink>
-__device__ __forceinline__ void tc3_wgmma_block(const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                                const Bf16Args& a, unsigned char* raw, const Sink& sink = Sink{}) {
+__device__ __forceinline__ void tc3_wgmma_block(const CUtensorMap* map_a, const CUtensorMap* map_b, const Bf16Args& a,
+                                                unsigned char* raw, const Sink& sink = Sink{}) {
   using namespace hopper;
   Tc3Smem* s = align_1024<Tc3Smem>(raw);
   const int tid = static_cast<int>(threadIdx.x);
@@ -115,8 +114,7 @@ __device__ __forceinline__ void tc3_wgmma_block(const CUtensorMap* map_a, const 
     for (int m = 0; m < 2; ++m) {
       const std::uint64_t da = sw128_descriptor(s->A + m * 64 * kTc3BK), db = sw128_descriptor(s->B);
 #pragma unroll
-      for (int k = 0; k < kTc3BK / 16; ++k)
-        wgmma_m64nNk16<kTc3BN>(d[m], da + 2 * k, db + 2 * k, kt > 0 || k > 0);
+      for (int k = 0; k < kTc3BK / 16; ++k) wgmma_m64nNk16<kTc3BN>(d[m], da + 2 * k, db + 2 * k, kt > 0 || k > 0);
     }
     wgmma_commit();
     wgmma_wait<0>();
@@ -135,8 +133,8 @@ __device__ __forceinline__ void tc3_wgmma_block(const CUtensorMap* map_a, const 
 // ---------------------------------------------------------------------------------------------
 // The owner of an element in a warpgroup's 64 x n accumulator tile at (row0, col0) of C, the
 // warpgroup's threads starting at `first_thread` of the block.
-inline Result<ElementOwner> warpgroup_owner(ElementOwner o, long long row0, long long col0, int n,
-                                            int r, int c, unsigned first_thread) {
+inline Result<ElementOwner> warpgroup_owner(ElementOwner o, long long row0, long long col0, int n, int r, int c,
+                                            unsigned first_thread) {
   return fragment_owner(o, CRect{row0, col0, 64, n}, n / 2, r, c, first_thread, 128,
                         [](int t, int reg) { return wgmma_d_coord(t, reg); });
 }
@@ -153,9 +151,10 @@ struct HopperRungBase : TcRungBase {
   static SwizzleMap swizzle_map() {
     SwizzleMap m;
     m.title = "128-byte TMA swizzle: first bank of each 16-byte chunk, rows 0-7";
-    m.help = "CU_TENSOR_MAP_SWIZZLE_128B: rows of 128 bytes; in each 1024-byte atom of 8 rows, chunk c of row r is "
-             "stored at chunk c ^ (r % 8), so a column of 8 rows spans all 32 banks. Drawn from the CUDA driver's "
-             "definition, not recorded: the copy engine writes these tiles and wgmma reads them.";
+    m.help =
+        "CU_TENSOR_MAP_SWIZZLE_128B: rows of 128 bytes; in each 1024-byte atom of 8 rows, chunk c of row r is "
+        "stored at chunk c ^ (r % 8), so a column of 8 rows spans all 32 banks. Drawn from the CUDA driver's "
+        "definition, not recorded: the copy engine writes these tiles and wgmma reads them.";
     m.before = "before (no swizzle)", m.after = "after: c ^ (r % 8)";
     m.modelled = true;
     m.rows = 8, m.chunks = 8;
@@ -175,9 +174,10 @@ struct Tc3Wgmma : HopperRungBase {
     MatmulKernelInfo i;
     i.id = "tc3_wgmma";
     i.label = "T3. wgmma + TMA, one warpgroup";
-    i.teaches = "Hopper's warpgroup instruction: 4 warps multiply 64 x 16 by 16 x 128 with both "
-                "operands read by the tensor cores from shared memory that TMA filled; one stage, "
-                "so copies and multiplies take turns";
+    i.teaches =
+        "Hopper's warpgroup instruction: 4 warps multiply 64 x 16 by 16 x 128 with both "
+        "operands read by the tensor cores from shared memory that TMA filled; one stage, "
+        "so copies and multiplies take turns";
     i.file = "kernels/labs/matmul/tc3_wgmma.hpp";
     i.configs = one_config(Dim3{kThreads, 1, 1}, kConfig);
     i.uses_shared = true;

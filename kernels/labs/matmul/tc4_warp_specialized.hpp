@@ -38,9 +38,8 @@ inline constexpr unsigned kTc4StageBytes = (kTc4BM + kTc4BN) * kTc4BK * sizeof(B
 // NoPipelineProbe for the rung (empty calls: the same machine code as without them),
 // PipelineProbe for its pipeline-traced variant (pipeline_probe.cuh).
 template <class Sink = NoFragmentSink, class Probe = NoPipelineProbe>
-__device__ __forceinline__ void tc4_ws_block(const CUtensorMap* map_a, const CUtensorMap* map_b,
-                                             const Bf16Args& a, unsigned char* raw, const Sink& sink = Sink{},
-                                             Probe probe = {}) {
+__device__ __forceinline__ void tc4_ws_block(const CUtensorMap* map_a, const CUtensorMap* map_b, const Bf16Args& a,
+                                             unsigned char* raw, const Sink& sink = Sink{}, Probe probe = {}) {
   using namespace hopper;
   using Ev = PipelineEventKind;
   Tc4Smem* s = align_1024<Tc4Smem>(raw);
@@ -96,7 +95,8 @@ __device__ __forceinline__ void tc4_ws_block(const CUtensorMap* map_a, const CUt
       probe.template stamp<Ev::WgmmaWaitEnd, Ev::EmptyArrive, Ev::FullWaitBegin>();
       if (tid == 0) mbar_arrive(&s->empty[st]);
     }
-    if (slices > 0) probe.template write<Ev::WgmmaWaitEnd, Ev::EmptyArrive>((slices - 1) % kTc4Stages, slices - 1, tile);
+    if (slices > 0)
+      probe.template write<Ev::WgmmaWaitEnd, Ev::EmptyArrive>((slices - 1) % kTc4Stages, slices - 1, tile);
     probe.template now<Ev::EpilogueBegin>(0, slices, tile);
     tag_wgmma_tile<kTc4BN>(sink, d, row0, col0, 0);
     store_wgmma_tile<kTc4BN>(d, a, row0 + 64 * c, col0);
@@ -123,7 +123,8 @@ inline Result<ElementOwner> tc4_tile_owner(ElementOwner o, long long row0, long 
 inline Result<FragmentPlace> tc4_fragment_place(int r, int c) {
   if (r < 0 || c < 0 || r >= kTc4BM || c >= kTc4BN) return fragment_outside(r, c, kTc4BM, kTc4BN);
   const int consumer = r / 64;
-  FragmentPlace p = wgmma_place(kTc4BN, 64 * consumer, 0, r % 64, c, 1 + consumer, 128u * static_cast<unsigned>(1 + consumer), 0);
+  FragmentPlace p =
+      wgmma_place(kTc4BN, 64 * consumer, 0, r % 64, c, 1 + consumer, 128u * static_cast<unsigned>(1 + consumer), 0);
   p.producer = true;
   p.mma_index = 0, p.mma_count = 1;
   p.owner_r = 64 * consumer, p.owner_c = 0, p.owner_rows = 64, p.owner_cols = kTc4BN;
@@ -149,9 +150,10 @@ struct Tc4WarpSpecialized : HopperRungBase {
     MatmulKernelInfo i;
     i.id = "tc4_warp_specialized";
     i.label = "T4. warp-specialized, 4-stage mbarrier pipeline";
-    i.teaches = "a producer warpgroup keeps TMA four stages ahead while two consumer warpgroups "
-                "(m64n256 each) keep the tensor cores busy; full/empty mbarriers hand the stages "
-                "over, setmaxnreg moves registers to the consumers";
+    i.teaches =
+        "a producer warpgroup keeps TMA four stages ahead while two consumer warpgroups "
+        "(m64n256 each) keep the tensor cores busy; full/empty mbarriers hand the stages "
+        "over, setmaxnreg moves registers to the consumers";
     i.file = "kernels/labs/matmul/tc4_warp_specialized.hpp";
     i.configs = one_config(Dim3{kThreads, 1, 1}, kConfig);
     i.uses_shared = true;

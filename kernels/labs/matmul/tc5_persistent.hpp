@@ -63,7 +63,7 @@ __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, co
     mbar_init_fence();
   }
   if constexpr (ClusterSize > 1) cluster_sync();  // every block's barriers exist before anyone
-  else __syncthreads();                            // multicasts or arrives remotely
+  else __syncthreads();                           // multicasts or arrives remotely
 
   const int tiles_m = (a.M + kTileM - 1) / kTileM, tiles_n = (a.N + kTc4BN - 1) / kTc4BN;
   const int tiles = tiles_m * tiles_n, slices = (a.K + kTc4BK - 1) / kTc4BK;
@@ -89,8 +89,8 @@ __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, co
             const int part = h * 128;
             if constexpr (ClusterSize > 1) {
               if (part / kBRowsPerBlock != static_cast<int>(rank)) continue;  // another block's
-              tma_load_2d_multicast(s->B[st] + part * kTc4BK, map_b, &s->full[st], kt * kTc4BK,
-                                    col0 + part, static_cast<std::uint16_t>((1u << ClusterSize) - 1));
+              tma_load_2d_multicast(s->B[st] + part * kTc4BK, map_b, &s->full[st], kt * kTc4BK, col0 + part,
+                                    static_cast<std::uint16_t>((1u << ClusterSize) - 1));
             } else {
               tma_load_2d(s->B[st] + part * kTc4BK, map_b, &s->full[st], kt * kTc4BK, col0 + part);
             }
@@ -133,8 +133,7 @@ __device__ __forceinline__ void tc_persistent_block(const CUtensorMap* map_a, co
           if (tid == 0) mbar_arrive(&s->empty[st]);
         }
       }
-      if (slices > 0)
-        probe.template write<Ev::WgmmaWaitEnd, Ev::EmptyArrive>((it - 1) % kTc4Stages, slices - 1, t);
+      if (slices > 0) probe.template write<Ev::WgmmaWaitEnd, Ev::EmptyArrive>((it - 1) % kTc4Stages, slices - 1, t);
       probe.template now<Ev::EpilogueBegin>(0, slices, t);
       tag_wgmma_tile<kTc4BN>(sink, d, row0, col0, 0);
       store_wgmma_tile<kTc4BN>(d, a, row0 + 64 * c, col0);
@@ -233,14 +232,14 @@ struct PersistentRungBase : HopperRungBase {
 struct Tc5Persistent : PersistentRungBase {
   template <std::size_t>
   using Device = PersistentDevice<1>;
-  static constexpr const char* kConfig =
-      "128 x 256 tiles, persistent, grouped order, 4 stages | 384 threads";
+  static constexpr const char* kConfig = "128 x 256 tiles, persistent, grouped order, 4 stages | 384 threads";
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "tc5_persistent";
     i.label = "T5. persistent, L2-grouped tile order";
-    i.teaches = "one block per SM loops over tiles in groups of 8 tile rows: the next tile's loads "
-                "overlap this one's stores, and the resident blocks share A and B in L2";
+    i.teaches =
+        "one block per SM loops over tiles in groups of 8 tile rows: the next tile's loads "
+        "overlap this one's stores, and the resident blocks share A and B in L2";
     i.file = "kernels/labs/matmul/tc5_persistent.hpp";
     i.configs = one_config(Dim3{kThreads, 1, 1}, kConfig);
     i.uses_shared = true;

@@ -63,9 +63,10 @@ struct Tc6ClusterMulticast : PersistentRungBase {
     MatmulKernelInfo i;
     i.id = "tc6_cluster_multicast";
     i.label = "T6. clusters (of 2, 4 or 1), TMA multicast";
-    i.teaches = "the blocks of a cluster share each Bt slice: each loads part and TMA multicasts "
-                "it into all of them, so less traffic crosses from L2 (clusters of 2: a third "
-                "less; compare 4, and 1 without multicast)";
+    i.teaches =
+        "the blocks of a cluster share each Bt slice: each loads part and TMA multicasts "
+        "it into all of them, so less traffic crosses from L2 (clusters of 2: a third "
+        "less; compare 4, and 1 without multicast)";
     i.file = "kernels/labs/matmul/tc6_cluster_multicast.hpp";
     for (int n : kTc6ClusterSizes) {
       MatmulConfig c;

@@ -113,8 +113,7 @@ void ldmatrix_x4(const Ctx& t, const void* row, std::uint32_t (&r)[4]) {
 // mma.sync m16n8k16, BF16 in, FP32 accumulate: c += a * b.
 // ---------------------------------------------------------------------------------------------
 template <class Ctx>
-BS_HD void mma_bf16_16816(const Ctx& t, const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
-                          float (&c)[4]) {
+BS_HD void mma_bf16_16816(const Ctx& t, const std::uint32_t (&a)[4], const std::uint32_t (&b)[2], float (&c)[4]) {
 #if BS_TC_DEVICE
   (void)t;
   asm volatile(
@@ -127,10 +126,8 @@ BS_HD void mma_bf16_16816(const Ctx& t, const std::uint32_t (&a)[4], const std::
   __trap();
 #else
   float af[8], bf[4];
-  for (int e = 0; e < 8; ++e)
-    af[e] = bf16_to_float((e & 1) ? bf16_hi(a[e >> 1]) : bf16_lo(a[e >> 1]));
-  for (int e = 0; e < 4; ++e)
-    bf[e] = bf16_to_float((e & 1) ? bf16_hi(b[e >> 1]) : bf16_lo(b[e >> 1]));
+  for (int e = 0; e < 8; ++e) af[e] = bf16_to_float((e & 1) ? bf16_hi(a[e >> 1]) : bf16_lo(a[e >> 1]));
+  for (int e = 0; e < 4; ++e) bf[e] = bf16_to_float((e & 1) ? bf16_hi(b[e >> 1]) : bf16_lo(b[e >> 1]));
   sim_tc::mma_16816(t, af, bf, c);
 #endif
 }
@@ -193,15 +190,19 @@ BS_HD void cp_async_wait() {
 // WMMA 16x16x16 (BF16 in, FP32 accumulate).
 // ---------------------------------------------------------------------------------------------
 #if BS_TC_DEVICE
-using WmmaA = nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, __nv_bfloat16,
-                                     nvcuda::wmma::row_major>;
-using WmmaB = nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, __nv_bfloat16,
-                                     nvcuda::wmma::col_major>;
+using WmmaA = nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, __nv_bfloat16, nvcuda::wmma::row_major>;
+using WmmaB = nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, __nv_bfloat16, nvcuda::wmma::col_major>;
 using WmmaC = nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float>;
 #else
-struct WmmaA { Bf16 x[8]; };   // the A layout of mma.m16n8k16
-struct WmmaB { Bf16 x[8]; };   // two 16 x 8 halves: columns 0-7, then 8-15
-struct WmmaC { float x[8]; };  // likewise
+struct WmmaA {
+  Bf16 x[8];
+};  // the A layout of mma.m16n8k16
+struct WmmaB {
+  Bf16 x[8];
+};  // two 16 x 8 halves: columns 0-7, then 8-15
+struct WmmaC {
+  float x[8];
+};  // likewise
 #endif
 
 BS_HD void wmma_zero(WmmaC& c) {
@@ -259,8 +260,7 @@ BS_HD void wmma_mma(const Ctx& t, WmmaC& c, const WmmaA& a, const WmmaB& b) {
   std::uint32_t ar[4];
   for (int r = 0; r < 4; ++r) ar[r] = pack_bf16x2(a.x[2 * r], a.x[2 * r + 1]);
   for (int h = 0; h < 2; ++h) {
-    const std::uint32_t br[2] = {pack_bf16x2(b.x[4 * h], b.x[4 * h + 1]),
-                                 pack_bf16x2(b.x[4 * h + 2], b.x[4 * h + 3])};
+    const std::uint32_t br[2] = {pack_bf16x2(b.x[4 * h], b.x[4 * h + 1]), pack_bf16x2(b.x[4 * h + 2], b.x[4 * h + 3])};
     float acc[4] = {c.x[4 * h], c.x[4 * h + 1], c.x[4 * h + 2], c.x[4 * h + 3]};
     mma_bf16_16816(t, ar, br, acc);
     for (int e = 0; e < 4; ++e) c.x[4 * h + e] = acc[e];

@@ -67,8 +67,8 @@ class Backend {
     r.status.call.clear();  // no call failed: the backend has no counters
     return r;
   }
-  virtual wire::SharedRecorded record_shared(const wire::RecordSharedHead& request,
-                                             const std::string& recording_object, const ProblemMaps& maps) {
+  virtual wire::SharedRecorded record_shared(const wire::RecordSharedHead& request, const std::string& recording_object,
+                                             const ProblemMaps& maps) {
     (void)request, (void)recording_object, (void)maps;
     wire::SharedRecorded r;
     r.message = "shared-memory accesses are recorded by the CPU simulator, not on the GPU";

@@ -36,8 +36,7 @@ void reset_outputs(const ProblemMaps& maps, bool owners) {
     const wire::BufferDesc& b = maps.head.buffers[i];
     if (!b.is_output) continue;
     std::memset(maps.buffer(i), b.fill, static_cast<std::size_t>(b.count) * b.elem_size);
-    if (owners && b.has_owners)
-      std::memset(maps.owners(i), 0xFF, static_cast<std::size_t>(b.count) * sizeof(unsigned));
+    if (owners && b.has_owners) std::memset(maps.owners(i), 0xFF, static_cast<std::size_t>(b.count) * sizeof(unsigned));
   }
 }
 
@@ -46,14 +45,12 @@ namespace {
 using CpuThreadFn = void (*)(const bs_thread_ctx*, const bs_launch_args*);
 
 struct OutOfBoundsStop : std::runtime_error {
-  explicit OutOfBoundsStop(const wire::OutOfBounds& r)
-      : std::runtime_error("out-of-bounds access"), report(r) {}
+  explicit OutOfBoundsStop(const wire::OutOfBounds& r) : std::runtime_error("out-of-bounds access"), report(r) {}
   wire::OutOfBounds report;
 };
 
 // Called by the views in the kernel's unit; unwinds the kernel's frames back to the runner.
-void out_of_bounds(const bs_thread_ctx* ctx, int buffer, long long index, long long count,
-                   int access) {
+void out_of_bounds(const bs_thread_ctx* ctx, int buffer, long long index, long long count, int access) {
   wire::OutOfBounds r;
   r.valid = 1;
   r.buffer = buffer;
@@ -266,8 +263,7 @@ class CpuBackend final : public Backend {
       return l;
     }
     TlsLookup q{0};
-    if (dlinfo(handle_, RTLD_DI_TLS_MODID, &q.modid) == 0 && q.modid != 0)
-      dl_iterate_phdr(&find_tls, &q);
+    if (dlinfo(handle_, RTLD_DI_TLS_MODID, &q.modid) == 0 && q.modid != 0) dl_iterate_phdr(&find_tls, &q);
     tls_bytes_ = q.memsz;
     // The kernel's static __shared__ as CUDA allocates it: its own variables' bytes, without the
     // prelude's thread-locals (the unit's TLS block holds both; issue 36 item 7: the Launch tab
@@ -304,8 +300,7 @@ class CpuBackend final : public Backend {
       args.buffers[i].count = maps.head.buffers[i].count;
       args.buffers[i].owners = owners ? maps.owners(i) : nullptr;
     }
-    for (unsigned i = 0; i < maps.head.nints && i < BS_CUSTOM_MAX_INTS; ++i)
-      args.ints[i] = maps.head.ints[i];
+    for (unsigned i = 0; i < maps.head.nints && i < BS_CUSTOM_MAX_INTS; ++i) args.ints[i] = maps.head.ints[i];
     args.barrier = &barrier;
     args.out_of_bounds = &out_of_bounds;
     args.warp_sync = &warp_sync;
@@ -429,8 +424,8 @@ class CpuBackend final : public Backend {
     const bool barriers = uses_barriers_;
     wire::Loaded counting = load_cpu(counting_object, barriers);
     if (!counting.head.ok) {
-      out.profile.status = Status::failure("the counting build of the kernel could not be loaded: " +
-                                           counting.message, "", "SampleLines");
+      out.profile.status = Status::failure("the counting build of the kernel could not be loaded: " + counting.message,
+                                           "", "SampleLines");
       load_cpu(kernel, barriers);
       return out;
     }
@@ -475,8 +470,9 @@ class CpuBackend final : public Backend {
     }
     if (rec.variables.empty()) {
       out.message = "this kernel declares no __shared__ memory: there are no shared-memory requests to show";
-      out.hint = "the bank view shows kernels that stage data in __shared__ arrays, such as the lecture's tiled "
-                 "matmul (Edit kernel > templates)";
+      out.hint =
+          "the bank view shows kernels that stage data in __shared__ arrays, such as the lecture's tiled "
+          "matmul (Edit kernel > templates)";
       return out;
     }
     const wire::LaunchHead& h = request.launch;
@@ -488,8 +484,8 @@ class CpuBackend final : public Backend {
       }
     const unsigned long long threads = 1ull * h.block[0] * h.block[1] * h.block[2];
     if (request.warp * 32ull >= threads) {
-      out.message = "warp " + std::to_string(request.warp) + " is outside the block (" + std::to_string(threads) +
-                    " threads)";
+      out.message =
+          "warp " + std::to_string(request.warp) + " is outside the block (" + std::to_string(threads) + " threads)";
       return out;
     }
     out.head.lanes = static_cast<std::uint32_t>(std::min<unsigned long long>(32, threads - request.warp * 32ull));
@@ -499,9 +495,9 @@ class CpuBackend final : public Backend {
     const std::string kernel = loaded_path_;
     const bool barriers = uses_barriers_;
     wire::Loaded recording = load_cpu(recording_object, barriers);
-    auto set_hook = recording.head.ok ? reinterpret_cast<void (*)(decltype(&shared_hook))>(
-                                            dlsym(handle_, "bs_set_shared_hook"))
-                                      : nullptr;
+    auto set_hook = recording.head.ok
+                        ? reinterpret_cast<void (*)(decltype(&shared_hook))>(dlsym(handle_, "bs_set_shared_hook"))
+                        : nullptr;
     if (!set_hook) {
       out.message = recording.head.ok ? "the recording build has no bs_set_shared_hook"
                                       : "the recording build of the kernel could not be loaded: " + recording.message;
@@ -511,8 +507,9 @@ class CpuBackend final : public Backend {
     Dl_info where{};
     dladdr(reinterpret_cast<void*>(set_hook), &where);
     rec.load_base = static_cast<const char*>(where.dli_fbase);
-    only_block_ = request.block[0] + static_cast<unsigned long long>(h.grid[0]) *
-                                         (request.block[1] + static_cast<unsigned long long>(h.grid[1]) * request.block[2]);
+    only_block_ =
+        request.block[0] + static_cast<unsigned long long>(h.grid[0]) *
+                               (request.block[1] + static_cast<unsigned long long>(h.grid[1]) * request.block[2]);
     g_recording = &rec;
     set_hook(&shared_hook);
     wire::LaunchHead one = h;
@@ -563,7 +560,7 @@ class CpuBackend final : public Backend {
   void* (*touch_)() = nullptr;
   std::size_t tls_bytes_ = 0;
   bool uses_barriers_ = false;
-  std::string loaded_path_;  // the shared object loaded now
+  std::string loaded_path_;                       // the shared object loaded now
   std::optional<unsigned long long> only_block_;  // RecordShared: run this linear block alone
   unsigned generation_ = 0;
 };

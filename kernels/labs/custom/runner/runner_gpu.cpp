@@ -30,17 +30,12 @@
 #include "labs/custom/runner/runner.hpp"
 #include "sampling/pc_sampler.hpp"
 
-
 namespace bs::custom::runner {
 namespace {
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-std::string cuda_error(cudaError_t e) {
-  return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
-}
+std::string cuda_error(cudaError_t e) { return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")"; }
 
 wire::Attr attributes_of(cudaKernel_t k) {
   wire::Attr a;
@@ -100,9 +95,9 @@ class GpuBackend final : public Backend {
     const int cc = info_.head.cc_major * 10 + info_.head.cc_minor;
     const toolchain::NvrtcTarget target = toolchain::nvrtc_target(cc, nvrtc_.supported_archs());
     if (!target.ok) {
-      c.log = "this NVRTC (" + std::to_string(info_.head.nvrtc_major) + "." +
-              std::to_string(info_.head.nvrtc_minor) + ") cannot compile for compute capability " +
-              std::to_string(info_.head.cc_major) + "." + std::to_string(info_.head.cc_minor);
+      c.log = "this NVRTC (" + std::to_string(info_.head.nvrtc_major) + "." + std::to_string(info_.head.nvrtc_minor) +
+              ") cannot compile for compute capability " + std::to_string(info_.head.cc_major) + "." +
+              std::to_string(info_.head.cc_minor);
       return c;
     }
     toolchain::NvrtcLibrary::Output out = nvrtc_.compile(unit, target, headers_);
@@ -135,8 +130,7 @@ class GpuBackend final : public Backend {
       library_ = nullptr;
     }
     // A PTX image must end with its terminating zero, which std::string keeps after size().
-    cudaError_t e = cudaLibraryLoadData(&library_, image.c_str(), nullptr, nullptr, 0, nullptr,
-                                        nullptr, 0);
+    cudaError_t e = cudaLibraryLoadData(&library_, image.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0);
     if (e == cudaSuccess) e = cudaLibraryGetKernel(&plain_, library_, "bs_entry");
     if (e == cudaSuccess) e = cudaLibraryGetKernel(&traced_, library_, "bs_entry_traced");
     if (e != cudaSuccess) {
@@ -212,12 +206,13 @@ class GpuBackend final : public Backend {
 
     if (!launch.observe) {
       timer_->start();
-      if (cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(plain_), grid, block, params.data(), 0, nullptr);
+      if (cudaError_t e =
+              cudaLaunchKernel(reinterpret_cast<const void*>(plain_), grid, block, params.data(), 0, nullptr);
           e != cudaSuccess)
         return fail(e, cuda::is_sticky(e), "the launch was refused");
       timer_->stop();
       auto ms = timer_->elapsed_ms();  // waits for the kernel: a fault shows here
-      if (!ms) {  // a fault: this process's context is gone (the parent starts another runner)
+      if (!ms) {                       // a fault: this process's context is gone (the parent starts another runner)
         result.head.fatal = 1;
         result.code = ms.status().code;
         result.message = "the kernel failed: " + ms.status().code + " (" + ms.status().message + ")";
@@ -288,8 +283,8 @@ class GpuBackend final : public Backend {
       if (e == cudaSuccess) e = cudaDeviceSynchronize();
       if (e != cudaSuccess) {
         out.head.fatal = cuda::is_sticky(e) ? 1 : 0;
-        Status s = Status::failure("the kernel failed while it was sampled: " + cuda_error(e), "",
-                                   "cudaLaunchKernel", cudaGetErrorName(e));
+        Status s = Status::failure("the kernel failed while it was sampled: " + cuda_error(e), "", "cudaLaunchKernel",
+                                   cudaGetErrorName(e));
         cudaGetLastError();
         return s;
       }
@@ -396,8 +391,8 @@ class GpuBackend final : public Backend {
       cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(plain_), grid, block, params.data(), 0, nullptr);
       if (e != cudaSuccess) {
         out.head.fatal = cuda::is_sticky(e) ? 1 : 0;
-        Status s = Status::failure("the kernel failed while it was profiled: " + cuda_error(e), "",
-                                   "cudaLaunchKernel", cudaGetErrorName(e));
+        Status s = Status::failure("the kernel failed while it was profiled: " + cuda_error(e), "", "cudaLaunchKernel",
+                                   cudaGetErrorName(e));
         cudaGetLastError();
         return s;
       }
@@ -503,7 +498,7 @@ class GpuBackend final : public Backend {
   cudaLibrary_t library_ = nullptr;
   cudaKernel_t plain_ = nullptr, traced_ = nullptr;
   std::vector<void*> buffers_;
-  std::optional<cuda::EventTimer> timer_;  // made once the device's context is (init_cuda)
+  std::optional<cuda::EventTimer> timer_;   // made once the device's context is (init_cuda)
   std::optional<cuda::L2Flusher> flusher_;  // made on the first flush
   bool outputs_fresh_ = false;              // the last flush reset the outputs
   std::string image_;                       // what load_gpu loaded (the sampler needs the cubin)

@@ -151,8 +151,7 @@ int serve(int sock, runner::Backend& backend) {
         sent = wire::send(sock, wire::Msg::Ack, wire::encode_ack(error.empty(), error));
         break;
       }
-      default:
-        break;
+      default: break;
     }
     for (int fd : f.fds) close(fd);
     if (!sent) return 0;
@@ -190,7 +189,7 @@ int main(int argc, char** argv) {
   // come from CUDA events on the device; the simulator's times are not a GPU's anyway.)
   setpriority(PRIO_PROCESS, 0, 10);
 
-  auto backend = backend_name == "gpu" ? bs::custom::runner::make_gpu_backend(device)
-                                       : bs::custom::runner::make_cpu_backend();
+  auto backend =
+      backend_name == "gpu" ? bs::custom::runner::make_gpu_backend(device) : bs::custom::runner::make_cpu_backend();
   return serve(sock, *backend);
 }
