@@ -100,7 +100,7 @@ float zoom_to_fit(int image_w, int image_h, int output_w, int output_h) {
 Result<ImageViewRenderer> ImageViewRenderer::create() {
   ImageViewRenderer r;
   // The overlay-off variant now, so that a shader that does not build is said at once.
-  if (auto off = r.variant(0); !off) return off.status();
+  if (auto off = r.variant(OverlayParams{}); !off) return off.status();
   r.vertex_array_ = GlVertexArray::create();
   r.framebuffer_ = GlFramebuffer::create();
   r.linear_ = GlSampler::create(TextureFilter::Linear);
@@ -108,30 +108,15 @@ Result<ImageViewRenderer> ImageViewRenderer::create() {
   return r;
 }
 
-int ImageViewRenderer::variant_index(const OverlayParams& overlay) {
-  if (overlay.mode == OverlayParams::Off) return 0;
-  const bool highlighted = overlay.highlight_block_linear >= 0 || overlay.highlight_thread >= 0;
-  return 1 + ((static_cast<int>(overlay.mode) - 1) * 3 + overlay.mapping) * 2 + (highlighted ? 1 : 0);
-}
-
-Result<const ImageViewRenderer::Variant*> ImageViewRenderer::variant(int index) {
-  std::optional<Variant>& slot = variants_.at(static_cast<std::size_t>(index));
+Result<const ImageViewRenderer::Variant*> ImageViewRenderer::variant(const OverlayParams& overlay) {
+  const bool on = overlay.mode != OverlayParams::Off;
+  const int mode = static_cast<int>(overlay.mode), mapping = on ? overlay.mapping : 0;
+  const int highlight = on && (overlay.highlight_block_linear >= 0 || overlay.highlight_thread >= 0) ? 1 : 0;
+  std::optional<Variant>& slot = variants_.at(on ? 1 + ((mode - 1) * 3 + mapping) * 2 + highlight : 0);
   if (slot) return &*slot;
-  auto vertex = embedded_shader("image_view.vert");
-  if (!vertex) return vertex.status();
-  auto fragment = embedded_shader("image_view.frag");
-  if (!fragment) return fragment.status();
-  // The variant's constants go right after the #version line, which must stay first.
-  const std::string_view source = fragment.value();
-  const std::size_t after_version = source.find('\n') + 1;
-  const int mode = index == 0 ? 0 : 1 + (index - 1) / 6;
-  const int mapping = index == 0 ? 0 : (index - 1) / 2 % 3;
-  const int highlight = index == 0 ? 0 : (index - 1) % 2;
-  const std::string text = std::string(source.substr(0, after_version)) + "#define OVERLAY_MODE " +
-                           std::to_string(mode) + "\n#define MAPPING " + std::to_string(mapping) +
-                           "\n#define HIGHLIGHT " + std::to_string(highlight) + "\n" +
-                           std::string(source.substr(after_version));
-  auto program = GlProgram::build(vertex.value(), text, "image_view");
+  const std::string defines = "#define OVERLAY_MODE " + std::to_string(mode) + "\n#define MAPPING " +
+                              std::to_string(mapping) + "\n#define HIGHLIGHT " + std::to_string(highlight) + "\n";
+  auto program = build_embedded_program("image_view", defines);
   if (!program) return program.status();
   Variant v{.program = std::move(program).value(), .uniforms = {}};
   const GlProgram& p = v.program;
@@ -193,7 +178,7 @@ Status ImageViewRenderer::render(const ImageViewParams& view, const OverlayParam
     if (Status attached = framebuffer_.attach_colour(output_); !attached) return attached;
   }
 
-  auto built = variant(variant_index(overlay));
+  auto built = variant(overlay);
   if (!built) return built.status();
   const Variant& program = *built.value();
 

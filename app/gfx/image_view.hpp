@@ -135,15 +135,14 @@ class ImageViewRenderer {
           highlight_thread = -1, texture_window = -1;
   };
   // The shader compiled for one overlay mode, mapping and highlight (shaders/image_view.frag says
-  // why): 0 is the overlay off, then 1 + ((mode - 1) * 3 + mapping) * 2 + highlighted.
+  // why): slot 0 is the overlay off, then 1 + ((mode - 1) * 3 + mapping) * 2 + highlighted.
   struct Variant {
     GlProgram program;
     Uniforms uniforms;
   };
   static constexpr int kVariants = 1 + 4 * 3 * 2;
-  static int variant_index(const OverlayParams& overlay);
-  // The variant, built the first time it is asked for.
-  Result<const Variant*> variant(int index);
+  // `overlay`'s variant, built the first time it is asked for.
+  Result<const Variant*> variant(const OverlayParams& overlay);
 
   std::array<std::optional<Variant>, kVariants> variants_;
   GlVertexArray vertex_array_;

@@ -12,12 +12,17 @@ Result<std::string_view> embedded_shader(std::string_view name) {
                          "embedded_shader");
 }
 
-Result<GlProgram> build_embedded_program(std::string_view name) {
+Result<GlProgram> build_embedded_program(std::string_view name, std::string_view fragment_defines) {
   auto vertex = embedded_shader(std::string(name) + ".vert");
   if (!vertex) return vertex.status();
   auto fragment = embedded_shader(std::string(name) + ".frag");
   if (!fragment) return fragment.status();
-  return GlProgram::build(vertex.value(), fragment.value(), name);
+  if (fragment_defines.empty()) return GlProgram::build(vertex.value(), fragment.value(), name);
+  const std::string_view source = fragment.value();
+  const std::size_t after_version = source.find('\n') + 1;  // #version must stay the first line
+  const std::string text = std::string(source.substr(0, after_version)) + std::string(fragment_defines) +
+                           std::string(source.substr(after_version));
+  return GlProgram::build(vertex.value(), text, name);
 }
 
 }  // namespace bs

@@ -22,7 +22,8 @@ std::span<const EmbeddedShader> embedded_shaders();
 Result<std::string_view> embedded_shader(std::string_view name);
 
 // The program of shaders/<name>.vert and shaders/<name>.frag, built under `name` (which the
-// compile and link errors quote). Needs a current GL 3.3 core context.
-Result<GlProgram> build_embedded_program(std::string_view name);
+// compile and link errors quote). `fragment_defines` (lines such as "#define MODE 1\n") go right
+// after the fragment shader's #version line. Needs a current GL 3.3 core context.
+Result<GlProgram> build_embedded_program(std::string_view name, std::string_view fragment_defines = {});
 
 }  // namespace bs
