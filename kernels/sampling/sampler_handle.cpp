@@ -1,9 +1,18 @@
+// What every build of bs_sampling shares, CUPTI or not: the environment switches and the handle.
 #include <cstdlib>
 #include <string_view>
 
 #include "sampling/pc_sampler.hpp"
+#include "sampling/sass_metrics.hpp"
 
 namespace bs::sampling {
+
+Status sass_metrics_switch() {
+  if (const char* env = std::getenv("BLOCKSCOPE_SASS_METRICS"); env && std::string_view(env) == "0")
+    return Status::failure("executed instructions are not counted: BLOCKSCOPE_SASS_METRICS=0 is set",
+                           "unset BLOCKSCOPE_SASS_METRICS and profile again");
+  return Status::success();
+}
 
 SamplerHandle keep_cubins(bool wanted, const std::string& cupti_library) {
   SamplerHandle h;

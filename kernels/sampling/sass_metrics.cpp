@@ -28,13 +28,6 @@ namespace bs::sampling {
 
 bool sass_metrics_built() { return true; }
 
-Status sass_metrics_switch() {
-  if (const char* env = std::getenv("BLOCKSCOPE_SASS_METRICS"); env && std::string_view(env) == "0")
-    return Status::failure("executed instructions are not counted: BLOCKSCOPE_SASS_METRICS=0 is set",
-                           "unset BLOCKSCOPE_SASS_METRICS and profile again");
-  return Status::success();
-}
-
 namespace {
 
 // A failed CUPTI call of the SASS metrics, in the user's words. The counters' wording is right
@@ -80,43 +73,61 @@ std::vector<std::string> chip_metrics(const counters::CuptiApi& api, const char*
   return names;
 }
 
-}  // namespace
-
-Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOptions& options) {
-  using Clock = std::chrono::steady_clock;
-  const auto started = Clock::now();
-  auto loaded = counters::load_cupti(options.cupti_library);
+// CUPTI with the SASS metrics API, or why not.
+Result<const counters::CuptiApi*> sass_api(const std::string& library) {
+  auto loaded = counters::load_cupti(library);
   if (!loaded) return loaded.status();
   const counters::CuptiApi& api = *loaded.value();
   if (!api.missing_optional.empty())
     return Status::failure(api.path + " has no SASS metrics API (no " + api.missing_optional +
                                "): executed instructions per instruction need CUPTI 12.4 or newer",
                            "install the CUPTI of a newer CUDA toolkit, or point LD_LIBRARY_PATH at it", "dlsym", "");
-  std::lock_guard profiling(counters::profile_lock());
+  return &api;
+}
 
-  int device = options.device;
-  if (device < 0)
-    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
-      return Status::failure(std::string("no CUDA device to count instructions on: ") + cudaGetErrorString(e),
-                             "run on the CUDA backend", "cudaGetDevice", cudaGetErrorName(e));
+// The undoing of each step, run however count_sass ends, in reverse order.
+struct ProfilerInitialized {
+  const counters::CuptiApi& api;
+  ~ProfilerInitialized() {
+    CUpti_Profiler_DeInitialize_Params p{};
+    p.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+    api.cuptiProfilerDeInitialize(&p);
+  }
+};
+struct ConfigSet {
+  const counters::CuptiApi& api;
+  std::uint32_t device;
+  ~ConfigSet() {
+    CUpti_SassMetricsUnsetConfig_Params p{};
+    p.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE;
+    p.deviceIndex = device;
+    api.cuptiSassMetricsUnsetConfig(&p);
+  }
+};
+struct CollectionEnabled {
+  const counters::CuptiApi& api;
+  CUcontext ctx;
+  bool done = false;
+  std::size_t dropped = 0;
+  CUptiResult disable() {
+    if (done) return CUPTI_SUCCESS;
+    done = true;
+    CUpti_SassMetricsDisable_Params p{};
+    p.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE;
+    p.ctx = ctx;
+    const CUptiResult r = api.cuptiSassMetricsDisable(&p);
+    dropped = p.numOfDroppedRecords;
+    return r;
+  }
+  ~CollectionEnabled() { disable(); }
+};
 
-  CUpti_Profiler_Initialize_Params init{};
-  init.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-  BS_SASS_TRY(api.cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
-  struct DeInit {
-    const counters::CuptiApi& api;
-    ~DeInit() {
-      CUpti_Profiler_DeInitialize_Params p{};
-      p.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
-      api.cuptiProfilerDeInitialize(&p);
-    }
-  } deinit{api};
-
+// The chip's name, and the metrics chosen from its list.
+Status choose_metrics(const counters::CuptiApi& api, int device, RawSass& raw) {
   CUpti_Device_GetChipName_Params chip_p{};
   chip_p.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
   chip_p.deviceIndex = static_cast<std::size_t>(device);
   BS_SASS_TRY(api.cuptiDeviceGetChipName(&chip_p), "cuptiDeviceGetChipName");
-  RawSass raw;
   raw.chip = chip_p.pChipName ? chip_p.pChipName : "";
 
   std::vector<std::string> listed = chip_metrics(api, raw.chip.c_str());
@@ -129,11 +140,19 @@ Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOpti
     return Status::failure("CUPTI lists no smsp__sass_inst_executed for the chip " + raw.chip +
                                ", so executed instructions cannot be counted on it",
                            "update the CUDA toolkit so its CUPTI knows this chip", "cuptiSassMetricsGetMetrics");
+  return Status::success();
+}
 
-  // Metric id -> which count it adds to.
-  enum Slot { Executed, Threads, Wavefronts, Ideal };
-  std::map<std::uint64_t, Slot> slot_of;
+// The metrics' configurations, and for each metric id the count it adds to.
+struct MetricConfigs {
+  std::map<std::uint64_t, long long SassCounts::*> slot_of;
   std::vector<CUpti_SassMetrics_Config> configs;
+};
+
+// Looks up the chosen metrics' ids; an optional metric the chip does not know is dropped from
+// raw.metrics (the shared wavefronts and their ideal both or neither).
+Result<MetricConfigs> metric_configs(const counters::CuptiApi& api, RawSass& raw) {
+  MetricConfigs m;
   auto property = [&](const std::string& name, std::uint64_t* id) -> CUptiResult {
     CUpti_SassMetrics_GetProperties_Params p{};
     p.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE;
@@ -143,70 +162,48 @@ Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOpti
     if (r == CUPTI_SUCCESS) *id = p.metric.metricId;
     return r;
   };
-  auto add = [&](std::uint64_t id, Slot slot) {
-    slot_of[id] = slot;
+  auto add = [&](std::uint64_t id, long long SassCounts::*slot) {
+    m.slot_of[id] = slot;
     CUpti_SassMetrics_Config c{};
     c.metricId = id;
     c.outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;  // one instance: the sum
-    configs.push_back(c);
+    m.configs.push_back(c);
   };
   std::uint64_t id = 0;
   BS_SASS_TRY(property(raw.metrics.executed, &id), "cuptiSassMetricsGetProperties");
-  add(id, Executed);
+  add(id, &SassCounts::executed);
   if (!raw.metrics.thread_executed.empty() && property(raw.metrics.thread_executed, &id) == CUPTI_SUCCESS)
-    add(id, Threads);
+    add(id, &SassCounts::thread_executed);
   else raw.metrics.thread_executed.clear();
   std::uint64_t wave = 0, ideal = 0;
   if (!raw.metrics.shared_wavefronts.empty() && property(raw.metrics.shared_wavefronts, &wave) == CUPTI_SUCCESS &&
       property(raw.metrics.shared_ideal, &ideal) == CUPTI_SUCCESS) {
-    add(wave, Wavefronts);
-    add(ideal, Ideal);
+    add(wave, &SassCounts::shared_wavefronts);
+    add(ideal, &SassCounts::shared_ideal);
   } else {
     raw.metrics.shared_wavefronts.clear();
     raw.metrics.shared_ideal.clear();
   }
+  return m;
+}
 
-  CUpti_SassMetricsSetConfig_Params set{};
-  set.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
-  set.numOfMetricConfig = configs.size();
-  set.pConfigs = configs.data();
-  set.deviceIndex = static_cast<std::uint32_t>(device);
-  BS_SASS_TRY(api.cuptiSassMetricsSetConfig(&set), "cuptiSassMetricsSetConfig");
-  struct Unset {
-    const counters::CuptiApi& api;
-    std::uint32_t device;
-    ~Unset() {
-      CUpti_SassMetricsUnsetConfig_Params p{};
-      p.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE;
-      p.deviceIndex = device;
-      api.cuptiSassMetricsUnsetConfig(&p);
-    }
-  } unset{api, static_cast<std::uint32_t>(device)};
-
-  auto ctx_r = counters::device_context(options.device);
-  if (!ctx_r) return ctx_r.status();
-  CUcontext ctx = ctx_r.value();
-  // CUPTI patches functions only while no kernel is in flight.
-  if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
-    return Status::failure(std::string("the device failed before counting: ") + cudaGetErrorString(e), "",
-                           "cudaDeviceSynchronize", cudaGetErrorName(e));
-
-  bool lazy = options.lazy_patching;
-  if (const char* env = std::getenv("BLOCKSCOPE_SASS_LAZY_PATCHING"); env && std::string_view(env) == "0") lazy = false;
+// Enables collection on `ctx`, lazily if `*lazy` and the driver allows it (then *lazy says
+// which way it was enabled).
+Status enable_collection(const counters::CuptiApi& api, CUcontext ctx, bool* lazy) {
   CUpti_SassMetricsEnable_Params enable{};
   enable.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE;
   enable.ctx = ctx;
-  enable.enableLazyPatching = lazy ? 1 : 0;
+  enable.enableLazyPatching = *lazy ? 1 : 0;
   CUptiResult enabled = api.cuptiSassMetricsEnable(&enable);
   bool retried = false;
-  if (enabled != CUPTI_SUCCESS && lazy &&
+  if (enabled != CUPTI_SUCCESS && *lazy &&
       counters::classify(enabled) != counters::CounterProblem::InsufficientPrivileges) {
     // A driver that refuses lazy patching may still patch every loaded function up front.
     retried = true;
     enable.enableLazyPatching = 0;
     if (api.cuptiSassMetricsEnable(&enable) == CUPTI_SUCCESS) {
       enabled = CUPTI_SUCCESS;
-      lazy = false;
+      *lazy = false;
     }
   }
   if (enabled != CUPTI_SUCCESS) {
@@ -214,30 +211,17 @@ Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOpti
     if (retried) s.message += " (with lazy patching, and again without it)";
     return s;
   }
-  raw.lazy_patching = lazy;
-  struct Disable {
-    const counters::CuptiApi& api;
-    CUcontext ctx;
-    bool done = false;
-    std::size_t dropped = 0;
-    CUptiResult disable() {
-      if (done) return CUPTI_SUCCESS;
-      done = true;
-      CUpti_SassMetricsDisable_Params p{};
-      p.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE;
-      p.ctx = ctx;
-      const CUptiResult r = api.cuptiSassMetricsDisable(&p);
-      dropped = p.numOfDroppedRecords;
-      return r;
-    }
-    ~Disable() { disable(); }
-  } disable{api, ctx};
+  return Status::success();
+}
 
-  if (Status ran = launch(); !ran) return ran;
-  if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
-    return Status::failure(std::string("the counted launch failed: ") + cudaGetErrorString(e), "",
-                           "cudaDeviceSynchronize", cudaGetErrorName(e));
+// The launch's patched-instruction records, each pointing into `values` (numOfInstances apiece).
+struct Flushed {
+  std::vector<CUpti_SassMetrics_Data> records;
+  std::vector<CUpti_SassMetrics_InstanceValue> values;
+  std::size_t instances = 0;
+};
 
+Result<Flushed> flush_records(const counters::CuptiApi& api, CUcontext ctx, bool lazy) {
   CUpti_SassMetricsGetDataProperties_Params props{};
   props.structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE;
   props.ctx = ctx;
@@ -251,47 +235,105 @@ Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOpti
                     "alone") +
             (lazy ? "; or try BLOCKSCOPE_SASS_LAZY_PATCHING=0" : ""),
         "cuptiSassMetricsGetDataProperties");
-  std::vector<CUpti_SassMetrics_Data> records(props.numOfPatchedInstructionRecords);
-  std::vector<CUpti_SassMetrics_InstanceValue> values(props.numOfPatchedInstructionRecords * props.numOfInstances);
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    records[i].structSize = sizeof(CUpti_SassMetrics_Data);
-    records[i].pInstanceValues = values.data() + i * props.numOfInstances;
+  Flushed f;
+  f.instances = props.numOfInstances;
+  f.records.resize(props.numOfPatchedInstructionRecords);
+  f.values.resize(props.numOfPatchedInstructionRecords * props.numOfInstances);
+  for (std::size_t i = 0; i < f.records.size(); ++i) {
+    f.records[i].structSize = sizeof(CUpti_SassMetrics_Data);
+    f.records[i].pInstanceValues = f.values.data() + i * f.instances;
   }
   CUpti_SassMetricsFlushData_Params flush{};
   flush.structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE;
   flush.ctx = ctx;
-  flush.numOfPatchedInstructionRecords = records.size();
-  flush.numOfInstances = props.numOfInstances;
-  flush.pMetricsData = records.data();
+  flush.numOfPatchedInstructionRecords = f.records.size();
+  flush.numOfInstances = f.instances;
+  flush.pMetricsData = f.records.data();
   BS_SASS_TRY(api.cuptiSassMetricsFlushData(&flush), "cuptiSassMetricsFlushData");
+  return f;
+}
 
-  // Every record and instance of a pc added, whichever way CUPTI lays the metrics out (a record
-  // per metric, or the metrics as instances of one record): each value names its metric.
+// Every record and instance of a pc added, whichever way CUPTI lays the metrics out (a record
+// per metric, or the metrics as instances of one record): each value names its metric.
+std::vector<RawSassPc> counts_per_pc(const Flushed& flushed, const MetricConfigs& m) {
   std::map<std::tuple<std::string, std::uint64_t, std::uint64_t>, SassCounts> per_pc;
-  for (const CUpti_SassMetrics_Data& r : records) {
+  for (const CUpti_SassMetrics_Data& r : flushed.records) {
     // The name's string is CUPTI's (as PC sampling's are): copied, never freed.
     SassCounts& c = per_pc[{r.functionName ? r.functionName : "", r.cubinCrc, r.pcOffset}];
-    for (std::size_t k = 0; k < props.numOfInstances; ++k) {
+    for (std::size_t k = 0; k < flushed.instances; ++k) {
       const CUpti_SassMetrics_InstanceValue& v = r.pInstanceValues[k];
-      auto it = slot_of.find(v.metricId);
-      if (it == slot_of.end()) continue;
-      const auto value = static_cast<long long>(v.value);
-      switch (it->second) {
-        case Executed: c.executed += value; break;
-        case Threads: c.thread_executed += value; break;
-        case Wavefronts: c.shared_wavefronts += value; break;
-        case Ideal: c.shared_ideal += value; break;
-      }
+      if (auto it = m.slot_of.find(v.metricId); it != m.slot_of.end())
+        c.*(it->second) += static_cast<long long>(v.value);
     }
   }
-  BS_SASS_TRY(disable.disable(), "cuptiSassMetricsDisable");
-  raw.dropped_records = static_cast<long long>(disable.dropped);
+  std::vector<RawSassPc> pcs;
   for (auto& [key, counts] : per_pc) {
     RawSassPc pc;
     std::tie(pc.function, pc.cubin_crc, pc.pc_offset) = key;
     pc.counts = counts;
-    raw.pcs.push_back(std::move(pc));
+    pcs.push_back(std::move(pc));
   }
+  return pcs;
+}
+
+}  // namespace
+
+Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  auto loaded = sass_api(options.cupti_library);
+  if (!loaded) return loaded.status();
+  const counters::CuptiApi& api = *loaded.value();
+  std::lock_guard profiling(counters::profile_lock());
+
+  int device = options.device;
+  if (device < 0)
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
+      return Status::failure(std::string("no CUDA device to count instructions on: ") + cudaGetErrorString(e),
+                             "run on the CUDA backend", "cudaGetDevice", cudaGetErrorName(e));
+
+  CUpti_Profiler_Initialize_Params init{};
+  init.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+  BS_SASS_TRY(api.cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+  ProfilerInitialized deinit{api};
+
+  RawSass raw;
+  if (Status chosen = choose_metrics(api, device, raw); !chosen) return chosen;
+  auto metrics = metric_configs(api, raw);
+  if (!metrics) return metrics.status();
+
+  CUpti_SassMetricsSetConfig_Params set{};
+  set.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
+  set.numOfMetricConfig = metrics->configs.size();
+  set.pConfigs = metrics->configs.data();
+  set.deviceIndex = static_cast<std::uint32_t>(device);
+  BS_SASS_TRY(api.cuptiSassMetricsSetConfig(&set), "cuptiSassMetricsSetConfig");
+  ConfigSet unset{api, static_cast<std::uint32_t>(device)};
+
+  auto ctx_r = counters::device_context(options.device);
+  if (!ctx_r) return ctx_r.status();
+  CUcontext ctx = ctx_r.value();
+  // CUPTI patches functions only while no kernel is in flight.
+  if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+    return Status::failure(std::string("the device failed before counting: ") + cudaGetErrorString(e), "",
+                           "cudaDeviceSynchronize", cudaGetErrorName(e));
+
+  bool lazy = options.lazy_patching;
+  if (const char* env = std::getenv("BLOCKSCOPE_SASS_LAZY_PATCHING"); env && std::string_view(env) == "0") lazy = false;
+  if (Status enabled = enable_collection(api, ctx, &lazy); !enabled) return enabled;
+  raw.lazy_patching = lazy;
+  CollectionEnabled disable{api, ctx};
+
+  if (Status ran = launch(); !ran) return ran;
+  if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+    return Status::failure(std::string("the counted launch failed: ") + cudaGetErrorString(e), "",
+                           "cudaDeviceSynchronize", cudaGetErrorName(e));
+
+  auto flushed = flush_records(api, ctx, lazy);
+  if (!flushed) return flushed.status();
+  raw.pcs = counts_per_pc(*flushed, *metrics);
+  BS_SASS_TRY(disable.disable(), "cuptiSassMetricsDisable");
+  raw.dropped_records = static_cast<long long>(disable.dropped);
   raw.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   return raw;
 }

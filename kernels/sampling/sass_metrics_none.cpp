@@ -1,21 +1,11 @@
 // The SASS metrics of a build without CUDA or without CUPTI's headers: they say why there are none.
 #include "sampling/sass_metrics.hpp"
 
-#include <cstdlib>
-#include <string_view>
-
 #include "sampling/pc_sampler.hpp"
 
 namespace bs::sampling {
 
 bool sass_metrics_built() { return false; }
-
-Status sass_metrics_switch() {
-  if (const char* env = std::getenv("BLOCKSCOPE_SASS_METRICS"); env && std::string_view(env) == "0")
-    return Status::failure("executed instructions are not counted: BLOCKSCOPE_SASS_METRICS=0 is set",
-                           "unset BLOCKSCOPE_SASS_METRICS and profile again");
-  return Status::success();
-}
 
 namespace {
 Status not_built() {

@@ -218,6 +218,20 @@ constexpr SpanRule kRules[] = {
     {PipelineEventKind::EpilogueBegin, PipelineEventKind::EpilogueEnd, SpanKind::Epilogue},
 };
 
+// A least-squares line y = icpt + slope * x through the points added.
+struct LineFit {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  void add(double x, double y) { n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y; }
+  double den() const { return n * sxx - sx * sx; }
+  double slope() const { return (n * sxy - sx * sy) / den(); }
+  double icpt(double slope) const { return (sy - slope * sx) / n; }
+};
+
+// Cycles from `clock0` to `clock`, across the 32-bit counter's wrap.
+double cycles_since(std::uint32_t clock0, std::uint32_t clock) {
+  return static_cast<double>(static_cast<std::int32_t>(clock - clock0));
+}
+
 // Per block, the event times in nanoseconds: %globaltimer, or, where the timer ticks coarsely,
 // the SM's clock mapped onto it by a least-squares line through every event of the block
 // (t = a + b * cycles; the clock is the SM's own, shared by its warpgroups), plus half a tick:
@@ -234,21 +248,17 @@ std::vector<std::vector<double>> event_times(const PipelineRaw& raw, std::uint64
     for (int wg = 0; wg < kPipelineWarpgroups && !first; ++wg)
       if (!raw.lanes[b * kPipelineWarpgroups + wg].empty()) first = &raw.lanes[b * kPipelineWarpgroups + wg].front();
     if (!first) continue;
-    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    LineFit fit;
     for (int wg = 0; wg < kPipelineWarpgroups; ++wg)
-      for (const PipelineEvent& e : raw.lanes[b * kPipelineWarpgroups + wg]) {
-        const double x = static_cast<double>(static_cast<std::int32_t>(e.clock - first->clock));
-        const double y = static_cast<double>(e.t_ns - base);
-        n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
-      }
-    const double den = n * sxx - sx * sx;
-    if (n < 8 || den <= 0) continue;
-    const double slope = (n * sxy - sx * sy) / den, icpt = (sy - slope * sx) / n + 0.5 * double(tick);
+      for (const PipelineEvent& e : raw.lanes[b * kPipelineWarpgroups + wg])
+        fit.add(cycles_since(first->clock, e.clock), static_cast<double>(e.t_ns - base));
+    if (fit.n < 8 || fit.den() <= 0) continue;
+    const double slope = fit.slope(), icpt = fit.icpt(slope) + 0.5 * double(tick);
     if (!(slope > 0)) continue;
     for (int wg = 0; wg < kPipelineWarpgroups; ++wg) {
       const std::size_t l = b * kPipelineWarpgroups + wg;
       for (std::size_t i = 0; i < raw.lanes[l].size(); ++i)
-        t[l][i] = icpt + slope * static_cast<double>(static_cast<std::int32_t>(raw.lanes[l][i].clock - first->clock));
+        t[l][i] = icpt + slope * cycles_since(first->clock, raw.lanes[l][i].clock);
     }
     *refined = true;
   }
@@ -264,18 +274,15 @@ std::size_t place_by_clock(PipelineRaw& raw) {
     for (int wg = 0; wg < kPipelineWarpgroups; ++wg)
       for (const PipelineEvent& e : raw.lanes[b * kPipelineWarpgroups + wg])
         if (e.t_ns != 0 && (!first || e.t_ns < first->t_ns)) first = &e;
-    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    LineFit fit;
     if (first)
       for (int wg = 0; wg < kPipelineWarpgroups; ++wg)
-        for (const PipelineEvent& e : raw.lanes[b * kPipelineWarpgroups + wg]) {
-          if (e.t_ns == 0) continue;
-          const double x = static_cast<double>(static_cast<std::int32_t>(e.clock - first->clock));
-          const double y = static_cast<double>(static_cast<std::int64_t>(e.t_ns - first->t_ns));
-          n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
-        }
-    const double den = n * sxx - sx * sx;
-    const bool fitted = n >= 2 && den > 0;
-    const double slope = fitted ? (n * sxy - sx * sy) / den : 0, icpt = fitted ? (sy - slope * sx) / n : 0;
+        for (const PipelineEvent& e : raw.lanes[b * kPipelineWarpgroups + wg])
+          if (e.t_ns != 0)
+            fit.add(cycles_since(first->clock, e.clock),
+                    static_cast<double>(static_cast<std::int64_t>(e.t_ns - first->t_ns)));
+    const bool fitted = fit.n >= 2 && fit.den() > 0;
+    const double slope = fitted ? fit.slope() : 0, icpt = fitted ? fit.icpt(slope) : 0;
     const std::uint32_t clock0 = first ? first->clock : 0;
     const std::uint64_t t0 = first ? first->t_ns : 0;
     // Every event of a fitted block is placed on the line, the ones with a reading too: two
@@ -287,18 +294,12 @@ std::size_t place_by_clock(PipelineRaw& raw) {
           if (e.t_ns == 0) ++unplaced;
           continue;
         }
-        const double dt = icpt + slope * static_cast<double>(static_cast<std::int32_t>(e.clock - clock0));
+        const double dt = icpt + slope * cycles_since(clock0, e.clock);
         e.t_ns = static_cast<std::uint64_t>(static_cast<double>(t0) + std::max(dt, -static_cast<double>(t0)));
       }
   }
   return unplaced;
 }
-
-namespace {
-
-std::uint64_t as_ns(double v) { return v <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(v)); }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // 3. Analysis
@@ -317,15 +318,17 @@ std::string pipeline_sentence(double consumer_wait_share, double producer_wait_s
          " of its time: the consumers are late, so the copies keep ahead and the multiplies set the pace" + both + ".";
 }
 
-Result<PipelineAnalysis> analyse_pipeline(const PipelineRaw& raw) {
-  auto fail = [](const std::string& what) {
-    return Status::failure(what, "record the trace again; a pipeline trace has 3 lanes per block", "analyse_pipeline");
-  };
-  if (raw.lanes.size() != raw.blocks.size() * kPipelineWarpgroups)
-    return fail("the trace has " + std::to_string(raw.lanes.size()) + " lanes for " +
-                std::to_string(raw.blocks.size()) + " blocks");
-  PipelineAnalysis a;
-  // The time base: the earliest block start (or event, where blocks start later than that).
+namespace {
+
+std::uint64_t as_ns(double v) { return v <= 0 ? 0 : static_cast<std::uint64_t>(std::llround(v)); }
+
+Status analysis_failure(const std::string& what) {
+  return Status::failure(what, "record the trace again; a pipeline trace has 3 lanes per block", "analyse_pipeline");
+}
+
+// The time base (the earliest block start, or event where blocks start later than that) and the
+// timer's tick; fails on a lane whose events are out of time order.
+Status time_base(const PipelineRaw& raw, PipelineAnalysis& a) {
   std::uint64_t base = ~0ull, tick = ~0ull;
   for (const PipelineBlock& b : raw.blocks) base = std::min(base, b.start_ns);
   for (std::size_t l = 0; l < raw.lanes.size(); ++l) {
@@ -333,72 +336,63 @@ Result<PipelineAnalysis> analyse_pipeline(const PipelineRaw& raw) {
     for (std::size_t i = 0; i < ev.size(); ++i) {
       base = std::min(base, ev[i].t_ns);
       if (i > 0 && ev[i].t_ns < ev[i - 1].t_ns)
-        return fail("block " + std::to_string(l / kPipelineWarpgroups) + ", warpgroup " +
-                    std::to_string(l % kPipelineWarpgroups) + ": event " + std::to_string(i) +
-                    " is earlier than the one before it");
+        return analysis_failure("block " + std::to_string(l / kPipelineWarpgroups) + ", warpgroup " +
+                                std::to_string(l % kPipelineWarpgroups) + ": event " + std::to_string(i) +
+                                " is earlier than the one before it");
       if (i > 0 && ev[i].t_ns > ev[i - 1].t_ns) tick = std::min(tick, ev[i].t_ns - ev[i - 1].t_ns);
     }
   }
-  if (base == ~0ull) base = 0;
-  a.base_ns = base;
+  a.base_ns = base == ~0ull ? 0 : base;
   a.timer_tick_ns = tick == ~0ull ? 0 : tick;
-  bool refined = false;
-  const auto times = event_times(raw, a.timer_tick_ns, base, &refined);
+  return Status::success();
+}
 
-  a.lanes.resize(raw.lanes.size());
-  for (std::size_t l = 0; l < raw.lanes.size(); ++l) {
-    PipelineLane& lane = a.lanes[l];
-    lane.block = static_cast<int>(l / kPipelineWarpgroups);
-    lane.warpgroup = static_cast<int>(l % kPipelineWarpgroups);
-    lane.sm = raw.blocks[static_cast<std::size_t>(lane.block)].sm;
-    const auto& ev = raw.lanes[l];
-    const std::uint32_t attempted = l < raw.attempted.size() ? raw.attempted[l] : static_cast<std::uint32_t>(ev.size());
-    lane.dropped = attempted > ev.size() ? attempted - static_cast<std::uint32_t>(ev.size()) : 0;
-    a.dropped += lane.dropped;
-    if (ev.empty()) continue;
-    lane.first_ns = as_ns(times[l].front());
-    lane.last_ns = as_ns(times[l].back());
-    // The latest event of each kind, to close spans.
-    int last_of[static_cast<int>(PipelineEventKind::Count)];
-    std::fill(std::begin(last_of), std::end(last_of), -1);
-    for (std::size_t i = 0; i < ev.size(); ++i) {
-      const auto kind = static_cast<PipelineEventKind>(ev[i].kind);
-      for (const SpanRule& r : kRules) {
-        if (r.end != kind) continue;
-        const int j = last_of[static_cast<int>(r.begin)];
-        if (j < 0 || ev[static_cast<std::size_t>(j)].slice != ev[i].slice ||
-            ev[static_cast<std::size_t>(j)].tile != ev[i].tile)
-          continue;
-        PipelineSpan s;
-        s.kind = r.span;
-        s.stage = ev[i].stage, s.slice = static_cast<int>(ev[i].slice), s.tile = static_cast<int>(ev[i].tile);
-        s.begin_ns = as_ns(times[l][static_cast<std::size_t>(j)]);
-        s.end_ns = std::max(s.begin_ns, as_ns(times[l][i]));
-        const std::uint64_t d = s.end_ns - s.begin_ns;
-        if (r.span == SpanKind::WaitEmpty || r.span == SpanKind::WaitFull) lane.waiting_ns += d;
-        if (r.span == SpanKind::WgmmaIssue || r.span == SpanKind::WgmmaWait) lane.multiplying_ns += d;
-        if (r.span == SpanKind::Epilogue) lane.epilogue_ns += d;
-        lane.spans.push_back(s);
-      }
-      last_of[ev[i].kind] = static_cast<int>(i);
+// Lane `l`'s spans (each rule's begin event closed by its end event of the same tile and slice,
+// at the times `times`) and the time it spent waiting, multiplying and storing.
+PipelineLane lane_spans(const PipelineRaw& raw, std::size_t l, const std::vector<double>& times) {
+  PipelineLane lane;
+  lane.block = static_cast<int>(l / kPipelineWarpgroups);
+  lane.warpgroup = static_cast<int>(l % kPipelineWarpgroups);
+  lane.sm = raw.blocks[static_cast<std::size_t>(lane.block)].sm;
+  const auto& ev = raw.lanes[l];
+  const std::uint32_t attempted = l < raw.attempted.size() ? raw.attempted[l] : static_cast<std::uint32_t>(ev.size());
+  lane.dropped = attempted > ev.size() ? attempted - static_cast<std::uint32_t>(ev.size()) : 0;
+  if (ev.empty()) return lane;
+  lane.first_ns = as_ns(times.front());
+  lane.last_ns = as_ns(times.back());
+  // The latest event of each kind, to close spans.
+  int last_of[static_cast<int>(PipelineEventKind::Count)];
+  std::fill(std::begin(last_of), std::end(last_of), -1);
+  for (std::size_t i = 0; i < ev.size(); ++i) {
+    const auto kind = static_cast<PipelineEventKind>(ev[i].kind);
+    for (const SpanRule& r : kRules) {
+      if (r.end != kind) continue;
+      const int j = last_of[static_cast<int>(r.begin)];
+      if (j < 0 || ev[static_cast<std::size_t>(j)].slice != ev[i].slice ||
+          ev[static_cast<std::size_t>(j)].tile != ev[i].tile)
+        continue;
+      PipelineSpan s;
+      s.kind = r.span;
+      s.stage = ev[i].stage, s.slice = static_cast<int>(ev[i].slice), s.tile = static_cast<int>(ev[i].tile);
+      s.begin_ns = as_ns(times[static_cast<std::size_t>(j)]);
+      s.end_ns = std::max(s.begin_ns, as_ns(times[i]));
+      const std::uint64_t d = s.end_ns - s.begin_ns;
+      if (r.span == SpanKind::WaitEmpty || r.span == SpanKind::WaitFull) lane.waiting_ns += d;
+      if (r.span == SpanKind::WgmmaIssue || r.span == SpanKind::WgmmaWait) lane.multiplying_ns += d;
+      if (r.span == SpanKind::Epilogue) lane.epilogue_ns += d;
+      lane.spans.push_back(s);
     }
-    std::stable_sort(lane.spans.begin(), lane.spans.end(),
-                     [](const PipelineSpan& x, const PipelineSpan& y) { return x.begin_ns < y.begin_ns; });
-    const std::uint64_t active = lane.last_ns - lane.first_ns;
-    if (lane.producer()) {
-      a.producer_active_ns += active;
-      a.producer_wait_empty_ns += lane.waiting_ns;
-    } else {
-      a.consumer_active_ns += active;
-      a.consumer_wait_full_ns += lane.waiting_ns;
-    }
-    a.end_ns = std::max(a.end_ns, lane.last_ns);
+    last_of[ev[i].kind] = static_cast<int>(i);
   }
-  a.consumer_wait_share = a.consumer_active_ns ? double(a.consumer_wait_full_ns) / double(a.consumer_active_ns) : 0;
-  a.producer_wait_share = a.producer_active_ns ? double(a.producer_wait_empty_ns) / double(a.producer_active_ns) : 0;
+  std::stable_sort(lane.spans.begin(), lane.spans.end(),
+                   [](const PipelineSpan& x, const PipelineSpan& y) { return x.begin_ns < y.begin_ns; });
+  return lane;
+}
 
-  // The order check, per block: the producer's EmptyWaitEnd of (tile, slice) against each
-  // consumer's FullWaitEnd of the same (tile, slice), in %globaltimer nanoseconds as recorded.
+// The order check, per block: the producer's EmptyWaitEnd of (tile, slice) against each
+// consumer's FullWaitEnd of the same (tile, slice), in %globaltimer nanoseconds as recorded.
+void check_order(const PipelineRaw& raw, PipelineAnalysis& a) {
+  const std::uint64_t base = a.base_ns;
   for (std::size_t b = 0; b < raw.blocks.size(); ++b) {
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> issued;
     for (const PipelineEvent& e : raw.lanes[b * kPipelineWarpgroups])
@@ -429,8 +423,12 @@ Result<PipelineAnalysis> analyse_pipeline(const PipelineRaw& raw) {
         }
       }
   }
+}
 
-  // Per SM: the union of its blocks' spans (the block recorder's start and end).
+// Per SM: the union of its blocks' spans (the block recorder's start and end), and how they
+// cover the event-timed duration.
+void sm_coverage(const PipelineRaw& raw, PipelineAnalysis& a) {
+  const std::uint64_t base = a.base_ns;
   std::map<unsigned, PipelineSm> sms;
   std::uint64_t first = ~0ull, last = 0;
   for (std::size_t b = 0; b < raw.blocks.size(); ++b) {
@@ -475,6 +473,38 @@ Result<PipelineAnalysis> analyse_pipeline(const PipelineRaw& raw) {
     a.coverage.busiest_ratio = double(a.coverage.busiest_sm_ns) / ns;
     a.coverage.mean_ratio = a.coverage.mean_sm_ns / ns;
   }
+}
+
+}  // namespace
+
+Result<PipelineAnalysis> analyse_pipeline(const PipelineRaw& raw) {
+  if (raw.lanes.size() != raw.blocks.size() * kPipelineWarpgroups)
+    return analysis_failure("the trace has " + std::to_string(raw.lanes.size()) + " lanes for " +
+                            std::to_string(raw.blocks.size()) + " blocks");
+  PipelineAnalysis a;
+  if (Status ordered = time_base(raw, a); !ordered) return ordered;
+  bool refined = false;
+  const auto times = event_times(raw, a.timer_tick_ns, a.base_ns, &refined);
+
+  for (std::size_t l = 0; l < raw.lanes.size(); ++l) {
+    PipelineLane& lane = a.lanes.emplace_back(lane_spans(raw, l, times[l]));
+    a.dropped += lane.dropped;
+    if (raw.lanes[l].empty()) continue;
+    const std::uint64_t active = lane.last_ns - lane.first_ns;
+    if (lane.producer()) {
+      a.producer_active_ns += active;
+      a.producer_wait_empty_ns += lane.waiting_ns;
+    } else {
+      a.consumer_active_ns += active;
+      a.consumer_wait_full_ns += lane.waiting_ns;
+    }
+    a.end_ns = std::max(a.end_ns, lane.last_ns);
+  }
+  a.consumer_wait_share = a.consumer_active_ns ? double(a.consumer_wait_full_ns) / double(a.consumer_active_ns) : 0;
+  a.producer_wait_share = a.producer_active_ns ? double(a.producer_wait_empty_ns) / double(a.producer_active_ns) : 0;
+  check_order(raw, a);
+  sm_coverage(raw, a);
+
   a.sentence = pipeline_sentence(a.consumer_wait_share, a.producer_wait_share);
   if (refined)
     a.sentence += " (%globaltimer ticks every " + std::to_string(a.timer_tick_ns) +
