@@ -158,166 +158,39 @@ struct Lines {
   LineProfile profile;  // profile.status: why there are none
 };
 
-// Encoding (the runner and the parent both use these).
-inline std::string encode(const Info& m) {
-  Writer w;
-  w.pod(m.head).str(m.cuda_message).str(m.device_name).str(m.nvrtc_message);
-  return w.bytes();
+// Encoding (the runner and the parent both use these): each message's fields, listed once.
+void fields(auto& io, Of<Info> auto& m) { io(m.head, m.cuda_message, m.device_name, m.nvrtc_message); }
+void fields(auto& io, Of<Compiled> auto& m) { io(m.head, m.log, m.arch, m.image, m.load_message); }
+void fields(auto& io, Of<Loaded> auto& m) { io(m.head, m.message); }
+void fields(auto& io, Of<Launched> auto& m) { io(m.head, m.message, m.code, m.hint, m.clock, m.trace, m.records); }
+void fields(auto& io, Of<Status> auto& s) { io(s.message, s.call, s.code, s.hint, s.sticky); }
+void fields(auto& io, Of<StallSamples> auto& s) { io(s.reason, s.samples); }
+void fields(auto& io, Of<InstructionSamples> auto& i) { io(i.pc_offset, i.file, i.line, i.samples, i.sass, i.stalls); }
+void fields(auto& io, Of<LineSamples> auto& l) { io(l.file, l.line, l.samples, l.share_pct, l.sass, l.stalls); }
+void fields(auto& io, Of<LineProfile> auto& p) {
+  io(p.measure, p.measure_note, p.status, p.lines_status, p.kernel, p.function, p.device, p.sampling_period);
+  io(p.total_samples, p.dropped_samples, p.launches, p.profile_ms, p.instructions, p.lines, p.sass_status);
+  io(p.sass_has_threads, p.sass_has_shared, p.sass_total, p.sass_ms);
 }
-inline bool decode(std::string_view b, Info& m) {
+void fields(auto& io, Of<Lines> auto& m) { io(m.head, m.profile); }
+
+template <class M>
+std::string encode(const M& m) {
+  return Writer{}(m).bytes();
+}
+template <class M>
+bool decode(std::string_view b, M& m) {
   Reader r(b);
-  m.head = r.pod<InfoHead>();
-  m.cuda_message = r.str();
-  m.device_name = r.str();
-  m.nvrtc_message = r.str();
-  return r.ok();
-}
-inline std::string encode(const Compiled& m) {
-  Writer w;
-  w.pod(m.head).str(m.log).str(m.arch).str(m.image).str(m.load_message);
-  return w.bytes();
-}
-inline bool decode(std::string_view b, Compiled& m) {
-  Reader r(b);
-  m.head = r.pod<CompiledHead>();
-  m.log = r.str();
-  m.arch = r.str();
-  m.image = r.str();
-  m.load_message = r.str();
-  return r.ok();
-}
-inline std::string encode(const Loaded& m) {
-  Writer w;
-  w.pod(m.head).str(m.message);
-  return w.bytes();
-}
-inline bool decode(std::string_view b, Loaded& m) {
-  Reader r(b);
-  m.head = r.pod<LoadedHead>();
-  m.message = r.str();
-  return r.ok();
+  return r(m).ok();
 }
 inline std::string encode_ack(bool ok, std::string_view message) {
-  Writer w;
-  w.pod(AckHead{ok ? 1u : 0u}).str(message);
-  return w.bytes();
+  return Writer{}(AckHead{ok ? 1u : 0u}, message).bytes();
 }
 inline bool decode_ack(std::string_view b, bool& ok, std::string& message) {
   Reader r(b);
-  ok = r.pod<AckHead>().ok != 0;
-  message = r.str();
-  return r.ok();
-}
-inline std::string encode(const Launched& m) {
-  Writer w;
-  w.pod(m.head).str(m.message).str(m.code).str(m.hint).str(m.clock).vec(m.trace).str(m.records);
-  return w.bytes();
-}
-inline bool decode(std::string_view b, Launched& m) {
-  Reader r(b);
-  m.head = r.pod<LaunchedHead>();
-  m.message = r.str();
-  m.code = r.str();
-  m.hint = r.str();
-  m.clock = r.str();
-  m.trace = r.vec<TraceRow>();
-  m.records = r.str();
-  return r.ok();
-}
-
-inline void put(Writer& w, const Status& s) {
-  w.str(s.message).str(s.call).str(s.code).str(s.hint).pod(static_cast<std::uint8_t>(s.sticky));
-}
-inline Status get_status(Reader& r) {
-  Status s;
-  s.message = r.str();
-  s.call = r.str();
-  s.code = r.str();
-  s.hint = r.str();
-  s.sticky = r.pod<std::uint8_t>() != 0;
-  return s;
-}
-inline void put(Writer& w, const std::vector<StallSamples>& stalls) {
-  w.pod(static_cast<std::uint64_t>(stalls.size()));
-  for (const StallSamples& s : stalls) w.str(s.reason).pod(s.samples);
-}
-inline std::vector<StallSamples> get_stalls(Reader& r) {
-  std::vector<StallSamples> v;
-  const auto n = r.pod<std::uint64_t>();
-  for (std::uint64_t i = 0; r.ok() && i < n; ++i) {
-    StallSamples s;
-    s.reason = r.str();
-    s.samples = r.pod<long long>();
-    v.push_back(std::move(s));
-  }
-  return v;
-}
-inline std::string encode(const Lines& m) {
-  Writer w;
-  const LineProfile& p = m.profile;
-  w.pod(m.head).pod(p.measure).str(p.measure_note);
-  put(w, p.status);
-  put(w, p.lines_status);
-  w.str(p.kernel).str(p.function).str(p.device);
-  w.pod(p.sampling_period).pod(p.total_samples).pod(p.dropped_samples).pod(p.launches).pod(p.profile_ms);
-  w.pod(static_cast<std::uint64_t>(p.instructions.size()));
-  for (const InstructionSamples& i : p.instructions) {
-    w.pod(i.pc_offset).str(i.file).pod(i.line).pod(i.samples).pod(i.sass);
-    put(w, i.stalls);
-  }
-  w.pod(static_cast<std::uint64_t>(p.lines.size()));
-  for (const LineSamples& l : p.lines) {
-    w.str(l.file).pod(l.line).pod(l.samples).pod(l.share_pct).pod(l.sass);
-    put(w, l.stalls);
-  }
-  put(w, p.sass_status);
-  w.pod(static_cast<std::uint8_t>(p.sass_has_threads)).pod(static_cast<std::uint8_t>(p.sass_has_shared));
-  w.pod(p.sass_total).pod(p.sass_ms);
-  return w.bytes();
-}
-inline bool decode(std::string_view b, Lines& m) {
-  Reader r(b);
-  LineProfile& p = m.profile;
-  m.head = r.pod<LinesHead>();
-  p.measure = r.pod<LineMeasure>();
-  p.measure_note = r.str();
-  p.status = get_status(r);
-  p.lines_status = get_status(r);
-  p.kernel = r.str();
-  p.function = r.str();
-  p.device = r.str();
-  p.sampling_period = r.pod<int>();
-  p.total_samples = r.pod<long long>();
-  p.dropped_samples = r.pod<long long>();
-  p.launches = r.pod<long long>();
-  p.profile_ms = r.pod<double>();
-  const auto ni = r.pod<std::uint64_t>();
-  for (std::uint64_t k = 0; r.ok() && k < ni; ++k) {
-    InstructionSamples i;
-    i.pc_offset = r.pod<unsigned long long>();
-    i.file = r.str();
-    i.line = r.pod<int>();
-    i.samples = r.pod<long long>();
-    i.sass = r.pod<SassCounts>();
-    i.stalls = get_stalls(r);
-    p.instructions.push_back(std::move(i));
-  }
-  const auto nl = r.pod<std::uint64_t>();
-  for (std::uint64_t k = 0; r.ok() && k < nl; ++k) {
-    LineSamples l;
-    l.file = r.str();
-    l.line = r.pod<int>();
-    l.samples = r.pod<long long>();
-    l.share_pct = r.pod<double>();
-    l.sass = r.pod<SassCounts>();
-    l.stalls = get_stalls(r);
-    p.lines.push_back(std::move(l));
-  }
-  p.sass_status = get_status(r);
-  p.sass_has_threads = r.pod<std::uint8_t>() != 0;
-  p.sass_has_shared = r.pod<std::uint8_t>() != 0;
-  p.sass_total = r.pod<SassCounts>();
-  p.sass_ms = r.pod<double>();
+  AckHead head;
+  r(head, message);
+  ok = head.ok != 0;
   return r.ok();
 }
 
@@ -357,23 +230,11 @@ struct SharedRecorded {
   std::vector<SharedVariableRow> variables;
   std::vector<SharedAccessRow> accesses;
 };
-inline std::string encode(const SharedRecorded& m) {
-  Writer w;
-  w.pod(m.head).str(m.message).str(m.hint).pod(static_cast<std::uint64_t>(m.variable_names.size()));
-  for (const std::string& n : m.variable_names) w.str(n);
-  w.vec(m.variables).vec(m.accesses);
-  return w.bytes();
+void fields(auto& io, Of<SharedRecorded> auto& m) {
+  io(m.head, m.message, m.hint, m.variable_names, m.variables, m.accesses);
 }
 inline bool decode(std::string_view b, SharedRecorded& m) {
-  Reader r(b);
-  m.head = r.pod<SharedRecordedHead>();
-  m.message = r.str();
-  m.hint = r.str();
-  const auto n = r.pod<std::uint64_t>();
-  for (std::uint64_t i = 0; r.ok() && i < n && i < 4096; ++i) m.variable_names.push_back(r.str());
-  m.variables = r.vec<SharedVariableRow>();
-  m.accesses = r.vec<SharedAccessRow>();
-  return r.ok() && m.variables.size() == m.variable_names.size();
+  return decode<SharedRecorded>(b, m) && m.variables.size() == m.variable_names.size();
 }
 
 }  // namespace bs::custom::wire

@@ -15,6 +15,7 @@
 // speaks another version, naming both (a stale runner left next to a newer blockscope).
 #pragma once
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -63,8 +64,25 @@ enum class Msg : std::uint32_t {
 
 const char* to_string(Msg m);
 
+// A message's fields are listed once, in `void fields(auto& io, Of<M> auto& m)` as
+// `io(m.a, m.b, ...)`: a Writer appends them, a Reader reads them back into m in the same order.
+// A field with `fields` of its own travels as those; a string (or what views as one) and a vector
+// of PODs as u64 length + bytes; a vector of other structs as u64 count + each element; a bool as
+// one byte; any other field must be trivially copyable and travels as its bytes.
+template <class M, class T>
+concept Of = std::same_as<std::remove_const_t<M>, T>;
+template <class T>
+inline constexpr bool kIsVector = false;
+template <class T>
+inline constexpr bool kIsVector<std::vector<T>> = true;
+
 class Writer {
  public:
+  template <class... T>
+  Writer& operator()(const T&... vs) {
+    (put(vs), ...);
+    return *this;
+  }
   template <class T>
   Writer& pod(const T& v) {
     static_assert(std::is_trivially_copyable_v<T>);
@@ -87,12 +105,30 @@ class Writer {
   const std::string& bytes() const { return buf_; }
 
  private:
+  template <class T>
+  void put(const T& v) {
+    if constexpr (requires { fields(*this, v); }) fields(*this, v);
+    else if constexpr (std::is_convertible_v<const T&, std::string_view>) str(v);
+    else if constexpr (std::is_same_v<T, bool>) pod(static_cast<std::uint8_t>(v));
+    else if constexpr (kIsVector<T>) {
+      if constexpr (std::is_trivially_copyable_v<typename T::value_type>) vec(v);
+      else {
+        pod(static_cast<std::uint64_t>(v.size()));
+        for (const auto& e : v) put(e);
+      }
+    } else pod(v);
+  }
   std::string buf_;
 };
 
 class Reader {
  public:
   explicit Reader(std::string_view b) : b_(b) {}
+  template <class... T>
+  Reader& operator()(T&... vs) {
+    (get(vs), ...);
+    return *this;
+  }
   template <class T>
   T pod() {
     static_assert(std::is_trivially_copyable_v<T>);
@@ -130,6 +166,17 @@ class Reader {
   bool ok() const { return ok_; }
 
  private:
+  template <class T>
+  void get(T& v) {
+    if constexpr (requires { fields(*this, v); }) fields(*this, v);
+    else if constexpr (std::is_same_v<T, std::string>) v = str();
+    else if constexpr (std::is_same_v<T, bool>) v = pod<std::uint8_t>() != 0;
+    else if constexpr (kIsVector<T>) {
+      if constexpr (std::is_trivially_copyable_v<typename T::value_type>) v = vec<typename T::value_type>();
+      else
+        for (std::uint64_t i = 0, n = pod<std::uint64_t>(); ok_ && i < n; ++i) get(v.emplace_back());
+    } else v = pod<T>();
+  }
   std::string_view b_;
   bool ok_ = true;
 };
