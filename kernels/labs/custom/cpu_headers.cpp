@@ -106,12 +106,7 @@ std::string refusal_text(int line, std::string_view what) {
 }
 
 Diagnostic error_at(int line, int column, std::string message) {
-  Diagnostic d;
-  d.line = line;
-  d.column = column;
-  d.message = std::move(message);
-  d.origin = "blockscope";
-  return d;
+  return {.line = line, .column = column, .message = std::move(message), .origin = "blockscope"};
 }
 
 }  // namespace

@@ -53,15 +53,13 @@ bool severity_from(std::string_view word, Diagnostic::Severity& s) {
 // A diagnostic about blockscope's own generated code, placed at the kernel's signature.
 Diagnostic generated_code_diagnostic(Diagnostic::Severity sev, std::string_view file, int line,
                                      std::string_view message, std::string_view origin, Anchor anchor) {
-  Diagnostic d;
-  d.line = anchor.line;
-  d.column = anchor.column;
-  d.severity = sev;
-  d.origin = std::string(origin);
-  d.message = std::string(message) + " [in blockscope's " +
-              (file == "blockscope-entry" ? std::string("launcher that calls your kernel") : std::string(file)) +
-              ", line " + std::to_string(line) + "]";
-  return d;
+  return {.line = anchor.line,
+          .column = anchor.column,
+          .severity = sev,
+          .message = std::string(message) + " [in blockscope's " +
+                     (file == "blockscope-entry" ? std::string("launcher that calls your kernel") : std::string(file)) +
+                     ", line " + std::to_string(line) + "]",
+          .origin = std::string(origin)};
 }
 
 }  // namespace
@@ -75,8 +73,8 @@ const char* to_string(Diagnostic::Severity s) {
   return "?";
 }
 
-std::string describe(const Diagnostic& d) {
-  std::string s(kUserFile);
+std::string describe(const Diagnostic& d, std::string_view file) {
+  std::string s(file);
   if (d.line > 0) {
     s += ":" + std::to_string(d.line);
     if (d.column > 0) s += ":" + std::to_string(d.column);
@@ -155,25 +153,21 @@ std::vector<Diagnostic> parse_host_compiler_log(std::string_view log, std::strin
     if (!severity_from(trim(rest.substr(0, c4)), sev)) continue;
     const std::string_view message = trim(rest.substr(c4 + 1));
     if (file == kUserFile) {
-      Diagnostic d;
-      d.line = lineno;
-      d.column = col > 0 ? columns.to_user(lineno, col) : 0;
-      d.severity = sev;
-      d.message = tidy_host_message(message);
-      d.origin = std::string(origin);
-      out.push_back(std::move(d));
+      out.push_back({.line = lineno,
+                     .column = col > 0 ? columns.to_user(lineno, col) : 0,
+                     .severity = sev,
+                     .message = tidy_host_message(message),
+                     .origin = std::string(origin)});
     } else if (sev != Diagnostic::Severity::Note) {
       out.push_back(generated_code_diagnostic(sev, file, lineno, message, origin, anchor));
     }
   }
   // The log had something but no line of it parsed (a crash, a driver message): keep it whole.
   if (out.empty() && !trim(log).empty() && log.find("error") != std::string_view::npos) {
-    Diagnostic d;
-    d.line = anchor.line;
-    d.column = anchor.column;
-    d.message = std::string(trim(log));
-    d.origin = std::string(origin);
-    out.push_back(std::move(d));
+    out.push_back({.line = anchor.line,
+                   .column = anchor.column,
+                   .message = std::string(trim(log)),
+                   .origin = std::string(origin)});
   }
   return out;
 }
@@ -212,13 +206,8 @@ std::vector<Diagnostic> parse_nvrtc_log(std::string_view log, Anchor anchor) {
       }
     }
     if (file == kUserFile) {
-      Diagnostic d;
-      d.line = lineno;
-      d.column = col;
-      d.severity = sev;
-      d.message = std::string(message);
-      d.origin = "NVRTC";
-      out.push_back(std::move(d));
+      out.push_back(
+          {.line = lineno, .column = col, .severity = sev, .message = std::string(message), .origin = "NVRTC"});
     } else if (sev != Diagnostic::Severity::Note && file.rfind("blockscope-", 0) != 0) {
       // In a header the user included (cub, libcu++, ...): at the user's line that instantiated
       // it, from NVRTC's "detected during ... at line N of kernel.cu" (the last such line, the
@@ -237,14 +226,13 @@ std::vector<Diagnostic> parse_nvrtc_log(std::string_view log, Anchor anchor) {
         const std::size_t from = at + 9, to = next.size() - of_user.size();
         if (to > from && parse_int(next.substr(from, to - from), n)) user_line = n;
       }
-      Diagnostic d;
-      d.line = user_line > 0 ? user_line : anchor.line;
-      d.column = user_line > 0 ? 0 : anchor.column;
-      d.severity = sev;
-      d.origin = "NVRTC";
-      d.message = std::string(message) + " [in " + std::string(file) + ", line " + std::to_string(lineno) +
-                  (user_line > 0 ? ", reached from this line]" : ", a header your kernel includes]");
-      out.push_back(std::move(d));
+      out.push_back({.line = user_line > 0 ? user_line : anchor.line,
+                     .column = user_line > 0 ? 0 : anchor.column,
+                     .severity = sev,
+                     .message = std::string(message) + " [in " + std::string(file) + ", line " +
+                                std::to_string(lineno) +
+                                (user_line > 0 ? ", reached from this line]" : ", a header your kernel includes]"),
+                     .origin = "NVRTC"});
     } else if (sev != Diagnostic::Severity::Note) {
       out.push_back(generated_code_diagnostic(sev, file, lineno, message, "NVRTC", anchor));
     }

@@ -28,8 +28,8 @@ struct Diagnostic {
 };
 
 const char* to_string(Diagnostic::Severity s);
-// "kernel.cu:3:12: error: expected ';' (g++)"
-std::string describe(const Diagnostic& d);
+// "kernel.cu:3:12: error: expected ';' (g++)", with `file` for the user's file name.
+std::string describe(const Diagnostic& d, std::string_view file = kUserFile);
 
 // Column edits made to the user's lines (the CPU build rewrites parameter types).
 class ColumnMap {

@@ -182,18 +182,7 @@ std::shared_ptr<UserKernelBook> UserKernelBook::snapshot() const {
 // 2. diagnostics
 // ---------------------------------------------------------------------------------------------
 
-std::string describe_at(const Diagnostic& d, std::string_view file) {
-  std::string s(file);
-  if (d.line > 0) {
-    s += ":" + std::to_string(d.line);
-    if (d.column > 0) s += ":" + std::to_string(d.column);
-  }
-  s += ": ";
-  s += to_string(d.severity);
-  s += ": " + d.message;
-  if (!d.origin.empty()) s += " (" + d.origin + ")";
-  return s;
-}
+std::string describe_at(const Diagnostic& d, std::string_view file) { return describe(d, file); }
 
 std::string first_error(const CompileResult& c, std::string_view file) {
   for (const Diagnostic& d : c.diagnostics)
