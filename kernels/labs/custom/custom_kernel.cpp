@@ -1,8 +1,8 @@
 // Sections
 //   1. The engine's shared state: options, spare runners, the host compiler
-//   2. Engine: available_compilers, compile (CPU and GPU)
-//   3. CustomKernel::run: runner and problem; the launches, timed with lab::measure; the
-//      observing launch; the outcome as a LaunchRecord
+//   2. Engine: available_compilers, compile: the signature, then the kernel's CPU or GPU build
+//   3. CustomKernel::run: runner and problem; the record's plan; the launches, timed with
+//      lab::measure; the observing launch; the output and its check
 #include "labs/custom/custom_kernel.hpp"
 
 #include <algorithm>
@@ -93,17 +93,32 @@ KernelAttributes attributes_from(const wire::Attr& a) {
 }
 
 int count_errors(const std::vector<Diagnostic>& ds) {
-  int n = 0;
-  for (const Diagnostic& d : ds) n += d.is_error() ? 1 : 0;
-  return n;
+  return static_cast<int>(std::count_if(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.is_error(); }));
+}
+
+// "3 errors compiling for the GPU": a compile that failed, counted from its diagnostics.
+Status compile_errors(const std::vector<Diagnostic>& ds, const std::string& target, std::string call) {
+  const int errors = count_errors(ds);
+  return Status::failure(std::to_string(errors) + (errors == 1 ? " error" : " errors") + " compiling for " + target, "",
+                         std::move(call), "compile_error");
+}
+
+Status compile_stopped(const std::string& compiler, std::string call, double limit_s) {
+  return Status::failure(compiler + " did not finish within " + seconds_text(limit_s) + " s and was stopped", "",
+                         std::move(call), "compile_timeout");
 }
 
 Diagnostic backend_diagnostic(const Status& s, std::string origin) {
-  Diagnostic d;
-  d.line = 0;
-  d.message = s.message + (s.hint.empty() ? "" : " (" + s.hint + ")");
-  d.origin = std::move(origin);
-  return d;
+  return {.line = 0, .message = s.message + (s.hint.empty() ? "" : " (" + s.hint + ")"), .origin = std::move(origin)};
+}
+
+// A build made once and kept for the kernel's life; its folder is removed with it.
+template <class T>
+std::shared_ptr<const T> kept_for_life(T&& made, void (*remove)(const T&)) {
+  return std::shared_ptr<const T>(new T(std::move(made)), [remove](const T* o) {
+    remove(*o);
+    delete o;
+  });
 }
 
 }  // namespace
@@ -236,17 +251,12 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
   ParseResult parsed = parse_kernel_source(source, accepted, options.kernel_name);
   res.diagnostics = parsed.diagnostics;
   if (!parsed.ok()) {
-    const Diagnostic* first = nullptr;
-    for (const Diagnostic& d : res.diagnostics)
-      if (d.is_error()) {
-        first = &d;
-        break;
-      }
-    return finish(Status::failure(first ? first->message : "no kernel the lab can launch", "", "parse_kernel_source",
-                                  "signature"));
+    const auto first =
+        std::find_if(res.diagnostics.begin(), res.diagnostics.end(), [](const Diagnostic& d) { return d.is_error(); });
+    return finish(Status::failure(first != res.diagnostics.end() ? first->message : "no kernel the lab can launch", "",
+                                  "parse_kernel_source", "signature"));
   }
   const ParsedKernel& pk = *parsed.kernel;
-  const Anchor anchor{pk.pos.line, pk.pos.column};
 
   std::shared_ptr<CustomKernel> k(new CustomKernel());
   k->engine_ = state_;
@@ -259,129 +269,128 @@ CompileResult Engine::compile(std::string_view source, std::span<const lab::User
   info.line = pk.pos.line;
   info.uses_barriers = pk.uses_barriers;
   info.uses_shared = pk.uses_shared;
-  const EngineOptions& opt = state_->options;
-
-  if (target == Target::Cpu) {
-    auto hc = state_->host_compiler();
-    if (!hc) {
-      res.diagnostics.push_back(backend_diagnostic(hc.status(), "blockscope"));
-      return finish(hc.status());
-    }
-    const GeneratedUnit unit = make_cpu_unit(source, pk);
-    if (!unit.refusals.empty()) {
-      for (const Diagnostic& d : unit.refusals) res.diagnostics.push_back(d);
-      return finish(Status::failure(unit.refusals.front().message, "", "blockscope", "cpu_unsupported"));
-    }
-    auto so =
-        toolchain::build_shared_object(*hc, unit.text, opt.cache_dir, opt.cpu_optimisation, opt.compile_time_limit_s);
-    if (!so) {
-      res.diagnostics.push_back(backend_diagnostic(so.status(), "blockscope"));
-      return finish(so.status());
-    }
-    for (Diagnostic& d : parse_host_compiler_log(so->log, hc->name, unit.columns, anchor))
-      res.diagnostics.push_back(std::move(d));
-    info.compiler = hc->name + " " + opt.cpu_optimisation + " (" + hc->version + ")";
-    info.cache_hit = so->cache_hit;
-    info.compile_ms = so->ms;
-    if (!so->ok) {
-      if (so->timed_out)
-        return finish(Status::failure(
-            "the host compiler did not finish within " + seconds_text(opt.compile_time_limit_s) + " s and was stopped",
-            "", hc->name, "compile_timeout"));
-      if (!so->exit.exited)
-        return finish(
-            Status::failure(hc->name + " crashed: it " + so->exit.describe(), "", hc->name, "compiler_crashed"));
-      const int errors = count_errors(res.diagnostics);
-      return finish(Status::failure(
-          std::to_string(errors) + (errors == 1 ? " error" : " errors") + " compiling for the CPU simulator", "",
-          hc->name, "compile_error"));
-    }
-    k->so_ = so->path;
-    k->cpu_unit_ = unit.text;
-    auto runner = state_->take(wire::Backend::Cpu);
-    if (!runner) return finish(runner.status());
-    auto rinfo = (*runner)->info(opt.start_time_limit_s);
-    if (!rinfo) return finish(rinfo.status());
-    info.device = rinfo->device_name;
-    info.limits = limits_from(*rinfo);
-    wire::Writer w;
-    w.str(k->so_.string()).pod(static_cast<std::uint32_t>(pk.uses_barriers));
-    auto f = (*runner)->call(wire::Msg::LoadCpu, w.bytes(), wire::Msg::Loaded, opt.start_time_limit_s);
-    if (!f) return finish(f.status());
-    wire::Loaded loaded;
-    if (!wire::decode(f->payload, loaded) || !loaded.head.ok)
-      return finish(Status::failure(loaded.message.empty() ? "the runner could not load the kernel" : loaded.message,
-                                    "", "LoadCpu", "load"));
-    info.load_ms = loaded.head.load_ms;
-    info.cpu_shared_bytes = loaded.head.tls_bytes;
-    // What CUDA would allocate for the kernel's __shared__ variables (the runner reads them from
-    // the unit's symbols): the Launch tab's shared / block and its occupancy use it.
-    info.attributes.static_shared_bytes = static_cast<std::size_t>(loaded.head.plain.static_shared);
-    k->runner_ = std::move(*runner);
-  } else {
-    auto runner = state_->take(wire::Backend::Gpu);
-    if (!runner) return finish(runner.status());
-    auto rinfo = (*runner)->info(opt.start_time_limit_s);
-    if (!rinfo) return finish(rinfo.status());
-    if (!rinfo->head.cuda_ok) {
-      Status s = Status::failure("the GPU backend cannot run kernels: " + rinfo->cuda_message,
-                                 "the CPU simulator still compiles and runs it", "cuda", "no_gpu");
-      res.diagnostics.push_back(backend_diagnostic(s, "blockscope"));
-      return finish(s);
-    }
-    if (!rinfo->head.nvrtc_ok) {
-      Status s = Status::failure("the GPU backend cannot compile: " + rinfo->nvrtc_message,
-                                 "the built-in kernels and the CPU simulator still work", "nvrtc", "no_nvrtc");
-      res.diagnostics.push_back(backend_diagnostic(s, "blockscope"));
-      return finish(s);
-    }
-    info.device = rinfo->device_name;
-    info.limits = limits_from(*rinfo);
-    const GeneratedUnit unit = make_gpu_unit(source, pk);
-    wire::Writer w;
-    w.str(unit.text);
-    auto f = (*runner)->call(wire::Msg::CompileGpu, w.bytes(), wire::Msg::Compiled, opt.compile_time_limit_s);
-    if (!f) {
-      if (f.status().code == "timeout")
-        return finish(Status::failure(
-            "NVRTC did not finish within " + seconds_text(opt.compile_time_limit_s) + " s and was stopped", "", "NVRTC",
-            "compile_timeout"));
-      return finish(Status::failure("NVRTC crashed: " + f.status().message, "", "NVRTC", "compiler_crashed"));
-    }
-    wire::Compiled c;
-    if (!wire::decode(f->payload, c))
-      return finish(Status::failure("the GPU runner sent a malformed answer", "", "CompileGpu", "protocol"));
-    for (Diagnostic& d : parse_nvrtc_log(c.log, anchor)) res.diagnostics.push_back(std::move(d));
-    info.compile_ms = c.head.compile_ms;
-    info.compiler = "NVRTC " + std::to_string(rinfo->head.nvrtc_major) + "." + std::to_string(rinfo->head.nvrtc_minor) +
-                    ", " + c.arch;
-    if (!c.head.ok) {
-      if (count_errors(res.diagnostics) == 0) {
-        Diagnostic d;
-        d.line = anchor.line;
-        d.column = anchor.column;
-        d.message = c.log.empty() ? "NVRTC failed without a message" : c.log;
-        d.origin = "NVRTC";
-        res.diagnostics.push_back(std::move(d));
-      }
-      const int errors = count_errors(res.diagnostics);
-      return finish(
-          Status::failure(std::to_string(errors) + (errors == 1 ? " error" : " errors") + " compiling for the GPU", "",
-                          "NVRTC", "compile_error"));
-    }
-    if (!c.head.loaded) return finish(Status::failure(c.load_message, "", "cudaLibraryLoadData", "load"));
-    info.load_ms = c.head.load_ms;
-    info.attributes = attributes_from(c.head.plain);
-    info.traced_attributes = attributes_from(c.head.traced);
-    info.attributes_measured = c.head.plain.valid != 0;
-    k->image_ = std::move(c.image);
-    k->image_is_ptx_ = c.head.is_ptx != 0;
-    k->runner_ = std::move(*runner);
-  }
+  if (Status s = target == Target::Cpu ? k->build_cpu(pk, res) : k->build_gpu(pk, res); !s) return finish(s);
   info.total_ms = ms_since(t0);
   k->diagnostics_ = res.diagnostics;
   res.kernel = std::move(k);
   return finish(Status::success());
+}
+
+Result<wire::Info> CustomKernel::take_runner(std::unique_ptr<RunnerProcess>& runner) {
+  auto taken = engine_->take(backend_of(info_.target));
+  if (!taken) return taken.status();
+  auto rinfo = (*taken)->info(engine_->options.start_time_limit_s);
+  if (!rinfo) return rinfo.status();
+  info_.device = rinfo->device_name;
+  info_.limits = limits_from(*rinfo);
+  runner = std::move(*taken);
+  return rinfo;
+}
+
+Result<wire::Loaded> CustomKernel::load_into(RunnerProcess& runner) {
+  const bool cpu = info_.target == Target::Cpu;
+  wire::Writer w;
+  if (cpu) w(so_.string(), static_cast<std::uint32_t>(info_.uses_barriers));
+  else w(image_, static_cast<std::uint32_t>(image_is_ptx_));
+  auto f = runner.call(cpu ? wire::Msg::LoadCpu : wire::Msg::LoadGpu, w.bytes(), wire::Msg::Loaded,
+                       engine_->options.start_time_limit_s);
+  if (!f) return f.status();
+  wire::Loaded loaded;
+  if (!wire::decode(f->payload, loaded)) loaded.head.ok = 0;
+  return loaded;
+}
+
+Status CustomKernel::build_cpu(const ParsedKernel& pk, CompileResult& res) {
+  const EngineOptions& opt = engine_->options;
+  auto refused = [&](const Status& s) {
+    res.diagnostics.push_back(backend_diagnostic(s, "blockscope"));
+    return s;
+  };
+  auto hc = engine_->host_compiler();
+  if (!hc) return refused(hc.status());
+  const GeneratedUnit unit = make_cpu_unit(source_, pk);
+  if (!unit.refusals.empty()) {
+    for (const Diagnostic& d : unit.refusals) res.diagnostics.push_back(d);
+    return Status::failure(unit.refusals.front().message, "", "blockscope", "cpu_unsupported");
+  }
+  auto so =
+      toolchain::build_shared_object(*hc, unit.text, opt.cache_dir, opt.cpu_optimisation, opt.compile_time_limit_s);
+  if (!so) return refused(so.status());
+  for (Diagnostic& d : parse_host_compiler_log(so->log, hc->name, unit.columns, Anchor{pk.pos.line, pk.pos.column}))
+    res.diagnostics.push_back(std::move(d));
+  info_.compiler = hc->name + " " + opt.cpu_optimisation + " (" + hc->version + ")";
+  info_.cache_hit = so->cache_hit;
+  info_.compile_ms = so->ms;
+  if (!so->ok) {
+    if (so->timed_out) return compile_stopped("the host compiler", hc->name, opt.compile_time_limit_s);
+    if (!so->exit.exited)
+      return Status::failure(hc->name + " crashed: it " + so->exit.describe(), "", hc->name, "compiler_crashed");
+    return compile_errors(res.diagnostics, "the CPU simulator", hc->name);
+  }
+  so_ = so->path;
+  cpu_unit_ = unit.text;
+  std::unique_ptr<RunnerProcess> runner;
+  if (auto rinfo = take_runner(runner); !rinfo) return rinfo.status();
+  auto loaded = load_into(*runner);
+  if (!loaded) return loaded.status();
+  if (!loaded->head.ok)
+    return Status::failure(loaded->message.empty() ? "the runner could not load the kernel" : loaded->message, "",
+                           "LoadCpu", "load");
+  info_.load_ms = loaded->head.load_ms;
+  info_.cpu_shared_bytes = loaded->head.tls_bytes;
+  // What CUDA would allocate for the kernel's __shared__ variables (the runner reads them from
+  // the unit's symbols): the Launch tab's shared / block and its occupancy use it.
+  info_.attributes.static_shared_bytes = static_cast<std::size_t>(loaded->head.plain.static_shared);
+  runner_ = std::move(runner);
+  return Status::success();
+}
+
+Status CustomKernel::build_gpu(const ParsedKernel& pk, CompileResult& res) {
+  const double limit = engine_->options.compile_time_limit_s;
+  auto refused = [&](const Status& s) {
+    res.diagnostics.push_back(backend_diagnostic(s, "blockscope"));
+    return s;
+  };
+  std::unique_ptr<RunnerProcess> runner;
+  auto rinfo = take_runner(runner);
+  if (!rinfo) return rinfo.status();
+  if (!rinfo->head.cuda_ok)
+    return refused(Status::failure("the GPU backend cannot run kernels: " + rinfo->cuda_message,
+                                   "the CPU simulator still compiles and runs it", "cuda", "no_gpu"));
+  if (!rinfo->head.nvrtc_ok)
+    return refused(Status::failure("the GPU backend cannot compile: " + rinfo->nvrtc_message,
+                                   "the built-in kernels and the CPU simulator still work", "nvrtc", "no_nvrtc"));
+  const GeneratedUnit unit = make_gpu_unit(source_, pk);
+  auto f = runner->call(wire::Msg::CompileGpu, wire::Writer{}(unit.text).bytes(), wire::Msg::Compiled, limit);
+  if (!f) {
+    if (f.status().code == "timeout") return compile_stopped("NVRTC", "NVRTC", limit);
+    return Status::failure("NVRTC crashed: " + f.status().message, "", "NVRTC", "compiler_crashed");
+  }
+  wire::Compiled c;
+  if (!wire::decode(f->payload, c))
+    return Status::failure("the GPU runner sent a malformed answer", "", "CompileGpu", "protocol");
+  const Anchor anchor{pk.pos.line, pk.pos.column};
+  for (Diagnostic& d : parse_nvrtc_log(c.log, anchor)) res.diagnostics.push_back(std::move(d));
+  info_.compile_ms = c.head.compile_ms;
+  info_.compiler = "NVRTC " + std::to_string(rinfo->head.nvrtc_major) + "." + std::to_string(rinfo->head.nvrtc_minor) +
+                   ", " + c.arch;
+  if (!c.head.ok) {
+    if (count_errors(res.diagnostics) == 0)
+      res.diagnostics.push_back({.line = anchor.line,
+                                 .column = anchor.column,
+                                 .message = c.log.empty() ? "NVRTC failed without a message" : c.log,
+                                 .origin = "NVRTC"});
+    return compile_errors(res.diagnostics, "the GPU", "NVRTC");
+  }
+  if (!c.head.loaded) return Status::failure(c.load_message, "", "cudaLibraryLoadData", "load");
+  info_.load_ms = c.head.load_ms;
+  info_.attributes = attributes_from(c.head.plain);
+  info_.traced_attributes = attributes_from(c.head.traced);
+  info_.attributes_measured = c.head.plain.valid != 0;
+  image_ = std::move(c.image);
+  image_is_ptx_ = c.head.is_ptx != 0;
+  runner_ = std::move(runner);
+  return Status::success();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -426,21 +435,10 @@ Status CustomKernel::ensure_runner(bool& restarted) {
   drop_runner();
   auto r = engine_->take(backend_of(info_.target));
   if (!r) return r.status();
-  const double limit = engine_->options.start_time_limit_s;
-  wire::Writer w;
-  wire::Msg msg;
-  if (info_.target == Target::Cpu) {
-    w.str(so_.string()).pod(static_cast<std::uint32_t>(info_.uses_barriers));
-    msg = wire::Msg::LoadCpu;
-  } else {
-    w.str(image_).pod(static_cast<std::uint32_t>(image_is_ptx_));
-    msg = wire::Msg::LoadGpu;
-  }
-  auto f = (*r)->call(msg, w.bytes(), wire::Msg::Loaded, limit);
-  if (!f) return f.status();
-  wire::Loaded loaded;
-  if (!wire::decode(f->payload, loaded) || !loaded.head.ok)
-    return Status::failure("a fresh runner could not load the kernel: " + loaded.message, "", "Load", "load");
+  auto loaded = load_into(**r);
+  if (!loaded) return loaded.status();
+  if (!loaded->head.ok)
+    return Status::failure("a fresh runner could not load the kernel: " + loaded->message, "", "Load", "load");
   runner_ = std::move(*r);
   return Status::success();
 }
@@ -523,10 +521,8 @@ Status CustomKernel::ensure_problem(const Problem& problem) {
       b.elem_size = fp.elem_size;
     }
   }
-  wire::Writer w;
-  w.pod(h);
-  auto f = runner_->call(wire::Msg::SetProblem, w.bytes(), wire::Msg::Ack, engine_->options.start_time_limit_s,
-                         {d->memfd, output_fd_});
+  auto f = runner_->call(wire::Msg::SetProblem, wire::Writer{}(h).bytes(), wire::Msg::Ack,
+                         engine_->options.start_time_limit_s, {d->memfd, output_fd_});
   if (!f) return f.status();
   bool ok = false;
   std::string message;
@@ -541,27 +537,46 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
   const auto t0 = Clock::now();
   RunOutcome out;
   LaunchRecord& rec = out.record;
-  const lab::UserForm& form = info_.form;
+  auto done = [&](Status s) {
+    rec.status = std::move(s);
+    out.wall_ms = ms_since(t0);
+    return std::move(out);
+  };
+  if (Status s = plan_record(problem, request, rec); !s) return done(s);
   const bool cpu = info_.target == Target::Cpu;
+  // Owner ids are 32-bit (OwnerMap): a grid with more threads than that records none.
+  const bool owners = cpu && request.record_owners && rec.config.total_threads() < OwnerMap::kNobody;
+  if (Status s = ready_for(problem, out.runner_restarted); !s) return done(s);
+
+  wire::LaunchHead h = launch_head(rec.config.grid, request.block, request.workers);
+  h.record_bytes = sizeof(trace::DeviceBlockRecord);
+  if (request.sample_lines) return done(sample_lines(h, request, out));
+  rec.timing.simulated = cpu;
+  if (request.timed)
+    if (Status s = time_launches(h, request, out); !s) return done(s);
+  // The observing launch, untimed: the schedule (GPU: the traced entry) and the owners (CPU).
+  if (request.trace || owners || !request.timed)
+    if (Status s = observe(h, request, owners, out); !s) return done(s);
+  return done(read_output(problem.spec(), request, owners, out));
+}
+
+// The record's fields known before any launch (kernel, problem, the lab's counts, the launch
+// configuration), and whether that launch may run.
+Status CustomKernel::plan_record(const Problem& problem, const RunRequest& request, LaunchRecord& rec) const {
+  const lab::UserForm& form = info_.form;
   rec.kernel = "custom:" + info_.name;
-  rec.backend = cpu ? BackendKind::CpuSimulation : BackendKind::Cuda;
+  rec.backend = info_.target == Target::Cpu ? BackendKind::CpuSimulation : BackendKind::Cuda;
   rec.problem = problem.summary();
   rec.request.block = request.block;
   if (request.grid.kind == GridRule::Kind::Fixed) rec.request.grid = request.grid.fixed;
   rec.attributes = info_.attributes;
   rec.attributes_measured = info_.attributes_measured;
   rec.scheme = IndexScheme::recorded();
-  auto done = [&](Status s) {
-    rec.status = std::move(s);
-    out.wall_ms = ms_since(t0);
-    return std::move(out);
-  };
-
-  if (!problem.data()) return done(Status::failure("no problem to run on", "", "run"));
+  if (!problem.data()) return Status::failure("no problem to run on", "", "run");
   if (problem.form() != form.id)
-    return done(Status::failure("this kernel takes form " + form.id + ", the problem is packed for " +
-                                    (problem.form().empty() ? std::string("none") : problem.form()),
-                                "", "run"));
+    return Status::failure("this kernel takes form " + form.id + ", the problem is packed for " +
+                               (problem.form().empty() ? std::string("none") : problem.form()),
+                           "", "run");
   const lab::UserProblem& spec = problem.spec();
   rec.data_width = spec.out_width;
   rec.data_height = spec.out_height;
@@ -570,158 +585,150 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
   rec.bytes_note = spec.bytes_note;
   rec.flops = spec.flops;
   auto grid = grid_for(problem, request);
-  if (!grid) return done(grid.status());
+  if (!grid) return grid.status();
   rec.config.grid = *grid;
   rec.config.block = request.block;
   rec.config_label = "block " + block_text(request.block) + ", grid " + block_text(*grid) +
                      (request.grid.kind == GridRule::Kind::Fixed ? " (fixed)" : "");
-  if (Status s = validate_launch(rec.config, info_.limits, info_.attributes_measured ? &info_.attributes : nullptr); !s)
-    return done(s);
-  // Owner ids are 32-bit (OwnerMap): a grid with more threads than that records none.
-  const bool owners = cpu && request.record_owners && rec.config.total_threads() < OwnerMap::kNobody;
+  return validate_launch(rec.config, info_.limits, info_.attributes_measured ? &info_.attributes : nullptr);
+}
 
-  if (Status s = ready_for(problem, out.runner_restarted); !s) return done(s);
-
-  // One launch in the runner. A failure is the Status the record carries, in the user's terms;
-  // what the runner reports structurally (an out-of-bounds access) goes into `out`.
-  auto launch = [&](const wire::LaunchHead& h) -> Result<wire::Launched> {
-    wire::Writer w;
-    w.pod(h);
-    auto f = runner_->call(wire::Msg::Launch, w.bytes(), wire::Msg::Launched, request.time_limit_s);
-    if (!f) {
-      out.runner_failed = true;
-      drop_runner();
-      if (f.status().code == "timeout") {
-        out.timed_out = true;
-        return Status::failure(
-            "stopped after " + seconds_text(request.time_limit_s) + " s: the kernel did not finish (endless loop?)",
-            "the kernel's process was killed; the next run starts a fresh one. Raise the "
-            "time limit if the kernel is just slow",
-            "run", "timeout");
-      }
-      return Status::failure("the kernel crashed its process: " + f.status().message,
-                             "blockscope and its data are unaffected; the next run starts a fresh process", "run",
-                             "runner_died");
+// One launch in the runner. A failure is the Status the record carries, in the user's terms;
+// what the runner reports structurally (an out-of-bounds access) goes into `out`.
+Result<wire::Launched> CustomKernel::launch(const wire::LaunchHead& h, double time_limit_s, RunOutcome& out) {
+  auto f = runner_->call(wire::Msg::Launch, wire::Writer{}(h).bytes(), wire::Msg::Launched, time_limit_s);
+  if (!f) {
+    out.runner_failed = true;
+    drop_runner();
+    if (f.status().code == "timeout") {
+      out.timed_out = true;
+      return Status::failure(
+          "stopped after " + seconds_text(time_limit_s) + " s: the kernel did not finish (endless loop?)",
+          "the kernel's process was killed; the next run starts a fresh one. Raise the "
+          "time limit if the kernel is just slow",
+          "run", "timeout");
     }
-    wire::Launched r;
-    if (!wire::decode(f->payload, r)) {
-      drop_runner();
-      return Status::failure("the kernel runner sent a malformed Launched", "", "run", "protocol");
-    }
-    if (r.head.ok) return r;
-    if (r.head.oob.valid) {
-      const wire::OutOfBounds& b = r.head.oob;
-      OutOfBoundsReport o;
-      // The runner numbers pointer arguments; map back to the parameter.
-      int seen = -1;
-      for (std::size_t i = 0; i < form.params.size(); ++i)
-        if (form.params[i].pointer() && ++seen == b.buffer) {
-          o.param = static_cast<int>(i);
-          break;
-        }
-      const auto p = static_cast<std::size_t>(o.param);
-      o.buffer = o.param >= 0 && p < param_names_.size() && !param_names_[p].empty() ? param_names_[p]
-                 : o.param >= 0                                                      ? form.params[p].name
-                                                                                     : std::string("?");
-      o.index = b.index;
-      o.count = b.count;
-      o.access = b.access == 1 ? "read" : b.access == 2 ? "write" : "access";
-      o.block = Dim3{b.block[0], b.block[1], b.block[2]};
-      o.thread = Dim3{b.thread[0], b.thread[1], b.thread[2]};
-      out.out_of_bounds = o;
-      return Status::failure("out-of-bounds: " + o.describe(),
-                             "check the kernel's guard (i < n, not i <= n) and its index arithmetic; the launch "
-                             "was stopped",
-                             "run", "out_of_bounds");
-    }
-    if (r.head.fatal) {
-      // The fault is the runner's: its context is gone with it, blockscope's is untouched.
-      out.runner_failed = true;
-      drop_runner();
-      Status s = Status::failure("your kernel faulted on the GPU: " + r.message,
-                                 "only its own process was ended; blockscope's GPU context and data are "
-                                 "unaffected, and the next run starts a fresh process. The CPU simulator names "
-                                 "the block, thread and index of a bad access",
-                                 "run", r.code);
-      s.sticky = true;
-      s.owner = FaultOwner::Child;
-      return s;
-    }
-    Status s = Status::failure(r.message, r.hint, "run", r.code);
-    s.owner = FaultOwner::Child;
-    return s;
-  };
-
-  wire::LaunchHead h = launch_head(rec.config.grid, request.block, request.workers);
-  h.record_bytes = sizeof(trace::DeviceBlockRecord);
-
-  if (request.sample_lines) {
-    // One request; the runner launches until the sampling has enough (one launch at least). Its
-    // limit: the sampling's time, one more launch's, and CUPTI's first load in that process.
-    const LineSampling& want = *request.sample_lines;
-    wire::SampleLinesHead sl;
-    sl.launch = h;
-    sl.period = want.period;
-    sl.min_samples = want.min_samples;
-    sl.max_launches = want.max_launches;
-    sl.max_seconds = want.max_seconds;
-    // CPU: the kernel's counting build (made once, kept for the kernel's life), counters cleared.
-    const auto t_lines = Clock::now();
-    if (cpu && !counting_) {
-      auto hc = engine_->host_compiler();
-      if (!hc) return done(hc.status());
-      auto made = build_counting_object(*hc, cpu_unit_, source_, engine_->options.compile_time_limit_s);
-      if (!made) return done(made.status());
-      counting_ =
-          std::shared_ptr<const CountingObject>(new CountingObject(std::move(*made)), [](const CountingObject* o) {
-            remove_counting_object(*o);
-            delete o;
-          });
-    }
-    if (cpu) clear_line_counts(*counting_);
-    wire::Writer w;
-    w.pod(sl).str(cpu ? counting_->library.string() : std::string());
-    const double limit = want.max_seconds + 2 * request.time_limit_s + 15;
-    auto f = runner_->call(wire::Msg::SampleLines, w.bytes(), wire::Msg::Lines, limit);
-    wire::Lines lines;
-    if (!f) {
-      out.runner_failed = true;
-      out.timed_out = f.status().code == "timeout";
-      drop_runner();
-      return done(Status::failure("sampling the kernel ended its process: " + f.status().message,
-                                  "blockscope and its data are unaffected; the next run starts a fresh process",
-                                  "SampleLines", f.status().code));
-    }
-    if (!wire::decode(f->payload, lines)) {
-      drop_runner();
-      return done(Status::failure("the kernel runner sent a malformed Lines", "", "SampleLines", "protocol"));
-    }
-    if (lines.head.fatal) {
-      out.runner_failed = true;
-      drop_runner();
-    }
-    if (cpu && lines.profile.ok()) {
-      auto counted = read_line_counts(*counting_, engine_->options.compile_time_limit_s);
-      if (!counted) return done(counted.status());
-      counted->device = lines.profile.device;
-      lines.profile = std::move(*counted);
-      lines.profile.profile_ms = ms_since(t_lines);
-    }
-    lines.profile.kernel = rec.kernel;
-    Status status = lines.profile.status;
-    if (!status) status.owner = FaultOwner::Child;
-    status.sticky = lines.head.fatal != 0;
-    rec.lines = std::make_shared<const LineProfile>(std::move(lines.profile));
-    return done(status);
+    return Status::failure("the kernel crashed its process: " + f.status().message,
+                           "blockscope and its data are unaffected; the next run starts a fresh process", "run",
+                           "runner_died");
   }
+  wire::Launched r;
+  if (!wire::decode(f->payload, r)) {
+    drop_runner();
+    return Status::failure("the kernel runner sent a malformed Launched", "", "run", "protocol");
+  }
+  if (r.head.ok) return r;
+  if (r.head.oob.valid) {
+    out.out_of_bounds = out_of_bounds(r.head.oob);
+    return Status::failure("out-of-bounds: " + out.out_of_bounds->describe(),
+                           "check the kernel's guard (i < n, not i <= n) and its index arithmetic; the launch "
+                           "was stopped",
+                           "run", "out_of_bounds");
+  }
+  Status s = Status::failure(r.message, r.hint, "run", r.code);
+  if (r.head.fatal) {
+    // The fault is the runner's: its context is gone with it, blockscope's is untouched.
+    out.runner_failed = true;
+    drop_runner();
+    s = Status::failure("your kernel faulted on the GPU: " + r.message,
+                        "only its own process was ended; blockscope's GPU context and data are "
+                        "unaffected, and the next run starts a fresh process. The CPU simulator names "
+                        "the block, thread and index of a bad access",
+                        "run", r.code);
+    s.sticky = true;
+  }
+  s.owner = FaultOwner::Child;
+  return s;
+}
 
-  // The repeats: lab::measure, one Launch per warm-up and repeat, a FlushL2 before each timed one
-  // when the policy asks. The simulator has no L2: its record says not flushed.
+OutOfBoundsReport CustomKernel::out_of_bounds(const wire::OutOfBounds& b) const {
+  const lab::UserForm& form = info_.form;
+  OutOfBoundsReport o;
+  // The runner numbers pointer arguments; map back to the parameter.
+  int seen = -1;
+  for (std::size_t i = 0; i < form.params.size(); ++i)
+    if (form.params[i].pointer() && ++seen == b.buffer) {
+      o.param = static_cast<int>(i);
+      break;
+    }
+  const auto p = static_cast<std::size_t>(o.param);
+  o.buffer = o.param >= 0 && p < param_names_.size() && !param_names_[p].empty() ? param_names_[p]
+             : o.param >= 0                                                      ? form.params[p].name
+                                                                                 : std::string("?");
+  o.index = b.index;
+  o.count = b.count;
+  o.access = b.access == 1 ? "read" : b.access == 2 ? "write" : "access";
+  o.block = Dim3{b.block[0], b.block[1], b.block[2]};
+  o.thread = Dim3{b.thread[0], b.thread[1], b.thread[2]};
+  return o;
+}
+
+// One request; the runner launches until the sampling has enough (one launch at least). Its
+// limit: the sampling's time, one more launch's, and CUPTI's first load in that process.
+Status CustomKernel::sample_lines(const wire::LaunchHead& h, const RunRequest& request, RunOutcome& out) {
+  const bool cpu = info_.target == Target::Cpu;
+  const LineSampling& want = *request.sample_lines;
+  wire::SampleLinesHead sl;
+  sl.launch = h;
+  sl.period = want.period;
+  sl.min_samples = want.min_samples;
+  sl.max_launches = want.max_launches;
+  sl.max_seconds = want.max_seconds;
+  // CPU: the kernel's counting build (made once, kept for the kernel's life), counters cleared.
+  const auto t_lines = Clock::now();
+  if (cpu && !counting_) {
+    auto hc = engine_->host_compiler();
+    if (!hc) return hc.status();
+    auto made = build_counting_object(*hc, cpu_unit_, source_, engine_->options.compile_time_limit_s);
+    if (!made) return made.status();
+    counting_ = kept_for_life(std::move(*made), remove_counting_object);
+  }
+  if (cpu) clear_line_counts(*counting_);
+  const double limit = want.max_seconds + 2 * request.time_limit_s + 15;
+  auto f = runner_->call(wire::Msg::SampleLines,
+                         wire::Writer{}(sl, cpu ? counting_->library.string() : std::string()).bytes(),
+                         wire::Msg::Lines, limit);
+  wire::Lines lines;
+  if (!f) {
+    out.runner_failed = true;
+    out.timed_out = f.status().code == "timeout";
+    drop_runner();
+    return Status::failure("sampling the kernel ended its process: " + f.status().message,
+                           "blockscope and its data are unaffected; the next run starts a fresh process", "SampleLines",
+                           f.status().code);
+  }
+  if (!wire::decode(f->payload, lines)) {
+    drop_runner();
+    return Status::failure("the kernel runner sent a malformed Lines", "", "SampleLines", "protocol");
+  }
+  if (lines.head.fatal) {
+    out.runner_failed = true;
+    drop_runner();
+  }
+  if (cpu && lines.profile.ok()) {
+    auto counted = read_line_counts(*counting_, engine_->options.compile_time_limit_s);
+    if (!counted) return counted.status();
+    counted->device = lines.profile.device;
+    lines.profile = std::move(*counted);
+    lines.profile.profile_ms = ms_since(t_lines);
+  }
+  lines.profile.kernel = out.record.kernel;
+  Status status = lines.profile.status;
+  if (!status) status.owner = FaultOwner::Child;
+  status.sticky = lines.head.fatal != 0;
+  out.record.lines = std::make_shared<const LineProfile>(std::move(lines.profile));
+  return status;
+}
+
+// The repeats: lab::measure, one Launch per warm-up and repeat, a FlushL2 before each timed one
+// when the policy asks. The simulator has no L2: its record says not flushed.
+Status CustomKernel::time_launches(const wire::LaunchHead& h, const RunRequest& request, RunOutcome& out) {
+  const bool cpu = info_.target == Target::Cpu;
   TimingPolicy policy = request.timing;
   if (cpu) policy.flush_l2 = false;
   std::string clock = cpu ? "steady_clock, CPU simulation" : "CUDA events";
   auto timed_once = [&]() -> Result<double> {
-    auto r = launch(h);
+    auto r = launch(h, request.time_limit_s, out);
     if (!r) return r.status();
     if (!r->clock.empty()) clock = r->clock;
     return r->head.ms;
@@ -737,53 +744,56 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
                            "L2 flush off",
                            "L2 flush", "l2_flush");
   };
-  rec.timing.simulated = cpu;
-  if (request.timed) {
-    if (Status s = lab::measure(policy, rec.timing, timed_once, flush, request.cancel); !s) return done(s);
-    rec.timing.clock = clock;
-  }
+  if (Status s = lab::measure(policy, out.record.timing, timed_once, flush, request.cancel); !s) return s;
+  out.record.timing.clock = clock;
+  return Status::success();
+}
 
-  // The observing launch, untimed: the schedule (GPU: the traced entry) and the owners (CPU).
-  if (request.trace || owners || !request.timed) {
-    wire::LaunchHead o = h;
-    o.observe = 1;
-    o.trace = request.trace;
-    o.record_owners = owners;
-    auto r = launch(o);
-    if (!r) return done(r.status());
-    if (r->head.trace_kind == 1) {
-      for (const wire::TraceRow& row : r->trace)
-        rec.schedule.push_back(
-            BlockTrace{Dim3{row.block[0], row.block[1], row.block[2]}, row.unit, row.start_ns, row.end_ns});
-      rec.schedule_simulated = true;
-    } else if (r->head.trace_kind == 2) {
-      std::vector<trace::DeviceBlockRecord> raw(rec.config.grid.volume());
-      if (r->records.size() != raw.size() * sizeof(trace::DeviceBlockRecord))
-        return done(
-            Status::failure("the traced kernel's records do not have the layout of "
-                            "kernels/trace/trace_record.hpp",
-                            "update prelude/gpu_prelude.cuh's bs_block_record", "trace"));
-      std::memcpy(raw.data(), r->records.data(), r->records.size());
-      auto schedule = trace::records_to_trace(raw, rec.config.grid, info_.limits.sm_count);
-      if (!schedule) return done(schedule.status());
-      rec.schedule = std::move(*schedule);
-      rec.schedule_simulated = false;
-    }
+// The untimed launch that records the schedule (CPU: the simulator's; GPU: the traced entry's
+// block records) and the owners.
+Status CustomKernel::observe(const wire::LaunchHead& h, const RunRequest& request, bool owners, RunOutcome& out) {
+  LaunchRecord& rec = out.record;
+  wire::LaunchHead o = h;
+  o.observe = 1;
+  o.trace = request.trace;
+  o.record_owners = owners;
+  auto r = launch(o, request.time_limit_s, out);
+  if (!r) return r.status();
+  if (r->head.trace_kind == 1) {
+    for (const wire::TraceRow& row : r->trace)
+      rec.schedule.push_back(
+          BlockTrace{Dim3{row.block[0], row.block[1], row.block[2]}, row.unit, row.start_ns, row.end_ns});
+    rec.schedule_simulated = true;
+  } else if (r->head.trace_kind == 2) {
+    std::vector<trace::DeviceBlockRecord> raw(rec.config.grid.volume());
+    if (r->records.size() != raw.size() * sizeof(trace::DeviceBlockRecord))
+      return Status::failure(
+          "the traced kernel's records do not have the layout of "
+          "kernels/trace/trace_record.hpp",
+          "update prelude/gpu_prelude.cuh's bs_block_record", "trace");
+    std::memcpy(raw.data(), r->records.data(), r->records.size());
+    auto schedule = trace::records_to_trace(raw, rec.config.grid, info_.limits.sm_count);
+    if (!schedule) return schedule.status();
+    rec.schedule = std::move(*schedule);
+    rec.schedule_simulated = false;
   }
+  return Status::success();
+}
 
-  // The output of the last launch.
-  {
-    auto f = runner_->call(wire::Msg::Fetch, {}, wire::Msg::Ack, request.time_limit_s);
-    bool ok = false;
-    std::string message;
-    if (!f || !wire::decode_ack(f->payload, ok, message) || !ok) {
-      drop_runner();
-      out.runner_failed = true;
-      return done(Status::failure("the kernel's output could not be read back: " + (f ? message : f.status().message),
-                                  "the next run starts a fresh process", "Fetch", "fetch"));
-    }
+// The output of the last launch, its owners, and the lab's check of it.
+Status CustomKernel::read_output(const lab::UserProblem& spec, const RunRequest& request, bool owners,
+                                 RunOutcome& out) {
+  LaunchRecord& rec = out.record;
+  auto f = runner_->call(wire::Msg::Fetch, {}, wire::Msg::Ack, request.time_limit_s);
+  bool ok = false;
+  std::string message;
+  if (!f || !wire::decode_ack(f->payload, ok, message) || !ok) {
+    drop_runner();
+    out.runner_failed = true;
+    return Status::failure("the kernel's output could not be read back: " + (f ? message : f.status().message),
+                           "the next run starts a fresh process", "Fetch", "fetch");
   }
-  const std::size_t out_bytes = static_cast<std::size_t>(spec.output_count) * form.output()->elem_size;
+  const std::size_t out_bytes = static_cast<std::size_t>(spec.output_count) * info_.form.output()->elem_size;
   out.output.assign(output_map_, output_map_ + out_bytes);
   if (owners) {
     auto map = std::make_shared<OwnerMap>();
@@ -797,7 +807,7 @@ RunOutcome CustomKernel::run(const Problem& problem, const RunRequest& request) 
     rec.check = spec.verify(out.output.data());
     out.wrong = wrong_elements(rec.check, rec.owners.get(), rec.config.grid, rec.config.block);
   }
-  return done(Status::success());
+  return Status::success();
 }
 
 Result<SharedRecordingResult> CustomKernel::record_shared(const Problem& problem, const RunRequest& request, Dim3 block,
@@ -819,11 +829,7 @@ Result<SharedRecordingResult> CustomKernel::record_shared(const Problem& problem
     if (!hc) return hc.status();
     auto made = build_recording_object(*hc, cpu_unit_, engine_->options.compile_time_limit_s);
     if (!made) return made.status();
-    recording_ =
-        std::shared_ptr<const RecordingObject>(new RecordingObject(std::move(*made)), [](const RecordingObject* o) {
-          remove_recording_object(*o);
-          delete o;
-        });
+    recording_ = kept_for_life(std::move(*made), remove_recording_object);
   }
   bool restarted = false;
   if (Status s = ready_for(problem, restarted); !s) return s;
@@ -832,11 +838,10 @@ Result<SharedRecordingResult> CustomKernel::record_shared(const Problem& problem
   h.block[0] = block.x, h.block[1] = block.y, h.block[2] = block.z;
   h.warp = warp;
   h.max_per_lane = max_per_lane;
-  wire::Writer w;
-  w.pod(h).str(recording_->library.string());
   // One block with a call per access: well within a launch's limit for the lecture's sizes; the
   // recording build's first load is in it too.
-  auto f = runner_->call(wire::Msg::RecordShared, w.bytes(), wire::Msg::SharedRecorded, 2 * request.time_limit_s + 10);
+  auto f = runner_->call(wire::Msg::RecordShared, wire::Writer{}(h, recording_->library.string()).bytes(),
+                         wire::Msg::SharedRecorded, 2 * request.time_limit_s + 10);
   if (!f) {
     drop_runner();
     return Status::failure(
@@ -904,12 +909,11 @@ Result<counters::Measurement> CustomKernel::profile_counters(const Problem& prob
   h.throughput = what.throughput ? 1 : 0;
   h.flush_l2 = what.flush_l2 ? 1 : 0;
   h.eviction = what.evict_read_only ? 1 : 0;
-  wire::Writer w;
-  w.pod(h).str(what.cupti_library);
   // About 15 passes of one launch each, CUPTI's first load and the session's setup in that
   // process: each pass within the launch limit, and 30 s for the profiler's own work.
   const double limit = 20 * request.time_limit_s + 30;
-  auto f = runner_->call(wire::Msg::ProfileCounters, w.bytes(), wire::Msg::Counters, limit);
+  auto f = runner_->call(wire::Msg::ProfileCounters, wire::Writer{}(h, what.cupti_library).bytes(), wire::Msg::Counters,
+                         limit);
   if (!f) {
     drop_runner();
     Status s = Status::failure("profiling the kernel ended its process: " + f.status().message,

@@ -174,6 +174,14 @@ struct RunOutcome {
 
 class Engine;
 class RunnerProcess;
+struct ParsedKernel;
+namespace wire {
+struct Info;
+struct Loaded;
+struct Launched;
+struct LaunchHead;
+struct OutOfBounds;
+}  // namespace wire
 struct CountingObject;
 struct RecordingObject;
 struct SharedRecordingResult;
@@ -219,6 +227,19 @@ class CustomKernel {
   Status ensure_problem(const Problem& problem);
   Status ready_for(const Problem& problem, bool& restarted);  // both of the above
   void drop_runner();
+  // Engine::compile's steps: the kernel's build for its target, loaded into a runner of its own.
+  Status build_cpu(const ParsedKernel& pk, CompileResult& res);
+  Status build_gpu(const ParsedKernel& pk, CompileResult& res);
+  Result<wire::Info> take_runner(std::unique_ptr<RunnerProcess>& runner);  // sets the device and limits
+  Result<wire::Loaded> load_into(RunnerProcess& runner);                   // the CPU object or GPU image
+  // run's steps, in order.
+  Status plan_record(const Problem& problem, const RunRequest& request, LaunchRecord& rec) const;
+  Result<wire::Launched> launch(const wire::LaunchHead& h, double time_limit_s, RunOutcome& out);
+  OutOfBoundsReport out_of_bounds(const wire::OutOfBounds& b) const;
+  Status sample_lines(const wire::LaunchHead& h, const RunRequest& request, RunOutcome& out);
+  Status time_launches(const wire::LaunchHead& h, const RunRequest& request, RunOutcome& out);
+  Status observe(const wire::LaunchHead& h, const RunRequest& request, bool owners, RunOutcome& out);
+  Status read_output(const lab::UserProblem& spec, const RunRequest& request, bool owners, RunOutcome& out);
 
   std::shared_ptr<EngineState> engine_;
   CompiledInfo info_;
