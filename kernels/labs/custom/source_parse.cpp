@@ -267,158 +267,127 @@ std::string blank_non_code(std::string_view s) {
   return out;
 }
 
-ParseResult parse_kernel_source(std::string_view source, std::span<const lab::UserForm> accepted,
-                                std::string_view want) {
-  ParseResult result;
-  const std::string code = blank_non_code(source);
-  const LineIndex lines(source);
-  const std::vector<Token> toks = tokenize(code);
+namespace {
 
-  auto error_at = [&](SourcePos pos, std::string message) {
-    Diagnostic d;
-    d.line = pos.line;
-    d.column = pos.column;
-    d.message = std::move(message);
-    d.origin = "blockscope";
-    result.diagnostics.push_back(std::move(d));
-  };
+Diagnostic blockscope_diagnostic(SourcePos pos, std::string message,
+                                 Diagnostic::Severity severity = Diagnostic::Severity::Error) {
+  return {.line = pos.line,
+          .column = pos.column,
+          .severity = severity,
+          .message = std::move(message),
+          .origin = "blockscope"};
+}
 
-  bool uses_barriers = false, uses_shared = false;
+// What the scan of the whole source finds: the `__global__` functions, and the words that change
+// how the simulator runs them.
+struct Scan {
   std::vector<Candidate> candidates;
+  bool uses_barriers = false, uses_shared = false;
+  std::optional<Diagnostic> refusal;  // dynamic shared memory
+};
+
+// Whether the `__global__` at token t is a template: `template <...>` right before, back to the
+// previous declaration's end.
+bool is_templated(const std::vector<Token>& toks, std::size_t t) {
+  for (std::size_t b = t; b-- > 0;) {
+    const std::string_view x = toks[b].text;
+    if (x == ";" || x == "}" || x == "{") break;
+    if (x == "template") return true;
+  }
+  return false;
+}
+
+// The '(' of the parameter list after the `__global__` at token t: the first one that follows an
+// identifier (the name) and is not an attribute's.
+std::optional<std::size_t> parameter_list_open(const std::vector<Token>& toks, std::size_t t) {
+  for (std::size_t u = t + 1; u < toks.size();) {
+    const std::string_view x = toks[u].text;
+    if (x == ";" || x == "{" || x == "}") break;
+    if (x == "__launch_bounds__" || x == "__attribute__" || x == "__align__" || x == "__declspec" ||
+        x == "__maxnreg__") {
+      // skip its balanced parentheses
+      ++u;
+      int depth = 0;
+      for (; u < toks.size(); ++u) {
+        if (toks[u].text == "(") ++depth;
+        else if (toks[u].text == ")" && --depth == 0) break;
+      }
+      ++u;
+      continue;
+    }
+    if (x == "(" && u > t + 1 && toks[u - 1].kind == Token::Ident) return u;
+    ++u;
+  }
+  return std::nullopt;
+}
+
+// The byte ranges of the parameters of the list opening at `open`, split at top-level commas;
+// none when the list is unbalanced.
+std::optional<std::vector<std::pair<std::size_t, std::size_t>>> parameter_ranges(std::string_view code,
+                                                                                 std::size_t open) {
+  int depth = 0;
+  std::size_t piece = open + 1;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  for (std::size_t k = open; k < code.size(); ++k) {
+    const char ch = code[k];
+    if (ch == '(' || ch == '[' || ch == '<' || ch == '{') ++depth;
+    else if (ch == ')' || ch == ']' || ch == '>' || ch == '}') {
+      if (--depth == 0) {
+        ranges.emplace_back(piece, k);
+        return ranges;
+      }
+    } else if (ch == ',' && depth == 1) {
+      ranges.emplace_back(piece, k);
+      piece = k + 1;
+    }
+  }
+  return std::nullopt;
+}
+
+Scan scan_source(std::string_view source, std::string_view code, const std::vector<Token>& toks,
+                 const LineIndex& lines) {
+  Scan scan;
   for (std::size_t t = 0; t < toks.size(); ++t) {
     const Token& tok = toks[t];
     if (tok.kind != Token::Ident) continue;
-    if (is_collective_word(tok.text)) uses_barriers = true;
+    if (is_collective_word(tok.text)) scan.uses_barriers = true;
     if (tok.text == "__shared__") {
-      uses_shared = true;
+      scan.uses_shared = true;
       if (t > 0 && toks[t - 1].text == "extern") {
-        error_at(lines.at(toks[t - 1].offset),
-                 "dynamic shared memory (`extern __shared__`) is not available to a lab's "
-                 "kernel: the lab launches it without a dynamic size. Declare a fixed-size "
-                 "array instead, e.g. `__shared__ float tile[16][16];`");
-        return result;
+        scan.refusal = blockscope_diagnostic(lines.at(toks[t - 1].offset),
+                                             "dynamic shared memory (`extern __shared__`) is not available to a lab's "
+                                             "kernel: the lab launches it without a dynamic size. Declare a fixed-size "
+                                             "array instead, e.g. `__shared__ float tile[16][16];`");
+        return scan;
       }
     }
     if (tok.text != "__global__") continue;
+    const auto open = parameter_list_open(toks, t);
+    if (!open) continue;
+    const auto ranges = parameter_ranges(code, toks[*open].offset);
+    if (!ranges) continue;  // unbalanced: the compiler will say where
     Candidate c;
-    // A template: `template <...>` right before, back to the previous declaration's end.
-    for (std::size_t b = t; b-- > 0;) {
-      const std::string_view x = toks[b].text;
-      if (x == ";" || x == "}" || x == "{") break;
-      if (x == "template") {
-        c.templated = true;
-        break;
-      }
-    }
-    // The name: the identifier before the first '(' that is not an attribute's.
-    std::size_t u = t + 1;
-    std::size_t name_tok = 0;
-    bool found = false;
-    while (u < toks.size()) {
-      const std::string_view x = toks[u].text;
-      if (x == ";" || x == "{" || x == "}") break;
-      if (x == "__launch_bounds__" || x == "__attribute__" || x == "__align__" || x == "__declspec" ||
-          x == "__maxnreg__") {
-        // skip its balanced parentheses
-        ++u;
-        int depth = 0;
-        for (; u < toks.size(); ++u) {
-          if (toks[u].text == "(") ++depth;
-          else if (toks[u].text == ")" && --depth == 0) break;
-        }
-        ++u;
-        continue;
-      }
-      if (x == "(" && u > t + 1 && toks[u - 1].kind == Token::Ident) {
-        name_tok = u - 1;
-        found = true;
-        break;
-      }
-      ++u;
-    }
-    if (!found) continue;
-    c.name = std::string(toks[name_tok].text);
-    c.pos = lines.at(toks[name_tok].offset);
-    // The parameter list: split at top-level commas.
-    const std::size_t open = toks[u].offset;
-    int depth = 0;
-    std::size_t close = std::string::npos;
-    std::size_t piece = open + 1;
-    std::vector<std::pair<std::size_t, std::size_t>> ranges;
-    for (std::size_t k = open; k < code.size(); ++k) {
-      const char ch = code[k];
-      if (ch == '(' || ch == '[' || ch == '<' || ch == '{') ++depth;
-      else if (ch == ')' || ch == ']' || ch == '>' || ch == '}') {
-        if (--depth == 0) {
-          close = k;
-          break;
-        }
-      } else if (ch == ',' && depth == 1) {
-        ranges.emplace_back(piece, k);
-        piece = k + 1;
-      }
-    }
-    if (close == std::string::npos) continue;  // unbalanced: the compiler will say where
-    ranges.emplace_back(piece, close);
-    for (const auto& [b, e] : ranges) {
+    c.templated = is_templated(toks, t);
+    c.name = std::string(toks[*open - 1].text);
+    c.pos = lines.at(toks[*open - 1].offset);
+    for (const auto& [b, e] : *ranges) {
       KernelParam p = parse_param(code, source, b, e, lines);
       if (p.text.empty() || p.text == "void") continue;
       c.params.push_back(std::move(p));
     }
-    candidates.push_back(std::move(c));
+    scan.candidates.push_back(std::move(c));
   }
+  return scan;
+}
 
-  if (candidates.empty()) {
-    error_at(SourcePos{}, "no `__global__` kernel found. This lab accepts:\n" + lab::describe_forms(accepted));
-    return result;
-  }
-
-  std::vector<const Candidate*> pool;
-  for (const Candidate& c : candidates)
-    if (want.empty() || c.name == want) pool.push_back(&c);
-  if (pool.empty()) {
-    error_at(candidates.front().pos,
-             "no `__global__` kernel named `" + std::string(want) + "`; found `" + candidates.front().name + "`");
-    return result;
-  }
-
-  for (const Candidate* c : pool) {
-    if (c->templated) continue;
-    for (const lab::UserForm& f : accepted) {
-      if (!matches(*c, f)) continue;
-      ParsedKernel k;
-      k.name = c->name;
-      k.form = f;
-      k.pos = c->pos;
-      k.params = c->params;
-      k.uses_barriers = uses_barriers;
-      k.uses_shared = uses_shared;
-      for (const Candidate& other : candidates)
-        if (&other != c && want.empty()) {
-          Diagnostic d;
-          d.line = other.pos.line;
-          d.column = other.pos.column;
-          d.severity = Diagnostic::Severity::Note;
-          d.message = "`" + other.name + "` is not launched: the lab runs `" + k.name +
-                      "`, the first kernel whose parameters it accepts";
-          d.origin = "blockscope";
-          result.diagnostics.push_back(std::move(d));
-        }
-      result.kernel = std::move(k);
-      return result;
-    }
-  }
-
-  // Nothing matched: explain at the first candidate.
-  const Candidate& c = *pool.front();
-  if (c.templated) {
-    error_at(c.pos, "`" + c.name +
-                        "` is a template: the lab launches a plain function. Make the template "
-                        "arguments constants (e.g. `constexpr int tw = 16;`) or add a "
-                        "non-template kernel that calls it. This lab accepts:\n" +
-                        lab::describe_forms(accepted));
-    return result;
-  }
+// Why nothing in the pool matched, said at its first candidate.
+Diagnostic no_match(const Candidate& c, std::span<const lab::UserForm> accepted) {
+  if (c.templated)
+    return blockscope_diagnostic(c.pos, "`" + c.name +
+                                            "` is a template: the lab launches a plain function. Make the template "
+                                            "arguments constants (e.g. `constexpr int tw = 16;`) or add a "
+                                            "non-template kernel that calls it. This lab accepts:\n" +
+                                            lab::describe_forms(accepted));
   std::string msg = "`" + c.name + "` takes " + std::to_string(c.params.size()) + " parameter" +
                     (c.params.size() == 1 ? "" : "s") + " that do not match a kernel this lab can launch.";
   for (const lab::UserForm& f : accepted)
@@ -427,8 +396,56 @@ ParseResult parse_kernel_source(std::string_view source, std::span<const lab::Us
       break;
     }
   msg += " This lab accepts:\n" + lab::describe_forms(accepted);
-  error_at(c.pos, std::move(msg));
-  return result;
+  return blockscope_diagnostic(c.pos, std::move(msg));
+}
+
+}  // namespace
+
+ParseResult parse_kernel_source(std::string_view source, std::span<const lab::UserForm> accepted,
+                                std::string_view want) {
+  ParseResult result;
+  const std::string code = blank_non_code(source);
+  const LineIndex lines(source);
+  Scan scan = scan_source(source, code, tokenize(code), lines);
+  auto refuse = [&](Diagnostic d) {
+    result.diagnostics.push_back(std::move(d));
+    return std::move(result);
+  };
+  if (scan.refusal) return refuse(std::move(*scan.refusal));
+  const std::vector<Candidate>& candidates = scan.candidates;
+  if (candidates.empty())
+    return refuse(blockscope_diagnostic(
+        SourcePos{}, "no `__global__` kernel found. This lab accepts:\n" + lab::describe_forms(accepted)));
+
+  std::vector<const Candidate*> pool;
+  for (const Candidate& c : candidates)
+    if (want.empty() || c.name == want) pool.push_back(&c);
+  if (pool.empty())
+    return refuse(blockscope_diagnostic(candidates.front().pos, "no `__global__` kernel named `" + std::string(want) +
+                                                                    "`; found `" + candidates.front().name + "`"));
+
+  for (const Candidate* c : pool) {
+    if (c->templated) continue;
+    for (const lab::UserForm& f : accepted) {
+      if (!matches(*c, f)) continue;
+      ParsedKernel k{.name = c->name,
+                     .form = f,
+                     .pos = c->pos,
+                     .params = c->params,
+                     .uses_barriers = scan.uses_barriers,
+                     .uses_shared = scan.uses_shared};
+      for (const Candidate& other : candidates)
+        if (&other != c && want.empty())
+          result.diagnostics.push_back(blockscope_diagnostic(other.pos,
+                                                             "`" + other.name + "` is not launched: the lab runs `" +
+                                                                 k.name +
+                                                                 "`, the first kernel whose parameters it accepts",
+                                                             Diagnostic::Severity::Note));
+      result.kernel = std::move(k);
+      return result;
+    }
+  }
+  return refuse(no_match(*pool.front(), accepted));
 }
 
 }  // namespace bs::custom
