@@ -103,9 +103,10 @@ std::vector<SweepPoint> sweep_points(const Lab& lab, const SweepSpec& spec, std:
   return points;
 }
 
-SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) {
-  const auto t0 = Clock::now();
-  auto cancelled = [&] { return hooks.cancel && hooks.cancel->load(std::memory_order_relaxed); };
+namespace {
+
+// What a sweep says before its first point: the lab, its problem, device, kernels and policy.
+SweepResult sweep_header(const Lab& lab, const SweepSpec& spec) {
   SweepResult out;
   const Backend& backend = lab.backend();
   const ProblemInfo problem = lab.problem();
@@ -122,39 +123,38 @@ SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) 
   out.limits = backend.limits;
   out.policy = spec.timing;
   out.refusals = spec.refused_inputs;
+  return out;
+}
 
-  const bool gpu = backend.kind == BackendKind::Cuda;
-  // The calling thread may be a fresh worker: make the lab's device current on it.
-  if (gpu)
-    if (Status s = make_device_current(backend.cuda_device); !s) {
-      out.fault = s;
-      out.complete = false;
-      out.note = "the sweep could not use the GPU: " + s.describe();
-      out.wall_s = seconds_since(t0);
-      return out;
-    }
-
-  const std::vector<SweepPoint> points = sweep_points(lab, spec, nullptr);
-  out.planned = points.size();
+// The lab's suggested block for each swept kernel with a free block.
+void add_suggestions(Lab& lab, const SweepSpec& spec, SweepResult& out) {
   for (const KernelInfo& k : out.kernels) {
     const bool swept =
         spec.kernels.empty() || std::find(spec.kernels.begin(), spec.kernels.end(), k.id) != spec.kernels.end();
     if (swept && k.style == ConfigStyle::FreeBlock)
       if (auto s = lab.suggested_block(k.id)) out.suggestions.emplace_back(k.id, *s);
   }
+}
 
-  if (gpu && spec.measure_clock) {
-    NvtxRange range("sweep: SM clock before");
-    if (auto c = measure_sm_clock(backend.cuda_device)) {
-      out.clock_mhz_before = c->mhz;
-      out.clock_method = c->method;
-    } else {
-      out.clock_note = "SM clock not measured: " + c.status().describe();
-    }
-  } else if (!gpu) {
-    out.clock_note = "no GPU clock: the CPU simulation times every thread's code on the host";
+// The SM clock before the first point or after the last, or why it was not measured.
+void measure_clock(int device, bool after, SweepResult& out) {
+  NvtxRange range(after ? "sweep: SM clock after" : "sweep: SM clock before");
+  if (auto c = measure_sm_clock(device)) {
+    (after ? out.clock_mhz_after : out.clock_mhz_before) = c->mhz;
+    if (out.clock_method.empty()) out.clock_method = c->method;
+  } else if (!after) {
+    out.clock_note = "SM clock not measured: " + c.status().describe();
+  } else if (out.clock_note.empty()) {
+    out.clock_note = "SM clock after the sweep not measured: " + c.status().describe();
   }
+}
 
+// Plans and runs the points in order into out.records, reporting progress, until the last, a
+// cancel or a device fault. Returns the point dropped by a cancel while it was measured ("" if
+// none).
+std::string run_points(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks, const std::vector<SweepPoint>& points,
+                       Clock::time_point t0, SweepResult& out) {
+  auto cancelled = [&] { return hooks.cancel && hooks.cancel->load(std::memory_order_relaxed); };
   RunOptions options;
   options.timing = spec.timing;
   options.verify = true;
@@ -175,10 +175,12 @@ SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) 
         launched > 0 ? launched_s / static_cast<double>(launched) * static_cast<double>(left) : (left == 0 ? 0 : -1);
     hooks.progress(progress);
   };
+  auto refused = [&](const SweepPoint& p, const LaunchRecord& rec) {
+    out.refusals.push_back(p.kernel + " " + p.label + ": " + rec.status.message);
+    ++progress.refused;
+  };
 
-  std::string dropped;  // the point in flight when the sweep was cancelled
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const SweepPoint& p = points[i];
+  for (const SweepPoint& p : points) {
     if (cancelled()) {
       out.cancelled = true;
       break;
@@ -187,8 +189,7 @@ SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) 
     LaunchRecord planned = lab.plan(p.kernel, p.config);
     if (!planned.ok()) {
       planned.refused = true;
-      out.refusals.push_back(p.kernel + " " + p.label + ": " + planned.status.message);
-      ++progress.refused;
+      refused(p, planned);
       ++progress.done;
       if (hooks.point_done) hooks.point_done(planned);
       out.records.push_back(std::move(planned));
@@ -208,12 +209,10 @@ SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) 
     if (cancelled()) {
       // The point in flight was cut short: its few repeats would look more certain than they are.
       out.cancelled = true;
-      dropped = p.kernel + " " + p.label;
-      break;
+      return p.kernel + " " + p.label;
     }
     if (rec.refused) {
-      out.refusals.push_back(p.kernel + " " + p.label + ": " + rec.status.message);
-      ++progress.refused;
+      refused(p, rec);
     } else if (!rec.ok()) {
       ++progress.failed;
     } else {
@@ -229,7 +228,33 @@ SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) 
     report(false, &p);
     if (fault) break;
   }
+  return "";
+}
 
+}  // namespace
+
+SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) {
+  const auto t0 = Clock::now();
+  SweepResult out = sweep_header(lab, spec);
+  const Backend& backend = lab.backend();
+  const bool gpu = backend.kind == BackendKind::Cuda;
+  // The calling thread may be a fresh worker: make the lab's device current on it.
+  if (gpu)
+    if (Status s = make_device_current(backend.cuda_device); !s) {
+      out.fault = s;
+      out.complete = false;
+      out.note = "the sweep could not use the GPU: " + s.describe();
+      out.wall_s = seconds_since(t0);
+      return out;
+    }
+
+  const std::vector<SweepPoint> points = sweep_points(lab, spec, nullptr);
+  out.planned = points.size();
+  add_suggestions(lab, spec, out);
+  if (gpu && spec.measure_clock) measure_clock(backend.cuda_device, false, out);
+  else if (!gpu) out.clock_note = "no GPU clock: the CPU simulation times every thread's code on the host";
+
+  const std::string dropped = run_points(lab, spec, hooks, points, t0, out);
   const std::size_t finished = out.records.size();
   out.complete = finished == points.size() && out.fault.ok() && !out.cancelled;
   if (!out.fault.ok()) {
@@ -245,15 +270,7 @@ SweepResult run_sweep(Lab& lab, const SweepSpec& spec, const SweepHooks& hooks) 
 
   // The clock after: not after a fault (the context is gone), nor after a cancel (the user wants
   // the sweep to stop now).
-  if (gpu && spec.measure_clock && out.fault.ok() && !out.cancelled) {
-    NvtxRange range("sweep: SM clock after");
-    if (auto c = measure_sm_clock(backend.cuda_device)) {
-      out.clock_mhz_after = c->mhz;
-      if (out.clock_method.empty()) out.clock_method = c->method;
-    } else if (out.clock_note.empty()) {
-      out.clock_note = "SM clock after the sweep not measured: " + c.status().describe();
-    }
-  }
+  if (gpu && spec.measure_clock && out.fault.ok() && !out.cancelled) measure_clock(backend.cuda_device, true, out);
   out.wall_s = seconds_since(t0);
   return out;
 }
