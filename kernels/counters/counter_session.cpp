@@ -40,14 +40,6 @@ namespace bs::counters {
 // ---- 1. process-wide state -----------------------------------------------------------------
 namespace {
 
-// A CUPTI parameter struct as its header asks: every field zero, structSize set.
-template <class P>
-P cupti_params(std::size_t struct_size) {
-  P p{};
-  p.structSize = struct_size;
-  return p;
-}
-
 // CUPTI's profiler is initialised per process, not per caller: count the sessions using each
 // loaded library and de-initialise when the last one ends.
 struct ProfilerUsers {
@@ -68,7 +60,7 @@ ProfilerUsers& profiler_users() {
 
 // The first reason cuptiProfilerDeviceSupported gives for refusing the device.
 Status device_support(const CuptiApi& api, int device) {
-  auto p = cupti_params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+  auto p = BS_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params);
   p.cuDevice = device;
   p.api = CUPTI_PROFILER_RANGE_PROFILING;
   BS_CUPTI_TRY(api, api.cuptiProfilerDeviceSupported(&p), "cuptiProfilerDeviceSupported");
@@ -94,15 +86,14 @@ class RangeProfiler {
   ~RangeProfiler() {
     close_pass();
     if (!object_) return;
-    auto p = cupti_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
-    p.pRangeProfilerObject = object_;
+    auto p = on_object(BS_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params));
     api_.cuptiRangeProfilerDisable(&p);
   }
   RangeProfiler(const RangeProfiler&) = delete;
   RangeProfiler& operator=(const RangeProfiler&) = delete;
 
   Status enable(CUcontext ctx) {
-    auto p = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    auto p = BS_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
     p.ctx = ctx;
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
     object_ = p.pRangeProfilerObject;
@@ -112,14 +103,12 @@ class RangeProfiler {
   void close_pass() {
     if (!object_) return;
     if (pushed_) {
-      auto p = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-      p.pRangeProfilerObject = object_;
+      auto p = on_object(BS_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params));
       api_.cuptiRangeProfilerPopRange(&p);
       pushed_ = false;
     }
     if (started_) {
-      auto p = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-      p.pRangeProfilerObject = object_;
+      auto p = on_object(BS_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params));
       api_.cuptiRangeProfilerStop(&p);
       started_ = false;
     }
@@ -129,25 +118,20 @@ class RangeProfiler {
   // replay (we call the launch again for every pass).
   Status configure(const std::vector<const char*>& metrics, const std::vector<std::uint8_t>& config,
                    CUpti_ProfilerRange range, std::vector<std::uint8_t>& data) {
-    auto sz = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
-        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
-    sz.pRangeProfilerObject = object_;
+    auto sz = on_object(BS_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params));
     sz.pMetricNames = const_cast<const char**>(metrics.data());
     sz.numMetrics = metrics.size();
     sz.maxNumOfRanges = 1;
     sz.maxNumRangeTreeNodes = 1;
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerGetCounterDataSize(&sz), "cuptiRangeProfilerGetCounterDataSize");
     data.assign(sz.counterDataSize, 0);
-    auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-    init.pRangeProfilerObject = object_;
+    auto init = on_object(BS_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params));
     init.counterDataSize = data.size();
     init.pCounterData = data.data();
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerCounterDataImageInitialize(&init),
                  "cuptiRangeProfilerCounterDataImageInitialize");
 
-    auto c = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
-    c.pRangeProfilerObject = object_;
+    auto c = on_object(BS_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params));
     c.configSize = config.size();
     c.pConfig = config.data();
     c.counterDataImageSize = data.size();
@@ -165,14 +149,12 @@ class RangeProfiler {
   }
 
   Status start_pass() {
-    auto s = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-    s.pRangeProfilerObject = object_;
+    auto s = on_object(BS_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params));
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerStart(&s), "cuptiRangeProfilerStart");
     started_ = true;
     if (!user_range_) return Status::success();  // auto range: the kernel is the range
     static const char kRange[] = "blockscope launch";
-    auto p = cupti_params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
-    p.pRangeProfilerObject = object_;
+    auto p = on_object(BS_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params));
     p.pRangeName = kRange;
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerPushRange(&p), "cuptiRangeProfilerPushRange");
     pushed_ = true;
@@ -182,13 +164,11 @@ class RangeProfiler {
   // Ends the pass; `all_submitted` says whether CUPTI has scheduled every pass.
   Status end_pass(bool& all_submitted) {
     if (pushed_) {
-      auto p = cupti_params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-      p.pRangeProfilerObject = object_;
+      auto p = on_object(BS_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params));
       pushed_ = false;
       BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerPopRange(&p), "cuptiRangeProfilerPopRange");
     }
-    auto s = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-    s.pRangeProfilerObject = object_;
+    auto s = on_object(BS_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params));
     started_ = false;
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerStop(&s), "cuptiRangeProfilerStop");
     all_submitted = s.isAllPassSubmitted != 0;
@@ -196,8 +176,7 @@ class RangeProfiler {
   }
 
   Status decode() {
-    auto d = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
-    d.pRangeProfilerObject = object_;
+    auto d = on_object(BS_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params));
     BS_CUPTI_TRY(api_, api_.cuptiRangeProfilerDecodeData(&d), "cuptiRangeProfilerDecodeData");
     if (d.numOfRangeDropped > 0)
       return Status::failure("CUPTI dropped " + std::to_string(d.numOfRangeDropped) +
@@ -207,6 +186,13 @@ class RangeProfiler {
   }
 
  private:
+  // The parameter struct `p` for this profiler's object.
+  template <class P>
+  P on_object(P p) const {
+    p.pRangeProfilerObject = object_;
+    return p;
+  }
+
   const CuptiApi& api_;
   CUpti_RangeProfiler_Object* object_ = nullptr;
   bool user_range_ = true;
@@ -238,8 +224,7 @@ struct CounterSession::Impl {
   ~Impl() {
     kept.reset();  // disable before the host object and the profiler go
     if (host) {
-      auto p =
-          cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+      auto p = BS_CUPTI_PARAMS(CUpti_Profiler_Host_Deinitialize_Params);
       p.pHostObject = host;
       api->cuptiProfilerHostDeinitialize(&p);
     }
@@ -247,7 +232,7 @@ struct CounterSession::Impl {
       auto& u = profiler_users();
       std::lock_guard lock(u.mutex);
       if (--u.users[api] == 0) {
-        auto p = cupti_params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+        auto p = BS_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params);
         api->cuptiProfilerDeInitialize(&p);
       }
     }
@@ -257,7 +242,7 @@ struct CounterSession::Impl {
     auto& u = profiler_users();
     std::lock_guard lock(u.mutex);
     if (u.users[api] == 0) {
-      auto p = cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+      auto p = BS_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
       BS_CUPTI_TRY(*api, api->cuptiProfilerInitialize(&p), "cuptiProfilerInitialize");
     }
     ++u.users[api];
@@ -266,15 +251,14 @@ struct CounterSession::Impl {
   }
 
   Status read_chip_and_availability(CUcontext ctx) {
-    auto chip_p = cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+    auto chip_p = BS_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
     chip_p.deviceIndex = static_cast<std::size_t>(device);
     BS_CUPTI_TRY(*api, api->cuptiDeviceGetChipName(&chip_p), "cuptiDeviceGetChipName");
     chip = chip_p.pChipName ? chip_p.pChipName : "";
 
     // The first call that needs profiling permission: a user the driver does not allow to
     // profile learns it here, before anything runs.
-    auto a = cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
-        CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+    auto a = BS_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params);
     a.ctx = ctx;
     BS_CUPTI_TRY(*api, api->cuptiProfilerGetCounterAvailability(&a), "cuptiProfilerGetCounterAvailability");
     availability.assign(a.counterAvailabilityImageSize, 0);
@@ -284,7 +268,7 @@ struct CounterSession::Impl {
   }
 
   Status build_configuration(const CounterOptions& options) {
-    auto h = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+    auto h = BS_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params);
     h.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     h.pChipName = chip.c_str();
     h.pCounterAvailabilityImage = availability.data();
@@ -293,8 +277,7 @@ struct CounterSession::Impl {
 
     std::vector<std::string> bases;
     for (CUpti_MetricType t : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
-      auto b = cupti_params<CUpti_Profiler_Host_GetBaseMetrics_Params>(
-          CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
+      auto b = BS_CUPTI_PARAMS(CUpti_Profiler_Host_GetBaseMetrics_Params);
       b.pHostObject = host;
       b.metricType = t;
       BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetBaseMetrics(&b), "cuptiProfilerHostGetBaseMetrics");
@@ -307,27 +290,23 @@ struct CounterSession::Impl {
                      "chip " + chip + " offers none of the metrics blockscope reads");
     for (const auto& m : metrics) metric_ptrs.push_back(m.c_str());
 
-    auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    auto add = BS_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params);
     add.pHostObject = host;
     add.ppMetricNames = metric_ptrs.data();
     add.numMetrics = metric_ptrs.size();
     BS_CUPTI_TRY(*api, api->cuptiProfilerHostConfigAddMetrics(&add), "cuptiProfilerHostConfigAddMetrics");
 
-    auto sz = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
-        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    auto sz = BS_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params);
     sz.pHostObject = host;
     BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetConfigImageSize(&sz), "cuptiProfilerHostGetConfigImageSize");
     config.assign(sz.configImageSize, 0);
-    auto img =
-        cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    auto img = BS_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params);
     img.pHostObject = host;
     img.configImageSize = config.size();
     img.pConfigImage = config.data();
     BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetConfigImage(&img), "cuptiProfilerHostGetConfigImage");
 
-    auto np =
-        cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    auto np = BS_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params);
     np.configImageSize = config.size();
     np.pConfigImage = config.data();
     BS_CUPTI_TRY(*api, api->cuptiProfilerHostGetNumOfPasses(&np), "cuptiProfilerHostGetNumOfPasses");
@@ -481,8 +460,7 @@ Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>
   }
 
   auto t_eval = Clock::now();
-  auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
-      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  auto info = BS_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
   info.pCounterDataImage = data.data();
   info.counterDataImageSize = data.size();
   cupti_failed = true;
@@ -494,8 +472,7 @@ Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>
                            "cuptiRangeProfilerGetCounterDataInfo");
 
   std::vector<double> values(metric_ptrs.size(), std::nan(""));
-  auto ev = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
-      CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+  auto ev = BS_CUPTI_PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params);
   ev.pHostObject = host;
   ev.pCounterDataImage = data.data();
   ev.counterDataImageSize = data.size();

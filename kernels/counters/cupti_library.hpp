@@ -106,4 +106,24 @@ Result<CUcontext> device_context(int device);
 // context's profiling hardware while they run, and must not interleave.
 std::mutex& profile_lock();
 
+// A CUPTI parameter struct as its header asks: every field zero, structSize set.
+template <class P>
+P cupti_params(std::size_t struct_size) {
+  P p{};
+  p.structSize = struct_size;
+  return p;
+}
+// The same for the PC sampling API's structs, whose size field is `size`.
+template <class P>
+P cupti_sized(std::size_t size) {
+  P p{};
+  p.size = size;
+  return p;
+}
+
 }  // namespace bs::counters
+
+// cupti_params of the struct T, sized by its header's T_STRUCT_SIZE.
+#define BS_CUPTI_PARAMS(T) ::bs::counters::cupti_params<T>(T##_STRUCT_SIZE)
+// cupti_sized of the PC sampling struct T, sized by its header's TSize.
+#define BS_CUPTI_SIZED(T) ::bs::counters::cupti_sized<T>(T##Size)

@@ -57,8 +57,7 @@ struct PcSampler::Impl {
     std::lock_guard lock(mutex);
     for (Cubin& c : cubins) {
       if (!c.crc_known) {
-        CUpti_GetCubinCrcParams p{};
-        p.size = CUpti_GetCubinCrcParamsSize;
+        auto p = BS_CUPTI_SIZED(CUpti_GetCubinCrcParams);
         p.cubin = c.bytes.data();
         p.cubinSize = c.bytes.size();
         if (api->cuptiGetCubinCrc(&p) == CUPTI_SUCCESS) c.crc = p.cubinCrc;
@@ -149,8 +148,7 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch, 
   if (!ctx_r) return ctx_r.status();
   CUcontext ctx = ctx_r.value();
 
-  CUpti_PCSamplingEnableParams enable{};
-  enable.size = CUpti_PCSamplingEnableParamsSize;
+  auto enable = BS_CUPTI_SIZED(CUpti_PCSamplingEnableParams);
   enable.ctx = ctx;
   BS_SAMPLING_TRY(api.cuptiPCSamplingEnable(&enable), "cuptiPCSamplingEnable");
   // Disabled again however this returns, so the launches after it run unsampled.
@@ -158,16 +156,14 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch, 
     const counters::CuptiApi& api;
     CUcontext ctx;
     ~Disable() {
-      CUpti_PCSamplingDisableParams p{};
-      p.size = CUpti_PCSamplingDisableParamsSize;
+      auto p = BS_CUPTI_SIZED(CUpti_PCSamplingDisableParams);
       p.ctx = ctx;
       api.cuptiPCSamplingDisable(&p);
     }
   } disable{api, ctx};
 
   std::size_t n_reasons = 0;
-  CUpti_PCSamplingGetNumStallReasonsParams num{};
-  num.size = CUpti_PCSamplingGetNumStallReasonsParamsSize;
+  auto num = BS_CUPTI_SIZED(CUpti_PCSamplingGetNumStallReasonsParams);
   num.ctx = ctx;
   num.numStallReasons = &n_reasons;
   BS_SAMPLING_TRY(api.cuptiPCSamplingGetNumStallReasons(&num), "cuptiPCSamplingGetNumStallReasons");
@@ -175,8 +171,7 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch, 
   std::vector<char*> name_ptrs;
   for (auto& n : names) name_ptrs.push_back(n.data());
   std::vector<std::uint32_t> indexes(n_reasons, 0);
-  CUpti_PCSamplingGetStallReasonsParams reasons{};
-  reasons.size = CUpti_PCSamplingGetStallReasonsParamsSize;
+  auto reasons = BS_CUPTI_SIZED(CUpti_PCSamplingGetStallReasonsParams);
   reasons.ctx = ctx;
   reasons.numStallReasons = n_reasons;
   reasons.stallReasonIndex = indexes.data();
@@ -207,8 +202,7 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch, 
     p.attributeData.samplingPeriodData.samplingPeriod = static_cast<std::uint32_t>(options.period);
     config.push_back(p);
   }
-  CUpti_PCSamplingConfigurationInfoParams set{};
-  set.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+  auto set = BS_CUPTI_SIZED(CUpti_PCSamplingConfigurationInfoParams);
   set.ctx = ctx;
   set.numAttributes = config.size();
   set.pPCSamplingConfigurationInfo = config.data();
@@ -218,8 +212,7 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch, 
   {
     CUpti_PCSamplingConfigurationInfo q{};
     q.attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
-    CUpti_PCSamplingConfigurationInfoParams get{};
-    get.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+    auto get = BS_CUPTI_SIZED(CUpti_PCSamplingConfigurationInfoParams);
     get.ctx = ctx;
     get.numAttributes = 1;
     get.pPCSamplingConfigurationInfo = &q;
@@ -250,20 +243,17 @@ Result<RawSamples> PcSampler::sample_raw(const std::function<Status()>& launch, 
   };
   long long sampled = 0;
   for (;;) {
-    CUpti_PCSamplingStartParams start{};
-    start.size = CUpti_PCSamplingStartParamsSize;
+    auto start = BS_CUPTI_SIZED(CUpti_PCSamplingStartParams);
     start.ctx = ctx;
     BS_SAMPLING_TRY(api.cuptiPCSamplingStart(&start), "cuptiPCSamplingStart");
     const Status ran = launch();
-    CUpti_PCSamplingStopParams stop{};
-    stop.size = CUpti_PCSamplingStopParamsSize;
+    auto stop = BS_CUPTI_SIZED(CUpti_PCSamplingStopParams);
     stop.ctx = ctx;
     BS_SAMPLING_TRY(api.cuptiPCSamplingStop(&stop), "cuptiPCSamplingStop");
     if (!ran) return ran;
     ++raw.launches;
     do {
-      CUpti_PCSamplingGetDataParams get{};
-      get.size = CUpti_PCSamplingGetDataParamsSize;
+      auto get = BS_CUPTI_SIZED(CUpti_PCSamplingGetDataParams);
       get.ctx = ctx;
       get.pcSamplingData = buffer.data();
       BS_SAMPLING_TRY(api.cuptiPCSamplingGetData(&get), "cuptiPCSamplingGetData");
@@ -287,8 +277,7 @@ namespace {
 // The source line of one pc through the cubin's line table (CUPTI's SASS-to-source correlation).
 SourceLocation correlate(const counters::CuptiApi& api, const std::string& cubin, const std::string& function,
                          std::uint64_t offset) {
-  CUpti_GetSassToSourceCorrelationParams c{};
-  c.size = CUpti_GetSassToSourceCorrelationParamsSize;
+  auto c = BS_CUPTI_SIZED(CUpti_GetSassToSourceCorrelationParams);
   c.cubin = cubin.data();
   c.cubinSize = cubin.size();
   c.functionName = function.c_str();

@@ -56,13 +56,11 @@ Status sass_failure(const counters::CuptiApi& api, CUptiResult r, const std::str
 // The chip's SASS metric names, or an empty list when it cannot be read (then the names are
 // asked for one by one through GetProperties).
 std::vector<std::string> chip_metrics(const counters::CuptiApi& api, const char* chip) {
-  CUpti_SassMetrics_GetNumOfMetrics_Params n{};
-  n.structSize = CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE;
+  auto n = BS_CUPTI_PARAMS(CUpti_SassMetrics_GetNumOfMetrics_Params);
   n.pChipName = chip;
   if (api.cuptiSassMetricsGetNumOfMetrics(&n) != CUPTI_SUCCESS || n.numOfMetrics == 0) return {};
   std::vector<CUpti_SassMetrics_MetricDetails> details(n.numOfMetrics);
-  CUpti_SassMetrics_GetMetrics_Params g{};
-  g.structSize = CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE;
+  auto g = BS_CUPTI_PARAMS(CUpti_SassMetrics_GetMetrics_Params);
   g.pChipName = chip;
   g.numOfMetrics = details.size();
   g.pMetricsList = details.data();
@@ -89,8 +87,7 @@ Result<const counters::CuptiApi*> sass_api(const std::string& library) {
 struct ProfilerInitialized {
   const counters::CuptiApi& api;
   ~ProfilerInitialized() {
-    CUpti_Profiler_DeInitialize_Params p{};
-    p.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+    auto p = BS_CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params);
     api.cuptiProfilerDeInitialize(&p);
   }
 };
@@ -98,8 +95,7 @@ struct ConfigSet {
   const counters::CuptiApi& api;
   std::uint32_t device;
   ~ConfigSet() {
-    CUpti_SassMetricsUnsetConfig_Params p{};
-    p.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE;
+    auto p = BS_CUPTI_PARAMS(CUpti_SassMetricsUnsetConfig_Params);
     p.deviceIndex = device;
     api.cuptiSassMetricsUnsetConfig(&p);
   }
@@ -112,8 +108,7 @@ struct CollectionEnabled {
   CUptiResult disable() {
     if (done) return CUPTI_SUCCESS;
     done = true;
-    CUpti_SassMetricsDisable_Params p{};
-    p.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE;
+    auto p = BS_CUPTI_PARAMS(CUpti_SassMetricsDisable_Params);
     p.ctx = ctx;
     const CUptiResult r = api.cuptiSassMetricsDisable(&p);
     dropped = p.numOfDroppedRecords;
@@ -124,8 +119,7 @@ struct CollectionEnabled {
 
 // The chip's name, and the metrics chosen from its list.
 Status choose_metrics(const counters::CuptiApi& api, int device, RawSass& raw) {
-  CUpti_Device_GetChipName_Params chip_p{};
-  chip_p.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+  auto chip_p = BS_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
   chip_p.deviceIndex = static_cast<std::size_t>(device);
   BS_SASS_TRY(api.cuptiDeviceGetChipName(&chip_p), "cuptiDeviceGetChipName");
   raw.chip = chip_p.pChipName ? chip_p.pChipName : "";
@@ -154,8 +148,7 @@ struct MetricConfigs {
 Result<MetricConfigs> metric_configs(const counters::CuptiApi& api, RawSass& raw) {
   MetricConfigs m;
   auto property = [&](const std::string& name, std::uint64_t* id) -> CUptiResult {
-    CUpti_SassMetrics_GetProperties_Params p{};
-    p.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE;
+    auto p = BS_CUPTI_PARAMS(CUpti_SassMetrics_GetProperties_Params);
     p.pChipName = raw.chip.c_str();
     p.pMetricName = name.c_str();
     const CUptiResult r = api.cuptiSassMetricsGetProperties(&p);
@@ -190,8 +183,7 @@ Result<MetricConfigs> metric_configs(const counters::CuptiApi& api, RawSass& raw
 // Enables collection on `ctx`, lazily if `*lazy` and the driver allows it (then *lazy says
 // which way it was enabled).
 Status enable_collection(const counters::CuptiApi& api, CUcontext ctx, bool* lazy) {
-  CUpti_SassMetricsEnable_Params enable{};
-  enable.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE;
+  auto enable = BS_CUPTI_PARAMS(CUpti_SassMetricsEnable_Params);
   enable.ctx = ctx;
   enable.enableLazyPatching = *lazy ? 1 : 0;
   CUptiResult enabled = api.cuptiSassMetricsEnable(&enable);
@@ -222,8 +214,7 @@ struct Flushed {
 };
 
 Result<Flushed> flush_records(const counters::CuptiApi& api, CUcontext ctx, bool lazy) {
-  CUpti_SassMetricsGetDataProperties_Params props{};
-  props.structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE;
+  auto props = BS_CUPTI_PARAMS(CUpti_SassMetricsGetDataProperties_Params);
   props.ctx = ctx;
   BS_SASS_TRY(api.cuptiSassMetricsGetDataProperties(&props), "cuptiSassMetricsGetDataProperties");
   if (props.numOfPatchedInstructionRecords == 0 || props.numOfInstances == 0)
@@ -243,8 +234,7 @@ Result<Flushed> flush_records(const counters::CuptiApi& api, CUcontext ctx, bool
     f.records[i].structSize = sizeof(CUpti_SassMetrics_Data);
     f.records[i].pInstanceValues = f.values.data() + i * f.instances;
   }
-  CUpti_SassMetricsFlushData_Params flush{};
-  flush.structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE;
+  auto flush = BS_CUPTI_PARAMS(CUpti_SassMetricsFlushData_Params);
   flush.ctx = ctx;
   flush.numOfPatchedInstructionRecords = f.records.size();
   flush.numOfInstances = f.instances;
@@ -292,8 +282,7 @@ Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOpti
       return Status::failure(std::string("no CUDA device to count instructions on: ") + cudaGetErrorString(e),
                              "run on the CUDA backend", "cudaGetDevice", cudaGetErrorName(e));
 
-  CUpti_Profiler_Initialize_Params init{};
-  init.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+  auto init = BS_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
   BS_SASS_TRY(api.cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
   ProfilerInitialized deinit{api};
 
@@ -302,8 +291,7 @@ Result<RawSass> count_sass(const std::function<Status()>& launch, const SassOpti
   auto metrics = metric_configs(api, raw);
   if (!metrics) return metrics.status();
 
-  CUpti_SassMetricsSetConfig_Params set{};
-  set.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
+  auto set = BS_CUPTI_PARAMS(CUpti_SassMetricsSetConfig_Params);
   set.numOfMetricConfig = metrics->configs.size();
   set.pConfigs = metrics->configs.data();
   set.deviceIndex = static_cast<std::uint32_t>(device);
