@@ -18,6 +18,16 @@ Result<int> device_count() {
   return count;
 }
 
+Status device_exists(int device) {
+  auto count = device_count();
+  if (!count) return count.status();
+  if (device < 0 || device >= *count)
+    return Status::failure(
+        "CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(*count) + " found)",
+        "pick a device from 0 to " + std::to_string(*count - 1), "cudaSetDevice", "cudaErrorInvalidDevice");
+  return Status::success();
+}
+
 Result<DeviceLimits> query_device_limits(int device) {
   cudaDeviceProp p{};
   BS_CUDA_TRY(cudaGetDeviceProperties(&p, device));

@@ -12,6 +12,10 @@ namespace bs::cuda {
 // Number of CUDA devices; a Status (cudaErrorNoDevice, or the driver's error) when there are none.
 Result<int> device_count();
 
+// Success when CUDA device `device` exists; else why not (device_count's reasons, or a number
+// past the devices found).
+Status device_exists(int device);
+
 // Fills every DeviceLimits field for `device`: name and compute capability, block/grid limits,
 // shared memory (per block, opt-in, per SM, the runtime's reserved share per block), registers,
 // threads and blocks per SM, SM count, global memory, clocks (cudaDevAttrClockRate and

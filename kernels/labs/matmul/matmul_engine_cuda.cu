@@ -703,17 +703,7 @@ class CudaEngine final : public MatmulEngine {
 }  // namespace
 
 Result<std::unique_ptr<MatmulEngine>> make_cuda_engine(const lab::Backend& backend) {
-  int count = 0;
-  if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
-    cudaGetLastError();
-    return e != cudaSuccess ? cuda::to_status(e, "cudaGetDeviceCount")
-                            : Status::failure("no CUDA device found", "use --backend cpu", "cudaGetDeviceCount",
-                                              "cudaErrorNoDevice");
-  }
-  if (backend.cuda_device < 0 || backend.cuda_device >= count)
-    return Status::failure(
-        "CUDA device " + std::to_string(backend.cuda_device) + " does not exist (" + std::to_string(count) + " found)",
-        "", "cudaSetDevice", "cudaErrorInvalidDevice");
+  if (Status exists = cuda::device_exists(backend.cuda_device); !exists) return exists;
   auto e = std::make_unique<CudaEngine>(backend);
   if (Status s = e->init(); !s) return s;
   return std::unique_ptr<MatmulEngine>(std::move(e));
