@@ -63,8 +63,8 @@ BS_HD void k4_blocktile_1d_thread(const Ctx& t, K4Smem<BM, BN, BK>& s, const Mat
 // ---------------------------------------------------------------------------------------------
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
-struct K4Blocktile1D : RungBase {
-  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::BlockTile;
+// The grid and shared bytes: BlockTileRungBase (matmul_rung.hpp)
+struct K4Blocktile1D : BlockTileRungBase<K4Blocktile1D> {
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k4_blocktile_1d";
@@ -82,9 +82,6 @@ struct K4Blocktile1D : RungBase {
   static std::string describe(const MatmulConfig& c) {
     return tile_text(c.tile, TileFields::OneD) + " | " + std::to_string(c.block.volume()) + " threads";
   }
-  static LaunchConfig launch_config(const MatmulConfig& c, int M, int N, int) {
-    return {Dim3{ceil_div_u(N, c.tile.BN), ceil_div_u(M, c.tile.BM), 1}, Dim3{threads(c.tile), 1, 1}};
-  }
   static IndexScheme scheme(const MatmulConfig& c) {
     return IndexScheme::tiled(static_cast<unsigned>(c.tile.BN), static_cast<unsigned>(c.tile.BM), 1,
                               static_cast<unsigned>(c.tile.TM));
@@ -97,9 +94,6 @@ struct K4Blocktile1D : RungBase {
     g.block_rows = c.tile.BM, g.block_cols = c.tile.BN, g.k_step = c.tile.BK, g.stages = 1;
     g.thread_rows = c.tile.TM;
     return g;
-  }
-  static std::size_t shared_bytes(const MatmulConfig& c) {
-    return static_cast<std::size_t>(c.tile.BM * c.tile.BK + c.tile.BK * c.tile.BN) * sizeof(float);
   }
   static Status check(const MatmulConfig& c, const DeviceLimits&) {
     return check_tile("k4_blocktile_1d", c, threads(c.tile), TileFields::OneD);

@@ -71,8 +71,8 @@ BS_HD void k5_blocktile_2d_thread(const Ctx& t, K5Smem<BM, BN, BK>& s, const Mat
 // ---------------------------------------------------------------------------------------------
 // The rung, to the lab (matmul_rung.hpp)
 // ---------------------------------------------------------------------------------------------
-struct K5Blocktile2D : RungBase {
-  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::BlockTile;
+// threads, the grid, scheme, geometry, shared bytes and owner: PatchRungBase (matmul_rung.hpp)
+struct K5Blocktile2D : PatchRungBase<K5Blocktile2D> {
   static MatmulKernelInfo info() {
     MatmulKernelInfo i;
     i.id = "k5_blocktile_2d";
@@ -84,37 +84,13 @@ struct K5Blocktile2D : RungBase {
     i.grid_rule = "grid = (ceil(N / BN), ceil(M / BM))";
     return i;
   }
-  static unsigned threads(const TileParams& p) {
-    return p.TM > 0 && p.TN > 0 ? static_cast<unsigned>((p.BM / p.TM) * (p.BN / p.TN)) : 0u;
-  }
   static std::string describe(const MatmulConfig& c) {
     return tile_text(c.tile, TileFields::TwoD) + " | " + std::to_string(c.block.volume()) + " threads";
   }
-  static LaunchConfig launch_config(const MatmulConfig& c, int M, int N, int) {
-    return {Dim3{ceil_div_u(N, c.tile.BN), ceil_div_u(M, c.tile.BM), 1}, Dim3{threads(c.tile), 1, 1}};
-  }
-  static IndexScheme scheme(const MatmulConfig& c) {
-    return IndexScheme::tiled(static_cast<unsigned>(c.tile.BN), static_cast<unsigned>(c.tile.BM),
-                              static_cast<unsigned>(c.tile.TN), static_cast<unsigned>(c.tile.TM));
-  }
   static constexpr std::size_t kCompiled = std::size(kK5Params);
   static int compiled_index(const MatmulConfig& c) { return find_in(kK5Params, c.tile); }
-
-  static MatmulGeometry geometry(const MatmulConfig& c) {
-    MatmulGeometry g;
-    g.block_rows = c.tile.BM, g.block_cols = c.tile.BN, g.k_step = c.tile.BK, g.stages = 1;
-    g.thread_rows = c.tile.TM, g.thread_cols = c.tile.TN;
-    return g;
-  }
-  static std::size_t shared_bytes(const MatmulConfig& c) {
-    return static_cast<std::size_t>(c.tile.BM * c.tile.BK + c.tile.BK * c.tile.BN) * sizeof(float);
-  }
   static Status check(const MatmulConfig& c, const DeviceLimits&) {
     return check_tile("k5_blocktile_2d", c, threads(c.tile), TileFields::TwoD);
-  }
-  // tcol = tid % (BN / TN), trow = tid / (BN / TN); a TM x TN patch at (trow*TM, tcol*TN)
-  static Result<ElementOwner> owner(const MatmulConfig& c, int row, int col) {
-    return patch_owner(c, row, col, c.tile.TM, c.tile.TN);
   }
   // The shared-memory model (shared_model.hpp): the tiles as rung 4, then per k TM As words and
   // TN Bs words.

@@ -22,6 +22,9 @@
 //   kCompiled, compiled_index(config), and At<I> (Smem, threads, min_blocks, body): the compiled
 //   instantiations, for rungs with a per-thread body (kBody) that the simulator and the generic
 //   CUDA wrappers run; kHopper rungs are launched by matmul_hopper.cu instead.
+// Families of rungs share bases that fill in what they have in common: TcRungBase (BF16),
+// BlockTileRungBase (rungs 4-6's grid and shared tiles), PatchRungBase (rungs 5 and 6's patches);
+// HopperRungBase and PersistentRungBase live beside the rungs they serve (tc3, tc5).
 #pragma once
 #include <cstddef>
 #include <initializer_list>
@@ -354,6 +357,41 @@ inline Result<ElementOwner> patch_owner(const MatmulConfig& c, int row, int col,
   set_linear(o, c);
   return o;
 }
+
+// Rungs 4-6: a BM x BN tile of C a block of R::threads(tile) threads, the grid (ceil(N / BN),
+// ceil(M / BM)); a BM x BK tile of A and a BK x BN tile of B in shared memory, one stage.
+template <class R>
+struct BlockTileRungBase : RungBase {
+  static constexpr GlobalLoads kGlobalLoads = GlobalLoads::BlockTile;
+  static LaunchConfig launch_config(const MatmulConfig& c, int M, int N, int) {
+    return {Dim3{ceil_div_u(N, c.tile.BN), ceil_div_u(M, c.tile.BM), 1}, Dim3{R::threads(c.tile), 1, 1}};
+  }
+  static std::size_t shared_bytes(const MatmulConfig& c) {
+    return static_cast<std::size_t>(c.tile.BM * c.tile.BK + c.tile.BK * c.tile.BN) * sizeof(float);
+  }
+};
+
+// Rungs 5 and 6: each thread computes a TM x TN patch, tcol = tid % (BN / TN), trow = tid /
+// (BN / TN), the patch at (trow*TM, tcol*TN) of the block's tile.
+template <class R>
+struct PatchRungBase : BlockTileRungBase<R> {
+  static unsigned threads(const TileParams& p) {
+    return p.TM > 0 && p.TN > 0 ? static_cast<unsigned>((p.BM / p.TM) * (p.BN / p.TN)) : 0u;
+  }
+  static IndexScheme scheme(const MatmulConfig& c) {
+    return IndexScheme::tiled(static_cast<unsigned>(c.tile.BN), static_cast<unsigned>(c.tile.BM),
+                              static_cast<unsigned>(c.tile.TN), static_cast<unsigned>(c.tile.TM));
+  }
+  static MatmulGeometry geometry(const MatmulConfig& c) {
+    MatmulGeometry g;
+    g.block_rows = c.tile.BM, g.block_cols = c.tile.BN, g.k_step = c.tile.BK, g.stages = 1;
+    g.thread_rows = c.tile.TM, g.thread_cols = c.tile.TN;
+    return g;
+  }
+  static Result<ElementOwner> owner(const MatmulConfig& c, int row, int col) {
+    return patch_owner(c, row, col, c.tile.TM, c.tile.TN);
+  }
+};
 
 // Owners for the rungs whose thread holds C elements in an mma fragment layout. `tile` is the
 // C tile (row0, col0 in C, rows x cols) of the warp or warpgroup holding the fragment, (r, c)

@@ -163,6 +163,15 @@ struct HopperRungBase : TcRungBase {
     return m;
   }
   static Status check(const MatmulConfig&, const DeviceLimits&) { return Status::success(); }
+  // What every Hopper rung's info() starts from.
+  static MatmulKernelInfo hopper_info() {
+    MatmulKernelInfo i;
+    i.uses_shared = true;
+    i.precision = Precision::Bf16;
+    i.needs = RungNeeds::Sm90a;
+    i.simulated = false;
+    return i;
+  }
 };
 
 struct Tc3Wgmma : HopperRungBase {
@@ -171,7 +180,7 @@ struct Tc3Wgmma : HopperRungBase {
   static constexpr int kBRows = 128;  // the TMA box of Bt
   static constexpr const char* kConfig = "128 x 128 tile, 1 warpgroup, BK=64, 1 TMA stage | 128 threads";
   static MatmulKernelInfo info() {
-    MatmulKernelInfo i;
+    MatmulKernelInfo i = hopper_info();
     i.id = "tc3_wgmma";
     i.label = "T3. wgmma + TMA, one warpgroup";
     i.teaches =
@@ -180,10 +189,6 @@ struct Tc3Wgmma : HopperRungBase {
         "so copies and multiplies take turns";
     i.file = "kernels/labs/matmul/tc3_wgmma.hpp";
     i.configs = one_config(Dim3{kThreads, 1, 1}, kConfig);
-    i.uses_shared = true;
-    i.precision = Precision::Bf16;
-    i.needs = RungNeeds::Sm90a;
-    i.simulated = false;
     i.grid_rule = "grid = (ceil(N / 128), ceil(M / 128))";
     return i;
   }

@@ -147,7 +147,7 @@ struct Tc4WarpSpecialized : HopperRungBase {
   static constexpr const char* kConfig =
       "128 x 256 tile, producer + 2 consumer warpgroups, BK=64, 4 stages | 384 threads";
   static MatmulKernelInfo info() {
-    MatmulKernelInfo i;
+    MatmulKernelInfo i = hopper_info();
     i.id = "tc4_warp_specialized";
     i.label = "T4. warp-specialized, 4-stage mbarrier pipeline";
     i.teaches =
@@ -156,10 +156,6 @@ struct Tc4WarpSpecialized : HopperRungBase {
         "over, setmaxnreg moves registers to the consumers";
     i.file = "kernels/labs/matmul/tc4_warp_specialized.hpp";
     i.configs = one_config(Dim3{kThreads, 1, 1}, kConfig);
-    i.uses_shared = true;
-    i.precision = Precision::Bf16;
-    i.needs = RungNeeds::Sm90a;
-    i.simulated = false;
     i.grid_rule = "grid = (ceil(N / 256), ceil(M / 128))";
     return i;
   }

@@ -234,7 +234,7 @@ struct Tc5Persistent : PersistentRungBase {
   using Device = PersistentDevice<1>;
   static constexpr const char* kConfig = "128 x 256 tiles, persistent, grouped order, 4 stages | 384 threads";
   static MatmulKernelInfo info() {
-    MatmulKernelInfo i;
+    MatmulKernelInfo i = hopper_info();
     i.id = "tc5_persistent";
     i.label = "T5. persistent, L2-grouped tile order";
     i.teaches =
@@ -242,10 +242,6 @@ struct Tc5Persistent : PersistentRungBase {
         "overlap this one's stores, and the resident blocks share A and B in L2";
     i.file = "kernels/labs/matmul/tc5_persistent.hpp";
     i.configs = one_config(Dim3{kThreads, 1, 1}, kConfig);
-    i.uses_shared = true;
-    i.precision = Precision::Bf16;
-    i.needs = RungNeeds::Sm90a;
-    i.simulated = false;
     i.persistent = true;
     i.grid_rule = "grid = min(tiles of 128 x 256, blocks resident at once)";
     return i;

@@ -60,7 +60,7 @@ struct Tc6ClusterMulticast : PersistentRungBase {
            (n == 2 ? std::string("both") : "all " + std::to_string(n)) + ", 4 stages | 384 threads";
   }
   static MatmulKernelInfo info() {
-    MatmulKernelInfo i;
+    MatmulKernelInfo i = hopper_info();
     i.id = "tc6_cluster_multicast";
     i.label = "T6. clusters (of 2, 4 or 1), TMA multicast";
     i.teaches =
@@ -75,10 +75,6 @@ struct Tc6ClusterMulticast : PersistentRungBase {
       c.label = describe(c);
       i.configs.push_back(c);
     }
-    i.uses_shared = true;
-    i.precision = Precision::Bf16;
-    i.needs = RungNeeds::Sm90a;
-    i.simulated = false;
     i.persistent = true;
     i.grid_rule = "grid = cluster size x min(cluster tiles of (128 x cluster size) x 256, clusters resident at once)";
     i.gpu_default_config = 0;
