@@ -64,30 +64,12 @@ struct IndexScheme {
   bool tiles_loop = false;              // persistent: blocks loop over the tiles
 
   static IndexScheme flat() { return IndexScheme{}; }
-  static IndexScheme grid2d() {
-    IndexScheme s;
-    s.kind = Kind::Grid2D;
-    return s;
-  }
-  static IndexScheme grid2d_transposed() {
-    IndexScheme s;
-    s.kind = Kind::Grid2DTransposed;
-    return s;
-  }
+  static IndexScheme grid2d() { return {.kind = Kind::Grid2D}; }
+  static IndexScheme grid2d_transposed() { return {.kind = Kind::Grid2DTransposed}; }
   static IndexScheme tiled(unsigned w, unsigned h, unsigned thread_w = 0, unsigned thread_h = 0) {
-    IndexScheme s;
-    s.kind = Kind::Tiled;
-    s.tile_w = w;
-    s.tile_h = h;
-    s.thread_w = thread_w;
-    s.thread_h = thread_h;
-    return s;
+    return {.kind = Kind::Tiled, .tile_w = w, .tile_h = h, .thread_w = thread_w, .thread_h = thread_h};
   }
-  static IndexScheme recorded() {
-    IndexScheme s;
-    s.kind = Kind::Recorded;
-    return s;
-  }
+  static IndexScheme recorded() { return {.kind = Kind::Recorded}; }
 
   // Elements one thread stores in one pass: vector * per_thread (Flat), its patch (Tiled), else 1.
   unsigned long long elements_per_thread_pass() const {

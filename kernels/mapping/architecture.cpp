@@ -33,9 +33,32 @@ std::optional<ArchitectureRules> architecture_rules(int major, int minor) {
   return r;
 }
 
+namespace {
+
+// What differs between the presets: the name, threads and shared memory per SM (KiB), the
+// opt-in and reserved shared memory per block (KiB), and the SM count.
+struct Preset {
+  int major, minor;
+  const char* name;
+  unsigned max_threads_per_sm;
+  std::size_t shared_per_sm_kib, shared_per_block_optin_kib, reserved_shared_per_block_kib;
+  unsigned sm_count;
+};
+constexpr Preset kPresets[] = {
+    {7, 5, "Tesla T4 (preset)", 1024, 64, 64, 0, 40},          {8, 0, "A100-SXM4 (preset)", 2048, 164, 163, 1, 108},
+    {8, 6, "GeForce RTX 3090 (preset)", 1536, 100, 99, 1, 82}, {8, 9, "L4 (preset)", 1536, 100, 99, 1, 58},
+    {9, 0, "H100 SXM (preset)", 2048, 228, 227, 1, 132},
+};
+
+}  // namespace
+
 std::optional<DeviceLimits> device_preset(int major, int minor) {
   auto rules = architecture_rules(major, minor);
   if (!rules) return std::nullopt;
+  const Preset* p = nullptr;
+  for (const Preset& candidate : kPresets)
+    if (candidate.major == major && candidate.minor == minor) p = &candidate;
+  if (!p) return std::nullopt;
   DeviceLimits d;
   d.compute_major = major;
   d.compute_minor = minor;
@@ -51,44 +74,12 @@ std::optional<DeviceLimits> device_preset(int major, int minor) {
   d.shared_allocation_unit = rules->shared_allocation_unit;
   d.max_blocks_per_sm = rules->max_blocks_per_sm;
   const std::size_t KiB = 1024;
-  if (major == 7 && minor == 5) {
-    d.name = "Tesla T4 (preset)";
-    d.max_threads_per_sm = 1024;
-    d.shared_per_sm = 64 * KiB;
-    d.shared_per_block_optin = 64 * KiB;
-    d.reserved_shared_per_block = 0;
-    d.sm_count = 40;
-  } else if (major == 8 && minor == 0) {
-    d.name = "A100-SXM4 (preset)";
-    d.max_threads_per_sm = 2048;
-    d.shared_per_sm = 164 * KiB;
-    d.shared_per_block_optin = 163 * KiB;
-    d.reserved_shared_per_block = 1 * KiB;
-    d.sm_count = 108;
-  } else if (major == 8 && minor == 6) {
-    d.name = "GeForce RTX 3090 (preset)";
-    d.max_threads_per_sm = 1536;
-    d.shared_per_sm = 100 * KiB;
-    d.shared_per_block_optin = 99 * KiB;
-    d.reserved_shared_per_block = 1 * KiB;
-    d.sm_count = 82;
-  } else if (major == 8 && minor == 9) {
-    d.name = "L4 (preset)";
-    d.max_threads_per_sm = 1536;
-    d.shared_per_sm = 100 * KiB;
-    d.shared_per_block_optin = 99 * KiB;
-    d.reserved_shared_per_block = 1 * KiB;
-    d.sm_count = 58;
-  } else if (major == 9 && minor == 0) {
-    d.name = "H100 SXM (preset)";
-    d.max_threads_per_sm = 2048;
-    d.shared_per_sm = 228 * KiB;
-    d.shared_per_block_optin = 227 * KiB;
-    d.reserved_shared_per_block = 1 * KiB;
-    d.sm_count = 132;
-  } else {
-    return std::nullopt;
-  }
+  d.name = p->name;
+  d.max_threads_per_sm = p->max_threads_per_sm;
+  d.shared_per_sm = p->shared_per_sm_kib * KiB;
+  d.shared_per_block_optin = p->shared_per_block_optin_kib * KiB;
+  d.reserved_shared_per_block = p->reserved_shared_per_block_kib * KiB;
+  d.sm_count = p->sm_count;
   return d;
 }
 

@@ -68,7 +68,6 @@ struct ClusterSchedule {
   unsigned long long co_scheduled = 0;  // clusters whose blocks all ran at one moment
   // SMs joined by having held blocks of one cluster (see the header): sorted, each sorted.
   std::vector<std::vector<unsigned>> sm_groups;
-  unsigned blocks_per_cluster() const { return dims.volume() == 0 ? 1u : static_cast<unsigned>(dims.volume()); }
 };
 
 // Groups `trace` (LaunchRecord::schedule, indexed by linear block id) by cluster. Blocks that

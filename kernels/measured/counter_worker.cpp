@@ -49,47 +49,42 @@ void CounterWorker::set_sampler(std::shared_ptr<sampling::PcSampler> sampler, St
 
 void CounterWorker::run(Job job) {
   LaunchRecord rec = job.model;
-  if (job.what == What::Lines) {
-    auto finish_lines = [&](LineProfile p) {
-      rec.lines = std::make_shared<const LineProfile>(std::move(p));
-      std::lock_guard lock(mutex_);
-      finished_ = std::move(rec);
-      stage_.clear();
-      busy_.store(false, std::memory_order_release);
-    };
-    if (Status s = lines_refusal(*copy_, job.kernel); !s) return finish_lines(lines_unavailable(s, job.kernel));
-    {
-      std::lock_guard lock(mutex_);
-      stage_ = "sampling";
-    }
-    auto p = profile_lines(*copy_, job.kernel, job.config, sampling::SamplerHandle{sampler_, sampler_problem_});
-    return finish_lines(p ? std::move(p).value() : lines_unavailable(p.status(), job.kernel));
-  }
-  auto finish = [&](LaunchCounters c) {
-    rec.counters = std::make_shared<const LaunchCounters>(std::move(c));
+  auto stage = [&](const char* now) {
+    std::lock_guard lock(mutex_);
+    stage_ = now;
+  };
+  auto done = [&] {
     std::lock_guard lock(mutex_);
     finished_ = std::move(rec);
     stage_.clear();
     busy_.store(false, std::memory_order_release);
   };
+  if (job.what == What::Lines) {
+    auto finish_lines = [&](LineProfile p) {
+      rec.lines = std::make_shared<const LineProfile>(std::move(p));
+      done();
+    };
+    if (Status s = lines_refusal(*copy_, job.kernel); !s) return finish_lines(lines_unavailable(s, job.kernel));
+    stage("sampling");
+    auto p = profile_lines(*copy_, job.kernel, job.config, sampling::SamplerHandle{sampler_, sampler_problem_});
+    return finish_lines(p ? std::move(p).value() : lines_unavailable(p.status(), job.kernel));
+  }
+  auto finish = [&](LaunchCounters c) {
+    rec.counters = std::make_shared<const LaunchCounters>(std::move(c));
+    done();
+  };
   if (Status s = profile_refusal(*copy_, job.kernel); !s) return finish(unavailable(s));
   const int device = copy_->backend().cuda_device;
   if (!session_ || session_device_ != device) {
     session_.reset();
-    {
-      std::lock_guard lock(mutex_);
-      stage_ = "loading CUPTI";
-    }
+    stage("loading CUPTI");
     auto created = counters::CounterSession::create(device, options_);
     if (!created) return finish(unavailable(created.status()));
     session_ = std::move(created.value());
     session_device_ = device;
   }
   passes_total_ = session_->passes_per_profile();
-  {
-    std::lock_guard lock(mutex_);
-    stage_ = "profiling";
-  }
+  stage("profiling");
   auto c = profile_launch(*copy_, job.kernel, job.config, *session_, &job.model, &passes_done_);
   finish(c ? std::move(c.value()) : unavailable(c.status()));
 }

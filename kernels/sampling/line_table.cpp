@@ -31,6 +31,18 @@ std::vector<StallSamples> largest_first(const std::map<std::string, long long>& 
   return v;
 }
 
+// The function whose pcs weigh the most (`weight` of each), the first by name on a tie.
+template <class Pc, class Weight>
+std::string heaviest_function(const std::vector<Pc>& pcs, Weight weight) {
+  std::map<std::string, long long> per;
+  for (const auto& pc : pcs) per[pc.function] += weight(pc);
+  std::string best;
+  long long most = -1;
+  for (const auto& [f, n] : per)
+    if (n > most) most = n, best = f;
+  return best;
+}
+
 }  // namespace
 
 std::string stall_name(std::string_view cupti_name) {
@@ -41,13 +53,7 @@ std::string stall_name(std::string_view cupti_name) {
 bool counts_in_total(std::string_view reason) { return !reason.ends_with(kNotIssued); }
 
 std::string busiest_function(const std::vector<RawPc>& pcs) {
-  std::map<std::string, long long> per;
-  for (const auto& pc : pcs) per[pc.function] += total_of(pc.stalls);
-  std::string best;
-  long long most = -1;
-  for (const auto& [f, n] : per)
-    if (n > most) most = n, best = f;
-  return best;
+  return heaviest_function(pcs, [](const RawPc& pc) { return total_of(pc.stalls); });
 }
 
 void fill_tables(LineProfile& profile, const std::vector<RawPc>& pcs, const std::string& function,
@@ -118,13 +124,7 @@ SassMetricNames choose_sass_metrics(const std::vector<std::string>& chip_metrics
 }
 
 std::string busiest_sass_function(const std::vector<RawSassPc>& pcs) {
-  std::map<std::string, long long> per;
-  for (const auto& pc : pcs) per[pc.function] += pc.counts.executed;
-  std::string best;
-  long long most = -1;
-  for (const auto& [f, n] : per)
-    if (n > most) most = n, best = f;
-  return best;
+  return heaviest_function(pcs, [](const RawSassPc& pc) { return pc.counts.executed; });
 }
 
 void add_sass_counts(LineProfile& profile, const std::vector<RawSassPc>& pcs, const std::string& function,

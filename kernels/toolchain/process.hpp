@@ -37,10 +37,9 @@ class ChildProcess {
   ~ChildProcess() { kill(); }
 
   pid_t pid() const { return pid_; }
-  bool running();                                      // false once it has ended (reaps it then)
-  void kill();                                         // SIGKILL to the group, wait for it
-  ExitInfo wait();                                     // blocks until it ends
-  const ExitInfo& exit_info() const { return exit_; }  // after it ended
+  bool running();   // false once it has ended (reaps it then)
+  void kill();      // SIGKILL to the group, wait for it
+  ExitInfo wait();  // blocks until it ends
 
  private:
   pid_t pid_ = -1;

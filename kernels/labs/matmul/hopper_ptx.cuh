@@ -79,9 +79,6 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorM
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_u32(bar)), "r"(x), "r"(y), "h"(cta_mask)
       : "memory");
 }
-__device__ __forceinline__ void tma_prefetch_descriptor(const CUtensorMap* map) {
-  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
-}
 
 // --- Clusters (PTX ISA 9.7.13.2, special registers %cluster_ctarank, %clusterid). ---
 __device__ __forceinline__ unsigned cluster_cta_rank() {
@@ -114,8 +111,6 @@ template <int Pending>
 __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
 }
-// Shared memory written by ordinary stores that the async proxy (TMA, wgmma) reads next.
-__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 // The matrix descriptor of a K-major tile in the 128-byte swizzle TMA writes with
 // CU_TENSOR_MAP_SWIZZLE_128B: rows of 64 BF16 (128 bytes), 8-row groups 1024 bytes apart
