@@ -13,6 +13,7 @@
 #include "half_reference.hpp"
 
 namespace cpu_prelude {
+#include "labs/custom/prelude/cpu_half16.h"
 #include "labs/custom/prelude/cpu_cuda_fp16.h"
 #include "labs/custom/prelude/cpu_cuda_bf16.h"
 }  // namespace cpu_prelude

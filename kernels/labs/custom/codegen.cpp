@@ -163,6 +163,7 @@ GeneratedUnit make_cpu_unit(std::string_view user_source, const ParsedKernel& ke
   u.text = "#line 1 \"blockscope-prelude\"\n";
   u.text += with_final_newline(embedded_text("custom_abi.h"));
   u.text += with_final_newline(embedded_text("cpu_prelude.h"));
+  u.text += with_final_newline(embedded_text("cpu_half16.h"));  // a macro only: what fp16 and bf16 share
   for (const std::string& section : plan.sections) u.text += with_final_newline(embedded_text(section));
   if (!spec.cpu_prelude.empty()) u.text += with_final_newline(spec.cpu_prelude);
   u.text += "#line 1 \"" + std::string(kUserFile) + "\"\n";

@@ -16,6 +16,7 @@
 //
 // CPU (g++/clang++ into a shared object the runner loads):
 //   custom_abi.h + cpu_prelude.h    CUDA's built-ins over the simulator's per-thread context,
+//   + cpu_half16.h                  (the body __half and __nv_bfloat16 share, as a macro),
 //                                   then the CUDA headers' stand-ins the kernel includes
 //                                   (cpu_headers.hpp: their #include lines become blank lines),
 //                                   then the form's own cpu_prelude
