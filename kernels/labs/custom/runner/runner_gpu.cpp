@@ -309,11 +309,6 @@ class GpuBackend final : public Backend {
     return out;
   }
 
-  wire::Counters profile_counters(const wire::ProfileCountersHead& request, const std::string& cupti_library,
-                                  const ProblemMaps& maps) override {
-    return profile_counters_here(request, cupti_library, maps);
-  }
-
   std::string flush_l2(const ProblemMaps& maps) override {
     if (!info_.head.cuda_ok) return "no usable CUDA device: " + info_.cuda_message;
     if (buffers_.size() != maps.head.nbuffers) return "the problem is not on the GPU";
@@ -348,14 +343,13 @@ class GpuBackend final : public Backend {
     return {};
   }
 
- private:
   // ProfileCounters (issue 32): the Measured tab's counters of one launch of the plain entry, read
   // by kernels/counters' CounterSession in this process (made for the request, so a runner never
   // asked loads no CUPTI, and released after it). Each pass of
   // the profile is exactly one cudaLaunchKernel, as the session requires: the outputs are reset
   // once before the profile, not per pass (a reset is a launch of its own).
-  wire::Counters profile_counters_here(const wire::ProfileCountersHead& request, const std::string& cupti_library,
-                                       const ProblemMaps& maps) {
+  wire::Counters profile_counters(const wire::ProfileCountersHead& request, const std::string& cupti_library,
+                                  const ProblemMaps& maps) override {
     wire::Counters out;
     auto fail = [&](Status s) {
       out.status = std::move(s);
@@ -410,6 +404,7 @@ class GpuBackend final : public Backend {
     return out;
   }
 
+ private:
   // The kernel's arguments: a pointer to each buffer's device pointer, then to each integer.
   std::vector<void*> parameters(std::vector<int>& ints) {
     std::vector<void*> params;

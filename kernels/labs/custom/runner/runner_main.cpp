@@ -70,23 +70,18 @@ int serve(int sock, runner::Backend& backend) {
         break;
       }
       case wire::Msg::CompileGpu: {
-        wire::Reader r(f.payload);
-        const std::string unit = r.str();
+        const std::string unit = wire::Reader(f.payload).str();
         sent = wire::send(sock, wire::Msg::Compiled, wire::encode(backend.compile_gpu(unit)));
         break;
       }
-      case wire::Msg::LoadGpu: {
-        wire::Reader r(f.payload);
-        const std::string image = r.str();
-        const auto is_ptx = r.pod<std::uint32_t>();
-        sent = wire::send(sock, wire::Msg::Loaded, wire::encode(backend.load_gpu(image, is_ptx)));
-        break;
-      }
+      case wire::Msg::LoadGpu:
       case wire::Msg::LoadCpu: {
-        wire::Reader r(f.payload);
-        const std::string path = r.str();
-        const auto barriers = r.pod<std::uint32_t>();
-        sent = wire::send(sock, wire::Msg::Loaded, wire::encode(backend.load_cpu(path, barriers)));
+        std::string file;        // the GPU's image (cubin or PTX), or the CPU's shared object
+        std::uint32_t flag = 0;  // GPU: the image is PTX; CPU: the kernel uses barriers
+        wire::Reader(f.payload)(file, flag);
+        const wire::Loaded loaded =
+            f.type == wire::Msg::LoadGpu ? backend.load_gpu(file, flag) : backend.load_cpu(file, flag);
+        sent = wire::send(sock, wire::Msg::Loaded, wire::encode(loaded));
         break;
       }
       case wire::Msg::SetProblem: {
