@@ -23,6 +23,10 @@
 namespace bs::app {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
 void print_status(const char* what, const Status& s) {
   std::fprintf(stderr, "blockscope: %s: %s\n", what, s.message.c_str());
   if (!s.call.empty() || !s.code.empty())
@@ -40,14 +44,236 @@ int choose_device(const CliOptions& options, Window& window) {
   return -1;
 }
 
-Result<ComputeSession> open_for_window(const CliOptions& options, Window& window) {
-  auto session = open_compute_session(options.backend, choose_device(options, window), true);
-  if (!session) print_status("cannot use CUDA", session.status());
-  return session;
-}
-
 // A start that failed on what a flag named (--kernel, --lab) is a bad command line.
 int start_failure_exit(const Status& s) { return s.call.rfind("--", 0) == 0 ? kExitUsage : kExitFailure; }
+
+// The App on a window (GLFW or EGL), or null with *exit_code set and the reason printed.
+std::unique_ptr<App> start_app(const CliOptions& options, Window& window, LabCatalog catalog, int* exit_code) {
+  // The PC sampler before the first launch, so it keeps every kernel's cubin (the Source tab).
+  sampling::SamplerHandle sampling =
+      sampling::keep_cubins(options.backend != BackendChoice::Cpu, options.cupti_library);
+  auto session = open_compute_session(options.backend, choose_device(options, window), true);
+  if (!session) {
+    print_status("cannot use CUDA", session.status());
+    *exit_code = kExitNoBackend;
+    return nullptr;
+  }
+  auto app = App::create(window, options, std::move(session.value()), std::move(catalog), std::move(sampling));
+  if (!app) {
+    print_status("cannot start", app.status());
+    *exit_code = start_failure_exit(app.status());
+    return nullptr;
+  }
+  return std::move(app.value());
+}
+
+// The three lines that took the most of a line profile, each as "file.cu:12 40.0% (first stall)",
+// the first after `lead`, the others after ";".
+void print_top_lines(FILE* out, const LineProfile& p, const char* lead) {
+  for (std::size_t i = 0; i < p.lines.size() && i < 3; ++i) {
+    const LineSamples& l = p.lines[i];
+    std::fprintf(out, "%s %s:%d %.1f%% (%s)", i ? ";" : lead, std::filesystem::path(l.file).filename().c_str(), l.line,
+                 l.share_pct, l.stalls.empty() ? "-" : l.stalls.front().reason.c_str());
+  }
+}
+
+// Frames drawn while the app was busy, and the longest of them after the first.
+struct BusyFrames {
+  int frames = 0;
+  double longest_ms = 0;
+};
+
+// A --kernel-file compiles and runs its first launch off the UI thread: the frames keep coming
+// meanwhile (an endless kernel is stopped at its time limit while the app stays responsive).
+BusyFrames frames_while_busy(App& app) {
+  BusyFrames out;
+  const auto deadline = Clock::now() + std::chrono::seconds(300);
+  while (app.busy() && Clock::now() < deadline) {
+    const auto t0 = Clock::now();
+    app.frame();
+    app.present();
+    // The first frame warms up GL (a software renderer compiles its shaders then): not counted.
+    if (out.frames++ > 0) out.longest_ms = std::max(out.longest_ms, ms_since(t0));
+  }
+  return out;
+}
+
+// --sweep: the same frames a window would draw while the sweep measures (the window's pacing,
+// shell/frame_pacer.hpp: progress once a second, so the UI does not compete with the sweep),
+// each timed: the longest says whether the UI stayed live.
+void frames_while_sweeping(App& app) {
+  const auto start = Clock::now();
+  double longest = 0;
+  int frames = 0, over_50 = 0;
+  while (app.sweeping()) {
+    const auto f0 = Clock::now();
+    app.frame();
+    const double ms = ms_since(f0);
+    app.present();
+    if (frames > 0) longest = std::max(longest, ms);  // the first frame opens the lab
+    over_50 += frames > 0 && ms > 50;
+    ++frames;
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::min(1.0, app.idle_wait_s())));
+  }
+  std::printf("sweep frames: %d in %.2f s, longest %.1f ms, %d over 50 ms\n", frames,
+              std::chrono::duration<double>(Clock::now() - start).count(), longest, over_50);
+}
+
+// --frames N, and with --profile frames go on (the window's own pace) until the profile is on
+// screen, 2 minutes at most. The last frame is drawn and not presented: the outputs come from
+// it. False when the profile never showed.
+bool frames_until_shown(App& app, int frames) {
+  const auto started = Clock::now();
+  bool shown = true;
+  auto waiting_for_profile = [&] {
+    if (!app.profile_pending() && !app.source_pending()) return false;
+    if (Clock::now() - started < std::chrono::minutes(2)) return true;
+    std::fprintf(stderr, "blockscope: --profile: no profile was shown within 2 minutes\n");
+    shown = false;
+    return false;
+  };
+  for (int f = 0;; ++f) {
+    app.frame();
+    const bool more = f + 1 < frames || waiting_for_profile();
+    if (!more) break;
+    app.present();
+    if (f + 1 >= frames) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return shown;
+}
+
+// One output file: nothing when no path was asked for, else "wrote" or the reason. False when
+// it could not be written.
+bool write_output(const std::string& path, const char* what,
+                  const std::function<Status(const std::filesystem::path&)>& write) {
+  if (path.empty()) return true;
+  if (Status s = write(path); !s) {
+    print_status(what, s);
+    return false;
+  }
+  std::printf("wrote %s: %s\n", what, path.c_str());
+  return true;
+}
+
+// The outputs asked for, from the last frame before it is presented. False when one failed.
+bool write_outputs(App& app, const CliOptions& options) {
+  bool ok = write_output(options.screenshot_path, "screenshot",
+                         [&](const std::filesystem::path& p) { return app.write_screenshot(p); });
+  // --json / --csv: the sweep (with --sweep) or the last launch, through the one writer.
+  const ExportWhat json = options.sweep ? ExportWhat::SweepJson : ExportWhat::LaunchJson;
+  const ExportWhat csv = options.sweep ? ExportWhat::SweepCsv : ExportWhat::LaunchCsv;
+  ok &= write_output(options.json_path, "json", [&](const std::filesystem::path& p) { return app.export_to(json, p); });
+  ok &= write_output(options.csv_path, "csv", [&](const std::filesystem::path& p) { return app.export_to(csv, p); });
+  ok &=
+      write_output(options.output_path, "output", [&](const std::filesystem::path& p) { return app.write_output(p); });
+  ok &= write_output(options.schedule_json_path, "schedule",
+                     [&](const std::filesystem::path& p) { return app.write_schedule_json(p); });
+  return ok;
+}
+
+// --kernel-file: what became of it, its build log indented, and the frames drawn meanwhile.
+// False when it did not finish or failed.
+bool print_kernel_file(const App& app, const std::string& kernel_file, const BusyFrames& busy) {
+  const editor::KernelFileOutcome& k = app.kernel_file_outcome();
+  std::string build = k.build;
+  for (std::size_t at = build.find('\n'); at != std::string::npos; at = build.find('\n', at + 3))
+    build.replace(at, 1, "\n  ");
+  std::printf(
+      "kernel file: %s\n  %s\n%s%s  (%d frames drawn while it compiled and ran; the longest after the first %.0f "
+      "ms)\n",
+      kernel_file.c_str(), k.done ? k.message.c_str() : "did not finish", build.empty() ? "" : "  ",
+      build.empty() ? "" : (build + "\n").c_str(), busy.frames, busy.longest_ms);
+  if (k.done && k.ok) return true;
+  std::fprintf(stderr, "blockscope: %s: %s\n", kernel_file.c_str(),
+               k.done ? k.message.c_str() : "the compile did not finish");
+  return false;
+}
+
+// --profile-lines: what the Source tab shows, in one line (the GPU checks read it).
+void print_profile_lines(App& app) {
+  const LaunchRecord& shown = app.shown_launch();
+  auto p = app.source_tab().profile_of(shown);
+  if (!p) return;
+  if (p->measure == LineMeasure::Executions)
+    std::printf(
+        "lines: %s [%s] %lld line executions counted in %lld launch (CPU simulator, gcov); %.3f s from "
+        "the request to the table",
+        shown.kernel.c_str(), shown.config_label.c_str(), p->total_samples, p->launches,
+        app.source_tab().last_request_to_table_s());
+  else
+    std::printf("lines: %s [%s] %lld samples in %lld launches, %lld dropped; %.3f s from the request to the table",
+                shown.kernel.c_str(), shown.config_label.c_str(), p->total_samples, p->launches, p->dropped_samples,
+                app.source_tab().last_request_to_table_s());
+  print_top_lines(stdout, *p, "; top");
+  std::printf("\n");
+}
+
+// What the headless run ended with: the lab, the backend, GL, interop, where the frames' time
+// went, the sweep, the kernel file, the line profile and the warnings. False when the run failed.
+bool print_headless_report(App& app, Window& window, const CliOptions& options, const BusyFrames& busy) {
+  bool ok = true;
+  std::printf("lab: %s\n", app.lab_id().c_str());
+  std::printf("backend: %s\n", app.backend_label().c_str());
+  std::printf("gl: %s | %s | %s\n", window.gl_renderer().c_str(), window.gl_version().c_str(),
+              window.platform_description().c_str());
+  std::printf("interop: %s\n", app.interop_mode().c_str());
+  // Where each frame's time went (shell/frame_phases.hpp): budgets.json's frame figures name the
+  // phase that grew.
+  if (const std::string phases = app.frame_phases().summary(); !phases.empty())
+    std::printf("frame phases (ms): %s\n", phases.c_str());
+  if (const std::string steps = app.frame_phases().launch_summary(); !steps.empty())
+    std::printf("launch steps: %s\n", steps.c_str());
+  if (app.device_faulted()) std::printf("device fault: recovered on the CPU simulation\n");
+  std::printf("%s\n", app.summary().c_str());
+  if (options.sweep) {
+    if (const lab::SweepResult* r = app.sweep_result()) {
+      std::fputs(lab::sweep_summary(*r).c_str(), stdout);
+      ok &= r->fault.ok();
+    } else {
+      std::printf("sweep: none ran\n");
+      ok = false;
+    }
+  }
+  const LaunchRecord& rec = app.last_launch();
+  if (rec.kernel.empty() || !rec.ok() || rec.check.failed()) ok = false;  // refused, failed, wrong
+  if (!options.kernel_file.empty()) ok &= print_kernel_file(app, options.kernel_file, busy);
+  if (options.profile_lines) print_profile_lines(app);
+  // What to do, not where it came from (a call and its code are for bug reports).
+  for (const auto& m : app.messages().all())
+    if (m.level != Message::Info) {
+      const std::string& more = m.hint.empty() && m.where.empty() ? m.detail : m.hint;
+      std::fprintf(stderr, "%s: %s%s%s\n", m.level == Message::Error ? "error" : "warning", m.text.c_str(),
+                   more.empty() ? "" : " - ", more.c_str());
+    }
+  return ok;
+}
+
+// bench --lines: each record that ran gains its line profile (or the reason, said once), and a
+// line with its top lines.
+void profile_lines_of(lab::Lab& l, std::vector<LaunchRecord>& records, const sampling::SamplerHandle& sampling,
+                      FILE* text, std::set<std::string>& said) {
+  for (LaunchRecord& r : records) {
+    if (!r.ok()) continue;
+    Status why = measured::lines_refusal(l, r.kernel);
+    Result<LineProfile> p = why ? measured::profile_lines(l, r.kernel, r.request, sampling) : Result<LineProfile>(why);
+    r.lines = std::make_shared<const LineProfile>(p ? std::move(p).value()
+                                                    : measured::lines_unavailable(p.status(), r.kernel));
+    if (r.lines->ok()) {
+      if (r.lines->measure == LineMeasure::Executions)
+        std::fprintf(text, "  %-18s %-34s lines: %lld line executions counted (CPU simulator, gcov), %.0f ms",
+                     r.kernel.c_str(), r.config_label.c_str(), r.lines->total_samples, r.lines->profile_ms);
+      else
+        std::fprintf(text, "  %-18s %-34s lines: %lld samples in %lld launches, %lld dropped, %.0f ms",
+                     r.kernel.c_str(), r.config_label.c_str(), r.lines->total_samples, r.lines->launches,
+                     r.lines->dropped_samples, r.lines->profile_ms);
+      print_top_lines(text, *r.lines, ",");
+      std::fputc('\n', text);
+    } else if (said.insert(r.lines->status.message).second) {
+      print_status(("lines (" + r.kernel + ")").c_str(), r.lines->status);
+    }
+    std::fflush(text);
+  }
+}
 
 }  // namespace
 
@@ -63,20 +289,13 @@ int run_window(const CliOptions& options, LabCatalog catalog) {
     print_status("cannot open a window", window.status());
     return kExitNoDisplay;
   }
-  // The PC sampler before the first launch, so it keeps every kernel's cubin (the Source tab).
-  sampling::SamplerHandle sampling =
-      sampling::keep_cubins(options.backend != BackendChoice::Cpu, options.cupti_library);
-  auto session = open_for_window(options, **window);
-  if (!session) return kExitNoBackend;
-  auto app = App::create(**window, options, std::move(session.value()), std::move(catalog), std::move(sampling));
-  if (!app) {
-    print_status("cannot start", app.status());
-    return start_failure_exit(app.status());
-  }
-  while (!(*app)->should_close()) {
-    (*app)->wait_for_next_frame();  // asleep in the event loop while nothing changes
-    (*app)->frame();
-    (*app)->present();
+  int exit_code = kExitOk;
+  auto app = start_app(options, **window, std::move(catalog), &exit_code);
+  if (!app) return exit_code;
+  while (!app->should_close()) {
+    app->wait_for_next_frame();  // asleep in the event loop while nothing changes
+    app->frame();
+    app->present();
   }
   return kExitOk;
 }
@@ -87,168 +306,17 @@ int run_headless(const CliOptions& options, LabCatalog catalog) {
     print_status("cannot create a headless OpenGL context", window.status());
     return kExitFailure;
   }
-  sampling::SamplerHandle sampling =
-      sampling::keep_cubins(options.backend != BackendChoice::Cpu, options.cupti_library);
-  auto session = open_for_window(options, **window);
-  if (!session) return kExitNoBackend;
-  auto app_r = App::create(**window, options, std::move(session.value()), std::move(catalog), std::move(sampling));
-  if (!app_r) {
-    print_status("cannot start", app_r.status());
-    return start_failure_exit(app_r.status());
-  }
-  App& app = *app_r.value();
-  int exit_code = app.had_load_failure() ? kExitFailure : kExitOk;
-  // A --kernel-file compiles and runs its first launch off the UI thread: the frames keep coming
-  // meanwhile (an endless kernel is stopped at its time limit while the app stays responsive).
-  int frames_waiting = 0;
-  double longest_frame_ms = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
-  while (app.busy() && std::chrono::steady_clock::now() < deadline) {
-    const auto t0 = std::chrono::steady_clock::now();
-    app.frame();
-    app.present();
-    // The first frame warms up GL (a software renderer compiles its shaders then): not counted.
-    if (frames_waiting++ > 0)
-      longest_frame_ms = std::max(
-          longest_frame_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  // --sweep: the same frames a window would draw while the sweep measures (the window's pacing,
-  // shell/frame_pacer.hpp: progress once a second, so the UI does not compete with the sweep),
-  // each timed: the longest says whether the UI stayed live.
-  if (options.sweep) {
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
-    double longest = 0;
-    int frames = 0, over_50 = 0;
-    while (app.sweeping()) {
-      const auto f0 = Clock::now();
-      app.frame();
-      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - f0).count();
-      app.present();
-      if (frames > 0) longest = std::max(longest, ms);  // the first frame opens the lab
-      over_50 += frames > 0 && ms > 50;
-      ++frames;
-      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(1.0, app.idle_wait_s())));
-    }
-    std::printf("sweep frames: %d in %.2f s, longest %.1f ms, %d over 50 ms\n", frames,
-                std::chrono::duration<double>(Clock::now() - start).count(), longest, over_50);
-  }
-  // --profile: frames go on (the window's own pace) until the profile is on screen, 2 minutes
-  // at most; the outputs then show it.
-  const auto started = std::chrono::steady_clock::now();
-  auto waiting_for_profile = [&] {
-    if (!app.profile_pending() && !app.source_pending()) return false;
-    if (std::chrono::steady_clock::now() - started < std::chrono::minutes(2)) return true;
-    std::fprintf(stderr, "blockscope: --profile: no profile was shown within 2 minutes\n");
-    exit_code = kExitFailure;
-    return false;
-  };
-  for (int f = 0;; ++f) {
-    app.frame();
-    const bool more = f + 1 < options.frames || waiting_for_profile();
-    if (!more) break;
-    app.present();
-    if (f + 1 >= options.frames) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  // Outputs come from the last frame, before it is presented.
-  auto write = [&](const std::string& path, const char* what, Status (App::*fn)(const std::filesystem::path&)) {
-    if (path.empty()) return;
-    if (Status s = (app.*fn)(path); !s) {
-      print_status(what, s);
-      exit_code = kExitFailure;
-    } else {
-      std::printf("wrote %s: %s\n", what, path.c_str());
-    }
-  };
-  write(options.screenshot_path, "screenshot", &App::write_screenshot);
-  // --json / --csv: the sweep (with --sweep) or the last launch, through the one writer.
-  auto export_file = [&](const std::string& path, ExportWhat what, const char* label) {
-    if (path.empty()) return;
-    if (Status s = app.export_to(what, path); !s) {
-      print_status(label, s);
-      exit_code = kExitFailure;
-    } else {
-      std::printf("wrote %s: %s\n", label, path.c_str());
-    }
-  };
-  export_file(options.json_path, options.sweep ? ExportWhat::SweepJson : ExportWhat::LaunchJson, "json");
-  export_file(options.csv_path, options.sweep ? ExportWhat::SweepCsv : ExportWhat::LaunchCsv, "csv");
-  write(options.output_path, "output", &App::write_output);
-  write(options.schedule_json_path, "schedule", &App::write_schedule_json);
-  app.present();
-
-  std::printf("lab: %s\n", app.lab_id().c_str());
-  std::printf("backend: %s\n", app.backend_label().c_str());
-  std::printf("gl: %s | %s | %s\n", (*window)->gl_renderer().c_str(), (*window)->gl_version().c_str(),
-              (*window)->platform_description().c_str());
-  std::printf("interop: %s\n", app.interop_mode().c_str());
-  // Where each frame's time went (shell/frame_phases.hpp): budgets.json's frame figures name the
-  // phase that grew.
-  if (const std::string phases = app.frame_phases().summary(); !phases.empty())
-    std::printf("frame phases (ms): %s\n", phases.c_str());
-  if (const std::string steps = app.frame_phases().launch_summary(); !steps.empty())
-    std::printf("launch steps: %s\n", steps.c_str());
-  if (app.device_faulted()) std::printf("device fault: recovered on the CPU simulation\n");
-  std::printf("%s\n", app.summary().c_str());
-  if (options.sweep) {
-    if (const lab::SweepResult* r = app.sweep_result()) {
-      std::fputs(lab::sweep_summary(*r).c_str(), stdout);
-      if (!r->fault.ok()) exit_code = kExitFailure;
-    } else {
-      std::printf("sweep: none ran\n");
-      exit_code = kExitFailure;
-    }
-  }
-  const LaunchRecord& rec = app.last_launch();
-  if (rec.kernel.empty() || !rec.ok() || rec.check.failed()) exit_code = kExitFailure;  // refused, failed, wrong
-  if (!options.kernel_file.empty()) {
-    const editor::KernelFileOutcome& k = app.kernel_file_outcome();
-    std::string build = k.build;
-    for (std::size_t at = build.find('\n'); at != std::string::npos; at = build.find('\n', at + 3))
-      build.replace(at, 1, "\n  ");
-    std::printf(
-        "kernel file: %s\n  %s\n%s%s  (%d frames drawn while it compiled and ran; the longest after the first %.0f "
-        "ms)\n",
-        options.kernel_file.c_str(), k.done ? k.message.c_str() : "did not finish", build.empty() ? "" : "  ",
-        build.empty() ? "" : (build + "\n").c_str(), frames_waiting, longest_frame_ms);
-    if (!k.done || !k.ok) {
-      std::fprintf(stderr, "blockscope: %s: %s\n", options.kernel_file.c_str(),
-                   k.done ? k.message.c_str() : "the compile did not finish");
-      exit_code = kExitFailure;
-    }
-  }
-  // --profile-lines: what the Source tab shows, in one line (the GPU checks read it).
-  if (options.profile_lines) {
-    const LaunchRecord& shown = app.shown_launch();
-    if (auto p = app.source_tab().profile_of(shown)) {
-      if (p->measure == LineMeasure::Executions)
-        std::printf(
-            "lines: %s [%s] %lld line executions counted in %lld launch (CPU simulator, gcov); %.3f s from "
-            "the request to the table",
-            shown.kernel.c_str(), shown.config_label.c_str(), p->total_samples, p->launches,
-            app.source_tab().last_request_to_table_s());
-      else
-        std::printf("lines: %s [%s] %lld samples in %lld launches, %lld dropped; %.3f s from the request to the table",
-                    shown.kernel.c_str(), shown.config_label.c_str(), p->total_samples, p->launches, p->dropped_samples,
-                    app.source_tab().last_request_to_table_s());
-      for (std::size_t i = 0; i < p->lines.size() && i < 3; ++i) {
-        const LineSamples& l = p->lines[i];
-        const auto slash = l.file.rfind('/');
-        std::printf("%s %s:%d %.1f%% (%s)", i ? ";" : "; top",
-                    (slash == std::string::npos ? l.file : l.file.substr(slash + 1)).c_str(), l.line, l.share_pct,
-                    l.stalls.empty() ? "-" : l.stalls.front().reason.c_str());
-      }
-      std::printf("\n");
-    }
-  }
-  // What to do, not where it came from (a call and its code are for bug reports).
-  for (const auto& m : app.messages().all())
-    if (m.level != Message::Info) {
-      const std::string& more = m.hint.empty() && m.where.empty() ? m.detail : m.hint;
-      std::fprintf(stderr, "%s: %s%s%s\n", m.level == Message::Error ? "error" : "warning", m.text.c_str(),
-                   more.empty() ? "" : " - ", more.c_str());
-    }
-  return exit_code;
+  int exit_code = kExitOk;
+  auto app = start_app(options, **window, std::move(catalog), &exit_code);
+  if (!app) return exit_code;
+  bool ok = !app->had_load_failure();
+  const BusyFrames busy = frames_while_busy(*app);
+  if (options.sweep) frames_while_sweeping(*app);
+  ok &= frames_until_shown(*app, options.frames);
+  ok &= write_outputs(*app, options);
+  app->present();
+  ok &= print_headless_report(*app, **window, options, busy);
+  return ok ? kExitOk : kExitFailure;
 }
 
 std::variant<CommandLab, int> open_command_lab(const CliOptions& options, const LabCatalog& catalog) {
@@ -314,6 +382,13 @@ int check_kernels_named(lab::Lab& lab, const std::string& lab_id, const std::vec
   return kExitUsage;
 }
 
+void add_new_ceilings(std::vector<lab::Ceiling>& into, const std::vector<lab::Ceiling>& from) {
+  for (const lab::Ceiling& c : from)
+    if (std::none_of(into.begin(), into.end(),
+                     [&](const lab::Ceiling& h) { return h.name == c.name && h.problem == c.problem; }))
+      into.push_back(c);
+}
+
 int run_bench(const CliOptions& options, const LabCatalog& catalog) {
   const BenchOptions& b = *options.bench;
   // --lines: the sampler before the lab, so it keeps the cubin of every module the lab loads (a
@@ -377,11 +452,7 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
       const lab::ProblemInfo problem = l.problem();
       std::fprintf(text, "%s: %s\n", b.lab.c_str(), problem.summary.c_str());
       std::fflush(text);
-      for (const auto& c : problem.ceilings) {
-        bool have = false;
-        for (const auto& h : header.ceilings) have |= h.name == c.name && h.problem == c.problem;
-        if (!have) header.ceilings.push_back(c);
-      }
+      add_new_ceilings(header.ceilings, problem.ceilings);
       auto got = lab::run_bench(l, spec, [&](const LaunchRecord& r) {
         std::fprintf(text, "  %-18s %-34s %s\n", r.kernel.c_str(), r.config_label.c_str(),
                      r.ok() ? (std::to_string(r.timing.median_ms) + " ms, " + r.check.summary()).c_str()
@@ -400,35 +471,7 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
             print_status(("counters (" + r.kernel + ")").c_str(), c.status);
           std::fflush(text);
         });
-      if (b.lines)
-        for (LaunchRecord& r : got) {
-          if (!r.ok()) continue;
-          Status why = measured::lines_refusal(l, r.kernel);
-          Result<LineProfile> p =
-              why ? measured::profile_lines(l, r.kernel, r.request, sampling) : Result<LineProfile>(why);
-          r.lines = std::make_shared<const LineProfile>(p ? std::move(p).value()
-                                                          : measured::lines_unavailable(p.status(), r.kernel));
-          if (r.lines->ok()) {
-            if (r.lines->measure == LineMeasure::Executions)
-              std::fprintf(text, "  %-18s %-34s lines: %lld line executions counted (CPU simulator, gcov), %.0f ms",
-                           r.kernel.c_str(), r.config_label.c_str(), r.lines->total_samples, r.lines->profile_ms);
-            else
-              std::fprintf(text, "  %-18s %-34s lines: %lld samples in %lld launches, %lld dropped, %.0f ms",
-                           r.kernel.c_str(), r.config_label.c_str(), r.lines->total_samples, r.lines->launches,
-                           r.lines->dropped_samples, r.lines->profile_ms);
-            for (std::size_t i = 0; i < r.lines->lines.size() && i < 3; ++i) {
-              const LineSamples& ls = r.lines->lines[i];
-              const std::size_t slash = ls.file.rfind('/');
-              std::fprintf(text, "%s %s:%d %.1f%% (%s)", i ? ";" : ",",
-                           (slash == std::string::npos ? ls.file : ls.file.substr(slash + 1)).c_str(), ls.line,
-                           ls.share_pct, ls.stalls.empty() ? "-" : ls.stalls.front().reason.c_str());
-            }
-            std::fputc('\n', text);
-          } else if (said.insert(r.lines->status.message).second) {
-            print_status(("lines (" + r.kernel + ")").c_str(), r.lines->status);
-          }
-          std::fflush(text);
-        }
+      if (b.lines) profile_lines_of(l, got, sampling, text, said);
       records.insert(records.end(), got.begin(), got.end());
       // Settings may swap the kernel list (matmul precision): the report knows every kernel run.
       for (const auto& k : l.kernels())

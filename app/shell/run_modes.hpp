@@ -37,4 +37,6 @@ std::variant<CommandLab, int> open_command_lab(const CliOptions& options, const 
 // are now, does not have. The lab's settings are left as the last combination set them.
 int check_kernels_named(lab::Lab& lab, const std::string& lab_id, const std::vector<lab::SettingCombo>& combos,
                         const std::function<std::vector<std::string>(const lab::Lab&)>& unknown_in);
+// The ceilings of `from` that `into` does not list yet (the same name for the same problem) join it.
+void add_new_ceilings(std::vector<lab::Ceiling>& into, const std::vector<lab::Ceiling>& from);
 }  // namespace bs::app
