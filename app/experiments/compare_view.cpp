@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "mapping/launch_stats.hpp"
 #include "sampling/line_table.hpp"
@@ -10,11 +11,7 @@
 namespace bs::app {
 namespace {
 
-std::string fmt(const char* f, double a) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
-}
+using ui::fmt;
 
 // One side's figures, as rows of the table under its pane.
 void draw_figures(const CompareInput& in, const LaunchRecord& r, std::optional<PixelPos> at) {
@@ -53,9 +50,7 @@ void draw_figures(const CompareInput& in, const LaunchRecord& r, std::optional<P
                    "better; the ideal is what the bytes it moves could fit in.");
     } else ui::stat_row("sectors / request", "no warp of ours stores it");
   }
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextColored(r.check.failed() ? ui::kErrorColour : ui::kDimColour, "%s", r.check.summary().c_str());
-  ImGui::PopTextWrapPos();
+  ui::wrapped_text(r.check.failed() ? ui::kErrorColour : ui::kDimColour, "%s", r.check.summary().c_str());
 }
 
 }  // namespace
@@ -78,11 +73,6 @@ std::optional<WarpSectors> warp_sectors(const lab::Lab& lab, const LaunchRecord&
 namespace {
 
 // The file name without its folders.
-std::string file_name(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // Where the warps wait in A and in B, line by line (both pins profiled in the Source tab): each
 // line's share of its kernel's stall samples, the change, and the main reason on each side.
 void draw_line_diff(const LineProfile& a, const LineProfile& b) {
@@ -104,7 +94,7 @@ void draw_line_diff(const LineProfile& a, const LineProfile& b) {
   for (const sampling::LineDiff& d : rows) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::Text("%s:%d", file_name(d.file).c_str(), d.line);
+    ImGui::Text("%s:%d", std::filesystem::path(d.file).filename().c_str(), d.line);
     ImGui::TableNextColumn();
     ImGui::Text("%.1f%%", d.share_a);
     ImGui::TableNextColumn();
@@ -177,12 +167,10 @@ CompareAction draw_compare_view(const CompareInput& in, CompareState* st) {
     const char* name = side == 0 ? "A" : "B";
     if (!p) {
       ImGui::TextColored(ui::kDimColour, "%s: nothing pinned", name);
-      ImGui::PushTextWrapPos(0);
-      ImGui::TextColored(ui::kDimColour,
-                         "Pin the current launch with the button above, or right-click a cell of "
-                         "a sweep and choose \"Pin as %s\".",
-                         name);
-      ImGui::PopTextWrapPos();
+      ui::wrapped_text(ui::kDimColour,
+                       "Pin the current launch with the button above, or right-click a cell of "
+                       "a sweep and choose \"Pin as %s\".",
+                       name);
       ImGui::EndChild();
       continue;
     }

@@ -269,12 +269,10 @@ std::optional<LoadRequest> Experiments::draw_sweep_tab(const ExperimentsHost& ho
   LabSweep& ls = of(host.lab_id);
   const bool running_here = sweeping_lab(host.lab_id);
   if (!ls.result) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(ui::kDimColour,
-                       "No sweep yet. Press Sweep in the left panel to run the selected kernel over "
-                       "every block shape (or every compiled configuration); the heatmap fills in "
-                       "here as the points finish.");
-    ImGui::PopTextWrapPos();
+    ui::wrapped_text(ui::kDimColour,
+                     "No sweep yet. Press Sweep in the left panel to run the selected kernel over "
+                     "every block shape (or every compiled configuration); the heatmap fills in "
+                     "here as the points finish.");
     return load;
   }
   SweepViewInput in;

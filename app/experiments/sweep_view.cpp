@@ -33,11 +33,7 @@ const ImU32 kTextDark = IM_COL32(20, 20, 24, 255);
 const ImU32 kTextLight = IM_COL32(235, 235, 240, 255);
 const ImU32 kAxisColour = IM_COL32(170, 172, 180, 255);
 
-std::string fmt(const char* f, double a) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
-}
+using ui::fmt;
 
 std::string value_text(double v, HeatmapMetric m) {
   if (metric_unit(m, ThroughputUnit::GBPerS) == "%") return fmt("%.0f%%", v);
@@ -458,11 +454,7 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
     ImGui::TextColored(ui::kWarnColour, "%s counters: %s", counters.measured ? "Some points have no" : "No",
                        counters.first_failure.message.c_str());
   ImGui::PopTextWrapPos();
-  if (!r.note.empty()) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(r.fault.ok() ? ui::kWarnColour : ui::kErrorColour, "%s", r.note.c_str());
-    ImGui::PopTextWrapPos();
-  }
+  if (!r.note.empty()) { ui::wrapped_text(r.fault.ok() ? ui::kWarnColour : ui::kErrorColour, "%s", r.note.c_str()); }
   // Which kernel, which metric, which z.
   ImGui::SetNextItemWidth(em * 12);
   const std::string current = st->ladder_summary ? "best of each kernel" : st->kernel;
@@ -530,11 +522,9 @@ SweepViewAction draw_sweep_view(const SweepViewInput& in, SweepViewState* st, Im
       g = build_grid(r, *in.facts, st->kernel, st->z, shown);
     }
     // The legend's marks, on one line above the map.
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(ui::kDimColour,
-                       "white frame: best   orange: worst   o: cannot be ranked against the best   "
-                       "cyan corner: the occupancy API's thread count   crossed out: refused");
-    ImGui::PopTextWrapPos();
+    ui::wrapped_text(ui::kDimColour,
+                     "white frame: best   orange: worst   o: cannot be ranked against the best   "
+                     "cyan corner: the occupancy API's thread count   crossed out: refused");
     draw_heatmap(in, g, shown, chart_h - em * 1.4f, &act, chart_min, chart_max);
     draw_noise(r, *in.facts, st->kernel, &g);
   }

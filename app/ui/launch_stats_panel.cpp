@@ -29,11 +29,7 @@ void draw_cluster_rows(const LaunchRecord& rec, const mapping::Occupancy& o, uns
   const ClusterOccupancy& co = rec.clusters;
   if (co.max_active_clusters <= 0) {
     stat_row("max active clusters", co.note.empty() ? "not asked" : "n/a", explain(Concept::MaxActiveClusters));
-    if (!co.note.empty()) {
-      ImGui::PushTextWrapPos(0);
-      ImGui::TextColored(kDimColour, "%s", co.note.c_str());
-      ImGui::PopTextWrapPos();
-    }
+    if (!co.note.empty()) { wrapped_text(kDimColour, "%s", co.note.c_str()); }
     return;
   }
   const unsigned long long per_cluster = c.volume();
@@ -67,12 +63,10 @@ void draw_launch_stats_panel(const SideInput& in) {
   using mapping::explain;
   const LaunchRecord& rec = *in.shown;
   if (rec.config.grid.x == 0) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(kDimColour,
-                       "%s chooses its own grid and blocks: there is no launch "
-                       "configuration of ours to show.",
-                       rec.kernel.c_str());
-    ImGui::PopTextWrapPos();
+    wrapped_text(kDimColour,
+                 "%s chooses its own grid and blocks: there is no launch "
+                 "configuration of ours to show.",
+                 rec.kernel.c_str());
     return;
   }
   const mapping::LaunchStats s = mapping::compute_stats(rec.scheme, rec.config, rec.data_width, rec.data_height,
@@ -82,10 +76,7 @@ void draw_launch_stats_panel(const SideInput& in) {
   auto d3 = [](const Dim3& d) {
     return std::to_string(d.x) + " x " + std::to_string(d.y) + " x " + std::to_string(d.z);
   };
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextColored(kDimColour, "%s, %s, on %s", rec.kernel.c_str(), rec.config_label.c_str(),
-                     in.limits->name.c_str());
-  ImGui::PopTextWrapPos();
+  wrapped_text(kDimColour, "%s, %s, on %s", rec.kernel.c_str(), rec.config_label.c_str(), in.limits->name.c_str());
   stat_row("gridDim", d3(s.grid), explain(Concept::GridDim));
   stat_row("blockDim", d3(s.block), explain(Concept::BlockDim));
   stat_row("mapping", describe(rec.scheme),
@@ -131,11 +122,9 @@ void draw_launch_stats_panel(const SideInput& in) {
                          Concept::LimiterBlocksPerSm};
   stat_row("limited by", mapping::to_string(o.limiter), explain(lim[o.limiter]));
   auto lim_value = [&](unsigned v) { return v == mapping::kNoLimit ? std::string("no limit") : std::to_string(v); };
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextColored(kDimColour, "blocks/SM by threads %s, registers %s, shared memory %s, block limit %s",
-                     lim_value(o.blocks_by_threads).c_str(), lim_value(o.blocks_by_registers).c_str(),
-                     lim_value(o.blocks_by_shared_memory).c_str(), lim_value(o.blocks_by_block_limit).c_str());
-  ImGui::PopTextWrapPos();
+  wrapped_text(kDimColour, "blocks/SM by threads %s, registers %s, shared memory %s, block limit %s",
+               lim_value(o.blocks_by_threads).c_str(), lim_value(o.blocks_by_registers).c_str(),
+               lim_value(o.blocks_by_shared_memory).c_str(), lim_value(o.blocks_by_block_limit).c_str());
   if (!o.reason.empty()) ImGui::TextColored(kErrorColour, "%s", o.reason.c_str());
   draw_cluster_rows(rec, o, in.limits->sm_count);
   const bool sim = in.backend == BackendKind::CpuSimulation;
@@ -144,13 +133,11 @@ void draw_launch_stats_panel(const SideInput& in) {
   std::snprintf(buf, sizeof buf, "%.0f%% of the slots", 100 * s.waves.last_wave_fill);
   stat_row("last wave", buf, explain(Concept::LastWaveFill));
   if (sim) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(kWarnColour,
-                       "CPU simulation: occupancy and device waves use CUDA's rules for a GPU "
-                       "with %u SMs (one per worker); the Schedule tab shows how the workers "
-                       "really took the blocks.",
-                       in.limits->sm_count);
-    ImGui::PopTextWrapPos();
+    wrapped_text(kWarnColour,
+                 "CPU simulation: occupancy and device waves use CUDA's rules for a GPU "
+                 "with %u SMs (one per worker); the Schedule tab shows how the workers "
+                 "really took the blocks.",
+                 in.limits->sm_count);
   }
   if (!s.scheme_check.ok()) status_text(s.scheme_check);
 }

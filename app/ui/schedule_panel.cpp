@@ -52,9 +52,7 @@ void draw_cluster_summary(const mapping::ClusterSchedule& cs, const LaunchRecord
     } else {
       std::snprintf(buf, sizeof buf, "%llu of %llu blocks differ", cs.mismatches, cs.recorded_blocks);
       stat_row("record vs model", buf);
-      ImGui::PushTextWrapPos(0);
-      ImGui::TextColored(kErrorColour, "%s", cs.first_mismatch.c_str());
-      ImGui::PopTextWrapPos();
+      wrapped_text(kErrorColour, "%s", cs.first_mismatch.c_str());
     }
   }
   std::snprintf(buf, sizeof buf, "%llu of %zu clusters", cs.co_scheduled, cs.clusters.size());
@@ -73,12 +71,10 @@ void draw_cluster_summary(const mapping::ClusterSchedule& cs, const LaunchRecord
     for (std::size_t i = 0; i < g.size() && i < 8; ++i) groups += (i ? "," : "") + std::to_string(g[i]);
     groups += g.size() > 8 ? ",...}" : "}";
   }
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextColored(kDimColour,
-                     "GPC: not recorded (PTX has no GPC register). The blocks of a cluster run on SMs of one GPC, "
-                     "so SMs that shared a cluster are in one GPC: %s",
-                     groups.empty() ? "none shared one" : groups.c_str());
-  ImGui::PopTextWrapPos();
+  wrapped_text(kDimColour,
+               "GPC: not recorded (PTX has no GPC register). The blocks of a cluster run on SMs of one GPC, "
+               "so SMs that shared a cluster are in one GPC: %s",
+               groups.empty() ? "none shared one" : groups.c_str());
 }
 
 // The summary of one traced launch: what recorded it, its makespan, rows used, blocks per row,
@@ -181,12 +177,10 @@ void copy_schedule_button(const LaunchRecord& rec, bool simulated, const std::st
 void draw_schedule_panel(const SideInput& in) {
   const LaunchRecord& rec = *in.shown;
   if (rec.schedule.empty()) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(kDimColour, rec.config.grid.x == 0 ? "A library kernel: its blocks are not ours to trace."
-                                                          : "No schedule recorded for this launch. Tick 'Record the "
-                                                            "block schedule' and change the configuration (or press "
-                                                            "Run once).");
-    ImGui::PopTextWrapPos();
+    wrapped_text(kDimColour, rec.config.grid.x == 0 ? "A library kernel: its blocks are not ours to trace."
+                                                    : "No schedule recorded for this launch. Tick 'Record the "
+                                                      "block schedule' and change the configuration (or press "
+                                                      "Run once).");
     return;
   }
   const auto& trace = rec.schedule;

@@ -34,10 +34,8 @@ void draw_timings_panel(const SideInput& in) {
   }
   const TimingSummary k = in.entry->history.kernel_summary();
   const TimingSummary p = in.entry->history.pipeline_summary();
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextColored(kDimColour, "%s, %s: kernel time by %s", rec.kernel.c_str(), rec.config_label.c_str(),
-                     rec.timing.clock.c_str());
-  ImGui::PopTextWrapPos();
+  wrapped_text(kDimColour, "%s, %s: kernel time by %s", rec.kernel.c_str(), rec.config_label.c_str(),
+               rec.timing.clock.c_str());
   // Four figures side by side where they fit, else two rows of two: never run together, never
   // cut mid-number.
   const char* heads[] = {"last", "median", "min", "max"};
@@ -86,9 +84,7 @@ void draw_timings_panel(const SideInput& in) {
         item_tooltip(c.note.c_str());
       }
     if (in.problem && in.problem->ceilings.empty() && !in.copy_note.empty()) {
-      ImGui::PushTextWrapPos(0);
-      ImGui::TextColored(kDimColour, "%s", in.copy_note.c_str());
-      ImGui::PopTextWrapPos();
+      wrapped_text(kDimColour, "%s", in.copy_note.c_str());
     }
   }
   ImGui::Spacing();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -53,6 +54,21 @@ void tooltip(const char* text) {
   ImGui::TextUnformatted(text);
   ImGui::PopTextWrapPos();
   ImGui::EndTooltip();
+}
+
+void wrapped_text(const ImVec4& colour, const char* fmt, ...) {
+  ImGui::PushTextWrapPos(0.0f);
+  va_list args;
+  va_start(args, fmt);
+  ImGui::TextColoredV(colour, fmt, args);
+  va_end(args);
+  ImGui::PopTextWrapPos();
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
 }
 
 void stat_row(const char* label, const std::string& value, const char* explanation) {

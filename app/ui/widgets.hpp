@@ -25,6 +25,8 @@ void help_marker(const char* text);
 void item_tooltip(const char* text);
 // A tooltip now: the text wrapped at 28 em (item_tooltip's look, for a caller's own hover test).
 void tooltip(const char* text);
+// Coloured text wrapped at the panel's edge, never cut there (printf-style, as TextColored).
+void wrapped_text(const ImVec4& colour, const char* fmt, ...) IM_FMTARGS(2);
 // A label: value row with an optional explanation tooltip on both.
 void stat_row(const char* label, const std::string& value, const char* explanation = nullptr);
 
@@ -37,6 +39,8 @@ bool slider_int_beside(const char* label, int* v, int lo, int hi, const std::str
 std::string sig(double v, int digits = 3);
 // The same without trailing zeros: 1 rather than 1.00, 2.5 rather than 2.50.
 std::string sig_trim(double v, int digits = 3);
+// One number through a printf format: fmt("%.0f MHz", 1410.0) is "1410 MHz".
+std::string fmt(const char* format, double v);
 // "0.3178 ms": a time with four significant digits.
 std::string ms_text(double ms);
 // A Status as coloured wrapped text: message, then call/code, then hint.
