@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 
 #include "source/listing.hpp"
@@ -136,9 +137,44 @@ void paint_live_bar(ImDrawList* dl, ImVec2 at, float h, int live, int scale) {
   dl->AddRectFilled(ImVec2(at.x, at.y + 3), ImVec2(at.x + full * f, at.y + h - 3), ImGui::GetColorU32(c));
 }
 
-std::string file_name(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
+// The registers the shown launch allocated per thread, when it is this listing's kernel and they
+// were measured; 0 otherwise.
+unsigned allocated_registers(const SourceInput& in) {
+  return in.shown && in.shown->kernel == in.listing->kernel && in.shown->attributes_measured
+             ? in.shown->attributes.registers_per_thread
+             : 0u;
+}
+
+// An instruction row's start: its pc (SASS), then its line, starred when from another file than
+// the one shown.
+std::string row_start(const ListedInstruction& ins, int line, bool mine, bool sass) {
+  char buf[48];
+  const int n = sass ? std::snprintf(buf, sizeof buf, "%04llx ", ins.pc_offset) : 0;
+  if (line > 0) std::snprintf(buf + n, sizeof buf - n, mine ? "%4d " : "%4d*", line);
+  else std::snprintf(buf + n, sizeof buf - n, "   - ");
+  return buf;
+}
+
+std::string live_text(const ListedInstruction& ins) {
+  return "\n" + std::to_string(ins.live_regs) + " registers live, " + std::to_string(ins.live_predicates) +
+         " predicates, " + std::to_string(ins.live_uniform) + " uniform registers";
+}
+
+// One instruction row, selectable, the clicked one brighter than its line's others, with its
+// live-register bar after `before_bar`. True when clicked.
+bool instruction_row(int i, const std::string& row, const std::string& before_bar, bool selected, bool emphasised,
+                     const ListedInstruction& ins, bool sass, float row_h, int scale) {
+  ImGui::PushID(i);
+  if (emphasised) ImGui::PushStyleColor(ImGuiCol_Header, ImVec4(0.35f, 0.45f, 0.8f, 0.8f));
+  const bool clicked = ImGui::Selectable(row.c_str(), selected);
+  if (emphasised) ImGui::PopStyleColor();
+  ImGui::PopID();
+  if (sass && ins.live_regs >= 0)
+    paint_live_bar(
+        ImGui::GetWindowDrawList(),
+        ImVec2(ImGui::GetItemRectMin().x + ImGui::CalcTextSize(before_bar.c_str()).x, ImGui::GetItemRectMin().y), row_h,
+        ins.live_regs, scale);
+  return clicked;
 }
 
 // --- header -------------------------------------------------------------------------------------
@@ -158,10 +194,7 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
     ImGui::TextColored(kDimColour, "%s", buf);
   }
   {
-    const unsigned allocated = in.shown && in.shown->kernel == l.kernel && in.shown->attributes_measured
-                                   ? in.shown->attributes.registers_per_thread
-                                   : 0;
-    const std::string live = live_summary(l, allocated);
+    const std::string live = live_summary(l, allocated_registers(in));
     if (!live.empty()) {
       if (l.live_status.ok()) ImGui::TextUnformatted(live.c_str());
       else ImGui::TextColored(kDimColour, "%s", live.c_str());
@@ -245,11 +278,9 @@ void draw_header(const SourceInput& in, SourceViewState* st, SourceAction* act) 
       if (shown == 6 || ls.share_pct < 1.0) break;
       if (ls.line <= 0) continue;
       const std::string path = embedded_path(ls.file);
-      const auto slash = ls.file.rfind('/');
-      const std::string name = slash == std::string::npos ? ls.file : ls.file.substr(slash + 1);
       char label[160];
-      std::snprintf(label, sizeof label, "%s:%d %.1f%% %s##hot%d", name.c_str(), ls.line, ls.share_pct,
-                    ls.stalls.empty() ? "" : ls.stalls.front().reason.c_str(), shown);
+      std::snprintf(label, sizeof label, "%s:%d %.1f%% %s##hot%d", std::filesystem::path(ls.file).filename().c_str(),
+                    ls.line, ls.share_pct, ls.stalls.empty() ? "" : ls.stalls.front().reason.c_str(), shown);
       ImGui::SameLine();
       const bool own = source::same_source_file(ls.file, l.source_file);
       const bool have = own || !source::embedded_source(path).empty();
@@ -304,10 +335,7 @@ void draw_source_column(const SourceInput& in, SourceViewState* st, SourceAction
   // Life ranges: the most live registers of the line's instructions, after its number.
   const bool live = !st->line_live.empty();
   const float num_w = line_w + (live ? ImGui::CalcTextSize("000 ").x : 0);
-  const int scale = live ? live_scale(l, in.shown && in.shown->kernel == l.kernel && in.shown->attributes_measured
-                                             ? in.shown->attributes.registers_per_thread
-                                             : 0u)
-                         : 0;
+  const int scale = live ? live_scale(l, allocated_registers(in)) : 0;
   // Profiled: a bar, the share and the line's main stall reason, before the code (the code can be
   // long; the reason must be seen without scrolling).
   // The CPU simulator's counts have no reasons: the line's executions stand there instead.
@@ -431,11 +459,8 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
     status_text(status);
     if (v.empty()) return;
   }
-  if (sass && l.live_status.ok())
-    ImGui::TextColored(kDimColour, "pc   line live (bar: of %d registers)",
-                       live_scale(l, in.shown && in.shown->kernel == l.kernel && in.shown->attributes_measured
-                                         ? in.shown->attributes.registers_per_thread
-                                         : 0u));
+  const int scale = sass ? live_scale(l, allocated_registers(in)) : 0;
+  if (sass && l.live_status.ok()) ImGui::TextColored(kDimColour, "pc   line live (bar: of %d registers)", scale);
   // Where an instruction comes from. The listing names one frame of each instruction's inline
   // chain, the one in the kernel's own file; shown another file (a helper it inlines), SASS rows
   // take the profile's line for their pc instead (the innermost, where the code is written).
@@ -469,25 +494,11 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
       const ListedInstruction& ins = v[static_cast<std::size_t>(i)];
       const auto [ins_file, ins_line] = location(ins);
       const bool mine = source::same_source_file(*ins_file, st->shown_file);
-      std::string row;
-      if (sass) {
-        char pc[24];
-        std::snprintf(pc, sizeof pc, "%04llx ", ins.pc_offset);
-        row = pc;
-      }
-      char ln[16];
-      if (ins_line > 0) std::snprintf(ln, sizeof ln, mine ? "%4d " : "%4d*", ins_line);
-      else std::snprintf(ln, sizeof ln, "   - ");
-      row += ln;
-      std::string before_bar = row;
-      row += live_cell(ins, sass && l.live_status.ok());
-      before_bar += ins.live_regs >= 0 ? live_cell(ins, false).substr(0, 5) : std::string();
-      row += "  " + ins.text;
+      std::string row = row_start(ins, ins_line, mine, sass);
+      const std::string before_bar = row + (ins.live_regs >= 0 ? live_cell(ins, false).substr(0, 5) : std::string());
+      row += live_cell(ins, sass && l.live_status.ok()) + "  " + ins.text;
       const bool selected = i == clicked || (mine && ins_line == st->line && st->line > 0);
-      ImGui::PushID(i);
-      const bool emphasised = i == clicked;  // the clicked instruction, brighter than its line's others
-      if (emphasised) ImGui::PushStyleColor(ImGuiCol_Header, ImVec4(0.35f, 0.45f, 0.8f, 0.8f));
-      if (ImGui::Selectable(row.c_str(), selected)) {
+      if (instruction_row(i, row, before_bar, selected, i == clicked, ins, sass, row_h, scale)) {
         clicked = i;
         (sass ? st->ptx : st->sass) = -1;
         if (mine && ins_line > 0) {
@@ -497,21 +508,9 @@ void draw_instruction_column(const char* title, const char* id, const SourceInpu
         }
         (sass ? act->clicked_sass : act->clicked_ptx) = i;
       }
-      if (emphasised) ImGui::PopStyleColor();
-      ImGui::PopID();
-      if (sass && ins.live_regs >= 0)
-        paint_live_bar(
-            ImGui::GetWindowDrawList(),
-            ImVec2(ImGui::GetItemRectMin().x + ImGui::CalcTextSize(before_bar.c_str()).x, ImGui::GetItemRectMin().y),
-            row_h, ins.live_regs,
-            live_scale(l, in.shown && in.shown->kernel == l.kernel && in.shown->attributes_measured
-                              ? in.shown->attributes.registers_per_thread
-                              : 0u));
       if (ImGui::IsItemHovered()) {
         std::string tip = ins_file->empty() ? "no line information" : *ins_file + ":" + std::to_string(ins_line);
-        if (ins.live_regs >= 0)
-          tip += "\n" + std::to_string(ins.live_regs) + " registers live, " + std::to_string(ins.live_predicates) +
-                 " predicates, " + std::to_string(ins.live_uniform) + " uniform registers";
+        if (ins.live_regs >= 0) tip += live_text(ins);
         if (!mine && !ins_file->empty()) tip += "\n(* another file than the one shown: an inlined helper)";
         if (profiled) {
           auto it = st->pc_samples.find(ins.pc_offset);
@@ -584,7 +583,8 @@ std::string live_summary(const KernelListing& l, unsigned allocated) {
   const source::LivePeak p = source::peak_live(l.sass);
   if (p.regs < 0) return "no register pressure: no instruction has a live-register count";
   std::string s = "peak " + std::to_string(p.regs) + " live registers";
-  if (p.line > 0) s += " at line " + std::to_string(p.line) + " of " + file_name(p.file);
+  if (p.line > 0)
+    s += " at line " + std::to_string(p.line) + " of " + std::filesystem::path(p.file).filename().string();
   if (allocated > 0) s += "; " + std::to_string(allocated) + " allocated";
   return s;
 }
@@ -615,41 +615,21 @@ int draw_instruction_list(const char* id, const std::vector<ListedInstruction>& 
     for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
       const ListedInstruction& ins = v[static_cast<std::size_t>(i)];
       const bool mine = source::same_source_file(ins.file, file);
-      std::string row;
-      if (sass) {
-        char pc[24];
-        std::snprintf(pc, sizeof pc, "%04llx ", ins.pc_offset);
-        row = pc;
-      }
-      char ln[16];
-      if (ins.line > 0) std::snprintf(ln, sizeof ln, mine ? "%4d " : "%4d*", ins.line);
-      else std::snprintf(ln, sizeof ln, "   - ");
-      row += ln;
+      std::string row = row_start(ins, ins.line, mine, sass);
       const std::string before_bar =
           row + (sass && ins.live_regs >= 0 ? live_cell(ins, false).substr(0, 5) : std::string());
       if (sass) row += live_cell(ins, scale > 0 && any_live);
       row += "  " + ins.text;
       const bool emphasised = i == state->clicked;
       const bool selected = emphasised || (mine && line > 0 && ins.line == line);
-      ImGui::PushID(i);
-      if (emphasised) ImGui::PushStyleColor(ImGuiCol_Header, ImVec4(0.35f, 0.45f, 0.8f, 0.8f));
-      if (ImGui::Selectable(row.c_str(), selected)) {
+      if (instruction_row(i, row, before_bar, selected, emphasised, ins, sass, row_h, scale)) {
         state->clicked = i;
         clicked_now = i;
       }
-      if (emphasised) ImGui::PopStyleColor();
-      ImGui::PopID();
-      if (sass && ins.live_regs >= 0)
-        paint_live_bar(
-            ImGui::GetWindowDrawList(),
-            ImVec2(ImGui::GetItemRectMin().x + ImGui::CalcTextSize(before_bar.c_str()).x, ImGui::GetItemRectMin().y),
-            row_h, ins.live_regs, scale);
       if (ImGui::IsItemHovered()) {
         std::string tip = ins.file.empty() ? "no line information" : ins.file + ":" + std::to_string(ins.line);
         if (!mine && !ins.file.empty()) tip += "\n(* blockscope's generated entry, not your code)";
-        if (ins.live_regs >= 0)
-          tip += "\n" + std::to_string(ins.live_regs) + " registers live, " + std::to_string(ins.live_predicates) +
-                 " predicates, " + std::to_string(ins.live_uniform) + " uniform registers";
+        if (ins.live_regs >= 0) tip += live_text(ins);
         tooltip(tip.c_str());
       }
     }
@@ -666,12 +646,11 @@ std::vector<int> instructions_at(const std::vector<ListedInstruction>& v, const 
 
 SourceAction draw_source_panel(const SourceInput& in, SourceViewState* st) {
   SourceAction act;
+  rebuild(in, st);
   if (!in.listing) {
-    rebuild(in, st);
     ImGui::TextColored(kDimColour, in.building ? "building the listing (source, PTX, SASS)..." : "no listing yet");
     return act;
   }
-  rebuild(in, st);
   draw_header(in, st, &act);
   const ImGuiTableFlags flags =
       ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
