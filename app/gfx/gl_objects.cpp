@@ -26,57 +26,55 @@ const char* gl_error_name(GLenum error) {
   }
 }
 
-// Binds a texture (or buffer) for the scope of an upload and puts back what was bound, plus the
-// unpack state: a bound GL_PIXEL_UNPACK_BUFFER would turn the host pointer into an offset.
-class UnpackScope {
+// Binds a texture for the scope of an upload (unpack) or a read-back (pack) and puts back what
+// was bound, plus that direction's pixel state: a bound pixel buffer would turn the host pointer
+// into an offset.
+class PixelScope {
  public:
-  explicit UnpackScope(GLuint texture) {
+  enum Direction { Unpack, Pack };
+  PixelScope(GLuint texture, Direction d)
+      : buffer_target_(d == Unpack ? GL_PIXEL_UNPACK_BUFFER : GL_PIXEL_PACK_BUFFER),
+        alignment_name_(d == Unpack ? GL_UNPACK_ALIGNMENT : GL_PACK_ALIGNMENT),
+        row_length_name_(d == Unpack ? GL_UNPACK_ROW_LENGTH : GL_PACK_ROW_LENGTH) {
     glGetIntegerv(GL_TEXTURE_BINDING_2D, &texture_);
-    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpack_buffer_);
-    glGetIntegerv(GL_UNPACK_ALIGNMENT, &alignment_);
-    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &row_length_);
+    glGetIntegerv(d == Unpack ? GL_PIXEL_UNPACK_BUFFER_BINDING : GL_PIXEL_PACK_BUFFER_BINDING, &buffer_);
+    glGetIntegerv(alignment_name_, &alignment_);
+    glGetIntegerv(row_length_name_, &row_length_);
     glBindTexture(GL_TEXTURE_2D, texture);
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glBindBuffer(buffer_target_, 0);
+    glPixelStorei(alignment_name_, 1);
+    glPixelStorei(row_length_name_, 0);
   }
-  ~UnpackScope() {
+  ~PixelScope() {
     glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(texture_));
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, static_cast<GLuint>(unpack_buffer_));
-    glPixelStorei(GL_UNPACK_ALIGNMENT, alignment_);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, row_length_);
+    glBindBuffer(buffer_target_, static_cast<GLuint>(buffer_));
+    glPixelStorei(alignment_name_, alignment_);
+    glPixelStorei(row_length_name_, row_length_);
   }
-  UnpackScope(const UnpackScope&) = delete;
-  UnpackScope& operator=(const UnpackScope&) = delete;
+  PixelScope(const PixelScope&) = delete;
+  PixelScope& operator=(const PixelScope&) = delete;
 
  private:
-  GLint texture_ = 0, unpack_buffer_ = 0, alignment_ = 4, row_length_ = 0;
+  GLenum buffer_target_, alignment_name_, row_length_name_;
+  GLint texture_ = 0, buffer_ = 0, alignment_ = 4, row_length_ = 0;
 };
 
-class PackScope {
- public:
-  explicit PackScope(GLuint texture) {
-    glGetIntegerv(GL_TEXTURE_BINDING_2D, &texture_);
-    glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buffer_);
-    glGetIntegerv(GL_PACK_ALIGNMENT, &alignment_);
-    glGetIntegerv(GL_PACK_ROW_LENGTH, &row_length_);
-    glBindTexture(GL_TEXTURE_2D, texture);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-  }
-  ~PackScope() {
-    glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(texture_));
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, static_cast<GLuint>(pack_buffer_));
-    glPixelStorei(GL_PACK_ALIGNMENT, alignment_);
-    glPixelStorei(GL_PACK_ROW_LENGTH, row_length_);
-  }
-  PackScope(const PackScope&) = delete;
-  PackScope& operator=(const PackScope&) = delete;
+// Runs `set` with `texture` bound to GL_TEXTURE_2D, then binds back what was bound.
+template <class F>
+void with_texture_bound(GLuint texture, F&& set) {
+  GLint previous = 0;
+  glGetIntegerv(GL_TEXTURE_BINDING_2D, &previous);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  set();
+  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous));
+}
 
- private:
-  GLint texture_ = 0, pack_buffer_ = 0, alignment_ = 4, row_length_ = 0;
-};
+// One new name from a glGen* function (glGenTextures, glGenBuffers, ...).
+GLuint generate(PFNGLGENTEXTURESPROC gen) {
+  GLuint id = 0;
+  gen(1, &id);
+  return id;
+}
 
 const char* format_name(GLenum internal_format) {
   switch (internal_format) {
@@ -135,14 +133,13 @@ Result<GlTexture> GlTexture::create(int width, int height, GLenum internal_forma
   take_gl_error();  // so what follows reports only this texture's errors
 
   GlTexture texture;
-  GLuint id = 0;
-  glGenTextures(1, &id);
+  const GLuint id = generate(glGenTextures);
   texture.name_ = GlName<detail::delete_texture>(id);
   texture.width_ = width;
   texture.height_ = height;
   texture.internal_format_ = internal_format;
   {
-    UnpackScope scope(id);
+    PixelScope scope(id, PixelScope::Unpack);
     // Integer textures must use nearest filtering to be complete; nearest suits the rest too.
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
@@ -164,7 +161,7 @@ Status GlTexture::upload(const void* pixels) {
   if (!*this || !pixels) return Status::failure("upload to an empty texture or from null", {}, "glTexSubImage2D");
   take_gl_error();
   {
-    UnpackScope scope(id());
+    PixelScope scope(id(), PixelScope::Unpack);
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, pixel_format(), pixel_type(), pixels);
   }
   if (std::string error = take_gl_error(); !error.empty()) {
@@ -175,22 +172,16 @@ Status GlTexture::upload(const void* pixels) {
 
 void GlTexture::set_filter(TextureFilter filter) {
   const GLint mode = filter == TextureFilter::Nearest ? GL_NEAREST : GL_LINEAR;
-  GLint previous = 0;
-  glGetIntegerv(GL_TEXTURE_BINDING_2D, &previous);
-  glBindTexture(GL_TEXTURE_2D, id());
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, mode);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, mode);
-  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous));
+  with_texture_bound(id(), [&] {
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, mode);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, mode);
+  });
 }
 
 void GlTexture::set_gray_swizzle(bool on) {
   const GLint gray[4] = {GL_RED, GL_RED, GL_RED, GL_ONE};
   const GLint identity[4] = {GL_RED, GL_GREEN, GL_BLUE, GL_ALPHA};
-  GLint previous = 0;
-  glGetIntegerv(GL_TEXTURE_BINDING_2D, &previous);
-  glBindTexture(GL_TEXTURE_2D, id());
-  glTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_SWIZZLE_RGBA, on ? gray : identity);
-  glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(previous));
+  with_texture_bound(id(), [&] { glTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_SWIZZLE_RGBA, on ? gray : identity); });
 }
 
 // --- GlBuffer --------------------------------------------------------------------------------
@@ -231,8 +222,7 @@ Result<GlBuffer> GlBuffer::create(GLenum target, size_t bytes, GLenum usage, con
   if (binding_query(target) == 0) return Status::failure("unsupported GL buffer target", {}, "glBindBuffer");
   take_gl_error();
   GlBuffer buffer;
-  GLuint id = 0;
-  glGenBuffers(1, &id);
+  const GLuint id = generate(glGenBuffers);
   buffer.name_ = GlName<detail::delete_buffer>(id);
   buffer.target_ = target;
   buffer.size_ = bytes;
@@ -265,20 +255,12 @@ Status GlBuffer::upload(const void* data, size_t bytes, size_t offset) {
 // --- GlProgram -------------------------------------------------------------------------------
 
 namespace {
-std::string shader_log(GLuint shader) {
+// A shader's (glGetShaderiv, glGetShaderInfoLog) or a program's info log, without trailing blanks.
+std::string info_log(GLuint object, PFNGLGETSHADERIVPROC get_iv, PFNGLGETSHADERINFOLOGPROC get_log) {
   GLint length = 0;
-  glGetShaderiv(shader, GL_INFO_LOG_LENGTH, &length);
+  get_iv(object, GL_INFO_LOG_LENGTH, &length);
   std::string log(static_cast<size_t>(length > 0 ? length : 0), '\0');
-  if (length > 0) glGetShaderInfoLog(shader, length, nullptr, log.data());
-  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-  return log;
-}
-
-std::string program_log(GLuint program) {
-  GLint length = 0;
-  glGetProgramiv(program, GL_INFO_LOG_LENGTH, &length);
-  std::string log(static_cast<size_t>(length > 0 ? length : 0), '\0');
-  if (length > 0) glGetProgramInfoLog(program, length, nullptr, log.data());
+  if (length > 0) get_log(object, length, nullptr, log.data());
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   return log;
 }
@@ -294,9 +276,10 @@ Result<GLuint> compile(GLenum stage, std::string_view source, std::string_view n
   glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
   if (!ok) {
     const std::string stage_name = stage == GL_VERTEX_SHADER ? "vertex" : "fragment";
-    Status status = Status::failure(
-        std::string(name) + ": " + stage_name + " shader does not compile:\n" + shader_log(shader),
-        "this is a bug in blockscope's shaders or the GL driver", "glCompileShader(" + std::string(name) + ")");
+    Status status = Status::failure(std::string(name) + ": " + stage_name + " shader does not compile:\n" +
+                                        info_log(shader, glGetShaderiv, glGetShaderInfoLog),
+                                    "this is a bug in blockscope's shaders or the GL driver",
+                                    "glCompileShader(" + std::string(name) + ")");
     glDeleteShader(shader);
     return status;
   }
@@ -326,9 +309,9 @@ Result<GlProgram> GlProgram::build(std::string_view vertex_source, std::string_v
   GLint ok = GL_FALSE;
   glGetProgramiv(program.id(), GL_LINK_STATUS, &ok);
   if (!ok) {
-    return Status::failure(std::string(name) + ": program does not link:\n" + program_log(program.id()),
-                           "this is a bug in blockscope's shaders or the GL driver",
-                           "glLinkProgram(" + std::string(name) + ")");
+    return Status::failure(
+        std::string(name) + ": program does not link:\n" + info_log(program.id(), glGetProgramiv, glGetProgramInfoLog),
+        "this is a bug in blockscope's shaders or the GL driver", "glLinkProgram(" + std::string(name) + ")");
   }
   return program;
 }
@@ -336,18 +319,14 @@ Result<GlProgram> GlProgram::build(std::string_view vertex_source, std::string_v
 // --- GlVertexArray, GlFramebuffer, GlSampler -------------------------------------------------
 
 GlVertexArray GlVertexArray::create() {
-  GLuint id = 0;
-  glGenVertexArrays(1, &id);
   GlVertexArray vao;
-  vao.name_ = GlName<detail::delete_vertex_array>(id);
+  vao.name_ = GlName<detail::delete_vertex_array>(generate(glGenVertexArrays));
   return vao;
 }
 
 GlFramebuffer GlFramebuffer::create() {
-  GLuint id = 0;
-  glGenFramebuffers(1, &id);
   GlFramebuffer fbo;
-  fbo.name_ = GlName<detail::delete_framebuffer>(id);
+  fbo.name_ = GlName<detail::delete_framebuffer>(generate(glGenFramebuffers));
   return fbo;
 }
 
@@ -366,8 +345,7 @@ Status GlFramebuffer::attach_colour(const GlTexture& texture) {
 }
 
 GlSampler GlSampler::create(TextureFilter filter) {
-  GLuint id = 0;
-  glGenSamplers(1, &id);
+  const GLuint id = generate(glGenSamplers);
   const GLint mode = filter == TextureFilter::Nearest ? GL_NEAREST : GL_LINEAR;
   glSamplerParameteri(id, GL_TEXTURE_MIN_FILTER, mode);
   glSamplerParameteri(id, GL_TEXTURE_MAG_FILTER, mode);
@@ -459,7 +437,7 @@ std::vector<uint8_t> read_texture(const GlTexture& texture, GLenum format, int c
   if (!texture) return {};
   const size_t row = static_cast<size_t>(texture.width()) * static_cast<size_t>(channels);
   std::vector<uint8_t> pixels(row * static_cast<size_t>(texture.height()));
-  PackScope scope(texture.id());
+  PixelScope scope(texture.id(), PixelScope::Pack);
   glGetTexImage(GL_TEXTURE_2D, 0, format, GL_UNSIGNED_BYTE, pixels.data());
   return pixels;
 }
@@ -470,10 +448,10 @@ std::vector<uint8_t> read_texture_rgba8(const GlTexture& texture) { return read_
 
 std::optional<uint8_t> read_texel_r8(const GlTexture& texture, int x, int y) {
   if (!texture || x < 0 || y < 0 || x >= texture.width() || y >= texture.height()) return std::nullopt;
-  // One texel through a framebuffer (glGetTexImage has no sub-rectangle in GL 3.3). PackScope
+  // One texel through a framebuffer (glGetTexImage has no sub-rectangle in GL 3.3). PixelScope
   // restores the caller's pack state (and keeps a bound pixel buffer from taking the read); the
   // read framebuffer is restored here.
-  PackScope scope(texture.id());
+  PixelScope scope(texture.id(), PixelScope::Pack);
   GLint previous_read = 0;
   glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previous_read);
   const GlFramebuffer fbo = GlFramebuffer::create();
