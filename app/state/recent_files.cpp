@@ -6,6 +6,8 @@
 #include <string>
 #include <system_error>
 
+#include "state/settings_file.hpp"
+
 namespace bs {
 namespace {
 
@@ -79,37 +81,16 @@ RecentFiles load_recent_files(const std::filesystem::path& file) {
 }
 
 Status save_recent_files(const RecentFiles& recent, const std::filesystem::path& file) {
-  std::error_code ec;
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  if (ec)
-    return Status::failure("cannot create the folder " + to_utf8(file.parent_path()) + ": " + ec.message(),
-                           "check that your config folder is writable", "create_directories");
-  std::filesystem::path temporary = file;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out)
-      return Status::failure("cannot write " + to_utf8(temporary), "check that your config folder is writable", "open");
-    out << kHeader << '\n';
-    std::size_t written = 0;
-    for (const auto& path : recent.paths) {
-      if (written == kRecentFilesCapacity) break;
-      const std::string line = to_utf8(path);
-      if (!storable(line)) continue;
-      out << line << '\n';
-      ++written;
-    }
-    out.flush();
-    if (!out) return Status::failure("cannot write " + to_utf8(temporary), "is the disk full?", "write");
+  std::string text = std::string(kHeader) + '\n';
+  std::size_t written = 0;
+  for (const auto& path : recent.paths) {
+    if (written == kRecentFilesCapacity) break;
+    const std::string line = to_utf8(path);
+    if (!storable(line)) continue;
+    text += line + '\n';
+    ++written;
   }
-  std::filesystem::rename(temporary, file, ec);
-  if (ec) {
-    const std::string why = ec.message();
-    std::filesystem::remove(temporary, ec);
-    return Status::failure("cannot replace " + to_utf8(file) + ": " + why, "check that your config folder is writable",
-                           "rename");
-  }
-  return Status::success();
+  return app::write_settings_file(file, text);
 }
 
 }  // namespace bs

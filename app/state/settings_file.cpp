@@ -91,14 +91,9 @@ void SettingsBinder::field(const std::string& key, bool& v) {
 }
 
 void SettingsBinder::field(const std::string& key, int& v, int lo, int hi) {
-  bound_.push_back(key);
-  if (!reading()) return put(key, std::to_string(v));
-  const std::string* t = find(key);
-  if (!t) return;
-  const auto n = to_int(*t);
-  if (!n || *n < lo || *n > hi)
-    return refuse(key, *t, "a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
-  v = static_cast<int>(*n);
+  std::optional<int> bound = v;
+  field(key, bound, lo, hi);
+  v = *bound;
 }
 
 void SettingsBinder::field(const std::string& key, float& v, float lo, float hi) {
@@ -211,7 +206,7 @@ SettingsText read_settings_file(const std::filesystem::path& file) {
 
 Status write_settings_file(const std::filesystem::path& file, const std::string& text) {
   std::error_code ec;
-  std::filesystem::create_directories(file.parent_path(), ec);
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
   if (ec)
     return Status::failure("cannot create the folder " + file.parent_path().string() + ": " + ec.message(),
                            "check that your config folder is writable", "create_directories");

@@ -95,7 +95,8 @@ class SettingsBinder {
 // Reads a settings file. A missing file is no problem (nothing is returned); an unreadable or
 // foreign one gives a SettingsText with a problem and no values.
 SettingsText read_settings_file(const std::filesystem::path& file);
-// Writes `text` through a temporary file renamed over the old one (creating the folder).
+// Writes `text` through a temporary file renamed over the old one (creating the folder), so a
+// crash never leaves half a file. The recent files are written the same way.
 Status write_settings_file(const std::filesystem::path& file, const std::string& text);
 
 }  // namespace bs::app
