@@ -66,21 +66,16 @@ std::optional<fs::path> KernelFileDialog::draw() {
       }
     }
     if (!error_.empty()) ImGui::TextColored(ui::kErrorColour, "%s", error_.c_str());
-    ImGui::BeginChild("entries", ImVec2(0, 0), true);
-    for (const ui::FolderEntry& e : entries_) {
-      const std::string label = (e.is_dir ? "[dir]  " : "       ") + e.label;
-      if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_AllowDoubleClick) &&
-          (ImGui::IsMouseDoubleClicked(0) || !e.is_dir)) {
-        if (e.is_dir) {
-          dir_ = e.path;
-          refresh();
-          break;
-        }
-        if (mode_ == Mode::Open) chosen = e.path;
-        else std::strncpy(name_input_, e.label.c_str(), sizeof name_input_ - 1);
+    if (const ui::FolderEntry* e = ui::draw_folder_entries(entries_, false)) {
+      if (e->is_dir) {
+        dir_ = e->path;
+        refresh();
+      } else if (mode_ == Mode::Open) {
+        chosen = e->path;
+      } else {
+        std::strncpy(name_input_, e->label.c_str(), sizeof name_input_ - 1);
       }
     }
-    ImGui::EndChild();
   }
   ImGui::End();
   if (chosen) open_ = false;

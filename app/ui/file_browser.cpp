@@ -56,6 +56,24 @@ std::vector<FolderEntry> list_folder(const fs::path& dir, const std::function<bo
   return entries;
 }
 
+const FolderEntry* draw_folder_entries(const std::vector<FolderEntry>& entries, bool sizes) {
+  const FolderEntry* activated = nullptr;
+  ImGui::BeginChild("entries", ImVec2(0, 0), true);
+  for (const FolderEntry& e : entries) {
+    std::string label = (e.is_dir ? "[dir]  " : "       ") + e.label;
+    if (sizes && !e.is_dir) {
+      char size[32];
+      std::snprintf(size, sizeof size, "   %.1f KiB", e.bytes / 1024.0);
+      label += size;
+    }
+    if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_AllowDoubleClick) &&
+        (ImGui::IsMouseDoubleClicked(0) || !e.is_dir))
+      activated = &e;
+  }
+  ImGui::EndChild();
+  return activated;
+}
+
 void FileBrowser::refresh() {
   error_.clear();
   entries_ = list_folder(
@@ -93,25 +111,14 @@ std::optional<fs::path> FileBrowser::draw() {
     ImGui::TextColored(kDimColour, "Formats: %s", std::string(supported_formats()).c_str());
     if (!error_.empty()) ImGui::TextColored(kErrorColour, "%s", error_.c_str());
     ImGui::PopTextWrapPos();
-    ImGui::BeginChild("entries", ImVec2(0, 0), true);
-    for (const auto& e : entries_) {
-      std::string label = (e.is_dir ? "[dir]  " : "       ") + e.label;
-      if (!e.is_dir) {
-        char size[32];
-        std::snprintf(size, sizeof size, "   %.1f KiB", e.bytes / 1024.0);
-        label += size;
-      }
-      if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_AllowDoubleClick) &&
-          (ImGui::IsMouseDoubleClicked(0) || !e.is_dir)) {
-        if (e.is_dir) {
-          dir_ = e.path;
-          refresh();
-          break;
-        }
-        chosen = e.path;
+    if (const FolderEntry* e = draw_folder_entries(entries_, true)) {
+      if (e->is_dir) {
+        dir_ = e->path;
+        refresh();
+      } else {
+        chosen = e->path;
       }
     }
-    ImGui::EndChild();
   }
   ImGui::End();
   if (chosen) open_ = false;

@@ -23,6 +23,9 @@ struct FolderEntry {
 std::vector<FolderEntry> list_folder(const std::filesystem::path& dir,
                                      const std::function<bool(const std::filesystem::path&)>& keep_file,
                                      std::string* error);
+// The entries as rows in a child window ("[dir]  name", files with their size when `sizes`):
+// the one activated (a folder double-clicked, a file clicked), or null.
+const FolderEntry* draw_folder_entries(const std::vector<FolderEntry>& entries, bool sizes);
 
 class FileBrowser {
  public:
