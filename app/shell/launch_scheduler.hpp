@@ -102,7 +102,6 @@ class LaunchScheduler {
   // What one paced repeat cost the process, in CPU seconds (the launch and the frame showing it;
   // the window measures it): the automatic period keeps repeats under kRepeatShare of a core.
   void repeat_cost(double cpu_s);
-  double repeat_cost_s() const { return repeat_cost_s_; }
 
   // How long a launch of `s`'s selection on the CPU simulation should take, in seconds, from the
   // best there is to go on: the time its kernel took per byte (or FLOP) counted on the last launch

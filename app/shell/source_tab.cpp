@@ -167,8 +167,7 @@ void SourceTab::draw(lab::Lab& lab, const LaunchRecord& shown, MessageLog& log) 
   in.profiling = progress.busy && progress.kernel == shown.kernel;
   in.profiling_s = progress.elapsed_s;
   if (in.profiling) in.refusal = Status::failure("a profile is running");
-  last_action_ = ui::draw_source_panel(in, &view_);
-  if (last_action_.profile && !lines_.busy()) start_profile(lab, shown, log);
+  if (ui::draw_source_panel(in, &view_).profile && !lines_.busy()) start_profile(lab, shown, log);
 }
 
 void SourceTab::show_profile(LineProfile profile, const LaunchRecord* of) {

@@ -65,11 +65,10 @@ class SourceTab {
   // Selects a line of the source once its listing is shown (--source-line).
   void select_line(int line) { pending_line_ = line; }
 
-  // For tests: the listing drawn last, the view's selection, what was clicked last.
+  // For tests: the listing drawn last, the view's selection.
   const KernelListing* listing() const { return listing_.get(); }
   const ui::SourceViewState& view() const { return view_; }
   ui::SourceViewState& view() { return view_; }
-  const ui::SourceAction& last_action() const { return last_action_; }
 
   // What the listing of `shown` needs (public for tests).
   static source::ListingRequest request_for(lab::Lab& lab, const LaunchRecord& shown);
@@ -95,7 +94,6 @@ class SourceTab {
   };
   std::map<std::string, Kept> profiles_;  // by kernel id
   ui::SourceViewState view_;
-  ui::SourceAction last_action_;
   bool waiting_ = false;
   int pending_line_ = 0;
 };

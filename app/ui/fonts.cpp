@@ -68,6 +68,15 @@ std::vector<char> load(const fs::path& p) {
   return std::vector<char>(std::istreambuf_iterator<char>(in), {});
 }
 
+// A TrueType file's bytes added to the atlas; the copy is in memory ImGui frees with the atlas
+// (the atlas's own rule). Null when there are no bytes or ImGui refuses them.
+ImFont* add_font(const std::vector<char>& bytes, float pixel_size, const ImFontConfig& cfg, const ImWchar* ranges) {
+  if (bytes.empty()) return nullptr;
+  void* owned = IM_ALLOC(bytes.size());
+  std::copy(bytes.begin(), bytes.end(), static_cast<char*>(owned));
+  return ImGui::GetIO().Fonts->AddFontFromMemoryTTF(owned, static_cast<int>(bytes.size()), pixel_size, &cfg, ranges);
+}
+
 }  // namespace
 
 FontFiles find_font_files() {
@@ -105,16 +114,10 @@ void FontSet::build(float pixel_size) {
   ranges_.push_back(0);
   ImFont* font = nullptr;
   if (!files_.text.empty() && !text_font_failed_) {
-    // The file's bytes are copied into memory ImGui frees with the atlas (the atlas's own rule).
-    std::vector<char> bytes = load(files_.text);
-    if (!bytes.empty()) {
-      void* owned = IM_ALLOC(bytes.size());
-      std::copy(bytes.begin(), bytes.end(), static_cast<char*>(owned));
-      ImFontConfig cfg;
-      cfg.OversampleH = 2;
-      cfg.OversampleV = 1;
-      font = io.Fonts->AddFontFromMemoryTTF(owned, static_cast<int>(bytes.size()), pixel_size, &cfg, ranges_.data());
-    }
+    ImFontConfig cfg;
+    cfg.OversampleH = 2;
+    cfg.OversampleV = 1;
+    font = add_font(load(files_.text), pixel_size, cfg, ranges_.data());
     text_font_failed_ = font == nullptr;
   }
   if (!font) {
@@ -128,15 +131,10 @@ void FontSet::build(float pixel_size) {
     fallback_ranges_.clear();
     for (ImWchar c : extra_) fallback_ranges_.insert(fallback_ranges_.end(), {c, c});
     fallback_ranges_.push_back(0);
-    std::vector<char> bytes = load(files_.fallback);
-    if (!bytes.empty()) {
-      void* owned = IM_ALLOC(bytes.size());
-      std::copy(bytes.begin(), bytes.end(), static_cast<char*>(owned));
-      ImFontConfig cfg;
-      cfg.MergeMode = true;
-      cfg.OversampleH = cfg.OversampleV = 1;
-      io.Fonts->AddFontFromMemoryTTF(owned, static_cast<int>(bytes.size()), pixel_size, &cfg, fallback_ranges_.data());
-    }
+    ImFontConfig cfg;
+    cfg.MergeMode = true;
+    cfg.OversampleH = cfg.OversampleV = 1;
+    add_font(load(files_.fallback), pixel_size, cfg, fallback_ranges_.data());
   }
   io.Fonts->Build();
   for (ImWchar c : extra_)

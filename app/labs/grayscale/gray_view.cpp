@@ -58,7 +58,6 @@ Status GrayView::build_shown(Rgba8Image image, ViewContext& ctx, Shown* out) {
     if (!result) return result.status();
     out->original = std::move(original.value());
     out->result = std::move(result.value());
-    out->result.set_gray_swizzle(true);
   }
   if (lab_->backend().kind == BackendKind::Cuda) {
     auto pbo = InteropPixelBuffer::create(image.width, image.height, 1);
@@ -111,7 +110,7 @@ void GrayView::hold_window(ImageViewParams& params, ViewContext* ctx) {
     if (st) {
       if (move || img.result.width() != w.width || img.result.height() != w.height) {
         auto t = GlTexture::create_r8(w.width, w.height, gray.data());
-        if (t) img.result = std::move(t.value()), img.result.set_gray_swizzle(true);
+        if (t) img.result = std::move(t.value());
         else st = t.status();
       } else {
         st = img.result.upload(gray.data());
@@ -303,9 +302,7 @@ void GrayView::zoom_by(float factor) {
 // ---------------------------------------------------------------------------------------------
 
 void GrayView::draw_problem(ViewContext&, ViewRequests& requests) {
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextColored(ui::kDimColour, "out = 0.2989 R + 0.5870 G + 0.1140 B");
-  ImGui::PopTextWrapPos();
+  ui::wrapped_text(ui::kDimColour, "out = 0.2989 R + 0.5870 G + 0.1140 B");
   if (shown_) {
     const Rgba8Image& im = shown_->image;
     ImGui::PushTextWrapPos(0.0f);
@@ -729,13 +726,11 @@ void GrayView::draw_memory(const LaunchRecord& shown) {
     const unsigned long long per_thread = shown.scheme.elements_per_thread_pass();
     unsigned read_bytes = 0, write_bytes = 0;
     for (const auto& a : accesses) (a.is_write ? write_bytes : read_bytes) += a.element_bytes;
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(ui::kDimColour,
-                       "per thread and pass: %llu pixel%s; %u request%s per warp here, %.1f sectors per request; "
-                       "each lane reads %u and writes %u bytes",
-                       per_thread, per_thread == 1 ? "" : "s", requests, requests == 1 ? "" : "s",
-                       static_cast<double>(total) / requests, read_bytes, write_bytes);
-    ImGui::PopTextWrapPos();
+    ui::wrapped_text(ui::kDimColour,
+                     "per thread and pass: %llu pixel%s; %u request%s per warp here, %.1f sectors per request; "
+                     "each lane reads %u and writes %u bytes",
+                     per_thread, per_thread == 1 ? "" : "s", requests, requests == 1 ? "" : "s",
+                     static_cast<double>(total) / requests, read_bytes, write_bytes);
   }
 }
 

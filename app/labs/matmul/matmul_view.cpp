@@ -28,6 +28,14 @@ constexpr int kHeatmapMaxSide = 1024;
 constexpr double kSimNsPerMultiplyAdd = 1.5;
 constexpr double kSimBarrierSlowdown = 270;
 
+// A flag taking one whole number from 0 to `max`; `what` names it in the refusal.
+LabOption number_option(const char* flag, const char* value_name, const char* help, long long max, const char* what) {
+  return {flag, value_name, help, [=](const std::string& v) {
+            if (lab::parse_dims(v, 1, 1, max)) return Status::success();
+            return Status::failure(std::string(flag) + " takes " + what + ", not '" + v + "'");
+          }};
+}
+
 std::string size_text(int M, int N, int K) {
   return std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
 }
@@ -62,23 +70,13 @@ std::vector<LabOption> MatmulView::options() {
                v + "'");
          return Status::success();
        }});
-  o.push_back({"--matmul-seed", "S", "A from S, B from S + 1 (default 1)", [](const std::string& v) {
-                 auto d = lab::parse_dims(v, 1, 1, 4'000'000'000LL);
-                 if (!d) return Status::failure("--matmul-seed takes a non-negative integer, not '" + v + "'");
-                 return Status::success();
-               }});
-  o.push_back({"--matmul-bank-request", "I",
-               "the shared-memory request the Memory tab's bank view shows (from 0, program order)",
-               [](const std::string& v) {
-                 auto d = lab::parse_dims(v, 1, 1, 100'000'000);
-                 if (!d) return Status::failure("--matmul-bank-request takes a request index from 0, not '" + v + "'");
-                 return Status::success();
-               }});
-  o.push_back({"--matmul-phase", "P", "the shared-memory phase (K tile) to show", [](const std::string& v) {
-                 auto d = lab::parse_dims(v, 1, 1, 1'000'000);
-                 if (!d) return Status::failure("--matmul-phase takes a K-tile index from 0, not '" + v + "'");
-                 return Status::success();
-               }});
+  o.push_back(number_option("--matmul-seed", "S", "A from S, B from S + 1 (default 1)", 4'000'000'000LL,
+                            "a non-negative integer"));
+  o.push_back(number_option("--matmul-bank-request", "I",
+                            "the shared-memory request the Memory tab's bank view shows (from 0, program order)",
+                            100'000'000, "a request index from 0"));
+  o.push_back(number_option("--matmul-phase", "P", "the shared-memory phase (K tile) to show", 1'000'000,
+                            "a K-tile index from 0"));
   o.push_back({"--matmul-fragments", "F",
                "tensor-core rungs: model (the PTX ISA layouts) or record (also run the rung's tagged "
                "variant once and draw what the GPU or the simulator recorded beside the model)",
@@ -450,12 +448,10 @@ void MatmulView::draw_problem(ViewContext&, ViewRequests& requests) {
   const float em = ImGui::GetFontSize();
   const bool cpu = lab_->backend().kind == BackendKind::CpuSimulation;
   MatmulViewState& st = state_;
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextColored(ui::kDimColour, "%s",
-                     lab_->precision() == matmul::Precision::Bf16
-                         ? "C (M x N) = A (M x K) * B (K x N), A and B in BF16, C in FP32"
-                         : "C (M x N) = A (M x K) * B (K x N), FP32, row-major");
-  ImGui::PopTextWrapPos();
+  ui::wrapped_text(ui::kDimColour, "%s",
+                   lab_->precision() == matmul::Precision::Bf16
+                       ? "C (M x N) = A (M x K) * B (K x N), A and B in BF16, C in FP32"
+                       : "C (M x N) = A (M x K) * B (K x N), FP32, row-major");
   ImGui::SetNextItemWidth(-1);
   if (ImGui::BeginCombo("##preset", "Presets...")) {
     for (const auto& p : matmul::matmul_presets()) {
@@ -544,11 +540,9 @@ void MatmulView::draw_problem(ViewContext&, ViewRequests& requests) {
   } else {
     const auto& m = lab_->spec();
     const double mb = matmul::matmul_compulsory_bytes(m.M, m.N, m.K, lab_->precision()) / (1 << 20);
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextColored(ui::kDimColour, "%s GFLOP per product, %s MiB of A, B, C; reference %s in %s",
-                       ui::sig(2.0 * m.M * m.N * m.K * 1e-9).c_str(), ui::sig(mb).c_str(),
-                       lab_->reference_note().c_str(), ui::ms_text(lab_->reference_ms()).c_str());
-    ImGui::PopTextWrapPos();
+    ui::wrapped_text(ui::kDimColour, "%s GFLOP per product, %s MiB of A, B, C; reference %s in %s",
+                     ui::sig(2.0 * m.M * m.N * m.K * 1e-9).c_str(), ui::sig(mb).c_str(), lab_->reference_note().c_str(),
+                     ui::ms_text(lab_->reference_ms()).c_str());
   }
   (void)requests;
 }
@@ -627,9 +621,7 @@ void MatmulView::draw_memory(const LaunchRecord& shown) {
   const int k = std::clamp(k_step > 0 ? state_.phase * k_step : 0, 0, m.K - 1);
   ImGui::Text("C[%lld][%lld], step k = %d", inspected_element->y, inspected_element->x, k);
   ui::help_marker(mapping::explain(mapping::Concept::Coalescing));
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextColored(ui::kDimColour, "each cell is a lane; colour = the 32-byte sector it touches");
-  ImGui::PopTextWrapPos();
+  ui::wrapped_text(ui::kDimColour, "each cell is a lane; colour = the 32-byte sector it touches");
   // This launch's own requests where the lab can say them (rungs 1-3).
   if (owner) {
     const auto accesses = stack_->warp_accesses(shown, owner->thread.block, owner->thread.warp_in_block, k);
@@ -638,11 +630,9 @@ void MatmulView::draw_memory(const LaunchRecord& shown) {
                        shown.config_label.c_str(), owner->thread.warp_in_block, owner->thread.block.x,
                        owner->thread.block.y);
     if (accesses.empty()) {
-      ImGui::PushTextWrapPos(0);
-      ImGui::TextColored(ui::kDimColour,
-                         "this rung stages A and B through shared memory in tile-shaped "
-                         "loads; the comparison below shows the naive mappings");
-      ImGui::PopTextWrapPos();
+      ui::wrapped_text(ui::kDimColour,
+                       "this rung stages A and B through shared memory in tile-shaped "
+                       "loads; the comparison below shows the naive mappings");
     }
     unsigned total = 0, ideal = 0;
     for (const auto& a : accesses) {

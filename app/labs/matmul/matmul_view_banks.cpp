@@ -157,6 +157,18 @@ void draw_before_after(const char* before_title, const mapping::TileBankMap& bef
   ImGui::EndGroup();
 }
 
+// The section's heading, and its help: how banks serve a request, then `how` this one was recorded.
+void bank_heading(Dim3 block, unsigned warp, const char* how) {
+  ImGui::Separator();
+  ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f),
+                     "Shared memory: warp %u of block (%u, %u), 32 banks x wavefronts", warp, block.x, block.y);
+  ui::help_marker((std::string("Shared memory has 32 banks of 4-byte words; each bank delivers one word per "
+                               "wavefront. Lanes reading the same word share it (a broadcast, marked in the corner); "
+                               "different words in one bank take one more wavefront each (a bank conflict). ") +
+                   how)
+                      .c_str());
+}
+
 }  // namespace
 
 void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp) {
@@ -169,24 +181,17 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
   const matmul::MatmulKernelInfo& info = matmul::matmul_kernel_info(kernel);
   const bool hopper = info.needs == matmul::RungNeeds::Sm90a;  // TMA fills its tiles, wgmma reads them
   if (!matmul::has_shared_model(kernel) && !hopper) return;
-  ImGui::Separator();
-  ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f),
-                     "Shared memory: warp %u of block (%u, %u), 32 banks x wavefronts", warp, block.x, block.y);
-  ui::help_marker(
-      "Shared memory has 32 banks of 4-byte words; each bank delivers one word per wavefront. Lanes "
-      "reading the same word share it (a broadcast, marked in the corner); different words in one bank "
-      "take one more wavefront each (a bank conflict). 8-byte accesses are served a half-warp at a time, "
-      "16-byte accesses (float4, ldmatrix rows, cp.async) a quarter-warp at a time (q0..q3). Recorded "
-      "by the CPU simulator from the rung's own body; the model beside it is written from the rung's "
-      "index expressions (shared_lane in the rung's own file).");
+  bank_heading(block, warp,
+               "8-byte accesses are served a half-warp at a time, "
+               "16-byte accesses (float4, ldmatrix rows, cp.async) a quarter-warp at a time (q0..q3). Recorded "
+               "by the CPU simulator from the rung's own body; the model beside it is written from the rung's "
+               "index expressions (shared_lane in the rung's own file).");
   if (hopper) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(ui::kDimColour,
-                       "%s fills its tiles with TMA and feeds wgmma straight from shared memory: "
-                       "neither goes through the load/store pipe, so there is no warp request to "
-                       "record and no LSU counter sees them. Its tiles use the 128-byte TMA swizzle:",
-                       shown.kernel.c_str());
-    ImGui::PopTextWrapPos();
+    ui::wrapped_text(ui::kDimColour,
+                     "%s fills its tiles with TMA and feeds wgmma straight from shared memory: "
+                     "neither goes through the load/store pipe, so there is no warp request to "
+                     "record and no LSU counter sees them. Its tiles use the 128-byte TMA swizzle:",
+                     shown.kernel.c_str());
     if (info.swizzle.plain) draw_swizzle_maps(info.swizzle);
     return;
   }
@@ -231,12 +236,10 @@ void MatmulView::draw_banks(const LaunchRecord& shown, Dim3 block, unsigned warp
     return;
   }
   if (info.swizzle.plain) draw_swizzle_maps(info.swizzle);
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextColored(ui::kDimColour,
-                     "Counters (Measured tab) count ld.shared, ldmatrix and st.shared wavefronts and bank conflicts "
-                     "in the load/store pipe; cp.async's shared writes are counted apart (LDGSTS). TMA writes and "
-                     "wgmma operand reads do not go through the load/store pipe: no LSU counter sees them.");
-  ImGui::PopTextWrapPos();
+  ui::wrapped_text(ui::kDimColour,
+                   "Counters (Measured tab) count ld.shared, ldmatrix and st.shared wavefronts and bank conflicts "
+                   "in the load/store pipe; cp.async's shared writes are counted apart (LDGSTS). TMA writes and "
+                   "wgmma operand reads do not go through the load/store pipe: no LSU counter sees them.");
 }
 
 bool MatmulView::draw_bank_requests(bool with_model) {
@@ -324,32 +327,21 @@ void MatmulView::draw_user_banks(const LaunchRecord& shown, Dim3 block, unsigned
     }
   }
   if (banks_.status.code == "none") return;
-  ImGui::Separator();
-  ImGui::TextColored(ImVec4(0.56f, 0.80f, 1.0f, 1.0f),
-                     "Shared memory: warp %u of block (%u, %u), 32 banks x wavefronts", warp, block.x, block.y);
-  ui::help_marker(
-      "Shared memory has 32 banks of 4-byte words; each bank delivers one word per wavefront. Lanes "
-      "reading the same word share it (a broadcast, marked in the corner); different words in one bank "
-      "take one more wavefront each (a bank conflict). Recorded by the CPU simulator: your kernel built "
-      "once more with a hook on every load and store (-fsanitize=thread's instrumentation, without its "
-      "runtime), this block run alone, the accesses inside its __shared__ arrays kept lane by lane; "
-      "the line is your source's. Each __shared__ array is placed at a 128-byte boundary; the GPU may "
-      "place them elsewhere, which changes the bank a row starts in, not a request's conflicts.");
+  bank_heading(block, warp,
+               "Recorded by the CPU simulator: your kernel built "
+               "once more with a hook on every load and store (-fsanitize=thread's instrumentation, without its "
+               "runtime), this block run alone, the accesses inside its __shared__ arrays kept lane by lane; "
+               "the line is your source's. Each __shared__ array is placed at a 128-byte boundary; the GPU may "
+               "place them elsewhere, which changes the bank a row starts in, not a request's conflicts.");
   if (!banks_.status.ok()) {
     ui::status_text(banks_.status);
     return;
   }
-  if (!banks_.note.empty()) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(ui::kDimColour, "%s", banks_.note.c_str());
-    ImGui::PopTextWrapPos();
-  }
+  if (!banks_.note.empty()) { ui::wrapped_text(ui::kDimColour, "%s", banks_.note.c_str()); }
   if (!draw_bank_requests(false)) return;
-  ImGui::PushTextWrapPos(0);
-  ImGui::TextColored(ui::kDimColour,
-                     "Counters (Measured tab) count ld.shared and st.shared wavefronts and bank conflicts in the "
-                     "load/store pipe of the whole launch on the GPU.");
-  ImGui::PopTextWrapPos();
+  ui::wrapped_text(ui::kDimColour,
+                   "Counters (Measured tab) count ld.shared and st.shared wavefronts and bank conflicts in the "
+                   "load/store pipe of the whole launch on the GPU.");
 }
 
 // The recording, once its worker is done (after up to 200 ms of waiting when asked); and the
