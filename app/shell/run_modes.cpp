@@ -27,13 +27,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-void print_status(const char* what, const Status& s) {
-  std::fprintf(stderr, "blockscope: %s: %s\n", what, s.message.c_str());
-  if (!s.call.empty() || !s.code.empty())
-    std::fprintf(stderr, "  (%s%s%s)\n", s.call.c_str(), s.call.empty() || s.code.empty() ? "" : ": ", s.code.c_str());
-  if (!s.hint.empty()) std::fprintf(stderr, "  hint: %s\n", s.hint.c_str());
-}
-
 // The CUDA device to compute on: the user's choice, else the one driving the GL context, so
 // interop can be zero-copy.
 int choose_device(const CliOptions& options, Window& window) {
@@ -276,6 +269,13 @@ void profile_lines_of(lab::Lab& l, std::vector<LaunchRecord>& records, const sam
 }
 
 }  // namespace
+
+void print_status(const char* what, const Status& s) {
+  std::fprintf(stderr, "blockscope: %s: %s\n", what, s.message.c_str());
+  if (!s.call.empty() || !s.code.empty())
+    std::fprintf(stderr, "  (%s%s%s)\n", s.call.c_str(), s.call.empty() || s.code.empty() ? "" : ": ", s.code.c_str());
+  if (!s.hint.empty()) std::fprintf(stderr, "  hint: %s\n", s.hint.c_str());
+}
 
 std::vector<LabFlags> lab_flags(const LabCatalog& catalog) {
   std::vector<LabFlags> out;

@@ -39,4 +39,6 @@ int check_kernels_named(lab::Lab& lab, const std::string& lab_id, const std::vec
                         const std::function<std::vector<std::string>(const lab::Lab&)>& unknown_in);
 // The ceilings of `from` that `into` does not list yet (the same name for the same problem) join it.
 void add_new_ceilings(std::vector<lab::Ceiling>& into, const std::vector<lab::Ceiling>& from);
+// A refusal on stderr: "blockscope: WHAT: message", then its call and code, then its hint.
+void print_status(const char* what, const Status& s);
 }  // namespace bs::app

@@ -18,11 +18,6 @@
 namespace bs::app {
 namespace {
 
-void print_status(const char* what, const Status& s) {
-  std::fprintf(stderr, "blockscope: %s: %s\n", what, s.message.c_str());
-  if (!s.hint.empty()) std::fprintf(stderr, "  hint: %s\n", s.hint.c_str());
-}
-
 // Several sweeps (sizes, settings) as one result for the writer.
 void merge_into(lab::SweepResult& total, lab::SweepResult part, bool first) {
   if (first) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <imgui.h>
 
+#include <cstdint>
 #include <deque>
 #include <string>
 
@@ -45,6 +46,8 @@ std::string fmt(const char* format, double v);
 std::string ms_text(double ms);
 // A Status as coloured wrapped text: message, then call/code, then hint.
 void status_text(const Status& s);
+// A GL texture name as ImGui's texture id (the OpenGL 3 backend's convention).
+inline ImTextureID gl_texture(unsigned id) { return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(id)); }
 
 struct PlotSeries {
   const std::deque<double>* values;

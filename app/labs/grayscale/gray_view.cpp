@@ -471,7 +471,7 @@ void GrayView::draw_data(const LaunchRecord& shown, bool selection_ran, ViewCont
       return;
     }
     ImGui::SetCursorScreenPos(pane_origin);
-    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(renderer.texture())), pane_size);
+    ImGui::Image(ui::gl_texture(renderer.texture()), pane_size);
   }
   const ImU32 label = IM_COL32(230, 230, 235, 220);
   if (view_.compare == CompareMode::Split) {
@@ -661,7 +661,7 @@ std::optional<PixelPos> GrayView::draw_record(const LaunchRecord& record, int sl
     ui::status_text(s);
     return std::nullopt;
   }
-  ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(renderer->texture())), size);
+  ImGui::Image(ui::gl_texture(renderer->texture()), size);
   const ImVec2 m = ImGui::GetIO().MousePos;
   if (!ImGui::IsItemHovered() || m.x < origin.x || m.y < origin.y) return std::nullopt;
   auto [ix, iy] = output_to_image(params, (m.x - origin.x) * fb.x, (m.y - origin.y) * fb.y);

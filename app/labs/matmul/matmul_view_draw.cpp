@@ -99,8 +99,6 @@ Layout compute_layout(ImVec2 origin, ImVec2 size, int M, int N, int K, float tit
   return L;
 }
 
-ImTextureID tex(GLuint id) { return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(id)); }
-
 // Lines every `period` elements along one axis of a panel, fading out as they crowd together.
 void draw_grid_lines(ImDrawList* dl, const MatrixPanel& p, int row_period, int col_period, ImU32 rgb) {
   auto draw_axis = [&](int period, int extent, float pixels, bool vertical) {
@@ -462,8 +460,8 @@ void MatmulView::draw_legend(ImDrawList* dl, ImVec2 p0, float em) {
   const float bar_w = em * 12.0f, bar_h = em * 0.9f, label_w = em * 6.5f, row_h = em * 1.35f;
   const ImU32 label = IM_COL32(200, 203, 212, 255), dim = IM_COL32(150, 155, 168, 255);
   const ImU32 frame = IM_COL32(90, 95, 108, 255);
-  const ImTextureID values = tex(legend_values_.id());
-  const ImTextureID errors = tex(legend_errors_.id());
+  const ImTextureID values = ui::gl_texture(legend_values_.id());
+  const ImTextureID errors = ui::gl_texture(legend_errors_.id());
   char buf[160];
   float x = p0.x + label_w, y = p0.y;
   dl->AddText({p0.x, y}, label, "values");
@@ -579,7 +577,7 @@ void MatmulView::draw_heatmaps(const LaunchRecord& shown, bool selection_ran) {
     const Heatmap& h = maps_[sh.map];
     const Box& b = sh.panel->box;
     if (h.valid && h.colours) {
-      dl->AddImage(tex(h.colours.id()), b.p0, b.p1);
+      dl->AddImage(ui::gl_texture(h.colours.id()), b.p0, b.p1);
       // Bilinear only when shrunk both ways: a 784 x 10 B drawn 100 pixels wide must keep its
       // ten crisp columns.
       set_display_filter(sh.map, b.w() < h.width * 0.99f && b.h() < h.height * 0.99f);
@@ -703,7 +701,7 @@ std::optional<PixelPos> MatmulView::draw_record(const LaunchRecord& record, int,
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(origin, {origin.x + size.x, origin.y + size.y}, true);
   const Heatmap& h = maps_[MapC];
-  if (h.valid && h.colours) dl->AddImage(tex(h.colours.id()), c.box.p0, c.box.p1);
+  if (h.valid && h.colours) dl->AddImage(ui::gl_texture(h.colours.id()), c.box.p0, c.box.p1);
   else fill(dl, c.box, IM_COL32(30, 32, 38, 255));
   dl->AddRect({c.box.p0.x - 1, c.box.p0.y - 1}, {c.box.p1.x + 1, c.box.p1.y + 1}, IM_COL32(80, 86, 100, 255));
   const auto what = record.ok() ? lab_->resolve(record.kernel, record.request) : std::nullopt;

@@ -29,8 +29,6 @@
 namespace bs::app {
 namespace {
 
-ImTextureID tex(GLuint id) { return reinterpret_cast<ImTextureID>(static_cast<intptr_t>(id)); }
-
 // The colour of a key: neighbouring keys far apart in hue (as the block tiles' colours).
 void key_rgb(std::uint32_t key, std::uint8_t rgb[3]) {
   const std::uint64_t h = (static_cast<std::uint64_t>(key) + 1) * 0x9E3779B97F4A7C15ull;
@@ -359,7 +357,7 @@ void MatmulView::draw_fragment_colours(ImDrawList* dl, const LaunchRecord& shown
                        static_cast<float>((row0 - base_r) / fc.keys.rows));
       const ImVec2 uv1(static_cast<float>((col1 - base_c) / fc.keys.cols),
                        static_cast<float>((row1 - base_r) / fc.keys.rows));
-      dl->AddImage(tex(fc.texture.id()), p0, p1, uv0, uv1);
+      dl->AddImage(ui::gl_texture(fc.texture.id()), p0, p1, uv0, uv1);
     }
     const std::string what_key = state_.tile_colour == "mma" ? "mma instruction tile" : state_.tile_colour;
     note = what_key + " (" + std::to_string(fc.keys.distinct) + " per block): the PTX ISA model";

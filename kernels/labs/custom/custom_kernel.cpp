@@ -52,8 +52,6 @@ std::string seconds_text(double s) {
 
 wire::Backend backend_of(Target t) { return t == Target::Gpu ? wire::Backend::Gpu : wire::Backend::Cpu; }
 
-std::size_t page_align(std::size_t b) { return (b + 4095) / 4096 * 4096; }
-
 DeviceLimits limits_from(const wire::Info& info) {
   if (info.head.backend == wire::Backend::Cpu) return sim::simulator_limits(info.head.hw_threads);
   const wire::InfoHead& h = info.head;

@@ -9,10 +9,6 @@
 
 namespace bs::custom {
 
-namespace {
-std::size_t page_align(std::size_t b) { return (b + 4095) / 4096 * 4096; }
-}  // namespace
-
 Problem::Data::~Data() {
   if (map) munmap(map, bytes);
   if (memfd >= 0) close(memfd);

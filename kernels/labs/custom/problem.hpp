@@ -18,6 +18,9 @@
 
 namespace bs::custom {
 
+// Shared regions (a problem's inputs, a run's output and owner maps) each start on a 4 KiB page.
+inline std::size_t page_align(std::size_t bytes) { return (bytes + 4095) / 4096 * 4096; }
+
 class Problem {
  public:
   // Moves the inputs of `p` into shared memory.
