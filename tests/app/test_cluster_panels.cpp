@@ -26,8 +26,6 @@ namespace {
 
 using namespace bs;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 DeviceLimits h100() {
   DeviceLimits l;
   l.name = "NVIDIA H100 80GB HBM3";
@@ -122,16 +120,19 @@ std::vector<std::string> sm_pairs() {
 TEST(ClusterPanels, ScheduleGroupsRecordedClusters) {
   const LaunchRecord r = t6_record(true);
   const std::string t = draw(r, true);
-  EXPECT_TRUE(has(t, "Clusters, recorded on the GPU (%clusterid, %cluster_ctarank)")) << t;
-  EXPECT_TRUE(has(t, "clusters of 2 x 1 x 1 (2 blocks each), " + std::to_string(132 / 2) + " clusters")) << t;
-  EXPECT_TRUE(has(t, "all 132 recorded blocks agree")) << t;
+  EXPECT_TRUE(bs::test::has(t, "Clusters, recorded on the GPU (%clusterid, %cluster_ctarank)")) << t;
+  EXPECT_TRUE(bs::test::has(t, "clusters of 2 x 1 x 1 (2 blocks each), " + std::to_string(132 / 2) + " clusters")) << t;
+  EXPECT_TRUE(bs::test::has(t, "all 132 recorded blocks agree")) << t;
   ASSERT_EQ(co_scheduled_pairs(r), 66u) << "the record's blocks all overlap their cluster's other";
-  EXPECT_TRUE(has(t, "co-scheduled 66 of 66 clusters")) << t;
+  EXPECT_TRUE(bs::test::has(t, "co-scheduled 66 of 66 clusters")) << t;
   // The SMs that shared a cluster, which must be in one GPC: the first three groups.
   const std::vector<std::string> pairs = sm_pairs();
-  EXPECT_TRUE(has(t, "SMs that shared a cluster are in one GPC: " + pairs[0] + " " + pairs[1] + " " + pairs[2])) << t;
+  EXPECT_TRUE(
+      bs::test::has(t, "SMs that shared a cluster are in one GPC: " + pairs[0] + " " + pairs[1] + " " + pairs[2]))
+      << t;
   // The legend: cluster 0's blocks and where they ran.
-  EXPECT_TRUE(has(t, "blocks 0-1 ran on SM " + std::to_string(sm_of(0)) + " and " + std::to_string(sm_of(1)))) << t;
+  EXPECT_TRUE(bs::test::has(t, "blocks 0-1 ran on SM " + std::to_string(sm_of(0)) + " and " + std::to_string(sm_of(1))))
+      << t;
 
   // Hovering the timeline names the block under the mouse, its SM and its recorded cluster and
   // rank: checked against the record's own rule for whichever block is hovered.
@@ -162,9 +163,9 @@ TEST(ClusterPanels, ScheduleSaysWhereTheRecordDisagreesOrDidNotOverlap) {
   r.schedule[21].start_ns = r.schedule[20].end_ns + 5000;                 // cluster 10's second block: after the first
   r.schedule[21].end_ns = r.schedule[21].start_ns + 1'000'000;
   const std::string t = draw(r, true);
-  EXPECT_TRUE(has(t, "2 of 132 blocks differ")) << t;
+  EXPECT_TRUE(bs::test::has(t, "2 of 132 blocks differ")) << t;
   ASSERT_EQ(co_scheduled_pairs(r), 65u);
-  EXPECT_TRUE(has(t, "co-scheduled 65 of 66 clusters")) << t;
+  EXPECT_TRUE(bs::test::has(t, "co-scheduled 65 of 66 clusters")) << t;
   // The cluster that did not run at one moment is listed first, and says so.
   const std::size_t late = t.find("blocks 20-21 ran on SM");
   ASSERT_NE(late, std::string::npos) << t;
@@ -175,10 +176,11 @@ TEST(ClusterPanels, ScheduleSaysWhereTheRecordDisagreesOrDidNotOverlap) {
 
 TEST(ClusterPanels, ScheduleWithoutRecordedClustersUsesTheModel) {
   const std::string t = draw(t6_record(false), true);
-  EXPECT_TRUE(has(t, "Clusters: the model (blockIdx / cluster dims); this GPU or build recorded none")) << t;
-  EXPECT_FALSE(has(t, "record vs model")) << "nothing recorded to compare: " << t;
-  EXPECT_TRUE(has(t, "co-scheduled 66 of 66 clusters")) << t;
-  EXPECT_TRUE(has(t, "blocks 0-1 ran on SM " + std::to_string(sm_of(0)) + " and " + std::to_string(sm_of(1)))) << t;
+  EXPECT_TRUE(bs::test::has(t, "Clusters: the model (blockIdx / cluster dims); this GPU or build recorded none")) << t;
+  EXPECT_FALSE(bs::test::has(t, "record vs model")) << "nothing recorded to compare: " << t;
+  EXPECT_TRUE(bs::test::has(t, "co-scheduled 66 of 66 clusters")) << t;
+  EXPECT_TRUE(bs::test::has(t, "blocks 0-1 ran on SM " + std::to_string(sm_of(0)) + " and " + std::to_string(sm_of(1))))
+      << t;
 }
 
 TEST(ClusterPanels, LaunchTabShowsMaxActiveClustersBesideTheModel) {
@@ -191,22 +193,22 @@ TEST(ClusterPanels, LaunchTabShowsMaxActiveClustersBesideTheModel) {
   }
   // 66 clusters of 2 at once: 132 blocks, all that one block on each of 132 SMs allows.
   const std::string all = draw(r, false);
-  EXPECT_TRUE(has(all, "cluster clusters of 2 x 1 x 1 (2 blocks each), 66 clusters")) << all;
-  EXPECT_TRUE(has(all, "max active clusters 66  (132 blocks at once)")) << all;
-  EXPECT_TRUE(has(all, "as the blocks-per-SM model allows (1 x 132 SMs = 132 blocks)")) << all;
+  EXPECT_TRUE(bs::test::has(all, "cluster clusters of 2 x 1 x 1 (2 blocks each), 66 clusters")) << all;
+  EXPECT_TRUE(bs::test::has(all, "max active clusters 66  (132 blocks at once)")) << all;
+  EXPECT_TRUE(bs::test::has(all, "as the blocks-per-SM model allows (1 x 132 SMs = 132 blocks)")) << all;
   // 60: fewer than 132 SMs / 2 (the GPCs' leftovers): 120 blocks, 12 blocks' room empty.
   r.clusters.max_active_clusters = 60;
   const std::string fewer = draw(r, false);
-  EXPECT_TRUE(has(fewer, "max active clusters 60  (" + std::to_string(60 * 2) + " blocks at once)")) << fewer;
-  EXPECT_TRUE(has(fewer, "1 x 132 SMs = 132 blocks, 66 whole clusters: " + std::to_string(132 - 60 * 2) +
-                             " blocks' room stays empty"))
+  EXPECT_TRUE(bs::test::has(fewer, "max active clusters 60  (" + std::to_string(60 * 2) + " blocks at once)")) << fewer;
+  EXPECT_TRUE(bs::test::has(fewer, "1 x 132 SMs = 132 blocks, 66 whole clusters: " + std::to_string(132 - 60 * 2) +
+                                       " blocks' room stays empty"))
       << fewer;
   r.config.cluster = {1, 1, 1};
   r.clusters = {};
   r.kernel = "tc5_persistent";
   const std::string none = draw(r, false);
-  EXPECT_TRUE(has(none, "clusters none (each block is its own cluster of one)")) << none;
-  EXPECT_FALSE(has(none, "max active clusters")) << none;
+  EXPECT_TRUE(bs::test::has(none, "clusters none (each block is its own cluster of one)")) << none;
+  EXPECT_FALSE(bs::test::has(none, "max active clusters")) << none;
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ TEST(Fonts, NonLatinNamesGetRealGlyphsOrAVisibleFallback) {
   if (files.text.empty() || files.fallback.empty())
     BS_SKIP() << "fonts-dejavu-core and fonts-droid-fallback are not installed (.ci/install-deps.sh installs them)";
   // The context the font sets build into.
-  test::ImGuiFrames imgui;
+  bs::test::ImGuiFrames imgui;
   const std::string name = "caf\xc3\xa9_\xc3\xb1_\xe6\x97\xa5\xe6\x9c\xac.png";  // café_ñ_日本.png
   ui::FontSet fonts(files);
   fonts.need(name);

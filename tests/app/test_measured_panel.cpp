@@ -20,8 +20,6 @@ namespace {
 
 using namespace bs;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 // A figure as the tab prints it, computed here with the C library's "%.3g".
 std::string g3(double v) {
   char buf[48];
@@ -112,29 +110,29 @@ TEST(MeasuredPanel, AProfileBesideTheModel) {
     const std::string& t = d.text;
     EXPECT_FALSE(d.clicked) << "nothing was clicked";
     // Which launch, on what, how it was measured.
-    EXPECT_TRUE(has(t, shown.kernel + ", block 32x32 | 1024 threads, on 1024x1024x1024")) << t;
-    EXPECT_TRUE(has(t, "NVIDIA H200 (GH100): 15 passes")) << t;
+    EXPECT_TRUE(bs::test::has(t, shown.kernel + ", block 32x32 | 1024 threads, on 1024x1024x1024")) << t;
+    EXPECT_TRUE(bs::test::has(t, "NVIDIA H200 (GH100): 15 passes")) << t;
     // The table: DRAM bytes measured (read + written) against the bytes counted, and their ratio.
     const double dram = c.dram_read_bytes + c.dram_write_bytes;
-    EXPECT_TRUE(has(
+    EXPECT_TRUE(bs::test::has(
         t, row("DRAM bytes", g3(dram / 1e6) + " MB", g3(c.model_bytes / 1e6) + " MB", g3(dram / c.model_bytes) + "x")))
         << t;
     // Sectors per load: the hardware's sectors over its requests, beside the memory view's model.
     const double ld = c.ld_sectors / c.ld_requests;
-    EXPECT_TRUE(has(t, row("sectors / load", g3(ld), g3(c.model_ld_sectors_per_request),
-                           g3(ld / c.model_ld_sectors_per_request) + "x")))
+    EXPECT_TRUE(bs::test::has(t, row("sectors / load", g3(ld), g3(c.model_ld_sectors_per_request),
+                                     g3(ld / c.model_ld_sectors_per_request) + "x")))
         << t;
     // Occupancy: achieved against theoretical, compared in percentage points.
     char points[32];
     std::snprintf(points, sizeof points, "%+.1f pt", c.achieved_occupancy_pct - c.theoretical_occupancy_pct);
-    EXPECT_TRUE(
-        has(t, row("occupancy", g3(c.achieved_occupancy_pct) + "%", g3(c.theoretical_occupancy_pct) + "%", points)))
+    EXPECT_TRUE(bs::test::has(
+        t, row("occupancy", g3(c.achieved_occupancy_pct) + "%", g3(c.theoretical_occupancy_pct) + "%", points)))
         << t;
     // The main stall reason with its share, and the sentence on the largest disagreement.
-    EXPECT_TRUE(has(t, c.stalls.front().reason + "  " + g3(c.stalls.front().share_pct) + "%")) << t;
-    EXPECT_TRUE(has(t, "Where they disagree most")) << t;
-    EXPECT_TRUE(has(t, "Model sectors per request: " + c.sectors_sample)) << t;
-    EXPECT_FALSE(has(t, "Counters could not be read")) << t;
+    EXPECT_TRUE(bs::test::has(t, c.stalls.front().reason + "  " + g3(c.stalls.front().share_pct) + "%")) << t;
+    EXPECT_TRUE(bs::test::has(t, "Where they disagree most")) << t;
+    EXPECT_TRUE(bs::test::has(t, "Model sectors per request: " + c.sectors_sample)) << t;
+    EXPECT_FALSE(bs::test::has(t, "Counters could not be read")) << t;
   }
 }
 
@@ -149,18 +147,18 @@ TEST(MeasuredPanel, AnEarlierProfileAndTheModelOfTheLaunchShown) {
   in.model = &model;
   const std::string t = draw(in).text;
   // The launch shown and blockscope's model of it, figure by figure.
-  EXPECT_TRUE(has(t, "k2_uncoalesced, block 16x16 | 256 threads, on 1024x1024x1024")) << t;
-  EXPECT_TRUE(has(t, "blockscope's model of this launch:")) << t;
-  EXPECT_TRUE(has(t, "bytes counted " + g3(model.model_bytes / 1e6) + " MB")) << t;
-  EXPECT_TRUE(has(t, "sectors / request load " + g3(model.model_ld_sectors_per_request) + ", store " +
-                         g3(model.model_st_sectors_per_request)))
+  EXPECT_TRUE(bs::test::has(t, "k2_uncoalesced, block 16x16 | 256 threads, on 1024x1024x1024")) << t;
+  EXPECT_TRUE(bs::test::has(t, "blockscope's model of this launch:")) << t;
+  EXPECT_TRUE(bs::test::has(t, "bytes counted " + g3(model.model_bytes / 1e6) + " MB")) << t;
+  EXPECT_TRUE(bs::test::has(t, "sectors / request load " + g3(model.model_ld_sectors_per_request) + ", store " +
+                                   g3(model.model_st_sectors_per_request)))
       << t;
-  EXPECT_TRUE(has(t, "occupancy (theory) " + g3(model.theoretical_occupancy_pct) + "%")) << t;
-  EXPECT_TRUE(has(t, "Press the button to measure it beside the hardware.")) << t;
+  EXPECT_TRUE(bs::test::has(t, "occupancy (theory) " + g3(model.theoretical_occupancy_pct) + "%")) << t;
+  EXPECT_TRUE(bs::test::has(t, "Press the button to measure it beside the hardware.")) << t;
   // The earlier profile is named as not the launch shown, and folded: none of its figures.
-  EXPECT_TRUE(has(t, "Last profile: k1_naive, block 32x32 | 1024 threads (not the launch shown)")) << t;
-  EXPECT_FALSE(has(t, "DRAM bytes")) << t;
-  EXPECT_FALSE(has(t, "NVIDIA H200")) << t;
+  EXPECT_TRUE(bs::test::has(t, "Last profile: k1_naive, block 32x32 | 1024 threads (not the launch shown)")) << t;
+  EXPECT_FALSE(bs::test::has(t, "DRAM bytes")) << t;
+  EXPECT_FALSE(bs::test::has(t, "NVIDIA H200")) << t;
 }
 
 TEST(MeasuredPanel, NoPermissionSaysTheCauseAndTheFix) {
@@ -174,11 +172,11 @@ TEST(MeasuredPanel, NoPermissionSaysTheCauseAndTheFix) {
   in.shown = &shown;
   in.result = &result;
   const std::string t = draw(in).text;
-  EXPECT_TRUE(has(t, "Counters could not be read.")) << t;
-  EXPECT_TRUE(has(t, "restricts profiling to administrators")) << "the cause: " << t;
-  EXPECT_TRUE(has(t, counters::kProfilingDriverOption)) << "the fix: " << t;
-  EXPECT_TRUE(has(t, "cuptiProfilerGetCounterAvailability: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES")) << t;
-  EXPECT_FALSE(has(t, "DRAM bytes")) << "no table without counters: " << t;
+  EXPECT_TRUE(bs::test::has(t, "Counters could not be read.")) << t;
+  EXPECT_TRUE(bs::test::has(t, "restricts profiling to administrators")) << "the cause: " << t;
+  EXPECT_TRUE(bs::test::has(t, counters::kProfilingDriverOption)) << "the fix: " << t;
+  EXPECT_TRUE(bs::test::has(t, "cuptiProfilerGetCounterAvailability: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES")) << t;
+  EXPECT_FALSE(bs::test::has(t, "DRAM bytes")) << "no table without counters: " << t;
 }
 
 TEST(MeasuredPanel, ProgressWhileProfiling) {
@@ -196,10 +194,10 @@ TEST(MeasuredPanel, ProgressWhileProfiling) {
   in.launches_paused = true;
   const std::string t = draw(in).text;
   // Six passes done: the seventh of fifteen runs.
-  EXPECT_TRUE(has(t, "profiling k1_naive: pass 7 of 15, 0.2 s")) << t;
-  EXPECT_TRUE(has(t, "The app's own launches wait until the profile is done.")) << t;
-  EXPECT_FALSE(has(t, "Press the button")) << "a profile runs: nothing to press" << t;
-  EXPECT_TRUE(has(t, "blockscope's model of this launch:")) << "the model stays while it runs: " << t;
+  EXPECT_TRUE(bs::test::has(t, "profiling k1_naive: pass 7 of 15, 0.2 s")) << t;
+  EXPECT_TRUE(bs::test::has(t, "The app's own launches wait until the profile is done.")) << t;
+  EXPECT_FALSE(bs::test::has(t, "Press the button")) << "a profile runs: nothing to press" << t;
+  EXPECT_TRUE(bs::test::has(t, "blockscope's model of this launch:")) << "the model stays while it runs: " << t;
 }
 
 TEST(MeasuredPanel, TheCpuBackendShowsTheModelAndSaysCountersAreAGpuFeature) {
@@ -211,14 +209,15 @@ TEST(MeasuredPanel, TheCpuBackendShowsTheModelAndSaysCountersAreAGpuFeature) {
   in.model = &model;
   in.refusal = counters::gpu_feature_status();
   const std::string t = draw(in).text;
-  EXPECT_TRUE(has(t, in.refusal.message)) << t;
-  EXPECT_TRUE(has(t, "GPU feature")) << t;
-  EXPECT_TRUE(has(t, "blockscope's model of this launch:")) << t;
-  EXPECT_TRUE(has(t, "bytes counted " + g3(model.model_bytes / 1e6) + " MB")) << t;
-  EXPECT_TRUE(has(t, "waves " + g3(model.model_waves) + " (the last " + g3(model.model_last_wave_fill_pct) + "% full)"))
+  EXPECT_TRUE(bs::test::has(t, in.refusal.message)) << t;
+  EXPECT_TRUE(bs::test::has(t, "GPU feature")) << t;
+  EXPECT_TRUE(bs::test::has(t, "blockscope's model of this launch:")) << t;
+  EXPECT_TRUE(bs::test::has(t, "bytes counted " + g3(model.model_bytes / 1e6) + " MB")) << t;
+  EXPECT_TRUE(bs::test::has(
+      t, "waves " + g3(model.model_waves) + " (the last " + g3(model.model_last_wave_fill_pct) + "% full)"))
       << t;
-  EXPECT_FALSE(has(t, "Press the button")) << "the CPU cannot be profiled: " << t;
-  EXPECT_FALSE(has(t, "DRAM bytes")) << t;
+  EXPECT_FALSE(bs::test::has(t, "Press the button")) << "the CPU cannot be profiled: " << t;
+  EXPECT_FALSE(bs::test::has(t, "DRAM bytes")) << t;
 }
 
 }  // namespace

@@ -18,8 +18,6 @@ namespace {
 
 using namespace bs;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 LaunchRecord simulated_run(const std::string& kernel, double median_ms, double others_load) {
   LaunchRecord r;
   r.lab = "gray";
@@ -45,14 +43,14 @@ TEST(ResultCard, ALaunchInFlightIsNotShownBesideTheLastAttemptsError) {
   ui::ResultInput in;
   in.last = &refused;
   const std::string idle = ui.frame([&] { ui::draw_result_card(in); });
-  EXPECT_TRUE(has(idle, "Refused before launch")) << idle;  // the control: said while nothing runs
-  EXPECT_TRUE(has(idle, "2048 threads")) << idle;
+  EXPECT_TRUE(bs::test::has(idle, "Refused before launch")) << idle;  // the control: said while nothing runs
+  EXPECT_TRUE(bs::test::has(idle, "2048 threads")) << idle;
   in.running = "gray_2d, 32 x 8 x 1";
   in.running_s = 1.5;
   const std::string running = ui.frame([&] { ui::draw_result_card(in); });
-  EXPECT_TRUE(has(running, "Simulating gray_2d, 32 x 8 x 1")) << running;
-  EXPECT_FALSE(has(running, "Refused before launch")) << running;
-  EXPECT_FALSE(has(running, "2048 threads")) << running;
+  EXPECT_TRUE(bs::test::has(running, "Simulating gray_2d, 32 x 8 x 1")) << running;
+  EXPECT_FALSE(bs::test::has(running, "Refused before launch")) << running;
+  EXPECT_FALSE(bs::test::has(running, "2048 threads")) << running;
 }
 
 TEST(ResultCard, ASimulatedTimeSaysHowBusyTheMachineWasWhileTimed) {
@@ -69,7 +67,7 @@ TEST(ResultCard, ASimulatedTimeSaysHowBusyTheMachineWasWhileTimed) {
   const std::string text = ui.frame([&] { ui::draw_result_card(in); });
   char want[64];
   std::snprintf(want, sizeof want, "other programs kept %.1f cores busy", load);
-  EXPECT_TRUE(has(text, want)) << text;
+  EXPECT_TRUE(bs::test::has(text, want)) << text;
 }
 
 TEST(RunsTab, ARowTimedUnderAnotherLoadThanTheBestsIsMarked) {
@@ -85,13 +83,13 @@ TEST(RunsTab, ARowTimedUnderAnotherLoadThanTheBestsIsMarked) {
   in.shown = &best;
   in.book = &book;
   const std::string same = ui.frame([&] { ui::draw_runs_panel(in); });
-  EXPECT_TRUE(has(same, "gray_ilp4")) << same;
-  EXPECT_FALSE(has(same, "load: timed while")) << "loads 0.3 cores apart are alike\n" << same;
+  EXPECT_TRUE(bs::test::has(same, "gray_ilp4")) << same;
+  EXPECT_FALSE(bs::test::has(same, "load: timed while")) << "loads 0.3 cores apart are alike\n" << same;
   const LaunchRecord busy = simulated_run("gray_vec16", 30.0, quiet + 1.5);
   book.add(busy, 31);
   const std::string marked = ui.frame([&] { ui::draw_runs_panel(in); });
-  EXPECT_TRUE(has(marked, "gray_vec16")) << marked;
-  EXPECT_TRUE(has(marked, "load: timed while the machine was busier or quieter")) << marked;
+  EXPECT_TRUE(bs::test::has(marked, "gray_vec16")) << marked;
+  EXPECT_TRUE(bs::test::has(marked, "load: timed while the machine was busier or quieter")) << marked;
 }
 
 // The figures beside each kernel's name: its best median's throughput and share of the ceiling
@@ -128,7 +126,8 @@ TEST(KernelList, AFigureTimedUnderAnotherLoadThanTheFastestKernelsIsMarked) {
   EXPECT_NEAR(shown_share, 100 * gbs / ceiling, 0.005 * 100 * gbs / ceiling);
   EXPECT_EQ(figures.at("gray_vec16").load_note, "");
   EXPECT_EQ(figures.at("gray_ilp4").load_note, "");
-  EXPECT_TRUE(has(figures.at("gray_2d").load_note, "the machine's load changed")) << figures.at("gray_2d").load_note;
+  EXPECT_TRUE(bs::test::has(figures.at("gray_2d").load_note, "the machine's load changed"))
+      << figures.at("gray_2d").load_note;
   EXPECT_TRUE(ui::kernel_figures(book, "gray", "another problem", info).empty());
 
   // The list draws the mark after the figure, and only for the marked kernel.
@@ -147,7 +146,7 @@ TEST(KernelList, AFigureTimedUnderAnotherLoadThanTheFastestKernelsIsMarked) {
     const std::size_t at = text.find(label);
     return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
   };
-  EXPECT_TRUE(has(line_of("2. 2D grid"), figures.at("gray_2d").text)) << text;
+  EXPECT_TRUE(bs::test::has(line_of("2. 2D grid"), figures.at("gray_2d").text)) << text;
   EXPECT_TRUE(line_of("2. 2D grid").ends_with("load")) << text;
   EXPECT_TRUE(line_of("3. Four pixels").ends_with(figures.at("gray_ilp4").text)) << text;
   EXPECT_TRUE(line_of("4. 16-byte").ends_with(figures.at("gray_vec16").text)) << text;
@@ -248,7 +247,7 @@ TEST(KernelList, ACutNameEndsInAnEllipsisAndItsTooltipHasTheWholeName) {
   EXPECT_LT(shown.size(), kernels[0].label.size()) << shown;
   ImGui::GetIO().MousePos = row;
   const std::string hovered = ui.frame(draw);
-  EXPECT_TRUE(has(hovered, kernels[0].label)) << hovered;
+  EXPECT_TRUE(bs::test::has(hovered, kernels[0].label)) << hovered;
 }
 
 }  // namespace

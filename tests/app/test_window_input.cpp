@@ -28,10 +28,10 @@ using bs::test::JsonValue;
 using bs::test::xdnd::Source;
 using Clock = std::chrono::steady_clock;
 
-constexpr auto kStartTimeout = 30s;  // first frame of a fresh app on llvmpipe, CI under load
-constexpr auto kStepTimeout = 20s;   // a key press seen (frames are slow under load)
+constexpr auto kFirstFrameTimeout = 30s;  // first frame of a fresh app on llvmpipe, CI under load
+constexpr auto kKeyTimeout = 20s;         // a key press seen (frames are slow under load)
 
-std::string slurp(const fs::path& p) {
+std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
@@ -59,13 +59,13 @@ class RealWindow : public ::testing::Test {
                              (dir_ / "status.json").string()});
     fs::remove(dir_ / "status.json");
     ASSERT_TRUE(app_.start(dir_, args));
-    ASSERT_TRUE(wait([&](const JsonValue& s) { return s.has("ui"); }, kStartTimeout)) << "no status";
+    ASSERT_TRUE(wait([&](const JsonValue& s) { return s.has("ui"); }, kFirstFrameTimeout)) << "no status";
     ASSERT_TRUE(bs::test::wait_until([&] { return (window_ = source_->find_window("blockscope", app_.pid())) != 0; },
-                                     kStartTimeout, 50ms))
+                                     kFirstFrameTimeout, 50ms))
         << "no blockscope window";
   }
   JsonValue status() {
-    auto v = bs::test::parse_json(slurp(dir_ / "status.json"));
+    auto v = bs::test::parse_json(read_all(dir_ / "status.json"));
     return v ? *v : JsonValue{};
   }
   // Until the status the app wrote satisfies `ok`; false at the timeout or when the app is gone.
@@ -84,7 +84,7 @@ class RealWindow : public ::testing::Test {
     return source_->send_key(window_, name, ctrl, shift);
   }
   bool wait_ui(const char* field, bool value) {
-    return wait([&](const JsonValue& s) { return s.at("ui").at(field).boolean == value; }, kStepTimeout);
+    return wait([&](const JsonValue& s) { return s.at("ui").at(field).boolean == value; }, kKeyTimeout);
   }
 
   fs::path dir_;
@@ -104,7 +104,7 @@ TEST_F(RealWindow, KeysDoWhatTheHelpSaysAndChoicesAreThereOnTheNextLaunch) {
   ASSERT_TRUE(key("Escape"));
   EXPECT_TRUE(wait_ui("file_browser", false));
   ASSERT_TRUE(key("equal", true));
-  EXPECT_TRUE(wait([](const JsonValue& s) { return s.at("ui").at("text_scale").number > 1.1; }, kStepTimeout))
+  EXPECT_TRUE(wait([](const JsonValue& s) { return s.at("ui").at("text_scale").number > 1.1; }, kKeyTimeout))
       << "Ctrl+= makes the text larger";
   ASSERT_TRUE(key("bracketright", true));
   EXPECT_TRUE(wait_ui("side_open", false)) << "Ctrl+] folds the side tabs";
@@ -119,8 +119,8 @@ TEST_F(RealWindow, KeysDoWhatTheHelpSaysAndChoicesAreThereOnTheNextLaunch) {
         return s.at("launch").at("kernel").str == "gray_2d" && s.at("launch").at("block").at(0).number == 32 &&
                s.at("launch").at("block").at(1).number == 4;
       },
-      kStepTimeout))
-      << slurp(dir_ / "cfg" / "settings.txt");
+      kKeyTimeout))
+      << read_all(dir_ / "cfg" / "settings.txt");
   const JsonValue s = status();
   EXPECT_GT(s.at("ui").at("text_scale").number, 1.1);
   EXPECT_FALSE(s.at("ui").at("side_open").boolean);
@@ -132,7 +132,7 @@ TEST_F(RealWindow, KeysDoWhatTheHelpSaysAndChoicesAreThereOnTheNextLaunch) {
 // that launch runs on a worker thread, and the window keeps drawing and answering keys.
 TEST_F(RealWindow, KeepsDrawingWhileASlowSimulatedLaunchRuns) {
   start({"--lab", "matmul", "--kernel", "k3_smem_tiled", "--matmul-size", "256x256x256"});
-  ASSERT_TRUE(wait([](const JsonValue& s) { return s.at("ui").at("launch_in_flight").boolean; }, kStepTimeout));
+  ASSERT_TRUE(wait([](const JsonValue& s) { return s.at("ui").at("launch_in_flight").boolean; }, kKeyTimeout));
   // Two key presses while the launch is in flight: the frames drawn between them show the frame
   // loop was free (a launch on the frame loop would have drawn none until it ended).
   ASSERT_TRUE(key("F1"));
@@ -145,7 +145,7 @@ TEST_F(RealWindow, KeepsDrawingWhileASlowSimulatedLaunchRuns) {
       [&](const JsonValue& s) {
         return s.at("frame").number >= first_frame + 2 || !s.at("ui").at("launch_in_flight").boolean;
       },
-      kStepTimeout))
+      kKeyTimeout))
       << "no frames drawn while the launch runs";
   ASSERT_TRUE(key("F1"));
   ASSERT_TRUE(wait_ui("help", false));
@@ -185,13 +185,13 @@ TEST_F(RealWindow, EscapeClosesAnOpenMenu) {
 // launch's), and Escape stops it; the launch that ran stays on show and nothing relaunches.
 TEST_F(RealWindow, ASlowSimulationSaysWhatRunsAndEscapeStopsIt) {
   start({"--lab", "matmul", "--kernel", "k3_smem_tiled", "--matmul-size", "256x256x256"});
-  ASSERT_TRUE(wait([](const JsonValue& s) { return s.at("ui").at("launch_in_flight").boolean; }, kStepTimeout));
+  ASSERT_TRUE(wait([](const JsonValue& s) { return s.at("ui").at("launch_in_flight").boolean; }, kKeyTimeout));
   // The status bar names the kernel being simulated, once it is slow enough to say.
   EXPECT_TRUE(wait(
       [](const JsonValue& s) {
         return s.at("ui").at("state").str.find("simulating k3_smem_tiled") != std::string::npos;
       },
-      kStepTimeout))
+      kKeyTimeout))
       << status().at("ui").at("state").str;
   ASSERT_TRUE(key("Escape"));
   ASSERT_TRUE(wait(
@@ -199,7 +199,7 @@ TEST_F(RealWindow, ASlowSimulationSaysWhatRunsAndEscapeStopsIt) {
         return !s.at("ui").at("launch_in_flight").boolean &&
                s.at("launch").at("message").str.find("cancelled") != std::string::npos;
       },
-      kStepTimeout))
+      kKeyTimeout))
       << "Escape did not stop the simulation: " << status().at("launch").at("message").str;
   // Nothing starts it again by itself (continuous runs wait for the user): a stretch of time in
   // which nothing may happen is what is checked, so this sleep stays.
@@ -217,7 +217,7 @@ TEST_F(RealWindow, FastKeysReachTheFieldsAndAnIdleWindowStillAnswers) {
   ASSERT_TRUE(key("r", true, true));  // Run continuously: off
   ASSERT_TRUE(wait(
       [](const JsonValue& s) { return s.at("ui").at("state").str.find("continuous runs off") != std::string::npos; },
-      kStepTimeout))
+      kKeyTimeout))
       << "Ctrl+Shift+R did not stop continuous runs: " << status().at("ui").at("state").str;
   // A click on the typed blockDim.x field (the 1600 x 1000 layout) gives it the keyboard; the
   // keys follow at once, faster than the software-rendered window draws its frames (the app's
@@ -228,7 +228,7 @@ TEST_F(RealWindow, FastKeysReachTheFieldsAndAnIdleWindowStillAnswers) {
       [](const JsonValue& s) {
         return s.at("launch").at("block").at(0).number == 32 && s.at("launch").at("block").at(1).number == 8;
       },
-      kStepTimeout))
+      kKeyTimeout))
       << "block " << status().at("launch").at("block").at(0).number << "x"
       << status().at("launch").at("block").at(1).number;
   // Idle now: two seconds without input is the situation checked (the window sleeps in the event

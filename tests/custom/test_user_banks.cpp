@@ -21,8 +21,6 @@ namespace {
 
 using namespace test;
 
-lab::Backend cpu_backend() { return lab::cpu_simulation(2, "test"); }
-
 // Line numbers below are this source's (kernel.cu).
 constexpr const char* kBanks = R"(__global__ void banks(unsigned char* x, unsigned char* out, int n) {
     __shared__ float s[32 * 32];
@@ -72,7 +70,7 @@ class UserBanks : public ::testing::Test {
   }
 
   std::unique_ptr<lab::Lab> matmul_lab(int M, int N, int K) {
-    auto m = matmul::MatmulLab::create(cpu_backend());
+    auto m = matmul::MatmulLab::create(lab::cpu_simulation(2, "test"));
     EXPECT_TRUE(m.ok());
     matmul::MatrixSpec spec;
     spec.M = M, spec.N = N, spec.K = K;
@@ -97,7 +95,7 @@ TEST_F(UserBanks, AUserKernelsRequestsAreTheAddressesItsIndexExpressionsGive) {
   const std::uint32_t seed = fresh_seed();
   std::mt19937 rng(seed);
   const int w = 41 + static_cast<int>(rng() % 20), h = 7;
-  auto g = gray::GrayLab::create(cpu_backend());
+  auto g = gray::GrayLab::create(lab::cpu_simulation(2, "test"));
   ASSERT_TRUE(g.ok());
   std::vector<std::uint8_t> rgba(static_cast<std::size_t>(w) * h * 4);
   for (auto& v : rgba) v = static_cast<std::uint8_t>(rng());

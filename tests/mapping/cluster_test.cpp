@@ -192,7 +192,7 @@ TEST(TraceRecords, ClusterFieldsComeBackOnlyWhereTheGpuReadThem) {
   lc.grid = grid;
   lc.block = {64, 1, 1};
   lc.cluster = {2, 1, 1};
-  auto doc = test::parse_json(schedule_to_json(*t, false, lc, "k", "GPU"));
+  auto doc = bs::test::parse_json(schedule_to_json(*t, false, lc, "k", "GPU"));
   ASSERT_TRUE(doc);
   EXPECT_EQ(doc->at("cluster").at(0).number, 2);
   const auto& b5 = doc->at("blocks").at(5);

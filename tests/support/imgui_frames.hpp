@@ -20,6 +20,9 @@
 
 namespace bs::test {
 
+// Whether a panel's captured text contains `part`.
+inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 class ImGuiFrames {
  public:
   explicit ImGuiFrames(ImVec2 size = ImVec2(420, 900)) : size_(size) {
