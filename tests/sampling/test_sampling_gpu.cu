@@ -19,6 +19,8 @@
 namespace bs::sampling {
 namespace {
 
+// The test names the loop's line by its offset from a __LINE__: the formatter must not move it.
+// clang-format off
 constexpr int kSpinLine = __LINE__ + 6;  // the line of the clock64 loop below
 __global__ void hot_and_cold(float* out, long long spin, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -28,6 +30,7 @@ __global__ void hot_and_cold(float* out, long long spin, int n) {
   while (clock64() - start < spin) v = v * 0.999f + 0.001f;
   out[i] = v;
 }
+// clang-format on
 
 bool have_gpu() {
   int n = 0;

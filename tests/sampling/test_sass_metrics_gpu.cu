@@ -23,7 +23,10 @@
 namespace bs::sampling {
 namespace {
 
-constexpr int kBodyLine = __LINE__ + 7;  // the fmaf line of the loop below
+// The tests name lines of the kernels below by offset from a __LINE__: the formatter must not move
+// them (it once joined the loop's two lines, and the body's offset pointed at the store).
+// clang-format off
+constexpr int kBodyLine = __LINE__ + 6;  // the fmaf line of the loop below
 __global__ void counted(float* out, const float* in, int n) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;  // blockDim 48: every thread in range
   const float a = in[t], b = in[t + 1];
@@ -49,6 +52,7 @@ __global__ void bank_conflicts(float* out, int n) {
   }
   out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
+// clang-format on
 
 bool have_gpu() {
   int n = 0;
