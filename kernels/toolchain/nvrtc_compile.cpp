@@ -12,11 +12,16 @@
 #endif
 
 namespace bs::toolchain {
+
+// NVRTC's program handle, opaque. Declared outside the anonymous namespace below: NvrtcLibrary::Api
+// (a member of a class with linkage) holds pointers to functions taking it.
+struct NvrtcProgramOpaque;
+
 namespace {
 
 // NVRTC's C API, declared here so that a build without the CUDA headers compiles this file too
 // (the library is found at run time). nvrtcResult is an enum: an int in the C ABI.
-using nvrtcProgram = struct NvrtcProgramOpaque*;
+using nvrtcProgram = NvrtcProgramOpaque*;
 using nvrtcResult = int;
 constexpr nvrtcResult NVRTC_SUCCESS = 0;
 constexpr nvrtcResult NVRTC_ERROR_INVALID_OPTION = 5;
