@@ -78,8 +78,11 @@ Status device_support(const CuptiApi& api, int device) {
   return explain(CounterProblem::UnsupportedDevice, call, "isSupported");
 }
 
+}  // namespace
+
 // An enabled range profiler. close_pass() ends whatever of Start and PushRange is still open
-// (after a failed pass); the destructor does that and disables the profiler.
+// (after a failed pass); the destructor does that and disables the profiler. Outside the
+// anonymous namespace: CounterSession::Impl (which has linkage) holds one.
 class RangeProfiler {
  public:
   explicit RangeProfiler(const CuptiApi& api) : api_(api) {}
@@ -198,8 +201,6 @@ class RangeProfiler {
   bool user_range_ = true;
   bool started_ = false, pushed_ = false;
 };
-
-}  // namespace
 
 struct CounterSession::Impl {
   int device = 0;
