@@ -333,8 +333,6 @@ TEST_F(HeadlessApp, GpuZeroCopyInteropOutputEqualsReference) {
   }
 }
 
-}  // namespace
-
 // The Pipeline tab draws a recording loaded with --matmul-pipeline-trace (the CPU cannot launch
 // T4): a trace written here by hand, one block on SM 3 with 5 slices whose consumers wait on full
 // barriers for most of each slice, must paint that span's colour (235, 95, 70) and the wgmma
@@ -388,3 +386,5 @@ TEST_F(HeadlessApp, PipelineTabDrawsALoadedTrace) {
                  quote((dir_ / "bad.trace").string()) + " --screenshot " + quote((dir_ / "bad.png").string()));
   EXPECT_EQ(bad.exit_code, 0) << bad.output;
 }
+
+}  // namespace

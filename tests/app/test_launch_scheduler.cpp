@@ -473,7 +473,6 @@ TEST_F(Scheduler, HeadlessContinuousRunsRelaunchEveryFrameWhateverTheClock) {
   EXPECT_EQ(script_->runs.size(), 10u);
 }
 
-}  // namespace
 // A launch over much more data than the last one of its kernel says, as it starts, how long it
 // should take on the simulator (the status bar shows it at once for a 16384^2 image): the last
 // launch's time per byte counted, times this one's bytes; for a kernel that has not run, the
@@ -510,4 +509,5 @@ TEST_F(Scheduler, TheSimulatorsExpectedTimeIsTheLastLaunchsTimePerByteTimesThisO
   EXPECT_EQ(sched.expected_s(g), 0) << "a GPU's launch is not simulated";
 }
 
+}  // namespace
 }  // namespace bs::app
