@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/launch_counters.hpp"
+#include "core/timing.hpp"
 #include "device/cuda_device.hpp"
 #include "editor/kernel_files.hpp"
 #include "gfx/interop.hpp"
@@ -24,8 +25,6 @@ namespace bs::app {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // The CUDA device to compute on: the user's choice, else the one driving the GL context, so
 // interop can be zero-copy.

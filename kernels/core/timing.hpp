@@ -101,6 +101,15 @@ inline void summarize(Timing& t) {
   t.ci_high_ms = ch;
 }
 
+// Host wall time since `t0` on the steady clock, in milliseconds or seconds: the one way the
+// commands, the sweep, the counters and the user-kernel pipeline time their own steps.
+inline double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // Where a host operation's wall time went, step by step (making a problem: "generate + convert
 // on the host", "upload"; a sweep command's process phases), so the step that got slower names
 // itself. Steps of one name add up (a loop's step stays one entry), in the order first ended.

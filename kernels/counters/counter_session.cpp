@@ -27,6 +27,7 @@
 #include <mutex>
 #include <utility>
 
+#include "core/timing.hpp"
 #include "counters/counters.hpp"
 #include "counters/cupti_errors.hpp"
 #include "counters/cupti_library.hpp"
@@ -392,9 +393,6 @@ Result<Measurement> CounterSession::Impl::run_profile(const std::function<Status
 Result<Measurement> CounterSession::Impl::run_once(const std::function<Status()>& launch_once,
                                                    const ProfileOptions& options, bool& cupti_failed) {
   using Clock = std::chrono::steady_clock;
-  const auto ms_since = [](Clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-  };
   const auto t0 = Clock::now();
   cupti_failed = false;
   const auto from_cupti = [&](Status s) {

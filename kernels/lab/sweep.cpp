@@ -5,6 +5,7 @@
 #include <chrono>
 #include <map>
 
+#include "core/timing.hpp"
 #include "device/cuda_device.hpp"
 #include "device/nvtx_range.hpp"
 #include "device/sm_clock.hpp"
@@ -14,8 +15,6 @@ namespace bs::lab {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::string trim(std::string_view s) {
   const auto a = s.find_first_not_of(" \t");

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/timing.hpp"
 #include "labs/custom/source_parse.hpp"
 
 namespace bs::custom {
@@ -18,10 +19,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 int target_index(Target t) { return t == Target::Gpu ? 1 : 0; }
-
-double ms_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 }  // namespace
 
@@ -210,7 +207,7 @@ TrialResult compile_and_try(Engine& engine, const TrialRequest& r) {
   TrialResult out;
   const auto t0 = Clock::now();
   out.compile = engine.compile(r.source, r.forms, r.target);
-  out.compile_ms = ms_between(t0, Clock::now());
+  out.compile_ms = ms_since(t0);
   if (!out.compile.ok()) {
     out.total_ms = out.compile_ms;
     return out;
@@ -235,7 +232,7 @@ TrialResult compile_and_try(Engine& engine, const TrialRequest& r) {
     req.record_owners = true;
     out.run = out.compile.kernel->run(*r.problem, req);
   }
-  out.total_ms = ms_between(t0, Clock::now());
+  out.total_ms = ms_since(t0);
   return out;
 }
 
