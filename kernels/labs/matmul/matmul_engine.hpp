@@ -21,8 +21,51 @@ namespace bs::matmul {
 
 // The library anchors: cuBLAS in FP32 (SGEMM, tensor cores off), in TF32 (FP32 data, the tensor
 // cores' reduced-precision FP32 mode) and in BF16 (cublasGemmEx: BF16 A and B, FP32 C and
-// accumulation).
-enum class Library { Sgemm, Tf32, Bf16 };
+// accumulation); and cuBLASLt's best of its heuristic's candidates, timed here, for the same
+// SGEMM (CUBLAS_COMPUTE_32F_PEDANTIC: no TF32) and the same BF16 product.
+enum class Library { Sgemm, Tf32, Bf16, LtSgemm, LtBf16 };
+// The cuBLASLt ceilings' ids in the lab's kernel list (GPU only; matmul_lab.hpp names the others).
+inline constexpr const char* kCublasLtSgemmId = "cublaslt_sgemm";
+inline constexpr const char* kCublasLtBf16Id = "cublaslt_bf16";
+
+// ---------------------------------------------------------------------------------------------
+// cuBLASLt's algorithms, named: what "beats cuBLAS" is measured against is cuBLASLt's fastest
+// candidate for the problem, and the records say which one that was.
+// ---------------------------------------------------------------------------------------------
+
+// One algorithm as cublasLtMatmulAlgoConfigGetAttribute describes it, and its time in the search.
+struct LtAlgo {
+  int id = -1;                // CUBLASLT_ALGO_CONFIG_ID
+  std::string tile;           // CUBLASLT_ALGO_CONFIG_TILE_ID as cublasLtMatmulTile_t names it: "128x256"
+  std::string stages;         // CUBLASLT_ALGO_CONFIG_STAGES_ID (cublasLtMatmulStages_t): "64x4"; "" undefined
+  int split_k = 1;            // CUBLASLT_ALGO_CONFIG_SPLITK_NUM
+  unsigned reduction = 0;     // CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME (cublasLtReductionScheme_t bits)
+  unsigned swizzle = 0;       // CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING
+  unsigned custom = 0;        // CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION
+  std::string cluster;        // CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID: "2x1x1", "auto"; "" not asked
+  std::size_t workspace = 0;  // bytes the heuristic says it needs
+  double ms = 0;              // median of its timed launches in the search; 0: not timed
+  std::string failed;         // why it could not run (never kept); empty: it ran
+};
+
+// The search for one problem: the heuristic's candidates in its order (the first is its first
+// choice), each timed, and the fastest that ran.
+struct LtSearch {
+  std::vector<LtAlgo> candidates;
+  int requested = 0;  // candidates asked of the heuristic
+  int repeats = 0;    // timed launches per candidate (after a warm-up launch)
+  int best = -1;      // index into candidates; -1: none ran
+};
+
+// "algo 66, tile 128x256, stages 64x4, split-K 1 (no reduction), swizzle 0, cluster 2x1x1".
+std::string lt_algo_text(const LtAlgo& a);
+// The index of the fastest candidate that ran (ties: the heuristic's earlier), or -1.
+int lt_fastest(const std::vector<LtAlgo>& candidates);
+// The record's configuration label: "best of 8: algo 66, tile 128x256, ...".
+std::string lt_search_label(const LtSearch& s);
+// The whole search in a sentence: how many candidates ran, their times' range, the one kept,
+// and where the heuristic's first choice came.
+std::string lt_search_note(const LtSearch& s);
 
 class MatmulEngine {
  public:
@@ -90,9 +133,24 @@ class MatmulEngine {
         "so there is no pipeline to record",
         "switch to the CUDA backend on a Hopper GPU (--backend cuda)", "launch_pipeline_traced");
   }
-  // The library anchors (cuBLAS) into `out`; not available on the CPU.
+  // The library anchors (cuBLAS, cuBLASLt) into `out`; not available on the CPU. The cuBLASLt
+  // ones search on their first call for a problem (lt_search) and launch the fastest after.
   virtual bool has_library() const = 0;
   virtual Result<double> library_timed(Library which, float* out) = 0;
+  // What is known of a library call's algorithm on the current problem, in a sentence: for
+  // cuBLAS SGEMM and BF16, cuBLASLt's heuristic first choice for the same problem (cuBLAS does
+  // not say what CUBLAS_GEMM_DEFAULT ran); for the cuBLASLt ceilings, their search
+  // (lt_search_note). Empty: nothing known yet (not searched) or not asked (TF32, the CPU).
+  virtual std::string library_note(Library which) const {
+    (void)which;
+    return {};
+  }
+  // The cuBLASLt search for `which` (LtSgemm, LtBf16) on the current problem, made if not yet
+  // made: what library_timed launches. The CPU refuses.
+  virtual Result<LtSearch> lt_search(Library which) {
+    (void)which;
+    return Status::failure("cuBLASLt runs on the GPU only", "use the CUDA backend", "lt_search");
+  }
   virtual Status flush_l2() = 0;
   virtual std::string clock() const = 0;
   virtual bool simulated() const = 0;

@@ -1,7 +1,9 @@
 // The matmul lab on the CPU grid simulator: A, B and C in host memory, every rung's own body run
 // thread by thread (fibers for the rungs with barriers), the multi-threaded double-precision
 // product as the reference, steady_clock around each launch.
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 #include "labs/matmul/matmul_engine.hpp"
@@ -10,6 +12,91 @@
 #include "simulator/grid_simulator.hpp"
 
 namespace bs::matmul {
+
+// ---------------------------------------------------------------------------------------------
+// cuBLASLt's algorithms in words (matmul_engine.hpp): plain functions of what the CUDA engine
+// read from cuBLASLt, here so that the CPU build and its tests have them too.
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+std::string ms_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g ms", ms);
+  return buf;
+}
+
+// How split-K's partial products are summed (cublasLtReductionScheme_t's bits).
+std::string reduction_text(int split_k, unsigned scheme) {
+  if (split_k <= 1) return "split-K 1";
+  std::string how;
+  if (scheme & 1u) how = "reduced in place in C";
+  else if (scheme & 2u) how = "reduced in a compute-type workspace";
+  else if (scheme & 4u) how = "reduced in an output-type workspace";
+  else how = "no reduction scheme named";
+  return "split-K " + std::to_string(split_k) + " (" + how + ")";
+}
+
+}  // namespace
+
+std::string lt_algo_text(const LtAlgo& a) {
+  std::string t = "algo " + std::to_string(a.id) + ", tile " + (a.tile.empty() ? "undefined" : a.tile);
+  t += ", stages " + (a.stages.empty() ? std::string("undefined") : a.stages);
+  t += ", " + reduction_text(a.split_k, a.reduction);
+  t += ", swizzle " + std::to_string(a.swizzle);
+  if (a.custom) t += ", custom option " + std::to_string(a.custom);
+  if (!a.cluster.empty()) t += ", cluster " + a.cluster;
+  return t;
+}
+
+int lt_fastest(const std::vector<LtAlgo>& candidates) {
+  int best = -1;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const LtAlgo& c = candidates[i];
+    if (!c.failed.empty() || c.ms <= 0) continue;
+    if (best < 0 || c.ms < candidates[static_cast<std::size_t>(best)].ms) best = static_cast<int>(i);
+  }
+  return best;
+}
+
+std::string lt_search_label(const LtSearch& s) {
+  if (s.best < 0) return "cuBLASLt: no candidate ran";
+  return "best of " + std::to_string(s.candidates.size()) + ": " +
+         lt_algo_text(s.candidates[static_cast<std::size_t>(s.best)]);
+}
+
+std::string lt_search_note(const LtSearch& s) {
+  std::string t = "cuBLASLt's heuristic (cublasLtMatmulAlgoGetHeuristic) returned " +
+                  std::to_string(s.candidates.size()) + " candidate" + (s.candidates.size() == 1 ? "" : "s") +
+                  " (asked for " + std::to_string(s.requested) + ")";
+  double lo = 0, hi = 0;
+  int ran = 0;
+  std::string failed;
+  for (const LtAlgo& c : s.candidates) {
+    if (!c.failed.empty()) {
+      failed += (failed.empty() ? "" : "; ") + ("algo " + std::to_string(c.id) + ": " + c.failed);
+      continue;
+    }
+    if (c.ms <= 0) continue;
+    lo = ran ? std::min(lo, c.ms) : c.ms;
+    hi = ran ? std::max(hi, c.ms) : c.ms;
+    ++ran;
+  }
+  t += "; " + std::to_string(ran) + " tried, each the median of " + std::to_string(s.repeats) +
+       " launches after a warm-up (no L2 flush)";
+  if (ran > 0) t += ", from " + ms_text(lo) + " to " + ms_text(hi);
+  if (s.best >= 0) {
+    const LtAlgo& b = s.candidates[static_cast<std::size_t>(s.best)];
+    t += "; kept the fastest, the heuristic's #" + std::to_string(s.best + 1) + ": " + lt_algo_text(b) + " (" +
+         ms_text(b.ms) + ")";
+    if (s.best != 0 && !s.candidates.empty() && s.candidates.front().failed.empty() && s.candidates.front().ms > 0)
+      t += "; its first choice, " + lt_algo_text(s.candidates.front()) + ", took " + ms_text(s.candidates.front().ms);
+  } else {
+    t += "; none ran";
+  }
+  if (!failed.empty()) t += "; could not run: " + failed;
+  return t;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -93,7 +180,7 @@ class CpuEngine final : public MatmulEngine, public sim::Cancellable {
 
   bool has_library() const override { return false; }
   Result<double> library_timed(Library, float*) override {
-    return Status::failure("cuBLAS runs on the GPU only", "use the CUDA backend", "library_timed");
+    return Status::failure("cuBLAS and cuBLASLt run on the GPU only", "use the CUDA backend", "library_timed");
   }
   Status flush_l2() override { return Status::success(); }
   std::string clock() const override {

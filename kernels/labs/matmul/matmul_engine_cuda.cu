@@ -1,15 +1,21 @@
 // The matmul lab on a CUDA device: one __global__ wrapper template around every rung's body
 // (plain, and a traced twin for the real per-SM schedule), instantiated for the compiled set
 // through the registry's one dispatch (with_config); the Hopper rungs through matmul_hopper.cu;
-// cuBLAS as the reference and the library anchors (SGEMM, TF32, BF16); and the engine behind
-// MatmulLab (buffers, launches, the clock).
+// cuBLAS as the reference and the library anchors (SGEMM, TF32, BF16); cuBLASLt's fastest
+// candidate as a ceiling, and its heuristic's first choice named beside cuBLAS; and the engine
+// behind MatmulLab (buffers, launches, the clock).
 //
-// Sections: 1. kernels  2. dispatch to the compiled set  3. device report  4. the engine
+// Sections: 1. kernels  2. dispatch to the compiled set  3. device report  4. cuBLASLt
+//           5. the engine
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "core/exec.hpp"
@@ -147,7 +153,94 @@ Status cublas_status(cublasStatus_t s, const char* call) {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
-// 4. The engine
+// 4. cuBLASLt: handles and descriptors (RAII), the enums' names, one algorithm read back
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+struct LtDestroy {
+  void operator()(cublasLtHandle_t h) const { cublasLtDestroy(h); }
+  void operator()(cublasLtMatmulDesc_t d) const { cublasLtMatmulDescDestroy(d); }
+  void operator()(cublasLtMatrixLayout_t l) const { cublasLtMatrixLayoutDestroy(l); }
+  void operator()(cublasLtMatmulPreference_t p) const { cublasLtMatmulPreferenceDestroy(p); }
+};
+using LtHandle = std::unique_ptr<std::remove_pointer_t<cublasLtHandle_t>, LtDestroy>;
+using LtMatmulDesc = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulDesc_t>, LtDestroy>;
+using LtLayout = std::unique_ptr<std::remove_pointer_t<cublasLtMatrixLayout_t>, LtDestroy>;
+using LtPreference = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>, LtDestroy>;
+
+// Candidates asked of the heuristic, and the workspace they may use (cuBLAS's own default on
+// Hopper is 32 MiB too).
+constexpr int kLtCandidates = 8;
+constexpr std::size_t kLtWorkspaceBytes = std::size_t{32} << 20;
+
+// cublasLtMatmulTile_t, cublasLtMatmulStages_t and cublasLtClusterShape_t name their values
+// "128x256", "64x4", "2x1x1": the table (cublaslt_names.inc) is read from this toolkit's
+// cublasLt.h when CMake configures, so a newer toolkit's values are named too.
+enum class LtEnum { MATMUL_TILE, MATMUL_STAGES, CLUSTER_SHAPE };
+std::string lt_name(LtEnum which, unsigned id) {
+  struct Name {
+    LtEnum which;
+    unsigned id;
+    const char* text;
+  };
+  static constexpr Name kNames[] = {
+      {LtEnum::MATMUL_TILE, 0, "undefined"},  // so the table is never empty
+#define BS_LT_NAME(which, id, text) {LtEnum::which, id, text},
+#include "cublaslt_names.inc"
+#undef BS_LT_NAME
+  };
+  for (const Name& n : kNames)
+    if (n.which == which && n.id == id) return n.text;
+  return "id " + std::to_string(id);
+}
+
+// One algorithm's configuration, as cublasLtMatmulAlgoConfigGetAttribute reads it. An attribute
+// this cuBLASLt does not have stays at its default.
+LtAlgo read_lt_algo(const cublasLtMatmulAlgo_t& algo, std::size_t workspace) {
+  auto get = [&](cublasLtMatmulAlgoConfigAttributes_t attr, auto& v) {
+    std::size_t written = 0;
+    return cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof v, &written) == CUBLAS_STATUS_SUCCESS;
+  };
+  LtAlgo a;
+  std::int32_t id = -1, split_k = 1;
+  std::uint32_t tile = 0, stages = 0, reduction = 0, swizzle = 0, custom = 0;
+  std::uint16_t cluster = 0;
+  get(CUBLASLT_ALGO_CONFIG_ID, id);
+  if (get(CUBLASLT_ALGO_CONFIG_TILE_ID, tile) && tile != 0) a.tile = lt_name(LtEnum::MATMUL_TILE, tile);
+  if (get(CUBLASLT_ALGO_CONFIG_STAGES_ID, stages) && stages != 0) a.stages = lt_name(LtEnum::MATMUL_STAGES, stages);
+  get(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, split_k);
+  get(CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, reduction);
+  get(CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING, swizzle);
+  get(CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION, custom);
+  if (get(CUBLASLT_ALGO_CONFIG_CLUSTER_SHAPE_ID, cluster))
+    a.cluster = cluster == 0 ? "auto" : lt_name(LtEnum::CLUSTER_SHAPE, cluster);
+  a.id = id, a.split_k = split_k, a.reduction = reduction, a.swizzle = swizzle, a.custom = custom;
+  a.workspace = workspace;
+  return a;
+}
+
+// cublasLtMatmulAlgo_t and cublasLtMatmulHeuristicResult_t are typedefs of unnamed structs, and
+// nvcc 13's front end fails (internal error) on a std::vector of them: they are held in named
+// structs.
+struct LtAlgoSlot {
+  cublasLtMatmulAlgo_t algo;
+};
+struct LtProposal {
+  cublasLtMatmulHeuristicResult_t result;
+};
+
+// The descriptors of one product: the operation, and A, B, C (= D) as cuBLASLt reads them.
+struct LtOperands {
+  LtMatmulDesc op;
+  LtLayout a, b, c;
+  const void* a_ptr = nullptr;
+  const void* b_ptr = nullptr;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// 5. The engine
 // ---------------------------------------------------------------------------------------------
 namespace {
 
@@ -174,6 +267,9 @@ class CudaEngine final : public MatmulEngine {
                                    std::to_string(l.compute_minor);
     BS_CUBLAS_TRY(cublasCreate(&cublas_));
     BS_CUBLAS_TRY(cublasSetMathMode(cublas_, CUBLAS_DEFAULT_MATH));
+    cublasLtHandle_t lt = nullptr;
+    BS_CUBLAS_TRY(cublasLtCreate(&lt));
+    lt_.reset(lt);
     auto flusher = cuda::L2Flusher::create(backend_.cuda_device);
     if (flusher) flusher_ = std::move(flusher.value());
     else flush_error_ = flusher.status();
@@ -187,6 +283,7 @@ class CudaEngine final : public MatmulEngine {
     maps_ = TcTensorMaps{};
     maps_error_ = Status::success();
     M_ = N_ = K_ = 0;
+    first_choice_.clear();
     const bool bf16 = precision == Precision::Bf16;
     const std::size_t mk = static_cast<std::size_t>(M) * K, kn = static_cast<std::size_t>(K) * N,
                       mn = static_cast<std::size_t>(M) * N;
@@ -262,6 +359,8 @@ class CudaEngine final : public MatmulEngine {
     *ms = median_of(times);
     *note = lib == Library::Bf16 ? "cuBLAS BF16 (cublasGemmEx: BF16 A and B, FP32 accumulation and C)"
                                  : "cuBLAS SGEMM (FP32, tensor cores off)";
+    first_choice_of_ = lib;
+    first_choice_ = heuristic_first_choice(lib);
     ref.resize(static_cast<std::size_t>(M_) * N_);
     BS_CUDA_TRY(cudaMemcpy(ref.data(), ref_.get(), ref_.bytes(), cudaMemcpyDeviceToHost));
     return Status::success();
@@ -443,6 +542,15 @@ class CudaEngine final : public MatmulEngine {
   bool has_library() const override { return true; }
   Result<double> library_timed(Library which, float* out) override {
     const float one = 1.0f, zero = 0.0f;
+    if (which == Library::LtSgemm || which == Library::LtBf16) {
+      auto found = lt_find(which);  // the search, on the first call for this problem
+      if (!found) return found.status();
+      const LtChoice& choice = *found.value();
+      LtOperands ops;
+      if (Status s = lt_operands(which, ops); !s) return s;
+      const std::size_t best = static_cast<std::size_t>(choice.search.best);
+      return lt_timed(ops, choice.algos[best].algo, out);
+    }
     // Row-major C (M x N) = A B is column-major C^T (N x M) = B^T A^T; a row-major matrix read
     // as column-major is its transpose, so pass B first with ld = N, then A with ld = K. The BF16
     // copies hold B transposed (Bt, N x ld row-major, i.e. column-major B with ld): op T.
@@ -469,6 +577,8 @@ class CudaEngine final : public MatmulEngine {
                           CUDA_R_16BF, ld, &zero, out, CUDA_R_32F, N_, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
         break;
       }
+      case Library::LtSgemm:
+      case Library::LtBf16: break;  // cuBLASLt: above
     }
     timer_.stop();
     BS_CUBLAS_TRY(st);
@@ -484,6 +594,20 @@ class CudaEngine final : public MatmulEngine {
   }
   std::string clock() const override { return "CUDA events"; }
   bool simulated() const override { return false; }
+
+  std::string library_note(Library which) const override {
+    if (which == Library::LtSgemm || which == Library::LtBf16) {
+      const LtChoice* c = lt_cached(which);
+      return c ? lt_search_note(c->search) : std::string();
+    }
+    return first_choice_of_ == which ? first_choice_ : std::string();
+  }
+  Result<LtSearch> lt_search(Library which) override {
+    auto found = lt_find(which);
+    if (!found) return found.status();
+    return found.value()->search;
+  }
+
   double peak_gflops(Precision precision, std::string* formula) const override {
     *formula = precision == Precision::Bf16 ? tensor_formula_ : peak_formula_;
     return precision == Precision::Bf16 ? tensor_peak_ : peak_;
@@ -617,8 +741,200 @@ class CudaEngine final : public MatmulEngine {
     return Status::success();
   }
 
+  // -------------------------------------------------------------------------------------------
+  // cuBLASLt: the same product as the cuBLAS calls above, through cublasLtMatmul, so that its
+  // heuristic can propose algorithms and each can be timed.
+  // -------------------------------------------------------------------------------------------
+
+  // One search's outcome for one problem, kept until the engine goes: the candidates timed and
+  // their algorithms (candidates[i] describes algos[i]).
+  struct LtChoice {
+    Library which;
+    int M, N, K;
+    LtSearch search;
+    std::vector<LtAlgoSlot> algos;
+  };
+
+  const LtChoice* lt_cached(Library which) const {
+    for (const LtChoice& c : lt_choices_)
+      if (c.which == which && c.M == M_ && c.N == N_ && c.K == K_) return &c;
+    return nullptr;
+  }
+
+  // The descriptors of `which` on this problem, writing `out`. Row-major C = A B as column-major
+  // C^T = B^T A^T, as library_timed passes cuBLAS: SGEMM reads B (N x K, ld N) then A (K x M,
+  // ld K); BF16 reads Bt (column-major K x N with the padded pitch) with op T, then A (K x M with
+  // the pitch). LtSgemm computes CUBLAS_COMPUTE_32F_PEDANTIC (full FP32: no TF32, whatever
+  // NVIDIA_TF32_OVERRIDE says); Sgemm names cuBLAS's SGEMM, CUBLAS_COMPUTE_32F as cublasSgemm
+  // uses under CUBLAS_DEFAULT_MATH.
+  Status lt_operands(Library which, LtOperands& o) const {
+    const bool bf16 = which == Library::LtBf16 || which == Library::Bf16;
+    if (which == Library::Tf32) return Status::failure("the TF32 anchor has no cuBLASLt twin here", "", "lt_operands");
+    if (bf16 && !a16_.get())
+      return Status::failure("no BF16 copies of A and B: the problem is FP32", "set precision=bf16", "lt_operands");
+    const cublasComputeType_t compute = which == Library::LtSgemm ? CUBLAS_COMPUTE_32F_PEDANTIC : CUBLAS_COMPUTE_32F;
+    cublasLtMatmulDesc_t op = nullptr;
+    BS_CUBLAS_TRY(cublasLtMatmulDescCreate(&op, compute, CUDA_R_32F));
+    o.op.reset(op);
+    const cublasOperation_t ta = bf16 ? CUBLAS_OP_T : CUBLAS_OP_N, tb = CUBLAS_OP_N;
+    BS_CUBLAS_TRY(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    BS_CUBLAS_TRY(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    auto layout = [](LtLayout& into, cudaDataType_t type, int rows, int cols, int ld) -> Status {
+      cublasLtMatrixLayout_t l = nullptr;
+      BS_CUBLAS_TRY(
+          cublasLtMatrixLayoutCreate(&l, type, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols), ld));
+      into.reset(l);
+      return Status::success();
+    };
+    if (bf16) {
+      const int ld = bf16_row_pitch(K_);
+      if (Status s = layout(o.a, CUDA_R_16BF, K_, N_, ld); !s) return s;
+      if (Status s = layout(o.b, CUDA_R_16BF, K_, M_, ld); !s) return s;
+      o.a_ptr = bt16_.get(), o.b_ptr = a16_.get();
+    } else {
+      if (Status s = layout(o.a, CUDA_R_32F, N_, K_, N_); !s) return s;
+      if (Status s = layout(o.b, CUDA_R_32F, K_, M_, K_); !s) return s;
+      o.a_ptr = b_.get(), o.b_ptr = a_.get();
+    }
+    return layout(o.c, CUDA_R_32F, N_, M_, N_);
+  }
+
+  // Up to `count` algorithms for these operands, in the heuristic's order. None is an error.
+  Result<std::vector<LtProposal>> lt_heuristic(const LtOperands& o, int count) const {
+    cublasLtMatmulPreference_t p = nullptr;
+    BS_CUBLAS_TRY(cublasLtMatmulPreferenceCreate(&p));
+    const LtPreference pref(p);
+    const std::size_t workspace = kLtWorkspaceBytes;
+    BS_CUBLAS_TRY(cublasLtMatmulPreferenceSetAttribute(p, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                                       sizeof workspace));
+    static_assert(sizeof(LtProposal) == sizeof(cublasLtMatmulHeuristicResult_t));
+    std::vector<LtProposal> got(static_cast<std::size_t>(count));
+    int returned = 0;
+    const cublasStatus_t st =
+        cublasLtMatmulAlgoGetHeuristic(lt_.get(), o.op.get(), o.a.get(), o.b.get(), o.c.get(), o.c.get(), p, count,
+                                       reinterpret_cast<cublasLtMatmulHeuristicResult_t*>(got.data()), &returned);
+    if (st == CUBLAS_STATUS_NOT_SUPPORTED || (st == CUBLAS_STATUS_SUCCESS && returned == 0))
+      return Status::failure("cuBLASLt's heuristic returned no algorithm for " + problem_text(),
+                             "this cuBLASLt has no kernel for these types on this GPU",
+                             "cublasLtMatmulAlgoGetHeuristic", cublasGetStatusName(st));
+    BS_CUBLAS_TRY(st);
+    got.resize(static_cast<std::size_t>(returned));
+    std::erase_if(got, [](const LtProposal& p) { return p.result.state != CUBLAS_STATUS_SUCCESS; });
+    if (got.empty())
+      return Status::failure(
+          "every algorithm cuBLASLt's heuristic returned for " + problem_text() + " was marked unusable", "",
+          "cublasLtMatmulAlgoGetHeuristic");
+    return got;
+  }
+
+  // One cublasLtMatmul of `algo` between the engine's events; its time.
+  Result<double> lt_timed(const LtOperands& o, const cublasLtMatmulAlgo_t& algo, float* out) {
+    if (Status s = lt_workspace(); !s) return s;
+    const float one = 1.0f, zero = 0.0f;
+    timer_.start();
+    const cublasStatus_t st =
+        cublasLtMatmul(lt_.get(), o.op.get(), &one, o.a_ptr, o.a.get(), o.b_ptr, o.b.get(), &zero, out, o.c.get(), out,
+                       o.c.get(), &algo, lt_workspace_.get(), lt_workspace_.bytes(), nullptr);
+    timer_.stop();
+    BS_CUBLAS_TRY(st);
+    BS_CUDA_TRY(cudaGetLastError());
+    auto ms = timer_.elapsed_ms();
+    if (!ms) return ms.status();
+    return static_cast<double>(ms.value());
+  }
+
+  Status lt_workspace() {
+    if (lt_workspace_.get()) return Status::success();
+    auto w = cuda::DeviceBuffer<std::byte>::allocate(kLtWorkspaceBytes);
+    if (!w) return w.status();
+    lt_workspace_ = std::move(w.value());
+    return Status::success();
+  }
+
+  // The search for `which` on this problem, made on the first call: the heuristic's candidates
+  // (up to kLtCandidates) into the lab's C, the GPU warmed first, then each launched once
+  // untimed and `repeats` times timed; the fastest median is kept. A candidate that fails is
+  // noted and skipped; none running is an error (not kept, so the next call asks again).
+  Result<const LtChoice*> lt_find(Library which) {
+    if (which != Library::LtSgemm && which != Library::LtBf16)
+      return Status::failure("only the cuBLASLt ceilings search", "", "lt_search");
+    if (!M_) return Status::failure("no matrices yet", "choose M, N and K", "lt_search");
+    BS_CUDA_TRY(cudaSetDevice(backend_.cuda_device));
+    if (const LtChoice* c = lt_cached(which)) return c;
+    float* out = c_.get();
+    LtOperands ops;
+    if (Status s = lt_operands(which, ops); !s) return s;
+    auto heur = lt_heuristic(ops, kLtCandidates);
+    if (!heur) return heur.status();
+    LtChoice choice{which, M_, N_, K_, {}, {}};
+    const double mnk = static_cast<double>(M_) * N_ * K_;
+    choice.search.requested = kLtCandidates;
+    choice.search.repeats = mnk > 0x1p39 ? 3 : 5;
+    // Warm up as reference() does (an idle GPU starts at a low clock): 50 ms of the first
+    // candidate that runs, at most 20 launches.
+    double warm_ms = 0;
+    for (std::size_t i = 0; i < heur->size() && warm_ms == 0; ++i)
+      for (int w = 0; w < 20 && warm_ms < 50.0; ++w) {
+        auto t = lt_timed(ops, (*heur)[i].result.algo, out);
+        if (!t) break;
+        warm_ms += t.value();
+      }
+    for (const LtProposal& p : *heur) {
+      const cublasLtMatmulHeuristicResult_t& r = p.result;
+      LtAlgo a = read_lt_algo(r.algo, r.workspaceSize);
+      std::vector<double> times;
+      Status failed = Status::success();
+      for (int i = 0; i <= choice.search.repeats && failed.ok(); ++i) {
+        auto t = lt_timed(ops, r.algo, out);
+        if (!t) failed = t.status();
+        else if (i > 0) times.push_back(t.value());  // the first is the warm-up
+      }
+      if (!failed.ok()) {
+        if (Status sticky = cuda::to_status(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); !sticky) return sticky;
+        a.failed = failed.message;
+      } else {
+        a.ms = median_of(times);
+      }
+      choice.search.candidates.push_back(std::move(a));
+      choice.algos.push_back({r.algo});
+    }
+    choice.search.best = lt_fastest(choice.search.candidates);
+    if (choice.search.best < 0)
+      return Status::failure("none of the " + std::to_string(choice.search.candidates.size()) +
+                                 " algorithms cuBLASLt's heuristic returned for " + problem_text() +
+                                 " ran: " + lt_search_note(choice.search),
+                             "", "cublasLtMatmul");
+    lt_choices_.push_back(std::move(choice));
+    return &lt_choices_.back();
+  }
+
+  // cuBLASLt's first choice for the problem cuBLAS's anchor `lib` solves, in a sentence (or why
+  // there is none): cuBLAS does not report which kernel CUBLAS_GEMM_DEFAULT ran, so this names
+  // what cuBLASLt's heuristic ranks first for the same operands, types and compute type.
+  std::string heuristic_first_choice(Library lib) const {
+    const std::string said = "cuBLASLt's heuristic first choice for this problem (same operands, CUBLAS_COMPUTE_32F, " +
+                             std::to_string(kLtWorkspaceBytes >> 20) +
+                             " MiB workspace; cuBLAS does not report which algorithm it ran)";
+    LtOperands ops;
+    if (Status s = lt_operands(lib, ops); !s) return said + ": none, " + s.message;
+    auto heur = lt_heuristic(ops, 1);
+    if (!heur) return said + ": none, " + heur.status().message;
+    const cublasLtMatmulHeuristicResult_t& first = heur->front().result;
+    return said + ": " + lt_algo_text(read_lt_algo(first.algo, first.workspaceSize));
+  }
+
+  std::string problem_text() const {
+    return std::to_string(M_) + "x" + std::to_string(N_) + "x" + std::to_string(K_) +
+           (a16_.get() ? " (BF16 in, FP32 out)" : " (FP32)");
+  }
+
   lab::Backend backend_;
   cublasHandle_t cublas_ = nullptr;
+  LtHandle lt_;
+  cuda::DeviceBuffer<std::byte> lt_workspace_;  // kLtWorkspaceBytes, allocated on first use
+  std::vector<LtChoice> lt_choices_;            // one per library and problem searched
+  Library first_choice_of_ = Library::Sgemm;    // the reference's library,
+  std::string first_choice_;                    // its algorithm named (empty: not yet)
   cuda::DeviceBuffer<float> a_, b_, c_, ref_;
   cuda::DeviceBuffer<Bf16> a16_, bt16_;  // BF16 matrices: the tensor-core rungs' layouts
   TcTensorMaps maps_;

@@ -26,7 +26,8 @@ namespace {
 
 bool free_block(MatmulKernel k) { return matmul_kernel_info(k).any_block; }
 
-// The library anchors of a precision: id, label, note, file, group, and which cuBLAS call.
+// The library anchors of a precision: id, label, note, file, group, which library call, the
+// label of its one configuration, and whether a ceiling bounds the other kernels (their %ceil).
 struct Anchor {
   const char* id;
   const char* label;
@@ -34,25 +35,51 @@ struct Anchor {
   const char* file;
   KernelGroup group;
   Library library;
+  const char* config = "cuBLAS's own choice";
+  bool bounds_others = true;
 };
+// The cuBLASLt ceilings: a run's record names the algorithm kept in its configuration label
+// (MatmulLab::run); they are comparisons, not bounds: %ceil stays the hardware's peak, and
+// %lib stays cuBLAS's anchor (a ceiling is no library kernel).
+constexpr const char* kLtConfig = "best of cuBLASLt's heuristic candidates";
+constexpr const char* kLtTeaches =
+    " cuBLASLt's heuristic (cublasLtMatmulAlgoGetHeuristic) proposes up to 8 algorithms for "
+    "this problem; on the first run each is timed here (median after a warm-up) and the fastest "
+    "is kept for the problem: what 'beats cuBLAS' has to beat. The record's configuration names "
+    "it (algo id, tile, stages, split-K, swizzle, cluster)";
 const std::vector<Anchor>& anchors(Precision p) {
+  static const std::string lt_sgemm_teaches =
+      std::string(
+          "the same FP32 product as cuBLAS SGEMM, full FP32 (CUBLAS_COMPUTE_32F_PEDANTIC: no "
+          "TF32, no tensor cores).") +
+      kLtTeaches;
+  static const std::string lt_bf16_teaches =
+      std::string("the same BF16 product as cuBLAS BF16 (BF16 A and B, FP32 accumulation and C).") + kLtTeaches;
   static const std::vector<Anchor> fp32 = {
       {kCublasId, "cuBLAS SGEMM (the library)",
        "NVIDIA's FP32 GEMM with tensor cores off: the anchor the ladder is measured against; its grid "
        "is cuBLAS's own, so there is nothing of ours to draw",
-       "cublasSgemm (CUBLAS_DEFAULT_MATH)", KernelGroup::Library, Library::Sgemm}};
+       "cublasSgemm (CUBLAS_DEFAULT_MATH)", KernelGroup::Library, Library::Sgemm},
+      {kCublasLtSgemmId, "cuBLASLt SGEMM, best of N (ceiling)", lt_sgemm_teaches.c_str(),
+       "cublasLtMatmul (CUDA_R_32F, CUBLAS_COMPUTE_32F_PEDANTIC), best of cublasLtMatmulAlgoGetHeuristic's",
+       KernelGroup::Ceiling, Library::LtSgemm, kLtConfig, false}};
   static const std::vector<Anchor> bf16 = {
       {kCublasBf16Id, "cuBLAS BF16 (the library)",
        "NVIDIA's GEMM on the same BF16 matrices, FP32 accumulation and output: the anchor the "
        "tensor-core ladder is measured against",
        "cublasGemmEx (CUDA_R_16BF in, CUDA_R_32F out, CUBLAS_COMPUTE_32F)", KernelGroup::Library, Library::Bf16},
+      {kCublasLtBf16Id, "cuBLASLt BF16, best of N (ceiling)", lt_bf16_teaches.c_str(),
+       "cublasLtMatmul (CUDA_R_16BF in, CUDA_R_32F out, CUBLAS_COMPUTE_32F), best of "
+       "cublasLtMatmulAlgoGetHeuristic's",
+       KernelGroup::Ceiling, Library::LtBf16, kLtConfig, false},
       {kCublasTf32Id, "cuBLAS TF32 (ceiling)",
        "the tensor cores' reduced-precision FP32 mode on the FP32 copies: what FP32 data gets from "
        "tensor cores",
-       "cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32)", KernelGroup::Ceiling, Library::Tf32},
+       "cublasGemmEx (CUBLAS_COMPUTE_32F_FAST_TF32)", KernelGroup::Ceiling, Library::Tf32, "cuBLAS's own choice",
+       false},
       {kCublasSgemmCeilingId, "cuBLAS SGEMM (ceiling)",
        "FP32 on the FP32 lanes, tensor cores off: what the FP32 ladder reaches at best",
-       "cublasSgemm (CUBLAS_DEFAULT_MATH)", KernelGroup::Ceiling, Library::Sgemm}};
+       "cublasSgemm (CUBLAS_DEFAULT_MATH)", KernelGroup::Ceiling, Library::Sgemm, "cuBLAS's own choice", false}};
   return p == Precision::Bf16 ? bf16 : fp32;
 }
 const Anchor* find_anchor(Precision p, std::string_view id) {
@@ -96,10 +123,11 @@ std::vector<lab::KernelInfo> build_kernel_list(Precision precision, bool gpu, bo
       c.file = a.file;
       c.group = a.group;
       c.style = lab::ConfigStyle::Compiled;
-      c.configs.push_back({"cuBLAS's own choice", Dim3{0, 0, 0}});
+      c.configs.push_back({a.config, Dim3{0, 0, 0}});
       c.timed_only = true;
-      // The FP32 cuBLAS runs beside the BF16 ladder are comparisons: BF16 kernels beat them.
-      c.bounds_others = a.group != KernelGroup::Ceiling || precision != Precision::Bf16;
+      // The FP32 cuBLAS runs beside the BF16 ladder are comparisons: BF16 kernels beat them; so
+      // are the cuBLASLt ceilings (a speed to reach, not a bound).
+      c.bounds_others = a.bounds_others;
       out.push_back(std::move(c));
     }
   return out;
@@ -225,11 +253,15 @@ lab::ProblemInfo MatmulLab::problem() const {
   if (peak_gflops_ > 0)
     p.ceilings.push_back({bf16 ? "BF16 tensor-core peak" : "FP32 peak", peak_gflops_, ThroughputUnit::GflopPerS,
                           peak_note_, for_problem});
-  if (backend_.kind == BackendKind::Cuda && reference_ms_ > 0)
-    p.ceilings.push_back(
-        {bf16 ? "cuBLAS BF16" : "cuBLAS SGEMM", flops / (reference_ms_ * 1e6), ThroughputUnit::GflopPerS,
-         reference_note_ + " timed when it made the reference: median " + std::to_string(reference_ms_) + " ms",
-         for_problem});
+  if (backend_.kind == BackendKind::Cuda && reference_ms_ > 0) {
+    // cuBLAS does not say which algorithm it ran: the note names cuBLASLt's first choice.
+    const std::string named = engine_->library_note(bf16 ? Library::Bf16 : Library::Sgemm);
+    p.ceilings.push_back({bf16 ? "cuBLAS BF16" : "cuBLAS SGEMM", flops / (reference_ms_ * 1e6),
+                          ThroughputUnit::GflopPerS,
+                          reference_note_ + " timed when it made the reference: median " +
+                              std::to_string(reference_ms_) + " ms" + (named.empty() ? "" : "; " + named),
+                          for_problem});
+  }
   return p;
 }
 
@@ -262,8 +294,8 @@ LaunchRecord MatmulLab::plan(std::string_view kernel, const KernelConfig& config
     rec.status = status_;
     return rec;
   }
-  if (find_anchor(precision_, kernel) && engine_->has_library()) {
-    rec.config_label = "cuBLAS's own choice";
+  if (const Anchor* anchor = find_anchor(precision_, kernel); anchor && engine_->has_library()) {
+    rec.config_label = anchor->config;
     rec.scheme = IndexScheme::tiled(0, 0);
     return rec;
   }
@@ -348,7 +380,12 @@ LaunchRecord MatmulLab::run(std::string_view kernel, const KernelConfig& config,
   steps.flush_l2 = [&] { return engine_->flush_l2(); };
   if (!anchor) steps.traced = [&] { return engine_->launch_traced(what->first, what->second, launch, out); };
   steps.verify = [&] { return check_run_output(options, out); };
-  return lab::run_planned(std::move(rec), options, steps);
+  LaunchRecord ran = lab::run_planned(std::move(rec), options, steps);
+  // A cuBLASLt ceiling's configuration is the algorithm its search kept (made by the first
+  // launch above, kept for this problem): the record names it.
+  if (anchor && ran.ok() && (anchor->library == Library::LtSgemm || anchor->library == Library::LtBf16))
+    if (auto search = engine_->lt_search(anchor->library)) ran.config_label = lt_search_label(*search);
+  return ran;
 }
 
 // The lab's own output buffer may be passed explicitly (the view does, so a kernel of a wrapping
