@@ -308,7 +308,8 @@ TEST(TcLab, PrecisionSwapsTheLadderAndTheNumbers) {
     EXPECT_NE(r.problem.find("bf16"), std::string::npos);
     EXPECT_DOUBLE_EQ(r.bytes_moved, matmul_compulsory_bytes(45, 77, 51, Precision::Bf16));
   }
-  for (const char* id : {"tc3_wgmma", "tc4_warp_specialized", "tc5_persistent", "tc6_cluster_multicast"}) {
+  for (const char* id :
+       {"tc3_wgmma", "tc4_warp_specialized", "tc5_persistent", "tc6_cluster_multicast", "tc7_tma_store"}) {
     const LaunchRecord r = m.run(id, m.default_config(*m.find_kernel(id)), {});
     EXPECT_TRUE(r.refused) << id;
     EXPECT_NE(r.status.message.find("Hopper"), std::string::npos) << r.status.describe();

@@ -127,7 +127,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, GpuTc,
                                            Shape{1000, 777, 513}, Shape{129, 255, 67}, Shape{2048, 1536, 1000},
                                            Shape{513, 1031, 2}, Shape{4096, 4096, 4096}),
                          shape_name);
-INSTANTIATE_TEST_SUITE_P(Sizes, GpuTcSmall, ::testing::Values(Shape{37, 53, 41}, Shape{300, 521, 129}), shape_name);
+INSTANTIATE_TEST_SUITE_P(Sizes, GpuTcSmall,
+                         ::testing::Values(Shape{37, 53, 41}, Shape{300, 521, 129}, Shape{300, 520, 129}), shape_name);
 
 // T6 at each compiled cluster size (2, 4, 1), traced: every block's recorded cluster (%clusterid,
 // %cluster_ctarank, %nclusterid, %cluster_nctarank) is the model's from its blockIdx and the

@@ -1,7 +1,8 @@
 // Which block computes each tile of C (the overlay's colours, matmul_tiles.hpp), on the CPU:
 //   - the persistent rungs (T5, T6 at every cluster size) against the kernel's own loop run
 //     forward here (block b of cluster k takes tiles k, k + clusters, ... in the grouped order,
-//     rows rank * 128 of each), which c_tiles inverts: every tile once, by the right block;
+//     rows rank * 128 of each), which c_tiles inverts: every tile once, by the right block; T7's
+//     against its schedule's pieces (the block that stores a split tile first), at a random K;
 //   - the other rungs against element_owner, itself checked against the simulator's recorded
 //     writes (test_matmul_owner.cpp);
 //   - the colour keys: the model's cluster, what a traced launch recorded instead where it did,
@@ -38,9 +39,78 @@ std::map<std::pair<int, int>, unsigned> persistent_forward(int M, int N, unsigne
   return out;
 }
 
+// T7's loop (tc7_tma_store.hpp): the pieces each cluster does, run forward; a tile's first piece
+// (k from 0) is where it is stored first, which c_tiles names, whatever K the launch has.
+std::map<std::pair<int, int>, unsigned> tc7_forward(int M, int N, int K, unsigned clusters) {
+  std::map<std::pair<int, int>, unsigned> out;
+  const Tc7Schedule plan = Tc7Schedule::make(M, N, K, static_cast<int>(clusters), N % 4 == 0);
+  for (unsigned cluster = 0; cluster < clusters; ++cluster)
+    plan.for_each(static_cast<int>(cluster), [&](const Tc7Piece& p) {
+      if (p.k_begin != 0) return;
+      int tm, tn;
+      grouped_tile(p.tile, plan.tiles_m, plan.tiles_n, &tm, &tn);
+      for (unsigned rank = 0; rank < 2; ++rank) {
+        const int row0 = tm * 256 + static_cast<int>(rank) * 128, col0 = tn * 256;
+        if (row0 >= M) continue;
+        EXPECT_TRUE(out.emplace(std::pair{row0, col0}, cluster * 2 + rank).second) << "a tile begun twice";
+      }
+    });
+  return out;
+}
+
+// Every k-slice of every tile is done by exactly one cluster, a cluster has at most two split
+// pieces with the head (k from 0) first, the split pieces are balanced to one slice, and a tile
+// stored plainly by one piece is added to by the others only.
+TEST(MatmulTiles, Tc7ScheduleDoesEverySliceOnceAndBalancesTheSplit) {
+  std::mt19937 rng(std::random_device{}());
+  for (int trial = 0; trial < 300; ++trial) {
+    const int M = 1 + static_cast<int>(rng() % 9000), N = 1 + static_cast<int>(rng() % 9000);
+    const int K = 1 + static_cast<int>(rng() % 9000), clusters = 1 + static_cast<int>(rng() % 80);
+    const Tc7Schedule plan = Tc7Schedule::make(M, N, K, clusters, true);
+    SCOPED_TRACE(std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + " on " +
+                 std::to_string(clusters) + " clusters");
+    ASSERT_EQ(plan.whole % clusters, 0);
+    ASSERT_LT(plan.rest, clusters);
+    std::vector<int> done(static_cast<std::size_t>(plan.tiles) * plan.slices, 0), plain(plan.tiles, 0);
+    int most = 0, least = plan.slices * plan.tiles;
+    for (int cl = 0; cl < clusters; ++cl) {
+      int split_units = 0, index = 0;
+      bool seen_non_head = false;
+      plan.for_each(cl, [&](const Tc7Piece& p) {
+        ASSERT_GE(p.tile, 0);
+        ASSERT_LT(p.tile, plan.tiles);
+        ASSERT_LT(p.k_begin, p.k_end);
+        for (int k = p.k_begin; k < p.k_end; ++k) ++done[static_cast<std::size_t>(p.tile) * plan.slices + k];
+        if (!p.adds) ++plain[p.tile];
+        EXPECT_EQ(p.adds, p.k_begin > 0);
+        if (p.tile >= plan.whole) {
+          split_units += p.k_end - p.k_begin;
+          if (p.k_begin == 0) {
+            EXPECT_FALSE(seen_non_head) << "a head piece after another piece";
+          } else {
+            seen_non_head = true;
+          }
+          ++index;
+        } else {
+          EXPECT_EQ(p.tile % clusters, cl);
+          EXPECT_EQ(p.k_end, plan.slices);
+        }
+      });
+      EXPECT_LE(index, 2);
+      if (plan.rest > 0) {
+        most = std::max(most, split_units);
+        least = std::min(least, split_units);
+      }
+    }
+    for (int v : done) ASSERT_EQ(v, 1) << "a k-slice done other than once";
+    for (int v : plain) ASSERT_EQ(v, 1) << "a tile stored plainly other than once";
+    if (plan.rest > 0) { EXPECT_LE(most - least, 1); }
+  }
+}
+
 TEST(MatmulTiles, PersistentRungsTilesAreTheBlocksTheirLoopGivesThem) {
   std::mt19937 rng(std::random_device{}());
-  int launches = 0;  // T5's one configuration and T6's three, at three shapes each
+  int launches = 0;  // T5's one configuration, T6's three and T7's one, at three shapes each
   for (const auto& info : matmul_kernels(Precision::Bf16)) {
     if (!info.persistent) continue;
     for (const MatmulConfig& config : info.configs)
@@ -58,7 +128,9 @@ TEST(MatmulTiles, PersistentRungsTilesAreTheBlocksTheirLoopGivesThem) {
         ++launches;
         ASSERT_EQ(tiles->tile_rows, 128);
         ASSERT_EQ(tiles->tile_cols, 256);
-        const auto want = persistent_forward(M, N, cs, clusters);
+        const int K = 1 + static_cast<int>(rng() % 5000);
+        const auto want =
+            info.id == "tc7_tma_store" ? tc7_forward(M, N, K, clusters) : persistent_forward(M, N, cs, clusters);
         ASSERT_EQ(want.size(), tiles->block.size()) << "every tile of C stored once";
         for (int r = 0; r < tiles->rows; ++r)
           for (int c = 0; c < tiles->cols; ++c) {
@@ -69,7 +141,7 @@ TEST(MatmulTiles, PersistentRungsTilesAreTheBlocksTheirLoopGivesThem) {
           }
       }
   }
-  EXPECT_EQ(launches, 4 * 3);
+  EXPECT_EQ(launches, 5 * 3);
 }
 
 TEST(MatmulTiles, OtherRungsTilesAreTheirOwnersBlocks) {

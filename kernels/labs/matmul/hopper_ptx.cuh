@@ -80,6 +80,57 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const CUtensorM
       : "memory");
 }
 
+// The other direction (PTX ISA 9.7.9.25, .global.shared::cta, bulk-group completion): one
+// thread writes a box from shared memory into the tensor; parts of the box outside the tensor
+// are not written. Loads count down an mbarrier; stores are tracked per thread in bulk async-groups
+// instead: commit closes a group, wait_read<N> waits until at most N of the thread's groups still
+// read their shared memory (the source may be overwritten), wait<N> until their writes are done.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(smem_u32(src)), "r"(x), "r"(y)
+               : "memory");
+}
+// The same box added element by element to what the tensor holds (cp.reduce.async.bulk.tensor
+// .add: the additions are done in L2, atomically per element).
+__device__ __forceinline__ void tma_reduce_add_2d(const CUtensorMap* map, const void* src, int x, int y) {
+  asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(smem_u32(src)), "r"(x), "r"(y)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
+}
+template <int Pending>
+__device__ __forceinline__ void bulk_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(Pending) : "memory");
+}
+// Orders this thread's generic-proxy writes of shared memory before later async-proxy reads of
+// it (a TMA store of what the thread just wrote).
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// A flag in global memory between blocks of one grid (all resident: a persistent launch): the
+// writer's earlier TMA writes, already complete (bulk_wait<0>), are ordered before the flag by
+// the proxy fence and the release; the reader's acquire and proxy fence order the flag before
+// its later TMA reductions into the same memory.
+__device__ __forceinline__ void flag_release(unsigned* flag, unsigned value) {
+  asm volatile("fence.proxy.async.global;\n st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(value) : "memory");
+}
+__device__ __forceinline__ void flag_wait(const unsigned* flag, unsigned value) {
+  unsigned v;
+  do { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory"); } while (v != value);
+  asm volatile("fence.proxy.async.global;" ::: "memory");
+}
+// A barrier for `threads` threads (a multiple of 32) of the block under id `id` (1-15; 0 is
+// __syncthreads'): one warpgroup meets without stopping the others.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 // --- Clusters (PTX ISA 9.7.13.2, special registers %cluster_ctarank, %clusterid). ---
 __device__ __forceinline__ unsigned cluster_cta_rank() {
   unsigned r;

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "device/cuda_status.hpp"
+#include "device/device_buffer.hpp"
 #include "device/device_limits.hpp"
 #include "labs/matmul/matmul_hopper.hpp"
 #include "trace/block_trace.cuh"
@@ -24,16 +25,23 @@ namespace bs::matmul {
 //    the kernel's parameter space, where the driver put it, with no copy to local memory.
 // ---------------------------------------------------------------------------------------------
 // `Rung`: the device code of one compiled configuration (kThreads, block()).
+// `map_c`: C's descriptor, read by the rungs that store through TMA (T7) where the launcher
+// made one (args.c_map non-null); the kernel points args.c_map at it.
+__device__ __forceinline__ Bf16Args with_c_map(Bf16Args args, const CUtensorMap& map_c) {
+  if (args.c_map) args.c_map = &map_c;
+  return args;
+}
+
 template <class Rung, bool Traced>
 __global__ void __launch_bounds__(Rung::kThreads, 1)
-    hopper_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, Bf16Args args,
-                  trace::DeviceBlockRecord* records) {
+    hopper_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                  const __grid_constant__ CUtensorMap map_c, Bf16Args args, trace::DeviceBlockRecord* records) {
   extern __shared__ __align__(1024) unsigned char smem[];
   if constexpr (Traced) {
     trace::BlockRecorder recorder(records);
-    Rung::block(&map_a, &map_b, args, smem);
+    Rung::block(&map_a, &map_b, with_c_map(args, map_c), smem);
   } else {
-    Rung::block(&map_a, &map_b, args, smem);
+    Rung::block(&map_a, &map_b, with_c_map(args, map_c), smem);
   }
 }
 
@@ -41,9 +49,9 @@ __global__ void __launch_bounds__(Rung::kThreads, 1)
 template <class Rung>
 __global__ void __launch_bounds__(Rung::kThreads, 1)
     hopper_tagged_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                         Bf16Args args, TagFragments sink) {
+                         const __grid_constant__ CUtensorMap map_c, Bf16Args args, TagFragments sink) {
   extern __shared__ __align__(1024) unsigned char smem[];
-  Rung::block_tagged(&map_a, &map_b, args, smem, sink);
+  Rung::block_tagged(&map_a, &map_b, with_c_map(args, map_c), smem, sink);
 }
 
 // The pipeline-traced variant of the warp-specialized rungs (T4, T5, T6): the block recorder
@@ -51,12 +59,13 @@ __global__ void __launch_bounds__(Rung::kThreads, 1)
 template <class Rung>
 __global__ void __launch_bounds__(Rung::kThreads, 1)
     hopper_pipeline_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                           Bf16Args args, trace::DeviceBlockRecord* records, PipelineDeviceArgs events) {
+                           const __grid_constant__ CUtensorMap map_c, Bf16Args args, trace::DeviceBlockRecord* records,
+                           PipelineDeviceArgs events) {
   extern __shared__ __align__(1024) unsigned char smem[];
   trace::BlockRecorder recorder(records);
   PipelineProbe probe;
   probe.out = events;
-  Rung::block_probed(&map_a, &map_b, args, smem, probe);
+  Rung::block_probed(&map_a, &map_b, with_c_map(args, map_c), smem, probe);
 }
 
 namespace {
@@ -67,7 +76,8 @@ struct HopperRung {
   const void* tagged = nullptr;
   const void* pipeline = nullptr;  // the pipeline-traced variant, where the rung has one
   std::size_t smem = 0;
-  int b_rows = 0;  // the TMA box of Bt it reads
+  int b_rows = 0;         // the TMA box of Bt it reads
+  bool stores_c = false;  // stores C through TMA and splits tiles (T7)
 };
 
 // The device code of configuration I of rung R: R::Device<I> where the rung names one per
@@ -96,6 +106,7 @@ HopperRung hopper_rung(MatmulKernel k, const MatmulConfig& c) {
              nullptr,
              D::kSmemBytes,
              D::kBRows};
+        if constexpr (requires { D::kStoresC; }) r.stores_c = D::kStoresC;
         if constexpr (requires { &D::block_probed; })
           r.pipeline = reinterpret_cast<const void*>(&hopper_pipeline_kernel<D>);
       });
@@ -144,7 +155,33 @@ Status encode(EncodeTiled fn, TensorMapBytes& out, const Bf16* base, int rows, i
   return Status::success();
 }
 
+// C (M x N FP32, row-major) in boxes of 32 columns (128 bytes) x 64 rows, 128-byte swizzle: T7's
+// staging boxes. TMA needs a 16-byte aligned base and row pitch, so N % 4 == 0; false where C
+// cannot be described so (T7 then stores from registers).
+bool c_storable(const Bf16Args& a) { return a.C && a.N % 4 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % 16 == 0; }
+Status encode_c(EncodeTiled fn, TensorMapBytes& out, const Bf16Args& a) {
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(a.N), static_cast<cuuint64_t>(a.M)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(a.N) * sizeof(float)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kTc7BoxCols), 64};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = fn(reinterpret_cast<CUtensorMap*>(out.bytes), CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, a.C, dims,
+                        strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                        CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return Status::failure(
+        "cuTensorMapEncodeTiled refused the C descriptor (CUresult " + std::to_string(static_cast<int>(r)) + ")",
+        "TMA needs a 16-byte aligned base and row pitch", "cuTensorMapEncodeTiled");
+  return Status::success();
+}
+
 }  // namespace
+
+// The words T7's split tiles signal through (tc7_tma_store.hpp), zeroed once, and the epoch
+// counter: each launch raises flags to a value no earlier launch used.
+struct TcSplitFlags {
+  cuda::DeviceBuffer<unsigned> words;
+  unsigned epoch = 0;
+};
 
 // ---------------------------------------------------------------------------------------------
 // 3. Launches and attributes
@@ -160,6 +197,14 @@ Result<TcTensorMaps> encode(const Bf16Args& a) {
   if (Status s = matmul::encode(*fn, m.a_128, a.A, a.M, a.K, a.ld, 128, "A"); !s) return s;
   if (Status s = matmul::encode(*fn, m.b_128, a.Bt, a.N, a.K, a.ld, 128, "Bt (128-row box)"); !s) return s;
   if (Status s = matmul::encode(*fn, m.b_256, a.Bt, a.N, a.K, a.ld, 256, "Bt (256-row box)"); !s) return s;
+  if (c_storable(a)) {
+    if (Status s = encode_c(*fn, m.c, a); !s) return s;
+    m.c_base = a.C;
+  }
+  auto words = cuda::DeviceBuffer<unsigned>::allocate(kTc7FlagWords);
+  if (!words) return words.status();
+  BS_CUDA_TRY(cudaMemset(words->get(), 0, kTc7FlagWords * sizeof(unsigned)));
+  m.split = std::make_shared<TcSplitFlags>(TcSplitFlags{std::move(words.value()), 0});
   m.encoded = true;
   return m;
 }
@@ -206,6 +251,19 @@ Status launch_fn(const HopperRung& r, const void* fn, const LaunchConfig& lc, co
   if (!maps.encoded) return Status::failure("the TMA descriptors of these matrices were not made", "", "hopper launch");
   BS_CUDA_TRY(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(r.smem)));
   const TensorMapBytes& mb = r.b_rows == 256 ? maps.b_256 : maps.b_128;
+  Bf16Args args = a;
+  TensorMapBytes c_map;  // C's descriptor for the rungs that store through TMA
+  if (r.stores_c && c_storable(a)) {
+    if (a.C == maps.c_base) {
+      c_map = maps.c;
+    } else {  // another C than the maps were made for (a view's buffer): described now
+      auto fn = encode_function();
+      if (!fn) return fn.status();
+      if (Status s = encode_c(*fn, c_map, a); !s) return s;
+    }
+    args.c_map = c_map.bytes;  // non-null: the kernel points it at its own parameter
+    if (maps.split) { args.flags = maps.split->words.get(), args.epoch = ++maps.split->epoch, args.split = 1; }
+  }
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(lc.grid.x, lc.grid.y, lc.grid.z);
   cfg.blockDim = dim3(lc.block.x, lc.block.y, lc.block.z);
@@ -218,8 +276,11 @@ Status launch_fn(const HopperRung& r, const void* fn, const LaunchConfig& lc, co
   attr[0].val.clusterDim.z = lc.cluster.z;
   cfg.attrs = attr;
   cfg.numAttrs = lc.cluster.volume() > 1 ? 1 : 0;
-  Bf16Args args = a;
-  void* params[] = {const_cast<unsigned char*>(maps.a_128.bytes), const_cast<unsigned char*>(mb.bytes), &args, third,
+  void* params[] = {const_cast<unsigned char*>(maps.a_128.bytes),
+                    const_cast<unsigned char*>(mb.bytes),
+                    c_map.bytes,
+                    &args,
+                    third,
                     fourth};
   BS_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn, params));
   return Status::success();

@@ -6,6 +6,8 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <memory>
+
 #include "core/launch.hpp"
 #include "core/status.hpp"
 #include "labs/matmul/fragment_tags.hpp"
@@ -24,8 +26,14 @@ struct alignas(128) TensorMapBytes {
 // The descriptors of one set of BF16 buffers: A in 128-row boxes, Bt in 128- and 256-row boxes,
 // each box 64 BF16 (128 bytes) wide with the 128-byte swizzle. Encode once per set of buffers
 // (set_matrices), not per launch: the time it takes would land inside the timed region.
+// T7 (tc7_tma_store.hpp) stores C through TMA too: the descriptor of the C it was encoded with
+// (c_base; a launch on another C encodes its own), and the words its split tiles signal through,
+// with the epoch counter that makes clearing them unnecessary.
+struct TcSplitFlags;
 struct TcTensorMaps {
-  TensorMapBytes a_128, b_128, b_256;
+  TensorMapBytes a_128, b_128, b_256, c;
+  const float* c_base = nullptr;
+  std::shared_ptr<TcSplitFlags> split;
   bool encoded = false;
 };
 
@@ -34,7 +42,7 @@ namespace hopper_host {
 // True where this build holds the sm_90a rungs.
 bool built();
 // cuTensorMapEncodeTiled (looked up through cudaGetDriverEntryPointByVersion, so the driver
-// library is not linked) for the three boxes.
+// library is not linked) for the three boxes, and for C where args.C is given (T7).
 Result<TcTensorMaps> encode(const Bf16Args& args);
 // Launches Hopper rung `k` in configuration `c` (which compiled kernel: tc6's cluster size) with
 // `lc` (grid, block, cluster and dynamic shared memory as its traits give them) on `stream`. `records` non-null: the

@@ -25,6 +25,7 @@
 #include "labs/matmul/tc4_warp_specialized.hpp"
 #include "labs/matmul/tc5_persistent.hpp"
 #include "labs/matmul/tc6_cluster_multicast.hpp"
+#include "labs/matmul/tc7_tma_store.hpp"
 
 // Rungs a build adds after the ladder without this file naming them: a target that defines
 // BS_MATMUL_EXTRA_RUNGS_HEADER (a header that includes the rung files and defines
@@ -52,6 +53,7 @@
   X(Tc4WarpSpecialized, Tc4WarpSpecialized)   \
   X(Tc5Persistent, Tc5Persistent)             \
   X(Tc6ClusterMulticast, Tc6ClusterMulticast) \
+  X(Tc7TmaStore, Tc7TmaStore)                 \
   BS_MATMUL_EXTRA_RUNGS(X)
 
 namespace bs::matmul {

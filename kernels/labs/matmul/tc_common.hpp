@@ -68,6 +68,14 @@ struct Bf16Args {
   const Bf16* Bt;  // N x ld, row-major (B transposed)
   float* C;        // M x N, row-major
   int M, N, K, ld;
+  // T7 (tc7_tma_store.hpp) only, filled in by its launcher: the TMA descriptor of C (a
+  // CUtensorMap in the kernel's parameters; null where C cannot be stored by TMA), and the
+  // handshake of the tiles it splits across clusters (split: whether to; flags: one word per
+  // split tile and consumer; epoch: this launch's value of a finished flag).
+  const void* c_map = nullptr;
+  unsigned* flags = nullptr;
+  unsigned epoch = 0;
+  int split = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
