@@ -21,7 +21,9 @@
 #   tc       test_matmul_tc_gpu --gtest_filter='Sizes/GpuTcSmall.*': every tensor-core rung (WMMA,
 #            mma.sync, and on Hopper wgmma + TMA, warp-specialized, persistent, clusters with
 #            multicast) and the cuBLAS anchors at 37x53x41 and 300x521x129 (partial tiles on every
-#            edge, TMA's out-of-bounds fill, K not a multiple of the 64-wide slices)
+#            edge, TMA's out-of-bounds fill, K not a multiple of the 64-wide slices); with
+#            memcheck and racecheck also GpuTcSplit (T7 at 2304x2052x136, where it splits tiles
+#            across clusters: flags between blocks, TMA stores and reduce-adds)
 #   trace    test_mapping_gpu --gtest_filter='GpuTrace.*' (the block-schedule trace kernels)
 #   app      the headless app through CUDA-GL interop (zero-copy into a GL pixel buffer):
 #              blockscope --headless --backend cuda --frames 2 on a 1023x767 random PNG with the
@@ -177,8 +179,8 @@ app_1d=(--headless --backend cuda --frames 2 --window-size 800x500 --kernel 1d -
 # Its GPU path is covered by the gpu-labelled headless tests and the soak instead.
 run memcheck  gray   "$gray" --gtest_color=no
 run memcheck  matmul "$matmul" --gtest_color=no --gtest_filter="$mm_memcheck"
-run memcheck  tc     "$tc" --gtest_color=no --gtest_filter='Sizes/GpuTcSmall.*'
-run racecheck tc     "$tc" --gtest_color=no --gtest_filter='Sizes/GpuTcSmall.*'
+run memcheck  tc     "$tc" --gtest_color=no --gtest_filter='Sizes/GpuTcSmall.*:GpuTcSplit.*'
+run racecheck tc     "$tc" --gtest_color=no --gtest_filter='Sizes/GpuTcSmall.*:GpuTcSplit.*'
 run memcheck  trace  "$mapping" --gtest_color=no --gtest_filter='GpuTrace.*'
 run memcheck  heatmap "$heatmap" --gtest_color=no
 # The grayscale ladder: every rung and both layouts at 1x1, 1x5000, 1023x767, 4000x3, 8191x1 and
