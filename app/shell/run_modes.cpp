@@ -10,6 +10,7 @@
 #include "core/launch_counters.hpp"
 #include "core/timing.hpp"
 #include "device/cuda_device.hpp"
+#include "device/sm_clock.hpp"
 #include "editor/kernel_files.hpp"
 #include "gfx/interop.hpp"
 #include "lab/bench.hpp"
@@ -437,6 +438,21 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
   if (b.counters) with_counters.emplace(counters::CounterOptions{.cupti_library = options.cupti_library});
   std::set<std::string> said;
   std::vector<lab::KernelInfo> kernels;  // every kernel the combinations listed
+  // The SM clock (device/sm_clock.hpp: measured by a spin on one SM, not asked of the driver)
+  // before the first size and after each one's points, while the GPU is still as warm and as
+  // power-capped as the kernels left it: the figures ran at about these clocks.
+  const bool gpu = session.backend.kind == BackendKind::Cuda;
+  auto say_clock = [&](const std::string& when, double* into) {
+    if (!gpu) return;
+    if (auto c = measure_sm_clock(session.backend.cuda_device)) {
+      *into = c->mhz;
+      std::fprintf(text, "SM clock %s: %.0f MHz (%s)\n", when.c_str(), c->mhz, c->method.c_str());
+    } else {
+      std::fprintf(text, "SM clock %s: not measured: %s\n", when.c_str(), c.status().describe().c_str());
+    }
+    std::fflush(text);
+  };
+  say_clock("before the first kernel", &header.clock_mhz_before);
   for (const std::string& size : b.sizes.empty() ? l.default_sizes() : b.sizes) {
     if (Status s = l.set_random_problem(size); !s) {
       print_status(("size " + size).c_str(), s);
@@ -477,6 +493,7 @@ int run_bench(const CliOptions& options, const LabCatalog& catalog) {
         if (std::none_of(kernels.begin(), kernels.end(), [&](const lab::KernelInfo& o) { return o.id == k.id; }))
           kernels.push_back(k);
     }
+    say_clock("after the " + size + " points", &header.clock_mhz_after);
   }
   const ThroughputUnit unit = l.problem().throughput_unit;
   std::fputs(lab::results_table(header, records, unit, kernels).c_str(), text);
