@@ -81,6 +81,7 @@ TEST(MatmulLt, TheNoteCountsTheCandidatesGivesTheirRangeAndNamesTheOneKept) {
   EXPECT_TRUE(has(note, "could not run: algo 6: CUBLAS_STATUS_NOT_SUPPORTED")) << note;
   const std::string label = lt_search_label(s);
   EXPECT_EQ(label.rfind("best of 4: algo 31, tile 128x256", 0), 0u) << label;
+  EXPECT_TRUE(has(label, "; 3 ran in 0.875 ms to 2 ms, 1 failed")) << label;
 
   // The heuristic's first choice kept: no second mention of it.
   s.candidates = {algo(21, 0.5), algo(6, 0.75)};

@@ -75,6 +75,7 @@ void run_lt_ceiling(MatmulLab& lab, Precision p, const char* id, const char* oth
   EXPECT_TRUE(has(r.config_label, ": algo ")) << r.config_label;
   EXPECT_TRUE(has(r.config_label, "tile ")) << r.config_label;
   EXPECT_TRUE(has(r.config_label, "split-K ")) << r.config_label;
+  EXPECT_TRUE(has(r.config_label, " ran in ")) << r.config_label;
   std::cout << "[ cuBLASLt ] " << id << " at " << s.name() << ": " << r.config_label << ", " << r.kernel_ms()
             << " ms\n";
   std::vector<float> got(want.ref.size());

@@ -60,8 +60,20 @@ int lt_fastest(const std::vector<LtAlgo>& candidates) {
 
 std::string lt_search_label(const LtSearch& s) {
   if (s.best < 0) return "cuBLASLt: no candidate ran";
-  return "best of " + std::to_string(s.candidates.size()) + ": " +
-         lt_algo_text(s.candidates[static_cast<std::size_t>(s.best)]);
+  // The algorithm first (a table cuts the label short), then the candidates' range.
+  std::string t = "best of " + std::to_string(s.candidates.size()) + ": " +
+                  lt_algo_text(s.candidates[static_cast<std::size_t>(s.best)]);
+  double lo = 0, hi = 0;
+  std::size_t ran = 0;
+  for (const LtAlgo& c : s.candidates)
+    if (c.failed.empty() && c.ms > 0) {
+      lo = ran ? std::min(lo, c.ms) : c.ms;
+      hi = ran ? std::max(hi, c.ms) : c.ms;
+      ++ran;
+    }
+  t += "; " + std::to_string(ran) + " ran in " + ms_text(lo) + " to " + ms_text(hi);
+  if (ran < s.candidates.size()) t += ", " + std::to_string(s.candidates.size() - ran) + " failed";
+  return t;
 }
 
 std::string lt_search_note(const LtSearch& s) {
