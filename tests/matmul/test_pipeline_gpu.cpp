@@ -16,6 +16,7 @@
 // recording is written there as a pipeline trace file (--matmul-pipeline-trace FILE shows it).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -46,13 +47,14 @@ SharedLab& shared_lab() { return testing::shared_gpu_lab(Precision::Bf16); }
   }                                                                                                                 \
   static_assert(true)
 
-const char* const kRungs[] = {"tc4_warp_specialized", "tc5_persistent", "tc6_cluster_multicast"};
+const char* const kRungs[] = {"tc4_warp_specialized", "tc5_persistent", "tc6_cluster_multicast", "tc7_tma_store"};
 
 // The (tile, slice) waits each consumer must have recorded, counted from the shape: every tile
-// of C computed once, by two consumers, over ceil(K / 64) slices.
-std::size_t expected_waits(const std::string& id, const PipelineRaw& raw) {
+// of C computed once, by two consumers, over ceil(K / 64) slices (T7's split tiles too: each of
+// their slices by one cluster).
+std::size_t expected_waits(const PipelineRaw& raw) {
   const std::size_t slices = static_cast<std::size_t>((raw.K + kTc4BK - 1) / kTc4BK);
-  const std::size_t cluster = id == "tc6_cluster_multicast" ? raw.cluster.x : 1;
+  const std::size_t cluster = std::max(1u, raw.cluster.x);
   // Each block computes 128-row slices of its cluster's tiles: blocks x tiles = all 128 x 256 tiles.
   const std::size_t tiles = static_cast<std::size_t>((raw.M + kTc4BM * int(cluster) - 1) / (kTc4BM * int(cluster))) *
                             cluster * static_cast<std::size_t>((raw.N + kTc4BN - 1) / kTc4BN);
@@ -70,7 +72,7 @@ void check_recording(MatmulLab& lab, const char* id, int M, int N, int K, const 
   ASSERT_TRUE(a.ok()) << a.status().describe();
   EXPECT_EQ(a->dropped, 0u) << "the buffer is sized from the launch";
   EXPECT_EQ(a->order_violations, 0u) << a->order_first_violation;  // (d)
-  EXPECT_EQ(a->order_checked, expected_waits(id, run->raw));
+  EXPECT_EQ(a->order_checked, expected_waits(run->raw));
   // Every block's three warpgroups recorded, on SMs the device has.
   for (const PipelineLane& l : a->lanes) EXPECT_GT(l.spans.size(), 0u) << "block " << l.block << " wg " << l.warpgroup;
   std::printf(

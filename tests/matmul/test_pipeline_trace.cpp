@@ -276,6 +276,7 @@ TEST(PipelineTrace, TheTextFileRoundTripsAndBadFilesAreMessages) {
   h.raw.config = "128 x 256 tile | 384 threads";
   h.raw.event_ms = 0.000421;
   h.raw.M = 129, h.raw.N = 257, h.raw.K = 321;
+  h.raw.mma_groups_in_flight = 1;
   const std::string text = write_pipeline_text(h.raw);
   auto back = read_pipeline_text(text, "mem");
   ASSERT_TRUE(back.ok()) << back.status().describe();
@@ -283,6 +284,7 @@ TEST(PipelineTrace, TheTextFileRoundTripsAndBadFilesAreMessages) {
   EXPECT_EQ(back->config, h.raw.config);
   EXPECT_EQ(back->K, 321);
   EXPECT_DOUBLE_EQ(back->event_ms, 0.000421);
+  EXPECT_EQ(back->mma_groups_in_flight, 1);
   ASSERT_EQ(back->lanes.size(), 3u);
   for (std::size_t l = 0; l < 3; ++l) {
     ASSERT_EQ(back->lanes[l].size(), h.raw.lanes[l].size());
@@ -306,6 +308,10 @@ TEST(PipelineTrace, TheSentenceNamesTheSideThatWaits) {
   EXPECT_NE(pipeline_sentence(0.23, 0.02).find("consumers wait on full barriers 23%"), std::string::npos);
   EXPECT_NE(pipeline_sentence(0.03, 0.61).find("producer waits on empty barriers 61%"), std::string::npos);
   EXPECT_NE(pipeline_sentence(0.01, 0.02).find("Neither side"), std::string::npos);
+  // A rung that keeps a wgmma group running through its waits (T7): not read as idle tensor cores.
+  const std::string overlapped = pipeline_sentence(0.42, 0.30, 1);
+  EXPECT_NE(overlapped.find("still in the tensor cores"), std::string::npos) << overlapped;
+  EXPECT_EQ(overlapped.find("the tensor cores wait for data"), std::string::npos) << overlapped;
 }
 
 TEST(PipelineTrace, EventsNeededCountsEverySliceAndTile) {

@@ -44,6 +44,7 @@ Result<MatmulLab::PipelineRun> MatmulLab::trace_pipeline(std::string_view kernel
   run.raw.M = spec_.M, run.raw.N = spec_.N, run.raw.K = spec_.K;
   run.raw.stages = kTc4Stages;
   run.raw.persistent = info.persistent;
+  run.raw.mma_groups_in_flight = info.mma_groups_in_flight;
   std::vector<float> got(static_cast<std::size_t>(spec_.M) * spec_.N);
   if (Status s = engine_->download(got.data()); !s) return s;
   run.check = check_against_reference(got.data());

@@ -90,11 +90,12 @@ struct MatmulKernelInfo {
   bool any_block = false;      // rungs 1-2 accept any valid block, not only the listed ones
   Precision precision = Precision::Fp32;
   RungNeeds needs = RungNeeds::Any;
-  bool simulated = true;       // the CPU simulator runs its body
-  bool persistent = false;     // its grid is the resident clusters of the device, each looping over tiles
-  std::string grid_rule;       // how the grid follows from M, N (and the device)
-  bool lecture = false;        // the lecture's own kernel (the kernel list's first group)
-  int gpu_default_config = 0;  // the configuration it opens with on a GPU
+  bool simulated = true;         // the CPU simulator runs its body
+  bool persistent = false;       // its grid is the resident clusters of the device, each looping over tiles
+  int mma_groups_in_flight = 0;  // wgmma groups a consumer keeps running while it waits on "full" (T7: 1)
+  std::string grid_rule;         // how the grid follows from M, N (and the device)
+  bool lecture = false;          // the lecture's own kernel (the kernel list's first group)
+  int gpu_default_config = 0;    // the configuration it opens with on a GPU
   // What the views can ask of it beyond its launch: read from its traits by the registry (the
   // rung's info() leaves them alone), so a view asks these, never the rung's id.
   bool shared_model = false;     // kSharedModel: the bank view's model of its shared requests

@@ -126,9 +126,10 @@ struct PipelineRaw {
   Dim3 grid, cluster{1, 1, 1};
   int stages = 4;
   bool persistent = false;
-  double event_ms = 0;                            // the traced launch itself, timed with CUDA events
-  std::uint32_t capacity = 0;                     // slots per warpgroup
-  std::vector<PipelineBlock> blocks;              // linear block id order
+  int mma_groups_in_flight = 0;       // the rung's (MatmulKernelInfo): what a consumer's wait on full overlaps
+  double event_ms = 0;                // the traced launch itself, timed with CUDA events
+  std::uint32_t capacity = 0;         // slots per warpgroup
+  std::vector<PipelineBlock> blocks;  // linear block id order
   std::vector<std::vector<PipelineEvent>> lanes;  // block * 3 + warpgroup: the events kept
   std::vector<std::uint32_t> attempted;           // block * 3 + warpgroup
   std::string source;                             // where it came from: "recorded on <GPU>", or a file's path
@@ -233,6 +234,6 @@ struct PipelineAnalysis {
 Result<PipelineAnalysis> analyse_pipeline(const PipelineRaw& raw);
 
 // The sentence alone, from the two shares (also used by the tests).
-std::string pipeline_sentence(double consumer_wait_share, double producer_wait_share);
+std::string pipeline_sentence(double consumer_wait_share, double producer_wait_share, int groups_in_flight = 0);
 
 }  // namespace bs::matmul

@@ -272,6 +272,7 @@ struct Tc7TmaStore : PersistentRungBase {
     i.file = "kernels/labs/matmul/tc7_tma_store.hpp";
     i.configs = one_config(Dim3{kThreads, 1, 1}, kConfig);
     i.persistent = true;
+    i.mma_groups_in_flight = 1;  // wgmma.wait_group 1: the pipeline view reads its waits on full accordingly
     i.grid_rule =
         "grid = 2 x min(cluster tiles of 256 x 256, clusters resident at once); the k-slices of the tiles past the "
         "last whole wave are shared out evenly";

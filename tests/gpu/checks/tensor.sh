@@ -20,7 +20,8 @@
 #   shot_swizzle_t2.png    T2's bank map before and after its XOR swizzle
 #   shot_swizzle_t3.png    T3's 128-byte TMA swizzle map
 #   shot_cluster_t6.png    T6's schedule grouped by cluster (recorded %clusterid, %smid)
-#   shot_pipeline_t4.png   T4's Pipeline tab, with what the trace costs; shot_pipeline_t5.png T5's
+#   shot_pipeline_t4.png   T4's Pipeline tab, with what the trace costs; shot_pipeline_t5.png T5's,
+#                          shot_pipeline_t7.png T7's (the fastest BF16 rung)
 #   tensor.txt             every step's verdict and output, with the view-cost lines
 # Exit 1 if any step failed.
 set -u
@@ -54,7 +55,7 @@ step shot_swizzle_t3 "${app[@]}" "${bf16[@]}" --kernel tc3_wgmma --matmul-size 1
   --panel memory --frames 30 --screenshot "$results/shot_swizzle_t3.png"
 step shot_cluster_t6 "${app[@]}" "${bf16[@]}" --kernel tc6_cluster_multicast --matmul-size 4096x4096x4096 \
   --matmul-colour cluster --panel schedule --frames 30 --screenshot "$results/shot_cluster_t6.png"
-for rung in tc4_warp_specialized:t4 tc5_persistent:t5; do
+for rung in tc4_warp_specialized:t4 tc5_persistent:t5 tc7_tma_store:t7; do
   step "shot_pipeline_${rung#*:}" "${app[@]}" "${bf16[@]}" --kernel "${rung%:*}" --matmul-size 4096x4096x4096 \
     --panel pipeline --frames 30 --screenshot "$results/shot_pipeline_${rung#*:}.png"
 done
