@@ -852,8 +852,8 @@ class CudaEngine final : public MatmulEngine {
   }
 
   // The search for `which` on this problem, made on the first call: the heuristic's candidates
-  // (up to kLtCandidates) into the lab's C, the GPU warmed first, then each launched once
-  // untimed and `repeats` times timed; the fastest median is kept. A candidate that fails is
+  // (up to kLtCandidates) into the lab's C, the GPU warmed first, then one untimed round and
+  // `repeats` timed rounds of every candidate; the fastest median is kept. A candidate that fails is
   // noted and skipped; none running is an error (not kept, so the next call asks again).
   Result<const LtChoice*> lt_find(Library which) {
     if (which != Library::LtSgemm && which != Library::LtBf16)
@@ -869,7 +869,7 @@ class CudaEngine final : public MatmulEngine {
     LtChoice choice{which, M_, N_, K_, {}, {}};
     const double mnk = static_cast<double>(M_) * N_ * K_;
     choice.search.requested = kLtCandidates;
-    choice.search.repeats = mnk > 0x1p39 ? 3 : 5;
+    choice.search.repeats = mnk > 0x1p39 ? 5 : 7;
     // Warm up as reference() does (an idle GPU starts at a low clock): 50 ms of the first
     // candidate that runs, at most 20 launches.
     double warm_ms = 0;
@@ -879,22 +879,28 @@ class CudaEngine final : public MatmulEngine {
         if (!t) break;
         warm_ms += t.value();
       }
-    for (const LtProposal& p : *heur) {
-      const cublasLtMatmulHeuristicResult_t& r = p.result;
+    // Interleaved rounds (each round times every candidate once, round 0 untimed) rather than
+    // each candidate's repeats back to back: a clock that drifts during the search (a GPU
+    // heating up under a long product, measured on an H200 at 8192^3) then shifts every
+    // candidate alike instead of flattering whichever ran while it was high.
+    std::vector<std::vector<double>> times(heur->size());
+    std::vector<Status> failed(heur->size(), Status::success());
+    for (int round = 0; round <= choice.search.repeats; ++round)
+      for (std::size_t i = 0; i < heur->size(); ++i) {
+        if (!failed[i].ok()) continue;
+        auto t = lt_timed(ops, (*heur)[i].result.algo, out);
+        if (!t) {
+          failed[i] = t.status();
+          if (Status sticky = cuda::to_status(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); !sticky) return sticky;
+        } else if (round > 0) {
+          times[i].push_back(t.value());
+        }
+      }
+    for (std::size_t i = 0; i < heur->size(); ++i) {
+      const cublasLtMatmulHeuristicResult_t& r = (*heur)[i].result;
       LtAlgo a = read_lt_algo(r.algo, r.workspaceSize);
-      std::vector<double> times;
-      Status failed = Status::success();
-      for (int i = 0; i <= choice.search.repeats && failed.ok(); ++i) {
-        auto t = lt_timed(ops, r.algo, out);
-        if (!t) failed = t.status();
-        else if (i > 0) times.push_back(t.value());  // the first is the warm-up
-      }
-      if (!failed.ok()) {
-        if (Status sticky = cuda::to_status(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); !sticky) return sticky;
-        a.failed = failed.message;
-      } else {
-        a.ms = median_of(times);
-      }
+      if (!failed[i].ok()) a.failed = failed[i].message;
+      else a.ms = median_of(times[i]);
       choice.search.candidates.push_back(std::move(a));
       choice.algos.push_back({r.algo});
     }
