@@ -141,24 +141,6 @@ TEST(SharedBanksRecorded, K5ReadsBWithConflictsAndK7WithNone) {
   EXPECT_EQ(compare(MatmulKernel::Warptile, c, Shape{130, 130, 17}).conflicted, 0u);
 }
 
-// Rung 8 transposes A with 4-byte cp.async into an unpadded tile whose chunks it XOR-swizzles by
-// k % 8: recorded and modelled agree at an odd size (edge blocks, guarded copies) and at a size
-// whose blocks lie inside the matrices (the fast path), every request is conflict-free, and the
-// same model without the swizzle disagrees (its transposing copies are 8-way conflicts).
-TEST(SharedBanksRecorded, K8MatchesTheModelIsConflictFreeAndNeedsItsSwizzle) {
-  SharedModelOptions no_swizzle;
-  no_swizzle.swizzle = false;
-  for (const MatmulConfig& c : matmul_kernel_info(MatmulKernel::AsyncMultistage).configs) {
-    expect_all_agree(MatmulKernel::AsyncMultistage, c, Shape{131, 67, 45});
-    const Shape interior{256, 256, 40};
-    const Comparison cmp = compare(MatmulKernel::AsyncMultistage, c, interior);
-    EXPECT_EQ(cmp.agree, cmp.requests) << c.label << ": " << cmp.first_difference;
-    EXPECT_EQ(cmp.conflicted, 0u) << c.label;
-    const Comparison plain = compare(MatmulKernel::AsyncMultistage, c, interior, no_swizzle);
-    EXPECT_LT(plain.agree, plain.requests) << c.label << " without the swizzle agreed with the recording";
-  }
-}
-
 TEST(SharedBanksRecorded, MmaSyncRungMatchesTheModelAtTwoSizes) {
   const MatmulConfig c = matmul_kernel_info(MatmulKernel::Tc2MmaSync).configs[0];
   expect_all_agree(MatmulKernel::Tc2MmaSync, c, Shape{130, 67, 75});

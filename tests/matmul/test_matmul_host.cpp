@@ -232,7 +232,7 @@ TEST(MatmulVerify, WrongShapeIsNotAPass) {
 TEST(MatmulRegistry, TwoLaddersWithCompiledConfigurations) {
   const auto& ks = matmul_kernels();
   ASSERT_EQ(ks.size(), static_cast<std::size_t>(kMatmulKernelCount));
-  EXPECT_EQ(matmul_kernels(Precision::Fp32).size(), 8u);
+  EXPECT_EQ(matmul_kernels(Precision::Fp32).size(), 7u);
   EXPECT_EQ(matmul_kernels(Precision::Bf16).size(), 7u);
   std::set<std::string> ids;
   for (std::size_t i = 0; i < ks.size(); ++i) {

@@ -60,15 +60,6 @@ inline constexpr TileParams kK7Params[] = {
 inline constexpr int kK7FastestConfig = 3;
 static_assert(kK7Params[kK7FastestConfig] == TileParams{128, 128, 16, 8, 16, 64, 64, 2});
 
-// Rung 8 (k8_async_multistage.hpp): as rung 7, with BM a multiple of 32, BK of 8 and 1, 2, 4 or 8
-// warps; three shared-memory stages where they fit in 48 KB (all of these), else two.
-inline constexpr TileParams kK8Params[] = {
-    {128, 128, 16, 8, 16, 64, 64, 2},  // rung 7's fastest tile: 4 warps x 128 outputs, 2 blocks/SM, 48 KB
-    {128, 128, 8, 8, 16, 64, 64, 2},   // the same with BK = 8: 24 KB, twice the barriers
-    {128, 256, 8, 8, 16, 64, 64, 1},   // 8 warps x 128 outputs, 1 block/SM, 36 KB
-    {256, 128, 8, 16, 8, 64, 64, 1},   // cuBLAS's SGEMM tile at 4096^3 (256x128x8, 8 warps of 64x64)
-};
-
 template <class T, std::size_t Count>
 constexpr int find_in(const T (&table)[Count], const T& value) {
   for (std::size_t i = 0; i < Count; ++i)

@@ -18,7 +18,6 @@
 #include "labs/matmul/k5_blocktile_2d.hpp"
 #include "labs/matmul/k6_vectorized.hpp"
 #include "labs/matmul/k7_warptile.hpp"
-#include "labs/matmul/k8_async_multistage.hpp"
 #include "labs/matmul/tc1_wmma.hpp"
 #include "labs/matmul/tc2_mma_sync.hpp"
 #include "labs/matmul/tc3_wgmma.hpp"
@@ -46,7 +45,6 @@
   X(Blocktile2D, K5Blocktile2D)               \
   X(Vectorized, K6Vectorized)                 \
   X(Warptile, K7Warptile)                     \
-  X(AsyncMultistage, K8AsyncMultistage)       \
   X(Tc1Wmma, Tc1Wmma)                         \
   X(Tc2MmaSync, Tc2MmaSync)                   \
   X(Tc3Wgmma, Tc3Wgmma)                       \
