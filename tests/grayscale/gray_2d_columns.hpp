@@ -51,9 +51,7 @@ struct Gray2dColumns : GrayRungBase<Gray2dColumns> {
                       const KernelAttributes* kernel) {
     return check_gray_2d_launch(info().id, c, width, height, limits, kernel, true);
   }
-  static std::optional<IndexScheme> scheme(GrayLayout, const GrayArgs&, const LaunchConfig&) {
-    return IndexScheme::grid2d_transposed();
-  }
+  static std::optional<IndexScheme> scheme(GrayLayout, const GrayArgs&) { return IndexScheme::grid2d_transposed(); }
 };
 
 }  // namespace bs::gray::test

@@ -8,8 +8,6 @@
 //   LadderOwnership         which thread writes each pixel, recorded by running every thread alone,
 //                           against what the launch's IndexScheme says (owner arithmetic written
 //                           here from index_scheme.hpp's documentation, not the product's)
-//   WaveShares              rung 7 (gray_vec16_wave.hpp): one wave of blocks, every chunk written
-//                           once by the block and thread of its equal contiguous share
 //   LadderVecPlan           every 16-byte access of the plan stays inside its stream and aligned
 //   LadderGuardPages        the real kernels next to unreadable pages: no byte past the buffers
 //   LadderLaunchRules       the grid rules and refusals
@@ -267,7 +265,7 @@ TEST(LadderOwnership, EachPixelIsWrittenByTheThreadTheIndexSchemeNames) {
               for (unsigned g : {1u, 2u, 3u}) configs.push_back(LaunchConfig{{g, 1, 1}, block, 0});
             for (const LaunchConfig& c : configs) {
               Buffers b(im, l, so, oo);
-              const auto scheme = r.scheme(l, b.args, c);
+              const auto scheme = r.scheme(l, b.args);
               ASSERT_TRUE(scheme.has_value());
               const auto owners = recorded_owners(r, l, c, b);
               for (long long e = 0; e < n; ++e) {
@@ -283,83 +281,6 @@ TEST(LadderOwnership, EachPixelIsWrittenByTheThreadTheIndexSchemeNames) {
         }
   }
   EXPECT_GT(checked, 500);
-}
-
-// ------------------------------------------------------------------------------------------------
-// WaveShares
-// ------------------------------------------------------------------------------------------------
-
-// Rung 7's split as its header documents it, written here from first principles: the grid is at
-// most one wave of resident blocks; with C chunks and G blocks of T threads each thread takes
-// K = ceil(C / (G T)) chunks; block b the chunks [b K T, (b + 1) K T) and thread t of it the
-// chunks congruent to t mod T. Checked on a tiny machine (one SM, few resident blocks), so K > 1
-// at sizes the simulator runs thread by thread, at awkward chunk counts (a partial last block,
-// blocks of 7 and 100 threads), with aligned buffers (the fast path) and misaligned ones.
-TEST(WaveShares, EveryChunkIsWrittenOnceByTheBlockOfItsContiguousShare) {
-  const GrayRung& r = gray_rung(GrayKernel::Vec16Wave);
-  bs::DeviceLimits limits = bs::sim::simulator_limits(1);
-  limits.max_blocks_per_sm = 3;  // one wave is 3 blocks: K grows with the image
-  // 16 x 97 is 97 chunks (prime); 2049 x 3 misaligns every plane; 64 x 41 is 164 chunks.
-  const SizeCase sizes[] = {{16, 97}, {2049, 3}, {64, 41}, {33, 7}};
-  const Dim3 blocks[] = {{32, 1, 1}, {7, 1, 1}, {100, 1, 1}, {4, 2, 2}};
-  const std::pair<unsigned, unsigned> offsets[] = {{0, 0}, {5, 3}, {2, 14}};
-  int with_several_per_thread = 0;
-  for (SizeCase s : sizes) {
-    const Image im = random_image(s.w, s.h);
-    const long long n = static_cast<long long>(s.w) * s.h;
-    for (GrayLayout l : kGrayLayouts)
-      for (Dim3 block : blocks)
-        for (auto [so, oo] : offsets) {
-          Buffers b(im, l, so, oo);
-          const LaunchConfig c = rule_config(r, l, block, s.w, s.h, limits);
-          const std::string at = what(r, l, im, block, so, oo) + " grid " + bs::to_string(c.grid);
-          ASSERT_TRUE(check_gray_rung_launch(r, l, c, s.w, s.h, limits, nullptr).ok()) << at;
-          // The grid: one wave of 3 blocks, shares of K0 * T chunks for the most chunks n pixels can
-          // have, and at least 48 threads (or n) for the scalar head and tail.
-          const long long T = static_cast<long long>(block.volume());
-          const long long most = (n + 15) / 16, K0 = (most + 3 * T - 1) / (3 * T);
-          const long long rule = std::max({(most + K0 * T - 1) / (K0 * T), (std::min(n, 48ll) + T - 1) / T, 1ll});
-          ASSERT_EQ(c.grid, (Dim3{static_cast<unsigned>(rule), 1, 1})) << at;
-          // The plan of these buffers (gray_vec_plan, checked from first principles by LadderVecPlan);
-          // aligned ones take the body's fast path, which must agree with it.
-          const auto out = reinterpret_cast<std::uintptr_t>(b.args.out);
-          const auto src = reinterpret_cast<std::uintptr_t>(l == GrayLayout::Planar ? b.args.planar_rgb : b.args.rgba);
-          const bool aligned = ((out | src | static_cast<std::uintptr_t>(n)) & 15u) == 0;
-          const GrayVecPlan p = l == GrayLayout::Planar ? gray_vec_plan<GrayLayout::Planar, 16>(b.args)
-                                                        : gray_vec_plan<GrayLayout::Rgba, 16>(b.args);
-          if (aligned) { ASSERT_TRUE(p.head == 0 && p.tail == 0 && p.vectors == n / 16) << at; }
-          const long long C = p.vectors, G = c.grid.x;
-          const long long K = C <= G * T ? 1 : (C + G * T - 1) / (G * T);
-          if (K > 1) ++with_several_per_thread;
-          const auto scheme = r.scheme(l, b.args, c);
-          ASSERT_TRUE(scheme.has_value()) << at;
-          EXPECT_EQ(scheme->per_thread, static_cast<unsigned>(K)) << at;
-          const auto owners = recorded_owners(r, l, c, b);
-          std::vector<long long> per_block(static_cast<std::size_t>(G), 0);
-          for (long long e = 0; e < n; ++e) {
-            ASSERT_NE(owners[e], kNobody) << at << ": nobody wrote pixel " << e;
-            long long want;
-            if (e < p.head) want = e;
-            else if (e >= n - p.tail) want = e - (n - p.tail);
-            else {
-              const long long chunk = (e - p.head) / 16, blk = chunk / (K * T);
-              ASSERT_LT(blk, G) << at << ": chunk " << chunk << " has no block";
-              want = blk * T + chunk % T;
-              if ((e - p.head) % 16 == 0) ++per_block[static_cast<std::size_t>(blk)];
-            }
-            ASSERT_EQ(owners[e], static_cast<std::uint32_t>(want)) << at << ": pixel " << e;
-          }
-          // Equal shares: K * T chunks a block, the last block with chunks the rest, none after it.
-          for (long long blk = 0; blk < G; ++blk)
-            EXPECT_EQ(per_block[static_cast<std::size_t>(blk)], std::clamp(C - blk * K * T, 0ll, K * T))
-                << at << " block " << blk;
-          // And the pixels are right.
-          ASSERT_TRUE(r.simulate(simulator(), l, c, b.args, {}).status.ok()) << at;
-          for (long long e = 0; e < n; ++e)
-            ASSERT_EQ(int(b.out.data()[e]), int(im.expected[e])) << at << ": pixel " << e;
-        }
-  }
-  EXPECT_GT(with_several_per_thread, 20);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -518,8 +439,8 @@ bs::DeviceLimits h200_like() {
 }
 
 TEST(LadderLaunchRules, IdsAreStableAndUnique) {
-  const char* ids[] = {"gray_1d_flat",       "gray_2d",         "gray_ilp4",    "gray_vec16", "gray_grid_stride",
-                       "gray_vec16_aligned", "gray_vec16_wave", "cub_transform"};
+  const char* ids[] = {"gray_1d_flat",       "gray_2d",      "gray_ilp4", "gray_vec16", "gray_grid_stride",
+                       "gray_vec16_aligned", "cub_transform"};
   ASSERT_EQ(gray_rungs().size(), std::size(ids));
   for (std::size_t i = 0; i < std::size(ids); ++i) {
     EXPECT_EQ(gray_rungs()[i].info.id, ids[i]);
@@ -553,42 +474,6 @@ TEST(LadderLaunchRules, GridStrideGridIsOneWaveOfResidentBlocks) {
   EXPECT_EQ(c.grid, (Dim3{static_cast<unsigned>(bs::ceil_div(1023 * 767, 512)), 1, 1}));
 }
 
-// Rung 7 on an H200's numbers: one wave of resident blocks (132 SMs x blocks per SM at the
-// kernel's registers), each block an equal share of K * T chunks.
-TEST(LadderLaunchRules, WaveGridIsOneWaveOfEqualShares) {
-  const bs::DeviceLimits d = h200_like();
-  const GrayRung& r = gray_rung(GrayKernel::Vec16Wave);
-  bs::KernelAttributes k;
-  k.registers_per_thread = 32;  // 16 blocks of 128 per SM: 2112 resident
-  // 3840 x 2160: 518,400 chunks over 2112 x 128 threads: K = 2, 2025 blocks of 256 chunks.
-  auto c = r.launch_config(GrayLayout::Planar, {128, 1, 1}, 3840, 2160, d, k);
-  EXPECT_EQ(c.grid, (Dim3{2025, 1, 1}));
-  // 64-thread blocks: 32 per SM (the block limit), 4224 resident: K = 2 again, 4050 blocks.
-  c = r.launch_config(GrayLayout::Planar, {64, 1, 1}, 3840, 2160, d, k);
-  EXPECT_EQ(c.grid, (Dim3{4050, 1, 1}));
-  // 8192 x 8192: 4,194,304 chunks: K = 16 at 2112 x 128, 2048 blocks.
-  c = r.launch_config(GrayLayout::Rgba, {128, 1, 1}, 8192, 8192, d, k);
-  EXPECT_EQ(c.grid, (Dim3{2048, 1, 1}));
-  // 40 registers: 12 blocks of 128 per SM (1584 resident): K = 3, 1350 blocks.
-  k.registers_per_thread = 40;
-  c = r.launch_config(GrayLayout::Planar, {128, 1, 1}, 3840, 2160, d, k);
-  EXPECT_EQ(c.grid, (Dim3{1350, 1, 1}));
-  // The scheme of that launch says K; a small image is one chunk a thread.
-  GrayArgs a{};
-  a.width = 3840;
-  a.height = 2160;
-  a.n = 3840 * 2160;
-  EXPECT_EQ(r.scheme(GrayLayout::Planar, a, c)->per_thread, 3u);
-  c = r.launch_config(GrayLayout::Planar, {256, 1, 1}, 100, 100, d, k);
-  EXPECT_EQ(c.grid, (Dim3{3, 1, 1}));  // 625 chunks
-  a.width = a.height = 100;
-  a.n = 10000;
-  EXPECT_EQ(r.scheme(GrayLayout::Planar, a, c)->per_thread, 1u);
-  // It does not loop over passes: a smaller grid than its rule is refused.
-  c.grid.x -= 1;
-  EXPECT_FALSE(check_gray_rung_launch(r, GrayLayout::Planar, c, 100, 100, d, nullptr).ok());
-}
-
 TEST(LadderLaunchRules, RefusalsSayWhy) {
   const bs::DeviceLimits d = h200_like();
   // 2D with z extent.
@@ -620,7 +505,7 @@ TEST(LadderLaunchRules, RefusalsSayWhy) {
   c = gray_rung(GrayKernel::CubTransform).launch_config(GrayLayout::Planar, {256, 1, 1}, 64, 64, d, {});
   EXPECT_EQ(c.grid, (Dim3{0, 0, 0}));
   const GrayRung& cub = gray_rung(GrayKernel::CubTransform);
-  EXPECT_FALSE(cub.scheme(GrayLayout::Planar, GrayArgs{}, LaunchConfig{}).has_value());
+  EXPECT_FALSE(cub.scheme(GrayLayout::Planar, GrayArgs{}).has_value());
   GrayArgs a{};
   EXPECT_FALSE(cub.simulate(simulator(), GrayLayout::Planar, LaunchConfig{{1, 1, 1}, {1, 1, 1}, 0}, a, {}).status.ok());
   EXPECT_EQ(cub.thread, nullptr);

@@ -197,58 +197,6 @@ TEST(GrayLadderOnGpu, TracedWrappersRecordEveryBlockOnceAndComputeTheSamePixels)
   }
 }
 
-// Rung 7 takes K = ceil(chunks / one wave's threads) chunks per thread, so on a real device every
-// image the test above runs is one chunk a thread. Its grid rule on a smaller machine (2 SMs) gives
-// the real GPU a grid of several chunks a thread: the loop, the last block's partial share, and
-// (misaligned buffers) the general path's loop, bit-exact with gray_value.
-TEST(GrayLadderOnGpu, WaveRungWithSeveralChunksPerThreadIsExact) {
-  BS_SKIP_WITHOUT_GPU();
-  auto limits = bs::cuda_device_limits(0);
-  ASSERT_TRUE(limits.ok()) << limits.status().describe();
-  bs::DeviceLimits small = limits.value();
-  small.sm_count = 2;
-  const GrayRung* rung = find_gray_rung(gray_rungs(), "gray_vec16_wave");
-  ASSERT_NE(rung, nullptr);
-  const std::pair<int, int> sizes[] = {{1023, 767}, {2048, 65}, {8191, 11}};  // over 4096 chunks each
-  const std::pair<unsigned, unsigned> offsets[] = {{0, 0}, {1, 5}, {7, 15}, {3, 8}};
-  int several = 0;
-  for (auto [w, h] : sizes) {
-    const Image im = random_image(w, h);
-    const std::size_t n = im.expected.size();
-    for (GrayLayout l : kGrayLayouts) {
-      auto attrs = gray_rung_attributes(*rung, l);
-      ASSERT_TRUE(attrs.ok()) << attrs.status().describe();
-      for (Dim3 block : {Dim3{128, 1, 1}, Dim3{100, 1, 1}})
-        for (auto [so, oo] : offsets) {
-          SCOPED_TRACE(what(*rung, l, im, block, so, oo));
-          const auto& bytes = l == GrayLayout::Planar ? im.planar : im.rgba;
-          DeviceBytes src = DeviceBytes::make(bytes.size(), so), out = DeviceBytes::make(n, oo);
-          ASSERT_NE(src.p, nullptr);
-          ASSERT_NE(out.p, nullptr);
-          ASSERT_EQ(cudaMemcpy(src.p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
-          ASSERT_EQ(cudaMemset(out.p, 0xff, n), cudaSuccess);
-          GrayArgs a{};
-          a.width = w;
-          a.height = h;
-          a.n = w * h;
-          a.out = out.p;
-          (l == GrayLayout::Planar ? a.planar_rgb : a.rgba) = src.p;
-          const LaunchConfig cfg = rung->launch_config(l, block, w, h, small, attrs.value());
-          ASSERT_TRUE(check_gray_rung_launch(*rung, l, cfg, w, h, small, &attrs.value()).ok());
-          if (rung->scheme(l, a, cfg)->per_thread > 1) ++several;
-          ASSERT_TRUE(launch_gray_rung(*rung, l, cfg, a, nullptr, nullptr).ok());
-          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-          std::vector<std::uint8_t> got(n);
-          ASSERT_EQ(cudaMemcpy(got.data(), out.p, n, cudaMemcpyDeviceToHost), cudaSuccess);
-          for (std::size_t i = 0; i < n; ++i)
-            ASSERT_EQ(int(got[i]), int(im.expected[i]))
-                << "pixel " << i << (got[i] == 0xff ? " never written" : " != gray_value");
-        }
-    }
-  }
-  EXPECT_EQ(several, 3 * 2 * 2 * 4);
-}
-
 TEST(GrayLadderOnGpu, AttributesComeFromTheCompiledKernels) {
   BS_SKIP_WITHOUT_GPU();
   for (const GrayRung& rung : gray_rungs())

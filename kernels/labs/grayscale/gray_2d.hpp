@@ -59,9 +59,7 @@ struct Gray2D : GrayRungBase<Gray2D> {
                       const KernelAttributes* kernel) {
     return check_gray_2d_launch(info().id, c, width, height, limits, kernel, false);
   }
-  static std::optional<IndexScheme> scheme(GrayLayout, const GrayArgs&, const LaunchConfig&) {
-    return IndexScheme::grid2d();
-  }
+  static std::optional<IndexScheme> scheme(GrayLayout, const GrayArgs&) { return IndexScheme::grid2d(); }
 };
 
 }  // namespace bs::gray

@@ -33,7 +33,7 @@ struct GrayCubTransform : GrayRungBase<GrayCubTransform> {
   static Status check(GrayLayout, const LaunchConfig&, int, int, const DeviceLimits&, const KernelAttributes*) {
     return Status::success();  // CUB validates its own launch
   }
-  static std::optional<IndexScheme> scheme(GrayLayout, const GrayArgs&, const LaunchConfig&) { return std::nullopt; }
+  static std::optional<IndexScheme> scheme(GrayLayout, const GrayArgs&) { return std::nullopt; }
   // Asynchronous on `stream` (gray_cub.cu).
   static Status launch_cuda(GrayLayout l, const GrayArgs& args, CUstream_st* stream);
 };

@@ -183,7 +183,7 @@ LaunchRecord GrayLab::plan(std::string_view kernel, const KernelConfig& config) 
                                       rec.attributes_measured ? &rec.attributes : nullptr);
   // Every output is 256-byte aligned (cudaMalloc, HostVector), as a null one is: the plan's scheme
   // needs no output made.
-  if (auto sc = rung->scheme(layout_, engine_->args(nullptr), rec.config)) rec.scheme = *sc;
+  if (auto sc = rung->scheme(layout_, engine_->args(nullptr))) rec.scheme = *sc;
   return rec;
 }
 
@@ -214,7 +214,7 @@ LaunchRecord GrayLab::run(std::string_view kernel, const KernelConfig& config, c
   const GrayArgs args = engine_->args(out);
   // The scheme of the buffers this launch really uses (a vector rung's head and tail follow
   // where the output starts).
-  if (auto sc = rung.scheme(layout_, args, rec.config)) rec.scheme = *sc;
+  if (auto sc = rung.scheme(layout_, args)) rec.scheme = *sc;
   const LaunchConfig launched = rec.config;
   steps.launch = [&] { return engine_->launch_timed(rung, layout_, launched, args); };
   if (rung.body) steps.traced = [&] { return engine_->launch_traced(rung, layout_, launched, args); };

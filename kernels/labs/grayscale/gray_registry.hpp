@@ -11,7 +11,6 @@
 #include "labs/grayscale/gray_ilp4.hpp"
 #include "labs/grayscale/gray_vec16.hpp"
 #include "labs/grayscale/gray_vec16_aligned.hpp"
-#include "labs/grayscale/gray_vec16_wave.hpp"
 
 // X(enumerator of GrayKernel, traits), in ladder order. The last is not ours: CUB's
 // DeviceTransform, timed as the library anchor.
@@ -22,7 +21,6 @@
   X(Vec16, GrayVec16)               \
   X(GridStride, GrayGridStride)     \
   X(Vec16Aligned, GrayVec16Aligned) \
-  X(Vec16Wave, GrayVec16Wave)       \
   X(CubTransform, GrayCubTransform)
 
 namespace bs::gray {

@@ -16,7 +16,7 @@
 //   vector(layout), plan(layout, args)   pixels per access and the 16-byte plan (head, tail)
 //   launch_config(layout, block, w, h, limits, attributes)   the grid rule
 //   check(layout, config, w, h, limits, attributes)          refusals (CUDA's rules included)
-//   scheme(layout, args, config)         how its threads own the pixels (IndexScheme) in this launch
+//   scheme(layout, args)                 how its threads own the pixels (IndexScheme)
 //   owner(record, x, y)                  who stores pixel (x, y): the inspector and the overlay
 //   warp_accesses(record, layout, block, warp, step)          a warp's requests (Memory tab and
 //                                        the sectors the Measured tab predicts beside counters)
@@ -67,9 +67,7 @@ struct GrayRung {
                                 const KernelAttributes&) = nullptr;
   Status (*check)(GrayLayout, const LaunchConfig&, int width, int height, const DeviceLimits&,
                   const KernelAttributes*) = nullptr;
-  // The launch's config: a rung whose share per thread follows its grid (gray_vec16_wave.hpp) says
-  // so in the scheme.
-  std::optional<IndexScheme> (*scheme)(GrayLayout, const GrayArgs&, const LaunchConfig&) = nullptr;
+  std::optional<IndexScheme> (*scheme)(GrayLayout, const GrayArgs&) = nullptr;
   GrayVecPlan (*plan)(GrayLayout, const GrayArgs&) = nullptr;
   std::optional<mapping::ElementOwner> (*owner)(const LaunchRecord&, long long x, long long y) = nullptr;
   std::vector<mapping::WarpAccess> (*warp_accesses)(const LaunchRecord&, GrayLayout, Dim3 block, unsigned warp,
@@ -153,7 +151,7 @@ struct GrayRungBase {
         config, width, height);
   }
   // Flat: `vector` pixels per access, kPerThread a thread, the scalar head and tail of the plan.
-  static std::optional<IndexScheme> scheme(GrayLayout l, const GrayArgs& a, const LaunchConfig&) {
+  static std::optional<IndexScheme> scheme(GrayLayout l, const GrayArgs& a) {
     IndexScheme s = IndexScheme::flat();
     s.vector = R::vector(l);
     s.per_thread = R::kPerThread;
