@@ -10,18 +10,24 @@
 //     is still being read. In rung 6 the consumers stored 64 KB each from registers, and the tensor
 //     cores of the SM had nothing to do until the last store instruction was issued;
 //   - the consumer keeps one wgmma group in flight: it issues slice k + 1's wgmmas before waiting
-//     for slice k's (wgmma.wait_group 1), and frees slice k's stage then, so the tensor cores are
-//     never left empty between two slices of one warpgroup;
-//   - the last wave is split (stream-K): with T cluster tiles on P resident clusters, the first
-//     floor(T / P) x P tiles are done whole, and the k-slices of the R remaining ones are shared out
-//     evenly, ceil(R x slices / P) to a cluster. A split tile's first piece (k from 0) is stored
-//     plainly and its flag raised; the other pieces wait for the flag and add themselves to C with
-//     TMA's reduce-add (cp.reduce.async.bulk.tensor .add, done in L2). At 4096^3 (T = 256, P = 66)
-//     the whole tiles fill 3 waves and 58 tiles would leave 8 clusters idle for a 4th: split, the
-//     4th wave takes 57 of 64 slices.
+//     for slice k's (wgmma.wait_group 1), and frees slice k's stage then, so one warpgroup never
+//     leaves the tensor cores empty between two of its slices (measured: the same speed as
+//     wait_group 0, where the other consumer's wgmmas already fill that gap);
+//   - a last wave that is at most 3/4 full is split (stream-K): with T cluster tiles on P resident
+//     clusters, the first floor(T / P) x P tiles are done whole, and the k-slices of the R
+//     remaining ones are shared out evenly, at most ceil(R x slices / P) to a cluster. A split
+//     tile's first piece (k from 0) is stored plainly and its flag raised; the other pieces wait
+//     for the flag and add themselves to C with TMA's reduce-add (cp.reduce.async.bulk.tensor
+//     .add, done in L2). At 8192^3 (T = 1024, P = 66) the 16th wave holds 34 tiles: split, it
+//     takes 66 of 128 slices. At 4096^3 (256 tiles, a 4th wave of 58) the split cost more than
+//     it saved, so it stays whole.
 // Why it should help: in rung 6 every tile ends with the SM's tensor cores idle for the length of
-// the store (64 KB per consumer, all SMs at once); the split turns a 4th wave that is 88% full
-// into one that is full and shorter.
+// the store (64 KB per consumer, all SMs at once); the split turns a half-empty last wave into a
+// full, shorter one.
+// Measured (H200, cuBLAS BF16 in the same process; NOTES.md "T7"): 4096^3 98-99% of cuBLAS (T6
+// 96.3%), 8192^3 103.1% (T6 100.5%). Kept from the variants tried: grouped order by 8 tile rows
+// (16 rows and a Hilbert curve lost up to 0.8 points at 8192^3), wait_group 1 (wait_group 0 measured
+// the same), the split only for a last wave at most 3/4 full.
 // The flags: one word per split tile and consumer, set to the launch's epoch (a counter the
 // launcher increments), so no launch has to clear them.
 // C through TMA needs a row pitch of a multiple of 16 bytes (N % 4 == 0) and a 16-byte aligned C;
@@ -66,7 +72,12 @@ struct Tc7Schedule {
     s.tiles_m = (M + kTc7TileM - 1) / kTc7TileM, s.tiles_n = (N + kTc4BN - 1) / kTc4BN;
     s.tiles = s.tiles_m * s.tiles_n, s.slices = (K + kTc4BK - 1) / kTc4BK;
     s.clusters = clusters > 0 ? clusters : 1;
-    s.rest = split ? s.tiles % s.clusters : 0;
+    // Split only a last wave at most 3/4 full: the split's own cost (a second epilogue per cluster,
+    // the head's wait for its stores, the additions in L2) measured about a fifth of a wave on
+    // the H200, so at 4096^3 (58 tiles for 66 clusters, 88%) it lost 1 point, at 8192^3 (34 for 66,
+    // 52%) it won 1.8.
+    const int last = s.tiles % s.clusters;
+    s.rest = split && 4 * last <= 3 * s.clusters ? last : 0;
     s.whole = s.tiles - s.rest;
     return s;
   }
@@ -260,22 +271,23 @@ struct Tc7TmaStore : PersistentRungBase {
   static constexpr std::size_t kSmemBytes = kAlignedSmemBytes<Tc7Smem>;
   static constexpr bool kStoresC = true;  // the launcher fills in Bf16Args' c_map, flags, epoch
   static constexpr const char* kConfig =
-      "clusters of 2: 256 x 256 cluster tiles, Bt multicast, 4 stages, C through TMA, last wave split | 384 threads";
+      "clusters of 2: 256 x 256 cluster tiles, Bt multicast, 4 stages, C through TMA, a thin last wave split | 384 "
+      "threads";
   static MatmulKernelInfo info() {
     MatmulKernelInfo i = hopper_info();
     i.id = "tc7_tma_store";
     i.label = "T7. TMA store epilogue, split last wave";
     i.teaches =
         "the epilogue goes through shared memory and TMA, so the tensor cores start the next "
-        "tile while C is written; one wgmma group stays in flight; the tiles of the last, "
-        "partial wave are split along k across every cluster and added in L2";
+        "tile while C is written; one wgmma group stays in flight; a last wave at most 3/4 "
+        "full is split along k across every cluster and added in L2";
     i.file = "kernels/labs/matmul/tc7_tma_store.hpp";
     i.configs = one_config(Dim3{kThreads, 1, 1}, kConfig);
     i.persistent = true;
     i.mma_groups_in_flight = 1;  // wgmma.wait_group 1: the pipeline view reads its waits on full accordingly
     i.grid_rule =
-        "grid = 2 x min(cluster tiles of 256 x 256, clusters resident at once); the k-slices of the tiles past the "
-        "last whole wave are shared out evenly";
+        "grid = 2 x min(cluster tiles of 256 x 256, clusters resident at once); where the last wave is at most 3/4 "
+        "full, its tiles' k-slices are shared out evenly";
     return i;
   }
   static std::string describe(const MatmulConfig&) { return kConfig; }
