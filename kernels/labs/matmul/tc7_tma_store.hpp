@@ -24,10 +24,11 @@
 // Why it should help: in rung 6 every tile ends with the SM's tensor cores idle for the length of
 // the store (64 KB per consumer, all SMs at once); the split turns a half-empty last wave into a
 // full, shorter one.
-// Measured (H200, cuBLAS BF16 in the same process; NOTES.md "T7"): 4096^3 98-99% of cuBLAS (T6
-// 96.3%), 8192^3 103.1% (T6 100.5%). Kept from the variants tried: grouped order by 8 tile rows
-// (16 rows and a Hilbert curve lost up to 0.8 points at 8192^3), wait_group 1 (wait_group 0 measured
-// the same), the split only for a last wave at most 3/4 full.
+// Measured (H200, cuBLAS BF16 in the same process; NOTES.md "T7"): 4096^3 0.1816 ms, 98.4% of
+// cuBLAS (T6 96.1%); 8192^3 1.3508 ms, 103.1% (T6 100.7%), 104.5% in a second call. Kept from
+// the variants tried: grouped order by 8 tile rows (16 rows and a Hilbert curve lost up to 0.8
+// points at 8192^3), wait_group 1 (wait_group 0 measured the same), the split only for a last
+// wave at most 3/4 full.
 // The flags: one word per split tile and consumer, set to the launch's epoch (a counter the
 // launcher increments), so no launch has to clear them.
 // C through TMA needs a row pitch of a multiple of 16 bytes (N % 4 == 0) and a 16-byte aligned C;
