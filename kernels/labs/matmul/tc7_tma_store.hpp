@@ -93,10 +93,13 @@ struct Tc7Schedule {
     if (u0 >= u1) return 0;
     const int r0 = static_cast<int>(u0 / slices), r1 = static_cast<int>((u1 - 1) / slices);
     const long long base0 = static_cast<long long>(r0) * slices, base1 = static_cast<long long>(r1) * slices;
-    int n = 0;
-    if (r1 != r0) out[n++] = piece(r1, 0, static_cast<int>(u1 - base1));
-    out[n++] = piece(r0, static_cast<int>(u0 - base0), static_cast<int>((r1 != r0 ? base0 + slices : u1) - base0));
-    return n;
+    if (r1 == r0) {
+      out[0] = piece(r0, static_cast<int>(u0 - base0), static_cast<int>(u1 - base0));
+      return 1;
+    }
+    out[0] = piece(r1, 0, static_cast<int>(u1 - base1));  // constant indices: registers, not a stack
+    out[1] = piece(r0, static_cast<int>(u0 - base0), slices);
+    return 2;
   }
   BS_HD Tc7Piece piece(int split_tile, int k_begin, int k_end) const {
     Tc7Piece p;
@@ -110,17 +113,22 @@ struct Tc7Schedule {
     if (t < whole) return t % clusters;
     return static_cast<int>(static_cast<long long>(t - whole) * clusters / rest);
   }
-  // f(piece) for every piece of cluster cl, in the order it does them.
+  // f(piece) for every piece of cluster cl, in the order it does them: its whole tiles, then its
+  // split pieces. One call site (f is the kernel's whole loop body, inlined once), and the pieces
+  // picked by a select, not an index, so they stay in registers.
   template <class F>
   BS_HD void for_each(int cl, F&& f) const {
-    for (int t = cl; t < whole; t += clusters) {
-      Tc7Piece p;
-      p.tile = t, p.k_end = slices;
-      f(p);
-    }
     Tc7Piece split[2];
     const int n = pieces(cl, split);
-    for (int i = 0; i < n; ++i) f(split[i]);
+    const int whole_here = cl < whole ? (whole - cl + clusters - 1) / clusters : 0;
+    for (int i = 0; i < whole_here + n; ++i) {
+      Tc7Piece p = i == whole_here ? split[0] : split[1];
+      if (i < whole_here) {
+        p = Tc7Piece{};
+        p.tile = cl + i * clusters, p.k_end = slices;
+      }
+      f(p);
+    }
   }
 };
 

@@ -8,7 +8,7 @@
 #   lines_vs_ncu.md   the gated table: the lecture's 1D grayscale, k3 and T6 against ncu's source
 #                     page (top three lines within 5 points; each sampled instruction's line among
 #                     ncu's for 99% of the samples)
-#   src_gray.png src_k3.png src_tc6.png  the Source tab after --profile-lines
+#   src_gray.png src_k3.png src_tc6.png src_tc7.png  the Source tab after --profile-lines
 #   cmp_gray2d.png    Compare after --compare-block: gray_2d 32x8 against 8x32, line by line
 #   src_noperm.png    what a user without profiling permission sees
 #   lines.txt         every step's output, and the request-to-table time at 4096^2 (5 runs)
@@ -85,6 +85,8 @@ step src_k3 "${H[@]}" --lab matmul --kernel k3_smem_tiled --matmul-size 4096x409
   --screenshot "$results/src_k3.png"
 step src_tc6 "${H[@]}" --lab matmul --set precision=bf16 --kernel tc6_cluster_multicast --matmul-size 4096x4096x4096 \
   --profile-lines --screenshot "$results/src_tc6.png"
+step src_tc7 "${H[@]}" --lab matmul --set precision=bf16 --kernel tc7_tma_store --matmul-size 4096x4096x4096 \
+  --profile-lines --screenshot "$results/src_tc7.png"
 step src_user "${H[@]}" --lab matmul --matmul-size 2048x2048x2048 --kernel-file /tmp/bs_user_tiled.cu --block 16x16 \
   --profile-lines --screenshot "$results/src_user.png"
 step cmp_gray2d "${H[@]}" --lab gray --kernel gray_2d --block 32x8 --compare-block 8x32 --screenshot "$results/cmp_gray2d.png"
