@@ -551,35 +551,39 @@ class CudaEngine final : public MatmulEngine {
       const std::size_t best = static_cast<std::size_t>(choice.search.best);
       return lt_timed(ops, choice.algos[best].algo, out);
     }
+    if (which == Library::Bf16 && !a16_.get())
+      return Status::failure("no BF16 copies of A and B: the problem is FP32", "set precision=bf16", "library_timed");
     // Row-major C (M x N) = A B is column-major C^T (N x M) = B^T A^T; a row-major matrix read
     // as column-major is its transpose, so pass B first with ld = N, then A with ld = K. The BF16
     // copies hold B transposed (Bt, N x ld row-major, i.e. column-major B with ld): op T.
-    timer_.start();
-    cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
-    switch (which) {
-      case Library::Sgemm:
-        st = cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one, b_.get(), N_, a_.get(), K_, &zero, out,
-                         N_);
-        break;
-      case Library::Tf32:
-        st =
-            cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one, b_.get(), CUDA_R_32F, N_, a_.get(),
-                         CUDA_R_32F, K_, &zero, out, CUDA_R_32F, N_, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);
-        break;
-      case Library::Bf16: {
-        if (!a16_.get()) {
-          timer_.stop();
-          return Status::failure("no BF16 copies of A and B: the problem is FP32", "set precision=bf16",
-                                 "library_timed");
+    return timed_library_call([&] {
+      switch (which) {
+        case Library::Sgemm:
+          return cublasSgemm(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one, b_.get(), N_, a_.get(), K_, &zero,
+                             out, N_);
+        case Library::Tf32:
+          return cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one, b_.get(), CUDA_R_32F, N_, a_.get(),
+                              CUDA_R_32F, K_, &zero, out, CUDA_R_32F, N_, CUBLAS_COMPUTE_32F_FAST_TF32,
+                              CUBLAS_GEMM_DEFAULT);
+        case Library::Bf16: {
+          const int ld = bf16_row_pitch(K_);
+          return cublasGemmEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, N_, M_, K_, &one, bt16_.get(), CUDA_R_16BF, ld,
+                              a16_.get(), CUDA_R_16BF, ld, &zero, out, CUDA_R_32F, N_, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT);
         }
-        const int ld = bf16_row_pitch(K_);
-        st = cublasGemmEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, N_, M_, K_, &one, bt16_.get(), CUDA_R_16BF, ld, a16_.get(),
-                          CUDA_R_16BF, ld, &zero, out, CUDA_R_32F, N_, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-        break;
+        case Library::LtSgemm:
+        case Library::LtBf16: break;  // cuBLASLt: above
       }
-      case Library::LtSgemm:
-      case Library::LtBf16: break;  // cuBLASLt: above
-    }
+      return CUBLAS_STATUS_SUCCESS;
+    });
+  }
+
+  // One library call between the engine's events: the call's status, then the launch's, then
+  // the time.
+  template <class Call>
+  Result<double> timed_library_call(Call&& call) {
+    timer_.start();
+    const cublasStatus_t st = call();
     timer_.stop();
     BS_CUBLAS_TRY(st);
     BS_CUDA_TRY(cudaGetLastError());
@@ -831,16 +835,10 @@ class CudaEngine final : public MatmulEngine {
   Result<double> lt_timed(const LtOperands& o, const cublasLtMatmulAlgo_t& algo, float* out) {
     if (Status s = lt_workspace(); !s) return s;
     const float one = 1.0f, zero = 0.0f;
-    timer_.start();
-    const cublasStatus_t st =
-        cublasLtMatmul(lt_.get(), o.op.get(), &one, o.a_ptr, o.a.get(), o.b_ptr, o.b.get(), &zero, out, o.c.get(), out,
-                       o.c.get(), &algo, lt_workspace_.get(), lt_workspace_.bytes(), nullptr);
-    timer_.stop();
-    BS_CUBLAS_TRY(st);
-    BS_CUDA_TRY(cudaGetLastError());
-    auto ms = timer_.elapsed_ms();
-    if (!ms) return ms.status();
-    return static_cast<double>(ms.value());
+    return timed_library_call([&] {
+      return cublasLtMatmul(lt_.get(), o.op.get(), &one, o.a_ptr, o.a.get(), o.b_ptr, o.b.get(), &zero, out, o.c.get(),
+                            out, o.c.get(), &algo, lt_workspace_.get(), lt_workspace_.bytes(), nullptr);
+    });
   }
 
   Status lt_workspace() {
