@@ -217,15 +217,20 @@ struct PersistentRungBase : HopperRungBase {
     if (col0) *col0 = static_cast<long long>(tn) * kTc4BN;
     return Dim3{static_cast<unsigned>((t % clusters) * cluster_size + rank), 0, 0};
   }
-  // The thread of that block that stores C[row][col].
-  static Result<ElementOwner> persistent_owner(const MatmulConfig&, const LaunchConfig& lc, int M, int N, int row,
-                                               int col) {
+  // The thread that stores C[row][col], in the block Rung::persistent_block names (a rung with
+  // its own schedule, T7, passes itself).
+  template <class Rung>
+  static Result<ElementOwner> owner_through(const LaunchConfig& lc, int M, int N, int row, int col) {
     long long row0 = 0, col0 = 0;
-    auto block = persistent_block(lc, M, N, row, col, &row0, &col0);
+    auto block = Rung::persistent_block(lc, M, N, row, col, &row0, &col0);
     if (!block) return block.status();
     ElementOwner o;
     o.block = *block;
     return tc4_tile_owner(o, row0, col0, static_cast<int>(row - row0), static_cast<int>(col - col0));
+  }
+  static Result<ElementOwner> persistent_owner(const MatmulConfig&, const LaunchConfig& lc, int M, int N, int row,
+                                               int col) {
+    return owner_through<PersistentRungBase>(lc, M, N, row, col);
   }
 };
 

@@ -323,12 +323,7 @@ struct Tc7TmaStore : PersistentRungBase {
   }
   static Result<ElementOwner> persistent_owner(const MatmulConfig&, const LaunchConfig& lc, int M, int N, int row,
                                                int col) {
-    long long row0 = 0, col0 = 0;
-    auto block = persistent_block(lc, M, N, row, col, &row0, &col0);
-    if (!block) return block.status();
-    ElementOwner o;
-    o.block = *block;
-    return tc4_tile_owner(o, row0, col0, static_cast<int>(row - row0), static_cast<int>(col - col0));
+    return owner_through<Tc7TmaStore>(lc, M, N, row, col);
   }
 #if defined(BS_MATMUL_HOPPER_TU)
   __device__ static void block(const CUtensorMap* a, const CUtensorMap* b, const Bf16Args& args, unsigned char* smem) {
