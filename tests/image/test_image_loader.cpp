@@ -466,7 +466,8 @@ TEST_F(ImageLoaderTest, TruncatedFilesOfEveryFormatAreRefused) {
       {"cut.jpg", encode_baseline_jpeg(w, h, 3, rgb, 90), 700, 0},
       {"cut-progressive.jpg", encode_progressive_jpeg(w, h, 3, rgb), 500, 0},
       {"cut.gif", encode_gif(random_gif(w, h, 1, rng())), 800, 1},  // the trailer byte may go
-      {"cut.bmp", encode_bmp(w, h, 3, rgb), 60, 0},
+      // The last row's padding to 4 bytes carries no pixel: it may go missing harmlessly.
+      {"cut.bmp", encode_bmp(w, h, 3, rgb), 60, static_cast<std::size_t>((4 - (3 * w) % 4) % 4)},
       {"cut-raw.tga", encode_tga(w, h, 4, rgba, false), 20, 0},
       {"cut-rle.tga", encode_tga(w, h, 4, rgba, true), 20, 0},
       {"cut.ppm", encode_pnm(w, h, 3, 255, samples), 40, 0},
