@@ -53,7 +53,7 @@ struct LtAlgo {
 struct LtSearch {
   std::vector<LtAlgo> candidates;
   int requested = 0;  // candidates asked of the heuristic
-  int repeats = 0;    // timed launches per candidate (after a warm-up launch)
+  int repeats = 0;    // timed rounds (each candidate once a round, after an untimed round)
   int best = -1;      // index into candidates; -1: none ran
 };
 

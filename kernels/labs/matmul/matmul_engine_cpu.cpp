@@ -36,6 +36,22 @@ std::string reduction_text(int split_k, unsigned scheme) {
   return "split-K " + std::to_string(split_k) + " (" + how + ")";
 }
 
+// The candidates that ran, and the range of their times.
+struct LtRange {
+  std::size_t ran = 0;
+  double lo = 0, hi = 0;
+};
+LtRange lt_range(const std::vector<LtAlgo>& candidates) {
+  LtRange r;
+  for (const LtAlgo& c : candidates)
+    if (c.failed.empty() && c.ms > 0) {
+      r.lo = r.ran ? std::min(r.lo, c.ms) : c.ms;
+      r.hi = r.ran ? std::max(r.hi, c.ms) : c.ms;
+      ++r.ran;
+    }
+  return r;
+}
+
 }  // namespace
 
 std::string lt_algo_text(const LtAlgo& a) {
@@ -63,16 +79,9 @@ std::string lt_search_label(const LtSearch& s) {
   // The algorithm first (a table cuts the label short), then the candidates' range.
   std::string t = "best of " + std::to_string(s.candidates.size()) + ": " +
                   lt_algo_text(s.candidates[static_cast<std::size_t>(s.best)]);
-  double lo = 0, hi = 0;
-  std::size_t ran = 0;
-  for (const LtAlgo& c : s.candidates)
-    if (c.failed.empty() && c.ms > 0) {
-      lo = ran ? std::min(lo, c.ms) : c.ms;
-      hi = ran ? std::max(hi, c.ms) : c.ms;
-      ++ran;
-    }
-  t += "; " + std::to_string(ran) + " ran in " + ms_text(lo) + " to " + ms_text(hi);
-  if (ran < s.candidates.size()) t += ", " + std::to_string(s.candidates.size() - ran) + " failed";
+  const LtRange r = lt_range(s.candidates);
+  t += "; " + std::to_string(r.ran) + " ran in " + ms_text(r.lo) + " to " + ms_text(r.hi);
+  if (r.ran < s.candidates.size()) t += ", " + std::to_string(s.candidates.size() - r.ran) + " failed";
   return t;
 }
 
@@ -80,22 +89,13 @@ std::string lt_search_note(const LtSearch& s) {
   std::string t = "cuBLASLt's heuristic (cublasLtMatmulAlgoGetHeuristic) returned " +
                   std::to_string(s.candidates.size()) + " candidate" + (s.candidates.size() == 1 ? "" : "s") +
                   " (asked for " + std::to_string(s.requested) + ")";
-  double lo = 0, hi = 0;
-  int ran = 0;
   std::string failed;
-  for (const LtAlgo& c : s.candidates) {
-    if (!c.failed.empty()) {
-      failed += (failed.empty() ? "" : "; ") + ("algo " + std::to_string(c.id) + ": " + c.failed);
-      continue;
-    }
-    if (c.ms <= 0) continue;
-    lo = ran ? std::min(lo, c.ms) : c.ms;
-    hi = ran ? std::max(hi, c.ms) : c.ms;
-    ++ran;
-  }
-  t += "; " + std::to_string(ran) + " tried, each the median of " + std::to_string(s.repeats) +
-       " launches after a warm-up (no L2 flush)";
-  if (ran > 0) t += ", from " + ms_text(lo) + " to " + ms_text(hi);
+  for (const LtAlgo& c : s.candidates)
+    if (!c.failed.empty()) failed += (failed.empty() ? "" : "; ") + ("algo " + std::to_string(c.id) + ": " + c.failed);
+  const LtRange r = lt_range(s.candidates);
+  t += "; " + std::to_string(r.ran) + " tried, each the median of " + std::to_string(s.repeats) +
+       " launches (interleaved rounds after an untimed one, each launch after an L2 flush)";
+  if (r.ran > 0) t += ", from " + ms_text(r.lo) + " to " + ms_text(r.hi);
   if (s.best >= 0) {
     const LtAlgo& b = s.candidates[static_cast<std::size_t>(s.best)];
     t += "; kept the fastest, the heuristic's #" + std::to_string(s.best + 1) + ": " + lt_algo_text(b) + " (" +

@@ -320,9 +320,10 @@ class CudaEngine final : public MatmulEngine {
       BS_CUDA_TRY(cudaMemcpy(da->get(), a16.data(), da->bytes(), cudaMemcpyHostToDevice));
       BS_CUDA_TRY(cudaMemcpy(db->get(), bt16.data(), db->bytes(), cudaMemcpyHostToDevice));
       a16_ = std::move(da.value()), bt16_ = std::move(db.value());
-      // The TMA descriptors once per set of matrices, so encoding stays out of the timed region;
-      // where they cannot be made (no sm_90a in this build), the Hopper rungs say why.
-      auto maps = hopper_host::encode(Bf16Args{a16_.get(), bt16_.get(), nullptr, M, N, K, bf16_row_pitch(K)});
+      // The TMA descriptors once per set of matrices, so encoding stays out of the timed region
+      // (C's too, for T7's stores into the lab's own output); where they cannot be made (no
+      // sm_90a in this build), the Hopper rungs say why.
+      auto maps = hopper_host::encode(Bf16Args{a16_.get(), bt16_.get(), c->get(), M, N, K, bf16_row_pitch(K)});
       if (maps) maps_ = maps.value();
       else maps_error_ = maps.status();
     }
@@ -335,21 +336,27 @@ class CudaEngine final : public MatmulEngine {
     return Status::success();
   }
 
+  // Warms the GPU up before a library's timed launches: an idle GPU starts at a low clock, and
+  // the first launches of a short product ran up to 20% slow (the problem's "cuBLAS" ceiling
+  // then flattered the ladder: 117% on an H200 at 4096^3, against 96% in the same bench's own
+  // cuBLAS run). At least 50 ms of `launch`, at most 20 launches; the first failure ends it.
+  template <class Launch>
+  static Status warm_up(Launch&& launch) {
+    double warm_ms = 0;
+    for (int w = 0; w < 20 && warm_ms < 50.0; ++w) {
+      auto t = launch();
+      if (!t) return t.status();
+      warm_ms += t.value();
+    }
+    return Status::success();
+  }
+
   Status reference(HostVector<float>& ref, double* ms, std::string* note) override {
     // Fewer repeats for products that take cuBLAS itself a noticeable time (above 4096^3).
     const double mnk = static_cast<double>(M_) * N_ * K_;
     const int repeats = mnk > 0x1p39 ? 1 : mnk > 0x1p36 ? 3 : 5;
     const Library lib = precision_ == Precision::Bf16 ? Library::Bf16 : Library::Sgemm;
-    // Warm up first: an idle GPU starts at a low clock, and the first launches of a short
-    // product ran up to 20% slow (the problem's "cuBLAS" ceiling then flattered the ladder:
-    // 117% on an H200 at 4096^3, against 96% in the same bench's own cuBLAS run). At least
-    // 50 ms of work, at most 20 launches.
-    double warm_ms = 0;
-    for (int w = 0; w < 20 && warm_ms < 50.0; ++w) {
-      auto t = library_timed(lib, ref_.get());
-      if (!t) return t.status();
-      warm_ms += t.value();
-    }
+    if (Status s = warm_up([&] { return library_timed(lib, ref_.get()); }); !s) return s;
     std::vector<double> times;
     for (int r = 0; r < repeats; ++r) {
       auto t = library_timed(lib, ref_.get());
@@ -852,8 +859,8 @@ class CudaEngine final : public MatmulEngine {
   // The search for `which` on this problem, made on the first call: the heuristic's candidates
   // (up to kLtCandidates) into the lab's C, the GPU warmed first, then one untimed round and
   // `repeats` timed rounds of every candidate, each timed launch after an L2 flush; the fastest
-  // median is kept. A candidate that fails is
-  // noted and skipped; none running is an error (not kept, so the next call asks again).
+  // median is kept. A candidate that fails is noted and skipped; none running is an error (not
+  // kept, so the next call asks again).
   Result<const LtChoice*> lt_find(Library which) {
     if (which != Library::LtSgemm && which != Library::LtBf16)
       return Status::failure("only the cuBLASLt ceilings search", "", "lt_search");
@@ -869,15 +876,9 @@ class CudaEngine final : public MatmulEngine {
     const double mnk = static_cast<double>(M_) * N_ * K_;
     choice.search.requested = kLtCandidates;
     choice.search.repeats = mnk > 0x1p39 ? 5 : 7;
-    // Warm up as reference() does (an idle GPU starts at a low clock): 50 ms of the first
-    // candidate that runs, at most 20 launches.
-    double warm_ms = 0;
-    for (std::size_t i = 0; i < heur->size() && warm_ms == 0; ++i)
-      for (int w = 0; w < 20 && warm_ms < 50.0; ++w) {
-        auto t = lt_timed(ops, (*heur)[i].result.algo, out);
-        if (!t) break;
-        warm_ms += t.value();
-      }
+    // Warmed up as reference() is, on the first candidate that runs.
+    for (const LtProposal& p : *heur)
+      if (warm_up([&] { return lt_timed(ops, p.result.algo, out); })) break;
     // Interleaved rounds (each round times every candidate once, round 0 untimed) rather than
     // each candidate's repeats back to back: a clock that drifts during the search (a GPU
     // heating up under a long product, measured on an H200 at 8192^3) then shifts every

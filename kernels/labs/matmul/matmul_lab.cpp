@@ -44,7 +44,8 @@ struct Anchor {
 constexpr const char* kLtConfig = "best of cuBLASLt's heuristic candidates";
 constexpr const char* kLtTeaches =
     " cuBLASLt's heuristic (cublasLtMatmulAlgoGetHeuristic) proposes up to 8 algorithms for "
-    "this problem; on the first run each is timed here (median after a warm-up) and the fastest "
+    "this problem; on the first run each is timed here (interleaved rounds, each launch after an "
+    "L2 flush, the median of each) and the fastest "
     "is kept for the problem: what 'beats cuBLAS' has to beat. The record's configuration names "
     "it (algo id, tile, stages, split-K, swizzle, cluster)";
 const std::vector<Anchor>& anchors(Precision p) {
