@@ -29,6 +29,10 @@
 // the variants tried: grouped order by 8 tile rows (16 rows and a Hilbert curve lost up to 0.8
 // points at 8192^3), wait_group 1 (wait_group 0 measured the same), the split only for a last
 // wave at most 3/4 full.
+// What still limits it (diagnostic builds, NOTES.md "Where T7's last points go"): the epilogue
+// costs about 7 points at 4096^3 and 4 at 8192^3 (with no C stored at all: 106% at both). The TMA
+// stores cost more of it than the staging; neither an L2 evict_first hint on the stores nor twice
+// the staging boxes (which cost a stage: 4-7 points lost) won anything back.
 // The flags: one word per split tile and consumer, set to the launch's epoch (a counter the
 // launcher increments), so no launch has to clear them.
 // C through TMA needs a row pitch of a multiple of 16 bytes (N % 4 == 0) and a 16-byte aligned C;
