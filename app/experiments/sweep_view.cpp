@@ -96,6 +96,11 @@ void draw_point_details(const LaunchRecord& r, const PointFacts& f, ThroughputUn
   ImGui::TextColored(ui::kDimColour, "%d repeats after %d warm-up, range %s .. %s ms%s%s", t.repeats(), t.warmup,
                      ui::sig(t.min_ms, 4).c_str(), ui::sig(t.max_ms, 4).c_str(), t.l2_flushed ? ", L2 flushed" : "",
                      t.simulated ? " (simulated: CPU time)" : "");
+  if (const std::string d = drift_note(t); !d.empty()) {
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+    ImGui::TextColored(ui::kWarnColour, "drift: %s", d.c_str());
+    ImGui::PopTextWrapPos();
+  }
   const double thr = r.throughput(unit);
   std::string share;
   for (const lab::Ceiling& c : ceilings)

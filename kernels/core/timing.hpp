@@ -67,7 +67,35 @@ struct Timing {
   double relative_ci() const { return median_ms > 0 ? (ci_high_ms - ci_low_ms) / (2 * median_ms) : 0; }
   // Two timings whose intervals overlap cannot be ranked.
   bool overlaps(const Timing& o) const { return !(ci_high_ms < o.ci_low_ms || o.ci_high_ms < ci_low_ms); }
+  // How far the launches' times moved while they were timed: the median of the last third of the
+  // samples over the median of the first third, minus 1 (0.08: the last third ran 8% slower);
+  // 0 with fewer than 6 samples. A GPU that lowers its clock under sustained load (an H200 caps
+  // its power a few hundred ms into tensor-core work at 8192^3) or other work arriving mid-run
+  // shows here, and the median then mixes two speeds.
+  double drift() const {
+    const std::size_t n = samples_ms.size(), third = n / 3;
+    if (n < 6) return 0;
+    const double first = median_of(std::vector<double>(samples_ms.begin(), samples_ms.begin() + third));
+    const double last = median_of(std::vector<double>(samples_ms.end() - third, samples_ms.end()));
+    return first > 0 ? last / first - 1 : 0;
+  }
 };
+
+// From this drift either way the results table says so under its rows (lab/report.hpp).
+inline constexpr double kDriftNoted = 0.03;
+
+// A sentence on `t`'s drift when it is at least kDriftNoted either way, "" otherwise.
+inline std::string drift_note(const Timing& t) {
+  const double d = t.drift();
+  if (std::abs(d) < kDriftNoted) return {};
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f%% %s", 100 * std::abs(d), d > 0 ? "slower" : "faster");
+  return std::string("the last third of its timed launches ran ") + buf +
+         " than the first third (median over median): " +
+         (t.simulated ? "the machine's load changed during the repeats (other programs)"
+                      : "the GPU's clock or its load changed during the repeats (a power or heat limit, other work)") +
+         ", so its median mixes two speeds";
+}
 
 // Simulated times stretch with the machine's load (core/machine_load.hpp): when `a` and `b` were
 // both measured and other programs kept at least half a core more busy around one than around

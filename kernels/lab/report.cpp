@@ -394,6 +394,9 @@ const std::vector<Field>& record_fields() {
       {"ci_low_ms", "ci_low_ms", [](R x) -> Cell { return x.r.timing.ci_low_ms; }},
       {"ci_high_ms", "ci_high_ms", [](R x) -> Cell { return x.r.timing.ci_high_ms; }},
       {"repeats", "repeats", [](R x) -> Cell { return static_cast<long long>(x.r.timing.repeats()); }},
+      // The timed launches' drift (core/timing.hpp), from 6 repeats; JSON only, so the CSV's columns
+      // keep their numbers.
+      {nullptr, "drift", [](R x) -> Cell { return x.r.timing.repeats() >= 6 ? Cell(x.r.timing.drift()) : Cell(); }},
       {"warmup", "warmup", [](R x) -> Cell { return static_cast<long long>(x.r.timing.warmup); }},
       {"l2_flushed", "l2_flushed", [](R x) -> Cell { return x.r.timing.l2_flushed; }},
       {"clock", "clock", [](R x) -> Cell { return x.r.timing.clock; }},
@@ -710,6 +713,9 @@ std::string results_table(const ResultsHeader& h, const std::vector<LaunchRecord
                                      : "not checked");
     t += line;
   }
+  for (const LaunchRecord& r : records)
+    if (const std::string d = r.ok() ? drift_note(r.timing) : std::string(); !d.empty())
+      t += "drift: " + r.kernel + " " + r.config_label + " " + r.problem + ": " + d + "\n";
   for (const std::string& r : h.refusals) t += "refused: " + r + "\n";
   if (!h.note.empty()) t += h.note + "\n";
   return t;

@@ -405,6 +405,17 @@ std::string sweep_summary(const SweepResult& r) {
     t += buf;
   }
   if (!r.clock_note.empty()) t += r.clock_note + "\n";
+  // Points whose timed launches drifted (core/timing.hpp): how many, and the one that moved most.
+  std::size_t drifted = 0;
+  const LaunchRecord* most = nullptr;
+  for (const LaunchRecord& rec : r.records) {
+    if (!rec.ok() || drift_note(rec.timing).empty()) continue;
+    ++drifted;
+    if (!most || std::abs(rec.timing.drift()) > std::abs(most->timing.drift())) most = &rec;
+  }
+  if (most)
+    t += "drift: " + std::to_string(drifted) + " of " + std::to_string(measured) + " points; the most, " +
+         most->kernel + " " + most->config_label + " on " + most->problem + ": " + drift_note(most->timing) + "\n";
   return t;
 }
 

@@ -383,6 +383,70 @@ TEST(Report, TheTableSaysDashWithoutACeilingAndTheIntervalInPercent) {
   EXPECT_NE(line.find(ci), std::string::npos) << "the interval as a share of the median (" << ci << "): " << line;
 }
 
+// Issue 35: on an H200 the SM clock fell to ~1.5 GHz a few hundred ms into 8192^3 runs (a power
+// cap), so 100 repeats mixed two speeds, and the clock spins before and after could not see it.
+// Drift is the last third's median over the first third's, here by sorting (the upper median)
+// on fresh random samples of odd and even counts with a step somewhere; the table names a row
+// from 3% either way, and the JSON carries it from 6 repeats.
+TEST(Report, DriftIsTheLastThirdsMedianOverTheFirstAndTheTableNamesItFromThreePercent) {
+  const std::uint32_t seed = std::random_device{}();
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> noise(0.9, 1.1);
+  auto upper_median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = std::uniform_int_distribution<int>(6, 61)(rng);
+    const int at = std::uniform_int_distribution<int>(0, n)(rng);
+    const double step = std::uniform_real_distribution<double>(0.7, 1.4)(rng);
+    Timing t;
+    for (int i = 0; i < n; ++i) t.samples_ms.push_back(0.2 * noise(rng) * (i >= at ? step : 1.0));
+    const std::size_t k = static_cast<std::size_t>(n / 3);
+    const double first = upper_median(std::vector<double>(t.samples_ms.begin(), t.samples_ms.begin() + k));
+    const double last = upper_median(std::vector<double>(t.samples_ms.end() - k, t.samples_ms.end()));
+    ASSERT_NEAR(t.drift(), last / first - 1, 1e-12) << "seed " << seed << ", n " << n;
+  }
+  Timing few;
+  few.samples_ms = {1, 2, 3, 4, 5};
+  EXPECT_EQ(few.drift(), 0) << "fewer than 6 repeats: no thirds to compare";
+
+  Fixture f;
+  f.records.resize(2);
+  LaunchRecord& steady = f.records[0];
+  LaunchRecord& slowed = f.records[1];
+  steady.timing.samples_ms.clear();
+  slowed.timing.samples_ms.clear();
+  const double slow = std::uniform_real_distribution<double>(1.06, 1.3)(rng);
+  for (int i = 0; i < 12; ++i) {
+    steady.timing.samples_ms.push_back(1.0 + 0.01 * noise(rng));
+    slowed.timing.samples_ms.push_back((i < 6 ? 1.0 : slow) + 0.01 * noise(rng));
+  }
+  summarize(steady.timing);
+  summarize(slowed.timing);
+  ASSERT_LT(std::abs(steady.timing.drift()), kDriftNoted);
+  ASSERT_GT(slowed.timing.drift(), kDriftNoted);
+  ResultsHeader h;
+  h.device = "NVIDIA H200 (sm_90)";
+  const std::string table = results_table(h, f.records, ThroughputUnit::GBPerS, f.kernels);
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "%.1f%% slower", 100 * slowed.timing.drift());
+  const std::string want =
+      "drift: gray_2d block 16x16 1023x767 planar: the last third of its timed launches ran " + std::string(pct);
+  EXPECT_NE(table.find(want), std::string::npos) << want << "\n" << table;
+  EXPECT_EQ(table.find("drift: gray_2d block 32x8"), std::string::npos) << "a steady row is not named:\n" << table;
+  EXPECT_NE(table.find("the GPU's clock or its load changed"), std::string::npos) << table;
+
+  auto doc = test::parse_json(results_json(h, f.records, ThroughputUnit::GBPerS, f.kernels));
+  ASSERT_TRUE(doc);
+  EXPECT_NEAR(doc->at("results").at(1).at("drift").number, slowed.timing.drift(), 1e-9);
+  EXPECT_NEAR(doc->at("results").at(0).at("drift").number, steady.timing.drift(), 1e-9);
+  f.records[0].timing.samples_ms.resize(5);
+  doc = test::parse_json(results_json(h, f.records, ThroughputUnit::GBPerS, f.kernels));
+  ASSERT_TRUE(doc);
+  EXPECT_FALSE(doc->at("results").at(0).has("drift")) << "no drift from fewer than 6 repeats";
+}
+
 // Issue 34: a bench over both matmul precisions printed T6 (BF16 tensor cores) at 185% "%ceil":
 // the column divided by the FP32 cuBLAS runs timed beside the BF16 ladder (a BF16 kernel rightly
 // beats TF32 cuBLAS) while the header named the BF16 tensor-core peak, and a merged header

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <random>
 #include <set>
 
@@ -144,6 +145,35 @@ TEST(SweepEngine, WrongResultsAreFlaggedAndNeverRanked) {
   ASSERT_EQ(ranks.size(), 2u);
   EXPECT_EQ(sweep_summary(r).find("best: free2d block 16x16"), std::string::npos);
   EXPECT_NE(sweep_summary(r).find("1 wrong"), std::string::npos);
+}
+
+// Issue 35: the summary counts the points whose timed launches drifted 3% or more between their
+// first and last thirds and names the one that moved most (fresh random step sizes each run).
+TEST(SweepEngine, TheSummaryCountsDriftedPointsAndNamesTheMost) {
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<double> small(1.05, 1.15), large(1.2, 1.5), noise(0.999, 1.001);
+  const double steps[] = {1.0, small(rng), 1.0 / large(rng)};  // steady, slowed, sped up (more)
+  SweepResult r;
+  for (int i = 0; i < 3; ++i) {
+    LaunchRecord rec;
+    rec.kernel = "free2d";
+    rec.config_label = "block " + std::to_string(8 << i) + "x8";
+    rec.problem = "333x211";
+    for (int k = 0; k < 9; ++k) rec.timing.samples_ms.push_back((k < 3 ? 1.0 : steps[i]) * noise(rng));
+    summarize(rec.timing);
+    rec.check.state = Check::State::Passed;
+    r.records.push_back(rec);
+  }
+  r.planned = 3;
+  r.complete = true;
+  const std::string t = sweep_summary(r);
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "%.1f%% faster", 100 * std::abs(r.records[2].timing.drift()));
+  EXPECT_NE(t.find("drift: 2 of 3 points; the most, free2d block 32x8 on 333x211: the last third of its timed "
+                   "launches ran " +
+                   std::string(pct)),
+            std::string::npos)
+      << t;
 }
 
 TEST(SweepEngine, CompiledKernelsSweepEveryConfiguration) {
