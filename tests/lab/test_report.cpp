@@ -436,6 +436,9 @@ TEST(Report, DriftIsTheLastThirdsMedianOverTheFirstAndTheTableNamesItFromThreePe
   EXPECT_NE(table.find(want), std::string::npos) << want << "\n" << table;
   EXPECT_EQ(table.find("drift: gray_2d block 32x8"), std::string::npos) << "a steady row is not named:\n" << table;
   EXPECT_NE(table.find("the GPU's clock or its load changed"), std::string::npos) << table;
+  Timing simulated = slowed.timing;
+  simulated.simulated = true;
+  EXPECT_EQ(drift_note(simulated), "") << "a CPU simulation's warm-up is not a GPU's clock";
 
   auto doc = test::parse_json(results_json(h, f.records, ThroughputUnit::GBPerS, f.kernels));
   ASSERT_TRUE(doc);
