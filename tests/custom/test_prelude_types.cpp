@@ -125,6 +125,37 @@ TEST(PreludeTypes, FreshRandomFloatsRoundAsTheReferenceSays) {
     check_rounding(kFp16, special, fp16, 0x7fff);
 }
 
+// CI found it under ASan (one random triple in ~10^6): __hfma rounded a * b + c to float first,
+// then to 16 bits. Cases built so that the float rounding lands on a 16-bit midpoint, where the
+// second rounding then goes to the even neighbour: each against the exact value rounded once.
+TEST(PreludeTypes, FusedAndDoubleResultsAreRoundedOnceEvenNextToAMidpoint) {
+  using cpu_prelude::__float2bfloat16;
+  using cpu_prelude::__float2half;
+  // FP16: (1/16)(1 + 2^-10) (1 - 2^-10) + 145.125 = 145.1875 - 2^-24: below the midpoint of
+  // 145.125 and 145.25 by less than float keeps at that size.
+  const __half a = __float2half(0.0625f + 0x1p-14f), b = __float2half(1.0f - 0x1p-10f), c = __float2half(145.125f);
+  const double exact = 145.1875 - 0x1p-24;
+  ASSERT_EQ(
+      static_cast<double>(cpu_prelude::__half2float(a)) * cpu_prelude::__half2float(b) + cpu_prelude::__half2float(c),
+      exact);
+  EXPECT_EQ(cpu_prelude::__half2float(cpu_prelude::__hfma(a, b, c)), 145.125f);
+  EXPECT_EQ(round_to(kFp16, exact), 145.125);
+  EXPECT_EQ(cpu_prelude::__half2float(cpu_prelude::__double2half(exact)), 145.125f);
+  EXPECT_EQ(cpu_prelude::__half2float(__half(exact)), 145.125f);
+  EXPECT_EQ(cpu_prelude::__half2float(cpu_prelude::__double2half(145.1875 + 0x1p-30)), 145.25f);
+  // BF16: 17 * 8.5 + 2^-40 = 144.5 + 2^-40, just above the midpoint of 144 and 145.
+  const __nv_bfloat16 x = __float2bfloat16(17.0f), y = __float2bfloat16(8.5f), z = __float2bfloat16(0x1p-40f);
+  EXPECT_EQ(cpu_prelude::__bfloat162float(cpu_prelude::__hfma(x, y, z)), 145.0f);
+  EXPECT_EQ(round_to(kBf16, 144.5 + 0x1p-40), 145.0);
+  EXPECT_EQ(cpu_prelude::__bfloat162float(cpu_prelude::__double2bfloat16(144.5 + 0x1p-40)), 145.0f);
+  EXPECT_EQ(cpu_prelude::__bfloat162float(cpu_prelude::__double2bfloat16(144.5 - 0x1p-40)), 144.0f);
+  // And the same with the signs flipped.
+  EXPECT_EQ(cpu_prelude::__half2float(cpu_prelude::__hfma(cpu_prelude::__hneg(a), b, cpu_prelude::__hneg(c))),
+            -145.125f);
+  EXPECT_EQ(cpu_prelude::__bfloat162float(cpu_prelude::__hfma(cpu_prelude::__hneg(x), y, cpu_prelude::__hneg(z))),
+            -145.0f);
+}
+
 TEST(PreludeTypes, ArithmeticIsTheExactResultRoundedOnce) {
   std::mt19937 rng(fresh_seed());
   std::uniform_real_distribution<float> u(-300.0f, 300.0f);
@@ -142,6 +173,9 @@ TEST(PreludeTypes, ArithmeticIsTheExactResultRoundedOnce) {
     const double dx = cpu_prelude::__bfloat162float(x), dy = cpu_prelude::__bfloat162float(y);
     ASSERT_EQ(static_cast<double>(cpu_prelude::__bfloat162float(x + y)), round_to(kBf16, dx + dy));
     ASSERT_EQ(static_cast<double>(cpu_prelude::__bfloat162float(cpu_prelude::__hmul(x, y))), round_to(kBf16, dx * dy));
+    const __nv_bfloat16 w = cpu_prelude::__float2bfloat16(u(rng));
+    ASSERT_EQ(static_cast<double>(cpu_prelude::__bfloat162float(cpu_prelude::__hfma(x, y, w))),
+              round_to(kBf16, dx * dy + static_cast<double>(cpu_prelude::__bfloat162float(w))));
     ASSERT_EQ(x > y, dx > dy);
   }
   // __half2: lanes apart; __low2float / __high2float read them back.

@@ -1,8 +1,9 @@
 // blockscope's <cuda_fp16.h> for the CPU simulator: __half and __half2 as in CUDA's
 // cuda_fp16.hpp, 2-byte IEEE binary16. Conversions from float round to nearest even (NaN gives
 // CUDA's canonical 0x7FFF); to float they are exact. Arithmetic is done in float and rounded
-// once, which for +, -, * and fma gives exactly the binary16 result the GPU computes (float
-// holds every such product and sum of two halves exactly or rounds it harmlessly: 24 >= 2 * 11 + 2).
+// once, which for +, - and * gives exactly the binary16 result the GPU computes (float holds every
+// such product and sum of two halves exactly or rounds it harmlessly: 24 >= 2 * 11 + 2). That bound
+// does not cover a fused a * b + c, nor a double: those go through bs_half16_round_odd.
 // Included in place of `#include <cuda_fp16.h>` (the line stays, blank), after cpu_half16.h (the
 // body both 16-bit types share); it defines the prelude's __host__/__device__ away itself if alone.
 #ifndef BS_CPU_CUDA_FP16_H

@@ -4,9 +4,33 @@
 // TO_FLOAT(bits) convert (each header its own rounding); CUDA's names for them are spelled with
 // N (half: __half2float, __float2half_rn, __halves2half2; bfloat16: __bfloat162float, ...);
 // BITS(bits) is a T from its bits; INF the exponent bits (inf, and NaN above). Arithmetic is
-// done in float and rounded once. Put in front of every CPU unit (it only defines the macro).
+// done in float and rounded once. Put in front of every CPU unit (it defines the macro and one
+// helper).
 #ifndef BS_CPU_HALF16_H
 #define BS_CPU_HALF16_H
+// s + e (exact) as a float rounded to odd: toward zero, then the last bit set when anything was
+// lost. A value rounded so keeps what a later rounding to 16 bits needs (24 bits against 11 or 8
+// plus two), so that rounding is the only one that counts. Rounding to nearest here instead was
+// a double rounding: __hfma(1.00098 / 16, 0.99902, 145.125) gave 145.25, not 145.125 (an exact
+// 145.1875 - 2^-24 became the midpoint 145.1875, then went to the even neighbour).
+static inline float bs_half16_round_odd(double s, double e) {
+  float f = (float)s;
+  if (!__builtin_isfinite(f)) return f;  // overflow: infinity at 16 bits too
+  const double d = (double)f - s;        // exact: f is s rounded
+  if (d == e) return f;                  // f is s + e exactly
+  if (s >= 0 ? d > e : d < e) f = __builtin_nextafterf(f, 0.0f);  // f lay beyond s + e: step back
+  unsigned bits;
+  __builtin_memcpy(&bits, &f, sizeof bits);
+  bits |= 1u;
+  __builtin_memcpy(&f, &bits, sizeof bits);
+  return f;
+}
+// a * b + c rounded once: the product of two 16-bit values is exact in double, and TwoSum gives
+// what the double sum lost.
+static inline float bs_half16_fma(float a, float b, float c) {
+  const double p = (double)a * (double)b, s = p + (double)c, bp = s - p;
+  return bs_half16_round_odd(s, (p - (s - bp)) + ((double)c - bp));
+}
 #define BS_HALF16_TYPE(T, N, TO_BITS, TO_FLOAT, BITS, INF) \
 struct T##_raw { unsigned short x; }; \
 struct T##2_raw { unsigned short x, y; }; \
@@ -15,7 +39,7 @@ struct T { \
   T() = default; \
   T(const T##_raw& r) : __x(r.x) {} \
   T(float f) : __x(TO_BITS(f)) {} \
-  T(double f) : __x(TO_BITS((float)f)) {} \
+  T(double f) : __x(TO_BITS(bs_half16_round_odd(f, 0.0))) {} \
   T(int v) : __x(TO_BITS((float)v)) {} \
   T(unsigned v) : __x(TO_BITS((float)v)) {} \
   T(long long v) : __x(TO_BITS((float)v)) {} \
@@ -30,7 +54,7 @@ inline T BITS(unsigned short b) { T h; h.__x = b; return h; } \
 inline float __##N##2float(T h) { return TO_FLOAT(h.__x); } \
 inline T __float2##N(float f) { return BITS(TO_BITS(f)); } \
 inline T __float2##N##_rn(float f) { return __float2##N(f); } \
-inline T __double2##N(double d) { return __float2##N((float)d); } \
+inline T __double2##N(double d) { return __float2##N(bs_half16_round_odd(d, 0.0)); } \
 inline T __int2##N##_rn(int i) { return __float2##N((float)i); } \
 inline int __##N##2int_rn(T h) { return (int)nearbyintf(__##N##2float(h)); } \
 inline unsigned short __##N##_as_ushort(T h) { return h.__x; } \
@@ -42,7 +66,7 @@ inline T __hadd(T a, T b) { return __float2##N(__##N##2float(a) + __##N##2float(
 inline T __hsub(T a, T b) { return __float2##N(__##N##2float(a) - __##N##2float(b)); } \
 inline T __hmul(T a, T b) { return __float2##N(__##N##2float(a) * __##N##2float(b)); } \
 inline T __hdiv(T a, T b) { return __float2##N(__##N##2float(a) / __##N##2float(b)); } \
-inline T __hfma(T a, T b, T c) { return __float2##N(fmaf(__##N##2float(a), __##N##2float(b), __##N##2float(c))); } \
+inline T __hfma(T a, T b, T c) { return __float2##N(bs_half16_fma(__##N##2float(a), __##N##2float(b), __##N##2float(c))); } \
 inline T __hneg(T a) { return BITS((unsigned short)(a.__x ^ 0x8000u)); } \
 inline T __habs(T a) { return BITS((unsigned short)(a.__x & 0x7fffu)); } \
 inline bool __hisnan(T a) { return (a.__x & 0x7fffu) > INF; } \
