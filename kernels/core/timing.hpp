@@ -81,7 +81,8 @@ struct Timing {
   }
 };
 
-// From this drift either way the results table says so under its rows (lab/report.hpp).
+// From this drift either way the results table, the sweep summary and the sweep's point details
+// say so (drift_note).
 inline constexpr double kDriftNoted = 0.03;
 
 // A sentence on `t`'s drift when it is at least kDriftNoted either way, "" otherwise. Only for a
