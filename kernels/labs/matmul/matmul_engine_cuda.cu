@@ -341,7 +341,10 @@ class CudaEngine final : public MatmulEngine {
   // then flattered the ladder: 117% on an H200 at 4096^3, against 96% in the same bench's own
   // cuBLAS run). Launches until 50 ms of them or 20 launches, whichever comes first (20 launches
   // of a 4096^3 BF16 product are 4 ms; a 50 ms minimum measured no different on an H200: the
-  // lab's reference read 0.187-0.198 ms either way); the first failure ends it.
+  // lab's reference read 0.187-0.198 ms either way); the first failure ends it. What still made
+  // the reference slow was the timer, not the clock: on an idle GPU its events also timed
+  // cuBLAS's own host work. Since the timer's lead (device/event_timer.hpp) the reference reads
+  // 0.1823-0.1831 ms there, as the bench's own cuBLAS rows do (0.1787 flushed, 0.1827 not).
   template <class Launch>
   static Status warm_up(Launch&& launch) {
     double warm_ms = 0;
