@@ -50,6 +50,9 @@ struct TimingPolicy {
   }
 };
 
+// Timed launches a drift needs (Timing::drift): two thirds of at least two each.
+inline constexpr std::size_t kDriftMinRepeats = 6;
+
 struct Timing {
   std::vector<double> samples_ms;  // every timed launch, in order
   double median_ms = 0, min_ms = 0, max_ms = 0;
@@ -69,12 +72,12 @@ struct Timing {
   bool overlaps(const Timing& o) const { return !(ci_high_ms < o.ci_low_ms || o.ci_high_ms < ci_low_ms); }
   // How far the launches' times moved while they were timed: the median of the last third of the
   // samples over the median of the first third, minus 1 (0.08: the last third ran 8% slower);
-  // 0 with fewer than 6 samples. A GPU that lowers its clock under sustained load (an H200 caps
+  // 0 with fewer than kDriftMinRepeats samples. A GPU that lowers its clock under sustained load (an H200 caps
   // its power a few hundred ms into tensor-core work at 8192^3) or other work arriving mid-run
   // shows here, and the median then mixes two speeds.
   double drift() const {
     const std::size_t n = samples_ms.size(), third = n / 3;
-    if (n < 6) return 0;
+    if (n < kDriftMinRepeats) return 0;
     const double first = median_of(std::vector<double>(samples_ms.begin(), samples_ms.begin() + third));
     const double last = median_of(std::vector<double>(samples_ms.end() - third, samples_ms.end()));
     return first > 0 ? last / first - 1 : 0;
@@ -89,9 +92,10 @@ inline constexpr double kDriftNoted = 0.03;
 // GPU's times: a CPU simulation's few repeats move with the host (its caches and workers warming
 // up, other programs: 6 repeats a point of a 512^2 grayscale sweep drifted 5-17% with a build
 // running beside it), and what other programs do to it is said by others_load (load_changed).
+inline bool drift_noted(const Timing& t) { return !t.simulated && std::abs(t.drift()) >= kDriftNoted; }
 inline std::string drift_note(const Timing& t) {
+  if (!drift_noted(t)) return {};
   const double d = t.drift();
-  if (t.simulated || std::abs(d) < kDriftNoted) return {};
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.1f%% %s", 100 * std::abs(d), d > 0 ? "slower" : "faster");
   return std::string("the last third of its timed launches ran ") + buf +

@@ -394,9 +394,12 @@ const std::vector<Field>& record_fields() {
       {"ci_low_ms", "ci_low_ms", [](R x) -> Cell { return x.r.timing.ci_low_ms; }},
       {"ci_high_ms", "ci_high_ms", [](R x) -> Cell { return x.r.timing.ci_high_ms; }},
       {"repeats", "repeats", [](R x) -> Cell { return static_cast<long long>(x.r.timing.repeats()); }},
-      // The timed launches' drift (core/timing.hpp), from 6 repeats; JSON only, so the CSV's columns
+      // The timed launches' drift (core/timing.hpp), from kDriftMinRepeats repeats; JSON only, so the CSV's columns
       // keep their numbers.
-      {nullptr, "drift", [](R x) -> Cell { return x.r.timing.repeats() >= 6 ? Cell(x.r.timing.drift()) : Cell(); }},
+      {nullptr, "drift",
+       [](R x) -> Cell {
+         return x.r.timing.samples_ms.size() >= kDriftMinRepeats ? Cell(x.r.timing.drift()) : Cell();
+       }},
       {"warmup", "warmup", [](R x) -> Cell { return static_cast<long long>(x.r.timing.warmup); }},
       {"l2_flushed", "l2_flushed", [](R x) -> Cell { return x.r.timing.l2_flushed; }},
       {"clock", "clock", [](R x) -> Cell { return x.r.timing.clock; }},

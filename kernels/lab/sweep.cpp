@@ -409,7 +409,7 @@ std::string sweep_summary(const SweepResult& r) {
   std::size_t drifted = 0;
   const LaunchRecord* most = nullptr;
   for (const LaunchRecord& rec : r.records) {
-    if (!rec.ok() || drift_note(rec.timing).empty()) continue;
+    if (!rec.ok() || !drift_noted(rec.timing)) continue;
     ++drifted;
     if (!most || std::abs(rec.timing.drift()) > std::abs(most->timing.drift())) most = &rec;
   }
