@@ -10,7 +10,7 @@ bins=(app/blockscope app/blockscope-selftest app/blockscope-kernel-runner app/pl
       tests/app/test_headless_app tests/app/test_soak tests/app/test_kernel_file tests/app/test_measured_app
       tests/app/test_matmul_lab_headless tests/experiments/test_sweep_app
       tests/gfx/test_gfx tests/gfx/test_gfx_gpu tests/grayscale/test_grayscale_gpu tests/grayscale/test_gray_ladder_gpu
-      tests/mapping/test_mapping_gpu tests/matmul/test_matmul_gpu tests/matmul/test_matmul_tc_gpu tests/matmul/test_matmul_frags_gpu tests/matmul/test_pipeline_gpu tests/matmul/test_matmul_heatmap_gpu
+      tests/device/test_device_gpu tests/mapping/test_mapping_gpu tests/matmul/test_matmul_gpu tests/matmul/test_matmul_tc_gpu tests/matmul/test_matmul_frags_gpu tests/matmul/test_pipeline_gpu tests/matmul/test_matmul_heatmap_gpu
       tests/platform/test_platform tests/counters/test_counters_gpu tests/measured/test_measured_gpu tests/measured/test_lines_gpu tests/sampling/test_sampling_gpu tests/sampling/test_sass_metrics_gpu tests/sampling/test_sass_metrics_cpu tests/source/test_source tests/source/test_source_gpu
       tests/custom/test_custom_gpu tests/counters/libfake_cupti_no_permission.so
       tools/counters_probe/counters_probe app/blockscope-edit-to-result)

@@ -93,6 +93,7 @@ if want core; then
   step interop_gpu_tests   "$bundle/test_gfx_gpu" --gtest_color=no
   step gfx_tests_on_nvidia "$bundle/test_gfx" --gtest_color=no
   step platform_tests      "$bundle/test_platform" --gtest_color=no
+  step device_gpu_tests    "$bundle/test_device_gpu" --gtest_color=no
   step mapping_gpu_tests   "$bundle/test_mapping_gpu" --gtest_color=no
   step headless_app_gpu    "$bundle/test_headless_app" --gtest_color=no --gtest_filter='*Gpu*'
   step matmul_gpu_tests    "$bundle/test_matmul_gpu" --gtest_color=no
