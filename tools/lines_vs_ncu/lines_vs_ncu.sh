@@ -15,7 +15,13 @@ run() {  # id lab regex bench-args...
       --json "$R/lines_$id.json" "$@" > "$R/lines_$id.txt" 2>&1 || { echo "$id: bench failed"; fail=1; return; }
   # ncu profiles the first launch of the same command (the same configuration: the first one), at
   # the clocks blockscope runs at (ncu would lock them to base: stalls in cycles change with them)
-  BLOCKSCOPE_PC_SAMPLING=0 "$NCU" --set full --import-source yes --clock-control none -k "regex:$regex" -c 1 \
+  # and with the caches as the work before left them, as blockscope samples them (its sampled
+  # launches follow one another, unflushed). Under ncu's default (caches flushed before each pass)
+  # gray_1d_flat's gray_common.hpp:80 read 3.1-5.2 points above ncu in five runs on an H200, twice
+  # over the gate; with --cache-control none, +1.0 and +1.2 in two runs. What stays: ncu puts 2-3
+  # points more on the B plane's use (line 79) and about 2 fewer on the G plane's (line 80).
+  BLOCKSCOPE_PC_SAMPLING=0 "$NCU" --set full --import-source yes --clock-control none --cache-control none \
+      -k "regex:$regex" -c 1 \
       -f -o "/tmp/ncu_$id" \
       "$B/blockscope" bench "$lab" --backend cuda --kernel "$id" --repeats 1 --warmup 0 --no-flush "$@" \
       > "$R/ncu_$id.log" 2>&1 || { echo "$id: ncu failed"; fail=1; return; }
