@@ -5,11 +5,11 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
 
+#include "core/median.hpp"
 #include "device/event_timer.hpp"
 #include "gpu_skip.hpp"  // tests/support
 
@@ -26,11 +26,6 @@ static_assert(kHostDelay < kTimerLead);
 void host_delay() {
   const auto until = std::chrono::steady_clock::now() + kHostDelay;
   while (std::chrono::steady_clock::now() < until) {}
-}
-
-float median(std::vector<float> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
 }
 
 class GpuEventTimer : public ::testing::TestWithParam<bool> {};  // param: a stream of our own, or the default
@@ -74,9 +69,9 @@ TEST_P(GpuEventTimer, AnIdleStreamsRegionHoldsTheGpusWorkNotTheHostsSubmission) 
   for (int x : host) EXPECT_EQ(x, 2 * kRounds);
   const float delay_ms = std::chrono::duration<float, std::milli>(kHostDelay).count();
   std::printf("host delay %.4f ms: bare events median %.4f ms, EventTimer median %.4f ms (%d rounds)\n", delay_ms,
-              median(bare), median(timed), kRounds);
-  EXPECT_GE(median(bare), 0.9f * delay_ms) << "bare events around the region should count the host's delay";
-  EXPECT_LT(median(timed), 0.5f * delay_ms) << "EventTimer counted the host's submission";
+              median_of(bare), median_of(timed), kRounds);
+  EXPECT_GE(median_of(bare), 0.9f * delay_ms) << "bare events around the region should count the host's delay";
+  EXPECT_LT(median_of(timed), 0.5f * delay_ms) << "EventTimer counted the host's submission";
   EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "the idle check's \"not ready\" must not stay behind as an error";
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
